@@ -1,0 +1,324 @@
+import type { ContentBlock, SessionId, StopReason, Usage } from '@acp-kit/schema';
+import type { SessionChanges } from './change-collector.js';
+import { type LocalEntry, MessageRecord } from './entries.js';
+import { patchMeta } from './meta-patch.js';
+import type {
+  ConnectionState,
+  ConversationDiagnostic,
+  ConversationMessage,
+  ConversationSnapshot,
+  MessageKind,
+  PlanView,
+  SessionStateView,
+  ToolCallView,
+  WorkState,
+} from './types.js';
+
+/** A `session/update` body seen structurally: the store trusts only what it checks. */
+export type RawUpdate = { readonly sessionUpdate: string; readonly [key: string]: unknown };
+
+type Diagnose = (diagnostic: ConversationDiagnostic) => void;
+
+const MESSAGE_KINDS: ReadonlySet<string> = new Set(['user_message', 'agent_message', 'agent_thought']);
+const CHUNK_KINDS: ReadonlyMap<string, MessageKind> = new Map([
+  ['user_message_chunk', 'user_message'],
+  ['agent_message_chunk', 'agent_message'],
+  ['agent_thought_chunk', 'agent_thought'],
+]);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * One session's conversation: the feed in first-reported order, local submissions, aggregate state,
+ * tool calls and plans. Every update is O(1) (amortised); views are rebuilt lazily on `snapshot()`.
+ */
+export class SessionConversation {
+  private readonly order: MessageRecord[] = [];
+  private readonly records: Record<MessageKind, Map<string, MessageRecord>> = {
+    user_message: new Map(),
+    agent_message: new Map(),
+    agent_thought: new Map(),
+  };
+  /** Local entries not (yet) rendered through an agent record, in submission order. */
+  private readonly locals = new Set<LocalEntry>();
+  /** User-message IDs that a response associated with a local entry. */
+  private readonly claims = new Map<string, LocalEntry>();
+  private nextPosition = 0;
+
+  private state: WorkState = 'unknown';
+  private stopReason: StopReason | null = null;
+  private usage: Usage | null = null;
+  private completedTurns = 0;
+  private connection: ConnectionState = 'connected';
+  private readonly toolCalls = new Map<string, ToolCallView>();
+  private readonly plans = new Map<string, PlanView>();
+  private contextUsage: Readonly<Record<string, unknown>> | null = null;
+
+  private messagesDirty = true;
+  private stateDirty = true;
+  private toolCallsDirty = true;
+  private plansDirty = true;
+  private cached: ConversationSnapshot | null = null;
+  /** Parts of the last snapshot, reused while their dirty flag is clear (structural sharing). */
+  private previousParts: {
+    messages: readonly ConversationMessage[];
+    state: SessionStateView;
+    toolCalls: readonly ToolCallView[];
+    plans: readonly PlanView[];
+  } | null = null;
+
+  constructor(
+    readonly sessionId: SessionId,
+    private readonly diagnose: Diagnose,
+  ) {}
+
+  /** Applies one update body; never throws on agent input. */
+  apply(update: RawUpdate, changes: SessionChanges | null): void {
+    const tag = update.sessionUpdate;
+    if (MESSAGE_KINDS.has(tag)) {
+      this.upsert(tag as MessageKind, update, changes);
+      return;
+    }
+    const chunkKind = CHUNK_KINDS.get(tag);
+    if (chunkKind !== undefined) {
+      this.chunk(chunkKind, update, changes);
+      return;
+    }
+    switch (tag) {
+      case 'state_update':
+        this.applyState(update, changes);
+        return;
+      case 'tool_call_update':
+        this.applyToolCall(update, changes);
+        return;
+      case 'plan_update':
+        this.applyPlan(update, changes);
+        return;
+      case 'usage_update':
+        this.contextUsage = Object.freeze({ ...update });
+        this.cached = null;
+        if (changes) changes.contextUsageChanged = true;
+        return;
+    }
+    if (tag.startsWith('_')) {
+      this.report('extension_update', `ignored extension update "${tag}"`, tag);
+    } else {
+      this.report('unknown_update_kind', `ignored unknown update kind "${tag}"`, tag);
+    }
+  }
+
+  private upsert(kind: MessageKind, update: RawUpdate, changes: SessionChanges | null): void {
+    const { messageId, content } = update;
+    if (typeof messageId !== 'string') {
+      this.report('malformed_update', `${kind} without a string messageId`, kind);
+      return;
+    }
+    if (content !== undefined && content !== null && !Array.isArray(content)) {
+      this.report('malformed_update', `${kind} "${messageId}" has non-array content`, kind);
+      return;
+    }
+    const record = this.records[kind].get(messageId) ?? this.create(kind, messageId, changes);
+    if (content !== undefined) {
+      // Copy: the store appends to this array later and must not mutate the caller's object.
+      record.content = content === null ? [] : (content as ContentBlock[]).slice();
+      record.contentReported = true;
+    }
+    record.meta = patchMeta(record.meta, update._meta);
+    this.touch(record, changes);
+  }
+
+  private chunk(kind: MessageKind, update: RawUpdate, changes: SessionChanges | null): void {
+    const { messageId, content } = update;
+    if (typeof messageId !== 'string') {
+      this.report('malformed_update', `${kind}_chunk without a string messageId`, `${kind}_chunk`);
+      return;
+    }
+    if (!isObject(content)) {
+      this.report('malformed_update', `${kind}_chunk "${messageId}" has no content block`, `${kind}_chunk`);
+      return;
+    }
+    const record = this.records[kind].get(messageId) ?? this.create(kind, messageId, changes);
+    record.content.push(content as ContentBlock);
+    record.contentReported = true;
+    this.touch(record, changes);
+  }
+
+  private create(kind: MessageKind, messageId: string, changes: SessionChanges | null): MessageRecord {
+    const record = new MessageRecord(kind, messageId, this.nextPosition++);
+    this.records[kind].set(messageId, record);
+    this.order.push(record);
+    if (kind === 'user_message') {
+      const local = this.claims.get(messageId);
+      if (local !== undefined) this.attach(local, record, changes);
+    }
+    if (changes) changes.orderChanged = true;
+    return record;
+  }
+
+  private touch(record: MessageRecord, changes: SessionChanges | null): void {
+    record.version++;
+    this.messagesDirty = true;
+    this.cached = null;
+    if (changes) changes.messageKeys.add(record.key);
+  }
+
+  private attach(local: LocalEntry, record: MessageRecord, changes: SessionChanges | null): void {
+    record.local = local;
+    local.record = record;
+    this.locals.delete(local);
+    record.version++;
+    this.messagesDirty = true;
+    this.cached = null;
+    if (changes) {
+      changes.orderChanged = true;
+      changes.messageKeys.add(local.key);
+      changes.messageKeys.add(record.key);
+    }
+  }
+
+  private applyState(update: RawUpdate, changes: SessionChanges | null): void {
+    const next = update.state;
+    if (typeof next !== 'string') {
+      this.report('malformed_update', 'state_update without a state', 'state_update');
+      return;
+    }
+    const previous = this.state;
+    this.state = next as WorkState;
+    if (next === 'idle') {
+      const entering = previous !== 'idle';
+      const { stopReason, usage } = update;
+      if (stopReason !== undefined || entering) this.stopReason = (stopReason ?? null) as StopReason | null;
+      if (usage !== undefined || entering) this.usage = (usage ?? null) as Usage | null;
+      if (entering && previous !== 'unknown' && stopReason !== undefined && stopReason !== null) {
+        this.completedTurns++;
+      }
+    }
+    this.stateDirty = true;
+    this.cached = null;
+    if (changes) changes.stateChanged = true;
+  }
+
+  private applyToolCall(update: RawUpdate, changes: SessionChanges | null): void {
+    const { toolCallId } = update;
+    if (typeof toolCallId !== 'string') {
+      this.report('malformed_update', 'tool_call_update without a string toolCallId', 'tool_call_update');
+      return;
+    }
+    const existing = this.toolCalls.get(toolCallId);
+    // Tool call updates are patches: omitted keys keep their value, present keys replace it.
+    const fields = Object.freeze(existing === undefined ? { ...update } : { ...existing.fields, ...update });
+    const position = existing?.position ?? this.nextPosition++;
+    this.toolCalls.set(toolCallId, Object.freeze({ toolCallId, fields, position }));
+    this.toolCallsDirty = true;
+    this.cached = null;
+    if (changes) changes.toolCallIds.add(toolCallId);
+  }
+
+  private applyPlan(update: RawUpdate, changes: SessionChanges | null): void {
+    const planId = typeof update.planId === 'string' ? update.planId : '';
+    const position = this.plans.get(planId)?.position ?? this.nextPosition++;
+    this.plans.set(planId, Object.freeze({ planId, update: Object.freeze({ ...update }), position }));
+    this.plansDirty = true;
+    this.cached = null;
+    if (changes) changes.planIds.add(planId);
+  }
+
+  /** Records a new optimistic submission. */
+  addLocal(local: LocalEntry, changes: SessionChanges | null): void {
+    this.locals.add(local);
+    this.localChanged(local, changes, true);
+  }
+
+  /**
+   * Associates a local entry with the agent's user-message ID. Returns false (and leaves the entry
+   * alone) when another submission already claimed that ID.
+   */
+  resolveLocal(local: LocalEntry, messageId: string, changes: SessionChanges | null): boolean {
+    const other = this.claims.get(messageId);
+    if (other !== undefined && other !== local) return false;
+    local.status = 'resolved';
+    local.messageId = messageId;
+    local.error = undefined;
+    this.claims.set(messageId, local);
+    const record = this.records.user_message.get(messageId);
+    if (record !== undefined) this.attach(local, record, changes);
+    else this.localChanged(local, changes, false);
+    return true;
+  }
+
+  /** Re-renders a local entry whose status changed. */
+  localChanged(local: LocalEntry, changes: SessionChanges | null, orderChanged: boolean): void {
+    local.version++;
+    this.messagesDirty = true;
+    this.cached = null;
+    if (changes) {
+      changes.messageKeys.add(local.key);
+      if (orderChanged) changes.orderChanged = true;
+    }
+  }
+
+  /** Drops a local entry that never became (or will never be matched to) an agent message. */
+  removeLocal(local: LocalEntry, changes: SessionChanges | null): void {
+    if (!this.locals.delete(local)) return;
+    if (local.messageId !== null && this.claims.get(local.messageId) === local)
+      this.claims.delete(local.messageId);
+    this.localChanged(local, changes, true);
+  }
+
+  /** Local entries of this session, for `forget`. */
+  localEntries(): Iterable<LocalEntry> {
+    return new Set([...this.locals, ...this.claims.values()]);
+  }
+
+  setConnection(connection: ConnectionState, changes: SessionChanges | null): void {
+    if (this.connection === connection) return;
+    this.connection = connection;
+    this.stateDirty = true;
+    this.cached = null;
+    if (changes) changes.stateChanged = true;
+  }
+
+  snapshot(): ConversationSnapshot {
+    if (this.cached !== null) return this.cached;
+    const previous = this.previousParts;
+    const messages = this.messagesDirty || !previous ? this.buildMessages() : previous.messages;
+    const state = this.stateDirty || !previous ? this.buildState() : previous.state;
+    const toolCalls =
+      this.toolCallsDirty || !previous ? Object.freeze([...this.toolCalls.values()]) : previous.toolCalls;
+    const plans = this.plansDirty || !previous ? Object.freeze([...this.plans.values()]) : previous.plans;
+    this.messagesDirty = this.stateDirty = this.toolCallsDirty = this.plansDirty = false;
+    this.previousParts = { messages, state, toolCalls, plans };
+    this.cached = Object.freeze({
+      sessionId: this.sessionId,
+      messages,
+      state,
+      toolCalls,
+      plans,
+      contextUsage: this.contextUsage,
+    });
+    return this.cached;
+  }
+
+  private buildMessages(): readonly ConversationMessage[] {
+    const out: ConversationMessage[] = new Array(this.order.length);
+    for (let i = 0; i < this.order.length; i++) out[i] = this.order[i]!.toView();
+    for (const local of this.locals) out.push(local.toView());
+    return Object.freeze(out);
+  }
+
+  private buildState(): SessionStateView {
+    return Object.freeze({
+      state: this.state,
+      stopReason: this.stopReason,
+      usage: this.usage,
+      completedTurns: this.completedTurns,
+      connection: this.connection,
+    });
+  }
+
+  private report(code: ConversationDiagnostic['code'], message: string, sessionUpdate?: string): void {
+    this.diagnose({ code, sessionId: this.sessionId, message, ...(sessionUpdate ? { sessionUpdate } : {}) });
+  }
+}

@@ -1,0 +1,149 @@
+import type { ContentBlock, MessageId, SessionId, StopReason, Usage } from '@acp-kit/schema';
+
+/** The three message kinds of an ACP conversation; each has its own `messageId` space. */
+export type MessageKind = 'user_message' | 'agent_message' | 'agent_thought';
+
+/**
+ * Where a feed entry comes from.
+ * - `agent`: the agent reported this `messageId` (possibly a message this client submitted; see `localId`).
+ * - `local-pending`: an optimistic submission the agent has not reported yet.
+ * - `local-unknown`: the connection was lost before a response; the outcome is unknown and is never guessed.
+ * - `local-failed`: the prompt request was rejected; nothing was inserted.
+ */
+export type MessageOrigin = 'agent' | 'local-pending' | 'local-unknown' | 'local-failed';
+
+/** `_meta` as stored on a message: an object, or null when absent or cleared. */
+export type StoredMeta = Readonly<Record<string, unknown>> | null;
+
+/** One immutable entry of a conversation snapshot. */
+export interface ConversationMessage {
+  /** Stable key for UI lists: `<kind>:<messageId>` for reported messages, `local:<localId>` otherwise. */
+  readonly key: string;
+  /** Message kind. Local entries are always `user_message`. */
+  readonly kind: MessageKind;
+  /** Agent-owned ID; null for a local entry the agent has not identified. */
+  readonly messageId: MessageId | null;
+  /** Current content (the agent's content once it reported any; the optimistic content before). */
+  readonly content: readonly ContentBlock[];
+  /** Message `_meta` after applying every metadata patch. */
+  readonly meta: StoredMeta;
+  /** Where this entry comes from. */
+  readonly origin: MessageOrigin;
+  /** The local submission this entry belongs to, when this client submitted it. */
+  readonly localId: string | null;
+  /** Why the submission failed (`local-failed` only). */
+  readonly error: unknown;
+  /**
+   * Feed position: reported messages are ordered by when the agent first reported their ID; the
+   * counter is shared with tool calls and plans so a UI can interleave them. Local entries that the
+   * agent has not reported have no position yet and are listed after every reported message.
+   */
+  readonly position: number | null;
+}
+
+/** Work state of a session as last reported by `state_update` (`unknown` before the first one). */
+export type WorkState = 'unknown' | 'running' | 'idle' | 'requires_action' | `_${string}`;
+
+/** Whether the SDK currently has a live connection to the agent owning the session. */
+export type ConnectionState = 'connected' | 'disconnected';
+
+/** Aggregate session state derived from `state_update` and the SDK's connection reports. */
+export interface SessionStateView {
+  /** Last reported work state. */
+  readonly state: WorkState;
+  /** Stop reason of the last `idle` report that carried one (kept across later running states). */
+  readonly stopReason: StopReason | null;
+  /** Turn usage of the last `idle` report that carried one. */
+  readonly usage: Usage | null;
+  /**
+   * Number of completed turns seen: transitions from a non-idle state (`running`, `requires_action`
+   * or an extension state) into `idle` whose update carries a stop reason. A repeated `idle` is an
+   * aggregate snapshot, not a second completion; an `idle` seen first (e.g. right after attaching) is
+   * not counted either.
+   */
+  readonly completedTurns: number;
+  /** Connection as set by the SDK; a killed agent is `disconnected`, not `idle`. */
+  readonly connection: ConnectionState;
+}
+
+/** Latest known state of one tool call (every `tool_call_update` merged key by key). */
+export interface ToolCallView {
+  /** Tool call ID. */
+  readonly toolCallId: string;
+  /** Merged fields of every update received for this tool call. */
+  readonly fields: Readonly<Record<string, unknown>>;
+  /** Feed position of the first update for this tool call. */
+  readonly position: number;
+}
+
+/** Latest `plan_update` received under one plan ID. */
+export interface PlanView {
+  /** Plan ID, or `''` for updates that carry none. */
+  readonly planId: string;
+  /** The whole last update for this plan. */
+  readonly update: Readonly<Record<string, unknown>>;
+  /** Feed position of the first update for this plan. */
+  readonly position: number;
+}
+
+/** An immutable view of one session's conversation. */
+export interface ConversationSnapshot {
+  /** Session ID. */
+  readonly sessionId: SessionId;
+  /** Reported messages in first-reported order, then local entries not yet reported. */
+  readonly messages: readonly ConversationMessage[];
+  /** Aggregate state. */
+  readonly state: SessionStateView;
+  /** Tool calls in first-reported order. */
+  readonly toolCalls: readonly ToolCallView[];
+  /** Plans in first-reported order. */
+  readonly plans: readonly PlanView[];
+  /** Last `usage_update` body (context window usage), or null. */
+  readonly contextUsage: Readonly<Record<string, unknown>> | null;
+}
+
+/** What one applied batch changed in one session. */
+export interface ConversationChange {
+  /** Session that changed. */
+  readonly sessionId: SessionId;
+  /** Keys (`ConversationMessage.key`) of entries whose content, meta, origin or existence changed. */
+  readonly messageKeys: readonly string[];
+  /** True when an entry was added, removed or moved (the message list order changed). */
+  readonly orderChanged: boolean;
+  /** True when `state` changed. */
+  readonly stateChanged: boolean;
+  /** Tool call IDs updated. */
+  readonly toolCallIds: readonly string[];
+  /** Plan IDs updated. */
+  readonly planIds: readonly string[];
+  /** True when `contextUsage` changed. */
+  readonly contextUsageChanged: boolean;
+}
+
+/** Called after each applied batch with the sessions it changed (never with an empty list). */
+export type ConversationListener = (changes: readonly ConversationChange[]) => void;
+
+/** Why the store ignored (part of) an update instead of applying it. */
+export type ConversationDiagnosticCode =
+  | 'unknown_update_kind'
+  | 'extension_update'
+  | 'malformed_update'
+  | 'duplicate_message_id';
+
+/** A non-fatal report about input the store could not apply as-is. */
+export interface ConversationDiagnostic {
+  /** Machine-readable reason. */
+  readonly code: ConversationDiagnosticCode;
+  /** Session the input belonged to. */
+  readonly sessionId: SessionId;
+  /** Human-readable explanation. */
+  readonly message: string;
+  /** The `sessionUpdate` tag involved, when there is one. */
+  readonly sessionUpdate?: string;
+}
+
+/** Options for {@link ConversationStore}. */
+export interface ConversationStoreOptions {
+  /** Receives every diagnostic; by default diagnostics are dropped. */
+  readonly onDiagnostic?: (diagnostic: ConversationDiagnostic) => void;
+}
