@@ -1,0 +1,144 @@
+import { Agent, type AgentSession, type ClientPeer, type HistoryStore, type PendingPrompt } from '@acp-kit/sdk';
+import { promptText, replyTo } from './reply-model.js';
+
+/** Options for {@link createReferenceAgent}. */
+export interface ReferenceAgentOptions {
+  /** Where retained history lives (default: in memory). */
+  history?: HistoryStore;
+  /** Pause between streamed reply chunks, in ms (default 2), so a turn can be cancelled mid-stream. */
+  chunkDelayMs?: number;
+  /** How replay sends retained messages (default `'chunks'`: reset, then one chunk per block). */
+  replay?: 'full' | 'chunks';
+}
+
+interface Queued {
+  prompt: PendingPrompt;
+  client: ClientPeer;
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+/**
+ * The reference agent behind `acp-kit agent`: ACP v2 with a deterministic offline model.
+ *
+ * - A prompt is inserted when the session is free; a prompt that arrives while a turn runs is
+ *   held (its response waits) and inserted when the turn ends.
+ * - Replies stream as `agent_message_chunk`s between `running` and `idle`/`end_turn` (with usage).
+ * - `/status` is a live-only local command: inserted with `retain: false`, answered, never replayed.
+ * - `/note <text>` is a retained local command: replayed later under its ID, never executed again.
+ * - A prompt starting with `/write` asks `session/request_permission` first (`requires_action`).
+ * - `session/cancel` stops the stream and ends the turn with `idle`/`cancelled`.
+ */
+export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent {
+  const queues = new Map<string, Queued[]>();
+  const busy = new Set<string>();
+  const notes = new Map<string, string[]>();
+  const delay = options.chunkDelayMs ?? 2;
+
+  const drain = async (session: AgentSession): Promise<void> => {
+    if (busy.has(session.id)) return;
+    busy.add(session.id);
+    try {
+      const queue = queues.get(session.id) ?? [];
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        if (next.prompt.state !== 'pending') continue;
+        try {
+          await runTurn(session, next);
+        } catch {
+          // The turn failed (for example every client went away mid-stream): answer what is
+          // still unanswered and leave the session idle rather than stuck in running.
+          if (next.prompt.state === 'pending') {
+            next.prompt.reject({ code: -32603, message: 'Internal error' });
+          }
+          await session.idle().catch(() => undefined);
+        }
+      }
+    } finally {
+      busy.delete(session.id);
+    }
+  };
+
+  const runTurn = async (session: AgentSession, { prompt, client }: Queued): Promise<void> => {
+    const text = promptText(prompt.content);
+    if (text === '/status') {
+      await prompt.insert({ retain: false });
+      await session.running();
+      const reply = await session.agentMessage({ retain: false });
+      const noteCount = notes.get(session.id)?.length ?? 0;
+      await reply.chunk({ type: 'text', text: `Session ${session.id}: ${noteCount} note(s), ${session.attachedCount} client(s) attached.` });
+      await session.idle('end_turn');
+      return;
+    }
+    if (text.startsWith('/note ')) {
+      await prompt.insert();
+      await session.running();
+      const list = notes.get(session.id) ?? [];
+      list.push(text.slice('/note '.length));
+      notes.set(session.id, list);
+      const reply = await session.agentMessage();
+      await reply.chunk({ type: 'text', text: `Noted (${list.length}).` });
+      await session.idle('end_turn');
+      return;
+    }
+    await prompt.insert();
+    await session.running();
+    const signal = session.signal;
+    if (text.startsWith('/write')) {
+      const answer = await session.requestPermission(
+        {
+          title: `Allow: ${text}`,
+          options: [
+            { optionId: 'allow', name: 'Allow once', kind: 'allow_once' },
+            { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+          ],
+        },
+        client,
+      );
+      const allowed = answer.outcome.outcome === 'selected' && 'optionId' in answer.outcome && answer.outcome.optionId === 'allow';
+      if (signal.aborted) {
+        await session.idle('cancelled');
+        return;
+      }
+      const reply = await session.agentMessage();
+      await reply.chunk({ type: 'text', text: allowed ? 'Permission granted: done.' : 'Permission refused: nothing written.' });
+      await session.idle('end_turn');
+      return;
+    }
+    const { pieces, inputTokens, outputTokens } = replyTo(text);
+    const reply = await session.agentMessage();
+    let sent = 0;
+    for (const piece of pieces) {
+      if (signal.aborted) break;
+      await reply.chunk({ type: 'text', text: piece });
+      sent += 1;
+      await sleep(delay, signal);
+    }
+    const usage = { totalTokens: inputTokens + sent, inputTokens, outputTokens: sent };
+    await session.idle(signal.aborted || sent < outputTokens ? 'cancelled' : 'end_turn', usage);
+  };
+
+  const agent = new Agent({
+    info: { name: 'acp-kit-agent', title: 'acp-kit reference agent', version: '0.1.0' },
+    replay: options.replay ?? 'chunks',
+    ...(options.history ? { history: options.history } : {}),
+    onPrompt(prompt, { session, client }) {
+      const queue = queues.get(session.id) ?? [];
+      queue.push({ prompt, client });
+      queues.set(session.id, queue);
+      void drain(session);
+    },
+  });
+  return agent;
+}

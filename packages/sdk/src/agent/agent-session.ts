@@ -1,0 +1,274 @@
+import type {
+  ContentBlock,
+  MessageId,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionId,
+  SessionNotification,
+  SessionUpdate,
+  StopReason,
+  Usage,
+} from '@acp-kit/schema';
+import type { HistoryStore, MessageKind } from '../history/history-store.js';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import type { ClientPeer } from './client-peer.js';
+import type { InsertOptions, Inserter } from './pending-prompt.js';
+
+/** The session's foreground activity, as last reported in a `state_update`. */
+export type SessionActivity = 'idle' | 'running' | 'requires_action';
+
+/** Options for a message the agent writes (an agent message or thought). */
+export interface OutgoingMessageOptions {
+  /** Keep it for replay (default `true`). */
+  retain?: boolean;
+}
+
+/**
+ * An agent message or thought being written. Chunks append; `replace` upserts the whole content.
+ * Every call reports the change to attached clients and, when retained, records it for replay.
+ */
+export interface OutgoingMessage {
+  /** The agent-assigned ID the message is reported under. */
+  readonly messageId: MessageId;
+  /** Appends one block (`agent_message_chunk` / `agent_thought_chunk`). */
+  chunk(block: ContentBlock): Promise<void>;
+  /** Replaces the whole content (`agent_message` / `agent_thought` with `content`). */
+  replace(content: readonly ContentBlock[]): Promise<void>;
+}
+
+const chunkKind = {
+  user_message: 'user_message_chunk',
+  agent_message: 'agent_message_chunk',
+  agent_thought: 'agent_thought_chunk',
+} as const;
+
+interface Attachment {
+  /** Updates held back while this client receives a replay, so live updates follow it in order. */
+  held: SessionNotification[] | undefined;
+}
+
+/**
+ * One session inside an agent: its attached clients, its activity state and its retained
+ * history. Everything a prompt handler reports goes through here, so every attached client sees
+ * the same updates in the same order.
+ */
+export class AgentSession implements Inserter {
+  /** The session's ID. */
+  readonly id: SessionId;
+  /** The working directory it was created or last resumed with. */
+  cwd: string;
+  readonly #history: HistoryStore;
+  readonly #peers = new Map<ClientPeer, Attachment>();
+  #activity: SessionActivity = 'idle';
+  #turn = new AbortController();
+  #permissionsPending = 0;
+
+  /** @internal Sessions are created by the agent. */
+  constructor(id: SessionId, cwd: string, history: HistoryStore) {
+    this.id = id;
+    this.cwd = cwd;
+    this.#history = history;
+  }
+
+  /** The activity last reported. */
+  get activity(): SessionActivity {
+    return this.#activity;
+  }
+
+  /** Aborted by `session/cancel`; replaced by a fresh signal when the next work starts running. */
+  get signal(): AbortSignal {
+    return this.#turn.signal;
+  }
+
+  /** How many clients are attached. */
+  get attachedCount(): number {
+    return this.#peers.size;
+  }
+
+  /** @internal Attaches a client; with `hold`, its live updates wait until {@link release}. */
+  attach(peer: ClientPeer, hold = false): void {
+    const existing = this.#peers.get(peer);
+    if (existing) {
+      if (hold && !existing.held) existing.held = [];
+      return;
+    }
+    this.#peers.set(peer, { held: hold ? [] : undefined });
+  }
+
+  /** @internal Delivers held live updates to a client after its replay, then lets updates flow. */
+  async release(peer: ClientPeer): Promise<void> {
+    const attachment = this.#peers.get(peer);
+    if (!attachment?.held) return;
+    while (attachment.held.length > 0) {
+      const batch = attachment.held.splice(0);
+      for (const params of batch) await this.#deliver(peer, params);
+    }
+    attachment.held = undefined;
+  }
+
+  /** @internal Detaches a client (its connection closed). Work in the session goes on. */
+  detach(peer: ClientPeer): void {
+    this.#peers.delete(peer);
+  }
+
+  /** @internal Sends one update to one client only (replay goes to the resuming client). */
+  async sendTo(peer: ClientPeer, update: SessionUpdate): Promise<void> {
+    await this.#deliver(peer, { sessionId: this.id, update });
+  }
+
+  /**
+   * Reports an update to every attached client. A client whose connection fails is detached;
+   * the others still get the update.
+   */
+  async update(update: SessionUpdate): Promise<void> {
+    const params: SessionNotification = { sessionId: this.id, update };
+    const sends: Promise<void>[] = [];
+    for (const [peer, attachment] of this.#peers) {
+      if (attachment.held) attachment.held.push(params);
+      else sends.push(this.#deliver(peer, params));
+    }
+    if (sends.length === 1) await sends[0];
+    else if (sends.length > 1) await Promise.all(sends);
+  }
+
+  async #deliver(peer: ClientPeer, params: SessionNotification): Promise<void> {
+    if (!peer.open) {
+      this.#peers.delete(peer);
+      return;
+    }
+    try {
+      await peer.notify(params);
+    } catch {
+      // A client that went away must not stop the work other clients are watching.
+      this.#peers.delete(peer);
+    }
+  }
+
+  /** @internal Implements {@link PendingPrompt.insert}. */
+  async insertUserMessage(content: readonly ContentBlock[], options: Required<InsertOptions>): Promise<MessageId> {
+    const messageId = await this.#history.nextMessageId(this.id);
+    if (options.retain) {
+      await this.#history.appendMessage(this.id, { messageId, kind: 'user_message', content: [...content] });
+    }
+    await this.#report('user_message', messageId, content, options.via);
+    return messageId;
+  }
+
+  /**
+   * Inserts a message that did not come from a prompt (imported history, a message the agent
+   * writes on the user's behalf). It gets an agent-generated ID, is retained unless told otherwise,
+   * and is reported like any other message.
+   */
+  async importMessage(
+    kind: MessageKind,
+    content: readonly ContentBlock[],
+    options: { retain?: boolean; via?: 'full' | 'chunks' } = {},
+  ): Promise<MessageId> {
+    const messageId = await this.#history.nextMessageId(this.id);
+    if (options.retain ?? true) {
+      await this.#history.appendMessage(this.id, { messageId, kind, content: [...content] });
+    }
+    await this.#report(kind, messageId, content, options.via ?? 'full');
+    return messageId;
+  }
+
+  async #report(
+    kind: MessageKind,
+    messageId: MessageId,
+    content: readonly ContentBlock[],
+    via: 'full' | 'chunks',
+  ): Promise<void> {
+    if (via === 'full') {
+      await this.update({ sessionUpdate: kind, messageId, content: [...content] });
+      return;
+    }
+    await this.update({ sessionUpdate: kind, messageId, content: [] });
+    for (const block of content) await this.update({ sessionUpdate: chunkKind[kind], messageId, content: block });
+  }
+
+  /** Starts an agent message, streamed with chunks or replaced whole. */
+  agentMessage(options: OutgoingMessageOptions = {}): Promise<OutgoingMessage> {
+    return this.#outgoing('agent_message', options);
+  }
+
+  /** Starts an agent thought (visible reasoning), streamed with chunks or replaced whole. */
+  thought(options: OutgoingMessageOptions = {}): Promise<OutgoingMessage> {
+    return this.#outgoing('agent_thought', options);
+  }
+
+  async #outgoing(kind: 'agent_message' | 'agent_thought', options: OutgoingMessageOptions): Promise<OutgoingMessage> {
+    const retain = options.retain ?? true;
+    const messageId = await this.#history.nextMessageId(this.id);
+    if (retain) await this.#history.appendMessage(this.id, { messageId, kind, content: [] });
+    const history = this.#history;
+    const sessionId = this.id;
+    return {
+      messageId,
+      chunk: async (block) => {
+        if (retain) await history.appendChunk(sessionId, messageId, block);
+        await this.update({ sessionUpdate: chunkKind[kind], messageId, content: block });
+      },
+      replace: async (content) => {
+        if (retain) await history.replaceContent(sessionId, messageId, [...content]);
+        await this.update({ sessionUpdate: kind, messageId, content: [...content] });
+      },
+    };
+  }
+
+  /** Reports that foreground work started (or resumed); gives the work a fresh cancel signal. */
+  async running(): Promise<void> {
+    if (this.#activity === 'idle' || this.#turn.signal.aborted) this.#turn = new AbortController();
+    this.#activity = 'running';
+    await this.update({ sessionUpdate: 'state_update', state: 'running' });
+  }
+
+  /** Reports that foreground work ended, with why and, when known, its token usage. */
+  async idle(stopReason?: StopReason, usage?: Usage): Promise<void> {
+    this.#activity = 'idle';
+    await this.update({
+      sessionUpdate: 'state_update',
+      state: 'idle',
+      ...(stopReason === undefined ? {} : { stopReason }),
+      ...(usage === undefined ? {} : { usage }),
+    });
+  }
+
+  /** Reports that the work is blocked on the user. */
+  async requiresAction(): Promise<void> {
+    this.#activity = 'requires_action';
+    await this.update({ sessionUpdate: 'state_update', state: 'requires_action' });
+  }
+
+  /** @internal `session/cancel`: aborts the current work's signal. */
+  cancel(): void {
+    this.#turn.abort(new RpcError(ErrorCodes.RequestCancelled, 'The session was cancelled.'));
+  }
+
+  /**
+   * Asks a client for permission. While the request is pending the session reports
+   * `requires_action`; once answered it reports `running` again. `preferred` is the client to
+   * ask (normally the one whose prompt started the work); when it has gone, another attached
+   * client is asked. With no client attached the outcome is `cancelled`.
+   */
+  async requestPermission(
+    params: Omit<RequestPermissionRequest, 'sessionId'>,
+    preferred?: ClientPeer,
+  ): Promise<RequestPermissionResponse> {
+    const peer =
+      preferred?.open && this.#peers.has(preferred)
+        ? preferred
+        : [...this.#peers.keys()].find((candidate) => candidate.open);
+    if (!peer) return { outcome: { outcome: 'cancelled' } };
+    this.#permissionsPending += 1;
+    if (this.#permissionsPending === 1) await this.requiresAction();
+    try {
+      return await peer.request('session/request_permission', { ...params, sessionId: this.id }, this.signal);
+    } catch (error) {
+      if (this.signal.aborted) return { outcome: { outcome: 'cancelled' } };
+      throw error;
+    } finally {
+      this.#permissionsPending -= 1;
+      if (this.#permissionsPending === 0 && this.#activity === 'requires_action') await this.running();
+    }
+  }
+}

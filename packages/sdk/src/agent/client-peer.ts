@@ -1,0 +1,20 @@
+import type { ClientRequestMap, SessionNotification } from '@acp-kit/schema';
+
+/**
+ * One client connection as the agent sees it: where a session's updates go and whom the agent
+ * can ask for permission. The agent keeps one per connection that created or resumed a session.
+ */
+export interface ClientPeer {
+  /** A label for diagnostics (for example `stdio` or `ws#3`). */
+  readonly label: string;
+  /** Sends a `session/update` notification. Resolves when the transport has taken it. */
+  notify(params: SessionNotification): Promise<void>;
+  /** Sends a request the client handles, such as `session/request_permission`. */
+  request<M extends keyof ClientRequestMap>(
+    method: M,
+    params: ClientRequestMap[M]['params'],
+    signal?: AbortSignal,
+  ): Promise<ClientRequestMap[M]['result']>;
+  /** Whether the connection is still open. */
+  readonly open: boolean;
+}
