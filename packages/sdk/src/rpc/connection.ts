@@ -1,0 +1,634 @@
+import type { Diagnostic } from './diagnostics.js';
+import { Emitter } from './emitter.js';
+import { ErrorCodes, RpcError, type ValidationErrorData } from './errors.js';
+import {
+  classifyMessage,
+  isRpcId,
+  type RpcErrorResponse,
+  type RpcId,
+  type RpcMessage,
+  type RpcNotification,
+  type RpcRequest,
+  type RpcSuccessResponse,
+} from './messages.js';
+import type {
+  AnyNotificationMap,
+  AnyRequestMap,
+  ExtensionMethod,
+  NotificationMapOf,
+  RequestMapOf,
+} from './method-maps.js';
+import { excerpt, type FrameError } from './ndjson.js';
+import type { Disposable, Transport } from './transport.js';
+import { noValidation, type ValidationIssue, type Validator } from './validation.js';
+
+/** Default cap on bytes handed to the writer but not yet accepted by the transport: 64 MiB. */
+export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+
+/** The method ACP uses to cancel an in-flight request (LSP's `$/cancelRequest`, ACP spelling). */
+export const CANCEL_REQUEST_METHOD = '$/cancel_request';
+
+/** Options for {@link Connection}. */
+export interface ConnectionOptions {
+  /** Validates incoming params and the results of our requests. Default: {@link noValidation}. */
+  validator?: Validator;
+  /**
+   * Outgoing backpressure limit, in bytes of serialized JSON. See {@link Connection} for the policy.
+   * Default: {@link DEFAULT_MAX_QUEUED_BYTES}.
+   */
+  maxQueuedBytes?: number;
+}
+
+/** Per-call options of {@link Connection.sendRequest}. */
+export interface RequestOptions {
+  /**
+   * Aborting sends `$/cancel_request` for this request. The promise still settles with the peer's
+   * answer (usually a -32800 error, or the result if the work had already finished), because for
+   * some methods — `session/prompt` above all — whether the request took effect matters. If the
+   * signal is already aborted, nothing is sent and the promise rejects with -32800 at once.
+   */
+  signal?: AbortSignal;
+}
+
+/** What a request handler learns besides the params. */
+export interface RequestContext {
+  /** The peer's request id. */
+  id: RpcId;
+  /** The method being handled (useful in fallback handlers). */
+  method: string;
+  /**
+   * Aborted when the peer sends `$/cancel_request` for this id or the connection closes. A handler
+   * that then throws (anything) is answered with -32800; one that still returns a result has that
+   * result sent, since the work did happen.
+   */
+  signal: AbortSignal;
+}
+
+/** What a notification handler learns besides the params. */
+export interface NotificationContext {
+  /** The method being handled. */
+  method: string;
+}
+
+/** Handles one incoming request; its return value (or thrown RpcError) is the response. */
+export type RequestHandler<P, R> = (params: P, context: RequestContext) => R | Promise<R>;
+
+/**
+ * Handles one incoming notification. Handlers are called synchronously in arrival order; a
+ * returned promise is not awaited (only a rejection is reported as a diagnostic).
+ */
+export type NotificationHandler<P> = (params: P, context: NotificationContext) => void | Promise<void>;
+
+/** Direction of a message seen by {@link Connection.onMessage}. */
+export type MessageDirection = 'in' | 'out';
+
+interface PendingRequest {
+  method: string;
+  resolve(value: unknown): void;
+  reject(error: RpcError): void;
+  cleanup(): void;
+}
+
+type AnyRequestHandler = (params: unknown, context: RequestContext) => unknown;
+type AnyNotificationHandler = (params: unknown, context: NotificationContext) => unknown;
+
+/**
+ * A JSON-RPC 2.0 connection over any {@link Transport}, typed by four method maps: requests and
+ * notifications this side handles (`InReq`, `InNotif`) and those it sends (`OutReq`, `OutNotif`).
+ * An ACP agent is `Connection<AgentRequestMap, AgentNotificationMap, ClientRequestMap, ClientNotificationMap>`.
+ *
+ * Bad input never stops the connection: each malformed frame gets the JSON-RPC error the
+ * specification prescribes and a {@link Diagnostic}, and the next message is processed normally.
+ *
+ * **Outgoing backpressure policy.** Every message is serialized immediately and counted as queued
+ * until the writer's `write()` promise resolves, i.e. until the transport accepted it within its own
+ * buffer (a Node stream that returned `false` from `write()` is not written to again before
+ * `'drain'`). If accepting a new message would make the queued total exceed `maxQueuedBytes`, the
+ * peer is evidently not reading: the connection closes with an {@link ErrorCodes.OutgoingBufferFull}
+ * error, every pending request rejects with it, and the send that hit the limit rejects too. Memory is
+ * therefore bounded by the limit instead of growing with a stalled peer.
+ */
+export class Connection<
+  InReq extends RequestMapOf<InReq> = AnyRequestMap,
+  InNotif extends NotificationMapOf<InNotif> = AnyNotificationMap,
+  OutReq extends RequestMapOf<OutReq> = AnyRequestMap,
+  OutNotif extends NotificationMapOf<OutNotif> = AnyNotificationMap,
+> {
+  private readonly transport: Transport;
+  private readonly validator: Validator;
+  private readonly maxQueuedBytes: number;
+
+  private readonly requestHandlers = new Map<string, AnyRequestHandler>();
+  private readonly notificationHandlers = new Map<string, AnyNotificationHandler>();
+  private requestFallback: AnyRequestHandler | undefined;
+  private notificationFallback: AnyNotificationHandler | undefined;
+
+  private readonly pending = new Map<number, PendingRequest>();
+  private readonly incoming = new Map<RpcId, AbortController>();
+  private nextId = 1;
+  private queuedBytes = 0;
+  private listening = false;
+  private closedWith: RpcError | undefined;
+
+  private readonly diagnostics = new Emitter<[Diagnostic]>();
+  private readonly messages = new Emitter<[MessageDirection, unknown]>((error) =>
+    this.diagnose({ kind: 'listener-error', message: 'a message tap threw', error }),
+  );
+  private readonly closeListeners = new Emitter<[RpcError]>((error) =>
+    this.diagnose({ kind: 'listener-error', message: 'a close listener threw', error }),
+  );
+
+  constructor(transport: Transport, options: ConnectionOptions = {}) {
+    this.transport = transport;
+    this.validator = options.validator ?? noValidation;
+    this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+  }
+
+  /** Starts reading from the transport. Register handlers first so no early message is refused. */
+  listen(): this {
+    if (this.listening) throw new Error('Connection.listen() was already called');
+    this.listening = true;
+    this.transport.reader.listen({
+      onMessage: (text) => this.receive(text),
+      onFrameError: (error) => this.receiveFrameError(error),
+      onClose: (reason) =>
+        this.closeWith(
+          new RpcError(
+            ErrorCodes.ConnectionClosed,
+            reason ? `connection closed: ${reason.message}` : 'connection closed: the peer ended the stream',
+            undefined,
+            { cause: reason },
+          ),
+        ),
+    });
+    return this;
+  }
+
+  /** True once the connection has closed, for whatever reason. */
+  get isClosed(): boolean {
+    return this.closedWith !== undefined;
+  }
+
+  /** Bytes serialized but not yet accepted by the transport (see the backpressure policy). */
+  get pendingOutgoingBytes(): number {
+    return this.queuedBytes;
+  }
+
+  /** Registers the handler for one request method; a method has at most one handler. */
+  onRequest<M extends keyof InReq & string>(
+    method: M,
+    handler: RequestHandler<InReq[M]['params'], InReq[M]['result']>,
+  ): Disposable;
+  /** Registers a handler for an extension request method (`_`-prefixed, untyped). */
+  onRequest(method: ExtensionMethod, handler: RequestHandler<unknown, unknown>): Disposable;
+  onRequest(method: string, handler: (params: never, context: RequestContext) => unknown): Disposable {
+    return register(this.requestHandlers, method, handler as AnyRequestHandler);
+  }
+
+  /** Registers the handler for one notification method; a method has at most one handler. */
+  onNotification<M extends keyof InNotif & string>(
+    method: M,
+    handler: NotificationHandler<InNotif[M]>,
+  ): Disposable;
+  /** Registers a handler for an extension notification (`_`-prefixed, untyped). */
+  onNotification(method: ExtensionMethod, handler: NotificationHandler<unknown>): Disposable;
+  onNotification(
+    method: string,
+    handler: (params: never, context: NotificationContext) => unknown,
+  ): Disposable {
+    return register(this.notificationHandlers, method, handler as AnyNotificationHandler);
+  }
+
+  /**
+   * Handles requests no specific handler claims. Throw `new RpcError(ErrorCodes.MethodNotFound, …)`
+   * to refuse one. Params are still validated first when the validator knows the method.
+   */
+  onUnhandledRequest(
+    handler: (method: string, params: unknown, context: RequestContext) => unknown,
+  ): Disposable {
+    this.requestFallback = (params, context) => handler(context.method, params, context);
+    const installed = this.requestFallback;
+    return {
+      dispose: () => {
+        if (this.requestFallback === installed) this.requestFallback = undefined;
+      },
+    };
+  }
+
+  /** Receives notifications no specific handler claims (instead of the unknown-notification diagnostic). */
+  onUnhandledNotification(handler: (method: string, params: unknown) => void | Promise<void>): Disposable {
+    this.notificationFallback = (params, context) => handler(context.method, params);
+    const installed = this.notificationFallback;
+    return {
+      dispose: () => {
+        if (this.notificationFallback === installed) this.notificationFallback = undefined;
+      },
+    };
+  }
+
+  /** Observes irregular input and handler failures; the connection keeps working regardless. */
+  onDiagnostic(listener: (diagnostic: Diagnostic) => void): Disposable {
+    return this.diagnostics.on(listener);
+  }
+
+  /** Observes every parsed message in and every message out (transcript recorders hang here). */
+  onMessage(listener: (direction: MessageDirection, message: unknown) => void): Disposable {
+    return this.messages.on(listener);
+  }
+
+  /** Called once when the connection closes, with the error pending requests were rejected with. */
+  onClose(listener: (reason: RpcError) => void): Disposable {
+    if (this.closedWith) {
+      const reason = this.closedWith;
+      queueMicrotask(() => listener(reason));
+      return { dispose: () => {} };
+    }
+    return this.closeListeners.on(listener);
+  }
+
+  /** Sends a request and resolves with its (validated) result; rejects with an {@link RpcError}. */
+  sendRequest<M extends keyof OutReq & string>(
+    method: M,
+    params: OutReq[M]['params'],
+    options?: RequestOptions,
+  ): Promise<OutReq[M]['result']>;
+  /** Sends an extension request (`_`-prefixed, untyped). */
+  sendRequest(method: ExtensionMethod, params?: unknown, options?: RequestOptions): Promise<unknown>;
+  sendRequest(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
+    if (this.closedWith) return Promise.reject(this.closedWith);
+    const { signal } = options;
+    if (signal?.aborted) {
+      return Promise.reject(
+        new RpcError(ErrorCodes.RequestCancelled, `${method} was cancelled before it was sent`),
+      );
+    }
+    const id = this.nextId++;
+    return new Promise<unknown>((resolve, reject) => {
+      const onAbort = (): void => {
+        if (this.pending.has(id)) {
+          this.sendNotificationUnchecked(CANCEL_REQUEST_METHOD, { requestId: id }).catch(() => {});
+        }
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(id, {
+        method,
+        resolve,
+        reject,
+        cleanup: () => signal?.removeEventListener('abort', onAbort),
+      });
+      const message: RpcRequest =
+        params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+      this.send(message).catch((error: unknown) => this.settle(id, undefined, toRpcError(error)));
+    });
+  }
+
+  /** Sends a notification; resolves once the transport accepted it. */
+  sendNotification<M extends keyof OutNotif & string>(method: M, params: OutNotif[M]): Promise<void>;
+  /** Sends an extension notification (`_`-prefixed, untyped). */
+  sendNotification(method: ExtensionMethod, params?: unknown): Promise<void>;
+  sendNotification(method: string, params?: unknown): Promise<void> {
+    return this.sendNotificationUnchecked(method, params);
+  }
+
+  /** Closes the connection: pending requests reject, running handlers are aborted, the transport ends. */
+  close(): void {
+    this.closeWith(new RpcError(ErrorCodes.ConnectionClosed, 'connection closed locally'));
+  }
+
+  private sendNotificationUnchecked(method: string, params: unknown): Promise<void> {
+    if (this.closedWith) return Promise.reject(this.closedWith);
+    const message: RpcNotification =
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    return this.send(message);
+  }
+
+  private send(message: RpcMessage): Promise<void> {
+    if (this.closedWith) return Promise.reject(this.closedWith);
+    let json: string;
+    try {
+      json = JSON.stringify(message);
+    } catch (error) {
+      return Promise.reject(
+        new RpcError(ErrorCodes.InternalError, 'message could not be serialized to JSON', undefined, {
+          cause: error,
+        }),
+      );
+    }
+    const bytes = Buffer.byteLength(json, 'utf8');
+    if (this.queuedBytes + bytes > this.maxQueuedBytes) {
+      const error = new RpcError(
+        ErrorCodes.OutgoingBufferFull,
+        `outgoing buffer limit of ${this.maxQueuedBytes} bytes exceeded (${this.queuedBytes} bytes queued, ` +
+          `${bytes} more requested): the peer is not reading, so the connection was closed`,
+        { limit: this.maxQueuedBytes, queued: this.queuedBytes },
+      );
+      this.closeWith(error);
+      return Promise.reject(error);
+    }
+    if (!this.messages.empty) this.messages.fire('out', message);
+    this.queuedBytes += bytes;
+    return this.transport.writer.write(json).then(
+      () => {
+        this.queuedBytes -= bytes;
+      },
+      (cause: unknown) => {
+        this.queuedBytes -= bytes;
+        const error = new RpcError(
+          ErrorCodes.ConnectionClosed,
+          `connection closed: write failed (${cause instanceof Error ? cause.message : String(cause)})`,
+          undefined,
+          { cause },
+        );
+        this.closeWith(error);
+        throw error;
+      },
+    );
+  }
+
+  /** Sends a reply; failures already closed the connection, so there is nobody left to tell. */
+  private reply(message: RpcSuccessResponse | RpcErrorResponse): void {
+    if (this.closedWith) return;
+    this.send(message).catch(() => {});
+  }
+
+  private replyError(id: RpcId | null, error: RpcError): void {
+    this.reply({ jsonrpc: '2.0', id, error: error.toObject() });
+  }
+
+  private diagnose(diagnostic: Diagnostic): void {
+    this.diagnostics.fire(diagnostic);
+  }
+
+  private receiveFrameError(error: FrameError): void {
+    if (this.closedWith) return;
+    this.diagnose({ kind: 'frame-error', message: error.message, excerpt: error.excerpt, id: null });
+    const code = error.reason === 'oversized' ? ErrorCodes.InvalidRequest : ErrorCodes.ParseError;
+    this.replyError(null, new RpcError(code, error.message, { reason: error.reason, bytes: error.bytes }));
+  }
+
+  private receive(text: string): void {
+    if (this.closedWith) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      this.diagnose({
+        kind: 'parse-error',
+        message: `malformed JSON: ${error instanceof Error ? error.message : String(error)}`,
+        excerpt: excerpt(text),
+        id: null,
+      });
+      this.replyError(
+        null,
+        new RpcError(ErrorCodes.ParseError, 'Parse error: the message is not valid JSON'),
+      );
+      return;
+    }
+    if (!this.messages.empty) this.messages.fire('in', value);
+
+    const classified = classifyMessage(value);
+    switch (classified.kind) {
+      case 'request':
+        this.receiveRequest(classified.message);
+        return;
+      case 'notification':
+        this.receiveNotification(classified.message);
+        return;
+      case 'success':
+      case 'error':
+        this.receiveResponse(classified.message);
+        return;
+      case 'invalid': {
+        const { reason, pointer, id } = classified;
+        this.diagnose({ kind: 'invalid-message', message: reason, excerpt: excerpt(text), id });
+        // A broken answer to one of our own requests fails that request; replying to a response
+        // would only confuse the peer.
+        if (classified.looksLikeResponse && typeof id === 'number' && this.pending.has(id)) {
+          this.settle(
+            id,
+            undefined,
+            new RpcError(ErrorCodes.InvalidRequest, `invalid response: ${reason}`, { pointer }),
+          );
+          return;
+        }
+        this.replyError(
+          id,
+          new RpcError(ErrorCodes.InvalidRequest, `Invalid request: ${reason}`, { pointer, reason }),
+        );
+        return;
+      }
+    }
+  }
+
+  private receiveRequest(request: RpcRequest): void {
+    const { id, method } = request;
+    if (this.incoming.has(id)) {
+      this.diagnose({
+        kind: 'invalid-message',
+        message: `duplicate request id ${JSON.stringify(id)}`,
+        id,
+        method,
+      });
+      this.replyError(
+        null,
+        new RpcError(
+          ErrorCodes.InvalidRequest,
+          'Invalid request: id is already in use by a pending request',
+          {
+            pointer: '/id',
+            reason: 'duplicate id',
+          },
+        ),
+      );
+      return;
+    }
+    const handler = this.requestHandlers.get(method) ?? this.requestFallback;
+    if (!handler) {
+      this.diagnose({ kind: 'unknown-method', message: `no handler for request ${method}`, id, method });
+      this.replyError(id, new RpcError(ErrorCodes.MethodNotFound, `Method not found: ${method}`, { method }));
+      return;
+    }
+    const checked = this.validator.params(method, request.params);
+    if (checked && !checked.ok) {
+      const error = validationError(ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues);
+      this.diagnose({ kind: 'invalid-params', message: error.message, id, method });
+      this.replyError(id, error);
+      return;
+    }
+    const controller = new AbortController();
+    this.incoming.set(id, controller);
+    const context: RequestContext = { id, method, signal: controller.signal };
+    let outcome: Promise<unknown>;
+    try {
+      outcome = Promise.resolve(handler(checked ? checked.value : request.params, context));
+    } catch (error) {
+      outcome = Promise.reject(error);
+    }
+    outcome
+      .then(
+        (result) => this.reply({ jsonrpc: '2.0', id, result: result === undefined ? null : result }),
+        (error: unknown) => this.replyError(id, this.handlerFailure(error, controller.signal, id, method)),
+      )
+      .finally(() => {
+        if (this.incoming.get(id) === controller) this.incoming.delete(id);
+      });
+  }
+
+  private handlerFailure(error: unknown, signal: AbortSignal, id: RpcId, method: string): RpcError {
+    if (error instanceof RpcError) return error;
+    if (signal.aborted) return new RpcError(ErrorCodes.RequestCancelled, 'Request cancelled');
+    this.diagnose({
+      kind: 'request-handler-error',
+      message: `handler for ${method} threw`,
+      id,
+      method,
+      error,
+    });
+    return new RpcError(ErrorCodes.InternalError, 'Internal error');
+  }
+
+  private receiveNotification(notification: RpcNotification): void {
+    const { method } = notification;
+    if (method === CANCEL_REQUEST_METHOD) {
+      this.receiveCancel(notification.params);
+      return;
+    }
+    const handler = this.notificationHandlers.get(method) ?? this.notificationFallback;
+    if (!handler) {
+      if (!method.startsWith('_')) {
+        this.diagnose({
+          kind: 'unknown-notification',
+          message: `no handler for notification ${method}`,
+          method,
+        });
+      }
+      return;
+    }
+    const checked = this.validator.params(method, notification.params);
+    if (checked && !checked.ok) {
+      const error = validationError(ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues);
+      this.diagnose({ kind: 'invalid-notification-params', message: `${method}: ${error.message}`, method });
+      return;
+    }
+    const report = (error: unknown): void =>
+      this.diagnose({
+        kind: 'notification-handler-error',
+        message: `handler for ${method} threw`,
+        method,
+        error,
+      });
+    try {
+      const result = handler(checked ? checked.value : notification.params, { method });
+      if (result instanceof Promise) result.catch(report);
+    } catch (error) {
+      report(error);
+    }
+  }
+
+  private receiveCancel(params: unknown): void {
+    const requestId =
+      typeof params === 'object' && params !== null
+        ? (params as { requestId?: unknown }).requestId
+        : undefined;
+    if (!isRpcId(requestId)) {
+      this.diagnose({
+        kind: 'invalid-notification-params',
+        message: `${CANCEL_REQUEST_METHOD}: params.requestId must be a string or a number`,
+        method: CANCEL_REQUEST_METHOD,
+      });
+      return;
+    }
+    // Cancelling something already answered is a normal race, not an irregularity.
+    this.incoming.get(requestId)?.abort(new RpcError(ErrorCodes.RequestCancelled, 'Request cancelled'));
+  }
+
+  private receiveResponse(response: RpcSuccessResponse | RpcErrorResponse): void {
+    const { id } = response;
+    if (id === null) {
+      const { error } = response as RpcErrorResponse;
+      this.diagnose({
+        kind: 'peer-error',
+        message: `peer reported ${error.code}: ${excerpt(error.message)}`,
+        id,
+      });
+      return;
+    }
+    const pending = typeof id === 'number' ? this.pending.get(id) : undefined;
+    if (!pending) {
+      this.diagnose({
+        kind: 'unknown-response',
+        message: `response for unknown request id ${JSON.stringify(id)}`,
+        id,
+      });
+      return;
+    }
+    if ('error' in response) {
+      this.settle(id as number, undefined, RpcError.fromObject(response.error));
+      return;
+    }
+    const checked = this.validator.result(pending.method, response.result);
+    if (checked && !checked.ok) {
+      const error = validationError(
+        ErrorCodes.InternalError,
+        `Invalid result for ${pending.method}`,
+        '/result',
+        checked.issues,
+      );
+      this.diagnose({ kind: 'invalid-result', message: error.message, id, method: pending.method });
+      this.settle(id as number, undefined, error);
+      return;
+    }
+    this.settle(id as number, checked ? checked.value : response.result);
+  }
+
+  private settle(id: number, value: unknown, error?: RpcError): void {
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    this.pending.delete(id);
+    pending.cleanup();
+    if (error) pending.reject(error);
+    else pending.resolve(value);
+  }
+
+  private closeWith(reason: RpcError): void {
+    if (this.closedWith) return;
+    this.closedWith = reason;
+    for (const id of [...this.pending.keys()]) this.settle(id, undefined, reason);
+    for (const controller of this.incoming.values()) controller.abort(reason);
+    this.incoming.clear();
+    this.transport.reader.dispose();
+    this.transport.writer.close().catch(() => {});
+    this.closeListeners.fire(reason);
+    this.closeListeners.clear();
+  }
+}
+
+function register<H>(handlers: Map<string, H>, method: string, handler: H): Disposable {
+  if (handlers.has(method)) throw new Error(`a handler for ${method} is already registered`);
+  handlers.set(method, handler);
+  return { dispose: () => handlers.get(method) === handler && handlers.delete(method) };
+}
+
+function toRpcError(error: unknown): RpcError {
+  return error instanceof RpcError
+    ? error
+    : new RpcError(ErrorCodes.InternalError, error instanceof Error ? error.message : String(error));
+}
+
+/** Builds a validation error whose pointers are relative to the whole message (`/params/…`). */
+function validationError(
+  code: number,
+  label: string,
+  prefix: string,
+  issues: ValidationIssue[],
+): RpcError<ValidationErrorData> {
+  const rebased = issues.map((issue) => ({ ...issue, pointer: `${prefix}${issue.pointer}` }));
+  const first = rebased[0];
+  const pointer = first?.pointer ?? prefix;
+  const expected = first ? (first.expected ?? first.message) : 'a valid value';
+  return new RpcError(code, `${label} at ${pointer}: ${first?.message ?? 'validation failed'}`, {
+    pointer,
+    expected,
+    issues: rebased,
+  });
+}

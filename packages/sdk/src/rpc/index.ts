@@ -1,0 +1,55 @@
+export {
+  CANCEL_REQUEST_METHOD,
+  Connection,
+  type ConnectionOptions,
+  DEFAULT_MAX_QUEUED_BYTES,
+  type MessageDirection,
+  type NotificationContext,
+  type NotificationHandler,
+  type RequestContext,
+  type RequestHandler,
+  type RequestOptions,
+} from './connection.js';
+export type { Diagnostic, DiagnosticKind } from './diagnostics.js';
+export {
+  ErrorCodes,
+  type ErrorCode,
+  RpcError,
+  type RpcErrorObject,
+  type ValidationErrorData,
+} from './errors.js';
+export {
+  type ClassifiedMessage,
+  classifyMessage,
+  isRpcId,
+  type RpcErrorResponse,
+  type RpcId,
+  type RpcMessage,
+  type RpcNotification,
+  type RpcRequest,
+  type RpcSuccessResponse,
+} from './messages.js';
+export type {
+  AnyNotificationMap,
+  AnyRequestMap,
+  ExtensionMethod,
+  NotificationMapOf,
+  RequestMapOf,
+  RequestSignature,
+} from './method-maps.js';
+export {
+  type DecodedLine,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  decodeStrict,
+  encodeNdjsonLine,
+  type FrameError,
+  NdjsonDecoder,
+} from './ndjson.js';
+export type {
+  Disposable,
+  MessageReader,
+  MessageReaderListener,
+  MessageWriter,
+  Transport,
+} from './transport.js';
+export { noValidation, type ValidationIssue, type ValidationResult, type Validator } from './validation.js';

@@ -1,0 +1,125 @@
+import type { RpcErrorObject } from './errors.js';
+
+/** A JSON-RPC request id: ACP allows strings and numbers (never `null` on a request). */
+export type RpcId = string | number;
+
+/** A request envelope: expects exactly one response with the same id. */
+export interface RpcRequest {
+  jsonrpc: '2.0';
+  id: RpcId;
+  method: string;
+  params?: unknown;
+}
+
+/** A notification envelope: no id, no response. */
+export interface RpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: unknown;
+}
+
+/** A success response envelope. */
+export interface RpcSuccessResponse {
+  jsonrpc: '2.0';
+  id: RpcId;
+  result: unknown;
+}
+
+/** An error response envelope; `id` is `null` when the request's id could not be read. */
+export interface RpcErrorResponse {
+  jsonrpc: '2.0';
+  id: RpcId | null;
+  error: RpcErrorObject;
+}
+
+/** Any valid JSON-RPC 2.0 message ACP uses (batches are not part of ACP). */
+export type RpcMessage = RpcRequest | RpcNotification | RpcSuccessResponse | RpcErrorResponse;
+
+/** The outcome of {@link classifyMessage}: a typed envelope, or why the value is not one. */
+export type ClassifiedMessage =
+  | { kind: 'request'; message: RpcRequest }
+  | { kind: 'notification'; message: RpcNotification }
+  | { kind: 'success'; message: RpcSuccessResponse }
+  | { kind: 'error'; message: RpcErrorResponse }
+  | {
+      kind: 'invalid';
+      /** Why the value is not a valid envelope, in words. */
+      reason: string;
+      /** RFC 6901 pointer to the offending member ('' for the whole value). */
+      pointer: string;
+      /** The value's `id` if it was a valid request id, else `null` (what an error reply must echo). */
+      id: RpcId | null;
+      /** Whether the value looked like a response (has `result` or `error` and no `method`). */
+      looksLikeResponse: boolean;
+    };
+
+/** True for the id shapes JSON-RPC allows on requests: strings and finite numbers. */
+export function isRpcId(value: unknown): value is RpcId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function has(obj: Record<string, unknown>, key: string): boolean {
+  return Object.hasOwn(obj, key);
+}
+
+/**
+ * Sorts an already-parsed JSON value into one of the four envelope kinds, or says why it is
+ * invalid. Only the envelope is checked here; params and results are the validator's business.
+ */
+export function classifyMessage(value: unknown): ClassifiedMessage {
+  if (!isPlainObject(value)) {
+    const reason = Array.isArray(value)
+      ? 'batches are not supported: send one JSON-RPC object per message'
+      : 'a JSON-RPC message must be a JSON object';
+    return { kind: 'invalid', reason, pointer: '', id: null, looksLikeResponse: false };
+  }
+  const id = isRpcId(value.id) ? value.id : null;
+  const looksLikeResponse = !has(value, 'method') && (has(value, 'result') || has(value, 'error'));
+  const invalid = (reason: string, pointer: string): ClassifiedMessage => ({
+    kind: 'invalid',
+    reason,
+    pointer,
+    id,
+    looksLikeResponse,
+  });
+
+  if (value.jsonrpc !== '2.0') return invalid('expected "jsonrpc": "2.0"', '/jsonrpc');
+
+  if (has(value, 'method')) {
+    if (typeof value.method !== 'string') return invalid('"method" must be a string', '/method');
+    if (has(value, 'params') && typeof value.params !== 'object') {
+      return invalid('"params" must be an object or an array', '/params');
+    }
+    if (value.params === null) return invalid('"params" must be an object or an array', '/params');
+    if (!has(value, 'id')) return { kind: 'notification', message: value as unknown as RpcNotification };
+    if (!isRpcId(value.id)) return invalid('"id" must be a string or a number', '/id');
+    return { kind: 'request', message: value as unknown as RpcRequest };
+  }
+
+  if (!has(value, 'id')) return invalid('expected "method" (request or notification) or "id" (response)', '');
+  const hasResult = has(value, 'result');
+  const hasError = has(value, 'error');
+  if (hasResult && hasError) return invalid('a response carries "result" or "error", not both', '');
+  if (hasResult) {
+    if (!isRpcId(value.id)) return invalid('"id" of a success response must be a string or a number', '/id');
+    return { kind: 'success', message: value as unknown as RpcSuccessResponse };
+  }
+  if (hasError) {
+    if (value.id !== null && !isRpcId(value.id)) {
+      return invalid('"id" of an error response must be a string, a number or null', '/id');
+    }
+    const error = value.error;
+    if (!isPlainObject(error)) return invalid('"error" must be an object', '/error');
+    if (typeof error.code !== 'number' || !Number.isInteger(error.code)) {
+      return invalid('"error.code" must be an integer', '/error/code');
+    }
+    if (typeof error.message !== 'string')
+      return invalid('"error.message" must be a string', '/error/message');
+    return { kind: 'error', message: value as unknown as RpcErrorResponse };
+  }
+  return invalid('a response must carry "result" or "error"', '');
+}

@@ -1,0 +1,160 @@
+/** Default cap on one incoming message: 8 MiB of UTF-8, newline excluded. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+
+/** How many characters of a bad line are kept for diagnostics. */
+export const EXCERPT_CHARS = 120;
+
+/** A frame a transport could not turn into text; the connection answers it with an error. */
+export interface FrameError {
+  /** `oversized`: longer than the limit; `invalid-utf8`: not decodable; `binary`: a non-text frame. */
+  reason: 'oversized' | 'invalid-utf8' | 'binary';
+  /** Human-readable explanation. */
+  message: string;
+  /** The start of the frame, decoded leniently and truncated, for diagnostics only. */
+  excerpt: string;
+  /** Size of the frame in bytes, as far as the transport counted it. */
+  bytes: number;
+}
+
+/** One decoded line: its text, or why it was rejected. */
+export type DecodedLine = { ok: true; text: string } | { ok: false; error: FrameError };
+
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+const strict = new TextDecoder('utf-8', { fatal: true });
+const lenient = new TextDecoder('utf-8');
+
+/** Truncates text for diagnostics so a hostile line cannot flood logs. */
+export function excerpt(text: string, max = EXCERPT_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+function lenientExcerpt(bytes: Uint8Array): string {
+  return excerpt(lenient.decode(bytes.subarray(0, EXCERPT_CHARS * 4)));
+}
+
+/**
+ * Splits a byte stream into newline-delimited lines and decodes each as strict UTF-8.
+ *
+ * Memory stays bounded by `maxLineBytes`: once the current line grows past the limit its bytes are
+ * dropped (only a short excerpt is kept) and the rest of the line is skipped up to the next
+ * newline, where exactly one `oversized` error is reported. Blank lines are skipped; a trailing
+ * `\r` is removed so CRLF peers work.
+ */
+export class NdjsonDecoder {
+  readonly maxLineBytes: number;
+  private parts: Uint8Array[] = [];
+  private size = 0;
+  private discarding = false;
+  private discardedHead: Uint8Array | undefined;
+
+  constructor(maxLineBytes: number = DEFAULT_MAX_MESSAGE_BYTES) {
+    this.maxLineBytes = maxLineBytes;
+  }
+
+  /** Feeds a chunk; returns the lines it completed (possibly none). */
+  push(chunk: Uint8Array): DecodedLine[] {
+    const out: DecodedLine[] = [];
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(NEWLINE, start);
+      const end = nl === -1 ? chunk.length : nl;
+      this.append(chunk.subarray(start, end));
+      if (nl === -1) break;
+      this.finishLine(out);
+      start = nl + 1;
+    }
+    return out;
+  }
+
+  /** Flushes a final line that had no trailing newline. */
+  end(): DecodedLine[] {
+    const out: DecodedLine[] = [];
+    if (this.size > 0 || this.discarding) this.finishLine(out);
+    return out;
+  }
+
+  private append(piece: Uint8Array): void {
+    if (piece.length === 0) return;
+    this.size += piece.length;
+    if (this.discarding) return;
+    // One byte of slack for a CR that may precede the newline.
+    if (this.size > this.maxLineBytes + 1) {
+      this.discarding = true;
+      this.discardedHead = concat([...this.parts, piece], Math.min(this.size, EXCERPT_CHARS * 4)).slice();
+      this.parts = [];
+      return;
+    }
+    // Copy: the caller may reuse the chunk's buffer after push() returns.
+    this.parts.push(piece.slice());
+  }
+
+  private finishLine(out: DecodedLine[]): void {
+    const size = this.size;
+    if (this.discarding) {
+      out.push({ ok: false, error: oversized(size, this.maxLineBytes, this.discardedHead) });
+    } else if (size > 0) {
+      let line = concat(this.parts, size);
+      if (line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
+      if (line.length > this.maxLineBytes) {
+        out.push({ ok: false, error: oversized(line.length, this.maxLineBytes, line) });
+      } else {
+        const decoded = decodeStrict(line);
+        if (decoded.ok) {
+          if (decoded.text.trim() !== '') out.push(decoded);
+        } else {
+          out.push(decoded);
+        }
+      }
+    }
+    this.parts = [];
+    this.size = 0;
+    this.discarding = false;
+    this.discardedHead = undefined;
+  }
+}
+
+/** Decodes one frame as strict UTF-8; used by line and message-based transports alike. */
+export function decodeStrict(bytes: Uint8Array): DecodedLine {
+  try {
+    return { ok: true, text: strict.decode(bytes) };
+  } catch {
+    return {
+      ok: false,
+      error: {
+        reason: 'invalid-utf8',
+        message: 'message is not valid UTF-8',
+        excerpt: lenientExcerpt(bytes),
+        bytes: bytes.length,
+      },
+    };
+  }
+}
+
+/** The error reported for a frame beyond the size limit. */
+export function oversized(bytes: number, limit: number, head?: Uint8Array): FrameError {
+  return {
+    reason: 'oversized',
+    message: `message of ${bytes} bytes exceeds the limit of ${limit} bytes`,
+    excerpt: head ? lenientExcerpt(head) : '',
+    bytes,
+  };
+}
+
+function concat(parts: Uint8Array[], limit: number): Uint8Array {
+  if (parts.length === 1 && parts[0]!.length <= limit) return parts[0]!;
+  const out = new Uint8Array(limit);
+  let offset = 0;
+  for (const part of parts) {
+    if (offset >= limit) break;
+    const take = part.subarray(0, limit - offset);
+    out.set(take, offset);
+    offset += take.length;
+  }
+  return out;
+}
+
+/** Frames one serialized JSON-RPC message as an ndjson line (JSON text never contains a raw newline). */
+export function encodeNdjsonLine(json: string): string {
+  return `${json}\n`;
+}

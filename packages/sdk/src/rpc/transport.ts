@@ -1,0 +1,51 @@
+import type { FrameError } from './ndjson.js';
+
+/** Something a transport or connection hands back to let the caller stop listening. */
+export interface Disposable {
+  /** Stops the subscription; calling it twice is harmless. */
+  dispose(): void;
+}
+
+/** What a {@link MessageReader} reports to the one connection listening to it. */
+export interface MessageReaderListener {
+  /** One complete frame of text: a single JSON-RPC message, not yet parsed. */
+  onMessage(text: string): void;
+  /** A frame that could not be turned into text; the reader keeps going afterwards. */
+  onFrameError(error: FrameError): void;
+  /** The source ended. `reason` explains an abnormal end (process exit, socket error). */
+  onClose(reason?: Error): void;
+}
+
+/**
+ * The incoming half of a transport. It frames and decodes; it never parses JSON, so the
+ * connection alone decides how malformed input is answered.
+ */
+export interface MessageReader {
+  /** Starts delivering frames. A reader has exactly one listener. */
+  listen(listener: MessageReaderListener): void;
+  /** Stops delivering and releases the source. */
+  dispose(): void;
+}
+
+/**
+ * The outgoing half of a transport.
+ *
+ * `write` resolves when the transport has taken the message off the caller's hands without
+ * exceeding its own buffer (for a Node stream: the write returned true, or 'drain' fired). Until
+ * then the connection counts the message's bytes as queued; that count is what the connection's
+ * outgoing-buffer limit applies to. Writes are delivered in call order.
+ */
+export interface MessageWriter {
+  /** Sends one serialized JSON-RPC message (no trailing newline; the writer frames it). */
+  write(json: string): Promise<void>;
+  /** Flushes what it can and closes the sink (end of stdin, WebSocket close). */
+  close(): Promise<void>;
+}
+
+/** A connected reader/writer pair: all a connection knows about the outside world. */
+export interface Transport {
+  /** Frames coming from the peer. */
+  reader: MessageReader;
+  /** Frames going to the peer. */
+  writer: MessageWriter;
+}
