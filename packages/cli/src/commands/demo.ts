@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SessionNotification } from '@acp-kit/schema';
+import { Client, type ClientConnection, Connection, schemaValidator, spawnTransport } from '@acp-kit/sdk';
+
+const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
+
+const color = (code: number) => (text: string) => (process.stdout.isTTY ? `\u001b[${code}m${text}\u001b[0m` : text);
+const dim = color(2);
+const green = color(32);
+const cyan = color(36);
+const yellow = color(33);
+
+function describeUpdate({ update }: SessionNotification): string {
+  switch (update.sessionUpdate) {
+    case 'user_message':
+    case 'agent_message':
+    case 'agent_thought': {
+      const content = 'content' in update ? update.content : undefined;
+      const shown = content === undefined ? 'metadata only' : content === null || content.length === 0 ? 'content reset []' : `${content.length} block(s)`;
+      return `${update.sessionUpdate} ${update.messageId} (${shown})`;
+    }
+    case 'user_message_chunk':
+    case 'agent_message_chunk':
+    case 'agent_thought_chunk': {
+      const block = update.content as { type: string; text?: string };
+      return `${update.sessionUpdate} ${update.messageId} ${JSON.stringify(block.text ?? `[${block.type}]`)}`;
+    }
+    case 'state_update': {
+      const idle = update as { stopReason?: string | null };
+      return `state_update ${update.state}${idle.stopReason ? ` (${idle.stopReason})` : ''}`;
+    }
+    default:
+      return update.sessionUpdate;
+  }
+}
+
+async function startAgent(db: string): Promise<{ client: Client; stop: () => Promise<void> }> {
+  const transport = spawnTransport(process.execPath, [BIN, 'agent', '--history', db, '--chunk-delay', '15'], { name: 'agent' });
+  const connection: ClientConnection = new Connection(transport, { validator: schemaValidator });
+  connection.onMessage((direction, message) => {
+    if (direction !== 'in') return;
+    const m = message as { method?: string; params?: SessionNotification; result?: { messageId?: string } };
+    if (m.method === 'session/update' && m.params) console.log(dim('  ← ') + describeUpdate(m.params));
+    else if (m.result?.messageId) console.log(green(`  ← insertion receipt: messageId ${m.result.messageId}`));
+  });
+  const client = new Client(connection, {
+    info: { name: 'acp-kit-demo', version: '0.1.0' },
+    onPermission: (request) => {
+      console.log(yellow(`  ? permission asked: ${request.title} → allow`));
+      return { outcome: { outcome: 'selected', optionId: 'allow' } };
+    },
+  });
+  await client.initialize();
+  return { client, stop: async () => void (await transport.shutdown()) };
+}
+
+function idleAfter(client: Client, sessionId: string, turns: number): Promise<void> {
+  return new Promise((resolve) => {
+    const check = (): boolean => {
+      const snapshot = client.store.snapshot(sessionId);
+      if (snapshot.state.completedTurns >= turns && snapshot.state.activity === 'idle') {
+        resolve();
+        return true;
+      }
+      return false;
+    };
+    if (check()) return;
+    const unsubscribe = client.store.subscribe(() => {
+      if (check()) unsubscribe();
+    });
+  });
+}
+
+/** `acp-kit demo`: the prompt lifecycle as it happens, including a replay after an agent restart. */
+export async function runDemo(): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'acp-kit-demo-'));
+  const db = join(dir, 'history.db');
+  try {
+    console.log(cyan('▶ starting the reference agent with retained history in SQLite'));
+    let { client, stop } = await startAgent(db);
+    const sessionId = await client.newSession(process.cwd());
+    console.log(`  session ${sessionId}`);
+
+    let turns = 0;
+    for (const text of ["What's the capital of France?", '/note buy milk', '/status', '/write notes.md']) {
+      console.log(cyan(`▶ prompt: ${text}`));
+      const messageId = await client.prompt(sessionId, [{ type: 'text', text }]);
+      console.log(`  prompt() resolved with ${messageId} — the turn goes on after the receipt`);
+      turns += 1;
+      await idleAfter(client, sessionId, turns);
+    }
+    const before = client.store.snapshot(sessionId).messages.map((m) => `${m.kind} ${m.messageId}`);
+
+    console.log(cyan('▶ restarting the agent process on the same history file'));
+    await stop();
+    ({ client, stop } = await startAgent(db));
+    console.log(cyan('▶ session/resume with replayFrom {"type":"start"}'));
+    await client.resume(sessionId, { cwd: process.cwd(), replay: true });
+    const after = client.store.snapshot(sessionId).messages.map((m) => `${m.kind} ${m.messageId}`);
+    console.log(cyan('▶ retained messages after replay (live-only /status and its reply are absent):'));
+    for (const line of after) console.log(`  ${line}${before.includes(line) ? green('  same ID as before the restart') : ''}`);
+    await stop();
+    return 0;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,44 @@
+import { runAgent } from './commands/agent.js';
+import { runDemo } from './commands/demo.js';
+import { UsageError } from './usage-error.js';
+
+/** Exit code for a usage error, as the conformance and lint commands promise. */
+export const USAGE_EXIT_CODE = 2;
+
+const USAGE = `Usage: acp-kit <command> [options]
+
+Commands:
+  agent [--history <file.db>] [--listen <host:port>] [--chunk-delay <ms>]
+        Run the reference ACP v2 agent over stdio (or WebSocket with --listen).
+  demo  Show the v2 prompt lifecycle against the reference agent, with a replay after a restart.
+`;
+
+type Command = (args: string[]) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  agent: runAgent,
+  demo: () => runDemo(),
+};
+
+/** Runs the `acp-kit` command line and resolves with the process exit code. */
+export async function run(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE);
+    return name === undefined ? USAGE_EXIT_CODE : 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`acp-kit: unknown command "${name}"\n\n${USAGE}`);
+    return USAGE_EXIT_CODE;
+  }
+  try {
+    return await command(rest);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`acp-kit ${name}: ${error.message}\n\n${USAGE}`);
+      return USAGE_EXIT_CODE;
+    }
+    throw error;
+  }
+}

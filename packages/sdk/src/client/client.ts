@@ -1,0 +1,157 @@
+import type {
+  AgentNotificationMap,
+  AgentRequestMap,
+  ClientCapabilities,
+  ClientNotificationMap,
+  ClientRequestMap,
+  ContentBlock,
+  Implementation,
+  InitializeResponse,
+  McpServer,
+  MessageId,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionId,
+} from '@acp-kit/schema';
+import type { Connection } from '../rpc/connection.js';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { ConversationStore } from './conversation/index.js';
+
+/** The protocol version this client speaks. */
+export const CLIENT_PROTOCOL_VERSION = 2;
+
+/** A connection as a client holds it: it handles client methods and calls agent methods. */
+export type ClientConnection = Connection<ClientRequestMap, ClientNotificationMap, AgentRequestMap, AgentNotificationMap>;
+
+/** Options for {@link Client}. */
+export interface ClientOptions {
+  /** The client's name and version, sent in `initialize`. */
+  info: Implementation;
+  /** Capabilities sent in `initialize`. Default `{}`. */
+  capabilities?: ClientCapabilities;
+  /** Where the conversation is kept. Default: a new {@link ConversationStore}. */
+  store?: ConversationStore;
+  /**
+   * Answers `session/request_permission`. Default: every request is answered `cancelled`, so an
+   * agent never waits on a client that cannot ask its user.
+   */
+  onPermission?(request: RequestPermissionRequest): RequestPermissionResponse | Promise<RequestPermissionResponse>;
+}
+
+/** A prompt on its way: its optimistic entry and the insertion receipt to come. */
+export interface Submission {
+  /** The optimistic entry's ID in the {@link ConversationStore}. */
+  readonly localId: string;
+  /** Resolves with the inserted message's ID; rejects with the agent's JSON-RPC error. */
+  readonly messageId: Promise<MessageId>;
+}
+
+/**
+ * An ACP v2 client over one connection. Every `session/update` goes into its
+ * {@link ConversationStore}; prompts are shown optimistically and reconciled by the `messageId`
+ * the agent returns, never by content or arrival order.
+ */
+export class Client {
+  /** The conversation(s) this client has seen. */
+  readonly store: ConversationStore;
+  readonly #connection: ClientConnection;
+  readonly #options: ClientOptions;
+  readonly #sessions = new Set<SessionId>();
+
+  constructor(connection: ClientConnection, options: ClientOptions) {
+    this.#connection = connection;
+    this.#options = options;
+    this.store = options.store ?? new ConversationStore();
+    connection.onNotification('session/update', (params) => this.store.apply(params));
+    connection.onRequest('session/request_permission', (params) =>
+      options.onPermission ? options.onPermission(params) : { outcome: { outcome: 'cancelled' } },
+    );
+    connection.onClose(() => {
+      for (const sessionId of this.#sessions) this.store.setConnection(sessionId, 'disconnected');
+    });
+    connection.listen();
+  }
+
+  /** The underlying connection. */
+  get connection(): ClientConnection {
+    return this.#connection;
+  }
+
+  /** Sends `initialize` with protocol version 2 and this client's info. */
+  initialize(): Promise<InitializeResponse> {
+    return this.#connection.sendRequest('initialize', {
+      protocolVersion: CLIENT_PROTOCOL_VERSION,
+      info: this.#options.info,
+      capabilities: this.#options.capabilities ?? {},
+    });
+  }
+
+  /** Creates a session and returns its ID. */
+  async newSession(cwd: string, mcpServers: McpServer[] = []): Promise<SessionId> {
+    const { sessionId } = await this.#connection.sendRequest('session/new', { cwd, mcpServers });
+    this.#track(sessionId);
+    return sessionId;
+  }
+
+  /**
+   * Resumes a session. With `replay: true` the agent first replays its retained history, which
+   * the store applies by the upsert rules (replaying twice changes nothing).
+   */
+  async resume(sessionId: SessionId, options: { cwd: string; replay?: boolean }): Promise<void> {
+    this.#track(sessionId);
+    await this.#connection.sendRequest('session/resume', {
+      sessionId,
+      cwd: options.cwd,
+      ...(options.replay ? { replayFrom: { type: 'start' as const } } : {}),
+    });
+  }
+
+  /**
+   * Submits a prompt: shows it optimistically at once, then associates it with the `messageId`
+   * from the response. If the connection is lost before a response, the entry stays in the
+   * explicit "outcome unknown" state: it may or may not have been inserted, and it is never
+   * matched to a later message by guesswork.
+   */
+  submit(sessionId: SessionId, prompt: ContentBlock[], options: { localId?: string } = {}): Submission {
+    this.#track(sessionId);
+    const localId = this.store.addPending(sessionId, prompt, options);
+    const messageId = this.#connection.sendRequest('session/prompt', { sessionId, prompt }).then(
+      ({ messageId: id }) => {
+        this.store.resolvePending(localId, id);
+        return id;
+      },
+      (error: unknown) => {
+        if (error instanceof RpcError && isOutcomeUnknown(error)) this.store.markOutcomeUnknown(localId);
+        else this.store.rejectPending(localId, error);
+        throw error;
+      },
+    );
+    return { localId, messageId };
+  }
+
+  /** Submits a prompt and resolves with the inserted message's ID (see {@link Client.submit}). */
+  prompt(sessionId: SessionId, prompt: ContentBlock[]): Promise<MessageId> {
+    return this.submit(sessionId, prompt).messageId;
+  }
+
+  /** Asks the agent to stop the session's foreground work. */
+  cancel(sessionId: SessionId): Promise<void> {
+    return this.#connection.sendNotification('session/cancel', { sessionId });
+  }
+
+  /** Closes the connection. */
+  close(): void {
+    this.#connection.close();
+  }
+
+  #track(sessionId: SessionId): void {
+    if (this.#sessions.has(sessionId)) return;
+    this.#sessions.add(sessionId);
+    this.store.setConnection(sessionId, this.#connection.isClosed ? 'disconnected' : 'connected');
+  }
+}
+
+/** Errors after which the prompt may or may not have been inserted: no answer ever came. */
+function isOutcomeUnknown(error: RpcError): boolean {
+  return error.code === ErrorCodes.ConnectionClosed || error.code === ErrorCodes.OutgoingBufferFull;
+}
