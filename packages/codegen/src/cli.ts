@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { checkSchema } from './check-schema.js';
+import { describeDrift, generate } from './generate.js';
+import { SchemaError, formatProblem } from './problems.js';
+
+const USAGE = `usage:
+  acp-kit-codegen generate --schema <schema.json> --out <dir> [--check] [--runtime-module <path>]
+  acp-kit-codegen check-schema --schema <schema.json> [--examples <dir>] [--invalid <dir>]`;
+
+async function runGenerate(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      schema: { type: 'string' },
+      out: { type: 'string' },
+      check: { type: 'boolean', default: false },
+      'runtime-module': { type: 'string' },
+    },
+  });
+  if (values.schema === undefined || values.out === undefined) {
+    console.error(USAGE);
+    return 2;
+  }
+  const runtimeModule = values['runtime-module'];
+  const result = await generate({
+    schemaPath: values.schema,
+    outDir: values.out,
+    check: values.check,
+    ...(runtimeModule === undefined ? {} : { runtimeModule }),
+    onStep: ({ step, ms }) => console.log(`  ${step.padEnd(24)} ${ms.toFixed(1).padStart(8)} ms`),
+  });
+  if (values.check) {
+    if (!result.upToDate) {
+      console.error(`generated files are out of date with ${result.model.source}:`);
+      for (const line of describeDrift(values.out, result.plan)) console.error(`  ${line}`);
+      console.error('run `acp-kit-codegen generate` (npm run generate) and commit the result.');
+      return 1;
+    }
+    console.log(`${result.files.length} generated files match ${result.model.source}`);
+    return 0;
+  }
+  const { created, changed, deleted } = result.plan;
+  console.log(
+    `wrote ${created.length + changed.length} file(s), deleted ${deleted.length}, ${result.plan.unchanged.length} unchanged`,
+  );
+  return 0;
+}
+
+function runCheckSchema(args: string[]): number {
+  const { values } = parseArgs({
+    args,
+    options: { schema: { type: 'string' }, examples: { type: 'string' }, invalid: { type: 'string' } },
+  });
+  if (values.schema === undefined) {
+    console.error(USAGE);
+    return 2;
+  }
+  const result = checkSchema({
+    schemaPath: values.schema,
+    ...(values.examples === undefined ? {} : { examplesDir: values.examples }),
+    ...(values.invalid === undefined ? {} : { invalidDir: values.invalid }),
+  });
+  for (const problem of result.problems) console.error(formatProblem(problem));
+  if (result.problems.length > 0) {
+    console.error(`${result.problems.length} problem(s)`);
+    return 1;
+  }
+  console.log(
+    `schema ok; ${result.examplesChecked} example(s) valid, ${result.invalidChecked} invalid case(s) rejected`,
+  );
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === 'generate') return await runGenerate(rest);
+    if (command === 'check-schema') return runCheckSchema(rest);
+  } catch (error) {
+    if (error instanceof SchemaError) {
+      for (const problem of error.problems) console.error(formatProblem(problem));
+      return 1;
+    }
+    console.error(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
+  console.error(USAGE);
+  return 2;
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,30 @@
+import type { SchemaModel } from '../model/model.js';
+import type { EmittedFile } from './emitted-file.js';
+import { emitMethods } from './methods.js';
+import { emitTypes } from './types.js';
+import { emitValidateWrapper } from './validate-wrapper.js';
+import { emitValidators } from './validators.js';
+
+/** A named emitter: turns the model into files, without I/O. */
+export interface Emitter {
+  /** Shown in the step log, e.g. `emit types`. */
+  readonly step: string;
+  readonly emit: (model: SchemaModel) => EmittedFile[] | Promise<EmittedFile[]>;
+}
+
+/** Options shared by the standard emitters. */
+export interface StandardEmitterOptions {
+  /** Runtime module for the validator wrapper, relative to the output directory. */
+  readonly runtimeModule?: string;
+}
+
+/** The emitters `acp-kit-codegen generate` runs, in order. */
+export function standardEmitters(options: StandardEmitterOptions = {}): Emitter[] {
+  const runtimeModule = options.runtimeModule ?? '../validation-runtime.js';
+  return [
+    { step: 'emit types', emit: emitTypes },
+    { step: 'emit methods', emit: emitMethods },
+    { step: 'emit validators', emit: emitValidators },
+    { step: 'emit validate wrapper', emit: (model) => emitValidateWrapper(model, { runtimeModule }) },
+  ];
+}

@@ -1,0 +1,133 @@
+import { VariableDeclarationKind } from 'ts-morph';
+import type { SchemaModel } from '../model/model.js';
+import { type EmittedFile, generatedHeader } from './emitted-file.js';
+import { createProject, docText, printSourceFile } from './ts-project.js';
+
+/** Options of the typed validator wrapper. */
+export interface ValidateWrapperOptions {
+  /**
+   * Module (relative to the output directory) that provides `runValidator`, `CompiledValidator`
+   * and `ValidationResult` — the hand-written half of the validation API.
+   */
+  readonly runtimeModule: string;
+}
+
+function quote(text: string): string {
+  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+}
+
+/**
+ * Emits `validate.ts`: typed entry points over the standalone validators — `validate`,
+ * `validateParams`, `validateResult` and one `is<Definition>` guard per definition.
+ */
+export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapperOptions): EmittedFile[] {
+  const project = createProject();
+  const file = project.createSourceFile('validate.ts');
+  const names = model.definitions.map((d) => d.name);
+  file.addImportDeclaration({
+    isTypeOnly: true,
+    moduleSpecifier: './types.js',
+    namedImports: ['DefinitionName', 'Definitions', ...names].sort(),
+  });
+  file.addImportDeclaration({ moduleSpecifier: './validators.js', namespaceImport: 'compiled' });
+  file.addImportDeclaration({
+    moduleSpecifier: options.runtimeModule,
+    namedImports: [
+      { name: 'CompiledValidator', isTypeOnly: true },
+      { name: 'ValidationResult', isTypeOnly: true },
+      { name: 'runValidator' },
+    ],
+  });
+
+  file.addVariableStatement({
+    declarationKind: VariableDeclarationKind.Const,
+    declarations: [
+      {
+        name: 'VALIDATORS',
+        type: '{ readonly [N in DefinitionName]: CompiledValidator }',
+        initializer: (writer) => {
+          writer.inlineBlock(() => {
+            for (const name of names) writer.writeLine(`${name}: compiled.${name},`);
+          });
+        },
+      },
+    ],
+  });
+  const table = (name: string, entries: [string, string][]) =>
+    file.addVariableStatement({
+      declarationKind: VariableDeclarationKind.Const,
+      declarations: [
+        {
+          name,
+          type: 'ReadonlyMap<string, DefinitionName>',
+          initializer: (writer) => {
+            writer.write('new Map<string, DefinitionName>([');
+            writer.indent(() => {
+              for (const [method, def] of entries) writer.writeLine(`[${quote(method)}, ${quote(def)}],`);
+            });
+            writer.write('])');
+          },
+        },
+      ],
+    });
+  table(
+    'PARAMS',
+    model.methods.map((m) => [m.name, m.params]),
+  );
+  table(
+    'RESULTS',
+    model.methods.flatMap((m): [string, string][] => (m.result === undefined ? [] : [[m.name, m.result]])),
+  );
+
+  file.addFunction({
+    name: 'validate',
+    isExported: true,
+    docs: [
+      {
+        description:
+          'Validates a value against one definition of the schema; on failure, lists issues with RFC 6901 pointers.',
+      },
+    ],
+    typeParameters: [{ name: 'N', constraint: 'DefinitionName' }],
+    parameters: [
+      { name: 'name', type: 'N' },
+      { name: 'value', type: 'unknown' },
+    ],
+    returnType: 'ValidationResult<Definitions[N]>',
+    statements: 'return runValidator<Definitions[N]>(VALIDATORS[name], value);',
+  });
+  for (const [fn, tableName, what] of [
+    ['validateParams', 'PARAMS', 'params'],
+    ['validateResult', 'RESULTS', 'result'],
+  ] as const) {
+    file.addFunction({
+      name: fn,
+      isExported: true,
+      docs: [
+        {
+          description: `Validates the ${what} of a method by its wire name; \`undefined\` when the schema defines no ${what} for that method.`,
+        },
+      ],
+      parameters: [
+        { name: 'method', type: 'string' },
+        { name: what, type: 'unknown' },
+      ],
+      returnType: 'ValidationResult<unknown> | undefined',
+      statements: [
+        `const name = ${tableName}.get(method);`,
+        `return name === undefined ? undefined : runValidator<unknown>(VALIDATORS[name], ${what});`,
+      ],
+    });
+  }
+  file.addFunctions(
+    model.definitions.map((def) => ({
+      name: `is${def.name}`,
+      isExported: true,
+      docs: [{ description: docText(`True when the value is a valid \`${def.name}\` (full validation).`) }],
+      parameters: [{ name: 'value', type: 'unknown' }],
+      returnType: `value is ${def.name}`,
+      statements: `return VALIDATORS.${def.name}(value);`,
+    })),
+  );
+  return [{ path: 'validate.ts', contents: printSourceFile(generatedHeader(model), file) }];
+}

@@ -1,0 +1,269 @@
+import { type JsonObject, type JsonValue, defNameOfRef, isJsonObject, pointerOf } from '../json.js';
+import type { SchemaProblem } from '../problems.js';
+
+const DEF_NAME = /^[A-Z][A-Za-z0-9]*$/;
+const DIRECTIONS = new Set(['client_to_agent', 'agent_to_client', 'both']);
+const KINDS = new Set(['request', 'notification']);
+const EXTENSION_PATTERN = '^_';
+
+/** Keywords whose value is one subschema. */
+const SUBSCHEMA_KEYWORDS = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+];
+/** Keywords whose value is an array of subschemas. */
+const SUBSCHEMA_LIST_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
+
+function hasDescription(schema: JsonValue | undefined): boolean {
+  return isJsonObject(schema) && typeof schema.description === 'string' && schema.description.trim() !== '';
+}
+
+/** How one branch of a discriminated union relates to the union's tag. */
+export type BranchShape =
+  | { readonly kind: 'known'; readonly tagValue: string }
+  | { readonly kind: 'extension' }
+  | { readonly kind: 'union'; readonly tagValue: string }
+  | { readonly kind: 'invalid'; readonly reason: string };
+
+/**
+ * Classifies the definition a union branch references. Shared by the convention checks and the
+ * model builder so both read the schema the same way.
+ */
+export function classifyBranch(
+  defs: JsonObject,
+  defName: string,
+  tag: string,
+  seen: Set<string> = new Set(),
+): BranchShape {
+  const def = defs[defName];
+  if (!isJsonObject(def)) return { kind: 'invalid', reason: `references missing definition ${defName}` };
+  const tagSchema = isJsonObject(def.properties) ? def.properties[tag] : undefined;
+  if (isJsonObject(tagSchema)) {
+    const required = Array.isArray(def.required) && def.required.includes(tag);
+    if (!required) return { kind: 'invalid', reason: `${defName} must list "${tag}" in required` };
+    if (typeof tagSchema.const === 'string') return { kind: 'known', tagValue: tagSchema.const };
+    if (tagSchema.type === 'string' && tagSchema.pattern === EXTENSION_PATTERN) return { kind: 'extension' };
+    return {
+      kind: 'invalid',
+      reason: `${defName}.properties.${tag} must have a string "const" or be {"type":"string","pattern":"^_"}`,
+    };
+  }
+  if (typeof def['x-discriminator'] === 'string' && Array.isArray(def.oneOf) && !seen.has(defName)) {
+    seen.add(defName);
+    const values = new Set<string>();
+    for (const branch of def.oneOf) {
+      const inner = isJsonObject(branch) ? defNameOfRef(branch.$ref) : undefined;
+      if (inner === undefined)
+        return { kind: 'invalid', reason: `${defName} has a branch that is not a local $ref` };
+      const shape = classifyBranch(defs, inner, tag, seen);
+      if (shape.kind !== 'known') {
+        return {
+          kind: 'invalid',
+          reason: `nested union ${defName}: every branch needs a const "${tag}" (${inner} has none)`,
+        };
+      }
+      values.add(shape.tagValue);
+    }
+    const [only] = values;
+    if (values.size !== 1 || only === undefined) {
+      return { kind: 'invalid', reason: `nested union ${defName}: branches must share one "${tag}" value` };
+    }
+    return { kind: 'union', tagValue: only };
+  }
+  return { kind: 'invalid', reason: `${defName} has no properties.${tag}` };
+}
+
+function checkPropertyDescriptions(
+  file: string,
+  schema: JsonValue,
+  path: (string | number)[],
+  out: SchemaProblem[],
+): void {
+  if (!isJsonObject(schema)) return;
+  if (isJsonObject(schema.properties)) {
+    for (const [prop, propSchema] of Object.entries(schema.properties)) {
+      const at = [...path, 'properties', prop];
+      if (!hasDescription(propSchema))
+        out.push({ file, pointer: pointerOf(...at), message: 'property has no description' });
+      checkPropertyDescriptions(file, propSchema, at, out);
+    }
+  }
+  if (schema.additionalProperties === false) {
+    out.push({
+      file,
+      pointer: pointerOf(...path, 'additionalProperties'),
+      message: 'objects are open: additionalProperties must not be false',
+    });
+  }
+  for (const key of SUBSCHEMA_KEYWORDS) {
+    if (schema[key] !== undefined) checkPropertyDescriptions(file, schema[key], [...path, key], out);
+  }
+  for (const key of SUBSCHEMA_LIST_KEYWORDS) {
+    const list = schema[key];
+    if (!Array.isArray(list)) continue;
+    for (const [i, s] of list.entries()) checkPropertyDescriptions(file, s, [...path, key, i], out);
+  }
+}
+
+function checkUnion(
+  file: string,
+  defs: JsonObject,
+  name: string,
+  def: JsonObject,
+  out: SchemaProblem[],
+): void {
+  const at = (...rest: (string | number)[]) => pointerOf('$defs', name, ...rest);
+  const tag = def['x-discriminator'];
+  if (typeof tag !== 'string' || tag === '') {
+    out.push({ file, pointer: at('x-discriminator'), message: 'x-discriminator must name the tag property' });
+    return;
+  }
+  if (!Array.isArray(def.oneOf) || def.oneOf.length === 0) {
+    out.push({ file, pointer: at('oneOf'), message: 'a discriminated union needs a non-empty oneOf' });
+    return;
+  }
+  const owners = new Map<string, number>();
+  let extensions = 0;
+  def.oneOf.forEach((branch, i) => {
+    const ref = isJsonObject(branch) ? defNameOfRef(branch.$ref) : undefined;
+    if (ref === undefined || !isJsonObject(branch) || Object.keys(branch).length !== 1) {
+      out.push({
+        file,
+        pointer: at('oneOf', i),
+        message: 'a union branch must be a lone {"$ref": "#/$defs/<Name>"}',
+      });
+      return;
+    }
+    const shape = classifyBranch(defs, ref, tag);
+    if (shape.kind === 'invalid') {
+      out.push({ file, pointer: at('oneOf', i), message: shape.reason });
+    } else if (shape.kind === 'extension') {
+      extensions += 1;
+      if (extensions > 1) {
+        out.push({ file, pointer: at('oneOf', i), message: 'a union has at most one extension branch' });
+      }
+    } else {
+      if (shape.tagValue.startsWith('_')) {
+        out.push({
+          file,
+          pointer: at('oneOf', i),
+          message: `tag "${shape.tagValue}" overlaps the extension space "^_"`,
+        });
+      }
+      const first = owners.get(shape.tagValue);
+      if (first !== undefined) {
+        out.push({
+          file,
+          pointer: at('oneOf', i),
+          message: `tag "${shape.tagValue}" is also used by ${at('oneOf', first)}; tags must be disjoint`,
+        });
+      } else {
+        owners.set(shape.tagValue, i);
+      }
+    }
+  });
+}
+
+function checkOpenEnum(file: string, name: string, def: JsonObject, out: SchemaProblem[]): void {
+  const pointer = pointerOf('$defs', name);
+  const anyOf = def.anyOf;
+  const [enumBranch, patternBranch] = Array.isArray(anyOf) ? anyOf : [];
+  const ok =
+    def.type === 'string' &&
+    Array.isArray(anyOf) &&
+    anyOf.length === 2 &&
+    isJsonObject(enumBranch) &&
+    Array.isArray(enumBranch.enum) &&
+    enumBranch.enum.every((v) => typeof v === 'string' && !v.startsWith('_')) &&
+    isJsonObject(patternBranch) &&
+    patternBranch.pattern === EXTENSION_PATTERN;
+  if (!ok) {
+    out.push({
+      file,
+      pointer,
+      message:
+        'an open enum must be {"type":"string","anyOf":[{"enum":[known values not starting with _]},{"pattern":"^_"}]}',
+    });
+  }
+}
+
+function checkMethods(
+  file: string,
+  defs: JsonObject,
+  methods: JsonValue | undefined,
+  out: SchemaProblem[],
+): void {
+  if (methods === undefined) return;
+  if (!isJsonObject(methods)) {
+    out.push({ file, pointer: '/x-methods', message: 'x-methods must be an object keyed by method name' });
+    return;
+  }
+  for (const [method, info] of Object.entries(methods)) {
+    const at = (...rest: string[]) => pointerOf('x-methods', method, ...rest);
+    if (!isJsonObject(info)) {
+      out.push({ file, pointer: at(), message: 'a method entry must be an object' });
+      continue;
+    }
+    if (typeof info.direction !== 'string' || !DIRECTIONS.has(info.direction)) {
+      out.push({
+        file,
+        pointer: at('direction'),
+        message: 'direction must be client_to_agent, agent_to_client or both',
+      });
+    }
+    if (typeof info.kind !== 'string' || !KINDS.has(info.kind)) {
+      out.push({ file, pointer: at('kind'), message: 'kind must be request or notification' });
+    }
+    if (!hasDescription(info))
+      out.push({ file, pointer: at('description'), message: 'method has no description' });
+    if (typeof info.params !== 'string' || !isJsonObject(defs[info.params])) {
+      out.push({
+        file,
+        pointer: at('params'),
+        message: `params must name a definition in $defs (got ${JSON.stringify(info.params)})`,
+      });
+    }
+    if (info.kind === 'request') {
+      if (typeof info.result !== 'string' || !isJsonObject(defs[info.result])) {
+        out.push({
+          file,
+          pointer: at('result'),
+          message: `result must name a definition in $defs (got ${JSON.stringify(info.result)})`,
+        });
+      }
+    } else if (info.result !== undefined) {
+      out.push({ file, pointer: at('result'), message: 'only requests have a result' });
+    }
+  }
+}
+
+/**
+ * Checks the conventions of schema/README.md that code generation relies on. Assumes the
+ * schema already passed meta-validation.
+ */
+export function checkConventions(schema: JsonObject, file: string): SchemaProblem[] {
+  const out: SchemaProblem[] = [];
+  const defs = schema.$defs;
+  if (!isJsonObject(defs))
+    return [{ file, pointer: '/$defs', message: 'the schema must keep its definitions in $defs' }];
+  for (const [name, def] of Object.entries(defs)) {
+    const pointer = pointerOf('$defs', name);
+    if (!DEF_NAME.test(name)) out.push({ file, pointer, message: 'definition names are PascalCase' });
+    if (!isJsonObject(def)) {
+      out.push({ file, pointer, message: 'a definition must be a schema object' });
+      continue;
+    }
+    if (!hasDescription(def)) out.push({ file, pointer, message: 'definition has no description' });
+    checkPropertyDescriptions(file, def, ['$defs', name], out);
+    if (def['x-discriminator'] !== undefined) checkUnion(file, defs, name, def, out);
+    if (def['x-open-enum'] !== undefined) checkOpenEnum(file, name, def, out);
+  }
+  checkMethods(file, defs, schema['x-methods'], out);
+  return out;
+}

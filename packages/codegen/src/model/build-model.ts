@@ -1,0 +1,114 @@
+import { classifyBranch } from '../load/conventions.js';
+import type { LoadedSchema } from '../load/load-schema.js';
+import { type JsonObject, defNameOfRef, isJsonObject, pointerOf } from '../json.js';
+import type {
+  DefinitionModel,
+  DiscriminatedUnionModel,
+  MethodDirection,
+  MethodKind,
+  MethodModel,
+  OpenEnumModel,
+  PropertyModel,
+  SchemaModel,
+  UnionVariant,
+} from './model.js';
+
+/** `session/request_permission` → `SessionRequestPermission`, `$/cancel_request` → `CancelRequest`. */
+export function methodConstName(method: string): string {
+  return method
+    .split(/[^A-Za-z0-9]+/)
+    .filter((part) => part !== '')
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}
+
+function describe(schema: JsonObject): string {
+  return typeof schema.description === 'string' ? schema.description : '';
+}
+
+function buildDefinition(name: string, schema: JsonObject): DefinitionModel {
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  const properties: PropertyModel[] = isJsonObject(schema.properties)
+    ? Object.entries(schema.properties).flatMap(([prop, propSchema]) =>
+        isJsonObject(propSchema)
+          ? [
+              {
+                name: prop,
+                description: describe(propSchema),
+                required: required.has(prop),
+                schema: propSchema,
+              },
+            ]
+          : [],
+      )
+    : [];
+  return { name, description: describe(schema), pointer: pointerOf('$defs', name), schema, properties };
+}
+
+function buildUnion(
+  defs: JsonObject,
+  name: string,
+  schema: JsonObject,
+  tag: string,
+): DiscriminatedUnionModel {
+  const variants: UnionVariant[] = [];
+  let extension: string | undefined;
+  for (const branch of Array.isArray(schema.oneOf) ? schema.oneOf : []) {
+    const ref = isJsonObject(branch) ? defNameOfRef(branch.$ref) : undefined;
+    if (ref === undefined) throw new Error(`$defs/${name}: union branch is not a local $ref`);
+    const shape = classifyBranch(defs, ref, tag);
+    if (shape.kind === 'invalid') throw new Error(`$defs/${name}: ${shape.reason}`);
+    if (shape.kind === 'extension') extension = ref;
+    else variants.push({ kind: shape.kind, definition: ref, tagValue: shape.tagValue });
+  }
+  return extension === undefined
+    ? { name, tag, description: describe(schema), variants }
+    : { name, tag, description: describe(schema), variants, extension };
+}
+
+function buildOpenEnum(name: string, schema: JsonObject): OpenEnumModel {
+  const [first] = Array.isArray(schema.anyOf) ? schema.anyOf : [];
+  const known =
+    isJsonObject(first) && Array.isArray(first.enum) ? first.enum.filter((v) => typeof v === 'string') : [];
+  return { name, description: describe(schema), known };
+}
+
+function buildMethods(schema: JsonObject): MethodModel[] {
+  const methods = isJsonObject(schema['x-methods']) ? schema['x-methods'] : {};
+  const seen = new Map<string, string>();
+  return Object.entries(methods).flatMap(([name, info]) => {
+    if (!isJsonObject(info)) return [];
+    const constName = methodConstName(name);
+    const clash = seen.get(constName);
+    if (clash !== undefined)
+      throw new Error(`methods ${clash} and ${name} both map to the constant ${constName}`);
+    seen.set(constName, name);
+    const base = {
+      name,
+      constName,
+      direction: info.direction as MethodDirection,
+      kind: info.kind as MethodKind,
+      params: String(info.params),
+      description: describe(info),
+    };
+    return [typeof info.result === 'string' ? { ...base, result: info.result } : base];
+  });
+}
+
+/** Builds the normalized model from a loaded (already checked) schema. */
+export function buildModel(loaded: LoadedSchema): SchemaModel {
+  const { schema } = loaded;
+  const defs = isJsonObject(schema.$defs) ? schema.$defs : {};
+  const definitions: DefinitionModel[] = [];
+  const unions: DiscriminatedUnionModel[] = [];
+  const openEnums: OpenEnumModel[] = [];
+  for (const [name, def] of Object.entries(defs)) {
+    if (!isJsonObject(def)) continue;
+    definitions.push(buildDefinition(name, def));
+    const tag = def['x-discriminator'];
+    if (typeof tag === 'string') unions.push(buildUnion(defs, name, def, tag));
+    if (def['x-open-enum'] === true) openEnums.push(buildOpenEnum(name, def));
+  }
+  const base = { source: loaded.file, schema, definitions, unions, openEnums, methods: buildMethods(schema) };
+  return typeof schema.$id === 'string' ? { ...base, id: schema.$id } : base;
+}

@@ -1,0 +1,96 @@
+import type { JsonObject } from '../json.js';
+
+/** One property of an object definition. */
+export interface PropertyModel {
+  readonly name: string;
+  readonly description: string;
+  readonly required: boolean;
+  /** The property's JSON schema, as written. */
+  readonly schema: JsonObject;
+}
+
+/** One entry of `$defs`. */
+export interface DefinitionModel {
+  readonly name: string;
+  readonly description: string;
+  /** RFC 6901 pointer of the definition inside the schema file. */
+  readonly pointer: string;
+  /** The definition's JSON schema, as written. */
+  readonly schema: JsonObject;
+  /** Direct properties, in the order written (empty for non-object definitions). */
+  readonly properties: readonly PropertyModel[];
+}
+
+/** A branch of a discriminated union whose tag is one fixed value. */
+export interface KnownVariant {
+  readonly kind: 'known';
+  /** The referenced definition. */
+  readonly definition: string;
+  readonly tagValue: string;
+}
+
+/** A branch that is itself a discriminated union (on another tag) whose branches all share this union's tag value. */
+export interface NestedUnionVariant {
+  readonly kind: 'union';
+  readonly definition: string;
+  readonly tagValue: string;
+}
+
+/** A known branch: a plain variant or a nested union. */
+export type UnionVariant = KnownVariant | NestedUnionVariant;
+
+/** A definition with `x-discriminator`: a `oneOf` that is really a switch on one tag property. */
+export interface DiscriminatedUnionModel {
+  readonly name: string;
+  /** The tag property. */
+  readonly tag: string;
+  readonly description: string;
+  /** Known branches, in schema order. */
+  readonly variants: readonly UnionVariant[];
+  /** The branch taking `_`-prefixed tags, if the union is open. */
+  readonly extension?: string;
+}
+
+/** A string type with known values that also accepts `_`-prefixed extension values. */
+export interface OpenEnumModel {
+  readonly name: string;
+  readonly description: string;
+  readonly known: readonly string[];
+}
+
+/** Who sends a method. */
+export type MethodDirection = 'client_to_agent' | 'agent_to_client' | 'both';
+
+/** Whether a method expects a response. */
+export type MethodKind = 'request' | 'notification';
+
+/** One entry of `x-methods`. */
+export interface MethodModel {
+  /** The wire name, e.g. `session/prompt`. */
+  readonly name: string;
+  /** A PascalCase identifier derived from the name, e.g. `SessionPrompt`. */
+  readonly constName: string;
+  readonly direction: MethodDirection;
+  readonly kind: MethodKind;
+  /** Definition name of the params. */
+  readonly params: string;
+  /** Definition name of the result (requests only). */
+  readonly result?: string;
+  readonly description: string;
+}
+
+/** The normalized model every emitter consumes. */
+export interface SchemaModel {
+  /** The schema file as shown to people, e.g. `schema/v2/schema.json`. */
+  readonly source: string;
+  /** The schema's `$id`, if any. */
+  readonly id?: string;
+  /** The canonical schema, as written (emitters copy before changing anything). */
+  readonly schema: JsonObject;
+  /** All definitions, in schema order. */
+  readonly definitions: readonly DefinitionModel[];
+  readonly unions: readonly DiscriminatedUnionModel[];
+  readonly openEnums: readonly OpenEnumModel[];
+  /** All methods, in schema order. */
+  readonly methods: readonly MethodModel[];
+}
