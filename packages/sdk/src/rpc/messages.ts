@@ -49,7 +49,7 @@ export type ClassifiedMessage =
       pointer: string;
       /** The value's `id` if it was a valid request id, else `null` (what an error reply must echo). */
       id: RpcId | null;
-      /** Whether the value looked like a response (has `result` or `error` and no `method`). */
+      /** Whether the value looked like a response (an `id` and no `method`). */
       looksLikeResponse: boolean;
     };
 
@@ -78,7 +78,7 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
     return { kind: 'invalid', reason, pointer: '', id: null, looksLikeResponse: false };
   }
   const id = isRpcId(value.id) ? value.id : null;
-  const looksLikeResponse = !has(value, 'method') && (has(value, 'result') || has(value, 'error'));
+  const looksLikeResponse = !has(value, 'method') && has(value, 'id');
   const invalid = (reason: string, pointer: string): ClassifiedMessage => ({
     kind: 'invalid',
     reason,
