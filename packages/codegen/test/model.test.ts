@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { methodConstName } from '../src/model/build-model.js';
+import { miniSchema, modelOf } from './helpers.js';
+
+describe('model', () => {
+  const model = modelOf(miniSchema());
+
+  it('keeps every definition in schema order with its description', () => {
+    expect(model.definitions.map((d) => d.name).slice(0, 3)).toEqual(['Meta', 'SessionId', 'MessageId']);
+    expect(model.definitions.find((d) => d.name === 'PromptResponse')?.properties).toEqual([
+      expect.objectContaining({ name: 'messageId', required: true, description: 'The inserted message.' }),
+      expect.objectContaining({ name: '_meta', required: false }),
+    ]);
+  });
+
+  it('models a union with known variants, a nested union and an extension branch', () => {
+    const union = model.unions.find((u) => u.name === 'SessionUpdate');
+    expect(union).toEqual({
+      name: 'SessionUpdate',
+      tag: 'sessionUpdate',
+      description: 'A session update.',
+      variants: [
+        { kind: 'known', definition: 'AgentMessageChunk', tagValue: 'agent_message_chunk' },
+        { kind: 'union', definition: 'StateUpdate', tagValue: 'state_update' },
+      ],
+      extension: 'ExtensionSessionUpdate',
+    });
+  });
+
+  it('models open enums with their known values', () => {
+    expect(model.openEnums).toEqual([
+      {
+        name: 'StopReason',
+        description: 'Why the agent stopped.',
+        known: ['end_turn', 'max_tokens', 'cancelled'],
+      },
+    ]);
+  });
+
+  it('models methods with direction, kind, params, result and a constant name', () => {
+    expect(model.methods.find((m) => m.name === 'session/prompt')).toEqual({
+      name: 'session/prompt',
+      constName: 'SessionPrompt',
+      direction: 'client_to_agent',
+      kind: 'request',
+      params: 'PromptRequest',
+      result: 'PromptResponse',
+      description: 'Sends a user prompt.',
+    });
+    expect(model.methods.find((m) => m.name === '$/cancel_request')?.result).toBeUndefined();
+  });
+
+  it('derives PascalCase method constants from wire names', () => {
+    expect(methodConstName('$/cancel_request')).toBe('CancelRequest');
+    expect(methodConstName('session/request_permission')).toBe('SessionRequestPermission');
+  });
+
+  it('refuses two methods that map to the same constant', () => {
+    const schema = miniSchema();
+    const methods = schema['x-methods'] as Record<string, unknown>;
+    methods['session.prompt'] = methods['session/prompt'];
+    expect(() => modelOf(schema)).toThrow(/SessionPrompt/);
+  });
+});
