@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { Connection, ErrorCodes, type Transport } from '../../src/rpc/index.js';
+import {
+  connectWebSocket,
+  listenWebSocket,
+  type WebSocketTransportServer,
+} from '../../src/transports/index.js';
+
+let server: WebSocketTransportServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** An agent-like server: one Connection per client, numbered in order of arrival. */
+async function startServer(maxMessageBytes?: number): Promise<{ url: string; agents: Connection[] }> {
+  const agents: Connection[] = [];
+  server = await listenWebSocket({
+    maxMessageBytes,
+    onConnection(transport: Transport) {
+      const index = agents.length;
+      const agent = new Connection(transport);
+      agent.onRequest('whoami', () => ({ client: index }));
+      agent.onRequest('echo', (params) => params);
+      agents.push(agent.listen());
+    },
+  });
+  return { url: server.url, agents };
+}
+
+/** A raw ws client that collects parsed text frames, for sending bytes the SDK would never send. */
+async function rawClient(
+  url: string,
+): Promise<{ socket: WebSocket; next(): Promise<Record<string, unknown>> }> {
+  const socket = new WebSocket(url);
+  const queue: Record<string, unknown>[] = [];
+  const waiters: ((m: Record<string, unknown>) => void)[] = [];
+  socket.on('message', (data) => {
+    const message = JSON.parse(String(data)) as Record<string, unknown>;
+    const waiter = waiters.shift();
+    if (waiter) waiter(message);
+    else queue.push(message);
+  });
+  await new Promise((resolve) => socket.once('open', resolve));
+  return {
+    socket,
+    next: () => {
+      const ready = queue.shift();
+      return ready ? Promise.resolve(ready) : new Promise((resolve) => waiters.push(resolve));
+    },
+  };
+}
+
+describe('WebSocket transport', () => {
+  it('serves two clients at once, each on its own connection', async () => {
+    const { url, agents } = await startServer();
+    const first = new Connection(await connectWebSocket(url)).listen();
+    expect(await first.sendRequest('whoami', {})).toEqual({ client: 0 });
+    const second = new Connection(await connectWebSocket(url)).listen();
+    expect(await second.sendRequest('whoami', {})).toEqual({ client: 1 });
+
+    const notes: string[] = [];
+    const both = new Promise<void>((resolve) => {
+      for (const [name, client] of [
+        ['first', first],
+        ['second', second],
+      ] as const) {
+        client.onNotification('_agent/broadcast', () => {
+          notes.push(name);
+          if (notes.length === 2) resolve();
+        });
+      }
+    });
+    for (const agent of agents) await agent.sendNotification('_agent/broadcast', {});
+    await both;
+    expect(notes.sort()).toEqual(['first', 'second']);
+    first.close();
+    second.close();
+  });
+
+  it('closes only the connection of the client that left', async () => {
+    const { url, agents } = await startServer();
+    const first = new Connection(await connectWebSocket(url)).listen();
+    const second = new Connection(await connectWebSocket(url)).listen();
+    await first.sendRequest('whoami', {});
+    await second.sendRequest('whoami', {});
+    const agentSawClose = new Promise<void>((resolve) => agents[0]!.onClose(() => resolve()));
+    first.close();
+    await agentSawClose;
+    expect(agents[1]!.isClosed).toBe(false);
+    expect(await second.sendRequest('echo', { still: 'here' })).toEqual({ still: 'here' });
+    second.close();
+  });
+
+  it('answers malformed JSON, invalid UTF-8 and binary frames with -32700 and keeps the socket', async () => {
+    const { url } = await startServer();
+    const raw = await rawClient(url);
+    raw.socket.send('{"jsonrpc":');
+    expect(await raw.next()).toMatchObject({ id: null, error: { code: ErrorCodes.ParseError } });
+    raw.socket.send(Buffer.from([0x7b, 0xff, 0x7d]), { binary: false });
+    expect(await raw.next()).toMatchObject({
+      id: null,
+      error: { code: ErrorCodes.ParseError, data: { reason: 'invalid-utf8' } },
+    });
+    raw.socket.send(Buffer.from('{}'), { binary: true });
+    expect(await raw.next()).toMatchObject({
+      id: null,
+      error: { code: ErrorCodes.ParseError, data: { reason: 'binary' } },
+    });
+    raw.socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'echo', params: { ok: true } }));
+    expect(await raw.next()).toEqual({ jsonrpc: '2.0', id: 1, result: { ok: true } });
+    raw.socket.close();
+  });
+
+  it('closes a socket that sends a message over the size limit, rejecting its pending requests', async () => {
+    const { url } = await startServer(1024);
+    const client = new Connection(await connectWebSocket(url)).listen();
+    const error = await client.sendRequest('echo', { pad: 'x'.repeat(4096) }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCodes.ConnectionClosed });
+    expect((error as Error).message).toContain('1009');
+  });
+});
