@@ -20,7 +20,8 @@ import type {
 } from './method-maps.js';
 import { excerpt, type FrameError } from './ndjson.js';
 import type { Disposable, Transport } from './transport.js';
-import { noValidation, type ValidationIssue, type Validator } from './validation.js';
+import { schemaValidator } from './schema-validator.js';
+import type { ValidationIssue, Validator } from './validation.js';
 
 /** Default cap on bytes handed to the writer but not yet accepted by the transport: 64 MiB. */
 export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
@@ -30,7 +31,10 @@ export const CANCEL_REQUEST_METHOD = '$/cancel_request';
 
 /** Options for {@link Connection}. */
 export interface ConnectionOptions {
-  /** Validates incoming params and the results of our requests. Default: {@link noValidation}. */
+  /**
+   * Validates incoming params and the results of our requests. Default: {@link schemaValidator}
+   * (ACP methods checked against the schema, others unchecked); pass `noValidation` to turn it off.
+   */
   validator?: Validator;
   /**
    * Outgoing backpressure limit, in bytes of serialized JSON. See {@link Connection} for the policy.
@@ -140,7 +144,7 @@ export class Connection<
 
   constructor(transport: Transport, options: ConnectionOptions = {}) {
     this.transport = transport;
-    this.validator = options.validator ?? noValidation;
+    this.validator = options.validator ?? schemaValidator;
     this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
   }
 
@@ -626,7 +630,7 @@ function validationError(
   const first = rebased[0];
   const pointer = first?.pointer ?? prefix;
   const expected = first ? (first.expected ?? first.message) : 'a valid value';
-  return new RpcError(code, `${label} at ${pointer}: ${first?.message ?? 'validation failed'}`, {
+  return new RpcError(code, `${label} at ${pointer}: expected ${expected}`, {
     pointer,
     expected,
     issues: rebased,
