@@ -1,0 +1,3 @@
+// JSON-RPC core and transports (rpc/, transports/)
+export * from './rpc/index.js';
+export * from './transports/index.js';
