@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { isSessionNotification, validate, validateParams, validateResult } from '../src/index.js';
+import { INVALID } from './cases.js';
+
+const promptResponseCases = INVALID.filter((c) => c.definition === 'PromptResponse');
+
+describe('validation issues', () => {
+  it('has PromptResponse invalid cases', () => {
+    expect(promptResponseCases.length).toBeGreaterThan(0);
+  });
+
+  it.each(promptResponseCases.map((c) => [c.label, c] as const))(
+    'names messageId when rejecting %s',
+    (_l, c) => {
+      const result = validate('PromptResponse', c.value);
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.issues.some((i) => i.pointer === '/messageId' || i.message.includes('messageId'))).toBe(
+        true,
+      );
+    },
+  );
+
+  it('rejects a prompt response whose messageId is null, expecting a string', () => {
+    const result = validate('PromptResponse', { messageId: null });
+    expect(result).toEqual({
+      ok: false,
+      issues: [expect.objectContaining({ pointer: '/messageId', keyword: 'type', expected: 'string' })],
+    });
+  });
+
+  it('points a missing required property at the property itself', () => {
+    const result = validateResult('session/prompt', {});
+    expect(result).toEqual({
+      ok: false,
+      issues: [
+        expect.objectContaining({
+          pointer: '/messageId',
+          keyword: 'required',
+          expected: 'required property messageId',
+        }),
+      ],
+    });
+  });
+
+  it('points an unknown session update tag at the tag and lists the known ones', () => {
+    const result = validateParams('session/update', {
+      sessionId: 's',
+      update: { sessionUpdate: 'teleport' },
+    });
+    expect(result?.ok).toBe(false);
+    if (result === undefined || result.ok) return;
+    expect(result.issues).toHaveLength(1);
+    expect(result.issues[0]?.pointer).toBe('/update/sessionUpdate');
+    expect(result.issues[0]?.expected).toMatch(
+      /^one of user_message, .*agent_message_chunk.*, or a string starting with _$/,
+    );
+  });
+
+  it('accepts an underscore-prefixed session update tag with unknown fields', () => {
+    expect(
+      isSessionNotification({ sessionId: 's', update: { sessionUpdate: '_vendor/ping', extra: { a: 1 } } }),
+    ).toBe(true);
+  });
+
+  it('accepts an underscore-prefixed stop reason and describes the open enum when rejecting others', () => {
+    const ok = {
+      sessionId: 's',
+      update: { sessionUpdate: 'state_update', state: 'idle', stopReason: '_paused' },
+    };
+    expect(isSessionNotification(ok)).toBe(true);
+    const bad = {
+      sessionId: 's',
+      update: { sessionUpdate: 'state_update', state: 'idle', stopReason: 'bored' },
+    };
+    const result = validateParams('session/update', bad);
+    if (result === undefined || result.ok) throw new Error('expected a failure');
+    expect(result.issues[0]?.pointer).toBe('/update/stopReason');
+    expect(result.issues[0]?.expected).toContain('end_turn');
+    expect(result.issues[0]?.expected).toContain('a string starting with _');
+  });
+
+  it('points into a union variant when the tag is known but a field is wrong', () => {
+    const bad = {
+      sessionId: 's',
+      update: { sessionUpdate: 'agent_message_chunk', messageId: 7, content: { type: 'text', text: '' } },
+    };
+    const result = validateParams('session/update', bad);
+    if (result === undefined || result.ok) throw new Error('expected a failure');
+    expect(result.issues[0]).toMatchObject({ pointer: '/update/messageId', expected: 'string' });
+  });
+
+  it('returns undefined for methods the schema does not define', () => {
+    expect(validateParams('_vendor/method', {})).toBeUndefined();
+    expect(validateResult('session/update', {})).toBeUndefined();
+    expect(validateParams('constructor', {})).toBeUndefined();
+  });
+});

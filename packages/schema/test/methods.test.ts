@@ -1,0 +1,44 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  type AgentNotificationMap,
+  type AgentRequestMap,
+  type ClientNotificationMap,
+  type ClientRequestMap,
+  type Definitions,
+  METHODS,
+  Method,
+  type PromptRequest,
+  type PromptResponse,
+  type SessionNotification,
+} from '../src/index.js';
+import { canonicalSchema } from './cases.js';
+
+describe('methods', () => {
+  it('lists exactly the methods of x-methods, in schema order', () => {
+    expect(METHODS.map((m) => m.name)).toEqual(Object.keys(canonicalSchema()['x-methods'] as object));
+  });
+
+  it('exposes wire names as constants', () => {
+    expect(Method.SessionPrompt).toBe('session/prompt');
+    expect(Method.CancelRequest).toBe('$/cancel_request');
+  });
+
+  it('names only definitions that exist', () => {
+    const defs = Object.keys(canonicalSchema().$defs as object);
+    for (const m of METHODS) {
+      expect(defs).toContain(m.params);
+      if (m.result !== undefined) expect(defs).toContain(m.result);
+    }
+  });
+
+  it('types the receiver-side maps', () => {
+    expectTypeOf<AgentRequestMap['session/prompt']>().toEqualTypeOf<{
+      params: PromptRequest;
+      result: PromptResponse;
+    }>();
+    expectTypeOf<ClientNotificationMap['session/update']>().toEqualTypeOf<SessionNotification>();
+    expectTypeOf<keyof AgentNotificationMap>().toEqualTypeOf<'session/cancel' | '$/cancel_request'>();
+    expectTypeOf<keyof ClientRequestMap>().toEqualTypeOf<'session/request_permission'>();
+    expectTypeOf<Definitions['PromptResponse']>().toEqualTypeOf<PromptResponse>();
+  });
+});
