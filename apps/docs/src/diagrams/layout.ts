@@ -4,6 +4,9 @@ import { estimateTextWidth } from './text.ts';
 /** Font sizes in px; the stylesheet uses the same numbers so that estimates hold. */
 export const FONT = { participant: 14, label: 13, detail: 12, note: 13, legend: 12 } as const;
 
+/** How far a lost message travels before it is crossed out; its text must fit over that part. */
+export const LOST_FRACTION = 0.6;
+
 const MARGIN = 16;
 const HEADER_HEIGHT = 34;
 const MIN_COLUMN_GAP = 170;
@@ -149,7 +152,8 @@ export function layoutDiagram(diagram: SequenceDiagram): DiagramLayout {
       const span = Math.abs(column(step.from) - column(step.to));
       if (span === 0)
         throw new DiagramError(diagram.id, `arrow "${step.label}" starts and ends on one lifeline`);
-      gap = Math.max(gap, Math.ceil((arrowTextWidth(step) + ARROW_PADDING) / span));
+      const share = step.lost === true ? LOST_FRACTION : 1;
+      gap = Math.max(gap, Math.ceil((arrowTextWidth(step) + ARROW_PADDING) / share / span));
     } else if (step.type === 'note') {
       if (step.over.length === 0) throw new DiagramError(diagram.id, 'a note is over no participant');
       const cols = step.over.map(column);

@@ -3,6 +3,7 @@ import {
   type DiagramLayout,
   FONT,
   LEGEND_SAMPLE_WIDTH,
+  LOST_FRACTION,
   type LegendEntryKind,
   layoutDiagram,
   PARTICIPANT_BOX_HEIGHT,
@@ -49,9 +50,12 @@ function renderArrow(placed: PlacedArrow): string {
   const end = placed.x2 - direction * 5;
   const cls = `seq-arrow seq-${step.kind}`;
   const parts: string[] = [`<g class="${cls}${step.lost === true ? ' seq-lost' : ''}">`];
+  // A lost message's text sits over the part of the line that was actually drawn, clear of the cross.
+  let mid = (placed.x1 + placed.x2) / 2;
   if (step.lost === true) {
-    const stop = start + (end - start) * 0.6;
+    const stop = start + (end - start) * LOST_FRACTION;
     parts.push(line(start, placed.y, stop, placed.y, 'seq-line'), cross(stop, placed.y, 'seq-cross'));
+    mid = (start + stop) / 2;
   } else {
     parts.push(
       line(start, placed.y, end, placed.y, 'seq-line'),
@@ -64,7 +68,6 @@ function renderArrow(placed: PlacedArrow): string {
       ),
     );
   }
-  const mid = (placed.x1 + placed.x2) / 2;
   parts.push(text(mid, placed.labelY, 'seq-label', step.label));
   if (step.detail !== undefined) parts.push(text(mid, placed.detailY, 'seq-detail', step.detail));
   parts.push('</g>');
