@@ -18,7 +18,7 @@ import type {
   NotificationMapOf,
   RequestMapOf,
 } from './method-maps.js';
-import { excerpt, type FrameError } from './ndjson.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, excerpt, type FrameError } from './ndjson.js';
 import type { Disposable, Transport } from './transport.js';
 import { schemaValidator } from './schema-validator.js';
 import type { ValidationIssue, Validator } from './validation.js';
@@ -41,6 +41,12 @@ export interface ConnectionOptions {
    * Default: {@link DEFAULT_MAX_QUEUED_BYTES}.
    */
   maxQueuedBytes?: number;
+  /**
+   * Largest message this side will send, in bytes of serialized JSON. A bigger one is refused
+   * locally (the send rejects; a too-large handler result becomes a -32603 answer) because the
+   * peer would drop it and leave its request hanging. Default: {@link DEFAULT_MAX_MESSAGE_BYTES}.
+   */
+  maxMessageBytes?: number;
 }
 
 /** Per-call options of {@link Connection.sendRequest}. */
@@ -121,6 +127,7 @@ export class Connection<
   private readonly transport: Transport;
   private readonly validator: Validator;
   private readonly maxQueuedBytes: number;
+  private readonly maxMessageBytes: number;
 
   private readonly requestHandlers = new Map<string, AnyRequestHandler>();
   private readonly notificationHandlers = new Map<string, AnyNotificationHandler>();
@@ -146,6 +153,7 @@ export class Connection<
     this.transport = transport;
     this.validator = options.validator ?? schemaValidator;
     this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
   /** Starts reading from the transport. Register handlers first so no early message is refused. */
@@ -319,6 +327,15 @@ export class Connection<
       );
     }
     const bytes = Buffer.byteLength(json, 'utf8');
+    if (bytes > this.maxMessageBytes) {
+      return Promise.reject(
+        new RpcError(
+          ErrorCodes.InternalError,
+          `outgoing message of ${bytes} bytes exceeds the limit of ${this.maxMessageBytes} bytes`,
+          { reason: 'oversized', bytes, limit: this.maxMessageBytes },
+        ),
+      );
+    }
     if (this.queuedBytes + bytes > this.maxQueuedBytes) {
       const error = new RpcError(
         ErrorCodes.OutgoingBufferFull,
@@ -349,10 +366,19 @@ export class Connection<
     );
   }
 
-  /** Sends a reply; failures already closed the connection, so there is nobody left to tell. */
+  /**
+   * Sends a reply. A result too large to send becomes a -32603 answer so the peer is not left
+   * waiting; other failures already closed the connection, so there is nobody left to tell.
+   */
   private reply(message: RpcSuccessResponse | RpcErrorResponse): void {
     if (this.closedWith) return;
-    this.send(message).catch(() => {});
+    this.send(message).catch((error: unknown) => {
+      const oversized =
+        error instanceof RpcError && (error.data as { reason?: unknown })?.reason === 'oversized';
+      if (!oversized || !('result' in message)) return;
+      this.diagnose({ kind: 'request-handler-error', message: error.message, id: message.id, error });
+      this.replyError(message.id, new RpcError(ErrorCodes.InternalError, 'Internal error: result too large'));
+    });
   }
 
   private replyError(id: RpcId | null, error: RpcError): void {

@@ -235,3 +235,31 @@ describe('closing', () => {
     expect(() => server.onRequest('remote/get', () => ({ messageId: 'b' }))).toThrow(/already registered/);
   });
 });
+
+describe('outgoing size limit', () => {
+  it('refuses to send a request larger than the limit without closing the connection', async () => {
+    const [a, b] = createInProcessPair();
+    const server = new Connection(a).listen();
+    server.onRequest('echo', (params) => params);
+    const client = new Connection(b, { maxMessageBytes: 1000 }).listen();
+    const error = await client.sendRequest('echo', { pad: 'x'.repeat(2000) }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: ErrorCodes.InternalError,
+      data: { reason: 'oversized', limit: 1000 },
+    });
+    expect(client.isClosed).toBe(false);
+    expect(await client.sendRequest('echo', { small: true })).toEqual({ small: true });
+  });
+
+  it('answers -32603 when a handler result is too large to send', async () => {
+    const [a, b] = createInProcessPair();
+    const server = new Connection(a, { maxMessageBytes: 1000 });
+    server.onRequest('big', () => 'x'.repeat(2000));
+    server.listen();
+    const client = new Connection(b).listen();
+    await expect(client.sendRequest('big', {})).rejects.toMatchObject({
+      code: ErrorCodes.InternalError,
+      message: 'Internal error: result too large',
+    });
+  });
+});
