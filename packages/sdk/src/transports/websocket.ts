@@ -177,7 +177,14 @@ export function listenWebSocket(options: WebSocketServerOptions): Promise<WebSoc
     // Invalid UTF-8 is answered per message by the connection instead of killing the socket.
     skipUTF8Validation: true,
   });
-  server.on('connection', (socket, request) => options.onConnection(webSocketTransport(socket), request));
+  server.on('connection', (socket, request) => {
+    try {
+      options.onConnection(webSocketTransport(socket), request);
+    } catch {
+      // A failing accept hook must not take the server (or the process) down with it.
+      socket.close(1011, 'server error');
+    }
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.once('listening', () => {

@@ -121,3 +121,30 @@ describe('WebSocket transport', () => {
     expect((error as Error).message).toContain('1009');
   });
 });
+
+describe('WebSocket client transport', () => {
+  it('rejects when nothing listens at the address', async () => {
+    const probe = await listenWebSocket({ onConnection: () => {} });
+    const url = probe.url;
+    await probe.close();
+    await expect(connectWebSocket(url)).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('closes the client with code 1011 when the server’s accept hook throws, and keeps serving', async () => {
+    let calls = 0;
+    server = await listenWebSocket({
+      onConnection(transport) {
+        if (++calls === 1) throw new Error('hook failed');
+        const agent = new Connection(transport);
+        agent.onRequest('echo', (params) => params);
+        agent.listen();
+      },
+    });
+    const unlucky = new Connection(await connectWebSocket(server.url)).listen();
+    const reason = await new Promise<Error>((resolve) => unlucky.onClose(resolve));
+    expect(reason.message).toContain('1011');
+    const lucky = new Connection(await connectWebSocket(server.url)).listen();
+    expect(await lucky.sendRequest('echo', { ok: 1 })).toEqual({ ok: 1 });
+    lucky.close();
+  });
+});
