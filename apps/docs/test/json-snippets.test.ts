@@ -34,9 +34,12 @@ describe('json snippets in the guides', async () => {
     expect(snippets.length).toBeGreaterThan(10);
   });
 
-  it.each(snippets.map((s) => [`${s.file}: ${s.title}`, s] as const))('%s is valid JSON', (_name, snippet) => {
-    expect(() => JSON.parse(snippet.body)).not.toThrow();
-  });
+  it.each(snippets.map((s) => [`${s.file}: ${s.title}`, s] as const))(
+    '%s is valid JSON',
+    (_name, snippet) => {
+      expect(() => JSON.parse(snippet.body)).not.toThrow();
+    },
+  );
 
   it('names an existing schema definition at the start of every snippet title', () => {
     const unnamed = snippets
