@@ -8,7 +8,7 @@ export { emitMethods } from './emit/methods.js';
 export { emitTypes } from './emit/types.js';
 export { emitValidateWrapper } from './emit/validate-wrapper.js';
 export type { ValidateWrapperOptions } from './emit/validate-wrapper.js';
-export { UNKNOWN_TAG_SCHEMA_PATH, validatorSchema } from './emit/validator-schema.js';
+export { VALIDATOR_SCHEMA_ID, validatorSchema } from './emit/validator-schema.js';
 export { emitValidators } from './emit/validators.js';
 export { describeDrift, emitAll, generate } from './generate.js';
 export type { GenerateOptions, GenerateResult, StepTiming } from './generate.js';

@@ -50,8 +50,13 @@ describe('switch-form validator schema', () => {
 
   it('turns each union into an extension check and a discriminator switch', () => {
     const defs = validatorSchema(model).$defs as Record<string, Record<string, unknown>>;
-    expect(defs.SessionUpdate?.then).toEqual({ $ref: '#/$defs/ExtensionSessionUpdate' });
-    expect(defs.SessionUpdate?.else).toMatchObject({ discriminator: { propertyName: 'sessionUpdate' } });
+    expect(defs.SessionUpdate?.if).toEqual({
+      properties: { sessionUpdate: { enum: ['agent_message_chunk', 'state_update'] } },
+    });
+    expect(defs.SessionUpdate?.then).toMatchObject({ discriminator: { propertyName: 'sessionUpdate' } });
+    expect(defs.SessionUpdate?.else).toMatchObject({
+      allOf: [{}, { $ref: '#/$defs/ExtensionSessionUpdate' }],
+    });
     expect(defs.StateUpdate?.properties).toMatchObject({ sessionUpdate: { const: 'state_update' } });
   });
 

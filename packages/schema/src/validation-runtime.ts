@@ -34,12 +34,6 @@ export interface CompiledValidator {
   errors?: readonly AjvErrorLike[] | null;
 }
 
-/**
- * Schema paths of the "unknown union tag" check that @acp-kit/codegen's switch-form unions
- * compile to (`…/else/properties/<tag>/enum`): such a tag may also be any `_`-prefixed value.
- */
-const UNKNOWN_TAG = /\/else\/properties\/[^/]+\/enum$/;
-
 const EXTENSION_VALUES = 'a string starting with _';
 
 function escapeToken(token: string): string {
@@ -65,11 +59,8 @@ function expectedOf(error: AjvErrorLike): string | undefined {
       return typeNames(p.type);
     case 'const':
       return show(p.allowedValue);
-    case 'enum': {
-      const values = Array.isArray(p.allowedValues) ? p.allowedValues.map(show) : [];
-      const list = `one of ${values.join(', ')}`;
-      return UNKNOWN_TAG.test(error.schemaPath) ? `${list}, or ${EXTENSION_VALUES}` : list;
-    }
+    case 'enum':
+      return `one of ${(Array.isArray(p.allowedValues) ? p.allowedValues.map(show) : []).join(', ')}`;
     case 'pattern':
       return p.pattern === '^_' ? EXTENSION_VALUES : `a string matching ${String(p.pattern)}`;
     case 'discriminator':

@@ -5,40 +5,45 @@ import { stripAnnotations } from './strip-annotations.js';
 /** The `$id` the validator schema is registered under inside the emitter's Ajv instance. */
 export const VALIDATOR_SCHEMA_ID = 'urn:acp-kit:validators';
 
-/**
- * Suffix of the schema path Ajv reports when a union tag is neither known nor `_`-prefixed.
- * The issue mapper recognises it to add "or a value starting with _" to what was expected.
- */
-export const UNKNOWN_TAG_SCHEMA_PATH = /\/else\/properties\/[^/]+\/enum$/;
-
 function localRef(name: string): JsonObject {
   return { $ref: `#${pointerOf('$defs', name)}` };
 }
 
 /**
- * Rewrites one union so Ajv compiles it to a switch on the tag instead of trying every branch:
- * `_`-prefixed tags go to the extension branch; everything else must be a known tag and is
- * dispatched by Ajv's `discriminator` keyword. Accepts exactly what the canonical `oneOf` accepts.
+ * Rewrites one union so Ajv compiles it to a switch on the tag instead of trying every branch.
+ * A known tag (the common case) passes the `if` without Ajv recording any error, and Ajv's
+ * `discriminator` dispatches it; any other tag must be `_`-prefixed and goes to the extension
+ * branch. The unknown-tag check lists the known tags and the extension pattern side by side, so
+ * the resulting issue names both. Accepts exactly what the canonical `oneOf` accepts.
  */
 function rewriteUnion(union: DiscriminatedUnionModel): JsonObject {
   const tag = union.tag;
   const knownTags = [...new Set(union.variants.map((v) => v.tagValue))];
-  const known: JsonObject = {
-    type: 'object',
-    required: [tag],
-    properties: { [tag]: { type: 'string', enum: knownTags } },
+  const dispatch: JsonObject = {
     discriminator: { propertyName: tag },
     oneOf: union.variants.map((v) => localRef(v.definition)),
   };
-  if (union.extension === undefined) return known;
+  if (union.extension === undefined) {
+    return {
+      type: 'object',
+      required: [tag],
+      properties: { [tag]: { type: 'string', enum: knownTags } },
+      ...dispatch,
+    };
+  }
   return {
     type: 'object',
     required: [tag],
     properties: { [tag]: { type: 'string' } },
-    if: { properties: { [tag]: { type: 'string', pattern: '^_' } } },
+    if: { properties: { [tag]: { enum: knownTags } } },
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword, not a thenable.
-    then: localRef(union.extension),
-    else: known,
+    then: { type: 'object', required: [tag], ...dispatch },
+    else: {
+      allOf: [
+        { properties: { [tag]: { type: 'string', anyOf: [{ enum: knownTags }, { pattern: '^_' }] } } },
+        localRef(union.extension),
+      ],
+    },
   };
 }
 
@@ -62,5 +67,5 @@ export function validatorSchema(model: SchemaModel): JsonObject {
       if (!inner.required.includes(outer.tag)) inner.required.push(outer.tag);
     }
   }
-  return { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: VALIDATOR_SCHEMA_ID, $defs: defs };
+  return { $id: VALIDATOR_SCHEMA_ID, $defs: defs };
 }

@@ -1,6 +1,8 @@
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import { createStrictAjv } from '../load/ajv.js';
-import { pointerOf } from '../json.js';
+import { Ajv, type Options } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { type JsonObject, type JsonValue, isJsonObject, pointerOf } from '../json.js';
+import { ANNOTATION_KEYWORDS } from '../load/ajv.js';
 import type { SchemaModel } from '../model/model.js';
 import { type EmittedFile, generatedHeader } from './emitted-file.js';
 import { VALIDATOR_SCHEMA_ID, validatorSchema } from './validator-schema.js';
@@ -31,10 +33,38 @@ function runtimePreamble(code: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Whether any definition uses `unevaluated*`, which is the only reason to pay for Ajv's evaluation tracking. */
-function usesUnevaluated(model: SchemaModel): boolean {
-  const text = JSON.stringify(model.schema);
-  return text.includes('"unevaluatedProperties"') || text.includes('"unevaluatedItems"');
+/** Keywords only the draft 2020-12 vocabulary of Ajv understands. */
+const DRAFT_2020_ONLY = new Set([
+  'prefixItems',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  '$dynamicRef',
+  '$dynamicAnchor',
+]);
+
+function usesDraft2020Only(value: JsonValue): boolean {
+  if (Array.isArray(value)) return value.some(usesDraft2020Only);
+  if (!isJsonObject(value)) return false;
+  return Object.entries(value).some(([key, child]) => DRAFT_2020_ONLY.has(key) || usesDraft2020Only(child));
+}
+
+/**
+ * Ajv's draft 2020-12 class always tracks evaluated properties for `unevaluated*`, which
+ * allocates on every union it validates. When no definition needs 2020-only keywords, the
+ * default class (draft-07 plus the 2019 additions) compiles the same checks without that cost.
+ */
+function createEmitterAjv(schema: JsonObject): Ajv2020 | Ajv {
+  const options: Options = {
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    validateFormats: false,
+    allErrors: false,
+    discriminator: true,
+    keywords: [...ANNOTATION_KEYWORDS],
+    code: { source: true, esm: true, lines: true },
+  };
+  return usesDraft2020Only(schema) ? new Ajv2020(options) : new Ajv({ ...options, next: true });
 }
 
 /**
@@ -43,13 +73,9 @@ function usesUnevaluated(model: SchemaModel): boolean {
  * machine-written JavaScript, typed through the wrapper that imports it.
  */
 export function emitValidators(model: SchemaModel): EmittedFile[] {
-  const ajv = createStrictAjv({
-    allErrors: false,
-    discriminator: true,
-    unevaluated: usesUnevaluated(model),
-    code: { source: true, esm: true, lines: true },
-  });
-  ajv.addSchema(validatorSchema(model));
+  const schema = validatorSchema(model);
+  const ajv = createEmitterAjv(schema);
+  ajv.addSchema(schema);
   const exports: Record<string, string> = {};
   for (const def of model.definitions)
     exports[def.name] = `${VALIDATOR_SCHEMA_ID}#${pointerOf('$defs', def.name)}`;

@@ -9,299 +9,212 @@ function require(id) {
   return typeof loaded === 'function' ? { default: loaded } : loaded;
 }
 "use strict";
-export const Meta = validate21;
-const schema32 = {"type":["object","null"],"additionalProperties":true};
+export const Meta = validate11;
+const schema12 = {"type":["object","null"],"additionalProperties":true};
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if((!(data && typeof data == "object" && !Array.isArray(data))) && (data !== null)){
-validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate11.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-validate21.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const RequestId = validate22;
-const schema33 = {"type":["string","integer"]};
+export const RequestId = validate12;
+const schema13 = {"type":["string","integer"]};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema33.type},message:"must be string,integer"}];
+validate12.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
-validate22.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const SessionId = validate23;
-const schema34 = {"type":"string","minLength":1};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
+export const SessionId = validate13;
+const schema14 = {"type":"string","minLength":1};
+const func2 = require("ajv/dist/runtime/ucs2length").default;
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(typeof data === "string"){
-if(func1(data) < 1){
-validate23.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data) < 1){
+validate13.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate23.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const MessageId = validate24;
-const schema35 = {"type":"string","minLength":1};
+export const MessageId = validate14;
+const schema15 = {"type":"string","minLength":1};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(typeof data === "string"){
-if(func1(data) < 1){
-validate24.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data) < 1){
+validate14.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate14.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate24.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const ProtocolVersion = validate25;
-const schema36 = {"type":"integer","minimum":0,"maximum":65535};
+export const ProtocolVersion = validate15;
+const schema16 = {"type":"integer","minimum":0,"maximum":65535};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 65535 || isNaN(data)){
-validate25.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate15.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data < 0 || isNaN(data)){
-validate25.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate15.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-validate25.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const AbsolutePath = validate26;
-const schema37 = {"type":"string","minLength":1};
+export const AbsolutePath = validate16;
+const schema17 = {"type":"string","minLength":1};
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(typeof data === "string"){
-if(func1(data) < 1){
-validate26.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data) < 1){
+validate16.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate26.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallId = validate27;
-const schema38 = {"type":"string","minLength":1};
+export const ToolCallId = validate17;
+const schema18 = {"type":"string","minLength":1};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(typeof data === "string"){
-if(func1(data) < 1){
-validate27.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data) < 1){
+validate17.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate17.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate27.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const PlanId = validate28;
-const schema39 = {"type":"string","minLength":1};
+export const PlanId = validate18;
+const schema19 = {"type":"string","minLength":1};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(typeof data === "string"){
-if(func1(data) < 1){
-validate28.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data) < 1){
+validate18.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate28.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const MediaType = validate29;
-const schema40 = {"type":"string"};
+export const MediaType = validate19;
+const schema20 = {"type":"string"};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(typeof data !== "string"){
-validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate19.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate29.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const ErrorCode = validate30;
-const schema41 = {"type":"integer"};
+export const ErrorCode = validate20;
+const schema21 = {"type":"integer"};
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate30.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-validate30.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const JsonRpcError = validate31;
-const schema42 = {"type":"object","properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string"},"data":{}},"required":["code","message"]};
+export const JsonRpcError = validate21;
+const schema22 = {"type":"object","properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string"},"data":{}},"required":["code","message"]};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
-validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -309,7 +222,7 @@ if(data.code !== undefined){
 let data0 = data.code;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate31.errors = [{instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate21.errors = [{instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -321,7 +234,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs4 = errors;
 if(typeof data.message !== "string"){
-validate31.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -333,40 +246,32 @@ var valid0 = true;
 }
 }
 else {
-validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate31.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":{"code":true,"message":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-export const JsonRpcRequest = validate32;
-const schema44 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","minLength":1},"params":{"type":"object"}},"required":["jsonrpc","id","method"]};
+export const JsonRpcRequest = validate22;
+const schema24 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","minLength":1},"params":{"type":"object"}},"required":["jsonrpc","id","method"]};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.method === undefined) && (missing0 = "method"))){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.jsonrpc !== undefined){
 const _errs1 = errors;
 if("2.0" !== data.jsonrpc){
-validate32.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+validate22.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -379,7 +284,7 @@ if(data.id !== undefined){
 let data1 = data.id;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))))){
-validate32.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema33.type},message:"must be string,integer"}];
+validate22.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -393,13 +298,13 @@ let data2 = data.method;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
-validate32.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data2) < 1){
+validate22.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate22.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -413,7 +318,7 @@ if(data.params !== undefined){
 let data3 = data.params;
 const _errs7 = errors;
 if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-validate32.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate22.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -427,28 +332,20 @@ var valid0 = true;
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate32.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const JsonRpcNotification = validate33;
-const schema46 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"method":{"type":"string","minLength":1},"params":{"type":"object"}},"required":["jsonrpc","method"],"not":{"required":["id"]}};
+export const JsonRpcNotification = validate23;
+const schema26 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"method":{"type":"string","minLength":1},"params":{"type":"object"}},"required":["jsonrpc","method"],"not":{"required":["id"]}};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs1 = errors;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -466,7 +363,7 @@ errors++;
 }
 var valid0 = _errs2 === errors;
 if(valid0){
-validate33.errors = [{instancePath,schemaPath:"#/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate23.errors = [{instancePath,schemaPath:"#/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -484,14 +381,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.jsonrpc === undefined) && (missing1 = "jsonrpc")) || ((data.method === undefined) && (missing1 = "method"))){
-validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.jsonrpc !== undefined){
 const _errs3 = errors;
 if("2.0" !== data.jsonrpc){
-validate33.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+validate23.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -505,13 +402,13 @@ let data1 = data.method;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate33.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data1) < 1){
+validate23.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate33.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -525,7 +422,7 @@ if(data.params !== undefined){
 let data2 = data.params;
 const _errs6 = errors;
 if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-validate33.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate23.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -538,40 +435,32 @@ var valid1 = true;
 }
 }
 else {
-validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate33.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const JsonRpcSuccessResponse = validate34;
-const schema47 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"result":{}},"required":["jsonrpc","id","result"]};
+export const JsonRpcSuccessResponse = validate24;
+const schema27 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"result":{}},"required":["jsonrpc","id","result"]};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.result === undefined) && (missing0 = "result"))){
-validate34.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.jsonrpc !== undefined){
 const _errs1 = errors;
 if("2.0" !== data.jsonrpc){
-validate34.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+validate24.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -584,7 +473,7 @@ if(data.id !== undefined){
 let data1 = data.id;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))))){
-validate34.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema33.type},message:"must be string,integer"}];
+validate24.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -596,40 +485,32 @@ var valid0 = true;
 }
 }
 else {
-validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate34.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true},"dynamicProps":false,"dynamicItems":false};
 
-export const JsonRpcErrorResponse = validate35;
-const schema49 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"anyOf":[{"$ref":"#/$defs/RequestId"},{"type":"null"}]},"error":{"$ref":"#/$defs/JsonRpcError"}},"required":["jsonrpc","id","error"]};
+export const JsonRpcErrorResponse = validate25;
+const schema29 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"anyOf":[{"$ref":"#/$defs/RequestId"},{"type":"null"}]},"error":{"$ref":"#/$defs/JsonRpcError"}},"required":["jsonrpc","id","error"]};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.error === undefined) && (missing0 = "error"))){
-validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.jsonrpc !== undefined){
 const _errs1 = errors;
 if("2.0" !== data.jsonrpc){
-validate35.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+validate25.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -645,7 +526,7 @@ const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))))){
-const err0 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema33.type},message:"must be string,integer"};
+const err0 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -656,6 +537,7 @@ errors++;
 }
 var _valid0 = _errs4 === errors;
 valid1 = valid1 || _valid0;
+if(!valid1){
 const _errs7 = errors;
 if(data1 !== null){
 const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -669,6 +551,7 @@ errors++;
 }
 var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
+}
 if(!valid1){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -678,7 +561,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate35.errors = vErrors;
+validate25.errors = vErrors;
 return false;
 }
 else {
@@ -700,8 +583,8 @@ var valid0 = true;
 if(valid0){
 if(data.error !== undefined){
 const _errs9 = errors;
-if(!(validate31(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate21(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -714,44 +597,30 @@ var valid0 = true;
 }
 }
 else {
-validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate35.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":{"jsonrpc":true,"id":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-export const JsonRpcMessage = validate37;
-const schema51 = {"anyOf":[{"$ref":"#/$defs/JsonRpcRequest"},{"$ref":"#/$defs/JsonRpcNotification"},{"$ref":"#/$defs/JsonRpcSuccessResponse"},{"$ref":"#/$defs/JsonRpcErrorResponse"}]};
+export const JsonRpcMessage = validate27;
+const schema31 = {"anyOf":[{"$ref":"#/$defs/JsonRpcRequest"},{"$ref":"#/$defs/JsonRpcNotification"},{"$ref":"#/$defs/JsonRpcSuccessResponse"},{"$ref":"#/$defs/JsonRpcErrorResponse"}]};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if(!(validate22(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.jsonrpc = true;
-props0.id = true;
-props0.method = true;
-props0.params = true;
-}
+if(!valid0){
 const _errs2 = errors;
 const _errs3 = errors;
 const _errs5 = errors;
@@ -828,7 +697,7 @@ let data1 = data.method;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/method",schemaPath:"#/$defs/JsonRpcNotification/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -891,42 +760,23 @@ errors++;
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
+if(!valid0){
 const _errs12 = errors;
-if(!(validate34(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs12 === errors;
 valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.id = true;
-props0.result = true;
-}
-}
+if(!valid0){
 const _errs13 = errors;
-if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs13 === errors;
 valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.id = true;
-props0.error = true;
+}
 }
 }
 if(!valid0){
@@ -938,7 +788,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate37.errors = vErrors;
+validate27.errors = vErrors;
 return false;
 }
 else {
@@ -952,30 +802,21 @@ vErrors = null;
 }
 }
 }
-validate37.errors = vErrors;
-evaluated0.props = props0;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const Implementation = validate41;
-const schema53 = {"type":"object","properties":{"name":{"type":"string","minLength":1},"version":{"type":"string"},"title":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","version"]};
+export const Implementation = validate31;
+const schema33 = {"type":"object","properties":{"name":{"type":"string","minLength":1},"version":{"type":"string"},"title":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","version"]};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.version === undefined) && (missing0 = "version"))){
-validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -984,13 +825,13 @@ let data0 = data.name;
 const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate31.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1003,7 +844,7 @@ if(valid0){
 if(data.version !== undefined){
 const _errs3 = errors;
 if(typeof data.version !== "string"){
-validate41.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -1016,7 +857,7 @@ if(data.title !== undefined){
 let data2 = data.title;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate41.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema53.properties.title.type},message:"must be string,null"}];
+validate31.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema33.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -1029,10 +870,465 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate41.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate31.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+
+export const ClientCapabilities = validate32;
+const schema35 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate32.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+
+export const PromptCapabilities = validate33;
+const schema37 = {"type":"object","properties":{"image":{"type":["object","null"]},"audio":{"type":["object","null"]},"embeddedContext":{"type":["object","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.image !== undefined){
+let data0 = data.image;
+const _errs1 = errors;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate33.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: schema37.properties.image.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.audio !== undefined){
+let data1 = data.audio;
+const _errs3 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate33.errors = [{instancePath:instancePath+"/audio",schemaPath:"#/properties/audio/type",keyword:"type",params:{type: schema37.properties.audio.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.embeddedContext !== undefined){
+let data2 = data.embeddedContext;
+const _errs5 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate33.errors = [{instancePath:instancePath+"/embeddedContext",schemaPath:"#/properties/embeddedContext/type",keyword:"type",params:{type: schema37.properties.embeddedContext.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs7 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate33.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionCapabilities = validate34;
+const schema39 = {"type":"object","properties":{"prompt":{"anyOf":[{"$ref":"#/$defs/PromptCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.prompt !== undefined){
+let data0 = data.prompt;
+const _errs1 = errors;
+const _errs2 = errors;
+let valid1 = false;
+const _errs3 = errors;
+if(!(validate33(data0, {instancePath:instancePath+"/prompt",parentData:data,parentDataProperty:"prompt",rootData}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs4 = errors;
+if(data0 !== null){
+const err0 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err1 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate34.errors = vErrors;
+return false;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs6 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate34.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+else {
+validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+
+export const AgentCapabilities = validate36;
+const schema41 = {"type":"object","properties":{"session":{"anyOf":[{"$ref":"#/$defs/SessionCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.session !== undefined){
+let data0 = data.session;
+const _errs1 = errors;
+const _errs2 = errors;
+let valid1 = false;
+const _errs3 = errors;
+if(!(validate34(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs4 = errors;
+if(data0 !== null){
+const err0 = {instancePath:instancePath+"/session",schemaPath:"#/properties/session/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err1 = {instancePath:instancePath+"/session",schemaPath:"#/properties/session/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate36.errors = vErrors;
+return false;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs6 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate36.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+else {
+validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate36.errors = vErrors;
+return errors === 0;
+}
+
+export const InitializeRequest = validate38;
+const schema43 = {"type":"object","properties":{"protocolVersion":{"$ref":"#/$defs/ProtocolVersion"},"info":{"$ref":"#/$defs/Implementation"},"capabilities":{"$ref":"#/$defs/ClientCapabilities"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["protocolVersion","info"]};
+
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.protocolVersion === undefined) && (missing0 = "protocolVersion")) || ((data.info === undefined) && (missing0 = "info"))){
+validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.protocolVersion !== undefined){
+let data0 = data.protocolVersion;
+const _errs1 = errors;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate38.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 65535 || isNaN(data0)){
+validate38.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+return false;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+validate38.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.info !== undefined){
+const _errs4 = errors;
+if(!(validate31(data.info, {instancePath:instancePath+"/info",parentData:data,parentDataProperty:"info",rootData}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.capabilities !== undefined){
+const _errs5 = errors;
+if(!(validate32(data.capabilities, {instancePath:instancePath+"/capabilities",parentData:data,parentDataProperty:"capabilities",rootData}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs6 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate38.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+
+export const InitializeResponse = validate41;
+const schema46 = {"type":"object","properties":{"protocolVersion":{"$ref":"#/$defs/ProtocolVersion"},"info":{"$ref":"#/$defs/Implementation"},"capabilities":{"$ref":"#/$defs/AgentCapabilities"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["protocolVersion","info"]};
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.protocolVersion === undefined) && (missing0 = "protocolVersion")) || ((data.info === undefined) && (missing0 = "info"))){
+validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.protocolVersion !== undefined){
+let data0 = data.protocolVersion;
+const _errs1 = errors;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate41.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 65535 || isNaN(data0)){
+validate41.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+return false;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+validate41.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.info !== undefined){
+const _errs4 = errors;
+if(!(validate31(data.info, {instancePath:instancePath+"/info",parentData:data,parentDataProperty:"info",rootData}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.capabilities !== undefined){
+const _errs5 = errors;
+if(!(validate36(data.capabilities, {instancePath:instancePath+"/capabilities",parentData:data,parentDataProperty:"capabilities",rootData}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs6 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate41.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -1050,61 +1346,25 @@ return false;
 validate41.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":{"name":true,"version":true,"title":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ClientCapabilities = validate42;
-const schema55 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+export const EnvVariable = validate44;
+const schema49 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","value"]};
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate42.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+let missing0;
+if(((data.name === undefined) && (missing0 = "name")) || ((data.value === undefined) && (missing0 = "value"))){
+validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
-}
-}
 }
 else {
-validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate42.errors = vErrors;
-return errors === 0;
-}
-validate42.evaluated = {"props":{"_meta":true},"dynamicProps":false,"dynamicItems":false};
-
-export const PromptCapabilities = validate43;
-const schema57 = {"type":"object","properties":{"image":{"type":["object","null"]},"audio":{"type":["object","null"]},"embeddedContext":{"type":["object","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate43.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.image !== undefined){
-let data0 = data.image;
+if(data.name !== undefined){
 const _errs1 = errors;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate43.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: schema57.properties.image.type},message:"must be object,null"}];
+if(typeof data.name !== "string"){
+validate44.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -1113,11 +1373,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.audio !== undefined){
-let data1 = data.audio;
+if(data.value !== undefined){
 const _errs3 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate43.errors = [{instancePath:instancePath+"/audio",schemaPath:"#/properties/audio/type",keyword:"type",params:{type: schema57.properties.audio.type},message:"must be object,null"}];
+if(typeof data.value !== "string"){
+validate44.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -1126,11 +1385,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.embeddedContext !== undefined){
-let data2 = data.embeddedContext;
+if(data._meta !== undefined){
+let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate43.errors = [{instancePath:instancePath+"/embeddedContext",schemaPath:"#/properties/embeddedContext/type",keyword:"type",params:{type: schema57.properties.embeddedContext.type},message:"must be object,null"}];
+validate44.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -1138,120 +1397,7 @@ var valid0 = _errs5 === errors;
 else {
 var valid0 = true;
 }
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs7 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate43.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
-return false;
 }
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate43.errors = vErrors;
-return errors === 0;
-}
-validate43.evaluated = {"props":{"image":true,"audio":true,"embeddedContext":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
-
-export const SessionCapabilities = validate44;
-const schema59 = {"type":"object","properties":{"prompt":{"anyOf":[{"$ref":"#/$defs/PromptCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate44.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.prompt !== undefined){
-let data0 = data.prompt;
-const _errs1 = errors;
-const _errs2 = errors;
-let valid1 = false;
-const _errs3 = errors;
-if(!(validate43(data0, {instancePath:instancePath+"/prompt",parentData:data,parentDataProperty:"prompt",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs3 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.image = true;
-props0.audio = true;
-props0.embeddedContext = true;
-props0._meta = true;
-}
-const _errs4 = errors;
-if(data0 !== null){
-const err0 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err1 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-validate44.errors = vErrors;
-return false;
-}
-else {
-errors = _errs2;
-if(vErrors !== null){
-if(_errs2){
-vErrors.length = _errs2;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs6 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate44.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -1263,331 +1409,25 @@ return false;
 validate44.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":{"prompt":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const AgentCapabilities = validate46;
-const schema61 = {"type":"object","properties":{"session":{"anyOf":[{"$ref":"#/$defs/SessionCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const HttpHeader = validate45;
+const schema51 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","value"]};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.session !== undefined){
-let data0 = data.session;
-const _errs1 = errors;
-const _errs2 = errors;
-let valid1 = false;
-const _errs3 = errors;
-if(!(validate44(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs3 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.prompt = true;
-props0._meta = true;
-}
-const _errs4 = errors;
-if(data0 !== null){
-const err0 = {instancePath:instancePath+"/session",schemaPath:"#/properties/session/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err1 = {instancePath:instancePath+"/session",schemaPath:"#/properties/session/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-validate46.errors = vErrors;
-return false;
-}
-else {
-errors = _errs2;
-if(vErrors !== null){
-if(_errs2){
-vErrors.length = _errs2;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs6 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate46.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-else {
-validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate46.errors = vErrors;
-return errors === 0;
-}
-validate46.evaluated = {"props":{"session":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
-
-export const InitializeRequest = validate48;
-const schema63 = {"type":"object","properties":{"protocolVersion":{"$ref":"#/$defs/ProtocolVersion"},"info":{"$ref":"#/$defs/Implementation"},"capabilities":{"$ref":"#/$defs/ClientCapabilities"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["protocolVersion","info"]};
-
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate48.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.protocolVersion === undefined) && (missing0 = "protocolVersion")) || ((data.info === undefined) && (missing0 = "info"))){
-validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.protocolVersion !== undefined){
-let data0 = data.protocolVersion;
-const _errs1 = errors;
-const _errs2 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate48.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs2){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 65535 || isNaN(data0)){
-validate48.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
-return false;
-}
-else {
-if(data0 < 0 || isNaN(data0)){
-validate48.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.info !== undefined){
-const _errs4 = errors;
-if(!(validate41(data.info, {instancePath:instancePath+"/info",parentData:data,parentDataProperty:"info",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.capabilities !== undefined){
-const _errs5 = errors;
-if(!(validate42(data.capabilities, {instancePath:instancePath+"/capabilities",parentData:data,parentDataProperty:"capabilities",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs6 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate48.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate48.errors = vErrors;
-return errors === 0;
-}
-validate48.evaluated = {"props":{"protocolVersion":true,"info":true,"capabilities":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
-
-export const InitializeResponse = validate51;
-const schema66 = {"type":"object","properties":{"protocolVersion":{"$ref":"#/$defs/ProtocolVersion"},"info":{"$ref":"#/$defs/Implementation"},"capabilities":{"$ref":"#/$defs/AgentCapabilities"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["protocolVersion","info"]};
-
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate51.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.protocolVersion === undefined) && (missing0 = "protocolVersion")) || ((data.info === undefined) && (missing0 = "info"))){
-validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.protocolVersion !== undefined){
-let data0 = data.protocolVersion;
-const _errs1 = errors;
-const _errs2 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate51.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs2){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 65535 || isNaN(data0)){
-validate51.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
-return false;
-}
-else {
-if(data0 < 0 || isNaN(data0)){
-validate51.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.info !== undefined){
-const _errs4 = errors;
-if(!(validate41(data.info, {instancePath:instancePath+"/info",parentData:data,parentDataProperty:"info",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.capabilities !== undefined){
-const _errs5 = errors;
-if(!(validate46(data.capabilities, {instancePath:instancePath+"/capabilities",parentData:data,parentDataProperty:"capabilities",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs6 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate51.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate51.errors = vErrors;
-return errors === 0;
-}
-validate51.evaluated = {"props":{"protocolVersion":true,"info":true,"capabilities":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
-
-export const EnvVariable = validate54;
-const schema69 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","value"]};
-
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate54.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.value === undefined) && (missing0 = "value"))){
-validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.name !== undefined){
 const _errs1 = errors;
 if(typeof data.name !== "string"){
-validate54.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -1599,7 +1439,7 @@ if(valid0){
 if(data.value !== undefined){
 const _errs3 = errors;
 if(typeof data.value !== "string"){
-validate54.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -1612,7 +1452,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate54.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate45.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -1625,111 +1465,32 @@ var valid0 = true;
 }
 }
 else {
-validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate54.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"name":true,"value":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const HttpHeader = validate55;
-const schema71 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","value"]};
+export const McpServerStdio = validate46;
+const schema53 = {"type":"object","properties":{"type":{"const":"stdio"},"name":{"type":"string"},"command":{"$ref":"#/$defs/AbsolutePath"},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"array","items":{"$ref":"#/$defs/EnvVariable"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","command"]};
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.name === undefined) && (missing0 = "name")) || ((data.value === undefined) && (missing0 = "value"))){
-validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.name !== undefined){
-const _errs1 = errors;
-if(typeof data.name !== "string"){
-validate55.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.value !== undefined){
-const _errs3 = errors;
-if(typeof data.value !== "string"){
-validate55.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs5 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate55.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate55.errors = vErrors;
-return errors === 0;
-}
-validate55.evaluated = {"props":{"name":true,"value":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
-
-export const McpServerStdio = validate56;
-const schema73 = {"type":"object","properties":{"type":{"const":"stdio"},"name":{"type":"string"},"command":{"$ref":"#/$defs/AbsolutePath"},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"array","items":{"$ref":"#/$defs/EnvVariable"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","command"]};
-
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate56.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.command === undefined) && (missing0 = "command"))){
-validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate46.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("stdio" !== data.type){
-validate56.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "stdio"},message:"must be equal to constant"}];
+validate46.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "stdio"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -1741,7 +1502,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs2 = errors;
 if(typeof data.name !== "string"){
-validate56.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1756,13 +1517,13 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
-validate56.errors = [{instancePath:instancePath+"/command",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data2) < 1){
+validate46.errors = [{instancePath:instancePath+"/command",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/command",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/command",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1782,7 +1543,7 @@ const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs9 = errors;
 if(typeof data3[i0] !== "string"){
-validate56.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs9 === errors;
@@ -1792,7 +1553,7 @@ break;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate46.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1811,8 +1572,8 @@ var valid3 = true;
 const len1 = data5.length;
 for(let i1=0; i1<len1; i1++){
 const _errs13 = errors;
-if(!(validate54(data5[i1], {instancePath:instancePath+"/env/" + i1,parentData:data5,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate44(data5[i1], {instancePath:instancePath+"/env/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs13 === errors;
@@ -1822,7 +1583,7 @@ break;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate46.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1836,7 +1597,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs14 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate56.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate46.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -1852,40 +1613,32 @@ var valid0 = true;
 }
 }
 else {
-validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate56.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":{"type":true,"name":true,"command":true,"args":true,"env":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const McpServerHttp = validate58;
-const schema76 = {"type":"object","properties":{"type":{"const":"http"},"name":{"type":"string"},"url":{"type":"string","format":"uri"},"headers":{"type":"array","items":{"$ref":"#/$defs/HttpHeader"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","url"]};
+export const McpServerHttp = validate48;
+const schema56 = {"type":"object","properties":{"type":{"const":"http"},"name":{"type":"string"},"url":{"type":"string","format":"uri"},"headers":{"type":"array","items":{"$ref":"#/$defs/HttpHeader"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","url"]};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.url === undefined) && (missing0 = "url"))){
-validate58.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("http" !== data.type){
-validate58.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "http"},message:"must be equal to constant"}];
+validate48.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "http"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -1897,7 +1650,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs2 = errors;
 if(typeof data.name !== "string"){
-validate58.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1911,7 +1664,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(errors === _errs4){
 if(!(typeof data.url === "string")){
-validate58.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1931,8 +1684,8 @@ var valid1 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
-if(!(validate55(data3[i0], {instancePath:instancePath+"/headers/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate45(data3[i0], {instancePath:instancePath+"/headers/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
@@ -1942,7 +1695,7 @@ break;
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate48.errors = [{instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1956,7 +1709,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs9 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate58.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate48.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -1971,34 +1724,26 @@ var valid0 = true;
 }
 }
 else {
-validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate58.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":{"type":true,"name":true,"url":true,"headers":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ExtensionMcpServer = validate60;
-const schema78 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
-const pattern4 = new RegExp("^_", "u");
+export const ExtensionMcpServer = validate50;
+const schema58 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
+const pattern0 = new RegExp("^_", "u");
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate50.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -2007,13 +1752,13 @@ let data0 = data.type;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-validate60.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(!pattern0.test(data0)){
+validate50.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
 return false;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2021,38 +1766,27 @@ return false;
 }
 }
 else {
-validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate60.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const McpServer = validate61;
-const schema79 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"type":"string","pattern":"^_"}}},"then":{"$ref":"#/$defs/ExtensionMcpServer"},"else":{"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["stdio","http"]}},"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/McpServerStdio"},{"$ref":"#/$defs/McpServerHttp"}]}};
+export const McpServer = validate51;
+const schema59 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["stdio","http"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/McpServerStdio"},{"$ref":"#/$defs/McpServerHttp"}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["stdio","http"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionMcpServer"}]}};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs1 = errors;
 let valid0 = true;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type !== undefined){
 let data0 = data.type;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!((data0 === "stdio") || (data0 === "http"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -2061,18 +1795,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-}
-}
-else {
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
 }
 }
 }
@@ -2088,136 +1810,79 @@ vErrors = null;
 }
 let ifClause0;
 if(_valid0){
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
+const _errs4 = errors;
+if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate61.errors = [{instancePath,schemaPath:"#/$defs/ExtensionMcpServer/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate51.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.type !== undefined){
-let data1 = data.type;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-validate61.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionMcpServer/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
-validate61.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionMcpServer/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate61.errors = [{instancePath,schemaPath:"#/$defs/ExtensionMcpServer/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var _valid0 = _errs5 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs11 = errors;
-if(errors === _errs11){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((data.type === undefined) && (missing1 = "type")){
-validate61.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-let data2 = data.type;
-const _errs14 = errors;
-if(typeof data2 !== "string"){
-validate61.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data2 === "stdio") || (data2 === "http"))){
-validate61.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/properties/type/enum",keyword:"enum",params:{allowedValues: schema79.else.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid4 = _errs14 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
 const tag0 = data.type;
 if(typeof tag0 == "string"){
 if(tag0 === "stdio"){
-if(!(validate56(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate46(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
 }
-var props1 = {};
-props1.type = true;
-props1.name = true;
-props1.command = true;
-props1.args = true;
-props1.env = true;
-props1._meta = true;
 }
 else if(tag0 === "http"){
-if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate48(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
-if(props1 !== true){
-props1 = props1 || {};
-props1.type = true;
-props1.name = true;
-props1.url = true;
-props1.headers = true;
-props1._meta = true;
-}
 }
 else {
-validate61.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate51.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate61.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate51.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
-}
 }
 }
 }
 else {
-validate61.errors = [{instancePath,schemaPath:"#/else/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var _valid0 = _errs11 === errors;
+var _valid0 = _errs4 === errors;
 valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
+ifClause0 = "then";
 }
 else {
-props0 = props0 || {};
-Object.assign(props0, props1);
+const _errs9 = errors;
+const _errs10 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type !== undefined){
+let data1 = data.type;
+if(typeof data1 !== "string"){
+validate51.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
+const _errs13 = errors;
+let valid7 = false;
+const _errs14 = errors;
+if(!((data1 === "stdio") || (data1 === "http"))){
+const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema59.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
 }
-ifClause0 = "else";
+errors++;
 }
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+var _valid1 = _errs14 === errors;
+valid7 = valid7 || _valid1;
+if(!valid7){
+const _errs15 = errors;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2225,58 +1890,125 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate61.errors = vErrors;
+}
+}
+var _valid1 = _errs15 === errors;
+valid7 = valid7 || _valid1;
+}
+if(!valid7){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate51.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+var valid5 = _errs10 === errors;
+if(valid5){
+const _errs16 = errors;
+const _errs17 = errors;
+if(errors === _errs17){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.type === undefined) && (missing1 = "type")){
+validate51.errors = [{instancePath,schemaPath:"#/$defs/ExtensionMcpServer/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+validate51.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionMcpServer/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+return false;
+}
+}
+else {
+validate51.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionMcpServer/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate51.errors = [{instancePath,schemaPath:"#/$defs/ExtensionMcpServer/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid5 = _errs16 === errors;
+}
+var _valid0 = _errs9 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate51.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate61.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(props0 !== true){
-props0 = props0 || {};
-props0.type = true;
-}
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate61.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate61.errors = vErrors;
-evaluated0.props = props0;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const NewSessionRequest = validate64;
-const schema81 = {"type":"object","properties":{"cwd":{"$ref":"#/$defs/AbsolutePath"},"additionalDirectories":{"type":"array","items":{"$ref":"#/$defs/AbsolutePath"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["cwd"]};
+export const NewSessionRequest = validate54;
+const schema61 = {"type":"object","properties":{"cwd":{"$ref":"#/$defs/AbsolutePath"},"additionalDirectories":{"type":"array","items":{"$ref":"#/$defs/AbsolutePath"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["cwd"]};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.cwd === undefined) && (missing0 = "cwd")){
-validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -2286,13 +2018,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate64.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate54.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate54.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2315,13 +2047,13 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
-validate64.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data2) < 1){
+validate54.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate54.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2332,7 +2064,7 @@ break;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate54.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2351,8 +2083,8 @@ var valid4 = true;
 const len1 = data3.length;
 for(let i1=0; i1<len1; i1++){
 const _errs11 = errors;
-if(!(validate61(data3[i1], {instancePath:instancePath+"/mcpServers/" + i1,parentData:data3,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate51(data3[i1], {instancePath:instancePath+"/mcpServers/" + i1,parentData:data3,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs11 === errors;
@@ -2362,7 +2094,7 @@ break;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate54.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2376,7 +2108,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs12 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate64.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate54.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -2390,33 +2122,25 @@ var valid0 = true;
 }
 }
 else {
-validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate64.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":{"cwd":true,"additionalDirectories":true,"mcpServers":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const NewSessionResponse = validate66;
-const schema85 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const NewSessionResponse = validate56;
+const schema65 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -2426,13 +2150,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate66.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate56.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate56.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2446,7 +2170,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate66.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate56.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2458,40 +2182,32 @@ var valid0 = true;
 }
 }
 else {
-validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate66.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":{"sessionId":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ReplayFromStart = validate67;
-const schema88 = {"type":"object","properties":{"type":{"const":"start"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const ReplayFromStart = validate57;
+const schema68 = {"type":"object","properties":{"type":{"const":"start"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate57.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("start" !== data.type){
-validate67.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "start"},message:"must be equal to constant"}];
+validate57.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "start"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -2504,7 +2220,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate67.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate57.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2516,33 +2232,25 @@ var valid0 = true;
 }
 }
 else {
-validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate67.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":{"type":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ExtensionReplayFrom = validate68;
-const schema90 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
+export const ExtensionReplayFrom = validate58;
+const schema70 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate58.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -2551,13 +2259,13 @@ let data0 = data.type;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-validate68.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(!pattern0.test(data0)){
+validate58.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
 return false;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2565,38 +2273,26 @@ return false;
 }
 }
 else {
-validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate68.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ReplayFrom = validate69;
-const schema91 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"type":"string","pattern":"^_"}}},"then":{"$ref":"#/$defs/ExtensionReplayFrom"},"else":{"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["start"]}},"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/ReplayFromStart"}]}};
+export const ReplayFrom = validate59;
+const schema71 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["start"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/ReplayFromStart"}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["start"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionReplayFrom"}]}};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs1 = errors;
 let valid0 = true;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type !== undefined){
-let data0 = data.type;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!(data.type === "start")){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -2605,18 +2301,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-}
-}
-else {
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
 }
 }
 }
@@ -2632,118 +2316,73 @@ vErrors = null;
 }
 let ifClause0;
 if(_valid0){
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
+const _errs4 = errors;
+if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate69.errors = [{instancePath,schemaPath:"#/$defs/ExtensionReplayFrom/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate59.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.type !== undefined){
-let data1 = data.type;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-validate69.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionReplayFrom/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
-validate69.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionReplayFrom/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate69.errors = [{instancePath,schemaPath:"#/$defs/ExtensionReplayFrom/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var _valid0 = _errs5 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs11 = errors;
-if(errors === _errs11){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((data.type === undefined) && (missing1 = "type")){
-validate69.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-let data2 = data.type;
-const _errs14 = errors;
-if(typeof data2 !== "string"){
-validate69.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(data2 === "start")){
-validate69.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/properties/type/enum",keyword:"enum",params:{allowedValues: schema91.else.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid4 = _errs14 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
 const tag0 = data.type;
 if(typeof tag0 == "string"){
 if(tag0 === "start"){
-if(!(validate67(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate57(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
-var props1 = {};
-props1.type = true;
-props1._meta = true;
 }
 else {
-validate69.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate59.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate69.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate59.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
-}
 }
 }
 }
 else {
-validate69.errors = [{instancePath,schemaPath:"#/else/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate59.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var _valid0 = _errs11 === errors;
+var _valid0 = _errs4 === errors;
 valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
+ifClause0 = "then";
 }
 else {
-props0 = props0 || {};
-Object.assign(props0, props1);
+const _errs8 = errors;
+const _errs9 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type !== undefined){
+let data1 = data.type;
+if(typeof data1 !== "string"){
+validate59.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
+const _errs12 = errors;
+let valid6 = false;
+const _errs13 = errors;
+if(!(data1 === "start")){
+const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema71.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
 }
-ifClause0 = "else";
+errors++;
 }
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+var _valid1 = _errs13 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const _errs14 = errors;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2751,58 +2390,125 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate69.errors = vErrors;
+}
+}
+var _valid1 = _errs14 === errors;
+valid6 = valid6 || _valid1;
+}
+if(!valid6){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate59.errors = vErrors;
+return false;
+}
+else {
+errors = _errs12;
+if(vErrors !== null){
+if(_errs12){
+vErrors.length = _errs12;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+var valid4 = _errs9 === errors;
+if(valid4){
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.type === undefined) && (missing1 = "type")){
+validate59.errors = [{instancePath,schemaPath:"#/$defs/ExtensionReplayFrom/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+validate59.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionReplayFrom/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+return false;
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionReplayFrom/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate59.errors = [{instancePath,schemaPath:"#/$defs/ExtensionReplayFrom/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid4 = _errs15 === errors;
+}
+var _valid0 = _errs8 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate59.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate59.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(props0 !== true){
-props0 = props0 || {};
-props0.type = true;
-}
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate69.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate59.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate69.errors = vErrors;
-evaluated0.props = props0;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const ResumeSessionRequest = validate71;
-const schema93 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"additionalDirectories":{"type":"array","items":{"$ref":"#/$defs/AbsolutePath"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"replayFrom":{"anyOf":[{"$ref":"#/$defs/ReplayFrom"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+export const ResumeSessionRequest = validate61;
+const schema73 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"additionalDirectories":{"type":"array","items":{"$ref":"#/$defs/AbsolutePath"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"replayFrom":{"anyOf":[{"$ref":"#/$defs/ReplayFrom"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))){
-validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate61.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -2812,13 +2518,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate71.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate61.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate61.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2834,13 +2540,13 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate71.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data1) < 1){
+validate61.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate61.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2863,13 +2569,13 @@ const _errs9 = errors;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
-if(func1(data3) < 1){
-validate71.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data3) < 1){
+validate61.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate61.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2880,7 +2586,7 @@ break;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate61.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2899,8 +2605,8 @@ var valid5 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 const _errs14 = errors;
-if(!(validate61(data4[i1], {instancePath:instancePath+"/mcpServers/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate51(data4[i1], {instancePath:instancePath+"/mcpServers/" + i1,parentData:data4,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs14 === errors;
@@ -2910,7 +2616,7 @@ break;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate61.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2926,12 +2632,13 @@ const _errs15 = errors;
 const _errs16 = errors;
 let valid6 = false;
 const _errs17 = errors;
-if(!(validate69(data6, {instancePath:instancePath+"/replayFrom",parentData:data,parentDataProperty:"replayFrom",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate59(data6, {instancePath:instancePath+"/replayFrom",parentData:data,parentDataProperty:"replayFrom",rootData}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs17 === errors;
 valid6 = valid6 || _valid0;
+if(!valid6){
 const _errs18 = errors;
 if(data6 !== null){
 const err0 = {instancePath:instancePath+"/replayFrom",schemaPath:"#/properties/replayFrom/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -2945,6 +2652,7 @@ errors++;
 }
 var _valid0 = _errs18 === errors;
 valid6 = valid6 || _valid0;
+}
 if(!valid6){
 const err1 = {instancePath:instancePath+"/replayFrom",schemaPath:"#/properties/replayFrom/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -2954,7 +2662,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate71.errors = vErrors;
+validate61.errors = vErrors;
 return false;
 }
 else {
@@ -2978,7 +2686,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs20 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate71.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate61.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -2994,70 +2702,54 @@ var valid0 = true;
 }
 }
 else {
-validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate71.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"sessionId":true,"cwd":true,"additionalDirectories":true,"mcpServers":true,"replayFrom":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ResumeSessionResponse = validate74;
-const schema98 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+export const ResumeSessionResponse = validate64;
+const schema78 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta !== undefined){
 let data0 = data._meta;
 if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate74.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate64.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 }
 }
 else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate74.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":{"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const Role = validate75;
-const schema100 = {"type":"string","anyOf":[{"enum":["assistant","user"]},{"pattern":"^_"}]};
+export const Role = validate65;
+const schema80 = {"type":"string","anyOf":[{"enum":["assistant","user"]},{"pattern":"^_"}]};
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(typeof data !== "string"){
-validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs1 = errors;
 let valid0 = false;
 const _errs2 = errors;
 if(!((data === "assistant") || (data === "user"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema100.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema80.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3068,9 +2760,10 @@ errors++;
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
+if(!valid0){
 const _errs3 = errors;
 if(typeof data === "string"){
-if(!pattern4.test(data)){
+if(!pattern0.test(data)){
 const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -3083,6 +2776,7 @@ errors++;
 }
 var _valid0 = _errs3 === errors;
 valid0 = valid0 || _valid0;
+}
 if(!valid0){
 const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -3092,7 +2786,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate75.errors = vErrors;
+validate65.errors = vErrors;
 return false;
 }
 else {
@@ -3106,31 +2800,23 @@ vErrors = null;
 }
 }
 }
-validate75.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const Annotations = validate76;
-const schema101 = {"type":"object","properties":{"audience":{"type":["array","null"],"items":{"$ref":"#/$defs/Role"}},"lastModified":{"type":["string","null"]},"priority":{"type":["number","null"],"minimum":0,"maximum":1},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const Annotations = validate66;
+const schema81 = {"type":"object","properties":{"audience":{"type":["array","null"],"items":{"$ref":"#/$defs/Role"}},"lastModified":{"type":["string","null"]},"priority":{"type":["number","null"],"minimum":0,"maximum":1},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.audience !== undefined){
 let data0 = data.audience;
 const _errs1 = errors;
 if((!(Array.isArray(data0))) && (data0 !== null)){
-validate76.errors = [{instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: schema101.properties.audience.type},message:"must be array,null"}];
+validate66.errors = [{instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: schema81.properties.audience.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs1){
@@ -3141,14 +2827,14 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate76.errors = [{instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
 let valid3 = false;
 const _errs7 = errors;
 if(!((data1 === "assistant") || (data1 === "user"))){
-const err0 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema100.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema80.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3159,9 +2845,10 @@ errors++;
 }
 var _valid0 = _errs7 === errors;
 valid3 = valid3 || _valid0;
+if(!valid3){
 const _errs8 = errors;
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
+if(!pattern0.test(data1)){
 const err1 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -3174,6 +2861,7 @@ errors++;
 }
 var _valid0 = _errs8 === errors;
 valid3 = valid3 || _valid0;
+}
 if(!valid3){
 const err2 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -3183,7 +2871,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate76.errors = vErrors;
+validate66.errors = vErrors;
 return false;
 }
 else {
@@ -3214,7 +2902,7 @@ if(data.lastModified !== undefined){
 let data2 = data.lastModified;
 const _errs9 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate76.errors = [{instancePath:instancePath+"/lastModified",schemaPath:"#/properties/lastModified/type",keyword:"type",params:{type: schema101.properties.lastModified.type},message:"must be string,null"}];
+validate66.errors = [{instancePath:instancePath+"/lastModified",schemaPath:"#/properties/lastModified/type",keyword:"type",params:{type: schema81.properties.lastModified.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -3227,18 +2915,18 @@ if(data.priority !== undefined){
 let data3 = data.priority;
 const _errs11 = errors;
 if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate76.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: schema101.properties.priority.type},message:"must be number,null"}];
+validate66.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: schema81.properties.priority.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-validate76.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate66.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate76.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate66.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3254,7 +2942,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs13 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate76.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate66.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -3267,40 +2955,32 @@ var valid0 = true;
 }
 }
 else {
-validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate76.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":{"audience":true,"lastModified":true,"priority":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const TextContent = validate77;
-const schema104 = {"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","text"]};
+export const TextContent = validate67;
+const schema84 = {"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","text"]};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.text === undefined) && (missing0 = "text"))){
-validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("text" !== data.type){
-validate77.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"}];
+validate67.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3312,7 +2992,7 @@ if(valid0){
 if(data.text !== undefined){
 const _errs2 = errors;
 if(typeof data.text !== "string"){
-validate77.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3327,19 +3007,13 @@ const _errs4 = errors;
 const _errs5 = errors;
 let valid1 = false;
 const _errs6 = errors;
-if(!(validate76(data2, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate66(data2, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
 valid1 = valid1 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.audience = true;
-props0.lastModified = true;
-props0.priority = true;
-props0._meta = true;
-}
+if(!valid1){
 const _errs7 = errors;
 if(data2 !== null){
 const err0 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -3353,6 +3027,7 @@ errors++;
 }
 var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
+}
 if(!valid1){
 const err1 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -3362,7 +3037,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate77.errors = vErrors;
+validate67.errors = vErrors;
 return false;
 }
 else {
@@ -3386,7 +3061,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate77.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate67.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -3400,40 +3075,32 @@ var valid0 = true;
 }
 }
 else {
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate77.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":{"type":true,"text":true,"annotations":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ImageContent = validate79;
-const schema106 = {"type":"object","properties":{"type":{"const":"image"},"data":{"type":"string","contentEncoding":"base64"},"mimeType":{"$ref":"#/$defs/MediaType"},"uri":{"type":["string","null"],"format":"uri"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]};
+export const ImageContent = validate69;
+const schema86 = {"type":"object","properties":{"type":{"const":"image"},"data":{"type":"string","contentEncoding":"base64"},"mimeType":{"$ref":"#/$defs/MediaType"},"uri":{"type":["string","null"],"format":"uri"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]};
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.mimeType === undefined) && (missing0 = "mimeType"))){
-validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("image" !== data.type){
-validate79.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "image"},message:"must be equal to constant"}];
+validate69.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "image"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3445,7 +3112,7 @@ if(valid0){
 if(data.data !== undefined){
 const _errs2 = errors;
 if(typeof data.data !== "string"){
-validate79.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3457,7 +3124,7 @@ if(valid0){
 if(data.mimeType !== undefined){
 const _errs4 = errors;
 if(typeof data.mimeType !== "string"){
-validate79.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3470,7 +3137,7 @@ if(data.uri !== undefined){
 let data3 = data.uri;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate79.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: schema106.properties.uri.type},message:"must be string,null"}];
+validate69.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: schema86.properties.uri.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -3485,19 +3152,13 @@ const _errs9 = errors;
 const _errs10 = errors;
 let valid2 = false;
 const _errs11 = errors;
-if(!(validate76(data4, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate66(data4, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs11 === errors;
 valid2 = valid2 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.audience = true;
-props0.lastModified = true;
-props0.priority = true;
-props0._meta = true;
-}
+if(!valid2){
 const _errs12 = errors;
 if(data4 !== null){
 const err0 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -3511,6 +3172,7 @@ errors++;
 }
 var _valid0 = _errs12 === errors;
 valid2 = valid2 || _valid0;
+}
 if(!valid2){
 const err1 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -3520,7 +3182,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate79.errors = vErrors;
+validate69.errors = vErrors;
 return false;
 }
 else {
@@ -3544,7 +3206,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs14 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate79.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate69.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -3560,40 +3222,32 @@ var valid0 = true;
 }
 }
 else {
-validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate79.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":{"type":true,"data":true,"mimeType":true,"uri":true,"annotations":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const AudioContent = validate81;
-const schema109 = {"type":"object","properties":{"type":{"const":"audio"},"data":{"type":"string","contentEncoding":"base64"},"mimeType":{"$ref":"#/$defs/MediaType"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]};
+export const AudioContent = validate71;
+const schema89 = {"type":"object","properties":{"type":{"const":"audio"},"data":{"type":"string","contentEncoding":"base64"},"mimeType":{"$ref":"#/$defs/MediaType"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]};
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.mimeType === undefined) && (missing0 = "mimeType"))){
-validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("audio" !== data.type){
-validate81.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "audio"},message:"must be equal to constant"}];
+validate71.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "audio"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3605,7 +3259,7 @@ if(valid0){
 if(data.data !== undefined){
 const _errs2 = errors;
 if(typeof data.data !== "string"){
-validate81.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3617,7 +3271,7 @@ if(valid0){
 if(data.mimeType !== undefined){
 const _errs4 = errors;
 if(typeof data.mimeType !== "string"){
-validate81.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3632,19 +3286,13 @@ const _errs7 = errors;
 const _errs8 = errors;
 let valid2 = false;
 const _errs9 = errors;
-if(!(validate76(data3, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate66(data3, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs9 === errors;
 valid2 = valid2 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.audience = true;
-props0.lastModified = true;
-props0.priority = true;
-props0._meta = true;
-}
+if(!valid2){
 const _errs10 = errors;
 if(data3 !== null){
 const err0 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -3658,6 +3306,7 @@ errors++;
 }
 var _valid0 = _errs10 === errors;
 valid2 = valid2 || _valid0;
+}
 if(!valid2){
 const err1 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -3667,7 +3316,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate81.errors = vErrors;
+validate71.errors = vErrors;
 return false;
 }
 else {
@@ -3691,7 +3340,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs12 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate81.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate71.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -3706,40 +3355,32 @@ var valid0 = true;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate81.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":{"type":true,"data":true,"mimeType":true,"annotations":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ResourceLink = validate83;
-const schema112 = {"type":"object","properties":{"type":{"const":"resource_link"},"name":{"type":"string"},"uri":{"type":"string","format":"uri"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"size":{"type":["integer","null"],"minimum":0},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","uri"]};
+export const ResourceLink = validate73;
+const schema92 = {"type":"object","properties":{"type":{"const":"resource_link"},"name":{"type":"string"},"uri":{"type":"string","format":"uri"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"size":{"type":["integer","null"],"minimum":0},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","uri"]};
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.uri === undefined) && (missing0 = "uri"))){
-validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("resource_link" !== data.type){
-validate83.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"},message:"must be equal to constant"}];
+validate73.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3751,7 +3392,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs2 = errors;
 if(typeof data.name !== "string"){
-validate83.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3765,7 +3406,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(errors === _errs4){
 if(!(typeof data.uri === "string")){
-validate83.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3780,7 +3421,7 @@ if(data.title !== undefined){
 let data3 = data.title;
 const _errs6 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate83.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema112.properties.title.type},message:"must be string,null"}];
+validate73.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema92.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3793,7 +3434,7 @@ if(data.description !== undefined){
 let data4 = data.description;
 const _errs8 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate83.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema112.properties.description.type},message:"must be string,null"}];
+validate73.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema92.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -3820,6 +3461,7 @@ errors++;
 }
 var _valid0 = _errs12 === errors;
 valid1 = valid1 || _valid0;
+if(!valid1){
 const _errs15 = errors;
 if(data5 !== null){
 const err1 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -3833,6 +3475,7 @@ errors++;
 }
 var _valid0 = _errs15 === errors;
 valid1 = valid1 || _valid0;
+}
 if(!valid1){
 const err2 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -3842,7 +3485,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate83.errors = vErrors;
+validate73.errors = vErrors;
 return false;
 }
 else {
@@ -3866,13 +3509,13 @@ if(data.size !== undefined){
 let data6 = data.size;
 const _errs17 = errors;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-validate83.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema112.properties.size.type},message:"must be integer,null"}];
+validate73.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema92.properties.size.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs17){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
-validate83.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate73.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3889,19 +3532,13 @@ const _errs19 = errors;
 const _errs20 = errors;
 let valid3 = false;
 const _errs21 = errors;
-if(!(validate76(data7, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate66(data7, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs21 === errors;
 valid3 = valid3 || _valid1;
-if(_valid1){
-var props0 = {};
-props0.audience = true;
-props0.lastModified = true;
-props0.priority = true;
-props0._meta = true;
-}
+if(!valid3){
 const _errs22 = errors;
 if(data7 !== null){
 const err3 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -3915,6 +3552,7 @@ errors++;
 }
 var _valid1 = _errs22 === errors;
 valid3 = valid3 || _valid1;
+}
 if(!valid3){
 const err4 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -3924,7 +3562,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate83.errors = vErrors;
+validate73.errors = vErrors;
 return false;
 }
 else {
@@ -3948,7 +3586,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs24 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate83.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate73.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -3967,33 +3605,25 @@ var valid0 = true;
 }
 }
 else {
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate83.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":{"type":true,"name":true,"uri":true,"title":true,"description":true,"mimeType":true,"size":true,"annotations":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const TextResourceContents = validate85;
-const schema115 = {"type":"object","properties":{"uri":{"type":"string","format":"uri"},"text":{"type":"string"},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["uri","text"]};
+export const TextResourceContents = validate75;
+const schema95 = {"type":"object","properties":{"uri":{"type":"string","format":"uri"},"text":{"type":"string"},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["uri","text"]};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.uri === undefined) && (missing0 = "uri")) || ((data.text === undefined) && (missing0 = "text"))){
-validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -4002,7 +3632,7 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(errors === _errs1){
 if(!(typeof data.uri === "string")){
-validate85.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate75.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4016,7 +3646,7 @@ if(valid0){
 if(data.text !== undefined){
 const _errs3 = errors;
 if(typeof data.text !== "string"){
-validate85.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate75.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -4043,6 +3673,7 @@ errors++;
 }
 var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
+if(!valid1){
 const _errs10 = errors;
 if(data2 !== null){
 const err1 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -4056,6 +3687,7 @@ errors++;
 }
 var _valid0 = _errs10 === errors;
 valid1 = valid1 || _valid0;
+}
 if(!valid1){
 const err2 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -4065,7 +3697,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate85.errors = vErrors;
+validate75.errors = vErrors;
 return false;
 }
 else {
@@ -4089,7 +3721,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs12 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate85.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate75.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -4103,33 +3735,25 @@ var valid0 = true;
 }
 }
 else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate85.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":{"uri":true,"text":true,"mimeType":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const BlobResourceContents = validate86;
-const schema118 = {"type":"object","properties":{"uri":{"type":"string","format":"uri"},"blob":{"type":"string","contentEncoding":"base64"},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["uri","blob"]};
+export const BlobResourceContents = validate76;
+const schema98 = {"type":"object","properties":{"uri":{"type":"string","format":"uri"},"blob":{"type":"string","contentEncoding":"base64"},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["uri","blob"]};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.uri === undefined) && (missing0 = "uri")) || ((data.blob === undefined) && (missing0 = "blob"))){
-validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -4138,7 +3762,7 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(errors === _errs1){
 if(!(typeof data.uri === "string")){
-validate86.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4152,7 +3776,7 @@ if(valid0){
 if(data.blob !== undefined){
 const _errs3 = errors;
 if(typeof data.blob !== "string"){
-validate86.errors = [{instancePath:instancePath+"/blob",schemaPath:"#/properties/blob/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/blob",schemaPath:"#/properties/blob/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -4179,6 +3803,7 @@ errors++;
 }
 var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
+if(!valid1){
 const _errs10 = errors;
 if(data2 !== null){
 const err1 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -4192,6 +3817,7 @@ errors++;
 }
 var _valid0 = _errs10 === errors;
 valid1 = valid1 || _valid0;
+}
 if(!valid1){
 const err2 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -4201,7 +3827,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate86.errors = vErrors;
+validate76.errors = vErrors;
 return false;
 }
 else {
@@ -4225,7 +3851,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs12 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate86.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate76.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -4239,49 +3865,36 @@ var valid0 = true;
 }
 }
 else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate86.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":{"uri":true,"blob":true,"mimeType":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const EmbeddedResourceContents = validate87;
-const schema121 = {"oneOf":[{"$ref":"#/$defs/TextResourceContents"},{"$ref":"#/$defs/BlobResourceContents"}]};
+export const EmbeddedResourceContents = validate77;
+const schema101 = {"oneOf":[{"$ref":"#/$defs/TextResourceContents"},{"$ref":"#/$defs/BlobResourceContents"}]};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate85(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate75(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 if(_valid0){
 valid0 = true;
 passing0 = 0;
-var props0 = {};
-props0.uri = true;
-props0.text = true;
-props0.mimeType = true;
-props0._meta = true;
 }
 const _errs2 = errors;
-if(!(validate86(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -4293,13 +3906,6 @@ else {
 if(_valid0){
 valid0 = true;
 passing0 = 1;
-if(props0 !== true){
-props0 = props0 || {};
-props0.uri = true;
-props0.blob = true;
-props0.mimeType = true;
-props0._meta = true;
-}
 }
 }
 if(!valid0){
@@ -4311,7 +3917,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate87.errors = vErrors;
+validate77.errors = vErrors;
 return false;
 }
 else {
@@ -4325,37 +3931,28 @@ vErrors = null;
 }
 }
 }
-validate87.errors = vErrors;
-evaluated0.props = props0;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const EmbeddedResource = validate90;
-const schema122 = {"type":"object","properties":{"type":{"const":"resource"},"resource":{"$ref":"#/$defs/EmbeddedResourceContents"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","resource"]};
+export const EmbeddedResource = validate80;
+const schema102 = {"type":"object","properties":{"type":{"const":"resource"},"resource":{"$ref":"#/$defs/EmbeddedResourceContents"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","resource"]};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.resource === undefined) && (missing0 = "resource"))){
-validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("resource" !== data.type){
-validate90.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource"},message:"must be equal to constant"}];
+validate80.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -4366,8 +3963,8 @@ var valid0 = true;
 if(valid0){
 if(data.resource !== undefined){
 const _errs2 = errors;
-if(!(validate87(data.resource, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+if(!(validate77(data.resource, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -4382,19 +3979,13 @@ const _errs3 = errors;
 const _errs4 = errors;
 let valid1 = false;
 const _errs5 = errors;
-if(!(validate76(data2, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate66(data2, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
 valid1 = valid1 || _valid0;
-if(_valid0){
-var props1 = {};
-props1.audience = true;
-props1.lastModified = true;
-props1.priority = true;
-props1._meta = true;
-}
+if(!valid1){
 const _errs6 = errors;
 if(data2 !== null){
 const err0 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -4408,6 +3999,7 @@ errors++;
 }
 var _valid0 = _errs6 === errors;
 valid1 = valid1 || _valid0;
+}
 if(!valid1){
 const err1 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -4417,7 +4009,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate90.errors = vErrors;
+validate80.errors = vErrors;
 return false;
 }
 else {
@@ -4441,7 +4033,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate90.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate80.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -4455,33 +4047,25 @@ var valid0 = true;
 }
 }
 else {
-validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate90.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":{"type":true,"resource":true,"annotations":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ExtensionContent = validate93;
-const schema124 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
+export const ExtensionContent = validate83;
+const schema104 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -4490,13 +4074,13 @@ let data0 = data.type;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-validate93.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(!pattern0.test(data0)){
+validate83.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4504,38 +4088,27 @@ return false;
 }
 }
 else {
-validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate93.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ContentBlock = validate94;
-const schema125 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"type":"string","pattern":"^_"}}},"then":{"$ref":"#/$defs/ExtensionContent"},"else":{"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["text","image","audio","resource_link","resource"]}},"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/TextContent"},{"$ref":"#/$defs/ImageContent"},{"$ref":"#/$defs/AudioContent"},{"$ref":"#/$defs/ResourceLink"},{"$ref":"#/$defs/EmbeddedResource"}]}};
+export const ContentBlock = validate84;
+const schema105 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["text","image","audio","resource_link","resource"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/TextContent"},{"$ref":"#/$defs/ImageContent"},{"$ref":"#/$defs/AudioContent"},{"$ref":"#/$defs/ResourceLink"},{"$ref":"#/$defs/EmbeddedResource"}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["text","image","audio","resource_link","resource"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionContent"}]}};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs1 = errors;
 let valid0 = true;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type !== undefined){
 let data0 = data.type;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!(((((data0 === "text") || (data0 === "image")) || (data0 === "audio")) || (data0 === "resource_link")) || (data0 === "resource"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -4544,18 +4117,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-}
-}
-else {
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
 }
 }
 }
@@ -4571,180 +4132,97 @@ vErrors = null;
 }
 let ifClause0;
 if(_valid0){
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
+const _errs4 = errors;
+if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate94.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContent/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate84.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.type !== undefined){
-let data1 = data.type;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContent/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
-validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContent/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate94.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContent/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var _valid0 = _errs5 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs11 = errors;
-if(errors === _errs11){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((data.type === undefined) && (missing1 = "type")){
-validate94.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-let data2 = data.type;
-const _errs14 = errors;
-if(typeof data2 !== "string"){
-validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((data2 === "text") || (data2 === "image")) || (data2 === "audio")) || (data2 === "resource_link")) || (data2 === "resource"))){
-validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/properties/type/enum",keyword:"enum",params:{allowedValues: schema125.else.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid4 = _errs14 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
 const tag0 = data.type;
 if(typeof tag0 == "string"){
 if(tag0 === "text"){
-if(!(validate77(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate67(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
-var props1 = {};
-props1.type = true;
-props1.text = true;
-props1.annotations = true;
-props1._meta = true;
 }
 else if(tag0 === "image"){
-if(!(validate79(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
 errors = vErrors.length;
-}
-if(props1 !== true){
-props1 = props1 || {};
-props1.type = true;
-props1.data = true;
-props1.mimeType = true;
-props1.uri = true;
-props1.annotations = true;
-props1._meta = true;
 }
 }
 else if(tag0 === "audio"){
-if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate71(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
-}
-if(props1 !== true){
-props1 = props1 || {};
-props1.type = true;
-props1.data = true;
-props1.mimeType = true;
-props1.annotations = true;
-props1._meta = true;
 }
 }
 else if(tag0 === "resource_link"){
-if(!(validate83(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
-}
-if(props1 !== true){
-props1 = props1 || {};
-props1.type = true;
-props1.name = true;
-props1.uri = true;
-props1.title = true;
-props1.description = true;
-props1.mimeType = true;
-props1.size = true;
-props1.annotations = true;
-props1._meta = true;
 }
 }
 else if(tag0 === "resource"){
-if(!(validate90(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate80(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
-if(props1 !== true){
-props1 = props1 || {};
-props1.type = true;
-props1.resource = true;
-props1.annotations = true;
-props1._meta = true;
-}
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate84.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate84.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
-}
 }
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/else/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate84.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var _valid0 = _errs11 === errors;
+var _valid0 = _errs4 === errors;
 valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
+ifClause0 = "then";
 }
 else {
-props0 = props0 || {};
-Object.assign(props0, props1);
+const _errs12 = errors;
+const _errs13 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type !== undefined){
+let data1 = data.type;
+if(typeof data1 !== "string"){
+validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
+const _errs16 = errors;
+let valid10 = false;
+const _errs17 = errors;
+if(!(((((data1 === "text") || (data1 === "image")) || (data1 === "audio")) || (data1 === "resource_link")) || (data1 === "resource"))){
+const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema105.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
 }
-ifClause0 = "else";
+errors++;
 }
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+var _valid1 = _errs17 === errors;
+valid10 = valid10 || _valid1;
+if(!valid10){
+const _errs18 = errors;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4752,58 +4230,125 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate94.errors = vErrors;
+}
+}
+var _valid1 = _errs18 === errors;
+valid10 = valid10 || _valid1;
+}
+if(!valid10){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate84.errors = vErrors;
+return false;
+}
+else {
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+var valid8 = _errs13 === errors;
+if(valid8){
+const _errs19 = errors;
+const _errs20 = errors;
+if(errors === _errs20){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.type === undefined) && (missing1 = "type")){
+validate84.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContent/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs23 = errors;
+if(errors === _errs23){
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContent/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+return false;
+}
+}
+else {
+validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContent/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate84.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContent/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid8 = _errs19 === errors;
+}
+var _valid0 = _errs12 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate84.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(props0 !== true){
-props0 = props0 || {};
-props0.type = true;
-}
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate94.errors = vErrors;
-evaluated0.props = props0;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const PromptRequest = validate100;
-const schema127 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"prompt":{"type":"array","items":{"$ref":"#/$defs/ContentBlock"},"minItems":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","prompt"]};
+export const PromptRequest = validate90;
+const schema107 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"prompt":{"type":"array","items":{"$ref":"#/$defs/ContentBlock"},"minItems":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","prompt"]};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -4813,13 +4358,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate100.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate90.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4835,7 +4380,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate100.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate90.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -4843,8 +4388,8 @@ var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate94(data1[i0], {instancePath:instancePath+"/prompt/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate84(data1[i0], {instancePath:instancePath+"/prompt/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -4855,7 +4400,7 @@ break;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate90.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4869,7 +4414,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate100.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate90.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -4882,33 +4427,25 @@ var valid0 = true;
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate100.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":{"sessionId":true,"prompt":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const PromptResponse = validate102;
-const schema130 = {"type":"object","properties":{"messageId":{"$ref":"#/$defs/MessageId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["messageId"]};
+export const PromptResponse = validate92;
+const schema110 = {"type":"object","properties":{"messageId":{"$ref":"#/$defs/MessageId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["messageId"]};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.messageId === undefined) && (missing0 = "messageId")){
-validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -4918,13 +4455,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate102.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate92.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4938,7 +4475,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate102.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate92.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -4950,33 +4487,25 @@ var valid0 = true;
 }
 }
 else {
-validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate102.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":{"messageId":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CancelNotification = validate103;
-const schema133 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const CancelNotification = validate93;
+const schema113 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -4986,13 +4515,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate103.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate93.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5006,7 +4535,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate103.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate93.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -5018,33 +4547,25 @@ var valid0 = true;
 }
 }
 else {
-validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate103.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":{"sessionId":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CancelRequestNotification = validate104;
-const schema136 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["requestId"]};
+export const CancelRequestNotification = validate94;
+const schema116 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["requestId"]};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.requestId === undefined) && (missing0 = "requestId")){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -5052,7 +4573,7 @@ if(data.requestId !== undefined){
 let data0 = data.requestId;
 const _errs1 = errors;
 if((typeof data0 !== "string") && (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))))){
-validate104.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema33.type},message:"must be string,integer"}];
+validate94.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5065,7 +4586,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate104.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate94.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -5077,40 +4598,32 @@ var valid0 = true;
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate104.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":{"requestId":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const UserMessageUpdate = validate105;
-const schema139 = {"type":"object","properties":{"sessionUpdate":{"const":"user_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]};
+export const UserMessageUpdate = validate95;
+const schema119 = {"type":"object","properties":{"sessionUpdate":{"const":"user_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))){
-validate105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("user_message" !== data.sessionUpdate){
-validate105.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message"},message:"must be equal to constant"}];
+validate95.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5125,13 +4638,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate105.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data1) < 1){
+validate95.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5145,7 +4658,7 @@ if(data.content !== undefined){
 let data2 = data.content;
 const _errs5 = errors;
 if((!(Array.isArray(data2))) && (data2 !== null)){
-validate105.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema139.properties.content.type},message:"must be array,null"}];
+validate95.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema119.properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs5){
@@ -5154,8 +4667,8 @@ var valid2 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs7 = errors;
-if(!(validate94(data2[i0], {instancePath:instancePath+"/content/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate84(data2[i0], {instancePath:instancePath+"/content/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs7 === errors;
@@ -5175,10 +4688,476 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs8 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate105.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate95.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate95.errors = vErrors;
+return errors === 0;
+}
+
+export const UserMessageChunk = validate97;
+const schema122 = {"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]};
+
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))) || ((data.content === undefined) && (missing0 = "content"))){
+validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("user_message_chunk" !== data.sessionUpdate){
+validate97.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messageId !== undefined){
+let data1 = data.messageId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+validate97.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate97.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs5 = errors;
+if(!(validate84(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs6 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate97.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate97.errors = vErrors;
+return errors === 0;
+}
+
+export const AgentMessageUpdate = validate99;
+const schema125 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]};
+
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))){
+validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("agent_message" !== data.sessionUpdate){
+validate99.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messageId !== undefined){
+let data1 = data.messageId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+validate99.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate99.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+let data2 = data.content;
+const _errs5 = errors;
+if((!(Array.isArray(data2))) && (data2 !== null)){
+validate99.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema125.properties.content.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs5){
+if(Array.isArray(data2)){
+var valid2 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs7 = errors;
+if(!(validate84(data2[i0], {instancePath:instancePath+"/content/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs7 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data4 = data._meta;
+const _errs8 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+validate99.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate99.errors = vErrors;
+return errors === 0;
+}
+
+export const AgentMessageChunk = validate101;
+const schema128 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]};
+
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))) || ((data.content === undefined) && (missing0 = "content"))){
+validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("agent_message_chunk" !== data.sessionUpdate){
+validate101.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messageId !== undefined){
+let data1 = data.messageId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+validate101.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs5 = errors;
+if(!(validate84(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs6 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate101.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate101.errors = vErrors;
+return errors === 0;
+}
+
+export const AgentThoughtUpdate = validate103;
+const schema131 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_thought"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]};
+
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))){
+validate103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("agent_thought" !== data.sessionUpdate){
+validate103.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messageId !== undefined){
+let data1 = data.messageId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+validate103.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate103.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+let data2 = data.content;
+const _errs5 = errors;
+if((!(Array.isArray(data2))) && (data2 !== null)){
+validate103.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema131.properties.content.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs5){
+if(Array.isArray(data2)){
+var valid2 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs7 = errors;
+if(!(validate84(data2[i0], {instancePath:instancePath+"/content/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs7 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data4 = data._meta;
+const _errs8 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+validate103.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate103.errors = vErrors;
+return errors === 0;
+}
+
+export const AgentThoughtChunk = validate105;
+const schema134 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]};
+
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))) || ((data.content === undefined) && (missing0 = "content"))){
+validate105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("agent_thought_chunk" !== data.sessionUpdate){
+validate105.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messageId !== undefined){
+let data1 = data.messageId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+validate105.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate105.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs5 = errors;
+if(!(validate84(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs6 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate105.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -5196,536 +5175,22 @@ return false;
 validate105.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":{"sessionUpdate":true,"messageId":true,"content":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const UserMessageChunk = validate107;
-const schema142 = {"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]};
+export const StopReason = validate107;
+const schema137 = {"type":"string","anyOf":[{"enum":["end_turn","max_tokens","max_turn_requests","refusal","cancelled"]},{"pattern":"^_"}]};
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate107.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("user_message_chunk" !== data.sessionUpdate){
-validate107.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.messageId !== undefined){
-let data1 = data.messageId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate107.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate107.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.content !== undefined){
-const _errs5 = errors;
-if(!(validate94(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs6 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate107.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate107.errors = vErrors;
-return errors === 0;
-}
-validate107.evaluated = {"props":{"sessionUpdate":true,"messageId":true,"content":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
-
-export const AgentMessageUpdate = validate109;
-const schema145 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]};
-
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate109.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))){
-validate109.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("agent_message" !== data.sessionUpdate){
-validate109.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.messageId !== undefined){
-let data1 = data.messageId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate109.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate109.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.content !== undefined){
-let data2 = data.content;
-const _errs5 = errors;
-if((!(Array.isArray(data2))) && (data2 !== null)){
-validate109.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema145.properties.content.type},message:"must be array,null"}];
-return false;
-}
-if(errors === _errs5){
-if(Array.isArray(data2)){
-var valid2 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-const _errs7 = errors;
-if(!(validate94(data2[i0], {instancePath:instancePath+"/content/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs7 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data4 = data._meta;
-const _errs8 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate109.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate109.errors = vErrors;
-return errors === 0;
-}
-validate109.evaluated = {"props":{"sessionUpdate":true,"messageId":true,"content":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
-
-export const AgentMessageChunk = validate111;
-const schema148 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]};
-
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate111.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("agent_message_chunk" !== data.sessionUpdate){
-validate111.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.messageId !== undefined){
-let data1 = data.messageId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate111.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate111.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.content !== undefined){
-const _errs5 = errors;
-if(!(validate94(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs6 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate111.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate111.errors = vErrors;
-return errors === 0;
-}
-validate111.evaluated = {"props":{"sessionUpdate":true,"messageId":true,"content":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
-
-export const AgentThoughtUpdate = validate113;
-const schema151 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_thought"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]};
-
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate113.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))){
-validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("agent_thought" !== data.sessionUpdate){
-validate113.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.messageId !== undefined){
-let data1 = data.messageId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate113.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate113.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.content !== undefined){
-let data2 = data.content;
-const _errs5 = errors;
-if((!(Array.isArray(data2))) && (data2 !== null)){
-validate113.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema151.properties.content.type},message:"must be array,null"}];
-return false;
-}
-if(errors === _errs5){
-if(Array.isArray(data2)){
-var valid2 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-const _errs7 = errors;
-if(!(validate94(data2[i0], {instancePath:instancePath+"/content/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs7 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data4 = data._meta;
-const _errs8 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate113.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate113.errors = vErrors;
-return errors === 0;
-}
-validate113.evaluated = {"props":{"sessionUpdate":true,"messageId":true,"content":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
-
-export const AgentThoughtChunk = validate115;
-const schema154 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]};
-
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate115.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("agent_thought_chunk" !== data.sessionUpdate){
-validate115.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.messageId !== undefined){
-let data1 = data.messageId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate115.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate115.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.content !== undefined){
-const _errs5 = errors;
-if(!(validate94(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs6 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate115.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate115.errors = vErrors;
-return errors === 0;
-}
-validate115.evaluated = {"props":{"sessionUpdate":true,"messageId":true,"content":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
-
-export const StopReason = validate117;
-const schema157 = {"type":"string","anyOf":[{"enum":["end_turn","max_tokens","max_turn_requests","refusal","cancelled"]},{"pattern":"^_"}]};
-
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate117.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(typeof data !== "string"){
-validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs1 = errors;
 let valid0 = false;
 const _errs2 = errors;
 if(!(((((data === "end_turn") || (data === "max_tokens")) || (data === "max_turn_requests")) || (data === "refusal")) || (data === "cancelled"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema157.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema137.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5736,9 +5201,10 @@ errors++;
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
+if(!valid0){
 const _errs3 = errors;
 if(typeof data === "string"){
-if(!pattern4.test(data)){
+if(!pattern0.test(data)){
 const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -5751,6 +5217,7 @@ errors++;
 }
 var _valid0 = _errs3 === errors;
 valid0 = valid0 || _valid0;
+}
 if(!valid0){
 const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -5760,7 +5227,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate117.errors = vErrors;
+validate107.errors = vErrors;
 return false;
 }
 else {
@@ -5774,29 +5241,21 @@ vErrors = null;
 }
 }
 }
-validate117.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const Usage = validate118;
-const schema158 = {"type":"object","properties":{"totalTokens":{"type":"integer","minimum":0},"inputTokens":{"type":"integer","minimum":0},"outputTokens":{"type":"integer","minimum":0},"thoughtTokens":{"type":["integer","null"],"minimum":0},"cachedReadTokens":{"type":["integer","null"],"minimum":0},"cachedWriteTokens":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["totalTokens","inputTokens","outputTokens"]};
+export const Usage = validate108;
+const schema138 = {"type":"object","properties":{"totalTokens":{"type":"integer","minimum":0},"inputTokens":{"type":"integer","minimum":0},"outputTokens":{"type":"integer","minimum":0},"thoughtTokens":{"type":["integer","null"],"minimum":0},"cachedReadTokens":{"type":["integer","null"],"minimum":0},"cachedWriteTokens":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["totalTokens","inputTokens","outputTokens"]};
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate118.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.totalTokens === undefined) && (missing0 = "totalTokens")) || ((data.inputTokens === undefined) && (missing0 = "inputTokens"))) || ((data.outputTokens === undefined) && (missing0 = "outputTokens"))){
-validate118.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -5804,13 +5263,13 @@ if(data.totalTokens !== undefined){
 let data0 = data.totalTokens;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate118.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate118.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5825,13 +5284,13 @@ if(data.inputTokens !== undefined){
 let data1 = data.inputTokens;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate118.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate118.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5846,13 +5305,13 @@ if(data.outputTokens !== undefined){
 let data2 = data.outputTokens;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate118.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate118.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5867,13 +5326,13 @@ if(data.thoughtTokens !== undefined){
 let data3 = data.thoughtTokens;
 const _errs7 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate118.errors = [{instancePath:instancePath+"/thoughtTokens",schemaPath:"#/properties/thoughtTokens/type",keyword:"type",params:{type: schema158.properties.thoughtTokens.type},message:"must be integer,null"}];
+validate108.errors = [{instancePath:instancePath+"/thoughtTokens",schemaPath:"#/properties/thoughtTokens/type",keyword:"type",params:{type: schema138.properties.thoughtTokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate118.errors = [{instancePath:instancePath+"/thoughtTokens",schemaPath:"#/properties/thoughtTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/thoughtTokens",schemaPath:"#/properties/thoughtTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5888,13 +5347,13 @@ if(data.cachedReadTokens !== undefined){
 let data4 = data.cachedReadTokens;
 const _errs9 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate118.errors = [{instancePath:instancePath+"/cachedReadTokens",schemaPath:"#/properties/cachedReadTokens/type",keyword:"type",params:{type: schema158.properties.cachedReadTokens.type},message:"must be integer,null"}];
+validate108.errors = [{instancePath:instancePath+"/cachedReadTokens",schemaPath:"#/properties/cachedReadTokens/type",keyword:"type",params:{type: schema138.properties.cachedReadTokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate118.errors = [{instancePath:instancePath+"/cachedReadTokens",schemaPath:"#/properties/cachedReadTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/cachedReadTokens",schemaPath:"#/properties/cachedReadTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5909,13 +5368,13 @@ if(data.cachedWriteTokens !== undefined){
 let data5 = data.cachedWriteTokens;
 const _errs11 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate118.errors = [{instancePath:instancePath+"/cachedWriteTokens",schemaPath:"#/properties/cachedWriteTokens/type",keyword:"type",params:{type: schema158.properties.cachedWriteTokens.type},message:"must be integer,null"}];
+validate108.errors = [{instancePath:instancePath+"/cachedWriteTokens",schemaPath:"#/properties/cachedWriteTokens/type",keyword:"type",params:{type: schema138.properties.cachedWriteTokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate118.errors = [{instancePath:instancePath+"/cachedWriteTokens",schemaPath:"#/properties/cachedWriteTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/cachedWriteTokens",schemaPath:"#/properties/cachedWriteTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5930,7 +5389,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs13 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate118.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate108.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -5947,40 +5406,32 @@ var valid0 = true;
 }
 }
 else {
-validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate118.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate118.evaluated = {"props":{"totalTokens":true,"inputTokens":true,"outputTokens":true,"thoughtTokens":true,"cachedReadTokens":true,"cachedWriteTokens":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const RunningStateUpdate = validate119;
-const schema160 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"running"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
+export const RunningStateUpdate = validate109;
+const schema140 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"running"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.state === undefined) && (missing0 = "state"))){
-validate119.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate109.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("state_update" !== data.sessionUpdate){
-validate119.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate109.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5992,7 +5443,7 @@ if(valid0){
 if(data.state !== undefined){
 const _errs2 = errors;
 if("running" !== data.state){
-validate119.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "running"},message:"must be equal to constant"}];
+validate109.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "running"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -6005,7 +5456,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate119.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate109.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -6018,40 +5469,32 @@ var valid0 = true;
 }
 }
 else {
-validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate119.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":{"sessionUpdate":true,"state":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const IdleStateUpdate = validate120;
-const schema162 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"idle"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
+export const IdleStateUpdate = validate110;
+const schema142 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"idle"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate120.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.state === undefined) && (missing0 = "state"))){
-validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("state_update" !== data.sessionUpdate){
-validate120.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate110.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6063,7 +5506,7 @@ if(valid0){
 if(data.state !== undefined){
 const _errs2 = errors;
 if("idle" !== data.state){
-validate120.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "idle"},message:"must be equal to constant"}];
+validate110.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "idle"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -6092,7 +5535,7 @@ const _errs8 = errors;
 let valid3 = false;
 const _errs9 = errors;
 if(!(((((data2 === "end_turn") || (data2 === "max_tokens")) || (data2 === "max_turn_requests")) || (data2 === "refusal")) || (data2 === "cancelled"))){
-const err1 = {instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema157.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema137.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6103,9 +5546,10 @@ errors++;
 }
 var _valid1 = _errs9 === errors;
 valid3 = valid3 || _valid1;
+if(!valid3){
 const _errs10 = errors;
 if(typeof data2 === "string"){
-if(!pattern4.test(data2)){
+if(!pattern0.test(data2)){
 const err2 = {instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -6118,6 +5562,7 @@ errors++;
 }
 var _valid1 = _errs10 === errors;
 valid3 = valid3 || _valid1;
+}
 if(!valid3){
 const err3 = {instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -6141,6 +5586,7 @@ vErrors = null;
 }
 var _valid0 = _errs5 === errors;
 valid1 = valid1 || _valid0;
+if(!valid1){
 const _errs11 = errors;
 if(data2 !== null){
 const err4 = {instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -6154,6 +5600,7 @@ errors++;
 }
 var _valid0 = _errs11 === errors;
 valid1 = valid1 || _valid0;
+}
 if(!valid1){
 const err5 = {instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -6163,7 +5610,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate120.errors = vErrors;
+validate110.errors = vErrors;
 return false;
 }
 else {
@@ -6189,22 +5636,13 @@ const _errs13 = errors;
 const _errs14 = errors;
 let valid4 = false;
 const _errs15 = errors;
-if(!(validate118(data3, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+if(!(validate108(data3, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
 var _valid2 = _errs15 === errors;
 valid4 = valid4 || _valid2;
-if(_valid2){
-var props0 = {};
-props0.totalTokens = true;
-props0.inputTokens = true;
-props0.outputTokens = true;
-props0.thoughtTokens = true;
-props0.cachedReadTokens = true;
-props0.cachedWriteTokens = true;
-props0._meta = true;
-}
+if(!valid4){
 const _errs16 = errors;
 if(data3 !== null){
 const err6 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -6218,6 +5656,7 @@ errors++;
 }
 var _valid2 = _errs16 === errors;
 valid4 = valid4 || _valid2;
+}
 if(!valid4){
 const err7 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -6227,7 +5666,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate120.errors = vErrors;
+validate110.errors = vErrors;
 return false;
 }
 else {
@@ -6251,7 +5690,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs18 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate120.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate110.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -6266,40 +5705,32 @@ var valid0 = true;
 }
 }
 else {
-validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate120.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate120.evaluated = {"props":{"sessionUpdate":true,"state":true,"stopReason":true,"usage":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const RequiresActionStateUpdate = validate122;
-const schema165 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"requires_action"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
+export const RequiresActionStateUpdate = validate112;
+const schema145 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"requires_action"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate122.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.state === undefined) && (missing0 = "state"))){
-validate122.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("state_update" !== data.sessionUpdate){
-validate122.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate112.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6311,7 +5742,7 @@ if(valid0){
 if(data.state !== undefined){
 const _errs2 = errors;
 if("requires_action" !== data.state){
-validate122.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "requires_action"},message:"must be equal to constant"}];
+validate112.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "requires_action"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -6324,7 +5755,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate122.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate112.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -6337,40 +5768,32 @@ var valid0 = true;
 }
 }
 else {
-validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate122.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate122.evaluated = {"props":{"sessionUpdate":true,"state":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ExtensionStateUpdate = validate123;
-const schema167 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string","pattern":"^_"}},"required":["sessionUpdate","state"],"additionalProperties":true};
+export const ExtensionStateUpdate = validate113;
+const schema147 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string","pattern":"^_"}},"required":["sessionUpdate","state"],"additionalProperties":true};
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.state === undefined) && (missing0 = "state"))){
-validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs2 = errors;
 if("state_update" !== data.sessionUpdate){
-validate123.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate113.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -6384,13 +5807,13 @@ let data1 = data.state;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-validate123.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(!pattern0.test(data1)){
+validate113.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
 return false;
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate113.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6403,38 +5826,27 @@ var valid0 = true;
 }
 }
 else {
-validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate123.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const StateUpdate = validate124;
-const schema168 = {"type":"object","required":["state","sessionUpdate"],"properties":{"state":{"type":"string"},"sessionUpdate":{"const":"state_update"}},"if":{"properties":{"state":{"type":"string","pattern":"^_"}}},"then":{"$ref":"#/$defs/ExtensionStateUpdate"},"else":{"type":"object","required":["state"],"properties":{"state":{"type":"string","enum":["running","idle","requires_action"]}},"discriminator":{"propertyName":"state"},"oneOf":[{"$ref":"#/$defs/RunningStateUpdate"},{"$ref":"#/$defs/IdleStateUpdate"},{"$ref":"#/$defs/RequiresActionStateUpdate"}]}};
+export const StateUpdate = validate114;
+const schema148 = {"type":"object","required":["state","sessionUpdate"],"properties":{"state":{"type":"string"},"sessionUpdate":{"const":"state_update"}},"if":{"properties":{"state":{"enum":["running","idle","requires_action"]}}},"then":{"type":"object","required":["state"],"discriminator":{"propertyName":"state"},"oneOf":[{"$ref":"#/$defs/RunningStateUpdate"},{"$ref":"#/$defs/IdleStateUpdate"},{"$ref":"#/$defs/RequiresActionStateUpdate"}]},"else":{"allOf":[{"properties":{"state":{"type":"string","anyOf":[{"enum":["running","idle","requires_action"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionStateUpdate"}]}};
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate124.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs1 = errors;
 let valid0 = true;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.state !== undefined){
 let data0 = data.state;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!(((data0 === "running") || (data0 === "idle")) || (data0 === "requires_action"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -6443,18 +5855,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-}
-}
-else {
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
 }
 }
 }
@@ -6470,162 +5870,85 @@ vErrors = null;
 }
 let ifClause0;
 if(_valid0){
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
+const _errs4 = errors;
+if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.state === undefined) && (missing0 = "state"))){
-validate124.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdate/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((data.state === undefined) && (missing0 = "state")){
+validate114.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.sessionUpdate !== undefined){
-const _errs9 = errors;
-if("state_update" !== data.sessionUpdate){
-validate124.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionStateUpdate/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
-return false;
-}
-var valid3 = _errs9 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data.state !== undefined){
-let data2 = data.state;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data2 === "string"){
-if(!pattern4.test(data2)){
-validate124.errors = [{instancePath:instancePath+"/state",schemaPath:"#/$defs/ExtensionStateUpdate/properties/state/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
-validate124.errors = [{instancePath:instancePath+"/state",schemaPath:"#/$defs/ExtensionStateUpdate/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid3 = _errs10 === errors;
-}
-else {
-var valid3 = true;
-}
-}
-}
-}
-else {
-validate124.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdate/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var _valid0 = _errs5 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs12 = errors;
-if(errors === _errs12){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((data.state === undefined) && (missing1 = "state")){
-validate124.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data.state !== undefined){
-let data3 = data.state;
-const _errs15 = errors;
-if(typeof data3 !== "string"){
-validate124.errors = [{instancePath:instancePath+"/state",schemaPath:"#/else/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data3 === "running") || (data3 === "idle")) || (data3 === "requires_action"))){
-validate124.errors = [{instancePath:instancePath+"/state",schemaPath:"#/else/properties/state/enum",keyword:"enum",params:{allowedValues: schema168.else.properties.state.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid4 = _errs15 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
 const tag0 = data.state;
 if(typeof tag0 == "string"){
 if(tag0 === "running"){
-if(!(validate119(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate109(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
 errors = vErrors.length;
 }
-var props1 = {};
-props1.sessionUpdate = true;
-props1.state = true;
-props1._meta = true;
 }
 else if(tag0 === "idle"){
-if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
 errors = vErrors.length;
-}
-if(props1 !== true){
-props1 = props1 || {};
-props1.sessionUpdate = true;
-props1.state = true;
-props1.stopReason = true;
-props1.usage = true;
-props1._meta = true;
 }
 }
 else if(tag0 === "requires_action"){
-if(!(validate122(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
+if(!(validate112(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
 errors = vErrors.length;
 }
-if(props1 !== true){
-props1 = props1 || {};
-props1.sessionUpdate = true;
-props1.state = true;
-props1._meta = true;
-}
 }
 else {
-validate124.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "state", tagValue: tag0},message:"value of tag \"state\" must be in oneOf"}];
+validate114.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "state", tagValue: tag0},message:"value of tag \"state\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate124.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "tag", tag: "state", tagValue: tag0},message:"tag \"state\" must be string"}];
+validate114.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "state", tagValue: tag0},message:"tag \"state\" must be string"}];
 return false;
-}
 }
 }
 }
 else {
-validate124.errors = [{instancePath,schemaPath:"#/else/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var _valid0 = _errs12 === errors;
+var _valid0 = _errs4 === errors;
 valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
+ifClause0 = "then";
 }
 else {
-props0 = props0 || {};
-Object.assign(props0, props1);
+const _errs10 = errors;
+const _errs11 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.state !== undefined){
+let data1 = data.state;
+if(typeof data1 !== "string"){
+validate114.errors = [{instancePath:instancePath+"/state",schemaPath:"#/else/allOf/0/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
+const _errs14 = errors;
+let valid8 = false;
+const _errs15 = errors;
+if(!(((data1 === "running") || (data1 === "idle")) || (data1 === "requires_action"))){
+const err1 = {instancePath:instancePath+"/state",schemaPath:"#/else/allOf/0/properties/state/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema148.else.allOf[0].properties.state.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
 }
-ifClause0 = "else";
+errors++;
 }
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+var _valid1 = _errs15 === errors;
+valid8 = valid8 || _valid1;
+if(!valid8){
+const _errs16 = errors;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err2 = {instancePath:instancePath+"/state",schemaPath:"#/else/allOf/0/properties/state/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6633,81 +5956,164 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate124.errors = vErrors;
+}
+}
+var _valid1 = _errs16 === errors;
+valid8 = valid8 || _valid1;
+}
+if(!valid8){
+const err3 = {instancePath:instancePath+"/state",schemaPath:"#/else/allOf/0/properties/state/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate114.errors = vErrors;
+return false;
+}
+else {
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+var valid6 = _errs11 === errors;
+if(valid6){
+const _errs17 = errors;
+const _errs18 = errors;
+if(errors === _errs18){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if(((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")) || ((data.state === undefined) && (missing1 = "state"))){
+validate114.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdate/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs21 = errors;
+if("state_update" !== data.sessionUpdate){
+validate114.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionStateUpdate/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+return false;
+}
+var valid10 = _errs21 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data.state !== undefined){
+let data3 = data.state;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data3 === "string"){
+if(!pattern0.test(data3)){
+validate114.errors = [{instancePath:instancePath+"/state",schemaPath:"#/$defs/ExtensionStateUpdate/properties/state/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+return false;
+}
+}
+else {
+validate114.errors = [{instancePath:instancePath+"/state",schemaPath:"#/$defs/ExtensionStateUpdate/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid10 = _errs22 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+else {
+validate114.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdate/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid6 = _errs17 === errors;
+}
+var _valid0 = _errs10 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate114.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.state === undefined) && (missing2 = "state")) || ((data.sessionUpdate === undefined) && (missing2 = "sessionUpdate"))){
-validate124.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(props0 !== true){
-props0 = props0 || {};
-props0.state = true;
-props0.sessionUpdate = true;
-}
 if(data.state !== undefined){
-const _errs20 = errors;
+const _errs24 = errors;
 if(typeof data.state !== "string"){
-validate124.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid9 = _errs20 === errors;
+var valid11 = _errs24 === errors;
 }
 else {
-var valid9 = true;
+var valid11 = true;
 }
-if(valid9){
+if(valid11){
 if(data.sessionUpdate !== undefined){
-const _errs22 = errors;
+const _errs26 = errors;
 if("state_update" !== data.sessionUpdate){
-validate124.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate114.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
-var valid9 = _errs22 === errors;
+var valid11 = _errs26 === errors;
 }
 else {
-var valid9 = true;
+var valid11 = true;
 }
 }
 }
 }
 else {
-validate124.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate124.errors = vErrors;
-evaluated0.props = props0;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate124.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const ToolKind = validate128;
-const schema170 = {"type":"string","anyOf":[{"enum":["read","edit","delete","move","search","execute","think","fetch","switch_mode","other"]},{"pattern":"^_"}]};
+export const ToolKind = validate118;
+const schema150 = {"type":"string","anyOf":[{"enum":["read","edit","delete","move","search","execute","think","fetch","switch_mode","other"]},{"pattern":"^_"}]};
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate128.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(typeof data !== "string"){
-validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs1 = errors;
 let valid0 = false;
 const _errs2 = errors;
 if(!((((((((((data === "read") || (data === "edit")) || (data === "delete")) || (data === "move")) || (data === "search")) || (data === "execute")) || (data === "think")) || (data === "fetch")) || (data === "switch_mode")) || (data === "other"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema170.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema150.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -6718,9 +6124,10 @@ errors++;
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
+if(!valid0){
 const _errs3 = errors;
 if(typeof data === "string"){
-if(!pattern4.test(data)){
+if(!pattern0.test(data)){
 const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -6733,6 +6140,7 @@ errors++;
 }
 var _valid0 = _errs3 === errors;
 valid0 = valid0 || _valid0;
+}
 if(!valid0){
 const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -6742,7 +6150,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate128.errors = vErrors;
+validate118.errors = vErrors;
 return false;
 }
 else {
@@ -6756,33 +6164,25 @@ vErrors = null;
 }
 }
 }
-validate128.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
-validate128.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallStatus = validate129;
-const schema171 = {"type":"string","anyOf":[{"enum":["pending","in_progress","paused","completed","failed","cancelled"]},{"pattern":"^_"}]};
+export const ToolCallStatus = validate119;
+const schema151 = {"type":"string","anyOf":[{"enum":["pending","in_progress","paused","completed","failed","cancelled"]},{"pattern":"^_"}]};
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate129.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(typeof data !== "string"){
-validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs1 = errors;
 let valid0 = false;
 const _errs2 = errors;
 if(!((((((data === "pending") || (data === "in_progress")) || (data === "paused")) || (data === "completed")) || (data === "failed")) || (data === "cancelled"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema171.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema151.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -6793,9 +6193,10 @@ errors++;
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
+if(!valid0){
 const _errs3 = errors;
 if(typeof data === "string"){
-if(!pattern4.test(data)){
+if(!pattern0.test(data)){
 const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -6808,6 +6209,7 @@ errors++;
 }
 var _valid0 = _errs3 === errors;
 valid0 = valid0 || _valid0;
+}
 if(!valid0){
 const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -6817,7 +6219,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate129.errors = vErrors;
+validate119.errors = vErrors;
 return false;
 }
 else {
@@ -6831,29 +6233,21 @@ vErrors = null;
 }
 }
 }
-validate129.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
-validate129.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallLocation = validate130;
-const schema172 = {"type":"object","properties":{"path":{"$ref":"#/$defs/AbsolutePath"},"line":{"type":["integer","null"],"minimum":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["path"]};
+export const ToolCallLocation = validate120;
+const schema152 = {"type":"object","properties":{"path":{"$ref":"#/$defs/AbsolutePath"},"line":{"type":["integer","null"],"minimum":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["path"]};
 
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate130.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.path === undefined) && (missing0 = "path")){
-validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -6863,13 +6257,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate130.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate120.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6883,13 +6277,13 @@ if(data.line !== undefined){
 let data1 = data.line;
 const _errs4 = errors;
 if((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)){
-validate130.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema172.properties.line.type},message:"must be integer,null"}];
+validate120.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema152.properties.line.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate130.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate120.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -6904,7 +6298,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs6 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate130.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate120.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -6917,40 +6311,32 @@ var valid0 = true;
 }
 }
 else {
-validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate130.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate130.evaluated = {"props":{"path":true,"line":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallContentBlock = validate131;
-const schema175 = {"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]};
+export const ToolCallContentBlock = validate121;
+const schema155 = {"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]};
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate131.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.content === undefined) && (missing0 = "content"))){
-validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("content" !== data.type){
-validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
+validate121.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6961,8 +6347,8 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 const _errs2 = errors;
-if(!(validate94(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate84(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -6975,7 +6361,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate131.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate121.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -6988,37 +6374,29 @@ var valid0 = true;
 }
 }
 else {
-validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate131.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
-validate131.evaluated = {"props":{"type":true,"content":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const DiffOperation = validate133;
-const schema177 = {"type":"string","anyOf":[{"enum":["add","delete","modify","move"]},{"pattern":"^_"}]};
+export const DiffOperation = validate123;
+const schema157 = {"type":"string","anyOf":[{"enum":["add","delete","modify","move"]},{"pattern":"^_"}]};
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(typeof data !== "string"){
-validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs1 = errors;
 let valid0 = false;
 const _errs2 = errors;
 if(!((((data === "add") || (data === "delete")) || (data === "modify")) || (data === "move"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema177.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema157.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -7029,9 +6407,10 @@ errors++;
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
+if(!valid0){
 const _errs3 = errors;
 if(typeof data === "string"){
-if(!pattern4.test(data)){
+if(!pattern0.test(data)){
 const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -7044,6 +6423,7 @@ errors++;
 }
 var _valid0 = _errs3 === errors;
 valid0 = valid0 || _valid0;
+}
 if(!valid0){
 const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -7053,7 +6433,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate133.errors = vErrors;
+validate123.errors = vErrors;
 return false;
 }
 else {
@@ -7067,29 +6447,21 @@ vErrors = null;
 }
 }
 }
-validate133.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const DiffChange = validate134;
-const schema178 = {"type":"object","properties":{"operation":{"$ref":"#/$defs/DiffOperation"},"path":{"$ref":"#/$defs/AbsolutePath"},"oldPath":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation"]};
+export const DiffChange = validate124;
+const schema158 = {"type":"object","properties":{"operation":{"$ref":"#/$defs/DiffOperation"},"path":{"$ref":"#/$defs/AbsolutePath"},"oldPath":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation"]};
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate134.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.operation === undefined) && (missing0 = "operation")){
-validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate124.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -7097,14 +6469,14 @@ if(data.operation !== undefined){
 let data0 = data.operation;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate134.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/$defs/DiffOperation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate124.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/$defs/DiffOperation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 let valid2 = false;
 const _errs5 = errors;
 if(!((((data0 === "add") || (data0 === "delete")) || (data0 === "modify")) || (data0 === "move"))){
-const err0 = {instancePath:instancePath+"/operation",schemaPath:"#/$defs/DiffOperation/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema177.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath:instancePath+"/operation",schemaPath:"#/$defs/DiffOperation/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema157.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -7115,9 +6487,10 @@ errors++;
 }
 var _valid0 = _errs5 === errors;
 valid2 = valid2 || _valid0;
+if(!valid2){
 const _errs6 = errors;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err1 = {instancePath:instancePath+"/operation",schemaPath:"#/$defs/DiffOperation/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -7130,6 +6503,7 @@ errors++;
 }
 var _valid0 = _errs6 === errors;
 valid2 = valid2 || _valid0;
+}
 if(!valid2){
 const err2 = {instancePath:instancePath+"/operation",schemaPath:"#/$defs/DiffOperation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -7139,7 +6513,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate134.errors = vErrors;
+validate124.errors = vErrors;
 return false;
 }
 else {
@@ -7165,13 +6539,13 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate134.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data1) < 1){
+validate124.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate134.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate124.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7190,7 +6564,7 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err3 = {instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -7214,6 +6588,7 @@ errors++;
 }
 var _valid1 = _errs12 === errors;
 valid4 = valid4 || _valid1;
+if(!valid4){
 const _errs15 = errors;
 if(data2 !== null){
 const err5 = {instancePath:instancePath+"/oldPath",schemaPath:"#/properties/oldPath/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -7227,6 +6602,7 @@ errors++;
 }
 var _valid1 = _errs15 === errors;
 valid4 = valid4 || _valid1;
+}
 if(!valid4){
 const err6 = {instancePath:instancePath+"/oldPath",schemaPath:"#/properties/oldPath/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -7236,7 +6612,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate134.errors = vErrors;
+validate124.errors = vErrors;
 return false;
 }
 else {
@@ -7260,7 +6636,7 @@ if(data.oldText !== undefined){
 let data3 = data.oldText;
 const _errs17 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate134.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema178.properties.oldText.type},message:"must be string,null"}];
+validate124.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema158.properties.oldText.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -7273,7 +6649,7 @@ if(data.newText !== undefined){
 let data4 = data.newText;
 const _errs19 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate134.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema178.properties.newText.type},message:"must be string,null"}];
+validate124.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema158.properties.newText.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -7286,7 +6662,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs21 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate134.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate124.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -7302,40 +6678,32 @@ var valid0 = true;
 }
 }
 else {
-validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate124.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate134.errors = vErrors;
+validate124.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"props":{"operation":true,"path":true,"oldPath":true,"oldText":true,"newText":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const DiffPatch = validate135;
-const schema183 = {"type":"object","properties":{"format":{"type":"string"},"text":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["format","text"]};
+export const DiffPatch = validate125;
+const schema163 = {"type":"object","properties":{"format":{"type":"string"},"text":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["format","text"]};
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.format === undefined) && (missing0 = "format")) || ((data.text === undefined) && (missing0 = "text"))){
-validate135.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.format !== undefined){
 const _errs1 = errors;
 if(typeof data.format !== "string"){
-validate135.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate125.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7347,7 +6715,7 @@ if(valid0){
 if(data.text !== undefined){
 const _errs3 = errors;
 if(typeof data.text !== "string"){
-validate135.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate125.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -7360,7 +6728,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate135.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate125.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -7373,40 +6741,32 @@ var valid0 = true;
 }
 }
 else {
-validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate135.errors = vErrors;
+validate125.errors = vErrors;
 return errors === 0;
 }
-validate135.evaluated = {"props":{"format":true,"text":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallDiff = validate136;
-const schema185 = {"type":"object","properties":{"type":{"const":"diff"},"changes":{"type":"array","items":{"$ref":"#/$defs/DiffChange"}},"patch":{"anyOf":[{"$ref":"#/$defs/DiffPatch"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","changes"]};
+export const ToolCallDiff = validate126;
+const schema165 = {"type":"object","properties":{"type":{"const":"diff"},"changes":{"type":"array","items":{"$ref":"#/$defs/DiffChange"}},"patch":{"anyOf":[{"$ref":"#/$defs/DiffPatch"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","changes"]};
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate136.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.changes === undefined) && (missing0 = "changes"))){
-validate136.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("diff" !== data.type){
-validate136.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
+validate126.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7424,8 +6784,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate134(data1[i0], {instancePath:instancePath+"/changes/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
+if(!(validate124(data1[i0], {instancePath:instancePath+"/changes/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -7435,7 +6795,7 @@ break;
 }
 }
 else {
-validate136.errors = [{instancePath:instancePath+"/changes",schemaPath:"#/properties/changes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate126.errors = [{instancePath:instancePath+"/changes",schemaPath:"#/properties/changes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7451,18 +6811,13 @@ const _errs5 = errors;
 const _errs6 = errors;
 let valid2 = false;
 const _errs7 = errors;
-if(!(validate135(data3, {instancePath:instancePath+"/patch",parentData:data,parentDataProperty:"patch",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+if(!(validate125(data3, {instancePath:instancePath+"/patch",parentData:data,parentDataProperty:"patch",rootData}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
 valid2 = valid2 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.format = true;
-props0.text = true;
-props0._meta = true;
-}
+if(!valid2){
 const _errs8 = errors;
 if(data3 !== null){
 const err0 = {instancePath:instancePath+"/patch",schemaPath:"#/properties/patch/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -7476,6 +6831,7 @@ errors++;
 }
 var _valid0 = _errs8 === errors;
 valid2 = valid2 || _valid0;
+}
 if(!valid2){
 const err1 = {instancePath:instancePath+"/patch",schemaPath:"#/properties/patch/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -7485,7 +6841,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate136.errors = vErrors;
+validate126.errors = vErrors;
 return false;
 }
 else {
@@ -7509,7 +6865,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs10 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate136.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate126.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -7523,40 +6879,32 @@ var valid0 = true;
 }
 }
 else {
-validate136.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate136.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate136.evaluated = {"props":{"type":true,"changes":true,"patch":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallTerminal = validate139;
-const schema187 = {"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]};
+export const ToolCallTerminal = validate129;
+const schema167 = {"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]};
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate139.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("terminal" !== data.type){
-validate139.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7570,13 +6918,13 @@ let data1 = data.terminalId;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate139.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data1) < 1){
+validate129.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate139.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7590,7 +6938,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate139.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate129.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7603,33 +6951,25 @@ var valid0 = true;
 }
 }
 else {
-validate139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate139.errors = vErrors;
+validate129.errors = vErrors;
 return errors === 0;
 }
-validate139.evaluated = {"props":{"type":true,"terminalId":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ExtensionToolCallContent = validate140;
-const schema189 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
+export const ExtensionToolCallContent = validate130;
+const schema169 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate140.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate140.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -7638,13 +6978,13 @@ let data0 = data.type;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-validate140.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(!pattern0.test(data0)){
+validate130.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
 return false;
 }
 }
 else {
-validate140.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7652,38 +6992,27 @@ return false;
 }
 }
 else {
-validate140.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate140.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
-validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallContent = validate141;
-const schema190 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"type":"string","pattern":"^_"}}},"then":{"$ref":"#/$defs/ExtensionToolCallContent"},"else":{"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["content","diff","terminal"]}},"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/ToolCallContentBlock"},{"$ref":"#/$defs/ToolCallDiff"},{"$ref":"#/$defs/ToolCallTerminal"}]}};
+export const ToolCallContent = validate131;
+const schema170 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/ToolCallContentBlock"},{"$ref":"#/$defs/ToolCallDiff"},{"$ref":"#/$defs/ToolCallTerminal"}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["content","diff","terminal"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionToolCallContent"}]}};
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate141.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs1 = errors;
 let valid0 = true;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type !== undefined){
 let data0 = data.type;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!(((data0 === "content") || (data0 === "diff")) || (data0 === "terminal"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -7692,18 +7021,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-}
-}
-else {
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
 }
 }
 }
@@ -7719,144 +7036,85 @@ vErrors = null;
 }
 let ifClause0;
 if(_valid0){
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
+const _errs4 = errors;
+if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate141.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContent/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.type !== undefined){
-let data1 = data.type;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-validate141.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContent/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
-validate141.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContent/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate141.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContent/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var _valid0 = _errs5 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs11 = errors;
-if(errors === _errs11){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((data.type === undefined) && (missing1 = "type")){
-validate141.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-let data2 = data.type;
-const _errs14 = errors;
-if(typeof data2 !== "string"){
-validate141.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data2 === "content") || (data2 === "diff")) || (data2 === "terminal"))){
-validate141.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/properties/type/enum",keyword:"enum",params:{allowedValues: schema190.else.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid4 = _errs14 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
 const tag0 = data.type;
 if(typeof tag0 == "string"){
 if(tag0 === "content"){
-if(!(validate131(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+if(!(validate121(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
 }
-var props1 = {};
-props1.type = true;
-props1.content = true;
-props1._meta = true;
 }
 else if(tag0 === "diff"){
-if(!(validate136(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
+if(!(validate126(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
 errors = vErrors.length;
-}
-if(props1 !== true){
-props1 = props1 || {};
-props1.type = true;
-props1.changes = true;
-props1.patch = true;
-props1._meta = true;
 }
 }
 else if(tag0 === "terminal"){
-if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
-if(props1 !== true){
-props1 = props1 || {};
-props1.type = true;
-props1.terminalId = true;
-props1._meta = true;
-}
 }
 else {
-validate141.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
-}
 }
 }
 }
 else {
-validate141.errors = [{instancePath,schemaPath:"#/else/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var _valid0 = _errs11 === errors;
+var _valid0 = _errs4 === errors;
 valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
+ifClause0 = "then";
 }
 else {
-props0 = props0 || {};
-Object.assign(props0, props1);
+const _errs10 = errors;
+const _errs11 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type !== undefined){
+let data1 = data.type;
+if(typeof data1 !== "string"){
+validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
+const _errs14 = errors;
+let valid8 = false;
+const _errs15 = errors;
+if(!(((data1 === "content") || (data1 === "diff")) || (data1 === "terminal"))){
+const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema170.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
 }
-ifClause0 = "else";
+errors++;
 }
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+var _valid1 = _errs15 === errors;
+valid8 = valid8 || _valid1;
+if(!valid8){
+const _errs16 = errors;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7864,58 +7122,125 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate141.errors = vErrors;
+}
+}
+var _valid1 = _errs16 === errors;
+valid8 = valid8 || _valid1;
+}
+if(!valid8){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate131.errors = vErrors;
+return false;
+}
+else {
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+var valid6 = _errs11 === errors;
+if(valid6){
+const _errs17 = errors;
+const _errs18 = errors;
+if(errors === _errs18){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.type === undefined) && (missing1 = "type")){
+validate131.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContent/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs21 = errors;
+if(errors === _errs21){
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContent/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+return false;
+}
+}
+else {
+validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContent/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate131.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContent/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid6 = _errs17 === errors;
+}
+var _valid0 = _errs10 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate131.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate141.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(props0 !== true){
-props0 = props0 || {};
-props0.type = true;
-}
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate141.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate141.errors = vErrors;
-evaluated0.props = props0;
+validate131.errors = vErrors;
 return errors === 0;
 }
-validate141.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const ToolCall = validate145;
-const schema192 = {"type":"object","properties":{"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":["string","null"]},"kind":{"anyOf":[{"$ref":"#/$defs/ToolKind"},{"type":"null"}]},"status":{"anyOf":[{"$ref":"#/$defs/ToolCallStatus"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["toolCallId"]};
+export const ToolCall = validate135;
+const schema172 = {"type":"object","properties":{"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":["string","null"]},"kind":{"anyOf":[{"$ref":"#/$defs/ToolKind"},{"type":"null"}]},"status":{"anyOf":[{"$ref":"#/$defs/ToolCallStatus"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["toolCallId"]};
 
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate145.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.toolCallId === undefined) && (missing0 = "toolCallId")){
-validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate135.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -7925,13 +7250,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate145.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate135.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate145.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate135.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7945,7 +7270,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate145.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema192.properties.title.type},message:"must be string,null"}];
+validate135.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema172.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7974,7 +7299,7 @@ const _errs11 = errors;
 let valid4 = false;
 const _errs12 = errors;
 if(!((((((((((data2 === "read") || (data2 === "edit")) || (data2 === "delete")) || (data2 === "move")) || (data2 === "search")) || (data2 === "execute")) || (data2 === "think")) || (data2 === "fetch")) || (data2 === "switch_mode")) || (data2 === "other"))){
-const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema170.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema150.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7985,9 +7310,10 @@ errors++;
 }
 var _valid1 = _errs12 === errors;
 valid4 = valid4 || _valid1;
+if(!valid4){
 const _errs13 = errors;
 if(typeof data2 === "string"){
-if(!pattern4.test(data2)){
+if(!pattern0.test(data2)){
 const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -8000,6 +7326,7 @@ errors++;
 }
 var _valid1 = _errs13 === errors;
 valid4 = valid4 || _valid1;
+}
 if(!valid4){
 const err3 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -8023,6 +7350,7 @@ vErrors = null;
 }
 var _valid0 = _errs8 === errors;
 valid2 = valid2 || _valid0;
+if(!valid2){
 const _errs14 = errors;
 if(data2 !== null){
 const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -8036,6 +7364,7 @@ errors++;
 }
 var _valid0 = _errs14 === errors;
 valid2 = valid2 || _valid0;
+}
 if(!valid2){
 const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -8045,7 +7374,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate145.errors = vErrors;
+validate135.errors = vErrors;
 return false;
 }
 else {
@@ -8085,7 +7414,7 @@ const _errs21 = errors;
 let valid7 = false;
 const _errs22 = errors;
 if(!((((((data3 === "pending") || (data3 === "in_progress")) || (data3 === "paused")) || (data3 === "completed")) || (data3 === "failed")) || (data3 === "cancelled"))){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema171.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema151.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8096,9 +7425,10 @@ errors++;
 }
 var _valid3 = _errs22 === errors;
 valid7 = valid7 || _valid3;
+if(!valid7){
 const _errs23 = errors;
 if(typeof data3 === "string"){
-if(!pattern4.test(data3)){
+if(!pattern0.test(data3)){
 const err8 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -8111,6 +7441,7 @@ errors++;
 }
 var _valid3 = _errs23 === errors;
 valid7 = valid7 || _valid3;
+}
 if(!valid7){
 const err9 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -8134,6 +7465,7 @@ vErrors = null;
 }
 var _valid2 = _errs18 === errors;
 valid5 = valid5 || _valid2;
+if(!valid5){
 const _errs24 = errors;
 if(data3 !== null){
 const err10 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -8147,6 +7479,7 @@ errors++;
 }
 var _valid2 = _errs24 === errors;
 valid5 = valid5 || _valid2;
+}
 if(!valid5){
 const err11 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -8156,7 +7489,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate145.errors = vErrors;
+validate135.errors = vErrors;
 return false;
 }
 else {
@@ -8180,7 +7513,7 @@ if(data.content !== undefined){
 let data4 = data.content;
 const _errs26 = errors;
 if((!(Array.isArray(data4))) && (data4 !== null)){
-validate145.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema192.properties.content.type},message:"must be array,null"}];
+validate135.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema172.properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs26){
@@ -8189,8 +7522,8 @@ var valid8 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 const _errs28 = errors;
-if(!(validate141(data4[i0], {instancePath:instancePath+"/content/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+if(!(validate131(data4[i0], {instancePath:instancePath+"/content/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs28 === errors;
@@ -8210,7 +7543,7 @@ if(data.locations !== undefined){
 let data6 = data.locations;
 const _errs29 = errors;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-validate145.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: schema192.properties.locations.type},message:"must be array,null"}];
+validate135.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: schema172.properties.locations.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs29){
@@ -8219,8 +7552,8 @@ var valid9 = true;
 const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
 const _errs31 = errors;
-if(!(validate130(data6[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data6,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
+if(!(validate120(data6[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data6,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
 errors = vErrors.length;
 }
 var valid9 = _errs31 === errors;
@@ -8240,7 +7573,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs32 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate145.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate135.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs32 === errors;
@@ -8257,80 +7590,64 @@ var valid0 = true;
 }
 }
 else {
-validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate145.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
-validate145.evaluated = {"props":{"toolCallId":true,"title":true,"kind":true,"status":true,"content":true,"locations":true,"rawInput":true,"rawOutput":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallUpdate = validate148;
-const schema197 = {"type":"object","allOf":[{"$ref":"#/$defs/ToolCall"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]};
+export const ToolCallUpdate = validate138;
+const schema177 = {"type":"object","allOf":[{"$ref":"#/$defs/ToolCall"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]};
 
-function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate148.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate145(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
 errors = vErrors.length;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate148.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate138.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if("tool_call_update" !== data.sessionUpdate){
-validate148.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
+validate138.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
 return false;
 }
 }
 }
 }
 else {
-validate148.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate138.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate148.errors = vErrors;
+validate138.errors = vErrors;
 return errors === 0;
 }
-validate148.evaluated = {"props":{"sessionUpdate":true,"toolCallId":true,"title":true,"kind":true,"status":true,"content":true,"locations":true,"rawInput":true,"rawOutput":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const PlanEntryPriority = validate150;
-const schema198 = {"type":"string","anyOf":[{"enum":["high","medium","low"]},{"pattern":"^_"}]};
+export const PlanEntryPriority = validate140;
+const schema178 = {"type":"string","anyOf":[{"enum":["high","medium","low"]},{"pattern":"^_"}]};
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate150.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(typeof data !== "string"){
-validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate140.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs1 = errors;
 let valid0 = false;
 const _errs2 = errors;
 if(!(((data === "high") || (data === "medium")) || (data === "low"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema198.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema178.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8341,9 +7658,10 @@ errors++;
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
+if(!valid0){
 const _errs3 = errors;
 if(typeof data === "string"){
-if(!pattern4.test(data)){
+if(!pattern0.test(data)){
 const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -8356,6 +7674,7 @@ errors++;
 }
 var _valid0 = _errs3 === errors;
 valid0 = valid0 || _valid0;
+}
 if(!valid0){
 const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -8365,7 +7684,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate150.errors = vErrors;
+validate140.errors = vErrors;
 return false;
 }
 else {
@@ -8379,33 +7698,25 @@ vErrors = null;
 }
 }
 }
-validate150.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
-validate150.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const PlanEntryStatus = validate151;
-const schema199 = {"type":"string","anyOf":[{"enum":["pending","in_progress","completed","cancelled"]},{"pattern":"^_"}]};
+export const PlanEntryStatus = validate141;
+const schema179 = {"type":"string","anyOf":[{"enum":["pending","in_progress","completed","cancelled"]},{"pattern":"^_"}]};
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate151.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(typeof data !== "string"){
-validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs1 = errors;
 let valid0 = false;
 const _errs2 = errors;
 if(!((((data === "pending") || (data === "in_progress")) || (data === "completed")) || (data === "cancelled"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema199.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema179.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8416,9 +7727,10 @@ errors++;
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
+if(!valid0){
 const _errs3 = errors;
 if(typeof data === "string"){
-if(!pattern4.test(data)){
+if(!pattern0.test(data)){
 const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -8431,6 +7743,7 @@ errors++;
 }
 var _valid0 = _errs3 === errors;
 valid0 = valid0 || _valid0;
+}
 if(!valid0){
 const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -8440,7 +7753,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate151.errors = vErrors;
+validate141.errors = vErrors;
 return false;
 }
 else {
@@ -8454,36 +7767,28 @@ vErrors = null;
 }
 }
 }
-validate151.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate151.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const PlanEntry = validate152;
-const schema200 = {"type":"object","properties":{"content":{"type":"string"},"priority":{"$ref":"#/$defs/PlanEntryPriority"},"status":{"$ref":"#/$defs/PlanEntryStatus"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content","priority","status"]};
+export const PlanEntry = validate142;
+const schema180 = {"type":"object","properties":{"content":{"type":"string"},"priority":{"$ref":"#/$defs/PlanEntryPriority"},"status":{"$ref":"#/$defs/PlanEntryStatus"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content","priority","status"]};
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate152.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.content === undefined) && (missing0 = "content")) || ((data.priority === undefined) && (missing0 = "priority"))) || ((data.status === undefined) && (missing0 = "status"))){
-validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate142.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.content !== undefined){
 const _errs1 = errors;
 if(typeof data.content !== "string"){
-validate152.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate142.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8496,14 +7801,14 @@ if(data.priority !== undefined){
 let data1 = data.priority;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate152.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate142.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
 let valid2 = false;
 const _errs7 = errors;
 if(!(((data1 === "high") || (data1 === "medium")) || (data1 === "low"))){
-const err0 = {instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema198.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema178.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8514,9 +7819,10 @@ errors++;
 }
 var _valid0 = _errs7 === errors;
 valid2 = valid2 || _valid0;
+if(!valid2){
 const _errs8 = errors;
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
+if(!pattern0.test(data1)){
 const err1 = {instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -8529,6 +7835,7 @@ errors++;
 }
 var _valid0 = _errs8 === errors;
 valid2 = valid2 || _valid0;
+}
 if(!valid2){
 const err2 = {instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -8538,7 +7845,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate152.errors = vErrors;
+validate142.errors = vErrors;
 return false;
 }
 else {
@@ -8562,14 +7869,14 @@ if(data.status !== undefined){
 let data2 = data.status;
 const _errs9 = errors;
 if(typeof data2 !== "string"){
-validate152.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate142.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs12 = errors;
 let valid4 = false;
 const _errs13 = errors;
 if(!((((data2 === "pending") || (data2 === "in_progress")) || (data2 === "completed")) || (data2 === "cancelled"))){
-const err3 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema199.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema179.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8580,9 +7887,10 @@ errors++;
 }
 var _valid1 = _errs13 === errors;
 valid4 = valid4 || _valid1;
+if(!valid4){
 const _errs14 = errors;
 if(typeof data2 === "string"){
-if(!pattern4.test(data2)){
+if(!pattern0.test(data2)){
 const err4 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -8595,6 +7903,7 @@ errors++;
 }
 var _valid1 = _errs14 === errors;
 valid4 = valid4 || _valid1;
+}
 if(!valid4){
 const err5 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -8604,7 +7913,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate152.errors = vErrors;
+validate142.errors = vErrors;
 return false;
 }
 else {
@@ -8628,7 +7937,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs15 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate152.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate142.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -8642,40 +7951,32 @@ var valid0 = true;
 }
 }
 else {
-validate152.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate152.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
-validate152.evaluated = {"props":{"content":true,"priority":true,"status":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const PlanItems = validate153;
-const schema204 = {"type":"object","properties":{"type":{"const":"items"},"planId":{"$ref":"#/$defs/PlanId"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","entries"]};
+export const PlanItems = validate143;
+const schema184 = {"type":"object","properties":{"type":{"const":"items"},"planId":{"$ref":"#/$defs/PlanId"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","entries"]};
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate153.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.entries === undefined) && (missing0 = "entries"))){
-validate153.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("items" !== data.type){
-validate153.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "items"},message:"must be equal to constant"}];
+validate143.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "items"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8690,13 +7991,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate153.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data1) < 1){
+validate143.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate153.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8715,8 +8016,8 @@ var valid2 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs7 = errors;
-if(!(validate152(data2[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
+if(!(validate142(data2[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs7 === errors;
@@ -8726,7 +8027,7 @@ break;
 }
 }
 else {
-validate153.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate143.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8740,7 +8041,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs8 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate153.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate143.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -8754,33 +8055,25 @@ var valid0 = true;
 }
 }
 else {
-validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate153.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
-validate153.evaluated = {"props":{"type":true,"planId":true,"entries":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ExtensionPlanContent = validate155;
-const schema207 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
+export const ExtensionPlanContent = validate145;
+const schema187 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate155.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))){
-validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -8789,13 +8082,13 @@ let data0 = data.type;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(!pattern0.test(data0)){
+validate145.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate145.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8811,13 +8104,13 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate155.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data1) < 1){
+validate145.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate145.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8830,38 +8123,26 @@ var valid0 = true;
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate155.errors = vErrors;
+validate145.errors = vErrors;
 return errors === 0;
 }
-validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const PlanContent = validate156;
-const schema209 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"type":"string","pattern":"^_"}}},"then":{"$ref":"#/$defs/ExtensionPlanContent"},"else":{"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["items"]}},"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/PlanItems"}]}};
+export const PlanContent = validate146;
+const schema189 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["items"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/PlanItems"}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["items"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionPlanContent"}]}};
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate156.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs1 = errors;
 let valid0 = true;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type !== undefined){
-let data0 = data.type;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!(data.type === "items")){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -8870,18 +8151,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-}
-}
-else {
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
 }
 }
 }
@@ -8897,92 +8166,73 @@ vErrors = null;
 }
 let ifClause0;
 if(_valid0){
-const _errs5 = errors;
-if(!(validate155(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs5 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs6 = errors;
-if(errors === _errs6){
+const _errs4 = errors;
+if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate156.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate146.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.type !== undefined){
-let data1 = data.type;
-const _errs9 = errors;
-if(typeof data1 !== "string"){
-validate156.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(data1 === "items")){
-validate156.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/properties/type/enum",keyword:"enum",params:{allowedValues: schema209.else.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid2 = _errs9 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
 const tag0 = data.type;
 if(typeof tag0 == "string"){
 if(tag0 === "items"){
-if(!(validate153(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate153.errors : vErrors.concat(validate153.errors);
+if(!(validate143(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
 errors = vErrors.length;
 }
-var props1 = {};
-props1.type = true;
-props1.planId = true;
-props1.entries = true;
-props1._meta = true;
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate146.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate146.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
-}
 }
 }
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/else/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate146.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var _valid0 = _errs6 === errors;
+var _valid0 = _errs4 === errors;
 valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
+ifClause0 = "then";
 }
 else {
-props0 = props0 || {};
-Object.assign(props0, props1);
+const _errs8 = errors;
+const _errs9 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type !== undefined){
+let data1 = data.type;
+if(typeof data1 !== "string"){
+validate146.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
+const _errs12 = errors;
+let valid6 = false;
+const _errs13 = errors;
+if(!(data1 === "items")){
+const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema189.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
 }
-ifClause0 = "else";
+errors++;
 }
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+var _valid1 = _errs13 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const _errs14 = errors;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8990,65 +8240,104 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate156.errors = vErrors;
+}
+}
+var _valid1 = _errs14 === errors;
+valid6 = valid6 || _valid1;
+}
+if(!valid6){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate146.errors = vErrors;
+return false;
+}
+else {
+errors = _errs12;
+if(vErrors !== null){
+if(_errs12){
+vErrors.length = _errs12;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+var valid4 = _errs9 === errors;
+if(valid4){
+const _errs15 = errors;
+if(!(validate145(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
+errors = vErrors.length;
+}
+var valid4 = _errs15 === errors;
+}
+var _valid0 = _errs8 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate146.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate146.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-if(props0 !== true){
-props0 = props0 || {};
-props0.type = true;
-}
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate156.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate146.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate156.errors = vErrors;
-evaluated0.props = props0;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate156.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const PlanUpdate = validate159;
-const schema210 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]};
+export const PlanUpdate = validate149;
+const schema190 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate159.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.plan === undefined) && (missing0 = "plan"))){
-validate159.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("plan_update" !== data.sessionUpdate){
-validate159.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
+validate149.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9059,8 +8348,8 @@ var valid0 = true;
 if(valid0){
 if(data.plan !== undefined){
 const _errs2 = errors;
-if(!(validate156(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+if(!(validate146(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
+vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -9073,7 +8362,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate159.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate149.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -9086,33 +8375,25 @@ var valid0 = true;
 }
 }
 else {
-validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate159.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
-validate159.evaluated = {"props":{"sessionUpdate":true,"plan":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const Cost = validate161;
-const schema212 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
+export const Cost = validate151;
+const schema192 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.amount === undefined) && (missing0 = "amount")) || ((data.currency === undefined) && (missing0 = "currency"))){
-validate161.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9120,7 +8401,7 @@ if(data.amount !== undefined){
 let data0 = data.amount;
 const _errs1 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate161.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate151.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9132,7 +8413,7 @@ if(valid0){
 if(data.currency !== undefined){
 const _errs3 = errors;
 if(typeof data.currency !== "string"){
-validate161.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -9145,7 +8426,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate161.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate151.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -9158,40 +8439,32 @@ var valid0 = true;
 }
 }
 else {
-validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate161.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
-validate161.evaluated = {"props":{"amount":true,"currency":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const UsageUpdate = validate162;
-const schema214 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
+export const UsageUpdate = validate152;
+const schema194 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate162.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.used === undefined) && (missing0 = "used"))) || ((data.size === undefined) && (missing0 = "size"))){
-validate162.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("usage_update" !== data.sessionUpdate){
-validate162.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
+validate152.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9204,13 +8477,13 @@ if(data.used !== undefined){
 let data1 = data.used;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate162.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate152.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate162.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate152.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9225,13 +8498,13 @@ if(data.size !== undefined){
 let data2 = data.size;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate162.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate152.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate162.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate152.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9248,18 +8521,13 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid1 = false;
 const _errs8 = errors;
-if(!(validate161(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate151(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
+vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
 valid1 = valid1 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.amount = true;
-props0.currency = true;
-props0._meta = true;
-}
+if(!valid1){
 const _errs9 = errors;
 if(data3 !== null){
 const err0 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -9273,6 +8541,7 @@ errors++;
 }
 var _valid0 = _errs9 === errors;
 valid1 = valid1 || _valid0;
+}
 if(!valid1){
 const err1 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -9282,7 +8551,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate162.errors = vErrors;
+validate152.errors = vErrors;
 return false;
 }
 else {
@@ -9306,7 +8575,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs11 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate162.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate152.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -9321,33 +8590,25 @@ var valid0 = true;
 }
 }
 else {
-validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate152.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate162.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate162.evaluated = {"props":{"sessionUpdate":true,"used":true,"size":true,"cost":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ExtensionSessionUpdate = validate164;
-const schema216 = {"type":"object","properties":{"sessionUpdate":{"type":"string","pattern":"^_"}},"required":["sessionUpdate"],"additionalProperties":true};
+export const ExtensionSessionUpdate = validate154;
+const schema196 = {"type":"object","properties":{"sessionUpdate":{"type":"string","pattern":"^_"}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate164.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9356,13 +8617,13 @@ let data0 = data.sessionUpdate;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-validate164.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(!pattern0.test(data0)){
+validate154.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
 return false;
 }
 }
 else {
-validate164.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9370,38 +8631,27 @@ return false;
 }
 }
 else {
-validate164.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate164.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const SessionUpdate = validate165;
-const schema217 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"type":"string","pattern":"^_"}}},"then":{"$ref":"#/$defs/ExtensionSessionUpdate"},"else":{"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string","enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","plan_update","usage_update"]}},"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"$ref":"#/$defs/UserMessageUpdate"},{"$ref":"#/$defs/UserMessageChunk"},{"$ref":"#/$defs/AgentMessageUpdate"},{"$ref":"#/$defs/AgentMessageChunk"},{"$ref":"#/$defs/AgentThoughtUpdate"},{"$ref":"#/$defs/AgentThoughtChunk"},{"$ref":"#/$defs/StateUpdate"},{"$ref":"#/$defs/ToolCallUpdate"},{"$ref":"#/$defs/PlanUpdate"},{"$ref":"#/$defs/UsageUpdate"}]}};
+export const SessionUpdate = validate155;
+const schema197 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","plan_update","usage_update"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"$ref":"#/$defs/UserMessageUpdate"},{"$ref":"#/$defs/UserMessageChunk"},{"$ref":"#/$defs/AgentMessageUpdate"},{"$ref":"#/$defs/AgentMessageChunk"},{"$ref":"#/$defs/AgentThoughtUpdate"},{"$ref":"#/$defs/AgentThoughtChunk"},{"$ref":"#/$defs/StateUpdate"},{"$ref":"#/$defs/ToolCallUpdate"},{"$ref":"#/$defs/PlanUpdate"},{"$ref":"#/$defs/UsageUpdate"}]},"else":{"allOf":[{"properties":{"sessionUpdate":{"type":"string","anyOf":[{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","plan_update","usage_update"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionSessionUpdate"}]}};
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs1 = errors;
 let valid0 = true;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.sessionUpdate !== undefined){
 let data0 = data.sessionUpdate;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!((((((((((data0 === "user_message") || (data0 === "user_message_chunk")) || (data0 === "agent_message")) || (data0 === "agent_message_chunk")) || (data0 === "agent_thought")) || (data0 === "agent_thought_chunk")) || (data0 === "state_update")) || (data0 === "tool_call_update")) || (data0 === "plan_update")) || (data0 === "usage_update"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -9410,18 +8660,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-}
-}
-else {
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
 }
 }
 }
@@ -9437,248 +8675,127 @@ vErrors = null;
 }
 let ifClause0;
 if(_valid0){
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
+const _errs4 = errors;
+if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate165.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdate/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.sessionUpdate !== undefined){
-let data1 = data.sessionUpdate;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-validate165.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdate/properties/sessionUpdate/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
-validate165.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdate/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate165.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdate/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var _valid0 = _errs5 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs11 = errors;
-if(errors === _errs11){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")){
-validate165.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-let data2 = data.sessionUpdate;
-const _errs14 = errors;
-if(typeof data2 !== "string"){
-validate165.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((((((((data2 === "user_message") || (data2 === "user_message_chunk")) || (data2 === "agent_message")) || (data2 === "agent_message_chunk")) || (data2 === "agent_thought")) || (data2 === "agent_thought_chunk")) || (data2 === "state_update")) || (data2 === "tool_call_update")) || (data2 === "plan_update")) || (data2 === "usage_update"))){
-validate165.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/properties/sessionUpdate/enum",keyword:"enum",params:{allowedValues: schema217.else.properties.sessionUpdate.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid4 = _errs14 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
 const tag0 = data.sessionUpdate;
 if(typeof tag0 == "string"){
 if(tag0 === "user_message"){
-if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+if(!(validate95(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
-var props1 = {};
-props1.sessionUpdate = true;
-props1.messageId = true;
-props1.content = true;
-props1._meta = true;
 }
 else if(tag0 === "user_message_chunk"){
-if(!(validate107(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+if(!(validate97(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
-}
-if(props1 !== true){
-props1 = props1 || {};
-props1.sessionUpdate = true;
-props1.messageId = true;
-props1.content = true;
-props1._meta = true;
 }
 }
 else if(tag0 === "agent_message"){
-if(!(validate109(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate99(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
 errors = vErrors.length;
-}
-if(props1 !== true){
-props1 = props1 || {};
-props1.sessionUpdate = true;
-props1.messageId = true;
-props1.content = true;
-props1._meta = true;
 }
 }
 else if(tag0 === "agent_message_chunk"){
-if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate101(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
-}
-if(props1 !== true){
-props1 = props1 || {};
-props1.sessionUpdate = true;
-props1.messageId = true;
-props1.content = true;
-props1._meta = true;
 }
 }
 else if(tag0 === "agent_thought"){
-if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate103(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
-}
-if(props1 !== true){
-props1 = props1 || {};
-props1.sessionUpdate = true;
-props1.messageId = true;
-props1.content = true;
-props1._meta = true;
 }
 }
 else if(tag0 === "agent_thought_chunk"){
-if(!(validate115(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
-}
-if(props1 !== true){
-props1 = props1 || {};
-props1.sessionUpdate = true;
-props1.messageId = true;
-props1.content = true;
-props1._meta = true;
 }
 }
 else if(tag0 === "state_update"){
-if(!(validate124(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+if(!(validate114(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
-}
-else {
-var props2 = validate124.evaluated.props;
-}
-if(props1 !== true && props2 !== undefined){
-if(props2 === true){
-props1 = true;
-}
-else {
-props1 = props1 || {};
-Object.assign(props1, props2);
-}
 }
 }
 else if(tag0 === "tool_call_update"){
-if(!(validate148(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
+if(!(validate138(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
 errors = vErrors.length;
-}
-if(props1 !== true){
-props1 = props1 || {};
-props1.sessionUpdate = true;
-props1.toolCallId = true;
-props1.title = true;
-props1.kind = true;
-props1.status = true;
-props1.content = true;
-props1.locations = true;
-props1.rawInput = true;
-props1.rawOutput = true;
-props1._meta = true;
 }
 }
 else if(tag0 === "plan_update"){
-if(!(validate159(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
+if(!(validate149(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
 errors = vErrors.length;
-}
-if(props1 !== true){
-props1 = props1 || {};
-props1.sessionUpdate = true;
-props1.plan = true;
-props1._meta = true;
 }
 }
 else if(tag0 === "usage_update"){
-if(!(validate162(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
+if(!(validate152(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
 errors = vErrors.length;
 }
-if(props1 !== true){
-props1 = props1 || {};
-props1.sessionUpdate = true;
-props1.used = true;
-props1.size = true;
-props1.cost = true;
-props1._meta = true;
-}
 }
 else {
-validate165.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate165.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
 return false;
-}
 }
 }
 }
 else {
-validate165.errors = [{instancePath,schemaPath:"#/else/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var _valid0 = _errs11 === errors;
+var _valid0 = _errs4 === errors;
 valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
+ifClause0 = "then";
 }
 else {
-props0 = props0 || {};
-Object.assign(props0, props1);
+const _errs17 = errors;
+const _errs18 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.sessionUpdate !== undefined){
+let data1 = data.sessionUpdate;
+if(typeof data1 !== "string"){
+validate155.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/allOf/0/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
+const _errs21 = errors;
+let valid15 = false;
+const _errs22 = errors;
+if(!((((((((((data1 === "user_message") || (data1 === "user_message_chunk")) || (data1 === "agent_message")) || (data1 === "agent_message_chunk")) || (data1 === "agent_thought")) || (data1 === "agent_thought_chunk")) || (data1 === "state_update")) || (data1 === "tool_call_update")) || (data1 === "plan_update")) || (data1 === "usage_update"))){
+const err1 = {instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/allOf/0/properties/sessionUpdate/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema197.else.allOf[0].properties.sessionUpdate.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
 }
-ifClause0 = "else";
+errors++;
 }
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+var _valid1 = _errs22 === errors;
+valid15 = valid15 || _valid1;
+if(!valid15){
+const _errs23 = errors;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err2 = {instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/allOf/0/properties/sessionUpdate/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9686,58 +8803,125 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate165.errors = vErrors;
+}
+}
+var _valid1 = _errs23 === errors;
+valid15 = valid15 || _valid1;
+}
+if(!valid15){
+const err3 = {instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/allOf/0/properties/sessionUpdate/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate155.errors = vErrors;
+return false;
+}
+else {
+errors = _errs21;
+if(vErrors !== null){
+if(_errs21){
+vErrors.length = _errs21;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+var valid13 = _errs18 === errors;
+if(valid13){
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs25){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")){
+validate155.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdate/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+let data2 = data.sessionUpdate;
+const _errs28 = errors;
+if(errors === _errs28){
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+validate155.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdate/properties/sessionUpdate/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+return false;
+}
+}
+else {
+validate155.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdate/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate155.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdate/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid13 = _errs24 === errors;
+}
+var _valid0 = _errs17 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate155.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.sessionUpdate === undefined) && (missing2 = "sessionUpdate")){
-validate165.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(props0 !== true){
-props0 = props0 || {};
-props0.sessionUpdate = true;
-}
 if(data.sessionUpdate !== undefined){
 if(typeof data.sessionUpdate !== "string"){
-validate165.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate165.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate165.errors = vErrors;
-evaluated0.props = props0;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const SessionNotification = validate176;
-const schema219 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
+export const SessionNotification = validate166;
+const schema199 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
 
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate176.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.update === undefined) && (missing0 = "update"))){
-validate176.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate166.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9747,13 +8931,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate176.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate166.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate176.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9765,8 +8949,8 @@ var valid0 = true;
 if(valid0){
 if(data.update !== undefined){
 const _errs4 = errors;
-if(!(validate165(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+if(!(validate155(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
+vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -9779,7 +8963,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate176.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate166.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -9792,37 +8976,29 @@ var valid0 = true;
 }
 }
 else {
-validate176.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate176.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
-validate176.evaluated = {"props":{"sessionId":true,"update":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const PermissionOptionKind = validate178;
-const schema222 = {"type":"string","anyOf":[{"enum":["allow_once","allow_always","reject_once","reject_always"]},{"pattern":"^_"}]};
+export const PermissionOptionKind = validate168;
+const schema202 = {"type":"string","anyOf":[{"enum":["allow_once","allow_always","reject_once","reject_always"]},{"pattern":"^_"}]};
 
-function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate178.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(typeof data !== "string"){
-validate178.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate168.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs1 = errors;
 let valid0 = false;
 const _errs2 = errors;
 if(!((((data === "allow_once") || (data === "allow_always")) || (data === "reject_once")) || (data === "reject_always"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema222.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema202.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -9833,9 +9009,10 @@ errors++;
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
+if(!valid0){
 const _errs3 = errors;
 if(typeof data === "string"){
-if(!pattern4.test(data)){
+if(!pattern0.test(data)){
 const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -9848,6 +9025,7 @@ errors++;
 }
 var _valid0 = _errs3 === errors;
 valid0 = valid0 || _valid0;
+}
 if(!valid0){
 const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -9857,7 +9035,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate178.errors = vErrors;
+validate168.errors = vErrors;
 return false;
 }
 else {
@@ -9871,29 +9049,21 @@ vErrors = null;
 }
 }
 }
-validate178.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
-validate178.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const PermissionOption = validate179;
-const schema223 = {"type":"object","properties":{"optionId":{"type":"string","minLength":1},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
+export const PermissionOption = validate169;
+const schema203 = {"type":"object","properties":{"optionId":{"type":"string","minLength":1},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
 
-function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate179.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.optionId === undefined) && (missing0 = "optionId")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.kind === undefined) && (missing0 = "kind"))){
-validate179.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate169.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9902,13 +9072,13 @@ let data0 = data.optionId;
 const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate179.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate169.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate179.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9921,7 +9091,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate179.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -9934,14 +9104,14 @@ if(data.kind !== undefined){
 let data2 = data.kind;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate179.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
 let valid2 = false;
 const _errs9 = errors;
 if(!((((data2 === "allow_once") || (data2 === "allow_always")) || (data2 === "reject_once")) || (data2 === "reject_always"))){
-const err0 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema222.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema202.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -9952,9 +9122,10 @@ errors++;
 }
 var _valid0 = _errs9 === errors;
 valid2 = valid2 || _valid0;
+if(!valid2){
 const _errs10 = errors;
 if(typeof data2 === "string"){
-if(!pattern4.test(data2)){
+if(!pattern0.test(data2)){
 const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -9967,6 +9138,7 @@ errors++;
 }
 var _valid0 = _errs10 === errors;
 valid2 = valid2 || _valid0;
+}
 if(!valid2){
 const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -9976,7 +9148,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate179.errors = vErrors;
+validate169.errors = vErrors;
 return false;
 }
 else {
@@ -10000,7 +9172,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs11 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate179.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate169.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -10014,40 +9186,32 @@ var valid0 = true;
 }
 }
 else {
-validate179.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate169.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate179.errors = vErrors;
+validate169.errors = vErrors;
 return errors === 0;
 }
-validate179.evaluated = {"props":{"optionId":true,"name":true,"kind":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ToolCallPermissionSubject = validate180;
-const schema226 = {"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]};
+export const ToolCallPermissionSubject = validate170;
+const schema206 = {"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]};
 
-function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate180.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.toolCall === undefined) && (missing0 = "toolCall"))){
-validate180.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate170.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("tool_call" !== data.type){
-validate180.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate170.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -10058,8 +9222,8 @@ var valid0 = true;
 if(valid0){
 if(data.toolCall !== undefined){
 const _errs2 = errors;
-if(!(validate145(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
+if(!(validate135(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -10072,7 +9236,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate180.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate170.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -10085,33 +9249,25 @@ var valid0 = true;
 }
 }
 else {
-validate180.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate180.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
-validate180.evaluated = {"props":{"type":true,"toolCall":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ExtensionPermissionSubject = validate182;
-const schema228 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
+export const ExtensionPermissionSubject = validate172;
+const schema208 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
 
-function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate182.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate182.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate172.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10120,13 +9276,13 @@ let data0 = data.type;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-validate182.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(!pattern0.test(data0)){
+validate172.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
 return false;
 }
 }
 else {
-validate182.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate172.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10134,38 +9290,26 @@ return false;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate172.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate182.errors = vErrors;
+validate172.errors = vErrors;
 return errors === 0;
 }
-validate182.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const PermissionSubject = validate183;
-const schema229 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"type":"string","pattern":"^_"}}},"then":{"$ref":"#/$defs/ExtensionPermissionSubject"},"else":{"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["tool_call"]}},"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/ToolCallPermissionSubject"}]}};
+export const PermissionSubject = validate173;
+const schema209 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["tool_call"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/ToolCallPermissionSubject"}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["tool_call"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionPermissionSubject"}]}};
 
-function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate183.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs1 = errors;
 let valid0 = true;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type !== undefined){
-let data0 = data.type;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!(data.type === "tool_call")){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -10174,18 +9318,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-}
-}
-else {
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
 }
 }
 }
@@ -10201,119 +9333,73 @@ vErrors = null;
 }
 let ifClause0;
 if(_valid0){
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
+const _errs4 = errors;
+if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate183.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubject/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate173.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.type !== undefined){
-let data1 = data.type;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-validate183.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubject/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
-validate183.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubject/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate183.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubject/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var _valid0 = _errs5 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs11 = errors;
-if(errors === _errs11){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((data.type === undefined) && (missing1 = "type")){
-validate183.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-let data2 = data.type;
-const _errs14 = errors;
-if(typeof data2 !== "string"){
-validate183.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(data2 === "tool_call")){
-validate183.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/properties/type/enum",keyword:"enum",params:{allowedValues: schema229.else.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid4 = _errs14 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
 const tag0 = data.type;
 if(typeof tag0 == "string"){
 if(tag0 === "tool_call"){
-if(!(validate180(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate170(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
-var props1 = {};
-props1.type = true;
-props1.toolCall = true;
-props1._meta = true;
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate173.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate173.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
-}
 }
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/else/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate173.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var _valid0 = _errs11 === errors;
+var _valid0 = _errs4 === errors;
 valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
+ifClause0 = "then";
 }
 else {
-props0 = props0 || {};
-Object.assign(props0, props1);
+const _errs8 = errors;
+const _errs9 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type !== undefined){
+let data1 = data.type;
+if(typeof data1 !== "string"){
+validate173.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
+const _errs12 = errors;
+let valid6 = false;
+const _errs13 = errors;
+if(!(data1 === "tool_call")){
+const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema209.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
 }
-ifClause0 = "else";
+errors++;
 }
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+var _valid1 = _errs13 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const _errs14 = errors;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10321,58 +9407,125 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate183.errors = vErrors;
+}
+}
+var _valid1 = _errs14 === errors;
+valid6 = valid6 || _valid1;
+}
+if(!valid6){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate173.errors = vErrors;
+return false;
+}
+else {
+errors = _errs12;
+if(vErrors !== null){
+if(_errs12){
+vErrors.length = _errs12;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+var valid4 = _errs9 === errors;
+if(valid4){
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.type === undefined) && (missing1 = "type")){
+validate173.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubject/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+validate173.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubject/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+return false;
+}
+}
+else {
+validate173.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubject/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate173.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubject/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid4 = _errs15 === errors;
+}
+var _valid0 = _errs8 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate173.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate183.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate173.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(props0 !== true){
-props0 = props0 || {};
-props0.type = true;
-}
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate183.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate173.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate183.errors = vErrors;
-evaluated0.props = props0;
+validate173.errors = vErrors;
 return errors === 0;
 }
-validate183.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const RequestPermissionRequest = validate185;
-const schema231 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"subject":{"anyOf":[{"$ref":"#/$defs/PermissionSubject"},{"type":"null"}]},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"},"minItems":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title","options"]};
+export const RequestPermissionRequest = validate175;
+const schema211 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"subject":{"anyOf":[{"$ref":"#/$defs/PermissionSubject"},{"type":"null"}]},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"},"minItems":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title","options"]};
 
-function validate185(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate185.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate185.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate175.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10382,13 +9535,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate185.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate175.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate185.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate175.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10401,7 +9554,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs4 = errors;
 if(typeof data.title !== "string"){
-validate185.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate175.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -10416,12 +9569,13 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid2 = false;
 const _errs8 = errors;
-if(!(validate183(data2, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate173(data2, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData}))){
+vErrors = vErrors === null ? validate173.errors : vErrors.concat(validate173.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
 valid2 = valid2 || _valid0;
+if(!valid2){
 const _errs9 = errors;
 if(data2 !== null){
 const err0 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -10435,6 +9589,7 @@ errors++;
 }
 var _valid0 = _errs9 === errors;
 valid2 = valid2 || _valid0;
+}
 if(!valid2){
 const err1 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -10444,7 +9599,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate185.errors = vErrors;
+validate175.errors = vErrors;
 return false;
 }
 else {
@@ -10470,7 +9625,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(Array.isArray(data3)){
 if(data3.length < 1){
-validate185.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate175.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -10478,8 +9633,8 @@ var valid3 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
-if(!(validate179(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
+if(!(validate169(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs13 === errors;
@@ -10490,7 +9645,7 @@ break;
 }
 }
 else {
-validate185.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate175.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10504,7 +9659,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs14 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate175.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -10519,40 +9674,32 @@ var valid0 = true;
 }
 }
 else {
-validate185.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate175.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate185.errors = vErrors;
+validate175.errors = vErrors;
 return errors === 0;
 }
-validate185.evaluated = {"props":{"sessionId":true,"title":true,"subject":true,"options":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const SelectedPermissionOutcome = validate188;
-const schema234 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
+export const SelectedPermissionOutcome = validate178;
+const schema214 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
 
-function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate188.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.outcome === undefined) && (missing0 = "outcome")) || ((data.optionId === undefined) && (missing0 = "optionId"))){
-validate188.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate178.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
 if("selected" !== data.outcome){
-validate188.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
+validate178.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -10566,13 +9713,13 @@ let data1 = data.optionId;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate188.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data1) < 1){
+validate178.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate188.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate178.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10586,7 +9733,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate188.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate178.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -10599,40 +9746,32 @@ var valid0 = true;
 }
 }
 else {
-validate188.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate178.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate188.errors = vErrors;
+validate178.errors = vErrors;
 return errors === 0;
 }
-validate188.evaluated = {"props":{"outcome":true,"optionId":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CancelledPermissionOutcome = validate189;
-const schema236 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
+export const CancelledPermissionOutcome = validate179;
+const schema216 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
-function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate189.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate189.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate179.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
 if("cancelled" !== data.outcome){
-validate189.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
+validate179.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -10645,7 +9784,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate189.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate179.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10657,33 +9796,25 @@ var valid0 = true;
 }
 }
 else {
-validate189.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate179.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate189.errors = vErrors;
+validate179.errors = vErrors;
 return errors === 0;
 }
-validate189.evaluated = {"props":{"outcome":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ExtensionPermissionOutcome = validate190;
-const schema238 = {"type":"object","properties":{"outcome":{"type":"string","pattern":"^_"}},"required":["outcome"],"additionalProperties":true};
+export const ExtensionPermissionOutcome = validate180;
+const schema218 = {"type":"object","properties":{"outcome":{"type":"string","pattern":"^_"}},"required":["outcome"],"additionalProperties":true};
 
-function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate190.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate190.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate180.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10692,13 +9823,13 @@ let data0 = data.outcome;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-validate190.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(!pattern0.test(data0)){
+validate180.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
 return false;
 }
 }
 else {
-validate190.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate180.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10706,38 +9837,27 @@ return false;
 }
 }
 else {
-validate190.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate180.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate190.errors = vErrors;
+validate180.errors = vErrors;
 return errors === 0;
 }
-validate190.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const PermissionOutcome = validate191;
-const schema239 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"type":"string","pattern":"^_"}}},"then":{"$ref":"#/$defs/ExtensionPermissionOutcome"},"else":{"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string","enum":["selected","cancelled"]}},"discriminator":{"propertyName":"outcome"},"oneOf":[{"$ref":"#/$defs/SelectedPermissionOutcome"},{"$ref":"#/$defs/CancelledPermissionOutcome"}]}};
+export const PermissionOutcome = validate181;
+const schema219 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"$ref":"#/$defs/SelectedPermissionOutcome"},{"$ref":"#/$defs/CancelledPermissionOutcome"}]},"else":{"allOf":[{"properties":{"outcome":{"type":"string","anyOf":[{"enum":["selected","cancelled"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionPermissionOutcome"}]}};
 
-function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate191.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs1 = errors;
 let valid0 = true;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.outcome !== undefined){
 let data0 = data.outcome;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!((data0 === "selected") || (data0 === "cancelled"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -10746,18 +9866,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-}
-}
-else {
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
 }
 }
 }
@@ -10773,130 +9881,79 @@ vErrors = null;
 }
 let ifClause0;
 if(_valid0){
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
+const _errs4 = errors;
+if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate191.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcome/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate181.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.outcome !== undefined){
-let data1 = data.outcome;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-validate191.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcome/properties/outcome/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
-validate191.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcome/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate191.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcome/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var _valid0 = _errs5 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs11 = errors;
-if(errors === _errs11){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((data.outcome === undefined) && (missing1 = "outcome")){
-validate191.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data.outcome !== undefined){
-let data2 = data.outcome;
-const _errs14 = errors;
-if(typeof data2 !== "string"){
-validate191.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/else/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data2 === "selected") || (data2 === "cancelled"))){
-validate191.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/else/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema239.else.properties.outcome.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid4 = _errs14 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
 const tag0 = data.outcome;
 if(typeof tag0 == "string"){
 if(tag0 === "selected"){
-if(!(validate188(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate178(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
 errors = vErrors.length;
 }
-var props1 = {};
-props1.outcome = true;
-props1.optionId = true;
-props1._meta = true;
 }
 else if(tag0 === "cancelled"){
-if(!(validate189(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate189.errors : vErrors.concat(validate189.errors);
+if(!(validate179(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
 errors = vErrors.length;
 }
-if(props1 !== true){
-props1 = props1 || {};
-props1.outcome = true;
-props1._meta = true;
-}
 }
 else {
-validate191.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
+validate181.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate191.errors = [{instancePath,schemaPath:"#/else/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
+validate181.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
 return false;
-}
 }
 }
 }
 else {
-validate191.errors = [{instancePath,schemaPath:"#/else/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate181.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var _valid0 = _errs11 === errors;
+var _valid0 = _errs4 === errors;
 valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
+ifClause0 = "then";
 }
 else {
-props0 = props0 || {};
-Object.assign(props0, props1);
+const _errs9 = errors;
+const _errs10 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.outcome !== undefined){
+let data1 = data.outcome;
+if(typeof data1 !== "string"){
+validate181.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/else/allOf/0/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
+const _errs13 = errors;
+let valid7 = false;
+const _errs14 = errors;
+if(!((data1 === "selected") || (data1 === "cancelled"))){
+const err1 = {instancePath:instancePath+"/outcome",schemaPath:"#/else/allOf/0/properties/outcome/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema219.else.allOf[0].properties.outcome.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
 }
-ifClause0 = "else";
+errors++;
 }
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+var _valid1 = _errs14 === errors;
+valid7 = valid7 || _valid1;
+if(!valid7){
+const _errs15 = errors;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err2 = {instancePath:instancePath+"/outcome",schemaPath:"#/else/allOf/0/properties/outcome/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10904,65 +9961,132 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate191.errors = vErrors;
+}
+}
+var _valid1 = _errs15 === errors;
+valid7 = valid7 || _valid1;
+}
+if(!valid7){
+const err3 = {instancePath:instancePath+"/outcome",schemaPath:"#/else/allOf/0/properties/outcome/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate181.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+var valid5 = _errs10 === errors;
+if(valid5){
+const _errs16 = errors;
+const _errs17 = errors;
+if(errors === _errs17){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.outcome === undefined) && (missing1 = "outcome")){
+validate181.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcome/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data.outcome !== undefined){
+let data2 = data.outcome;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+validate181.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcome/properties/outcome/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+return false;
+}
+}
+else {
+validate181.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcome/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate181.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcome/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid5 = _errs16 === errors;
+}
+var _valid0 = _errs9 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate181.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.outcome === undefined) && (missing2 = "outcome")){
-validate191.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate181.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(props0 !== true){
-props0 = props0 || {};
-props0.outcome = true;
-}
 if(data.outcome !== undefined){
 if(typeof data.outcome !== "string"){
-validate191.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate181.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate191.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate181.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate191.errors = vErrors;
-evaluated0.props = props0;
+validate181.errors = vErrors;
 return errors === 0;
 }
-validate191.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const RequestPermissionResponse = validate194;
-const schema241 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
+export const RequestPermissionResponse = validate184;
+const schema221 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
-function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate194.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate194.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate184.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
-if(!(validate191(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate181(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
+vErrors = vErrors === null ? validate181.errors : vErrors.concat(validate181.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -10975,7 +10099,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate194.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema32.type},message:"must be object,null"}];
+validate184.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10987,11 +10111,10 @@ var valid0 = true;
 }
 }
 else {
-validate194.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate184.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate194.errors = vErrors;
+validate184.errors = vErrors;
 return errors === 0;
 }
-validate194.evaluated = {"props":{"outcome":true,"_meta":true},"dynamicProps":false,"dynamicItems":false};
