@@ -7,6 +7,8 @@ import { buildSidebar } from './src/sidebar.ts';
 // deploy time; without it Astro skips the sitemap, which nothing here relies on.
 export default defineConfig({
   ...(process.env.DOCS_SITE_URL ? { site: process.env.DOCS_SITE_URL } : {}),
+  // The toolbar's integration browser talks to astro.build; the dev server stays offline without it.
+  devToolbar: { enabled: false },
   integrations: [
     starlight({
       title: 'acp-kit',

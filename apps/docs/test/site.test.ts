@@ -18,8 +18,18 @@ let chromium: LaunchedBrowser;
 let pages: string[];
 const visits: Visit[] = [];
 
-/** Records console errors, uncaught exceptions, failed requests and HTTP errors on a page. */
+/**
+ * Records console errors, uncaught exceptions, failed requests, HTTP errors and any request
+ * that leaves the local server: the site must work offline, so even a successful remote
+ * fetch (a web font, a CDN script) is a problem.
+ */
 function watch(page: Page, problems: string[]): void {
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (/^https?:$/.test(url.protocol) && url.origin !== server.origin) {
+      problems.push(`remote request: ${request.url()}`);
+    }
+  });
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
   });
@@ -68,7 +78,7 @@ describe('the built docs site', () => {
     }
   });
 
-  it('loads every page without console errors or failed requests', () => {
+  it('loads every page offline, without console errors or failed requests', () => {
     const broken = visits.filter((visit) => visit.problems.length > 0);
     expect(broken.map((visit) => `${visit.path}: ${visit.problems.join('; ')}`)).toEqual([]);
   });

@@ -2,10 +2,15 @@ import type { ArrowKind, ArrowStep, DividerStep, NoteStep, SequenceDiagram } fro
 import { estimateTextWidth } from './text.ts';
 
 /** Font sizes in px; the stylesheet uses the same numbers so that estimates hold. */
-export const FONT = { participant: 14, label: 13, detail: 12, note: 13, legend: 12 } as const;
+export const FONT = { participant: 15, label: 14, detail: 13, note: 14, legend: 13 } as const;
 
 /** How far a lost message travels before it is crossed out; its text must fit over that part. */
 export const LOST_FRACTION = 0.6;
+
+/** Distance between the baselines of a note's lines. */
+export const NOTE_LINE_HEIGHT = 19;
+/** Space above a note's first line and below its last. */
+export const NOTE_PADDING_Y = 7;
 
 const MARGIN = 16;
 const HEADER_HEIGHT = 34;
@@ -13,7 +18,6 @@ const MIN_COLUMN_GAP = 170;
 const MIN_BOX_WIDTH = 96;
 const ARROW_PADDING = 40;
 const NOTE_PADDING_X = 12;
-const NOTE_LINE_HEIGHT = 18;
 const ROW_GAP = 10;
 const LEGEND_ROW_HEIGHT = 22;
 const LEGEND_SAMPLE = 30;
@@ -206,7 +210,7 @@ export function layoutDiagram(diagram: SequenceDiagram): DiagramLayout {
       const lo = Math.min(...xs);
       const hi = Math.max(...xs);
       const width = Math.max(noteWidth(step), hi - lo + 2 * NOTE_PADDING_X);
-      const height = step.lines.length * NOTE_LINE_HEIGHT + 12;
+      const height = (step.lines.length - 1) * NOTE_LINE_HEIGHT + FONT.note + 2 * NOTE_PADDING_Y + 4;
       notes.push({ step, x: (lo + hi) / 2 - width / 2, y: y + 2, width, height });
       y += height + 4 + ROW_GAP;
     } else {

@@ -4,6 +4,8 @@ import {
   FONT,
   LEGEND_SAMPLE_WIDTH,
   LOST_FRACTION,
+  NOTE_LINE_HEIGHT,
+  NOTE_PADDING_Y,
   type LegendEntryKind,
   layoutDiagram,
   PARTICIPANT_BOX_HEIGHT,
@@ -24,8 +26,9 @@ function line(x1: number, y1: number, x2: number, y2: number, cls: string): stri
   return `<line class="${cls}" x1="${n(x1)}" y1="${n(y1)}" x2="${n(x2)}" y2="${n(y2)}"/>`;
 }
 
-function text(x: number, y: number, cls: string, content: string, anchor = 'middle'): string {
-  return `<text class="${cls}" x="${n(x)}" y="${n(y)}" text-anchor="${anchor}">${escapeXml(content)}</text>`;
+/** Text sized from {@link FONT} here rather than in CSS, so the layout's estimates and the drawing share one number. */
+function text(x: number, y: number, cls: string, size: number, content: string, anchor = 'middle'): string {
+  return `<text class="${cls}" x="${n(x)}" y="${n(y)}" font-size="${size}" text-anchor="${anchor}">${escapeXml(content)}</text>`;
 }
 
 /** A filled head for requests and notifications, an open one for responses (UML's reply). */
@@ -68,8 +71,9 @@ function renderArrow(placed: PlacedArrow): string {
       ),
     );
   }
-  parts.push(text(mid, placed.labelY, 'seq-label', step.label));
-  if (step.detail !== undefined) parts.push(text(mid, placed.detailY, 'seq-detail', step.detail));
+  parts.push(text(mid, placed.labelY, 'seq-label', FONT.label, step.label));
+  if (step.detail !== undefined)
+    parts.push(text(mid, placed.detailY, 'seq-detail', FONT.detail, step.detail));
   parts.push('</g>');
   return parts.join('');
 }
@@ -104,6 +108,7 @@ function renderLayout(layout: DiagramLayout): string[] {
         column.x,
         layout.headerY + PARTICIPANT_BOX_HEIGHT / 2 + FONT.participant * 0.35,
         'seq-participant-label',
+        FONT.participant,
         column.label,
       ),
     );
@@ -113,7 +118,7 @@ function renderLayout(layout: DiagramLayout): string[] {
     out.push(
       line(16, divider.y, layout.width - 16, divider.y, 'seq-divider'),
       `<rect class="seq-divider-pill" x="${n(mid - divider.labelWidth / 2)}" y="${n(divider.y - 11)}" width="${n(divider.labelWidth)}" height="22" rx="11"/>`,
-      text(mid, divider.y + FONT.note * 0.35, 'seq-divider-label', divider.step.label),
+      text(mid, divider.y + FONT.note * 0.35, 'seq-divider-label', FONT.note, divider.step.label),
     );
   }
   for (const note of layout.notes) {
@@ -122,7 +127,15 @@ function renderLayout(layout: DiagramLayout): string[] {
       `<g class="seq-note${tone}"><rect x="${n(note.x)}" y="${n(note.y)}" width="${n(note.width)}" height="${n(note.height)}" rx="4"/>`,
     );
     note.step.lines.forEach((content, i) => {
-      out.push(text(note.x + note.width / 2, note.y + 19 + i * 18, 'seq-note-text', content));
+      out.push(
+        text(
+          note.x + note.width / 2,
+          note.y + NOTE_PADDING_Y + FONT.note + i * NOTE_LINE_HEIGHT,
+          'seq-note-text',
+          FONT.note,
+          content,
+        ),
+      );
     });
     out.push('</g>');
   }
@@ -134,6 +147,7 @@ function renderLayout(layout: DiagramLayout): string[] {
         entry.x + LEGEND_SAMPLE_WIDTH + 8,
         entry.y + FONT.legend * 0.35,
         'seq-legend',
+        FONT.legend,
         entry.text,
         'start',
       ),
