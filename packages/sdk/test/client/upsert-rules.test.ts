@@ -77,7 +77,7 @@ describe('ConversationStore upsert rules', () => {
     expect(store.sessionIds()).toEqual(['s1', 's2']);
   });
 
-  it('patches _meta by top-level key: omitted keeps, a null key removes, null clears', () => {
+  it('merges _meta by top-level key: omitted or null keeps it, a key set to null is removed', () => {
     const store = new ConversationStore();
     const meta = () => store.snapshot(SESSION).messages[0]?.meta;
     store.apply(upsert('agent_message', 'a1', undefined, { _meta: { a: 1, b: { deep: true } } }));
@@ -88,7 +88,7 @@ describe('ConversationStore upsert rules', () => {
     store.apply(upsert('agent_message', 'a1', undefined, { _meta: { a: null } }));
     expect(meta()).toEqual({ b: { other: 1 }, c: 3 });
     store.apply(upsert('agent_message', 'a1', undefined, { _meta: null }));
-    expect(meta()).toBeNull();
+    expect(meta()).toEqual({ b: { other: 1 }, c: 3 });
   });
 
   it('does not let a chunk _meta patch the stored message metadata', () => {

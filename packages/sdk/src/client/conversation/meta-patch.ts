@@ -3,14 +3,13 @@ import type { StoredMeta } from './types.js';
 /**
  * Applies a message-update `_meta` to the stored metadata.
  *
- * The rule (the same patch rule v2 uses for message upserts): an omitted `_meta` leaves the stored
- * value unchanged, `null` clears it, and an object patches it by top-level key — a key set to `null`
- * is removed, any other value replaces that key (nested objects are not merged).
- * Returns the previous object itself when nothing changed, so callers can skip change reports.
+ * Our schema makes an omitted `_meta` and `null` equivalent, so both leave the stored value
+ * unchanged (a metadata-only update must not wipe what other extensions attached). An object is
+ * merged by top-level key: a key set to `null` is removed, any other value replaces that key
+ * (nested objects are not merged). Returns `stored` itself when there is nothing to apply.
  */
 export function patchMeta(stored: StoredMeta, patch: unknown): StoredMeta {
-  if (patch === undefined) return stored;
-  if (patch === null) return null;
+  if (patch === undefined || patch === null) return stored;
   // A non-object `_meta` is invalid input; ignoring it keeps the stored value instead of guessing.
   if (typeof patch !== 'object' || Array.isArray(patch)) return stored;
   const next: Record<string, unknown> = stored === null ? {} : { ...stored };

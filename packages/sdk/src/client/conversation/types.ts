@@ -12,7 +12,7 @@ export type MessageKind = 'user_message' | 'agent_message' | 'agent_thought';
  */
 export type MessageOrigin = 'agent' | 'local-pending' | 'local-unknown' | 'local-failed';
 
-/** `_meta` as stored on a message: an object, or null when absent or cleared. */
+/** `_meta` as stored on a message: the merge of every update's `_meta` object, or null when none carried one. */
 export type StoredMeta = Readonly<Record<string, unknown>> | null;
 
 /** One immutable entry of a conversation snapshot. */
