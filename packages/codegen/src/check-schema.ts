@@ -4,7 +4,10 @@ import type { ValidateFunction } from 'ajv';
 import { type JsonObject, isJsonObject, pointerOf } from './json.js';
 import { createStrictAjv } from './load/ajv.js';
 import { displayPath } from './load/display-path.js';
-import { inspectSchema, readJsonFile } from './load/load-schema.js';
+import { type LoadedSchema, inspectSchema, readJsonFile } from './load/load-schema.js';
+import { diagnose } from './diagnose.js';
+import { VALIDATOR_SCHEMA_ID, validatorSchema } from './emit/validator-schema.js';
+import { buildModel } from './model/build-model.js';
 import { FALLBACK_SCHEMA_ID } from './load/meta-validate.js';
 import type { SchemaProblem } from './problems.js';
 
@@ -51,7 +54,7 @@ export function listCases(dir: string): CaseFile[] {
 export function canonicalValidators(
   schema: JsonObject,
 ): (definition: string) => ValidateFunction | undefined {
-  const ajv = createStrictAjv({ strict: false });
+  const ajv = createStrictAjv({ strict: false, allErrors: false });
   const id = typeof schema.$id === 'string' ? schema.$id : FALLBACK_SCHEMA_ID;
   ajv.addSchema({ ...schema, $id: id });
   const defs = isJsonObject(schema.$defs) ? schema.$defs : {};
@@ -62,6 +65,7 @@ export function canonicalValidators(
 function checkCases(
   cases: readonly CaseFile[],
   lookup: (definition: string) => ValidateFunction | undefined,
+  explainer: (definition: string) => ValidateFunction | undefined,
   mustPass: boolean,
   schemaFile: string,
   out: SchemaProblem[],
@@ -84,12 +88,15 @@ function checkCases(
     }
     const ok = validator(read.value);
     if (mustPass && !ok) {
-      for (const e of validator.errors ?? []) {
-        const detail = e.keyword === 'required' ? ` (${String(e.params.missingProperty)})` : '';
+      // The verdict is the canonical schema's; the explanation comes from the switch-form
+      // validator, which names the failing variant instead of every branch of every oneOf.
+      const explain = explainer(c.definition);
+      const errors = explain !== undefined && !explain(read.value) ? explain.errors : validator.errors;
+      for (const d of diagnose(errors ?? [])) {
         out.push({
           file,
-          pointer: e.instancePath,
-          message: `${e.message ?? 'invalid'}${detail} [${e.keyword} at $defs/${c.definition}${e.schemaPath.slice(1)}]`,
+          pointer: d.pointer,
+          message: `${d.message} (against ${schemaFile}#/$defs/${c.definition})`,
         });
       }
     } else if (!mustPass && ok) {
@@ -102,6 +109,19 @@ function checkCases(
   }
 }
 
+/** Validators compiled from the switch-form schema the generated code uses, for diagnostics. */
+function switchFormValidators(loaded: LoadedSchema): (definition: string) => ValidateFunction | undefined {
+  const ajv = createStrictAjv({ strict: false, allErrors: false, discriminator: true });
+  ajv.addSchema(validatorSchema(buildModel(loaded)));
+  return (definition) => {
+    try {
+      return ajv.getSchema(`${VALIDATOR_SCHEMA_ID}#${pointerOf('$defs', definition)}`);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
 /** Meta-validation, conventions, every example validates, every invalid case is rejected. */
 export function checkSchema(options: CheckSchemaOptions): CheckSchemaResult {
   const { loaded, problems } = inspectSchema(options.schemaPath);
@@ -110,7 +130,8 @@ export function checkSchema(options: CheckSchemaOptions): CheckSchemaResult {
   const examples = options.examplesDir === undefined ? [] : listCases(resolve(options.examplesDir));
   const invalid = options.invalidDir === undefined ? [] : listCases(resolve(options.invalidDir));
   const out: SchemaProblem[] = [];
-  checkCases(examples, lookup, true, loaded.file, out);
-  checkCases(invalid, lookup, false, loaded.file, out);
+  const explainer = switchFormValidators(loaded);
+  checkCases(examples, lookup, explainer, true, loaded.file, out);
+  checkCases(invalid, lookup, explainer, false, loaded.file, out);
   return { problems: out, examplesChecked: examples.length, invalidChecked: invalid.length };
 }
