@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Loader } from 'astro/loaders';
-import { embedChangelog, parseChangeset } from './parse.ts';
+import { embedChangelog, type ParsedChangeset, parseChangeset } from './parse.ts';
 
 async function listDir(dir: string): Promise<string[]> {
   try {
@@ -36,7 +36,17 @@ export function changelogLoader(): Loader {
       for (const file of await listDir(changesetDir)) {
         if (!file.endsWith('.md') || file.toLowerCase() === 'readme.md') continue;
         const text = await readFile(join(changesetDir, file), 'utf8');
-        const { releases, summary } = parseChangeset(text);
+        let parsed: ParsedChangeset;
+        try {
+          parsed = parseChangeset(text);
+        } catch (error) {
+          // `changeset status` fails the check on the same file; the docs say so and build on.
+          logger.warn(
+            `skipping .changeset/${file}: ${error instanceof Error ? error.message : String(error)}`,
+          );
+          continue;
+        }
+        const { releases, summary } = parsed;
         const id = `pending/${file.replace(/\.md$/, '')}`;
         const data = await parseData({ id, data: { kind: 'pending', releases } });
         store.set({

@@ -24,7 +24,8 @@ const RELEASE_LINE = /^\s*(["']?)([^"':]+(?::[^"':]+)?)\1\s*:\s*(major|minor|pat
  */
 export function parseChangeset(text: string): ParsedChangeset {
   const match = FRONT_MATTER.exec(text);
-  if (match === null) throw new Error('a changeset must start with a --- front matter block');
+  if (match === null)
+    throw new Error('a changeset must begin with a front matter block between two --- lines');
   const releases: ChangesetRelease[] = [];
   for (const raw of (match[1] ?? '').split(/\r?\n/)) {
     if (raw.trim() === '') continue;
