@@ -2,3 +2,6 @@
 export * from './rpc/index.js';
 export * from './transports/index.js';
 export * from './transcript/index.js';
+// Client-side conversation state (client/conversation/) and agent-side retained history (history/)
+export * from './client/conversation/index.js';
+export * from './history/index.js';

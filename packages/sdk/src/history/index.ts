@@ -1,0 +1,21 @@
+export { HistoryStoreError, type HistoryStoreErrorCode, type HistoryStoreErrorDetails } from './errors.js';
+export { MemoryHistoryStore, type MemoryHistoryStoreOptions } from './memory-history-store.js';
+export { randomMessageId } from './message-ids.js';
+export { replayUpdates, retainedMessages } from './replay.js';
+export {
+  DEFAULT_PAGE_SIZE,
+  type HistorySession,
+  type HistoryStore,
+  type ListSessionsOptions,
+  MAX_PAGE_SIZE,
+  type MessagePage,
+  type MessageRef,
+  type NewHistorySession,
+  type NewRetainedMessage,
+  type ReadMessagesOptions,
+  type ReplayVia,
+  type RetainedMessage,
+  type RetainedMessageKind,
+  type SessionPage,
+} from './types.js';
+export * as historyValidation from './validate.js';

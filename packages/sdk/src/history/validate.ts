@@ -1,0 +1,89 @@
+import type { ContentBlock } from '@acp-kit/schema';
+import { HistoryStoreError } from './errors.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  type MessageRef,
+  type NewHistorySession,
+  type NewRetainedMessage,
+  type ReplayVia,
+} from './types.js';
+
+// Argument checks shared by every HistoryStore implementation, so that each one rejects the same
+// inputs with the same code and pointer (the contract tests rely on it).
+
+const KINDS: ReadonlySet<string> = new Set(['user_message', 'agent_message', 'agent_thought']);
+const VIAS: ReadonlySet<string> = new Set(['full', 'chunks']);
+
+function invalid(pointer: string, expected: string): never {
+  throw new HistoryStoreError('invalid_argument', `${pointer || '/'}: expected ${expected}`, { pointer });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Throws `invalid_argument` unless `value` is a non-empty string. */
+export function checkId(value: unknown, pointer: string): asserts value is string {
+  if (typeof value !== 'string' || value.length === 0) invalid(pointer, 'a non-empty string');
+}
+
+/** Throws `invalid_argument` unless `value` is a content block (an object with a string `type`). */
+export function checkBlock(value: unknown, pointer: string): asserts value is ContentBlock {
+  if (!isRecord(value) || typeof value.type !== 'string')
+    invalid(pointer, 'a content block with a string "type"');
+}
+
+/** Throws `invalid_argument` unless `value` is an array of content blocks. */
+export function checkContent(value: unknown, pointer: string): asserts value is readonly ContentBlock[] {
+  if (!Array.isArray(value)) invalid(pointer, 'an array of content blocks');
+  value.forEach((block, i) => checkBlock(block, `${pointer}/${i}`));
+}
+
+/** Validates `createSession` input and returns it with `createdAt` filled in. */
+export function checkNewSession(session: NewHistorySession): Required<NewHistorySession> {
+  if (!isRecord(session)) invalid('', 'a session object');
+  checkId(session.sessionId, '/sessionId');
+  checkId(session.cwd, '/cwd');
+  const createdAt = session.createdAt ?? new Date().toISOString();
+  if (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt)))
+    invalid('/createdAt', 'an ISO 8601 date');
+  return { sessionId: session.sessionId, cwd: session.cwd, createdAt };
+}
+
+/** Validates a message reference. */
+export function checkRef(ref: MessageRef, pointer = ''): void {
+  if (!isRecord(ref)) invalid(pointer, 'a {kind, messageId} object');
+  if (!KINDS.has(ref.kind as string))
+    invalid(`${pointer}/kind`, 'user_message, agent_message or agent_thought');
+  checkId(ref.messageId, `${pointer}/messageId`);
+}
+
+/** Validates a replay preference. */
+export function checkVia(via: unknown, pointer: string): asserts via is ReplayVia {
+  if (!VIAS.has(via as string)) invalid(pointer, '"full" or "chunks"');
+}
+
+/** Validates `appendMessage` input. */
+export function checkNewMessage(message: NewRetainedMessage): void {
+  checkRef(message);
+  checkContent(message.content, '/content');
+  checkVia(message.via, '/via');
+  if (message.meta !== undefined && message.meta !== null && !isRecord(message.meta)) {
+    invalid('/meta', 'an object or null');
+  }
+}
+
+/** Clamps a requested page size to `1..MAX_PAGE_SIZE` (default {@link DEFAULT_PAGE_SIZE}). */
+export function pageLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(limit) || limit < 1) invalid('/limit', 'a positive integer');
+  return Math.min(limit, MAX_PAGE_SIZE);
+}
+
+/** Validates an `afterSeq` cursor (0 when omitted). */
+export function afterSeq(value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (!Number.isInteger(value) || value < 0) invalid('/afterSeq', 'a non-negative integer');
+  return value;
+}
