@@ -1,5 +1,7 @@
 export { checkSchema, canonicalValidators, listCases } from './check-schema.js';
 export type { CaseFile, CheckSchemaOptions, CheckSchemaResult } from './check-schema.js';
+export { diagnose } from './diagnose.js';
+export type { Diagnostic } from './diagnose.js';
 export { generatedHeader } from './emit/emitted-file.js';
 export type { EmittedFile } from './emit/emitted-file.js';
 export { standardEmitters } from './emit/index.js';
