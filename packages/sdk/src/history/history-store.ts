@@ -1,7 +1,10 @@
 import type { ContentBlock, MessageId, SessionId } from '@acp-kit/schema';
+import type { MessageKind } from '../client/conversation/types.js';
+
+export type { MessageKind };
 
 /** The message kinds an agent can retain for replay; each has its own `messageId` space. */
-export type RetainedMessageKind = 'user_message' | 'agent_message' | 'agent_thought';
+export type RetainedMessageKind = MessageKind;
 
 /**
  * How a retained message is replayed: `full` as one update carrying the whole content, `chunks` as
@@ -18,6 +21,13 @@ export interface MessageRef {
   readonly messageId: MessageId;
 }
 
+/**
+ * A retained message named by `{kind, messageId}`, or by its ID alone. The bare ID is convenient for
+ * IDs from `nextMessageId` (unique across kinds); if the same ID is retained under two kinds, the
+ * store fails with `invalid_argument` instead of guessing.
+ */
+export type MessageTarget = MessageRef | MessageId;
+
 /** A session as recorded by a {@link HistoryStore}. */
 export interface HistorySession {
   /** Session ID. */
@@ -30,8 +40,8 @@ export interface HistorySession {
 
 /** Input of {@link HistoryStore.createSession}. */
 export interface NewHistorySession {
-  /** Session ID (agent-owned). */
-  readonly sessionId: SessionId;
+  /** Session ID (agent-owned); generated (`sess_…`) when omitted. */
+  readonly sessionId?: SessionId;
   /** Working directory. */
   readonly cwd: string;
   /** Creation time, ISO 8601; defaults to now. */
@@ -42,8 +52,8 @@ export interface NewHistorySession {
 export interface NewRetainedMessage extends MessageRef {
   /** Content so far (chunks may follow through `appendChunk`). */
   readonly content: readonly ContentBlock[];
-  /** Replay preference. */
-  readonly via: ReplayVia;
+  /** Replay preference; default `chunks` when `content` is empty (chunks will follow), else `full`. */
+  readonly via?: ReplayVia;
   /** Message `_meta` to replay with the message, if any. */
   readonly meta?: Readonly<Record<string, unknown>> | null;
 }
@@ -66,6 +76,14 @@ export interface ReadMessagesOptions {
   readonly afterSeq?: number;
   /** Page size; implementations cap it (see {@link MAX_PAGE_SIZE}). */
   readonly limit?: number;
+}
+
+/** Options of {@link HistoryStore.messages}. */
+export interface StreamMessagesOptions {
+  /** Start after this `seq` (default 0: from the start). */
+  readonly afterSeq?: number;
+  /** Messages fetched per page. */
+  readonly pageSize?: number;
 }
 
 /** One page of a session's retained log. */
@@ -109,7 +127,7 @@ export const MAX_PAGE_SIZE = 4096;
  * - errors are {@link HistoryStoreError}s with a code.
  */
 export interface HistoryStore {
-  /** Records a new session; fails with `session_exists` if the ID is taken. */
+  /** Records a new session (generating its ID if omitted); fails with `session_exists` if the ID is taken. */
   createSession(session: NewHistorySession): Promise<HistorySession>;
   /** The session, or undefined. */
   getSession(sessionId: SessionId): Promise<HistorySession | undefined>;
@@ -122,18 +140,23 @@ export interface HistoryStore {
   /** Appends a message to the session log and records its ID as issued. */
   appendMessage(sessionId: SessionId, message: NewRetainedMessage): Promise<RetainedMessage>;
   /** Appends one block to a retained message's content. */
-  appendChunk(sessionId: SessionId, ref: MessageRef, block: ContentBlock): Promise<void>;
+  appendChunk(sessionId: SessionId, target: MessageTarget, block: ContentBlock): Promise<void>;
   /** Replaces a retained message's content (`null` clears it); optionally changes its replay preference. */
   replaceContent(
     sessionId: SessionId,
-    ref: MessageRef,
+    target: MessageTarget,
     content: readonly ContentBlock[] | null,
     options?: { readonly via?: ReplayVia },
   ): Promise<void>;
   /** Whether the message is in the session's retained log. */
-  isRetained(sessionId: SessionId, ref: MessageRef): Promise<boolean>;
-  /** Reads one page of the log; use {@link retainedMessages} to stream all of it. */
+  isRetained(sessionId: SessionId, target: MessageTarget): Promise<boolean>;
+  /** Reads one page of the log. */
   readMessages(sessionId: SessionId, options?: ReadMessagesOptions): Promise<MessagePage>;
+  /**
+   * Streams the whole log (or the part after `afterSeq`) in `seq` order, one page in memory at a
+   * time. Fails with `session_not_found` on the first iteration for an unknown session.
+   */
+  messages(sessionId: SessionId, options?: StreamMessagesOptions): AsyncIterable<RetainedMessage>;
   /** Releases resources; later calls fail with `closed`. Idempotent. */
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 export { HistoryStoreError, type HistoryStoreErrorCode, type HistoryStoreErrorDetails } from './errors.js';
 export { MemoryHistoryStore, type MemoryHistoryStoreOptions } from './memory-history-store.js';
-export { randomMessageId } from './message-ids.js';
+export { randomId, randomMessageId } from './message-ids.js';
 export { replayUpdates, retainedMessages } from './replay.js';
 export {
   DEFAULT_PAGE_SIZE,
@@ -10,6 +10,7 @@ export {
   MAX_PAGE_SIZE,
   type MessagePage,
   type MessageRef,
+  type MessageTarget,
   type NewHistorySession,
   type NewRetainedMessage,
   type ReadMessagesOptions,
@@ -17,5 +18,6 @@ export {
   type RetainedMessage,
   type RetainedMessageKind,
   type SessionPage,
-} from './types.js';
+  type StreamMessagesOptions,
+} from './history-store.js';
 export * as historyValidation from './validate.js';

@@ -7,22 +7,27 @@ import type {
   ListSessionsOptions,
   MessagePage,
   MessageRef,
+  MessageTarget,
   NewHistorySession,
   NewRetainedMessage,
   ReadMessagesOptions,
   ReplayVia,
   RetainedMessage,
   SessionPage,
-} from './types.js';
+  StreamMessagesOptions,
+} from './history-store.js';
+import { retainedMessages } from './replay.js';
 import {
   afterSeq,
+  ambiguousTarget,
   checkBlock,
   checkContent,
   checkId,
   checkNewMessage,
   checkNewSession,
-  checkRef,
+  checkTarget,
   checkVia,
+  defaultVia,
   pageLimit,
 } from './validate.js';
 
@@ -41,6 +46,8 @@ interface StoredSession {
   /** Dense: `log[i].seq === i + 1`, so a page read is a slice. */
   readonly log: StoredMessage[];
   readonly byRef: Map<string, StoredMessage>;
+  /** Retained messages by bare ID (usually one; more when native IDs repeat across kinds). */
+  readonly byId: Map<MessageId, StoredMessage[]>;
   readonly issued: Set<MessageId>;
 }
 
@@ -80,6 +87,7 @@ export class MemoryHistoryStore implements HistoryStore {
       ordinal: this.nextOrdinal++,
       log: [],
       byRef: new Map(),
+      byId: new Map(),
       issued: new Set(),
     });
     return info;
@@ -156,42 +164,45 @@ export class MemoryHistoryStore implements HistoryStore {
       seq: session.log.length + 1,
       kind: message.kind,
       messageId: message.messageId,
-      via: message.via,
+      via: defaultVia(message),
       content: [...message.content],
       meta: message.meta ? Object.freeze({ ...message.meta }) : null,
     };
     session.log.push(stored);
     session.byRef.set(key, stored);
+    const sameId = session.byId.get(message.messageId);
+    if (sameId === undefined) session.byId.set(message.messageId, [stored]);
+    else sameId.push(stored);
     session.issued.add(message.messageId);
     return view(stored);
   }
 
-  async appendChunk(sessionId: SessionId, ref: MessageRef, block: ContentBlock): Promise<void> {
+  async appendChunk(sessionId: SessionId, target: MessageTarget, block: ContentBlock): Promise<void> {
     const session = this.session(sessionId);
-    checkRef(ref);
+    checkTarget(target);
     checkBlock(block, '/block');
-    this.message(session, sessionId, ref).content.push(block);
+    this.message(session, sessionId, target).content.push(block);
   }
 
   async replaceContent(
     sessionId: SessionId,
-    ref: MessageRef,
+    target: MessageTarget,
     content: readonly ContentBlock[] | null,
     options: { readonly via?: ReplayVia } = {},
   ): Promise<void> {
     const session = this.session(sessionId);
-    checkRef(ref);
+    checkTarget(target);
     if (content !== null) checkContent(content, '/content');
     if (options.via !== undefined) checkVia(options.via, '/via');
-    const stored = this.message(session, sessionId, ref);
+    const stored = this.message(session, sessionId, target);
     stored.content = content === null ? [] : [...content];
     if (options.via !== undefined) stored.via = options.via;
   }
 
-  async isRetained(sessionId: SessionId, ref: MessageRef): Promise<boolean> {
+  async isRetained(sessionId: SessionId, target: MessageTarget): Promise<boolean> {
     const session = this.session(sessionId);
-    checkRef(ref);
-    return session.byRef.has(refKey(ref));
+    checkTarget(target);
+    return typeof target === 'string' ? session.byId.has(target) : session.byRef.has(refKey(target));
   }
 
   async readMessages(sessionId: SessionId, options: ReadMessagesOptions = {}): Promise<MessagePage> {
@@ -204,6 +215,10 @@ export class MemoryHistoryStore implements HistoryStore {
       messages: slice.map(view),
       nextAfterSeq: last !== undefined && last.seq < session.log.length ? last.seq : null,
     };
+  }
+
+  messages(sessionId: SessionId, options: StreamMessagesOptions = {}): AsyncIterable<RetainedMessage> {
+    return retainedMessages(this, sessionId, options);
   }
 
   async close(): Promise<void> {
@@ -224,12 +239,20 @@ export class MemoryHistoryStore implements HistoryStore {
     return session;
   }
 
-  private message(session: StoredSession, sessionId: SessionId, ref: MessageRef): StoredMessage {
-    const stored = session.byRef.get(refKey(ref));
+  private message(session: StoredSession, sessionId: SessionId, target: MessageTarget): StoredMessage {
+    let stored: StoredMessage | undefined;
+    if (typeof target === 'string') {
+      const candidates = session.byId.get(target);
+      if (candidates !== undefined && candidates.length > 1) ambiguousTarget(target, sessionId);
+      stored = candidates?.[0];
+    } else {
+      stored = session.byRef.get(refKey(target));
+    }
     if (stored === undefined) {
-      throw new HistoryStoreError('message_not_found', `${ref.kind} "${ref.messageId}" is not retained`, {
+      const messageId = typeof target === 'string' ? target : target.messageId;
+      throw new HistoryStoreError('message_not_found', `message "${messageId}" is not retained`, {
         sessionId,
-        messageId: ref.messageId,
+        messageId,
       });
     }
     return stored;

@@ -4,11 +4,16 @@
  * the IDs already issued, so a collision is retried rather than trusted to chance.
  */
 export function randomMessageId(): string {
+  return randomId('msg_');
+}
+
+/** `prefix` + 128 random bits, base64url; used for generated message and session IDs. */
+export function randomId(prefix: string): string {
   const bytes = new Uint8Array(16);
   globalThis.crypto.getRandomValues(bytes);
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `msg_${btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
+  return `${prefix}${btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
 }
 
 /** How many fresh IDs a store tries before giving up (only a broken generator gets there). */

@@ -1,14 +1,15 @@
 import type { SessionId, SessionUpdate } from '@acp-kit/schema';
-import type { HistoryStore, RetainedMessage } from './types.js';
+import type { HistoryStore, RetainedMessage, StreamMessagesOptions } from './history-store.js';
 
 /**
- * Streams a session's retained log in `seq` order, one page in memory at a time, so a 100k-message
- * history replays without loading everything at once.
+ * Streams a session's retained log in `seq` order over `readMessages`, one page in memory at a
+ * time, so a 100k-message history replays without loading everything at once. Implementations can
+ * use it as their `messages()`.
  */
 export async function* retainedMessages(
-  store: HistoryStore,
+  store: Pick<HistoryStore, 'readMessages'>,
   sessionId: SessionId,
-  options: { readonly afterSeq?: number; readonly pageSize?: number } = {},
+  options: StreamMessagesOptions = {},
 ): AsyncGenerator<RetainedMessage, void, undefined> {
   let afterSeq: number | null = options.afterSeq ?? 0;
   while (afterSeq !== null) {

@@ -4,10 +4,12 @@ import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
   type MessageRef,
+  type MessageTarget,
   type NewHistorySession,
   type NewRetainedMessage,
   type ReplayVia,
-} from './types.js';
+} from './history-store.js';
+import { randomId } from './message-ids.js';
 
 // Argument checks shared by every HistoryStore implementation, so that each one rejects the same
 // inputs with the same code and pointer (the contract tests rely on it).
@@ -37,18 +39,26 @@ export function checkBlock(value: unknown, pointer: string): asserts value is Co
 /** Throws `invalid_argument` unless `value` is an array of content blocks. */
 export function checkContent(value: unknown, pointer: string): asserts value is readonly ContentBlock[] {
   if (!Array.isArray(value)) invalid(pointer, 'an array of content blocks');
-  value.forEach((block, i) => checkBlock(block, `${pointer}/${i}`));
+  for (const [i, block] of value.entries()) checkBlock(block, `${pointer}/${i}`);
 }
 
-/** Validates `createSession` input and returns it with `createdAt` filled in. */
+/** Validates `createSession` input and returns it with `sessionId` and `createdAt` filled in. */
 export function checkNewSession(session: NewHistorySession): Required<NewHistorySession> {
   if (!isRecord(session)) invalid('', 'a session object');
-  checkId(session.sessionId, '/sessionId');
+  const sessionId = session.sessionId ?? randomId('sess_');
+  checkId(sessionId, '/sessionId');
   checkId(session.cwd, '/cwd');
   const createdAt = session.createdAt ?? new Date().toISOString();
-  if (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt)))
+  if (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt))) {
     invalid('/createdAt', 'an ISO 8601 date');
-  return { sessionId: session.sessionId, cwd: session.cwd, createdAt };
+  }
+  return { sessionId, cwd: session.cwd, createdAt };
+}
+
+/** Validates a message target: a non-empty ID, or a `{kind, messageId}` reference. */
+export function checkTarget(target: MessageTarget, pointer = ''): void {
+  if (typeof target === 'string') checkId(target, pointer);
+  else checkRef(target, pointer);
 }
 
 /** Validates a message reference. */
@@ -68,10 +78,24 @@ export function checkVia(via: unknown, pointer: string): asserts via is ReplayVi
 export function checkNewMessage(message: NewRetainedMessage): void {
   checkRef(message);
   checkContent(message.content, '/content');
-  checkVia(message.via, '/via');
+  if (message.via !== undefined) checkVia(message.via, '/via');
   if (message.meta !== undefined && message.meta !== null && !isRecord(message.meta)) {
     invalid('/meta', 'an object or null');
   }
+}
+
+/** The replay preference of a new message: as given, else `chunks` for empty content, else `full`. */
+export function defaultVia(message: NewRetainedMessage): ReplayVia {
+  return message.via ?? (message.content.length === 0 ? 'chunks' : 'full');
+}
+
+/** Throws `invalid_argument` for a bare ID retained under more than one kind. */
+export function ambiguousTarget(messageId: string, sessionId: string): never {
+  throw new HistoryStoreError(
+    'invalid_argument',
+    `message "${messageId}" is retained under more than one kind; pass {kind, messageId}`,
+    { sessionId, messageId, pointer: '' },
+  );
 }
 
 /** Clamps a requested page size to `1..MAX_PAGE_SIZE` (default {@link DEFAULT_PAGE_SIZE}). */

@@ -247,7 +247,7 @@ export function describeHistoryStoreContract(name: string, hooks: HistoryStoreCo
       const appended = await store.appendMessage('s1', message('m1'));
       (appended.content as ContentBlock[]).push(text('mutated'));
       const [read] = (await store.readMessages('s1')).messages;
-      (read?.content as ContentBlock[]).push(text('mutated'));
+      (read!.content as ContentBlock[]).push(text('mutated'));
       expect((await store.readMessages('s1')).messages[0]?.content).toEqual([text('m1')]);
     });
 
@@ -270,12 +270,55 @@ export function describeHistoryStoreContract(name: string, hooks: HistoryStoreCo
       expect((await store.readMessages('s1', { afterSeq: 1000 })).messages).toEqual([]);
     });
 
-    it('streams the whole log through retainedMessages', async () => {
+    it('streams the whole log, or the part after a sequence number, through messages()', async () => {
       const store = await withSession();
       for (let i = 1; i <= 300; i++) await store.appendMessage('s1', message(`m${i}`));
       const ids: string[] = [];
-      for await (const m of retainedMessages(store, 's1', { pageSize: 64 })) ids.push(m.messageId);
+      for await (const m of store.messages('s1', { pageSize: 64 })) ids.push(m.messageId);
       expect(ids).toEqual(Array.from({ length: 300 }, (_, i) => `m${i + 1}`));
+      const tail: number[] = [];
+      for await (const m of retainedMessages(store, 's1', { afterSeq: 297 })) tail.push(m.seq);
+      expect(tail).toEqual([298, 299, 300]);
+    });
+
+    it('fails a stream of an unknown session with session_not_found', async () => {
+      const store = await make();
+      const iterate = async () => {
+        for await (const _ of store.messages('ghost')) expect.unreachable();
+      };
+      await expectCode(iterate(), 'session_not_found');
+    });
+
+    it('generates a session ID when none is given', async () => {
+      const store = await make();
+      const a = await store.createSession({ cwd: '/w' });
+      const b = await store.createSession({ cwd: '/w' });
+      expect(a.sessionId).not.toBe(b.sessionId);
+      expect(await store.getSession(a.sessionId)).toEqual(a);
+    });
+
+    it('defaults the replay preference to chunks for an empty message and full otherwise', async () => {
+      const store = await withSession();
+      await store.appendMessage('s1', { kind: 'agent_message', messageId: 'streamed', content: [] });
+      await store.appendMessage('s1', { kind: 'user_message', messageId: 'whole', content: [text('q')] });
+      expect((await store.readMessages('s1')).messages.map((m) => m.via)).toEqual(['chunks', 'full']);
+    });
+
+    it('finds a message by its bare ID, and refuses to guess when two kinds share it', async () => {
+      const store = await withSession();
+      await store.appendMessage('s1', message('solo', { content: [] }));
+      await store.appendChunk('s1', 'solo', text('x'));
+      await store.replaceContent('s1', 'solo', [text('y'), text('z')]);
+      expect(await store.isRetained('s1', 'solo')).toBe(true);
+      expect(await store.isRetained('s1', 'other')).toBe(false);
+      expect((await store.readMessages('s1')).messages[0]?.content).toEqual([text('y'), text('z')]);
+      await store.appendMessage('s1', message('shared', { kind: 'user_message' }));
+      await store.appendMessage('s1', message('shared', { kind: 'agent_thought' }));
+      const error = await expectCode(store.appendChunk('s1', 'shared', text('?')), 'invalid_argument');
+      expect(error.messageId).toBe('shared');
+      await expectCode(store.appendChunk('s1', 'missing', text('?')), 'message_not_found');
+      const contents = (await store.readMessages('s1')).messages.map((m) => m.content.length);
+      expect(contents).toEqual([2, 1, 1]);
     });
 
     it('keeps each session log separate', async () => {
