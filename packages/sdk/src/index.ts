@@ -3,5 +3,7 @@ export * from './rpc/index.js';
 export * from './transports/index.js';
 export * from './transcript/index.js';
 // Client-side conversation state (client/conversation/) and agent-side retained history (history/)
-export * from './client/conversation/index.js';
+export * from './client/index.js';
+// Agent side: sessions, pending prompts settled only by insert()/reject() (agent/)
+export * from './agent/index.js';
 export * from './history/index.js';

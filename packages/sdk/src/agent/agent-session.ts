@@ -9,7 +9,7 @@ import type {
   StopReason,
   Usage,
 } from '@acp-kit/schema';
-import type { HistoryStore, MessageKind } from '../history/history-store.js';
+import type { HistoryStore, ReplayVia, RetainedMessageKind } from '../history/history-store.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import type { ClientPeer } from './client-peer.js';
 import type { InsertOptions, Inserter } from './pending-prompt.js';
@@ -21,6 +21,8 @@ export type SessionActivity = 'idle' | 'running' | 'requires_action';
 export interface OutgoingMessageOptions {
   /** Keep it for replay (default `true`). */
   retain?: boolean;
+  /** Use this ID instead of a fresh one (an adapter reusing the underlying agent's IDs); must be unused. */
+  messageId?: MessageId;
 }
 
 /**
@@ -62,6 +64,12 @@ export class AgentSession implements Inserter {
   #activity: SessionActivity = 'idle';
   #turn = new AbortController();
   #permissionsPending = 0;
+  /** IDs supplied by the caller (for example an adapter reusing the underlying agent's IDs). */
+  readonly #usedIds: Record<RetainedMessageKind, Set<MessageId>> = {
+    user_message: new Set(),
+    agent_message: new Set(),
+    agent_thought: new Set(),
+  };
 
   /** @internal Sessions are created by the agent. */
   constructor(id: SessionId, cwd: string, history: HistoryStore) {
@@ -145,13 +153,34 @@ export class AgentSession implements Inserter {
   }
 
   /** @internal Implements {@link PendingPrompt.insert}. */
-  async insertUserMessage(content: readonly ContentBlock[], options: Required<InsertOptions>): Promise<MessageId> {
-    const messageId = await this.#history.nextMessageId(this.id);
+  async insertUserMessage(
+    content: readonly ContentBlock[],
+    options: Required<Omit<InsertOptions, 'messageId'>> & { messageId: MessageId | undefined },
+  ): Promise<MessageId> {
+    const messageId = await this.#claimId('user_message', options.messageId);
     if (options.retain) {
-      await this.#history.appendMessage(this.id, { messageId, kind: 'user_message', content: [...content] });
+      await this.#history.appendMessage(this.id, { messageId, kind: 'user_message', content, via: options.via });
     }
     await this.#report('user_message', messageId, content, options.via);
     return messageId;
+  }
+
+  /**
+   * Reserves a fresh message ID without inserting anything. Holding an ID is not insertion: a
+   * prompt is acknowledged only by `insert({ messageId })`, which may use the reserved ID later.
+   */
+  reserveMessageId(): Promise<MessageId> {
+    return this.#history.nextMessageId(this.id);
+  }
+
+  async #claimId(kind: RetainedMessageKind, wanted: MessageId | undefined): Promise<MessageId> {
+    if (wanted === undefined) return this.#history.nextMessageId(this.id);
+    const used = this.#usedIds[kind];
+    if (used.has(wanted) || (await this.#history.isRetained(this.id, { kind, messageId: wanted }))) {
+      throw new RpcError(ErrorCodes.InternalError, `messageId ${JSON.stringify(wanted)} is already used in this session`);
+    }
+    used.add(wanted);
+    return wanted;
   }
 
   /**
@@ -160,23 +189,22 @@ export class AgentSession implements Inserter {
    * and is reported like any other message.
    */
   async importMessage(
-    kind: MessageKind,
+    kind: RetainedMessageKind,
     content: readonly ContentBlock[],
-    options: { retain?: boolean; via?: 'full' | 'chunks' } = {},
+    options: { retain?: boolean; via?: ReplayVia; messageId?: MessageId } = {},
   ): Promise<MessageId> {
-    const messageId = await this.#history.nextMessageId(this.id);
-    if (options.retain ?? true) {
-      await this.#history.appendMessage(this.id, { messageId, kind, content: [...content] });
-    }
-    await this.#report(kind, messageId, content, options.via ?? 'full');
+    const messageId = await this.#claimId(kind, options.messageId);
+    const via = options.via ?? 'full';
+    if (options.retain ?? true) await this.#history.appendMessage(this.id, { messageId, kind, content, via });
+    await this.#report(kind, messageId, content, via);
     return messageId;
   }
 
   async #report(
-    kind: MessageKind,
+    kind: RetainedMessageKind,
     messageId: MessageId,
     content: readonly ContentBlock[],
-    via: 'full' | 'chunks',
+    via: ReplayVia,
   ): Promise<void> {
     if (via === 'full') {
       await this.update({ sessionUpdate: kind, messageId, content: [...content] });
@@ -198,18 +226,19 @@ export class AgentSession implements Inserter {
 
   async #outgoing(kind: 'agent_message' | 'agent_thought', options: OutgoingMessageOptions): Promise<OutgoingMessage> {
     const retain = options.retain ?? true;
-    const messageId = await this.#history.nextMessageId(this.id);
-    if (retain) await this.#history.appendMessage(this.id, { messageId, kind, content: [] });
+    const messageId = await this.#claimId(kind, options.messageId);
+    const ref = { kind, messageId };
+    if (retain) await this.#history.appendMessage(this.id, { ...ref, content: [], via: 'chunks' });
     const history = this.#history;
     const sessionId = this.id;
     return {
       messageId,
       chunk: async (block) => {
-        if (retain) await history.appendChunk(sessionId, messageId, block);
+        if (retain) await history.appendChunk(sessionId, ref, block);
         await this.update({ sessionUpdate: chunkKind[kind], messageId, content: block });
       },
       replace: async (content) => {
-        if (retain) await history.replaceContent(sessionId, messageId, [...content]);
+        if (retain) await history.replaceContent(sessionId, ref, content);
         await this.update({ sessionUpdate: kind, messageId, content: [...content] });
       },
     };

@@ -12,8 +12,10 @@ import type {
   ResumeSessionResponse,
   SessionId,
 } from '@acp-kit/schema';
-import type { HistoryStore, RetainedMessage } from '../history/history-store.js';
+import { randomUUID } from 'node:crypto';
+import type { HistoryStore, ReplayVia } from '../history/history-store.js';
 import { MemoryHistoryStore } from '../history/memory-history-store.js';
+import { replayUpdates, retainedMessages } from '../history/replay.js';
 import type { Connection, RequestContext } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { AgentSession } from './agent-session.js';
@@ -34,8 +36,6 @@ export interface PromptContext {
   client: ClientPeer;
 }
 
-/** How retained messages are sent during replay. */
-export type ReplayStyle = 'full' | 'chunks';
 
 /** Options for {@link Agent}. */
 export interface AgentOptions {
@@ -46,11 +46,11 @@ export interface AgentOptions {
   /** Where retained history lives. Default: a fresh {@link MemoryHistoryStore}. */
   history?: HistoryStore;
   /**
-   * How replay sends each retained message: one whole `…_message` update (`'full'`, the default)
-   * or an update with `content: []` followed by one chunk per block (`'chunks'`). Both leave a
-   * client with exactly the retained content, never a duplicate.
+   * How replay sends each retained message: as it was retained (the default: whole messages as
+   * one update, streamed ones as `content: []` followed by their chunks), or forced to one style.
+   * Every style leaves a client with exactly the retained content, never a duplicate.
    */
-  replay?: ReplayStyle;
+  replay?: 'as-retained' | ReplayVia;
   /**
    * Called for every valid `session/prompt`. Settle the prompt with `prompt.insert()` (the
    * client gets its `messageId` only then) or `prompt.reject(error)`; or keep it pending and
@@ -92,23 +92,22 @@ export class Agent {
   async session(sessionId: SessionId): Promise<AgentSession | undefined> {
     const live = this.#sessions.get(sessionId);
     if (live) return live;
-    let loading = this.#loading.get(sessionId);
-    if (!loading) {
-      loading = this.#history.getSession(sessionId).then((record) => {
+    const pending = this.#loading.get(sessionId);
+    if (pending) return pending;
+    const loading = this.#history.getSession(sessionId).then((record) => {
         if (!record) return undefined;
         const session = this.#sessions.get(sessionId) ?? new AgentSession(record.sessionId, record.cwd, this.#history);
-        this.#sessions.set(sessionId, session);
-        return session;
-      });
-      this.#loading.set(sessionId, loading);
-      loading.finally(() => this.#loading.delete(sessionId)).catch(() => undefined);
-    }
+      this.#sessions.set(sessionId, session);
+      return session;
+    });
+    this.#loading.set(sessionId, loading);
+    loading.finally(() => this.#loading.delete(sessionId)).catch(() => undefined);
     return loading;
   }
 
   /** Creates a session without a client (for example to import history into it). */
   async createSession(cwd: string): Promise<AgentSession> {
-    const record = await this.#history.createSession({ cwd });
+    const record = await this.#history.createSession({ sessionId: `sess_${randomUUID()}`, cwd });
     const session = new AgentSession(record.sessionId, record.cwd, this.#history);
     this.#sessions.set(session.id, session);
     return session;
@@ -223,32 +222,10 @@ export class Agent {
   }
 
   async #replay(session: AgentSession, peer: ClientPeer, _params: ResumeSessionRequest): Promise<void> {
-    const style = this.#options.replay ?? 'full';
-    for await (const message of this.#history.messages(session.id)) {
-      await replayOne(session, peer, message, style);
+    const style = this.#options.replay ?? 'as-retained';
+    for await (const message of retainedMessages(this.#history, session.id)) {
+      const updates = replayUpdates(style === 'as-retained' ? message : { ...message, via: style });
+      for (const update of updates) await session.sendTo(peer, update);
     }
-  }
-}
-
-const chunkOf = {
-  user_message: 'user_message_chunk',
-  agent_message: 'agent_message_chunk',
-  agent_thought: 'agent_thought_chunk',
-} as const;
-
-async function replayOne(
-  session: AgentSession,
-  peer: ClientPeer,
-  message: RetainedMessage,
-  style: ReplayStyle,
-): Promise<void> {
-  if (style === 'full') {
-    await session.sendTo(peer, { sessionUpdate: message.kind, messageId: message.messageId, content: [...message.content] });
-    return;
-  }
-  // Reset first, so the chunks never append to a copy the client already holds.
-  await session.sendTo(peer, { sessionUpdate: message.kind, messageId: message.messageId, content: [] });
-  for (const block of message.content) {
-    await session.sendTo(peer, { sessionUpdate: chunkOf[message.kind], messageId: message.messageId, content: block });
   }
 }

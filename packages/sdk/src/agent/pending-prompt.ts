@@ -15,11 +15,20 @@ export interface InsertOptions {
    * `user_message` with `content: []` followed by one `user_message_chunk` per block (`'chunks'`).
    */
   via?: 'full' | 'chunks';
+  /**
+   * Insert under this ID instead of a fresh one: an ID reserved earlier with
+   * `session.reserveMessageId()`, or the underlying agent's own ID in an adapter. It must not have
+   * been used in the session before. Holding an ID is not insertion; this call is.
+   */
+  messageId?: MessageId;
 }
 
 /** What the session does when a prompt is inserted; implemented by the agent session. */
 export interface Inserter {
-  insertUserMessage(content: readonly ContentBlock[], options: Required<InsertOptions>): Promise<MessageId>;
+  insertUserMessage(
+    content: readonly ContentBlock[],
+    options: Required<Omit<InsertOptions, 'messageId'>> & { messageId: MessageId | undefined },
+  ): Promise<MessageId>;
 }
 
 /**
@@ -81,6 +90,7 @@ export class PendingPrompt {
       const messageId = await this.#inserter.insertUserMessage(this.content, {
         retain: options.retain ?? true,
         via: options.via ?? 'full',
+        messageId: options.messageId,
       });
       this.#messageId = messageId;
       this.#state = 'inserted';

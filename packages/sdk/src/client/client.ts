@@ -4,11 +4,11 @@ import type {
   ClientCapabilities,
   ClientNotificationMap,
   ClientRequestMap,
-  ContentBlock,
   Implementation,
   InitializeResponse,
   McpServer,
   MessageId,
+  PromptRequest,
   RequestPermissionRequest,
   RequestPermissionResponse,
   SessionId,
@@ -112,7 +112,7 @@ export class Client {
    * explicit "outcome unknown" state: it may or may not have been inserted, and it is never
    * matched to a later message by guesswork.
    */
-  submit(sessionId: SessionId, prompt: ContentBlock[], options: { localId?: string } = {}): Submission {
+  submit(sessionId: SessionId, prompt: PromptRequest['prompt'], options: { localId?: string } = {}): Submission {
     this.#track(sessionId);
     const localId = this.store.addPending(sessionId, prompt, options);
     const messageId = this.#connection.sendRequest('session/prompt', { sessionId, prompt }).then(
@@ -130,7 +130,7 @@ export class Client {
   }
 
   /** Submits a prompt and resolves with the inserted message's ID (see {@link Client.submit}). */
-  prompt(sessionId: SessionId, prompt: ContentBlock[]): Promise<MessageId> {
+  prompt(sessionId: SessionId, prompt: PromptRequest['prompt']): Promise<MessageId> {
     return this.submit(sessionId, prompt).messageId;
   }
 
