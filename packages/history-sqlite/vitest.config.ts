@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      // Run against the SDK's history sources, so tests need no prior SDK build and share one
+      // HistoryStoreError class with the contract suite (which lives in packages/sdk/test/history).
+      '@acp-kit/sdk': fileURLToPath(new URL('../sdk/src/history/index.ts', import.meta.url)),
+    },
+  },
+  test: {
+    // The limit only guards against hangs (SQLite files on a shared disk); no test asserts on time.
+    testTimeout: 60_000,
+  },
+});
