@@ -1,4 +1,10 @@
-import { Agent, type AgentSession, type ClientPeer, type HistoryStore, type PendingPrompt } from '@acp-kit/sdk';
+import {
+  Agent,
+  type AgentSession,
+  type ClientPeer,
+  type HistoryStore,
+  type PendingPrompt,
+} from '@acp-kit/sdk';
 import { promptText, replyTo } from './reply-model.js';
 
 /** Options for {@link createReferenceAgent}. */
@@ -77,7 +83,10 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
       await session.running();
       const reply = await session.agentMessage({ retain: false });
       const noteCount = notes.get(session.id)?.length ?? 0;
-      await reply.chunk({ type: 'text', text: `Session ${session.id}: ${noteCount} note(s), ${session.attachedCount} client(s) attached.` });
+      await reply.chunk({
+        type: 'text',
+        text: `Session ${session.id}: ${noteCount} note(s), ${session.attachedCount} client(s) attached.`,
+      });
       await session.idle('end_turn');
       return;
     }
@@ -106,13 +115,19 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
         },
         client,
       );
-      const allowed = answer.outcome.outcome === 'selected' && 'optionId' in answer.outcome && answer.outcome.optionId === 'allow';
+      const allowed =
+        answer.outcome.outcome === 'selected' &&
+        'optionId' in answer.outcome &&
+        answer.outcome.optionId === 'allow';
       if (signal.aborted) {
         await session.idle('cancelled');
         return;
       }
       const reply = await session.agentMessage();
-      await reply.chunk({ type: 'text', text: allowed ? 'Permission granted: done.' : 'Permission refused: nothing written.' });
+      await reply.chunk({
+        type: 'text',
+        text: allowed ? 'Permission granted: done.' : 'Permission refused: nothing written.',
+      });
       await session.idle('end_turn');
       return;
     }

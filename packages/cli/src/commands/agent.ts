@@ -1,5 +1,12 @@
 import { parseArgs } from 'node:util';
-import { type AgentConnection, type HistoryStore, Connection, listenWebSocket, schemaValidator, stdioTransport } from '@acp-kit/sdk';
+import {
+  type AgentConnection,
+  type HistoryStore,
+  Connection,
+  listenWebSocket,
+  schemaValidator,
+  stdioTransport,
+} from '@acp-kit/sdk';
 import { createReferenceAgent } from '../agent/reference-agent.js';
 import { UsageError } from '../usage-error.js';
 
@@ -42,7 +49,10 @@ export async function runAgent(args: string[]): Promise<number> {
   }
   const listen = values.listen === undefined ? undefined : parseListen(values.listen);
   const history = await openHistory(values.history);
-  const agent = createReferenceAgent({ ...(history ? { history } : {}), ...(delay === undefined ? {} : { chunkDelayMs: delay }) });
+  const agent = createReferenceAgent({
+    ...(history ? { history } : {}),
+    ...(delay === undefined ? {} : { chunkDelayMs: delay }),
+  });
 
   if (listen) {
     const server = await listenWebSocket({

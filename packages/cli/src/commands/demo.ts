@@ -7,7 +7,8 @@ import { Client, type ClientConnection, Connection, schemaValidator, spawnTransp
 
 const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
 
-const color = (code: number) => (text: string) => (process.stdout.isTTY ? `\u001b[${code}m${text}\u001b[0m` : text);
+const color = (code: number) => (text: string) =>
+  process.stdout.isTTY ? `\u001b[${code}m${text}\u001b[0m` : text;
 const dim = color(2);
 const green = color(32);
 const cyan = color(36);
@@ -19,7 +20,12 @@ function describeUpdate({ update }: SessionNotification): string {
     case 'agent_message':
     case 'agent_thought': {
       const content = 'content' in update ? update.content : undefined;
-      const shown = content === undefined ? 'metadata only' : content === null || content.length === 0 ? 'content reset []' : `${content.length} block(s)`;
+      const shown =
+        content === undefined
+          ? 'metadata only'
+          : content === null || content.length === 0
+            ? 'content reset []'
+            : `${content.length} block(s)`;
       return `${update.sessionUpdate} ${update.messageId} (${shown})`;
     }
     case 'user_message_chunk':
@@ -38,13 +44,16 @@ function describeUpdate({ update }: SessionNotification): string {
 }
 
 async function startAgent(db: string): Promise<{ client: Client; stop: () => Promise<void> }> {
-  const transport = spawnTransport(process.execPath, [BIN, 'agent', '--history', db, '--chunk-delay', '15'], { name: 'agent' });
+  const transport = spawnTransport(process.execPath, [BIN, 'agent', '--history', db, '--chunk-delay', '15'], {
+    name: 'agent',
+  });
   const connection: ClientConnection = new Connection(transport, { validator: schemaValidator });
   connection.onMessage((direction, message) => {
     if (direction !== 'in') return;
     const m = message as { method?: string; params?: SessionNotification; result?: { messageId?: string } };
     if (m.method === 'session/update' && m.params) console.log(dim('  ← ') + describeUpdate(m.params));
-    else if (m.result?.messageId) console.log(green(`  ← insertion receipt: messageId ${m.result.messageId}`));
+    else if (m.result?.messageId)
+      console.log(green(`  ← insertion receipt: messageId ${m.result.messageId}`));
   });
   const client = new Client(connection, {
     info: { name: 'acp-kit-demo', version: '0.1.0' },
@@ -61,7 +70,7 @@ function idleAfter(client: Client, sessionId: string, turns: number): Promise<vo
   return new Promise((resolve) => {
     const check = (): boolean => {
       const snapshot = client.store.snapshot(sessionId);
-      if (snapshot.state.completedTurns >= turns && snapshot.state.activity === 'idle') {
+      if (snapshot.state.completedTurns >= turns && snapshot.state.state === 'idle') {
         resolve();
         return true;
       }
@@ -101,7 +110,8 @@ export async function runDemo(): Promise<number> {
     await client.resume(sessionId, { cwd: process.cwd(), replay: true });
     const after = client.store.snapshot(sessionId).messages.map((m) => `${m.kind} ${m.messageId}`);
     console.log(cyan('▶ retained messages after replay (live-only /status and its reply are absent):'));
-    for (const line of after) console.log(`  ${line}${before.includes(line) ? green('  same ID as before the restart') : ''}`);
+    for (const line of after)
+      console.log(`  ${line}${before.includes(line) ? green('  same ID as before the restart') : ''}`);
     await stop();
     return 0;
   } finally {

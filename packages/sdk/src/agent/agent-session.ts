@@ -159,7 +159,12 @@ export class AgentSession implements Inserter {
   ): Promise<MessageId> {
     const messageId = await this.#claimId('user_message', options.messageId);
     if (options.retain) {
-      await this.#history.appendMessage(this.id, { messageId, kind: 'user_message', content, via: options.via });
+      await this.#history.appendMessage(this.id, {
+        messageId,
+        kind: 'user_message',
+        content,
+        via: options.via,
+      });
     }
     await this.#report('user_message', messageId, content, options.via);
     return messageId;
@@ -177,7 +182,10 @@ export class AgentSession implements Inserter {
     if (wanted === undefined) return this.#history.nextMessageId(this.id);
     const used = this.#usedIds[kind];
     if (used.has(wanted) || (await this.#history.isRetained(this.id, { kind, messageId: wanted }))) {
-      throw new RpcError(ErrorCodes.InternalError, `messageId ${JSON.stringify(wanted)} is already used in this session`);
+      throw new RpcError(
+        ErrorCodes.InternalError,
+        `messageId ${JSON.stringify(wanted)} is already used in this session`,
+      );
     }
     used.add(wanted);
     return wanted;
@@ -211,7 +219,8 @@ export class AgentSession implements Inserter {
       return;
     }
     await this.update({ sessionUpdate: kind, messageId, content: [] });
-    for (const block of content) await this.update({ sessionUpdate: chunkKind[kind], messageId, content: block });
+    for (const block of content)
+      await this.update({ sessionUpdate: chunkKind[kind], messageId, content: block });
   }
 
   /** Starts an agent message, streamed with chunks or replaced whole. */
@@ -224,7 +233,10 @@ export class AgentSession implements Inserter {
     return this.#outgoing('agent_thought', options);
   }
 
-  async #outgoing(kind: 'agent_message' | 'agent_thought', options: OutgoingMessageOptions): Promise<OutgoingMessage> {
+  async #outgoing(
+    kind: 'agent_message' | 'agent_thought',
+    options: OutgoingMessageOptions,
+  ): Promise<OutgoingMessage> {
     const retain = options.retain ?? true;
     const messageId = await this.#claimId(kind, options.messageId);
     const ref = { kind, messageId };

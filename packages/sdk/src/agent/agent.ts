@@ -26,7 +26,12 @@ import { PendingPrompt } from './pending-prompt.js';
 export const PROTOCOL_VERSION = 2;
 
 /** A connection as an agent holds it: it handles agent methods and calls client methods. */
-export type AgentConnection = Connection<AgentRequestMap, AgentNotificationMap, ClientRequestMap, ClientNotificationMap>;
+export type AgentConnection = Connection<
+  AgentRequestMap,
+  AgentNotificationMap,
+  ClientRequestMap,
+  ClientNotificationMap
+>;
 
 /** Everything a prompt handler is given. */
 export interface PromptContext {
@@ -35,7 +40,6 @@ export interface PromptContext {
   /** The client that submitted it (ask it for permission first). */
   client: ClientPeer;
 }
-
 
 /** Options for {@link Agent}. */
 export interface AgentOptions {
@@ -95,8 +99,9 @@ export class Agent {
     const pending = this.#loading.get(sessionId);
     if (pending) return pending;
     const loading = this.#history.getSession(sessionId).then((record) => {
-        if (!record) return undefined;
-        const session = this.#sessions.get(sessionId) ?? new AgentSession(record.sessionId, record.cwd, this.#history);
+      if (!record) return undefined;
+      const session =
+        this.#sessions.get(sessionId) ?? new AgentSession(record.sessionId, record.cwd, this.#history);
       this.#sessions.set(sessionId, session);
       return session;
     });
@@ -133,11 +138,14 @@ export class Agent {
       attached.add(session);
     };
 
-    connection.onRequest('initialize', (): InitializeResponse => ({
-      protocolVersion: PROTOCOL_VERSION,
-      info: this.#options.info,
-      capabilities: this.#options.capabilities ?? { session: {} },
-    }));
+    connection.onRequest(
+      'initialize',
+      (): InitializeResponse => ({
+        protocolVersion: PROTOCOL_VERSION,
+        info: this.#options.info,
+        capabilities: this.#options.capabilities ?? { session: {} },
+      }),
+    );
 
     connection.onRequest('session/new', async (params): Promise<NewSessionResponse> => {
       const session = await this.createSession(params.cwd);
@@ -154,10 +162,14 @@ export class Agent {
         return {};
       }
       if (cursor.type !== 'start') {
-        throw new RpcError(ErrorCodes.InvalidParams, `Unsupported replay cursor type ${JSON.stringify(cursor.type)}`, {
-          pointer: '/params/replayFrom/type',
-          expected: 'start',
-        });
+        throw new RpcError(
+          ErrorCodes.InvalidParams,
+          `Unsupported replay cursor type ${JSON.stringify(cursor.type)}`,
+          {
+            pointer: '/params/replayFrom/type',
+            expected: 'start',
+          },
+        );
       }
       attach(session, true);
       try {
@@ -207,7 +219,10 @@ export class Agent {
     };
     context.signal.addEventListener(
       'abort',
-      () => rejectIfPending(new RpcError(ErrorCodes.RequestCancelled, 'The prompt was cancelled before insertion.')),
+      () =>
+        rejectIfPending(
+          new RpcError(ErrorCodes.RequestCancelled, 'The prompt was cancelled before insertion.'),
+        ),
       { once: true },
     );
     try {

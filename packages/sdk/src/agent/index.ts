@@ -1,4 +1,15 @@
-export { Agent, type AgentConnection, type AgentOptions, PROTOCOL_VERSION, type PromptContext } from './agent.js';
-export { AgentSession, type OutgoingMessage, type OutgoingMessageOptions, type SessionActivity } from './agent-session.js';
+export {
+  Agent,
+  type AgentConnection,
+  type AgentOptions,
+  PROTOCOL_VERSION,
+  type PromptContext,
+} from './agent.js';
+export {
+  AgentSession,
+  type OutgoingMessage,
+  type OutgoingMessageOptions,
+  type SessionActivity,
+} from './agent-session.js';
 export type { ClientPeer } from './client-peer.js';
 export { type InsertOptions, PendingPrompt } from './pending-prompt.js';

@@ -52,7 +52,12 @@ export class PendingPrompt {
   #messageId: MessageId | undefined;
 
   /** @internal Created by the agent for each `session/prompt` request. */
-  constructor(sessionId: SessionId, content: readonly ContentBlock[], signal: AbortSignal, inserter: Inserter) {
+  constructor(
+    sessionId: SessionId,
+    content: readonly ContentBlock[],
+    signal: AbortSignal,
+    inserter: Inserter,
+  ) {
     this.sessionId = sessionId;
     this.content = content;
     this.signal = signal;

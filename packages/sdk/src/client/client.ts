@@ -21,7 +21,12 @@ import { ConversationStore } from './conversation/index.js';
 export const CLIENT_PROTOCOL_VERSION = 2;
 
 /** A connection as a client holds it: it handles client methods and calls agent methods. */
-export type ClientConnection = Connection<ClientRequestMap, ClientNotificationMap, AgentRequestMap, AgentNotificationMap>;
+export type ClientConnection = Connection<
+  ClientRequestMap,
+  ClientNotificationMap,
+  AgentRequestMap,
+  AgentNotificationMap
+>;
 
 /** Options for {@link Client}. */
 export interface ClientOptions {
@@ -35,7 +40,9 @@ export interface ClientOptions {
    * Answers `session/request_permission`. Default: every request is answered `cancelled`, so an
    * agent never waits on a client that cannot ask its user.
    */
-  onPermission?(request: RequestPermissionRequest): RequestPermissionResponse | Promise<RequestPermissionResponse>;
+  onPermission?(
+    request: RequestPermissionRequest,
+  ): RequestPermissionResponse | Promise<RequestPermissionResponse>;
 }
 
 /** A prompt on its way: its optimistic entry and the insertion receipt to come. */
@@ -112,7 +119,11 @@ export class Client {
    * explicit "outcome unknown" state: it may or may not have been inserted, and it is never
    * matched to a later message by guesswork.
    */
-  submit(sessionId: SessionId, prompt: PromptRequest['prompt'], options: { localId?: string } = {}): Submission {
+  submit(
+    sessionId: SessionId,
+    prompt: PromptRequest['prompt'],
+    options: { localId?: string } = {},
+  ): Submission {
     this.#track(sessionId);
     const localId = this.store.addPending(sessionId, prompt, options);
     const messageId = this.#connection.sendRequest('session/prompt', { sessionId, prompt }).then(
