@@ -286,9 +286,9 @@ export class SqliteHistoryStore implements HistoryStore {
         const content = new Map<number, ContentBlock[]>();
         if (last !== undefined) {
           for (const { seq, block } of this.sql.pageBlocks.iterate(ordinal, after, last.seq)) {
-            let blocks = content.get(seq);
-            if (blocks === undefined) content.set(seq, (blocks = []));
-            blocks.push(JSON.parse(block) as ContentBlock);
+            const blocks = content.get(seq);
+            if (blocks === undefined) content.set(seq, [JSON.parse(block) as ContentBlock]);
+            else blocks.push(JSON.parse(block) as ContentBlock);
           }
         }
         return {
