@@ -144,7 +144,7 @@ export class SqliteHistoryStore implements HistoryStore {
   }
 
   async createSession(session: NewHistorySession): Promise<HistorySession> {
-    return this.run('create a session in', () => {
+    return this.write('create a session in', () => {
       const input = check.checkNewSession(session);
       if (this.sql.session.get(input.sessionId) !== undefined) {
         throw new HistoryStoreError('session_exists', `session "${input.sessionId}" already exists`, {
@@ -182,7 +182,7 @@ export class SqliteHistoryStore implements HistoryStore {
   }
 
   async deleteSession(sessionId: SessionId): Promise<boolean> {
-    return this.run('delete a session in', () => {
+    return this.write('delete a session in', () => {
       const row = this.sql.session.get(sessionId);
       if (row === undefined) return false;
       this.sql.deleteSession.run(row.ordinal);

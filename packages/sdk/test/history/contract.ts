@@ -58,9 +58,14 @@ export function scriptedIds(...ids: string[]): () => string {
 
 /**
  * The behaviour every {@link HistoryStore} must show. Call it from a test file with the store's
- * factory; both `MemoryHistoryStore` and `@acp-kit/history-sqlite` run it.
+ * factory (or hooks, to add the restart checks); both `MemoryHistoryStore` and
+ * `@acp-kit/history-sqlite` run it.
  */
-export function describeHistoryStoreContract(name: string, hooks: HistoryStoreContractHooks): void {
+export function describeHistoryStoreContract(
+  name: string,
+  makeStoreOrHooks: HistoryStoreContractHooks | HistoryStoreContractHooks['makeStore'],
+): void {
+  const hooks = typeof makeStoreOrHooks === 'function' ? { makeStore: makeStoreOrHooks } : makeStoreOrHooks;
   describe(`${name} (HistoryStore contract)`, () => {
     const open: HistoryStore[] = [];
     const make = async (options?: ContractStoreOptions) => {

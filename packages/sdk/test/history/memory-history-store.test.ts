@@ -1,6 +1,4 @@
 import { MemoryHistoryStore } from '../../src/history/index.js';
 import { describeHistoryStoreContract } from './contract.js';
 
-describeHistoryStoreContract('MemoryHistoryStore', {
-  makeStore: (options) => new MemoryHistoryStore(options),
-});
+describeHistoryStoreContract('MemoryHistoryStore', (options) => new MemoryHistoryStore(options));

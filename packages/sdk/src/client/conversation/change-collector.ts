@@ -52,9 +52,9 @@ export class ChangeCollector {
     return changes;
   }
 
-  drain(): ConversationChange[] {
+  drain(): readonly ConversationChange[] {
     const out: ConversationChange[] = [];
     for (const changes of this.bySession.values()) if (!changes.empty) out.push(changes.freeze());
-    return out;
+    return Object.freeze(out);
   }
 }
