@@ -1,2 +1,2 @@
-export { SCHEMA_VERSION } from './schema.js';
+export { SCHEMA_VERSION } from './schema-version.js';
 export { SqliteHistoryStore, type SqliteHistoryStoreOptions } from './sqlite-history-store.js';

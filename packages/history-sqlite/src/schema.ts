@@ -1,8 +1,7 @@
 import type Database from 'better-sqlite3';
 import { HistoryStoreError } from '@acp-kit/sdk';
 
-/** The schema version this package writes; stored in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 1;
+import { SCHEMA_VERSION } from './schema-version.js';
 
 /**
  * Migrations by target version. `MIGRATIONS[n - 1]` takes a database from version n-1 to n; each

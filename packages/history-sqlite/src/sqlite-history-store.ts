@@ -5,6 +5,7 @@ import {
   historyValidation as check,
   type ListSessionsOptions,
   type MessagePage,
+  type MessageRef,
   type MessageTarget,
   type NewHistorySession,
   type NewRetainedMessage,
@@ -16,7 +17,6 @@ import {
   type SessionPage,
   type StreamMessagesOptions,
 } from '@acp-kit/sdk';
-import type { ContentBlock, MessageId, SessionId } from '@acp-kit/schema';
 import Database from 'better-sqlite3';
 import { inspect, migrate } from './schema.js';
 import { translateSqliteError } from './sqlite-errors.js';
@@ -35,6 +35,11 @@ export interface SqliteHistoryStoreOptions {
   /** Message ID generator (default: random `msg_…` IDs); collisions with issued IDs are retried. */
   readonly generateMessageId?: () => string;
 }
+
+// Protocol types through the SDK's history API, so this package depends on @acp-kit/sdk alone.
+type ContentBlock = RetainedMessage['content'][number];
+type MessageId = MessageRef['messageId'];
+type SessionId = HistorySession['sessionId'];
 
 interface SessionRow {
   ordinal: number;
