@@ -1,0 +1,157 @@
+import { type ValidationIssue, validate, validateParams, validateResult } from '@acp-kit/schema';
+import { asRecord } from '../analysis/envelope.js';
+import type { RequestRecord } from '../analysis/model.js';
+import type { CheckOutcome } from '../rules/types.js';
+import { type CheckContext, checked, notApplicable, type RawFinding, show } from './context.js';
+
+/**
+ * Issues another rule reports more precisely, by method and pointer prefix (relative to the
+ * validated params or result). Each violation is reported once, under its most specific rule.
+ */
+const OWNED_ELSEWHERE: Record<string, readonly string[]> = {
+  'session/update': ['/update/stopReason'],
+  'session/prompt': ['/messageId'],
+};
+
+function unowned(method: string, issues: readonly ValidationIssue[]): ValidationIssue[] {
+  const owned = OWNED_ELSEWHERE[method] ?? [];
+  return issues.filter(
+    (issue) => !owned.some((prefix) => issue.pointer === prefix || issue.pointer.startsWith(`${prefix}/`)),
+  );
+}
+
+function issueFinding(
+  index: number,
+  what: string,
+  prefix: string,
+  issues: readonly ValidationIssue[],
+): RawFinding {
+  const first = issues[0]!;
+  const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
+  return {
+    index,
+    message: `${what} is invalid at ${prefix}${first.pointer}${more}: ${first.message}`,
+    expected: first.expected ?? first.message,
+    actual: `${prefix}${first.pointer}`,
+  };
+}
+
+/** update.schema */
+export function checkUpdateSchema(context: CheckContext): CheckOutcome {
+  const { analysis } = context;
+  if (analysis.updates.length === 0) return notApplicable('the agent sent no session/update');
+  const findings: RawFinding[] = [];
+  for (const update of analysis.updates) {
+    const params = analysis.envelopes[update.index]!.params;
+    const result = validateParams('session/update', params);
+    if (!result || result.ok) continue;
+    const issues = unowned('session/update', result.issues);
+    if (issues.length > 0) findings.push(issueFinding(update.index, 'session/update', '/params', issues));
+  }
+  return checked(findings);
+}
+
+/** update.session-id */
+export function checkUpdateSessionIds(context: CheckContext): CheckOutcome {
+  const { analysis } = context;
+  if (analysis.updates.length === 0) return notApplicable('the agent sent no session/update');
+  const known = new Set<unknown>(analysis.created.keys());
+  for (const request of analysis.requests) {
+    if (request.from !== 'client' || !request.response?.ok) continue;
+    const sessionId = asRecord(request.params)?.sessionId;
+    if (typeof sessionId === 'string') known.add(sessionId);
+  }
+  const findings: RawFinding[] = analysis.updates
+    .filter((update) => !known.has(update.sessionId))
+    .map((update) => ({
+      index: update.index,
+      message: 'session/update for a session this client never created, resumed or successfully prompted',
+      expected: `one of ${[...known].map((id) => show(id)).join(', ') || '(no session established)'}`,
+      actual: `sessionId ${show(update.sessionId)}`,
+    }));
+  return checked(findings);
+}
+
+/** Checks one side's messages: envelopes, params by method, results by the request they answer. */
+function checkSide(context: CheckContext, side: 'agent' | 'client'): CheckOutcome {
+  const { analysis } = context;
+  const findings: RawFinding[] = [];
+  const answered = new Map<number, RequestRecord>();
+  for (const request of analysis.requests)
+    if (request.response) answered.set(request.response.index, request);
+  let examined = 0;
+  analysis.entries.forEach((entry, index) => {
+    if ((entry.dir === 'agent->client') !== (side === 'agent')) return;
+    examined += 1;
+    const envelope = analysis.envelopes[index]!;
+    const message = entry.msg;
+    switch (envelope.kind) {
+      case 'invalid':
+        findings.push({
+          index,
+          message: 'not a JSON-RPC 2.0 request, notification or response',
+          expected: 'an object with method, result or error',
+          actual: show(message),
+        });
+        return;
+      case 'request':
+      case 'notification': {
+        const definition = envelope.kind === 'request' ? 'JsonRpcRequest' : 'JsonRpcNotification';
+        const shape = validate(definition, message);
+        if (!shape.ok) {
+          findings.push(issueFinding(index, `${envelope.method} ${envelope.kind}`, '', shape.issues));
+          return;
+        }
+        // session/update params belong to update.schema.
+        if (side === 'agent' && envelope.method === 'session/update') return;
+        const params = validateParams(envelope.method!, envelope.params);
+        if (params && !params.ok) {
+          findings.push(issueFinding(index, `${envelope.method} params`, '/params', params.issues));
+        }
+        return;
+      }
+      case 'error': {
+        const shape = validate('JsonRpcErrorResponse', message);
+        if (!shape.ok) findings.push(issueFinding(index, 'error response', '', shape.issues));
+        return;
+      }
+      case 'success': {
+        const shape = validate('JsonRpcSuccessResponse', message);
+        if (!shape.ok) {
+          findings.push(issueFinding(index, 'response', '', shape.issues));
+          return;
+        }
+        const request = answered.get(index);
+        if (!request) {
+          findings.push({
+            index,
+            message: 'response to a request that was never sent or was already answered',
+            expected: 'the id of a pending request',
+            actual: `id ${show(envelope.id)}`,
+          });
+          return;
+        }
+        const result = validateResult(request.method, envelope.result);
+        if (!result || result.ok) return;
+        const issues = unowned(request.method, result.issues);
+        if (issues.length > 0)
+          findings.push(issueFinding(index, `${request.method} result`, '/result', issues));
+        return;
+      }
+    }
+  });
+  if (examined === 0) return notApplicable(`the ${side} sent nothing`);
+  return checked(findings);
+}
+
+/** agent-message.schema */
+export function checkAgentMessages(context: CheckContext): CheckOutcome {
+  return checkSide(context, 'agent');
+}
+
+/** client-message.schema (lint only: the live kit breaks client messages on purpose) */
+export function checkClientMessages(context: CheckContext): CheckOutcome {
+  if (context.live)
+    return notApplicable('the live kit sends invalid prompts on purpose; checked by lint only');
+  return checkSide(context, 'client');
+}

@@ -1,0 +1,137 @@
+import { reportOf } from '../analysis/attribution.js';
+import { endsWork, liveUpdates, nextWorkEnd, stateOf, type UpdateRecord } from '../analysis/model.js';
+import type { CheckOutcome } from '../rules/types.js';
+import { type CheckContext, checked, lineOf, notApplicable, type RawFinding, show } from './context.js';
+
+const KNOWN_STOP_REASONS: readonly string[] = [
+  'end_turn',
+  'max_tokens',
+  'max_turn_requests',
+  'refusal',
+  'cancelled',
+];
+
+/**
+ * state.running-before-idle. State updates are snapshots, so a repeated idle (even with a stop
+ * reason) is fine, and a resumed session may open with one. What no agent may do is end work in a
+ * session it created on this connection before that session was ever running — the completion of
+ * a turn that never started.
+ */
+export function checkRunningBeforeIdle(context: CheckContext): CheckOutcome {
+  const { analysis } = context;
+  const findings: RawFinding[] = [];
+  let examined = 0;
+  for (const [sessionId] of analysis.created) {
+    let started = false;
+    for (const update of liveUpdates(analysis, sessionId)) {
+      const state = stateOf(update);
+      if (state === undefined) continue;
+      if (endsWork(update)) {
+        examined += 1;
+        if (!started) {
+          findings.push({
+            index: update.index,
+            message: `session ${show(sessionId)} reported the end of work before any running`,
+            expected: 'state_update running before the idle that carries a stopReason',
+            actual: `idle with stopReason ${show(update.update.stopReason)} before the session was ever running`,
+          });
+        }
+      }
+      if (state === 'running' || state === 'requires_action') started = true;
+    }
+  }
+  if (examined === 0) return notApplicable('no session created here reported an idle with a stopReason');
+  return checked(findings);
+}
+
+/** state.stop-reason.known */
+export function checkStopReasons(context: CheckContext): CheckOutcome {
+  const withReason = context.analysis.updates.filter((update) => endsWork(update));
+  if (withReason.length === 0) return notApplicable('no idle carried a stopReason');
+  const findings: RawFinding[] = [];
+  for (const update of withReason) {
+    const reason = update.update.stopReason;
+    if (typeof reason === 'string' && (KNOWN_STOP_REASONS.includes(reason) || reason.startsWith('_')))
+      continue;
+    findings.push({
+      index: update.index,
+      message: 'idle carried an unknown stopReason',
+      expected: `one of ${KNOWN_STOP_REASONS.join(', ')}, or a value starting with "_"`,
+      actual: show(reason),
+    });
+  }
+  return checked(findings);
+}
+
+/** state.work-ends */
+export function checkWorkEnds(context: CheckContext): CheckOutcome {
+  const { analysis, attribution } = context;
+  const accepted = analysis.prompts.filter((prompt) => prompt.status === 'accepted');
+  if (accepted.length === 0) return notApplicable('no session/prompt was answered successfully');
+  const findings: RawFinding[] = [];
+  for (const prompt of accepted) {
+    const anchor = reportOf(analysis, attribution, prompt)?.index ?? prompt.request.response!.index;
+    if (nextWorkEnd(analysis, prompt.sessionId, anchor)) continue;
+    findings.push({
+      index: anchor,
+      message: `the work started by the prompt at ${lineOf(context, prompt.request.index)} never ended`,
+      expected: 'a state_update idle with a stopReason afterwards',
+      actual: 'none before the transcript ends',
+    });
+  }
+  return checked(findings);
+}
+
+/**
+ * cancel.ends-cancelled. A cancel sent after the turn had already ended is not evidence either way;
+ * neither is a turn that ends with another reason immediately after the cancel (the two crossed on
+ * the wire). A turn that keeps producing updates after the cancel and then ends otherwise fails.
+ */
+export function checkCancel(context: CheckContext): CheckOutcome {
+  const { analysis } = context;
+  if (analysis.cancels.length === 0) return notApplicable('no session/cancel was sent');
+  const findings: RawFinding[] = [];
+  const skipped: string[] = [];
+  for (const cancel of analysis.cancels) {
+    const live = liveUpdates(analysis, cancel.sessionId);
+    const before = live
+      .filter((update) => update.index < cancel.index && stateOf(update) !== undefined)
+      .at(-1);
+    const stateAtCancel = before ? stateOf(before) : undefined;
+    if (stateAtCancel !== 'running' && stateAtCancel !== 'requires_action') {
+      skipped.push(
+        `the turn had already ended when session/cancel was sent (${lineOf(context, cancel.index)})`,
+      );
+      continue;
+    }
+    const end = nextWorkEnd(analysis, cancel.sessionId, cancel.index);
+    if (!end) {
+      findings.push({
+        index: cancel.index,
+        message: 'session/cancel during a running turn was never followed by an idle',
+        expected: 'state_update idle with stopReason "cancelled"',
+        actual: 'no idle with a stopReason before the transcript ends',
+      });
+      continue;
+    }
+    if (end.update.stopReason === 'cancelled') continue;
+    const after: UpdateRecord[] = live.filter(
+      (update) => update.index > cancel.index && update.index < end.index && stateOf(update) === undefined,
+    );
+    if (after.length === 0) {
+      skipped.push(
+        `the turn ended with ${show(end.update.stopReason)} right as session/cancel was sent (${lineOf(context, end.index)}): the two crossed`,
+      );
+      continue;
+    }
+    findings.push({
+      index: end.index,
+      message: `the agent kept working after session/cancel (${after.length} update(s)) and did not report cancellation`,
+      expected: 'stopReason "cancelled"',
+      actual: `stopReason ${show(end.update.stopReason)}`,
+    });
+  }
+  if (findings.length === 0 && skipped.length === analysis.cancels.length)
+    return notApplicable(skipped.join('; '));
+  return checked(findings);
+}

@@ -1,0 +1,160 @@
+import type { RuleId } from '../rules/catalog.js';
+import { combineOutcomes, evaluateTranscript, type TranscriptOutcomes } from '../rules/evaluate.js';
+import type { Finding } from '../rules/types.js';
+import { AgentProcess, ScenarioAbort } from './agent-process.js';
+import type { ConformanceReport, ScenarioReport } from './report.js';
+import { SCENARIOS, type Scenario, type ScenarioNotes } from './scenarios.js';
+
+/** Progress of a run, for a caller that shows it. */
+export type ConformanceProgress =
+  | { phase: 'start'; scenario: string; description: string; index: number; total: number }
+  | { phase: 'end'; scenario: string; status: ScenarioReport['status']; note?: string; durationMs: number };
+
+/** Options for {@link runConformance}. */
+export interface ConformanceOptions {
+  /** The agent's executable. */
+  command: string;
+  /** Its arguments. */
+  args?: readonly string[];
+  /** Longest wait for any one answer or condition, in ms. Default 10 000. */
+  timeoutMs?: number;
+  /** Working directory of the agent process, also sent as the sessions' cwd. Default: process.cwd(). */
+  cwd?: string;
+  /** Environment of the agent process. Default: this process's. */
+  env?: NodeJS.ProcessEnv;
+  /** Receives each scenario's transcript (ndjson) when the scenario ends. */
+  record?: (scenario: string, transcript: string) => void | Promise<void>;
+  /** Receives progress events. */
+  onProgress?: (event: ConformanceProgress) => void;
+  /** Run only these scenarios (by name). Default: all. */
+  scenarios?: readonly string[];
+}
+
+/** Names of the scenarios a run goes through, in order. */
+export const SCENARIO_NAMES: readonly string[] = SCENARIOS.map((scenario) => scenario.name);
+
+/**
+ * Checks an ACP v2 agent against the rule catalog. Each scenario launches a fresh agent process
+ * over stdio, drives it, records the transcript and evaluates the rules on it; the verdicts are
+ * then folded into one report. Never throws for a misbehaving agent: that is what the report is for.
+ */
+export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
+  const started = Date.now();
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const cwd = options.cwd ?? process.cwd();
+  const selected = SCENARIOS.filter(
+    (scenario) => !options.scenarios || options.scenarios.includes(scenario.name),
+  );
+  const all: TranscriptOutcomes[] = [];
+  const scenarios: ScenarioReport[] = [];
+
+  for (const [index, scenario] of selected.entries()) {
+    options.onProgress?.({
+      phase: 'start',
+      scenario: scenario.name,
+      description: scenario.description,
+      index,
+      total: selected.length,
+    });
+    const { outcomes, report, transcript } = await runScenario(scenario, options, cwd, timeoutMs);
+    all.push(outcomes);
+    scenarios.push(report);
+    await options.record?.(scenario.name, transcript);
+    options.onProgress?.({
+      phase: 'end',
+      scenario: scenario.name,
+      status: report.status,
+      ...(report.note ? { note: report.note } : {}),
+      durationMs: report.durationMs,
+    });
+  }
+
+  const lintOnly: TranscriptOutcomes = new Map([
+    [
+      'client-message.schema',
+      { applicable: false, reason: 'lint only: the live kit sends invalid prompts on purpose' },
+    ],
+    [
+      'transcript.format',
+      { applicable: false, reason: 'lint only: live transcripts are written by the kit' },
+    ],
+  ]);
+  const results = combineOutcomes([...all, lintOnly]);
+  const counts = { pass: 0, fail: 0, skip: 0 };
+  for (const result of results) counts[result.status] += 1;
+  return {
+    agent: { command: options.command, args: [...(options.args ?? [])] },
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    passed: !results.some((result) => result.status === 'fail' && result.tier === 'mandatory'),
+    counts,
+    results,
+    scenarios,
+  };
+}
+
+async function runScenario(
+  scenario: Scenario,
+  options: ConformanceOptions,
+  cwd: string,
+  timeoutMs: number,
+): Promise<{ outcomes: TranscriptOutcomes; report: ScenarioReport; transcript: string }> {
+  const started = Date.now();
+  const agent = new AgentProcess({
+    command: options.command,
+    args: options.args ?? [],
+    cwd,
+    ...(options.env ? { env: options.env } : {}),
+    timeoutMs,
+  });
+  let notes: ScenarioNotes = {};
+  let abort: ScenarioAbort | undefined;
+  try {
+    notes = await scenario.run(agent, cwd);
+  } catch (error) {
+    abort = error instanceof ScenarioAbort ? error : new ScenarioAbort(String(error), false);
+  }
+  await agent.close();
+
+  const entries = agent.entries;
+  const outcomes = evaluateTranscript(entries, { live: true, scenario: scenario.name });
+  // Only the scenario built for a rule explains why it was skipped; elsewhere silence is normal.
+  for (const [id, outcome] of outcomes) {
+    if (!outcome.applicable && !scenario.covers.includes(id)) outcomes.delete(id);
+  }
+  for (const [id, reason] of Object.entries(notes.skipped ?? {}) as [RuleId, string][]) {
+    const outcome = outcomes.get(id);
+    if (!outcome?.applicable) outcomes.set(id, { applicable: false, reason });
+  }
+  const responds: Finding[] = abort?.agentFault
+    ? [
+        {
+          ruleId: 'agent.responds',
+          scenario: scenario.name,
+          message: abort.message,
+          ...lastLine(entries.length),
+        },
+      ]
+    : [];
+  outcomes.set('agent.responds', { applicable: true, findings: responds });
+
+  const failed = [...outcomes.values()].some((outcome) => outcome.applicable && outcome.findings.length > 0);
+  const note = abort?.message ?? notes.incomplete;
+  const status: ScenarioReport['status'] = abort || notes.incomplete ? 'aborted' : failed ? 'failed' : 'ok';
+  const report: ScenarioReport = {
+    name: scenario.name,
+    description: scenario.description,
+    status,
+    durationMs: Date.now() - started,
+    ...(note ? { note } : {}),
+  };
+  if (status !== 'ok') {
+    report.transcript = [...agent.lines];
+    if (agent.stderr) report.stderr = agent.stderr;
+  }
+  return { outcomes, report, transcript: agent.transcriptText() };
+}
+
+function lastLine(count: number): Pick<Finding, 'index' | 'line'> {
+  return count === 0 ? {} : { index: count - 1, line: count };
+}

@@ -1,0 +1,148 @@
+import type { RuleId } from '../rules/catalog.js';
+import { asRecord } from '../analysis/envelope.js';
+import { stateOf } from '../analysis/model.js';
+import { type AgentProcess, ScenarioAbort } from './agent-process.js';
+import {
+  describeReply,
+  initialize,
+  longText,
+  newSession,
+  prompt,
+  settled,
+  text,
+  waitSettled,
+} from './steps.js';
+
+/** What a scenario can say about rules it could not exercise. */
+export interface ScenarioNotes {
+  /** Rules the scenario could not reach, with the reason (replaces the generic "not applicable"). */
+  skipped?: Partial<Record<RuleId, string>>;
+  /** Why the scenario stopped early without it being the agent's fault (e.g. a wait timed out). */
+  incomplete?: string;
+}
+
+/** One scripted interaction with a fresh agent process. */
+export interface Scenario {
+  name: string;
+  description: string;
+  /** The rules this scenario is designed to exercise; their skip reasons come from here. */
+  covers: readonly RuleId[];
+  run(agent: AgentProcess, cwd: string): Promise<ScenarioNotes>;
+}
+
+const timedOut = (what: string): ScenarioNotes => ({ incomplete: `timed out waiting for ${what}` });
+
+const lifecycle: Scenario = {
+  name: 'lifecycle',
+  description: 'a prompt, then two identical prompts sent back to back (the second arrives during a turn)',
+  covers: [
+    'prompt.response.message-id',
+    'prompt.user-message.reported',
+    'prompt.user-message.same-id',
+    'prompt.message-id.distinct',
+    'prompt.response.before-idle',
+    'state.running-before-idle',
+    'state.stop-reason.known',
+    'state.work-ends',
+    'update.schema',
+    'update.session-id',
+    'agent-message.schema',
+  ],
+  async run(agent, cwd) {
+    await initialize(agent);
+    const sessionId = await newSession(agent, cwd);
+    await prompt(agent, sessionId, text('Hello from the acp-kit conformance kit.'));
+    if (!(await waitSettled(agent, sessionId)))
+      return timedOut('the first turn to end (idle with a stopReason)');
+    const same = text('Please say the same thing twice.');
+    await Promise.all([prompt(agent, sessionId, same), prompt(agent, sessionId, same)]);
+    if (!(await waitSettled(agent, sessionId))) return timedOut('the identical prompts to be processed');
+    return {};
+  },
+};
+
+const rejection: Scenario = {
+  name: 'rejection',
+  description:
+    'prompts for an unknown session, with an empty prompt and with malformed content; then a valid one',
+  covers: ['prompt.rejected.error', 'prompt.rejected.no-user-message', 'prompt.rejected.error-code'],
+  async run(agent, cwd) {
+    await initialize(agent);
+    const sessionId = await newSession(agent, cwd);
+    await prompt(agent, 'acp-kit-conformance-no-such-session', text('Is anyone there?'));
+    await prompt(agent, sessionId, []);
+    await prompt(agent, sessionId, [{ type: 'text' }]);
+    await prompt(agent, sessionId, [{ type: 'text', text: 42 }]);
+    // A valid prompt last: an agent handles a session's prompts in order, so any user message it
+    // wrongly reports for the rejected ones shows up before this one settles.
+    await prompt(agent, sessionId, text('Are you still there?'));
+    if (!(await waitSettled(agent, sessionId))) return timedOut('the valid prompt to be processed');
+    return {};
+  },
+};
+
+const cancel: Scenario = {
+  name: 'cancel',
+  description: 'a long prompt cancelled with session/cancel as soon as the turn is running',
+  covers: ['cancel.ends-cancelled'],
+  async run(agent, cwd) {
+    await initialize(agent);
+    const sessionId = await newSession(agent, cwd);
+    const answer = prompt(agent, sessionId, text(`Please repeat all of this back slowly: ${longText(400)}`));
+    const started = await agent.waitFor(
+      (analysis) =>
+        analysis.updates.some((update) => {
+          const state = update.sessionId === sessionId ? stateOf(update) : undefined;
+          return state === 'running' || state === 'requires_action';
+        }) || settled(analysis, sessionId),
+    );
+    if (!started) return timedOut('the long prompt to start running');
+    await agent.notify('session/cancel', { sessionId });
+    await answer;
+    if (!(await waitSettled(agent, sessionId))) {
+      return { incomplete: 'timed out waiting for the cancelled turn to end' };
+    }
+    return {};
+  },
+};
+
+const RESUME_RULES = [
+  'resume.replay.message-id',
+  'resume.replay.reset-before-chunks',
+  'resume.replay.no-duplicate',
+  'resume.no-replay-without-replay-from',
+] as const satisfies readonly RuleId[];
+
+const skipResume = (reason: string): ScenarioNotes => ({
+  skipped: Object.fromEntries(RESUME_RULES.map((id) => [id, reason])),
+});
+
+const resume: Scenario = {
+  name: 'resume',
+  description:
+    'two turns, then session/resume with replayFrom start and without it, on the same stdio connection',
+  covers: RESUME_RULES,
+  async run(agent, cwd) {
+    const init = await initialize(agent);
+    const session = asRecord(asRecord(init.capabilities)?.session);
+    if (!session) return skipResume('the agent does not advertise capabilities.session (session/resume)');
+    const sessionId = await newSession(agent, cwd);
+    await prompt(agent, sessionId, text('Remember the first message.'));
+    if (!(await waitSettled(agent, sessionId))) return timedOut('the first turn to end');
+    await prompt(agent, sessionId, text('Remember the second message too.'));
+    if (!(await waitSettled(agent, sessionId))) return timedOut('the second turn to end');
+    const replayed = await agent.request('session/resume', { sessionId, cwd, replayFrom: { type: 'start' } });
+    if (!replayed.ok && replayed.error?.code === -32601) {
+      return skipResume('the agent answered session/resume with -32601 (method not found)');
+    }
+    if (!replayed.ok)
+      throw new ScenarioAbort(`session/resume with replay failed: ${describeReply(replayed)}`, true);
+    const plain = await agent.request('session/resume', { sessionId, cwd });
+    if (!plain.ok)
+      throw new ScenarioAbort(`session/resume without replay failed: ${describeReply(plain)}`, true);
+    return {};
+  },
+};
+
+/** The scenarios of a conformance run, in order. */
+export const SCENARIOS: readonly Scenario[] = [lifecycle, rejection, cancel, resume];

@@ -1,0 +1,168 @@
+import type { RuleInfo } from './types.js';
+
+const RFD = 'v2 prompt-lifecycle RFD';
+
+/**
+ * Every rule the kit checks, in report order. IDs are stable: a rule that changes meaning gets a new
+ * ID. `source` names the RFD section (or schema definition) the rule comes from.
+ */
+export const RULES = [
+  {
+    id: 'prompt.response.message-id',
+    statement: 'A successful session/prompt response carries messageId as a non-empty string.',
+    source: `${RFD} §Change the session/prompt response`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'prompt.user-message.reported',
+    statement:
+      "Each accepted prompt's user message is reported in its session (user_message or user_message_chunk).",
+    source: `${RFD} §User message reported to clients`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'prompt.user-message.same-id',
+    statement:
+      'The user message reported for an accepted prompt, and every update of it, uses exactly the returned messageId.',
+    source: `${RFD} §Correlate prompts with accepted user messages`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'prompt.message-id.distinct',
+    statement:
+      'Every accepted submission gets its own messageId (identical prompts included); no ID is reused for another submission.',
+    source: `${RFD} §Correlate prompts with accepted user messages`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'prompt.response.before-idle',
+    statement:
+      'The prompt response is not held until processing ends: it arrives before the idle that ends the work it started.',
+    source: `${RFD} §Change the session/prompt response`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'prompt.rejected.error',
+    statement:
+      'A prompt for an unknown session, with an empty prompt or with malformed content gets a JSON-RPC error.',
+    source: `${RFD} §Change the session/prompt response; schema PromptRequest`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'prompt.rejected.no-user-message',
+    statement: 'No user message is reported for a rejected prompt (acceptance means insertion).',
+    source: `${RFD} §Change the session/prompt response`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'prompt.rejected.error-code',
+    statement:
+      'A rejected prompt uses the conventional code: -32602 for invalid params, -32002 for an unknown session.',
+    source: 'protocol notes §JSON-RPC error codes in use',
+    tier: 'advisory',
+  },
+  {
+    id: 'state.running-before-idle',
+    statement:
+      'running is reported before the idle that carries a stopReason; a new session never ends work it never started.',
+    source: `${RFD} §state_update notification`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'state.stop-reason.known',
+    statement:
+      'stopReason is end_turn, max_tokens, max_turn_requests, refusal, cancelled, or starts with "_".',
+    source: `${RFD} §state_update notification; schema StopReason`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'state.work-ends',
+    statement: 'The work an accepted prompt starts ends with an idle that carries a stopReason.',
+    source: `${RFD} §state_update notification`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'cancel.ends-cancelled',
+    statement: 'session/cancel during a running turn ends the work with idle and stopReason "cancelled".',
+    source: `${RFD} §state_update notification; schema session/cancel`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'resume.replay.message-id',
+    statement:
+      "Replay (replayFrom start) keeps each retained user message's ID: no replayed user message has an ID the session never used.",
+    source: `${RFD} §Correlation and replay`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'resume.replay.reset-before-chunks',
+    statement:
+      'A message replayed as chunks is first reset with a whole-message update carrying content: [].',
+    source: `${RFD} §Streaming user messages`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'resume.replay.no-duplicate',
+    statement:
+      'Replay applied to the copy a client already holds reproduces each message exactly once, never duplicated.',
+    source: `${RFD} §Streaming user messages`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'resume.no-replay-without-replay-from',
+    statement: 'session/resume without replayFrom replays nothing.',
+    source: `${RFD} §Correlation and replay`,
+    tier: 'mandatory',
+  },
+  {
+    id: 'update.schema',
+    statement: 'Every session/update notification validates against the v2 schema.',
+    source: 'schema SessionNotification',
+    tier: 'mandatory',
+  },
+  {
+    id: 'update.session-id',
+    statement:
+      'Every session/update carries the sessionId of a session this client created, resumed or prompted.',
+    source: 'schema SessionNotification',
+    tier: 'mandatory',
+  },
+  {
+    id: 'agent-message.schema',
+    statement:
+      'Every other agent message is JSON-RPC 2.0 and its results and requests validate against the v2 schema.',
+    source: 'schema x-methods',
+    tier: 'mandatory',
+  },
+  {
+    id: 'client-message.schema',
+    statement:
+      'Client messages validate against the v2 schema (lint only: the live kit sends invalid prompts on purpose).',
+    source: 'schema x-methods',
+    tier: 'advisory',
+  },
+  {
+    id: 'agent.responds',
+    statement:
+      'The agent answers initialize and session/new and stays up through each scenario (live runs only).',
+    source: 'protocol notes §Who is who',
+    tier: 'mandatory',
+  },
+  {
+    id: 'transcript.format',
+    statement:
+      'Each transcript line is {"dir":"client->agent"|"agent->client","t"?:ms,"msg":<JSON-RPC message>} (lint only).',
+    source: '@acp-kit/conformance README §Transcript format',
+    tier: 'mandatory',
+  },
+] as const satisfies readonly RuleInfo[];
+
+/** The ID of a rule in the catalog. */
+export type RuleId = (typeof RULES)[number]['id'];
+
+const BY_ID = new Map<string, RuleInfo>(RULES.map((rule) => [rule.id, rule]));
+
+/** Looks a rule up by ID. */
+export function ruleInfo(id: RuleId): RuleInfo {
+  return BY_ID.get(id)!;
+}
