@@ -20,6 +20,8 @@ export interface ReferenceAgentOptions {
 interface Queued {
   prompt: PendingPrompt;
   client: ClientPeer;
+  /** The ID reserved when the prompt was queued; holding it is not insertion. */
+  messageId: string;
 }
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -39,8 +41,8 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 /**
  * The reference agent behind `acp-kit agent`: ACP v2 with a deterministic offline model.
  *
- * - A prompt is inserted when the session is free; a prompt that arrives while a turn runs is
- *   held (its response waits) and inserted when the turn ends.
+ * - A prompt gets its ID reserved on arrival but is inserted (and answered) only when the session
+ *   is free: a prompt that arrives while a turn runs is held, its response waiting, until the turn ends.
  * - Replies stream as `agent_message_chunk`s between `running` and `idle`/`end_turn` (with usage).
  * - `/status` is a live-only local command: inserted with `retain: false`, answered, never replayed.
  * - `/note <text>` is a retained local command: replayed later under its ID, never executed again.
@@ -76,10 +78,10 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     }
   };
 
-  const runTurn = async (session: AgentSession, { prompt, client }: Queued): Promise<void> => {
+  const runTurn = async (session: AgentSession, { prompt, client, messageId }: Queued): Promise<void> => {
     const text = promptText(prompt.content);
     if (text === '/status') {
-      await prompt.insert({ retain: false });
+      await prompt.insert({ retain: false, messageId });
       await session.running();
       const reply = await session.agentMessage({ retain: false });
       const noteCount = notes.get(session.id)?.length ?? 0;
@@ -91,7 +93,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
       return;
     }
     if (text.startsWith('/note ')) {
-      await prompt.insert();
+      await prompt.insert({ messageId });
       await session.running();
       const list = notes.get(session.id) ?? [];
       list.push(text.slice('/note '.length));
@@ -101,7 +103,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
       await session.idle('end_turn');
       return;
     }
-    await prompt.insert();
+    await prompt.insert({ messageId });
     await session.running();
     const signal = session.signal;
     if (text.startsWith('/write')) {
@@ -148,9 +150,13 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     info: { name: 'acp-kit-agent', title: 'acp-kit reference agent', version: '0.1.0' },
     replay: options.replay ?? 'chunks',
     ...(options.history ? { history: options.history } : {}),
-    onPrompt(prompt, { session, client }) {
+    async onPrompt(prompt, { session, client }) {
+      // The ID is assigned on arrival, for the agent's own bookkeeping of queued prompts; the
+      // client learns it only when the prompt is inserted (RFD: an ID assigned in advance is not
+      // by itself evidence of insertion).
+      const messageId = await session.reserveMessageId();
       const queue = queues.get(session.id) ?? [];
-      queue.push({ prompt, client });
+      queue.push({ prompt, client, messageId });
       queues.set(session.id, queue);
       void drain(session);
     },

@@ -1,0 +1,136 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SessionNotification } from '@acp-kit/schema';
+import {
+  Client,
+  type ClientConnection,
+  type ClientOptions,
+  Connection,
+  type ConversationStore,
+  connectWebSocket,
+  schemaValidator,
+  spawnTransport,
+  type Transport,
+} from '@acp-kit/sdk';
+
+/** The built `acp-kit` entry point; the scenarios run the real command. */
+export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+
+export function requireBuild(): void {
+  if (!existsSync(BIN))
+    throw new Error(`${BIN} is missing: run \`npx turbo run build --filter=@acp-kit/cli\` first`);
+}
+
+/** A temporary folder removed by `cleanup()`. */
+export function tempDir(): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'acp-kit-scenario-'));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** What a test client received, in order: every message from the agent. */
+export type Incoming = { method?: string; id?: unknown; params?: unknown; result?: unknown; error?: unknown };
+
+/** A client over some transport, with its incoming log. */
+export interface TestClient {
+  client: Client;
+  connection: ClientConnection;
+  incoming: Incoming[];
+  /** Session updates received, in order. */
+  updates(): SessionNotification['update'][];
+  /** Resolves when the predicate over the incoming log holds. */
+  until(predicate: (incoming: Incoming[]) => boolean): Promise<void>;
+}
+
+/** Wraps a transport in a {@link Client} that logs every incoming message. */
+export async function clientOver(
+  transport: Transport,
+  options: Partial<ClientOptions> & { store?: ConversationStore } = {},
+): Promise<TestClient> {
+  const connection: ClientConnection = new Connection(transport, { validator: schemaValidator });
+  const incoming: Incoming[] = [];
+  const waiters = new Set<() => void>();
+  connection.onMessage((direction, message) => {
+    if (direction !== 'in') return;
+    incoming.push(message as Incoming);
+    for (const waiter of [...waiters]) waiter();
+  });
+  const client = new Client(connection, { info: { name: 'scenario-client', version: '0.0.0' }, ...options });
+  await client.initialize();
+  return {
+    client,
+    connection,
+    incoming,
+    updates: () =>
+      incoming
+        .filter((m) => m.method === 'session/update')
+        .map((m) => (m.params as SessionNotification).update),
+    until: (predicate) =>
+      new Promise((resolve) => {
+        if (predicate(incoming)) return resolve();
+        const waiter = (): void => {
+          if (!predicate(incoming)) return;
+          waiters.delete(waiter);
+          resolve();
+        };
+        waiters.add(waiter);
+      }),
+  };
+}
+
+/** Starts `acp-kit agent` as a child process speaking over stdio. */
+export function agentProcess(args: string[] = []) {
+  return spawnTransport(process.execPath, [BIN, 'agent', ...args], { name: 'agent' });
+}
+
+/** Starts `acp-kit agent --listen 127.0.0.1:0` and resolves with its WebSocket URL and a stop function. */
+export async function listeningAgent(args: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [BIN, 'agent', '--listen', '127.0.0.1:0', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      text += chunk;
+      const match = /listening on (ws:\/\/\S+)/.exec(text);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`agent exited with code ${code} before listening: ${text}`)),
+    );
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Connects a test client to a listening agent. */
+export async function clientOverWebSocket(
+  url: string,
+  options: Partial<ClientOptions> = {},
+): Promise<TestClient> {
+  return clientOver(await connectWebSocket(url), options);
+}
+
+/** Whether an update is a `state_update` with the given state. */
+export const isState = (u: SessionNotification['update'], state: string): boolean =>
+  u.sessionUpdate === 'state_update' && 'state' in u && u.state === state;
+
+/** Resolves once `count` turns have ended with idle on the client's log. */
+export function idleCount(t: TestClient, count: number): Promise<void> {
+  return t.until(() => t.updates().filter((u) => isState(u, 'idle')).length >= count);
+}
+
+/** The text of a message's content blocks, concatenated. */
+export function textOf(content: readonly unknown[]): string {
+  return content.map((b) => (b as { text?: string }).text ?? '').join('');
+}
