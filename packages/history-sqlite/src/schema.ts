@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import { HistoryStoreError } from '@acp-kit/sdk';
-
 import { SCHEMA_VERSION } from './schema-version.js';
 
 /**

@@ -68,3 +68,26 @@ describe('replayUpdates', () => {
     expect(expected.map((m) => m.content.length)).toEqual([1, 2]);
   });
 });
+
+describe('replayUpdates output', () => {
+  it('is valid against the v2 schema for every kind and replay preference', async () => {
+    const { validate } = await import('@acp-kit/schema');
+    const kinds = ['user_message', 'agent_message', 'agent_thought'] as const;
+    for (const kind of kinds) {
+      for (const via of ['full', 'chunks'] as const) {
+        const updates = replayUpdates({
+          seq: 1,
+          kind,
+          messageId: 'm1',
+          via,
+          content: [text('a'), text('b')],
+          meta: { trace: 1 },
+        });
+        for (const update of updates) {
+          const result = validate('SessionNotification', { sessionId: 's', update });
+          expect(result.ok ? [] : result.issues, `${kind}/${via}: ${JSON.stringify(update)}`).toEqual([]);
+        }
+      }
+    }
+  });
+});
