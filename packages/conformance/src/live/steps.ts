@@ -34,20 +34,33 @@ export function prompt(agent: AgentProcess, sessionId: string, content: unknown)
 }
 
 /**
- * True once a session has settled: its latest live state is an idle that ends work, reported
- * after the last place an accepted prompt was inserted (its user message, or else its response).
+ * True once a session has settled: it is idle, and an idle with a stopReason that closed a running
+ * period came after the last place an accepted prompt was inserted (its user message, or else its
+ * response). Requiring the closed running period keeps an agent that reports idle too early from
+ * hurrying the scenario into its next step while the turn is still streaming.
  */
 export function settled(analysis: Analysis, sessionId: string): boolean {
   const states = liveUpdates(analysis, sessionId).filter((update) => stateOf(update) !== undefined);
   const last = states.at(-1);
-  if (!last || !endsWork(last)) return false;
+  if (!last || stateOf(last) !== 'idle') return false;
+  let open = false;
+  let lastClose: number | undefined;
+  for (const update of states) {
+    const state = stateOf(update);
+    if (state === 'running' || state === 'requires_action') open = true;
+    else if (endsWork(update) && open) {
+      open = false;
+      lastClose = update.index;
+    }
+  }
+  if (lastClose === undefined) return false;
   const attribution = attributeUserMessages(analysis);
   for (const prompt of analysis.prompts) {
     if (prompt.sessionId !== sessionId) continue;
     if (prompt.status === 'unanswered') return false;
     if (prompt.status !== 'accepted') continue;
     const anchor = reportOf(analysis, attribution, prompt)?.index ?? prompt.request.response!.index;
-    if (anchor > last.index) return false;
+    if (anchor > lastClose) return false;
   }
   return true;
 }

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { runConformance } from '../src/index.js';
+import { fixtureArgs } from './helpers/agents.js';
+
+/** Each breakage of the fixture agent and the one rule it must fail. */
+const BREAKAGES: [breakage: string, rule: string][] = [
+  ['no-message-id', 'prompt.response.message-id'],
+  ['empty-message-id', 'prompt.response.message-id'],
+  ['no-user-message', 'prompt.user-message.reported'],
+  ['other-user-message-id', 'prompt.user-message.same-id'],
+  ['reuse-message-id', 'prompt.message-id.distinct'],
+  ['hold-response', 'prompt.response.before-idle'],
+  ['accept-invalid', 'prompt.rejected.error'],
+  ['user-message-for-rejected', 'prompt.rejected.no-user-message'],
+  ['wrong-error-code', 'prompt.rejected.error-code'],
+  ['idle-before-running', 'state.running-before-idle'],
+  ['bogus-stop-reason', 'state.stop-reason.known'],
+  ['never-idle', 'state.work-ends'],
+  ['ignore-cancel', 'cancel.ends-cancelled'],
+  ['replay-new-ids', 'resume.replay.message-id'],
+  ['no-replay-reset', 'resume.replay.reset-before-chunks'],
+  ['replay-duplicate', 'resume.replay.no-duplicate'],
+  ['replay-without-replay-from', 'resume.no-replay-without-replay-from'],
+  ['invalid-update', 'update.schema'],
+  ['wrong-session-id', 'update.session-id'],
+  ['bad-initialize-result', 'agent-message.schema'],
+  ['exit-on-new-session', 'agent.responds'],
+];
+
+async function failedRules(...breaks: string[]): Promise<string[]> {
+  const report = await runConformance({
+    command: process.execPath,
+    args: fixtureArgs(...breaks),
+    // Only never-idle waits for things that never come; a short limit keeps it quick.
+    timeoutMs: breaks.includes('never-idle') ? 1500 : 8000,
+  });
+  return report.results.filter((result) => result.status === 'fail').map((result) => result.id);
+}
+
+describe.concurrent('the kit against the fixture agent', () => {
+  it('passes every rule when the fixture agent is well behaved', async () => {
+    const report = await runConformance({ command: process.execPath, args: fixtureArgs(), timeoutMs: 8000 });
+    expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
+    expect(report.passed).toBe(true);
+    const skipped = report.results.filter((result) => result.status === 'skip').map((result) => result.id);
+    expect(skipped.sort()).toEqual(['client-message.schema', 'transcript.format']);
+  });
+
+  it.each(BREAKAGES)('fails only %s → %s', async (breakage, rule) => {
+    expect(await failedRules(breakage)).toEqual([rule]);
+  });
+
+  it('covers every live rule of the catalog with a breakage', async () => {
+    const { RULES } = await import('../src/index.js');
+    const liveRules = RULES.map((rule) => rule.id).filter(
+      (id) => id !== 'client-message.schema' && id !== 'transcript.format',
+    );
+    expect(new Set(BREAKAGES.map(([, rule]) => rule))).toEqual(new Set(liveRules));
+  });
+});

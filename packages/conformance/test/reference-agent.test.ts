@@ -1,0 +1,68 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lintTranscript, runConformance } from '../src/index.js';
+import { CLI_BIN, requireBuiltCli } from './helpers/agents.js';
+
+let dir: string;
+beforeAll(async () => {
+  requireBuiltCli();
+  dir = await mkdtemp(join(tmpdir(), 'acp-conformance-ref-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const CORE_RULES = [
+  'prompt.response.message-id',
+  'prompt.user-message.reported',
+  'prompt.user-message.same-id',
+  'prompt.message-id.distinct',
+  'prompt.response.before-idle',
+  'prompt.rejected.error',
+  'prompt.rejected.no-user-message',
+  'state.running-before-idle',
+  'state.work-ends',
+  'resume.replay.message-id',
+  'resume.replay.reset-before-chunks',
+  'resume.replay.no-duplicate',
+  'resume.no-replay-without-replay-from',
+  'update.schema',
+  'update.session-id',
+  'agent-message.schema',
+];
+
+describe.concurrent('the kit against the reference agent (acp-kit agent)', () => {
+  it('passes with in-memory history, checking every core rule, and its transcripts lint clean', async () => {
+    const transcripts = new Map<string, string>();
+    const report = await runConformance({
+      command: process.execPath,
+      args: [CLI_BIN, 'agent', '--chunk-delay', '1'],
+      timeoutMs: 15_000,
+      cwd: dir,
+      record: (scenario, text) => {
+        transcripts.set(scenario, text);
+      },
+    });
+    expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
+    expect(report.passed).toBe(true);
+    const status = Object.fromEntries(report.results.map((result) => [result.id, result.status]));
+    for (const id of CORE_RULES) expect(status[id], id).toBe('pass');
+    expect([...transcripts.keys()]).toEqual(['lifecycle', 'rejection', 'cancel', 'resume']);
+    for (const [scenario, text] of transcripts) {
+      const lint = lintTranscript(text);
+      expect(lint.failed, scenario).toBe(false);
+    }
+  });
+
+  it('passes with SQLite history (--history)', async () => {
+    const report = await runConformance({
+      command: process.execPath,
+      args: [CLI_BIN, 'agent', '--chunk-delay', '1', '--history', join(dir, 'history.db')],
+      timeoutMs: 15_000,
+      cwd: dir,
+    });
+    expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
+  });
+});
