@@ -1,6 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import starlight from '@astrojs/starlight';
 import { defineConfig } from 'astro/config';
 import { buildSidebar } from './src/sidebar.ts';
+import { remarkSchemaSnippets } from './src/snippets/remark-schema-snippets.ts';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 // Everything the site needs ships in dist/: system fonts, bundled code themes and a
 // Pagefind index, so it builds and reads with no network. `site` is only known at
@@ -9,6 +13,8 @@ export default defineConfig({
   ...(process.env.DOCS_SITE_URL ? { site: process.env.DOCS_SITE_URL } : {}),
   // The toolbar's integration browser talks to astro.build; the dev server stays offline without it.
   devToolbar: { enabled: false },
+  // Guide JSON snippets come from schema/*/examples or are validated against the schema; a bad one fails the build.
+  markdown: { remarkPlugins: [[remarkSchemaSnippets, { repoRoot }]] },
   integrations: [
     starlight({
       title: 'acp-kit',
