@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { checkSchema } from './check-schema.js';
-import { describeDrift, generate } from './generate.js';
+import { describeDrift, generate, generateCompat, loadCompat } from './generate.js';
 import { SchemaError, formatProblem } from './problems.js';
 
 const USAGE = `usage:
   acp-kit-codegen generate --schema <schema.json> --out <dir> [--check] [--runtime-module <path>]
-  acp-kit-codegen check-schema --schema <schema.json> [--examples <dir>] [--invalid <dir>]`;
+  acp-kit-codegen check-schema --schema <schema.json> [--examples <dir>] [--invalid <dir>]
+  acp-kit-codegen compat --mapping <v1-v2.json> --v1 <schema.json> --v2 <schema.json> --out <dir> [--check]
+                         [--v1-module <path>] [--v2-module <module>] [--custom-module <path>]
+  acp-kit-codegen check-compat --mapping <v1-v2.json> --v1 <schema.json> --v2 <schema.json>`;
 
 async function runGenerate(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -72,11 +75,66 @@ function runCheckSchema(args: string[]): number {
   return 0;
 }
 
+const COMPAT_OPTIONS = {
+  mapping: { type: 'string' },
+  v1: { type: 'string' },
+  v2: { type: 'string' },
+  out: { type: 'string' },
+  check: { type: 'boolean', default: false },
+  'v1-module': { type: 'string' },
+  'v2-module': { type: 'string' },
+  'custom-module': { type: 'string' },
+} as const;
+
+async function runCompat(args: string[], checkOnly: boolean): Promise<number> {
+  const { values } = parseArgs({ args, options: COMPAT_OPTIONS });
+  const { mapping, v1, v2, out } = values;
+  if (mapping === undefined || v1 === undefined || v2 === undefined || (!checkOnly && out === undefined)) {
+    console.error(USAGE);
+    return 2;
+  }
+  const paths = { mappingPath: mapping, v1SchemaPath: v1, v2SchemaPath: v2 };
+  if (checkOnly || out === undefined) {
+    const model = loadCompat(paths);
+    console.log(
+      `mapping ok; ${model.conversions.length} conversion(s) between ${model.v1.source} and ${model.v2.source}`,
+    );
+    return 0;
+  }
+  const modules = {
+    ...(values['v1-module'] === undefined ? {} : { v1Module: values['v1-module'] }),
+    ...(values['v2-module'] === undefined ? {} : { v2Module: values['v2-module'] }),
+    ...(values['custom-module'] === undefined ? {} : { customModule: values['custom-module'] }),
+  };
+  const result = await generateCompat({
+    ...paths,
+    ...modules,
+    outDir: out,
+    check: values.check,
+    onStep: ({ step, ms }) => console.log(`  ${step.padEnd(24)} ${ms.toFixed(1).padStart(8)} ms`),
+  });
+  if (values.check) {
+    if (!result.upToDate) {
+      console.error(`generated converters are out of date with ${result.model.source}:`);
+      for (const line of describeDrift(out, result.plan)) console.error(`  ${line}`);
+      console.error('run `acp-kit-codegen compat` (npm run generate) and commit the result.');
+      return 1;
+    }
+    console.log(`${result.files.length} generated file(s) match ${result.model.source}`);
+    return 0;
+  }
+  const { created, changed, deleted } = result.plan;
+  console.log(`wrote ${created.length + changed.length} file(s), deleted ${deleted.length}`);
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
     if (command === 'generate') return await runGenerate(rest);
     if (command === 'check-schema') return runCheckSchema(rest);
+    if (command === 'compat') return await runCompat(rest, false);
+    if (command === 'check-compat') return await runCompat(rest, true);
   } catch (error) {
     if (error instanceof SchemaError) {
       for (const problem of error.problems) console.error(formatProblem(problem));

@@ -1,9 +1,13 @@
 import { relative, resolve } from 'node:path';
+import { type CompatEmitterOptions, emitCompatConverters } from './emit/compat-converters.js';
+import { type CompatModel, buildCompatModel, readMapping } from './emit/compat-mapping.js';
 import type { EmittedFile } from './emit/emitted-file.js';
 import { type StandardEmitterOptions, standardEmitters } from './emit/index.js';
+import { displayPath } from './load/display-path.js';
 import { loadSchema } from './load/load-schema.js';
 import { buildModel } from './model/build-model.js';
 import type { SchemaModel } from './model/model.js';
+import { SchemaError } from './problems.js';
 import { type WritePlan, applyWrite, isUpToDate, planWrite } from './write/writer.js';
 
 /** How long one step of `generate` took. */
@@ -81,4 +85,44 @@ export function describeDrift(outDir: string, plan: WritePlan): string[] {
     ...plan.changed.map((p) => `out of date (would be rewritten): ${show(p)}`),
     ...plan.deleted.map((p) => `stray (would be deleted): ${show(p)}`),
   ];
+}
+
+/** Options of {@link generateCompat}. */
+export interface GenerateCompatOptions extends CompatEmitterOptions {
+  /** The conversion mapping, e.g. `schema/compat/v1-v2.json`. */
+  readonly mappingPath: string;
+  readonly v1SchemaPath: string;
+  readonly v2SchemaPath: string;
+  readonly outDir: string;
+  /** Report drift instead of writing. */
+  readonly check?: boolean;
+  /** Called after every step, e.g. to print it. */
+  readonly onStep?: (timing: StepTiming) => void;
+}
+
+/** Loads both schemas and the mapping, checking all three; throws a {@link SchemaError} listing every problem. */
+export function loadCompat(
+  options: Pick<GenerateCompatOptions, 'mappingPath' | 'v1SchemaPath' | 'v2SchemaPath'>,
+): CompatModel {
+  const v1 = buildModel(loadSchema(options.v1SchemaPath));
+  const v2 = buildModel(loadSchema(options.v2SchemaPath));
+  const read = readMapping(options.mappingPath);
+  if (read.mapping === undefined) throw new SchemaError(read.problems);
+  const built = buildCompatModel(read.mapping, displayPath(options.mappingPath), v1, v2);
+  if (built.model === undefined) throw new SchemaError(built.problems);
+  return built.model;
+}
+
+/** Runs load (both schemas and the mapping) → converter emitter → writer (or drift check). */
+export async function generateCompat(
+  options: GenerateCompatOptions,
+): Promise<Omit<GenerateResult, 'model'> & { model: CompatModel }> {
+  const timings: StepTiming[] = [];
+  const { onStep } = options;
+  const model = await timed('load compat', timings, onStep, () => loadCompat(options));
+  const files = await timed('emit converters', timings, onStep, () => emitCompatConverters(model, options));
+  const plan = await timed(options.check ? 'check' : 'write', timings, onStep, () =>
+    options.check ? planWrite(options.outDir, files) : applyWrite(options.outDir, files),
+  );
+  return { model, files, plan, upToDate: options.check ? isUpToDate(plan) : true, timings };
 }

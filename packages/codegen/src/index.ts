@@ -2,6 +2,18 @@ export { checkSchema, canonicalValidators, listCases } from './check-schema.js';
 export type { CaseFile, CheckSchemaOptions, CheckSchemaResult } from './check-schema.js';
 export { diagnose } from './diagnose.js';
 export type { Diagnostic } from './diagnose.js';
+export { converterName, emitCompatConverters } from './emit/compat-converters.js';
+export type { CompatEmitterOptions } from './emit/compat-converters.js';
+export { fieldShape, objectShape } from './emit/compat-fields.js';
+export type { FieldShape, ObjectShape } from './emit/compat-fields.js';
+export { buildCompatModel, readMapping } from './emit/compat-mapping.js';
+export type {
+  CompatDirection,
+  CompatModel,
+  ConversionKind,
+  ConversionModel,
+  DirectionSettings,
+} from './emit/compat-mapping.js';
 export { generatedHeader } from './emit/emitted-file.js';
 export type { EmittedFile } from './emit/emitted-file.js';
 export { standardEmitters } from './emit/index.js';
@@ -12,8 +24,8 @@ export { emitValidateWrapper } from './emit/validate-wrapper.js';
 export type { ValidateWrapperOptions } from './emit/validate-wrapper.js';
 export { VALIDATOR_SCHEMA_ID, validatorSchema } from './emit/validator-schema.js';
 export { emitValidators } from './emit/validators.js';
-export { describeDrift, emitAll, generate } from './generate.js';
-export type { GenerateOptions, GenerateResult, StepTiming } from './generate.js';
+export { describeDrift, emitAll, generate, generateCompat, loadCompat } from './generate.js';
+export type { GenerateCompatOptions, GenerateOptions, GenerateResult, StepTiming } from './generate.js';
 export type { JsonObject, JsonValue } from './json.js';
 export { checkConventions } from './load/conventions.js';
 export { inspectSchema, loadSchema } from './load/load-schema.js';

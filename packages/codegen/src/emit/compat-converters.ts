@@ -1,0 +1,338 @@
+import { VariableDeclarationKind, type WriterFunction } from 'ts-morph';
+import type { JsonValue } from '../json.js';
+import type { SchemaModel } from '../model/model.js';
+import type { CompatDirection, CompatModel, ConversionModel } from './compat-mapping.js';
+import { type FieldShape, objectShape } from './compat-fields.js';
+import type { EmittedFile } from './emitted-file.js';
+import { createProject, docText, printSourceFile } from './ts-project.js';
+
+/** Where the converters import their types and hand-written parts from, relative to the output file. */
+export interface CompatEmitterOptions {
+  /** Module exporting the v1 types (default `../v1/types.js`). */
+  readonly v1Module?: string;
+  /** Module exporting the v2 types (default `@acp-kit/schema`). */
+  readonly v2Module?: string;
+  /** Hand-written converters for `custom` conversions (default `../../custom-converters.js`). */
+  readonly customModule?: string;
+}
+
+/** The name of one converter, e.g. `v1ToV2ContentBlock`. */
+export function converterName(name: string, direction: CompatDirection): string {
+  return direction === 'toV2' ? `v1ToV2${name}` : `v2ToV1${name}`;
+}
+
+interface Side {
+  readonly from: 'V1' | 'V2';
+  readonly to: 'V1' | 'V2';
+  readonly fromModel: SchemaModel;
+  readonly toModel: SchemaModel;
+  readonly fromDef: string;
+  readonly toDef: string;
+}
+
+function sideOf(model: CompatModel, c: ConversionModel, direction: CompatDirection): Side {
+  return direction === 'toV2'
+    ? { from: 'V1', to: 'V2', fromModel: model.v1, toModel: model.v2, fromDef: c.v1, toDef: c.v2 }
+    : { from: 'V2', to: 'V1', fromModel: model.v2, toModel: model.v1, fromDef: c.v2, toDef: c.v1 };
+}
+
+/** Finds the converter between two definitions in one direction, if the mapping declares one. */
+function converterFor(
+  model: CompatModel,
+  direction: CompatDirection,
+  fromDef: string,
+  toDef: string,
+): string | undefined {
+  const found = model.conversions.find(
+    (c) =>
+      c.directions.includes(direction) &&
+      (direction === 'toV2' ? c.v1 === fromDef && c.v2 === toDef : c.v2 === fromDef && c.v1 === toDef),
+  );
+  return found === undefined ? undefined : converterName(found.name, direction);
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function propertyKey(name: string): string {
+  return IDENTIFIER.test(name) ? name : JSON.stringify(name);
+}
+
+function access(name: string): string {
+  return IDENTIFIER.test(name) ? `value.${name}` : `value[${JSON.stringify(name)}]`;
+}
+
+/** A JSON value as TypeScript source; strings single-quoted like the rest of the generated code. */
+function literal(value: JsonValue): string {
+  if (typeof value === 'string') return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+  return JSON.stringify(value);
+}
+
+/** The expression converting one present, non-null (unless both sides allow null) source value. */
+function converted(
+  expr: string,
+  source: FieldShape,
+  target: FieldShape,
+  converter: string | undefined,
+  targetSide: 'V1' | 'V2',
+): string {
+  const mapped =
+    converter === undefined
+      ? expr
+      : target.container === 'array'
+        ? `${expr}.map((item) => ${converter}(item))`
+        : `${converter}(${expr})`;
+  // A non-empty target list from a source list that may be empty: the type is asserted here and
+  // the receiver's validator rejects an empty list with a pointer, instead of the converter guessing.
+  const item = `${targetSide}.${target.ref}`;
+  const apply =
+    target.nonEmpty && !source.nonEmpty && target.ref !== undefined
+      ? `(${mapped} as [${item}, ...${item}[]])`
+      : mapped;
+  if (converter !== undefined && source.nullable && target.nullable)
+    return `${expr} === null ? null : ${apply}`;
+  return apply;
+}
+
+function objectBody(model: CompatModel, c: ConversionModel, direction: CompatDirection): WriterFunction {
+  const side = sideOf(model, c, direction);
+  const source = objectShape(side.fromModel, side.fromDef);
+  const target = objectShape(side.toModel, side.toDef);
+  const settings = c[direction];
+  const sourceName = (field: string): string =>
+    direction === 'toV2'
+      ? (Object.entries(c.rename).find(([, v2]) => v2 === field)?.[0] ?? field)
+      : (c.rename[field] ?? field);
+  return (writer) => {
+    writer.write('return ').inlineBlock(() => {
+      for (const [field, shape] of target.fields) {
+        const key = propertyKey(field);
+        if (field in settings.set) {
+          writer.writeLine(`${key}: ${literal(settings.set[field] ?? null)},`);
+          continue;
+        }
+        const from = sourceName(field);
+        const src = settings.drop.includes(from) ? undefined : source.fields.get(from);
+        if (shape.constValue !== undefined) {
+          if (shape.required || src?.required) writer.writeLine(`${key}: ${literal(shape.constValue)},`);
+          else if (src !== undefined)
+            writer.writeLine(
+              `...(${access(from)} === undefined ? {} : { ${key}: ${literal(shape.constValue)} }),`,
+            );
+          continue;
+        }
+        const fallback = settings.defaults[field];
+        if (src === undefined) {
+          if (fallback !== undefined) writer.writeLine(`${key}: ${literal(fallback)},`);
+          continue;
+        }
+        const converter =
+          src.ref !== undefined && shape.ref !== undefined
+            ? converterFor(model, direction, src.ref, shape.ref)
+            : undefined;
+        const expr = converted(access(from), src, shape, converter, side.to);
+        const missing = [
+          ...(src.required ? [] : [`${access(from)} === undefined`]),
+          ...(src.nullable && !shape.nullable ? [`${access(from)} === null`] : []),
+        ].join(' || ');
+        if (missing === '') writer.writeLine(`${key}: ${expr},`);
+        else if (shape.required)
+          writer.writeLine(`${key}: ${missing} ? ${literal(fallback ?? null)} : ${expr},`);
+        else writer.writeLine(`...(${missing} ? {} : { ${key}: ${expr} }),`);
+      }
+    });
+    writer.write(';');
+  };
+}
+
+function unionBody(model: CompatModel, c: ConversionModel, direction: CompatDirection): WriterFunction {
+  const side = sideOf(model, c, direction);
+  const from = side.fromModel.unions.find((u) => u.name === side.fromDef);
+  const to = side.toModel.unions.find((u) => u.name === side.toDef);
+  if (from === undefined || to === undefined)
+    throw new Error(`compat: ${c.name} is not a union on both sides`);
+  return (writer) => {
+    writer.write(`switch (${access(from.tag)})`).block(() => {
+      for (const variant of from.variants) {
+        const other = to.variants.find((v) => v.tagValue === variant.tagValue);
+        const converter =
+          other === undefined
+            ? undefined
+            : converterFor(model, direction, variant.definition, other.definition);
+        if (converter === undefined) {
+          throw new Error(
+            `compat: union ${c.name} (${direction}) has no conversion for its ${variant.tagValue} variant`,
+          );
+        }
+        writer.writeLine(`case ${literal(variant.tagValue)}:`);
+        writer.indent().write(`return ${converter}(value);`).newLine();
+      }
+      writer.writeLine('default:');
+      const extension =
+        from.extension !== undefined && to.extension !== undefined
+          ? converterFor(model, direction, from.extension, to.extension)
+          : undefined;
+      writer
+        .indent()
+        .write(extension === undefined ? 'return value;' : `return ${extension}(value);`)
+        .newLine();
+    });
+  };
+}
+
+function enumBody(c: ConversionModel, direction: CompatDirection): WriterFunction {
+  const values = Object.entries(c[direction].values);
+  return (writer) => {
+    if (values.length === 0) {
+      writer.write('return value;');
+      return;
+    }
+    writer.write('switch (value)').block(() => {
+      for (const [fromValue, toValue] of values) {
+        writer.writeLine(`case ${literal(fromValue)}:`);
+        writer
+          .indent()
+          .write(`return ${literal(toValue)};`)
+          .newLine();
+      }
+      writer.writeLine('default:');
+      writer.indent().write('return value;').newLine();
+    });
+  };
+}
+
+function body(model: CompatModel, c: ConversionModel, direction: CompatDirection): WriterFunction {
+  switch (c.kind) {
+    case 'object':
+      return objectBody(model, c, direction);
+    case 'union':
+      return unionBody(model, c, direction);
+    case 'enum':
+      return enumBody(c, direction);
+    case 'identity':
+      return (writer) => writer.write('return value;');
+    case 'custom':
+      return (writer) => writer.write(`return custom.${converterName(c.name, direction)}(value);`);
+  }
+}
+
+function describe(c: ConversionModel, direction: CompatDirection, side: Side): string {
+  const what =
+    direction === 'toV2'
+      ? `Converts a v1 \`${side.fromDef}\` into a v2 \`${side.toDef}\``
+      : `Converts a v2 \`${side.fromDef}\` into a v1 \`${side.toDef}\``;
+  const how = c.kind === 'custom' ? ' (hand-written)' : '';
+  const loss = c[direction].lossy === undefined ? '' : ` Lossy: ${c[direction].lossy}`;
+  return docText(`${what}${how}.${loss}`);
+}
+
+/**
+ * Emits `converters.ts`: one `v1ToV2<Name>` / `v2ToV1<Name>` function per conversion and
+ * direction of the mapping, and the `CONVERSIONS` table that lists them with their loss notes.
+ */
+export function emitCompatConverters(model: CompatModel, options: CompatEmitterOptions = {}): EmittedFile[] {
+  const project = createProject();
+  const file = project.createSourceFile('converters.ts');
+  file.addImportDeclaration({
+    isTypeOnly: true,
+    moduleSpecifier: options.v1Module ?? '../v1/types.js',
+    namespaceImport: 'V1',
+  });
+  file.addImportDeclaration({
+    isTypeOnly: true,
+    moduleSpecifier: options.v2Module ?? '@acp-kit/schema',
+    namespaceImport: 'V2',
+  });
+  if (model.conversions.some((c) => c.kind === 'custom')) {
+    file.addImportDeclaration({
+      moduleSpecifier: options.customModule ?? '../../custom-converters.js',
+      namespaceImport: 'custom',
+    });
+  }
+  for (const c of model.conversions) {
+    for (const direction of c.directions) {
+      const side = sideOf(model, c, direction);
+      file.addFunction({
+        name: converterName(c.name, direction),
+        isExported: true,
+        docs: [{ description: describe(c, direction, side) }],
+        parameters: [{ name: 'value', type: `${side.from}.${side.fromDef}` }],
+        returnType: `${side.to}.${side.toDef}`,
+        statements: body(model, c, direction),
+      });
+    }
+  }
+  file.addInterface({
+    name: 'ConversionInfo',
+    isExported: true,
+    docs: [
+      {
+        description:
+          'One conversion of the mapping: the definitions it pairs, its converters and what it may lose.',
+      },
+    ],
+    properties: [
+      { name: 'name', isReadonly: true, type: 'string', docs: ['Suffix of the converter names.'] },
+      { name: 'v1', isReadonly: true, type: 'V1.DefinitionName', docs: ['The v1 definition.'] },
+      { name: 'v2', isReadonly: true, type: 'V2.DefinitionName', docs: ['The v2 definition.'] },
+      {
+        name: 'toV2',
+        isReadonly: true,
+        hasQuestionToken: true,
+        type: '(value: never) => unknown',
+        docs: ['v1 → v2.'],
+      },
+      {
+        name: 'toV1',
+        isReadonly: true,
+        hasQuestionToken: true,
+        type: '(value: never) => unknown',
+        docs: ['v2 → v1.'],
+      },
+      {
+        name: 'lossyToV2',
+        isReadonly: true,
+        hasQuestionToken: true,
+        type: 'string',
+        docs: ['What v1 → v2 may lose.'],
+      },
+      {
+        name: 'lossyToV1',
+        isReadonly: true,
+        hasQuestionToken: true,
+        type: 'string',
+        docs: ['What v2 → v1 may lose.'],
+      },
+    ],
+  });
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [{ description: 'Every conversion of the mapping, in mapping order.' }],
+    declarations: [
+      {
+        name: 'CONVERSIONS',
+        type: 'readonly ConversionInfo[]',
+        initializer: (writer) => {
+          writer.write('[');
+          writer.indent(() => {
+            for (const c of model.conversions) {
+              writer.inlineBlock(() => {
+                writer.writeLine(`name: ${literal(c.name)},`);
+                writer.writeLine(`v1: ${literal(c.v1)},`);
+                writer.writeLine(`v2: ${literal(c.v2)},`);
+                for (const direction of c.directions)
+                  writer.writeLine(`${direction}: ${converterName(c.name, direction)},`);
+                if (c.toV2.lossy !== undefined) writer.writeLine(`lossyToV2: ${literal(c.toV2.lossy)},`);
+                if (c.toV1.lossy !== undefined) writer.writeLine(`lossyToV1: ${literal(c.toV1.lossy)},`);
+              });
+              writer.write(',').newLine();
+            }
+          });
+          writer.write(']');
+        },
+      },
+    ],
+  });
+  const header = `// Generated by @acp-kit/codegen from ${model.source} — do not edit.`;
+  return [{ path: 'converters.ts', contents: printSourceFile(header, file) }];
+}
