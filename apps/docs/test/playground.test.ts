@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { renderSequenceDiagram } from '../src/diagrams/render-svg.ts';
+import { analyzeTranscript } from '../src/playground/analyze.ts';
+import { reconcile } from '../src/playground/conversation.ts';
+import { transcriptDiagram } from '../src/playground/diagram.ts';
+
+const sample = (name: string) =>
+  readFileSync(new URL(`../public/playground/${name}.ndjson`, import.meta.url), 'utf8');
+
+describe('the playground analysis', () => {
+  it('accepts the good sample and links each prompt to its receipt and user message by messageId', () => {
+    const analysis = analyzeTranscript(sample('good-session'));
+    expect(analysis.lint.failed).toBe(false);
+    expect(analysis.lint.findings).toEqual([]);
+    expect(
+      analysis.prompts.map((p) => [p.requestLine, p.responseLine, p.messageId, p.userMessageLine]),
+    ).toEqual([
+      [5, 7, 'mess_1', 6],
+      [12, 13, 'mess_3', 14],
+    ]);
+    const userMessage = analysis.rows.find((r) => r.line === 6);
+    expect(userMessage?.links).toEqual([{ label: 'submitted by prompt', line: 5 }]);
+  });
+
+  it('flags the premature response at its line, with no user message to link to', () => {
+    const analysis = analyzeTranscript(sample('premature-response'));
+    expect(analysis.lint.failed).toBe(true);
+    const response = analysis.rows.find((r) => r.line === 6);
+    expect(response?.findings.map((f) => f.ruleId)).toEqual(['prompt.user-message.reported']);
+    expect(analysis.prompts[0]).toMatchObject({ outcome: 'ok', messageId: 'mess_1' });
+    expect(analysis.prompts[0]?.userMessageLine).toBeUndefined();
+  });
+
+  it('reports unreadable lines as findings instead of throwing', () => {
+    const analysis = analyzeTranscript('{"dir":"client->agent","msg":{}}\nnot json\n');
+    expect(analysis.unlocated.map((f) => [f.ruleId, f.line])).toContainEqual(['transcript.format', 2]);
+  });
+
+  it('reconciles a prompt whose user message arrived first into one agent-reported entry', () => {
+    const { entries } = analyzeTranscript(sample('good-session'));
+    const [session] = reconcile(entries).sessions;
+    expect(session?.messages.map((m) => [m.kind, m.messageId, m.origin])).toEqual([
+      ['user_message', 'mess_1', 'agent'],
+      ['agent_message', 'mess_2', 'agent'],
+      ['user_message', 'mess_3', 'agent'],
+      ['agent_message', 'mess_4', 'agent'],
+    ]);
+  });
+
+  it('draws a warning note under the flagged message in the sequence diagram', () => {
+    const analysis = analyzeTranscript(sample('premature-response'));
+    const diagram = transcriptDiagram(analysis.rows, analysis.prompts);
+    const noteAfter = diagram.steps.findIndex((s) => s.type === 'arrow' && s.id === 'line-6') + 1;
+    expect(diagram.steps[noteAfter]).toMatchObject({ type: 'note', tone: 'warning' });
+    expect(renderSequenceDiagram(diagram)).toContain('prompt.user-message.reported');
+  });
+});
