@@ -1,5 +1,7 @@
 import { runAgent } from './commands/agent.js';
+import { runConformanceCommand } from './commands/conformance.js';
 import { runDemo } from './commands/demo.js';
+import { runLintCommand } from './commands/lint.js';
 import { UsageError } from './usage-error.js';
 
 /** Exit code for a usage error, as the conformance and lint commands promise. */
@@ -11,6 +13,10 @@ Commands:
   agent [--history <file.db>] [--listen <host:port>] [--chunk-delay <ms>]
         Run the reference ACP v2 agent over stdio (or WebSocket with --listen).
   demo  Show the v2 prompt lifecycle against the reference agent, with a replay after a restart.
+  conformance [--json <report.json>] [--timeout <s>] [--record <file.ndjson>] -- <agent command…>
+        Check an ACP v2 agent against the prompt-lifecycle rules (PASS / FAIL / SKIP per rule).
+  lint <transcript.ndjson>
+        Check a recorded transcript against the same rules, with line numbers.
 `;
 
 type Command = (args: string[]) => Promise<number>;
@@ -18,6 +24,8 @@ type Command = (args: string[]) => Promise<number>;
 const commands: Record<string, Command> = {
   agent: runAgent,
   demo: () => runDemo(),
+  conformance: runConformanceCommand,
+  lint: runLintCommand,
 };
 
 /** Runs the `acp-kit` command line and resolves with the process exit code. */

@@ -230,7 +230,7 @@ describe('lintTranscript', () => {
     t.client({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/tmp' } });
     const line = t.result(1, { sessionId: 42 });
     const [finding] = lintTranscript(t.text()).findings;
-    expect(finding).toMatchObject({ ruleId: 'agent-message.schema', line, actual: '/result/sessionId' });
+    expect(finding).toMatchObject({ ruleId: 'agent-message.schema', line, actual: '42', expected: 'string' });
   });
 
   it('reports invalid client messages as advisory only', () => {

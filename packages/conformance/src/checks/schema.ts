@@ -20,19 +20,32 @@ function unowned(method: string, issues: readonly ValidationIssue[]): Validation
   );
 }
 
+/** The value an RFC 6901 pointer designates, or undefined when it designates nothing. */
+function valueAt(root: unknown, pointer: string): unknown {
+  let value = root;
+  for (const token of pointer.split('/').slice(1)) {
+    const key = token.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
 function issueFinding(
   index: number,
   what: string,
   prefix: string,
+  validated: unknown,
   issues: readonly ValidationIssue[],
 ): RawFinding {
   const first = issues[0]!;
-  const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue(s))` : '';
+  const value = valueAt(validated, first.pointer);
   return {
     index,
-    message: `${what} is invalid at ${prefix}${first.pointer}${more}: ${first.message}`,
+    message: `${what} is invalid at ${prefix}${first.pointer}${more}`,
     expected: first.expected ?? first.message,
-    actual: `${prefix}${first.pointer}`,
+    actual: first.keyword === 'required' || value === undefined ? 'missing' : show(value),
   };
 }
 
@@ -46,7 +59,8 @@ export function checkUpdateSchema(context: CheckContext): CheckOutcome {
     const result = validateParams('session/update', params);
     if (!result || result.ok) continue;
     const issues = unowned('session/update', result.issues);
-    if (issues.length > 0) findings.push(issueFinding(update.index, 'session/update', '/params', issues));
+    if (issues.length > 0)
+      findings.push(issueFinding(update.index, 'session/update', '/params', params, issues));
   }
   return checked(findings);
 }
@@ -99,26 +113,30 @@ function checkSide(context: CheckContext, side: 'agent' | 'client'): CheckOutcom
         const definition = envelope.kind === 'request' ? 'JsonRpcRequest' : 'JsonRpcNotification';
         const shape = validate(definition, message);
         if (!shape.ok) {
-          findings.push(issueFinding(index, `${envelope.method} ${envelope.kind}`, '', shape.issues));
+          findings.push(
+            issueFinding(index, `${envelope.method} ${envelope.kind}`, '', message, shape.issues),
+          );
           return;
         }
         // session/update params belong to update.schema.
         if (side === 'agent' && envelope.method === 'session/update') return;
         const params = validateParams(envelope.method!, envelope.params);
         if (params && !params.ok) {
-          findings.push(issueFinding(index, `${envelope.method} params`, '/params', params.issues));
+          findings.push(
+            issueFinding(index, `${envelope.method} params`, '/params', envelope.params, params.issues),
+          );
         }
         return;
       }
       case 'error': {
         const shape = validate('JsonRpcErrorResponse', message);
-        if (!shape.ok) findings.push(issueFinding(index, 'error response', '', shape.issues));
+        if (!shape.ok) findings.push(issueFinding(index, 'error response', '', message, shape.issues));
         return;
       }
       case 'success': {
         const shape = validate('JsonRpcSuccessResponse', message);
         if (!shape.ok) {
-          findings.push(issueFinding(index, 'response', '', shape.issues));
+          findings.push(issueFinding(index, 'response', '', message, shape.issues));
           return;
         }
         const request = answered.get(index);
@@ -135,7 +153,7 @@ function checkSide(context: CheckContext, side: 'agent' | 'client'): CheckOutcom
         if (!result || result.ok) return;
         const issues = unowned(request.method, result.issues);
         if (issues.length > 0)
-          findings.push(issueFinding(index, `${request.method} result`, '/result', issues));
+          findings.push(issueFinding(index, `${request.method} result`, '/result', envelope.result, issues));
         return;
       }
     }

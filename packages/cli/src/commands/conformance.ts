@@ -1,0 +1,126 @@
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import {
+  type ConformanceProgress,
+  type ConformanceReport,
+  formatResultsTable,
+  formatSummary,
+  runConformance,
+} from '@acp-kit/conformance';
+
+const USAGE = `Usage: acp-kit conformance [--json <report.json>] [--timeout <s>] [--record <file.ndjson>] -- <agent command…>
+
+Launches the agent once per scenario (a fresh process each time, ACP v2 over stdio), drives it,
+and checks every rule of the prompt-lifecycle catalog. Prints PASS / FAIL / SKIP per rule.
+
+  --json <file>      write the full report, with the transcript of every failing scenario
+  --timeout <s>      longest wait for any one answer (default 10)
+  --record <file>    write each scenario's transcript, as <file> with the scenario name before
+                     the extension (run.ndjson → run.lifecycle.ndjson, …)
+
+Exit status: 0 when no mandatory rule fails, 1 otherwise, 2 for a usage error.
+`;
+
+class Usage extends Error {}
+
+interface Invocation {
+  command: string;
+  args: string[];
+  json?: string;
+  record?: string;
+  timeoutMs: number;
+}
+
+function parse(argv: readonly string[]): Invocation {
+  const split = argv.indexOf('--');
+  if (split < 0) throw new Usage('the agent command goes after "--"');
+  const [command, ...args] = argv.slice(split + 1);
+  if (command === undefined || command === '') throw new Usage('no agent command after "--"');
+  let values: { json?: string; record?: string; timeout?: string };
+  try {
+    ({ values } = parseArgs({
+      args: argv.slice(0, split),
+      options: { json: { type: 'string' }, record: { type: 'string' }, timeout: { type: 'string' } },
+      allowPositionals: false,
+      strict: true,
+    }));
+  } catch (error) {
+    throw new Usage(error instanceof Error ? error.message : String(error));
+  }
+  const seconds = values.timeout === undefined ? 10 : Number(values.timeout);
+  if (!(Number.isFinite(seconds) && seconds > 0)) {
+    throw new Usage(`--timeout expects a positive number of seconds, got "${values.timeout}"`);
+  }
+  return {
+    command,
+    args,
+    timeoutMs: Math.round(seconds * 1000),
+    ...(values.json !== undefined ? { json: values.json } : {}),
+    ...(values.record !== undefined ? { record: values.record } : {}),
+  };
+}
+
+/** `run.ndjson` + `lifecycle` → `run.lifecycle.ndjson`: one file per scenario, each lintable alone. */
+export function scenarioTranscriptPath(base: string, scenario: string): string {
+  return base.endsWith('.ndjson')
+    ? `${base.slice(0, -'.ndjson'.length)}.${scenario}.ndjson`
+    : `${base}.${scenario}.ndjson`;
+}
+
+function progress(event: ConformanceProgress): void {
+  if (event.phase === 'start') {
+    process.stderr.write(`[${event.index + 1}/${event.total}] ${event.scenario}: ${event.description}\n`);
+    return;
+  }
+  const note = event.note ? ` — ${event.note}` : '';
+  process.stderr.write(`      ${event.scenario}: ${event.status} in ${event.durationMs} ms${note}\n`);
+}
+
+function printReport(report: ConformanceReport): void {
+  process.stdout.write(
+    `\nacp-kit conformance: ${[report.agent.command, ...report.agent.args].join(' ')}\n\n`,
+  );
+  process.stdout.write(formatResultsTable(report.results));
+  process.stdout.write(
+    `\n${formatSummary(report.results)} — ${report.passed ? 'CONFORMS' : 'DOES NOT CONFORM'}\n`,
+  );
+}
+
+/** `acp-kit conformance`: runs the conformance kit against an agent command. */
+export async function runConformanceCommand(argv: string[]): Promise<number> {
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  let invocation: Invocation;
+  try {
+    invocation = parse(argv);
+  } catch (error) {
+    if (!(error instanceof Usage)) throw error;
+    process.stderr.write(`acp-kit conformance: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  const written: string[] = [];
+  const report = await runConformance({
+    command: invocation.command,
+    args: invocation.args,
+    timeoutMs: invocation.timeoutMs,
+    onProgress: progress,
+    ...(invocation.record
+      ? {
+          record: async (scenario: string, transcript: string) => {
+            const path = scenarioTranscriptPath(invocation.record!, scenario);
+            await writeFile(path, transcript);
+            written.push(path);
+          },
+        }
+      : {}),
+  });
+  printReport(report);
+  if (invocation.json) {
+    await writeFile(invocation.json, `${JSON.stringify(report, null, 2)}\n`);
+    process.stderr.write(`report written to ${invocation.json}\n`);
+  }
+  if (written.length > 0) process.stderr.write(`transcripts written to ${written.join(', ')}\n`);
+  return report.passed ? 0 : 1;
+}
