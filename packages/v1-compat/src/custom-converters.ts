@@ -1,0 +1,172 @@
+/**
+ * The conversions schema/compat/v1-v2.json marks `custom`: shapes that differ in structure, not
+ * only in field names. The generated `generated/compat/converters.ts` delegates to these.
+ */
+import type * as V2 from '@acp-kit/schema';
+import { CompatError } from './compat-error.js';
+import {
+  v1ToV2PermissionOption,
+  v1ToV2PlanEntry,
+  v1ToV2ToolCall,
+  v2ToV1PermissionOption,
+  v2ToV1PlanEntry,
+  v2ToV1ToolCall,
+} from './generated/compat/converters.js';
+import type * as V1 from './generated/v1/types.js';
+
+/** The planId a v1 plan gets in v2: v1 has exactly one plan per session. */
+export const V1_PLAN_ID = 'plan';
+
+/** A v1 diff (one file's old and new text) becomes a v2 diff with one change. */
+export function v1ToV2ToolCallDiff(value: V1.ToolCallDiff): V2.ToolCallDiff {
+  const hasOld = value.oldText !== undefined && value.oldText !== null;
+  return {
+    type: 'diff',
+    changes: [
+      {
+        operation: hasOld ? 'modify' : 'add',
+        path: value.path,
+        ...(hasOld ? { oldText: value.oldText } : {}),
+        newText: value.newText,
+      },
+    ],
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Keeps the first change that has new text: v1 can show only one file's before and after. */
+export function v2ToV1ToolCallDiff(value: V2.ToolCallDiff): V1.ToolCallDiff {
+  const change = value.changes.find((c) => typeof c.newText === 'string') ?? value.changes[0];
+  return {
+    type: 'diff',
+    path: change?.path ?? '',
+    ...(change?.oldText === undefined ? {} : { oldText: change.oldText }),
+    newText: change?.newText ?? '',
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** The single v1 plan becomes v2 plan items under {@link V1_PLAN_ID}. */
+export function v1ToV2PlanUpdate(value: V1.PlanUpdate): V2.PlanUpdate {
+  return {
+    sessionUpdate: 'plan_update',
+    plan: { type: 'items', planId: V1_PLAN_ID, entries: value.entries.map((e) => v1ToV2PlanEntry(e)) },
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Any v2 plan becomes the session's v1 plan; extension plan content has no entries to show. */
+export function v2ToV1PlanUpdate(value: V2.PlanUpdate): V1.PlanUpdate {
+  const entries = value.plan.type === 'items' ? (value.plan as V2.PlanItems).entries : [];
+  return {
+    sessionUpdate: 'plan',
+    entries: entries.map((e) => v2ToV1PlanEntry(e)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** A v1 permission request is about a tool call; v2 names it as the subject and needs a title. */
+export function v1ToV2RequestPermissionRequest(
+  value: V1.RequestPermissionRequest,
+): V2.RequestPermissionRequest {
+  const title = value.toolCall.title;
+  return {
+    sessionId: value.sessionId,
+    title: typeof title === 'string' && title !== '' ? title : 'Allow this tool call?',
+    subject: { type: 'tool_call', toolCall: v1ToV2ToolCall(value.toolCall) },
+    // v2 requires at least one option; an empty v1 list is left for the v2 validator to reject.
+    options: value.options.map((o) => v1ToV2PermissionOption(o)) as [
+      V2.PermissionOption,
+      ...V2.PermissionOption[],
+    ],
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** v1 can only ask about a tool call; other subjects get a placeholder tool call carrying the title. */
+export function v2ToV1RequestPermissionRequest(
+  value: V2.RequestPermissionRequest,
+): V1.RequestPermissionRequest {
+  const subject = value.subject;
+  const toolCall: V1.ToolCallDetails =
+    subject?.type === 'tool_call'
+      ? { ...v2ToV1ToolCall((subject as V2.ToolCallPermissionSubject).toolCall) }
+      : { toolCallId: 'permission', title: value.title };
+  if (toolCall.title === undefined || toolCall.title === null) toolCall.title = value.title;
+  return {
+    sessionId: value.sessionId,
+    toolCall,
+    options: value.options.map((o) => v2ToV1PermissionOption(o)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** v1 stdio servers carry no type; v1 SSE servers become the v2 extension type `_sse`. */
+export function v1ToV2McpServer(value: V1.McpServer): V2.McpServer {
+  if ('type' in value && value.type === 'http') {
+    const { type: _type, ...rest } = value;
+    return { ...rest, type: 'http' };
+  }
+  if ('type' in value && value.type === 'sse') {
+    const { type: _type, ...rest } = value;
+    return { ...rest, type: '_sse' };
+  }
+  const stdio = value as V1.McpServerStdio;
+  return { ...stdio, type: 'stdio', args: stdio.args, env: stdio.env };
+}
+
+/** v2 stdio and HTTP servers have v1 forms (with empty lists where v1 requires them); extension types do not. */
+export function v2ToV1McpServer(value: V2.McpServer): V1.McpServer {
+  switch (value.type) {
+    case 'stdio': {
+      const stdio = value as V2.McpServerStdio;
+      const { type: _type, ...rest } = stdio;
+      return { ...rest, args: stdio.args ?? [], env: stdio.env ?? [] };
+    }
+    case 'http': {
+      const http = value as V2.McpServerHttp;
+      return { ...http, type: 'http', headers: http.headers ?? [] };
+    }
+    case '_sse':
+      return { ...(value as V2.ExtensionMcpServer), type: 'sse' } as V1.McpServerSse;
+    default:
+      throw new CompatError(`MCP server type ${JSON.stringify(value.type)} has no v1 form`, '/type');
+  }
+}
+
+function promptCapabilitiesToV2(value: V1.PromptCapabilities | undefined): V2.PromptCapabilities | undefined {
+  if (value === undefined) return undefined;
+  return {
+    ...(value.image ? { image: {} } : {}),
+    ...(value.audio ? { audio: {} } : {}),
+    ...(value.embeddedContext ? { embeddedContext: {} } : {}),
+  };
+}
+
+/** Prompt capabilities carry over (v1 booleans become v2 presence objects); the rest has no v2 field. */
+export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCapabilities {
+  const prompt = promptCapabilitiesToV2(value.promptCapabilities);
+  return {
+    session: prompt === undefined ? {} : { prompt },
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** A v2 agent answers session/resume with replay, so the v1 side can offer session/load. */
+export function v2ToV1AgentCapabilities(value: V2.AgentCapabilities): V1.AgentCapabilities {
+  const prompt = value.session?.prompt;
+  const present = (x: object | null | undefined): boolean => x !== undefined && x !== null;
+  return {
+    loadSession: true,
+    ...(prompt === undefined || prompt === null
+      ? {}
+      : {
+          promptCapabilities: {
+            image: present(prompt.image),
+            audio: present(prompt.audio),
+            embeddedContext: present(prompt.embeddedContext),
+          },
+        }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * @acp-kit/v1-compat — ACP v1 ⇄ v2: the v1 bindings and the converters generated from
+ * schema/v1/schema.json and schema/compat/v1-v2.json, and the bridges built on them.
+ */
+export type * as V1 from './generated/v1/types.js';
+export * as v1Methods from './generated/v1/methods.js';
+export * as v1Validation from './generated/v1/validate.js';
+export * from './generated/compat/converters.js';
+export { V1_PLAN_ID } from './custom-converters.js';
+export { CompatError } from './compat-error.js';
+export { derivedMessageId, type MessageKind } from './message-ids.js';
+export { v1SchemaValidator } from './v1-validator.js';
+export {
+  type ServeV1AgentAsV2Options,
+  serveV1AgentAsV2,
+  V1AgentBridge,
+  type V1AgentBridgeOptions,
+} from './v1-agent-as-v2/v1-agent-bridge.js';
+export { V1_ONLY_UPDATES } from './v1-agent-as-v2/update-to-v2.js';
+export {
+  type ServeV2AgentAsV1Options,
+  serveV2AgentAsV1,
+  type V1AgentConnection,
+  type V2AgentBridge,
+} from './v2-agent-as-v1/v2-agent-bridge.js';

@@ -1,0 +1,261 @@
+import type {
+  ContentBlock,
+  RequestPermissionResponse as V2RequestPermissionResponse,
+  SessionUpdate as V2SessionUpdate,
+} from '@acp-kit/schema';
+import { type AgentSession, type ClientPeer, ErrorCodes, type PendingPrompt, RpcError } from '@acp-kit/sdk';
+import {
+  v1ToV2ContentBlock,
+  v1ToV2RequestPermissionRequest,
+  v1ToV2StopReason,
+  v2ToV1ContentBlock,
+  v2ToV1RequestPermissionResponse,
+} from '../generated/compat/converters.js';
+import type * as V1 from '../generated/v1/types.js';
+import type { MessageKind } from '../message-ids.js';
+import type { MessageTracker } from './message-tracker.js';
+import { v1UpdateToV2 } from './update-to-v2.js';
+
+/** What a bridged session needs from the bridge: the v1 agent and how to explain its failures. */
+export interface V1AgentLink {
+  prompt(params: V1.PromptRequest): Promise<V1.PromptResponse>;
+  cancel(params: V1.CancelNotification): Promise<void>;
+  toBridgeError(error: unknown): RpcError;
+}
+
+interface Turn {
+  readonly prompt: PendingPrompt;
+  readonly peer: ClientPeer;
+  inserted: boolean;
+}
+
+interface Held {
+  readonly prompt: PendingPrompt;
+  readonly peer: ClientPeer;
+  readonly onAbort: () => void;
+}
+
+interface Replay {
+  /** The client the replay goes to; undefined when the bridge only counts (resume without replay). */
+  readonly peer: ClientPeer | undefined;
+}
+
+const CHUNK_KINDS: Record<string, MessageKind> = {
+  user_message_chunk: 'user_message',
+  agent_message_chunk: 'agent_message',
+  agent_thought_chunk: 'agent_thought',
+};
+
+/**
+ * One v1 session seen through v2: the v2 side is an SDK {@link AgentSession}, the v1 side the
+ * agent's updates and prompt responses. Everything the v1 agent says about the session is
+ * applied in arrival order on one queue, so insertion, updates and the end of a turn can never
+ * overtake each other.
+ *
+ * Insertion evidence for the running turn's prompt, whichever comes first: the agent's
+ * `user_message_chunk` echo (its `messageId` is reused when it has one), any other update of the
+ * turn (including a permission request), or the v1 prompt response. Never earlier.
+ */
+export class BridgedSession {
+  readonly agentSession: AgentSession;
+  readonly #tracker: MessageTracker;
+  readonly #link: V1AgentLink;
+  #chain: Promise<void> = Promise.resolve();
+  readonly #held: Held[] = [];
+  #turn: Turn | undefined;
+  #replay: Replay | undefined;
+
+  constructor(agentSession: AgentSession, tracker: MessageTracker, link: V1AgentLink) {
+    this.agentSession = agentSession;
+    this.#tracker = tracker;
+    this.#link = link;
+  }
+
+  /** The session's ID (the v1 agent's own). */
+  get id(): string {
+    return this.agentSession.id;
+  }
+
+  /** Runs a task after everything queued before it; a failing task does not stop the queue. */
+  #enqueue(task: () => Promise<void>): Promise<void> {
+    const next = this.#chain.then(task);
+    this.#chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Applies one `session/update` from the v1 agent. */
+  fromV1(update: V1.SessionUpdate): void {
+    this.#enqueue(() => this.#apply(update)).catch(() => undefined);
+  }
+
+  async #apply(update: V1.SessionUpdate): Promise<void> {
+    if (this.#replay !== undefined) return this.#applyReplay(update, this.#replay);
+    const turn = this.#turn;
+    if (turn !== undefined && !turn.inserted) {
+      if (update.sessionUpdate === 'user_message_chunk') {
+        const echo = update as V1.UserMessageChunk;
+        const { messageId } = this.#tracker.chunk('user_message', echo.messageId);
+        await this.#insert(turn, messageId);
+        // The agent's echo is authoritative: it replaces the submitted content just reported.
+        await this.agentSession.update({
+          sessionUpdate: 'user_message',
+          messageId,
+          content: [v1ToV2ContentBlock(echo.content)],
+        });
+        return;
+      }
+      await this.#insert(turn);
+    }
+    const converted = this.#convert(update, false);
+    for (const u of converted) await this.agentSession.update(u);
+  }
+
+  async #applyReplay(update: V1.SessionUpdate, replay: Replay): Promise<void> {
+    const converted = this.#convert(update, true);
+    if (replay.peer === undefined) return;
+    for (const u of converted) await this.agentSession.sendTo(replay.peer, u);
+  }
+
+  /** v2 updates for one v1 update; in a replay a new message first gets `content: []` (RFD). */
+  #convert(update: V1.SessionUpdate, replaying: boolean): V2SessionUpdate[] {
+    const kind = CHUNK_KINDS[update.sessionUpdate];
+    if (kind === undefined) {
+      this.#tracker.breakRun();
+      const converted = v1UpdateToV2(update);
+      return converted === undefined ? [] : [converted];
+    }
+    const chunk = update as V1.UserMessageChunk | V1.AgentMessageChunk | V1.AgentThoughtChunk;
+    const { messageId, isNew } = this.#tracker.chunk(kind, chunk.messageId);
+    const meta = chunk._meta === undefined ? {} : { _meta: chunk._meta };
+    const block: ContentBlock = v1ToV2ContentBlock(chunk.content);
+    const out: V2SessionUpdate[] = [];
+    if (replaying && isNew) out.push({ sessionUpdate: kind, messageId, content: [] });
+    out.push({ sessionUpdate: `${kind}_chunk`, messageId, content: block, ...meta } as V2SessionUpdate);
+    return out;
+  }
+
+  /** Settles the turn's prompt as inserted and reports the turn running. */
+  async #insert(turn: Turn, messageId?: string): Promise<void> {
+    turn.inserted = true;
+    const id = messageId ?? this.#tracker.startMessage('user_message');
+    if (turn.prompt.state === 'pending') {
+      // Not retained by the bridge: the v1 agent keeps the history and replays it on session/load.
+      await turn.prompt.insert({ messageId: id, retain: false }).catch(() => undefined);
+    }
+    await this.agentSession.running();
+  }
+
+  /** Takes a v2 prompt: sent to the v1 agent now, or held until its current turn ends. */
+  submit(prompt: PendingPrompt, peer: ClientPeer): void {
+    const onAbort = (): void => {
+      const index = this.#held.findIndex((h) => h.prompt === prompt);
+      if (index < 0) return;
+      this.#held.splice(index, 1);
+      if (prompt.state === 'pending') {
+        prompt.reject(
+          new RpcError(ErrorCodes.RequestCancelled, 'The prompt was cancelled before the v1 agent took it.'),
+        );
+      }
+    };
+    prompt.signal.addEventListener('abort', onAbort, { once: true });
+    this.#held.push({ prompt, peer, onAbort });
+    this.#enqueue(async () => this.#startNext()).catch(() => undefined);
+  }
+
+  #startNext(): void {
+    if (this.#turn !== undefined) return;
+    const next = this.#held.shift();
+    if (next === undefined) return;
+    next.prompt.signal.removeEventListener('abort', next.onAbort);
+    const turn: Turn = { prompt: next.prompt, peer: next.peer, inserted: false };
+    this.#turn = turn;
+    this.#tracker.breakRun();
+    this.#link
+      .prompt({ sessionId: this.id, prompt: next.prompt.content.map((b) => v2ToV1ContentBlock(b)) })
+      .then(
+        (result) => this.#enqueue(() => this.#finish(turn, result)),
+        (error: unknown) => this.#enqueue(() => this.#fail(turn, error)),
+      );
+  }
+
+  async #finish(turn: Turn, result: V1.PromptResponse): Promise<void> {
+    if (!turn.inserted) await this.#insert(turn);
+    this.#tracker.breakRun();
+    this.#turn = undefined;
+    await this.agentSession.idle(v1ToV2StopReason(result.stopReason));
+    this.#startNext();
+  }
+
+  async #fail(turn: Turn, error: unknown): Promise<void> {
+    this.#tracker.breakRun();
+    this.#turn = undefined;
+    if (!turn.inserted) {
+      if (turn.prompt.state === 'pending') turn.prompt.reject(this.#link.toBridgeError(error));
+    } else {
+      // The turn ended without a v1 stop reason (the agent failed after taking the prompt).
+      await this.agentSession.idle();
+    }
+    this.#startNext();
+  }
+
+  /** v2 `session/cancel`: held prompts are dropped (nothing inserted), the v1 turn is cancelled. */
+  async cancel(): Promise<void> {
+    for (const held of this.#held.splice(0)) {
+      held.prompt.signal.removeEventListener('abort', held.onAbort);
+      if (held.prompt.state === 'pending') {
+        held.prompt.reject(
+          new RpcError(
+            ErrorCodes.RequestCancelled,
+            'The session was cancelled before the v1 agent took this prompt.',
+          ),
+        );
+      }
+    }
+    await this.#link.cancel({ sessionId: this.id });
+  }
+
+  /** The v1 agent is gone: prompts it never took fail with the reason. */
+  failHeld(error: RpcError): void {
+    for (const held of this.#held.splice(0)) {
+      if (held.prompt.state === 'pending') held.prompt.reject(error);
+    }
+  }
+
+  /**
+   * A v1 permission request is an update of the running turn (so evidence of insertion); it is
+   * asked of the client whose prompt started the turn, with `requires_action` while it waits.
+   */
+  async requestPermission(params: V1.RequestPermissionRequest): Promise<V1.RequestPermissionResponse> {
+    let peer: ClientPeer | undefined;
+    await this.#enqueue(async () => {
+      if (this.#turn !== undefined && !this.#turn.inserted) await this.#insert(this.#turn);
+      this.#tracker.breakRun();
+      peer = this.#turn?.peer;
+    });
+    const { sessionId: _sessionId, ...request } = v1ToV2RequestPermissionRequest(params);
+    const response: V2RequestPermissionResponse = await this.agentSession.requestPermission(request, peer);
+    return v2ToV1RequestPermissionResponse(response);
+  }
+
+  /**
+   * Runs a v1 `session/load`: every update it replays goes only to `peer` (or nowhere when the
+   * bridge just recounts positions), with message positions counted from the start again.
+   */
+  async load(peer: ClientPeer | undefined, run: () => Promise<unknown>): Promise<void> {
+    await this.#enqueue(async () => {
+      this.#tracker.restart();
+      this.#replay = { peer };
+      if (peer !== undefined) this.agentSession.attach(peer, true);
+    });
+    try {
+      await run();
+    } finally {
+      // Queued behind every update the load replayed, which arrived before its response.
+      await this.#enqueue(async () => {
+        this.#replay = undefined;
+        this.#tracker.breakRun();
+      });
+      if (peer !== undefined) await this.agentSession.release(peer);
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import type { SessionUpdate as V2SessionUpdate } from '@acp-kit/schema';
+import {
+  v1ToV2NewToolCall,
+  v1ToV2PlanUpdate,
+  v1ToV2ToolCallUpdate,
+  v1ToV2UsageUpdate,
+} from '../generated/compat/converters.js';
+import type * as V1 from '../generated/v1/types.js';
+
+/** v1 update kinds with no v2 counterpart travel as v2 extension updates of these names. */
+export const V1_ONLY_UPDATES = {
+  available_commands_update: '_available_commands_update',
+  current_mode_update: '_current_mode_update',
+  config_option_update: '_config_option_update',
+  session_info_update: '_session_info_update',
+} as const;
+
+/**
+ * Converts a v1 update that is not a message chunk (those need message IDs and are the
+ * bridge's job). Both tool_call and tool_call_update become the v2 upsert tool_call_update.
+ */
+export function v1UpdateToV2(update: V1.SessionUpdate): V2SessionUpdate | undefined {
+  switch (update.sessionUpdate) {
+    case 'tool_call':
+      return v1ToV2NewToolCall(update as V1.NewToolCall);
+    case 'tool_call_update':
+      return v1ToV2ToolCallUpdate(update as V1.ToolCallUpdate);
+    case 'plan':
+      return v1ToV2PlanUpdate(update as V1.PlanUpdate);
+    case 'usage_update':
+      return v1ToV2UsageUpdate(update as V1.UsageUpdate);
+    case 'available_commands_update':
+    case 'current_mode_update':
+    case 'config_option_update':
+    case 'session_info_update':
+      return { ...update, sessionUpdate: V1_ONLY_UPDATES[update.sessionUpdate] };
+    case 'user_message_chunk':
+    case 'agent_message_chunk':
+    case 'agent_thought_chunk':
+      return undefined;
+    default:
+      return update as V1.ExtensionSessionUpdate;
+  }
+}

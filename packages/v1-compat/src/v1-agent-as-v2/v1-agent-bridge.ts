@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import type { SessionId, InitializeRequest as V2InitializeRequest } from '@acp-kit/schema';
+import {
+  type AgentConnection,
+  AgentSession,
+  type ClientPeer,
+  Connection,
+  ErrorCodes,
+  MemoryHistoryStore,
+  PendingPrompt,
+  RpcError,
+  schemaValidator,
+  type Transport,
+} from '@acp-kit/sdk';
+import {
+  v1ToV2InitializeResponse,
+  v2ToV1InitializeRequest,
+  v2ToV1LoadSessionRequest,
+  v2ToV1NewSessionRequest,
+  v2ToV1ResumeSessionRequest,
+} from '../generated/compat/converters.js';
+import type {
+  AgentNotificationMap,
+  AgentRequestMap,
+  ClientNotificationMap,
+  ClientRequestMap,
+} from '../generated/v1/methods.js';
+import type * as V1 from '../generated/v1/types.js';
+import { v1SchemaValidator } from '../v1-validator.js';
+import { WrappedPeer } from '../wrapped-peer.js';
+import { BridgedSession } from './bridged-session.js';
+import { MessageTracker } from './message-tracker.js';
+
+/** The bridge's connection to the v1 agent: it handles v1 client methods and calls v1 agent methods. */
+type V1ClientConnection = Connection<
+  ClientRequestMap,
+  ClientNotificationMap,
+  AgentRequestMap,
+  AgentNotificationMap
+>;
+
+/** Who the bridge says it is to the v1 agent when no v2 client introduced itself first. */
+const BRIDGE_INFO: V1.Implementation = { name: 'acp-kit-v1-bridge', version: '1' };
+
+/** Options of {@link V1AgentBridge}. */
+export interface V1AgentBridgeOptions {
+  /** Transport to the v1 agent, e.g. `spawnTransport(command, args)`. */
+  agent: Transport;
+  /** How errors name the agent. Default `v1 agent`. */
+  name?: string;
+}
+
+/**
+ * Serves a v1 agent to v2 clients. The bridge is the v2 agent — sessions, insertion receipts and
+ * state updates come from the SDK's {@link AgentSession} and {@link PendingPrompt} — and the v1
+ * agent's sessions, prompt turns and updates are translated behind it. Serve any number of v2
+ * client connections with {@link V1AgentBridge.serve}.
+ */
+export class V1AgentBridge {
+  readonly #v1: V1ClientConnection;
+  readonly #peer: WrappedPeer;
+  readonly #history = new MemoryHistoryStore();
+  readonly #sessions = new Map<SessionId, BridgedSession>();
+  #initialize: Promise<V1.InitializeResponse> | undefined;
+  #clientCount = 0;
+  /** Resolves with the reason once the v1 agent is gone (exited, closed, or wrote garbage). */
+  readonly closed: Promise<string>;
+
+  constructor(options: V1AgentBridgeOptions) {
+    this.#v1 = new Connection(options.agent, { validator: v1SchemaValidator });
+    this.#peer = new WrappedPeer(options.name ?? 'v1 agent', this.#v1);
+    this.#v1.onNotification('session/update', (params) =>
+      this.#sessions.get(params.sessionId)?.fromV1(params.update),
+    );
+    this.#v1.onRequest('session/request_permission', (params) => {
+      const session = this.#sessions.get(params.sessionId);
+      if (!session)
+        throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId: params.sessionId });
+      return session.requestPermission(params);
+    });
+    this.closed = this.#peer.closed;
+    this.closed.then((reason) => {
+      const error = new RpcError(ErrorCodes.InternalError, `${this.#peer.name} unavailable: ${reason}`);
+      for (const session of this.#sessions.values()) session.failHeld(error);
+    });
+    this.#v1.listen();
+  }
+
+  /** Closes the connection to the v1 agent. */
+  close(): void {
+    this.#peer.close();
+  }
+
+  async #call<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw this.#peer.toBridgeError(error);
+    }
+  }
+
+  /**
+   * Initializes the v1 agent once, with the first v2 client's info. The bridge serves no
+   * file-system or terminal requests, so it says so whatever the v2 client could do.
+   */
+  #v1Capabilities(first?: V2InitializeRequest): Promise<V1.InitializeResponse> {
+    const clientInfo = first === undefined ? BRIDGE_INFO : v2ToV1InitializeRequest(first).clientInfo;
+    this.#initialize ??= this.#call(() =>
+      this.#v1.sendRequest('initialize', {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: clientInfo ?? BRIDGE_INFO,
+      }),
+    );
+    return this.#initialize;
+  }
+
+  async #open(sessionId: SessionId, cwd: string, epoch = ''): Promise<BridgedSession> {
+    const existing = this.#sessions.get(sessionId);
+    if (existing) return existing;
+    if (!(await this.#history.getSession(sessionId))) await this.#history.createSession({ sessionId, cwd });
+    const agentSession = new AgentSession(sessionId, cwd, this.#history);
+    const link = {
+      prompt: (params: V1.PromptRequest) => this.#v1.sendRequest('session/prompt', params),
+      cancel: (params: V1.CancelNotification) => this.#v1.sendNotification('session/cancel', params),
+      toBridgeError: (error: unknown) => this.#peer.toBridgeError(error),
+    };
+    const session = new BridgedSession(agentSession, new MessageTracker(sessionId, epoch), link);
+    this.#sessions.set(sessionId, session);
+    return session;
+  }
+
+  #require(sessionId: SessionId): BridgedSession {
+    const session = this.#sessions.get(sessionId);
+    if (!session) throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId });
+    return session;
+  }
+
+  /** Serves one v2 client connection over `transport`; returns the connection (already listening). */
+  serve(transport: Transport): AgentConnection {
+    const connection: AgentConnection = new Connection(transport, { validator: schemaValidator });
+    const peer: ClientPeer = {
+      label: `v2-client#${++this.#clientCount}`,
+      get open() {
+        return !connection.isClosed;
+      },
+      notify: (params) => connection.sendNotification('session/update', params),
+      request: (method, params, signal) =>
+        connection.sendRequest(method, params, signal ? { signal } : undefined) as never,
+    };
+    const attached = new Set<BridgedSession>();
+    const attach = (session: BridgedSession): void => {
+      session.agentSession.attach(peer);
+      attached.add(session);
+    };
+
+    connection.onRequest('initialize', async (params) => {
+      // The v1 agent is initialized once, by the bridge; each v2 client gets the translated answer.
+      return v1ToV2InitializeResponse(await this.#v1Capabilities(params));
+    });
+
+    connection.onRequest('session/new', async (params) => {
+      await this.#v1Capabilities();
+      const created = await this.#call(() =>
+        this.#v1.sendRequest('session/new', v2ToV1NewSessionRequest(params)),
+      );
+      const session = await this.#open(created.sessionId, params.cwd);
+      attach(session);
+      return { sessionId: created.sessionId };
+    });
+
+    connection.onRequest('session/resume', async (params) => {
+      const caps = (await this.#v1Capabilities()).agentCapabilities;
+      const cursor = params.replayFrom ?? undefined;
+      if (cursor !== undefined && cursor.type !== 'start') {
+        throw new RpcError(
+          ErrorCodes.InvalidParams,
+          `Unsupported replay cursor type ${JSON.stringify(cursor.type)}`,
+          {
+            pointer: '/params/replayFrom/type',
+            expected: 'start',
+          },
+        );
+      }
+      const live = this.#sessions.get(params.sessionId);
+      if (live !== undefined && cursor === undefined) {
+        attach(live);
+        return {};
+      }
+      if (caps?.loadSession === true) {
+        // Also without replay: loading lets the bridge recount message positions, so the
+        // derived IDs of later messages continue where the conversation left off.
+        const session = await this.#open(params.sessionId, params.cwd);
+        await session.load(cursor === undefined ? undefined : peer, () =>
+          this.#call(() => this.#v1.sendRequest('session/load', v2ToV1LoadSessionRequest(params))),
+        );
+        attach(session);
+        return {};
+      }
+      if (live !== undefined) {
+        // Asked for replay, but the v1 agent cannot load: nothing is retained, nothing replayed.
+        attach(live);
+        return {};
+      }
+      if (caps?.sessionCapabilities?.resume === undefined || caps.sessionCapabilities.resume === null) {
+        throw new RpcError(
+          ErrorCodes.ResourceNotFound,
+          'Session not found: the v1 agent can neither load nor resume sessions',
+          {
+            sessionId: params.sessionId,
+          },
+        );
+      }
+      await this.#call(() => this.#v1.sendRequest('session/resume', v2ToV1ResumeSessionRequest(params)));
+      // Positions are unknown without a replay: later derived IDs are salted to stay unique.
+      const session = await this.#open(params.sessionId, params.cwd, randomUUID());
+      attach(session);
+      return {};
+    });
+
+    connection.onRequest('session/prompt', (params, context) => {
+      const session = this.#require(params.sessionId);
+      attach(session);
+      const prompt = new PendingPrompt(session.id, params.prompt, context.signal, session.agentSession);
+      session.submit(prompt, peer);
+      return prompt.response;
+    });
+
+    connection.onNotification('session/cancel', async (params) => {
+      await this.#sessions.get(params.sessionId)?.cancel();
+    });
+
+    connection.onClose(() => {
+      for (const session of attached) session.agentSession.detach(peer);
+      attached.clear();
+    });
+    connection.listen();
+    return connection;
+  }
+}
+
+/** Options of {@link serveV1AgentAsV2}. */
+export interface ServeV1AgentAsV2Options extends V1AgentBridgeOptions {
+  /** Transport from the v2 client (e.g. `stdioTransport()`). */
+  client: Transport;
+}
+
+/** Serves the v1 agent behind `agent` to the v2 client on `client`; see {@link V1AgentBridge}. */
+export function serveV1AgentAsV2(options: ServeV1AgentAsV2Options): {
+  bridge: V1AgentBridge;
+  connection: AgentConnection;
+} {
+  const bridge = new V1AgentBridge(options);
+  return { bridge, connection: bridge.serve(options.client) };
+}

@@ -1,0 +1,65 @@
+import type { MessageId, StopReason } from '@acp-kit/schema';
+
+interface Idle {
+  readonly seq: number;
+  readonly stopReason: StopReason | null | undefined;
+}
+
+interface Waiter {
+  readonly messageId: MessageId;
+  /** Position at which the prompt response arrived; an idle after it counts if the message was never reported. */
+  readonly answeredAt: number;
+  readonly resolve: (stopReason: StopReason | null | undefined) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Idles kept for responses still on their way; older ones cannot matter to a new prompt. */
+const KEPT_IDLES = 64;
+
+/**
+ * Decides when a v1 prompt's turn is over: at the first `idle` the v2 agent reports after it
+ * reported the prompt's user message. Updates may arrive before or after the prompt response,
+ * so both orders are handled: the watcher remembers where each user message and each idle
+ * appeared in the session's stream.
+ */
+export class TurnWatcher {
+  #seq = 0;
+  readonly #userSeenAt = new Map<MessageId, number>();
+  readonly #idles: Idle[] = [];
+  #waiters: Waiter[] = [];
+
+  /** Records a user message report (update or chunk). */
+  userMessage(messageId: MessageId): void {
+    this.#seq += 1;
+    if (!this.#userSeenAt.has(messageId)) this.#userSeenAt.set(messageId, this.#seq);
+  }
+
+  /** Records an idle state update. */
+  idle(stopReason: StopReason | null | undefined): void {
+    this.#seq += 1;
+    this.#idles.push({ seq: this.#seq, stopReason });
+    if (this.#idles.length > KEPT_IDLES) this.#idles.shift();
+    this.#waiters = this.#waiters.filter((w) => !this.#settle(w));
+  }
+
+  #settle(waiter: Waiter): boolean {
+    const after = this.#userSeenAt.get(waiter.messageId) ?? waiter.answeredAt;
+    const idle = this.#idles.find((i) => i.seq > after);
+    if (idle === undefined) return false;
+    waiter.resolve(idle.stopReason);
+    return true;
+  }
+
+  /** Resolves with the stop reason of the turn that processes the inserted message `messageId`. */
+  turnEnd(messageId: MessageId): Promise<StopReason | null | undefined> {
+    return new Promise((resolve, reject) => {
+      const waiter = { messageId, answeredAt: this.#seq, resolve, reject };
+      if (!this.#settle(waiter)) this.#waiters.push(waiter);
+    });
+  }
+
+  /** The v2 agent is gone: every turn still waited for fails with `error`. */
+  fail(error: unknown): void {
+    for (const waiter of this.#waiters.splice(0)) waiter.reject(error);
+  }
+}

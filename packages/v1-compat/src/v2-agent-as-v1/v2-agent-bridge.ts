@@ -1,0 +1,231 @@
+import type {
+  AgentNotificationMap as V2AgentNotificationMap,
+  AgentRequestMap as V2AgentRequestMap,
+  ClientNotificationMap as V2ClientNotificationMap,
+  ClientRequestMap as V2ClientRequestMap,
+  SessionId,
+  SessionNotification as V2SessionNotification,
+  SessionUpdate as V2SessionUpdate,
+} from '@acp-kit/schema';
+import { Connection, ErrorCodes, RpcError, schemaValidator, type Transport } from '@acp-kit/sdk';
+import {
+  v1ToV2InitializeRequest,
+  v1ToV2LoadSessionRequest,
+  v1ToV2NewSessionRequest,
+  v1ToV2PromptRequest,
+  v1ToV2RequestPermissionResponse,
+  v1ToV2ResumeSessionRequest,
+  v2ToV1InitializeResponse,
+  v2ToV1NewSessionResponse,
+  v2ToV1RequestPermissionRequest,
+} from '../generated/compat/converters.js';
+import type {
+  AgentNotificationMap,
+  AgentRequestMap,
+  ClientNotificationMap,
+  ClientRequestMap,
+} from '../generated/v1/methods.js';
+import type * as V1 from '../generated/v1/types.js';
+import type { MessageKind } from '../message-ids.js';
+import { v1SchemaValidator } from '../v1-validator.js';
+import { WrappedPeer } from '../wrapped-peer.js';
+import { ChunkWriter } from './chunk-writer.js';
+import { TurnWatcher } from './turn-watcher.js';
+import { v2UpdateToV1 } from './update-to-v1.js';
+
+/** The bridge's connection to the v2 agent, as a v2 client. */
+type V2ClientConnection = Connection<
+  V2ClientRequestMap,
+  V2ClientNotificationMap,
+  V2AgentRequestMap,
+  V2AgentNotificationMap
+>;
+/** The bridge's connection to the v1 client, as a v1 agent. */
+export type V1AgentConnection = Connection<
+  AgentRequestMap,
+  AgentNotificationMap,
+  ClientRequestMap,
+  ClientNotificationMap
+>;
+
+const MESSAGE_KINDS: Record<string, { kind: MessageKind; chunk: boolean }> = {
+  user_message: { kind: 'user_message', chunk: false },
+  user_message_chunk: { kind: 'user_message', chunk: true },
+  agent_message: { kind: 'agent_message', chunk: false },
+  agent_message_chunk: { kind: 'agent_message', chunk: true },
+  agent_thought: { kind: 'agent_thought', chunk: false },
+  agent_thought_chunk: { kind: 'agent_thought', chunk: true },
+};
+
+/** What the bridge keeps per session. */
+class SessionView {
+  readonly turns = new TurnWatcher();
+  readonly writer = new ChunkWriter();
+  readonly toolCalls = new Set<string>();
+  /** User messages the v1 client submitted itself: it already shows them, so they are not echoed. */
+  readonly ownMessages = new Set<string>();
+  /** v1 prompts whose v2 response has not arrived: updates wait so the echo can be recognised. */
+  answering = 0;
+  buffered: V2SessionUpdate[] = [];
+  /** A v1 session/load is replaying: everything goes out, the client's own prompts included. */
+  loading = false;
+}
+
+/** Options of {@link serveV2AgentAsV1}. */
+export interface ServeV2AgentAsV1Options {
+  /** Transport to the v2 agent, e.g. `spawnTransport(command, args)`. */
+  agent: Transport;
+  /** Transport from the v1 client (e.g. `stdioTransport()`). */
+  client: Transport;
+  /** How errors name the agent. Default `v2 agent`. */
+  name?: string;
+}
+
+/** A running v2-agent-as-v1 bridge. */
+export interface V2AgentBridge {
+  /** The v1 client connection. */
+  readonly connection: V1AgentConnection;
+  /** Resolves with the reason once the v2 agent is gone. */
+  readonly closed: Promise<string>;
+  /** Closes both connections. */
+  close(): void;
+}
+
+/**
+ * Serves a v2 agent to a v1 client. A v1 `session/prompt` stays open until the v2 agent reports
+ * `idle` after inserting it, then answers `{stopReason}`; v2 message updates become v1 chunks
+ * (see {@link ChunkWriter} for replacements); `state_update` is not forwarded; v1 `session/load`
+ * is v2 `session/resume` with replay from the start.
+ */
+export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridge {
+  const v2: V2ClientConnection = new Connection(options.agent, { validator: schemaValidator });
+  const peer = new WrappedPeer(options.name ?? 'v2 agent', v2);
+  const v1: V1AgentConnection = new Connection(options.client, { validator: v1SchemaValidator });
+  const sessions = new Map<SessionId, SessionView>();
+  const view = (sessionId: SessionId): SessionView => {
+    let found = sessions.get(sessionId);
+    if (found === undefined) {
+      found = new SessionView();
+      sessions.set(sessionId, found);
+    }
+    return found;
+  };
+  const call = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      throw peer.toBridgeError(error);
+    }
+  };
+  const send = (sessionId: SessionId, update: V1.SessionUpdate): void => {
+    v1.sendNotification('session/update', { sessionId, update }).catch(() => undefined);
+  };
+
+  const forward = (sessionId: SessionId, s: SessionView, update: V2SessionUpdate): void => {
+    const message = MESSAGE_KINDS[update.sessionUpdate];
+    if (message !== undefined) {
+      const m = update as { messageId: string; content?: unknown };
+      if (message.kind === 'user_message' && !s.loading && s.ownMessages.has(m.messageId)) return;
+      const out = message.chunk
+        ? s.writer.chunk(message.kind, m.messageId, m.content as never)
+        : s.writer.update(message.kind, m.messageId, m.content as never);
+      for (const u of out) send(sessionId, u);
+      return;
+    }
+    if (update.sessionUpdate === 'state_update') return;
+    const converted = v2UpdateToV1(update, s.toolCalls);
+    if (converted !== undefined) send(sessionId, converted);
+  };
+
+  v2.onNotification('session/update', (params: V2SessionNotification) => {
+    const s = view(params.sessionId);
+    const { update } = params;
+    if (update.sessionUpdate === 'user_message' || update.sessionUpdate === 'user_message_chunk') {
+      s.turns.userMessage(update.messageId);
+    }
+    if (update.sessionUpdate === 'state_update' && update.state === 'idle') {
+      s.turns.idle((update as { stopReason?: V1.StopReason | null }).stopReason);
+    }
+    if (s.answering > 0 && !s.loading) s.buffered.push(update);
+    else forward(params.sessionId, s, update);
+  });
+
+  v2.onRequest('session/request_permission', async (params) => {
+    const response = await v1.sendRequest(
+      'session/request_permission',
+      v2ToV1RequestPermissionRequest(params),
+    );
+    return v1ToV2RequestPermissionResponse(response);
+  });
+
+  v1.onRequest('initialize', async (params) => {
+    const response = await call(() => v2.sendRequest('initialize', v1ToV2InitializeRequest(params)));
+    return v2ToV1InitializeResponse(response);
+  });
+
+  v1.onRequest('session/new', async (params) => {
+    const response = await call(() => v2.sendRequest('session/new', v1ToV2NewSessionRequest(params)));
+    view(response.sessionId);
+    return v2ToV1NewSessionResponse(response);
+  });
+
+  v1.onRequest('session/load', async (params) => {
+    const s = view(params.sessionId);
+    s.writer.reset();
+    s.toolCalls.clear();
+    s.loading = true;
+    try {
+      await call(() => v2.sendRequest('session/resume', v1ToV2LoadSessionRequest(params)));
+    } finally {
+      s.loading = false;
+    }
+    return {};
+  });
+
+  v1.onRequest('session/resume', async (params) => {
+    await call(() => v2.sendRequest('session/resume', v1ToV2ResumeSessionRequest(params)));
+    view(params.sessionId);
+    return {};
+  });
+
+  v1.onRequest('session/prompt', async (params) => {
+    const s = view(params.sessionId);
+    s.answering += 1;
+    let messageId: string;
+    try {
+      ({ messageId } = await call(() => v2.sendRequest('session/prompt', v1ToV2PromptRequest(params))));
+      s.ownMessages.add(messageId);
+    } catch (error) {
+      // A prompt the v2 agent dropped because the session was cancelled ends the v1 turn as cancelled.
+      if (error instanceof RpcError && error.code === ErrorCodes.RequestCancelled)
+        return { stopReason: 'cancelled' };
+      throw error;
+    } finally {
+      s.answering -= 1;
+      if (s.answering === 0) {
+        for (const update of s.buffered.splice(0)) forward(params.sessionId, s, update);
+      }
+    }
+    const stopReason = await s.turns.turnEnd(messageId);
+    return { stopReason: stopReason ?? 'end_turn' };
+  });
+
+  v1.onNotification('session/cancel', (params) => {
+    v2.sendNotification('session/cancel', params).catch(() => undefined);
+  });
+
+  peer.closed.then((reason) => {
+    const error = new RpcError(ErrorCodes.InternalError, `${peer.name} unavailable: ${reason}`);
+    for (const s of sessions.values()) s.turns.fail(error);
+  });
+  v2.listen();
+  v1.listen();
+  return {
+    connection: v1,
+    closed: peer.closed,
+    close: () => {
+      v1.close();
+      peer.close();
+    },
+  };
+}
