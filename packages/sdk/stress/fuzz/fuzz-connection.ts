@@ -1,0 +1,343 @@
+/**
+ * Drives one real receiver — an SDK `Agent` or `Client` on a `Connection` over a stream pair —
+ * with generated and mutated lines, and checks every reaction against the oracle.
+ */
+import { PassThrough } from 'node:stream';
+import fc from 'fast-check';
+import { Agent, type AgentConnection } from '../../src/agent/index.js';
+import { Client, type ClientConnection } from '../../src/client/index.js';
+import { Connection, type Diagnostic } from '../../src/rpc/index.js';
+import { streamTransport } from '../../src/transports/index.js';
+import { MUTATION_CLASSES, type MutationClass, mutate, oneLine, Random } from './mutations.js';
+import { type Expectation, expect as expectFor, type Handled } from './oracle.js';
+import { idAllocator, type Side, seedArb } from './seeds.js';
+
+/** Options of {@link fuzzConnection}. */
+export interface FuzzOptions {
+  side: Side;
+  lines: number;
+  seed: number;
+  /** The receiver's incoming line limit; small so oversized lines are cheap. Default 64 KiB. */
+  limit?: number;
+  /** Lines sent before waiting for their replies. Default 200. */
+  batch?: number;
+  /** How long to wait for a batch's replies before counting them missing. Default 10 s. */
+  replyTimeoutMs?: number;
+}
+
+/** What a fuzz run observed. Every count except `lines` and `byClass` must be zero. */
+export interface FuzzReport {
+  side: Side;
+  lines: number;
+  byClass: Record<MutationClass, number>;
+  /** Replies with the wrong code, wrong id, or a reply where none was due. */
+  wrongCodes: number;
+  /** Replies that never came. */
+  missingReplies: number;
+  /** Silent lines (notifications, stray responses) that should have produced a diagnostic and did not, or vice versa. */
+  diagnosticMismatches: number;
+  /** Prompt receipts (`messageId`) whose user message was never reported to the submitter (lost). */
+  receiptsWithoutReport: number;
+  /** Stored objects whose prototype a `__proto__` key replaced (local prototype pollution), summed over batches. */
+  poisonedObjects: number;
+  /** Whether a valid request was still answered after the storm. */
+  answersAfterStorm: boolean;
+  /** Examples of failures, for the report. */
+  samples: string[];
+}
+
+const AGENT_HANDLES: Handled = {
+  requests: new Set(['initialize', 'session/new', 'session/resume', 'session/prompt']),
+  notifications: new Set(['session/cancel']),
+};
+const CLIENT_HANDLES: Handled = {
+  requests: new Set(['session/request_permission']),
+  notifications: new Set(['session/update']),
+};
+const SILENT_DIAGNOSTICS = new Set<Diagnostic['kind']>([
+  'unknown-notification',
+  'invalid-notification-params',
+  'unknown-response',
+  'peer-error',
+]);
+
+interface Reply {
+  id: unknown;
+  result?: unknown;
+  error?: { code: number };
+}
+
+interface Receiver {
+  connection: Connection;
+  sessionIds: string[];
+  /** Objects the receiver kept whose prototype was swapped by a `__proto__` key. */
+  poisoned(): number;
+  close(): void;
+}
+
+/** Counts objects reachable from `root` whose prototype is not a plain object's or an array's. */
+export function countPoisoned(root: unknown, seen = new Set<object>()): number {
+  if (typeof root !== 'object' || root === null || seen.has(root)) return 0;
+  seen.add(root);
+  const proto = Object.getPrototypeOf(root);
+  let count = proto === Object.prototype || proto === Array.prototype || proto === null ? 0 : 1;
+  for (const key of Reflect.ownKeys(root)) {
+    count += countPoisoned((root as Record<string | symbol, unknown>)[key], seen);
+  }
+  return count;
+}
+
+async function agentReceiver(
+  toReceiver: PassThrough,
+  fromReceiver: PassThrough,
+  limit: number,
+): Promise<Receiver> {
+  const agent = new Agent({
+    info: { name: 'fuzz-agent', version: '0' },
+    async onPrompt(prompt) {
+      // Live-only, so resume replay stays short however many prompts the fuzzer lands.
+      await prompt.insert({ retain: false });
+    },
+  });
+  const sessions = await Promise.all([agent.createSession('/fuzz'), agent.createSession('/fuzz')]);
+  const connection: AgentConnection = new Connection(
+    streamTransport(toReceiver, fromReceiver, { maxMessageBytes: limit }),
+  );
+  agent.serve(connection, 'fuzzer');
+  return {
+    connection: connection as unknown as Connection,
+    sessionIds: sessions.map((s) => s.id),
+    poisoned: () => 0,
+    close: () => connection.close(),
+  };
+}
+
+function clientReceiver(toReceiver: PassThrough, fromReceiver: PassThrough, limit: number): Receiver {
+  const connection: ClientConnection = new Connection(
+    streamTransport(toReceiver, fromReceiver, { maxMessageBytes: limit }),
+  );
+  const client = new Client(connection, { info: { name: 'fuzz-client', version: '0' } });
+  return {
+    connection: connection as unknown as Connection,
+    sessionIds: ['sess_fuzz'],
+    poisoned: () =>
+      client.store.sessionIds().reduce((sum, id) => sum + countPoisoned(client.store.snapshot(id)), 0),
+    close: () => client.close(),
+  };
+}
+
+function withId(message: Record<string, unknown>, nextId: () => string | number): Record<string, unknown> {
+  return 'id' in message && message.id !== null ? { ...message, id: nextId() } : message;
+}
+
+/** Runs the fuzzer against one fresh receiver and reports what it saw. */
+export async function fuzzConnection(options: FuzzOptions): Promise<FuzzReport> {
+  const limit = options.limit ?? 64 * 1024;
+  const batchSize = options.batch ?? 200;
+  const timeoutMs = options.replyTimeoutMs ?? 10_000;
+  const handled = options.side === 'agent' ? AGENT_HANDLES : CLIENT_HANDLES;
+  const toReceiver = new PassThrough();
+  const fromReceiver = new PassThrough();
+  const receiver =
+    options.side === 'agent'
+      ? await agentReceiver(toReceiver, fromReceiver, limit)
+      : clientReceiver(toReceiver, fromReceiver, limit);
+
+  const report: FuzzReport = {
+    side: options.side,
+    lines: 0,
+    byClass: Object.fromEntries(MUTATION_CLASSES.map((c) => [c, 0])) as Record<MutationClass, number>,
+    wrongCodes: 0,
+    missingReplies: 0,
+    diagnosticMismatches: 0,
+    receiptsWithoutReport: 0,
+    poisonedObjects: 0,
+    answersAfterStorm: false,
+    samples: [],
+  };
+  const fail = (what: string): void => {
+    if (report.samples.length < 10) report.samples.push(what.slice(0, 300));
+  };
+
+  let silentDiagnostics = 0;
+  receiver.connection.onDiagnostic((diagnostic) => {
+    if (SILENT_DIAGNOSTICS.has(diagnostic.kind)) silentDiagnostics++;
+  });
+
+  // Everything the receiver writes, parsed line by line.
+  const replies: Reply[] = [];
+  const reported = new Set<string>();
+  const classOf = new Map<string | number, MutationClass>();
+  const receipts = new Map<string, MutationClass>();
+  let wake: (() => void) | undefined;
+  let pendingText = '';
+  fromReceiver.setEncoding('utf8');
+  fromReceiver.on('data', (chunk: string) => {
+    pendingText += chunk;
+    let nl = pendingText.indexOf('\n');
+    while (nl !== -1) {
+      const message = JSON.parse(pendingText.slice(0, nl)) as Record<string, unknown>;
+      pendingText = pendingText.slice(nl + 1);
+      nl = pendingText.indexOf('\n');
+      if (typeof message.method === 'string') {
+        const update = (message.params as { update?: { messageId?: unknown } } | undefined)?.update;
+        if (typeof update?.messageId === 'string') reported.add(update.messageId);
+        continue;
+      }
+      const reply = message as unknown as Reply;
+      const messageId = (reply.result as { messageId?: unknown } | null | undefined)?.messageId;
+      if (typeof messageId === 'string') receipts.set(messageId, classOf.get(reply.id as string) ?? 'none');
+      replies.push(reply);
+    }
+    wake?.();
+  });
+
+  const random = new Random(options.seed);
+  const nextId = idAllocator();
+  const seeds = fc.sample(seedArb(options.side, receiver.sessionIds), {
+    numRuns: Math.min(options.lines, 5000),
+    seed: options.seed,
+  });
+
+  let carried: { bytes: Buffer; cls: MutationClass } | undefined;
+  for (let sent = 0; sent < options.lines; ) {
+    const byId = new Map<string | number, Expectation>();
+    const nullCodes: number[] = [];
+    let dueDiagnostics = 0;
+    const diagnosticsBefore = silentDiagnostics;
+    const repliesBefore = replies.length;
+    for (let i = 0; i < batchSize && sent < options.lines; i++) {
+      let line = carried;
+      carried = undefined;
+      if (!line) {
+        const cls = MUTATION_CLASSES[sent % MUTATION_CLASSES.length]!;
+        const message = withId(seeds[random.int(0, seeds.length - 1)]!, nextId);
+        line = { bytes: oneLine(mutate(random, message, cls, limit)), cls };
+      }
+      const expectation = expectFor(line.bytes, limit, handled);
+      const id = expectation?.kind === 'error' || expectation?.kind === 'handled' ? expectation.id : null;
+      if (id !== null && byId.has(id)) {
+        // A mutation produced an id already in flight: send it with the next batch instead.
+        carried = line;
+        break;
+      }
+      if (expectation?.kind === 'error' && id === null) nullCodes.push(expectation.code);
+      else if (id !== null && expectation) {
+        byId.set(id, expectation);
+        classOf.set(id, line.cls);
+      } else if (expectation?.kind === 'silent' && expectation.diagnostic) dueDiagnostics++;
+      report.byClass[line.cls]++;
+      report.lines++;
+      sent++;
+      toReceiver.write(Buffer.concat([line.bytes, Buffer.from('\n')]));
+    }
+    const due = byId.size + nullCodes.length;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done(): void {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = () => {
+        if (replies.length - repliesBefore >= due) setImmediate(done);
+      };
+      wake();
+    });
+    // Let stragglers (a second reply to the same id, say) show up before judging the batch.
+    await new Promise((resolve) => setImmediate(resolve));
+
+    const gotNull: number[] = [];
+    for (const reply of replies.slice(repliesBefore)) {
+      if (reply.id === null) {
+        gotNull.push(reply.error?.code ?? 0);
+        continue;
+      }
+      const expectation = byId.get(reply.id as string | number);
+      if (!expectation) {
+        report.wrongCodes++;
+        fail(`unexpected reply ${JSON.stringify(reply)}`);
+        continue;
+      }
+      byId.delete(reply.id as string | number);
+      if (expectation.kind === 'error' && reply.error?.code !== expectation.code) {
+        report.wrongCodes++;
+        fail(`id ${JSON.stringify(reply.id)}: expected ${expectation.code}, got ${JSON.stringify(reply)}`);
+      } else if (
+        expectation.kind === 'handled' &&
+        reply.error &&
+        [-32700, -32600, -32601].includes(reply.error.code)
+      ) {
+        report.wrongCodes++;
+        fail(`id ${JSON.stringify(reply.id)}: valid request refused with ${reply.error.code}`);
+      }
+    }
+    classOf.clear();
+    // Checked per batch: a later update for the same message replaces a poisoned object.
+    const poisoned = receiver.poisoned();
+    if (poisoned > 0) {
+      report.poisonedObjects += poisoned;
+      fail(`${poisoned} stored object(s) got their prototype from a __proto__ key`);
+    }
+    report.missingReplies += byId.size;
+    for (const [id] of byId) fail(`no reply for id ${JSON.stringify(id)}`);
+    const expectedNull = nullCodes.sort().join(',');
+    const actualNull = gotNull.sort().join(',');
+    if (expectedNull !== actualNull) {
+      const missing = Math.max(0, nullCodes.length - gotNull.length);
+      report.missingReplies += missing;
+      report.wrongCodes += Math.max(0, gotNull.length - nullCodes.length) + (missing === 0 ? 1 : 0);
+      fail(`null-id errors: expected [${expectedNull}], got [${actualNull}]`);
+    }
+    const diagnosed = silentDiagnostics - diagnosticsBefore;
+    if (diagnosed !== dueDiagnostics) {
+      report.diagnosticMismatches += Math.abs(diagnosed - dueDiagnostics);
+      fail(`expected ${dueDiagnostics} diagnostics for silent lines, got ${diagnosed}`);
+    }
+  }
+
+  // After the storm the connection must still answer a valid request.
+  const before = replies.length;
+  const probeId = 'after-storm';
+  const probe =
+    options.side === 'agent'
+      ? {
+          jsonrpc: '2.0',
+          id: probeId,
+          method: 'initialize',
+          params: { protocolVersion: 2, info: { name: 'fuzzer', version: '0' } },
+        }
+      : {
+          jsonrpc: '2.0',
+          id: probeId,
+          method: 'session/request_permission',
+          params: {
+            sessionId: 'sess_fuzz',
+            title: 'after the storm',
+            options: [{ optionId: 'ok', name: 'OK', kind: 'allow_once' }],
+          },
+        };
+  toReceiver.write(`${JSON.stringify(probe)}\n`);
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    wake = () => {
+      if (replies.slice(before).some((r) => r.id === probeId)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    wake();
+  });
+  const answer = replies.slice(before).find((r) => r.id === probeId);
+  report.answersAfterStorm =
+    answer !== undefined && answer.result !== undefined && !receiver.connection.isClosed;
+  if (!report.answersAfterStorm) fail(`after the storm: ${JSON.stringify(answer)}`);
+  // The answer may come before or after the report (both are allowed), but the report must come.
+  for (const [messageId, cls] of receipts) {
+    if (reported.has(messageId)) continue;
+    report.receiptsWithoutReport++;
+    fail(`receipt ${messageId} (${cls} line): its user_message was never reported to the submitter`);
+  }
+  receiver.close();
+  return report;
+}
