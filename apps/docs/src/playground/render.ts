@@ -217,47 +217,47 @@ function rulesTable(analysis: TranscriptAnalysis): HTMLElement {
   );
 }
 
-/** Elements of the playground page the script fills in. */
+/** The containers of the playground page, one per section, that the script fills in. */
+export interface PlaygroundOutput {
+  readonly summary: HTMLElement;
+  readonly findings: HTMLElement;
+  readonly messages: HTMLElement;
+  readonly conversation: HTMLElement;
+  readonly diagram: HTMLElement;
+  readonly rules: HTMLElement;
+}
+
+/** Elements of the playground page the script reads and fills. */
 export interface PlaygroundElements {
   readonly input: HTMLTextAreaElement;
   readonly file: HTMLInputElement;
   readonly samples: readonly HTMLButtonElement[];
-  readonly output: HTMLElement;
+  readonly output: PlaygroundOutput;
 }
 
-/** Lints and renders one transcript into the output area. */
-export function renderTranscript(text: string, output: HTMLElement): void {
-  output.replaceChildren();
+/** Lints and renders one transcript into the page's sections. */
+export function renderTranscript(text: string, output: PlaygroundOutput): void {
+  for (const element of Object.values(output)) element.replaceChildren();
   if (text.trim() === '') {
-    output.append(h('p', { class: 'pg-empty' }, 'Paste a transcript above, open a file or load a sample.'));
+    output.summary.append(
+      h('p', { class: 'pg-empty' }, 'Paste a transcript above, open a file or load a sample.'),
+    );
     return;
   }
   const analysis = analyzeTranscript(text);
-  const conversation = reconcile(analysis.entries);
   const figure = h('figure', { class: 'sequence-diagram not-content pg-diagram' });
   figure.innerHTML = renderSequenceDiagram(transcriptDiagram(analysis.rows, analysis.prompts));
-  output.append(
-    summary(analysis),
-    h('h2', { id: 'findings' }, 'Findings'),
+  output.summary.append(summary(analysis));
+  output.findings.append(
     analysis.lint.findings.length === 0
       ? h('p', {}, 'None.')
       : h('ul', { class: 'pg-findings' }, ...analysis.lint.findings.map(findingItem)),
-    h('h2', { id: 'messages' }, 'Messages'),
-    messagesTable(analysis.rows),
-    h('h2', { id: 'conversation' }, 'Reconciled conversation'),
-    h(
-      'p',
-      { class: 'pg-detail' },
-      'What a client using the SDK’s ConversationStore shows after reading the transcript: prompts reconciled with their user messages by messageId only.',
-    ),
-    conversationView(conversation),
-    h('h2', { id: 'diagram' }, 'Sequence diagram'),
-    figure,
-    h('h2', { id: 'rules' }, 'Rules'),
-    rulesTable(analysis),
   );
+  output.messages.append(messagesTable(analysis.rows));
+  output.conversation.append(conversationView(reconcile(analysis.entries)));
+  output.diagram.append(figure);
+  output.rules.append(rulesTable(analysis));
 }
-
 /** Wires the page: typing, opening a file and loading a sample all re-check the transcript. */
 export function mountPlayground(elements: PlaygroundElements, sampleUrl: (name: string) => string): void {
   const { input, file, samples, output } = elements;

@@ -60,7 +60,9 @@ export async function startStaticServer(root: string): Promise<StaticServer> {
       }
       response.writeHead(200, {
         'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
-        'cache-control': 'no-store',
+        // Astro's hashed bundles never change under one name, so the browser may keep them across
+        // page visits (as a real host lets it); pages themselves are always fetched fresh.
+        'cache-control': (request.url ?? '').startsWith('/_astro/') ? 'max-age=3600, immutable' : 'no-store',
       });
       if (request.method === 'HEAD') response.end();
       else createReadStream(file).pipe(response);
