@@ -19,6 +19,8 @@ export interface AgentLaunch {
   env?: NodeJS.ProcessEnv;
   /** Longest wait for any one answer or condition. */
   timeoutMs: number;
+  /** Longest wait for the answer to the first request, which includes the process starting up. */
+  startupTimeoutMs: number;
 }
 
 /** The agent's answer to a request: its result or error, or why there was none. */
@@ -50,12 +52,14 @@ export class AgentProcess {
   readonly #connection: Connection;
   readonly #recorder: TranscriptRecorder;
   readonly #timeoutMs: number;
+  readonly #startupTimeoutMs: number;
   #stderr = '';
   #exit: ProcessExit | undefined;
   readonly #exitWaiters = new Set<() => void>();
 
   constructor(launch: AgentLaunch) {
     this.#timeoutMs = launch.timeoutMs;
+    this.#startupTimeoutMs = launch.startupTimeoutMs;
     this.#transport = spawnTransport(launch.command, [...launch.args], {
       ...(launch.cwd ? { cwd: launch.cwd } : {}),
       ...(launch.env ? { env: launch.env } : {}),
@@ -105,14 +109,18 @@ export class AgentProcess {
     return this.#exit;
   }
 
-  /** Sends a request and waits (up to the timeout) for the answer; never throws. */
+  /**
+   * Sends a request and waits (up to the timeout; the startup timeout for the very first request)
+   * for the answer. Never throws.
+   */
   async request(method: string, params: unknown): Promise<Reply> {
     if (this.#connection.isClosed) return { ok: false, missing: this.#gone() };
+    const limit = this.#recorder.lines.length === 0 ? this.#startupTimeoutMs : this.#timeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<Reply>((resolve) => {
       timer = setTimeout(
-        () => resolve({ ok: false, missing: `no answer to ${method} within ${this.#timeoutMs} ms` }),
-        this.#timeoutMs,
+        () => resolve({ ok: false, missing: `no answer to ${method} within ${limit} ms` }),
+        limit,
       );
     });
     const answer = this.#connection.sendRequest(method as `_${string}`, params).then(

@@ -18,6 +18,11 @@ export interface ConformanceOptions {
   args?: readonly string[];
   /** Longest wait for any one answer or condition, in ms. Default 10 000. */
   timeoutMs?: number;
+  /**
+   * Longest wait for the answer to initialize, which includes starting the process (slow on a
+   * loaded machine or for agents that load a lot). Default: the larger of `timeoutMs` and 10 000.
+   */
+  startupTimeoutMs?: number;
   /** Working directory of the agent process, also sent as the sessions' cwd. Default: process.cwd(). */
   cwd?: string;
   /** Environment of the agent process. Default: this process's. */
@@ -106,6 +111,7 @@ async function runScenario(
     cwd,
     ...(options.env ? { env: options.env } : {}),
     timeoutMs,
+    startupTimeoutMs: options.startupTimeoutMs ?? Math.max(timeoutMs, 10_000),
   });
   let notes: ScenarioNotes = {};
   let abort: ScenarioAbort | undefined;

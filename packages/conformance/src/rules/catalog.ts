@@ -144,7 +144,7 @@ export const RULES = [
   {
     id: 'agent.responds',
     statement:
-      'The agent answers initialize and session/new and stays up through each scenario (live runs only).',
+      'The agent answers initialize, session/new (and session/resume when advertised) and stays up (live runs only).',
     source: 'protocol notes §Who is who',
     tier: 'mandatory',
   },
