@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { fuzzConnection } from '../../stress/fuzz/fuzz-connection.js';
+import { MUTATION_CLASSES } from '../../stress/fuzz/mutations.js';
+import { guardProcess } from '../../stress/process-guard.js';
+
+// CI size; `npm run stress` sends 100 000+ lines per side through the same code.
+const LINES = 1800;
+
+describe.each(['agent', 'client'] as const)('codec fuzzing of the %s connection', (side) => {
+  it('answers every malformed line with the right code, never crashes, and still answers afterwards', async () => {
+    const guard = guardProcess();
+    const report = await fuzzConnection({ side, lines: LINES, seed: 20261130 });
+    const process = guard.stop();
+    expect(process).toMatchObject({ crashes: 0, unhandledRejections: 0, pollution: [] });
+    // Two known bugs are pinned by their own failing tests, not here: a __proto__ key in _meta
+    // (prototype-keys.test.ts) and a receipt whose report cannot be serialized (agent-echo.test.ts).
+    const unrelated = report.samples.filter((s) => !s.includes('__proto__') && !s.includes('never reported'));
+    expect(unrelated).toEqual([]);
+    expect(report).toMatchObject({
+      lines: LINES,
+      wrongCodes: 0,
+      missingReplies: 0,
+      diagnosticMismatches: 0,
+      answersAfterStorm: true,
+    });
+    for (const cls of MUTATION_CLASSES) expect(report.byClass[cls]).toBeGreaterThanOrEqual(LINES / 10);
+  });
+});
