@@ -23,3 +23,4 @@ export {
   type V1AgentConnection,
   type V2AgentBridge,
 } from './v2-agent-as-v1/v2-agent-bridge.js';
+export { runBridge, type RunBridgeOptions } from './run-bridge.js';

@@ -1,0 +1,164 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ContentBlock, SessionUpdate } from '@acp-kit/schema';
+import { RpcError } from '@acp-kit/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type V1Rig, textOf, v1Rig } from './helpers.js';
+
+const CWD = '/tmp';
+const text = (t: string): [ContentBlock] => [{ type: 'text', text: t }];
+const isUser = (id: string) => (u: SessionUpdate) =>
+  (u.sessionUpdate === 'user_message' || u.sessionUpdate === 'user_message_chunk') && u.messageId === id;
+const isIdle = (u: SessionUpdate) => u.sessionUpdate === 'state_update' && u.state === 'idle';
+
+let rig: V1Rig | undefined;
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
+
+async function start(env: Record<string, string> = {}, options: Parameters<typeof v1Rig>[1] = {}) {
+  rig = v1Rig(env, options);
+  await rig.client.initialize();
+  const sessionId = await rig.client.newSession(CWD);
+  return { rig, sessionId };
+}
+
+describe('a v1 agent served as v2', () => {
+  it('answers a prompt with the v1 echo messageId, after the echo, then reports running and idle/end_turn', async () => {
+    const { rig, sessionId } = await start({ V1_ECHO: 'ids' });
+    const messageId = await rig.client.prompt(sessionId, text('hello'));
+    expect(messageId).toBe('u-1');
+    await rig.log.idle(0);
+    const { log } = rig;
+    expect(log.updateAt(isUser('u-1'))).toBeLessThan(log.responseAt('u-1'));
+    const updates = log.updates;
+    const running = updates.findIndex((u) => u.sessionUpdate === 'state_update' && u.state === 'running');
+    expect(running).toBeGreaterThan(updates.findIndex(isUser('u-1')));
+    expect(updates.at(-1)).toEqual({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' });
+    const snapshot = rig.client.store.snapshot(sessionId);
+    const user = snapshot.messages.find((m) => m.kind === 'user_message');
+    expect(user).toMatchObject({ messageId: 'u-1' });
+    expect(textOf(user?.content)).toBe('hello');
+    const reply = snapshot.messages.find((m) => m.kind === 'agent_message');
+    expect(textOf(reply?.content)).toBe('echo: hello');
+    expect(snapshot.toolCalls.map((t) => t.fields.status)).toEqual(['completed']);
+  });
+
+  it('without an echo, answers only at the first update of the turn, under a derived ID', async () => {
+    const { rig, sessionId } = await start();
+    const messageId = await rig.client.prompt(sessionId, text('hello'));
+    expect(messageId).toMatch(/^m1_/);
+    await rig.log.idle(0);
+    const { log } = rig;
+    // The tool call was the evidence: the user message is reported first, then the receipt.
+    const toolCall = log.updateAt((u) => u.sessionUpdate === 'tool_call_update');
+    expect(log.updateAt(isUser(messageId))).toBeLessThan(toolCall);
+    expect(log.updateAt(isUser(messageId))).toBeLessThan(log.responseAt(messageId));
+    const user = rig.client.store.snapshot(sessionId).messages.find((m) => m.kind === 'user_message');
+    expect(textOf(user?.content)).toBe('hello');
+  });
+
+  it('keeps the echoed content when the echo has no messageId', async () => {
+    const { rig, sessionId } = await start({ V1_ECHO: 'plain' });
+    const messageId = await rig.client.prompt(sessionId, text('plain echo'));
+    expect(messageId).toMatch(/^m1_/);
+    await rig.log.idle(0);
+    const users = rig.client.store.snapshot(sessionId).messages.filter((m) => m.kind === 'user_message');
+    expect(users).toHaveLength(1);
+    expect(textOf(users[0]?.content)).toBe('plain echo');
+  });
+
+  it('gives identical prompts distinct messageIds and holds the second until the first turn ends', async () => {
+    const { rig, sessionId } = await start();
+    const first = rig.client.prompt(sessionId, text('same'));
+    const second = rig.client.prompt(sessionId, text('same'));
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).not.toBe(b);
+    await rig.log.waitFor((u) => isIdle(u) && rig!.log.updates.filter(isIdle).length === 2);
+    const { log } = rig;
+    const firstIdle = log.updateAt(isIdle);
+    expect(log.responseAt(b)).toBeGreaterThan(firstIdle);
+    expect(log.updateAt(isUser(b))).toBeGreaterThan(firstIdle);
+    const users = rig.client.store.snapshot(sessionId).messages.filter((m) => m.kind === 'user_message');
+    expect(users.map((m) => m.messageId)).toEqual([a, b]);
+  });
+
+  it('turns a v1 error into a JSON-RPC error and inserts nothing', async () => {
+    const { rig, sessionId } = await start({ V1_ECHO: 'ids' });
+    const failed = rig.client.prompt(sessionId, text('fail'));
+    await expect(failed).rejects.toBeInstanceOf(RpcError);
+    await expect(failed).rejects.toMatchObject({ code: -32602 });
+    const next = await rig.client.prompt(sessionId, text('after'));
+    await rig.log.idle(0);
+    const users = rig.log.updates.filter((u) => u.sessionUpdate === 'user_message');
+    expect(new Set(users.map((u) => (u as { messageId: string }).messageId))).toEqual(new Set([next]));
+  });
+
+  it('passes session/cancel through: the turn ends idle/cancelled and a held prompt is rejected with -32800', async () => {
+    const { rig, sessionId } = await start();
+    const slow = await rig.client.prompt(sessionId, text('slow'));
+    expect(slow).toMatch(/^m1_/);
+    const held = rig.client.prompt(sessionId, text('never'));
+    await rig.client.cancel(sessionId);
+    await expect(held).rejects.toMatchObject({ code: -32800 });
+    await rig.log.idle(0);
+    expect(rig.log.updates.filter(isIdle)).toEqual([
+      { sessionUpdate: 'state_update', state: 'idle', stopReason: 'cancelled' },
+    ]);
+  });
+
+  it('passes permission requests through with requires_action while the client decides', async () => {
+    const { rig, sessionId } = await start(
+      {},
+      {
+        onPermission: (request) => {
+          expect(request.subject).toMatchObject({ type: 'tool_call', toolCall: { toolCallId: 'call-1' } });
+          return { outcome: { outcome: 'selected', optionId: 'yes' } };
+        },
+      },
+    );
+    await rig.client.prompt(sessionId, text('permission'));
+    await rig.log.idle(0);
+    const states = rig.log.updates
+      .filter((u) => u.sessionUpdate === 'state_update')
+      .map((u) => (u as { state: string }).state);
+    expect(states).toEqual(['running', 'requires_action', 'running', 'idle']);
+    const reply = rig.client.store.snapshot(sessionId).messages.filter((m) => m.kind === 'agent_message');
+    expect(reply.map((m) => textOf(m.content))).toContain('permission: yes');
+  });
+
+  for (const echo of ['none', 'ids'] as const) {
+    it(`replays a session after a bridge restart with the same messageIds (echo: ${echo})`, async () => {
+      const env = {
+        V1_HISTORY: join(mkdtempSync(join(tmpdir(), 'v1-compat-')), 'history.json'),
+        ...(echo === 'ids' ? { V1_ECHO: 'ids' } : {}),
+      };
+      const first = await start(env);
+      const ids = [
+        await first.rig.client.prompt(first.sessionId, text('one')),
+        await first.rig.client.prompt(first.sessionId, text('two')),
+      ];
+      await first.rig.log.waitFor(() => first.rig.log.updates.filter(isIdle).length === 2);
+      const before = first.rig.client.store
+        .snapshot(first.sessionId)
+        .messages.map((m) => [m.kind, m.messageId, textOf(m.content)]);
+      await first.rig.close();
+
+      rig = v1Rig(env);
+      await rig.client.initialize();
+      await rig.client.resume(first.sessionId, { cwd: CWD, replay: true });
+      const after = rig.client.store
+        .snapshot(first.sessionId)
+        .messages.map((m) => [m.kind, m.messageId, textOf(m.content)]);
+      expect(after).toEqual(before);
+      expect(after.filter(([kind]) => kind === 'user_message').map(([, id]) => id)).toEqual(ids);
+      // Replay rebuilds each chunked message from an empty update first (RFD).
+      const resets = rig.log.updates.filter(
+        (u) => u.sessionUpdate === 'user_message' && Array.isArray(u.content) && u.content.length === 0,
+      );
+      expect(resets).toHaveLength(2);
+    });
+  }
+});
