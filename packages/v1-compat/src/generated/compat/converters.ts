@@ -767,7 +767,6 @@ export function v1ToV2McpServerStdio(value: V1.McpServerStdio): V2.McpServerStdi
 /** Converts a v2 `McpServerStdio` into a v1 `McpServerStdio`. */
 export function v2ToV1McpServerStdio(value: V2.McpServerStdio): V1.McpServerStdio {
   return {
-    type: 'stdio',
     name: value.name,
     command: value.command,
     args: value.args === undefined ? [] : value.args,
@@ -882,7 +881,7 @@ export function v1ToV2NewSessionRequest(value: V1.NewSessionRequest): V2.NewSess
   };
 }
 
-/** Converts a v2 `NewSessionRequest` into a v1 `NewSessionRequest`. */
+/** Converts a v2 `NewSessionRequest` into a v1 `NewSessionRequest`. Lossy: v1 requires mcpServers; a v2 request without them sends []. */
 export function v2ToV1NewSessionRequest(value: V2.NewSessionRequest): V1.NewSessionRequest {
   return {
     cwd: value.cwd,
@@ -920,7 +919,7 @@ export function v1ToV2LoadSessionRequest(value: V1.LoadSessionRequest): V2.Resum
   };
 }
 
-/** Converts a v2 `ResumeSessionRequest` into a v1 `LoadSessionRequest`. */
+/** Converts a v2 `ResumeSessionRequest` into a v1 `LoadSessionRequest`. Lossy: v1 session/load always replays and requires mcpServers: replayFrom is dropped and a missing server list becomes []. */
 export function v2ToV1LoadSessionRequest(value: V2.ResumeSessionRequest): V1.LoadSessionRequest {
   return {
     sessionId: value.sessionId,
@@ -1393,6 +1392,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'NewSessionRequest',
     toV2: v1ToV2NewSessionRequest,
     toV1: v2ToV1NewSessionRequest,
+    lossyToV1: 'v1 requires mcpServers; a v2 request without them sends [].',
   },
   {
     name: 'NewSessionResponse',
@@ -1408,6 +1408,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ResumeSessionRequest',
     toV2: v1ToV2LoadSessionRequest,
     toV1: v2ToV1LoadSessionRequest,
+    lossyToV1: 'v1 session/load always replays and requires mcpServers: replayFrom is dropped and a missing server list becomes [].',
   },
   {
     name: 'ResumeSessionRequest',
