@@ -55,6 +55,7 @@ export class AgentProcess {
   readonly #startupTimeoutMs: number;
   #stderr = '';
   #exit: ProcessExit | undefined;
+  #closeReason: string | undefined;
   readonly #exitWaiters = new Set<() => void>();
 
   constructor(launch: AgentLaunch) {
@@ -77,6 +78,9 @@ export class AgentProcess {
     });
     this.#connection.onUnhandledNotification(() => {});
     this.#connection.onDiagnostic(() => {});
+    this.#connection.onClose((reason) => {
+      this.#closeReason = reason.message;
+    });
     this.#transport.exited.then((exit) => {
       this.#exit = exit;
       for (const wake of this.#exitWaiters) wake();
@@ -177,12 +181,10 @@ export class AgentProcess {
   }
 
   #gone(): string {
+    // The transport's close reason names a spawn failure or the exit code ("agent exited with code 3").
+    if (this.#closeReason) return this.#closeReason.replace(/^connection closed: /, '');
     const exit = this.#exit;
-    const how = exit
-      ? exit.signal
-        ? `was killed by ${exit.signal}`
-        : `exited with code ${exit.code}`
-      : 'closed the connection';
-    return `the agent ${how}`;
+    if (!exit) return 'the agent closed the connection';
+    return exit.signal ? `the agent was killed by ${exit.signal}` : `the agent exited with code ${exit.code}`;
   }
 }
