@@ -17,7 +17,10 @@ function examples(version: 'v1' | 'v2', definition: string): { name: string; val
   } catch {
     return [];
   }
-  return files.map((f) => ({ name: `${definition}/${f}`, value: JSON.parse(readFileSync(join(dir, f), 'utf8')) }));
+  return files.map((f) => ({
+    name: `${definition}/${f}`,
+    value: JSON.parse(readFileSync(join(dir, f), 'utf8')),
+  }));
 }
 
 type Convert = (value: unknown) => unknown;
@@ -55,7 +58,9 @@ describe('generated converters on every example with a counterpart', () => {
   }
 
   it('covers every conversion with at least one example on some side', () => {
-    const uncovered = CONVERSIONS.filter((c) => examples('v1', c.v1).length + examples('v2', c.v2).length === 0);
+    const uncovered = CONVERSIONS.filter(
+      (c) => examples('v1', c.v1).length + examples('v2', c.v2).length === 0,
+    );
     expect(uncovered.map((c) => c.name)).toEqual([]);
   });
 });

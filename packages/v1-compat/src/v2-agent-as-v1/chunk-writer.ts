@@ -84,8 +84,33 @@ export class ChunkWriter {
   }
 }
 
+function isPlainText(block: ContentBlock | undefined): block is { type: 'text'; text: string } {
+  return (
+    block !== undefined &&
+    block.type === 'text' &&
+    Object.keys(block).every((k) => k === 'type' || k === 'text')
+  );
+}
+
+/** Joins adjacent plain text blocks: v1 clients show consecutive text chunks as one text. */
+function normalize(blocks: readonly ContentBlock[]): ContentBlock[] {
+  const out: ContentBlock[] = [];
+  for (const block of blocks) {
+    const last = out.at(-1);
+    if (isPlainText(last) && isPlainText(block))
+      out[out.length - 1] = { type: 'text', text: last.text + block.text };
+    else out.push(block);
+  }
+  return out;
+}
+
 /** The blocks to append so `sent` becomes `next`, or undefined when `next` does not extend `sent`. */
-function extension(sent: readonly ContentBlock[], next: readonly ContentBlock[]): ContentBlock[] | undefined {
+function extension(
+  sentBlocks: readonly ContentBlock[],
+  nextBlocks: readonly ContentBlock[],
+): ContentBlock[] | undefined {
+  const sent = normalize(sentBlocks);
+  const next = normalize(nextBlocks);
   if (next.length < sent.length) return undefined;
   for (let i = 0; i < sent.length - 1; i++) if (!sameBlock(sent[i], next[i])) return undefined;
   const last = sent.length - 1;
