@@ -306,3 +306,21 @@ describe('parseTranscript', () => {
     expect(parseTranscript('{"dir":"client->agent"}').problems[0]?.message).toMatch(/missing "msg"/);
   });
 });
+
+describe('state.running-before-idle in lint', () => {
+  it('accepts a repeated idle snapshot but flags a new stop reason without a running in between', () => {
+    const t = goodSession();
+    t.update({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' });
+    const line = t.update({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'cancelled' });
+    expect(failing(t.text())).toEqual([['state.running-before-idle', line]]);
+  });
+
+  it('flags an idle that ends work in a new session before it was ever running', () => {
+    const t = new TranscriptBuilder().open();
+    t.prompt(2, 'Hello');
+    t.result(2, { messageId: 'm1' });
+    t.update({ sessionUpdate: 'user_message', messageId: 'm1', content: [] });
+    const line = t.update({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' });
+    expect(failing(t.text())).toEqual([['state.running-before-idle', line]]);
+  });
+});

@@ -12,32 +12,41 @@ const KNOWN_STOP_REASONS: readonly string[] = [
 ];
 
 /**
- * state.running-before-idle. State updates are snapshots, so a repeated idle (even with a stop
- * reason) is fine, and a resumed session may open with one. What no agent may do is end work in a
- * session it created on this connection before that session was ever running — the completion of
- * a turn that never started.
+ * state.running-before-idle. State updates are snapshots: an idle repeated without a running in
+ * between is fine as long as it repeats the last stop reason (it reports nothing new). What fails
+ * is an idle that ends work no running started — in a new session before it was ever running, or
+ * after an earlier idle with a different stop reason.
  */
 export function checkRunningBeforeIdle(context: CheckContext): CheckOutcome {
   const { analysis } = context;
   const findings: RawFinding[] = [];
   let examined = 0;
   for (const [sessionId] of analysis.created) {
-    let started = false;
+    let open = false;
+    let lastEnd: UpdateRecord | undefined;
     for (const update of liveUpdates(analysis, sessionId)) {
       const state = stateOf(update);
-      if (state === undefined) continue;
-      if (endsWork(update)) {
-        examined += 1;
-        if (!started) {
-          findings.push({
-            index: update.index,
-            message: `session ${show(sessionId)} reported the end of work before any running`,
-            expected: 'state_update running before the idle that carries a stopReason',
-            actual: `idle with stopReason ${show(update.update.stopReason)} before the session was ever running`,
-          });
-        }
+      if (state === 'running' || state === 'requires_action') open = true;
+      if (!endsWork(update)) continue;
+      examined += 1;
+      const reason = update.update.stopReason;
+      if (!open && !lastEnd) {
+        findings.push({
+          index: update.index,
+          message: `session ${show(sessionId)} reported the end of work before it was ever running`,
+          expected: 'state_update running before the idle that carries a stopReason',
+          actual: `idle with stopReason ${show(reason)} first`,
+        });
+      } else if (!open && lastEnd && lastEnd.update.stopReason !== reason) {
+        findings.push({
+          index: update.index,
+          message: `session ${show(sessionId)} ended work again without a running since the idle at ${lineOf(context, lastEnd.index)}`,
+          expected: `running first, or a snapshot repeating stopReason ${show(lastEnd.update.stopReason)}`,
+          actual: `idle with stopReason ${show(reason)}`,
+        });
       }
-      if (state === 'running' || state === 'requires_action') started = true;
+      open = false;
+      lastEnd = update;
     }
   }
   if (examined === 0) return notApplicable('no session created here reported an idle with a stopReason');

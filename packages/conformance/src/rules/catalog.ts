@@ -64,7 +64,7 @@ export const RULES = [
   {
     id: 'state.running-before-idle',
     statement:
-      'running is reported before the idle that carries a stopReason; a new session never ends work it never started.',
+      'running precedes the idle that carries a stopReason; an idle repeated without a running only repeats the last stop reason.',
     source: `${RFD} §state_update notification`,
     tier: 'mandatory',
   },
