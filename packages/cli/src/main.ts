@@ -1,4 +1,5 @@
 import { runAgent } from './commands/agent.js';
+import { runBridgeCommand } from './commands/bridge.js';
 import { runConformanceCommand } from './commands/conformance.js';
 import { runDemo } from './commands/demo.js';
 import { runLintCommand } from './commands/lint.js';
@@ -13,6 +14,8 @@ Commands:
   agent [--history <file.db>] [--listen <host:port>] [--chunk-delay <ms>]
         Run the reference ACP v2 agent over stdio (or WebSocket with --listen).
   demo  Show the v2 prompt lifecycle against the reference agent, with a replay after a restart.
+  bridge --serve v2|v1 -- <agent command…>
+        Serve a v1 agent to v2 clients (--serve v2) or a v2 agent to v1 clients (--serve v1) on stdio.
   conformance [--json <report.json>] [--timeout <s>] [--record <file.ndjson>] -- <agent command…>
         Check an ACP v2 agent against the prompt-lifecycle rules (PASS / FAIL / SKIP per rule).
   lint <transcript.ndjson>
@@ -24,6 +27,7 @@ type Command = (args: string[]) => Promise<number>;
 const commands: Record<string, Command> = {
   agent: runAgent,
   demo: () => runDemo(),
+  bridge: runBridgeCommand,
   conformance: runConformanceCommand,
   lint: runLintCommand,
 };
