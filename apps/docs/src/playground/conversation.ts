@@ -1,11 +1,10 @@
-// The SDK's package entry also exports its Node transports; the conversation store itself is
-// pure, so the playground bundles it straight from its source folder.
+// The ./client entry, not the package root: the root also exports the Node transports.
 import {
   type ConversationDiagnostic,
   type ConversationMessage,
   type ConversationSnapshot,
   ConversationStore,
-} from '../../../../packages/sdk/src/client/conversation/index.ts';
+} from '@acp-kit/sdk/client';
 import type { TranscriptEntry } from '@acp-kit/conformance/lint';
 import { validate } from '@acp-kit/schema';
 
