@@ -21,11 +21,10 @@ import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SqliteHistoryStore } from '@acp-kit/history-sqlite';
 import type { SessionNotification } from '@acp-kit/schema';
 import { Agent, type AgentConnection } from '../src/agent/index.js';
 import { Client, type ClientConnection, ConversationStore } from '../src/client/index.js';
-import type { NewRetainedMessage } from '../src/history/index.js';
+import type { HistoryStore, NewRetainedMessage } from '../src/history/index.js';
 import { Connection } from '../src/rpc/index.js';
 import { createInProcessPair } from '../src/transports/index.js';
 
@@ -33,6 +32,29 @@ const MESSAGES = 100_000;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SESSION = 'sess_resume_bench';
 const FILE = join(tmpdir(), `acp-kit-bench-resume-${MESSAGES}.sqlite`);
+
+/** What this bench uses of @acp-kit/history-sqlite's SqliteHistoryStore. */
+interface SqliteStore extends HistoryStore {
+  appendMessages(sessionId: string, messages: Iterable<NewRetainedMessage>): Promise<number>;
+}
+
+/**
+ * @acp-kit/history-sqlite depends on this package, so it cannot be a dependency here (a workspace
+ * cycle); it is loaded at run time from its build instead, which keeps typecheck independent of it.
+ */
+async function openSqlite(path: string): Promise<SqliteStore> {
+  const specifier = '@acp-kit/history-sqlite';
+  let module: { SqliteHistoryStore: { open(path: string): SqliteStore } };
+  try {
+    module = (await import(specifier)) as typeof module;
+  } catch (error) {
+    throw new Error(
+      `cannot load ${specifier}: build it first (npx turbo run build --filter=@acp-kit/history-sqlite)`,
+      { cause: error },
+    );
+  }
+  return module.SqliteHistoryStore.open(path);
+}
 
 /** Alternating user prompts (retained whole) and agent replies (retained as streamed, 3 blocks). */
 function* history(): Generator<NewRetainedMessage> {
@@ -62,7 +84,7 @@ function* history(): Generator<NewRetainedMessage> {
 
 async function populate(): Promise<void> {
   rmSync(FILE, { force: true });
-  const store = SqliteHistoryStore.open(FILE);
+  const store = await openSqlite(FILE);
   await store.createSession({ sessionId: SESSION, cwd: '/repo' });
   await store.appendMessages(SESSION, history());
   await store.close();
@@ -96,7 +118,7 @@ async function run(replay: 'as-retained' | 'full'): Promise<RunResult> {
     }
   }
 
-  const history = SqliteHistoryStore.open(FILE);
+  const history = await openSqlite(FILE);
   const agent = new Agent({
     info: { name: 'bench-agent', version: '0.0.0' },
     history,
