@@ -1,0 +1,82 @@
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { emitCompatConverters } from '../src/emit/compat-converters.js';
+import { loadCompat } from '../src/generate.js';
+import { SchemaError } from '../src/problems.js';
+
+const SCHEMA = fileURLToPath(new URL('../../../schema/', import.meta.url));
+const V1 = join(SCHEMA, 'v1/schema.json');
+const V2 = join(SCHEMA, 'v2/schema.json');
+
+/** Writes a mapping next to a copy of the mapping schema and returns its path. */
+function tempMapping(conversions: unknown[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'acp-kit-compat-'));
+  copyFileSync(join(SCHEMA, 'compat/mapping.schema.json'), join(dir, 'mapping.schema.json'));
+  const path = join(dir, 'mapping.json');
+  writeFileSync(path, JSON.stringify({ $schema: './mapping.schema.json', conversions }));
+  return path;
+}
+
+function problemsOf(conversions: unknown[]): string[] {
+  try {
+    loadCompat({ mappingPath: tempMapping(conversions), v1SchemaPath: V1, v2SchemaPath: V2 });
+  } catch (error) {
+    if (error instanceof SchemaError) return error.problems.map((p) => `${p.pointer}: ${p.message}`);
+    throw error;
+  }
+  return [];
+}
+
+describe('the compat emitter', () => {
+  it('compiles the repository mapping into converters for both directions', () => {
+    const model = loadCompat({
+      mappingPath: join(SCHEMA, 'compat/v1-v2.json'),
+      v1SchemaPath: V1,
+      v2SchemaPath: V2,
+    });
+    const [file] = emitCompatConverters(model);
+    expect(file?.path).toBe('converters.ts');
+    expect(file?.contents).toContain(
+      'export function v1ToV2ContentBlock(value: V1.ContentBlock): V2.ContentBlock',
+    );
+    expect(file?.contents).toContain(
+      'export function v2ToV1ContentBlock(value: V2.ContentBlock): V1.ContentBlock',
+    );
+    expect(file?.contents).toContain("case 'paused':");
+  });
+
+  it('names the entry whose definition does not exist', () => {
+    expect(problemsOf([{ name: 'Nope', kind: 'object' }])).toEqual([
+      '/conversions/0: v1 definition Nope does not exist in schema/v1/schema.json',
+      '/conversions/0: v2 definition Nope does not exist in schema/v2/schema.json',
+    ]);
+  });
+
+  it('asks for a default when a required target field may be missing', () => {
+    expect(problemsOf([{ name: 'NewSessionRequest', kind: 'object' }])).toEqual([
+      '/conversions/0: toV1: target field mcpServers is required but the source may lack it; give defaults.toV1.mcpServers',
+    ]);
+  });
+
+  it('asks for a value map when a known enum value has no counterpart', () => {
+    expect(problemsOf([{ name: 'ToolCallStatus', kind: 'enum' }])).toEqual([
+      '/conversions/0: toV1: value "paused" has no counterpart; add values.toV1',
+      '/conversions/0: toV1: value "cancelled" has no counterpart; add values.toV1',
+    ]);
+  });
+
+  it('asks for a conversion of every union variant', () => {
+    expect(problemsOf([{ name: 'PermissionOutcome', kind: 'union' }])).toContain(
+      '/conversions/0: union PermissionOutcome: variant selected needs a conversion between v1 SelectedPermissionOutcome and v2 SelectedPermissionOutcome',
+    );
+  });
+
+  it('rejects a mapping entry its JSON Schema does not allow, with the pointer', () => {
+    expect(problemsOf([{ name: 'Role', kind: 'enum', renames: {} }])).toEqual([
+      expect.stringMatching(/^\/conversions\/0: must NOT have additional properties/),
+    ]);
+  });
+});
