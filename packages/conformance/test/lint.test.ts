@@ -324,3 +324,39 @@ describe('state.running-before-idle in lint', () => {
     expect(failing(t.text())).toEqual([['state.running-before-idle', line]]);
   });
 });
+
+describe('cancel.ends-cancelled in lint', () => {
+  function cancelled(afterMarker: number): { text: string; end: number } {
+    const t = new TranscriptBuilder().open();
+    t.prompt(2, 'Long');
+    t.result(2, { messageId: 'm1' });
+    t.update({ sessionUpdate: 'user_message', messageId: 'm1', content: [] });
+    t.update({ sessionUpdate: 'state_update', state: 'running' });
+    t.client({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: 'sess_1' } });
+    t.client({ jsonrpc: '2.0', id: 3, method: '_acp_kit/read_marker', params: {} });
+    // Chunks already on the wire when the cancel was sent: the agent had not read it yet.
+    t.update({ sessionUpdate: 'agent_message_chunk', messageId: 'a1', content: { type: 'text', text: 'x' } });
+    t.error(3, -32601);
+    for (let i = 0; i < afterMarker; i++) {
+      t.update({
+        sessionUpdate: 'agent_message_chunk',
+        messageId: 'a1',
+        content: { type: 'text', text: 'y' },
+      });
+    }
+    const end = t.update({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' });
+    return { text: t.text(), end };
+  }
+
+  it('skips a turn that ended before the agent could have read the cancel', () => {
+    const result = lintTranscript(cancelled(0).text);
+    const rule = result.results.find((candidate) => candidate.id === 'cancel.ends-cancelled')!;
+    expect(rule.status).toBe('skip');
+    expect(rule.reason).toMatch(/crossed/);
+  });
+
+  it('fails a turn that kept streaming after the agent read the cancel', () => {
+    const { text, end } = cancelled(2);
+    expect(failing(text)).toEqual([['cancel.ends-cancelled', end]]);
+  });
+});

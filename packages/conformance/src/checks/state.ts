@@ -92,9 +92,23 @@ export function checkWorkEnds(context: CheckContext): CheckOutcome {
 }
 
 /**
- * cancel.ends-cancelled. A cancel sent after the turn had already ended is not evidence either way;
- * neither is a turn that ends with another reason immediately after the cancel (the two crossed on
- * the wire). A turn that keeps producing updates after the cancel and then ends otherwise fails.
+ * Index of the agent's first answer to a client request sent after `index`. Agents read their
+ * input in order, so by the time that answer is written the agent has read everything sent before
+ * the request — a cancel included. The live kit sends such a request right after each cancel.
+ */
+function readMarker(context: CheckContext, index: number): number | undefined {
+  const answers = context.analysis.requests
+    .filter((request) => request.from === 'client' && request.index > index && request.response)
+    .map((request) => request.response!.index);
+  return answers.length > 0 ? Math.min(...answers) : undefined;
+}
+
+/**
+ * cancel.ends-cancelled. Only a turn still running when the agent had read the cancel can be
+ * judged. That point is the answer to the first request sent after the cancel when there is one
+ * (see {@link readMarker}), else the cancel itself. A turn that had ended before that point crossed
+ * the cancel on the wire and is skipped; one that kept producing updates after it and then ended
+ * without "cancelled" fails.
  */
 export function checkCancel(context: CheckContext): CheckOutcome {
   const { analysis } = context;
@@ -124,18 +138,19 @@ export function checkCancel(context: CheckContext): CheckOutcome {
       continue;
     }
     if (end.update.stopReason === 'cancelled') continue;
+    const seen = Math.min(readMarker(context, cancel.index) ?? cancel.index, end.index);
     const after: UpdateRecord[] = live.filter(
-      (update) => update.index > cancel.index && update.index < end.index && stateOf(update) === undefined,
+      (update) => update.index > seen && update.index < end.index && stateOf(update) === undefined,
     );
     if (after.length === 0) {
       skipped.push(
-        `the turn ended with ${show(end.update.stopReason)} right as session/cancel was sent (${lineOf(context, end.index)}): the two crossed`,
+        `the turn ended with ${show(end.update.stopReason)} (${lineOf(context, end.index)}) before the agent could have read session/cancel: the two crossed`,
       );
       continue;
     }
     findings.push({
       index: end.index,
-      message: `the agent kept working after session/cancel (${after.length} update(s)) and did not report cancellation`,
+      message: `the agent kept working after reading session/cancel (${after.length} more update(s)) and did not report cancellation`,
       expected: 'stopReason "cancelled"',
       actual: `stopReason ${show(end.update.stopReason)}`,
     });

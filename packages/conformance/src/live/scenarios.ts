@@ -30,6 +30,9 @@ export interface Scenario {
   run(agent: AgentProcess, cwd: string): Promise<ScenarioNotes>;
 }
 
+/** An extension request every agent must answer (if only with -32601); see cancel.ends-cancelled. */
+const READ_MARKER_METHOD = '_acp_kit/read_marker';
+
 const timedOut = (what: string): ScenarioNotes => ({ incomplete: `timed out waiting for ${what}` });
 
 const lifecycle: Scenario = {
@@ -98,6 +101,8 @@ const cancel: Scenario = {
     );
     if (!started) return timedOut('the long prompt to start running');
     await agent.notify('session/cancel', { sessionId });
+    // Any answer to this request (-32601 is expected) shows the agent has read the cancel by then.
+    await agent.request(READ_MARKER_METHOD, {});
     await answer;
     if (!(await waitSettled(agent, sessionId))) {
       return { incomplete: 'timed out waiting for the cancelled turn to end' };
