@@ -72,7 +72,7 @@ describe('acp-kit agent --history on a file it cannot use', () => {
   it.runIf(process.getuid?.() === 0)('exits non-zero at start naming a file it cannot write', async () => {
     // As root, permissions do not bind: run the agent as nobody on a root-owned read-only copy.
     const folder = dir();
-    chmodSync(folder, 0o755);
+    chmodSync(folder, 0o777);
     const source = join(folder, 'source.db');
     (await SqliteHistoryStore.open(source)).close();
     const path = join(folder, 'readonly.db');
