@@ -129,6 +129,28 @@ describe('a v1 agent served as v2', () => {
     expect(reply.map((m) => textOf(m.content))).toContain('permission: yes');
   });
 
+  it('withdraws an open permission request on session/cancel, so the v1 agent hears cancelled', async () => {
+    let asked!: () => void;
+    const askedPromise = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const { rig, sessionId } = await start(
+      {},
+      {
+        onPermission: () => {
+          asked();
+          return new Promise(() => undefined);
+        },
+      },
+    );
+    await rig.client.prompt(sessionId, text('permission'));
+    await askedPromise;
+    await rig.client.cancel(sessionId);
+    await rig.log.idle(0);
+    const reply = rig.client.store.snapshot(sessionId).messages.filter((m) => m.kind === 'agent_message');
+    expect(reply.map((m) => textOf(m.content))).toContain('permission: cancelled');
+  });
+
   for (const echo of ['none', 'ids'] as const) {
     it(`replays a session after a bridge restart with the same messageIds (echo: ${echo})`, async () => {
       const env = {

@@ -101,6 +101,18 @@ describe('a v2 agent served as v1', () => {
     });
   });
 
+  it('answers identical prompts one turn each, with distinct agent messages', async () => {
+    const { v1, updates, sessionId } = await start();
+    const [a, b] = await Promise.all([
+      v1.sendRequest('session/prompt', prompt(sessionId, 'same')),
+      v1.sendRequest('session/prompt', prompt(sessionId, 'same')),
+    ]);
+    expect([a, b]).toEqual([{ stopReason: 'end_turn' }, { stopReason: 'end_turn' }]);
+    const ids = new Set(updates.map((u) => (u as V1.AgentMessageChunk).messageId));
+    expect(ids.size).toBe(2);
+    expect(texts(updates, 'user_message_chunk')).toEqual([]);
+  });
+
   it('passes a rejection through as the JSON-RPC error', async () => {
     const { v1, sessionId } = await start();
     await expect(v1.sendRequest('session/prompt', prompt(sessionId, 'fail'))).rejects.toMatchObject({

@@ -64,6 +64,8 @@ export class BridgedSession {
   readonly #held: Held[] = [];
   #turn: Turn | undefined;
   #replay: Replay | undefined;
+  /** Open permission requests, answered `cancelled` by {@link BridgedSession.cancel}. */
+  readonly #withdraw = new Set<() => void>();
 
   constructor(agentSession: AgentSession, tracker: MessageTracker, link: V1AgentLink) {
     this.agentSession = agentSession;
@@ -211,6 +213,10 @@ export class BridgedSession {
         );
       }
     }
+    // Aborts the session's signal: a permission request still open on the v2 side is withdrawn
+    // and answers the v1 agent `cancelled`, as v1 expects after session/cancel.
+    this.agentSession.cancel();
+    for (const withdraw of this.#withdraw) withdraw();
     await this.#link.cancel({ sessionId: this.id });
   }
 
@@ -233,8 +239,19 @@ export class BridgedSession {
       peer = this.#turn?.peer;
     });
     const { sessionId: _sessionId, ...request } = v1ToV2RequestPermissionRequest(params);
-    const response: V2RequestPermissionResponse = await this.agentSession.requestPermission(request, peer);
-    return v2ToV1RequestPermissionResponse(response);
+    // v1 expects its client to answer open permission requests `cancelled` right after
+    // session/cancel; the bridge does so itself instead of waiting for the v2 client.
+    let withdraw!: () => void;
+    const withdrawn = new Promise<V2RequestPermissionResponse>((resolve) => {
+      withdraw = () => resolve({ outcome: { outcome: 'cancelled' } });
+    });
+    this.#withdraw.add(withdraw);
+    try {
+      const response = await Promise.race([this.agentSession.requestPermission(request, peer), withdrawn]);
+      return v2ToV1RequestPermissionResponse(response);
+    } finally {
+      this.#withdraw.delete(withdraw);
+    }
   }
 
   /**
