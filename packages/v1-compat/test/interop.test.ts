@@ -1,10 +1,12 @@
 /**
  * Real processes end to end: the bridge process (`bridge-main.ts`, i.e. runBridge on stdio) in
  * front of the official SDK's v1 agent, driven by the official experimental v2 client — once with
- * an agent that echoes user messages and once with one that does not — and failure exits.
+ * an agent that echoes user messages and once with one that does not; the official v1 client in
+ * front of a v2 agent the other way round; and the exits when the wrapped agent fails.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
+import { client as officialV1Client, ndJsonStream as v1NdJsonStream } from '@agentclientprotocol/sdk';
 import {
   type ActiveSessionMessage,
   client as officialClient,
@@ -36,8 +38,8 @@ const BRIDGE_ARGS = [
   fixture('official-v1-agent.ts'),
 ];
 
-function spawnBridge(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, BRIDGE_ARGS, {
+function spawnBridge(env: Record<string, string>, args = BRIDGE_ARGS): ChildProcess {
+  const child = spawn(process.execPath, args, {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
@@ -86,6 +88,39 @@ describe('the official v2 client through the bridge to an official v1 agent', ()
       errors.mockRestore();
     });
   }
+});
+
+describe('the official v1 client through the bridge to a v2 agent', () => {
+  it('gets {stopReason: end_turn} at the end of the turn and the reply as v1 chunks', async () => {
+    const errors = vi.spyOn(console, 'error');
+    const child = spawnBridge({}, [
+      '--import',
+      'tsx',
+      fixture('bridge-main.ts'),
+      'v1',
+      process.execPath,
+      '--import',
+      'tsx',
+      fixture('v2-agent.ts'),
+    ]);
+    const stream = v1NdJsonStream(
+      Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
+    );
+    const outcome = await officialV1Client({ name: 'interop-v1' }).connectWith(stream, async (ctx) => {
+      const init = await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+      const session = await ctx.buildSession('/tmp').start();
+      const response = await session.prompt('hello v1');
+      const text = await session.readText();
+      session.dispose();
+      return { init, response, text };
+    });
+    expect(outcome.init).toMatchObject({ protocolVersion: 1, agentInfo: { name: 'v2-fixture' } });
+    expect(outcome.response).toEqual({ stopReason: 'end_turn' });
+    expect(outcome.text).toBe('echo: hello v1!');
+    expect(errors.mock.calls).toEqual([]);
+    errors.mockRestore();
+  });
 });
 
 describe('the bridge process when the v1 agent fails', () => {
