@@ -16,6 +16,7 @@ interface Visit {
 }
 
 const SCHEMA = fileURLToPath(new URL('../../../schema/', import.meta.url));
+const PUBLIC = fileURLToPath(new URL('../public/', import.meta.url));
 /** Pages visited at once: enough to keep the suite short, few enough for a shared two-core machine. */
 const VISIT_CONCURRENCY = 4;
 
@@ -167,7 +168,11 @@ describe('the built docs site', () => {
     expect(await field.locator('td').nth(2).textContent()).toBe('required');
     expect(await field.locator('a').getAttribute('href')).toBe('/reference/v2/MessageId/');
     const method = page.locator('table.ref-methods tbody tr').first();
-    expect(await method.locator('td').first().textContent()).toBe('session/prompt');
+    expect(await method.locator('td code').first().textContent()).toBe('session/prompt');
+    expect(await method.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')))).toEqual([
+      '/reference/v2/PromptRequest/',
+      '/reference/v2/PromptResponse/',
+    ]);
     const dir = join(SCHEMA, 'v2', 'examples', 'PromptResponse');
     const files = (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
     const shown = page.locator('.ref-example');
@@ -208,6 +213,9 @@ describe('the built docs site', () => {
       'prompt.user-message.reported',
     );
     expect(await page.locator('.pg-feed [data-origin="local-pending"]').count()).toBe(1);
+    // Opening a file re-checks: the good sample, opened from disk, passes.
+    await page.locator('.pg-file input').setInputFiles(join(PUBLIC, 'playground', 'good-session.ndjson'));
+    await page.locator('.pg-summary[data-status="pass"]').waitFor();
     await page.close();
     expect(problems).toEqual([]);
   });
