@@ -76,13 +76,18 @@ interface Receiver {
 }
 
 /** Counts objects reachable from `root` whose prototype is not a plain object's or an array's. */
-export function countPoisoned(root: unknown, seen = new Set<object>()): number {
-  if (typeof root !== 'object' || root === null || seen.has(root)) return 0;
-  seen.add(root);
-  const proto = Object.getPrototypeOf(root);
-  let count = proto === Object.prototype || proto === Array.prototype || proto === null ? 0 : 1;
-  for (const key of Reflect.ownKeys(root)) {
-    count += countPoisoned((root as Record<string | symbol, unknown>)[key], seen);
+export function countPoisoned(root: unknown): number {
+  // Iterative: stored values may be nested 100 000 levels deep.
+  const seen = new Set<object>();
+  const stack: unknown[] = [root];
+  let count = 0;
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    const proto = Object.getPrototypeOf(node);
+    if (proto !== Object.prototype && proto !== Array.prototype && proto !== null) count++;
+    for (const key of Reflect.ownKeys(node)) stack.push((node as Record<string | symbol, unknown>)[key]);
   }
   return count;
 }
