@@ -6,7 +6,8 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConversationStore, type RpcError, type SessionNotification } from '@acp-kit/sdk';
+import type { SessionNotification } from '@acp-kit/schema';
+import { ConversationStore, type RpcError } from '@acp-kit/sdk';
 import { replyTo } from '../src/agent/reply-model.js';
 import {
   agentProcess,

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { replyTo } from '../src/agent/reply-model.js';
 import { PassThrough } from 'node:stream';
-import { type AgentConnection, Connection, type SessionNotification, streamTransport } from '@acp-kit/sdk';
+import type { SessionNotification } from '@acp-kit/schema';
+import { type AgentConnection, Connection, streamTransport } from '@acp-kit/sdk';
 import { createReferenceAgent } from '../src/agent/reference-agent.js';
 import { agentProcess, clientOver, isState, type TestClient, textOf } from '../test/harness.js';
 
