@@ -1,3 +1,5 @@
+import { ErrorCodes, RpcError } from '@acp-kit/sdk';
+
 /** A value that has no form on the other protocol version. */
 export class CompatError extends Error {
   /** RFC 6901 pointer to the offending part, relative to the value being converted. */
@@ -7,5 +9,21 @@ export class CompatError extends Error {
     super(message);
     this.name = 'CompatError';
     this.pointer = pointer;
+  }
+}
+
+/**
+ * Converts request params for the other side; a {@link CompatError} becomes the JSON-RPC error
+ * -32602 with the pointer into the request, so the client learns what it sent that cannot cross.
+ */
+export function convertParams<T>(convert: () => T, pointerPrefix = '/params'): T {
+  try {
+    return convert();
+  } catch (error) {
+    if (!(error instanceof CompatError)) throw error;
+    throw new RpcError(ErrorCodes.InvalidParams, `Invalid params: ${error.message}`, {
+      pointer: `${pointerPrefix}${error.pointer}`,
+      expected: 'a value the other protocol version can express',
+    });
   }
 }

@@ -145,6 +145,17 @@ describe('insertion evidence from a v1 agent', () => {
     ]);
   });
 
+  it('refuses an MCP server v1 cannot express with -32602 and a pointer to its type', async () => {
+    const { client } = setup();
+    await client.initialize();
+    await expect(
+      client.newSession('/tmp', [
+        { type: 'stdio', name: 'files', command: '/bin/files' },
+        { type: '_vendor/socket', name: 'sock' },
+      ]),
+    ).rejects.toMatchObject({ code: -32602, data: { pointer: '/params/mcpServers/1/type' } });
+  });
+
   it('fails a held prompt with a clear error when the v1 agent goes away', async () => {
     const { client, agent, nextPrompt } = setup();
     await client.initialize();

@@ -14,6 +14,7 @@ type V1Client = Connection<ClientRequestMap, ClientNotificationMap, AgentRequest
 
 interface Rig {
   v1: V1Client;
+  wire: { id?: unknown; method?: string; params?: unknown; result?: unknown }[];
   updates: V1.SessionUpdate[];
   bridge: V2AgentBridge;
   agent: ChildProcessTransport;
@@ -36,6 +37,10 @@ async function start(onPermission?: (r: V1.RequestPermissionRequest) => V1.Reque
   const bridge = serveV2AgentAsV1({ agent, client: bridgeSide });
   const v1: V1Client = new Connection(clientSide, { validator: v1SchemaValidator });
   const updates: V1.SessionUpdate[] = [];
+  const wire: Rig['wire'] = [];
+  v1.onMessage((direction, message) => {
+    if (direction === 'in') wire.push(message as Rig['wire'][number]);
+  });
   v1.onNotification('session/update', (params) => {
     updates.push(params.update);
     for (const notify of listeners.splice(0)) notify();
@@ -44,13 +49,13 @@ async function start(onPermission?: (r: V1.RequestPermissionRequest) => V1.Reque
     onPermission ? onPermission(params) : { outcome: { outcome: 'cancelled' } },
   );
   v1.listen();
-  rig = { v1, updates, bridge, agent };
+  rig = { v1, wire, updates, bridge, agent };
   const init = await v1.sendRequest('initialize', {
     protocolVersion: 1,
     clientInfo: { name: 'v1-test', version: '1' },
   });
   const { sessionId } = await v1.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] });
-  return { v1, updates, sessionId, init };
+  return { v1, wire, updates, sessionId, init };
 }
 
 const prompt = (sessionId: string, text: string): V1.PromptRequest => ({
@@ -101,8 +106,8 @@ describe('a v2 agent served as v1', () => {
     });
   });
 
-  it('answers identical prompts one turn each, with distinct agent messages', async () => {
-    const { v1, updates, sessionId } = await start();
+  it("answers identical prompts one turn each, each answer after its own turn's chunks", async () => {
+    const { v1, wire, updates, sessionId } = await start();
     const [a, b] = await Promise.all([
       v1.sendRequest('session/prompt', prompt(sessionId, 'same')),
       v1.sendRequest('session/prompt', prompt(sessionId, 'same')),
@@ -111,6 +116,18 @@ describe('a v2 agent served as v1', () => {
     const ids = new Set(updates.map((u) => (u as V1.AgentMessageChunk).messageId));
     expect(ids.size).toBe(2);
     expect(texts(updates, 'user_message_chunk')).toEqual([]);
+    const [first] = ids;
+    const lastChunkOfFirst = wire.findLastIndex(
+      (m) =>
+        m.method === 'session/update' &&
+        (m.params as V1.SessionNotification).update.sessionUpdate === 'agent_message_chunk' &&
+        ((m.params as V1.SessionNotification).update as V1.AgentMessageChunk).messageId === first,
+    );
+    const firstAnswer = wire.findIndex(
+      (m) => m.result !== undefined && (m.result as { stopReason?: unknown }).stopReason !== undefined,
+    );
+    expect(lastChunkOfFirst).toBeGreaterThan(-1);
+    expect(firstAnswer).toBeGreaterThan(lastChunkOfFirst);
   });
 
   it('passes a rejection through as the JSON-RPC error', async () => {

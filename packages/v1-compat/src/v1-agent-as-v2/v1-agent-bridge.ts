@@ -26,6 +26,7 @@ import type {
   ClientRequestMap,
 } from '../generated/v1/methods.js';
 import type * as V1 from '../generated/v1/types.js';
+import { convertParams } from '../compat-error.js';
 import { v1SchemaValidator } from '../v1-validator.js';
 import { WrappedPeer } from '../wrapped-peer.js';
 import { BridgedSession } from './bridged-session.js';
@@ -41,6 +42,15 @@ type V1ClientConnection = Connection<
 
 /** Who the bridge says it is to the v1 agent when no v2 client introduced itself first. */
 const BRIDGE_INFO: V1.Implementation = { name: 'acp-kit-v1-bridge', version: '1' };
+
+/** MCP server types with a v1 form (see the McpServer conversion). */
+const V1_SERVER_TYPES = new Set(['stdio', 'http', '_sse']);
+
+/** Where in the params the first MCP server without a v1 form sits, for error pointers. */
+function serversPointer(servers: readonly { type: string }[] | undefined): string {
+  const index = servers?.findIndex((server) => !V1_SERVER_TYPES.has(server.type)) ?? -1;
+  return index < 0 ? '/params' : `/params/mcpServers/${index}`;
+}
 
 /** Options of {@link V1AgentBridge}. */
 export interface V1AgentBridgeOptions {
@@ -162,7 +172,10 @@ export class V1AgentBridge {
     connection.onRequest('session/new', async (params) => {
       await this.#v1Capabilities();
       const created = await this.#call(() =>
-        this.#v1.sendRequest('session/new', v2ToV1NewSessionRequest(params)),
+        this.#v1.sendRequest(
+          'session/new',
+          convertParams(() => v2ToV1NewSessionRequest(params), serversPointer(params.mcpServers)),
+        ),
       );
       const session = await this.#open(created.sessionId, params.cwd);
       attach(session);
@@ -192,7 +205,12 @@ export class V1AgentBridge {
         // derived IDs of later messages continue where the conversation left off.
         const session = await this.#open(params.sessionId, params.cwd);
         await session.load(cursor === undefined ? undefined : peer, () =>
-          this.#call(() => this.#v1.sendRequest('session/load', v2ToV1LoadSessionRequest(params))),
+          this.#call(() =>
+            this.#v1.sendRequest(
+              'session/load',
+              convertParams(() => v2ToV1LoadSessionRequest(params), serversPointer(params.mcpServers)),
+            ),
+          ),
         );
         attach(session);
         return {};
@@ -211,7 +229,12 @@ export class V1AgentBridge {
           },
         );
       }
-      await this.#call(() => this.#v1.sendRequest('session/resume', v2ToV1ResumeSessionRequest(params)));
+      await this.#call(() =>
+        this.#v1.sendRequest(
+          'session/resume',
+          convertParams(() => v2ToV1ResumeSessionRequest(params), serversPointer(params.mcpServers)),
+        ),
+      );
       // Positions are unknown without a replay: later derived IDs are salted to stay unique.
       const session = await this.#open(params.sessionId, params.cwd, randomUUID());
       attach(session);

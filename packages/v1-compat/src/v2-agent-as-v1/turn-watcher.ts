@@ -5,11 +5,17 @@ interface Idle {
   readonly stopReason: StopReason | null | undefined;
 }
 
+/** How a turn ended: the idle's stop reason and its position in the session's update stream. */
+export interface TurnEnd {
+  readonly stopReason: StopReason | null | undefined;
+  readonly seq: number;
+}
+
 interface Waiter {
   readonly messageId: MessageId;
   /** Position at which the prompt response arrived; an idle after it counts if the message was never reported. */
   readonly answeredAt: number;
-  readonly resolve: (stopReason: StopReason | null | undefined) => void;
+  readonly resolve: (end: TurnEnd) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -23,20 +29,21 @@ const KEPT_IDLES = 64;
  * appeared in the session's stream.
  */
 export class TurnWatcher {
+  /** Position of the last update seen, counted by the caller over every update of the session. */
   #seq = 0;
   readonly #userSeenAt = new Map<MessageId, number>();
   readonly #idles: Idle[] = [];
   #waiters: Waiter[] = [];
 
-  /** Records a user message report (update or chunk). */
-  userMessage(messageId: MessageId): void {
-    this.#seq += 1;
+  /** Records a user message report (update or chunk) at position `seq`. */
+  userMessage(messageId: MessageId, seq: number): void {
+    this.#seq = seq;
     if (!this.#userSeenAt.has(messageId)) this.#userSeenAt.set(messageId, this.#seq);
   }
 
-  /** Records an idle state update. */
-  idle(stopReason: StopReason | null | undefined): void {
-    this.#seq += 1;
+  /** Records an idle state update at position `seq`. */
+  idle(stopReason: StopReason | null | undefined, seq: number): void {
+    this.#seq = seq;
     this.#idles.push({ seq: this.#seq, stopReason });
     if (this.#idles.length > KEPT_IDLES) this.#idles.shift();
     this.#waiters = this.#waiters.filter((w) => !this.#settle(w));
@@ -46,12 +53,17 @@ export class TurnWatcher {
     const after = this.#userSeenAt.get(waiter.messageId) ?? waiter.answeredAt;
     const idle = this.#idles.find((i) => i.seq > after);
     if (idle === undefined) return false;
-    waiter.resolve(idle.stopReason);
+    waiter.resolve(idle);
     return true;
   }
 
-  /** Resolves with the stop reason of the turn that processes the inserted message `messageId`. */
-  turnEnd(messageId: MessageId): Promise<StopReason | null | undefined> {
+  /** Notes the position of an update that is neither a user message nor an idle. */
+  saw(seq: number): void {
+    this.#seq = seq;
+  }
+
+  /** Resolves with the end of the turn that processes the inserted message `messageId`. */
+  turnEnd(messageId: MessageId): Promise<TurnEnd> {
     return new Promise((resolve, reject) => {
       const waiter = { messageId, answeredAt: this.#seq, resolve, reject };
       if (!this.#settle(waiter)) this.#waiters.push(waiter);

@@ -64,9 +64,11 @@ class SessionView {
   readonly toolCalls = new Set<string>();
   /** User messages the v1 client submitted itself: it already shows them, so they are not echoed. */
   readonly ownMessages = new Set<string>();
+  /** Updates received so far (their positions). */
+  received = 0;
   /** v1 prompts whose v2 response has not arrived: updates wait so the echo can be recognised. */
   answering = 0;
-  buffered: V2SessionUpdate[] = [];
+  buffered: { seq: number; update: V2SessionUpdate }[] = [];
   /** A v1 session/load is replaying: everything goes out, the client's own prompts included. */
   loading = false;
 }
@@ -137,16 +139,25 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
     if (converted !== undefined) send(sessionId, converted);
   };
 
+  const flush = (sessionId: SessionId, s: SessionView, through: number): void => {
+    while (s.buffered.length > 0 && (s.buffered[0]?.seq ?? Number.POSITIVE_INFINITY) <= through) {
+      const next = s.buffered.shift();
+      if (next !== undefined) forward(sessionId, s, next.update);
+    }
+  };
+
   v2.onNotification('session/update', (params: V2SessionNotification) => {
     const s = view(params.sessionId);
     const { update } = params;
+    const seq = ++s.received;
     if (update.sessionUpdate === 'user_message' || update.sessionUpdate === 'user_message_chunk') {
-      s.turns.userMessage(update.messageId);
+      s.turns.userMessage(update.messageId, seq);
+    } else if (update.sessionUpdate === 'state_update' && update.state === 'idle') {
+      s.turns.idle((update as { stopReason?: V1.StopReason | null }).stopReason, seq);
+    } else {
+      s.turns.saw(seq);
     }
-    if (update.sessionUpdate === 'state_update' && update.state === 'idle') {
-      s.turns.idle((update as { stopReason?: V1.StopReason | null }).stopReason);
-    }
-    if (s.answering > 0 && !s.loading) s.buffered.push(update);
+    if (s.answering > 0 && !s.loading) s.buffered.push({ seq, update });
     else forward(params.sessionId, s, update);
   });
 
@@ -202,12 +213,12 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
       throw error;
     } finally {
       s.answering -= 1;
-      if (s.answering === 0) {
-        for (const update of s.buffered.splice(0)) forward(params.sessionId, s, update);
-      }
+      if (s.answering === 0) flush(params.sessionId, s, Number.POSITIVE_INFINITY);
     }
-    const stopReason = await s.turns.turnEnd(messageId);
-    return { stopReason: stopReason ?? 'end_turn' };
+    const end = await s.turns.turnEnd(messageId);
+    // Updates of this turn still held for another prompt's echo go out before the answer.
+    flush(params.sessionId, s, end.seq);
+    return { stopReason: end.stopReason ?? 'end_turn' };
   });
 
   v1.onNotification('session/cancel', (params) => {
