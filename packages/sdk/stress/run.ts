@@ -31,10 +31,25 @@ async function main(): Promise<void> {
   const lines = Math.round(60_000 * scale);
   const fuzz: FuzzReport[] = [];
   for (const side of ['agent', 'client'] as const) {
-    fuzz.push(await fuzzConnection({ side, lines, seed: seed + fuzz.length }));
+    fuzz.push(
+      await fuzzConnection({ side, lines, seed: seed + fuzz.length, sweepSeeds: Math.round(300 * scale) }),
+    );
   }
   const total = (key: keyof FuzzReport): number => fuzz.reduce((sum, r) => sum + (r[key] as number), 0);
-  figure('lines fuzzed', `${total('lines')} (${fuzz.map((r) => `${r.side} ${r.lines}`).join(', ')})`);
+  figure(
+    'lines fuzzed',
+    `${total('lines')} (${fuzz.map((r) => `${r.side} ${r.lines}`).join(', ')}; ${total('swept')} of them a wrong-type sweep of every path)`,
+  );
+  for (const r of fuzz) {
+    const classes = Object.entries(r.outcomes).map(
+      ([cls, outcomes]) =>
+        `${cls} ${Object.entries(outcomes)
+          .sort((a, b) => b[1] - a[1])
+          .map(([outcome, n]) => `${outcome}×${n}`)
+          .join(' ')}`,
+    );
+    figure(`verified outcomes by class (${r.side})`, classes.join(' | '));
+  }
   figure('wrong error codes', total('wrongCodes'), total('wrongCodes') === 0);
   figure('missing replies', total('missingReplies'), total('missingReplies') === 0);
   figure(

@@ -8,7 +8,14 @@ import { Agent, type AgentConnection } from '../../src/agent/index.js';
 import { Client, type ClientConnection } from '../../src/client/index.js';
 import { Connection, type Diagnostic } from '../../src/rpc/index.js';
 import { streamTransport } from '../../src/transports/index.js';
-import { MUTATION_CLASSES, type MutationClass, mutate, oneLine, Random } from './mutations.js';
+import {
+  MUTATION_CLASSES,
+  type MutationClass,
+  mutate,
+  oneLine,
+  Random,
+  wrongTypeSweep,
+} from './mutations.js';
 import { type Expectation, expect as expectFor, type Handled } from './oracle.js';
 import { idAllocator, type Side, seedArb } from './seeds.js';
 
@@ -23,6 +30,11 @@ export interface FuzzOptions {
   batch?: number;
   /** How long to wait for a batch's replies before counting them missing. Default 10 s. */
   replyTimeoutMs?: number;
+  /**
+   * Also send every wrong-type variant (each path × each other JSON type) of this many distinct
+   * seed messages, before the random lines. Default 0.
+   */
+  sweepSeeds?: number;
 }
 
 /** What a fuzz run observed. Every count except `lines` and `byClass` must be zero. */
@@ -30,6 +42,10 @@ export interface FuzzReport {
   side: Side;
   lines: number;
   byClass: Record<MutationClass, number>;
+  /** Lines of the systematic wrong-type sweep (also counted in `lines` and `byClass['wrong-type']`). */
+  swept: number;
+  /** Per class, how many lines each verified outcome had: an error code, `handled` or `silent`. */
+  outcomes: Record<MutationClass, Record<string, number>>;
   /** Replies with the wrong code, wrong id, or a reply where none was due. */
   wrongCodes: number;
   /** Replies that never came. */
@@ -131,6 +147,11 @@ function clientReceiver(toReceiver: PassThrough, fromReceiver: PassThrough, limi
   };
 }
 
+/** A request or response whose id is a valid JSON-RPC id (one the receiver will echo). */
+function isIdCarrier(value: Record<string, unknown>): boolean {
+  return typeof value.id === 'string' || (typeof value.id === 'number' && Number.isFinite(value.id));
+}
+
 function withId(message: Record<string, unknown>, nextId: () => string | number): Record<string, unknown> {
   return 'id' in message && message.id !== null ? { ...message, id: nextId() } : message;
 }
@@ -152,6 +173,11 @@ export async function fuzzConnection(options: FuzzOptions): Promise<FuzzReport> 
     side: options.side,
     lines: 0,
     byClass: Object.fromEntries(MUTATION_CLASSES.map((c) => [c, 0])) as Record<MutationClass, number>,
+    swept: 0,
+    outcomes: Object.fromEntries(MUTATION_CLASSES.map((c) => [c, {}])) as Record<
+      MutationClass,
+      Record<string, number>
+    >,
     wrongCodes: 0,
     missingReplies: 0,
     diagnosticMismatches: 0,
@@ -205,16 +231,32 @@ export async function fuzzConnection(options: FuzzOptions): Promise<FuzzReport> 
   });
 
   let carried: { bytes: Buffer; cls: MutationClass } | undefined;
-  for (let sent = 0; sent < options.lines; ) {
+  // The sweep comes first; its lines are extra to `options.lines`.
+  const sweep: Buffer[] = [];
+  const distinct = new Map(seeds.map((seed) => [JSON.stringify(seed), seed]));
+  for (const seed of [...distinct.values()].slice(0, options.sweepSeeds ?? 0)) {
+    for (const bytes of wrongTypeSweep(withId(seed, nextId))) sweep.push(bytes);
+  }
+  // A sweep line keeps its seed's id, so give every one a fresh id where it still has one.
+  const sweepLines = sweep.map((bytes) => {
+    const value = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    return Buffer.from(JSON.stringify(isIdCarrier(value) ? { ...value, id: nextId() } : value), 'utf8');
+  });
+  const total = options.lines + sweepLines.length;
+  report.swept = sweepLines.length;
+
+  for (let sent = 0; sent < total; ) {
     const byId = new Map<string | number, Expectation>();
     const nullCodes: number[] = [];
     let dueDiagnostics = 0;
     const diagnosticsBefore = silentDiagnostics;
     const repliesBefore = replies.length;
-    for (let i = 0; i < batchSize && sent < options.lines; i++) {
+    for (let i = 0; i < batchSize && sent < total; i++) {
       let line = carried;
       carried = undefined;
-      if (!line) {
+      if (!line && sent < sweepLines.length) {
+        line = { bytes: sweepLines[sent]!, cls: 'wrong-type' };
+      } else if (!line) {
         const cls = MUTATION_CLASSES[sent % MUTATION_CLASSES.length]!;
         const message = withId(seeds[random.int(0, seeds.length - 1)]!, nextId);
         line = { bytes: oneLine(mutate(random, message, cls, limit)), cls };
@@ -232,6 +274,13 @@ export async function fuzzConnection(options: FuzzOptions): Promise<FuzzReport> 
         classOf.set(id, line.cls);
       } else if (expectation?.kind === 'silent' && expectation.diagnostic) dueDiagnostics++;
       report.byClass[line.cls]++;
+      const outcome =
+        expectation === undefined
+          ? 'blank'
+          : expectation.kind === 'error'
+            ? String(expectation.code)
+            : expectation.kind;
+      report.outcomes[line.cls][outcome] = (report.outcomes[line.cls][outcome] ?? 0) + 1;
       report.lines++;
       sent++;
       toReceiver.write(Buffer.concat([line.bytes, Buffer.from('\n')]));

@@ -251,3 +251,19 @@ export function oneLine(bytes: Buffer): Buffer {
   for (let i = 0; i < copy.length; i++) if (copy[i] === 0x0a) copy[i] = 0x20;
   return copy;
 }
+
+/**
+ * Every single-path wrong-type variant of `message`: for each path (envelope included), each JSON
+ * type the value does not have. The systematic counterpart of the random `wrong-type` class.
+ */
+export function* wrongTypeSweep(message: Record<string, Json>): Generator<Buffer> {
+  for (const path of paths(message)) {
+    const current = getAt(message, path);
+    for (const [type, sample] of Object.entries(SAMPLES)) {
+      if (type === typeOf(current)) continue;
+      const copy = structuredClone(message);
+      setAt(copy, path, structuredClone(sample));
+      yield Buffer.from(JSON.stringify(copy), 'utf8');
+    }
+  }
+}
