@@ -511,8 +511,8 @@ export interface AgentThoughtChunk {
   _meta?: Meta;
 }
 
-/** Why foreground work ended: end_turn (finished), max_tokens, max_turn_requests, refusal, cancelled (after session/cancel), or an implementation-defined value starting with an underscore. */
-export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled' | `_${string}`;
+/** Why foreground work ended: end_turn (finished), max_tokens, max_turn_requests, refusal, cancelled (after session/cancel), error (the work failed after the prompt was accepted; the idle update may carry the error), or an implementation-defined value starting with an underscore. */
+export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled' | 'error' | `_${string}`;
 
 /** Token counts for the foreground work that just ended. */
 export interface Usage {
@@ -552,6 +552,8 @@ export interface IdleStateUpdate {
   stopReason?: (StopReason | null);
   /** Token counts for the work that ended, when known. */
   usage?: (Usage | null);
+  /** With stopReason error: what went wrong, as a JSON-RPC error object. Post-insertion failures are reported here because the prompt's response has already been sent. */
+  error?: (JsonRpcError | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
