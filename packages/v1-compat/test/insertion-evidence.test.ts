@@ -46,7 +46,21 @@ function setup() {
   const prompts: { params: V1.PromptRequest; end: ReturnType<typeof deferred<V1.PromptResponse>> }[] = [];
   const promptArrived: (() => void)[] = [];
   agent.onRequest('initialize', () => ({ protocolVersion: 1, agentCapabilities: { loadSession: false } }));
-  agent.onRequest('session/new', () => ({ sessionId: 's1' }));
+  agent.onRequest('session/new', () => {
+    // Some agents announce their commands at once: this one even before its answer is written.
+    queueMicrotask(() => {
+      agent
+        .sendNotification('session/update', {
+          sessionId: 's1',
+          update: {
+            sessionUpdate: 'available_commands_update',
+            availableCommands: [{ name: 'plan', description: 'Plan' }],
+          },
+        })
+        .catch(() => undefined);
+    });
+    return { sessionId: 's1' };
+  });
   agent.onRequest('session/prompt', (params) => {
     const end = deferred<V1.PromptResponse>();
     prompts.push({ params, end });
@@ -101,7 +115,7 @@ describe('insertion evidence from a v1 agent', () => {
     prompts[0]?.end.resolve({ stopReason: 'max_tokens' });
     const messageId = await receipt;
     await log.idle(0);
-    expect(log.updates).toEqual([
+    expect(log.updates.filter((u) => !u.sessionUpdate.startsWith('_'))).toEqual([
       { sessionUpdate: 'user_message', messageId, content: hello },
       { sessionUpdate: 'state_update', state: 'running' },
       { sessionUpdate: 'state_update', state: 'idle', stopReason: 'max_tokens' },
@@ -143,6 +157,17 @@ describe('insertion evidence from a v1 agent', () => {
       { type: 'text', text: 'hello ' },
       { type: 'text', text: '(expanded)' },
     ]);
+  });
+
+  it('keeps an update the v1 agent sends before the bridge has opened the session', async () => {
+    const { client, log } = setup();
+    await client.initialize();
+    await client.newSession('/tmp');
+    await log.waitFor((u) => u.sessionUpdate === '_available_commands_update');
+    expect(log.updates[0]).toEqual({
+      sessionUpdate: '_available_commands_update',
+      availableCommands: [{ name: 'plan', description: 'Plan' }],
+    });
   });
 
   it('refuses an MCP server v1 cannot express with -32602 and a pointer to its type', async () => {

@@ -67,10 +67,12 @@ export class BridgedSession {
   /** Open permission requests, answered `cancelled` by {@link BridgedSession.cancel}. */
   readonly #withdraw = new Set<() => void>();
 
-  constructor(agentSession: AgentSession, tracker: MessageTracker, link: V1AgentLink) {
+  /** `ready` settles when the session may take its first task (its history record exists). */
+  constructor(agentSession: AgentSession, tracker: MessageTracker, link: V1AgentLink, ready: Promise<void>) {
     this.agentSession = agentSession;
     this.#tracker = tracker;
     this.#link = link;
+    this.#chain = ready.catch(() => undefined);
   }
 
   /** The session's ID (the v1 agent's own). */

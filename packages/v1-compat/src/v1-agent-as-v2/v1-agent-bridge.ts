@@ -43,6 +43,10 @@ type V1ClientConnection = Connection<
 /** Who the bridge says it is to the v1 agent when no v2 client introduced itself first. */
 const BRIDGE_INFO: V1.Implementation = { name: 'acp-kit-v1-bridge', version: '1' };
 
+/** Sessions, and updates per session, kept for sessions not opened yet (see `#orphans`). */
+const MAX_ORPHAN_SESSIONS = 16;
+const MAX_ORPHAN_UPDATES = 256;
+
 /** MCP server types with a v1 form (see the McpServer conversion). */
 const V1_SERVER_TYPES = new Set(['stdio', 'http', '_sse']);
 
@@ -72,6 +76,12 @@ export class V1AgentBridge {
   readonly #history = new MemoryHistoryStore();
   readonly #sessions = new Map<SessionId, BridgedSession>();
   #initialize: Promise<V1.InitializeResponse> | undefined;
+  /**
+   * Updates for sessions the bridge has not opened yet. A v1 agent may send one right behind its
+   * `session/new` or `session/load` answer (available commands, say), before the bridge has
+   * processed that answer; they are applied when the session opens. Bounded, oldest dropped.
+   */
+  readonly #orphans = new Map<SessionId, V1.SessionUpdate[]>();
   #clientCount = 0;
   /** Resolves with the reason once the v1 agent is gone (exited, closed, or wrote garbage). */
   readonly closed: Promise<string>;
@@ -79,9 +89,11 @@ export class V1AgentBridge {
   constructor(options: V1AgentBridgeOptions) {
     this.#v1 = new Connection(options.agent, { validator: v1SchemaValidator });
     this.#peer = new WrappedPeer(options.name ?? 'v1 agent', this.#v1);
-    this.#v1.onNotification('session/update', (params) =>
-      this.#sessions.get(params.sessionId)?.fromV1(params.update),
-    );
+    this.#v1.onNotification('session/update', (params) => {
+      const session = this.#sessions.get(params.sessionId);
+      if (session) session.fromV1(params.update);
+      else this.#holdOrphan(params.sessionId, params.update);
+    });
     this.#v1.onRequest('session/request_permission', (params) => {
       const session = this.#sessions.get(params.sessionId);
       if (!session)
@@ -94,6 +106,20 @@ export class V1AgentBridge {
       for (const session of this.#sessions.values()) session.failHeld(error);
     });
     this.#v1.listen();
+  }
+
+  #holdOrphan(sessionId: SessionId, update: V1.SessionUpdate): void {
+    let held = this.#orphans.get(sessionId);
+    if (held === undefined) {
+      if (this.#orphans.size >= MAX_ORPHAN_SESSIONS) {
+        const oldest = this.#orphans.keys().next().value;
+        if (oldest !== undefined) this.#orphans.delete(oldest);
+      }
+      held = [];
+      this.#orphans.set(sessionId, held);
+    }
+    held.push(update);
+    if (held.length > MAX_ORPHAN_UPDATES) held.shift();
   }
 
   /** Closes the connection to the v1 agent. */
@@ -125,18 +151,24 @@ export class V1AgentBridge {
     return this.#initialize;
   }
 
-  async #open(sessionId: SessionId, cwd: string, epoch = ''): Promise<BridgedSession> {
+  /** Opens the bridge's side of a session synchronously, so no update for it can slip past. */
+  #open(sessionId: SessionId, cwd: string, epoch = ''): BridgedSession {
     const existing = this.#sessions.get(sessionId);
     if (existing) return existing;
-    if (!(await this.#history.getSession(sessionId))) await this.#history.createSession({ sessionId, cwd });
+    // The SDK session checks message IDs against the history store, which must know the session.
+    const ready = this.#history.getSession(sessionId).then(async (found) => {
+      if (!found) await this.#history.createSession({ sessionId, cwd });
+    });
     const agentSession = new AgentSession(sessionId, cwd, this.#history);
     const link = {
       prompt: (params: V1.PromptRequest) => this.#v1.sendRequest('session/prompt', params),
       cancel: (params: V1.CancelNotification) => this.#v1.sendNotification('session/cancel', params),
       toBridgeError: (error: unknown) => this.#peer.toBridgeError(error),
     };
-    const session = new BridgedSession(agentSession, new MessageTracker(sessionId, epoch), link);
+    const session = new BridgedSession(agentSession, new MessageTracker(sessionId, epoch), link, ready);
     this.#sessions.set(sessionId, session);
+    for (const update of this.#orphans.get(sessionId) ?? []) session.fromV1(update);
+    this.#orphans.delete(sessionId);
     return session;
   }
 
@@ -177,7 +209,7 @@ export class V1AgentBridge {
           convertParams(() => v2ToV1NewSessionRequest(params), serversPointer(params.mcpServers)),
         ),
       );
-      const session = await this.#open(created.sessionId, params.cwd);
+      const session = this.#open(created.sessionId, params.cwd);
       attach(session);
       return { sessionId: created.sessionId };
     });
@@ -203,7 +235,7 @@ export class V1AgentBridge {
       if (caps?.loadSession === true) {
         // Also without replay: loading lets the bridge recount message positions, so the
         // derived IDs of later messages continue where the conversation left off.
-        const session = await this.#open(params.sessionId, params.cwd);
+        const session = this.#open(params.sessionId, params.cwd);
         await session.load(cursor === undefined ? undefined : peer, () =>
           this.#call(() =>
             this.#v1.sendRequest(
@@ -236,7 +268,7 @@ export class V1AgentBridge {
         ),
       );
       // Positions are unknown without a replay: later derived IDs are salted to stay unique.
-      const session = await this.#open(params.sessionId, params.cwd, randomUUID());
+      const session = this.#open(params.sessionId, params.cwd, randomUUID());
       attach(session);
       return {};
     });
