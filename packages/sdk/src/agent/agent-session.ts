@@ -64,6 +64,7 @@ export class AgentSession implements Inserter {
   #activity: SessionActivity = 'idle';
   #turn = new AbortController();
   #permissionsPending = 0;
+  #section: Promise<void> = Promise.resolve();
   /** IDs supplied by the caller (for example an adapter reusing the underlying agent's IDs). */
   readonly #usedIds: Record<RetainedMessageKind, Set<MessageId>> = {
     user_message: new Set(),
@@ -114,6 +115,35 @@ export class AgentSession implements Inserter {
     attachment.held = undefined;
   }
 
+  /**
+   * @internal Runs `task` while no history write can be paired with its report. Every change to
+   * retained history happens together with the broadcast of its update inside this section, so
+   * a replay that runs inside it sees each retained change either in history (and the client was
+   * not yet attached for its live update) or live (after the replay) — never both, never neither.
+   */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#section.then(task);
+    this.#section = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** Retains a change (if `retain` is given) and starts reporting its updates, as one step. */
+  async #retainAndReport(
+    retain: (() => Promise<unknown>) | undefined,
+    updates: SessionUpdate[],
+  ): Promise<void> {
+    const delivery = await this.exclusive(async () => {
+      await retain?.();
+      // Start every send inside the section (writes keep call order); wait for them outside it,
+      // so a slow client never holds up the section.
+      return { done: Promise.all(updates.map((update) => this.#broadcast(update))) };
+    });
+    await delivery.done;
+  }
+
   /** @internal Detaches a client (its connection closed). Work in the session goes on. */
   detach(peer: ClientPeer): void {
     this.#peers.delete(peer);
@@ -129,6 +159,10 @@ export class AgentSession implements Inserter {
    * the others still get the update.
    */
   async update(update: SessionUpdate): Promise<void> {
+    await this.#broadcast(update);
+  }
+
+  async #broadcast(update: SessionUpdate): Promise<void> {
     const params: SessionNotification = { sessionId: this.id, update };
     const sends: Promise<void>[] = [];
     for (const [peer, attachment] of this.#peers) {
@@ -158,15 +192,11 @@ export class AgentSession implements Inserter {
     options: Required<Omit<InsertOptions, 'messageId'>> & { messageId: MessageId | undefined },
   ): Promise<MessageId> {
     const messageId = await this.#claimId('user_message', options.messageId);
-    if (options.retain) {
-      await this.#history.appendMessage(this.id, {
-        messageId,
-        kind: 'user_message',
-        content,
-        via: options.via,
-      });
-    }
-    await this.#report('user_message', messageId, content, options.via);
+    const retain = options.retain
+      ? () =>
+          this.#history.appendMessage(this.id, { messageId, kind: 'user_message', content, via: options.via })
+      : undefined;
+    await this.#retainAndReport(retain, reportUpdates('user_message', messageId, content, options.via));
     return messageId;
   }
 
@@ -203,24 +233,12 @@ export class AgentSession implements Inserter {
   ): Promise<MessageId> {
     const messageId = await this.#claimId(kind, options.messageId);
     const via = options.via ?? 'full';
-    if (options.retain ?? true) await this.#history.appendMessage(this.id, { messageId, kind, content, via });
-    await this.#report(kind, messageId, content, via);
+    const retain =
+      (options.retain ?? true)
+        ? () => this.#history.appendMessage(this.id, { messageId, kind, content, via })
+        : undefined;
+    await this.#retainAndReport(retain, reportUpdates(kind, messageId, content, via));
     return messageId;
-  }
-
-  async #report(
-    kind: RetainedMessageKind,
-    messageId: MessageId,
-    content: readonly ContentBlock[],
-    via: ReplayVia,
-  ): Promise<void> {
-    if (via === 'full') {
-      await this.update({ sessionUpdate: kind, messageId, content: [...content] });
-      return;
-    }
-    await this.update({ sessionUpdate: kind, messageId, content: [] });
-    for (const block of content)
-      await this.update({ sessionUpdate: chunkKind[kind], messageId, content: block });
   }
 
   /** Starts an agent message, streamed with chunks or replaced whole. */
@@ -240,19 +258,22 @@ export class AgentSession implements Inserter {
     const retain = options.retain ?? true;
     const messageId = await this.#claimId(kind, options.messageId);
     const ref = { kind, messageId };
-    if (retain) await this.#history.appendMessage(this.id, { ...ref, content: [], via: 'chunks' });
+    if (retain)
+      await this.exclusive(() =>
+        this.#history.appendMessage(this.id, { ...ref, content: [], via: 'chunks' }),
+      );
     const history = this.#history;
     const sessionId = this.id;
     return {
       messageId,
-      chunk: async (block) => {
-        if (retain) await history.appendChunk(sessionId, ref, block);
-        await this.update({ sessionUpdate: chunkKind[kind], messageId, content: block });
-      },
-      replace: async (content) => {
-        if (retain) await history.replaceContent(sessionId, ref, content);
-        await this.update({ sessionUpdate: kind, messageId, content: [...content] });
-      },
+      chunk: (block) =>
+        this.#retainAndReport(retain ? () => history.appendChunk(sessionId, ref, block) : undefined, [
+          { sessionUpdate: chunkKind[kind], messageId, content: block },
+        ]),
+      replace: (content) =>
+        this.#retainAndReport(retain ? () => history.replaceContent(sessionId, ref, content) : undefined, [
+          { sessionUpdate: kind, messageId, content: [...content] },
+        ]),
     };
   }
 
@@ -272,6 +293,14 @@ export class AgentSession implements Inserter {
       ...(stopReason === undefined ? {} : { stopReason }),
       ...(usage === undefined ? {} : { usage }),
     });
+  }
+
+  /**
+   * @internal Sends one client the session's current state (after a resume, so the client does not
+   * take the resume response for `idle`).
+   */
+  async sendStateTo(peer: ClientPeer): Promise<void> {
+    await this.sendTo(peer, { sessionUpdate: 'state_update', state: this.#activity });
   }
 
   /** Reports that the work is blocked on the user. */
@@ -312,4 +341,18 @@ export class AgentSession implements Inserter {
       if (this.#permissionsPending === 0 && this.#activity === 'requires_action') await this.running();
     }
   }
+}
+
+/** The updates that report a message: one whole update, or a reset followed by one chunk per block. */
+function reportUpdates(
+  kind: RetainedMessageKind,
+  messageId: MessageId,
+  content: readonly ContentBlock[],
+  via: ReplayVia,
+): SessionUpdate[] {
+  if (via === 'full') return [{ sessionUpdate: kind, messageId, content: [...content] }];
+  return [
+    { sessionUpdate: kind, messageId, content: [] },
+    ...content.map((block): SessionUpdate => ({ sessionUpdate: chunkKind[kind], messageId, content: block })),
+  ];
 }

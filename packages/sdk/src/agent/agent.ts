@@ -8,7 +8,6 @@ import type {
   InitializeResponse,
   NewSessionResponse,
   PromptResponse,
-  ResumeSessionRequest,
   ResumeSessionResponse,
   SessionId,
 } from '@acp-kit/schema';
@@ -50,9 +49,10 @@ export interface AgentOptions {
   /** Where retained history lives. Default: a fresh {@link MemoryHistoryStore}. */
   history?: HistoryStore;
   /**
-   * How replay sends each retained message: as it was retained (the default: whole messages as
-   * one update, streamed ones as `content: []` followed by their chunks), or forced to one style.
-   * Every style leaves a client with exactly the retained content, never a duplicate.
+   * How replay sends each retained message: `'full'` (the default: one whole update per message,
+   * the fewest updates), `'chunks'` (`content: []` followed by one chunk per block), or
+   * `'as-retained'` (whole messages whole, streamed ones as reset + chunks). Every style leaves a
+   * client with exactly the retained content, never a duplicate.
    */
   replay?: 'as-retained' | ReplayVia;
   /**
@@ -158,7 +158,10 @@ export class Agent {
       session.cwd = params.cwd;
       const cursor = params.replayFrom ?? undefined;
       if (cursor === undefined) {
-        attach(session);
+        attach(session, true);
+        // Current-state synchronisation: the resume response alone does not mean idle.
+        await session.sendStateTo(peer);
+        await session.release(peer);
         return {};
       }
       if (cursor.type !== 'start') {
@@ -171,9 +174,14 @@ export class Agent {
           },
         );
       }
-      attach(session, true);
       try {
-        await this.#replay(session, peer, params);
+        // Inside the session's exclusive section no retained change can land between the history
+        // read and its live report, so the replay and the live stream never overlap.
+        await session.exclusive(async () => {
+          attach(session, true);
+          await this.#replay(session, peer);
+        });
+        await session.sendStateTo(peer);
       } finally {
         await session.release(peer);
       }
@@ -236,8 +244,9 @@ export class Agent {
     return prompt.response;
   }
 
-  async #replay(session: AgentSession, peer: ClientPeer, _params: ResumeSessionRequest): Promise<void> {
-    const style = this.#options.replay ?? 'as-retained';
+  /** Sends the retained history to one client. */
+  async #replay(session: AgentSession, peer: ClientPeer): Promise<void> {
+    const style = this.#options.replay ?? 'full';
     for await (const message of retainedMessages(this.#history, session.id)) {
       const updates = replayUpdates(style === 'as-retained' ? message : { ...message, via: style });
       for (const update of updates) await session.sendTo(peer, update);

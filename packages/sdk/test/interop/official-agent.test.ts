@@ -111,10 +111,8 @@ describe('our Client against an agent built on the official v2 agent API', () =>
     expect(diagnostics).toEqual([]);
   });
 
-  // Known wire incompatibility: the official 2.4.0 v2 schema has `stopReason: 'error'` (with an
-  // optional `error` object); our schema's StopReason does not, so our Connection drops this idle
-  // update as invalid params and the store stays `running`. Flip to `it` once the schema has it.
-  it.fails('ends the turn as idle when the official agent stops with stopReason error', async () => {
+  // The official 2.4.0 v2 schema has `stopReason: 'error'` (with an optional `error` object); so does ours.
+  it('ends the turn as idle when the official agent stops with stopReason error', async () => {
     const { client } = await connect();
     await client.initialize();
     const sessionId = await client.newSession(process.cwd());
@@ -124,10 +122,9 @@ describe('our Client against an agent built on the official v2 agent API', () =>
     });
   });
 
-  // Known wire incompatibility: an update kind our schema does not define (here the official
-  // `available_commands_update`) is rejected by the connection's schema validator, so it never
-  // reaches the store's own `unknown_update_kind` handling. Flip to `it` once it is passed through.
-  it.fails('hands an update kind it does not know to the store instead of dropping it', async () => {
+  // An update kind our schema does not define (here the official `available_commands_update`) is
+  // passed through by the schema validator and ignored by the store with a diagnostic.
+  it('hands an update kind it does not know to the store instead of dropping it', async () => {
     const unknownKinds: string[] = [];
     const store = new ConversationStore({
       onDiagnostic: (d) => {
