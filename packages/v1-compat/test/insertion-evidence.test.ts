@@ -3,7 +3,7 @@
  * message is sent: the v2 prompt stays unanswered until there is evidence of insertion.
  */
 import type { ContentBlock } from '@acp-kit/schema';
-import { Client, type ClientConnection, Connection, createInProcessPair } from '@acp-kit/sdk';
+import { Client, type ClientConnection, Connection, createInProcessPair, RpcError } from '@acp-kit/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
   AgentNotificationMap,
@@ -120,6 +120,20 @@ describe('insertion evidence from a v1 agent', () => {
       { sessionUpdate: 'state_update', state: 'running' },
       { sessionUpdate: 'state_update', state: 'idle', stopReason: 'max_tokens' },
     ]);
+  });
+
+  it('reports a v1 error after insertion as idle with stopReason error (the receipt is already out)', async () => {
+    const { client, prompts, nextPrompt, say, log } = setup();
+    await client.initialize();
+    const sessionId = await client.newSession('/tmp');
+    const arrived = nextPrompt();
+    const receipt = client.prompt(sessionId, hello);
+    await arrived;
+    await say({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'partial' } });
+    await receipt;
+    prompts[0]?.end.reject(new RpcError(-32603, 'model failed'));
+    await log.idle(0);
+    expect(log.updates.at(-1)).toEqual({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error' });
   });
 
   it('replaces the submitted content with the echo, which is authoritative', async () => {

@@ -140,6 +140,14 @@ describe('a v2 agent served as v1', () => {
     });
   });
 
+  it('answers a turn that failed after insertion with the JSON-RPC error from the idle update', async () => {
+    const { v1, sessionId } = await start();
+    await expect(v1.sendRequest('session/prompt', prompt(sessionId, 'boom'))).rejects.toMatchObject({
+      code: -32603,
+      message: 'boom: the model went away',
+    });
+  });
+
   it('ends a cancelled turn with stopReason cancelled', async () => {
     const { v1, updates, sessionId } = await start();
     const turn = v1.sendRequest('session/prompt', prompt(sessionId, 'slow'));

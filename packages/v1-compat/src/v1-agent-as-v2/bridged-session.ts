@@ -196,8 +196,9 @@ export class BridgedSession {
     if (!turn.inserted) {
       if (turn.prompt.state === 'pending') turn.prompt.reject(this.#link.toBridgeError(error));
     } else {
-      // The turn ended without a v1 stop reason (the agent failed after taking the prompt).
-      await this.agentSession.idle();
+      // The v1 agent failed after taking the prompt: its receipt is out, so the failure is the
+      // turn's outcome (v2 stop reason error) rather than an answer to the prompt.
+      await this.agentSession.idle('error');
     }
     this.#startNext();
   }

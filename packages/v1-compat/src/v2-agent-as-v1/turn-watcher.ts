@@ -1,14 +1,24 @@
 import type { MessageId, StopReason } from '@acp-kit/schema';
 
+/** A JSON-RPC error object, as an idle update with stopReason `error` may carry it. */
+export interface TurnError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
 interface Idle {
   readonly seq: number;
   readonly stopReason: StopReason | null | undefined;
+  readonly error?: TurnError | null;
 }
 
 /** How a turn ended: the idle's stop reason and its position in the session's update stream. */
 export interface TurnEnd {
   readonly stopReason: StopReason | null | undefined;
   readonly seq: number;
+  /** With stopReason `error`: what went wrong, when the agent said. */
+  readonly error?: TurnError | null;
 }
 
 interface Waiter {
@@ -42,9 +52,9 @@ export class TurnWatcher {
   }
 
   /** Records an idle state update at position `seq`. */
-  idle(stopReason: StopReason | null | undefined, seq: number): void {
+  idle(stopReason: StopReason | null | undefined, seq: number, error?: TurnError | null): void {
     this.#seq = seq;
-    this.#idles.push({ seq: this.#seq, stopReason });
+    this.#idles.push({ seq: this.#seq, stopReason, error });
     if (this.#idles.length > KEPT_IDLES) this.#idles.shift();
     this.#waiters = this.#waiters.filter((w) => !this.#settle(w));
   }

@@ -18,6 +18,7 @@ import {
   v2ToV1InitializeResponse,
   v2ToV1NewSessionResponse,
   v2ToV1RequestPermissionRequest,
+  v2ToV1StopReason,
 } from '../generated/compat/converters.js';
 import type {
   AgentNotificationMap,
@@ -30,7 +31,7 @@ import type { MessageKind } from '../message-ids.js';
 import { v1SchemaValidator } from '../v1-validator.js';
 import { WrappedPeer } from '../wrapped-peer.js';
 import { ChunkWriter } from './chunk-writer.js';
-import { TurnWatcher } from './turn-watcher.js';
+import { type TurnError, TurnWatcher } from './turn-watcher.js';
 import { v2UpdateToV1 } from './update-to-v1.js';
 
 /** The bridge's connection to the v2 agent, as a v2 client. */
@@ -153,7 +154,8 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
     if (update.sessionUpdate === 'user_message' || update.sessionUpdate === 'user_message_chunk') {
       s.turns.userMessage(update.messageId, seq);
     } else if (update.sessionUpdate === 'state_update' && update.state === 'idle') {
-      s.turns.idle((update as { stopReason?: V1.StopReason | null }).stopReason, seq);
+      const idle = update as { stopReason?: V1.StopReason | null; error?: TurnError | null };
+      s.turns.idle(idle.stopReason, seq, idle.error);
     } else {
       s.turns.saw(seq);
     }
@@ -218,7 +220,15 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
     const end = await s.turns.turnEnd(messageId);
     // Updates of this turn still held for another prompt's echo go out before the answer.
     flush(params.sessionId, s, end.seq);
-    return { stopReason: end.stopReason ?? 'end_turn' };
+    if (end.stopReason === 'error') {
+      // v1 has no error stop reason: a turn that failed ends its session/prompt with an error.
+      const error = end.error ?? {
+        code: ErrorCodes.InternalError,
+        message: 'The v2 agent reported an error.',
+      };
+      throw new RpcError(error.code, error.message, error.data);
+    }
+    return { stopReason: v2ToV1StopReason(end.stopReason ?? 'end_turn') };
   });
 
   v1.onNotification('session/cancel', (params) => {

@@ -18,9 +18,14 @@ export function v1ToV2StopReason(value: V1.StopReason): V2.StopReason {
   return value;
 }
 
-/** Converts a v2 `StopReason` into a v1 `StopReason`. */
+/** Converts a v2 `StopReason` into a v1 `StopReason`. Lossy: v1 has no error stop reason: a v1 turn that fails is answered with a JSON-RPC error instead (the bridge does this); as a plain value, error becomes end_turn. */
 export function v2ToV1StopReason(value: V2.StopReason): V1.StopReason {
-  return value;
+  switch (value) {
+    case 'error':
+      return 'end_turn';
+    default:
+      return value;
+  }
 }
 
 /** Converts a v1 `ToolKind` into a v2 `ToolKind`. */
@@ -1047,6 +1052,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'StopReason',
     toV2: v1ToV2StopReason,
     toV1: v2ToV1StopReason,
+    lossyToV1: 'v1 has no error stop reason: a v1 turn that fails is answered with a JSON-RPC error instead (the bridge does this); as a plain value, error becomes end_turn.',
   },
   {
     name: 'ToolKind',
