@@ -68,6 +68,8 @@ export async function killMidTurn(): Promise<KillReport> {
 /** Figures of {@link restartLoop}. */
 export interface RestartReport {
   restarts: number;
+  /** Message checks made: every message seen so far, checked again after each restart. */
+  checked: number;
   /** Restarts after which replay restored every message the client had seen, under the same ID. */
   survived: number;
   /** Messages the client had seen that a replay did not restore (or restored under another ID). */
@@ -96,6 +98,7 @@ export async function restartLoop(dir: string, restarts: number): Promise<Restar
   const db = join(dir, 'history.db');
   const report: RestartReport = {
     restarts: 0,
+    checked: 0,
     survived: 0,
     lost: 0,
     duplicated: 0,
@@ -121,10 +124,13 @@ export async function restartLoop(dir: string, restarts: number): Promise<Restar
       if (ok) report.survived++;
     }
     const crash = round % 2 === 1;
+    const before = t.updates().length;
     const prompt = t.client.submit(sessionId, text(`round ${round} ${words(crash ? 120 : 6)}`));
     const id = await prompt.messageId;
     if (crash) {
-      await t.until(() => t.updates().filter(isChunk).length >= 3 + Math.floor(Math.random() * 20));
+      // Killed after a random number of this turn's chunks (replayed chunks do not count).
+      const killAfter = 3 + Math.floor(Math.random() * 20);
+      await t.until(() => t.updates().slice(before).filter(isChunk).length >= killAfter);
       transport.child.kill('SIGKILL');
       await transport.exited;
     } else {
@@ -172,6 +178,7 @@ async function checkReplay(
   }
   const freshMessages = new Map(fresh.snapshot(sessionId).messages.map((m) => [m.key, m]));
   const heldMessages = new Map(t.client.store.snapshot(sessionId).messages.map((m) => [m.key, m]));
+  report.checked += seen.size;
   for (const [key, before] of seen) {
     const replayedMessage = freshMessages.get(key);
     if (!replayedMessage) {

@@ -85,6 +85,7 @@ async function main(): Promise<void> {
       `${restarts.survived}/${restarts.restarts} (half of them SIGKILL mid-stream)`,
       restarts.survived === restarts.restarts,
     );
+    figure('messages checked after restarts (every seen message, every restart)', restarts.checked);
     figure('messages lost', restarts.lost, restarts.lost === 0);
     figure('messages duplicated', restarts.duplicated, restarts.duplicated === 0);
     figure('messages changed by replay', restarts.changed, restarts.changed === 0);

@@ -36,6 +36,7 @@ describe('faults with real agent processes', () => {
     const report = await restartLoop(dir(), 3);
     expect(report.samples).toEqual([]);
     expect(report).toMatchObject({ restarts: 3, survived: 3, lost: 0, duplicated: 0, changed: 0 });
+    expect(report.checked).toBeGreaterThanOrEqual(12);
   });
 
   it('keeps streaming to a WebSocket client when another client disconnects mid-turn', async () => {
