@@ -125,9 +125,14 @@ export async function clientOverWebSocket(
 export const isState = (u: SessionNotification['update'], state: string): boolean =>
   u.sessionUpdate === 'state_update' && 'state' in u && u.state === state;
 
-/** Resolves once `count` turns have ended with idle on the client's log. */
+/**
+ * Resolves once `count` turns have ended on the client's log: idle updates that carry a stop
+ * reason (a resume's idle snapshot carries none and ends nothing).
+ */
 export function idleCount(t: TestClient, count: number): Promise<void> {
-  return t.until(() => t.updates().filter((u) => isState(u, 'idle')).length >= count);
+  const endsTurn = (u: SessionNotification['update']): boolean =>
+    isState(u, 'idle') && typeof (u as { stopReason?: unknown }).stopReason === 'string';
+  return t.until(() => t.updates().filter(endsTurn).length >= count);
 }
 
 /** The text of a message's content blocks, concatenated. */

@@ -255,7 +255,8 @@ describe('RFD scenarios', () => {
 
     const second = await start(['--history', db]);
     await second.t.client.resume(sessionId, { cwd: '/work', replay: true });
-    expect(second.t.updates()).toEqual([]);
+    // Nothing but the current-state snapshot a resume carries: no message was replayed.
+    expect(second.t.updates()).toEqual([{ sessionUpdate: 'state_update', state: 'idle' }]);
   });
 
   it('(9) a retained command is replayed with the same ID without being executed again', async () => {
@@ -277,8 +278,10 @@ describe('RFD scenarios', () => {
       second.t.client.store.snapshot(sessionId).messages.map((m) => [m.messageId, textOf(m.content)]),
     ).toEqual(retained);
     expect(retained[0]).toEqual([noteId, '/note water the plants']);
-    // Replay produced no new work: no state changes, no new messages…
-    expect(second.t.updates().some((u) => u.sessionUpdate === 'state_update')).toBe(false);
+    // Replay produced no new work: no running state (only the idle snapshot of the resume)…
+    expect(second.t.updates().filter((u) => u.sessionUpdate === 'state_update')).toEqual([
+      { sessionUpdate: 'state_update', state: 'idle' },
+    ]);
     // …and the command's effect was not applied again in the restarted agent.
     await second.t.client.prompt(sessionId, text('/status'));
     await idleCount(second.t, 1);
