@@ -14,7 +14,6 @@ import {
   BIN,
   clientOver,
   clientOverWebSocket,
-  idleCount,
   isState,
   listeningAgent,
   type TestClient,
@@ -26,6 +25,16 @@ const words = (n: number): string => Array.from({ length: n }, (_, i) => `w${i}`
 
 function isChunk(update: SessionNotification['update']): boolean {
   return update.sessionUpdate === 'agent_message_chunk';
+}
+
+/** Whether an update ends a turn: `idle` with a stop reason (a resume's state snapshot has none). */
+function endsTurn(update: SessionNotification['update']): boolean {
+  return isState(update, 'idle') && typeof (update as { stopReason?: unknown }).stopReason === 'string';
+}
+
+/** Resolves once a turn has ended after the first `from` updates of the client's log. */
+function turnEnded(t: TestClient, from: number): Promise<void> {
+  return t.until(() => t.updates().slice(from).some(endsTurn));
 }
 
 /** What happened to a client whose agent was killed in the middle of a turn. */
@@ -134,7 +143,7 @@ export async function restartLoop(dir: string, restarts: number): Promise<Restar
       transport.child.kill('SIGKILL');
       await transport.exited;
     } else {
-      await idleCount(t, 1);
+      await turnEnded(t, before);
     }
     for (const m of longLived.snapshot(sessionId).messages) {
       if (m.messageId === null || m.origin !== 'agent') continue;
@@ -223,11 +232,12 @@ export async function clientLeavesMidTurn(): Promise<LeaveReport> {
     const sessionId = await submitter.client.newSession('/work');
     await watcher.client.resume(sessionId, { cwd: '/work' });
     const prompt = words(60);
+    const from = watcher.updates().length;
     await submitter.client.prompt(sessionId, text(prompt));
     await submitter.until(() => submitter.updates().some(isChunk));
     submitter.client.close();
-    await idleCount(watcher, 1);
-    const idle = watcher.updates().find((u) => isState(u, 'idle')) as { stopReason?: string } | undefined;
+    await turnEnded(watcher, from);
+    const idle = watcher.updates().slice(from).find(endsTurn) as { stopReason?: string } | undefined;
     const reply = watcher.client.store.snapshot(sessionId).messages.find((m) => m.kind === 'agent_message');
     const expected = replyTo(prompt).pieces.join('');
     watcher.client.close();

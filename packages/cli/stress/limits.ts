@@ -44,7 +44,8 @@ function counter(t: TestClient): { chunks: number; idles: number; wait(done: () 
     const update = (message as { params?: { update?: SessionNotification['update'] } }).params?.update;
     if (!update) return;
     if (update.sessionUpdate === 'agent_message_chunk') state.chunks++;
-    else if (isState(update, 'idle')) state.idles++;
+    // Turn ends only: `idle` with a stop reason (a resume's state snapshot carries none).
+    else if (isState(update, 'idle') && 'stopReason' in update) state.idles++;
     for (const waiter of [...waiters]) waiter();
   });
   return state;
@@ -189,10 +190,10 @@ export async function heapPerIdleSession(count: number): Promise<number> {
       const message = JSON.parse(line) as {
         id?: number;
         result?: unknown;
-        params?: { update?: { state?: string } };
+        params?: { update?: { state?: string; stopReason?: string } };
       };
       if (typeof message.id === 'number') replies.get(message.id)?.(message.result);
-      else if (message.params?.update?.state === 'idle') idles++;
+      else if (message.params?.update?.state === 'idle' && message.params.update.stopReason) idles++;
     }
   });
   let nextId = 1;
