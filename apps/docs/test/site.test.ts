@@ -41,9 +41,14 @@ function watch(page: Page, report: (problem: string) => void): void {
     if (message.type() === 'error') report(`console error: ${message.text()}`);
   });
   page.on('pageerror', (error) => report(`uncaught: ${error.message}`));
-  page.on('requestfailed', (request) =>
-    report(`request failed: ${request.url()} (${request.failure()?.errorText ?? 'unknown'})`),
-  );
+  page.on('requestfailed', (request) => {
+    const reason = request.failure()?.errorText ?? 'unknown';
+    // The browser aborts requests still in flight when a tab moves on to the next page (module
+    // preloads on a loaded machine); that is the sweep's doing, not the site's. Any answer the
+    // server gave is still checked by the response handler below.
+    if (reason === 'net::ERR_ABORTED') return;
+    report(`request failed: ${request.url()} (${reason})`);
+  });
   page.on('response', (response) => {
     if (response.status() >= 400) report(`HTTP ${response.status()}: ${response.url()}`);
   });
