@@ -1,5 +1,6 @@
 import type {
   ContentBlock,
+  JsonRpcError,
   MessageId,
   RequestPermissionRequest,
   RequestPermissionResponse,
@@ -284,14 +285,19 @@ export class AgentSession implements Inserter {
     await this.update({ sessionUpdate: 'state_update', state: 'running' });
   }
 
-  /** Reports that foreground work ended, with why and, when known, its token usage. */
-  async idle(stopReason?: StopReason, usage?: Usage): Promise<void> {
+  /**
+   * Reports that foreground work ended, with why and, when known, its token usage. With stop
+   * reason `error`, `error` says what failed (the prompt's response was already sent, so a failure
+   * after insertion is reported here).
+   */
+  async idle(stopReason?: StopReason, usage?: Usage, error?: JsonRpcError): Promise<void> {
     this.#activity = 'idle';
     await this.update({
       sessionUpdate: 'state_update',
       state: 'idle',
       ...(stopReason === undefined ? {} : { stopReason }),
       ...(usage === undefined ? {} : { usage }),
+      ...(error === undefined ? {} : { error }),
     });
   }
 
@@ -331,10 +337,14 @@ export class AgentSession implements Inserter {
     if (!peer) return { outcome: { outcome: 'cancelled' } };
     this.#permissionsPending += 1;
     if (this.#permissionsPending === 1) await this.requiresAction();
+    const signal = this.signal;
     try {
-      return await peer.request('session/request_permission', { ...params, sessionId: this.id }, this.signal);
+      const answer = peer.request('session/request_permission', { ...params, sessionId: this.id }, signal);
+      // On cancel the request is withdrawn ($/cancel_request); the work does not wait for the
+      // client to acknowledge that.
+      return await Promise.race([answer, aborted(signal)]);
     } catch (error) {
-      if (this.signal.aborted) return { outcome: { outcome: 'cancelled' } };
+      if (signal.aborted) return { outcome: { outcome: 'cancelled' } };
       throw error;
     } finally {
       this.#permissionsPending -= 1;
@@ -355,4 +365,11 @@ function reportUpdates(
     { sessionUpdate: kind, messageId, content: [] },
     ...content.map((block): SessionUpdate => ({ sessionUpdate: chunkKind[kind], messageId, content: block })),
   ];
+}
+
+/** Resolves with a `cancelled` outcome once `signal` aborts (never, if it never does). */
+function aborted(signal: AbortSignal): Promise<RequestPermissionResponse> {
+  const cancelled: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
+  if (signal.aborted) return Promise.resolve(cancelled);
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(cancelled), { once: true }));
 }

@@ -38,10 +38,12 @@ export interface ClientOptions {
   store?: ConversationStore;
   /**
    * Answers `session/request_permission`. Default: every request is answered `cancelled`, so an
-   * agent never waits on a client that cannot ask its user.
+   * agent never waits on a client that cannot ask its user. `signal` aborts when the agent
+   * withdraws the request (`$/cancel_request`) or the connection closes: close the prompt then.
    */
   onPermission?(
     request: RequestPermissionRequest,
+    context: { signal: AbortSignal },
   ): RequestPermissionResponse | Promise<RequestPermissionResponse>;
 }
 
@@ -70,8 +72,8 @@ export class Client {
     this.#options = options;
     this.store = options.store ?? new ConversationStore();
     connection.onNotification('session/update', (params) => this.store.apply(params));
-    connection.onRequest('session/request_permission', (params) =>
-      options.onPermission ? options.onPermission(params) : { outcome: { outcome: 'cancelled' } },
+    connection.onRequest('session/request_permission', (params, context) =>
+      options.onPermission ? answerPermission(options.onPermission, params, context.signal) : CANCELLED,
     );
     connection.onClose(() => {
       for (const sessionId of this.#sessions) this.store.setConnection(sessionId, 'disconnected');
@@ -165,4 +167,26 @@ export class Client {
 /** Errors after which the prompt may or may not have been inserted: no answer ever came. */
 function isOutcomeUnknown(error: RpcError): boolean {
   return error.code === ErrorCodes.ConnectionClosed || error.code === ErrorCodes.OutgoingBufferFull;
+}
+
+const CANCELLED: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
+
+/**
+ * Asks the application, but answers `cancelled` as soon as the agent withdraws the request, so
+ * the agent is never left waiting on a prompt the user can no longer answer.
+ */
+function answerPermission(
+  ask: NonNullable<ClientOptions['onPermission']>,
+  request: RequestPermissionRequest,
+  signal: AbortSignal,
+): Promise<RequestPermissionResponse> {
+  if (signal.aborted) return Promise.resolve(CANCELLED);
+  return new Promise((resolve, reject) => {
+    const withdraw = (): void => resolve(CANCELLED);
+    signal.addEventListener('abort', withdraw, { once: true });
+    Promise.resolve()
+      .then(() => ask(request, { signal }))
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', withdraw));
+  });
 }

@@ -203,4 +203,59 @@ describe('agent sessions', () => {
     await waitFor(() => signal.aborted);
     expect(signal.aborted).toBe(true);
   });
+
+  it('withdraws a pending permission request from the client when the session is cancelled', async () => {
+    let withdrawn: AbortSignal | undefined;
+    const agent = new Agent({
+      info,
+      onPrompt: async (prompt, { session, client }) => {
+        await prompt.insert();
+        await session.running();
+        const answer = await session.requestPermission(
+          { title: 'Write?', options: [{ optionId: 'yes', name: 'Yes', kind: 'allow_once' }] },
+          client,
+        );
+        await session.idle(answer.outcome.outcome === 'cancelled' ? 'cancelled' : 'end_turn');
+      },
+    });
+    const w = wire(agent, (_request, { signal }) => {
+      withdrawn = signal;
+      return new Promise(() => undefined); // the user never answers
+    });
+    const sent: unknown[] = [];
+    w.connection.onMessage((direction, message) => direction === 'out' && sent.push(message));
+    const sessionId = await w.client.newSession('/work');
+    await w.client.prompt(sessionId, text('/write'));
+    await waitFor(() => withdrawn !== undefined);
+    await w.client.cancel(sessionId);
+    await waitFor(() => withdrawn!.aborted);
+    await w.until((r) =>
+      updates(r, 'state_update').some((u) => 'stopReason' in u && u.stopReason === 'cancelled'),
+    );
+    // The client closed the withdrawn request itself, answering `cancelled` for the user.
+    await waitFor(() => sent.some((m) => (m as { result?: unknown }).result !== undefined));
+    expect(sent).toContainEqual(expect.objectContaining({ result: { outcome: { outcome: 'cancelled' } } }));
+  });
+
+  it('reports a failure after insertion as idle with stop reason error and the error object', async () => {
+    const agent = new Agent({
+      info,
+      onPrompt: async (prompt, { session }) => {
+        await prompt.insert();
+        await session.running();
+        await session.idle('error', undefined, { code: -32603, message: 'model unavailable' });
+      },
+    });
+    const w = wire(agent);
+    const sessionId = await w.client.newSession('/work');
+    await w.client.prompt(sessionId, text('hi'));
+    await w.until((r) => updates(r, 'state_update').length === 2);
+    expect(updates(w.received, 'state_update')[1]).toEqual({
+      sessionUpdate: 'state_update',
+      state: 'idle',
+      stopReason: 'error',
+      error: { code: -32603, message: 'model unavailable' },
+    });
+    expect(w.client.store.snapshot(sessionId).state).toMatchObject({ state: 'idle', stopReason: 'error' });
+  });
 });
