@@ -57,11 +57,8 @@ describe('receipts and reports stay together', () => {
     ).toHaveLength(1);
   });
 
-  // BUG: a content block nested 5 000 levels deep parses and validates (it sits under `_meta`),
-  // is inserted and answered, but JSON.stringify of the `user_message` report throws RangeError;
-  // AgentSession.#deliver treats every notify failure as "client gone" and silently detaches the
-  // submitter, which then holds a messageId it never sees reported, and gets no further updates.
-  it.fails('never answers a prompt with a messageId whose user_message could not be reported', async () => {
+  /** An agent served over raw streams, so a test can write bytes a client's JSON.stringify would refuse. */
+  async function rawAgent() {
     const agent = new Agent({
       info: { name: 'echo', version: '0' },
       async onPrompt(prompt) {
@@ -83,24 +80,43 @@ describe('receipts and reports stay together', () => {
       buffered = parts.pop()!;
       for (const part of parts) lines.push(JSON.parse(part));
     });
-    // Written as raw text: a client's own JSON.stringify would refuse this value before sending.
     const depth = 5000;
-    const deepText = `${'['.repeat(depth)}${']'.repeat(depth)}`;
-    toAgent.write(
-      `{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"${session.id}",` +
-        `"prompt":[{"type":"text","text":"deep","_meta":{"d":${deepText}}}]}}\n`,
-    );
-    await vi.waitFor(() => expect(lines.some((l) => l.id === 1)).toBe(true));
-    const answer = lines.find((l) => l.id === 1) as { result?: { messageId: string } };
-    if (answer.result) {
-      const reported = lines.some(
-        (l) =>
-          (l.params as { update?: { messageId?: string } } | undefined)?.update?.messageId ===
-          answer.result!.messageId,
+    const deepPrompt = (id: number): string =>
+      `{"jsonrpc":"2.0","id":${id},"method":"session/prompt","params":{"sessionId":"${session.id}",` +
+      `"prompt":[{"type":"text","text":"deep","_meta":{"d":${'['.repeat(depth)}${']'.repeat(depth)}}}]}}\n`;
+    const reportedReceipt = (id: number): boolean | undefined => {
+      const answer = lines.find((l) => l.id === id) as { result?: { messageId: string } } | undefined;
+      if (!answer?.result) return undefined;
+      const { messageId } = answer.result;
+      return lines.some(
+        (l) => (l.params as { update?: { messageId?: string } } | undefined)?.update?.messageId === messageId,
       );
-      expect(reported).toBe(true);
-    }
+    };
+    return { session, toAgent, lines, deepPrompt, reportedReceipt };
+  }
+
+  // BUG: a content block nested 5 000 levels deep parses and validates (it sits under `_meta`),
+  // is inserted and answered, but JSON.stringify of the `user_message` report throws RangeError;
+  // AgentSession.#deliver treats every notify failure as "client gone" and silently detaches the
+  // submitter, which then holds a messageId it never sees reported, and gets no further updates.
+  it.fails('never answers a prompt with a messageId whose user_message could not be reported', async () => {
+    const { session, toAgent, lines, deepPrompt, reportedReceipt } = await rawAgent();
+    toAgent.write(deepPrompt(1));
+    await vi.waitFor(() => expect(lines.some((l) => l.id === 1)).toBe(true));
+    expect(reportedReceipt(1)).not.toBe(false);
     expect(session.attachedCount).toBe(1);
+  });
+
+  // BUG (same root, worse): the detach also swallows the reports of ordinary prompts already in
+  // flight on that connection — found by the fuzzer as receipts of unmutated lines never reported.
+  it.fails('reports an ordinary prompt sent right after one whose report cannot be serialized', async () => {
+    const { session, toAgent, lines, deepPrompt, reportedReceipt } = await rawAgent();
+    toAgent.write(deepPrompt(1));
+    toAgent.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { sessionId: session.id, prompt: [{ type: 'text', text: 'ordinary' }] } })}\n`,
+    );
+    await vi.waitFor(() => expect(lines.some((l) => l.id === 2)).toBe(true));
+    expect(reportedReceipt(2)).toBe(true);
   });
 
   // BUG (same root): a prompt just under the line limit is accepted, but its `user_message` report
