@@ -133,7 +133,12 @@ describe('insertion evidence from a v1 agent', () => {
     await receipt;
     prompts[0]?.end.reject(new RpcError(-32603, 'model failed'));
     await log.idle(0);
-    expect(log.updates.at(-1)).toEqual({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error' });
+    expect(log.updates.at(-1)).toMatchObject({
+      sessionUpdate: 'state_update',
+      state: 'idle',
+      stopReason: 'error',
+      error: { code: expect.any(Number), message: expect.stringContaining('model failed') },
+    });
   });
 
   it('replaces the submitted content with the echo, which is authoritative', async () => {

@@ -198,7 +198,8 @@ export class BridgedSession {
     } else {
       // The v1 agent failed after taking the prompt: its receipt is out, so the failure is the
       // turn's outcome (v2 stop reason error) rather than an answer to the prompt.
-      await this.agentSession.idle('error');
+      const { code, message } = this.#link.toBridgeError(error);
+      await this.agentSession.idle('error', undefined, { code, message });
     }
     this.#startNext();
   }
