@@ -181,9 +181,51 @@ export class AgentSession implements Inserter {
     }
     try {
       await peer.notify(params);
-    } catch {
-      // A client that went away must not stop the work other clients are watching.
-      this.#peers.delete(peer);
+    } catch (error) {
+      // A client that went away must not stop the work other clients are watching…
+      if (!peer.open) {
+        this.#peers.delete(peer);
+        return;
+      }
+      // …but an update that cannot be sent (unserializable, over the size limit) is the update's
+      // fault, not the client's: the caller hears about it and the client stays attached.
+      throw error;
+    }
+  }
+
+  /**
+   * Throws an invalid-params error unless every update can be sent to every attached client, so
+   * that a message is either retained, reported and acknowledged, or none of these.
+   */
+  #assertReportable(updates: readonly SessionUpdate[]): void {
+    let limit = Number.POSITIVE_INFINITY;
+    for (const peer of this.#peers.keys()) limit = Math.min(limit, peer.maxMessageBytes ?? limit);
+    for (const update of updates) {
+      let json: string;
+      try {
+        json = JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'session/update',
+          params: { sessionId: this.id, update },
+        });
+      } catch {
+        throw new RpcError(
+          ErrorCodes.InvalidParams,
+          'The message cannot be reported: its content cannot be serialized',
+          {
+            pointer: '/params/prompt',
+            expected: 'content that can be serialized to JSON',
+          },
+        );
+      }
+      const bytes = Buffer.byteLength(json, 'utf8');
+      if (bytes > limit) {
+        throw new RpcError(
+          ErrorCodes.InvalidParams,
+          `The message cannot be reported: its update would be ${bytes} bytes, over the ${limit}-byte message limit`,
+          { pointer: '/params/prompt', expected: `content whose report fits in ${limit} bytes` },
+        );
+      }
     }
   }
 
@@ -192,6 +234,8 @@ export class AgentSession implements Inserter {
     content: readonly ContentBlock[],
     options: Required<Omit<InsertOptions, 'messageId'>> & { messageId: MessageId | undefined },
   ): Promise<MessageId> {
+    const updates = reportUpdates('user_message', 'pending', content, options.via);
+    this.#assertReportable(updates);
     const messageId = await this.#claimId('user_message', options.messageId);
     const retain = options.retain
       ? () =>
@@ -232,8 +276,9 @@ export class AgentSession implements Inserter {
     content: readonly ContentBlock[],
     options: { retain?: boolean; via?: ReplayVia; messageId?: MessageId } = {},
   ): Promise<MessageId> {
-    const messageId = await this.#claimId(kind, options.messageId);
     const via = options.via ?? 'full';
+    this.#assertReportable(reportUpdates(kind, 'pending', content, via));
+    const messageId = await this.#claimId(kind, options.messageId);
     const retain =
       (options.retain ?? true)
         ? () => this.#history.appendMessage(this.id, { messageId, kind, content, via })

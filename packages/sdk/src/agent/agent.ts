@@ -128,6 +128,7 @@ export class Agent {
       get open() {
         return !connection.isClosed;
       },
+      maxMessageBytes: connection.maxMessageBytes,
       notify: (params) => connection.sendNotification('session/update', params),
       request: (method, params, signal) =>
         connection.sendRequest(method, params, signal ? { signal } : undefined) as never,

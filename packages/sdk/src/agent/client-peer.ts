@@ -17,4 +17,6 @@ export interface ClientPeer {
   ): Promise<ClientRequestMap[M]['result']>;
   /** Whether the connection is still open. */
   readonly open: boolean;
+  /** The largest message the connection will send, in bytes (unlimited when absent). */
+  readonly maxMessageBytes?: number;
 }

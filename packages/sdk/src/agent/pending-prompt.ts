@@ -103,7 +103,13 @@ export class PendingPrompt {
       return messageId;
     } catch (error) {
       this.#state = 'rejected';
-      this.#response.reject(new RpcError(ErrorCodes.InternalError, 'The message could not be inserted.'));
+      // An RpcError says what was wrong with the prompt (for example content that cannot be
+      // reported); anything else stays internal.
+      this.#response.reject(
+        error instanceof RpcError
+          ? error
+          : new RpcError(ErrorCodes.InternalError, 'The message could not be inserted.'),
+      );
       throw error;
     }
   }

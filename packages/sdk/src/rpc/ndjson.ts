@@ -81,12 +81,12 @@ export class NdjsonDecoder {
     // One byte of slack for a CR that may precede the newline.
     if (this.size > this.maxLineBytes + 1) {
       this.discarding = true;
-      this.discardedHead = concat([...this.parts, piece], Math.min(this.size, EXCERPT_CHARS * 4)).slice();
+      this.discardedHead = copyBytes(concat([...this.parts, piece], Math.min(this.size, EXCERPT_CHARS * 4)));
       this.parts = [];
       return;
     }
     // Copy: the caller may reuse the chunk's buffer after push() returns.
-    this.parts.push(piece.slice());
+    this.parts.push(copyBytes(piece));
   }
 
   private finishLine(out: DecodedLine[]): void {
@@ -157,4 +157,12 @@ function concat(parts: Uint8Array[], limit: number): Uint8Array {
 /** Frames one serialized JSON-RPC message as an ndjson line (JSON text never contains a raw newline). */
 export function encodeNdjsonLine(json: string): string {
   return `${json}\n`;
+}
+
+/**
+ * A copy of `bytes` that shares no memory with it. (`Buffer#slice` returns a view, so the
+ * `Uint8Array` method is called explicitly: it copies for a Buffer too.)
+ */
+function copyBytes(bytes: Uint8Array): Uint8Array {
+  return Uint8Array.prototype.slice.call(bytes);
 }

@@ -95,11 +95,10 @@ describe('receipts and reports stay together', () => {
     return { session, toAgent, lines, deepPrompt, reportedReceipt };
   }
 
-  // BUG: a content block nested 5 000 levels deep parses and validates (it sits under `_meta`),
-  // is inserted and answered, but JSON.stringify of the `user_message` report throws RangeError;
-  // AgentSession.#deliver treats every notify failure as "client gone" and silently detaches the
-  // submitter, which then holds a messageId it never sees reported, and gets no further updates.
-  it.fails('never answers a prompt with a messageId whose user_message could not be reported', async () => {
+  // A content block nested 5 000 levels deep parses and validates (it sits under `_meta`), but its
+  // `user_message` report cannot be serialized: the prompt must be rejected before anything is
+  // retained or acknowledged, and the submitter must stay attached.
+  it('never answers a prompt with a messageId whose user_message could not be reported', async () => {
     const { session, toAgent, lines, deepPrompt, reportedReceipt } = await rawAgent();
     toAgent.write(deepPrompt(1));
     await vi.waitFor(() => expect(lines.some((l) => l.id === 1)).toBe(true));
@@ -107,9 +106,9 @@ describe('receipts and reports stay together', () => {
     expect(session.attachedCount).toBe(1);
   });
 
-  // BUG (same root, worse): the detach also swallows the reports of ordinary prompts already in
-  // flight on that connection — found by the fuzzer as receipts of unmutated lines never reported.
-  it.fails('reports an ordinary prompt sent right after one whose report cannot be serialized', async () => {
+  // Found by the fuzzer: a failed report must not detach the client and swallow the reports of
+  // ordinary prompts in flight on that connection.
+  it('reports an ordinary prompt sent right after one whose report cannot be serialized', async () => {
     const { session, toAgent, lines, deepPrompt, reportedReceipt } = await rawAgent();
     toAgent.write(deepPrompt(1));
     toAgent.write(
@@ -119,10 +118,9 @@ describe('receipts and reports stay together', () => {
     expect(reportedReceipt(2)).toBe(true);
   });
 
-  // BUG (same root): a prompt just under the line limit is accepted, but its `user_message` report
-  // is a few dozen bytes longer than the request (wrapper and messageId), exceeds maxMessageBytes,
-  // is refused locally, and the submitter is detached as above.
-  it.fails('rejects (or reports) a prompt whose user_message would exceed the line limit', async () => {
+  // A prompt just under the line limit has a `user_message` report a few dozen bytes longer than the
+  // request (wrapper and messageId): it must be rejected (nothing retained) rather than acknowledged.
+  it('rejects (or reports) a prompt whose user_message would exceed the line limit', async () => {
     const limit = 64 * 1024;
     const { agent, client, sessionId } = await pair(limit);
     const overhead = JSON.stringify({

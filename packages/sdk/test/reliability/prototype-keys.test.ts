@@ -16,10 +16,9 @@ describe('prototype keys in agent input', () => {
     expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('polluted');
   });
 
-  // BUG: patchMeta (src/client/conversation/meta-patch.ts) copies keys with `next[key] = value`;
-  // for the key "__proto__" that assignment replaces the stored meta's prototype instead of storing
-  // a key, so `meta.polluted` reads "yes" through inheritance and the key itself is lost.
-  it.fails('keeps a __proto__ key in message _meta as data, never as the prototype', () => {
+  // Assigning `next["__proto__"] = value` would replace the stored meta's prototype instead of
+  // storing a key, so `meta.polluted` would read "yes" through inheritance and the key be lost.
+  it('keeps a __proto__ key in message _meta as data, never as the prototype', () => {
     const store = new ConversationStore();
     store.apply(hostile('{"__proto__":{"polluted":"yes"},"a":1}'));
     const { meta } = store.snapshot('s').messages[0]!;

@@ -15,7 +15,8 @@ export function patchMeta(stored: StoredMeta, patch: unknown): StoredMeta {
   const next: Record<string, unknown> = stored === null ? {} : { ...stored };
   for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
     if (value === null) delete next[key];
-    else next[key] = value;
+    // defineProperty, not assignment: a `__proto__` key must be stored as data, never become the prototype.
+    else Object.defineProperty(next, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return Object.freeze(next);
 }
