@@ -88,9 +88,12 @@ function prepareAll(db: Database.Database) {
     pageMessages: db.prepare<[number, number, number], MessageRow>(
       'SELECT seq, kind, message_id, via, meta FROM messages WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?',
     ),
-    pageBlocks: db.prepare<[number, number, number], { seq: number; block: string }>(
-      'SELECT seq, block FROM blocks WHERE session = ? AND seq > ? AND seq <= ? ORDER BY seq, idx',
-    ),
+    // Raw rows ([seq, block]) and all() rather than objects and iterate(): this is the replay hot path.
+    pageBlocks: db
+      .prepare<[number, number, number], [number, string]>(
+        'SELECT seq, block FROM blocks WHERE session = ? AND seq > ? AND seq <= ? ORDER BY seq, idx',
+      )
+      .raw(true),
   };
 }
 
@@ -290,7 +293,7 @@ export class SqliteHistoryStore implements HistoryStore {
         const last = page.at(-1);
         const content = new Map<number, ContentBlock[]>();
         if (last !== undefined) {
-          for (const { seq, block } of this.sql.pageBlocks.iterate(ordinal, after, last.seq)) {
+          for (const [seq, block] of this.sql.pageBlocks.all(ordinal, after, last.seq)) {
             const blocks = content.get(seq);
             if (blocks === undefined) content.set(seq, [JSON.parse(block) as ContentBlock]);
             else blocks.push(JSON.parse(block) as ContentBlock);

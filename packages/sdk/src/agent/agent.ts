@@ -21,6 +21,9 @@ import { AgentSession } from './agent-session.js';
 import type { ClientPeer } from './client-peer.js';
 import { PendingPrompt } from './pending-prompt.js';
 
+/** Messages read from history per page during replay: few round trips, bounded memory. */
+const REPLAY_PAGE_SIZE = 1024;
+
 /** The protocol version this agent speaks. */
 export const PROTOCOL_VERSION = 2;
 
@@ -248,7 +251,7 @@ export class Agent {
   /** Sends the retained history to one client. */
   async #replay(session: AgentSession, peer: ClientPeer): Promise<void> {
     const style = this.#options.replay ?? 'full';
-    for await (const message of retainedMessages(this.#history, session.id)) {
+    for await (const message of retainedMessages(this.#history, session.id, { pageSize: REPLAY_PAGE_SIZE })) {
       const updates = replayUpdates(style === 'as-retained' ? message : { ...message, via: style });
       for (const update of updates) await session.sendTo(peer, update);
     }
