@@ -141,6 +141,29 @@ describe('insertion evidence from a v1 agent', () => {
     });
   });
 
+  it('ends a turn the v2 client cancelled as cancelled, even if the v1 agent finishes it with end_turn', async () => {
+    const { client, agent, prompts, nextPrompt, say, log } = setup();
+    const cancelSeen = deferred<void>();
+    agent.onNotification('session/cancel', () => cancelSeen.resolve());
+    await client.initialize();
+    const sessionId = await client.newSession('/tmp');
+    const arrived = nextPrompt();
+    const receipt = client.prompt(sessionId, hello);
+    await arrived;
+    await say({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'partial' } });
+    await receipt;
+    await client.cancel(sessionId);
+    await cancelSeen.promise; // the bridge accepted the cancel and passed it on
+    // The v1 agent answers end_turn anyway, as one that finished before reading the cancel would.
+    prompts[0]?.end.resolve({ stopReason: 'end_turn' });
+    await log.idle(0);
+    expect(log.updates.at(-1)).toEqual({
+      sessionUpdate: 'state_update',
+      state: 'idle',
+      stopReason: 'cancelled',
+    });
+  });
+
   it('replaces the submitted content with the echo, which is authoritative', async () => {
     const { client, prompts, nextPrompt, say } = setup();
     await client.initialize();

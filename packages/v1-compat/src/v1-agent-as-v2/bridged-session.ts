@@ -27,6 +27,8 @@ interface Turn {
   readonly prompt: PendingPrompt;
   readonly peer: ClientPeer;
   inserted: boolean;
+  /** A v2 client cancelled the session while this turn ran. */
+  cancelled?: boolean;
 }
 
 interface Held {
@@ -186,7 +188,10 @@ export class BridgedSession {
     if (!turn.inserted) await this.#insert(turn);
     this.#tracker.breakRun();
     this.#turn = undefined;
-    await this.agentSession.idle(v1ToV2StopReason(result.stopReason));
+    // The bridge is the agent the v2 client talks to: once it has accepted a cancel for this turn,
+    // the turn ends `cancelled`, even if the v1 agent finished before the cancel reached it.
+    const stopReason = v1ToV2StopReason(result.stopReason);
+    await this.agentSession.idle(turn.cancelled && stopReason === 'end_turn' ? 'cancelled' : stopReason);
     this.#startNext();
   }
 
@@ -217,6 +222,7 @@ export class BridgedSession {
         );
       }
     }
+    if (this.#turn) this.#turn.cancelled = true;
     // Aborts the session's signal: a permission request still open on the v2 side is withdrawn
     // and answers the v1 agent `cancelled`, as v1 expects after session/cancel.
     this.agentSession.cancel();
