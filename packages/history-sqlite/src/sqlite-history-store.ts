@@ -12,6 +12,7 @@ import {
   type ReadMessagesOptions,
   type ReplayVia,
   type RetainedMessage,
+  issueMessageId,
   randomMessageId,
   retainedMessages,
   type SessionPage,
@@ -59,8 +60,6 @@ interface LocatedRow {
   seq: number;
   block_count: number;
 }
-
-const MAX_ID_ATTEMPTS = 64;
 
 function prepareAll(db: Database.Database) {
   return {
@@ -201,17 +200,10 @@ export class SqliteHistoryStore implements HistoryStore {
   async nextMessageId(sessionId: SessionId): Promise<MessageId> {
     return this.write('issue a message ID in', () => {
       const { ordinal } = this.session(sessionId);
-      for (let attempt = 0; attempt < MAX_ID_ATTEMPTS; attempt++) {
-        const id = this.generate();
-        if (typeof id === 'string' && id.length > 0 && this.sql.issueId.run(ordinal, id).changes === 1)
-          return id;
-      }
-      throw new HistoryStoreError(
-        'io',
-        `could not generate an unused message ID in ${MAX_ID_ATTEMPTS} attempts`,
-        {
-          sessionId,
-        },
+      return issueMessageId(
+        sessionId,
+        this.generate,
+        (id) => this.sql.issueId.run(ordinal, id).changes === 1,
       );
     });
   }

@@ -1,6 +1,6 @@
 export { HistoryStoreError, type HistoryStoreErrorCode, type HistoryStoreErrorDetails } from './errors.js';
 export { MemoryHistoryStore, type MemoryHistoryStoreOptions } from './memory-history-store.js';
-export { randomId, randomMessageId } from './message-ids.js';
+export { issueMessageId, randomId, randomMessageId } from './message-ids.js';
 export { replayUpdates, retainedMessages } from './replay.js';
 export {
   DEFAULT_PAGE_SIZE,

@@ -1,6 +1,6 @@
 import type { ContentBlock, MessageId, SessionId } from '@acp-kit/schema';
 import { HistoryStoreError } from './errors.js';
-import { MAX_ID_ATTEMPTS, randomMessageId } from './message-ids.js';
+import { issueMessageId, randomMessageId } from './message-ids.js';
 import type {
   HistorySession,
   HistoryStore,
@@ -130,20 +130,11 @@ export class MemoryHistoryStore implements HistoryStore {
 
   async nextMessageId(sessionId: SessionId): Promise<MessageId> {
     const session = this.session(sessionId);
-    for (let attempt = 0; attempt < MAX_ID_ATTEMPTS; attempt++) {
-      const id = this.generate();
-      if (typeof id === 'string' && id.length > 0 && !session.issued.has(id)) {
-        session.issued.add(id);
-        return id;
-      }
-    }
-    throw new HistoryStoreError(
-      'io',
-      `could not generate an unused message ID in ${MAX_ID_ATTEMPTS} attempts`,
-      {
-        sessionId,
-      },
-    );
+    return issueMessageId(sessionId, this.generate, (id) => {
+      if (session.issued.has(id)) return false;
+      session.issued.add(id);
+      return true;
+    });
   }
 
   async appendMessage(sessionId: SessionId, message: NewRetainedMessage): Promise<RetainedMessage> {
