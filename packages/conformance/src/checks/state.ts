@@ -1,15 +1,8 @@
+import { validate } from '@acp-kit/schema';
 import { reportOf } from '../analysis/attribution.js';
 import { endsWork, liveUpdates, nextWorkEnd, stateOf, type UpdateRecord } from '../analysis/model.js';
 import type { CheckOutcome } from '../rules/types.js';
 import { type CheckContext, checked, lineOf, notApplicable, type RawFinding, show } from './context.js';
-
-const KNOWN_STOP_REASONS: readonly string[] = [
-  'end_turn',
-  'max_tokens',
-  'max_turn_requests',
-  'refusal',
-  'cancelled',
-];
 
 /**
  * state.running-before-idle. State updates are snapshots: an idle repeated without a running in
@@ -60,12 +53,14 @@ export function checkStopReasons(context: CheckContext): CheckOutcome {
   const findings: RawFinding[] = [];
   for (const update of withReason) {
     const reason = update.update.stopReason;
-    if (typeof reason === 'string' && (KNOWN_STOP_REASONS.includes(reason) || reason.startsWith('_')))
-      continue;
+    // The schema is the one list of stop reasons (known values, plus `_` extensions).
+    const verdict = validate('StopReason', reason);
+    if (verdict.ok) continue;
     findings.push({
       index: update.index,
       message: 'idle carried an unknown stopReason',
-      expected: `one of ${KNOWN_STOP_REASONS.join(', ')}, or a value starting with "_"`,
+      expected:
+        verdict.issues[0]?.expected ?? 'a stop reason the v2 schema defines, or one starting with "_"',
       actual: show(reason),
     });
   }

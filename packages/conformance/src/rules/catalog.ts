@@ -71,7 +71,7 @@ export const RULES = [
   {
     id: 'state.stop-reason.known',
     statement:
-      'stopReason is end_turn, max_tokens, max_turn_requests, refusal, cancelled, or starts with "_".',
+      'stopReason is one the v2 schema defines (end_turn, max_tokens, max_turn_requests, refusal, cancelled, error) or starts with "_".',
     source: `${RFD} §state_update notification; schema StopReason`,
     tier: 'mandatory',
   },
