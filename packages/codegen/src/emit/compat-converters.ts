@@ -4,7 +4,7 @@ import type { SchemaModel } from '../model/model.js';
 import type { CompatDirection, CompatModel, ConversionModel } from './compat-mapping.js';
 import { type FieldShape, objectShape } from './compat-fields.js';
 import type { EmittedFile } from './emitted-file.js';
-import { createProject, docText, printSourceFile } from './ts-project.js';
+import { createProject, docText, printSourceFile, quote } from './ts-project.js';
 
 /** Where the converters import their types and hand-written parts from, relative to the output file. */
 export interface CompatEmitterOptions {
@@ -63,7 +63,7 @@ function access(name: string): string {
 
 /** A JSON value as TypeScript source; strings single-quoted like the rest of the generated code. */
 function literal(value: JsonValue): string {
-  if (typeof value === 'string') return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+  if (typeof value === 'string') return quote(value);
   return JSON.stringify(value);
 }
 

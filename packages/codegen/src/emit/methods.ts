@@ -1,7 +1,7 @@
 import { VariableDeclarationKind, type WriterFunction } from 'ts-morph';
 import type { MethodModel, SchemaModel } from '../model/model.js';
 import { type EmittedFile, generatedHeader } from './emitted-file.js';
-import { createProject, docText, printSourceFile } from './ts-project.js';
+import { createProject, docText, printSourceFile, quote } from './ts-project.js';
 
 /** Which type maps a method belongs to, from the receiver's side. */
 function receivers(method: MethodModel): { agent: boolean; client: boolean } {
@@ -9,10 +9,6 @@ function receivers(method: MethodModel): { agent: boolean; client: boolean } {
     agent: method.direction === 'client_to_agent' || method.direction === 'both',
     client: method.direction === 'agent_to_client' || method.direction === 'both',
   };
-}
-
-function quote(text: string): string {
-  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }
 
 function methodInfoLiteral(method: MethodModel): WriterFunction {

@@ -24,3 +24,8 @@ export function printSourceFile(header: string, file: SourceFile): string {
 export function docText(text: string): string {
   return text.replaceAll('*/', '*\\/').trim();
 }
+
+/** A string as a single-quoted TypeScript literal, the quoting style of all generated code. */
+export function quote(text: string): string {
+  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+}

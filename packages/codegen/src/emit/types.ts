@@ -9,7 +9,7 @@ import type { JsonObject } from '../json.js';
 import type { DefinitionModel, SchemaModel } from '../model/model.js';
 import { type EmittedFile, generatedHeader } from './emitted-file.js';
 import { stripAnnotations } from './strip-annotations.js';
-import { createProject, docText, printSourceFile } from './ts-project.js';
+import { createProject, docText, printSourceFile, quote } from './ts-project.js';
 
 /** Name of the throwaway root declaration json-schema-to-typescript insists on producing. */
 const ROOT_NAME = 'AcpKitCodegenRoot';
@@ -62,10 +62,7 @@ function documentDefinition(declaration: Declaration, def: DefinitionModel): voi
 }
 
 function literalUnion(values: readonly string[]): string {
-  return [
-    ...values.map((v) => `'${v.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`),
-    EXTENSION_STRING_TYPE,
-  ].join(' | ');
+  return [...values.map(quote), EXTENSION_STRING_TYPE].join(' | ');
 }
 
 /**

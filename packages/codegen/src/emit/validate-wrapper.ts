@@ -1,7 +1,7 @@
 import { VariableDeclarationKind } from 'ts-morph';
 import type { SchemaModel } from '../model/model.js';
 import { type EmittedFile, generatedHeader } from './emitted-file.js';
-import { createProject, docText, printSourceFile } from './ts-project.js';
+import { createProject, docText, printSourceFile, quote } from './ts-project.js';
 
 /** Options of the typed validator wrapper. */
 export interface ValidateWrapperOptions {
@@ -10,10 +10,6 @@ export interface ValidateWrapperOptions {
    * and `ValidationResult` — the hand-written half of the validation API.
    */
   readonly runtimeModule: string;
-}
-
-function quote(text: string): string {
-  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }
 
 /**
