@@ -21,3 +21,22 @@ export {
   type StreamMessagesOptions,
 } from './history-store.js';
 export * as historyValidation from './validate.js';
+export { LogFollowers } from './log-followers.js';
+export { MemorySessionLog, type MemorySessionLogOptions } from './memory-session-log.js';
+export {
+  isSessionLog,
+  type ListSessionRecordsOptions,
+  type LogEntry,
+  type LogListener,
+  type LogPage,
+  type LogSubscription,
+  type NewLogEntry,
+  type NewSessionRecord,
+  type ReadLogOptions,
+  type SeqRange,
+  type SessionConfig,
+  type SessionLog,
+  type SessionPatch,
+  type SessionRecord,
+  type SessionRecordPage,
+} from './session-log.js';

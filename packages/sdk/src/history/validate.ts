@@ -10,6 +10,7 @@ import {
   type ReplayVia,
 } from './history-store.js';
 import { randomId } from './message-ids.js';
+import type { NewLogEntry, NewSessionRecord, SessionConfig, SessionPatch } from './session-log.js';
 
 // Argument checks shared by every HistoryStore implementation, so that each one rejects the same
 // inputs with the same code and pointer (the contract tests rely on it).
@@ -110,4 +111,62 @@ export function afterSeq(value: number | undefined): number {
   if (value === undefined) return 0;
   if (!Number.isInteger(value) || value < 0) invalid('/afterSeq', 'a non-negative integer');
   return value;
+}
+
+/** Validates `append` input: a non-empty array of entries, each with an update and optional claim. */
+export function checkEntries(entries: unknown): asserts entries is readonly NewLogEntry[] {
+  if (!Array.isArray(entries) || entries.length === 0) invalid('/entries', 'a non-empty array of entries');
+  for (const [i, entry] of entries.entries()) {
+    const pointer = `/entries/${i}`;
+    if (!isRecord(entry)) invalid(pointer, 'an entry object');
+    const update = entry.update;
+    if (!isRecord(update) || typeof update.sessionUpdate !== 'string' || update.sessionUpdate.length === 0) {
+      invalid(`${pointer}/update`, 'a session update with a string "sessionUpdate"');
+    }
+    if (entry.retain !== undefined && typeof entry.retain !== 'boolean')
+      invalid(`${pointer}/retain`, 'a boolean');
+    if (entry.claim !== undefined) checkRef(entry.claim as MessageRef, `${pointer}/claim`);
+  }
+}
+
+/** Validates `createSession` input of a session log and fills in its defaults. */
+export function checkNewSessionRecord(session: NewSessionRecord): {
+  sessionId: string;
+  cwd: string;
+  createdAt: string;
+  title: string | null;
+  config: SessionConfig | null;
+} {
+  const base = checkNewSession(session);
+  const title = session.title ?? null;
+  if (title !== null && typeof title !== 'string') invalid('/title', 'a string or null');
+  const config = session.config ?? null;
+  if (config !== null && !isRecord(config)) invalid('/config', 'an object or null');
+  return { ...base, title, config };
+}
+
+/** Validates a session patch. */
+export function checkPatch(patch: SessionPatch): void {
+  if (!isRecord(patch)) invalid('', 'a patch object');
+  if (patch.cwd !== undefined) checkId(patch.cwd, '/cwd');
+  if (patch.title !== undefined && patch.title !== null && typeof patch.title !== 'string') {
+    invalid('/title', 'a string or null');
+  }
+  if (patch.config !== undefined && patch.config !== null && !isRecord(patch.config)) {
+    invalid('/config', 'an object or null');
+  }
+}
+
+/** Throws `duplicate_message` for a message claimed twice. */
+export function duplicateClaim(sessionId: string, ref: MessageRef): never {
+  throw new HistoryStoreError('duplicate_message', `${ref.kind} "${ref.messageId}" is already claimed`, {
+    sessionId,
+    messageId: ref.messageId,
+  });
+}
+
+/** Now as ISO 8601, never earlier than `previous` (a clock step back must not reorder `updatedAt`). */
+export function monotonicNow(previous: string): string {
+  const current = new Date().toISOString();
+  return current > previous ? current : previous;
 }
