@@ -1,0 +1,6 @@
+export {
+  findPostgresBindir,
+  startThrowawayPostgres,
+  type ThrowawayPostgres,
+  type ThrowawayPostgresOptions,
+} from './throwaway-server.js';

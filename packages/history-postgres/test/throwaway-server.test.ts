@@ -1,0 +1,40 @@
+import { existsSync, statSync } from 'node:fs';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { startThrowawayPostgres } from '../src/testing/index.js';
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('startThrowawayPostgres', () => {
+  it('runs a private server on a Unix socket in its own directory and removes everything on stop', async () => {
+    const server = await startThrowawayPostgres();
+    try {
+      expect(statSync(server.dir).mode & 0o777).toBe(0o700);
+      if (process.getuid?.() === 0) {
+        // As root the server runs as `postgres`, which owns the directory (the checkout may be unreadable to it).
+        expect(statSync(server.dir).uid).not.toBe(0);
+      }
+      expect(existsSync(`${server.socketDir}/.s.PGSQL.5432`)).toBe(true);
+      const url = await server.createDatabase('scratch');
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const { rows } = await client.query<{ db: string; tcp: string }>(
+        "SELECT current_database() AS db, current_setting('listen_addresses') AS tcp",
+      );
+      await client.end();
+      expect(rows[0]).toEqual({ db: 'scratch', tcp: '' });
+    } finally {
+      await server.stop();
+    }
+    expect(alive(server.pid)).toBe(false);
+    expect(existsSync(server.dir)).toBe(false);
+    await server.stop(); // idempotent
+  });
+});
