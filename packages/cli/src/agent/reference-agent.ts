@@ -1,5 +1,6 @@
 import {
   Agent,
+  type AgentOptions,
   type AgentSession,
   type ClientPeer,
   type HistoryStore,
@@ -15,7 +16,15 @@ export interface ReferenceAgentOptions {
   chunkDelayMs?: number;
   /** How replay sends retained messages (default `'chunks'`: reset, then one chunk per block). */
   replay?: 'full' | 'chunks';
+  /** Where errors thrown by the agent's handlers go (default: one line each on stderr). */
+  onHandlerError?: AgentOptions['onHandlerError'];
 }
+
+/** The default diagnostic hook: the error the client only sees as -32603, on stderr. */
+const printHandlerError: NonNullable<AgentOptions['onHandlerError']> = (error, { handler, sessionId }) => {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`acp-kit agent: ${handler} failed in ${sessionId}: ${detail}\n`);
+};
 
 interface Queued {
   prompt: PendingPrompt;
@@ -150,6 +159,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     info: { name: 'acp-kit-agent', title: 'acp-kit reference agent', version: '0.1.0' },
     replay: options.replay ?? 'chunks',
     ...(options.history ? { history: options.history } : {}),
+    onHandlerError: options.onHandlerError ?? printHandlerError,
     async onPrompt(prompt, { session, client }) {
       // The ID is assigned on arrival, for the agent's own bookkeeping of queued prompts; the
       // client learns it only when the prompt is inserted (RFD: an ID assigned in advance is not

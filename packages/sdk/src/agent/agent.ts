@@ -43,6 +43,14 @@ export interface PromptContext {
   client: ClientPeer;
 }
 
+/** Which application handler failed, and for which session (see {@link AgentOptions.onHandlerError}). */
+export interface HandlerErrorContext {
+  /** The handler that threw or rejected. */
+  handler: 'onPrompt' | 'onCancel';
+  /** The session it was called for. */
+  sessionId: SessionId;
+}
+
 /** Options for {@link Agent}. */
 export interface AgentOptions {
   /** The agent's name and version, sent in the `initialize` response. */
@@ -62,11 +70,19 @@ export interface AgentOptions {
    * Called for every valid `session/prompt`. Settle the prompt with `prompt.insert()` (the
    * client gets its `messageId` only then) or `prompt.reject(error)`; or keep it pending and
    * insert it later, for example after the current work. If the handler throws before the
-   * prompt is settled, the client gets -32603 and nothing is inserted.
+   * prompt is settled, the client gets -32603 and nothing is inserted; the error itself goes to
+   * {@link AgentOptions.onHandlerError}.
    */
   onPrompt(prompt: PendingPrompt, context: PromptContext): void | Promise<void>;
   /** Called on `session/cancel`, after the session's signal was aborted. */
   onCancel?(session: AgentSession): void | Promise<void>;
+  /**
+   * The diagnostic hook for application errors: called with whatever `onPrompt` or `onCancel`
+   * threw or rejected with (the client only ever sees a generic -32603, never the error itself).
+   * Log it here, for example to stderr. Default: the error is dropped. An exception thrown by this
+   * hook is ignored.
+   */
+  onHandlerError?(error: unknown, context: HandlerErrorContext): void;
 }
 
 /**
@@ -125,7 +141,14 @@ export class Agent {
    * Serves one client connection: registers the agent's handlers on it and starts listening.
    * Returns the {@link ClientPeer} that stands for this client inside sessions.
    */
-  serve(connection: AgentConnection, label = `client#${++this.#peerCount}`): ClientPeer {
+  serve(connection: AgentConnection, label?: string): ClientPeer;
+  /** Serves an untyped connection (`const c = new Connection(t); agent.serve(c)`): the agent types it. */
+  serve(connection: Connection, label?: string): ClientPeer;
+  serve(connection: AgentConnection | Connection, label = `client#${++this.#peerCount}`): ClientPeer {
+    return this.#serve(connection as unknown as AgentConnection, label);
+  }
+
+  #serve(connection: AgentConnection, label: string): ClientPeer {
     const peer: ClientPeer = {
       label,
       get open() {
@@ -202,7 +225,12 @@ export class Agent {
       const session = this.#sessions.get(params.sessionId);
       if (!session) return;
       session.cancel();
-      await this.#options.onCancel?.(session);
+      try {
+        await this.#options.onCancel?.(session);
+      } catch (error) {
+        this.#handlerFailed(error, { handler: 'onCancel', sessionId: session.id });
+        throw error;
+      }
     });
 
     connection.onClose(() => {
@@ -237,15 +265,26 @@ export class Agent {
         ),
       { once: true },
     );
+    const failed = (error: unknown): void => {
+      rejectIfPending(new RpcError(ErrorCodes.InternalError, 'Internal error'));
+      this.#handlerFailed(error, { handler: 'onPrompt', sessionId: session.id });
+    };
     try {
       const handled = this.#options.onPrompt(prompt, { session, client: peer });
-      if (handled instanceof Promise) {
-        handled.catch(() => rejectIfPending(new RpcError(ErrorCodes.InternalError, 'Internal error')));
-      }
-    } catch {
-      rejectIfPending(new RpcError(ErrorCodes.InternalError, 'Internal error'));
+      if (handled instanceof Promise) handled.catch(failed);
+    } catch (error) {
+      failed(error);
     }
     return prompt.response;
+  }
+
+  /** Hands an application handler's error to {@link AgentOptions.onHandlerError}. */
+  #handlerFailed(error: unknown, context: HandlerErrorContext): void {
+    try {
+      this.#options.onHandlerError?.(error, context);
+    } catch {
+      // The hook is for logging; its own failure must not disturb the connection.
+    }
   }
 
   /** Sends the retained history to one client. */

@@ -2,6 +2,7 @@ export {
   Agent,
   type AgentConnection,
   type AgentOptions,
+  type HandlerErrorContext,
   PROTOCOL_VERSION,
   type PromptContext,
 } from './agent.js';

@@ -40,6 +40,8 @@ export interface ClientOptions {
    * Answers `session/request_permission`. Default: every request is answered `cancelled`, so an
    * agent never waits on a client that cannot ask its user. `signal` aborts when the agent
    * withdraws the request (`$/cancel_request`) or the connection closes: close the prompt then.
+   * If it throws, the agent gets -32603 and the error reaches the connection's `onDiagnostic`
+   * listeners as a `request-handler-error` diagnostic.
    */
   onPermission?(
     request: RequestPermissionRequest,
@@ -51,7 +53,11 @@ export interface ClientOptions {
 export interface Submission {
   /** The optimistic entry's ID in the {@link ConversationStore}. */
   readonly localId: string;
-  /** Resolves with the inserted message's ID; rejects with the agent's JSON-RPC error. */
+  /**
+   * Resolves with the inserted message's ID; rejects with the agent's JSON-RPC error. The store
+   * records either outcome, so this promise may be ignored: an unobserved rejection is never
+   * reported as unhandled.
+   */
   readonly messageId: Promise<MessageId>;
 }
 
@@ -67,18 +73,22 @@ export class Client {
   readonly #options: ClientOptions;
   readonly #sessions = new Set<SessionId>();
 
-  constructor(connection: ClientConnection, options: ClientOptions) {
-    this.#connection = connection;
+  constructor(connection: ClientConnection, options: ClientOptions);
+  /** Drives an untyped connection (`const c = new Connection(t); new Client(c, …)`): the client types it. */
+  constructor(connection: Connection, options: ClientOptions);
+  constructor(connection: ClientConnection | Connection, options: ClientOptions) {
+    this.#connection = connection as unknown as ClientConnection;
     this.#options = options;
     this.store = options.store ?? new ConversationStore();
-    connection.onNotification('session/update', (params) => this.store.apply(params));
-    connection.onRequest('session/request_permission', (params, context) =>
+    const typed = this.#connection;
+    typed.onNotification('session/update', (params) => this.store.apply(params));
+    typed.onRequest('session/request_permission', (params, context) =>
       options.onPermission ? answerPermission(options.onPermission, params, context.signal) : CANCELLED,
     );
-    connection.onClose(() => {
+    typed.onClose(() => {
       for (const sessionId of this.#sessions) this.store.setConnection(sessionId, 'disconnected');
     });
-    connection.listen();
+    typed.listen();
   }
 
   /** The underlying connection. */
@@ -139,6 +149,8 @@ export class Client {
         throw error;
       },
     );
+    // The store has recorded the outcome; a caller that ignores the promise must not crash the process.
+    messageId.catch(() => undefined);
     return { localId, messageId };
   }
 
