@@ -1,13 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const sdk = (path: string) => fileURLToPath(new URL(`../sdk/src/${path}`, import.meta.url));
+
 export default defineConfig({
   resolve: {
-    alias: {
-      // Run against the SDK's history sources, so tests need no prior SDK build and share one
-      // HistoryStoreError class with the contract suite (which lives in packages/sdk/test/history).
-      '@acp-kit/sdk': fileURLToPath(new URL('../sdk/src/history/index.ts', import.meta.url)),
-    },
+    // Run against the SDK's sources, so tests need no prior SDK build and share one
+    // HistoryStoreError class with the contract suites.
+    alias: [
+      { find: /^@acp-kit\/sdk\/testing$/, replacement: sdk('testing/index.ts') },
+      { find: /^@acp-kit\/sdk$/, replacement: sdk('history/index.ts') },
+    ],
   },
   test: {
     // One throwaway PostgreSQL server for the whole run (installed when missing, removed after).

@@ -1,2 +1,4 @@
+export type { PostgresConnectionOptions } from './connection.js';
 export { PostgresHistoryStore, type PostgresHistoryStoreOptions } from './postgres-history-store.js';
+export { PostgresSessionLog, type PostgresSessionLogOptions } from './postgres-session-log.js';
 export { SCHEMA_VERSION } from './schema-version.js';

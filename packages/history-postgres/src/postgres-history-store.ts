@@ -17,21 +17,13 @@ import {
   type SessionPage,
   type StreamMessagesOptions,
 } from '@acp-kit/sdk';
-import pg from 'pg';
-import { describeConnection, translatePgError } from './pg-errors.js';
-import { migrate, quoteSchema, RAISED } from './schema.js';
+import type pg from 'pg';
+import { openDatabase, type PostgresConnectionOptions } from './connection.js';
+import { translatePgError } from './pg-errors.js';
+import { quoteSchema, RAISED } from './schema.js';
 
 /** Options of {@link PostgresHistoryStore.open}. */
-export interface PostgresHistoryStoreOptions {
-  /**
-   * The PostgreSQL schema holding this store's tables (default `acp_history`); created when
-   * missing. Several stores (or tenants) can share one database under different schemas.
-   */
-  readonly schema?: string;
-  /** Most connections this store opens at once (default 10). */
-  readonly maxConnections?: number;
-  /** How long to wait for a connection before failing with `io` (default 10 000 ms). */
-  readonly connectTimeoutMs?: number;
+export interface PostgresHistoryStoreOptions extends PostgresConnectionOptions {
   /** Message ID generator (default: random `msg_…` IDs); collisions with issued IDs are retried. */
   readonly generateMessageId?: () => string;
 }
@@ -95,29 +87,13 @@ export class PostgresHistoryStore implements HistoryStore {
     connectionString: string,
     options: PostgresHistoryStoreOptions = {},
   ): Promise<PostgresHistoryStore> {
-    const schema = options.schema ?? 'acp_history';
-    const location = describeConnection(connectionString, schema);
-    quoteSchema(schema);
-    const pool = new pg.Pool({
-      connectionString,
-      max: options.maxConnections ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-      application_name: 'acp-kit history',
-    });
-    // An idle connection dropped by the server must not crash the process; the next query reconnects.
-    pool.on('error', () => undefined);
-    try {
-      const client = await pool.connect();
-      try {
-        await migrate(client, schema, location);
-      } finally {
-        client.release();
-      }
-      return new PostgresHistoryStore(pool, schema, location, options.generateMessageId ?? randomMessageId);
-    } catch (error) {
-      await pool.end().catch(() => undefined);
-      throw translatePgError(error, location, 'cannot open history database');
-    }
+    const db = await openDatabase(connectionString, options);
+    return new PostgresHistoryStore(
+      db.pool,
+      db.schema,
+      db.location,
+      options.generateMessageId ?? randomMessageId,
+    );
   }
 
   async createSession(session: NewHistorySession): Promise<HistorySession> {

@@ -33,13 +33,41 @@ describe('PostgresHistoryStore.open on a database it cannot use', () => {
     expect(await tables(schema)).toEqual([
       'blocks',
       'issued_ids',
+      'log_claims',
+      'log_entries',
+      'log_issued_ids',
+      'log_sessions',
       'messages',
       'schema_migrations',
       'sessions',
     ]);
     await (await PostgresHistoryStore.open(postgresUrl(), { schema })).close();
-    const { rows } = await admin.query(`SELECT version FROM "${schema}".schema_migrations`);
-    expect(rows).toEqual([{ version: SCHEMA_VERSION }]);
+    const { rows } = await admin.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY 1`);
+    expect(rows).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => ({ version: i + 1 })));
+  });
+
+  it('migrates a version 1 schema to the current version, keeping its history', async () => {
+    const schema = freshSchema();
+    const first = await PostgresHistoryStore.open(postgresUrl(), { schema });
+    await first.createSession({ sessionId: 's', cwd: '/w' });
+    await first.appendMessage('s', {
+      kind: 'user_message',
+      messageId: 'm',
+      content: [{ type: 'text', text: 'hi' }],
+    });
+    await first.close();
+    // Take the schema back to version 1, as the first release of this package left it.
+    await admin.query(
+      `DROP TABLE "${schema}".log_entries, "${schema}".log_claims, "${schema}".log_issued_ids, "${schema}".log_sessions`,
+    );
+    await admin.query(`DROP FUNCTION "${schema}".log_append, "${schema}".log_now`);
+    await admin.query(`DELETE FROM "${schema}".schema_migrations WHERE version > 1`);
+    const reopened = await PostgresHistoryStore.open(postgresUrl(), { schema });
+    expect((await reopened.readMessages('s')).messages.map((m) => m.messageId)).toEqual(['m']);
+    await reopened.close();
+    expect(await tables(schema)).toContain('log_entries');
+    const { rows } = await admin.query(`SELECT max(version)::int AS v FROM "${schema}".schema_migrations`);
+    expect(rows[0]).toEqual({ v: SCHEMA_VERSION });
   });
 
   it('migrates once when several replicas open the same fresh schema at the same moment', async () => {

@@ -1,0 +1,548 @@
+import {
+  HistoryStoreError,
+  historyValidation as check,
+  type ListSessionRecordsOptions,
+  type LogEntry,
+  LogFollowers,
+  type LogListener,
+  type LogPage,
+  type LogSubscription,
+  type MessageRef,
+  type NewLogEntry,
+  type NewSessionRecord,
+  type ReadLogOptions,
+  randomMessageId,
+  type SeqRange,
+  type SessionLog,
+  type SessionPatch,
+  type SessionRecord,
+  type SessionRecordPage,
+} from '@acp-kit/sdk';
+import pg from 'pg';
+import { type OpenedDatabase, openDatabase, type PostgresConnectionOptions } from './connection.js';
+import { translatePgError } from './pg-errors.js';
+import { RAISED } from './schema.js';
+
+/** Options of {@link PostgresSessionLog.open}. */
+export interface PostgresSessionLogOptions extends PostgresConnectionOptions {
+  /** Message ID generator (default: random `msg_…` IDs); collisions with issued IDs are retried. */
+  readonly generateMessageId?: () => string;
+}
+
+type SessionId = SessionRecord['sessionId'];
+type MessageId = MessageRef['messageId'];
+type Update = LogEntry['update'];
+
+interface RecordRow {
+  ordinal: string;
+  session_id: string;
+  cwd: string;
+  created_at: string;
+  updated_at: string;
+  title: string | null;
+  config: string | null;
+  last_seq: string;
+}
+
+/** How many fresh IDs `nextMessageId` tries before giving up (only a broken generator gets there). */
+const MAX_ID_ATTEMPTS = 64;
+/** Wait before reconnecting a lost LISTEN connection. */
+const RELISTEN_DELAY_MS = 200;
+
+/**
+ * A {@link SessionLog} in PostgreSQL, shared by every agent process (replica) that opens the same
+ * database and schema.
+ *
+ * - **One order across replicas.** An append is one call of a server-side function: it locks the
+ *   session's row, numbers the entries after the session's last seq, claims their messages (a
+ *   primary key decides, all or nothing) and stores them, in one transaction and one round trip.
+ * - **Live across replicas.** The same transaction sends a `NOTIFY` with the appended range (not
+ *   the entries: a payload holds at most 8000 bytes), delivered on commit in commit order. Each
+ *   process keeps one `LISTEN` connection; when a range arrives for a session someone follows
+ *   here, it reads those rows once and hands them to every follower in this process. A follower
+ *   that sees a gap (a lost notification, a reconnect) reads the missing entries itself, so none is
+ *   skipped or repeated. Appends made through this object reach its followers without a read.
+ * - **Deletes** are announced the same way, ending followers on every replica.
+ *
+ * Open it with {@link PostgresSessionLog.open}; problems with the database surface there as a
+ * {@link HistoryStoreError} naming it (password removed).
+ */
+export class PostgresSessionLog implements SessionLog {
+  readonly #db: OpenedDatabase;
+  readonly #s: string;
+  readonly #channel: string;
+  readonly #generate: () => string;
+  readonly #followers = new LogFollowers();
+  /** Live subscriptions per session in this process. */
+  readonly #followed = new Map<SessionId, number>();
+  /** The highest seq handed to this process's followers, per followed session. */
+  readonly #known = new Map<SessionId, number>();
+  /** Per-session chain of deliveries, so notifications for one session are handled in order. */
+  readonly #deliveries = new Map<SessionId, Promise<void>>();
+  #listener: pg.Client | undefined;
+  #listening: Promise<void> | undefined;
+  #closed = false;
+
+  private constructor(db: OpenedDatabase, generate: () => string) {
+    this.#db = db;
+    this.#s = db.s;
+    this.#channel = `acp_log_${db.schema}`;
+    this.#generate = generate;
+  }
+
+  /** Connects to the database at `connectionString` (a `postgres://` URL) and migrates its schema. */
+  static async open(
+    connectionString: string,
+    options: PostgresSessionLogOptions = {},
+  ): Promise<PostgresSessionLog> {
+    const db = await openDatabase(connectionString, options);
+    return new PostgresSessionLog(db, options.generateMessageId ?? randomMessageId);
+  }
+
+  /** The PostgreSQL schema holding the tables. */
+  get schema(): string {
+    return this.#db.schema;
+  }
+
+  /** The database, as error messages name it (no password). */
+  get location(): string {
+    return this.#db.location;
+  }
+
+  async createSession(session: NewSessionRecord): Promise<SessionRecord> {
+    this.#checkOpen();
+    const input = check.checkNewSessionRecord(session);
+    const config = input.config === null ? null : JSON.stringify(input.config);
+    const result = await this.#query<RecordRow>(
+      'create a session in',
+      `INSERT INTO ${this.#s}.log_sessions (session_id, cwd, created_at, updated_at, title, config)
+       VALUES ($1, $2, $3, $3, $4, $5)
+       ON CONFLICT (session_id) DO NOTHING RETURNING *`,
+      [input.sessionId, input.cwd, input.createdAt, input.title, config],
+    );
+    const row = result.rows[0];
+    if (row === undefined) {
+      throw new HistoryStoreError('session_exists', `session "${input.sessionId}" already exists`, {
+        sessionId: input.sessionId,
+      });
+    }
+    return toRecord(row);
+  }
+
+  async getSession(sessionId: SessionId): Promise<SessionRecord | undefined> {
+    this.#checkOpen();
+    check.checkId(sessionId, '/sessionId');
+    const { rows } = await this.#query<RecordRow>(
+      'read',
+      `SELECT * FROM ${this.#s}.log_sessions WHERE session_id = $1`,
+      [sessionId],
+    );
+    return rows[0] === undefined ? undefined : toRecord(rows[0]);
+  }
+
+  async listSessions(options: ListSessionRecordsOptions = {}): Promise<SessionRecordPage> {
+    this.#checkOpen();
+    const limit = check.pageLimit(options.limit);
+    const after = options.cursor ? Number(options.cursor) : 0;
+    if (!Number.isSafeInteger(after) || after < 0) {
+      throw new HistoryStoreError('invalid_argument', '/cursor: expected a cursor from a previous page', {
+        pointer: '/cursor',
+      });
+    }
+    const { rows } = await this.#query<RecordRow>(
+      'read',
+      `SELECT * FROM ${this.#s}.log_sessions WHERE ordinal > $1 ORDER BY ordinal LIMIT $2`,
+      [after, limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    return {
+      sessions: page.map(toRecord),
+      nextCursor: rows.length > limit ? String(page.at(-1)!.ordinal) : null,
+    };
+  }
+
+  async updateSession(sessionId: SessionId, patch: SessionPatch): Promise<SessionRecord> {
+    this.#checkOpen();
+    check.checkId(sessionId, '/sessionId');
+    check.checkPatch(patch);
+    const { rows } = await this.#query<RecordRow>(
+      'update a session in',
+      `UPDATE ${this.#s}.log_sessions SET
+         cwd = coalesce($2, cwd),
+         title = CASE WHEN $3 THEN $4 ELSE title END,
+         config = CASE WHEN $5 THEN $6 ELSE config END,
+         updated_at = ${this.#s}.log_now(updated_at)
+       WHERE session_id = $1 RETURNING *`,
+      [
+        sessionId,
+        patch.cwd ?? null,
+        patch.title !== undefined,
+        patch.title ?? null,
+        patch.config !== undefined,
+        patch.config === undefined || patch.config === null ? null : JSON.stringify(patch.config),
+      ],
+    );
+    if (rows[0] === undefined) throw notFound(sessionId);
+    return toRecord(rows[0]);
+  }
+
+  async deleteSession(sessionId: SessionId): Promise<boolean> {
+    this.#checkOpen();
+    check.checkId(sessionId, '/sessionId');
+    // The delete and its announcement commit together; followers on every replica end.
+    const { rows } = await this.#query<{ n: string }>(
+      'delete a session in',
+      `WITH gone AS (DELETE FROM ${this.#s}.log_sessions WHERE session_id = $1 RETURNING 1),
+            note AS (SELECT pg_notify($2, 'deleted ' || $1) FROM gone WHERE octet_length($1) <= 7000 LIMIT 1)
+       SELECT (SELECT count(*) FROM gone) AS n, (SELECT count(*) FROM note) AS notified`,
+      [sessionId, this.#channel],
+    );
+    const existed = Number(rows[0]?.n ?? 0) > 0;
+    if (existed) this.#sessionGone(sessionId);
+    return existed;
+  }
+
+  async nextMessageId(sessionId: SessionId): Promise<MessageId> {
+    this.#checkOpen();
+    check.checkId(sessionId, '/sessionId');
+    for (let attempt = 0; attempt < MAX_ID_ATTEMPTS; attempt++) {
+      const id = this.#generate();
+      if (typeof id !== 'string' || id.length === 0) continue;
+      // One statement claims the ID (the primary key decides, whichever replica asks) and tells an
+      // unknown session apart from a taken ID. A claimed message's ID is recorded here too.
+      const { rows } = await this.#query<{ found: boolean; issued: boolean }>(
+        'issue a message ID in',
+        `WITH s AS (SELECT ordinal FROM ${this.#s}.log_sessions WHERE session_id = $1),
+              issued AS (
+                INSERT INTO ${this.#s}.log_issued_ids (session, message_id) SELECT ordinal, $2 FROM s
+                ON CONFLICT DO NOTHING RETURNING 1
+              )
+         SELECT EXISTS (SELECT 1 FROM s) AS found, EXISTS (SELECT 1 FROM issued) AS issued`,
+        [sessionId, id],
+      );
+      if (rows[0]?.found !== true) throw notFound(sessionId);
+      if (rows[0].issued) return id;
+    }
+    throw new HistoryStoreError(
+      'io',
+      `could not generate an unused message ID in ${MAX_ID_ATTEMPTS} attempts`,
+      {
+        sessionId,
+      },
+    );
+  }
+
+  async isClaimed(sessionId: SessionId, ref: MessageRef): Promise<boolean> {
+    this.#checkOpen();
+    check.checkId(sessionId, '/sessionId');
+    check.checkRef(ref);
+    const { rows } = await this.#query<{ claimed: boolean }>(
+      'read',
+      `SELECT EXISTS (
+         SELECT 1 FROM ${this.#s}.log_claims c
+         WHERE c.session = s.ordinal AND c.kind = $2 AND c.message_id = $3
+       ) AS claimed
+       FROM ${this.#s}.log_sessions s WHERE s.session_id = $1`,
+      [sessionId, ref.kind, ref.messageId],
+    );
+    if (rows[0] === undefined) throw notFound(sessionId);
+    return rows[0].claimed;
+  }
+
+  async append(sessionId: SessionId, entries: readonly NewLogEntry[]): Promise<SeqRange> {
+    this.#checkOpen();
+    check.checkId(sessionId, '/sessionId');
+    check.checkEntries(entries);
+    const claimKinds: string[] = [];
+    const claimIds: string[] = [];
+    const seen = new Set<string>();
+    for (const entry of entries) {
+      if (entry.claim === undefined) continue;
+      const key = `${entry.claim.kind}\u0000${entry.claim.messageId}`;
+      if (seen.has(key)) check.duplicateClaim(sessionId, entry.claim);
+      seen.add(key);
+      claimKinds.push(entry.claim.kind);
+      claimIds.push(entry.claim.messageId);
+    }
+    const bodies = entries.map((entry) => JSON.stringify(entry.update));
+    const retain = entries.map((entry) => entry.retain ?? true);
+    const { rows } = await this.#query<{ o_first: string; o_last: string }>(
+      'append to',
+      `SELECT * FROM ${this.#s}.log_append($1, $2::text[], $3::boolean[], $4::text[], $5::text[], $6)`,
+      [sessionId, bodies, retain, claimKinds, claimIds, this.#channel],
+      sessionId,
+    );
+    const first = Number(rows[0]!.o_first);
+    const last = Number(rows[0]!.o_last);
+    if (this.#followed.has(sessionId)) {
+      const stored = bodies.map((body, i) => ({
+        seq: first + i,
+        update: JSON.parse(body) as Update,
+        retain: retain[i]!,
+      }));
+      this.#publish(sessionId, stored);
+    }
+    return { first, last };
+  }
+
+  async read(sessionId: SessionId, options: ReadLogOptions = {}): Promise<LogPage> {
+    this.#checkOpen();
+    check.checkId(sessionId, '/sessionId');
+    const after = check.afterSeq(options.afterSeq);
+    const limit = check.pageLimit(options.limit);
+    // One statement: the session's last seq and the page come from one snapshot.
+    const { rows } = await this.#query<{
+      last_seq: string;
+      seq: string | null;
+      retain: boolean;
+      body: string;
+    }>(
+      'read',
+      `SELECT s.last_seq, e.seq, e.retain, e.body
+       FROM ${this.#s}.log_sessions s
+       LEFT JOIN LATERAL (
+         SELECT seq, retain, body FROM ${this.#s}.log_entries
+         WHERE session = s.ordinal AND seq > $2 AND (NOT $4 OR retain)
+         ORDER BY seq LIMIT $3
+       ) e ON true
+       WHERE s.session_id = $1`,
+      [sessionId, after, limit, options.retainedOnly === true],
+    );
+    if (rows[0] === undefined) throw notFound(sessionId);
+    const entries: LogEntry[] = [];
+    for (const row of rows) {
+      if (row.seq === null) continue;
+      entries.push({ seq: Number(row.seq), retain: row.retain, update: JSON.parse(row.body) as Update });
+    }
+    return { entries, lastSeq: Number(rows[0].last_seq) };
+  }
+
+  subscribe(sessionId: SessionId, afterSeq: number, listener: LogListener): LogSubscription {
+    this.#checkOpen();
+    check.checkId(sessionId, '/sessionId');
+    const from = check.afterSeq(afterSeq);
+    let active = true;
+    const end = () => {
+      if (!active) return;
+      active = false;
+      const count = (this.#followed.get(sessionId) ?? 1) - 1;
+      if (count > 0) this.#followed.set(sessionId, count);
+      else {
+        this.#followed.delete(sessionId);
+        this.#known.delete(sessionId);
+      }
+    };
+    this.#followed.set(sessionId, (this.#followed.get(sessionId) ?? 0) + 1);
+    const listening = this.#listen();
+    const subscription = this.#followers.subscribe(
+      sessionId,
+      from,
+      {
+        entries: (batch) => listener.entries(batch),
+        error: (error) => {
+          end();
+          listener.error?.(error);
+        },
+      },
+      // The backlog is read only once this process listens, so nothing committed after the last
+      // backlog read can be missed.
+      async (id, options) => {
+        await listening;
+        return this.read(id, options);
+      },
+    );
+    return {
+      close: () => {
+        end();
+        subscription.close();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#followers.fail(new HistoryStoreError('closed', `the session log at ${this.location} is closed`));
+    const listener = this.#listener;
+    this.#listener = undefined;
+    await listener?.end().catch(() => undefined);
+    await this.#db.pool.end();
+  }
+
+  /** Hands entries to this process's followers of the session, and remembers how far they go. */
+  #publish(sessionId: SessionId, entries: readonly LogEntry[]): void {
+    if (entries.length === 0) return;
+    const last = entries.at(-1)!.seq;
+    if (last > (this.#known.get(sessionId) ?? 0)) this.#known.set(sessionId, last);
+    this.#followers.published(sessionId, entries);
+  }
+
+  #sessionGone(sessionId: SessionId): void {
+    this.#followers.fail(
+      new HistoryStoreError('session_not_found', `session "${sessionId}" was deleted`, { sessionId }),
+      sessionId,
+    );
+  }
+
+  /** Starts (once) the LISTEN connection; resolves when notifications flow. */
+  #listen(): Promise<void> {
+    this.#listening ??= this.#connectListener().catch((error) => {
+      this.#listening = undefined;
+      throw translatePgError(error, this.location, 'cannot listen for appends to');
+    });
+    return this.#listening;
+  }
+
+  async #connectListener(): Promise<void> {
+    const client = new pg.Client(this.#db.clientConfig);
+    client.on('notification', (message) => {
+      if (message.channel === this.#channel && message.payload !== undefined) this.#notified(message.payload);
+    });
+    client.on('error', () => this.#lostListener(client));
+    client.on('end', () => this.#lostListener(client));
+    await client.connect();
+    if (this.#closed) {
+      await client.end();
+      return;
+    }
+    await client.query(`LISTEN "${this.#channel}"`);
+    this.#listener = client;
+  }
+
+  /** The LISTEN connection dropped: reconnect, then let every follower here check for missed entries. */
+  #lostListener(client: pg.Client): void {
+    if (this.#listener !== client || this.#closed) return;
+    this.#listener = undefined;
+    this.#listening = undefined;
+    const retry = () => {
+      if (this.#closed || this.#followed.size === 0) return;
+      this.#listen().then(
+        () => {
+          for (const sessionId of this.#followed.keys()) this.#resync(sessionId);
+        },
+        () => setTimeout(retry, RELISTEN_DELAY_MS).unref(),
+      );
+    };
+    setTimeout(retry, RELISTEN_DELAY_MS).unref();
+  }
+
+  #notified(payload: string): void {
+    if (payload.startsWith('deleted ')) {
+      const sessionId = payload.slice('deleted '.length);
+      if (this.#followed.has(sessionId)) this.#sessionGone(sessionId);
+      return;
+    }
+    const [firstText, lastText, ...rest] = payload.split(' ');
+    const first = Number(firstText);
+    const last = Number(lastText);
+    const sessionId = rest.join(' ');
+    if (!Number.isSafeInteger(first) || !Number.isSafeInteger(last)) return;
+    if (sessionId === '') {
+      // A session ID too long for a payload: every followed session checks.
+      for (const id of this.#followed.keys()) this.#resync(id);
+      return;
+    }
+    if (!this.#followed.has(sessionId)) return;
+    this.#deliver(sessionId, async () => {
+      const known = this.#known.get(sessionId) ?? 0;
+      if (last <= known) return;
+      // Read the notified range (from where this process already is, if that is inside it). A
+      // follower further behind reads its own gap.
+      let after = known >= first ? known : first - 1;
+      while (after < last && this.#followed.has(sessionId)) {
+        const page = await this.read(sessionId, { afterSeq: after, limit: last - after });
+        if (page.entries.length === 0) break;
+        this.#publish(sessionId, page.entries);
+        after = page.entries.at(-1)!.seq;
+      }
+    });
+  }
+
+  /** Hands the session's last entry to its followers here; one that is behind reads the rest. */
+  #resync(sessionId: SessionId): void {
+    this.#deliver(sessionId, async () => {
+      const { lastSeq } = await this.read(sessionId, { afterSeq: 0, limit: 1 });
+      if (lastSeq <= (this.#known.get(sessionId) ?? 0)) return;
+      const page = await this.read(sessionId, { afterSeq: lastSeq - 1, limit: 1 });
+      this.#publish(sessionId, page.entries);
+    });
+  }
+
+  #deliver(sessionId: SessionId, work: () => Promise<void>): void {
+    const previous = this.#deliveries.get(sessionId) ?? Promise.resolve();
+    const next = previous
+      .then(work)
+      .catch((error: unknown) => {
+        if (this.#closed) return;
+        const code = (error as { code?: unknown }).code;
+        // The session is gone: end its followers; anything else is retried by the next notification.
+        if (code === 'session_not_found') this.#sessionGone(sessionId);
+      })
+      .finally(() => {
+        if (this.#deliveries.get(sessionId) === next) this.#deliveries.delete(sessionId);
+      });
+    this.#deliveries.set(sessionId, next);
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) {
+      throw new HistoryStoreError('closed', `the session log at ${this.location} is closed`, {
+        path: this.location,
+      });
+    }
+  }
+
+  /** Runs one statement, turning this package's raised SQLSTATEs and driver errors into HistoryStoreErrors. */
+  async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    doing: string,
+    text: string,
+    values: unknown[],
+    sessionId?: string,
+  ): Promise<pg.QueryResult<R>> {
+    this.#checkOpen();
+    try {
+      return await this.#db.pool.query<R>(text, values);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (sessionId !== undefined) {
+        if (code === RAISED.sessionNotFound) throw notFound(sessionId);
+        if (code === RAISED.duplicateMessage) {
+          const messageId = (error as Error).message;
+          const kind = (error as { detail?: string }).detail ?? 'message';
+          throw new HistoryStoreError('duplicate_message', `${kind} "${messageId}" is already claimed`, {
+            sessionId,
+            messageId,
+          });
+        }
+      }
+      if (this.#closed) {
+        throw new HistoryStoreError('closed', `the session log at ${this.location} is closed`, {
+          path: this.location,
+          cause: error,
+        });
+      }
+      throw translatePgError(
+        error,
+        this.location,
+        `cannot ${doing}`,
+        sessionId === undefined ? {} : { sessionId },
+      );
+    }
+  }
+}
+
+function notFound(sessionId: string): HistoryStoreError {
+  return new HistoryStoreError('session_not_found', `no session "${sessionId}"`, { sessionId });
+}
+
+function toRecord(row: RecordRow): SessionRecord {
+  return Object.freeze({
+    sessionId: row.session_id,
+    cwd: row.cwd,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    title: row.title,
+    config: row.config === null ? null : (JSON.parse(row.config) as Record<string, unknown>),
+    lastSeq: Number(row.last_seq),
+  });
+}
