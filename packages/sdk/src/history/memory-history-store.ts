@@ -1,6 +1,5 @@
 import type { ContentBlock, MessageId, SessionId } from '@acp-kit/schema';
 import { HistoryStoreError } from './errors.js';
-import { issueMessageId, randomMessageId } from './message-ids.js';
 import type {
   HistorySession,
   HistoryStore,
@@ -16,13 +15,15 @@ import type {
   SessionPage,
   StreamMessagesOptions,
 } from './history-store.js';
+import { MemorySessionLog } from './memory-session-log.js';
+import { chunkUpdate, messageChange, messageUpdate } from './message-updates.js';
 import { retainedMessages } from './replay.js';
+import type { LogEntry, NewLogEntry, SessionLog } from './session-log.js';
 import {
   afterSeq,
   ambiguousTarget,
   checkBlock,
   checkContent,
-  checkId,
   checkNewMessage,
   checkNewSession,
   checkTarget,
@@ -37,18 +38,15 @@ interface StoredMessage {
   readonly messageId: MessageId;
   via: ReplayVia;
   content: ContentBlock[];
-  readonly meta: Readonly<Record<string, unknown>> | null;
+  meta: Readonly<Record<string, unknown>> | null;
 }
 
-interface StoredSession {
-  readonly info: HistorySession;
-  readonly ordinal: number;
-  /** Dense: `log[i].seq === i + 1`, so a page read is a slice. */
-  readonly log: StoredMessage[];
+interface Projection {
+  /** Dense: `messages[i].seq === i + 1`, so a page read is a slice. */
+  readonly messages: StoredMessage[];
   readonly byRef: Map<string, StoredMessage>;
   /** Retained messages by bare ID (usually one; more when native IDs repeat across kinds). */
   readonly byId: Map<MessageId, StoredMessage[]>;
-  readonly issued: Set<MessageId>;
 }
 
 /** Options of {@link MemoryHistoryStore}. */
@@ -60,119 +58,162 @@ export interface MemoryHistoryStoreOptions {
 const refKey = (ref: MessageRef): string => `${ref.kind}\u0000${ref.messageId}`;
 
 /**
+ * The memory session log behind a {@link MemoryHistoryStore}: keeps the per-message projection
+ * (retained messages with their current content) that the message-level API reads.
+ */
+class ProjectedMemoryLog extends MemorySessionLog {
+  readonly projections = new Map<SessionId, Projection>();
+  /** Replay preference for the message the next append opens or replaces (message-level API). */
+  viaOverride: ReplayVia | undefined;
+
+  projection(sessionId: SessionId): Projection {
+    let projection = this.projections.get(sessionId);
+    if (projection === undefined) {
+      projection = { messages: [], byRef: new Map(), byId: new Map() };
+      this.projections.set(sessionId, projection);
+    }
+    return projection;
+  }
+
+  protected override committed(sessionId: SessionId, entries: readonly LogEntry[]): void {
+    const via = this.viaOverride;
+    this.viaOverride = undefined;
+    for (const entry of entries) {
+      if (!entry.retain) continue;
+      const change = messageChange(entry.update);
+      if (change === undefined) continue;
+      const projection = this.projection(sessionId);
+      const key = refKey(change);
+      let stored = projection.byRef.get(key);
+      if (change.op === 'chunk') {
+        if (stored === undefined) stored = this.#open(projection, change, [], 'chunks', null);
+        stored.content.push(change.block);
+        continue;
+      }
+      if (stored === undefined) {
+        const content = change.content ?? [];
+        this.#open(
+          projection,
+          change,
+          [...content],
+          via ?? (content.length === 0 ? 'chunks' : 'full'),
+          change.meta ?? null,
+        );
+        continue;
+      }
+      if (change.content !== undefined) stored.content = [...change.content];
+      if (change.meta !== undefined) stored.meta = change.meta;
+      if (via !== undefined) stored.via = via;
+    }
+  }
+
+  protected override removed(sessionId: SessionId): void {
+    this.projections.delete(sessionId);
+  }
+
+  #open(
+    projection: Projection,
+    ref: MessageRef,
+    content: ContentBlock[],
+    via: ReplayVia,
+    meta: Readonly<Record<string, unknown>> | null,
+  ): StoredMessage {
+    const stored: StoredMessage = {
+      seq: projection.messages.length + 1,
+      kind: ref.kind,
+      messageId: ref.messageId,
+      via,
+      content,
+      meta,
+    };
+    projection.messages.push(stored);
+    projection.byRef.set(refKey(ref), stored);
+    const sameId = projection.byId.get(ref.messageId);
+    if (sameId === undefined) projection.byId.set(ref.messageId, [stored]);
+    else sameId.push(stored);
+    return stored;
+  }
+}
+
+/**
  * An in-memory {@link HistoryStore}: for tests, demos and agents whose history need not survive a
- * restart. Content blocks are kept by reference; arrays are copied in and out.
+ * restart. It is a message-level view of a {@link MemorySessionLog} ({@link MemoryHistoryStore.log}):
+ * every message-level write is appended to the log (and so reported to the log's followers), and
+ * the retained messages it reads back are the log's retained entries folded per message. Content
+ * blocks are kept by reference; arrays are copied in and out.
  */
 export class MemoryHistoryStore implements HistoryStore {
-  private readonly sessions = new Map<SessionId, StoredSession>();
-  private readonly generate: () => string;
-  private nextOrdinal = 1;
-  private closed = false;
+  readonly #log: ProjectedMemoryLog;
 
   constructor(options: MemoryHistoryStoreOptions = {}) {
-    this.generate = options.generateMessageId ?? randomMessageId;
+    this.#log = new ProjectedMemoryLog(options);
+  }
+
+  /** The session log this store is a view of; an agent given this store uses it. */
+  get log(): SessionLog {
+    return this.#log;
   }
 
   async createSession(session: NewHistorySession): Promise<HistorySession> {
-    this.open();
     const input = checkNewSession(session);
-    if (this.sessions.has(input.sessionId)) {
-      throw new HistoryStoreError('session_exists', `session "${input.sessionId}" already exists`, {
-        sessionId: input.sessionId,
-      });
-    }
-    const info = Object.freeze({ ...input });
-    this.sessions.set(input.sessionId, {
-      info,
-      ordinal: this.nextOrdinal++,
-      log: [],
-      byRef: new Map(),
-      byId: new Map(),
-      issued: new Set(),
-    });
-    return info;
+    const record = await this.#log.createSession(input);
+    return toHistorySession(record);
   }
 
   async getSession(sessionId: SessionId): Promise<HistorySession | undefined> {
-    this.open();
-    return this.sessions.get(sessionId)?.info;
+    const record = await this.#log.getSession(sessionId);
+    return record === undefined ? undefined : toHistorySession(record);
   }
 
   async listSessions(options: ListSessionsOptions = {}): Promise<SessionPage> {
-    this.open();
-    const limit = pageLimit(options.limit);
-    const after = options.cursor ? Number(options.cursor) : 0;
-    if (!Number.isInteger(after) || after < 0) {
-      throw new HistoryStoreError('invalid_argument', '/cursor: expected a cursor from a previous page', {
-        pointer: '/cursor',
-      });
-    }
-    const page: StoredSession[] = [];
-    let more = false;
-    for (const session of this.sessions.values()) {
-      if (session.ordinal <= after) continue;
-      if (page.length === limit) {
-        more = true;
-        break;
-      }
-      page.push(session);
-    }
-    return {
-      sessions: page.map((s) => s.info),
-      nextCursor: more ? String(page.at(-1)!.ordinal) : null,
-    };
+    const page = await this.#log.listSessions(options);
+    return { sessions: page.sessions.map(toHistorySession), nextCursor: page.nextCursor };
   }
 
-  async deleteSession(sessionId: SessionId): Promise<boolean> {
-    this.open();
-    return this.sessions.delete(sessionId);
+  deleteSession(sessionId: SessionId): Promise<boolean> {
+    return this.#log.deleteSession(sessionId);
   }
 
-  async nextMessageId(sessionId: SessionId): Promise<MessageId> {
-    const session = this.session(sessionId);
-    return issueMessageId(sessionId, this.generate, (id) => {
-      if (session.issued.has(id)) return false;
-      session.issued.add(id);
-      return true;
-    });
+  nextMessageId(sessionId: SessionId): Promise<MessageId> {
+    return this.#log.nextMessageId(sessionId);
   }
 
   async appendMessage(sessionId: SessionId, message: NewRetainedMessage): Promise<RetainedMessage> {
-    const session = this.session(sessionId);
+    await this.#log.read(sessionId, { limit: 1 }); // closed / unknown session first
     checkNewMessage(message);
-    const key = refKey(message);
-    if (session.byRef.has(key)) {
-      throw new HistoryStoreError(
-        'duplicate_message',
-        `${message.kind} "${message.messageId}" is already retained`,
-        {
-          sessionId,
-          messageId: message.messageId,
-        },
-      );
+    const via = defaultVia(message);
+    const meta = message.meta ? Object.freeze({ ...message.meta }) : null;
+    const ref = { kind: message.kind, messageId: message.messageId };
+    const entries: NewLogEntry[] =
+      via === 'full'
+        ? [{ update: messageUpdate(message.kind, message.messageId, message.content, meta), claim: ref }]
+        : [
+            { update: messageUpdate(message.kind, message.messageId, [], meta), claim: ref },
+            ...message.content.map((block) => ({
+              update: chunkUpdate(message.kind, message.messageId, block),
+            })),
+          ];
+    this.#log.viaOverride = via;
+    try {
+      await this.#log.append(sessionId, entries);
+    } catch (error) {
+      if (error instanceof HistoryStoreError && error.code === 'duplicate_message') {
+        throw new HistoryStoreError(
+          'duplicate_message',
+          `${message.kind} "${message.messageId}" is already retained`,
+          { sessionId, messageId: message.messageId },
+        );
+      }
+      throw error;
+    } finally {
+      this.#log.viaOverride = undefined;
     }
-    const stored: StoredMessage = {
-      seq: session.log.length + 1,
-      kind: message.kind,
-      messageId: message.messageId,
-      via: defaultVia(message),
-      content: [...message.content],
-      meta: message.meta ? Object.freeze({ ...message.meta }) : null,
-    };
-    session.log.push(stored);
-    session.byRef.set(key, stored);
-    const sameId = session.byId.get(message.messageId);
-    if (sameId === undefined) session.byId.set(message.messageId, [stored]);
-    else sameId.push(stored);
-    session.issued.add(message.messageId);
-    return view(stored);
+    return view(this.#log.projection(sessionId).byRef.get(refKey(ref))!);
   }
 
   async appendChunk(sessionId: SessionId, target: MessageTarget, block: ContentBlock): Promise<void> {
-    const session = this.session(sessionId);
-    checkTarget(target);
-    checkBlock(block, '/block');
-    this.message(session, sessionId, target).content.push(block);
+    const stored = await this.#target(sessionId, target, () => checkBlock(block, '/block'));
+    await this.#log.append(sessionId, [{ update: chunkUpdate(stored.kind, stored.messageId, block) }]);
   }
 
   async replaceContent(
@@ -181,30 +222,37 @@ export class MemoryHistoryStore implements HistoryStore {
     content: readonly ContentBlock[] | null,
     options: { readonly via?: ReplayVia } = {},
   ): Promise<void> {
-    const session = this.session(sessionId);
-    checkTarget(target);
-    if (content !== null) checkContent(content, '/content');
-    if (options.via !== undefined) checkVia(options.via, '/via');
-    const stored = this.message(session, sessionId, target);
-    stored.content = content === null ? [] : [...content];
-    if (options.via !== undefined) stored.via = options.via;
+    const stored = await this.#target(sessionId, target, () => {
+      if (content !== null) checkContent(content, '/content');
+      if (options.via !== undefined) checkVia(options.via, '/via');
+    });
+    this.#log.viaOverride = options.via;
+    try {
+      await this.#log.append(sessionId, [
+        { update: messageUpdate(stored.kind, stored.messageId, content ?? []) },
+      ]);
+    } finally {
+      this.#log.viaOverride = undefined;
+    }
   }
 
   async isRetained(sessionId: SessionId, target: MessageTarget): Promise<boolean> {
-    const session = this.session(sessionId);
+    await this.#log.read(sessionId, { limit: 1 }); // session checks
     checkTarget(target);
-    return typeof target === 'string' ? session.byId.has(target) : session.byRef.has(refKey(target));
+    const projection = this.#log.projection(sessionId);
+    return typeof target === 'string' ? projection.byId.has(target) : projection.byRef.has(refKey(target));
   }
 
   async readMessages(sessionId: SessionId, options: ReadMessagesOptions = {}): Promise<MessagePage> {
-    const session = this.session(sessionId);
+    await this.#log.read(sessionId, { limit: 1 }); // session checks
     const start = afterSeq(options.afterSeq);
     const limit = pageLimit(options.limit);
-    const slice = session.log.slice(start, start + limit);
+    const { messages } = this.#log.projection(sessionId);
+    const slice = messages.slice(start, start + limit);
     const last = slice.at(-1);
     return {
       messages: slice.map(view),
-      nextAfterSeq: last !== undefined && last.seq < session.log.length ? last.seq : null,
+      nextAfterSeq: last !== undefined && last.seq < messages.length ? last.seq : null,
     };
   }
 
@@ -212,32 +260,22 @@ export class MemoryHistoryStore implements HistoryStore {
     return retainedMessages(this, sessionId, options);
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
+  close(): Promise<void> {
+    return this.#log.close();
   }
 
-  private open(): void {
-    if (this.closed) throw new HistoryStoreError('closed', 'the history store is closed');
-  }
-
-  private session(sessionId: SessionId): StoredSession {
-    this.open();
-    checkId(sessionId, '/sessionId');
-    const session = this.sessions.get(sessionId);
-    if (session === undefined) {
-      throw new HistoryStoreError('session_not_found', `no session "${sessionId}"`, { sessionId });
-    }
-    return session;
-  }
-
-  private message(session: StoredSession, sessionId: SessionId, target: MessageTarget): StoredMessage {
+  async #target(sessionId: SessionId, target: MessageTarget, checks: () => void): Promise<StoredMessage> {
+    await this.#log.read(sessionId, { limit: 1 }); // closed / unknown session first
+    checkTarget(target);
+    checks();
+    const projection = this.#log.projection(sessionId);
     let stored: StoredMessage | undefined;
     if (typeof target === 'string') {
-      const candidates = session.byId.get(target);
+      const candidates = projection.byId.get(target);
       if (candidates !== undefined && candidates.length > 1) ambiguousTarget(target, sessionId);
       stored = candidates?.[0];
     } else {
-      stored = session.byRef.get(refKey(target));
+      stored = projection.byRef.get(refKey(target));
     }
     if (stored === undefined) {
       const messageId = typeof target === 'string' ? target : target.messageId;
@@ -248,6 +286,10 @@ export class MemoryHistoryStore implements HistoryStore {
     }
     return stored;
   }
+}
+
+function toHistorySession(record: HistorySession): HistorySession {
+  return Object.freeze({ sessionId: record.sessionId, cwd: record.cwd, createdAt: record.createdAt });
 }
 
 function view(stored: StoredMessage): RetainedMessage {
