@@ -3,11 +3,18 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
-    alias: {
+    alias: [
       // Run against the SDK's history sources, so tests need no prior SDK build and share one
-      // HistoryStoreError class with the contract suite (which lives in packages/sdk/test/history).
-      '@acp-kit/sdk': fileURLToPath(new URL('../sdk/src/history/index.ts', import.meta.url)),
-    },
+      // HistoryStoreError class with the contract suites.
+      {
+        find: '@acp-kit/sdk/testing',
+        replacement: fileURLToPath(new URL('../sdk/src/testing/index.ts', import.meta.url)),
+      },
+      {
+        find: /^@acp-kit\/sdk$/,
+        replacement: fileURLToPath(new URL('../sdk/src/history/index.ts', import.meta.url)),
+      },
+    ],
   },
   test: {
     // The limit only guards against hangs (SQLite files on a shared disk); no test asserts on time.

@@ -6,8 +6,9 @@ import { SCHEMA_VERSION } from './schema-version.js';
  * Migrations by target version. `MIGRATIONS[n - 1]` takes a database from version n-1 to n; each
  * runs inside the opening write transaction, so a failed migration leaves the file as it was.
  */
-const MIGRATIONS: readonly string[] = [
-  `
+const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
+  (db) =>
+    db.exec(`
   CREATE TABLE sessions (
     ordinal    INTEGER PRIMARY KEY AUTOINCREMENT, -- creation order; never reused, so cursors stay valid
     session_id TEXT NOT NULL UNIQUE,
@@ -42,10 +43,13 @@ const MIGRATIONS: readonly string[] = [
     message_id TEXT NOT NULL,
     PRIMARY KEY (session, message_id)
   ) STRICT, WITHOUT ROWID;
-  `,
+  `),
+  toSessionLog,
 ];
 
+/** Tables every version from 1 has; later versions add their own (see {@link TABLES_SINCE}). */
 const OUR_TABLES = ['blocks', 'issued_ids', 'messages', 'sessions'];
+const TABLES_SINCE: Readonly<Record<number, readonly string[]>> = { 2: ['claims', 'entries'] };
 
 /**
  * Read-only check run before anything is written (even the switch to WAL, which rewrites the
@@ -70,7 +74,9 @@ export function inspect(db: Database.Database, path: string): number {
     );
   }
   if (version > 0) {
-    const missing = OUR_TABLES.filter((name) => !tables.includes(name));
+    const expected = [...OUR_TABLES];
+    for (let v = 2; v <= version; v++) expected.push(...(TABLES_SINCE[v] ?? []));
+    const missing = expected.filter((name) => !tables.includes(name));
     if (missing.length > 0) {
       throw new HistoryStoreError(
         'corrupt',
@@ -90,7 +96,7 @@ export function inspect(db: Database.Database, path: string): number {
  */
 export function migrate(db: Database.Database, path: string): void {
   const version = inspect(db, path);
-  for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+  for (let v = version; v < SCHEMA_VERSION; v++) MIGRATIONS[v]!(db);
   // Written even when unchanged: a real write proves at open that the file is writable (SQLite
   // silently falls back to read-only when it cannot open a file for writing).
   db.pragma(`user_version = ${SCHEMA_VERSION}`);
@@ -99,4 +105,62 @@ export function migrate(db: Database.Database, path: string): void {
 function tableNames(db: Database.Database): string[] {
   const rows = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as { name: string }[];
   return rows.map((row) => row.name).sort();
+}
+
+/**
+ * Version 1 → 2: the session log. Each session gets an append-only log of updates (`entries`, the
+ * truth that replay and live delivery read), the claimed message IDs (`claims`) and a directory
+ * record (title, `updated_at`, config). `messages`/`blocks` stay as the per-message projection the
+ * message-level API reads. Existing messages become retained log entries in their `seq` order, in
+ * the form they replay in (`full`: one whole update; `chunks`: `content: []` and one chunk per block),
+ * and claim their IDs.
+ */
+function toSessionLog(db: Database.Database): void {
+  db.exec(`
+    ALTER TABLE sessions ADD COLUMN title TEXT;
+    ALTER TABLE sessions ADD COLUMN updated_at TEXT;
+    ALTER TABLE sessions ADD COLUMN config TEXT;
+    ALTER TABLE sessions ADD COLUMN log_seq INTEGER NOT NULL DEFAULT 0;
+    UPDATE sessions SET updated_at = created_at;
+    CREATE TABLE entries (
+      session INTEGER NOT NULL REFERENCES sessions(ordinal) ON DELETE CASCADE,
+      seq     INTEGER NOT NULL,
+      retain  INTEGER NOT NULL CHECK (retain IN (0, 1)),
+      body    TEXT NOT NULL, -- the session/update body, JSON
+      PRIMARY KEY (session, seq)
+    ) STRICT, WITHOUT ROWID;
+    CREATE TABLE claims (
+      session    INTEGER NOT NULL REFERENCES sessions(ordinal) ON DELETE CASCADE,
+      kind       TEXT NOT NULL,
+      message_id TEXT NOT NULL,
+      PRIMARY KEY (session, kind, message_id)
+    ) STRICT, WITHOUT ROWID;
+    INSERT INTO claims (session, kind, message_id) SELECT session, kind, message_id FROM messages;
+  `);
+  const sessions = db.prepare('SELECT ordinal FROM sessions').pluck().all() as number[];
+  const messages = db.prepare<
+    [number],
+    { seq: number; kind: string; message_id: string; via: string; meta: string | null }
+  >('SELECT seq, kind, message_id, via, meta FROM messages WHERE session = ? ORDER BY seq');
+  const blocks = db
+    .prepare<[number, number], string>('SELECT block FROM blocks WHERE session = ? AND seq = ? ORDER BY idx')
+    .pluck();
+  const insert = db.prepare('INSERT INTO entries (session, seq, retain, body) VALUES (?, ?, 1, ?)');
+  const setSeq = db.prepare('UPDATE sessions SET log_seq = ? WHERE ordinal = ?');
+  for (const ordinal of sessions) {
+    let seq = 0;
+    for (const row of messages.all(ordinal)) {
+      const content = blocks.all(ordinal, row.seq);
+      const meta = row.meta === null ? '' : `,"_meta":${row.meta}`;
+      const head = `{"sessionUpdate":${JSON.stringify(row.kind)},"messageId":${JSON.stringify(row.message_id)}`;
+      if (row.via === 'full') {
+        insert.run(ordinal, ++seq, `${head},"content":[${content.join(',')}]${meta}}`);
+        continue;
+      }
+      insert.run(ordinal, ++seq, `${head},"content":[]${meta}}`);
+      const chunkHead = `{"sessionUpdate":${JSON.stringify(`${row.kind}_chunk`)},"messageId":${JSON.stringify(row.message_id)}`;
+      for (const block of content) insert.run(ordinal, ++seq, `${chunkHead},"content":${block}}`);
+    }
+    setSeq.run(seq, ordinal);
+  }
 }
