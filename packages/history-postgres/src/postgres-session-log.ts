@@ -72,6 +72,8 @@ export class PostgresSessionLog implements SessionLog {
   readonly #s: string;
   readonly #channel: string;
   readonly #generate: () => string;
+  /** Names this object in notifications, so it skips its own appends (it published them already). */
+  readonly #origin = randomMessageId().slice(4);
   readonly #followers = new LogFollowers();
   /** Live subscriptions per session in this process. */
   readonly #followed = new Map<SessionId, number>();
@@ -268,8 +270,8 @@ export class PostgresSessionLog implements SessionLog {
     const retain = entries.map((entry) => entry.retain ?? true);
     const { rows } = await this.#query<{ o_first: string; o_last: string }>(
       'append to',
-      `SELECT * FROM ${this.#s}.log_append($1, $2::text[], $3::boolean[], $4::text[], $5::text[], $6)`,
-      [sessionId, bodies, retain, claimKinds, claimIds, this.#channel],
+      `SELECT * FROM ${this.#s}.log_append($1, $2::text[], $3::boolean[], $4::text[], $5::text[], $6, $7)`,
+      [sessionId, bodies, retain, claimKinds, claimIds, this.#channel, this.#origin],
       sessionId,
     );
     const first = Number(rows[0]!.o_first);
@@ -432,11 +434,12 @@ export class PostgresSessionLog implements SessionLog {
       if (this.#followed.has(sessionId)) this.#sessionGone(sessionId);
       return;
     }
-    const [firstText, lastText, ...rest] = payload.split(' ');
+    const [firstText, lastText, origin, ...rest] = payload.split(' ');
     const first = Number(firstText);
     const last = Number(lastText);
     const sessionId = rest.join(' ');
     if (!Number.isSafeInteger(first) || !Number.isSafeInteger(last)) return;
+    if (origin === this.#origin) return; // appended here: `append` handed the entries over
     if (sessionId === '') {
       // A session ID too long for a payload: every followed session checks.
       for (const id of this.#followed.keys()) this.#resync(id);

@@ -176,7 +176,7 @@ function migrations(s: string): readonly string[] {
     -- notifies listeners with the range on commit. Returns the first and last seq.
     CREATE FUNCTION ${s}.log_append(
       p_session text, p_bodies text[], p_retain boolean[], p_claim_kinds text[], p_claim_ids text[],
-      p_channel text, OUT o_first bigint, OUT o_last bigint
+      p_channel text, p_origin text, OUT o_first bigint, OUT o_last bigint
     ) LANGUAGE plpgsql AS $fn$
     DECLARE v_ordinal bigint; v_n integer := cardinality(p_bodies);
     BEGIN
@@ -202,8 +202,9 @@ function migrations(s: string): readonly string[] {
         SELECT v_ordinal, o_first + t.ord - 1, t.retain, t.body
         FROM unnest(p_bodies, p_retain) WITH ORDINALITY AS t(body, retain, ord);
       -- Notifications are delivered on commit, in commit order; the rows are read from the table
-      -- (a payload is limited to 8000 bytes), so the payload carries only the range.
-      PERFORM pg_notify(p_channel, o_first || ' ' || o_last || ' ' ||
+      -- (a payload is limited to 8000 bytes), so the payload carries only the range and who
+      -- appended (that process hands the entries to its own followers without a read).
+      PERFORM pg_notify(p_channel, o_first || ' ' || o_last || ' ' || p_origin || ' ' ||
         CASE WHEN octet_length(p_session) <= 7000 THEN p_session ELSE '' END);
     END
     $fn$;

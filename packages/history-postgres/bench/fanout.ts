@@ -1,0 +1,108 @@
+/**
+ * Cross-replica fan-out latency: REPLICAS processes share one PostgresSessionLog schema and
+ * SESSIONS sessions; each owns a third and appends to it at RATE appends per session per second,
+ * and follows all of them. Prints delivery latency p50/p99 of entries appended on another replica
+ * (LISTEN/NOTIFY, then a read) against the baseline of entries appended on the same replica
+ * (handed over in process), measured in the same run.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { PostgresSessionLog } from '../src/index.js';
+import { fixed, quantile } from './stats.js';
+
+export interface FanoutOptions {
+  readonly url: string;
+  readonly replicas?: number;
+  readonly sessions?: number;
+  readonly rate?: number;
+  readonly durationMs?: number;
+}
+
+export interface FanoutResult {
+  readonly appends: number;
+  readonly remote: { p50: number; p99: number; count: number };
+  readonly local: { p50: number; p99: number; count: number };
+}
+
+export async function fanout(options: FanoutOptions): Promise<FanoutResult> {
+  const replicas = options.replicas ?? 3;
+  const sessions = options.sessions ?? 300;
+  const rate = options.rate ?? 2;
+  const durationMs = options.durationMs ?? 10_000;
+  const schema = `bench_fanout_${Date.now().toString(36)}`;
+  const setup = await PostgresSessionLog.open(options.url, { schema });
+  for (let s = 0; s < sessions; s++) await setup.createSession({ sessionId: `s${s}`, cwd: '/bench' });
+  await setup.close();
+
+  const script = fileURLToPath(new URL('./replica.ts', import.meta.url));
+  const children: ChildProcess[] = [];
+  const lines: Promise<string>[][] = [];
+  for (let i = 0; i < replicas; i++) {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      env: {
+        ...process.env,
+        BENCH_URL: options.url,
+        BENCH_SCHEMA: schema,
+        BENCH_INDEX: String(i),
+        BENCH_REPLICAS: String(replicas),
+        BENCH_SESSIONS: String(sessions),
+        BENCH_RATE: String(rate),
+        BENCH_DURATION_MS: String(durationMs),
+      },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    const reader = createInterface({ input: child.stdout! });
+    const queue: string[] = [];
+    const waiting: ((line: string) => void)[] = [];
+    reader.on('line', (line) => {
+      const next = waiting.shift();
+      if (next) next(line);
+      else queue.push(line);
+    });
+    const nextLine = () =>
+      new Promise<string>((resolve, reject) => {
+        const queued = queue.shift();
+        if (queued !== undefined) return resolve(queued);
+        waiting.push(resolve);
+        child.once('exit', (code) => reject(new Error(`replica ${i} exited (${code})`)));
+      });
+    lines.push([nextLine(), nextLine()]);
+  }
+  try {
+    for (const [ready] of lines) if ((await ready) !== 'ready') throw new Error('a replica did not start');
+    for (const child of children) child.stdin!.write('go\n');
+    const results = await Promise.all(
+      lines.map(
+        async ([, report]) =>
+          JSON.parse(await report!) as { sent: number; local: number[]; remote: number[] },
+      ),
+    );
+    const remote = results.flatMap((r) => r.remote);
+    const local = results.flatMap((r) => r.local);
+    return {
+      appends: results.reduce((sum, r) => sum + r.sent, 0),
+      remote: { p50: quantile(remote, 0.5), p99: quantile(remote, 0.99), count: remote.length },
+      local: { p50: quantile(local, 0.5), p99: quantile(local, 0.99), count: local.length },
+    };
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
+
+export function printFanout(result: FanoutResult, replicas: number, sessions: number, rate: number): void {
+  console.log(
+    `\nCross-replica fan-out: ${replicas} replica processes, ${sessions} sessions, ${rate} appends/s each ` +
+      `(${result.appends} appends, every entry delivered to all ${replicas} replicas)`,
+  );
+  console.log(
+    `  other replica (NOTIFY + read): p50 ${fixed(result.remote.p50)} ms  p99 ${fixed(result.remote.p99)} ms  (${result.remote.count} deliveries)`,
+  );
+  console.log(
+    `  same replica (baseline):       p50 ${fixed(result.local.p50)} ms  p99 ${fixed(result.local.p99)} ms  (${result.local.count} deliveries)`,
+  );
+  console.log(
+    `  ratio other/same: p50 ${fixed(result.remote.p50 / result.local.p50)}×  p99 ${fixed(result.remote.p99 / result.local.p99)}×   target: other-replica p99 < 20 ms → ${result.remote.p99 < 20 ? 'met' : 'NOT met'}`,
+  );
+}
