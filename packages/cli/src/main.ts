@@ -14,8 +14,9 @@ Commands:
   agent [--history <file.db>] [--listen <host:port>] [--chunk-delay <ms>]
         Run the reference ACP v2 agent over stdio (or WebSocket with --listen).
   demo  Show the v2 prompt lifecycle against the reference agent, with a replay after a restart.
-  bridge --serve v2|v1 -- <agent command…>
+  bridge --serve v2|v1 [--history <ids.ndjson>] -- <agent command…>
         Serve a v1 agent to v2 clients (--serve v2) or a v2 agent to v1 clients (--serve v1) on stdio.
+        With --serve v2, --history keeps the message IDs the bridge issues across restarts.
   conformance [--json <report.json>] [--timeout <s>] [--record <file.ndjson>] -- <agent command…>
         Check an ACP v2 agent against the prompt-lifecycle rules (PASS / FAIL / SKIP per rule).
   lint <transcript.ndjson>

@@ -16,6 +16,8 @@ export {
   V1AgentBridge,
   type V1AgentBridgeOptions,
 } from './v1-agent-as-v2/v1-agent-bridge.js';
+export { FileIdLedger } from './v1-agent-as-v2/file-id-ledger.js';
+export { type IdLedger, type LedgerRecord, MemoryIdLedger } from './v1-agent-as-v2/id-ledger.js';
 export { V1_ONLY_UPDATES } from './v1-agent-as-v2/update-to-v2.js';
 export {
   type ServeV2AgentAsV1Options,

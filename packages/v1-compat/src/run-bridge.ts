@@ -1,4 +1,5 @@
 import { spawnTransport, stdioTransport, type Transport } from '@acp-kit/sdk';
+import { FileIdLedger } from './v1-agent-as-v2/file-id-ledger.js';
 import { serveV1AgentAsV2 } from './v1-agent-as-v2/v1-agent-bridge.js';
 import { serveV2AgentAsV1 } from './v2-agent-as-v1/v2-agent-bridge.js';
 
@@ -11,6 +12,12 @@ export interface RunBridgeOptions {
   args: readonly string[];
   /** The client side (default: this process's stdin/stdout). */
   client?: Transport;
+  /**
+   * With `serve: 'v2'`: a file where the bridge keeps the message IDs it issues (a
+   * {@link FileIdLedger}), so they stay the same across bridge restarts. Without it they are kept
+   * in memory and re-derived after a restart.
+   */
+  history?: string;
   /** Where diagnostics go (default: this process's stderr). The wrapped agent's stderr is passed through here too. */
   log?: (text: string) => void;
 }
@@ -22,6 +29,8 @@ function settle(): Promise<void> {
 
 /**
  * Runs a bridge between this process's stdio and a spawned agent until either side ends.
+ * A `history` file that cannot be read or written ends the run at once with 1 and a message
+ * naming the file.
  * Resolves with the exit code: 0 when the client closed the connection, 1 when the wrapped agent
  * failed first (it exited or wrote something that is not JSON-RPC) — after every pending request
  * was answered with a JSON-RPC error saying so.
@@ -29,12 +38,21 @@ function settle(): Promise<void> {
 export async function runBridge(options: RunBridgeOptions): Promise<number> {
   const log = options.log ?? ((text: string) => process.stderr.write(text));
   const name = options.serve === 'v2' ? 'v1 agent' : 'v2 agent';
+  let ledger: FileIdLedger | undefined;
+  if (options.history !== undefined) {
+    try {
+      ledger = await FileIdLedger.open(options.history);
+    } catch (error) {
+      log(`acp-kit bridge: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
+  }
   const child = spawnTransport(options.command, options.args, { name: `${name} process`, onStderr: log });
   const client = options.client ?? stdioTransport();
   const bridge =
     options.serve === 'v2'
       ? (() => {
-          const served = serveV1AgentAsV2({ agent: child, client, name });
+          const served = serveV1AgentAsV2({ agent: child, client, name, ...(ledger ? { ledger } : {}) });
           return {
             closed: served.bridge.closed,
             connection: served.connection,
@@ -43,7 +61,7 @@ export async function runBridge(options: RunBridgeOptions): Promise<number> {
         })()
       : serveV2AgentAsV1({ agent: child, client, name });
   const clientGone = new Promise<'client'>((resolve) => bridge.connection.onClose(() => resolve('client')));
-  const ended = await Promise.race([clientGone, bridge.closed]);
+  const ended = await Promise.race([clientGone, bridge.closed]).finally(() => ledger?.close());
   if (ended === 'client') {
     bridge.close();
     await child.shutdown({ graceMs: 1000 });

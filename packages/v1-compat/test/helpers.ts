@@ -9,7 +9,7 @@ import {
   createInProcessPair,
   spawnTransport,
 } from '@acp-kit/sdk';
-import { V1AgentBridge } from '../src/index.js';
+import { V1AgentBridge, type V1AgentBridgeOptions } from '../src/index.js';
 
 /** Absolute path of a fixture script. */
 export function fixture(name: string): string {
@@ -90,15 +90,28 @@ export interface V1Rig {
   close(): Promise<void>;
 }
 
-/** Starts the official v1 fixture agent with `env` behind a bridge, and a v2 client in front. */
-export function v1Rig(env: Record<string, string> = {}, options: Partial<ClientOptions> = {}): V1Rig {
-  const agent = spawnFixture('official-v1-agent.ts', env);
-  const bridge = new V1AgentBridge({ agent });
+/** Another v2 client of `bridge`, over an in-process pair, with its update log. */
+export function clientOf(
+  bridge: V1AgentBridge,
+  options: Partial<ClientOptions> = {},
+): { client: Client; log: UpdateLog } {
   const [clientSide, bridgeSide] = createInProcessPair();
   bridge.serve(bridgeSide);
   const connection: ClientConnection = new Connection(clientSide);
   const log = new UpdateLog().tap(connection);
   const client = new Client(connection, { info: { name: 'test-client', version: '1' }, ...options });
+  return { client, log };
+}
+
+/** Starts the official v1 fixture agent with `env` behind a bridge, and a v2 client in front. */
+export function v1Rig(
+  env: Record<string, string> = {},
+  options: Partial<ClientOptions> = {},
+  bridgeOptions: Omit<V1AgentBridgeOptions, 'agent'> = {},
+): V1Rig {
+  const agent = spawnFixture('official-v1-agent.ts', env);
+  const bridge = new V1AgentBridge({ agent, ...bridgeOptions });
+  const { client, log } = clientOf(bridge, options);
   return {
     client,
     log,

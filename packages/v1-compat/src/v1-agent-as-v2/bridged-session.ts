@@ -16,6 +16,12 @@ import type { MessageKind } from '../message-ids.js';
 import type { MessageTracker } from './message-tracker.js';
 import { v1UpdateToV2 } from './update-to-v2.js';
 
+/** The error a prompt gets when the bridge cannot record message IDs. */
+function ledgerError(error: unknown): RpcError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new RpcError(ErrorCodes.InternalError, `The bridge cannot record message IDs: ${reason}`);
+}
+
 /** What a bridged session needs from the bridge: the v1 agent and how to explain its failures. */
 export interface V1AgentLink {
   prompt(params: V1.PromptRequest): Promise<V1.PromptResponse>;
@@ -27,6 +33,8 @@ interface Turn {
   readonly prompt: PendingPrompt;
   readonly peer: ClientPeer;
   inserted: boolean;
+  /** The prompt was refused because its ID could not be recorded: the turn's updates go nowhere. */
+  refused?: boolean;
   /** A v2 client cancelled the session while this turn ran. */
   cancelled?: boolean;
 }
@@ -74,8 +82,18 @@ export class BridgedSession {
     this.agentSession = agentSession;
     this.#tracker = tracker;
     this.#link = link;
-    this.#chain = ready.catch(() => undefined);
+    this.#chain = ready
+      .then(() => tracker.load())
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          this.#broken = error;
+        },
+      );
   }
+
+  /** Why the session cannot issue message IDs (its ledger could not be read), if it cannot. */
+  #broken: unknown;
 
   /** The session's ID (the v1 agent's own). */
   get id(): string {
@@ -95,13 +113,16 @@ export class BridgedSession {
   }
 
   async #apply(update: V1.SessionUpdate): Promise<void> {
+    if (this.#broken !== undefined) return;
     if (this.#replay !== undefined) return this.#applyReplay(update, this.#replay);
     const turn = this.#turn;
+    if (turn?.refused) return;
     if (turn !== undefined && !turn.inserted) {
       if (update.sessionUpdate === 'user_message_chunk') {
         const echo = update as V1.UserMessageChunk;
         const { messageId } = this.#tracker.chunk('user_message', echo.messageId);
         await this.#insert(turn, messageId);
+        if (!turn.inserted) return;
         // The agent's echo is authoritative: it replaces the submitted content just reported.
         await this.agentSession.update({
           sessionUpdate: 'user_message',
@@ -111,13 +132,16 @@ export class BridgedSession {
         return;
       }
       await this.#insert(turn);
+      if (!turn.inserted) return;
     }
     const converted = this.#convert(update, false);
+    await this.#tracker.persist();
     for (const u of converted) await this.agentSession.update(u);
   }
 
   async #applyReplay(update: V1.SessionUpdate, replay: Replay): Promise<void> {
     const converted = this.#convert(update, true);
+    await this.#tracker.persist();
     if (replay.peer === undefined) return;
     for (const u of converted) await this.agentSession.sendTo(replay.peer, u);
   }
@@ -140,10 +164,21 @@ export class BridgedSession {
     return out;
   }
 
-  /** Settles the turn's prompt as inserted and reports the turn running. */
+  /**
+   * Settles the turn's prompt as inserted and reports the turn running. The ID is in the ledger
+   * before the receipt goes out; when it cannot be recorded the prompt fails instead (and the
+   * turn's updates go nowhere, as nothing was inserted).
+   */
   async #insert(turn: Turn, messageId?: string): Promise<void> {
+    const id = messageId ?? this.#tracker.startMessage('user_message', turn.prompt.content.length);
+    try {
+      await this.#tracker.persist();
+    } catch (error) {
+      turn.refused = true;
+      if (turn.prompt.state === 'pending') turn.prompt.reject(ledgerError(error));
+      return;
+    }
     turn.inserted = true;
-    const id = messageId ?? this.#tracker.startMessage('user_message');
     if (turn.prompt.state === 'pending') {
       // Not retained by the bridge: the v1 agent keeps the history and replays it on session/load.
       await turn.prompt.insert({ messageId: id, retain: false }).catch(() => undefined);
@@ -173,6 +208,11 @@ export class BridgedSession {
     const next = this.#held.shift();
     if (next === undefined) return;
     next.prompt.signal.removeEventListener('abort', next.onAbort);
+    if (this.#broken !== undefined) {
+      if (next.prompt.state === 'pending') next.prompt.reject(ledgerError(this.#broken));
+      this.#startNext();
+      return;
+    }
     const turn: Turn = { prompt: next.prompt, peer: next.peer, inserted: false };
     this.#turn = turn;
     this.#tracker.breakRun();
@@ -185,9 +225,15 @@ export class BridgedSession {
   }
 
   async #finish(turn: Turn, result: V1.PromptResponse): Promise<void> {
-    if (!turn.inserted) await this.#insert(turn);
+    if (!turn.inserted && !turn.refused) await this.#insert(turn);
     this.#tracker.breakRun();
+    await this.#tracker.persist().catch(() => undefined);
     this.#turn = undefined;
+    if (!turn.inserted) {
+      // The prompt was refused (its ID could not be recorded): there is no turn to end.
+      this.#startNext();
+      return;
+    }
     // The bridge is the agent the v2 client talks to: once it has accepted a cancel for this turn,
     // the turn ends `cancelled`, even if the v1 agent finished before the cancel reached it.
     const stopReason = v1ToV2StopReason(result.stopReason);
@@ -243,11 +289,16 @@ export class BridgedSession {
    */
   async requestPermission(params: V1.RequestPermissionRequest): Promise<V1.RequestPermissionResponse> {
     let peer: ClientPeer | undefined;
+    let refused = false;
     await this.#enqueue(async () => {
-      if (this.#turn !== undefined && !this.#turn.inserted) await this.#insert(this.#turn);
+      const turn = this.#turn;
+      if (turn !== undefined && !turn.inserted && !turn.refused) await this.#insert(turn);
+      refused = turn?.refused === true;
       this.#tracker.breakRun();
-      peer = this.#turn?.peer;
+      peer = turn?.peer;
     });
+    // Nothing was inserted for this turn: no client may be asked on its behalf.
+    if (refused) return { outcome: { outcome: 'cancelled' } };
     const { sessionId: _sessionId, ...request } = v1ToV2RequestPermissionRequest(params);
     // v1 expects its client to answer open permission requests `cancelled` right after
     // session/cancel; the bridge does so itself instead of waiting for the v2 client.
@@ -270,7 +321,8 @@ export class BridgedSession {
    */
   async load(peer: ClientPeer | undefined, run: () => Promise<unknown>): Promise<void> {
     await this.#enqueue(async () => {
-      this.#tracker.restart();
+      if (this.#broken !== undefined) throw ledgerError(this.#broken);
+      this.#tracker.beginReplay();
       this.#replay = { peer };
       if (peer !== undefined) this.agentSession.attach(peer, true);
     });
@@ -280,7 +332,8 @@ export class BridgedSession {
       // Queued behind every update the load replayed, which arrived before its response.
       await this.#enqueue(async () => {
         this.#replay = undefined;
-        this.#tracker.breakRun();
+        this.#tracker.endReplay();
+        await this.#tracker.persist();
       });
       if (peer !== undefined) await this.agentSession.release(peer);
     }

@@ -30,6 +30,7 @@ import { convertParams } from '../compat-error.js';
 import { v1SchemaValidator } from '../v1-validator.js';
 import { WrappedPeer } from '../wrapped-peer.js';
 import { BridgedSession } from './bridged-session.js';
+import { type IdLedger, MemoryIdLedger } from './id-ledger.js';
 import { MessageTracker } from './message-tracker.js';
 
 /** The bridge's connection to the v1 agent: it handles v1 client methods and calls v1 agent methods. */
@@ -62,6 +63,11 @@ export interface V1AgentBridgeOptions {
   agent: Transport;
   /** How errors name the agent. Default `v1 agent`. */
   name?: string;
+  /**
+   * Where the message IDs the bridge issues are kept (default: in memory, for the life of the
+   * bridge). A {@link FileIdLedger} keeps them across bridge restarts.
+   */
+  ledger?: IdLedger;
 }
 
 /**
@@ -74,6 +80,7 @@ export class V1AgentBridge {
   readonly #v1: V1ClientConnection;
   readonly #peer: WrappedPeer;
   readonly #history = new MemoryHistoryStore();
+  readonly #ledger: IdLedger;
   readonly #sessions = new Map<SessionId, BridgedSession>();
   #initialize: Promise<V1.InitializeResponse> | undefined;
   /**
@@ -87,6 +94,7 @@ export class V1AgentBridge {
   readonly closed: Promise<string>;
 
   constructor(options: V1AgentBridgeOptions) {
+    this.#ledger = options.ledger ?? new MemoryIdLedger();
     this.#v1 = new Connection(options.agent, { validator: v1SchemaValidator });
     this.#peer = new WrappedPeer(options.name ?? 'v1 agent', this.#v1);
     this.#v1.onNotification('session/update', (params) => {
@@ -165,7 +173,12 @@ export class V1AgentBridge {
       cancel: (params: V1.CancelNotification) => this.#v1.sendNotification('session/cancel', params),
       toBridgeError: (error: unknown) => this.#peer.toBridgeError(error),
     };
-    const session = new BridgedSession(agentSession, new MessageTracker(sessionId, epoch), link, ready);
+    const session = new BridgedSession(
+      agentSession,
+      new MessageTracker(sessionId, this.#ledger, epoch),
+      link,
+      ready,
+    );
     this.#sessions.set(sessionId, session);
     for (const update of this.#orphans.get(sessionId) ?? []) session.fromV1(update);
     this.#orphans.delete(sessionId);
