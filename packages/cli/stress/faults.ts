@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { SessionNotification } from '@acp-kit/schema';
 import { ConversationStore, type RpcError } from '@acp-kit/sdk';
 import { replyTo } from '../src/agent/reply-model.js';
@@ -19,6 +19,7 @@ import {
   type TestClient,
   textOf,
 } from '../test/harness.js';
+import { worldReadableInstall } from './world-readable.js';
 
 const text = (t: string) => [{ type: 'text' as const, text: t }] as [{ type: 'text'; text: string }];
 const words = (n: number): string => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
@@ -258,15 +259,20 @@ export interface BadFileReport {
   stderr: string;
 }
 
-/** Runs the agent on `path` with stdin held open and waits up to `timeoutMs` for it to exit. */
+/**
+ * Runs the agent on `path` with stdin held open and waits up to `timeoutMs` for it to exit. With
+ * `uid` the agent runs as that user from a world-readable copy of the command, so the checkout may
+ * sit where that user cannot enter.
+ */
 export function agentOnFile(
   path: string,
   options: { uid?: number; timeoutMs?: number } = {},
 ): Promise<BadFileReport> {
+  const install = options.uid === undefined ? undefined : worldReadableInstall(dirname(dirname(BIN)));
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'agent', '--history', path], {
+    const child = spawn(process.execPath, [install?.bin ?? BIN, 'agent', '--history', path], {
       stdio: ['pipe', 'ignore', 'pipe'],
-      ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
+      ...(install ? { cwd: install.root, uid: options.uid, gid: options.uid } : {}),
     });
     let stderr = '';
     child.stderr.setEncoding('utf8');
@@ -280,6 +286,7 @@ export function agentOnFile(
     }, options.timeoutMs ?? 20_000);
     child.once('close', (code) => {
       clearTimeout(timer);
+      install?.cleanup();
       resolve({ exitCode: hung ? null : code, hung, stderr });
     });
   });

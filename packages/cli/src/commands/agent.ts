@@ -9,6 +9,7 @@ import {
 } from '@acp-kit/sdk';
 import { createReferenceAgent } from '../agent/reference-agent.js';
 import { UsageError } from '../usage-error.js';
+import { openSqliteHistory } from './sqlite-history.js';
 
 function parse(args: string[]) {
   try {
@@ -36,8 +37,7 @@ function parseListen(value: string): { host: string; port: number } {
 
 async function openHistory(path: string | undefined): Promise<HistoryStore | undefined> {
   if (!path) return undefined;
-  const { SqliteHistoryStore } = await import('@acp-kit/history-sqlite');
-  return SqliteHistoryStore.open(path);
+  return openSqliteHistory(path);
 }
 
 /** `acp-kit agent`: the reference agent over stdio, or over WebSocket with `--listen`. */
