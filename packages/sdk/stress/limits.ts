@@ -75,7 +75,9 @@ export async function oversizedLine(limit: number, factor = 2): Promise<Oversize
   toReceiver.write('{"jsonrpc":"2.0","id":2,"method":"_ping"}\n');
   for (let i = 0; i < 100 && received.length < 2; i++) await tick();
   peak = Math.max(peak, held() - base);
-  const error = received.find((m) => m.id === null)?.error as { code: number; message: string } | undefined;
+  const error = received.find((m) => m.id === 1 && 'error' in m)?.error as
+    | { code: number; message: string }
+    | undefined;
   const answeredAfter = received.some((m) => m.id === 2 && m.result === 'pong');
   connection.close();
   return { limit, lineBytes, peakGrowthBytes: peak, error, answeredAfter };

@@ -18,6 +18,7 @@ import type {
   NotificationMapOf,
   RequestMapOf,
 } from './method-maps.js';
+import { scanEnvelope } from './envelope-scan.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, excerpt, type FrameError } from './ndjson.js';
 import type { Disposable, Transport } from './transport.js';
 import { schemaValidator } from './schema-validator.js';
@@ -28,6 +29,12 @@ export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
 /** The method ACP uses to cancel an in-flight request (LSP's `$/cancelRequest`, ACP spelling). */
 export const CANCEL_REQUEST_METHOD = '$/cancel_request';
+
+/**
+ * After the peer ended its stream, how long the answers to requests already received may take to
+ * be written before the writer is closed anyway.
+ */
+const DRAIN_MS = 5000;
 
 /** Options for {@link Connection}. */
 export interface ConnectionOptions {
@@ -137,6 +144,12 @@ export class Connection<
 
   private readonly pending = new Map<number, PendingRequest>();
   private readonly incoming = new Map<RpcId, AbortController>();
+  /** Answers to received requests not yet handed to the writer (waited for when the peer ends its stream). */
+  private readonly answering = new Set<Promise<void>>();
+  /** IDs whose answers may still be sent although the connection closed (see `closeWith`). */
+  private readonly draining = new Set<RpcId>();
+  /** The last write handed to the writer; writes complete in order. */
+  private lastWrite: Promise<unknown> = Promise.resolve();
   private nextId = 1;
   private queuedBytes = 0;
   private listening = false;
@@ -172,6 +185,7 @@ export class Connection<
             undefined,
             { cause: reason },
           ),
+          true,
         ),
     });
     return this;
@@ -320,11 +334,13 @@ export class Connection<
     return this.send(message);
   }
 
-  private send(message: RpcMessage): Promise<void> {
-    if (this.closedWith) return Promise.reject(this.closedWith);
+  private send(message: RpcMessage, wire: WireId | undefined = undefined): Promise<void> {
+    if (this.closedWith && !(wire?.draining && 'id' in message && this.draining.has(message.id as RpcId))) {
+      return Promise.reject(this.closedWith);
+    }
     let json: string;
     try {
-      json = JSON.stringify(message);
+      json = serialize(message, wire?.text);
     } catch (error) {
       return Promise.reject(
         new RpcError(ErrorCodes.InternalError, 'message could not be serialized to JSON', undefined, {
@@ -354,7 +370,7 @@ export class Connection<
     }
     if (!this.messages.empty) this.messages.fire('out', message);
     this.queuedBytes += bytes;
-    return this.transport.writer.write(json).then(
+    const written = this.transport.writer.write(json).then(
       () => {
         this.queuedBytes -= bytes;
       },
@@ -370,25 +386,32 @@ export class Connection<
         throw error;
       },
     );
+    this.lastWrite = written;
+    return written;
   }
 
   /**
    * Sends a reply. A result too large to send becomes a -32603 answer so the peer is not left
    * waiting; other failures already closed the connection, so there is nobody left to tell.
    */
-  private reply(message: RpcSuccessResponse | RpcErrorResponse): void {
-    if (this.closedWith) return;
-    this.send(message).catch((error: unknown) => {
+  private reply(message: RpcSuccessResponse | RpcErrorResponse, idText?: string): Promise<void> {
+    const wire: WireId = { text: idText, draining: true };
+    if (this.closedWith && !(message.id !== null && this.draining.has(message.id))) return Promise.resolve();
+    return this.send(message, wire).catch((error: unknown) => {
       const oversized =
         error instanceof RpcError && (error.data as { reason?: unknown })?.reason === 'oversized';
       if (!oversized || !('result' in message)) return;
       this.diagnose({ kind: 'request-handler-error', message: error.message, id: message.id, error });
-      this.replyError(message.id, new RpcError(ErrorCodes.InternalError, 'Internal error: result too large'));
+      return this.replyError(
+        message.id,
+        new RpcError(ErrorCodes.InternalError, 'Internal error: result too large'),
+        idText,
+      );
     });
   }
 
-  private replyError(id: RpcId | null, error: RpcError): void {
-    this.reply({ jsonrpc: '2.0', id, error: error.toObject() });
+  private replyError(id: RpcId | null, error: RpcError, idText?: string): Promise<void> {
+    return this.reply({ jsonrpc: '2.0', id, error: error.toObject() }, idText);
   }
 
   private diagnose(diagnostic: Diagnostic): void {
@@ -397,9 +420,23 @@ export class Connection<
 
   private receiveFrameError(error: FrameError): void {
     if (this.closedWith) return;
-    this.diagnose({ kind: 'frame-error', message: error.message, excerpt: error.excerpt, id: null });
+    // The kept start of the frame often names the request: answer by ID so the peer is not left waiting.
+    const scan = error.reason === 'oversized' ? scanEnvelope(error.head ?? error.excerpt) : undefined;
+    const id = scan?.id ?? null;
+    this.diagnose({ kind: 'frame-error', message: error.message, excerpt: error.excerpt, id });
     const code = error.reason === 'oversized' ? ErrorCodes.InvalidRequest : ErrorCodes.ParseError;
-    this.replyError(null, new RpcError(code, error.message, { reason: error.reason, bytes: error.bytes }));
+    const failure = new RpcError(code, error.message, { reason: error.reason, bytes: error.bytes });
+    const members = scan?.members ?? [];
+    const isResponse =
+      !members.includes('method') &&
+      !members.includes('params') &&
+      (members.includes('result') || members.includes('error'));
+    if (isResponse) {
+      // An answer to one of ours that we cannot read fails that request; a response is never answered.
+      if (typeof id === 'number') this.settle(id, undefined, failure);
+      return;
+    }
+    this.replyError(id, failure, scan?.idText ?? undefined);
   }
 
   private receive(text: string): void {
@@ -425,7 +462,7 @@ export class Connection<
     const classified = classifyMessage(value);
     switch (classified.kind) {
       case 'request':
-        this.receiveRequest(classified.message);
+        this.receiveRequest(classified.message, exactIdText(classified.message.id, text));
         return;
       case 'notification':
         this.receiveNotification(classified.message);
@@ -436,7 +473,12 @@ export class Connection<
         return;
       case 'invalid': {
         const { reason, pointer, id } = classified;
-        this.diagnose({ kind: 'invalid-message', message: reason, excerpt: excerpt(text), id });
+        this.diagnose({
+          kind: classified.isResponse ? 'invalid-response' : 'invalid-message',
+          message: reason,
+          excerpt: excerpt(text),
+          id,
+        });
         // A broken answer to one of our own requests fails that request; replying to a response
         // would only confuse the peer.
         if (classified.looksLikeResponse && typeof id === 'number' && this.pending.has(id)) {
@@ -447,16 +489,19 @@ export class Connection<
           );
           return;
         }
+        // JSON-RPC answers requests only: a broken response gets the diagnostic above, no reply.
+        if (classified.isResponse) return;
         this.replyError(
           id,
           new RpcError(ErrorCodes.InvalidRequest, `Invalid request: ${reason}`, { pointer, reason }),
+          exactIdText(id, text),
         );
         return;
       }
     }
   }
 
-  private receiveRequest(request: RpcRequest): void {
+  private receiveRequest(request: RpcRequest, idText: string | undefined): void {
     const { id, method } = request;
     if (this.incoming.has(id)) {
       this.diagnose({
@@ -481,14 +526,18 @@ export class Connection<
     const handler = this.requestHandlers.get(method) ?? this.requestFallback;
     if (!handler) {
       this.diagnose({ kind: 'unknown-method', message: `no handler for request ${method}`, id, method });
-      this.replyError(id, new RpcError(ErrorCodes.MethodNotFound, `Method not found: ${method}`, { method }));
+      this.replyError(
+        id,
+        new RpcError(ErrorCodes.MethodNotFound, `Method not found: ${method}`, { method }),
+        idText,
+      );
       return;
     }
     const checked = this.validator.params(method, request.params);
     if (checked && !checked.ok) {
       const error = validationError(ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues);
       this.diagnose({ kind: 'invalid-params', message: error.message, id, method });
-      this.replyError(id, error);
+      this.replyError(id, error, idText);
       return;
     }
     const controller = new AbortController();
@@ -500,14 +549,18 @@ export class Connection<
     } catch (error) {
       outcome = Promise.reject(error);
     }
-    outcome
+    const answered: Promise<void> = outcome
       .then(
-        (result) => this.reply({ jsonrpc: '2.0', id, result: result === undefined ? null : result }),
-        (error: unknown) => this.replyError(id, this.handlerFailure(error, controller.signal, id, method)),
+        (result) => this.reply({ jsonrpc: '2.0', id, result: result === undefined ? null : result }, idText),
+        (error: unknown) =>
+          this.replyError(id, this.handlerFailure(error, controller.signal, id, method), idText),
       )
       .finally(() => {
         if (this.incoming.get(id) === controller) this.incoming.delete(id);
+        this.draining.delete(id);
+        this.answering.delete(answered);
       });
+    this.answering.add(answered);
   }
 
   private handlerFailure(error: unknown, signal: AbortSignal, id: RpcId, method: string): RpcError {
@@ -626,17 +679,65 @@ export class Connection<
     else pending.resolve(value);
   }
 
-  private closeWith(reason: RpcError): void {
+  /**
+   * Closes the connection. With `drain` (the peer ended its stream, which may still be read) the
+   * requests already received still get their answers — running handlers are aborted as always,
+   * and a handler that finishes anyway, like one for a last line that had no newline, is answered —
+   * and the writer closes once those answers are written (at most {@link DRAIN_MS} later).
+   */
+  private closeWith(reason: RpcError, drain = false): void {
     if (this.closedWith) return;
     this.closedWith = reason;
     for (const id of [...this.pending.keys()]) this.settle(id, undefined, reason);
+    if (drain) for (const id of this.incoming.keys()) this.draining.add(id);
     for (const controller of this.incoming.values()) controller.abort(reason);
     this.incoming.clear();
     this.transport.reader.dispose();
-    this.transport.writer.close().catch(() => {});
+    if (drain && this.answering.size > 0) {
+      const closeWriter = (): void => {
+        this.draining.clear();
+        this.transport.writer.close().catch(() => {});
+      };
+      const timer = setTimeout(closeWriter, DRAIN_MS);
+      timer.unref?.();
+      Promise.allSettled([...this.answering])
+        .then(() => this.lastWrite.catch(() => {}))
+        .then(() => {
+          clearTimeout(timer);
+          closeWriter();
+        });
+    } else {
+      this.transport.writer.close().catch(() => {});
+    }
     this.closeListeners.fire(reason);
     this.closeListeners.clear();
   }
+}
+
+/** How an answer names its request on the wire. */
+interface WireId {
+  /** The request's `id` exactly as the peer wrote it, when JavaScript numbers cannot hold it. */
+  text: string | undefined;
+  /** Whether the answer may still go out while the connection drains after the peer's end of stream. */
+  draining: boolean;
+}
+
+/**
+ * The exact text of a numeric `id` a JavaScript number cannot hold (an integer beyond 2^53), read
+ * from the message text, so the answer echoes what the peer sent instead of a rounded value.
+ */
+function exactIdText(id: RpcId | null, text: string): string | undefined {
+  if (typeof id !== 'number' || Number.isSafeInteger(id)) return undefined;
+  const scan = scanEnvelope(text);
+  return scan.id === id && scan.idText !== null ? scan.idText : undefined;
+}
+
+/** Serializes a message; an answer whose ID needs its exact text gets that text spliced in. */
+function serialize(message: RpcMessage, idText: string | undefined): string {
+  if (idText === undefined || !('id' in message)) return JSON.stringify(message);
+  const { jsonrpc: _jsonrpc, id: _id, ...rest } = message;
+  const body = JSON.stringify(rest);
+  return `{"jsonrpc":"2.0","id":${idText}${body === '{}' ? '}' : `,${body.slice(1)}`}`;
 }
 
 function register<H>(handlers: Map<string, H>, method: string, handler: H): Disposable {

@@ -8,6 +8,12 @@ export type DiagnosticKind =
   | 'frame-error'
   /** A JSON value that is not a valid envelope; answered with -32600 (or fails the matching request). */
   | 'invalid-message'
+  /**
+   * A response (it carries `result` or `error` and no `method`) that is not a valid envelope, such as
+   * one carrying both: never answered, since JSON-RPC answers requests only; fails the matching
+   * request when there is one.
+   */
+  | 'invalid-response'
   /** A request for a method with no handler; answered with -32601. */
   | 'unknown-method'
   /** Request params failed validation; answered with -32602. */

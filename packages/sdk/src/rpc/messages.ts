@@ -51,6 +51,11 @@ export type ClassifiedMessage =
       id: RpcId | null;
       /** Whether the value looked like a response (an `id` and no `method`). */
       looksLikeResponse: boolean;
+      /**
+       * Whether the value is a response by its members (`result` or `error`, no `method`): a
+       * broken response is never answered, since JSON-RPC answers requests only.
+       */
+      isResponse: boolean;
     };
 
 /** True for the id shapes JSON-RPC allows on requests: strings and finite numbers. */
@@ -75,16 +80,18 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
     const reason = Array.isArray(value)
       ? 'batches are not supported: send one JSON-RPC object per message'
       : 'a JSON-RPC message must be a JSON object';
-    return { kind: 'invalid', reason, pointer: '', id: null, looksLikeResponse: false };
+    return { kind: 'invalid', reason, pointer: '', id: null, looksLikeResponse: false, isResponse: false };
   }
   const id = isRpcId(value.id) ? value.id : null;
   const looksLikeResponse = !has(value, 'method') && has(value, 'id');
+  const isResponse = !has(value, 'method') && (has(value, 'result') || has(value, 'error'));
   const invalid = (reason: string, pointer: string): ClassifiedMessage => ({
     kind: 'invalid',
     reason,
     pointer,
     id,
     looksLikeResponse,
+    isResponse,
   });
 
   if (value.jsonrpc !== '2.0') return invalid('expected "jsonrpc": "2.0"', '/jsonrpc');

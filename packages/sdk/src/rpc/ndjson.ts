@@ -4,6 +4,9 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 /** How many characters of a bad line are kept for diagnostics. */
 export const EXCERPT_CHARS = 120;
 
+/** How many bytes of an oversized line are kept (to read its `id` from). */
+export const HEAD_BYTES = EXCERPT_CHARS * 4;
+
 /** A frame a transport could not turn into text; the connection answers it with an error. */
 export interface FrameError {
   /** `oversized`: longer than the limit; `invalid-utf8`: not decodable; `binary`: a non-text frame. */
@@ -14,6 +17,11 @@ export interface FrameError {
   excerpt: string;
   /** Size of the frame in bytes, as far as the transport counted it. */
   bytes: number;
+  /**
+   * The start of the frame the transport kept (a few hundred bytes, decoded leniently), when it kept
+   * one: enough for the connection to read the `id` of an oversized request and answer it by ID.
+   */
+  head?: string;
 }
 
 /** One decoded line: its text, or why it was rejected. */
@@ -30,7 +38,7 @@ export function excerpt(text: string, max = EXCERPT_CHARS): string {
 }
 
 function lenientExcerpt(bytes: Uint8Array): string {
-  return excerpt(lenient.decode(bytes.subarray(0, EXCERPT_CHARS * 4)));
+  return excerpt(lenient.decode(bytes.subarray(0, HEAD_BYTES)));
 }
 
 /**
@@ -81,7 +89,7 @@ export class NdjsonDecoder {
     // One byte of slack for a CR that may precede the newline.
     if (this.size > this.maxLineBytes + 1) {
       this.discarding = true;
-      this.discardedHead = copyBytes(concat([...this.parts, piece], Math.min(this.size, EXCERPT_CHARS * 4)));
+      this.discardedHead = copyBytes(concat([...this.parts, piece], Math.min(this.size, HEAD_BYTES)));
       this.parts = [];
       return;
     }
@@ -138,6 +146,7 @@ export function oversized(bytes: number, limit: number, head?: Uint8Array): Fram
     message: `message of ${bytes} bytes exceeds the limit of ${limit} bytes`,
     excerpt: head ? lenientExcerpt(head) : '',
     bytes,
+    ...(head ? { head: lenient.decode(head.subarray(0, HEAD_BYTES)) } : {}),
   };
 }
 

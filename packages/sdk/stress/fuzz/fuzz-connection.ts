@@ -74,6 +74,7 @@ const SILENT_DIAGNOSTICS = new Set<Diagnostic['kind']>([
   'unknown-notification',
   'invalid-notification-params',
   'unknown-response',
+  'invalid-response',
   'peer-error',
 ]);
 

@@ -37,7 +37,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function expect(bytes: Buffer, limit: number, handled: Handled): Expectation | undefined {
   let line = bytes;
   if (line.at(-1) === 0x0d) line = line.subarray(0, -1);
-  if (line.length > limit) return { kind: 'error', code: -32600, id: null };
+  if (line.length > limit) return expectOversized(line);
   let text: string;
   try {
     text = strict.decode(line);
@@ -54,6 +54,11 @@ export function expect(bytes: Buffer, limit: number, handled: Handled): Expectat
   if (!isObject(value)) return { kind: 'error', code: -32600, id: null };
   const id = isId(value.id) ? value.id : null;
   const invalid: Expectation = { kind: 'error', code: -32600, id };
+  const hasResult = Object.hasOwn(value, 'result');
+  const hasError = Object.hasOwn(value, 'error');
+  // JSON-RPC answers requests only: anything with a result or an error and no method is a
+  // response, valid or not, and gets a diagnostic, never a reply.
+  if (!Object.hasOwn(value, 'method') && (hasResult || hasError)) return { kind: 'silent', diagnostic: true };
   if (value.jsonrpc !== '2.0') return invalid;
   if (Object.hasOwn(value, 'method')) {
     const { method, params } = value;
@@ -77,14 +82,45 @@ export function expect(bytes: Buffer, limit: number, handled: Handled): Expectat
     return { kind: 'handled', id };
   }
   if (!Object.hasOwn(value, 'id')) return invalid;
-  const hasResult = Object.hasOwn(value, 'result');
-  const hasError = Object.hasOwn(value, 'error');
-  if (hasResult && hasError) return invalid;
-  if (hasResult) return id === null ? invalid : { kind: 'silent', diagnostic: true };
-  if (!hasError) return invalid;
-  if (value.id !== null && id === null) return invalid;
-  const error = value.error;
-  if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string') return invalid;
-  // An error for an unknown id or with a null id is reported, never answered.
-  return { kind: 'silent', diagnostic: true };
+  return invalid;
+}
+
+/** How many bytes of an oversized line a receiver keeps (the connection reads the id from them). */
+const HEAD_BYTES = 480;
+
+/**
+ * An oversized line is answered -32600 by the id when the whole top-level `id` member lies in the
+ * kept first {@link HEAD_BYTES} bytes, with id null otherwise; and not answered when the kept bytes
+ * show a response (a `result` or `error` member, no `method` or `params`). Decided with
+ * `JSON.parse` alone: the longest prefix of the kept bytes that ends before a `,` or `}` and parses
+ * once closed with `}` holds every member that was kept whole.
+ */
+function expectOversized(line: Buffer): Expectation {
+  const head = new TextDecoder('utf-8').decode(line.subarray(0, HEAD_BYTES));
+  let whole: Record<string, unknown> | undefined;
+  let rest = '';
+  for (let i = head.length - 1; i > 0 && whole === undefined; i--) {
+    if (head[i] !== ',' && head[i] !== '}') continue;
+    try {
+      const value: unknown = JSON.parse(`${head.slice(0, i)}}`);
+      if (isObject(value)) {
+        whole = value;
+        rest = head.slice(i);
+      }
+    } catch {
+      // not a member boundary
+    }
+  }
+  const seen = whole === undefined ? [] : Object.keys(whole);
+  // A member cut short still shows its name if the name itself was kept.
+  const next = /^,\s*("(?:[^"\\]|\\.)*")\s*:/.exec(rest);
+  if (next) seen.push(JSON.parse(next[1]!) as string);
+  const response =
+    !seen.includes('method') &&
+    !seen.includes('params') &&
+    (seen.includes('result') || seen.includes('error'));
+  // Not answered; its diagnostic is the frame error, not one of a silent line's kinds.
+  if (response) return { kind: 'silent', diagnostic: false };
+  const id = whole !== undefined && isId(whole.id) ? whole.id : null;
+  return { kind: 'error', code: -32600, id };
 }

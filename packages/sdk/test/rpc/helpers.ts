@@ -21,6 +21,12 @@ export interface RawPeer {
   send(raw: string | Uint8Array): void;
   /** Writes one JSON value as a line. */
   sendJson(value: unknown): void;
+  /** Ends the connection's input (the peer's end of stream), optionally after a last piece. */
+  end(raw?: string): void;
+  /** Every line the connection wrote, as raw text, in order. */
+  rawLines: string[];
+  /** Resolves once the connection ended its output. */
+  outputEnded: Promise<void>;
   /** Resolves with the next message the connection wrote. */
   next(): Promise<Record<string, unknown>>;
   /** Sends `echo` with a fresh id and resolves with the next message (which must be its answer). */
@@ -44,11 +50,13 @@ export function rawPeer(
   connection.listen();
 
   const received: Record<string, unknown>[] = [];
+  const rawLines: string[] = [];
   const waiters: ((message: Record<string, unknown>) => void)[] = [];
   const decoder = new NdjsonDecoder();
   output.on('data', (chunk: Buffer) => {
     for (const line of decoder.push(chunk)) {
       if (!line.ok) throw new Error(`connection wrote an undecodable line: ${line.error.message}`);
+      rawLines.push(line.text);
       const message = JSON.parse(line.text) as Record<string, unknown>;
       const waiter = waiters.shift();
       if (waiter) waiter(message);
@@ -68,6 +76,9 @@ export function rawPeer(
     diagnostics,
     send: (raw) => input.write(raw),
     sendJson,
+    rawLines,
+    end: (raw) => (raw === undefined ? input.end() : input.end(raw)),
+    outputEnded: new Promise<void>((resolve) => output.on('finish', () => resolve())),
     next,
     probe: async () => {
       const id = `probe-${++probeId}`;
