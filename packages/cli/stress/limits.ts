@@ -76,8 +76,9 @@ export async function oversizedThroughStdio(factor = 2): Promise<StdioOversizedR
     await write('{"jsonrpc":"2.0","id":"big","method":"session/new","params":{"cwd":"');
     for (let sent = 0; sent < lineBytes; sent += 256 * 1024) await write(Buffer.alloc(256 * 1024, 0x61));
     await write('"}}\n');
-    await t.until((incoming) => incoming.some((m) => m.id === null));
-    const error = t.incoming.find((m) => m.id === null)?.error as
+    // The id is in the kept start of the line, so the error names the request.
+    await t.until((incoming) => incoming.some((m) => m.id === 'big'));
+    const error = t.incoming.find((m) => m.id === 'big')?.error as
       | { code: number; message: string }
       | undefined;
     const answeredAfter = (await t.client.newSession('/after').catch(() => undefined)) !== undefined;
