@@ -7,11 +7,19 @@ const EMPTY: readonly ContentBlock[] = Object.freeze([]);
 export type LocalStatus = 'pending' | 'resolved' | 'unknown' | 'failed';
 
 /**
- * A message the agent reported. Content lives in a mutable array so a chunk is one `push`;
- * immutable views are produced lazily and cached per `version`.
+ * A message the agent reported. Content lives in an append-only array so a chunk is one `push`
+ * (an update carrying a whole content array replaces the array, never edits it); immutable views
+ * are produced per `version` in constant time, whatever the message's length (see {@link messageView}).
  */
 export class MessageRecord {
+  /** Append-only: views share it and read only the prefix that existed when they were made. */
   content: ContentBlock[] = [];
+  /** Index in the session's feed order (records are never removed or moved). */
+  index = -1;
+  /** Whether the session has queued this record for the next snapshot. */
+  queued = false;
+  /** The last frozen copy of a content prefix, shared by views over the same prefix. */
+  frozen: FrozenPrefix | null = null;
   /** True once any update or chunk carried content; until then a linked local entry shows its own. */
   contentReported = false;
   meta: StoredMeta = null;
@@ -33,21 +41,67 @@ export class MessageRecord {
   toView(): ConversationMessage {
     if (this.view !== null && this.viewVersion === this.version) return this.view;
     const showLocal = this.local !== null && !this.contentReported;
-    const content = showLocal ? this.local!.content : freezeCopy(this.content);
-    this.view = Object.freeze({
-      key: this.key,
-      kind: this.kind,
-      messageId: this.messageId,
-      content,
-      meta: this.meta,
-      origin: 'agent',
-      localId: this.local?.localId ?? null,
-      error: undefined,
-      position: this.position,
-    });
+    this.view = showLocal
+      ? Object.freeze({
+          key: this.key,
+          kind: this.kind,
+          messageId: this.messageId,
+          content: this.local!.content,
+          meta: this.meta,
+          origin: 'agent',
+          localId: this.local?.localId ?? null,
+          error: undefined,
+          position: this.position,
+        })
+      : messageView(this, this.content, this.content.length);
     this.viewVersion = this.version;
     return this.view;
   }
+
+  /** The frozen first `length` blocks of `backing`, copied once per distinct prefix. */
+  prefix(backing: readonly ContentBlock[], length: number): readonly ContentBlock[] {
+    if (length === 0) return EMPTY;
+    const frozen = this.frozen;
+    if (frozen !== null && frozen.backing === backing && frozen.length === length) return frozen.blocks;
+    const blocks = Object.freeze(backing.slice(0, length));
+    this.frozen = { backing, length, blocks };
+    return blocks;
+  }
+}
+
+/** A frozen copy of the first `length` blocks of an append-only content array. */
+interface FrozenPrefix {
+  readonly backing: readonly ContentBlock[];
+  readonly length: number;
+  readonly blocks: readonly ContentBlock[];
+}
+
+/**
+ * A frozen view of a reported message that costs the same whatever the message's length: its
+ * `content` is the first `length` blocks of the record's append-only array, frozen on first read
+ * and then kept. Later chunks append past `length` and a full update swaps the array, so what a
+ * view shows never changes.
+ */
+function messageView(
+  record: MessageRecord,
+  backing: readonly ContentBlock[],
+  length: number,
+): ConversationMessage {
+  let content: readonly ContentBlock[] | undefined;
+  return Object.freeze({
+    key: record.key,
+    kind: record.kind,
+    messageId: record.messageId,
+    get content(): readonly ContentBlock[] {
+      content ??= record.prefix(backing, length);
+      return content;
+    },
+    meta: record.meta,
+    origin: 'agent' as const,
+    localId: record.local?.localId ?? null,
+    error: undefined,
+    position: record.position,
+  });
 }
 
 /** An optimistic user message this client submitted. */
@@ -92,8 +146,4 @@ export class LocalEntry {
     this.viewVersion = this.version;
     return this.view;
   }
-}
-
-function freezeCopy(content: readonly ContentBlock[]): readonly ContentBlock[] {
-  return content.length === 0 ? EMPTY : Object.freeze(content.slice());
 }

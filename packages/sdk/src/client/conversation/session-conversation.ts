@@ -57,6 +57,10 @@ export class SessionConversation {
   private contextUsage: Readonly<Record<string, unknown>> | null = null;
 
   private messagesDirty = true;
+  /** Set when the message list must be rebuilt whole (an entry added, removed or linked). */
+  private orderDirty = true;
+  /** Records changed since the last snapshot, each once; the list is patched at their indexes. */
+  private readonly queued: MessageRecord[] = [];
   private stateDirty = true;
   private toolCallsDirty = true;
   private plansDirty = true;
@@ -147,8 +151,10 @@ export class SessionConversation {
 
   private create(kind: MessageKind, messageId: string, changes: SessionChanges | null): MessageRecord {
     const record = new MessageRecord(kind, messageId, this.nextPosition++);
+    record.index = this.order.length;
     this.records[kind].set(messageId, record);
     this.order.push(record);
+    this.orderDirty = true;
     if (kind === 'user_message') {
       const local = this.claims.get(messageId);
       if (local !== undefined) this.attach(local, record, changes);
@@ -159,6 +165,10 @@ export class SessionConversation {
 
   private touch(record: MessageRecord, changes: SessionChanges | null): void {
     record.version++;
+    if (!record.queued) {
+      record.queued = true;
+      this.queued.push(record);
+    }
     this.messagesDirty = true;
     this.cached = null;
     if (changes) changes.messageKeys.add(record.key);
@@ -169,6 +179,7 @@ export class SessionConversation {
     local.record = record;
     this.locals.delete(local);
     record.version++;
+    this.orderDirty = true;
     this.messagesDirty = true;
     this.cached = null;
     if (changes) {
@@ -251,6 +262,8 @@ export class SessionConversation {
   /** Re-renders a local entry whose status changed. */
   localChanged(local: LocalEntry, changes: SessionChanges | null, orderChanged: boolean): void {
     local.version++;
+    // Local entries are few and sit after the reported ones: their changes rebuild the list.
+    this.orderDirty = true;
     this.messagesDirty = true;
     this.cached = null;
     if (changes) {
@@ -283,7 +296,8 @@ export class SessionConversation {
   snapshot(): ConversationSnapshot {
     if (this.cached !== null) return this.cached;
     const previous = this.previousParts;
-    const messages = this.messagesDirty || !previous ? this.buildMessages() : previous.messages;
+    const messages =
+      this.messagesDirty || !previous ? this.buildMessages(previous?.messages) : previous.messages;
     const state = this.stateDirty || !previous ? this.buildState() : previous.state;
     const toolCalls =
       this.toolCallsDirty || !previous ? Object.freeze([...this.toolCalls.values()]) : previous.toolCalls;
@@ -301,10 +315,27 @@ export class SessionConversation {
     return this.cached;
   }
 
-  private buildMessages(): readonly ConversationMessage[] {
-    const out: ConversationMessage[] = new Array(this.order.length);
-    for (let i = 0; i < this.order.length; i++) out[i] = this.order[i]!.toView();
-    for (const local of this.locals) out.push(local.toView());
+  /**
+   * The message list. When only existing reported messages changed, the previous list is copied
+   * (references only) and the changed entries replaced, so the cost does not depend on the
+   * messages left untouched; otherwise it is rebuilt from the cached views.
+   */
+  private buildMessages(
+    previous: readonly ConversationMessage[] | undefined,
+  ): readonly ConversationMessage[] {
+    const queued = this.queued;
+    let out: ConversationMessage[];
+    if (this.orderDirty || previous === undefined) {
+      out = new Array(this.order.length);
+      for (let i = 0; i < this.order.length; i++) out[i] = this.order[i]!.toView();
+      for (const local of this.locals) out.push(local.toView());
+    } else {
+      out = previous.slice();
+      for (const record of queued) out[record.index] = record.toView();
+    }
+    for (const record of queued) record.queued = false;
+    queued.length = 0;
+    this.orderDirty = false;
     return Object.freeze(out);
   }
 
