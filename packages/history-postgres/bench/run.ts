@@ -3,13 +3,15 @@
  * binaries; set ACP_KIT_BENCH_POSTGRES_URL to use your own), then prints
  * - retained updates per second into PostgreSQL against SQLite on the same stream;
  * - cross-replica fan-out latency p50/p99 with 3 replica processes and 300 sessions, against
- *   same-replica delivery in the same run.
+ *   same-replica delivery in the same run;
+ * - ownership failover time: SIGKILL of a lease holder until a survivor holds the session.
  * The server runs with fsync on and synchronous_commit off: a commit survives a crash of the agent
  * and (as SQLite's WAL mode with synchronous=NORMAL, the SQLite store's default) may lose the last
  * commits — never consistency — on a power cut.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { startThrowawayPostgres } from '../src/testing/index.js';
+import { failover, printFailover } from './failover.js';
 import { fanout, printFanout } from './fanout.js';
 import { printThroughput, throughput } from './throughput.js';
 
@@ -39,6 +41,7 @@ try {
   const sessions = 300;
   const rate = 1;
   printFanout(await fanout({ url, replicas, sessions, rate, durationMs: 10_000 }), replicas, sessions, rate);
+  printFailover(await failover(url, 2000, 5), 2000);
   console.log(`\nMachine load average at end: ${load()} (latency figures include waiting for a CPU)`);
 } finally {
   await server?.stop();

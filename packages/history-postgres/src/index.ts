@@ -1,4 +1,11 @@
 export type { PostgresConnectionOptions } from './connection.js';
 export { PostgresHistoryStore, type PostgresHistoryStoreOptions } from './postgres-history-store.js';
 export { PostgresSessionLog, type PostgresSessionLogOptions } from './postgres-session-log.js';
+export {
+  type AcquireResult,
+  type HeldLease,
+  type HoldOptions,
+  PostgresSessionLeases,
+  type SessionLease,
+} from './session-leases.js';
 export { SCHEMA_VERSION } from './schema-version.js';

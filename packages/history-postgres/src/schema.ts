@@ -209,6 +209,15 @@ function migrations(s: string): readonly string[] {
     END
     $fn$;
     `,
+    // Version 3: session leases — which replica runs a session's foreground work, until when.
+    `
+    CREATE TABLE ${s}.log_leases (
+      session_id text PRIMARY KEY,
+      owner      text NOT NULL,
+      epoch      bigint NOT NULL,       -- fencing token: grows at every change of owner
+      expires_at timestamptz NOT NULL   -- the database's clock, never a replica's
+    );
+    `,
   ];
 }
 
@@ -216,6 +225,7 @@ function migrations(s: string): readonly string[] {
 const TABLES_BY_VERSION: readonly (readonly string[])[] = [
   ['blocks', 'issued_ids', 'messages', 'schema_migrations', 'sessions'],
   ['log_claims', 'log_entries', 'log_issued_ids', 'log_sessions'],
+  ['log_leases'],
 ];
 
 /** Checks a schema name and returns it quoted for SQL. Only plain lower-case identifiers are accepted. */

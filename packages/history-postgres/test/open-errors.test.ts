@@ -36,6 +36,7 @@ describe('PostgresHistoryStore.open on a database it cannot use', () => {
       'log_claims',
       'log_entries',
       'log_issued_ids',
+      'log_leases',
       'log_sessions',
       'messages',
       'schema_migrations',
@@ -58,7 +59,7 @@ describe('PostgresHistoryStore.open on a database it cannot use', () => {
     await first.close();
     // Take the schema back to version 1, as the first release of this package left it.
     await admin.query(
-      `DROP TABLE "${schema}".log_entries, "${schema}".log_claims, "${schema}".log_issued_ids, "${schema}".log_sessions`,
+      `DROP TABLE "${schema}".log_entries, "${schema}".log_claims, "${schema}".log_issued_ids, "${schema}".log_sessions, "${schema}".log_leases`,
     );
     await admin.query(`DROP FUNCTION "${schema}".log_append, "${schema}".log_now`);
     await admin.query(`DELETE FROM "${schema}".schema_migrations WHERE version > 1`);
