@@ -37,7 +37,7 @@ export async function fanout(options: FanoutOptions): Promise<FanoutResult> {
 
   const script = fileURLToPath(new URL('./replica.ts', import.meta.url));
   const children: ChildProcess[] = [];
-  const lines: Promise<string>[][] = [];
+  const readers: (() => Promise<string>)[] = [];
   for (let i = 0; i < replicas; i++) {
     const child = spawn(process.execPath, ['--import', 'tsx', script], {
       env: {
@@ -53,31 +53,40 @@ export async function fanout(options: FanoutOptions): Promise<FanoutResult> {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     children.push(child);
-    const reader = createInterface({ input: child.stdout! });
     const queue: string[] = [];
     const waiting: ((line: string) => void)[] = [];
-    reader.on('line', (line) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
       const next = waiting.shift();
       if (next) next(line);
       else queue.push(line);
     });
-    const nextLine = () =>
-      new Promise<string>((resolve, reject) => {
-        const queued = queue.shift();
-        if (queued !== undefined) return resolve(queued);
-        waiting.push(resolve);
-        child.once('exit', (code) => reject(new Error(`replica ${i} exited (${code})`)));
-      });
-    lines.push([nextLine(), nextLine()]);
+    readers.push(
+      () =>
+        new Promise<string>((resolve, reject) => {
+          const queued = queue.shift();
+          if (queued !== undefined) return resolve(queued);
+          waiting.push(resolve);
+          child.once('exit', (code) => reject(new Error(`replica ${i} exited (${code})`)));
+        }),
+    );
   }
+  const all = async (expected?: string) => {
+    const got = await Promise.all(readers.map((read) => read()));
+    if (expected !== undefined && got.some((line) => line !== expected)) {
+      throw new Error(`expected "${expected}" from every replica, got ${JSON.stringify(got)}`);
+    }
+    return got;
+  };
+  const tell = (line: string) => {
+    for (const child of children) child.stdin!.write(`${line}\n`);
+  };
   try {
-    for (const [ready] of lines) if ((await ready) !== 'ready') throw new Error('a replica did not start');
-    for (const child of children) child.stdin!.write('go\n');
-    const results = await Promise.all(
-      lines.map(
-        async ([, report]) =>
-          JSON.parse(await report!) as { sent: number; local: number[]; remote: number[] },
-      ),
+    await all('ready');
+    tell('go');
+    await all('done'); // every replica stopped appending
+    tell('drain');
+    const results = (await all()).map(
+      (line) => JSON.parse(line) as { sent: number; local: number[]; remote: number[] },
     );
     const remote = results.flatMap((r) => r.remote);
     const local = results.flatMap((r) => r.local);

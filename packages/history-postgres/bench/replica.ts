@@ -25,6 +25,7 @@ const log = await PostgresSessionLog.open(url, { schema, maxConnections: 8 });
 const local: number[] = [];
 const remote: number[] = [];
 const owned: string[] = [];
+const delivered = new Map<string, number>();
 for (let s = 0; s < sessions; s++) {
   const id = `s${s}`;
   const mine = s % replicas === index;
@@ -33,6 +34,7 @@ for (let s = 0; s < sessions; s++) {
   log.subscribe(id, 0, {
     entries(batch) {
       const at = now();
+      delivered.set(id, batch.at(-1)!.seq);
       for (const entry of batch) {
         const meta = (entry.update as { _meta?: { t?: number; r?: number } })._meta;
         if (meta?.t === undefined) continue;
@@ -46,7 +48,9 @@ for (let s = 0; s < sessions; s++) {
 }
 await new Promise((resolve) => setTimeout(resolve, 500)); // subscriptions listening
 process.stdout.write('ready\n');
-await new Promise<void>((resolve) => createInterface({ input: process.stdin }).once('line', () => resolve()));
+const stdin = createInterface({ input: process.stdin });
+const nextLine = () => new Promise<void>((resolve) => stdin.once('line', () => resolve()));
+await nextLine();
 
 // Each owned session gets `perSecond` appends a second, spread evenly over the interval.
 const intervalMs = 1000 / perSecond;
@@ -70,6 +74,17 @@ await Promise.all(
     }
   }),
 );
-await new Promise((resolve) => setTimeout(resolve, 1500)); // trailing deliveries
+// Every replica has stopped appending once the parent says "drain": wait until this replica's
+// followers have reached every session's last entry, however far behind a loaded machine left them.
+process.stdout.write('done\n');
+await nextLine();
+const drainDeadline = Date.now() + 120_000;
+for (let s = 0; s < sessions; s++) {
+  const id = `s${s}`;
+  const last = (await log.getSession(id))?.lastSeq ?? 0;
+  while ((delivered.get(id) ?? 0) < last && Date.now() < drainDeadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 process.stdout.write(`${JSON.stringify({ index, sent, local, remote })}\n`);
 await log.close();

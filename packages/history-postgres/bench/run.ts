@@ -39,7 +39,8 @@ try {
   );
   const replicas = 3;
   const sessions = 300;
-  const rate = 1;
+  // Appends per session per second (all 300 sessions): a latency measurement, not a saturation test.
+  const rate = Number(process.env.BENCH_RATE ?? 0.5);
   printFanout(await fanout({ url, replicas, sessions, rate, durationMs: 10_000 }), replicas, sessions, rate);
   printFailover(await failover(url, 2000, 5), 2000);
   console.log(`\nMachine load average at end: ${load()} (latency figures include waiting for a CPU)`);
