@@ -156,6 +156,27 @@ describe('a v2 agent served as v1', () => {
     expect(await turn).toEqual({ stopReason: 'cancelled' });
   });
 
+  it('answers cancelled to a prompt cancelled right after it was sent, although the v2 agent ran that turn to end_turn', async () => {
+    const { v1, sessionId } = await start();
+    // This turn ignores its cancel signal: the v2 agent ends it end_turn whenever the cancel lands.
+    const turn = v1.sendRequest('session/prompt', prompt(sessionId, 'quick'));
+    await v1.sendNotification('session/cancel', { sessionId });
+    expect(await turn).toEqual({ stopReason: 'cancelled' });
+    // The session goes on: the next prompt is a normal turn.
+    expect(await v1.sendRequest('session/prompt', prompt(sessionId, 'next'))).toEqual({
+      stopReason: 'end_turn',
+    });
+  });
+
+  it("stops the v2 agent's turn when session/cancel follows the prompt at once (the cancel reaches the inserted turn)", async () => {
+    const { v1, updates, sessionId } = await start();
+    const turn = v1.sendRequest('session/prompt', prompt(sessionId, 'long'));
+    await v1.sendNotification('session/cancel', { sessionId });
+    expect(await turn).toEqual({ stopReason: 'cancelled' });
+    // Uncancelled, the turn streams 1500 chunks; cancelled, it stops early.
+    expect(texts(updates, 'agent_message_chunk').length).toBeLessThan(1500);
+  });
+
   it('asks the v1 client for permission about the tool call', async () => {
     const seen: V1.RequestPermissionRequest[] = [];
     const { v1, updates, sessionId } = await start((request) => {

@@ -72,6 +72,16 @@ class SessionView {
   buffered: { seq: number; update: V2SessionUpdate }[] = [];
   /** A v1 session/load is replaying: everything goes out, the client's own prompts included. */
   loading = false;
+  /** v1 prompts sent to the v2 agent and not answered yet. */
+  readonly open = new Set<OpenPrompt>();
+  /** How many v1 prompts were sent to the v2 agent so far. */
+  sent = 0;
+}
+
+/** A v1 prompt the bridge has not answered yet. */
+interface OpenPrompt {
+  /** The v1 client cancelled the session while this prompt was open: `sent` at that moment. */
+  cancelledAt: number | undefined;
 }
 
 /** Options of {@link serveV2AgentAsV1}. */
@@ -203,7 +213,30 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
 
   v1.onRequest('session/prompt', async (params) => {
     const s = view(params.sessionId);
+    const open: OpenPrompt = { cancelledAt: undefined };
+    s.open.add(open);
+    try {
+      return await answerPrompt(params, s, open);
+    } finally {
+      s.open.delete(open);
+    }
+  });
+
+  /**
+   * One v1 prompt: sent as a v2 prompt, answered at the end of the turn that processes it. A
+   * `session/cancel` that arrives while the prompt is open applies to it: the v1 answer is then
+   * `cancelled` (unless the turn failed), even when the v2 agent ran the turn to its end — the
+   * bridge is the agent the v1 client talks to, and it accepted the cancel. And because a v2
+   * agent may get the cancel between inserting the prompt and starting its turn, the bridge sends
+   * the cancel again once the prompt is inserted, unless another prompt was sent since.
+   */
+  const answerPrompt = async (
+    params: V1.PromptRequest,
+    s: SessionView,
+    open: OpenPrompt,
+  ): Promise<V1.PromptResponse> => {
     s.answering += 1;
+    s.sent += 1;
     let messageId: string;
     try {
       ({ messageId } = await call(() => v2.sendRequest('session/prompt', v1ToV2PromptRequest(params))));
@@ -217,6 +250,9 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
       s.answering -= 1;
       if (s.answering === 0) flush(params.sessionId, s, Number.POSITIVE_INFINITY);
     }
+    if (open.cancelledAt !== undefined && open.cancelledAt === s.sent) {
+      v2.sendNotification('session/cancel', { sessionId: params.sessionId }).catch(() => undefined);
+    }
     const end = await s.turns.turnEnd(messageId);
     // Updates of this turn still held for another prompt's echo go out before the answer.
     flush(params.sessionId, s, end.seq);
@@ -228,10 +264,13 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
       };
       throw new RpcError(error.code, error.message, error.data);
     }
+    if (open.cancelledAt !== undefined) return { stopReason: 'cancelled' };
     return { stopReason: v2ToV1StopReason(end.stopReason ?? 'end_turn') };
-  });
+  };
 
   v1.onNotification('session/cancel', (params) => {
+    const s = sessions.get(params.sessionId);
+    for (const open of s?.open ?? []) open.cancelledAt ??= s?.sent;
     v2.sendNotification('session/cancel', params).catch(() => undefined);
   });
 
