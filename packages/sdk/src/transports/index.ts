@@ -6,7 +6,15 @@ export {
   type SpawnTransportOptions,
   spawnTransport,
 } from './child-process.js';
+export {
+  type ConnectionLimits,
+  type ResolvedConnectionLimits,
+  resolveLimits,
+  SESSION_LIMIT_ERROR_CODE,
+} from './connection-limits.js';
 export { createInProcessPair, type InProcessPairOptions } from './in-process.js';
+export { isLoopbackHost } from './loopback.js';
+export { limitSessions } from './session-limit.js';
 export {
   StreamMessageReader,
   StreamMessageWriter,
@@ -15,12 +23,27 @@ export {
   streamTransport,
 } from './stream.js';
 export {
-  connectWebSocket,
-  listenWebSocket,
   WebSocketMessageReader,
   WebSocketMessageWriter,
-  type WebSocketServerOptions,
   type WebSocketTransportOptions,
-  type WebSocketTransportServer,
   webSocketTransport,
 } from './websocket.js';
+export {
+  connectWebSocket,
+  type WebSocketClientOptions,
+  WebSocketHandshakeError,
+} from './websocket-client.js';
+export {
+  type HandshakeRefusal,
+  listenWebSocket,
+  type WebSocketServerOptions,
+  type WebSocketTlsOptions,
+  type WebSocketTransportServer,
+} from './websocket-server.js';
+export {
+  ACP_KIT_PROTOCOL,
+  generateToken,
+  TOKEN_PROTOCOL_PREFIX,
+  tokensMatch,
+  validateToken,
+} from './websocket-token.js';

@@ -1,8 +1,5 @@
-import type { IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import { type RawData, WebSocket } from 'ws';
 import {
-  DEFAULT_MAX_MESSAGE_BYTES,
   decodeStrict,
   type FrameError,
   type MessageReader,
@@ -139,84 +136,4 @@ export class WebSocketMessageWriter implements MessageWriter {
 /** Wraps an open `ws` socket as a transport. */
 export function webSocketTransport(socket: WebSocket): Transport {
   return { reader: new WebSocketMessageReader(socket), writer: new WebSocketMessageWriter(socket) };
-}
-
-/** Options for {@link listenWebSocket}. */
-export interface WebSocketServerOptions extends WebSocketTransportOptions {
-  /** Interface to bind. Default `127.0.0.1` (never all interfaces by accident). */
-  host?: string;
-  /** Port; 0 (the default) picks a free one. */
-  port?: number;
-  /** Only accept upgrades on this path, e.g. `/acp`. */
-  path?: string;
-  /** Called with one transport per accepted client; wrap each in its own Connection. */
-  onConnection(transport: Transport, request: IncomingMessage): void;
-}
-
-/** A listening WebSocket server that turns each client into a transport. */
-export interface WebSocketTransportServer {
-  /** The bound port (useful with port 0). */
-  readonly port: number;
-  /** `ws://host:port/path` for clients to connect to. */
-  readonly url: string;
-  /** Closes every client socket and stops listening. */
-  close(): Promise<void>;
-}
-
-/**
- * Starts a WebSocket server for several clients on one agent: every accepted socket becomes its
- * own transport, one JSON-RPC message per text frame.
- */
-export function listenWebSocket(options: WebSocketServerOptions): Promise<WebSocketTransportServer> {
-  const host = options.host ?? '127.0.0.1';
-  const server = new WebSocketServer({
-    host,
-    port: options.port ?? 0,
-    path: options.path,
-    maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-    // Invalid UTF-8 is answered per message by the connection instead of killing the socket.
-    skipUTF8Validation: true,
-  });
-  server.on('connection', (socket, request) => {
-    try {
-      options.onConnection(webSocketTransport(socket), request);
-    } catch {
-      // A failing accept hook must not take the server (or the process) down with it.
-      socket.close(1011, 'server error');
-    }
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.once('listening', () => {
-      server.off('error', reject);
-      const { port } = server.address() as AddressInfo;
-      const urlHost = host.includes(':') ? `[${host}]` : host;
-      resolve({
-        port,
-        url: `ws://${urlHost}:${port}${options.path ?? ''}`,
-        close: () =>
-          new Promise<void>((done) => {
-            for (const client of server.clients) client.terminate();
-            server.close(() => done());
-          }),
-      });
-    });
-  });
-}
-
-/** Connects to a WebSocket server and resolves with the transport once the socket is open. */
-export function connectWebSocket(url: string, options: WebSocketTransportOptions = {}): Promise<Transport> {
-  const socket = new WebSocket(url, {
-    maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-    skipUTF8Validation: true,
-  });
-  // Created before 'open' so no early frame is missed.
-  const transport = webSocketTransport(socket);
-  return new Promise((resolve, reject) => {
-    socket.once('error', reject);
-    socket.once('open', () => {
-      socket.off('error', reject);
-      resolve(transport);
-    });
-  });
 }

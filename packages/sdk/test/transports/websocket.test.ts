@@ -14,7 +14,9 @@ afterEach(async () => {
 });
 
 /** An agent-like server: one Connection per client, numbered in order of arrival. */
-async function startServer(maxMessageBytes?: number): Promise<{ url: string; agents: Connection[] }> {
+async function startServer(
+  maxMessageBytes?: number,
+): Promise<{ url: string; token: string; agents: Connection[] }> {
   const agents: Connection[] = [];
   server = await listenWebSocket({
     maxMessageBytes,
@@ -26,14 +28,15 @@ async function startServer(maxMessageBytes?: number): Promise<{ url: string; age
       agents.push(agent.listen());
     },
   });
-  return { url: server.url, agents };
+  return { url: server.url, token: server.token!, agents };
 }
 
 /** A raw ws client that collects parsed text frames, for sending bytes the SDK would never send. */
 async function rawClient(
   url: string,
+  token: string,
 ): Promise<{ socket: WebSocket; next(): Promise<Record<string, unknown>> }> {
-  const socket = new WebSocket(url);
+  const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${token}` } });
   const queue: Record<string, unknown>[] = [];
   const waiters: ((m: Record<string, unknown>) => void)[] = [];
   socket.on('message', (data) => {
@@ -54,10 +57,10 @@ async function rawClient(
 
 describe('WebSocket transport', () => {
   it('serves two clients at once, each on its own connection', async () => {
-    const { url, agents } = await startServer();
-    const first = new Connection(await connectWebSocket(url)).listen();
+    const { url, token, agents } = await startServer();
+    const first = new Connection(await connectWebSocket(url, { token })).listen();
     expect(await first.sendRequest('whoami', {})).toEqual({ client: 0 });
-    const second = new Connection(await connectWebSocket(url)).listen();
+    const second = new Connection(await connectWebSocket(url, { token })).listen();
     expect(await second.sendRequest('whoami', {})).toEqual({ client: 1 });
 
     const notes: string[] = [];
@@ -80,9 +83,9 @@ describe('WebSocket transport', () => {
   });
 
   it('closes only the connection of the client that left', async () => {
-    const { url, agents } = await startServer();
-    const first = new Connection(await connectWebSocket(url)).listen();
-    const second = new Connection(await connectWebSocket(url)).listen();
+    const { url, token, agents } = await startServer();
+    const first = new Connection(await connectWebSocket(url, { token })).listen();
+    const second = new Connection(await connectWebSocket(url, { token })).listen();
     await first.sendRequest('whoami', {});
     await second.sendRequest('whoami', {});
     const agentSawClose = new Promise<void>((resolve) => agents[0]!.onClose(() => resolve()));
@@ -94,8 +97,8 @@ describe('WebSocket transport', () => {
   });
 
   it('answers malformed JSON, invalid UTF-8 and binary frames with -32700 and keeps the socket', async () => {
-    const { url } = await startServer();
-    const raw = await rawClient(url);
+    const { url, token } = await startServer();
+    const raw = await rawClient(url, token);
     raw.socket.send('{"jsonrpc":');
     expect(await raw.next()).toMatchObject({ id: null, error: { code: ErrorCodes.ParseError } });
     raw.socket.send(Buffer.from([0x7b, 0xff, 0x7d]), { binary: false });
@@ -114,8 +117,8 @@ describe('WebSocket transport', () => {
   });
 
   it('closes a socket that sends a message over the size limit, rejecting its pending requests', async () => {
-    const { url } = await startServer(1024);
-    const client = new Connection(await connectWebSocket(url)).listen();
+    const { url, token } = await startServer(1024);
+    const client = new Connection(await connectWebSocket(url, { token })).listen();
     const error = await client.sendRequest('echo', { pad: 'x'.repeat(4096) }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCodes.ConnectionClosed });
     expect((error as Error).message).toContain('1009');
@@ -140,10 +143,10 @@ describe('WebSocket client transport', () => {
         agent.listen();
       },
     });
-    const unlucky = new Connection(await connectWebSocket(server.url)).listen();
+    const unlucky = new Connection(await connectWebSocket(server.url, { token: server.token })).listen();
     const reason = await new Promise<Error>((resolve) => unlucky.onClose(resolve));
     expect(reason.message).toContain('1011');
-    const lucky = new Connection(await connectWebSocket(server.url)).listen();
+    const lucky = new Connection(await connectWebSocket(server.url, { token: server.token })).listen();
     expect(await lucky.sendRequest('echo', { ok: 1 })).toEqual({ ok: 1 });
     lucky.close();
   });

@@ -1,0 +1,98 @@
+import type { MessageReader, MessageReaderListener, MessageWriter, Transport } from '../rpc/index.js';
+import { SESSION_LIMIT_ERROR_CODE } from './connection-limits.js';
+
+type Parsed = { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
+
+const parse = (text: string): Parsed | undefined => {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Parsed)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const sessionIdOf = (params: unknown): string | undefined => {
+  if (params === null || typeof params !== 'object') return undefined;
+  const id = (params as { sessionId?: unknown }).sessionId;
+  return typeof id === 'string' ? id : undefined;
+};
+
+/**
+ * Wraps a transport so that one connection can hold at most `max` sessions: each `session/new`
+ * counts as one (given back if the agent answers it with an error), and so does each other
+ * `session/*` request naming a session the connection has not used yet. A request over the limit
+ * is answered here with error {@link SESSION_LIMIT_ERROR_CODE} and never reaches the agent.
+ *
+ * Only frames that mention `"session/` are parsed here; everything else passes untouched.
+ */
+export function limitSessions(transport: Transport, max: number): Transport {
+  const known = new Set<string>();
+  /** Request ids of `session/new` calls in flight, each holding one slot. */
+  const creating = new Set<string>();
+  const key = (id: unknown): string => JSON.stringify(id);
+  const used = (): number => known.size + creating.size;
+  const { writer } = transport;
+
+  const limitedWriter: MessageWriter = {
+    write(json) {
+      if (creating.size > 0) {
+        const message = parse(json);
+        if (message && message.method === undefined && creating.delete(key(message.id))) {
+          const created = sessionIdOf(message.result);
+          if (created !== undefined) known.add(created);
+        }
+      }
+      return writer.write(json);
+    },
+    close: () => writer.close(),
+  };
+
+  const refuse = (id: unknown): void => {
+    void writer
+      .write(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          error: {
+            code: SESSION_LIMIT_ERROR_CODE,
+            message: `this connection already holds ${max} sessions, the most it may; open another connection or reuse a session`,
+            data: { limit: 'sessions-per-connection', max },
+          },
+        }),
+      )
+      .catch(() => {});
+  };
+
+  const reader: MessageReader = {
+    listen(listener: MessageReaderListener) {
+      transport.reader.listen({
+        onMessage(text) {
+          if (text.includes('"session/')) {
+            const message = parse(text);
+            const method = message?.method;
+            const isRequest = message !== undefined && message.id !== undefined && message.id !== null;
+            if (isRequest && method === 'session/new') {
+              if (used() >= max) return refuse(message.id);
+              creating.add(key(message.id));
+            } else if (isRequest && typeof method === 'string' && method.startsWith('session/')) {
+              const sessionId = sessionIdOf(message.params);
+              if (sessionId !== undefined && !known.has(sessionId)) {
+                if (used() >= max) return refuse(message.id);
+                known.add(sessionId);
+              }
+            }
+          }
+          listener.onMessage(text);
+        },
+        onFrameError: (error) => listener.onFrameError(error),
+        onClose: (reason) => listener.onClose(reason),
+      });
+    },
+    dispose: () => transport.reader.dispose(),
+  };
+
+  return { reader, writer: limitedWriter };
+}

@@ -1,0 +1,65 @@
+import type { SecureContextOptions } from 'node:tls';
+import { WebSocket } from 'ws';
+import { DEFAULT_MAX_MESSAGE_BYTES, type Transport } from '../rpc/index.js';
+import { type WebSocketTransportOptions, webSocketTransport } from './websocket.js';
+
+/** Options for {@link connectWebSocket}. */
+export interface WebSocketClientOptions extends WebSocketTransportOptions {
+  /** The server's connection token, sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Certificate authorities to trust for `wss://` (e.g. a self-signed server certificate). */
+  ca?: SecureContextOptions['ca'];
+  /** Extra HTTP headers for the handshake. */
+  headers?: Record<string, string>;
+}
+
+/** The server answered the handshake with an HTTP status instead of switching to WebSocket. */
+export class WebSocketHandshakeError extends Error {
+  constructor(
+    /** The HTTP status (401 token, 403 origin, 429 rate or per-address cap, 503 total cap, …). */
+    readonly status: number,
+    /** The reason the server gave in the response body. */
+    readonly reason: string,
+  ) {
+    super(`websocket handshake refused with HTTP ${status}${reason ? `: ${reason}` : ''}`);
+    this.name = 'WebSocketHandshakeError';
+  }
+}
+
+/**
+ * Connects to a WebSocket server (`ws://` or `wss://`) and resolves with the transport once the
+ * socket is open. A refused handshake rejects with a {@link WebSocketHandshakeError}.
+ */
+export function connectWebSocket(url: string, options: WebSocketClientOptions = {}): Promise<Transport> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.Authorization = `Bearer ${options.token}`;
+  const socket = new WebSocket(url, {
+    maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    skipUTF8Validation: true,
+    headers,
+    ...(options.ca !== undefined ? { ca: options.ca } : {}),
+  });
+  // Created before 'open' so no early frame is missed.
+  const transport = webSocketTransport(socket);
+  return new Promise((resolve, reject) => {
+    socket.once('unexpected-response', (request, response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        if (body.length < 1024) body += chunk;
+      });
+      response.once('end', () => {
+        reject(new WebSocketHandshakeError(response.statusCode ?? 0, body.trim().slice(0, 1024)));
+        request.destroy();
+      });
+      response.once('error', () => {
+        reject(new WebSocketHandshakeError(response.statusCode ?? 0, body.trim().slice(0, 1024)));
+      });
+    });
+    socket.once('error', reject);
+    socket.once('open', () => {
+      socket.off('error', reject);
+      resolve(transport);
+    });
+  });
+}

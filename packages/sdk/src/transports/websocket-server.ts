@@ -1,0 +1,243 @@
+import { createServer as createHttpServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer } from 'ws';
+import { DEFAULT_MAX_MESSAGE_BYTES, type Transport } from '../rpc/index.js';
+import { type ConnectionLimits, ConnectionLimiter, resolveLimits } from './connection-limits.js';
+import { isLoopbackHost } from './loopback.js';
+import { limitSessions } from './session-limit.js';
+import { type WebSocketTransportOptions, webSocketTransport } from './websocket.js';
+import {
+  ACP_KIT_PROTOCOL,
+  generateToken,
+  presentedToken,
+  tokensMatch,
+  validateToken,
+} from './websocket-token.js';
+
+/** A certificate and private key (PEM) to serve `wss://` directly. */
+export interface WebSocketTlsOptions {
+  cert: string | Buffer;
+  key: string | Buffer;
+}
+
+/** A handshake the server refused, as reported to {@link WebSocketServerOptions.onRefused}. */
+export interface HandshakeRefusal {
+  /** Remote address of the peer. */
+  address: string;
+  /** HTTP status sent: 401 token, 403 origin, 404 path, 429 rate or per-address cap, 503 total cap. */
+  status: number;
+  /** The reason sent to the peer (never contains the token). */
+  reason: string;
+  /** The `Origin` header, when there was one. */
+  origin?: string;
+}
+
+/** Options for {@link listenWebSocket}. Every default is the safe choice. */
+export interface WebSocketServerOptions extends WebSocketTransportOptions {
+  /** Interface to bind. Default `127.0.0.1` (never all interfaces by accident). */
+  host?: string;
+  /** Port; 0 (the default) picks a free one. */
+  port?: number;
+  /** Only accept upgrades on this path, e.g. `/acp`. */
+  path?: string;
+  /**
+   * The connection token clients must present (`Authorization: Bearer <token>`, or the
+   * `acp-kit.token.<token>` subprotocol from a browser). Default: a fresh random one, readable as
+   * {@link WebSocketTransportServer.token}. Base64url characters, 16 to 512 of them.
+   */
+  token?: string;
+  /**
+   * Accept clients without a token. Only for tests and trusted setups; refused (the promise
+   * rejects) unless `host` is a loopback address, and refused together with `token`.
+   */
+  noAuth?: boolean;
+  /**
+   * Exact origins (`https://app.example`, `http://localhost:3000`) whose web pages may connect.
+   * A handshake with any other `Origin` header gets HTTP 403; one without `Origin` (not a browser)
+   * is unaffected. Default: none, so no web page can connect.
+   */
+  allowedOrigins?: readonly string[];
+  /** Serve `wss://` with this certificate and key. */
+  tls?: WebSocketTlsOptions;
+  /** Connection, handshake-rate and session limits; see {@link ConnectionLimits} for defaults. */
+  limits?: ConnectionLimits;
+  /** Called with one transport per accepted client; wrap each in its own Connection. */
+  onConnection(transport: Transport, request: IncomingMessage): void;
+  /** Called for every refused handshake, e.g. to log it. */
+  onRefused?(refusal: HandshakeRefusal): void;
+}
+
+/** A listening WebSocket server that turns each client into a transport. */
+export interface WebSocketTransportServer {
+  /** The bound port (useful with port 0). */
+  readonly port: number;
+  /** `ws://host:port/path` (or `wss://` with TLS) for clients to connect to. */
+  readonly url: string;
+  /** The token clients must present; `undefined` only with `noAuth`. Keep it out of logs. */
+  readonly token: string | undefined;
+  /** Connections open right now. */
+  readonly openConnections: number;
+  /** Closes every client socket and stops listening. */
+  close(): Promise<void>;
+}
+
+function normalizeOrigin(origin: string): string {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    throw new Error(`allowed origin "${origin}" is not a URL like https://app.example`);
+  }
+  if (url.origin === 'null' || url.origin !== origin.replace(/\/$/, '').toLowerCase()) {
+    throw new Error(`allowed origin "${origin}" must be exactly scheme://host[:port], like ${url.origin}`);
+  }
+  return url.origin;
+}
+
+/** Writes a small HTTP error response on a raw socket and closes it once it is flushed. */
+function refuseSocket(
+  socket: Socket,
+  status: number,
+  reason: string,
+  headers: Record<string, string> = {},
+): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = `${reason}\n`;
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Refused'}`,
+    'Connection: close',
+    'Content-Type: text/plain; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
+  socket.once('finish', () => socket.destroy());
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/**
+ * Starts a WebSocket server for several clients on one agent: every accepted socket becomes its
+ * own transport, one JSON-RPC message per text frame.
+ *
+ * Safe by default: each handshake is checked before any WebSocket frame is read — handshake rate
+ * per address (429), `Origin` against {@link WebSocketServerOptions.allowedOrigins} (403), the
+ * connection token in constant time (401), then open-connection caps (429 per address, 503 in
+ * total). Accepted connections are limited in sessions and in message size.
+ */
+export async function listenWebSocket(options: WebSocketServerOptions): Promise<WebSocketTransportServer> {
+  const host = options.host ?? '127.0.0.1';
+  if (options.noAuth && options.token !== undefined) throw new Error('pass either token or noAuth, not both');
+  if (options.noAuth && !isLoopbackHost(host)) {
+    throw new Error(
+      `refusing to listen on ${host} without a connection token: noAuth is allowed on loopback only`,
+    );
+  }
+  const token = options.noAuth ? undefined : validateToken(options.token ?? generateToken());
+  const allowed = new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
+  const limits = resolveLimits(options.limits);
+  const limiter = new ConnectionLimiter(limits);
+  const maxPayload = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload,
+    perMessageDeflate: false,
+    // Invalid UTF-8 is answered per message by the connection instead of killing the socket.
+    skipUTF8Validation: true,
+    handleProtocols: (offered) => (offered.has(ACP_KIT_PROTOCOL) ? ACP_KIT_PROTOCOL : false),
+  });
+
+  const serverOptions = {
+    headersTimeout: limits.handshakeTimeoutMs,
+    requestTimeout: limits.handshakeTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, limits.handshakeTimeoutMs),
+    keepAliveTimeout: 1000,
+  };
+  const server: Server = options.tls
+    ? createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key })
+    : createHttpServer(serverOptions);
+  // Open connections plus sockets still handshaking: beyond this the listener drops new sockets.
+  server.maxConnections = limits.maxConnections + limits.maxPendingHandshakes;
+
+  server.on('request', (_request, response) => {
+    response.writeHead(426, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      Connection: 'close',
+      Upgrade: 'websocket',
+    });
+    response.end('this endpoint speaks ACP over WebSocket only\n');
+  });
+  server.on('clientError', (_error, socket) => {
+    refuseSocket(socket as Socket, 400, 'bad request');
+  });
+
+  server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    const address = socket.remoteAddress ?? 'unknown';
+    const origin = request.headers.origin;
+    const refuse = (status: number, reason: string, headers?: Record<string, string>): void => {
+      refuseSocket(socket, status, reason, headers);
+      try {
+        options.onRefused?.({ address, status, reason, ...(origin !== undefined ? { origin } : {}) });
+      } catch {
+        // A failing log hook must not keep the socket open or take the server down.
+      }
+    };
+    socket.on('error', () => socket.destroy());
+
+    const pathname = (request.url ?? '/').split('?')[0];
+    if (options.path !== undefined && pathname !== options.path)
+      return refuse(404, 'no ACP endpoint at this path');
+    const rate = limiter.takeHandshake(address);
+    if (rate) return refuse(rate.status, rate.reason, { 'Retry-After': String(rate.retryAfter ?? 1) });
+    if (origin !== undefined && !allowed.has(origin)) {
+      return refuse(
+        403,
+        'origin not allowed: this endpoint accepts web pages only from its configured origins',
+      );
+    }
+    if (token !== undefined && !tokensMatch(presentedToken(request), token)) {
+      return refuse(401, 'missing or wrong connection token', { 'WWW-Authenticate': 'Bearer realm="acp"' });
+    }
+    const capacity = limiter.checkCapacity(address);
+    if (capacity)
+      return refuse(capacity.status, capacity.reason, { 'Retry-After': String(capacity.retryAfter ?? 1) });
+
+    const release = limiter.acquire(address);
+    socket.once('close', release);
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      try {
+        options.onConnection(limitSessions(webSocketTransport(ws), limits.maxSessionsPerConnection), request);
+      } catch {
+        // A failing accept hook must not take the server (or the process) down with it.
+        ws.close(1011, 'server error');
+      }
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    port,
+    url: `${options.tls ? 'wss' : 'ws'}://${urlHost}:${port}${options.path ?? ''}`,
+    token,
+    get openConnections() {
+      return limiter.openConnections;
+    },
+    close: () =>
+      new Promise<void>((done) => {
+        for (const client of wss.clients) client.terminate();
+        server.closeAllConnections();
+        server.close(() => wss.close(() => done()));
+      }),
+  };
+}
