@@ -23,6 +23,7 @@ import {
   type SessionRecordPage,
 } from '@acp-kit/sdk';
 import Database from 'better-sqlite3';
+import { createOwnerOnly } from './private-file.js';
 import { inspect, migrate } from './schema.js';
 import { translateSqliteError } from './sqlite-errors.js';
 
@@ -114,10 +115,14 @@ function prepareAll(db: Database.Database) {
   };
 }
 
-/** Opens and migrates the database file; shared by the log and the message-level store. */
+/**
+ * Opens and migrates the database file; shared by the log and the message-level store. A new file
+ * (and so its WAL/SHM companions) is created readable by its owner only: conversations are private.
+ */
 export function openDatabase(path: string, options: SqliteSessionLogOptions): Database.Database {
   let db: Database.Database | undefined;
   try {
+    createOwnerOnly(path);
     db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
     inspect(db, path);
     db.pragma('journal_mode = WAL');
