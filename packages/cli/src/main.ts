@@ -11,8 +11,16 @@ export const USAGE_EXIT_CODE = 2;
 const USAGE = `Usage: acp-kit <command> [options]
 
 Commands:
-  agent [--history <file.db>] [--listen <host:port>] [--chunk-delay <ms>]
+  agent [--history <file.db>] [--chunk-delay <ms>] [--listen <host:port> [listen options]]
         Run the reference ACP v2 agent over stdio (or WebSocket with --listen).
+        --listen clients must present a connection token (Authorization: Bearer <token>):
+          a random one written to a 0600 file whose path is printed, or the token in
+          --token-file <file> (written there if the file is new), or in $ACP_KIT_TOKEN.
+        --allow-origin <origin>   a web page origin allowed to connect (repeatable; default none)
+        --tls-cert <pem> --tls-key <pem>   serve wss:// (needed off this machine, or a TLS proxy)
+        --max-connections <n>  --max-sessions <n per connection>   (defaults 64 and 32)
+        --no-auth   accept clients without a token: loopback only, for tests and trusted setups
+        New --history files are created readable by you only (0600).
   demo  Show the v2 prompt lifecycle against the reference agent, with a replay after a restart.
   bridge --serve v2|v1 [--history <ids.ndjson>] -- <agent command…>
         Serve a v1 agent to v2 clients (--serve v2) or a v2 agent to v1 clients (--serve v1) on stdio.

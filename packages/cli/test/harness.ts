@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,27 +85,52 @@ export function agentProcess(args: string[] = []) {
   return spawnTransport(process.execPath, [BIN, 'agent', ...args], { name: 'agent' });
 }
 
-/** Starts `acp-kit agent --listen 127.0.0.1:0` and resolves with its WebSocket URL and a stop function. */
-export async function listeningAgent(args: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
+/** The token of each agent started by {@link listeningAgent}, by URL, for {@link clientOverWebSocket}. */
+const tokens = new Map<string, string>();
+
+/** A listening agent: its URL, its connection token (read from the token file it printed), and stop. */
+export interface ListeningAgent {
+  url: string;
+  token: string | undefined;
+  /** Everything the agent wrote to stderr so far. */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `acp-kit agent --listen 127.0.0.1:0` and resolves once it listens. The agent makes its own
+ * token and prints the path of the file holding it; the token is read from there, as a user would.
+ */
+export async function listeningAgent(args: string[] = []): Promise<ListeningAgent> {
   const child = spawn(process.execPath, [BIN, 'agent', '--listen', '127.0.0.1:0', ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  let text = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    text += chunk;
+  });
   const url = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      text += chunk;
-      const match = /listening on (ws:\/\/\S+)/.exec(text);
-      if (match) resolve(match[1]!);
-    });
+    const check = (): void => {
+      const match = /listening on (wss?:\/\/\S+)\n/.exec(text);
+      // The token line follows the URL line, unless the agent runs with --no-auth.
+      if (match && /token file: |--no-auth|token taken from/.test(text)) resolve(match[1]!);
+    };
+    child.stderr.on('data', check);
     child.once('exit', (code) =>
       reject(new Error(`agent exited with code ${code} before listening: ${text}`)),
     );
   });
+  const tokenFile = /token file: (\S+)/.exec(text)?.[1];
+  const token = tokenFile ? readFileSync(tokenFile, 'utf8').trim() : undefined;
+  if (token) tokens.set(url, token);
   return {
     url,
+    token,
+    stderr: () => text,
     stop: () =>
       new Promise<void>((resolve) => {
+        tokens.delete(url);
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
@@ -113,12 +138,13 @@ export async function listeningAgent(args: string[] = []): Promise<{ url: string
   };
 }
 
-/** Connects a test client to a listening agent. */
+/** Connects a test client to a listening agent, with the token that agent printed. */
 export async function clientOverWebSocket(
   url: string,
   options: Partial<ClientOptions> = {},
 ): Promise<TestClient> {
-  return clientOver(await connectWebSocket(url), options);
+  const token = tokens.get(url);
+  return clientOver(await connectWebSocket(url, token ? { token } : {}), options);
 }
 
 /** Whether an update is a `state_update` with the given state. */

@@ -1,13 +1,19 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   type AgentConnection,
-  type HistoryStore,
   Connection,
+  type HistoryStore,
+  isLoopbackHost,
   listenWebSocket,
   schemaValidator,
   stdioTransport,
+  type WebSocketServerOptions,
 } from '@acp-kit/sdk';
 import { createReferenceAgent } from '../agent/reference-agent.js';
+import { historyExposureWarnings } from '../listen/private-history.js';
+import { refusalLogger } from '../listen/refusal-log.js';
+import { resolveToken, TOKEN_ENV } from '../listen/token-source.js';
 import { UsageError } from '../usage-error.js';
 import { openSqliteHistory } from './sqlite-history.js';
 
@@ -19,6 +25,13 @@ function parse(args: string[]) {
         history: { type: 'string' },
         listen: { type: 'string' },
         'chunk-delay': { type: 'string' },
+        'token-file': { type: 'string' },
+        'no-auth': { type: 'boolean' },
+        'allow-origin': { type: 'string', multiple: true },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
+        'max-connections': { type: 'string' },
+        'max-sessions': { type: 'string' },
       },
       allowPositionals: false,
     }).values;
@@ -32,13 +45,82 @@ function parseListen(value: string): { host: string; port: number } {
   if (!match) throw new UsageError(`--listen expects <host:port> or <port>, got "${value}"`);
   const port = Number(match[2]);
   if (port > 65535) throw new UsageError(`--listen port out of range: ${port}`);
-  return { host: match[1] || '127.0.0.1', port };
+  const host = match[1] || '127.0.0.1';
+  return { host: host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host, port };
+}
+
+function positiveInteger(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(Number.isInteger(n) && n > 0))
+    throw new UsageError(`${flag} expects a positive whole number, got "${value}"`);
+  return n;
 }
 
 async function openHistory(path: string | undefined): Promise<HistoryStore | undefined> {
   if (!path) return undefined;
+  for (const warning of historyExposureWarnings(path)) process.stderr.write(`acp-kit agent: ${warning}\n`);
   return openSqliteHistory(path);
 }
+
+type Values = ReturnType<typeof parse>;
+
+/** Checks the --listen flags against each other before anything is opened or bound. */
+function listenSettings(values: Values) {
+  const listen = values.listen === undefined ? undefined : parseListen(values.listen);
+  const listenOnly = [
+    'token-file',
+    'no-auth',
+    'allow-origin',
+    'tls-cert',
+    'tls-key',
+    'max-connections',
+    'max-sessions',
+  ];
+  if (!listen) {
+    const stray = listenOnly.find((flag) => values[flag as keyof Values] !== undefined);
+    if (stray) throw new UsageError(`--${stray} only applies with --listen`);
+    return undefined;
+  }
+  const noAuth = values['no-auth'] === true;
+  if (noAuth && !isLoopbackHost(listen.host)) {
+    throw new UsageError(
+      `refusing --no-auth on ${listen.host}: that address is reachable from the network, and anyone who reaches it ` +
+        'could drive the agent. Drop --no-auth (a token is required off loopback) or listen on 127.0.0.1',
+    );
+  }
+  if (noAuth && (values['token-file'] !== undefined || process.env[TOKEN_ENV])) {
+    throw new UsageError(`--no-auth cannot be combined with --token-file or ${TOKEN_ENV}`);
+  }
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) {
+    throw new UsageError('--tls-cert and --tls-key go together');
+  }
+  const read = (flag: string, path: string): Buffer => {
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      throw new UsageError(`${flag} ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const tls =
+    values['tls-cert'] !== undefined && values['tls-key'] !== undefined
+      ? { cert: read('--tls-cert', values['tls-cert']), key: read('--tls-key', values['tls-key']) }
+      : undefined;
+  const maxConnections = positiveInteger('--max-connections', values['max-connections']);
+  const maxSessions = positiveInteger('--max-sessions', values['max-sessions']);
+  return {
+    ...listen,
+    noAuth,
+    allowedOrigins: values['allow-origin'] ?? [],
+    tls,
+    limits: {
+      ...(maxConnections === undefined ? {} : { maxConnections }),
+      ...(maxSessions === undefined ? {} : { maxSessionsPerConnection: maxSessions }),
+    },
+  };
+}
+
+const say = (line: string): void => void process.stderr.write(`acp-kit agent: ${line}\n`);
 
 /** `acp-kit agent`: the reference agent over stdio, or over WebSocket with `--listen`. */
 export async function runAgent(args: string[]): Promise<number> {
@@ -47,7 +129,8 @@ export async function runAgent(args: string[]): Promise<number> {
   if (delay !== undefined && !(Number.isFinite(delay) && delay >= 0)) {
     throw new UsageError(`--chunk-delay expects a number of milliseconds, got "${values['chunk-delay']}"`);
   }
-  const listen = values.listen === undefined ? undefined : parseListen(values.listen);
+  const listen = listenSettings(values);
+  const tokenSource = listen && !listen.noAuth ? resolveToken(values['token-file']) : undefined;
   const history = await openHistory(values.history);
   const agent = createReferenceAgent({
     ...(history ? { history } : {}),
@@ -55,14 +138,51 @@ export async function runAgent(args: string[]): Promise<number> {
   });
 
   if (listen) {
-    const server = await listenWebSocket({
-      ...listen,
+    const options: WebSocketServerOptions = {
+      host: listen.host,
+      port: listen.port,
+      allowedOrigins: listen.allowedOrigins,
+      limits: listen.limits,
+      ...(listen.tls ? { tls: listen.tls } : {}),
+      ...(tokenSource ? { token: tokenSource.token } : { noAuth: true }),
       onConnection: (transport) => {
         const connection: AgentConnection = new Connection(transport, { validator: schemaValidator });
         agent.serve(connection);
       },
-    });
+      onRefused: refusalLogger((line) => void process.stderr.write(line)),
+    };
+    let server: Awaited<ReturnType<typeof listenWebSocket>>;
+    try {
+      server = await listenWebSocket(options);
+    } catch (error) {
+      tokenSource?.cleanup();
+      await history?.close?.();
+      throw error;
+    }
     process.stderr.write(`acp-kit agent listening on ${server.url}\n`);
+    if (tokenSource?.file) {
+      say(`token file: ${tokenSource.file} (readable by you only)`);
+      say(
+        'clients send the token as "Authorization: Bearer <token>"; browsers as the subprotocol "acp-kit.token.<token>"',
+      );
+    } else if (tokenSource) {
+      say(`connection token taken from ${TOKEN_ENV}`);
+    } else {
+      say('WARNING: --no-auth: ANY program or user on this machine can connect and drive this agent.');
+      say('WARNING: use --no-auth only for tests and setups where every local user is trusted.');
+    }
+    if (!isLoopbackHost(listen.host)) {
+      say(`WARNING: listening on ${listen.host}, reachable from the network, not just this machine.`);
+      if (!listen.tls) {
+        say(
+          'WARNING: without --tls-cert/--tls-key the token and every conversation cross the network unencrypted;',
+        );
+        say(
+          'WARNING: pass a certificate and key, or put a TLS reverse proxy in front (see "Exposing an agent over WebSocket").',
+        );
+      }
+    }
+    if (listen.allowedOrigins.length > 0) say(`web pages allowed from: ${listen.allowedOrigins.join(', ')}`);
     await new Promise<void>((resolve) => {
       const stop = (): void => {
         void server.close().then(resolve);
@@ -70,6 +190,7 @@ export async function runAgent(args: string[]): Promise<number> {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+    tokenSource?.cleanup();
     await history?.close?.();
     return 0;
   }
