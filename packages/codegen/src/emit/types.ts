@@ -14,9 +14,8 @@ import { createProject, docText, printSourceFile, quote } from './ts-project.js'
 /** Name of the throwaway root declaration json-schema-to-typescript insists on producing. */
 const ROOT_NAME = 'AcpKitCodegenRoot';
 
-/** The TypeScript type of every `_`-prefixed extension value. */
-// biome-ignore lint/suspicious/noTemplateCurlyInString: this is TypeScript source text for a template literal type.
 /** The TypeScript type of an extension value: any string starting with an underscore. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: this is TypeScript source text for a template literal type.
 export const EXTENSION_STRING_TYPE = '`_${string}`';
 
 /** Prepares the schema copy handed to json-schema-to-typescript: no docs (we add our own), open enums as plain strings (reshaped afterwards). */

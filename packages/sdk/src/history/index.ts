@@ -40,4 +40,11 @@ export {
   type SessionRecord,
   type SessionRecordPage,
 } from './session-log.js';
-export { CHUNK_OF, chunkUpdate, isMessageKind, type MessageChange, messageChange, messageUpdate } from './message-updates.js';
+export {
+  CHUNK_OF,
+  chunkUpdate,
+  isMessageKind,
+  type MessageChange,
+  messageChange,
+  messageUpdate,
+} from './message-updates.js';
