@@ -8,4 +8,5 @@ export {
   PostgresSessionLeases,
   type SessionLease,
 } from './session-leases.js';
+export { endInterruptedTurn, type InterruptedStopReason } from './takeover.js';
 export { SCHEMA_VERSION } from './schema-version.js';

@@ -252,6 +252,59 @@ export class PostgresSessionLog implements SessionLog {
   }
 
   async append(sessionId: SessionId, entries: readonly NewLogEntry[]): Promise<SeqRange> {
+    return this.#append(sessionId, entries, undefined);
+  }
+
+  /**
+   * `append`, fenced by the session's lease: succeeds only while `lease` (from
+   * {@link PostgresSessionLeases}) is held at its epoch and not lapsed, and fails with `locked`
+   * otherwise — so a replica that lost a session (paused past its lease, then taken over) cannot
+   * write into a turn that is no longer its own. A takeover waits for a fenced append in flight.
+   */
+  async appendAsOwner(
+    sessionId: SessionId,
+    entries: readonly NewLogEntry[],
+    lease: { readonly owner: string; readonly epoch: number },
+  ): Promise<SeqRange> {
+    return this.#append(sessionId, entries, lease);
+  }
+
+  /**
+   * The session's last `state_update` (running, idle, requires_action), or undefined when it has
+   * none; a new owner reads it to tell an interrupted turn from a finished one.
+   */
+  async lastState(sessionId: SessionId): Promise<LogEntry | undefined> {
+    this.#checkOpen();
+    check.checkId(sessionId, '/sessionId');
+    const { rows } = await this.#query<{
+      ordinal: string;
+      seq: string | null;
+      retain: boolean;
+      body: string;
+    }>(
+      'read',
+      `SELECT s.ordinal, e.seq, e.retain, e.body
+       FROM ${this.#s}.log_sessions s
+       LEFT JOIN LATERAL (
+         SELECT seq, retain, body FROM ${this.#s}.log_entries
+         WHERE session = s.ordinal AND (body::json ->> 'sessionUpdate') = 'state_update'
+         ORDER BY seq DESC LIMIT 1
+       ) e ON true
+       WHERE s.session_id = $1`,
+      [sessionId],
+    );
+    if (rows[0] === undefined) throw notFound(sessionId);
+    const row = rows[0];
+    return row.seq === null
+      ? undefined
+      : { seq: Number(row.seq), retain: row.retain, update: JSON.parse(row.body) as Update };
+  }
+
+  async #append(
+    sessionId: SessionId,
+    entries: readonly NewLogEntry[],
+    lease: { readonly owner: string; readonly epoch: number } | undefined,
+  ): Promise<SeqRange> {
     this.#checkOpen();
     check.checkId(sessionId, '/sessionId');
     check.checkEntries(entries);
@@ -268,10 +321,13 @@ export class PostgresSessionLog implements SessionLog {
     }
     const bodies = entries.map((entry) => JSON.stringify(entry.update));
     const retain = entries.map((entry) => entry.retain ?? true);
+    const args = [sessionId, bodies, retain, claimKinds, claimIds, this.#channel, this.#origin];
     const { rows } = await this.#query<{ o_first: string; o_last: string }>(
       'append to',
-      `SELECT * FROM ${this.#s}.log_append($1, $2::text[], $3::boolean[], $4::text[], $5::text[], $6, $7)`,
-      [sessionId, bodies, retain, claimKinds, claimIds, this.#channel, this.#origin],
+      lease === undefined
+        ? `SELECT * FROM ${this.#s}.log_append($1, $2::text[], $3::boolean[], $4::text[], $5::text[], $6, $7)`
+        : `SELECT * FROM ${this.#s}.log_append_as($8, $9, $1, $2::text[], $3::boolean[], $4::text[], $5::text[], $6, $7)`,
+      lease === undefined ? args : [...args, lease.owner, lease.epoch],
       sessionId,
     );
     const first = Number(rows[0]!.o_first);
@@ -509,6 +565,13 @@ export class PostgresSessionLog implements SessionLog {
       const code = (error as { code?: unknown }).code;
       if (sessionId !== undefined) {
         if (code === RAISED.sessionNotFound) throw notFound(sessionId);
+        if (code === RAISED.leaseLost) {
+          throw new HistoryStoreError(
+            'locked',
+            `session "${sessionId}" is not owned here: its lease was lost or taken over`,
+            { sessionId },
+          );
+        }
         if (code === RAISED.duplicateMessage) {
           const messageId = (error as Error).message;
           const kind = (error as { detail?: string }).detail ?? 'message';

@@ -8,6 +8,7 @@ export const RAISED = {
   duplicateMessage: 'AK002',
   ambiguousTarget: 'AK003',
   messageNotFound: 'AK004',
+  leaseLost: 'AK005',
 } as const;
 
 /**
@@ -218,6 +219,28 @@ function migrations(s: string): readonly string[] {
       expires_at timestamptz NOT NULL   -- the database's clock, never a replica's
     );
     `,
+    // Version 4: appends fenced by the lease — only the current holder, at its epoch, may append.
+    // The share lock on the lease row makes a takeover wait for the holder's append in flight;
+    // after a takeover, an append at the old epoch fails.
+    `
+    CREATE FUNCTION ${s}.log_append_as(
+      p_owner text, p_epoch bigint,
+      p_session text, p_bodies text[], p_retain boolean[], p_claim_kinds text[], p_claim_ids text[],
+      p_channel text, p_origin text, OUT o_first bigint, OUT o_last bigint
+    ) LANGUAGE plpgsql AS $fn$
+    BEGIN
+      PERFORM 1 FROM ${s}.log_leases
+        WHERE session_id = p_session AND owner = p_owner AND epoch = p_epoch
+          AND expires_at > clock_timestamp()
+        FOR SHARE;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '${RAISED.leaseLost}', MESSAGE = 'the lease on the session is not held';
+      END IF;
+      SELECT a.o_first, a.o_last INTO o_first, o_last
+        FROM ${s}.log_append(p_session, p_bodies, p_retain, p_claim_kinds, p_claim_ids, p_channel, p_origin) a;
+    END
+    $fn$;
+    `,
   ];
 }
 
@@ -226,6 +249,7 @@ const TABLES_BY_VERSION: readonly (readonly string[])[] = [
   ['blocks', 'issued_ids', 'messages', 'schema_migrations', 'sessions'],
   ['log_claims', 'log_entries', 'log_issued_ids', 'log_sessions'],
   ['log_leases'],
+  [],
 ];
 
 /** Checks a schema name and returns it quoted for SQL. Only plain lower-case identifiers are accepted. */

@@ -61,7 +61,7 @@ describe('PostgresHistoryStore.open on a database it cannot use', () => {
     await admin.query(
       `DROP TABLE "${schema}".log_entries, "${schema}".log_claims, "${schema}".log_issued_ids, "${schema}".log_sessions, "${schema}".log_leases`,
     );
-    await admin.query(`DROP FUNCTION "${schema}".log_append, "${schema}".log_now`);
+    await admin.query(`DROP FUNCTION "${schema}".log_append_as, "${schema}".log_append, "${schema}".log_now`);
     await admin.query(`DELETE FROM "${schema}".schema_migrations WHERE version > 1`);
     const reopened = await PostgresHistoryStore.open(postgresUrl(), { schema });
     expect((await reopened.readMessages('s')).messages.map((m) => m.messageId)).toEqual(['m']);

@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PostgresSessionLeases } from '../src/index.js';
+import type { LogEntry } from '@acp-kit/sdk';
+import { PostgresSessionLeases, PostgresSessionLog } from '../src/index.js';
 import { freshSchema, postgresUrl } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -108,6 +109,34 @@ describe('PostgresSessionLeases: one owner per session, taken over when the leas
       expect(taken).toMatchObject({ takenOver: true, lease: { owner: 'survivor', epoch: 2 } });
     } finally {
       if (holder.exitCode === null) holder.kill('SIGKILL');
+    }
+  });
+});
+
+describe('PostgresSessionLog.appendAsOwner: appends fenced by the lease', () => {
+  it('appends for the holder at its epoch, and refuses with locked once the lease was taken over', async () => {
+    const schema = freshSchema('fence');
+    const log = await PostgresSessionLog.open(postgresUrl(), { schema, maxConnections: 2 });
+    const leases = await PostgresSessionLeases.open(postgresUrl(), { schema, maxConnections: 2 });
+    try {
+      await log.createSession({ sessionId: 's', cwd: '/w' });
+      const running = { update: { sessionUpdate: 'state_update', state: 'running' } as LogEntry['update'] };
+      const a = await leases.acquire('s', 'a', 300);
+      if (!a.acquired) throw new Error('expected the lease');
+      expect(await log.appendAsOwner('s', [running], a.lease)).toEqual({ first: 1, last: 1 });
+      await sleep(400);
+      const b = await leases.acquire('s', 'b', 5000);
+      expect(b).toMatchObject({ acquired: true, takenOver: true });
+      await expect(log.appendAsOwner('s', [running], a.lease)).rejects.toMatchObject({
+        code: 'locked',
+        sessionId: 's',
+      });
+      if (!b.acquired) throw new Error('expected the lease');
+      expect(await log.appendAsOwner('s', [running], b.lease)).toEqual({ first: 2, last: 2 });
+      expect((await log.read('s')).lastSeq).toBe(2);
+    } finally {
+      await leases.close();
+      await log.close();
     }
   });
 });
