@@ -21,7 +21,9 @@ Commands:
         --max-connections <n>  --max-sessions <n per connection>   (defaults 64 and 32)
         --no-auth   accept clients without a token: loopback only, for tests and trusted setups
         New --history files are created readable by you only (0600).
-  demo  Show the v2 prompt lifecycle against the reference agent, with a replay after a restart.
+  demo [--websocket]
+        Show the v2 prompt lifecycle against the reference agent, with a replay after a restart
+        (over stdio, or --websocket: over a loopback WebSocket with the agent's connection token).
   bridge --serve v2|v1 [--history <ids.ndjson>] -- <agent command…>
         Serve a v1 agent to v2 clients (--serve v2) or a v2 agent to v1 clients (--serve v1) on stdio.
         With --serve v2, --history keeps the message IDs the bridge issues across restarts.
@@ -35,7 +37,7 @@ type Command = (args: string[]) => Promise<number>;
 
 const commands: Record<string, Command> = {
   agent: runAgent,
-  demo: () => runDemo(),
+  demo: runDemo,
   bridge: runBridgeCommand,
   conformance: runConformanceCommand,
   lint: runLintCommand,

@@ -3,7 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SessionNotification } from '@acp-kit/schema';
-import { Client, type ClientConnection, Connection, schemaValidator, spawnTransport } from '@acp-kit/sdk';
+import { parseArgs } from 'node:util';
+import {
+  Client,
+  type ClientConnection,
+  Connection,
+  connectWebSocket,
+  schemaValidator,
+  spawnTransport,
+  type Transport,
+} from '@acp-kit/sdk';
+import { spawnListeningAgent } from '../listen/spawn-listening-agent.js';
+import { UsageError } from '../usage-error.js';
 
 const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
 
@@ -43,10 +54,38 @@ function describeUpdate({ update }: SessionNotification): string {
   }
 }
 
-async function startAgent(db: string): Promise<{ client: Client; stop: () => Promise<void> }> {
-  const transport = spawnTransport(process.execPath, [BIN, 'agent', '--history', db, '--chunk-delay', '15'], {
-    name: 'agent',
-  });
+/** The agent over stdio, or with `--listen` on a loopback WebSocket, connecting with its token. */
+async function agentTransport(
+  db: string,
+  websocket: boolean,
+): Promise<{ transport: Transport; stop: () => Promise<void> }> {
+  const args = ['--history', db, '--chunk-delay', '15'];
+  if (!websocket) {
+    const transport = spawnTransport(process.execPath, [BIN, 'agent', ...args], { name: 'agent' });
+    return { transport, stop: async () => void (await transport.shutdown()) };
+  }
+  const agent = await spawnListeningAgent(BIN, args);
+  console.log(dim(`  agent listening on ${agent.url}; connecting with the token from its token file`));
+  try {
+    const transport = await connectWebSocket(agent.url, { token: agent.token });
+    return {
+      transport,
+      stop: async () => {
+        await transport.writer.close();
+        await agent.stop();
+      },
+    };
+  } catch (error) {
+    await agent.stop();
+    throw error;
+  }
+}
+
+async function startAgent(
+  db: string,
+  websocket: boolean,
+): Promise<{ client: Client; stop: () => Promise<void> }> {
+  const { transport, stop } = await agentTransport(db, websocket);
   const connection: ClientConnection = new Connection(transport, { validator: schemaValidator });
   connection.onMessage((direction, message) => {
     if (direction !== 'in') return;
@@ -63,7 +102,7 @@ async function startAgent(db: string): Promise<{ client: Client; stop: () => Pro
     },
   });
   await client.initialize();
-  return { client, stop: async () => void (await transport.shutdown()) };
+  return { client, stop };
 }
 
 function idleAfter(client: Client, sessionId: string, turns: number): Promise<void> {
@@ -83,13 +122,34 @@ function idleAfter(client: Client, sessionId: string, turns: number): Promise<vo
   });
 }
 
-/** `acp-kit demo`: the prompt lifecycle as it happens, including a replay after an agent restart. */
-export async function runDemo(): Promise<number> {
+function parse(args: string[]): { websocket: boolean } {
+  try {
+    const { values } = parseArgs({
+      args,
+      options: { websocket: { type: 'boolean' } },
+      allowPositionals: false,
+    });
+    return { websocket: values.websocket === true };
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
+ * `acp-kit demo`: the prompt lifecycle as it happens, including a replay after an agent restart.
+ * With `--websocket` the agent listens on loopback and the demo connects with its connection token.
+ */
+export async function runDemo(args: string[] = []): Promise<number> {
+  const { websocket } = parse(args);
   const dir = mkdtempSync(join(tmpdir(), 'acp-kit-demo-'));
   const db = join(dir, 'history.db');
   try {
-    console.log(cyan('▶ starting the reference agent with retained history in SQLite'));
-    let { client, stop } = await startAgent(db);
+    console.log(
+      cyan(
+        `▶ starting the reference agent with retained history in SQLite${websocket ? ', over WebSocket' : ''}`,
+      ),
+    );
+    let { client, stop } = await startAgent(db, websocket);
     const sessionId = await client.newSession(process.cwd());
     console.log(`  session ${sessionId}`);
 
@@ -105,7 +165,7 @@ export async function runDemo(): Promise<number> {
 
     console.log(cyan('▶ restarting the agent process on the same history file'));
     await stop();
-    ({ client, stop } = await startAgent(db));
+    ({ client, stop } = await startAgent(db, websocket));
     console.log(cyan('▶ session/resume with replayFrom {"type":"start"}'));
     await client.resume(sessionId, { cwd: process.cwd(), replay: true });
     const after = client.store.snapshot(sessionId).messages.map((m) => `${m.kind} ${m.messageId}`);
