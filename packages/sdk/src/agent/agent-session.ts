@@ -10,8 +10,12 @@ import type {
   StopReason,
   Usage,
 } from '@acp-kit/schema';
-import type { HistoryStore, ReplayVia, RetainedMessageKind } from '../history/history-store.js';
+import { HistoryStoreError } from '../history/errors.js';
+import type { HistoryStore, MessageKind, ReplayVia } from '../history/history-store.js';
+import { chunkUpdate, messageUpdate } from '../history/message-updates.js';
+import { isSessionLog, type LogEntry, type NewLogEntry, type SessionLog } from '../history/session-log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../rpc/ndjson.js';
 import type { ClientPeer } from './client-peer.js';
 import type { InsertOptions, Inserter } from './pending-prompt.js';
 
@@ -28,7 +32,8 @@ export interface OutgoingMessageOptions {
 
 /**
  * An agent message or thought being written. Chunks append; `replace` upserts the whole content.
- * Every call reports the change to attached clients and, when retained, records it for replay.
+ * Every call appends the change to the session log (retained for replay unless `retain: false`);
+ * attached clients receive it from there.
  */
 export interface OutgoingMessage {
   /** The agent-assigned ID the message is reported under. */
@@ -39,167 +44,278 @@ export interface OutgoingMessage {
   replace(content: readonly ContentBlock[]): Promise<void>;
 }
 
-const chunkKind = {
-  user_message: 'user_message_chunk',
-  agent_message: 'agent_message_chunk',
-  agent_thought: 'agent_thought_chunk',
-} as const;
-
-interface Attachment {
-  /** Updates held back while this client receives a replay, so live updates follow it in order. */
-  held: SessionNotification[] | undefined;
+/** Options of an {@link AgentSession} (set by the agent). */
+export interface AgentSessionOptions {
+  /**
+   * Live updates a client may have waiting while it receives a replay; past this the client is
+   * too slow to follow the session and is disconnected. Default 65 536.
+   */
+  readonly maxHeldUpdates?: number;
 }
 
+/** What the agent passes along with an insertion (see {@link AgentSession.insertUserMessage}). */
+export interface InsertContext {
+  /** The submitting client: the insertion resolves once its report was handed to that client. */
+  readonly peer?: ClientPeer;
+  /** The session's cancel generation when the prompt arrived (from {@link AgentSession.promptArrived}). */
+  readonly arrival?: number;
+}
+
+/** One attached client: where its updates go, and the live updates held while it replays. */
+interface Cursor {
+  held: SessionNotification[] | undefined;
+  released: (() => void)[];
+}
+
+const DEFAULT_MAX_HELD = 65_536;
+/** How far back a session loaded from the log looks for its last reported activity. */
+const ACTIVITY_LOOKBACK_PAGES = 8;
+
 /**
- * One session inside an agent: its attached clients, its activity state and its retained
- * history. Everything a prompt handler reports goes through here, so every attached client sees
- * the same updates in the same order.
+ * One session inside an agent: a view of its log in the {@link SessionLog}, the clients attached to
+ * it, and its cancellation state.
+ *
+ * Everything a prompt handler reports is appended to the log, and only the log feeds clients: the
+ * session follows its log (one subscription, from the log's end when the session was loaded) and
+ * hands each entry to every attached client's connection, whose outgoing queue is bounded (a client
+ * that stops reading is disconnected with -32098 once its queue is full; nobody waits for it). A
+ * client attaches at the position the session has reached — "read to N, then follow from N + 1" —
+ * so a replay reads the log up to N while the entries after N wait for it. Two agents sharing one
+ * log therefore show their clients the same updates in the same order, and the session's activity
+ * is whatever the log last said.
  */
 export class AgentSession implements Inserter {
   /** The session's ID. */
   readonly id: SessionId;
   /** The working directory it was created or last resumed with. */
   cwd: string;
-  readonly #history: HistoryStore;
-  readonly #peers = new Map<ClientPeer, Attachment>();
+  readonly #log: SessionLog;
+  /** Issues message IDs: the store the agent was given (a message-level store delegates to its log). */
+  readonly #ids: Pick<SessionLog, 'nextMessageId'>;
+  readonly #maxHeld: number;
+  readonly #cursors = new Map<ClientPeer, Cursor>();
   #activity: SessionActivity = 'idle';
+  #position = 0;
+  #following: Promise<void> | undefined;
+  #lost: unknown;
+  readonly #waiters = new Set<{ seq: number; resolve: () => void }>();
   #turn = new AbortController();
+  /** Incremented by every `session/cancel` that found work to cancel. */
+  #cancelGeneration = 0;
+  /** Prompts received and not yet settled. */
+  #unsettled = 0;
+  /** Arrival generations of prompts inserted since the current turn started (their turn is next). */
+  #waiting: number[] = [];
   #permissionsPending = 0;
-  #section: Promise<void> = Promise.resolve();
-  /** IDs supplied by the caller (for example an adapter reusing the underlying agent's IDs). */
-  readonly #usedIds: Record<RetainedMessageKind, Set<MessageId>> = {
-    user_message: new Set(),
-    agent_message: new Set(),
-    agent_thought: new Set(),
-  };
 
   /** @internal Sessions are created by the agent. */
-  constructor(id: SessionId, cwd: string, history: HistoryStore) {
+  constructor(id: SessionId, cwd: string, log: SessionLog | HistoryStore, options: AgentSessionOptions = {}) {
     this.id = id;
     this.cwd = cwd;
-    this.#history = history;
+    this.#log = sessionLogOf(log);
+    this.#ids = log;
+    this.#maxHeld = options.maxHeldUpdates ?? DEFAULT_MAX_HELD;
   }
 
-  /** The activity last reported. */
+  /** The log this session lives in. */
+  get log(): SessionLog {
+    return this.#log;
+  }
+
+  /** The activity the log last reported. */
   get activity(): SessionActivity {
     return this.#activity;
   }
 
-  /** Aborted by `session/cancel`; replaced by a fresh signal when the next work starts running. */
+  /** The seq of the last log entry handed to attached clients. */
+  get position(): number {
+    return this.#position;
+  }
+
+  /**
+   * Aborted by `session/cancel` while the work it belongs to is pending or running; a new turn
+   * (the first `running()` after `idle()`) gets a fresh one unless a prompt in it was cancelled
+   * before the turn started.
+   */
   get signal(): AbortSignal {
     return this.#turn.signal;
   }
 
   /** How many clients are attached. */
   get attachedCount(): number {
-    return this.#peers.size;
+    return this.#cursors.size;
   }
 
-  /** @internal Attaches a client; with `hold`, its live updates wait until {@link release}. */
+  /**
+   * @internal Starts following the log (once); resolves when the session knows its position and
+   * activity. Fails with -32002 while the session is not in the log.
+   */
+  following(): Promise<void> {
+    this.#following ??= this.#follow().catch((error: unknown) => {
+      this.#following = undefined;
+      throw error;
+    });
+    return this.#following;
+  }
+
+  async #follow(): Promise<void> {
+    const record = await this.#log.getSession(this.id);
+    if (record === undefined) {
+      throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId: this.id });
+    }
+    this.#activity = await lastActivity(this.#log, this.id, record.lastSeq);
+    this.#position = record.lastSeq;
+    this.#log.subscribe(this.id, record.lastSeq, {
+      entries: (batch) => this.#fanOut(batch),
+      error: (error) => {
+        this.#lost = error;
+        this.#following = undefined;
+        for (const waiter of this.#waiters) waiter.resolve();
+        this.#waiters.clear();
+      },
+    });
+  }
+
+  #fanOut(batch: readonly LogEntry[]): void {
+    for (const entry of batch) {
+      this.#position = entry.seq;
+      const update = entry.update as { sessionUpdate: string; state?: unknown };
+      if (update.sessionUpdate === 'state_update' && isActivity(update.state)) this.#activity = update.state;
+      const params: SessionNotification = { sessionId: this.id, update: entry.update };
+      for (const [peer, cursor] of this.#cursors) {
+        if (cursor.held === undefined) this.#send(peer, params);
+        else if (cursor.held.length < this.#maxHeld) cursor.held.push(params);
+        else this.#tooSlow(peer);
+      }
+    }
+    for (const waiter of this.#waiters) {
+      if (waiter.seq <= this.#position) {
+        this.#waiters.delete(waiter);
+        waiter.resolve();
+      }
+    }
+  }
+
+  /** Hands one update to a client's connection; never waits for it to be written. */
+  #send(peer: ClientPeer, params: SessionNotification): void {
+    if (!peer.open) {
+      this.detach(peer);
+      return;
+    }
+    peer.notify(params).catch(() => {
+      // A client whose connection failed (closed, or its queue full) is detached; the update itself
+      // fitted every attached client's limit when it was appended.
+      if (!peer.open) this.detach(peer);
+    });
+  }
+
+  #tooSlow(peer: ClientPeer): void {
+    this.detach(peer);
+    peer.close?.(
+      new RpcError(
+        ErrorCodes.OutgoingBufferFull,
+        `more than ${this.#maxHeld} live updates waited while the client received a replay: the peer is not reading, so the connection was closed`,
+      ),
+    );
+  }
+
+  /** Resolves once the session handed every entry up to `seq` to its clients. */
+  #reached(seq: number): Promise<void> {
+    if (seq <= this.#position || this.#lost !== undefined) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.add({ seq, resolve }));
+  }
+
+  /**
+   * @internal Attaches a client at the session's current position: it receives every entry after
+   * it. With `hold`, those entries wait until {@link release} (while the client gets a replay).
+   */
   attach(peer: ClientPeer, hold = false): void {
-    const existing = this.#peers.get(peer);
+    const existing = this.#cursors.get(peer);
     if (existing) {
       if (hold && !existing.held) existing.held = [];
       return;
     }
-    this.#peers.set(peer, { held: hold ? [] : undefined });
+    this.#cursors.set(peer, { held: hold ? [] : undefined, released: [] });
   }
 
-  /** @internal Delivers held live updates to a client after its replay, then lets updates flow. */
+  /** @internal Sends a client the entries held during its replay, then lets entries flow to it. */
   async release(peer: ClientPeer): Promise<void> {
-    const attachment = this.#peers.get(peer);
-    if (!attachment?.held) return;
-    while (attachment.held.length > 0) {
-      const batch = attachment.held.splice(0);
-      for (const params of batch) await this.#deliver(peer, params);
-    }
-    attachment.held = undefined;
-  }
-
-  /**
-   * @internal Runs `task` while no history write can be paired with its report. Every change to
-   * retained history happens together with the broadcast of its update inside this section, so
-   * a replay that runs inside it sees each retained change either in history (and the client was
-   * not yet attached for its live update) or live (after the replay) — never both, never neither.
-   */
-  exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#section.then(task);
-    this.#section = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
-  }
-
-  /** Retains a change (if `retain` is given) and starts reporting its updates, as one step. */
-  async #retainAndReport(
-    retain: (() => Promise<unknown>) | undefined,
-    updates: SessionUpdate[],
-  ): Promise<void> {
-    const delivery = await this.exclusive(async () => {
-      await retain?.();
-      // Start every send inside the section (writes keep call order); wait for them outside it,
-      // so a slow client never holds up the section.
-      return { done: Promise.all(updates.map((update) => this.#broadcast(update))) };
-    });
-    await delivery.done;
+    const cursor = this.#cursors.get(peer);
+    if (!cursor?.held) return;
+    const held = cursor.held;
+    cursor.held = undefined;
+    for (const params of held) this.#send(peer, params);
+    for (const resolve of cursor.released.splice(0)) resolve();
   }
 
   /** @internal Detaches a client (its connection closed). Work in the session goes on. */
   detach(peer: ClientPeer): void {
-    this.#peers.delete(peer);
+    const cursor = this.#cursors.get(peer);
+    this.#cursors.delete(peer);
+    for (const resolve of cursor?.released.splice(0) ?? []) resolve();
   }
 
-  /** @internal Sends one update to one client only (replay goes to the resuming client). */
+  /** @internal Sends one update to one client only, outside the log (replay goes to the resuming client). */
   async sendTo(peer: ClientPeer, update: SessionUpdate): Promise<void> {
-    await this.#deliver(peer, { sessionId: this.id, update });
-  }
-
-  /**
-   * Reports an update to every attached client. A client whose connection fails is detached;
-   * the others still get the update.
-   */
-  async update(update: SessionUpdate): Promise<void> {
-    await this.#broadcast(update);
-  }
-
-  async #broadcast(update: SessionUpdate): Promise<void> {
-    const params: SessionNotification = { sessionId: this.id, update };
-    const sends: Promise<void>[] = [];
-    for (const [peer, attachment] of this.#peers) {
-      if (attachment.held) attachment.held.push(params);
-      else sends.push(this.#deliver(peer, params));
-    }
-    if (sends.length === 1) await sends[0];
-    else if (sends.length > 1) await Promise.all(sends);
-  }
-
-  async #deliver(peer: ClientPeer, params: SessionNotification): Promise<void> {
     if (!peer.open) {
-      this.#peers.delete(peer);
+      this.detach(peer);
       return;
     }
     try {
-      await peer.notify(params);
+      await peer.notify({ sessionId: this.id, update });
     } catch (error) {
-      // A client that went away must not stop the work other clients are watching…
       if (!peer.open) {
-        this.#peers.delete(peer);
+        this.detach(peer);
         return;
       }
-      // …but an update that cannot be sent (unserializable, over the size limit) is the update's
-      // fault, not the client's: the caller hears about it and the client stays attached.
       throw error;
     }
   }
 
   /**
+   * Reports an update to every attached client by appending it to the log. State updates are
+   * live-only by default; every other kind (tool calls, plans, usage, messages…) is retained for
+   * replay unless `retain: false`. Resolves once the log has it.
+   */
+  async update(update: SessionUpdate, options: { retain?: boolean } = {}): Promise<void> {
+    const retain = options.retain ?? update.sessionUpdate !== 'state_update';
+    await this.#append([{ update, retain }]);
+  }
+
+  /**
+   * Appends entries: checks that every update can be sent to every attached client (so nothing is
+   * retained that cannot be reported or replayed) and maps a duplicate claim to the ID error.
+   */
+  async #append(entries: readonly NewLogEntry[]): Promise<{ first: number; last: number }> {
+    await this.following();
+    this.#assertReportable(entries.map((entry) => entry.update));
+    try {
+      return await this.#log.append(this.id, entries);
+    } catch (error) {
+      if (error instanceof HistoryStoreError && error.code === 'duplicate_message') {
+        throw new RpcError(
+          ErrorCodes.InternalError,
+          `messageId ${JSON.stringify(error.messageId)} is already used in this session`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** The largest update any attached client's connection sends (the default limit when none is attached). */
+  #messageLimit(): number {
+    let limit = DEFAULT_MAX_MESSAGE_BYTES;
+    for (const peer of this.#cursors.keys()) limit = Math.min(limit, peer.maxMessageBytes ?? limit);
+    return limit;
+  }
+
+  /**
    * Throws an invalid-params error unless every update can be sent to every attached client, so
-   * that a message is either retained, reported and acknowledged, or none of these.
+   * that a message is either retained, reported and acknowledged, or none of these. Replay never
+   * sends an update larger than one that was appended, so this also keeps retained content replayable.
    */
   #assertReportable(updates: readonly SessionUpdate[]): void {
-    let limit = Number.POSITIVE_INFINITY;
-    for (const peer of this.#peers.keys()) limit = Math.min(limit, peer.maxMessageBytes ?? limit);
+    const limit = this.#messageLimit();
     for (const update of updates) {
       let json: string;
       try {
@@ -218,6 +334,7 @@ export class AgentSession implements Inserter {
           },
         );
       }
+      // Headroom for the longest form replay may use for it (a chunk tag instead of the message tag).
       const bytes = Buffer.byteLength(json, 'utf8');
       if (bytes > limit) {
         throw new RpcError(
@@ -229,19 +346,45 @@ export class AgentSession implements Inserter {
     }
   }
 
+  /**
+   * @internal Counts a prompt as pending work (a `session/cancel` before it is settled applies to
+   * it); returns its arrival generation and a function to call when it is settled.
+   */
+  promptArrived(): { arrival: number; settled: () => void } {
+    this.#unsettled += 1;
+    let done = false;
+    return {
+      arrival: this.#cancelGeneration,
+      settled: () => {
+        if (done) return;
+        done = true;
+        this.#unsettled -= 1;
+      },
+    };
+  }
+
   /** @internal Implements {@link PendingPrompt.insert}. */
   async insertUserMessage(
     content: readonly ContentBlock[],
     options: Required<Omit<InsertOptions, 'messageId'>> & { messageId: MessageId | undefined },
+    context: InsertContext = {},
   ): Promise<MessageId> {
-    const updates = reportUpdates('user_message', 'pending', content, options.via);
-    this.#assertReportable(updates);
-    const messageId = await this.#claimId('user_message', options.messageId);
-    const retain = options.retain
-      ? () =>
-          this.#history.appendMessage(this.id, { messageId, kind: 'user_message', content, via: options.via })
-      : undefined;
-    await this.#retainAndReport(retain, reportUpdates('user_message', messageId, content, options.via));
+    this.#assertReportable(reportUpdates('user_message', 'pending', content, options.via));
+    const messageId = options.messageId ?? (await this.#ids.nextMessageId(this.id));
+    const range = await this.#append(
+      claimFirst(
+        'user_message',
+        messageId,
+        reportUpdates('user_message', messageId, content, options.via),
+        options.retain,
+      ),
+    );
+    // Inserted while idle, the prompt's turn is the next one; inserted during a turn, it is that turn's.
+    if (this.#activity === 'idle') this.#waiting.push(context.arrival ?? this.#cancelGeneration);
+    // The receipt follows the report: wait until the report was handed to the submitting client.
+    await this.#reached(range.last);
+    const cursor = context.peer === undefined ? undefined : this.#cursors.get(context.peer);
+    if (cursor?.held !== undefined) await new Promise<void>((resolve) => cursor.released.push(resolve));
     return messageId;
   }
 
@@ -250,19 +393,17 @@ export class AgentSession implements Inserter {
    * prompt is acknowledged only by `insert({ messageId })`, which may use the reserved ID later.
    */
   reserveMessageId(): Promise<MessageId> {
-    return this.#history.nextMessageId(this.id);
+    return this.#ids.nextMessageId(this.id);
   }
 
-  async #claimId(kind: RetainedMessageKind, wanted: MessageId | undefined): Promise<MessageId> {
-    if (wanted === undefined) return this.#history.nextMessageId(this.id);
-    const used = this.#usedIds[kind];
-    if (used.has(wanted) || (await this.#history.isRetained(this.id, { kind, messageId: wanted }))) {
+  async #unusedId(kind: MessageKind, wanted: MessageId | undefined): Promise<MessageId> {
+    if (wanted === undefined) return this.#ids.nextMessageId(this.id);
+    if (await this.#log.isClaimed(this.id, { kind, messageId: wanted })) {
       throw new RpcError(
         ErrorCodes.InternalError,
         `messageId ${JSON.stringify(wanted)} is already used in this session`,
       );
     }
-    used.add(wanted);
     return wanted;
   }
 
@@ -272,18 +413,16 @@ export class AgentSession implements Inserter {
    * and is reported like any other message.
    */
   async importMessage(
-    kind: RetainedMessageKind,
+    kind: MessageKind,
     content: readonly ContentBlock[],
     options: { retain?: boolean; via?: ReplayVia; messageId?: MessageId } = {},
   ): Promise<MessageId> {
     const via = options.via ?? 'full';
     this.#assertReportable(reportUpdates(kind, 'pending', content, via));
-    const messageId = await this.#claimId(kind, options.messageId);
-    const retain =
-      (options.retain ?? true)
-        ? () => this.#history.appendMessage(this.id, { messageId, kind, content, via })
-        : undefined;
-    await this.#retainAndReport(retain, reportUpdates(kind, messageId, content, via));
+    const messageId = options.messageId ?? (await this.#ids.nextMessageId(this.id));
+    await this.#append(
+      claimFirst(kind, messageId, reportUpdates(kind, messageId, content, via), options.retain ?? true),
+    );
     return messageId;
   }
 
@@ -302,32 +441,44 @@ export class AgentSession implements Inserter {
     options: OutgoingMessageOptions,
   ): Promise<OutgoingMessage> {
     const retain = options.retain ?? true;
-    const messageId = await this.#claimId(kind, options.messageId);
-    const ref = { kind, messageId };
-    if (retain)
-      await this.exclusive(() =>
-        this.#history.appendMessage(this.id, { ...ref, content: [], via: 'chunks' }),
-      );
-    const history = this.#history;
-    const sessionId = this.id;
+    await this.following();
+    const messageId = await this.#unusedId(kind, options.messageId);
+    // The first write claims the ID (a message never written is never reported).
+    let claimed = false;
+    const write = async (update: SessionUpdate): Promise<void> => {
+      const claim = claimed ? undefined : { kind, messageId };
+      claimed = true;
+      try {
+        await this.#append([{ update, retain, ...(claim ? { claim } : {}) }]);
+      } catch (error) {
+        if (claim) claimed = false;
+        throw error;
+      }
+    };
     return {
       messageId,
-      chunk: (block) =>
-        this.#retainAndReport(retain ? () => history.appendChunk(sessionId, ref, block) : undefined, [
-          { sessionUpdate: chunkKind[kind], messageId, content: block },
-        ]),
-      replace: (content) =>
-        this.#retainAndReport(retain ? () => history.replaceContent(sessionId, ref, content) : undefined, [
-          { sessionUpdate: kind, messageId, content: [...content] },
-        ]),
+      chunk: (block) => write(chunkUpdate(kind, messageId, block)),
+      replace: (content) => write(messageUpdate(kind, messageId, content)),
     };
   }
 
-  /** Reports that foreground work started (or resumed); gives the work a fresh cancel signal. */
+  /**
+   * Reports that foreground work started (or resumed after `requires_action`). A new turn (after
+   * `idle`) gets a fresh cancel signal — already aborted if a prompt it runs was cancelled before
+   * the turn started.
+   */
   async running(): Promise<void> {
-    if (this.#activity === 'idle' || this.#turn.signal.aborted) this.#turn = new AbortController();
+    if (this.#activity === 'idle') this.#startTurn();
     this.#activity = 'running';
     await this.update({ sessionUpdate: 'state_update', state: 'running' });
+  }
+
+  #startTurn(): void {
+    const cancelled = this.#waiting.some((arrival) => arrival < this.#cancelGeneration);
+    this.#waiting = [];
+    if (!this.#turn.signal.aborted && !cancelled) return;
+    this.#turn = new AbortController();
+    if (cancelled) this.#turn.abort(cancelledError());
   }
 
   /**
@@ -350,8 +501,8 @@ export class AgentSession implements Inserter {
    * @internal Sends one client the session's current state (after a resume, so the client does not
    * take the resume response for `idle`).
    */
-  async sendStateTo(peer: ClientPeer): Promise<void> {
-    await this.sendTo(peer, { sessionUpdate: 'state_update', state: this.#activity });
+  async sendStateTo(peer: ClientPeer, state: SessionActivity = this.#activity): Promise<void> {
+    await this.sendTo(peer, { sessionUpdate: 'state_update', state });
   }
 
   /** Reports that the work is blocked on the user. */
@@ -360,37 +511,65 @@ export class AgentSession implements Inserter {
     await this.update({ sessionUpdate: 'state_update', state: 'requires_action' });
   }
 
-  /** @internal `session/cancel`: aborts the current work's signal. */
+  /**
+   * @internal `session/cancel`: applies to the work pending or running when it arrives — the
+   * running turn's signal aborts, and a prompt received or inserted but whose turn has not started
+   * yet starts its turn already cancelled. With nothing pending or running it does nothing.
+   */
   cancel(): void {
-    this.#turn.abort(new RpcError(ErrorCodes.RequestCancelled, 'The session was cancelled.'));
+    const running = this.#activity !== 'idle';
+    if (!running && this.#unsettled === 0 && this.#waiting.length === 0) return;
+    this.#cancelGeneration += 1;
+    if (running) this.#turn.abort(cancelledError());
   }
 
   /**
    * Asks a client for permission. While the request is pending the session reports
    * `requires_action`; once answered it reports `running` again. `preferred` is the client to
-   * ask (normally the one whose prompt started the work); when it has gone, another attached
-   * client is asked. With no client attached the outcome is `cancelled`.
+   * ask (normally the one whose prompt started the work); when it has gone — also while the request
+   * is pending — another attached client is asked. With no client attached the outcome is
+   * `cancelled`. An answer that is not a permission outcome fails with -32603.
    */
   async requestPermission(
     params: Omit<RequestPermissionRequest, 'sessionId'>,
     preferred?: ClientPeer,
   ): Promise<RequestPermissionResponse> {
-    const peer =
-      preferred?.open && this.#peers.has(preferred)
-        ? preferred
-        : [...this.#peers.keys()].find((candidate) => candidate.open);
-    if (!peer) return { outcome: { outcome: 'cancelled' } };
     this.#permissionsPending += 1;
-    if (this.#permissionsPending === 1) await this.requiresAction();
     const signal = this.signal;
+    const asked = new Set<ClientPeer>();
     try {
-      const answer = peer.request('session/request_permission', { ...params, sessionId: this.id }, signal);
-      // On cancel the request is withdrawn ($/cancel_request); the work does not wait for the
-      // client to acknowledge that.
-      return await Promise.race([answer, aborted(signal)]);
-    } catch (error) {
-      if (signal.aborted) return { outcome: { outcome: 'cancelled' } };
-      throw error;
+      for (;;) {
+        const peer =
+          preferred?.open && this.#cursors.has(preferred) && !asked.has(preferred)
+            ? preferred
+            : [...this.#cursors.keys()].find((candidate) => candidate.open && !asked.has(candidate));
+        if (!peer || signal.aborted) return { outcome: { outcome: 'cancelled' } };
+        asked.add(peer);
+        if (this.#permissionsPending === 1 && this.#activity !== 'requires_action')
+          await this.requiresAction();
+        try {
+          const answer = peer.request(
+            'session/request_permission',
+            { ...params, sessionId: this.id },
+            signal,
+          );
+          // On cancel the request is withdrawn ($/cancel_request); the work does not wait for the
+          // client to acknowledge that.
+          const response = await Promise.race([answer, aborted(signal)]);
+          if (!isPermissionResponse(response)) {
+            throw new RpcError(
+              ErrorCodes.InternalError,
+              'The client answered the permission request without an outcome.',
+            );
+          }
+          return response;
+        } catch (error) {
+          if (signal.aborted) return { outcome: { outcome: 'cancelled' } };
+          // The client went away while asked: ask another one, if any is attached.
+          if (!peer.open) continue;
+          throw error;
+        }
+      }
     } finally {
       this.#permissionsPending -= 1;
       if (this.#permissionsPending === 0 && this.#activity === 'requires_action') await this.running();
@@ -398,17 +577,73 @@ export class AgentSession implements Inserter {
   }
 }
 
+/** The log behind a store given to an agent: a {@link SessionLog}, or a message-level store's `log`. */
+export function sessionLogOf(store: SessionLog | HistoryStore): SessionLog {
+  if (isSessionLog(store)) return store;
+  const log = (store as { log?: unknown }).log;
+  if (isSessionLog(log)) return log;
+  throw new TypeError(
+    'the history store has no session log: pass a SessionLog, or a store with a `log` (MemoryHistoryStore, SqliteHistoryStore)',
+  );
+}
+
+function cancelledError(): RpcError {
+  return new RpcError(ErrorCodes.RequestCancelled, 'The session was cancelled.');
+}
+
+function isActivity(value: unknown): value is SessionActivity {
+  return value === 'idle' || value === 'running' || value === 'requires_action';
+}
+
+function isPermissionResponse(value: unknown): value is RequestPermissionResponse {
+  const outcome = (value as { outcome?: { outcome?: unknown } } | null)?.outcome;
+  return typeof outcome === 'object' && outcome !== null && typeof outcome.outcome === 'string';
+}
+
+/** The activity the log last reported, looking back a few pages from `lastSeq` (idle if none). */
+async function lastActivity(
+  log: SessionLog,
+  sessionId: SessionId,
+  lastSeq: number,
+): Promise<SessionActivity> {
+  let end = lastSeq;
+  for (let pages = 0; end > 0 && pages < ACTIVITY_LOOKBACK_PAGES; pages++) {
+    const from = Math.max(0, end - 1024);
+    const page = await log.read(sessionId, { afterSeq: from, limit: end - from });
+    for (let i = page.entries.length - 1; i >= 0; i--) {
+      const update = page.entries[i]!.update as { sessionUpdate: string; state?: unknown };
+      if (update.sessionUpdate === 'state_update' && isActivity(update.state)) return update.state;
+    }
+    end = from;
+  }
+  return 'idle';
+}
+
+/** Log entries for a message's report; the first claims its ID. */
+function claimFirst(
+  kind: MessageKind,
+  messageId: MessageId,
+  updates: readonly SessionUpdate[],
+  retain: boolean,
+): NewLogEntry[] {
+  return updates.map((update, i) => ({
+    update,
+    retain,
+    ...(i === 0 ? { claim: { kind, messageId } } : {}),
+  }));
+}
+
 /** The updates that report a message: one whole update, or a reset followed by one chunk per block. */
 function reportUpdates(
-  kind: RetainedMessageKind,
+  kind: MessageKind,
   messageId: MessageId,
   content: readonly ContentBlock[],
   via: ReplayVia,
 ): SessionUpdate[] {
-  if (via === 'full') return [{ sessionUpdate: kind, messageId, content: [...content] }];
+  if (via === 'full') return [messageUpdate(kind, messageId, content)];
   return [
-    { sessionUpdate: kind, messageId, content: [] },
-    ...content.map((block): SessionUpdate => ({ sessionUpdate: chunkKind[kind], messageId, content: block })),
+    messageUpdate(kind, messageId, []),
+    ...content.map((block): SessionUpdate => chunkUpdate(kind, messageId, block)),
   ];
 }
 

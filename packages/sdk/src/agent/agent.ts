@@ -12,17 +12,20 @@ import type {
   SessionId,
 } from '@acp-kit/schema';
 import { randomUUID } from 'node:crypto';
+import { isAbsolute } from 'node:path';
+import { HistoryStoreError } from '../history/errors.js';
 import type { HistoryStore, ReplayVia } from '../history/history-store.js';
 import { MemoryHistoryStore } from '../history/memory-history-store.js';
-import { replayUpdates, retainedMessages } from '../history/replay.js';
+import type { SessionLog } from '../history/session-log.js';
 import type { Connection, RequestContext } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { AgentSession } from './agent-session.js';
+import { AgentSession, sessionLogOf } from './agent-session.js';
+import { replayFromLog } from './log-replay.js';
 import type { ClientPeer } from './client-peer.js';
 import { PendingPrompt } from './pending-prompt.js';
 
-/** Messages read from history per page during replay: few round trips, bounded memory. */
-const REPLAY_PAGE_SIZE = 1024;
+/** Whether session methods wait for `initialize` (#13 item 9; pending the test setups). */
+const REQUIRE_INITIALIZE = false;
 
 /** The protocol version this agent speaks. */
 export const PROTOCOL_VERSION = 2;
@@ -57,8 +60,19 @@ export interface AgentOptions {
   info: Implementation;
   /** Capabilities sent in the `initialize` response. Default: baseline sessions (`{ session: {} }`). */
   capabilities?: AgentCapabilities;
-  /** Where retained history lives. Default: a fresh {@link MemoryHistoryStore}. */
-  history?: HistoryStore;
+  /**
+   * Where sessions live: a {@link SessionLog}, or a message-level store with a `log`
+   * ({@link MemoryHistoryStore}, `SqliteHistoryStore`). Agents given the same log share its
+   * sessions: their clients see the same updates in the same order. Default: a fresh
+   * {@link MemoryHistoryStore}.
+   */
+  history?: HistoryStore | SessionLog;
+  /**
+   * Live updates a client may have waiting while it receives a replay before it is disconnected
+   * as too slow (default 65 536). Outside a replay a client's backlog is bounded by its
+   * connection's outgoing queue (`maxQueuedBytes`, error -32098).
+   */
+  maxHeldUpdates?: number;
   /**
    * How replay sends each retained message: `'full'` (the default: one whole update per message,
    * the fewest updates), `'chunks'` (`content: []` followed by one chunk per block), or
@@ -91,7 +105,8 @@ export interface AgentOptions {
  */
 export class Agent {
   readonly #options: AgentOptions;
-  readonly #history: HistoryStore;
+  readonly #history: HistoryStore | SessionLog;
+  readonly #log: SessionLog;
   readonly #sessions = new Map<SessionId, AgentSession>();
   readonly #loading = new Map<SessionId, Promise<AgentSession | undefined>>();
   #peerCount = 0;
@@ -99,11 +114,23 @@ export class Agent {
   constructor(options: AgentOptions) {
     this.#options = options;
     this.#history = options.history ?? new MemoryHistoryStore();
+    this.#log = sessionLogOf(this.#history);
   }
 
-  /** The history store the agent retains messages in. */
-  get history(): HistoryStore {
+  /** The store the agent was given (or its default {@link MemoryHistoryStore}). */
+  get history(): HistoryStore | SessionLog {
     return this.#history;
+  }
+
+  /** The session log every session lives in. */
+  get log(): SessionLog {
+    return this.#log;
+  }
+
+  #newSession(sessionId: SessionId, cwd: string): AgentSession {
+    const options =
+      this.#options.maxHeldUpdates === undefined ? {} : { maxHeldUpdates: this.#options.maxHeldUpdates };
+    return new AgentSession(sessionId, cwd, this.#history, options);
   }
 
   /** The sessions currently loaded in memory. */
@@ -117,11 +144,11 @@ export class Agent {
     if (live) return live;
     const pending = this.#loading.get(sessionId);
     if (pending) return pending;
-    const loading = this.#history.getSession(sessionId).then((record) => {
+    const loading = this.#log.getSession(sessionId).then(async (record) => {
       if (!record) return undefined;
-      const session =
-        this.#sessions.get(sessionId) ?? new AgentSession(record.sessionId, record.cwd, this.#history);
+      const session = this.#sessions.get(sessionId) ?? this.#newSession(record.sessionId, record.cwd);
       this.#sessions.set(sessionId, session);
+      await session.following();
       return session;
     });
     this.#loading.set(sessionId, loading);
@@ -131,9 +158,10 @@ export class Agent {
 
   /** Creates a session without a client (for example to import history into it). */
   async createSession(cwd: string): Promise<AgentSession> {
-    const record = await this.#history.createSession({ sessionId: `sess_${randomUUID()}`, cwd });
-    const session = new AgentSession(record.sessionId, record.cwd, this.#history);
+    const record = await this.#log.createSession({ sessionId: `sess_${randomUUID()}`, cwd });
+    const session = this.#newSession(record.sessionId, record.cwd);
     this.#sessions.set(session.id, session);
+    await session.following();
     return session;
   }
 
@@ -158,6 +186,14 @@ export class Agent {
       notify: (params) => connection.sendNotification('session/update', params),
       request: (method, params, signal) =>
         connection.sendRequest(method, params, signal ? { signal } : undefined) as never,
+      close: () => connection.close(),
+    };
+    let initialized = false;
+    /** Session methods are served only after `initialize`. */
+    const requireInitialized = (): void => {
+      if (!initialized && REQUIRE_INITIALIZE) {
+        throw new RpcError(ErrorCodes.InvalidRequest, 'initialize must be called before any session method');
+      }
     };
     const attached = new Set<AgentSession>();
     const attach = (session: AgentSession, hold = false): void => {
@@ -165,61 +201,46 @@ export class Agent {
       attached.add(session);
     };
 
-    connection.onRequest(
-      'initialize',
-      (): InitializeResponse => ({
+    connection.onRequest('initialize', (): InitializeResponse => {
+      initialized = true;
+      return {
         protocolVersion: PROTOCOL_VERSION,
         info: this.#options.info,
         capabilities: this.#options.capabilities ?? { session: {} },
+      };
+    });
+
+    connection.onRequest(
+      'session/new',
+      wire(async (params): Promise<NewSessionResponse> => {
+        requireInitialized();
+        requireAbsolute(params.cwd);
+        const session = await this.createSession(params.cwd);
+        attach(session);
+        return { sessionId: session.id };
       }),
     );
 
-    connection.onRequest('session/new', async (params): Promise<NewSessionResponse> => {
-      const session = await this.createSession(params.cwd);
-      attach(session);
-      return { sessionId: session.id };
-    });
+    connection.onRequest(
+      'session/resume',
+      wire(async (params, context): Promise<ResumeSessionResponse> => {
+        requireInitialized();
+        requireAbsolute(params.cwd);
+        const session = await this.#require(params.sessionId);
+        session.cwd = params.cwd;
+        return this.#resume(session, peer, params.replayFrom ?? undefined, context.signal, attach);
+      }),
+    );
 
-    connection.onRequest('session/resume', async (params): Promise<ResumeSessionResponse> => {
-      const session = await this.#require(params.sessionId);
-      session.cwd = params.cwd;
-      const cursor = params.replayFrom ?? undefined;
-      if (cursor === undefined) {
-        attach(session, true);
-        // Current-state synchronisation: the resume response alone does not mean idle.
-        await session.sendStateTo(peer);
-        await session.release(peer);
-        return {};
-      }
-      if (cursor.type !== 'start') {
-        throw new RpcError(
-          ErrorCodes.InvalidParams,
-          `Unsupported replay cursor type ${JSON.stringify(cursor.type)}`,
-          {
-            pointer: '/params/replayFrom/type',
-            expected: 'start',
-          },
-        );
-      }
-      try {
-        // Inside the session's exclusive section no retained change can land between the history
-        // read and its live report, so the replay and the live stream never overlap.
-        await session.exclusive(async () => {
-          attach(session, true);
-          await this.#replay(session, peer);
-        });
-        await session.sendStateTo(peer);
-      } finally {
-        await session.release(peer);
-      }
-      return {};
-    });
-
-    connection.onRequest('session/prompt', async (params, context): Promise<PromptResponse> => {
-      const session = await this.#require(params.sessionId);
-      attach(session);
-      return this.#prompt(session, peer, params.prompt, context);
-    });
+    connection.onRequest(
+      'session/prompt',
+      wire(async (params, context): Promise<PromptResponse> => {
+        requireInitialized();
+        const session = await this.#require(params.sessionId);
+        attach(session);
+        return this.#prompt(session, peer, params.prompt, context);
+      }),
+    );
 
     connection.onNotification('session/cancel', async (params) => {
       const session = this.#sessions.get(params.sessionId);
@@ -241,6 +262,52 @@ export class Agent {
     return peer;
   }
 
+  /**
+   * `session/resume`: attaches the client at the session's position N (entries after N wait for
+   * it), replays the retained log up to N if asked, reports the activity as of N, then lets the
+   * entries after N flow. `$/cancel_request` stops the replay (-32800) and detaches the client.
+   */
+  async #resume(
+    session: AgentSession,
+    peer: ClientPeer,
+    cursor: { type: string } | undefined,
+    signal: AbortSignal,
+    attach: (session: AgentSession, hold?: boolean) => void,
+  ): Promise<ResumeSessionResponse> {
+    if (cursor !== undefined && cursor.type !== 'start') {
+      throw new RpcError(
+        ErrorCodes.InvalidParams,
+        `Unsupported replay cursor type ${JSON.stringify(cursor.type)}`,
+        {
+          pointer: '/params/replayFrom/type',
+          expected: 'start',
+        },
+      );
+    }
+    await session.following();
+    attach(session, true);
+    const upto = session.position;
+    const activity = session.activity;
+    try {
+      if (cursor !== undefined) {
+        const style = this.#options.replay ?? 'full';
+        const limit = peer.maxMessageBytes ?? Number.POSITIVE_INFINITY;
+        for await (const update of replayFromLog(this.#log, session.id, upto, style, limit, signal)) {
+          await session.sendTo(peer, update);
+        }
+        signal.throwIfAborted();
+      }
+      // Current-state synchronisation: the resume response alone does not mean idle.
+      await session.sendStateTo(peer, activity);
+    } catch (error) {
+      session.detach(peer);
+      if (signal.aborted) throw new RpcError(ErrorCodes.RequestCancelled, 'The replay was cancelled.');
+      throw error;
+    }
+    await session.release(peer);
+    return {};
+  }
+
   async #require(sessionId: SessionId): Promise<AgentSession> {
     const session = await this.session(sessionId);
     if (!session) throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId });
@@ -253,7 +320,12 @@ export class Agent {
     content: PendingPrompt['content'],
     context: RequestContext,
   ): Promise<PromptResponse> {
-    const prompt = new PendingPrompt(session.id, content, context.signal, session);
+    const arrived = session.promptArrived();
+    const prompt = new PendingPrompt(session.id, content, context.signal, {
+      insertUserMessage: (inserted, options) =>
+        session.insertUserMessage(inserted, options, { peer, arrival: arrived.arrival }),
+    });
+    prompt.response.then(arrived.settled, arrived.settled);
     const rejectIfPending = (error: RpcError): void => {
       if (prompt.state === 'pending') prompt.reject(error);
     };
@@ -286,13 +358,37 @@ export class Agent {
       // The hook is for logging; its own failure must not disturb the connection.
     }
   }
+}
 
-  /** Sends the retained history to one client. */
-  async #replay(session: AgentSession, peer: ClientPeer): Promise<void> {
-    const style = this.#options.replay ?? 'full';
-    for await (const message of retainedMessages(this.#history, session.id, { pageSize: REPLAY_PAGE_SIZE })) {
-      const updates = replayUpdates(style === 'as-retained' ? message : { ...message, via: style });
-      for (const update of updates) await session.sendTo(peer, update);
-    }
+/** Refuses a relative working directory (the protocol requires an absolute path). */
+function requireAbsolute(cwd: string): void {
+  if (!isAbsolute(cwd)) {
+    throw new RpcError(ErrorCodes.InvalidParams, `cwd must be an absolute path, got ${JSON.stringify(cwd)}`, {
+      pointer: '/params/cwd',
+      expected: 'an absolute path',
+    });
   }
+}
+
+/**
+ * The one seam where domain errors become wire errors: a {@link HistoryStoreError} answers with
+ * its JSON-RPC code (an unknown session is -32002, a bad argument -32602, storage trouble -32603).
+ */
+function wire<P, R>(handler: (params: P, context: RequestContext) => Promise<R>) {
+  return async (params: P, context: RequestContext): Promise<R> => {
+    try {
+      return await handler(params, context);
+    } catch (error) {
+      if (error instanceof HistoryStoreError) {
+        throw new RpcError(
+          error.rpcCode,
+          error.rpcCode === ErrorCodes.InternalError ? 'Internal error' : error.message,
+          {
+            ...(error.sessionId === undefined ? {} : { sessionId: error.sessionId }),
+          },
+        );
+      }
+      throw error;
+    }
+  };
 }

@@ -19,4 +19,6 @@ export interface ClientPeer {
   readonly open: boolean;
   /** The largest message the connection will send, in bytes (unlimited when absent). */
   readonly maxMessageBytes?: number;
+  /** Disconnects the client (it cannot keep up); `reason` says why, for diagnostics. */
+  close?(reason: Error): void;
 }

@@ -1,15 +1,15 @@
 import type { ContentBlock } from '@acp-kit/schema';
 import { describe, expect, it } from 'vitest';
 import { Agent, type AgentSession } from '../../src/agent/index.js';
-import { MemoryHistoryStore } from '../../src/history/index.js';
+import { MemorySessionLog } from '../../src/history/index.js';
 import { wire } from './harness.js';
 
 /**
- * A store whose acknowledgement of one chunk append is held back after the chunk is durable (as a
- * network database's ack can lag): `durable` resolves once it is stored, `acknowledge()` lets the
- * append resolve.
+ * A session log whose acknowledgement of one chunk append is held back after the chunk is durable
+ * (as a network database's ack can lag): `durable` resolves once it is stored, `acknowledge()` lets
+ * the append resolve.
  */
-class GatedHistory extends MemoryHistoryStore {
+class GatedHistory extends MemorySessionLog {
   #stored!: () => void;
   #ack!: () => void;
   readonly durable = new Promise<void>((resolve) => {
@@ -22,12 +22,16 @@ class GatedHistory extends MemoryHistoryStore {
   acknowledge(): void {
     this.#ack();
   }
-  override async appendChunk(...args: Parameters<MemoryHistoryStore['appendChunk']>): Promise<void> {
-    await super.appendChunk(...args);
-    if (++this.#appends === 2) {
+  override async append(
+    ...args: Parameters<MemorySessionLog['append']>
+  ): ReturnType<MemorySessionLog['append']> {
+    const range = await super.append(...args);
+    const chunk = args[1].some((entry) => entry.update.sessionUpdate === 'agent_message_chunk');
+    if (chunk && ++this.#appends === 2) {
       this.#stored();
       await this.#acked;
     }
+    return range;
   }
 }
 
