@@ -61,6 +61,7 @@ describe('writer', () => {
       'model',
       'emit types',
       'emit methods',
+      'emit update kinds',
       'emit validators',
       'emit validate wrapper',
       'check',

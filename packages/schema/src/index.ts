@@ -4,5 +4,6 @@
  */
 export type * from './generated/types.js';
 export * from './generated/methods.js';
+export * from './generated/update-kinds.js';
 export * from './generated/validate.js';
 export type { ValidationIssue, ValidationResult } from './validation-runtime.js';

@@ -2,6 +2,7 @@ import type { SchemaModel } from '../model/model.js';
 import type { EmittedFile } from './emitted-file.js';
 import { emitMethods } from './methods.js';
 import { emitTypes } from './types.js';
+import { emitUpdateKinds } from './update-kinds.js';
 import { emitValidateWrapper } from './validate-wrapper.js';
 import { emitValidators } from './validators.js';
 
@@ -24,6 +25,7 @@ export function standardEmitters(options: StandardEmitterOptions = {}): Emitter[
   return [
     { step: 'emit types', emit: emitTypes },
     { step: 'emit methods', emit: emitMethods },
+    { step: 'emit update kinds', emit: emitUpdateKinds },
     { step: 'emit validators', emit: emitValidators },
     { step: 'emit validate wrapper', emit: (model) => emitValidateWrapper(model, { runtimeModule }) },
   ];

@@ -1,0 +1,297 @@
+import { VariableDeclarationKind } from 'ts-morph';
+import { defNameOfRef, isJsonObject, type JsonObject } from '../json.js';
+import type { DefinitionModel, DiscriminatedUnionModel, SchemaModel } from '../model/model.js';
+import { SchemaError } from '../problems.js';
+import { type EmittedFile, generatedHeader } from './emitted-file.js';
+import { createProject, docText, printSourceFile, quote } from './ts-project.js';
+
+/** The notification whose `update` union the tables describe. */
+const UPDATE_METHOD = 'session/update';
+
+/** One row of the update-kind table, as derived from the schema. */
+export interface UpdateKindRow {
+  /** The tag value (`sessionUpdate`). */
+  readonly kind: string;
+  /** The definition of the update body. */
+  readonly definition: string;
+  /** The required property naming the entity the update is about (`messageId`, `toolCallId`), if any. */
+  readonly idField: string | null;
+  /** For a chunk (one content block appended to an entity): the kind of the whole update it belongs to. */
+  readonly chunkOf: string | null;
+  readonly description: string;
+}
+
+/** The update union of `session/update`, its tag and its rows, or undefined when the schema has none. */
+export interface UpdateKindTable {
+  readonly union: string;
+  readonly tag: string;
+  readonly rows: readonly UpdateKindRow[];
+}
+
+/** Own and `allOf`-inherited properties and required names of an object definition. */
+function flatten(
+  defs: ReadonlyMap<string, DefinitionModel>,
+  schema: JsonObject,
+  seen = new Set<JsonObject>(),
+): { properties: Map<string, JsonObject>; required: Set<string> } {
+  const properties = new Map<string, JsonObject>();
+  const required = new Set<string>();
+  if (seen.has(schema)) return { properties, required };
+  seen.add(schema);
+  const parts = Array.isArray(schema.allOf) ? schema.allOf : [];
+  for (const part of parts) {
+    const name = isJsonObject(part) ? defNameOfRef(part.$ref) : undefined;
+    const inherited = name === undefined ? undefined : defs.get(name);
+    if (inherited === undefined) continue;
+    const sub = flatten(defs, inherited.schema, seen);
+    for (const [key, value] of sub.properties) properties.set(key, value);
+    for (const key of sub.required) required.add(key);
+  }
+  if (isJsonObject(schema.properties)) {
+    for (const [key, value] of Object.entries(schema.properties)) {
+      if (isJsonObject(value)) properties.set(key, value);
+    }
+  }
+  if (Array.isArray(schema.required)) {
+    for (const key of schema.required) if (typeof key === 'string') required.add(key);
+  }
+  return { properties, required };
+}
+
+/** A required `…Id` property whose type is an `…Id` definition: what the update is keyed by. */
+function idFieldOf(properties: Map<string, JsonObject>, required: Set<string>): string | null {
+  for (const [key, schema] of properties) {
+    const target = defNameOfRef(schema.$ref);
+    if (key.endsWith('Id') && required.has(key) && target?.endsWith('Id')) return key;
+  }
+  return null;
+}
+
+/** The item definition of a `content` that is one block (`$ref`), or of one that is an array of them. */
+function contentShape(properties: Map<string, JsonObject>): { single?: string; array?: string } {
+  const content = properties.get('content');
+  if (content === undefined) return {};
+  const single = defNameOfRef(content.$ref);
+  if (single !== undefined) return { single };
+  const items = isJsonObject(content.items) ? defNameOfRef(content.items.$ref) : undefined;
+  return items === undefined ? {} : { array: items };
+}
+
+/**
+ * Derives the update-kind table of the `session/update` union from the schema: each known tag,
+ * its body definition, its ID field (a required `…Id` property typed by an `…Id` definition), and
+ * for a chunk — a body keyed like another kind whose `content` is one block where the other's is
+ * an array of the same blocks — the kind it is a chunk of. `x-chunk-of` on a chunk's definition
+ * names the whole kind explicitly; without it the protocol's naming (`<kind>_chunk`) decides
+ * between structurally equal candidates, and a chunk with no whole kind has `chunkOf: null`.
+ */
+export function updateKindTable(model: SchemaModel): UpdateKindTable | undefined {
+  const method = model.methods.find((m) => m.name === UPDATE_METHOD);
+  if (method === undefined) return undefined;
+  const defs = new Map(model.definitions.map((d) => [d.name, d]));
+  const params = defs.get(method.params);
+  const updateRef = params ? flatten(defs, params.schema).properties.get('update')?.$ref : undefined;
+  const unionName = defNameOfRef(updateRef);
+  const union: DiscriminatedUnionModel | undefined = model.unions.find((u) => u.name === unionName);
+  if (union === undefined) {
+    throw new SchemaError([
+      {
+        file: model.source,
+        pointer: `/x-methods/${UPDATE_METHOD.replace('/', '~1')}`,
+        message: `${UPDATE_METHOD} params must have an "update" that references a discriminated union`,
+      },
+    ]);
+  }
+
+  const shaped = union.variants.map((variant) => {
+    const definition = defs.get(variant.definition)!;
+    const { properties, required } = flatten(defs, definition.schema);
+    return {
+      variant,
+      definition,
+      idField: variant.kind === 'known' ? idFieldOf(properties, required) : null,
+      content: contentShape(properties),
+      explicitChunkOf: definition.schema['x-chunk-of'],
+    };
+  });
+
+  const rows: UpdateKindRow[] = shaped.map((entry) => {
+    let chunkOf: string | null = null;
+    const { single } = entry.content;
+    if (entry.idField !== null && single !== undefined) {
+      const candidates = shaped.filter(
+        (other) => other !== entry && other.idField === entry.idField && other.content.array === single,
+      );
+      const explicit = typeof entry.explicitChunkOf === 'string' ? entry.explicitChunkOf : undefined;
+      const whole =
+        candidates.find((c) => c.variant.tagValue === explicit) ??
+        (explicit === undefined
+          ? (candidates.find((c) => `${c.variant.tagValue}_chunk` === entry.variant.tagValue) ??
+            (candidates.length === 1 ? candidates[0] : undefined))
+          : undefined);
+      if (whole === undefined && explicit !== undefined) {
+        throw new SchemaError([
+          {
+            file: model.source,
+            pointer: entry.definition.pointer,
+            message: `x-chunk-of names "${explicit}", which is not an update kind carrying ${entry.idField} and an array of the same content blocks`,
+          },
+        ]);
+      }
+      chunkOf = whole?.variant.tagValue ?? null;
+    }
+    return {
+      kind: entry.variant.tagValue,
+      definition: entry.variant.definition,
+      idField: entry.idField,
+      chunkOf,
+      description: entry.definition.description,
+    };
+  });
+  return { union: union.name, tag: union.tag, rows };
+}
+
+/**
+ * Emits `update-kinds.ts`: the known kinds of the `session/update` union, a table of their ID
+ * field and chunk-of relation, the body type of each kind, and a guard for known kinds. Code
+ * that keeps a `Record<UpdateKind, …>` or switches exhaustively over `UpdateKind` stops compiling
+ * when the schema gains a kind it does not handle.
+ */
+export function emitUpdateKinds(model: SchemaModel): EmittedFile[] {
+  const table = updateKindTable(model);
+  if (table === undefined) return [];
+  const project = createProject();
+  const file = project.createSourceFile('update-kinds.ts');
+  const bodies = [...new Set(table.rows.map((r) => r.definition))];
+  file.addImportDeclaration({
+    isTypeOnly: true,
+    moduleSpecifier: './types.js',
+    namedImports: ['DefinitionName', ...bodies].sort(),
+  });
+
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [{ description: `The property of a ${table.union} that names its kind.` }],
+    declarations: [{ name: 'UPDATE_KIND_TAG', initializer: quote(table.tag) }],
+  });
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [
+      {
+        description: `Every update kind the schema defines for ${UPDATE_METHOD}, in schema order (extension kinds, starting with \`_\`, are not listed).`,
+      },
+    ],
+    declarations: [
+      {
+        name: 'UPDATE_KINDS',
+        initializer: (writer) => {
+          writer.write('[');
+          writer.indent(() => {
+            for (const row of table.rows) writer.writeLine(`${quote(row.kind)},`);
+          });
+          writer.write('] as const');
+        },
+      },
+    ],
+  });
+  file.addTypeAlias({
+    name: 'UpdateKind',
+    isExported: true,
+    docs: [{ description: `A known ${UPDATE_METHOD} kind.` }],
+    type: '(typeof UPDATE_KINDS)[number]',
+  });
+  file.addInterface({
+    name: 'UpdateKindInfo',
+    isExported: true,
+    docs: [{ description: 'What the schema says about one update kind.' }],
+    properties: [
+      { name: 'kind', isReadonly: true, type: 'UpdateKind', docs: ['The tag value.'] },
+      {
+        name: 'definition',
+        isReadonly: true,
+        type: 'DefinitionName',
+        docs: ['Definition of the update body.'],
+      },
+      {
+        name: 'idField',
+        isReadonly: true,
+        type: 'string | null',
+        docs: ['The property naming the entity the update is about (`messageId`, `toolCallId`), or null.'],
+      },
+      {
+        name: 'chunkOf',
+        isReadonly: true,
+        type: 'UpdateKind | null',
+        docs: [
+          'For a chunk (one content block appended by ID): the kind carrying the whole content; else null.',
+        ],
+      },
+    ],
+  });
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [{ description: 'The update-kind table, by kind.' }],
+    declarations: [
+      {
+        name: 'UPDATE_KIND_TABLE',
+        initializer: (writer) => {
+          writer.inlineBlock(() => {
+            for (const row of table.rows) {
+              writer.writeLine(`/** ${docText(row.description)} */`);
+              writer.write(`${row.kind}: `).inlineBlock(() => {
+                writer.writeLine(`kind: ${quote(row.kind)},`);
+                writer.writeLine(`definition: ${quote(row.definition)},`);
+                writer.writeLine(`idField: ${row.idField === null ? 'null' : quote(row.idField)},`);
+                writer.writeLine(`chunkOf: ${row.chunkOf === null ? 'null' : quote(row.chunkOf)},`);
+              });
+              writer.write(',').newLine();
+            }
+          });
+          writer.write(
+            ' as const satisfies { readonly [K in UpdateKind]: UpdateKindInfo & { readonly kind: K } }',
+          );
+        },
+      },
+    ],
+  });
+  file.addInterface({
+    name: 'UpdateOfKind',
+    isExported: true,
+    docs: [{ description: 'The body type of each known update kind.' }],
+    properties: table.rows.map((row) => ({
+      name: row.kind,
+      type: row.definition,
+    })),
+  });
+  file.addTypeAlias({
+    name: 'ChunkUpdateKind',
+    isExported: true,
+    docs: [
+      { description: 'The kinds that append one content block to an entity another kind carries whole.' },
+    ],
+    type: "{ [K in UpdateKind]: (typeof UPDATE_KIND_TABLE)[K]['chunkOf'] extends null ? never : K }[UpdateKind]",
+  });
+  file.addTypeAlias({
+    name: 'ChunkedUpdateKind',
+    isExported: true,
+    docs: [{ description: 'The kinds whose content chunks extend: the targets of `chunkOf`.' }],
+    type: "(typeof UPDATE_KIND_TABLE)[ChunkUpdateKind]['chunkOf']",
+  });
+  file.addFunction({
+    name: 'isKnownUpdateKind',
+    isExported: true,
+    docs: [
+      {
+        description:
+          'True when `kind` is an update kind this schema defines (a newer peer may send others; they are not errors).',
+      },
+    ],
+    parameters: [{ name: 'kind', type: 'string' }],
+    returnType: 'kind is UpdateKind',
+    statements: 'return Object.hasOwn(UPDATE_KIND_TABLE, kind);',
+  });
+  return [{ path: 'update-kinds.ts', contents: printSourceFile(generatedHeader(model), file) }];
+}
