@@ -9,6 +9,7 @@ export class SessionChanges {
   readonly toolCallIds = new Set<string>();
   readonly planIds = new Set<string>();
   contextUsageChanged = false;
+  readonly otherKinds = new Set<string>();
 
   constructor(readonly sessionId: SessionId) {}
 
@@ -19,7 +20,8 @@ export class SessionChanges {
       !this.stateChanged &&
       this.toolCallIds.size === 0 &&
       this.planIds.size === 0 &&
-      !this.contextUsageChanged
+      !this.contextUsageChanged &&
+      this.otherKinds.size === 0
     );
   }
 
@@ -32,6 +34,7 @@ export class SessionChanges {
       toolCallIds: Object.freeze([...this.toolCallIds]),
       planIds: Object.freeze([...this.planIds]),
       contextUsageChanged: this.contextUsageChanged,
+      ...(this.otherKinds.size > 0 ? { otherKinds: Object.freeze([...this.otherKinds]) } : {}),
     });
   }
 }

@@ -173,6 +173,7 @@ export class ConversationStore {
       toolCalls: [],
       plans: [],
       contextUsage: null,
+      otherUpdates: [],
     });
   }
 

@@ -11,6 +11,7 @@ export type {
   ConversationStoreOptions,
   MessageKind,
   MessageOrigin,
+  OtherUpdateView,
   PlanView,
   SessionStateView,
   StoredMeta,

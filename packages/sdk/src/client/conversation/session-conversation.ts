@@ -1,4 +1,11 @@
-import type { ContentBlock, SessionId, StopReason, Usage } from '@acp-kit/schema';
+import {
+  type ContentBlock,
+  isKnownUpdateKind,
+  type SessionId,
+  type StopReason,
+  UPDATE_KIND_TABLE,
+  type Usage,
+} from '@acp-kit/schema';
 import type { SessionChanges } from './change-collector.js';
 import { type LocalEntry, MessageRecord } from './entries.js';
 import { patchMeta } from './meta-patch.js';
@@ -8,6 +15,7 @@ import type {
   ConversationMessage,
   ConversationSnapshot,
   MessageKind,
+  OtherUpdateView,
   PlanView,
   SessionStateView,
   ToolCallView,
@@ -19,12 +27,45 @@ export type RawUpdate = { readonly sessionUpdate: string; readonly [key: string]
 
 type Diagnose = (diagnostic: ConversationDiagnostic) => void;
 
-const MESSAGE_KINDS: ReadonlySet<string> = new Set(['user_message', 'agent_message', 'agent_thought']);
-const CHUNK_KINDS: ReadonlyMap<string, MessageKind> = new Map([
-  ['user_message_chunk', 'user_message'],
-  ['agent_message_chunk', 'agent_message'],
-  ['agent_thought_chunk', 'agent_thought'],
-]);
+/** How the store applies one update kind. */
+type Reducer = (session: SessionConversation, update: RawUpdate, changes: SessionChanges | null) => void;
+
+/** A message upsert: the kind is its own message kind. */
+const upsert =
+  (kind: MessageKind): Reducer =>
+  (session, update, changes) =>
+    session.upsert(kind, update, changes);
+
+/** A chunk: appends to the message kind the generated table names as its `chunkOf`. */
+const chunk =
+  (
+    kind: keyof {
+      [K in keyof typeof UPDATE_KIND_TABLE as (typeof UPDATE_KIND_TABLE)[K]['chunkOf'] extends MessageKind
+        ? K
+        : never]: 0;
+    },
+  ): Reducer =>
+  (session, update, changes) =>
+    session.chunk(UPDATE_KIND_TABLE[kind].chunkOf, update, changes);
+
+/**
+ * The store's reducer: one entry per update kind of the schema, typed from the generated
+ * update-kind table, so a kind the schema gains and the store does not handle fails to compile.
+ * Kinds outside the table (a newer agent's, extensions) never reach it: they are kept as
+ * {@link OtherUpdateView}s.
+ */
+export const REDUCERS: { readonly [K in keyof typeof UPDATE_KIND_TABLE]: Reducer } = {
+  user_message: upsert('user_message'),
+  user_message_chunk: chunk('user_message_chunk'),
+  agent_message: upsert('agent_message'),
+  agent_message_chunk: chunk('agent_message_chunk'),
+  agent_thought: upsert('agent_thought'),
+  agent_thought_chunk: chunk('agent_thought_chunk'),
+  state_update: (session, update, changes) => session.applyState(update, changes),
+  tool_call_update: (session, update, changes) => session.applyToolCall(update, changes),
+  plan_update: (session, update, changes) => session.applyPlan(update, changes),
+  usage_update: (session, update, changes) => session.applyUsage(update, changes),
+};
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -55,6 +96,8 @@ export class SessionConversation {
   private readonly toolCalls = new Map<string, ToolCallView>();
   private readonly plans = new Map<string, PlanView>();
   private contextUsage: Readonly<Record<string, unknown>> | null = null;
+  private readonly others = new Map<string, OtherUpdateView>();
+  private othersDirty = true;
 
   private messagesDirty = true;
   /** Set when the message list must be rebuilt whole (an entry added, removed or linked). */
@@ -71,6 +114,7 @@ export class SessionConversation {
     state: SessionStateView;
     toolCalls: readonly ToolCallView[];
     plans: readonly PlanView[];
+    otherUpdates: readonly OtherUpdateView[];
   } | null = null;
 
   constructor(
@@ -81,39 +125,40 @@ export class SessionConversation {
   /** Applies one update body; never throws on agent input. */
   apply(update: RawUpdate, changes: SessionChanges | null): void {
     const tag = update.sessionUpdate;
-    if (MESSAGE_KINDS.has(tag)) {
-      this.upsert(tag as MessageKind, update, changes);
+    if (isKnownUpdateKind(tag)) {
+      REDUCERS[tag](this, update, changes);
       return;
-    }
-    const chunkKind = CHUNK_KINDS.get(tag);
-    if (chunkKind !== undefined) {
-      this.chunk(chunkKind, update, changes);
-      return;
-    }
-    switch (tag) {
-      case 'state_update':
-        this.applyState(update, changes);
-        return;
-      case 'tool_call_update':
-        this.applyToolCall(update, changes);
-        return;
-      case 'plan_update':
-        this.applyPlan(update, changes);
-        return;
-      case 'usage_update':
-        this.contextUsage = Object.freeze({ ...update });
-        this.cached = null;
-        if (changes) changes.contextUsageChanged = true;
-        return;
     }
     if (tag.startsWith('_')) {
       this.report('extension_update', `ignored extension update "${tag}"`, tag);
-    } else {
-      this.report('unknown_update_kind', `ignored unknown update kind "${tag}"`, tag);
+      return;
     }
+    // A kind of a newer protocol version: tolerated, and kept visible rather than dropped.
+    this.keepOther(tag, update, changes);
+    this.report('unknown_update_kind', `kept unknown update kind "${tag}" in otherUpdates`, tag);
   }
 
-  private upsert(kind: MessageKind, update: RawUpdate, changes: SessionChanges | null): void {
+  private keepOther(tag: string, update: RawUpdate, changes: SessionChanges | null): void {
+    const existing = this.others.get(tag);
+    const position = existing?.position ?? this.nextPosition++;
+    this.others.set(
+      tag,
+      Object.freeze({ sessionUpdate: tag, update: Object.freeze({ ...update }), position }),
+    );
+    this.othersDirty = true;
+    this.cached = null;
+    if (changes) changes.otherKinds.add(tag);
+  }
+
+  /** Applies a `usage_update`: the context window figures, kept whole. */
+  applyUsage(update: RawUpdate, changes: SessionChanges | null): void {
+    this.contextUsage = Object.freeze({ ...update });
+    this.cached = null;
+    if (changes) changes.contextUsageChanged = true;
+  }
+
+  /** Applies a message upsert (`user_message`, `agent_message`, `agent_thought`). */
+  upsert(kind: MessageKind, update: RawUpdate, changes: SessionChanges | null): void {
     const { messageId, content } = update;
     if (typeof messageId !== 'string') {
       this.report('malformed_update', `${kind} without a string messageId`, kind);
@@ -133,7 +178,8 @@ export class SessionConversation {
     this.touch(record, changes);
   }
 
-  private chunk(kind: MessageKind, update: RawUpdate, changes: SessionChanges | null): void {
+  /** Applies a chunk to the message kind it belongs to. */
+  chunk(kind: MessageKind, update: RawUpdate, changes: SessionChanges | null): void {
     const { messageId, content } = update;
     if (typeof messageId !== 'string') {
       this.report('malformed_update', `${kind}_chunk without a string messageId`, `${kind}_chunk`);
@@ -189,7 +235,8 @@ export class SessionConversation {
     }
   }
 
-  private applyState(update: RawUpdate, changes: SessionChanges | null): void {
+  /** Applies a `state_update`. */
+  applyState(update: RawUpdate, changes: SessionChanges | null): void {
     const next = update.state;
     if (typeof next !== 'string') {
       this.report('malformed_update', 'state_update without a state', 'state_update');
@@ -211,7 +258,8 @@ export class SessionConversation {
     if (changes) changes.stateChanged = true;
   }
 
-  private applyToolCall(update: RawUpdate, changes: SessionChanges | null): void {
+  /** Applies a `tool_call_update` (a patch: omitted keys keep their value). */
+  applyToolCall(update: RawUpdate, changes: SessionChanges | null): void {
     const { toolCallId } = update;
     if (typeof toolCallId !== 'string') {
       this.report('malformed_update', 'tool_call_update without a string toolCallId', 'tool_call_update');
@@ -227,7 +275,8 @@ export class SessionConversation {
     if (changes) changes.toolCallIds.add(toolCallId);
   }
 
-  private applyPlan(update: RawUpdate, changes: SessionChanges | null): void {
+  /** Applies a `plan_update`. */
+  applyPlan(update: RawUpdate, changes: SessionChanges | null): void {
     const planId = typeof update.planId === 'string' ? update.planId : '';
     const position = this.plans.get(planId)?.position ?? this.nextPosition++;
     this.plans.set(planId, Object.freeze({ planId, update: Object.freeze({ ...update }), position }));
@@ -302,8 +351,10 @@ export class SessionConversation {
     const toolCalls =
       this.toolCallsDirty || !previous ? Object.freeze([...this.toolCalls.values()]) : previous.toolCalls;
     const plans = this.plansDirty || !previous ? Object.freeze([...this.plans.values()]) : previous.plans;
-    this.messagesDirty = this.stateDirty = this.toolCallsDirty = this.plansDirty = false;
-    this.previousParts = { messages, state, toolCalls, plans };
+    const otherUpdates =
+      this.othersDirty || !previous ? Object.freeze([...this.others.values()]) : previous.otherUpdates;
+    this.messagesDirty = this.stateDirty = this.toolCallsDirty = this.plansDirty = this.othersDirty = false;
+    this.previousParts = { messages, state, toolCalls, plans, otherUpdates };
     this.cached = Object.freeze({
       sessionId: this.sessionId,
       messages,
@@ -311,6 +362,7 @@ export class SessionConversation {
       toolCalls,
       plans,
       contextUsage: this.contextUsage,
+      otherUpdates,
     });
     return this.cached;
   }

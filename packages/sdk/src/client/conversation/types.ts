@@ -1,7 +1,18 @@
-import type { ContentBlock, MessageId, SessionId, StopReason, Usage } from '@acp-kit/schema';
+import type {
+  ChunkedUpdateKind,
+  ContentBlock,
+  MessageId,
+  SessionId,
+  StopReason,
+  Usage,
+} from '@acp-kit/schema';
 
-/** The three message kinds of an ACP conversation; each has its own `messageId` space. */
-export type MessageKind = 'user_message' | 'agent_message' | 'agent_thought';
+/**
+ * The message kinds of an ACP conversation (`user_message`, `agent_message`, `agent_thought`); each
+ * has its own `messageId` space. Derived from the generated update-kind table: the kinds that
+ * chunks append to.
+ */
+export type MessageKind = ChunkedUpdateKind;
 
 /**
  * Where a feed entry comes from.
@@ -86,6 +97,20 @@ export interface PlanView {
   readonly position: number;
 }
 
+/**
+ * The latest update of one kind the store does not know (a newer protocol version's): tolerated,
+ * not applied, and kept visible instead of dropped. Extension kinds (`_`-prefixed) are not kept;
+ * they are reported as `extension_update` diagnostics.
+ */
+export interface OtherUpdateView {
+  /** The update's kind (its `sessionUpdate` tag). */
+  readonly sessionUpdate: string;
+  /** The whole last update of this kind, as received. */
+  readonly update: Readonly<Record<string, unknown>>;
+  /** Feed position of the first update of this kind. */
+  readonly position: number;
+}
+
 /** An immutable view of one session's conversation. */
 export interface ConversationSnapshot {
   /** Session ID. */
@@ -100,6 +125,8 @@ export interface ConversationSnapshot {
   readonly plans: readonly PlanView[];
   /** Last `usage_update` body (context window usage), or null. */
   readonly contextUsage: Readonly<Record<string, unknown>> | null;
+  /** The latest update of each non-extension kind the store does not know, in first-seen order. */
+  readonly otherUpdates: readonly OtherUpdateView[];
 }
 
 /** What one applied batch changed in one session. */
@@ -118,6 +145,8 @@ export interface ConversationChange {
   readonly planIds: readonly string[];
   /** True when `contextUsage` changed. */
   readonly contextUsageChanged: boolean;
+  /** Kinds in `otherUpdates` that changed; present only when some did. */
+  readonly otherKinds?: readonly string[];
 }
 
 /** Called after each applied batch with the sessions it changed (never with an empty list). */

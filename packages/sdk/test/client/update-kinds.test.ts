@@ -1,0 +1,54 @@
+import { UPDATE_KIND_TABLE, UPDATE_KINDS } from '@acp-kit/schema';
+import { describe, expect, it } from 'vitest';
+import {
+  type ConversationChange,
+  type ConversationDiagnostic,
+  ConversationStore,
+} from '../../src/client/index.js';
+import { REDUCERS } from '../../src/client/conversation/session-conversation.js';
+import { chunk, note, SESSION, text } from './helpers.js';
+
+describe('update kinds', () => {
+  it('has a reducer for every update kind of the generated table and for nothing else', () => {
+    expect(Object.keys(REDUCERS).sort()).toEqual([...UPDATE_KINDS].sort());
+  });
+
+  it('applies every chunk kind to the message kind the generated table names', () => {
+    const store = new ConversationStore();
+    const chunkKinds = UPDATE_KINDS.filter((kind) => UPDATE_KIND_TABLE[kind].chunkOf !== null);
+    expect(chunkKinds).toEqual(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
+    for (const kind of chunkKinds) {
+      store.apply(note({ sessionUpdate: kind, messageId: 'm', content: text(kind) }));
+    }
+    expect(store.snapshot(SESSION).messages.map((m) => m.key)).toEqual(
+      chunkKinds.map((kind) => `${UPDATE_KIND_TABLE[kind].chunkOf}:m`),
+    );
+  });
+
+  it('keeps the latest update of an unknown kind visible in the snapshot and tells listeners', () => {
+    const diagnostics: ConversationDiagnostic[] = [];
+    const store = new ConversationStore({ onDiagnostic: (d) => diagnostics.push(d) });
+    const changes: (readonly ConversationChange[])[] = [];
+    store.subscribe((c) => changes.push(c));
+    store.apply(chunk('agent_message', 'a1', text('hi')));
+    store.apply(note({ sessionUpdate: 'terminal_update', terminalId: 't', output: 'one' }));
+    store.apply(note({ sessionUpdate: '_vendor_ping', n: 1 }));
+    store.apply(note({ sessionUpdate: 'terminal_update', terminalId: 't', output: 'two' }));
+    const { otherUpdates } = store.snapshot(SESSION);
+    expect(otherUpdates).toEqual([
+      {
+        sessionUpdate: 'terminal_update',
+        update: { sessionUpdate: 'terminal_update', terminalId: 't', output: 'two' },
+        position: 1,
+      },
+    ]);
+    expect(Object.isFrozen(otherUpdates)).toBe(true);
+    // The extension update changed nothing, so listeners were not called for it.
+    expect(changes.slice(1).map((c) => c[0]?.otherKinds)).toEqual([['terminal_update'], ['terminal_update']]);
+    expect(diagnostics.map((d) => d.code)).toEqual([
+      'unknown_update_kind',
+      'extension_update',
+      'unknown_update_kind',
+    ]);
+  });
+});
