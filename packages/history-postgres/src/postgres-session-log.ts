@@ -534,8 +534,14 @@ export class PostgresSessionLog implements SessionLog {
       .catch((error: unknown) => {
         if (this.#closed) return;
         const code = (error as { code?: unknown }).code;
-        // The session is gone: end its followers; anything else is retried by the next notification.
+        // The session is gone: end its followers. Anything else (a failed read) is tried again
+        // shortly, so followers do not wait for the session's next append to get these entries.
         if (code === 'session_not_found') this.#sessionGone(sessionId);
+        else
+          setTimeout(
+            () => this.#followed.has(sessionId) && this.#resync(sessionId),
+            RELISTEN_DELAY_MS,
+          ).unref();
       })
       .finally(() => {
         if (this.#deliveries.get(sessionId) === next) this.#deliveries.delete(sessionId);
