@@ -208,6 +208,14 @@ describe('WebSocket server limits', () => {
     expect(await client.sendRequest('echo', { ok: true })).toEqual({ ok: true });
     client.close();
   }, 30_000);
+  it('applies the handshake timeout to the handshake only, not to an open connection', async () => {
+    const { server } = await start({ limits: { handshakeTimeoutMs: 200 } });
+    const client = new Connection(await connectWebSocket(server.url, { token: server.token! })).listen();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(client.isClosed).toBe(false);
+    expect(await client.sendRequest('echo', { still: 'open' })).toEqual({ still: 'open' });
+    client.close();
+  });
 });
 
 describe('WebSocket server before authentication', () => {

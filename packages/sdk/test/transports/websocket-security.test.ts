@@ -193,6 +193,12 @@ describe('WebSocket server: connection token', () => {
     expect(String(error)).not.toContain('short secret!');
   });
 
+  it('refuses noAuth together with a token, as a contradiction', async () => {
+    await expect(
+      listenWebSocket({ noAuth: true, token: generateToken(), onConnection: () => {} }),
+    ).rejects.toThrow(/either token or noAuth/);
+  });
+
   it('accepts anyone with noAuth on loopback', async () => {
     const { server, accepted } = await start({ noAuth: true });
     expect(server.token).toBeUndefined();
