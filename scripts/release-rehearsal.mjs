@@ -285,10 +285,22 @@ async function consumer(packages) {
   // it, and `agent --history` must then say how to get it.
   const installed = packages.filter((p) => !NOT_INSTALLED.has(p.manifest.name));
   const names = installed.map((p) => p.manifest.name);
-  await run('npm', ['install', '--omit=optional', '--no-audit', '--no-fund', '--no-package-lock', ...names], {
-    cwd: dir,
-    env: registry.env,
-  });
+  await run(
+    'npm',
+    [
+      'install',
+      '--omit=optional',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--no-package-lock',
+      ...names,
+    ],
+    {
+      cwd: dir,
+      env: registry.env,
+    },
+  );
   log(`npm install ${names.join(' ')} (--omit=optional) in an empty project`);
   return { dir, installed };
 }
