@@ -19,6 +19,12 @@ export type { EmittedFile } from './emit/emitted-file.js';
 export { standardEmitters } from './emit/index.js';
 export type { Emitter, StandardEmitterOptions } from './emit/index.js';
 export { emitMethods } from './emit/methods.js';
+export {
+  emitUpdateKinds,
+  type UpdateKindRow,
+  type UpdateKindTable,
+  updateKindTable,
+} from './emit/update-kinds.js';
 export { emitTypes } from './emit/types.js';
 export { emitValidateWrapper } from './emit/validate-wrapper.js';
 export type { ValidateWrapperOptions } from './emit/validate-wrapper.js';
