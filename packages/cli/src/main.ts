@@ -18,7 +18,8 @@ Commands:
           --token-file <file> (written there if the file is new), or in $ACP_KIT_TOKEN.
         --allow-origin <origin>   a web page origin allowed to connect (repeatable; default none)
         --tls-cert <pem> --tls-key <pem>   serve wss:// (needed off this machine, or a TLS proxy)
-        --max-connections <n>  --max-sessions <n per connection>   (defaults 64 and 32)
+        --max-connections <n>  --max-per-address <n>  --max-sessions <n per connection>
+                    open connections in total, from one address, sessions each (64, 16, 32)
         --no-auth   accept clients without a token: loopback only, for tests and trusted setups
         New --history files are created readable by you only (0600).
   demo [--websocket]

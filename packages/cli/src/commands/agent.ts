@@ -31,6 +31,7 @@ function parse(args: string[]) {
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
         'max-connections': { type: 'string' },
+        'max-per-address': { type: 'string' },
         'max-sessions': { type: 'string' },
       },
       allowPositionals: false,
@@ -75,6 +76,7 @@ function listenSettings(values: Values) {
     'tls-cert',
     'tls-key',
     'max-connections',
+    'max-per-address',
     'max-sessions',
   ];
   if (!listen) {
@@ -107,6 +109,7 @@ function listenSettings(values: Values) {
       ? { cert: read('--tls-cert', values['tls-cert']), key: read('--tls-key', values['tls-key']) }
       : undefined;
   const maxConnections = positiveInteger('--max-connections', values['max-connections']);
+  const maxPerAddress = positiveInteger('--max-per-address', values['max-per-address']);
   const maxSessions = positiveInteger('--max-sessions', values['max-sessions']);
   return {
     ...listen,
@@ -115,6 +118,7 @@ function listenSettings(values: Values) {
     tls,
     limits: {
       ...(maxConnections === undefined ? {} : { maxConnections }),
+      ...(maxPerAddress === undefined ? {} : { maxConnectionsPerAddress: maxPerAddress }),
       ...(maxSessions === undefined ? {} : { maxSessionsPerConnection: maxSessions }),
     },
   };

@@ -92,6 +92,23 @@ describe('acp-kit agent --listen, by default', () => {
   });
 });
 
+describe('acp-kit agent --listen limits', () => {
+  it('caps open connections per address with --max-per-address, answering 429', async () => {
+    const agent = await listeningAgent(['--max-per-address', '2']);
+    cleanups.push(() => agent.stop());
+    const token = agent.token!;
+    const held = [await connectWebSocket(agent.url, { token }), await connectWebSocket(agent.url, { token })];
+    cleanups.push(() => Promise.all(held.map((t) => t.writer.close())));
+    const refused = await connectWebSocket(agent.url, { token }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(WebSocketHandshakeError);
+    expect(refused).toMatchObject({
+      status: 429,
+      reason: 'too many open connections from this address (at most 2)',
+    });
+    await expect.poll(() => agent.stderr(), { timeout: 10_000 }).toContain('HTTP 429');
+  });
+});
+
 describe('acp-kit agent --listen token sources', () => {
   it('takes the token from ACP_KIT_TOKEN without printing it', async () => {
     const token = 'env-supplied-token-0123456789abcdef';
