@@ -19,6 +19,7 @@ export type { EmittedFile } from './emit/emitted-file.js';
 export { standardEmitters } from './emit/index.js';
 export type { Emitter, StandardEmitterOptions } from './emit/index.js';
 export { emitMethods } from './emit/methods.js';
+export { emitKnownValues } from './emit/known-values.js';
 export {
   emitUpdateKinds,
   type UpdateKindRow,

@@ -24,6 +24,7 @@ describe('model', () => {
         { kind: 'union', definition: 'StateUpdate', tagValue: 'state_update' },
       ],
       extension: 'ExtensionSessionUpdate',
+      acceptsUnknown: false,
     });
   });
 
@@ -33,6 +34,7 @@ describe('model', () => {
         name: 'StopReason',
         description: 'Why the agent stopped.',
         known: ['end_turn', 'max_tokens', 'cancelled'],
+        acceptsUnknown: false,
       },
     ]);
   });

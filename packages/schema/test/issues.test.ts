@@ -43,18 +43,16 @@ describe('validation issues', () => {
     });
   });
 
-  it('points an unknown session update tag at the tag and lists the known ones', () => {
-    const result = validateParams('session/update', {
-      sessionId: 's',
-      update: { sessionUpdate: 'teleport' },
-    });
+  it('keeps a session update whose tag it does not know (v2: unknown values are not errors)', () => {
+    const params = { sessionId: 's', update: { sessionUpdate: 'teleport' } };
+    expect(validateParams('session/update', params)).toEqual({ ok: true, value: params });
+  });
+
+  it('points a non-string session update tag at the tag', () => {
+    const result = validateParams('session/update', { sessionId: 's', update: { sessionUpdate: 7 } });
     expect(result?.ok).toBe(false);
     if (result === undefined || result.ok) return;
-    expect(result.issues).toHaveLength(1);
     expect(result.issues[0]?.pointer).toBe('/update/sessionUpdate');
-    expect(result.issues[0]?.expected).toMatch(
-      /^one of user_message, .*agent_message_chunk.*, or a string starting with _$/,
-    );
   });
 
   it('accepts an underscore-prefixed session update tag with unknown fields', () => {
@@ -63,21 +61,18 @@ describe('validation issues', () => {
     ).toBe(true);
   });
 
-  it('accepts an underscore-prefixed stop reason and describes the open enum when rejecting others', () => {
-    const ok = {
-      sessionId: 's',
-      update: { sessionUpdate: 'state_update', state: 'idle', stopReason: '_paused' },
-    };
-    expect(isSessionNotification(ok)).toBe(true);
+  it('accepts underscore-prefixed and later-version stop reasons, and names the pointer of a non-string one', () => {
+    for (const stopReason of ['_paused', 'bored']) {
+      const ok = { sessionId: 's', update: { sessionUpdate: 'state_update', state: 'idle', stopReason } };
+      expect(isSessionNotification(ok)).toBe(true);
+    }
     const bad = {
       sessionId: 's',
-      update: { sessionUpdate: 'state_update', state: 'idle', stopReason: 'bored' },
+      update: { sessionUpdate: 'state_update', state: 'idle', stopReason: 42 },
     };
     const result = validateParams('session/update', bad);
     if (result === undefined || result.ok) throw new Error('expected a failure');
     expect(result.issues[0]?.pointer).toBe('/update/stopReason');
-    expect(result.issues[0]?.expected).toContain('end_turn');
-    expect(result.issues[0]?.expected).toContain('a string starting with _');
   });
 
   it('points into a union variant when the tag is known but a field is wrong', () => {

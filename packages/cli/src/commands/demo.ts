@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SessionNotification } from '@acp-kit/schema';
+import type { ContentBlock, SessionNotification } from '@acp-kit/schema';
 import { parseArgs } from 'node:util';
 import {
   Client,
@@ -30,7 +30,7 @@ function describeUpdate({ update }: SessionNotification): string {
     case 'user_message':
     case 'agent_message':
     case 'agent_thought': {
-      const content = 'content' in update ? update.content : undefined;
+      const content = 'content' in update ? (update.content as ContentBlock[] | null | undefined) : undefined;
       const shown =
         content === undefined
           ? 'metadata only'

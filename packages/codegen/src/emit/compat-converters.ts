@@ -14,6 +14,8 @@ export interface CompatEmitterOptions {
   readonly v2Module?: string;
   /** Hand-written converters for `custom` conversions (default `../../custom-converters.js`). */
   readonly customModule?: string;
+  /** Module exporting `CompatError(message, pointer)` (default `../../compat-error.js`). */
+  readonly errorModule?: string;
 }
 
 /** The name of one converter, e.g. `v1ToV2ContentBlock`. */
@@ -144,12 +146,39 @@ function objectBody(model: CompatModel, c: ConversionModel, direction: CompatDir
   };
 }
 
+/**
+ * Whether a definition takes values it does not know in its own type: an open enum typed with
+ * `UnknownValue`, or the branded unknown branch of an open union. Converting such a value to or
+ * from the other version's type needs an assertion (the value passes through unchanged).
+ */
+function takesUnknown(schema: SchemaModel, def: string): boolean {
+  return (
+    schema.openEnums.some((e) => e.name === def && e.acceptsUnknown) ||
+    schema.unions.some((u) => u.extension === def && u.acceptsUnknown)
+  );
+}
+
+/** ` as <To>` when a pass-through return crosses an open type, else nothing. */
+function passThroughCast(side: Side): string {
+  return takesUnknown(side.fromModel, side.fromDef) || takesUnknown(side.toModel, side.toDef)
+    ? ` as ${side.to}.${side.toDef}`
+    : '';
+}
+
+/** Whether converting a union drops into an error for tags the target cannot carry. */
+function losesUnknownTags(from: SchemaModel['unions'][number], to: SchemaModel['unions'][number]): boolean {
+  return from.acceptsUnknown && !to.acceptsUnknown;
+}
+
 function unionBody(model: CompatModel, c: ConversionModel, direction: CompatDirection): WriterFunction {
   const side = sideOf(model, c, direction);
   const from = side.fromModel.unions.find((u) => u.name === side.fromDef);
   const to = side.toModel.unions.find((u) => u.name === side.toDef);
   if (from === undefined || to === undefined)
     throw new Error(`compat: ${c.name} is not a union on both sides`);
+  // A union with a string-tagged unknown branch does not narrow on its tag; the tag switch
+  // establishes the branch, so each case asserts it.
+  const narrow = (def: string): string => (from.acceptsUnknown ? `value as ${side.from}.${def}` : 'value');
   return (writer) => {
     writer.write(`switch (${access(from.tag)})`).block(() => {
       for (const variant of from.variants) {
@@ -164,26 +193,41 @@ function unionBody(model: CompatModel, c: ConversionModel, direction: CompatDire
           );
         }
         writer.writeLine(`case ${literal(variant.tagValue)}:`);
-        writer.indent().write(`return ${converter}(value);`).newLine();
+        writer
+          .indent()
+          .write(`return ${converter}(${narrow(variant.definition)});`)
+          .newLine();
       }
       writer.writeLine('default:');
       const extension =
         from.extension !== undefined && to.extension !== undefined
           ? converterFor(model, direction, from.extension, to.extension)
           : undefined;
+      const rest = from.extension === undefined ? 'value' : narrow(from.extension);
+      if (losesUnknownTags(from, to) && extension !== undefined) {
+        // The target version takes only `_`-prefixed unknown tags; any other has no form there.
+        writer.indent(() => {
+          writer.writeLine(`if (${access(from.tag)}.startsWith('_')) return ${extension}(${rest});`);
+          writer.writeLine(
+            `throw new CompatError(${quote(`${c.name} ${from.tag} `)} + JSON.stringify(${access(from.tag)}) + ${quote(` has no ${side.to === 'V1' ? 'v1' : 'v2'} form`)}, ${quote(`/${from.tag}`)});`,
+          );
+        });
+        return;
+      }
       writer
         .indent()
-        .write(extension === undefined ? 'return value;' : `return ${extension}(value);`)
+        .write(extension === undefined ? `return ${rest};` : `return ${extension}(${rest});`)
         .newLine();
     });
   };
 }
 
-function enumBody(c: ConversionModel, direction: CompatDirection): WriterFunction {
+function enumBody(model: CompatModel, c: ConversionModel, direction: CompatDirection): WriterFunction {
   const values = Object.entries(c[direction].values);
+  const cast = passThroughCast(sideOf(model, c, direction));
   return (writer) => {
     if (values.length === 0) {
-      writer.write('return value;');
+      writer.write(`return value${cast};`);
       return;
     }
     writer.write('switch (value)').block(() => {
@@ -195,7 +239,7 @@ function enumBody(c: ConversionModel, direction: CompatDirection): WriterFunctio
           .newLine();
       }
       writer.writeLine('default:');
-      writer.indent().write('return value;').newLine();
+      writer.indent().write(`return value${cast};`).newLine();
     });
   };
 }
@@ -207,9 +251,9 @@ function body(model: CompatModel, c: ConversionModel, direction: CompatDirection
     case 'union':
       return unionBody(model, c, direction);
     case 'enum':
-      return enumBody(c, direction);
+      return enumBody(model, c, direction);
     case 'identity':
-      return (writer) => writer.write('return value;');
+      return (writer) => writer.write(`return value${passThroughCast(sideOf(model, c, direction))};`);
     case 'custom':
       return (writer) => writer.write(`return custom.${converterName(c.name, direction)}(value);`);
   }
@@ -242,6 +286,21 @@ export function emitCompatConverters(model: CompatModel, options: CompatEmitterO
     moduleSpecifier: options.v2Module ?? '@acp-kit/schema',
     namespaceImport: 'V2',
   });
+  const throwsCompatError = model.conversions.some((c) =>
+    c.directions.some((direction) => {
+      if (c.kind !== 'union') return false;
+      const side = sideOf(model, c, direction);
+      const from = side.fromModel.unions.find((u) => u.name === side.fromDef);
+      const to = side.toModel.unions.find((u) => u.name === side.toDef);
+      return from !== undefined && to !== undefined && losesUnknownTags(from, to);
+    }),
+  );
+  if (throwsCompatError) {
+    file.addImportDeclaration({
+      moduleSpecifier: options.errorModule ?? '../../compat-error.js',
+      namedImports: ['CompatError'],
+    });
+  }
   if (model.conversions.some((c) => c.kind === 'custom')) {
     file.addImportDeclaration({
       moduleSpecifier: options.customModule ?? '../../custom-converters.js',

@@ -1,9 +1,11 @@
 import { compile } from 'json-schema-to-typescript';
 import {
   type InterfaceDeclarationStructure,
+  type Project,
   type SourceFile,
   StructureKind,
   type TypeAliasDeclarationStructure,
+  VariableDeclarationKind,
 } from 'ts-morph';
 import type { JsonObject } from '../json.js';
 import type { DefinitionModel, SchemaModel } from '../model/model.js';
@@ -17,6 +19,15 @@ const ROOT_NAME = 'AcpKitCodegenRoot';
 /** The TypeScript type of an extension value: any string starting with an underscore. */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: this is TypeScript source text for a template literal type.
 export const EXTENSION_STRING_TYPE = '`_${string}`';
+
+/** Name of the emitted alias for a value an open enum does not know (any string). */
+export const UNKNOWN_VALUE_TYPE = 'UnknownValue';
+
+/** Name of the emitted generic that brands the unknown branch of an open union. */
+export const UNKNOWN_VARIANT_TYPE = 'UnknownVariant';
+
+/** Name of the type-only symbol that brands the unknown branch of an open union. */
+export const UNKNOWN_VARIANT_BRAND = 'unknownVariant';
 
 /** Prepares the schema copy handed to json-schema-to-typescript: no docs (we add our own), open enums as plain strings (reshaped afterwards). */
 function schemaForDeclarations(model: SchemaModel): JsonObject {
@@ -61,8 +72,85 @@ function documentDefinition(declaration: Declaration, def: DefinitionModel): voi
   }
 }
 
-function literalUnion(values: readonly string[]): string {
-  return [...values.map(quote), EXTENSION_STRING_TYPE].join(' | ');
+function literalUnion(values: readonly string[], acceptsUnknown: boolean): string {
+  return [...values.map(quote), acceptsUnknown ? UNKNOWN_VALUE_TYPE : EXTENSION_STRING_TYPE].join(' | ');
+}
+
+/**
+ * The unknown branch of an open union as a type alias of two shapes: `_`-prefixed tags
+ * (implementation-defined, written like any other variant) and any other tag, branded with
+ * {@link UNKNOWN_VARIANT_BRAND} so that an object literal with a known tag or a misspelt one does
+ * not silently type-check as "unknown".
+ */
+function openBranchAlias(project: Project, drafted: Declaration, tag: string): TypeAliasDeclarationStructure {
+  if (drafted.kind !== StructureKind.Interface) {
+    throw new Error(`types emitter: unknown branch ${drafted.name} is not an interface`);
+  }
+  const scratch = project.createSourceFile(`scratch-${drafted.name}.ts`, '', { overwrite: true });
+  const shape = (tagType: string): string => {
+    const iface = scratch.addInterface({
+      ...drafted,
+      name: 'Shape',
+      isExported: false,
+      properties: (drafted.properties ?? []).map((p) =>
+        unquote(p.name) === tag ? { ...p, type: tagType } : p,
+      ),
+    });
+    const text = iface.getText();
+    iface.remove();
+    return text.slice(text.indexOf('{'));
+  };
+  const alias: TypeAliasDeclarationStructure = {
+    kind: StructureKind.TypeAlias,
+    name: drafted.name,
+    type: `${shape(EXTENSION_STRING_TYPE)} | ${UNKNOWN_VARIANT_TYPE}<${shape('string')}>`,
+  };
+  project.removeSourceFile(scratch);
+  return alias;
+}
+
+/** Declarations that open enums and open unions refer to; emitted only when something uses them. */
+function addUnknownDeclarations(file: SourceFile, model: SchemaModel): void {
+  const unknownEnums = model.openEnums.some((e) => e.acceptsUnknown);
+  const unknownUnions = model.unions.some((u) => u.extension !== undefined && u.acceptsUnknown);
+  if (unknownUnions) {
+    file.insertTypeAlias(0, {
+      name: UNKNOWN_VARIANT_TYPE,
+      isExported: true,
+      typeParameters: ['T'],
+      docs: [
+        {
+          description:
+            'A variant of an open union whose tag this schema does not know (from a later protocol version, or implementation-defined). Receivers keep it; the brand stops object literals with known or misspelt tags from type-checking as one, so building such a value takes an explicit assertion.',
+        },
+      ],
+      type: `T & { readonly [${UNKNOWN_VARIANT_BRAND}]: true }`,
+    });
+    file.insertVariableStatement(0, {
+      declarationKind: VariableDeclarationKind.Const,
+      hasDeclareKeyword: true,
+      docs: [
+        {
+          description:
+            'Brands the unknown branch of an open union. It exists only in the types: values received from the wire carry no such property.',
+        },
+      ],
+      declarations: [{ name: UNKNOWN_VARIANT_BRAND, type: 'unique symbol' }],
+    });
+  }
+  if (unknownEnums) {
+    file.insertTypeAlias(unknownUnions ? 2 : 0, {
+      name: UNKNOWN_VALUE_TYPE,
+      isExported: true,
+      docs: [
+        {
+          description:
+            'A value of an open enum that this schema does not list: implementation-defined (starting with `_`) or defined by a later protocol version. Receivers keep such values instead of rejecting the message. Written as `string & {}` so editors still offer the known values.',
+        },
+      ],
+      type: 'string & {}',
+    });
+  }
 }
 
 /**
@@ -93,8 +181,9 @@ export async function emitTypes(model: SchemaModel): Promise<EmittedFile[]> {
     const alias = take(openEnum.name);
     if (alias.kind !== StructureKind.TypeAlias)
       throw new Error(`types emitter: open enum ${openEnum.name} is not a type alias`);
-    alias.type = literalUnion(openEnum.known);
+    alias.type = literalUnion(openEnum.known, openEnum.acceptsUnknown);
   }
+  const unknownBranches = new Map<string, string>();
   for (const union of model.unions) {
     if (union.extension === undefined) continue;
     const iface = take(union.extension);
@@ -102,15 +191,18 @@ export async function emitTypes(model: SchemaModel): Promise<EmittedFile[]> {
       iface.kind === StructureKind.Interface
         ? iface.properties?.find((p) => unquote(p.name) === union.tag)
         : undefined;
-    if (tagProperty === undefined) {
+    if (iface.kind !== StructureKind.Interface || tagProperty === undefined) {
       throw new Error(`types emitter: extension variant ${union.extension} has no property ${union.tag}`);
     }
     tagProperty.type = EXTENSION_STRING_TYPE;
+    if (union.acceptsUnknown) unknownBranches.set(union.extension, union.tag);
   }
 
   const statements: Declaration[] = [];
   for (const def of model.definitions) {
-    const declaration = take(def.name);
+    const drafted = take(def.name);
+    const tag = unknownBranches.get(def.name);
+    const declaration = tag === undefined ? drafted : openBranchAlias(project, drafted, tag);
     documentDefinition(declaration, def);
     declaration.isExported = true;
     statements.push(declaration);
@@ -119,6 +211,20 @@ export async function emitTypes(model: SchemaModel): Promise<EmittedFile[]> {
   // Helper declarations json-schema-to-typescript invented for inline schemas come after the definitions.
   statements.push(...declarations.values());
   const file = project.createSourceFile('types.ts', { statements });
+  addUnknownDeclarations(file, model);
+  for (const union of model.unions) {
+    if (union.extension === undefined || !union.acceptsUnknown) continue;
+    file.addTypeAlias({
+      name: `Known${union.name}`,
+      isExported: true,
+      docs: [
+        {
+          description: `A {@link ${union.name}} whose ${union.tag} this schema knows (or that starts with \`_\`): the union without its {@link ${UNKNOWN_VARIANT_TYPE}} branch. Values built by an implementation use this type, so a switch on ${union.tag} narrows and an object literal is checked against its variant.`,
+        },
+      ],
+      type: `Exclude<${union.name}, { readonly [${UNKNOWN_VARIANT_BRAND}]: true }>`,
+    });
+  }
   file.addInterface({
     name: 'Definitions',
     isExported: true,

@@ -5,6 +5,11 @@ import { stripAnnotations } from './strip-annotations.js';
 /** The `$id` the validator schema is registered under inside the emitter's Ajv instance. */
 export const VALIDATOR_SCHEMA_ID = 'urn:acp-kit:validators';
 
+/** Name of the validator-only copy of an unknown branch that does not re-check its tag. */
+function uncheckedTagName(branch: string): string {
+  return `${branch}WithUncheckedTag`;
+}
+
 function localRef(name: string): JsonObject {
   return { $ref: `#${pointerOf('$defs', name)}` };
 }
@@ -29,6 +34,19 @@ function rewriteUnion(union: DiscriminatedUnionModel): JsonObject {
       required: [tag],
       properties: { [tag]: { type: 'string', enum: knownTags } },
       ...dispatch,
+    };
+  }
+  if (union.acceptsUnknown) {
+    // Every tag is acceptable: a known one dispatches to its branch, any other string is checked
+    // only against the unknown branch's base shape (whose own tag check is skipped here).
+    return {
+      type: 'object',
+      required: [tag],
+      properties: { [tag]: { type: 'string' } },
+      if: { properties: { [tag]: { enum: knownTags } } },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword, not a thenable.
+      then: { type: 'object', required: [tag], ...dispatch },
+      else: localRef(uncheckedTagName(union.extension)),
     };
   }
   return {
@@ -56,6 +74,20 @@ export function validatorSchema(model: SchemaModel): JsonObject {
   const defs: JsonObject = {};
   for (const def of model.definitions) defs[def.name] = stripAnnotations(def.schema);
   for (const union of model.unions) defs[union.name] = rewriteUnion(union);
+  for (const union of model.unions) {
+    if (union.extension === undefined || !union.acceptsUnknown) continue;
+    // The union's `else` already established that the tag is unknown; its copy of the branch
+    // skips re-checking that (the branch's own validator keeps the check).
+    const branch = structuredClone(defs[union.extension]);
+    const tagSchema =
+      isJsonObject(branch) && isJsonObject(branch.properties) ? branch.properties[union.tag] : undefined;
+    if (isJsonObject(tagSchema)) delete tagSchema.not;
+    defs[uncheckedTagName(union.extension)] = branch ?? {};
+  }
+  // An open enum that takes any string is, for validation, a string.
+  for (const openEnum of model.openEnums) {
+    if (openEnum.acceptsUnknown) defs[openEnum.name] = { type: 'string' };
+  }
   for (const outer of model.unions) {
     for (const variant of outer.variants) {
       if (variant.kind !== 'union') continue;

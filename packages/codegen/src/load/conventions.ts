@@ -28,6 +28,7 @@ function hasDescription(schema: JsonValue | undefined): boolean {
 export type BranchShape =
   | { readonly kind: 'known'; readonly tagValue: string }
   | { readonly kind: 'extension' }
+  | { readonly kind: 'unknown'; readonly excluded: readonly string[] }
   | { readonly kind: 'union'; readonly tagValue: string }
   | { readonly kind: 'invalid'; readonly reason: string };
 
@@ -49,9 +50,17 @@ export function classifyBranch(
     if (!required) return { kind: 'invalid', reason: `${defName} must list "${tag}" in required` };
     if (typeof tagSchema.const === 'string') return { kind: 'known', tagValue: tagSchema.const };
     if (tagSchema.type === 'string' && tagSchema.pattern === EXTENSION_PATTERN) return { kind: 'extension' };
+    const excluded = isJsonObject(tagSchema.not) ? tagSchema.not.enum : undefined;
+    if (
+      tagSchema.type === 'string' &&
+      Array.isArray(excluded) &&
+      excluded.every((v) => typeof v === 'string')
+    ) {
+      return { kind: 'unknown', excluded: excluded as string[] };
+    }
     return {
       kind: 'invalid',
-      reason: `${defName}.properties.${tag} must have a string "const" or be {"type":"string","pattern":"^_"}`,
+      reason: `${defName}.properties.${tag} must have a string "const", be {"type":"string","not":{"enum":[known tags]}} or {"type":"string","pattern":"^_"}`,
     };
   }
   if (typeof def['x-discriminator'] === 'string' && Array.isArray(def.oneOf) && !seen.has(defName)) {
@@ -130,6 +139,7 @@ function checkUnion(
   }
   const owners = new Map<string, number>();
   let extensions = 0;
+  let unknownBranch: { index: number; excluded: readonly string[] } | undefined;
   def.oneOf.forEach((branch, i) => {
     const ref = isJsonObject(branch) ? defNameOfRef(branch.$ref) : undefined;
     if (ref === undefined || !isJsonObject(branch) || Object.keys(branch).length !== 1) {
@@ -143,11 +153,16 @@ function checkUnion(
     const shape = classifyBranch(defs, ref, tag);
     if (shape.kind === 'invalid') {
       out.push({ file, pointer: at('oneOf', i), message: shape.reason });
-    } else if (shape.kind === 'extension') {
+    } else if (shape.kind === 'extension' || shape.kind === 'unknown') {
       extensions += 1;
       if (extensions > 1) {
-        out.push({ file, pointer: at('oneOf', i), message: 'a union has at most one extension branch' });
+        out.push({
+          file,
+          pointer: at('oneOf', i),
+          message: 'a union has at most one extension or unknown branch',
+        });
       }
+      if (shape.kind === 'unknown') unknownBranch = { index: i, excluded: shape.excluded };
     } else {
       if (shape.tagValue.startsWith('_')) {
         out.push({
@@ -168,6 +183,25 @@ function checkUnion(
       }
     }
   });
+  if (unknownBranch !== undefined) {
+    const known = [...owners.keys()].sort();
+    const excluded = [...new Set(unknownBranch.excluded)].sort();
+    if (known.join('\u0000') !== excluded.join('\u0000')) {
+      out.push({
+        file,
+        pointer: at('oneOf', unknownBranch.index),
+        message: `the unknown branch must exclude exactly the known tags [${known.join(', ')}] (it excludes [${excluded.join(', ')}])`,
+      });
+    }
+  }
+}
+
+/** The second branch of a fully open enum: any string (with nothing but annotations besides). */
+export function isAnyStringBranch(branch: JsonObject): boolean {
+  return (
+    branch.type === 'string' &&
+    Object.keys(branch).every((key) => key === 'type' || key === 'title' || key === 'description')
+  );
 }
 
 function checkOpenEnum(file: string, name: string, def: JsonObject, out: SchemaProblem[]): void {
@@ -182,13 +216,13 @@ function checkOpenEnum(file: string, name: string, def: JsonObject, out: SchemaP
     Array.isArray(enumBranch.enum) &&
     enumBranch.enum.every((v) => typeof v === 'string' && !v.startsWith('_')) &&
     isJsonObject(patternBranch) &&
-    patternBranch.pattern === EXTENSION_PATTERN;
+    (patternBranch.pattern === EXTENSION_PATTERN || isAnyStringBranch(patternBranch));
   if (!ok) {
     out.push({
       file,
       pointer,
       message:
-        'an open enum must be {"type":"string","anyOf":[{"enum":[known values not starting with _]},{"pattern":"^_"}]}',
+        'an open enum must be {"type":"string","anyOf":[{"enum":[known values not starting with _]},{"type":"string"}]} (or {"pattern":"^_"} as the second branch when only extension values are allowed)',
     });
   }
 }
@@ -262,6 +296,13 @@ export function checkConventions(schema: JsonObject, file: string): SchemaProble
     if (!hasDescription(def)) out.push({ file, pointer, message: 'definition has no description' });
     checkPropertyDescriptions(file, def, ['$defs', name], out);
     if (def['x-discriminator'] !== undefined) checkUnion(file, defs, name, def, out);
+    if (def['x-discriminator'] !== undefined && isJsonObject(defs[`Known${name}`])) {
+      out.push({
+        file,
+        pointer: pointerOf('$defs', `Known${name}`),
+        message: `the name Known${name} is reserved for the known-variant type of the union ${name}`,
+      });
+    }
     if (def['x-open-enum'] !== undefined) checkOpenEnum(file, name, def, out);
   }
   checkMethods(file, defs, schema['x-methods'], out);

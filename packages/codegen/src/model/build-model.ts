@@ -1,4 +1,4 @@
-import { classifyBranch } from '../load/conventions.js';
+import { classifyBranch, isAnyStringBranch } from '../load/conventions.js';
 import type { LoadedSchema } from '../load/load-schema.js';
 import { type JsonObject, defNameOfRef, isJsonObject, pointerOf } from '../json.js';
 import type {
@@ -53,24 +53,27 @@ function buildUnion(
 ): DiscriminatedUnionModel {
   const variants: UnionVariant[] = [];
   let extension: string | undefined;
+  let acceptsUnknown = false;
   for (const branch of Array.isArray(schema.oneOf) ? schema.oneOf : []) {
     const ref = isJsonObject(branch) ? defNameOfRef(branch.$ref) : undefined;
     if (ref === undefined) throw new Error(`$defs/${name}: union branch is not a local $ref`);
     const shape = classifyBranch(defs, ref, tag);
     if (shape.kind === 'invalid') throw new Error(`$defs/${name}: ${shape.reason}`);
-    if (shape.kind === 'extension') extension = ref;
-    else variants.push({ kind: shape.kind, definition: ref, tagValue: shape.tagValue });
+    if (shape.kind === 'extension' || shape.kind === 'unknown') {
+      extension = ref;
+      acceptsUnknown = shape.kind === 'unknown';
+    } else variants.push({ kind: shape.kind, definition: ref, tagValue: shape.tagValue });
   }
-  return extension === undefined
-    ? { name, tag, description: describe(schema), variants }
-    : { name, tag, description: describe(schema), variants, extension };
+  const base = { name, tag, description: describe(schema), variants, acceptsUnknown };
+  return extension === undefined ? base : { ...base, extension };
 }
 
 function buildOpenEnum(name: string, schema: JsonObject): OpenEnumModel {
-  const [first] = Array.isArray(schema.anyOf) ? schema.anyOf : [];
+  const [first, second] = Array.isArray(schema.anyOf) ? schema.anyOf : [];
   const known =
     isJsonObject(first) && Array.isArray(first.enum) ? first.enum.filter((v) => typeof v === 'string') : [];
-  return { name, description: describe(schema), known };
+  const acceptsUnknown = isJsonObject(second) && isAnyStringBranch(second);
+  return { name, description: describe(schema), known, acceptsUnknown };
 }
 
 function buildMethods(schema: JsonObject): MethodModel[] {

@@ -47,15 +47,22 @@ export interface DiscriminatedUnionModel {
   readonly description: string;
   /** Known branches, in schema order. */
   readonly variants: readonly UnionVariant[];
-  /** The branch taking `_`-prefixed tags, if the union is open. */
+  /**
+   * The branch taking the tags no known branch names, if the union is open: every unknown tag
+   * (`acceptsUnknown`, the v2 rule) or only `_`-prefixed ones (the older extension-only form).
+   */
   readonly extension?: string;
+  /** Whether the open branch takes every unknown tag rather than only `_`-prefixed ones. */
+  readonly acceptsUnknown: boolean;
 }
 
-/** A string type with known values that also accepts `_`-prefixed extension values. */
+/** A string type with known values that also accepts values it does not know. */
 export interface OpenEnumModel {
   readonly name: string;
   readonly description: string;
   readonly known: readonly string[];
+  /** Whether any string is accepted (the v2 rule) rather than only `_`-prefixed extension values. */
+  readonly acceptsUnknown: boolean;
 }
 
 /** Who sends a method. */

@@ -1733,8 +1733,7 @@ return errors === 0;
 }
 
 export const ExtensionMcpServer = validate50;
-const schema58 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
-const pattern0 = new RegExp("^_", "u");
+const schema58 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["stdio","http"]}}},"required":["type"],"additionalProperties":true};
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1749,17 +1748,36 @@ return false;
 else {
 if(data.type !== undefined){
 let data0 = data.type;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate50.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
+if(typeof data0 !== "string"){
 validate50.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs4 = errors;
+const _errs5 = errors;
+if(!((data0 === "stdio") || (data0 === "http"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate50.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
 }
 }
 }
@@ -1775,7 +1793,8 @@ return errors === 0;
 }
 
 export const McpServer = validate51;
-const schema59 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["stdio","http"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/McpServerStdio"},{"$ref":"#/$defs/McpServerHttp"}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["stdio","http"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionMcpServer"}]}};
+const schema59 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["stdio","http"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/McpServerStdio"},{"$ref":"#/$defs/McpServerHttp"}]},"else":{"$ref":"#/$defs/ExtensionMcpServerWithUncheckedTag"}};
+const schema60 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1856,118 +1875,38 @@ ifClause0 = "then";
 else {
 const _errs9 = errors;
 const _errs10 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type !== undefined){
-let data1 = data.type;
-if(typeof data1 !== "string"){
-validate51.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs13 = errors;
-let valid7 = false;
-const _errs14 = errors;
-if(!((data1 === "stdio") || (data1 === "http"))){
-const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema59.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid1 = _errs14 === errors;
-valid7 = valid7 || _valid1;
-if(!valid7){
-const _errs15 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs15 === errors;
-valid7 = valid7 || _valid1;
-}
-if(!valid7){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate51.errors = vErrors;
-return false;
-}
-else {
-errors = _errs13;
-if(vErrors !== null){
-if(_errs13){
-vErrors.length = _errs13;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid5 = _errs10 === errors;
-if(valid5){
-const _errs16 = errors;
-const _errs17 = errors;
-if(errors === _errs17){
+if(errors === _errs10){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate51.errors = [{instancePath,schemaPath:"#/$defs/ExtensionMcpServer/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate51.errors = [{instancePath,schemaPath:"#/$defs/ExtensionMcpServerWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
-let data2 = data.type;
-const _errs20 = errors;
-if(errors === _errs20){
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-validate51.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionMcpServer/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(typeof data.type !== "string"){
+validate51.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionMcpServerWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-else {
-validate51.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionMcpServer/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 }
 }
 }
 else {
-validate51.errors = [{instancePath,schemaPath:"#/$defs/ExtensionMcpServer/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath,schemaPath:"#/$defs/ExtensionMcpServerWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-var valid5 = _errs16 === errors;
 }
 var _valid0 = _errs9 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
 if(!valid0){
-const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err1];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err1);
 }
 errors++;
 validate51.errors = vErrors;
@@ -2241,7 +2180,7 @@ return errors === 0;
 }
 
 export const ExtensionReplayFrom = validate58;
-const schema70 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
+const schema70 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["start"]}}},"required":["type"],"additionalProperties":true};
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2256,17 +2195,36 @@ return false;
 else {
 if(data.type !== undefined){
 let data0 = data.type;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate58.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
+if(typeof data0 !== "string"){
 validate58.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs4 = errors;
+const _errs5 = errors;
+if(!(data0 === "start")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate58.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
 }
 }
 }
@@ -2282,7 +2240,8 @@ return errors === 0;
 }
 
 export const ReplayFrom = validate59;
-const schema71 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["start"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/ReplayFromStart"}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["start"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionReplayFrom"}]}};
+const schema71 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["start"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/ReplayFromStart"}]},"else":{"$ref":"#/$defs/ExtensionReplayFromWithUncheckedTag"}};
+const schema72 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2356,118 +2315,38 @@ ifClause0 = "then";
 else {
 const _errs8 = errors;
 const _errs9 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type !== undefined){
-let data1 = data.type;
-if(typeof data1 !== "string"){
-validate59.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs12 = errors;
-let valid6 = false;
-const _errs13 = errors;
-if(!(data1 === "start")){
-const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema71.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid1 = _errs13 === errors;
-valid6 = valid6 || _valid1;
-if(!valid6){
-const _errs14 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs14 === errors;
-valid6 = valid6 || _valid1;
-}
-if(!valid6){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate59.errors = vErrors;
-return false;
-}
-else {
-errors = _errs12;
-if(vErrors !== null){
-if(_errs12){
-vErrors.length = _errs12;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid4 = _errs9 === errors;
-if(valid4){
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
+if(errors === _errs9){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate59.errors = [{instancePath,schemaPath:"#/$defs/ExtensionReplayFrom/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate59.errors = [{instancePath,schemaPath:"#/$defs/ExtensionReplayFromWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
-let data2 = data.type;
-const _errs19 = errors;
-if(errors === _errs19){
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-validate59.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionReplayFrom/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(typeof data.type !== "string"){
+validate59.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionReplayFromWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-else {
-validate59.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionReplayFrom/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 }
 }
 }
 else {
-validate59.errors = [{instancePath,schemaPath:"#/$defs/ExtensionReplayFrom/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate59.errors = [{instancePath,schemaPath:"#/$defs/ExtensionReplayFromWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-var valid4 = _errs15 === errors;
 }
 var _valid0 = _errs8 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
 if(!valid0){
-const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err1];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err1);
 }
 errors++;
 validate59.errors = vErrors;
@@ -2736,7 +2615,7 @@ return errors === 0;
 }
 
 export const Role = validate65;
-const schema80 = {"type":"string","anyOf":[{"enum":["assistant","user"]},{"pattern":"^_"}]};
+const schema80 = {"type":"string"};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2744,61 +2623,6 @@ let errors = 0;
 if(typeof data !== "string"){
 validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!((data === "assistant") || (data === "user"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema80.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate65.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
 }
 validate65.errors = vErrors;
 return errors === 0;
@@ -2824,66 +2648,10 @@ if(Array.isArray(data0)){
 var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
 const _errs3 = errors;
-if(typeof data1 !== "string"){
+if(typeof data0[i0] !== "string"){
 validate66.errors = [{instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs6 = errors;
-let valid3 = false;
-const _errs7 = errors;
-if(!((data1 === "assistant") || (data1 === "user"))){
-const err0 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema80.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const _errs8 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err1 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs8 === errors;
-valid3 = valid3 || _valid0;
-}
-if(!valid3){
-const err2 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate66.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -2900,12 +2668,12 @@ var valid0 = true;
 if(valid0){
 if(data.lastModified !== undefined){
 let data2 = data.lastModified;
-const _errs9 = errors;
+const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
 validate66.errors = [{instancePath:instancePath+"/lastModified",schemaPath:"#/properties/lastModified/type",keyword:"type",params:{type: schema81.properties.lastModified.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs9 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -2913,12 +2681,12 @@ var valid0 = true;
 if(valid0){
 if(data.priority !== undefined){
 let data3 = data.priority;
-const _errs11 = errors;
+const _errs8 = errors;
 if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
 validate66.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: schema81.properties.priority.type},message:"must be number,null"}];
 return false;
 }
-if(errors === _errs11){
+if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
 validate66.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
@@ -2932,7 +2700,7 @@ return false;
 }
 }
 }
-var valid0 = _errs11 === errors;
+var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
@@ -2940,12 +2708,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data4 = data._meta;
-const _errs13 = errors;
+const _errs10 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
 validate66.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs13 === errors;
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
@@ -4056,7 +3824,7 @@ return errors === 0;
 }
 
 export const ExtensionContent = validate83;
-const schema104 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
+const schema104 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["text","image","audio","resource_link","resource"]}}},"required":["type"],"additionalProperties":true};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4071,17 +3839,36 @@ return false;
 else {
 if(data.type !== undefined){
 let data0 = data.type;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate83.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
+if(typeof data0 !== "string"){
 validate83.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs4 = errors;
+const _errs5 = errors;
+if(!(((((data0 === "text") || (data0 === "image")) || (data0 === "audio")) || (data0 === "resource_link")) || (data0 === "resource"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate83.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
 }
 }
 }
@@ -4097,7 +3884,8 @@ return errors === 0;
 }
 
 export const ContentBlock = validate84;
-const schema105 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["text","image","audio","resource_link","resource"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/TextContent"},{"$ref":"#/$defs/ImageContent"},{"$ref":"#/$defs/AudioContent"},{"$ref":"#/$defs/ResourceLink"},{"$ref":"#/$defs/EmbeddedResource"}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["text","image","audio","resource_link","resource"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionContent"}]}};
+const schema105 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["text","image","audio","resource_link","resource"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/TextContent"},{"$ref":"#/$defs/ImageContent"},{"$ref":"#/$defs/AudioContent"},{"$ref":"#/$defs/ResourceLink"},{"$ref":"#/$defs/EmbeddedResource"}]},"else":{"$ref":"#/$defs/ExtensionContentWithUncheckedTag"}};
+const schema106 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4196,118 +3984,38 @@ ifClause0 = "then";
 else {
 const _errs12 = errors;
 const _errs13 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type !== undefined){
-let data1 = data.type;
-if(typeof data1 !== "string"){
-validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs16 = errors;
-let valid10 = false;
-const _errs17 = errors;
-if(!(((((data1 === "text") || (data1 === "image")) || (data1 === "audio")) || (data1 === "resource_link")) || (data1 === "resource"))){
-const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema105.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid1 = _errs17 === errors;
-valid10 = valid10 || _valid1;
-if(!valid10){
-const _errs18 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs18 === errors;
-valid10 = valid10 || _valid1;
-}
-if(!valid10){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate84.errors = vErrors;
-return false;
-}
-else {
-errors = _errs16;
-if(vErrors !== null){
-if(_errs16){
-vErrors.length = _errs16;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid8 = _errs13 === errors;
-if(valid8){
-const _errs19 = errors;
-const _errs20 = errors;
-if(errors === _errs20){
+if(errors === _errs13){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate84.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContent/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate84.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
-let data2 = data.type;
-const _errs23 = errors;
-if(errors === _errs23){
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContent/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(typeof data.type !== "string"){
+validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContent/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 }
 }
 }
 else {
-validate84.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContent/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate84.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-var valid8 = _errs19 === errors;
 }
 var _valid0 = _errs12 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
 if(!valid0){
-const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err1];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err1);
 }
 errors++;
 validate84.errors = vErrors;
@@ -5177,7 +4885,7 @@ return errors === 0;
 }
 
 export const StopReason = validate107;
-const schema137 = {"type":"string","anyOf":[{"enum":["end_turn","max_tokens","max_turn_requests","refusal","cancelled","error"]},{"pattern":"^_"}]};
+const schema137 = {"type":"string"};
 
 function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5185,61 +4893,6 @@ let errors = 0;
 if(typeof data !== "string"){
 validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!((((((data === "end_turn") || (data === "max_tokens")) || (data === "max_turn_requests")) || (data === "refusal")) || (data === "cancelled")) || (data === "error"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema137.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate107.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
 }
 validate107.errors = vErrors;
 return errors === 0;
@@ -5531,11 +5184,12 @@ vErrors.push(err0);
 }
 errors++;
 }
+var _valid0 = _errs5 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
 const _errs8 = errors;
-let valid3 = false;
-const _errs9 = errors;
-if(!((((((data2 === "end_turn") || (data2 === "max_tokens")) || (data2 === "max_turn_requests")) || (data2 === "refusal")) || (data2 === "cancelled")) || (data2 === "error"))){
-const err1 = {instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema137.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(data2 !== null){
+const err1 = {instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5544,70 +5198,16 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid1 = _errs9 === errors;
-valid3 = valid3 || _valid1;
-if(!valid3){
-const _errs10 = errors;
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-const err2 = {instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err2 = {instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs10 === errors;
-valid3 = valid3 || _valid1;
-}
-if(!valid3){
-const err3 = {instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-else {
-errors = _errs8;
-if(vErrors !== null){
-if(_errs8){
-vErrors.length = _errs8;
-}
-else {
-vErrors = null;
-}
-}
-}
-var _valid0 = _errs5 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const _errs11 = errors;
-if(data2 !== null){
-const err4 = {instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid0 = _errs11 === errors;
-valid1 = valid1 || _valid0;
-}
-if(!valid1){
-const err5 = {instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
 }
 errors++;
 validate110.errors = vErrors;
@@ -5632,55 +5232,55 @@ var valid0 = true;
 if(valid0){
 if(data.usage !== undefined){
 let data3 = data.usage;
-const _errs13 = errors;
-const _errs14 = errors;
-let valid4 = false;
-const _errs15 = errors;
+const _errs10 = errors;
+const _errs11 = errors;
+let valid3 = false;
+const _errs12 = errors;
 if(!(validate108(data3, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData}))){
 vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
-var _valid2 = _errs15 === errors;
-valid4 = valid4 || _valid2;
-if(!valid4){
-const _errs16 = errors;
+var _valid1 = _errs12 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
+const _errs13 = errors;
 if(data3 !== null){
-const err6 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err3 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err3];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err3);
 }
 errors++;
 }
-var _valid2 = _errs16 === errors;
-valid4 = valid4 || _valid2;
+var _valid1 = _errs13 === errors;
+valid3 = valid3 || _valid1;
 }
-if(!valid4){
-const err7 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(!valid3){
+const err4 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err4];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err4);
 }
 errors++;
 validate110.errors = vErrors;
 return false;
 }
 else {
-errors = _errs14;
+errors = _errs11;
 if(vErrors !== null){
-if(_errs14){
-vErrors.length = _errs14;
+if(_errs11){
+vErrors.length = _errs11;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs13 === errors;
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
@@ -5688,55 +5288,55 @@ var valid0 = true;
 if(valid0){
 if(data.error !== undefined){
 let data4 = data.error;
-const _errs18 = errors;
-const _errs19 = errors;
-let valid5 = false;
-const _errs20 = errors;
+const _errs15 = errors;
+const _errs16 = errors;
+let valid4 = false;
+const _errs17 = errors;
 if(!(validate21(data4, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
 }
-var _valid3 = _errs20 === errors;
-valid5 = valid5 || _valid3;
-if(!valid5){
-const _errs21 = errors;
+var _valid2 = _errs17 === errors;
+valid4 = valid4 || _valid2;
+if(!valid4){
+const _errs18 = errors;
 if(data4 !== null){
-const err8 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err5 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err5];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err5);
 }
 errors++;
 }
-var _valid3 = _errs21 === errors;
-valid5 = valid5 || _valid3;
+var _valid2 = _errs18 === errors;
+valid4 = valid4 || _valid2;
 }
-if(!valid5){
-const err9 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(!valid4){
+const err6 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err6];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err6);
 }
 errors++;
 validate110.errors = vErrors;
 return false;
 }
 else {
-errors = _errs19;
+errors = _errs16;
 if(vErrors !== null){
-if(_errs19){
-vErrors.length = _errs19;
+if(_errs16){
+vErrors.length = _errs16;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs18 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
@@ -5744,12 +5344,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data5 = data._meta;
-const _errs23 = errors;
+const _errs20 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
 validate110.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs23 === errors;
+var valid0 = _errs20 === errors;
 }
 else {
 var valid0 = true;
@@ -5834,7 +5434,7 @@ return errors === 0;
 }
 
 export const ExtensionStateUpdate = validate114;
-const schema147 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string","pattern":"^_"}},"required":["sessionUpdate","state"],"additionalProperties":true};
+const schema147 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string","not":{"enum":["running","idle","requires_action"]}}},"required":["sessionUpdate","state"],"additionalProperties":true};
 
 function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5862,16 +5462,36 @@ if(valid0){
 if(data.state !== undefined){
 let data1 = data.state;
 const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-validate114.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
+if(typeof data1 !== "string"){
 validate114.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs5 = errors;
+const _errs6 = errors;
+if(!(((data1 === "running") || (data1 === "idle")) || (data1 === "requires_action"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs6 === errors;
+if(valid1){
+validate114.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
 }
 }
 var valid0 = _errs3 === errors;
@@ -5892,7 +5512,8 @@ return errors === 0;
 }
 
 export const StateUpdate = validate115;
-const schema148 = {"type":"object","required":["state","sessionUpdate"],"properties":{"state":{"type":"string"},"sessionUpdate":{"const":"state_update"}},"if":{"properties":{"state":{"enum":["running","idle","requires_action"]}}},"then":{"type":"object","required":["state"],"discriminator":{"propertyName":"state"},"oneOf":[{"$ref":"#/$defs/RunningStateUpdate"},{"$ref":"#/$defs/IdleStateUpdate"},{"$ref":"#/$defs/RequiresActionStateUpdate"}]},"else":{"allOf":[{"properties":{"state":{"type":"string","anyOf":[{"enum":["running","idle","requires_action"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionStateUpdate"}]}};
+const schema148 = {"type":"object","required":["state","sessionUpdate"],"properties":{"state":{"type":"string"},"sessionUpdate":{"const":"state_update"}},"if":{"properties":{"state":{"enum":["running","idle","requires_action"]}}},"then":{"type":"object","required":["state"],"discriminator":{"propertyName":"state"},"oneOf":[{"$ref":"#/$defs/RunningStateUpdate"},{"$ref":"#/$defs/IdleStateUpdate"},{"$ref":"#/$defs/RequiresActionStateUpdate"}]},"else":{"$ref":"#/$defs/ExtensionStateUpdateWithUncheckedTag"}};
+const schema149 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string"}},"required":["sessionUpdate","state"],"additionalProperties":true};
 
 function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5979,135 +5600,56 @@ ifClause0 = "then";
 else {
 const _errs10 = errors;
 const _errs11 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.state !== undefined){
-let data1 = data.state;
-if(typeof data1 !== "string"){
-validate115.errors = [{instancePath:instancePath+"/state",schemaPath:"#/else/allOf/0/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs14 = errors;
-let valid8 = false;
-const _errs15 = errors;
-if(!(((data1 === "running") || (data1 === "idle")) || (data1 === "requires_action"))){
-const err1 = {instancePath:instancePath+"/state",schemaPath:"#/else/allOf/0/properties/state/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema148.else.allOf[0].properties.state.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid1 = _errs15 === errors;
-valid8 = valid8 || _valid1;
-if(!valid8){
-const _errs16 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/state",schemaPath:"#/else/allOf/0/properties/state/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs16 === errors;
-valid8 = valid8 || _valid1;
-}
-if(!valid8){
-const err3 = {instancePath:instancePath+"/state",schemaPath:"#/else/allOf/0/properties/state/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate115.errors = vErrors;
-return false;
-}
-else {
-errors = _errs14;
-if(vErrors !== null){
-if(_errs14){
-vErrors.length = _errs14;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid6 = _errs11 === errors;
-if(valid6){
-const _errs17 = errors;
-const _errs18 = errors;
-if(errors === _errs18){
+if(errors === _errs11){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")) || ((data.state === undefined) && (missing1 = "state"))){
-validate115.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdate/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate115.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-const _errs21 = errors;
+const _errs14 = errors;
 if("state_update" !== data.sessionUpdate){
-validate115.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionStateUpdate/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate115.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
-var valid10 = _errs21 === errors;
+var valid7 = _errs14 === errors;
 }
 else {
-var valid10 = true;
+var valid7 = true;
 }
-if(valid10){
+if(valid7){
 if(data.state !== undefined){
-let data3 = data.state;
-const _errs22 = errors;
-if(errors === _errs22){
-if(typeof data3 === "string"){
-if(!pattern0.test(data3)){
-validate115.errors = [{instancePath:instancePath+"/state",schemaPath:"#/$defs/ExtensionStateUpdate/properties/state/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+const _errs15 = errors;
+if(typeof data.state !== "string"){
+validate115.errors = [{instancePath:instancePath+"/state",schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+var valid7 = _errs15 === errors;
 }
 else {
-validate115.errors = [{instancePath:instancePath+"/state",schemaPath:"#/$defs/ExtensionStateUpdate/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid10 = _errs22 === errors;
-}
-else {
-var valid10 = true;
+var valid7 = true;
 }
 }
 }
 }
 else {
-validate115.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdate/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate115.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-var valid6 = _errs17 === errors;
 }
 var _valid0 = _errs10 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
 if(!valid0){
-const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err1];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err1);
 }
 errors++;
 validate115.errors = vErrors;
@@ -6122,27 +5664,27 @@ return false;
 }
 else {
 if(data.state !== undefined){
-const _errs24 = errors;
+const _errs17 = errors;
 if(typeof data.state !== "string"){
 validate115.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid11 = _errs24 === errors;
+var valid8 = _errs17 === errors;
 }
 else {
-var valid11 = true;
+var valid8 = true;
 }
-if(valid11){
+if(valid8){
 if(data.sessionUpdate !== undefined){
-const _errs26 = errors;
+const _errs19 = errors;
 if("state_update" !== data.sessionUpdate){
 validate115.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
-var valid11 = _errs26 === errors;
+var valid8 = _errs19 === errors;
 }
 else {
-var valid11 = true;
+var valid8 = true;
 }
 }
 }
@@ -6157,7 +5699,7 @@ return errors === 0;
 }
 
 export const ToolKind = validate119;
-const schema150 = {"type":"string","anyOf":[{"enum":["read","edit","delete","move","search","execute","think","fetch","switch_mode","other"]},{"pattern":"^_"}]};
+const schema150 = {"type":"string"};
 
 function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6166,67 +5708,12 @@ if(typeof data !== "string"){
 validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!((((((((((data === "read") || (data === "edit")) || (data === "delete")) || (data === "move")) || (data === "search")) || (data === "execute")) || (data === "think")) || (data === "fetch")) || (data === "switch_mode")) || (data === "other"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema150.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate119.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
-}
 validate119.errors = vErrors;
 return errors === 0;
 }
 
 export const ToolCallStatus = validate120;
-const schema151 = {"type":"string","anyOf":[{"enum":["pending","in_progress","paused","completed","failed","cancelled"]},{"pattern":"^_"}]};
+const schema151 = {"type":"string"};
 
 function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6234,61 +5721,6 @@ let errors = 0;
 if(typeof data !== "string"){
 validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!((((((data === "pending") || (data === "in_progress")) || (data === "paused")) || (data === "completed")) || (data === "failed")) || (data === "cancelled"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema151.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate120.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
 }
 validate120.errors = vErrors;
 return errors === 0;
@@ -6440,7 +5872,7 @@ return errors === 0;
 }
 
 export const DiffOperation = validate124;
-const schema157 = {"type":"string","anyOf":[{"enum":["add","delete","modify","move"]},{"pattern":"^_"}]};
+const schema157 = {"type":"string"};
 
 function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6448,61 +5880,6 @@ let errors = 0;
 if(typeof data !== "string"){
 validate124.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!((((data === "add") || (data === "delete")) || (data === "modify")) || (data === "move"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema157.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate124.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
 }
 validate124.errors = vErrors;
 return errors === 0;
@@ -6523,66 +5900,10 @@ return false;
 }
 else {
 if(data.operation !== undefined){
-let data0 = data.operation;
 const _errs1 = errors;
-if(typeof data0 !== "string"){
+if(typeof data.operation !== "string"){
 validate125.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/$defs/DiffOperation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs4 = errors;
-let valid2 = false;
-const _errs5 = errors;
-if(!((((data0 === "add") || (data0 === "delete")) || (data0 === "modify")) || (data0 === "move"))){
-const err0 = {instancePath:instancePath+"/operation",schemaPath:"#/$defs/DiffOperation/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema157.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs5 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const _errs6 = errors;
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/operation",schemaPath:"#/$defs/DiffOperation/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs6 === errors;
-valid2 = valid2 || _valid0;
-}
-if(!valid2){
-const err2 = {instancePath:instancePath+"/operation",schemaPath:"#/$defs/DiffOperation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate125.errors = vErrors;
-return false;
-}
-else {
-errors = _errs4;
-if(vErrors !== null){
-if(_errs4){
-vErrors.length = _errs4;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid0 = _errs1 === errors;
 }
@@ -6592,9 +5913,9 @@ var valid0 = true;
 if(valid0){
 if(data.path !== undefined){
 let data1 = data.path;
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
 validate125.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
@@ -6606,7 +5927,7 @@ validate125.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/Abs
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
@@ -6614,15 +5935,54 @@ var valid0 = true;
 if(valid0){
 if(data.oldPath !== undefined){
 let data2 = data.oldPath;
+const _errs7 = errors;
+const _errs8 = errors;
+let valid3 = false;
+const _errs9 = errors;
 const _errs10 = errors;
-const _errs11 = errors;
-let valid4 = false;
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs13){
+if(errors === _errs10){
 if(typeof data2 === "string"){
 if(func2(data2) < 1){
-const err3 = {instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err0 = {instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs9 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _errs12 = errors;
+if(data2 !== null){
+const err2 = {instancePath:instancePath+"/oldPath",schemaPath:"#/properties/oldPath/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs12 === errors;
+valid3 = valid3 || _valid0;
+}
+if(!valid3){
+const err3 = {instancePath:instancePath+"/oldPath",schemaPath:"#/properties/oldPath/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6630,60 +5990,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-var _valid1 = _errs12 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const _errs15 = errors;
-if(data2 !== null){
-const err5 = {instancePath:instancePath+"/oldPath",schemaPath:"#/properties/oldPath/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-var _valid1 = _errs15 === errors;
-valid4 = valid4 || _valid1;
-}
-if(!valid4){
-const err6 = {instancePath:instancePath+"/oldPath",schemaPath:"#/properties/oldPath/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
 validate125.errors = vErrors;
 return false;
 }
 else {
-errors = _errs11;
+errors = _errs8;
 if(vErrors !== null){
-if(_errs11){
-vErrors.length = _errs11;
+if(_errs8){
+vErrors.length = _errs8;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
 var valid0 = true;
@@ -6691,12 +6012,12 @@ var valid0 = true;
 if(valid0){
 if(data.oldText !== undefined){
 let data3 = data.oldText;
-const _errs17 = errors;
+const _errs14 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
 validate125.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema158.properties.oldText.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs17 === errors;
+var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
@@ -6704,12 +6025,12 @@ var valid0 = true;
 if(valid0){
 if(data.newText !== undefined){
 let data4 = data.newText;
-const _errs19 = errors;
+const _errs16 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
 validate125.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema158.properties.newText.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs19 === errors;
+var valid0 = _errs16 === errors;
 }
 else {
 var valid0 = true;
@@ -6717,12 +6038,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data5 = data._meta;
-const _errs21 = errors;
+const _errs18 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
 validate125.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs21 === errors;
+var valid0 = _errs18 === errors;
 }
 else {
 var valid0 = true;
@@ -7017,7 +6338,7 @@ return errors === 0;
 }
 
 export const ExtensionToolCallContent = validate131;
-const schema169 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
+const schema169 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["content","diff","terminal"]}}},"required":["type"],"additionalProperties":true};
 
 function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7032,17 +6353,36 @@ return false;
 else {
 if(data.type !== undefined){
 let data0 = data.type;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
+if(typeof data0 !== "string"){
 validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs4 = errors;
+const _errs5 = errors;
+if(!(((data0 === "content") || (data0 === "diff")) || (data0 === "terminal"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
 }
 }
 }
@@ -7058,7 +6398,8 @@ return errors === 0;
 }
 
 export const ToolCallContent = validate132;
-const schema170 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/ToolCallContentBlock"},{"$ref":"#/$defs/ToolCallDiff"},{"$ref":"#/$defs/ToolCallTerminal"}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["content","diff","terminal"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionToolCallContent"}]}};
+const schema170 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/ToolCallContentBlock"},{"$ref":"#/$defs/ToolCallDiff"},{"$ref":"#/$defs/ToolCallTerminal"}]},"else":{"$ref":"#/$defs/ExtensionToolCallContentWithUncheckedTag"}};
+const schema171 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
 function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7145,118 +6486,38 @@ ifClause0 = "then";
 else {
 const _errs10 = errors;
 const _errs11 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type !== undefined){
-let data1 = data.type;
-if(typeof data1 !== "string"){
-validate132.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs14 = errors;
-let valid8 = false;
-const _errs15 = errors;
-if(!(((data1 === "content") || (data1 === "diff")) || (data1 === "terminal"))){
-const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema170.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid1 = _errs15 === errors;
-valid8 = valid8 || _valid1;
-if(!valid8){
-const _errs16 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs16 === errors;
-valid8 = valid8 || _valid1;
-}
-if(!valid8){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate132.errors = vErrors;
-return false;
-}
-else {
-errors = _errs14;
-if(vErrors !== null){
-if(_errs14){
-vErrors.length = _errs14;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid6 = _errs11 === errors;
-if(valid6){
-const _errs17 = errors;
-const _errs18 = errors;
-if(errors === _errs18){
+if(errors === _errs11){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate132.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContent/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate132.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
-let data2 = data.type;
-const _errs21 = errors;
-if(errors === _errs21){
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-validate132.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContent/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(typeof data.type !== "string"){
+validate132.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-else {
-validate132.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContent/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 }
 }
 }
 else {
-validate132.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContent/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate132.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-var valid6 = _errs17 === errors;
 }
 var _valid0 = _errs10 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
 if(!valid0){
-const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err1];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err1);
 }
 errors++;
 validate132.errors = vErrors;
@@ -7352,11 +6613,12 @@ vErrors.push(err0);
 }
 errors++;
 }
+var _valid0 = _errs8 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
 const _errs11 = errors;
-let valid4 = false;
-const _errs12 = errors;
-if(!((((((((((data2 === "read") || (data2 === "edit")) || (data2 === "delete")) || (data2 === "move")) || (data2 === "search")) || (data2 === "execute")) || (data2 === "think")) || (data2 === "fetch")) || (data2 === "switch_mode")) || (data2 === "other"))){
-const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema150.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(data2 !== null){
+const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7365,70 +6627,16 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid1 = _errs12 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const _errs13 = errors;
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
+var _valid0 = _errs11 === errors;
+valid2 = valid2 || _valid0;
+}
+if(!valid2){
+const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs13 === errors;
-valid4 = valid4 || _valid1;
-}
-if(!valid4){
-const err3 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-else {
-errors = _errs11;
-if(vErrors !== null){
-if(_errs11){
-vErrors.length = _errs11;
-}
-else {
-vErrors = null;
-}
-}
-}
-var _valid0 = _errs8 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const _errs14 = errors;
-if(data2 !== null){
-const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid0 = _errs14 === errors;
-valid2 = valid2 || _valid0;
-}
-if(!valid2){
-const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
 }
 errors++;
 validate136.errors = vErrors;
@@ -7453,114 +6661,61 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 let data3 = data.status;
-const _errs16 = errors;
-const _errs17 = errors;
-let valid5 = false;
-const _errs18 = errors;
+const _errs13 = errors;
+const _errs14 = errors;
+let valid4 = false;
+const _errs15 = errors;
 if(typeof data3 !== "string"){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err3];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err3);
 }
 errors++;
 }
-const _errs21 = errors;
-let valid7 = false;
-const _errs22 = errors;
-if(!((((((data3 === "pending") || (data3 === "in_progress")) || (data3 === "paused")) || (data3 === "completed")) || (data3 === "failed")) || (data3 === "cancelled"))){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema151.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-var _valid3 = _errs22 === errors;
-valid7 = valid7 || _valid3;
-if(!valid7){
-const _errs23 = errors;
-if(typeof data3 === "string"){
-if(!pattern0.test(data3)){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-var _valid3 = _errs23 === errors;
-valid7 = valid7 || _valid3;
-}
-if(!valid7){
-const err9 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-else {
-errors = _errs21;
-if(vErrors !== null){
-if(_errs21){
-vErrors.length = _errs21;
-}
-else {
-vErrors = null;
-}
-}
-}
-var _valid2 = _errs18 === errors;
-valid5 = valid5 || _valid2;
-if(!valid5){
-const _errs24 = errors;
+var _valid1 = _errs15 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const _errs18 = errors;
 if(data3 !== null){
-const err10 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err4];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err4);
 }
 errors++;
 }
-var _valid2 = _errs24 === errors;
-valid5 = valid5 || _valid2;
+var _valid1 = _errs18 === errors;
+valid4 = valid4 || _valid1;
 }
-if(!valid5){
-const err11 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(!valid4){
+const err5 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err5];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err5);
 }
 errors++;
 validate136.errors = vErrors;
 return false;
 }
 else {
-errors = _errs17;
+errors = _errs14;
 if(vErrors !== null){
-if(_errs17){
-vErrors.length = _errs17;
+if(_errs14){
+vErrors.length = _errs14;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs16 === errors;
+var valid0 = _errs13 === errors;
 }
 else {
 var valid0 = true;
@@ -7568,29 +6723,29 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 let data4 = data.content;
-const _errs26 = errors;
+const _errs20 = errors;
 if((!(Array.isArray(data4))) && (data4 !== null)){
 validate136.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema172.properties.content.type},message:"must be array,null"}];
 return false;
 }
-if(errors === _errs26){
+if(errors === _errs20){
 if(Array.isArray(data4)){
-var valid8 = true;
+var valid6 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
-const _errs28 = errors;
+const _errs22 = errors;
 if(!(validate132(data4[i0], {instancePath:instancePath+"/content/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
 vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
 errors = vErrors.length;
 }
-var valid8 = _errs28 === errors;
-if(!valid8){
+var valid6 = _errs22 === errors;
+if(!valid6){
 break;
 }
 }
 }
 }
-var valid0 = _errs26 === errors;
+var valid0 = _errs20 === errors;
 }
 else {
 var valid0 = true;
@@ -7598,29 +6753,29 @@ var valid0 = true;
 if(valid0){
 if(data.locations !== undefined){
 let data6 = data.locations;
-const _errs29 = errors;
+const _errs23 = errors;
 if((!(Array.isArray(data6))) && (data6 !== null)){
 validate136.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: schema172.properties.locations.type},message:"must be array,null"}];
 return false;
 }
-if(errors === _errs29){
+if(errors === _errs23){
 if(Array.isArray(data6)){
-var valid9 = true;
+var valid7 = true;
 const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
-const _errs31 = errors;
+const _errs25 = errors;
 if(!(validate121(data6[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data6,parentDataProperty:i1,rootData}))){
 vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
 }
-var valid9 = _errs31 === errors;
-if(!valid9){
+var valid7 = _errs25 === errors;
+if(!valid7){
 break;
 }
 }
 }
 }
-var valid0 = _errs29 === errors;
+var valid0 = _errs23 === errors;
 }
 else {
 var valid0 = true;
@@ -7628,12 +6783,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data8 = data._meta;
-const _errs32 = errors;
+const _errs26 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
 validate136.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs32 === errors;
+var valid0 = _errs26 === errors;
 }
 else {
 var valid0 = true;
@@ -7691,7 +6846,7 @@ return errors === 0;
 }
 
 export const PlanEntryPriority = validate141;
-const schema178 = {"type":"string","anyOf":[{"enum":["high","medium","low"]},{"pattern":"^_"}]};
+const schema178 = {"type":"string"};
 
 function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7700,67 +6855,12 @@ if(typeof data !== "string"){
 validate141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!(((data === "high") || (data === "medium")) || (data === "low"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema178.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate141.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
-}
 validate141.errors = vErrors;
 return errors === 0;
 }
 
 export const PlanEntryStatus = validate142;
-const schema179 = {"type":"string","anyOf":[{"enum":["pending","in_progress","completed","cancelled"]},{"pattern":"^_"}]};
+const schema179 = {"type":"string"};
 
 function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7768,61 +6868,6 @@ let errors = 0;
 if(typeof data !== "string"){
 validate142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!((((data === "pending") || (data === "in_progress")) || (data === "completed")) || (data === "cancelled"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema179.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate142.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
 }
 validate142.errors = vErrors;
 return errors === 0;
@@ -7855,66 +6900,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.priority !== undefined){
-let data1 = data.priority;
 const _errs3 = errors;
-if(typeof data1 !== "string"){
+if(typeof data.priority !== "string"){
 validate143.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs6 = errors;
-let valid2 = false;
-const _errs7 = errors;
-if(!(((data1 === "high") || (data1 === "medium")) || (data1 === "low"))){
-const err0 = {instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema178.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const _errs8 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err1 = {instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs8 === errors;
-valid2 = valid2 || _valid0;
-}
-if(!valid2){
-const err2 = {instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate143.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid0 = _errs3 === errors;
 }
@@ -7923,68 +6912,12 @@ var valid0 = true;
 }
 if(valid0){
 if(data.status !== undefined){
-let data2 = data.status;
-const _errs9 = errors;
-if(typeof data2 !== "string"){
+const _errs6 = errors;
+if(typeof data.status !== "string"){
 validate143.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-const _errs12 = errors;
-let valid4 = false;
-const _errs13 = errors;
-if(!((((data2 === "pending") || (data2 === "in_progress")) || (data2 === "completed")) || (data2 === "cancelled"))){
-const err3 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema179.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid1 = _errs13 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const _errs14 = errors;
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-var _valid1 = _errs14 === errors;
-valid4 = valid4 || _valid1;
-}
-if(!valid4){
-const err5 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate143.errors = vErrors;
-return false;
-}
-else {
-errors = _errs12;
-if(vErrors !== null){
-if(_errs12){
-vErrors.length = _errs12;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs9 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -7992,12 +6925,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data3 = data._meta;
-const _errs15 = errors;
+const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
 validate143.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs15 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
@@ -8121,7 +7054,7 @@ return errors === 0;
 }
 
 export const ExtensionPlanContent = validate146;
-const schema187 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
+const schema187 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["items"]}},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
 
 function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8137,16 +7070,36 @@ else {
 if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate146.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
+if(typeof data0 !== "string"){
 validate146.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs4 = errors;
+const _errs5 = errors;
+if(!(data0 === "items")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate146.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
 }
 }
 var valid0 = _errs2 === errors;
@@ -8157,9 +7110,9 @@ var valid0 = true;
 if(valid0){
 if(data.planId !== undefined){
 let data1 = data.planId;
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs7){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
 validate146.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
@@ -8171,7 +7124,7 @@ validate146.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/P
 return false;
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -8189,7 +7142,65 @@ return errors === 0;
 }
 
 export const PlanContent = validate147;
-const schema189 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["items"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/PlanItems"}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["items"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionPlanContent"}]}};
+const schema189 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["items"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/PlanItems"}]},"else":{"$ref":"#/$defs/ExtensionPlanContentWithUncheckedTag"}};
+const schema190 = {"type":"object","properties":{"type":{"type":"string"},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
+
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))){
+validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs2 = errors;
+if(typeof data.type !== "string"){
+validate149.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.planId !== undefined){
+let data1 = data.planId;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+validate149.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate149.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate149.errors = vErrors;
+return errors === 0;
+}
+
 
 function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8262,91 +7273,21 @@ ifClause0 = "then";
 }
 else {
 const _errs8 = errors;
-const _errs9 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type !== undefined){
-let data1 = data.type;
-if(typeof data1 !== "string"){
-validate147.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs12 = errors;
-let valid6 = false;
-const _errs13 = errors;
-if(!(data1 === "items")){
-const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema189.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid1 = _errs13 === errors;
-valid6 = valid6 || _valid1;
-if(!valid6){
-const _errs14 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs14 === errors;
-valid6 = valid6 || _valid1;
-}
-if(!valid6){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate147.errors = vErrors;
-return false;
-}
-else {
-errors = _errs12;
-if(vErrors !== null){
-if(_errs12){
-vErrors.length = _errs12;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid4 = _errs9 === errors;
-if(valid4){
-const _errs15 = errors;
-if(!(validate146(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate149(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
 errors = vErrors.length;
-}
-var valid4 = _errs15 === errors;
 }
 var _valid0 = _errs8 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
 if(!valid0){
-const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err1];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err1);
 }
 errors++;
 validate147.errors = vErrors;
@@ -8377,24 +7318,24 @@ validate147.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanUpdate = validate150;
-const schema190 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]};
+export const PlanUpdate = validate151;
+const schema192 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]};
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.plan === undefined) && (missing0 = "plan"))){
-validate150.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("plan_update" !== data.sessionUpdate){
-validate150.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
+validate151.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8419,7 +7360,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate150.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate151.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -8432,25 +7373,25 @@ var valid0 = true;
 }
 }
 else {
-validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate150.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
 
-export const Cost = validate152;
-const schema192 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
+export const Cost = validate153;
+const schema194 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.amount === undefined) && (missing0 = "amount")) || ((data.currency === undefined) && (missing0 = "currency"))){
-validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate153.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -8458,7 +7399,7 @@ if(data.amount !== undefined){
 let data0 = data.amount;
 const _errs1 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate152.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate153.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8470,7 +7411,7 @@ if(valid0){
 if(data.currency !== undefined){
 const _errs3 = errors;
 if(typeof data.currency !== "string"){
-validate152.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -8483,7 +7424,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate152.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate153.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -8496,32 +7437,32 @@ var valid0 = true;
 }
 }
 else {
-validate152.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate152.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
 
-export const UsageUpdate = validate153;
-const schema194 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
+export const UsageUpdate = validate154;
+const schema196 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.used === undefined) && (missing0 = "used"))) || ((data.size === undefined) && (missing0 = "size"))){
-validate153.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("usage_update" !== data.sessionUpdate){
-validate153.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
+validate154.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8534,13 +7475,13 @@ if(data.used !== undefined){
 let data1 = data.used;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate153.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate154.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate153.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate154.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -8555,13 +7496,13 @@ if(data.size !== undefined){
 let data2 = data.size;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate153.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate154.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate153.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate154.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -8578,8 +7519,8 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid1 = false;
 const _errs8 = errors;
-if(!(validate152(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
-vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
+if(!(validate153(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
+vErrors = vErrors === null ? validate153.errors : vErrors.concat(validate153.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -8608,7 +7549,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate153.errors = vErrors;
+validate154.errors = vErrors;
 return false;
 }
 else {
@@ -8632,7 +7573,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs11 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate153.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate154.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -8647,59 +7588,79 @@ var valid0 = true;
 }
 }
 else {
-validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate153.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionSessionUpdate = validate155;
-const schema196 = {"type":"object","properties":{"sessionUpdate":{"type":"string","pattern":"^_"}},"required":["sessionUpdate"],"additionalProperties":true};
+export const ExtensionSessionUpdate = validate156;
+const schema198 = {"type":"object","properties":{"sessionUpdate":{"type":"string","not":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","plan_update","usage_update"]}}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 let data0 = data.sessionUpdate;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate155.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(typeof data0 !== "string"){
+validate156.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs4 = errors;
+const _errs5 = errors;
+if(!((((((((((data0 === "user_message") || (data0 === "user_message_chunk")) || (data0 === "agent_message")) || (data0 === "agent_message_chunk")) || (data0 === "agent_thought")) || (data0 === "agent_thought_chunk")) || (data0 === "state_update")) || (data0 === "tool_call_update")) || (data0 === "plan_update")) || (data0 === "usage_update"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate156.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-}
-}
-}
-else {
-validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate155.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionUpdate = validate156;
-const schema197 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","plan_update","usage_update"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"$ref":"#/$defs/UserMessageUpdate"},{"$ref":"#/$defs/UserMessageChunk"},{"$ref":"#/$defs/AgentMessageUpdate"},{"$ref":"#/$defs/AgentMessageChunk"},{"$ref":"#/$defs/AgentThoughtUpdate"},{"$ref":"#/$defs/AgentThoughtChunk"},{"$ref":"#/$defs/StateUpdate"},{"$ref":"#/$defs/ToolCallUpdate"},{"$ref":"#/$defs/PlanUpdate"},{"$ref":"#/$defs/UsageUpdate"}]},"else":{"allOf":[{"properties":{"sessionUpdate":{"type":"string","anyOf":[{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","plan_update","usage_update"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionSessionUpdate"}]}};
+export const SessionUpdate = validate157;
+const schema199 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","plan_update","usage_update"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"$ref":"#/$defs/UserMessageUpdate"},{"$ref":"#/$defs/UserMessageChunk"},{"$ref":"#/$defs/AgentMessageUpdate"},{"$ref":"#/$defs/AgentMessageChunk"},{"$ref":"#/$defs/AgentThoughtUpdate"},{"$ref":"#/$defs/AgentThoughtChunk"},{"$ref":"#/$defs/StateUpdate"},{"$ref":"#/$defs/ToolCallUpdate"},{"$ref":"#/$defs/PlanUpdate"},{"$ref":"#/$defs/UsageUpdate"}]},"else":{"$ref":"#/$defs/ExtensionSessionUpdateWithUncheckedTag"}};
+const schema200 = {"type":"object","properties":{"sessionUpdate":{"type":"string"}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -8737,7 +7698,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate156.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -8792,30 +7753,30 @@ errors = vErrors.length;
 }
 }
 else if(tag0 === "plan_update"){
-if(!(validate150(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
+if(!(validate151(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
 errors = vErrors.length;
 }
 }
 else if(tag0 === "usage_update"){
-if(!(validate153(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate153.errors : vErrors.concat(validate153.errors);
+if(!(validate154(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8826,18 +7787,33 @@ ifClause0 = "then";
 else {
 const _errs17 = errors;
 const _errs18 = errors;
+if(errors === _errs18){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.sessionUpdate !== undefined){
-let data1 = data.sessionUpdate;
-if(typeof data1 !== "string"){
-validate156.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/allOf/0/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+let missing1;
+if((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")){
+validate157.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
-const _errs21 = errors;
-let valid15 = false;
-const _errs22 = errors;
-if(!((((((((((data1 === "user_message") || (data1 === "user_message_chunk")) || (data1 === "agent_message")) || (data1 === "agent_message_chunk")) || (data1 === "agent_thought")) || (data1 === "agent_thought_chunk")) || (data1 === "state_update")) || (data1 === "tool_call_update")) || (data1 === "plan_update")) || (data1 === "usage_update"))){
-const err1 = {instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/allOf/0/properties/sessionUpdate/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema197.else.allOf[0].properties.sessionUpdate.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+else {
+if(data.sessionUpdate !== undefined){
+if(typeof data.sessionUpdate !== "string"){
+validate157.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate157.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var _valid0 = _errs17 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8845,140 +7821,45 @@ else {
 vErrors.push(err1);
 }
 errors++;
-}
-var _valid1 = _errs22 === errors;
-valid15 = valid15 || _valid1;
-if(!valid15){
-const _errs23 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/allOf/0/properties/sessionUpdate/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs23 === errors;
-valid15 = valid15 || _valid1;
-}
-if(!valid15){
-const err3 = {instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/allOf/0/properties/sessionUpdate/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate156.errors = vErrors;
-return false;
-}
-else {
-errors = _errs21;
-if(vErrors !== null){
-if(_errs21){
-vErrors.length = _errs21;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid13 = _errs18 === errors;
-if(valid13){
-const _errs24 = errors;
-const _errs25 = errors;
-if(errors === _errs25){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")){
-validate156.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdate/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-let data2 = data.sessionUpdate;
-const _errs28 = errors;
-if(errors === _errs28){
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-validate156.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdate/properties/sessionUpdate/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
-validate156.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdate/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate156.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdate/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid13 = _errs24 === errors;
-}
-var _valid0 = _errs17 === errors;
-valid0 = _valid0;
-ifClause0 = "else";
-}
-if(!valid0){
-const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-validate156.errors = vErrors;
+validate157.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.sessionUpdate === undefined) && (missing2 = "sessionUpdate")){
-validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate157.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if(typeof data.sessionUpdate !== "string"){
-validate156.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate157.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate156.errors = vErrors;
+validate157.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionNotification = validate167;
-const schema199 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
+export const SessionNotification = validate168;
+const schema201 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.update === undefined) && (missing0 = "update"))){
-validate167.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate168.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -8989,12 +7870,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate167.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate168.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate167.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate168.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9006,8 +7887,8 @@ var valid0 = true;
 if(valid0){
 if(data.update !== undefined){
 const _errs4 = errors;
-if(!(validate156(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
-vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+if(!(validate157(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
+vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -9020,7 +7901,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate167.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate168.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -9033,94 +7914,39 @@ var valid0 = true;
 }
 }
 else {
-validate167.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate168.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate167.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOptionKind = validate169;
-const schema202 = {"type":"string","anyOf":[{"enum":["allow_once","allow_always","reject_once","reject_always"]},{"pattern":"^_"}]};
+export const PermissionOptionKind = validate170;
+const schema204 = {"type":"string"};
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate169.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!((((data === "allow_once") || (data === "allow_always")) || (data === "reject_once")) || (data === "reject_always"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema202.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate169.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate169.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOption = validate170;
-const schema203 = {"type":"object","properties":{"optionId":{"type":"string","minLength":1},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
+export const PermissionOption = validate171;
+const schema205 = {"type":"object","properties":{"optionId":{"type":"string","minLength":1},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.optionId === undefined) && (missing0 = "optionId")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.kind === undefined) && (missing0 = "kind"))){
-validate170.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate171.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9130,12 +7956,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate170.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate171.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9148,7 +7974,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate170.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -9158,66 +7984,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.kind !== undefined){
-let data2 = data.kind;
 const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate170.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.kind !== "string"){
+validate171.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs8 = errors;
-let valid2 = false;
-const _errs9 = errors;
-if(!((((data2 === "allow_once") || (data2 === "allow_always")) || (data2 === "reject_once")) || (data2 === "reject_always"))){
-const err0 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema202.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs9 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const _errs10 = errors;
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs10 === errors;
-valid2 = valid2 || _valid0;
-}
-if(!valid2){
-const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate170.errors = vErrors;
-return false;
-}
-else {
-errors = _errs8;
-if(vErrors !== null){
-if(_errs8){
-vErrors.length = _errs8;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid0 = _errs5 === errors;
 }
@@ -9227,12 +7997,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data3 = data._meta;
-const _errs11 = errors;
+const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate170.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate171.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs11 === errors;
+var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
@@ -9243,32 +8013,32 @@ var valid0 = true;
 }
 }
 else {
-validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate171.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate170.errors = vErrors;
+validate171.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallPermissionSubject = validate171;
-const schema206 = {"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]};
+export const ToolCallPermissionSubject = validate172;
+const schema208 = {"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]};
 
-function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.toolCall === undefined) && (missing0 = "toolCall"))){
-validate171.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate172.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("tool_call" !== data.type){
-validate171.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate172.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9293,7 +8063,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate171.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate172.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -9306,59 +8076,79 @@ var valid0 = true;
 }
 }
 else {
-validate171.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate172.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate171.errors = vErrors;
+validate172.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPermissionSubject = validate173;
-const schema208 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
+export const ExtensionPermissionSubject = validate174;
+const schema210 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["tool_call"]}}},"required":["type"],"additionalProperties":true};
 
-function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate173.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate174.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate173.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(typeof data0 !== "string"){
+validate174.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs4 = errors;
+const _errs5 = errors;
+if(!(data0 === "tool_call")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate174.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
 }
 }
 else {
-validate173.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate174.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-}
-}
-}
-else {
-validate173.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate173.errors = vErrors;
+validate174.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionSubject = validate174;
-const schema209 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["tool_call"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/ToolCallPermissionSubject"}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["tool_call"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionPermissionSubject"}]}};
+export const PermissionSubject = validate175;
+const schema211 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["tool_call"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/ToolCallPermissionSubject"}]},"else":{"$ref":"#/$defs/ExtensionPermissionSubjectWithUncheckedTag"}};
+const schema212 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -9395,31 +8185,31 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate174.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate175.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const tag0 = data.type;
 if(typeof tag0 == "string"){
 if(tag0 === "tool_call"){
-if(!(validate171(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
+if(!(validate172(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate172.errors : vErrors.concat(validate172.errors);
 errors = vErrors.length;
 }
 }
 else {
-validate174.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate175.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate174.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate175.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate174.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate175.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9430,18 +8220,33 @@ ifClause0 = "then";
 else {
 const _errs8 = errors;
 const _errs9 = errors;
+if(errors === _errs9){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type !== undefined){
-let data1 = data.type;
-if(typeof data1 !== "string"){
-validate174.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+let missing1;
+if((data.type === undefined) && (missing1 = "type")){
+validate175.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
-const _errs12 = errors;
-let valid6 = false;
-const _errs13 = errors;
-if(!(data1 === "tool_call")){
-const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema209.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+else {
+if(data.type !== undefined){
+if(typeof data.type !== "string"){
+validate175.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate175.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var _valid0 = _errs8 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -9449,140 +8254,45 @@ else {
 vErrors.push(err1);
 }
 errors++;
-}
-var _valid1 = _errs13 === errors;
-valid6 = valid6 || _valid1;
-if(!valid6){
-const _errs14 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs14 === errors;
-valid6 = valid6 || _valid1;
-}
-if(!valid6){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate174.errors = vErrors;
-return false;
-}
-else {
-errors = _errs12;
-if(vErrors !== null){
-if(_errs12){
-vErrors.length = _errs12;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid4 = _errs9 === errors;
-if(valid4){
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((data.type === undefined) && (missing1 = "type")){
-validate174.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubject/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-let data2 = data.type;
-const _errs19 = errors;
-if(errors === _errs19){
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-validate174.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubject/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
-validate174.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubject/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate174.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubject/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid4 = _errs15 === errors;
-}
-var _valid0 = _errs8 === errors;
-valid0 = _valid0;
-ifClause0 = "else";
-}
-if(!valid0){
-const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-validate174.errors = vErrors;
+validate175.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate174.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate175.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate174.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate175.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate174.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate175.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate174.errors = vErrors;
+validate175.errors = vErrors;
 return errors === 0;
 }
 
-export const RequestPermissionRequest = validate176;
-const schema211 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"subject":{"anyOf":[{"$ref":"#/$defs/PermissionSubject"},{"type":"null"}]},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"},"minItems":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title","options"]};
+export const RequestPermissionRequest = validate177;
+const schema213 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"subject":{"anyOf":[{"$ref":"#/$defs/PermissionSubject"},{"type":"null"}]},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"},"minItems":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title","options"]};
 
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate176.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate177.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9593,12 +8303,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate176.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate177.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate176.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate177.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9611,7 +8321,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs4 = errors;
 if(typeof data.title !== "string"){
-validate176.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate177.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -9626,8 +8336,8 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid2 = false;
 const _errs8 = errors;
-if(!(validate174(data2, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData}))){
-vErrors = vErrors === null ? validate174.errors : vErrors.concat(validate174.errors);
+if(!(validate175(data2, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData}))){
+vErrors = vErrors === null ? validate175.errors : vErrors.concat(validate175.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -9656,7 +8366,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate176.errors = vErrors;
+validate177.errors = vErrors;
 return false;
 }
 else {
@@ -9682,7 +8392,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(Array.isArray(data3)){
 if(data3.length < 1){
-validate176.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate177.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -9690,8 +8400,8 @@ var valid3 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
-if(!(validate170(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+if(!(validate171(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs13 === errors;
@@ -9702,7 +8412,7 @@ break;
 }
 }
 else {
-validate176.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate177.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9716,7 +8426,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs14 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate176.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate177.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -9731,32 +8441,32 @@ var valid0 = true;
 }
 }
 else {
-validate176.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate177.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate176.errors = vErrors;
+validate177.errors = vErrors;
 return errors === 0;
 }
 
-export const SelectedPermissionOutcome = validate179;
-const schema214 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
+export const SelectedPermissionOutcome = validate180;
+const schema216 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
 
-function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.outcome === undefined) && (missing0 = "outcome")) || ((data.optionId === undefined) && (missing0 = "optionId"))){
-validate179.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate180.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
 if("selected" !== data.outcome){
-validate179.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
+validate180.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9771,12 +8481,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate179.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate180.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate179.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate180.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9790,7 +8500,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate179.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate180.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -9798,56 +8508,6 @@ var valid0 = _errs4 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-}
-else {
-validate179.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate179.errors = vErrors;
-return errors === 0;
-}
-
-export const CancelledPermissionOutcome = validate180;
-const schema216 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
-
-function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.outcome === undefined) && (missing0 = "outcome")){
-validate180.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.outcome !== undefined){
-const _errs1 = errors;
-if("cancelled" !== data.outcome){
-validate180.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs2 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate180.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -9861,8 +8521,8 @@ validate180.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPermissionOutcome = validate181;
-const schema218 = {"type":"object","properties":{"outcome":{"type":"string","pattern":"^_"}},"required":["outcome"],"additionalProperties":true};
+export const CancelledPermissionOutcome = validate181;
+const schema218 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
 function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9876,19 +8536,28 @@ return false;
 }
 else {
 if(data.outcome !== undefined){
-let data0 = data.outcome;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate181.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+const _errs1 = errors;
+if("cancelled" !== data.outcome){
+validate181.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
 return false;
 }
+var valid0 = _errs1 === errors;
 }
 else {
-validate181.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs2 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate181.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
 }
 }
 }
@@ -9902,10 +8571,71 @@ validate181.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOutcome = validate182;
-const schema219 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"$ref":"#/$defs/SelectedPermissionOutcome"},{"$ref":"#/$defs/CancelledPermissionOutcome"}]},"else":{"allOf":[{"properties":{"outcome":{"type":"string","anyOf":[{"enum":["selected","cancelled"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionPermissionOutcome"}]}};
+export const ExtensionPermissionOutcome = validate182;
+const schema220 = {"type":"object","properties":{"outcome":{"type":"string","not":{"enum":["selected","cancelled"]}}},"required":["outcome"],"additionalProperties":true};
 
 function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.outcome === undefined) && (missing0 = "outcome")){
+validate182.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.outcome !== undefined){
+let data0 = data.outcome;
+if(typeof data0 !== "string"){
+validate182.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+const _errs5 = errors;
+if(!((data0 === "selected") || (data0 === "cancelled"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate182.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+}
+else {
+validate182.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate182.errors = vErrors;
+return errors === 0;
+}
+
+export const PermissionOutcome = validate183;
+const schema221 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"$ref":"#/$defs/SelectedPermissionOutcome"},{"$ref":"#/$defs/CancelledPermissionOutcome"}]},"else":{"$ref":"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag"}};
+const schema222 = {"type":"object","properties":{"outcome":{"type":"string"}},"required":["outcome"],"additionalProperties":true};
+
+function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -9943,37 +8673,37 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate182.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const tag0 = data.outcome;
 if(typeof tag0 == "string"){
 if(tag0 === "selected"){
-if(!(validate179(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
-errors = vErrors.length;
-}
-}
-else if(tag0 === "cancelled"){
 if(!(validate180(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
 errors = vErrors.length;
 }
 }
+else if(tag0 === "cancelled"){
+if(!(validate181(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate181.errors : vErrors.concat(validate181.errors);
+errors = vErrors.length;
+}
+}
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9984,18 +8714,33 @@ ifClause0 = "then";
 else {
 const _errs9 = errors;
 const _errs10 = errors;
+if(errors === _errs10){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.outcome !== undefined){
-let data1 = data.outcome;
-if(typeof data1 !== "string"){
-validate182.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/else/allOf/0/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+let missing1;
+if((data.outcome === undefined) && (missing1 = "outcome")){
+validate183.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
-const _errs13 = errors;
-let valid7 = false;
-const _errs14 = errors;
-if(!((data1 === "selected") || (data1 === "cancelled"))){
-const err1 = {instancePath:instancePath+"/outcome",schemaPath:"#/else/allOf/0/properties/outcome/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema219.else.allOf[0].properties.outcome.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+else {
+if(data.outcome !== undefined){
+if(typeof data.outcome !== "string"){
+validate183.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate183.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var _valid0 = _errs9 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10003,147 +8748,52 @@ else {
 vErrors.push(err1);
 }
 errors++;
-}
-var _valid1 = _errs14 === errors;
-valid7 = valid7 || _valid1;
-if(!valid7){
-const _errs15 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/outcome",schemaPath:"#/else/allOf/0/properties/outcome/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs15 === errors;
-valid7 = valid7 || _valid1;
-}
-if(!valid7){
-const err3 = {instancePath:instancePath+"/outcome",schemaPath:"#/else/allOf/0/properties/outcome/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate182.errors = vErrors;
-return false;
-}
-else {
-errors = _errs13;
-if(vErrors !== null){
-if(_errs13){
-vErrors.length = _errs13;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid5 = _errs10 === errors;
-if(valid5){
-const _errs16 = errors;
-const _errs17 = errors;
-if(errors === _errs17){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((data.outcome === undefined) && (missing1 = "outcome")){
-validate182.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcome/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data.outcome !== undefined){
-let data2 = data.outcome;
-const _errs20 = errors;
-if(errors === _errs20){
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-validate182.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcome/properties/outcome/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
-validate182.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcome/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate182.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcome/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid5 = _errs16 === errors;
-}
-var _valid0 = _errs9 === errors;
-valid0 = _valid0;
-ifClause0 = "else";
-}
-if(!valid0){
-const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-validate182.errors = vErrors;
+validate183.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.outcome === undefined) && (missing2 = "outcome")){
-validate182.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 if(typeof data.outcome !== "string"){
-validate182.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate182.errors = vErrors;
+validate183.errors = vErrors;
 return errors === 0;
 }
 
-export const RequestPermissionResponse = validate185;
-const schema221 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
+export const RequestPermissionResponse = validate186;
+const schema223 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
-function validate185(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate185.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate186.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
-if(!(validate182(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
-vErrors = vErrors === null ? validate182.errors : vErrors.concat(validate182.errors);
+if(!(validate183(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -10156,7 +8806,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate186.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10168,10 +8818,10 @@ var valid0 = true;
 }
 }
 else {
-validate185.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate186.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate185.errors = vErrors;
+validate186.errors = vErrors;
 return errors === 0;
 }

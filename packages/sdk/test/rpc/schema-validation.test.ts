@@ -4,7 +4,7 @@ import { ErrorCodes } from '../../src/rpc/index.js';
 import { rawPeer } from './helpers.js';
 
 describe('default ACP schema validation', () => {
-  it('answers a prompt with an unknown content type with -32602 pointing at the tag', async () => {
+  it('answers a prompt whose content type is not a string with -32602 pointing at the tag', async () => {
     const prompts: PromptRequest[] = [];
     const peer = rawPeer({}, (c) =>
       c.onRequest('session/prompt', (params) => {
@@ -16,7 +16,7 @@ describe('default ACP schema validation', () => {
       jsonrpc: '2.0',
       id: 1,
       method: 'session/prompt',
-      params: { sessionId: 's', prompt: [{ type: 'bogus', text: 'hi' }] },
+      params: { sessionId: 's', prompt: [{ type: 5, text: 'hi' }] },
     });
     const answer = await peer.next();
     expect(answer).toMatchObject({

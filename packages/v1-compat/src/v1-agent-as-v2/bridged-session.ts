@@ -1,5 +1,6 @@
 import type {
   ContentBlock,
+  KnownSessionUpdate,
   RequestPermissionResponse as V2RequestPermissionResponse,
   SessionUpdate as V2SessionUpdate,
 } from '@acp-kit/schema';
@@ -158,9 +159,9 @@ export class BridgedSession {
     const { messageId, isNew } = this.#tracker.chunk(kind, chunk.messageId);
     const meta = chunk._meta === undefined ? {} : { _meta: chunk._meta };
     const block: ContentBlock = v1ToV2ContentBlock(chunk.content);
-    const out: V2SessionUpdate[] = [];
+    const out: KnownSessionUpdate[] = [];
     if (replaying && isNew) out.push({ sessionUpdate: kind, messageId, content: [] });
-    out.push({ sessionUpdate: `${kind}_chunk`, messageId, content: block, ...meta } as V2SessionUpdate);
+    out.push({ sessionUpdate: `${kind}_chunk`, messageId, content: block, ...meta } as KnownSessionUpdate);
     return out;
   }
 

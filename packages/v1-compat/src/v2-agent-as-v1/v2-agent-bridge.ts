@@ -6,6 +6,8 @@ import type {
   SessionId,
   SessionNotification as V2SessionNotification,
   SessionUpdate as V2SessionUpdate,
+  UserMessageChunk as V2UserMessageChunk,
+  UserMessageUpdate as V2UserMessageUpdate,
 } from '@acp-kit/schema';
 import { Connection, ErrorCodes, RpcError, schemaValidator, type Transport } from '@acp-kit/sdk';
 import {
@@ -162,7 +164,7 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
     const { update } = params;
     const seq = ++s.received;
     if (update.sessionUpdate === 'user_message' || update.sessionUpdate === 'user_message_chunk') {
-      s.turns.userMessage(update.messageId, seq);
+      s.turns.userMessage((update as V2UserMessageUpdate | V2UserMessageChunk).messageId, seq);
     } else if (update.sessionUpdate === 'state_update' && update.state === 'idle') {
       const idle = update as { stopReason?: V1.StopReason | null; error?: TurnError | null };
       s.turns.idle(idle.stopReason, seq, idle.error);
