@@ -6,6 +6,7 @@ import type {
   RequestPermissionResponse,
   SessionId,
   SessionNotification,
+  KnownSessionUpdate,
   SessionUpdate,
   StopReason,
   Usage,
@@ -502,7 +503,8 @@ export class AgentSession implements Inserter {
    * take the resume response for `idle`).
    */
   async sendStateTo(peer: ClientPeer, state: SessionActivity = this.#activity): Promise<void> {
-    await this.sendTo(peer, { sessionUpdate: 'state_update', state });
+    const update: KnownSessionUpdate = { sessionUpdate: 'state_update', state };
+    await this.sendTo(peer, update);
   }
 
   /** Reports that the work is blocked on the user. */
