@@ -169,10 +169,17 @@ async function startRegistry() {
   const dir = join(work, 'verdaccio');
   mkdirSync(dir);
   const port = await freePort();
-  // Everything but our own scope comes from the registry npm is configured for.
-  const uplink =
-    process.env.npm_config_registry ||
-    (await run('npm', ['config', 'get', 'registry'], { cwd: work })).trim();
+  // Everything but our own scope comes from the registry npm is configured for, trusting the
+  // certificates npm trusts (its `cafile`), also where Turbo's strict environment dropped
+  // NODE_EXTRA_CA_CERTS.
+  const npmConfig = async (key) => {
+    const value = (await run('npm', ['config', 'get', key], { cwd: work })).trim();
+    return value === 'null' || value === 'undefined' ? '' : value;
+  };
+  const [uplink, cafile] = await Promise.all([
+    process.env.npm_config_registry || npmConfig('registry'),
+    process.env.NODE_EXTRA_CA_CERTS ? '' : npmConfig('cafile'),
+  ]);
   const config = [
     `storage: ${join(dir, 'storage')}`,
     'auth:',
@@ -181,7 +188,10 @@ async function startRegistry() {
     'uplinks:',
     '  upstream:',
     `    url: ${uplink}`,
-    '    timeout: 60s',
+    '    timeout: 120s',
+    // A loaded machine may see a slow answer or two; never take the uplink offline for that.
+    '    max_fails: 50',
+    '    fail_timeout: 2s',
     'packages:',
     "  '@acp-kit/*':",
     '    access: $all',
@@ -199,6 +209,7 @@ async function startRegistry() {
   writeFileSync(join(dir, 'config.yaml'), config);
   const child = spawn(process.execPath, [VERDACCIO, '--config', join(dir, 'config.yaml')], {
     cwd: dir,
+    env: { ...process.env, ...(cafile ? { NODE_EXTRA_CA_CERTS: cafile } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
