@@ -11,7 +11,7 @@ export const USAGE_EXIT_CODE = 2;
 const USAGE = `Usage: acp-kit <command> [options]
 
 Commands:
-  agent [--history <file.db>] [--chunk-delay <ms>] [--listen <host:port> [listen options]]
+  agent [--history <file.db> | postgres://…] [--chunk-delay <ms>] [--listen <host:port> [listen options]]
         Run the reference ACP v2 agent over stdio (or WebSocket with --listen).
         --listen clients must present a connection token (Authorization: Bearer <token>):
           a random one written to a 0600 file whose path is printed, or the token in
@@ -21,7 +21,8 @@ Commands:
         --max-connections <n>  --max-per-address <n>  --max-sessions <n per connection>
                     open connections in total, from one address, sessions each (64, 16, 32)
         --no-auth   accept clients without a token: loopback only, for tests and trusted setups
-        New --history files are created readable by you only (0600).
+        New --history files are created readable by you only (0600). With a postgres:// URL, several
+        agent processes share the sessions: a client may attach to any of them.
   demo [--websocket]
         Show the v2 prompt lifecycle against the reference agent, with a replay after a restart
         (over stdio, or --websocket: over a loopback WebSocket with the agent's connection token).

@@ -5,13 +5,14 @@ import {
   type ClientPeer,
   type HistoryStore,
   type PendingPrompt,
+  type SessionLog,
 } from '@acp-kit/sdk';
 import { promptText, replyTo } from './reply-model.js';
 
 /** Options for {@link createReferenceAgent}. */
 export interface ReferenceAgentOptions {
-  /** Where retained history lives (default: in memory). */
-  history?: HistoryStore;
+  /** Where sessions live (default: in memory): a history store or a session log (PostgreSQL). */
+  history?: HistoryStore | SessionLog;
   /** Pause between streamed reply chunks, in ms (default 2), so a turn can be cancelled mid-stream. */
   chunkDelayMs?: number;
   /** How replay sends retained messages (default `'chunks'`: reset, then one chunk per block). */

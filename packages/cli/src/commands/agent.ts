@@ -7,6 +7,7 @@ import {
   isLoopbackHost,
   listenWebSocket,
   schemaValidator,
+  type SessionLog,
   stdioTransport,
   type WebSocketServerOptions,
 } from '@acp-kit/sdk';
@@ -15,6 +16,7 @@ import { historyExposureWarnings } from '../listen/private-history.js';
 import { refusalLogger } from '../listen/refusal-log.js';
 import { resolveToken, TOKEN_ENV } from '../listen/token-source.js';
 import { UsageError } from '../usage-error.js';
+import { isPostgresUrl, openPostgresHistory } from './postgres-history.js';
 import { openSqliteHistory } from './sqlite-history.js';
 
 function parse(args: string[]) {
@@ -58,8 +60,9 @@ function positiveInteger(flag: string, value: string | undefined): number | unde
   return n;
 }
 
-async function openHistory(path: string | undefined): Promise<HistoryStore | undefined> {
+async function openHistory(path: string | undefined): Promise<HistoryStore | SessionLog | undefined> {
   if (!path) return undefined;
+  if (isPostgresUrl(path)) return openPostgresHistory(path);
   for (const warning of historyExposureWarnings(path)) process.stderr.write(`acp-kit agent: ${warning}\n`);
   return openSqliteHistory(path);
 }
