@@ -34,18 +34,19 @@ interface Queued {
   messageId: string;
 }
 
+/** Waits `ms`, or less if `signal` aborts; leaves no listener on the signal behind either way. */
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (ms <= 0 || signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 
 /**
@@ -74,13 +75,21 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
         if (next.prompt.state !== 'pending') continue;
         try {
           await runTurn(session, next);
-        } catch {
-          // The turn failed (for example every client went away mid-stream): answer what is
-          // still unanswered and leave the session idle rather than stuck in running.
+        } catch (error) {
+          // The turn failed (a client answered a permission request with an error, a report could
+          // not be sent…): answer what is still unanswered, and end an inserted prompt's turn with
+          // stop reason `error` and what failed — never idle without a stop reason.
           if (next.prompt.state === 'pending') {
             next.prompt.reject({ code: -32603, message: 'Internal error' });
+            continue;
           }
-          await session.idle().catch(() => undefined);
+          const failure = error as { code?: unknown; message?: unknown };
+          await session
+            .idle('error', undefined, {
+              code: typeof failure?.code === 'number' ? failure.code : -32603,
+              message: typeof failure?.message === 'string' ? failure.message : 'Internal error',
+            })
+            .catch(() => undefined);
         }
       }
     } finally {
@@ -131,7 +140,8 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
         answer.outcome.outcome === 'selected' &&
         'optionId' in answer.outcome &&
         answer.outcome.optionId === 'allow';
-      if (signal.aborted) {
+      // Withdrawn by session/cancel, or answered `cancelled` by the client: the turn is cancelled.
+      if (signal.aborted || answer.outcome.outcome === 'cancelled') {
         await session.idle('cancelled');
         return;
       }

@@ -21,6 +21,7 @@ import type { Connection, RequestContext } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { AgentSession, sessionLogOf } from './agent-session.js';
 import { replayFromLog } from './log-replay.js';
+import { toWireError } from './wire-errors.js';
 import type { ClientPeer } from './client-peer.js';
 import { PendingPrompt } from './pending-prompt.js';
 
@@ -236,9 +237,22 @@ export class Agent {
       'session/prompt',
       wire(async (params, context): Promise<PromptResponse> => {
         requireInitialized();
-        const session = await this.#require(params.sessionId);
-        attach(session);
-        return this.#prompt(session, peer, params.prompt, context);
+        // Counted before any await, so a session/cancel right behind it applies to it.
+        const loaded = this.#sessions.get(params.sessionId);
+        const arrived = loaded?.promptArrived();
+        try {
+          const session = await this.#require(params.sessionId);
+          attach(session);
+          return await this.#prompt(
+            session,
+            peer,
+            params.prompt,
+            context,
+            arrived ?? session.promptArrived(),
+          );
+        } finally {
+          arrived?.settled();
+        }
       }),
     );
 
@@ -319,8 +333,8 @@ export class Agent {
     peer: ClientPeer,
     content: PendingPrompt['content'],
     context: RequestContext,
+    arrived: { arrival: number; settled: () => void },
   ): Promise<PromptResponse> {
-    const arrived = session.promptArrived();
     const prompt = new PendingPrompt(session.id, content, context.signal, {
       insertUserMessage: (inserted, options) =>
         session.insertUserMessage(inserted, options, { peer, arrival: arrived.arrival }),
@@ -370,23 +384,14 @@ function requireAbsolute(cwd: string): void {
   }
 }
 
-/**
- * The one seam where domain errors become wire errors: a {@link HistoryStoreError} answers with
- * its JSON-RPC code (an unknown session is -32002, a bad argument -32602, storage trouble -32603).
- */
+/** Runs a request handler with its errors passed through {@link toWireError}. */
 function wire<P, R>(handler: (params: P, context: RequestContext) => Promise<R>) {
   return async (params: P, context: RequestContext): Promise<R> => {
     try {
       return await handler(params, context);
     } catch (error) {
       if (error instanceof HistoryStoreError) {
-        throw new RpcError(
-          error.rpcCode,
-          error.rpcCode === ErrorCodes.InternalError ? 'Internal error' : error.message,
-          {
-            ...(error.sessionId === undefined ? {} : { sessionId: error.sessionId }),
-          },
-        );
+        throw toWireError(error, () => new RpcError(ErrorCodes.InternalError, 'Internal error'));
       }
       throw error;
     }

@@ -1,6 +1,7 @@
 import type { ContentBlock, MessageId, PromptResponse, SessionId } from '@acp-kit/schema';
 import { ErrorCodes, RpcError, type RpcErrorObject } from '../rpc/errors.js';
 import { deferred } from './deferred.js';
+import { toWireError } from './wire-errors.js';
 
 /** How an inserted user message is reported to clients and kept for replay. */
 export interface InsertOptions {
@@ -106,9 +107,10 @@ export class PendingPrompt {
       // An RpcError says what was wrong with the prompt (for example content that cannot be
       // reported); anything else stays internal.
       this.#response.reject(
-        error instanceof RpcError
-          ? error
-          : new RpcError(ErrorCodes.InternalError, 'The message could not be inserted.'),
+        toWireError(
+          error,
+          () => new RpcError(ErrorCodes.InternalError, 'The message could not be inserted.'),
+        ),
       );
       throw error;
     }

@@ -62,7 +62,11 @@ describe('two agents that share nothing but one session log', () => {
     expect(onA.length).toBeGreaterThan(12);
     expect(onB).toEqual(onA);
     expect(onA[0]).toMatchObject({ sessionUpdate: 'user_message', messageId });
-    expect(onA.at(-1)).toMatchObject({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' });
+    expect(onA.at(-1)).toMatchObject({
+      sessionUpdate: 'state_update',
+      state: 'idle',
+      stopReason: 'end_turn',
+    });
     const text = (w: typeof a) =>
       w.client.store.snapshot(sessionId).messages.find((m) => m.kind === 'agent_message')?.content;
     expect(text(b)).toEqual(text(a));
