@@ -1,4 +1,8 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { startThrowawayPostgres } from '../src/testing/index.js';
@@ -36,5 +40,22 @@ describe('startThrowawayPostgres', () => {
     expect(alive(server.pid)).toBe(false);
     expect(existsSync(server.dir)).toBe(false);
     await server.stop(); // idempotent
+  });
+
+  it('is stopped and removed by its watchdog when the process that started it is killed', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./fixtures/orphan-server.ts', import.meta.url))],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+    const { dir, pid } = JSON.parse(line) as { dir: string; pid: number };
+    await once(child, 'exit');
+    const deadline = Date.now() + 45_000;
+    while ((existsSync(dir) || alive(pid)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(alive(pid)).toBe(false);
+    expect(existsSync(dir)).toBe(false);
   });
 });

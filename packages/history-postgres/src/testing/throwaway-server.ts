@@ -142,6 +142,24 @@ export async function startThrowawayPostgres(
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
 
   try {
+    // If this process dies without stop() — even during initdb — a detached shell stops the server
+    // (its PID is the first line of postmaster.pid) and removes the directory.
+    watchdog = spawn(
+      'sh',
+      [
+        '-c',
+        'while kill -0 "$1" 2>/dev/null; do sleep 1; done; ' +
+          'pid=$(head -n 1 "$2/data/postmaster.pid" 2>/dev/null); ' +
+          'if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null; i=0; ' +
+          'while kill -0 "$pid" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.5; i=$((i+1)); done; ' +
+          'kill -KILL "$pid" 2>/dev/null; fi; rm -rf "$2"',
+        'acp-pg-watchdog',
+        String(process.pid),
+        dir,
+      ],
+      { detached: true, stdio: 'ignore' },
+    );
+    watchdog.unref();
     try {
       execFileSync(
         join(bindir, 'initdb'),
@@ -179,23 +197,6 @@ export async function startThrowawayPostgres(
     const pid = server.pid;
     if (pid === undefined) throw new Error('could not start postgres');
     server.unref();
-
-    // If this process dies without stop(), a detached shell stops the server and removes the directory.
-    watchdog = spawn(
-      'sh',
-      [
-        '-c',
-        'while kill -0 "$1" 2>/dev/null; do sleep 1; done; kill -INT "$2" 2>/dev/null; ' +
-          'i=0; while kill -0 "$2" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.5; i=$((i+1)); done; ' +
-          'kill -KILL "$2" 2>/dev/null; rm -rf "$3"',
-        'acp-pg-watchdog',
-        String(process.pid),
-        String(pid),
-        dir,
-      ],
-      { detached: true, stdio: 'ignore' },
-    );
-    watchdog.unref();
 
     const url = urlFor(dir, 'postgres');
     await waitForServer(url, server, options.startTimeoutMs ?? 60_000, readLog);
