@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { SqliteHistoryStore } from '@acp-kit/history-sqlite';
 import Database from 'better-sqlite3';
 import { requireBuild, tempDir } from '../test/harness.js';
+import { bridgeIdsAcrossRestarts, cancelRacesThroughV1Bridge, cancelRacesThroughV2Bridge } from './bridge.js';
 import {
   agentOnFile,
   type BadFileReport,
@@ -147,6 +148,36 @@ async function main(): Promise<void> {
       'agent RSS growth while the client did not read',
       mib(slow.stalledGrowthBytes),
       slow.stalledGrowthBytes < 64 * MiB,
+    );
+
+    // The bridges: message IDs across restarts and replays, and cancels racing prompts.
+    for (const [label, env] of [
+      ['no echo, IDs only on load', { V1_RECORD_IDS: '1' }],
+      ['plain echo', { V1_ECHO: 'plain' }],
+      ['echo with v1 IDs', { V1_ECHO: 'ids' }],
+    ] as const) {
+      const ids = await bridgeIdsAcrossRestarts(temp.dir, env, Math.max(4, Math.round(12 * scale)));
+      samples.push(...ids.samples);
+      figure(
+        `bridge --serve v2 --history, v1 agent with ${label}: replays equal to what clients saw`,
+        `${ids.replays - ids.differing}/${ids.replays} (${ids.restarts} restarts, half SIGKILL; ${ids.checked} messages compared)`,
+        ids.differing === 0,
+      );
+      figure(`bridge --serve v2, ${label}: IDs issued twice`, ids.reissued, ids.reissued === 0);
+    }
+    const v1Races = await cancelRacesThroughV1Bridge(Math.max(9, Math.round(60 * scale)));
+    samples.push(...v1Races.samples);
+    figure(
+      'bridge --serve v1: prompts cancelled at once / after a tick / mid-stream that ended cancelled',
+      `${v1Races.cancelled}/${v1Races.rounds}; uncancelled prompts after them ended end_turn: ${v1Races.clean}/${Math.floor(v1Races.rounds / 3)}`,
+      v1Races.cancelled === v1Races.rounds && v1Races.clean === Math.floor(v1Races.rounds / 3),
+    );
+    const v2Races = await cancelRacesThroughV2Bridge(Math.max(9, Math.round(60 * scale)));
+    samples.push(...v2Races.samples);
+    figure(
+      'bridge --serve v2: prompts cancelled at once that were refused -32800 or ended cancelled',
+      `${v2Races.cancelled}/${v2Races.rounds}; uncancelled prompts after them ended end_turn: ${v2Races.clean}/${Math.floor(v2Races.rounds / 3)}`,
+      v2Races.cancelled === v2Races.rounds && v2Races.clean === Math.floor(v2Races.rounds / 3),
     );
   } finally {
     temp.cleanup();
