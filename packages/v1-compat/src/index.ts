@@ -26,3 +26,4 @@ export {
   type V2AgentBridge,
 } from './v2-agent-as-v1/v2-agent-bridge.js';
 export { runBridge, type RunBridgeOptions } from './run-bridge.js';
+export { type AgentProcessOptions, spawnAgentProcess } from './agent-process.js';

@@ -1,4 +1,6 @@
-import { spawnTransport, stdioTransport, type Transport } from '@acp-kit/sdk';
+import { constants } from 'node:os';
+import { stdioTransport, type Transport } from '@acp-kit/sdk';
+import { spawnAgentProcess } from './agent-process.js';
 import { FileIdLedger } from './v1-agent-as-v2/file-id-ledger.js';
 import { serveV1AgentAsV2 } from './v1-agent-as-v2/v1-agent-bridge.js';
 import { serveV2AgentAsV1 } from './v2-agent-as-v1/v2-agent-bridge.js';
@@ -10,8 +12,13 @@ export interface RunBridgeOptions {
   /** The wrapped agent's command and arguments. */
   command: string;
   args: readonly string[];
-  /** The client side (default: this process's stdin/stdout). */
+  /**
+   * The client side (default: this process's stdin/stdout; then SIGINT, SIGTERM and SIGHUP to
+   * this process also shut the wrapped agent down before the bridge ends).
+   */
   client?: Transport;
+  /** How long each step of the wrapped agent's shutdown may take, in ms (default 1000). */
+  graceMs?: number;
   /**
    * With `serve: 'v2'`: a file where the bridge keeps the message IDs it issues (a
    * {@link FileIdLedger}), so they stay the same across bridge restarts. Without it they are kept
@@ -27,13 +34,22 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 50));
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /**
  * Runs a bridge between this process's stdio and a spawned agent until either side ends.
  * A `history` file that cannot be read or written ends the run at once with 1 and a message
  * naming the file.
+ *
+ * The agent runs in a process group of its own (POSIX). When the client goes away (stdin ends or
+ * the connection fails) or the bridge is told to stop (SIGINT, SIGTERM, SIGHUP on stdio), the
+ * agent is shut down and nothing of it is left running: its stdin is closed, then its whole
+ * process group gets SIGTERM after `graceMs`, then SIGKILL after another `graceMs` — a wrapper
+ * script's children included, also ones that ignore EOF and SIGTERM.
+ *
  * Resolves with the exit code: 0 when the client closed the connection, 1 when the wrapped agent
  * failed first (it exited or wrote something that is not JSON-RPC) — after every pending request
- * was answered with a JSON-RPC error saying so.
+ * was answered with a JSON-RPC error saying so — and 128 + the signal's number after a signal.
  */
 export async function runBridge(options: RunBridgeOptions): Promise<number> {
   const log = options.log ?? ((text: string) => process.stderr.write(text));
@@ -47,7 +63,8 @@ export async function runBridge(options: RunBridgeOptions): Promise<number> {
       return 1;
     }
   }
-  const child = spawnTransport(options.command, options.args, { name: `${name} process`, onStderr: log });
+  const graceMs = options.graceMs ?? 1000;
+  const child = spawnAgentProcess(options.command, options.args, { name: `${name} process`, onStderr: log });
   const client = options.client ?? stdioTransport();
   const bridge =
     options.serve === 'v2'
@@ -61,15 +78,28 @@ export async function runBridge(options: RunBridgeOptions): Promise<number> {
         })()
       : serveV2AgentAsV1({ agent: child, client, name });
   const clientGone = new Promise<'client'>((resolve) => bridge.connection.onClose(() => resolve('client')));
-  const ended = await Promise.race([clientGone, bridge.closed]).finally(() => ledger?.close());
-  if (ended === 'client') {
+  const handlers: [NodeJS.Signals, () => void][] = [];
+  const signalled = new Promise<{ signal: NodeJS.Signals }>((resolve) => {
+    if (options.client !== undefined) return;
+    for (const signal of SIGNALS) {
+      const handler = (): void => resolve({ signal });
+      handlers.push([signal, handler]);
+      process.once(signal, handler);
+    }
+  });
+  const ended = await Promise.race([clientGone, bridge.closed, signalled]).finally(() => {
+    ledger?.close();
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+  });
+  if (ended === 'client' || typeof ended === 'object') {
     bridge.close();
-    await child.shutdown({ graceMs: 1000 });
-    return 0;
+    bridge.connection.close();
+    await child.shutdown({ graceMs });
+    return ended === 'client' ? 0 : 128 + constants.signals[ended.signal];
   }
   log(`acp-kit bridge: ${ended}\n`);
   await settle();
   bridge.connection.close();
-  await child.shutdown({ graceMs: 1000 });
+  await child.shutdown({ graceMs });
   return 1;
 }
