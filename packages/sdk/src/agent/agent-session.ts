@@ -66,7 +66,17 @@ export interface InsertContext {
 interface Cursor {
   held: SessionNotification[] | undefined;
   released: (() => void)[];
+  /** The last send handed to the connection (resolves when its transport accepted it). */
+  last: Promise<unknown> | undefined;
+  /** When its backlog last went over {@link PACING_BYTES} (undefined while under). */
+  behindSince: number | undefined;
 }
+
+/** A client behind for longer than this is not waited for: it is not reading. */
+const STALLED_MS = 100;
+
+/** Backlog past which a client counts as behind (see {@link AgentSession} pacing). */
+const PACING_BYTES = 64 * 1024;
 
 const DEFAULT_MAX_HELD = 65_536;
 /** How far back a session loaded from the log looks for its last reported activity. */
@@ -203,7 +213,10 @@ export class AgentSession implements Inserter {
       this.detach(peer);
       return;
     }
-    peer.notify(params).catch(() => {
+    const sent = peer.notify(params);
+    const cursor = this.#cursors.get(peer);
+    if (cursor) cursor.last = sent;
+    sent.catch(() => {
       // A client whose connection failed (closed, or its queue full) is detached; the update itself
       // fitted every attached client's limit when it was appended.
       if (!peer.open) this.detach(peer);
@@ -236,7 +249,12 @@ export class AgentSession implements Inserter {
       if (hold && !existing.held) existing.held = [];
       return;
     }
-    this.#cursors.set(peer, { held: hold ? [] : undefined, released: [] });
+    this.#cursors.set(peer, {
+      held: hold ? [] : undefined,
+      released: [],
+      last: undefined,
+      behindSince: undefined,
+    });
   }
 
   /** @internal Sends a client the entries held during its replay, then lets entries flow to it. */
@@ -289,6 +307,7 @@ export class AgentSession implements Inserter {
    */
   async #append(entries: readonly NewLogEntry[]): Promise<{ first: number; last: number }> {
     await this.following();
+    await this.#pace();
     this.#assertReportable(entries.map((entry) => entry.update));
     try {
       return await this.#log.append(this.id, entries);
@@ -300,6 +319,36 @@ export class AgentSession implements Inserter {
         );
       }
       throw error;
+    }
+  }
+
+  /**
+   * Paces a producer by the fastest live client, never the slowest: while every live client has
+   * more than {@link PACING_BYTES} waiting, wait until one of them has taken its backlog — but never
+   * for a client that has been behind for more than {@link STALLED_MS}: it is not reading, so it
+   * holds nobody up (its own queue fills until it is cut off with -32098), while healthy clients
+   * are not flooded faster than they read.
+   */
+  async #pace(): Promise<void> {
+    for (;;) {
+      const now = performance.now();
+      const pending: Promise<unknown>[] = [];
+      for (const [peer, cursor] of this.#cursors) {
+        if (cursor.held !== undefined || !peer.open) continue;
+        if ((peer.pendingBytes ?? 0) <= PACING_BYTES || cursor.last === undefined) {
+          cursor.behindSince = undefined;
+          return;
+        }
+        cursor.behindSince ??= now;
+        if (now - cursor.behindSince <= STALLED_MS) pending.push(cursor.last.then(noop, noop));
+      }
+      if (pending.length === 0) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, STALLED_MS);
+      });
+      await Promise.race([...pending, timeout]);
+      clearTimeout(timer);
     }
   }
 
@@ -588,6 +637,8 @@ export function sessionLogOf(store: SessionLog | HistoryStore): SessionLog {
     'the history store has no session log: pass a SessionLog, or a store with a `log` (MemoryHistoryStore, SqliteHistoryStore)',
   );
 }
+
+function noop(): void {}
 
 function cancelledError(): RpcError {
   return new RpcError(ErrorCodes.RequestCancelled, 'The session was cancelled.');

@@ -187,6 +187,9 @@ export class Agent {
       notify: (params) => connection.sendNotification('session/update', params),
       request: (method, params, signal) =>
         connection.sendRequest(method, params, signal ? { signal } : undefined) as never,
+      get pendingBytes() {
+        return connection.pendingOutgoingBytes;
+      },
       close: () => connection.close(),
     };
     let initialized = false;

@@ -19,6 +19,8 @@ export interface ClientPeer {
   readonly open: boolean;
   /** The largest message the connection will send, in bytes (unlimited when absent). */
   readonly maxMessageBytes?: number;
+  /** Bytes handed to the connection and not yet accepted by its transport (its backlog). */
+  readonly pendingBytes?: number;
   /** Disconnects the client (it cannot keep up); `reason` says why, for diagnostics. */
   close?(reason: Error): void;
 }
