@@ -170,8 +170,12 @@ export async function listenWebSocket(options: WebSocketServerOptions): Promise<
     });
     response.end('this endpoint speaks ACP over WebSocket only\n');
   });
-  server.on('clientError', (_error, socket) => {
-    refuseSocket(socket as Socket, 400, 'bad request');
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (error.code === 'HPE_HEADER_OVERFLOW')
+      refuseSocket(socket as Socket, 431, 'handshake headers too large');
+    else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+      refuseSocket(socket as Socket, 408, 'handshake took too long');
+    else refuseSocket(socket as Socket, 400, 'bad request');
   });
 
   server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => {

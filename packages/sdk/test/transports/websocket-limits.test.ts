@@ -251,7 +251,7 @@ describe('WebSocket server before authentication', () => {
       server.port,
       Buffer.from(upgrade(server.port, `X-Pad: ${'p'.repeat(64 * 1024)}\r\n`)),
     );
-    expect(reply.split('\r\n')[0]).toMatch(/^HTTP\/1\.1 (431|400)/);
+    expect(reply.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
     expect(stats.accepted).toBe(0);
   });
 
