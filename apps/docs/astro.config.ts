@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import starlight from '@astrojs/starlight';
 import { defineConfig } from 'astro/config';
 import { buildSidebar } from './src/sidebar.ts';
+import { DEFAULT_BRANCH, REPOSITORY_URL } from './src/site.ts';
 import { remarkSchemaSnippets } from './src/snippets/remark-schema-snippets.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -21,6 +22,8 @@ export default defineConfig({
       description:
         'The Agent Client Protocol v2 prompt lifecycle: insertion receipts, message upserts, replay, and the TypeScript kit that implements them.',
       favicon: '/favicon.svg',
+      social: [{ icon: 'github', label: 'Repository', href: REPOSITORY_URL }],
+      editLink: { baseUrl: `${REPOSITORY_URL}/edit/${DEFAULT_BRANCH}/apps/docs/` },
       sidebar: buildSidebar(),
       lastUpdated: false,
       pagination: true,

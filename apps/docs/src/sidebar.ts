@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { packageSlug, publishedPackages } from './api/build.ts';
 import { availableVersions, loadVersionModel } from './reference/build.ts';
 
 /** A sidebar group built from one folder of src/content/docs. */
@@ -40,7 +41,7 @@ function referenceGroup() {
   return {
     label: 'Schema reference',
     items: availableVersions(repoRoot).map((version) => ({
-      label: `ACP ${version}`,
+      label: `ACP ${version} schema`,
       collapsed: true,
       items: [
         { label: 'Methods and index', link: `/reference/${version}/` },
@@ -53,12 +54,31 @@ function referenceGroup() {
   };
 }
 
+/** The generated API reference: the overview and one page per published package (exports are listed there). */
+function apiGroup() {
+  return {
+    label: 'API reference',
+    collapsed: true,
+    items: [
+      { label: 'All packages', link: '/api/' },
+      ...publishedPackages(repoRoot).map((p) => ({
+        label: p.json.name,
+        link: `/api/${packageSlug(p.json.name)}/`,
+      })),
+    ],
+  };
+}
+
 /** Starlight's sidebar: the overview, the guide folders, the reference, the playground, the project pages. */
 export function buildSidebar() {
   return [
     { label: 'Overview', link: '/' },
+    { label: 'Getting started', link: '/getting-started/' },
     ...folderGroup('guides'),
     ...folderGroup('sdk'),
+    apiGroup(),
+    { label: 'CLI reference', link: '/reference/cli/' },
+    { label: 'Conformance rules', link: '/reference/conformance-rules/' },
     referenceGroup(),
     { label: 'Transcript playground', link: '/playground/' },
     ...folderGroup('project'),

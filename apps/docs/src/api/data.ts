@@ -1,0 +1,49 @@
+import { loadVersionModel } from '../reference/build.ts';
+import { buildApiReference } from './build.ts';
+import type { LinkResolver } from './doc-html.ts';
+import { type GuideRef, guideUsage } from './guide-usage.ts';
+import type { ApiItem, ApiPackage } from './model.ts';
+import { contentDir, repoRoot } from '../paths.ts';
+
+let packages: ApiPackage[] | undefined;
+let usage: Map<string, GuideRef[]> | undefined;
+
+/** The API reference of every published package, read once per build from their declarations. */
+export function apiPackages(): ApiPackage[] {
+  packages ??= buildApiReference({
+    repoRoot: repoRoot(),
+    schemaDefinitions: { v2: new Set(loadVersionModel(repoRoot(), 'v2').definitions.map((d) => d.name)) },
+  });
+  return packages;
+}
+
+/** The guides and SDK pages that mention `name`. */
+export function guidesUsing(name: string): GuideRef[] {
+  usage ??= guideUsage(contentDir());
+  return usage.get(name) ?? [];
+}
+
+/** Resolves `{@link X}` from a package's comments: its own exports first, then any other package's. */
+export function linkResolver(packageName: string): LinkResolver {
+  const all = apiPackages();
+  const own = all.find((p) => p.name === packageName);
+  return (target) => {
+    const [name, member] = target.split('.');
+    const find = (items: readonly ApiItem[] | undefined) => items?.find((i) => i.name === name);
+    const item = find(own?.items) ?? all.map((p) => find(p.items)).find((i) => i !== undefined);
+    if (item === undefined) return undefined;
+    return member === undefined || item.href.includes('#')
+      ? item.href
+      : `${item.href}#${memberAnchor(member)}`;
+  };
+}
+
+/** Items that get a page of their own (hand-written exports and namespaces). */
+export function ownPageItems(pkg: ApiPackage): ApiItem[] {
+  return pkg.items.filter((i) => i.generatedModule === undefined && i.schemaDefinition === undefined);
+}
+
+/** The anchor of a class or interface member on its page. */
+export function memberAnchor(name: string): string {
+  return `member-${name.replace(/[^A-Za-z0-9_$-]/g, '-')}`;
+}
