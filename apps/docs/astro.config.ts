@@ -22,6 +22,7 @@ export default defineConfig({
       description:
         'The Agent Client Protocol v2 prompt lifecycle: insertion receipts, message upserts, replay, and the TypeScript kit that implements them.',
       favicon: '/favicon.svg',
+      customCss: ['./src/styles/site.css'],
       social: [{ icon: 'github', label: 'Repository', href: REPOSITORY_URL }],
       editLink: { baseUrl: `${REPOSITORY_URL}/edit/${DEFAULT_BRANCH}/apps/docs/` },
       sidebar: buildSidebar(),

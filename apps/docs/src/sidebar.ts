@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { packageSlug, publishedPackages } from './api/build.ts';
-import { availableVersions, loadVersionModel } from './reference/build.ts';
+import { availableVersions } from './reference/build.ts';
 
 /** A sidebar group built from one folder of src/content/docs. */
 interface FolderGroup {
@@ -34,22 +34,17 @@ function folderGroup(directory: string) {
 }
 
 /**
- * The generated schema reference (pages in src/pages/reference/): one collapsed group per
- * schema version present in the checkout, so v1 appears as soon as schema/v1/schema.json does.
+ * The generated schema reference (pages in src/pages/reference/): one entry per schema version
+ * present in the checkout, so v1 appears as soon as schema/v1/schema.json does. Definitions are
+ * listed on each version's index page rather than here: with a few hundred of them, a sidebar entry
+ * each would weigh down every page of the site.
  */
 function referenceGroup() {
   return {
     label: 'Schema reference',
     items: availableVersions(repoRoot).map((version) => ({
-      label: `ACP ${version} schema`,
-      collapsed: true,
-      items: [
-        { label: 'Methods and index', link: `/reference/${version}/` },
-        ...loadVersionModel(repoRoot, version).definitions.map((d) => ({
-          label: d.name,
-          link: `/reference/${version}/${d.name}/`,
-        })),
-      ],
+      label: `ACP ${version} methods and definitions`,
+      link: `/reference/${version}/`,
     })),
   };
 }

@@ -1,10 +1,13 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LaunchedBrowser, launchChromium } from './support/browser.ts';
+import { publishedExports } from './support/exports.ts';
 import { ARTIFACTS, assertBuilt, DIST, listPages } from './support/site.ts';
 import { resolveSitePath, type StaticServer, startStaticServer } from './support/static-server.ts';
 
@@ -13,9 +16,15 @@ interface Visit {
   readonly path: string;
   readonly problems: string[];
   readonly links: string[];
+  /** How many source citations (`.source-cite`) the page carries. */
+  readonly citations: number;
 }
 
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const SCHEMA = fileURLToPath(new URL('../../../schema/', import.meta.url));
+const EXAMPLES = fileURLToPath(new URL('../src/examples/', import.meta.url));
+const CLI = join(REPO, 'packages', 'cli', 'bin', 'acp-kit.js');
+const run = promisify(execFile);
 const PUBLIC = fileURLToPath(new URL('../public/', import.meta.url));
 /** Pages visited at once: enough to keep the suite short, few enough for a shared two-core machine. */
 const VISIT_CONCURRENCY = 4;
@@ -24,6 +33,8 @@ let server: StaticServer;
 let chromium: LaunchedBrowser;
 let pages: string[];
 const visits: Visit[] = [];
+/** API item pages checked from their HTML only (see beforeAll). */
+const staticVisits: Visit[] = [];
 
 /**
  * Records console errors, uncaught exceptions, failed requests, HTTP errors and any request
@@ -68,8 +79,26 @@ beforeAll(async () => {
   server = await startStaticServer(DIST);
   chromium = await launchChromium();
   // One visit per page feeds both the load check and the link check. A few tabs take turns
-  // through the queue; each reports into the problems list of the page it is on.
-  const queue = [...pages];
+  // through the queue; each reports into the problems list of the page it is on. The API item
+  // pages (a few hundred, all one template) are visited in the browser one per package; the
+  // rest of them have their links read from the built HTML, so the link check still covers them.
+  const sampled = new Set<string>();
+  const queue = pages.filter((path) => {
+    const item = /^\/api\/([^/]+)\/[^/]+\/$/.exec(path);
+    if (item === null || !sampled.has(item[1] as string)) {
+      if (item !== null) sampled.add(item[1] as string);
+      return true;
+    }
+    return false;
+  });
+  for (const path of pages.filter((p) => !queue.includes(p))) {
+    const file = await resolveSitePath(DIST, path);
+    const html = file === undefined ? '' : await readFile(file, 'utf8');
+    const links = [...html.matchAll(/<a [^>]*href="([^"]+)"/g)].map(
+      (m) => new URL((m[1] as string).replace(/&amp;/g, '&'), server.origin + path).href,
+    );
+    staticVisits.push({ path, problems: [], links, citations: 0 });
+  }
   const visitNext = async (): Promise<void> => {
     let problems: string[] = [];
     const page = await chromium.context.newPage();
@@ -80,7 +109,8 @@ beforeAll(async () => {
       const links = await page.$$eval('a[href]', (anchors) =>
         anchors.map((a) => (a as HTMLAnchorElement).href),
       );
-      visits.push({ path, problems, links });
+      const citations = await page.locator('.source-cite').count();
+      visits.push({ path, problems, links, citations });
     }
     await page.close();
   };
@@ -115,7 +145,8 @@ describe('the built docs site', () => {
   });
 
   it('loads every page offline, without console errors or failed requests', () => {
-    expect(visits).toHaveLength(pages.length);
+    expect(visits.length + staticVisits.length).toBe(pages.length);
+    expect(visits.length).toBeGreaterThan(150);
     const broken = visits.filter((visit) => visit.problems.length > 0);
     expect(broken.map((visit) => `${visit.path}: ${visit.problems.join('; ')}`)).toEqual([]);
   });
@@ -123,7 +154,7 @@ describe('the built docs site', () => {
   it('links only to pages and anchors that exist in the build', async () => {
     const missing: string[] = [];
     const checked = new Set<string>();
-    for (const visit of visits) {
+    for (const visit of [...visits, ...staticVisits]) {
       for (const href of visit.links) {
         const url = new URL(href);
         if (url.origin !== server.origin || checked.has(href)) continue;
@@ -206,6 +237,9 @@ describe('the built docs site', () => {
   it('flags a premature prompt response in the playground, in the table and the diagram', async () => {
     const problems: string[] = [];
     const page = await openPage('/playground/', problems);
+    // Nothing loaded yet: no empty result headings.
+    expect(await page.locator('h2#findings').isVisible()).toBe(false);
+    expect(await page.locator('h2#rules').isVisible()).toBe(false);
     await page.locator('button[data-sample="premature-response"]').click();
     await page.locator('.pg-summary[data-status="fail"]').waitFor();
     const flagged = page.locator('tr[data-flagged="true"]');
@@ -218,6 +252,12 @@ describe('the built docs site', () => {
       'prompt.user-message.reported',
     );
     expect(await page.locator('.pg-feed [data-origin="local-pending"]').count()).toBe(1);
+    // Each rule in the rules table links to its row in the published catalog.
+    const ruleRows = await page.locator('table.pg-rules tbody tr').count();
+    expect(ruleRows).toBeGreaterThan(10);
+    expect(await page.locator('table.pg-rules a[href^="/reference/conformance-rules/#rule-"]').count()).toBe(
+      ruleRows,
+    );
     // Opening a file re-checks: the good sample, opened from disk, passes.
     await page.locator('.pg-file input').setInputFiles(join(PUBLIC, 'playground', 'good-session.ndjson'));
     await page.locator('.pg-summary[data-status="pass"]').waitFor();
@@ -253,6 +293,195 @@ describe('the built docs site', () => {
     await results.first().waitFor({ state: 'visible' });
     const hrefs = await results.evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).pathname));
     expect(hrefs).toContain('/guides/correlation/');
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it('cites a source in every guide, and every numbered rule of the lifecycle and replay pages', async () => {
+    const guides = visits.filter((visit) => visit.path.startsWith('/guides/'));
+    expect(guides.length).toBeGreaterThanOrEqual(7);
+    expect(guides.filter((visit) => visit.citations === 0).map((visit) => visit.path)).toEqual([]);
+    for (const path of ['/guides/prompt-lifecycle/', '/guides/session-resume/']) {
+      const problems: string[] = [];
+      const page = await openPage(path, problems);
+      // The first ordered list after the "The rules" heading: each item is one rule and cites its source.
+      const uncited = await page.evaluate(() => {
+        const heading = document.getElementById('the-rules');
+        let node = heading?.closest('.sl-heading-wrapper') ?? heading;
+        while (node && node.tagName !== 'OL') node = node.nextElementSibling;
+        if (!node) return ['no rule list'];
+        const items = [...node.querySelectorAll(':scope > li')];
+        if (items.length < 5) return [`only ${items.length} rules`];
+        return items
+          .filter((li) => li.querySelector('.source-cite') === null)
+          .map((li) => li.textContent ?? '');
+      });
+      expect(uncited, path).toEqual([]);
+      await page.close();
+      expect(problems).toEqual([]);
+    }
+  }, 180_000);
+
+  it('shows every participant of every guide diagram on a 390 px screen, or a visible cue to scroll to it', async () => {
+    const problems: string[] = [];
+    const page = await chromium.context.newPage();
+    watch(page, (problem) => problems.push(problem));
+    await page.setViewportSize({ width: 390, height: 844 });
+    let checked = 0;
+    for (const path of pages.filter((p) => p.startsWith('/guides/'))) {
+      await page.goto(server.origin + path, { waitUntil: 'load' });
+      for (const figure of await page.locator('figure.sequence-diagram').all()) {
+        checked += 1;
+        const id = await figure.getAttribute('data-diagram');
+        const hidden = async () =>
+          figure.locator('rect.seq-participant').evaluateAll((rects) =>
+            rects
+              .map((r) => r.getBoundingClientRect())
+              .filter((box) => box.left < 0 || box.right > window.innerWidth)
+              .map((box) => Math.round(box.left)),
+          );
+        const offscreen = await hidden();
+        if (offscreen.length === 0) continue;
+        // Not all in view: the figure must say so and scroll sideways to the rest.
+        await figure.scrollIntoViewIfNeeded();
+        const hint = figure.locator('.seq-scroll-hint');
+        expect(await hint.isVisible(), `${path} ${id}: scroll hint`).toBe(true);
+        const hintBox = await hint.boundingBox();
+        expect(hintBox !== null && hintBox.x >= 0 && hintBox.x + hintBox.width <= 390, `${path} ${id}`).toBe(
+          true,
+        );
+        const scroller = figure.locator('.seq-scroll');
+        await scroller.evaluate((el) => {
+          el.scrollLeft = el.scrollWidth;
+        });
+        if (id === 'diagram-two-clients') {
+          await mkdir(ARTIFACTS, { recursive: true });
+          await figure.screenshot({ path: join(ARTIFACTS, 'two-clients-390-scrolled.png') });
+        }
+        // Scrolled to the end, the participants that were cut off on the right are in view.
+        const stillHidden = await figure
+          .locator('rect.seq-participant')
+          .evaluateAll(
+            (rects) =>
+              rects.map((r) => r.getBoundingClientRect()).filter((box) => box.right > window.innerWidth + 1)
+                .length,
+          );
+        expect(stillHidden, `${path} ${id}`).toBe(0);
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(5);
+    await page.goto(`${server.origin}/guides/correlation/`, { waitUntil: 'load' });
+    await mkdir(ARTIFACTS, { recursive: true });
+    await page.locator('figure[data-diagram="diagram-two-clients"]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, 'correlation-390.png') });
+    await page.close();
+    expect(problems).toEqual([]);
+  }, 180_000);
+
+  it('shows on the getting-started page exactly the example files the test suite runs', async () => {
+    const problems: string[] = [];
+    const page = await openPage('/getting-started/', problems);
+    for (const file of ['first-agent.ts', 'first-client.ts']) {
+      const frame = page.locator('figure.frame', {
+        has: page.locator(`figcaption .title:text-is("${file}")`),
+      });
+      expect(await frame.count(), file).toBe(1);
+      const shown = await frame
+        .locator('pre code')
+        .evaluate((code) =>
+          [...code.querySelectorAll('.ec-line')].map((line) => line.textContent ?? '').join('\n'),
+        );
+      const source = await readFile(join(EXAMPLES, 'getting-started', file), 'utf8');
+      expect(shown.trimEnd()).toBe(source.trimEnd());
+    }
+    // test/getting-started.test.ts is what runs them.
+    const runner = await readFile(
+      fileURLToPath(new URL('./getting-started.test.ts', import.meta.url)),
+      'utf8',
+    );
+    expect(runner).toContain('first-agent.ts');
+    expect(runner).toContain('first-client.ts');
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it('has an API reference page for every export of every published package', async () => {
+    const entries = publishedExports(REPO);
+    expect(entries.some((e) => e.specifier === '@acp-kit/sdk')).toBe(true);
+    const problems: string[] = [];
+    const missing: string[] = [];
+    let checked = 0;
+    const page = await chromium.context.newPage();
+    watch(page, (problem) => problems.push(problem));
+    for (const slug of [...new Set(entries.map((e) => e.slug))]) {
+      await page.goto(`${server.origin}/api/${slug}/`, { waitUntil: 'load' });
+      const linked = new Map(
+        await page
+          .locator('table.api-exports a')
+          .evaluateAll((as) => as.map((a) => [a.textContent ?? '', (a as HTMLAnchorElement).href] as const)),
+      );
+      for (const entry of entries.filter((e) => e.slug === slug)) {
+        for (const name of entry.names) {
+          checked += 1;
+          const href = linked.get(name);
+          if (href === undefined) {
+            missing.push(`${entry.specifier}: ${name} not listed`);
+            continue;
+          }
+          const url = new URL(href);
+          const file = await resolveSitePath(DIST, url.pathname);
+          const html = file === undefined ? '' : await readFile(file, 'utf8');
+          const fragment = decodeURIComponent(url.hash.slice(1));
+          const documented =
+            fragment !== '' ? html.includes(`id="${fragment}"`) : html.includes(`<h1 id="_top">${name}</h1>`);
+          if (!documented) missing.push(`${entry.specifier}: ${name} → ${url.pathname}${url.hash}`);
+        }
+      }
+    }
+    await page.close();
+    expect(checked).toBeGreaterThan(200);
+    expect(missing).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 180_000);
+
+  it('prints on the CLI reference exactly what `acp-kit --help` and each command `--help` print', async () => {
+    const problems: string[] = [];
+    const page = await openPage('/reference/cli/', problems);
+    const blocks = await page
+      .locator('pre.cli-usage')
+      .evaluateAll((pres) =>
+        pres.map((pre) => [pre.getAttribute('data-args') ?? '', pre.textContent ?? ''] as const),
+      );
+    expect(blocks.map(([args]) => args)).toContain('--help');
+    for (const [args, shown] of blocks) {
+      const { stdout } = await run(process.execPath, [CLI, ...args.split(' ')]);
+      expect(shown, `acp-kit ${args}`).toBe(stdout);
+    }
+    // Every command the usage lists has a section.
+    const { stdout } = await run(process.execPath, [CLI, '--help']);
+    const commands = [...stdout.matchAll(/^ {2}([a-z][\w-]*)\b/gm)].map((m) => m[1]);
+    expect(commands.length).toBeGreaterThanOrEqual(4);
+    for (const command of commands)
+      expect(await page.locator(`#command-${command}`).count(), command).toBe(1);
+    await page.close();
+    expect(problems).toEqual([]);
+  }, 180_000);
+
+  it('gives v1 and v2 reference pages distinct titles, and every page an edit link and the repository link', async () => {
+    const problems: string[] = [];
+    const page = await openPage('/reference/v1/PromptResponse/', problems);
+    const v1 = await page.title();
+    await page.goto(`${server.origin}/reference/v2/PromptResponse/`, { waitUntil: 'load' });
+    const v2 = await page.title();
+    expect(v1).toContain('ACP v1');
+    expect(v2).toContain('ACP v2');
+    await page.goto(`${server.origin}/guides/correlation/`, { waitUntil: 'load' });
+    expect(
+      await page
+        .locator('a[href*="/edit/"][href$="apps/docs/src/content/docs/guides/correlation.mdx"]')
+        .count(),
+    ).toBe(1);
+    expect(await page.locator('header a[href^="https://github.com/"]').count()).toBeGreaterThan(0);
     await page.close();
     expect(problems).toEqual([]);
   });

@@ -30,9 +30,14 @@ export function transcriptDiagram(
 ): SequenceDiagram {
   const shown = rows.slice(0, DIAGRAM_MESSAGE_LIMIT);
   const promptByRequest = new Map(prompts.map((p) => [p.requestLine, p]));
-  const promptByUserMessage = new Map(
-    prompts.filter((p) => p.userMessageLine !== undefined).map((p) => [p.userMessageLine, p]),
-  );
+  // When a reused messageId makes two prompts point at one user message, the first prompt keeps
+  // it — the same choice the messages table makes (analyze.ts), so both show the same line.
+  const promptByUserMessage = new Map<number, PromptTrace>();
+  for (const p of prompts) {
+    if (p.userMessageLine !== undefined && !promptByUserMessage.has(p.userMessageLine)) {
+      promptByUserMessage.set(p.userMessageLine, p);
+    }
+  }
   const steps: Step[] = [];
   const pending: PendingSpan[] = [];
   for (const row of shown) {

@@ -21,13 +21,22 @@ function lineLink(line: number, label = `line ${line}`): HTMLElement {
   return h('a', { href: `#msg-${line}`, class: 'pg-line-link' }, label);
 }
 
+/** The rule's row in the published catalog (/reference/conformance-rules/). */
+export function ruleHref(ruleId: string): string {
+  return `/reference/conformance-rules/#rule-${ruleId}`;
+}
+
+function ruleLink(ruleId: string): HTMLElement {
+  return h('a', { href: ruleHref(ruleId), class: 'pg-rule-link' }, h('code', {}, ruleId));
+}
+
 function findingItem(finding: Finding): HTMLElement {
   return h(
     'li',
     { class: 'pg-finding', 'data-rule': finding.ruleId },
     finding.line === undefined ? null : lineLink(finding.line),
     finding.line === undefined ? null : ' ',
-    h('code', {}, finding.ruleId),
+    ruleLink(finding.ruleId),
     ` ${/[.!?]$/.test(finding.message) ? finding.message : `${finding.message}.`}`,
     finding.expected === undefined
       ? null
@@ -204,7 +213,7 @@ function rulesTable(analysis: TranscriptAnalysis): HTMLElement {
         h(
           'tr',
           { 'data-rule': rule.id, 'data-status': rule.status },
-          h('td', {}, h('code', {}, rule.id), h('div', { class: 'pg-detail' }, rule.statement)),
+          h('td', {}, ruleLink(rule.id), h('div', { class: 'pg-detail' }, rule.statement)),
           h('td', {}, rule.tier),
           h(
             'td',
@@ -238,6 +247,8 @@ export interface PlaygroundElements {
 /** Lints and renders one transcript into the page's sections. */
 export function renderTranscript(text: string, output: PlaygroundOutput): void {
   for (const element of Object.values(output)) element.replaceChildren();
+  // The result sections (headings included) stay hidden until there is something to show.
+  output.findings.closest('.pg-results')?.toggleAttribute('hidden', text.trim() === '');
   if (text.trim() === '') {
     output.summary.append(
       h('p', { class: 'pg-empty' }, 'Paste a transcript above, open a file or load a sample.'),

@@ -7,12 +7,51 @@ interface MdNode {
   lang?: string | null;
   meta?: string | null;
   value?: string;
+  url?: string;
+  data?: { hProperties?: Record<string, unknown> };
   position?: { start: { line: number } };
   children?: MdNode[];
 }
 
 interface VFileLike {
   path?: string;
+}
+
+/** The definitions a snippet's meta names: its title's definition and its `result`, with the schema version. */
+function referencedDefinitions(meta: string): { version: string; names: string[] } {
+  const version = /\bschema="(v\d+)"/.exec(meta)?.[1] ?? 'v2';
+  const names = [/\btitle="([A-Z]\w*)[:"]/.exec(meta)?.[1], /\bresult="([A-Z]\w*)"/.exec(meta)?.[1]];
+  return { version, names: [...new Set(names.filter((n): n is string => n !== undefined))] };
+}
+
+/** A small paragraph under a snippet linking the reference page of every definition it shows. */
+function referenceLine(meta: string): MdNode | undefined {
+  const { version, names } = referencedDefinitions(meta);
+  if (names.length === 0) return undefined;
+  const links = names.flatMap((name, i): MdNode[] => [
+    ...(i === 0 ? [] : [{ type: 'text', value: ' · ' }]),
+    { type: 'link', url: `/reference/${version}/${name}/`, children: [{ type: 'inlineCode', value: name }] },
+  ]);
+  return {
+    type: 'paragraph',
+    data: { hProperties: { className: ['snippet-ref'] } },
+    children: [{ type: 'text', value: `Reference (ACP ${version}): ` }, ...links],
+  };
+}
+
+/** Adds the reference line after every `json` block whose title names a definition. */
+function linkSnippets(node: MdNode): void {
+  const children = node.children;
+  if (children === undefined) return;
+  for (let i = children.length - 1; i >= 0; i--) {
+    const child = children[i] as MdNode;
+    if (child.type === 'code' && child.lang === 'json') {
+      const line = referenceLine(child.meta ?? '');
+      if (line !== undefined) children.splice(i + 1, 0, line);
+    } else {
+      linkSnippets(child);
+    }
+  }
 }
 
 function* codeBlocks(node: MdNode): Generator<MdNode> {
@@ -47,6 +86,7 @@ export function remarkSchemaSnippets(options: RemarkSchemaSnippetsOptions) {
       node.value = outcome.text;
       node.meta = outcome.meta;
     }
+    linkSnippets(tree);
     if (problems.length > 0) {
       throw new Error(`JSON snippets that do not match the schema:\n${problems.join('\n')}`);
     }
