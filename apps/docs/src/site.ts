@@ -4,16 +4,19 @@ import { repoRoot } from './paths.ts';
 
 /**
  * The repository the site links to ("Edit page", the header's GitHub link, source links).
- * Read from the root package.json's `repository` when it has one; DOCS_REPO_URL overrides it.
+ * Read from the `repository` field of the root or the SDK's package.json; DOCS_REPO_URL overrides it.
  */
 function repositoryUrl(): string {
   if (process.env.DOCS_REPO_URL) return process.env.DOCS_REPO_URL.replace(/\/$/, '');
-  const root = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as {
-    repository?: string | { url?: string };
-  };
-  const repo = typeof root.repository === 'string' ? root.repository : root.repository?.url;
-  if (repo) return repo.replace(/^git\+/, '').replace(/\.git$/, '');
-  return 'https://github.com/acp-kit/acp-kit';
+  // The root package.json first; otherwise the SDK's, whose `repository` is what npm shows.
+  for (const manifest of ['package.json', 'packages/sdk/package.json']) {
+    const json = JSON.parse(readFileSync(join(repoRoot(), manifest), 'utf8')) as {
+      repository?: string | { url?: string };
+    };
+    const repo = typeof json.repository === 'string' ? json.repository : json.repository?.url;
+    if (repo) return repo.replace(/^git\+/, '').replace(/\.git$/, '');
+  }
+  throw new Error('no repository URL in package.json or packages/sdk/package.json; set DOCS_REPO_URL');
 }
 
 export const REPOSITORY_URL = repositoryUrl();

@@ -350,7 +350,7 @@ describe('the built docs site', () => {
         expect(hintBox !== null && hintBox.x >= 0 && hintBox.x + hintBox.width <= 390, `${path} ${id}`).toBe(
           true,
         );
-        const scroller = figure.locator('.seq-scroll');
+        const scroller = figure;
         await scroller.evaluate((el) => {
           el.scrollLeft = el.scrollWidth;
         });
@@ -389,7 +389,9 @@ describe('the built docs site', () => {
       const shown = await frame
         .locator('pre code')
         .evaluate((code) =>
-          [...code.querySelectorAll('.ec-line')].map((line) => line.textContent ?? '').join('\n'),
+          [...code.querySelectorAll('.ec-line')]
+            .map((line) => (line.textContent ?? '').replace(/\n$/, ''))
+            .join('\n'),
         );
       const source = await readFile(join(EXAMPLES, 'getting-started', file), 'utf8');
       expect(shown.trimEnd()).toBe(source.trimEnd());
@@ -433,7 +435,9 @@ describe('the built docs site', () => {
           const html = file === undefined ? '' : await readFile(file, 'utf8');
           const fragment = decodeURIComponent(url.hash.slice(1));
           const documented =
-            fragment !== '' ? html.includes(`id="${fragment}"`) : html.includes(`<h1 id="_top">${name}</h1>`);
+            fragment !== ''
+              ? html.includes(`id="${fragment}"`)
+              : new RegExp(`<h1 id="_top"[^>]*>${name.replace(/\$/g, '\\$')}</h1>`).test(html);
           if (!documented) missing.push(`${entry.specifier}: ${name} → ${url.pathname}${url.hash}`);
         }
       }

@@ -55,7 +55,10 @@ function typesEntries(pkg: { dir: string; json: PackageJson }): { specifier: str
     const specifier = key === '.' ? pkg.json.name : `${pkg.json.name}/${key.slice(2)}`;
     const file = join(pkg.dir, types);
     if (!existsSync(file)) {
-      throw new Error(`${specifier}: ${types} is missing; build the package before the docs (npm run build)`);
+      throw new Error(
+        `${specifier}: ${types} is missing. Build the package before the docs (npm run build); a new package ` +
+          'also goes into the dependencies of apps/docs/package.json so that Turbo builds it first.',
+      );
     }
     out.push({ specifier, file });
   }

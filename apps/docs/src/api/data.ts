@@ -32,9 +32,8 @@ export function linkResolver(packageName: string): LinkResolver {
     const find = (items: readonly ApiItem[] | undefined) => items?.find((i) => i.name === name);
     const item = find(own?.items) ?? all.map((p) => find(p.items)).find((i) => i !== undefined);
     if (item === undefined) return undefined;
-    return member === undefined || item.href.includes('#')
-      ? item.href
-      : `${item.href}#${memberAnchor(member)}`;
+    const hasMember = member !== undefined && item.members.some((m) => m.name === member);
+    return hasMember && !item.href.includes('#') ? `${item.href}#${memberAnchor(member)}` : item.href;
   };
 }
 
