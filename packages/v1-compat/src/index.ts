@@ -2,8 +2,11 @@
  * @acp-kit/v1-compat — ACP v1 ⇄ v2: the v1 bindings and the converters generated from
  * schema/v1/schema.json and schema/compat/v1-v2.json, and the bridges built on them.
  */
+/** The ACP v1 types, generated from schema/v1/schema.json: `V1.PromptResponse`, `V1.SessionUpdate`, … */
 export type * as V1 from './generated/v1/types.js';
+/** The ACP v1 method names and their params and result types, generated from schema/v1/schema.json. */
 export * as v1Methods from './generated/v1/methods.js';
+/** Validators for every ACP v1 definition and method, generated from schema/v1/schema.json. */
 export * as v1Validation from './generated/v1/validate.js';
 export * from './generated/compat/converters.js';
 export { V1_PLAN_ID } from './custom-converters.js';

@@ -196,6 +196,28 @@ function describeDeclarations(
   return { signature: signatures.join('\n'), members };
 }
 
+/**
+ * The comment of a re-export (`/** … *\/ export * as ns from …`): a namespace's module has no
+ * comment of its own, so its documentation is the one written on the export statement.
+ */
+function exportStatementDoc(alias: ts.Symbol): string {
+  const decl = alias.declarations?.[0];
+  const statement = decl === undefined ? undefined : ts.findAncestor(decl, ts.isExportDeclaration);
+  if (statement === undefined) return '';
+  const sf = statement.getSourceFile();
+  const ranges = ts.getLeadingCommentRanges(sf.text, statement.getFullStart()) ?? [];
+  const last = ranges.at(-1);
+  if (last === undefined) return '';
+  const comment = sf.text.slice(last.pos, last.end);
+  if (!comment.startsWith('/**')) return '';
+  return comment
+    .replace(/^\/\*\*\s?|\s*\*\/$/g, '')
+    .split('\n')
+    .map((line) => line.replace(/^\s*\* ?/, ''))
+    .join('\n')
+    .trim();
+}
+
 /** `…/dist/generated/compat/converters.d.ts` → `converters`; undefined when hand-written. */
 function generatedModuleOf(fileName: string): string | undefined {
   if (!/[/\\]generated[/\\]/.test(fileName)) return undefined;
@@ -226,7 +248,7 @@ export function buildApiReference({ repoRoot, schemaDefinitions }: BuildApiOptio
 
   return packages.map(({ pkg, entries }) => {
     const slug = packageSlug(pkg.json.name);
-    const items = new Map<string, { symbol: ts.Symbol; entryPoints: string[] }>();
+    const items = new Map<string, { symbol: ts.Symbol; alias: ts.Symbol; entryPoints: string[] }>();
     const entryPoints = entries.map(({ specifier, file }) => {
       const sf = program.getSourceFile(file);
       const moduleSymbol = sf === undefined ? undefined : checker.getSymbolAtLocation(sf);
@@ -236,7 +258,8 @@ export function buildApiReference({ repoRoot, schemaDefinitions }: BuildApiOptio
         const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
         names.push(exported.name);
         const known = items.get(exported.name);
-        if (known === undefined) items.set(exported.name, { symbol, entryPoints: [specifier] });
+        if (known === undefined)
+          items.set(exported.name, { symbol, alias: exported, entryPoints: [specifier] });
         else known.entryPoints.push(specifier);
       }
       return { specifier, names: names.sort((a, b) => a.localeCompare(b)) };
@@ -245,11 +268,11 @@ export function buildApiReference({ repoRoot, schemaDefinitions }: BuildApiOptio
     const generatedModules = new Set<string>();
     const apiItems: ApiItem[] = [...items.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, { symbol, entryPoints: from }]) => {
+      .map(([name, { symbol, alias, entryPoints: from }]) => {
         const decl = symbol.declarations?.[0];
         if (decl === undefined) throw new Error(`${pkg.json.name}: export ${name} has no declaration`);
         const kind = kindOf(symbol, decl);
-        const doc = text(symbol.getDocumentationComment(checker));
+        const doc = text(symbol.getDocumentationComment(checker)) || exportStatementDoc(alias);
         const { signature, members } = describeDeclarations(symbol, checker);
         const module = ts.isSourceFile(decl) ? undefined : generatedModuleOf(decl.getSourceFile().fileName);
         const schemaVersion = pkg.json.name === '@acp-kit/schema' ? 'v2' : undefined;

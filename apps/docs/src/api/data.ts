@@ -7,12 +7,23 @@ import { contentDir, repoRoot } from '../paths.ts';
 
 let packages: ApiPackage[] | undefined;
 let usage: Map<string, GuideRef[]> | undefined;
+const definitionNames = new Map<string, ReadonlySet<string>>();
+
+/** The definition names of one schema version, loaded once per build. */
+export function schemaDefinitionNames(version: string): ReadonlySet<string> {
+  let names = definitionNames.get(version);
+  if (names === undefined) {
+    names = new Set(loadVersionModel(repoRoot(), version).definitions.map((d) => d.name));
+    definitionNames.set(version, names);
+  }
+  return names;
+}
 
 /** The API reference of every published package, read once per build from their declarations. */
 export function apiPackages(): ApiPackage[] {
   packages ??= buildApiReference({
     repoRoot: repoRoot(),
-    schemaDefinitions: { v2: new Set(loadVersionModel(repoRoot(), 'v2').definitions.map((d) => d.name)) },
+    schemaDefinitions: { v2: schemaDefinitionNames('v2') },
   });
   return packages;
 }

@@ -20,6 +20,10 @@ export {
   type SessionPage,
   type StreamMessagesOptions,
 } from './history-store.js';
+/**
+ * The argument checks every {@link HistoryStore} implementation shares, so that each one rejects the
+ * same inputs with the same error code and JSON pointer. For authors of a new history store.
+ */
 export * as historyValidation from './validate.js';
 export { LogFollowers } from './log-followers.js';
 export { MemorySessionLog, type MemorySessionLogOptions } from './memory-session-log.js';
