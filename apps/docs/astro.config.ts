@@ -3,6 +3,7 @@ import starlight from '@astrojs/starlight';
 import { defineConfig } from 'astro/config';
 import { buildSidebar } from './src/sidebar.ts';
 import { DEFAULT_BRANCH, REPOSITORY_URL } from './src/site.ts';
+import { remarkRepoLinks } from './src/snippets/remark-repo-links.ts';
 import { remarkSchemaSnippets } from './src/snippets/remark-schema-snippets.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -15,7 +16,13 @@ export default defineConfig({
   // The toolbar's integration browser talks to astro.build; the dev server stays offline without it.
   devToolbar: { enabled: false },
   // Guide JSON snippets come from schema/*/examples or are validated against the schema; a bad one fails the build.
-  markdown: { remarkPlugins: [[remarkSchemaSnippets, { repoRoot }]] },
+  // Repository files shown on the site (CONTRIBUTING.md, the bridge README) link to the repository.
+  markdown: {
+    remarkPlugins: [
+      [remarkSchemaSnippets, { repoRoot }],
+      [remarkRepoLinks, { repoRoot, repositoryUrl: REPOSITORY_URL, branch: DEFAULT_BRANCH }],
+    ],
+  },
   integrations: [
     starlight({
       title: 'acp-kit',

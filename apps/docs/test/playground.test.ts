@@ -55,4 +55,42 @@ describe('the playground analysis', () => {
     expect(diagram.steps[noteAfter]).toMatchObject({ type: 'note', tone: 'warning' });
     expect(renderSequenceDiagram(diagram)).toContain('prompt.user-message.reported');
   });
+
+  it('names the same prompt line in the diagram as the table does when a messageId is reused', () => {
+    const line = (dir: string, msg: unknown) => JSON.stringify({ dir, msg });
+    const prompt = (id: string, text: string) =>
+      line('client->agent', {
+        jsonrpc: '2.0',
+        id,
+        method: 'session/prompt',
+        params: { sessionId: 'sess_1', prompt: [{ type: 'text', text }] },
+      });
+    const transcript = [
+      prompt('a', 'first'),
+      line('agent->client', {
+        jsonrpc: '2.0',
+        method: 'session/update',
+        params: {
+          sessionId: 'sess_1',
+          update: {
+            sessionUpdate: 'user_message',
+            messageId: 'mess_1',
+            content: [{ type: 'text', text: 'first' }],
+          },
+        },
+      }),
+      line('agent->client', { jsonrpc: '2.0', id: 'a', result: { messageId: 'mess_1' } }),
+      prompt('b', 'second'),
+      // The agent wrongly reuses mess_1 for the second submission.
+      line('agent->client', { jsonrpc: '2.0', id: 'b', result: { messageId: 'mess_1' } }),
+    ].join('\n');
+    const analysis = analyzeTranscript(transcript);
+    const tableLink = analysis.rows
+      .find((r) => r.line === 2)
+      ?.links.find((l) => l.label === 'submitted by prompt');
+    expect(tableLink?.line).toBe(1);
+    const diagram = transcriptDiagram(analysis.rows, analysis.prompts);
+    const arrow = diagram.steps.find((s) => s.type === 'arrow' && s.id === 'line-2');
+    expect(arrow).toMatchObject({ detail: expect.stringContaining(`prompt line ${tableLink?.line}`) });
+  });
 });
