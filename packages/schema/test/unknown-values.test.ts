@@ -54,7 +54,7 @@ describe('values from later protocol versions', () => {
   });
 
   it('accepts unknown update kinds, states, stop reasons and permission outcomes', () => {
-    accepted('session/update', { sessionId: 's', update: { sessionUpdate: 'compaction_update', x: 1 } });
+    accepted('session/update', { sessionId: 's', update: { sessionUpdate: 'progress_update', x: 1 } });
     accepted('session/update', {
       sessionId: 's',
       update: { sessionUpdate: 'state_update', state: 'paused' },

@@ -20,26 +20,31 @@ export const V1_PLAN_ID = 'plan';
 /** A v1 diff (one file's old and new text) becomes a v2 diff with one change. */
 export function v1ToV2ToolCallDiff(value: V1.ToolCallDiff): V2.ToolCallDiff {
   const hasOld = value.oldText !== undefined && value.oldText !== null;
+  const change: V2.DiffAddChange | V2.DiffModifyChange = hasOld
+    ? { operation: 'modify', path: value.path, oldText: value.oldText, newText: value.newText }
+    : { operation: 'add', path: value.path, newText: value.newText };
   return {
     type: 'diff',
-    changes: [
-      {
-        operation: hasOld ? 'modify' : 'add',
-        path: value.path,
-        ...(hasOld ? { oldText: value.oldText } : {}),
-        newText: value.newText,
-      },
-    ],
+    changes: [change],
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
 
+/** A v2 change that may carry the file's text (add, delete, modify). */
+type TextChange = V2.DiffAddChange | V2.DiffDeleteChange | V2.DiffModifyChange;
+
+function isTextChange(change: V2.DiffChange): change is TextChange {
+  return change.operation === 'add' || change.operation === 'delete' || change.operation === 'modify';
+}
+
 /** Keeps the first change that has new text: v1 can show only one file's before and after. */
 export function v2ToV1ToolCallDiff(value: V2.ToolCallDiff): V1.ToolCallDiff {
-  const change = value.changes.find((c) => typeof c.newText === 'string') ?? value.changes[0];
+  const withText = value.changes.filter(isTextChange);
+  const change: TextChange | undefined = withText.find((c) => typeof c.newText === 'string') ?? withText[0];
+  const path = change?.path ?? value.changes.map((c) => c.path).find((p) => typeof p === 'string');
   return {
     type: 'diff',
-    path: change?.path ?? '',
+    path: typeof path === 'string' ? path : '',
     ...(change?.oldText === undefined ? {} : { oldText: change.oldText }),
     newText: change?.newText ?? '',
     ...(value._meta === undefined ? {} : { _meta: value._meta }),

@@ -24,10 +24,49 @@ export type AbsolutePath = string;
 export type ToolCallId = string;
 /** Identifies a plan within a session. */
 export type PlanId = string;
+/** Identifies a terminal the agent runs. Chosen by the agent; unique within the session. */
+export type TerminalId = string;
+/** Identifies one option of a permission request; the client answers with it. */
+export type PermissionOptionId = string;
+/** Identifies an authentication method the agent advertised in its initialize response. */
+export type AuthMethodId = string;
+/** Identifies one configuration option of a session (for example its mode or model selector). */
+export type SessionConfigId = string;
+/** Identifies one value a select configuration option can take. */
+export type SessionConfigValueId = string;
+/** Identifies a group of values inside a select configuration option. */
+export type SessionConfigGroupId = string;
+/** An opaque position in the agent's session list, returned as nextCursor and sent back to get the next page. Clients must not build or interpret it. */
+export type SessionListCursor = string;
+/** Identifies a URL elicitation, so the agent can report its completion. */
+export type ElicitationId = string;
+/** Identifies one compaction of a session's context, across its progress updates and summary chunks. */
+export type CompactionId = string;
 /** An Internet media type (MIME type) such as image/png. */
 export type MediaType = string;
-/** A JSON-RPC error code. ACP uses -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal error, -32800 request cancelled, -32000 authentication required and -32002 resource not found (for example an unknown session); other integers are implementation-defined. */
+/** A JSON-RPC error code. ACP uses -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal error, -32800 request cancelled, -32000 authentication required, -32002 resource not found (for example an unknown session, with SessionNotFoundErrorData) and -32022 unsupported protocol version (with UnsupportedProtocolVersionErrorData). Any other integer is accepted: implementation-defined or from a later protocol version. */
 export type ErrorCode = number;
+
+/** The data of error -32022: the agent supports no protocol version at or below the one the client asked for. */
+export interface UnsupportedProtocolVersionErrorData {
+  /** The version the client asked for. */
+  requested: ProtocolVersion;
+  /** The versions the agent does support. */
+  supported: ProtocolVersion[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** The data of error -32002 when the resource not found is a session. */
+export interface SessionNotFoundErrorData {
+  /** The session the agent does not know. */
+  sessionId: SessionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Additional information on an error. ACP defines UnsupportedProtocolVersionErrorData and SessionNotFoundErrorData; any other JSON value is allowed (implementation-defined, or from a later protocol version). */
+export type ErrorData = (UnsupportedProtocolVersionErrorData | SessionNotFoundErrorData | unknown);
 
 /** The error object of a JSON-RPC error response. */
 export interface JsonRpcError {
@@ -35,8 +74,8 @@ export interface JsonRpcError {
   code: ErrorCode;
   /** A short human-readable description of the error. */
   message: string;
-  /** Further detail about the error, such as the JSON pointer of an invalid parameter. Any JSON value. */
-  data?: unknown;
+  /** Additional information; for some codes ACP defines its shape. */
+  data?: ErrorData;
 }
 
 /** A JSON-RPC 2.0 request: a method call that expects exactly one response with the same id. */
@@ -100,45 +139,220 @@ export interface Implementation {
   _meta?: Meta;
 }
 
-/** What the client supports beyond the baseline. An empty object means the baseline only. */
-export interface ClientCapabilities {
-  /** Extension metadata; also the place for capabilities not yet in the schema. */
-  _meta?: Meta;
-}
-
-/** Content types an agent accepts in session/prompt beyond the baseline (text and resource_link). Omitted or null means not supported; {} means supported. */
-export interface PromptCapabilities {
-  /** The agent accepts image content blocks. */
-  image?: ({
-
-  } | null);
-  /** The agent accepts audio content blocks. */
-  audio?: ({
-
-  } | null);
-  /** The agent accepts embedded resource content blocks. */
-  embeddedContext?: ({
-
-  } | null);
+/** Present (as an object, possibly empty) when the client can run a terminal for terminal-based authentication methods; omitted or null when not. Later versions may add fields. */
+export interface TerminalAuthCapabilities {
   /** Extension metadata. */
   _meta?: Meta;
 }
 
-/** Session support. Supplying {} means the agent supports the baseline session methods, session/resume with replay of retained history among them. */
+/** Authentication flows the client can carry out for the agent. */
+export interface ClientAuthCapabilities {
+  /** The client can run an auth method of type terminal. */
+  terminal?: (TerminalAuthCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Present (as an object, possibly empty) when the client can show a form elicitation; omitted or null when not. Later versions may add fields. */
+export interface ElicitationFormCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Present (as an object, possibly empty) when the client can open a URL elicitation; omitted or null when not. Later versions may add fields. */
+export interface ElicitationUrlCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Which elicitation modes the client supports; omitted means it supports none and the agent must not send elicitation/create. */
+export interface ElicitationCapabilities {
+  /** Form elicitations are supported. */
+  form?: (ElicitationFormCapabilities | null);
+  /** URL elicitations are supported. */
+  url?: (ElicitationUrlCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** What the client supports beyond the baseline. An empty object means the baseline only. */
+export interface ClientCapabilities {
+  /** Authentication flows the client can run. */
+  auth?: (ClientAuthCapabilities | null);
+  /** Elicitation modes the client can show. */
+  elicitation?: (ElicitationCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Present (as an object, possibly empty) when prompts may contain image content blocks; omitted or null when not. Later versions may add fields. */
+export interface PromptImageCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Present (as an object, possibly empty) when prompts may contain audio content blocks; omitted or null when not. Later versions may add fields. */
+export interface PromptAudioCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Present (as an object, possibly empty) when prompts may contain embedded resources; omitted or null when not. Later versions may add fields. */
+export interface PromptEmbeddedContextCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Content types the agent accepts in prompts beyond text and resource links (which every agent accepts). */
+export interface PromptCapabilities {
+  /** Image blocks are accepted. */
+  image?: (PromptImageCapabilities | null);
+  /** Audio blocks are accepted. */
+  audio?: (PromptAudioCapabilities | null);
+  /** Embedded resources are accepted. */
+  embeddedContext?: (PromptEmbeddedContextCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Present (as an object, possibly empty) when the agent can connect MCP servers over stdio; omitted or null when not. Later versions may add fields. */
+export interface McpStdioCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Present (as an object, possibly empty) when the agent can connect MCP servers over HTTP; omitted or null when not. Later versions may add fields. */
+export interface McpHttpCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** MCP server transports the agent can connect when a session is created or resumed. */
+export interface McpCapabilities {
+  /** stdio servers are supported. */
+  stdio?: (McpStdioCapabilities | null);
+  /** HTTP servers are supported. */
+  http?: (McpHttpCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Present (as an object, possibly empty) when the agent answers session/delete; omitted or null when not. Later versions may add fields. */
+export interface SessionDeleteCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Present (as an object, possibly empty) when the agent honours additionalDirectories on session/new and session/resume; omitted or null when not. Later versions may add fields. */
+export interface SessionAdditionalDirectoriesCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Session-scoped features the agent offers beyond the baseline (session/new, session/list, session/resume, session/close and session/prompt are always available). */
 export interface SessionCapabilities {
-  /** Content types accepted in prompts beyond the baseline. */
+  /** Content types accepted in prompts. */
   prompt?: (PromptCapabilities | null);
+  /** MCP transports the agent connects. */
+  mcp?: (McpCapabilities | null);
+  /** session/delete is available. */
+  delete?: (SessionDeleteCapabilities | null);
+  /** Sessions may span directories besides cwd. */
+  additionalDirectories?: (SessionAdditionalDirectoriesCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Present (as an object, possibly empty) when the agent supports auth/logout; omitted or null when not. Later versions may add fields. */
+export interface AgentAuthCapabilities {
   /** Extension metadata. */
   _meta?: Meta;
 }
 
 /** What the agent supports beyond the baseline. */
 export interface AgentCapabilities {
-  /** Session support; omitted or null means the agent does not advertise session methods beyond the baseline. */
+  /** Session features; omitted or null means the baseline only. */
   session?: (SessionCapabilities | null);
+  /** Authentication features beyond login. */
+  auth?: (AgentAuthCapabilities | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
+
+/** Present (as an object, possibly empty) when the agent answers tool_call/cancel for this tool call; omitted or null when not. Later versions may add fields. */
+export interface ToolCallCancelCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** What a client may do with one tool call. */
+export interface ToolCallCapabilities {
+  /** The tool call can be cancelled on its own with tool_call/cancel. */
+  cancel?: (ToolCallCancelCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Present (as an object, possibly empty) when the agent answers terminal/cancel for this terminal; omitted or null when not. Later versions may add fields. */
+export interface TerminalCancelCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** What a client may do with one terminal. */
+export interface TerminalCapabilities {
+  /** The terminal's command can be stopped with terminal/cancel. */
+  cancel?: (TerminalCancelCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** An authentication flow the agent runs itself when the client calls auth/login with its methodId. */
+export interface AuthMethodAgent {
+  /** Discriminator: the agent runs the flow. */
+  type: "agent";
+  /** What the client passes to auth/login. */
+  methodId: AuthMethodId;
+  /** A name to show the user. */
+  name: string;
+  /** More about the method, for the user. */
+  description?: (string | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** An authentication flow the client runs by starting the agent's command in a terminal with the given arguments and environment. Requires the client's terminal auth capability. */
+export interface AuthMethodTerminal {
+  /** Discriminator: the client runs the flow in a terminal. */
+  type: "terminal";
+  /** Identifies the method. */
+  methodId: AuthMethodId;
+  /** A name to show the user. */
+  name: string;
+  /** More about the method, for the user. */
+  description?: (string | null);
+  /** Extra arguments for the agent's command. */
+  args?: string[];
+  /** Extra environment variables for the agent's command. */
+  env?: EnvVariable[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** An authentication method of a type this schema does not know; clients that cannot run it do not offer it. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionAuthMethod = {
+  [k: string]: unknown;
+  type: `_${string}`;
+  methodId: AuthMethodId;
+  name: string;
+} | UnknownVariant<{
+  [k: string]: unknown;
+  type: string;
+  methodId: AuthMethodId;
+  name: string;
+}>;
+/** A way to authenticate with the agent, discriminated on type. */
+export type AuthMethod = (AuthMethodAgent | AuthMethodTerminal | ExtensionAuthMethod);
 
 /** Parameters of initialize: the client's protocol version, identity and capabilities. */
 export interface InitializeRequest {
@@ -160,6 +374,34 @@ export interface InitializeResponse {
   info: Implementation;
   /** What the agent supports; omitted means the baseline. */
   capabilities?: AgentCapabilities;
+  /** Ways to authenticate. Non-empty means session/new may fail with -32000 until auth/login succeeds; omitted or empty means no authentication is needed. */
+  authMethods?: AuthMethod[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Parameters of auth/login: which advertised method to authenticate with. */
+export interface LoginAuthRequest {
+  /** A methodId from the initialize response's authMethods. */
+  methodId: AuthMethodId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Result of auth/login: authentication succeeded (failures are JSON-RPC errors). */
+export interface LoginAuthResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Parameters of auth/logout (none besides _meta). */
+export interface LogoutAuthRequest {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Result of auth/logout: the connection is no longer authenticated. */
+export interface LogoutAuthResponse {
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -237,10 +479,147 @@ export interface NewSessionRequest {
   _meta?: Meta;
 }
 
+/** What a configuration option controls, so clients can place it: mode, model, model_config or thought_level. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type SessionConfigOptionCategory = 'mode' | 'model' | 'model_config' | 'thought_level' | UnknownValue;
+
+/** One value of a select configuration option. */
+export interface SessionConfigSelectOption {
+  /** What session/set_config_option sends to choose it. */
+  value: SessionConfigValueId;
+  /** The value's label. */
+  name: string;
+  /** More about the value. */
+  description?: (string | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A labelled group of values of a select configuration option. */
+export interface SessionConfigSelectGroup {
+  /** Identifies the group. */
+  groupId: SessionConfigGroupId;
+  /** The group's label. */
+  name: string;
+  /** The values in the group. */
+  options: SessionConfigSelectOption[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** The values of a select configuration option: a flat list or a list of groups. */
+export type SessionConfigSelectOptions = (SessionConfigSelectOption[] | SessionConfigSelectGroup[]);
+
+/** A configuration option with one current value out of a list. */
+export interface SessionConfigSelect {
+  /** Discriminator: a choice among values. */
+  type: "select";
+  /** Identifies the option. */
+  configId: SessionConfigId;
+  /** The option's label. */
+  name: string;
+  /** More about the option. */
+  description?: (string | null);
+  /** What the option controls. */
+  category?: (SessionConfigOptionCategory | null);
+  /** The value in effect. */
+  currentValue: SessionConfigValueId;
+  /** The values to choose from. */
+  options: SessionConfigSelectOptions;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A configuration option that is on or off. */
+export interface SessionConfigBoolean {
+  /** Discriminator: a switch. */
+  type: "boolean";
+  /** Identifies the option. */
+  configId: SessionConfigId;
+  /** The option's label. */
+  name: string;
+  /** More about the option. */
+  description?: (string | null);
+  /** What the option controls. */
+  category?: (SessionConfigOptionCategory | null);
+  /** Whether it is on. */
+  currentValue: boolean;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A configuration option of a type this schema does not know; clients show it read-only or not at all. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionSessionConfigOption = {
+  [k: string]: unknown;
+  type: `_${string}`;
+  configId: SessionConfigId;
+  name: string;
+} | UnknownVariant<{
+  [k: string]: unknown;
+  type: string;
+  configId: SessionConfigId;
+  name: string;
+}>;
+/** A setting of a session the user can change (its mode, model, reasoning level…), discriminated on type. */
+export type SessionConfigOption = (SessionConfigSelect | SessionConfigBoolean | ExtensionSessionConfigOption);
+
+/** The command takes free text after its name. */
+export interface TextCommandInput {
+  /** Discriminator: free text. */
+  type: "text";
+  /** What to type, shown while the input is empty. */
+  hint: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Command input of a kind this schema does not know; clients fall back to free text or omit the input. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionCommandInput = {
+  [k: string]: unknown;
+  type: `_${string}`;
+} | UnknownVariant<{
+  [k: string]: unknown;
+  type: string;
+}>;
+/** What a command takes after its name, discriminated on type. */
+export type AvailableCommandInput = (TextCommandInput | ExtensionCommandInput);
+
+/** A slash command the user can run by sending it as a prompt (`/name input`). */
+export interface Command {
+  /** Discriminator: a slash command. */
+  type: "command";
+  /** The command's name, without the slash. */
+  name: string;
+  /** What the command does. */
+  description: string;
+  /** What the command takes; omitted means nothing. */
+  input?: (AvailableCommandInput | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** An available command of a kind this schema does not know; clients may not offer it. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionAvailableCommand = {
+  [k: string]: unknown;
+  type: `_${string}`;
+  name: string;
+  description: string;
+} | UnknownVariant<{
+  [k: string]: unknown;
+  type: string;
+  name: string;
+  description: string;
+}>;
+/** Something the user can invoke in a session, discriminated on type. */
+export type AvailableCommand = (Command | ExtensionAvailableCommand);
+
 /** Result of session/new. */
 export interface NewSessionResponse {
   /** The new session's ID. */
   sessionId: SessionId;
+  /** The session's configuration options and their current values. */
+  configOptions?: SessionConfigOption[];
+  /** The commands available in the session right away. */
+  availableCommands?: AvailableCommand[];
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -282,6 +661,159 @@ export interface ResumeSessionRequest {
 
 /** Result of session/resume, sent after any requested replay has been delivered. */
 export interface ResumeSessionResponse {
+  /** The session's configuration options and their current values. */
+  configOptions?: SessionConfigOption[];
+  /** The commands available in the session right away. */
+  availableCommands?: AvailableCommand[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Parameters of session/list: an optional filter and the page to fetch. */
+export interface ListSessionsRequest {
+  /** Only sessions rooted at this directory. */
+  cwd?: (AbsolutePath | null);
+  /** Where to continue; omitted for the first page. */
+  cursor?: (SessionListCursor | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** What session/list reports about one session. */
+export interface SessionInfo {
+  /** The session. */
+  sessionId: SessionId;
+  /** The directory the session is rooted at. */
+  cwd: AbsolutePath;
+  /** Other directories the session spans. */
+  additionalDirectories?: AbsolutePath[];
+  /** A human-readable title. */
+  title?: (string | null);
+  /** When the session last changed (ISO 8601 date-time). */
+  updatedAt?: (string | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Result of session/list: one page of sessions. */
+export interface ListSessionsResponse {
+  /** The sessions on this page. */
+  sessions: SessionInfo[];
+  /** Pass as cursor to get the next page; omitted or null on the last page. */
+  nextCursor?: (SessionListCursor | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Parameters of session/delete. */
+export interface DeleteSessionRequest {
+  /** The session to delete with its history. */
+  sessionId: SessionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Result of session/delete: the session and its history are gone. */
+export interface DeleteSessionResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Parameters of session/close. */
+export interface CloseSessionRequest {
+  /** The session to close. */
+  sessionId: SessionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Result of session/close: the agent stopped the session's work and released its resources; it can be resumed later. */
+export interface CloseSessionResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Parameters of tool_call/cancel. */
+export interface CancelToolCallRequest {
+  /** The session the tool call belongs to. */
+  sessionId: SessionId;
+  /** The tool call to cancel; it must advertise the cancel capability. */
+  toolCallId: ToolCallId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Result of tool_call/cancel: cancellation was requested; the tool call reports its final status in a tool_call_update. */
+export interface CancelToolCallResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Parameters of terminal/cancel. */
+export interface CancelTerminalRequest {
+  /** The session the terminal belongs to. */
+  sessionId: SessionId;
+  /** The terminal whose command to stop; it must advertise the cancel capability. */
+  terminalId: TerminalId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Result of terminal/cancel: stopping was requested; the terminal reports its exit status in a terminal_update. */
+export interface CancelTerminalResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Parameters of session/set_config_option for a select option. */
+export interface SetSessionConfigOptionValueRequest {
+  /** Discriminator: the value is a value ID. */
+  type: "id";
+  /** The session to configure. */
+  sessionId: SessionId;
+  /** The option to change. */
+  configId: SessionConfigId;
+  /** The chosen value of a select option. */
+  value: SessionConfigValueId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Parameters of session/set_config_option for a boolean option. */
+export interface SetSessionConfigOptionBooleanRequest {
+  /** Discriminator: the value is a boolean. */
+  type: "boolean";
+  /** The session to configure. */
+  sessionId: SessionId;
+  /** The option to change. */
+  configId: SessionConfigId;
+  /** The new state of a boolean option. */
+  value: boolean;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Parameters of session/set_config_option with a value type this schema does not know; an agent that does not know it answers -32602. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionSetSessionConfigOptionRequest = {
+  [k: string]: unknown;
+  type: `_${string}`;
+  sessionId: SessionId;
+  configId: SessionConfigId;
+  value: unknown;
+} | UnknownVariant<{
+  [k: string]: unknown;
+  type: string;
+  sessionId: SessionId;
+  configId: SessionConfigId;
+  value: unknown;
+}>;
+/** Parameters of session/set_config_option, discriminated on the type of the value. */
+export type SetSessionConfigOptionRequest = (SetSessionConfigOptionValueRequest | SetSessionConfigOptionBooleanRequest | ExtensionSetSessionConfigOptionRequest);
+
+/** Result of session/set_config_option: every configuration option of the session after the change (one change may affect others). */
+export interface SetSessionConfigOptionResponse {
+  /** All options with their current values. */
+  configOptions: SessionConfigOption[];
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -297,6 +829,23 @@ export interface Annotations {
   lastModified?: (string | null);
   /** Importance from 0 (least) to 1 (most). */
   priority?: (number | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** The colour scheme an icon is drawn for: light or dark. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type IconTheme = 'light' | 'dark' | UnknownValue;
+
+/** An image that represents a resource. */
+export interface Icon {
+  /** Where the image is (an http(s) or data: URI). */
+  src: string;
+  /** The image's MIME type, when the URI does not tell. */
+  mimeType?: (MediaType | null);
+  /** Sizes the image suits, like "48x48" or "any". */
+  sizes?: (string[] | null);
+  /** The theme the icon is drawn for; omitted means any. */
+  theme?: (IconTheme | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -361,6 +910,8 @@ export interface ResourceLink {
   size?: (number | null);
   /** Display hints. */
   annotations?: (Annotations | null);
+  /** Images that represent the resource. */
+  icons?: (Icon[] | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -542,12 +1093,45 @@ export interface Usage {
   _meta?: Meta;
 }
 
+/** A terminal that keeps running outside the foreground work. */
+export interface BackgroundTerminal {
+  /** Discriminator: a terminal. */
+  type: "terminal";
+  /** The terminal. */
+  terminalId: TerminalId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A tool call that keeps running outside the foreground work. */
+export interface BackgroundToolCall {
+  /** Discriminator: a tool call. */
+  type: "tool_call";
+  /** The tool call. */
+  toolCallId: ToolCallId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Background work of a kind this schema does not know. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionBackgroundWork = {
+  [k: string]: unknown;
+  type: `_${string}`;
+} | UnknownVariant<{
+  [k: string]: unknown;
+  type: string;
+}>;
+/** Work that continues in the background, which session/cancel does not stop, discriminated on type. */
+export type BackgroundWork = (BackgroundTerminal | BackgroundToolCall | ExtensionBackgroundWork);
+
 /** Foreground work has started or resumed. A snapshot of the session's state, not an event count. */
 export interface RunningStateUpdate {
   /** Discriminator: a state update. */
   sessionUpdate: "state_update";
   /** The agent is working in the foreground. */
   state: "running";
+  /** Work running in the background at this point; the latest list is authoritative. Omitted or null means none. */
+  background?: (BackgroundWork[] | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -564,6 +1148,8 @@ export interface IdleStateUpdate {
   usage?: (Usage | null);
   /** With stopReason error: what went wrong, as a JSON-RPC error object. Post-insertion failures are reported here because the prompt's response has already been sent. */
   error?: (JsonRpcError | null);
+  /** Work running in the background at this point; the latest list is authoritative. Omitted or null means none. */
+  background?: (BackgroundWork[] | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -574,6 +1160,8 @@ export interface RequiresActionStateUpdate {
   sessionUpdate: "state_update";
   /** The agent waits for user action. */
   state: "requires_action";
+  /** Work running in the background at this point; the latest list is authoritative. Omitted or null means none. */
+  background?: (BackgroundWork[] | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -615,17 +1203,34 @@ export interface ToolCallContentBlock {
   _meta?: Meta;
 }
 
-/** What a diff change does to its file. Open: values starting with `_` are implementation-defined, other unknown values come from later protocol versions, and receivers keep both. */
-export type DiffOperation = 'add' | 'delete' | 'modify' | 'move' | UnknownValue;
+/** One file changed by a diff, discriminated on operation. The changes are authoritative for which paths a diff touches; the patch only renders them. */
+export type DiffChange = (DiffAddChange | DiffDeleteChange | DiffModifyChange | DiffMoveChange | DiffCopyChange | ExtensionDiffChange);
 
-/** One file changed by a diff. */
-export interface DiffChange {
-  /** What happens to the file. */
-  operation: DiffOperation;
-  /** The file (for a move, its new path). */
-  path?: AbsolutePath;
-  /** For a move: the file's previous path. */
-  oldPath?: (AbsolutePath | null);
+/** A patch in text form covering a diff's changes. */
+export interface DiffPatch {
+  /** How the text is written. */
+  format: DiffPatchFormat;
+  /** The patch text. */
+  text: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** The text format of a diff patch: git_patch (the output of git diff). Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type DiffPatchFormat = 'git_patch' | UnknownValue;
+/** What kind of file a diff change concerns: text, binary, directory or symlink. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type DiffFileType = 'text' | 'binary' | 'directory' | 'symlink' | UnknownValue;
+
+/** One file added by a diff. */
+export interface DiffAddChange {
+  /** Discriminator: the file was added. */
+  operation: "add";
+  /** The file. */
+  path: AbsolutePath;
+  /** The kind of file after the change (for a deletion, before it); omitted means unknown. */
+  fileType?: (DiffFileType | null);
+  /** The file's MIME type after the change (for a deletion, before it); omitted means unknown. */
+  mimeType?: (MediaType | null);
   /** The file's previous text, when sent in full. */
   oldText?: (string | null);
   /** The file's new text, when sent in full. */
@@ -634,15 +1239,82 @@ export interface DiffChange {
   _meta?: Meta;
 }
 
-/** A patch in text form covering a diff's changes. */
-export interface DiffPatch {
-  /** The patch format, such as unified. */
-  format: string;
-  /** The patch text. */
-  text: string;
+/** One file deleted by a diff. */
+export interface DiffDeleteChange {
+  /** Discriminator: the file was deleted. */
+  operation: "delete";
+  /** The file. */
+  path: AbsolutePath;
+  /** The kind of file after the change (for a deletion, before it); omitted means unknown. */
+  fileType?: (DiffFileType | null);
+  /** The file's MIME type after the change (for a deletion, before it); omitted means unknown. */
+  mimeType?: (MediaType | null);
+  /** The file's previous text, when sent in full. */
+  oldText?: (string | null);
+  /** The file's new text, when sent in full. */
+  newText?: (string | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
+
+/** One file modified in place by a diff. */
+export interface DiffModifyChange {
+  /** Discriminator: the file was modified in place. */
+  operation: "modify";
+  /** The file. */
+  path: AbsolutePath;
+  /** The kind of file after the change (for a deletion, before it); omitted means unknown. */
+  fileType?: (DiffFileType | null);
+  /** The file's MIME type after the change (for a deletion, before it); omitted means unknown. */
+  mimeType?: (MediaType | null);
+  /** The file's previous text, when sent in full. */
+  oldText?: (string | null);
+  /** The file's new text, when sent in full. */
+  newText?: (string | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** One file moved or renamed by a diff. */
+export interface DiffMoveChange {
+  /** Discriminator: the file was moved or renamed. */
+  operation: "move";
+  /** Where the file was. */
+  oldPath: AbsolutePath;
+  /** Where the file is now. */
+  path: AbsolutePath;
+  /** The kind of file after the change (for a deletion, before it); omitted means unknown. */
+  fileType?: (DiffFileType | null);
+  /** The file's MIME type after the change (for a deletion, before it); omitted means unknown. */
+  mimeType?: (MediaType | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** One file copied by a diff. */
+export interface DiffCopyChange {
+  /** Discriminator: the file was copied. */
+  operation: "copy";
+  /** Where the file was. */
+  oldPath: AbsolutePath;
+  /** Where the file is now. */
+  path: AbsolutePath;
+  /** The kind of file after the change (for a deletion, before it); omitted means unknown. */
+  fileType?: (DiffFileType | null);
+  /** The file's MIME type after the change (for a deletion, before it); omitted means unknown. */
+  mimeType?: (MediaType | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A file change with an operation this schema does not know; clients show the patch text if any. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionDiffChange = {
+  [k: string]: unknown;
+  operation: `_${string}`;
+} | UnknownVariant<{
+  [k: string]: unknown;
+  operation: string;
+}>;
 
 /** File changes proposed or made by a tool call. */
 export interface ToolCallDiff {
@@ -660,8 +1332,8 @@ export interface ToolCallDiff {
 export interface ToolCallTerminal {
   /** Discriminator: a terminal. */
   type: "terminal";
-  /** The terminal's ID. */
-  terminalId: string;
+  /** The terminal; its output arrives in terminal_update and terminal_output_chunk updates. */
+  terminalId: TerminalId;
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -695,6 +1367,10 @@ export interface ToolCall {
   rawInput?: unknown;
   /** The tool's raw output, any JSON value. */
   rawOutput?: unknown;
+  /** The name of the tool, as the model calls it. */
+  name?: (string | null);
+  /** What the client may do with the tool call (for example cancel it). */
+  capabilities?: (ToolCallCapabilities | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -703,6 +1379,81 @@ export interface ToolCall {
 export type ToolCallUpdate = (ToolCall & {
   sessionUpdate: "tool_call_update"
 });
+
+/** Appends one piece of content to a tool call (the content list of tool_call_update replaces; this adds). */
+export interface ToolCallContentChunk {
+  /** Discriminator: tool_call_content_chunk. */
+  sessionUpdate: "tool_call_content_chunk";
+  /** The tool call. */
+  toolCallId: ToolCallId;
+  /** The content to append. */
+  content: ToolCallContent;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A terminal's output so far, replacing what was reported before. */
+export interface TerminalOutput {
+  /** The output text. */
+  data: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** How a terminal's command ended. */
+export interface TerminalExitStatus {
+  /** The exit code, when it exited normally. */
+  exitCode?: (number | null);
+  /** The signal that ended it, when it was killed. */
+  signal?: (string | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A terminal's size in character cells. */
+export interface TerminalSize {
+  /** Columns. */
+  cols: number;
+  /** Rows. */
+  rows: number;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Creates or updates a terminal by terminalId; omitted fields keep their previous values. */
+export interface TerminalUpdate {
+  /** Discriminator: terminal_update. */
+  sessionUpdate: "terminal_update";
+  /** The terminal. */
+  terminalId: TerminalId;
+  /** The command line it runs. */
+  command?: (string | null);
+  /** The directory it runs in. */
+  cwd?: (AbsolutePath | null);
+  /** Its whole output so far. */
+  output?: (TerminalOutput | null);
+  /** How its command ended; absent while it runs. */
+  exitStatus?: (TerminalExitStatus | null);
+  /** Its size. */
+  size?: (TerminalSize | null);
+  /** What the client may do with it. */
+  capabilities?: (TerminalCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Appends output to a terminal. */
+export interface TerminalOutputChunk {
+  /** Discriminator: terminal_output_chunk. */
+  sessionUpdate: "terminal_output_chunk";
+  /** The terminal. */
+  terminalId: TerminalId;
+  /** The output to append. */
+  data: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** How important a plan entry is. Open: values starting with `_` are implementation-defined, other unknown values come from later protocol versions, and receivers keep both. */
 export type PlanEntryPriority = 'high' | 'medium' | 'low' | UnknownValue;
 /** Where a plan entry is in its lifecycle. Open: values starting with `_` are implementation-defined, other unknown values come from later protocol versions, and receivers keep both. */
@@ -755,6 +1506,38 @@ export interface PlanUpdate {
   _meta?: Meta;
 }
 
+/** Replaces the list of commands available in the session. */
+export interface AvailableCommandsUpdate {
+  /** Discriminator: available_commands_update. */
+  sessionUpdate: "available_commands_update";
+  /** The commands now available. */
+  availableCommands: AvailableCommand[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Replaces the session's configuration options (the agent changed one, or its choices). */
+export interface ConfigOptionUpdate {
+  /** Discriminator: config_option_update. */
+  sessionUpdate: "config_option_update";
+  /** All options with their current values. */
+  configOptions: SessionConfigOption[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Changes what session/list reports about the session; omitted fields keep their values, null clears them. */
+export interface SessionInfoUpdate {
+  /** Discriminator: session_info_update. */
+  sessionUpdate: "session_info_update";
+  /** The session's title. */
+  title?: (string | null);
+  /** When the session last changed (ISO 8601 date-time). */
+  updatedAt?: (string | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** A monetary cost. */
 export interface Cost {
   /** The amount. */
@@ -779,6 +1562,54 @@ export interface UsageUpdate {
   _meta?: Meta;
 }
 
+/** How important a notice is: info, warning or error. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type NoticeSeverity = 'info' | 'warning' | 'error' | UnknownValue;
+
+/** A message for the user that is not part of the conversation (a rate limit, a degraded service…). */
+export interface Notice {
+  /** Discriminator: notice. */
+  sessionUpdate: "notice";
+  /** How important it is. */
+  severity: NoticeSeverity;
+  /** A short summary. */
+  title: string;
+  /** The details. */
+  description?: (string | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Where a compaction is: in_progress, completed, failed or cancelled. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type CompactionStatus = 'in_progress' | 'completed' | 'failed' | 'cancelled' | UnknownValue;
+
+/** Reports the agent compacting (summarising) the session's context to free the context window. */
+export interface CompactionUpdate {
+  /** Discriminator: compaction_update. */
+  sessionUpdate: "compaction_update";
+  /** The compaction. */
+  compactionId: CompactionId;
+  /** Where it is. */
+  status: CompactionStatus;
+  /** The whole summary so far, replacing earlier summary content. */
+  summary?: (ContentBlock[] | null);
+  /** Why it failed. */
+  error?: (string | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Appends one block to a compaction's summary. */
+export interface CompactionSummaryChunk {
+  /** Discriminator: compaction_summary_chunk. */
+  sessionUpdate: "compaction_summary_chunk";
+  /** The compaction. */
+  compactionId: CompactionId;
+  /** The block to append. */
+  content: ContentBlock;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** A session update kind this schema does not know. Receivers keep it (store and forward it) and otherwise ignore it. Values starting with `_` are implementation-defined; any other unknown value comes from a later protocol version. Receivers keep the message instead of rejecting it. */
 export type ExtensionSessionUpdate = {
   [k: string]: unknown;
@@ -788,7 +1619,7 @@ export type ExtensionSessionUpdate = {
   sessionUpdate: string;
 }>;
 /** One change in a session, discriminated on sessionUpdate: message upserts and chunks for user, agent and thought messages, state updates, tool calls, plans and usage. */
-export type SessionUpdate = (UserMessageUpdate | UserMessageChunk | AgentMessageUpdate | AgentMessageChunk | AgentThoughtUpdate | AgentThoughtChunk | StateUpdate | ToolCallUpdate | PlanUpdate | UsageUpdate | ExtensionSessionUpdate);
+export type SessionUpdate = (UserMessageUpdate | UserMessageChunk | AgentMessageUpdate | AgentMessageChunk | AgentThoughtUpdate | AgentThoughtChunk | StateUpdate | ToolCallUpdate | ToolCallContentChunk | TerminalUpdate | TerminalOutputChunk | PlanUpdate | AvailableCommandsUpdate | ConfigOptionUpdate | SessionInfoUpdate | UsageUpdate | Notice | CompactionUpdate | CompactionSummaryChunk | ExtensionSessionUpdate);
 
 /** Parameters of session/update. */
 export interface SessionNotification {
@@ -825,6 +1656,22 @@ export interface ToolCallPermissionSubject {
   _meta?: Meta;
 }
 
+/** The permission concerns running a shell command. */
+export interface CommandPermissionSubject {
+  /** Discriminator: a command. */
+  type: "command";
+  /** The command line to run. */
+  command: string;
+  /** The directory it runs in. */
+  cwd: AbsolutePath;
+  /** The tool call that would run it, if any. */
+  toolCallId?: (ToolCallId | null);
+  /** The terminal it would run in, if any. */
+  terminalId?: (TerminalId | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** A permission subject this schema does not know. Clients show a generic permission prompt or decline according to policy. Values starting with `_` are implementation-defined; any other unknown value comes from a later protocol version. Receivers keep the message instead of rejecting it. */
 export type ExtensionPermissionSubject = {
   [k: string]: unknown;
@@ -834,7 +1681,7 @@ export type ExtensionPermissionSubject = {
   type: string;
 }>;
 /** What a permission request is about, discriminated on type. */
-export type PermissionSubject = (ToolCallPermissionSubject | ExtensionPermissionSubject);
+export type PermissionSubject = (ToolCallPermissionSubject | CommandPermissionSubject | ExtensionPermissionSubject);
 
 /** Parameters of session/request_permission. */
 export interface RequestPermissionRequest {
@@ -846,6 +1693,8 @@ export interface RequestPermissionRequest {
   subject?: (PermissionSubject | null);
   /** The choices; at least one. */
   options: [PermissionOption, ...(PermissionOption)[]];
+  /** More about what is being asked, for the user. */
+  description?: (string | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -887,14 +1736,297 @@ export interface RequestPermissionResponse {
   _meta?: Meta;
 }
 
+/** An elicitation that belongs to a session (and possibly one of its tool calls). */
+export interface ElicitationSessionScope {
+  /** The session. */
+  sessionId: SessionId;
+  /** The tool call asking, if any. */
+  toolCallId?: (ToolCallId | null);
+}
+
+/** An elicitation that belongs to a request the client sent and the agent has not answered yet (for example session/new). */
+export interface ElicitationRequestScope {
+  /** The request. */
+  requestId: RequestId;
+}
+
+/** A format a string answer must have: email, uri, date or date-time. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type StringFormat = 'email' | 'uri' | 'date' | 'date-time' | UnknownValue;
+
+/** One allowed value with a label. */
+export interface EnumOption {
+  /** The value. */
+  const: string;
+  /** Its label. */
+  title: string;
+  /** More about it. */
+  description?: (string | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A form field that takes text, or one value out of a list. */
+export interface StringPropertySchema {
+  /** Discriminator: text. */
+  type: "string";
+  /** The field's label. */
+  title?: (string | null);
+  /** Help text for the field. */
+  description?: (string | null);
+  /** The shortest allowed answer. */
+  minLength?: (number | null);
+  /** The longest allowed answer. */
+  maxLength?: (number | null);
+  /** A regular expression the answer must match. */
+  pattern?: (string | null);
+  /** A format the answer must have. */
+  format?: (StringFormat | null);
+  /** The initial answer. */
+  default?: (string | null);
+  /** The allowed answers, without labels. */
+  enum?: (string[] | null);
+  /** The allowed answers, with labels. */
+  oneOf?: (EnumOption[] | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A form field that takes a number. */
+export interface NumberPropertySchema {
+  /** Discriminator: a number. */
+  type: "number";
+  /** The field's label. */
+  title?: (string | null);
+  /** Help text for the field. */
+  description?: (string | null);
+  /** The smallest allowed answer. */
+  minimum?: (number | null);
+  /** The largest allowed answer. */
+  maximum?: (number | null);
+  /** The initial answer. */
+  default?: (number | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A form field that takes a whole number. */
+export interface IntegerPropertySchema {
+  /** Discriminator: an integer. */
+  type: "integer";
+  /** The field's label. */
+  title?: (string | null);
+  /** Help text for the field. */
+  description?: (string | null);
+  /** The smallest allowed answer. */
+  minimum?: (number | null);
+  /** The largest allowed answer. */
+  maximum?: (number | null);
+  /** The initial answer. */
+  default?: (number | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A form field that is a yes/no choice. */
+export interface BooleanPropertySchema {
+  /** Discriminator: a boolean. */
+  type: "boolean";
+  /** The field's label. */
+  title?: (string | null);
+  /** Help text for the field. */
+  description?: (string | null);
+  /** The initial answer. */
+  default?: (boolean | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** The choices of a multi-select field, as plain values. */
+export interface StringMultiSelectItems {
+  /** Discriminator: plain string values. */
+  type: "string";
+  /** The values. */
+  enum: string[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** The choices of a multi-select field, with labels. */
+export interface TitledMultiSelectItems {
+  /** The values with their labels. */
+  anyOf: EnumOption[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Choices of a multi-select field in a form this schema does not know. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export interface ExtensionMultiSelectItems {
+  [k: string]: unknown;
+  /** Any item type other than string. */
+  type: string;
+}
+
+/** The choices of a multi-select field: plain values, labelled values, or a form from a later version. */
+export type MultiSelectItems = (StringMultiSelectItems | TitledMultiSelectItems | ExtensionMultiSelectItems);
+
+/** A form field that takes several values out of a list. */
+export interface MultiSelectPropertySchema {
+  /** Discriminator: a list of values. */
+  type: "array";
+  /** The field's label. */
+  title?: (string | null);
+  /** Help text for the field. */
+  description?: (string | null);
+  /** The fewest values to choose. */
+  minItems?: (number | null);
+  /** The most values to choose. */
+  maxItems?: (number | null);
+  /** The values to choose from. */
+  items: MultiSelectItems;
+  /** The values chosen initially. */
+  default?: (string[] | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A form field of a type this schema does not know; clients that cannot show it decline the elicitation. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionPropertySchema = {
+  [k: string]: unknown;
+  type: `_${string}`;
+} | UnknownVariant<{
+  [k: string]: unknown;
+  type: string;
+}>;
+/** One field of an elicitation form, discriminated on type. */
+export type ElicitationPropertySchema = (StringPropertySchema | NumberPropertySchema | IntegerPropertySchema | BooleanPropertySchema | MultiSelectPropertySchema | ExtensionPropertySchema);
+/** The type of an elicitation form schema: always object. */
+export type ElicitationSchemaType = "object";
+
+/** A form: a restricted JSON Schema object with flat, primitive fields. */
+export interface ElicitationSchema {
+  /** Always object. */
+  type: ElicitationSchemaType;
+  /** The form's title. */
+  title?: (string | null);
+  /** What the form is for. */
+  description?: (string | null);
+  /** The fields, by name. */
+  properties: {
+    [k: string]: ElicitationPropertySchema
+  };
+  /** Names of fields that must be answered. */
+  required?: (string[] | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Asks the user to fill in a form. Scoped to a session (sessionId) or to a pending client request (requestId). */
+export type ElicitationFormRequest = ({
+  mode: "form"
+  message: string
+  requestedSchema: ElicitationSchema
+  sessionId?: SessionId
+  toolCallId?: (ToolCallId | null)
+  requestId?: RequestId
+  _meta?: Meta
+} & ElicitationFormRequest1);
+/** Asks the user to open a URL (for example to sign in) and reports completion later with elicitation/complete. Scoped like a form elicitation. */
+export type ElicitationUrlRequest = ({
+  mode: "url"
+  message: string
+  elicitationId: ElicitationId
+  url: string
+  sessionId?: SessionId
+  toolCallId?: (ToolCallId | null)
+  requestId?: RequestId
+  _meta?: Meta
+} & ElicitationUrlRequest1);
+/** An elicitation in a mode this schema does not know; a client that cannot show it declines. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionElicitationRequest = {
+  [k: string]: unknown;
+  mode: `_${string}`;
+  message: string;
+} | UnknownVariant<{
+  [k: string]: unknown;
+  mode: string;
+  message: string;
+}>;
+/** Parameters of elicitation/create, discriminated on mode. */
+export type CreateElicitationRequest = (ElicitationFormRequest | ElicitationUrlRequest | ExtensionElicitationRequest);
+/** One answer in a form: a string, number, boolean or list of strings; other JSON values may come from later protocol versions. */
+export type ElicitationContentValue = (string | number | boolean | string[] | unknown);
+
+/** The user submitted the form (or completed the URL flow). */
+export interface ElicitationAcceptAction {
+  /** Discriminator: accepted. */
+  action: "accept";
+  /** The answers by field name (form mode). */
+  content?: ({
+    [k: string]: ElicitationContentValue
+  } | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** The user declined to answer. */
+export interface ElicitationDeclineAction {
+  /** Discriminator: declined. */
+  action: "decline";
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** The request was dismissed without a choice (or cancelled). */
+export interface ElicitationCancelAction {
+  /** Discriminator: cancelled. */
+  action: "cancel";
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** An answer this schema does not know; the agent treats it as declined. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionElicitationAction = {
+  [k: string]: unknown;
+  action: `_${string}`;
+} | UnknownVariant<{
+  [k: string]: unknown;
+  action: string;
+}>;
+/** Result of elicitation/create: what the user did, discriminated on action. */
+export type CreateElicitationResponse = (ElicitationAcceptAction | ElicitationDeclineAction | ElicitationCancelAction | ExtensionElicitationAction);
+
+/** Parameters of elicitation/complete: a URL elicitation finished, so the client can close what it showed. */
+export interface CompleteElicitationNotification {
+  /** The elicitation. */
+  elicitationId: ElicitationId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+export type ElicitationFormRequest1 = (ElicitationSessionScope | ElicitationRequestScope);
+export type ElicitationUrlRequest1 = (ElicitationSessionScope | ElicitationRequestScope);
+/** A {@link AuthMethod} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
+export type KnownAuthMethod = Exclude<AuthMethod, { readonly [unknownVariant]: true }>;
 /** A {@link McpServer} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
 export type KnownMcpServer = Exclude<McpServer, { readonly [unknownVariant]: true }>;
+/** A {@link SessionConfigOption} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
+export type KnownSessionConfigOption = Exclude<SessionConfigOption, { readonly [unknownVariant]: true }>;
+/** A {@link AvailableCommandInput} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
+export type KnownAvailableCommandInput = Exclude<AvailableCommandInput, { readonly [unknownVariant]: true }>;
+/** A {@link AvailableCommand} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
+export type KnownAvailableCommand = Exclude<AvailableCommand, { readonly [unknownVariant]: true }>;
 /** A {@link ReplayFrom} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
 export type KnownReplayFrom = Exclude<ReplayFrom, { readonly [unknownVariant]: true }>;
+/** A {@link SetSessionConfigOptionRequest} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
+export type KnownSetSessionConfigOptionRequest = Exclude<SetSessionConfigOptionRequest, { readonly [unknownVariant]: true }>;
 /** A {@link ContentBlock} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
 export type KnownContentBlock = Exclude<ContentBlock, { readonly [unknownVariant]: true }>;
+/** A {@link BackgroundWork} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
+export type KnownBackgroundWork = Exclude<BackgroundWork, { readonly [unknownVariant]: true }>;
 /** A {@link StateUpdate} whose state this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on state narrows and an object literal is checked against its variant. */
 export type KnownStateUpdate = Exclude<StateUpdate, { readonly [unknownVariant]: true }>;
+/** A {@link DiffChange} whose operation this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on operation narrows and an object literal is checked against its variant. */
+export type KnownDiffChange = Exclude<DiffChange, { readonly [unknownVariant]: true }>;
 /** A {@link ToolCallContent} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
 export type KnownToolCallContent = Exclude<ToolCallContent, { readonly [unknownVariant]: true }>;
 /** A {@link PlanContent} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
@@ -905,6 +2037,12 @@ export type KnownSessionUpdate = Exclude<SessionUpdate, { readonly [unknownVaria
 export type KnownPermissionSubject = Exclude<PermissionSubject, { readonly [unknownVariant]: true }>;
 /** A {@link PermissionOutcome} whose outcome this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on outcome narrows and an object literal is checked against its variant. */
 export type KnownPermissionOutcome = Exclude<PermissionOutcome, { readonly [unknownVariant]: true }>;
+/** A {@link ElicitationPropertySchema} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
+export type KnownElicitationPropertySchema = Exclude<ElicitationPropertySchema, { readonly [unknownVariant]: true }>;
+/** A {@link CreateElicitationRequest} whose mode this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on mode narrows and an object literal is checked against its variant. */
+export type KnownCreateElicitationRequest = Exclude<CreateElicitationRequest, { readonly [unknownVariant]: true }>;
+/** A {@link CreateElicitationResponse} whose action this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on action narrows and an object literal is checked against its variant. */
+export type KnownCreateElicitationResponse = Exclude<CreateElicitationResponse, { readonly [unknownVariant]: true }>;
 
 /** Maps every definition name of the schema to its TypeScript type. */
 export interface Definitions {
@@ -916,8 +2054,20 @@ export interface Definitions {
   AbsolutePath: AbsolutePath;
   ToolCallId: ToolCallId;
   PlanId: PlanId;
+  TerminalId: TerminalId;
+  PermissionOptionId: PermissionOptionId;
+  AuthMethodId: AuthMethodId;
+  SessionConfigId: SessionConfigId;
+  SessionConfigValueId: SessionConfigValueId;
+  SessionConfigGroupId: SessionConfigGroupId;
+  SessionListCursor: SessionListCursor;
+  ElicitationId: ElicitationId;
+  CompactionId: CompactionId;
   MediaType: MediaType;
   ErrorCode: ErrorCode;
+  UnsupportedProtocolVersionErrorData: UnsupportedProtocolVersionErrorData;
+  SessionNotFoundErrorData: SessionNotFoundErrorData;
+  ErrorData: ErrorData;
   JsonRpcError: JsonRpcError;
   JsonRpcRequest: JsonRpcRequest;
   JsonRpcNotification: JsonRpcNotification;
@@ -925,12 +2075,38 @@ export interface Definitions {
   JsonRpcErrorResponse: JsonRpcErrorResponse;
   JsonRpcMessage: JsonRpcMessage;
   Implementation: Implementation;
+  TerminalAuthCapabilities: TerminalAuthCapabilities;
+  ClientAuthCapabilities: ClientAuthCapabilities;
+  ElicitationFormCapabilities: ElicitationFormCapabilities;
+  ElicitationUrlCapabilities: ElicitationUrlCapabilities;
+  ElicitationCapabilities: ElicitationCapabilities;
   ClientCapabilities: ClientCapabilities;
+  PromptImageCapabilities: PromptImageCapabilities;
+  PromptAudioCapabilities: PromptAudioCapabilities;
+  PromptEmbeddedContextCapabilities: PromptEmbeddedContextCapabilities;
   PromptCapabilities: PromptCapabilities;
+  McpStdioCapabilities: McpStdioCapabilities;
+  McpHttpCapabilities: McpHttpCapabilities;
+  McpCapabilities: McpCapabilities;
+  SessionDeleteCapabilities: SessionDeleteCapabilities;
+  SessionAdditionalDirectoriesCapabilities: SessionAdditionalDirectoriesCapabilities;
   SessionCapabilities: SessionCapabilities;
+  AgentAuthCapabilities: AgentAuthCapabilities;
   AgentCapabilities: AgentCapabilities;
+  ToolCallCancelCapabilities: ToolCallCancelCapabilities;
+  ToolCallCapabilities: ToolCallCapabilities;
+  TerminalCancelCapabilities: TerminalCancelCapabilities;
+  TerminalCapabilities: TerminalCapabilities;
+  AuthMethodAgent: AuthMethodAgent;
+  AuthMethodTerminal: AuthMethodTerminal;
+  ExtensionAuthMethod: ExtensionAuthMethod;
+  AuthMethod: AuthMethod;
   InitializeRequest: InitializeRequest;
   InitializeResponse: InitializeResponse;
+  LoginAuthRequest: LoginAuthRequest;
+  LoginAuthResponse: LoginAuthResponse;
+  LogoutAuthRequest: LogoutAuthRequest;
+  LogoutAuthResponse: LogoutAuthResponse;
   EnvVariable: EnvVariable;
   HttpHeader: HttpHeader;
   McpServerStdio: McpServerStdio;
@@ -938,14 +2114,46 @@ export interface Definitions {
   ExtensionMcpServer: ExtensionMcpServer;
   McpServer: McpServer;
   NewSessionRequest: NewSessionRequest;
+  SessionConfigOptionCategory: SessionConfigOptionCategory;
+  SessionConfigSelectOption: SessionConfigSelectOption;
+  SessionConfigSelectGroup: SessionConfigSelectGroup;
+  SessionConfigSelectOptions: SessionConfigSelectOptions;
+  SessionConfigSelect: SessionConfigSelect;
+  SessionConfigBoolean: SessionConfigBoolean;
+  ExtensionSessionConfigOption: ExtensionSessionConfigOption;
+  SessionConfigOption: SessionConfigOption;
+  TextCommandInput: TextCommandInput;
+  ExtensionCommandInput: ExtensionCommandInput;
+  AvailableCommandInput: AvailableCommandInput;
+  Command: Command;
+  ExtensionAvailableCommand: ExtensionAvailableCommand;
+  AvailableCommand: AvailableCommand;
   NewSessionResponse: NewSessionResponse;
   ReplayFromStart: ReplayFromStart;
   ExtensionReplayFrom: ExtensionReplayFrom;
   ReplayFrom: ReplayFrom;
   ResumeSessionRequest: ResumeSessionRequest;
   ResumeSessionResponse: ResumeSessionResponse;
+  ListSessionsRequest: ListSessionsRequest;
+  SessionInfo: SessionInfo;
+  ListSessionsResponse: ListSessionsResponse;
+  DeleteSessionRequest: DeleteSessionRequest;
+  DeleteSessionResponse: DeleteSessionResponse;
+  CloseSessionRequest: CloseSessionRequest;
+  CloseSessionResponse: CloseSessionResponse;
+  CancelToolCallRequest: CancelToolCallRequest;
+  CancelToolCallResponse: CancelToolCallResponse;
+  CancelTerminalRequest: CancelTerminalRequest;
+  CancelTerminalResponse: CancelTerminalResponse;
+  SetSessionConfigOptionValueRequest: SetSessionConfigOptionValueRequest;
+  SetSessionConfigOptionBooleanRequest: SetSessionConfigOptionBooleanRequest;
+  ExtensionSetSessionConfigOptionRequest: ExtensionSetSessionConfigOptionRequest;
+  SetSessionConfigOptionRequest: SetSessionConfigOptionRequest;
+  SetSessionConfigOptionResponse: SetSessionConfigOptionResponse;
   Role: Role;
   Annotations: Annotations;
+  IconTheme: IconTheme;
+  Icon: Icon;
   TextContent: TextContent;
   ImageContent: ImageContent;
   AudioContent: AudioContent;
@@ -968,6 +2176,10 @@ export interface Definitions {
   AgentThoughtChunk: AgentThoughtChunk;
   StopReason: StopReason;
   Usage: Usage;
+  BackgroundTerminal: BackgroundTerminal;
+  BackgroundToolCall: BackgroundToolCall;
+  ExtensionBackgroundWork: ExtensionBackgroundWork;
+  BackgroundWork: BackgroundWork;
   RunningStateUpdate: RunningStateUpdate;
   IdleStateUpdate: IdleStateUpdate;
   RequiresActionStateUpdate: RequiresActionStateUpdate;
@@ -977,15 +2189,28 @@ export interface Definitions {
   ToolCallStatus: ToolCallStatus;
   ToolCallLocation: ToolCallLocation;
   ToolCallContentBlock: ToolCallContentBlock;
-  DiffOperation: DiffOperation;
   DiffChange: DiffChange;
   DiffPatch: DiffPatch;
+  DiffPatchFormat: DiffPatchFormat;
+  DiffFileType: DiffFileType;
+  DiffAddChange: DiffAddChange;
+  DiffDeleteChange: DiffDeleteChange;
+  DiffModifyChange: DiffModifyChange;
+  DiffMoveChange: DiffMoveChange;
+  DiffCopyChange: DiffCopyChange;
+  ExtensionDiffChange: ExtensionDiffChange;
   ToolCallDiff: ToolCallDiff;
   ToolCallTerminal: ToolCallTerminal;
   ExtensionToolCallContent: ExtensionToolCallContent;
   ToolCallContent: ToolCallContent;
   ToolCall: ToolCall;
   ToolCallUpdate: ToolCallUpdate;
+  ToolCallContentChunk: ToolCallContentChunk;
+  TerminalOutput: TerminalOutput;
+  TerminalExitStatus: TerminalExitStatus;
+  TerminalSize: TerminalSize;
+  TerminalUpdate: TerminalUpdate;
+  TerminalOutputChunk: TerminalOutputChunk;
   PlanEntryPriority: PlanEntryPriority;
   PlanEntryStatus: PlanEntryStatus;
   PlanEntry: PlanEntry;
@@ -993,14 +2218,23 @@ export interface Definitions {
   ExtensionPlanContent: ExtensionPlanContent;
   PlanContent: PlanContent;
   PlanUpdate: PlanUpdate;
+  AvailableCommandsUpdate: AvailableCommandsUpdate;
+  ConfigOptionUpdate: ConfigOptionUpdate;
+  SessionInfoUpdate: SessionInfoUpdate;
   Cost: Cost;
   UsageUpdate: UsageUpdate;
+  NoticeSeverity: NoticeSeverity;
+  Notice: Notice;
+  CompactionStatus: CompactionStatus;
+  CompactionUpdate: CompactionUpdate;
+  CompactionSummaryChunk: CompactionSummaryChunk;
   ExtensionSessionUpdate: ExtensionSessionUpdate;
   SessionUpdate: SessionUpdate;
   SessionNotification: SessionNotification;
   PermissionOptionKind: PermissionOptionKind;
   PermissionOption: PermissionOption;
   ToolCallPermissionSubject: ToolCallPermissionSubject;
+  CommandPermissionSubject: CommandPermissionSubject;
   ExtensionPermissionSubject: ExtensionPermissionSubject;
   PermissionSubject: PermissionSubject;
   RequestPermissionRequest: RequestPermissionRequest;
@@ -1009,6 +2243,34 @@ export interface Definitions {
   ExtensionPermissionOutcome: ExtensionPermissionOutcome;
   PermissionOutcome: PermissionOutcome;
   RequestPermissionResponse: RequestPermissionResponse;
+  ElicitationSessionScope: ElicitationSessionScope;
+  ElicitationRequestScope: ElicitationRequestScope;
+  StringFormat: StringFormat;
+  EnumOption: EnumOption;
+  StringPropertySchema: StringPropertySchema;
+  NumberPropertySchema: NumberPropertySchema;
+  IntegerPropertySchema: IntegerPropertySchema;
+  BooleanPropertySchema: BooleanPropertySchema;
+  StringMultiSelectItems: StringMultiSelectItems;
+  TitledMultiSelectItems: TitledMultiSelectItems;
+  ExtensionMultiSelectItems: ExtensionMultiSelectItems;
+  MultiSelectItems: MultiSelectItems;
+  MultiSelectPropertySchema: MultiSelectPropertySchema;
+  ExtensionPropertySchema: ExtensionPropertySchema;
+  ElicitationPropertySchema: ElicitationPropertySchema;
+  ElicitationSchemaType: ElicitationSchemaType;
+  ElicitationSchema: ElicitationSchema;
+  ElicitationFormRequest: ElicitationFormRequest;
+  ElicitationUrlRequest: ElicitationUrlRequest;
+  ExtensionElicitationRequest: ExtensionElicitationRequest;
+  CreateElicitationRequest: CreateElicitationRequest;
+  ElicitationContentValue: ElicitationContentValue;
+  ElicitationAcceptAction: ElicitationAcceptAction;
+  ElicitationDeclineAction: ElicitationDeclineAction;
+  ElicitationCancelAction: ElicitationCancelAction;
+  ExtensionElicitationAction: ExtensionElicitationAction;
+  CreateElicitationResponse: CreateElicitationResponse;
+  CompleteElicitationNotification: CompleteElicitationNotification;
 }
 
 /** The name of a schema definition (a key of `$defs`). */

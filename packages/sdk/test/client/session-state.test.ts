@@ -131,7 +131,7 @@ describe('ConversationStore session state', () => {
     const diagnostics: ConversationDiagnostic[] = [];
     const store = new ConversationStore({ onDiagnostic: (d) => diagnostics.push(d) });
     store.applyBatch([
-      note({ sessionUpdate: 'terminal_update', terminalId: 'x' }),
+      note({ sessionUpdate: 'progress_update', terminalId: 'x' }),
       note({ sessionUpdate: '_vendor_ping' }),
       note({ sessionUpdate: 'agent_message_chunk', messageId: 'a' }),
       note({ sessionUpdate: 'agent_message', messageId: 7 }),
@@ -152,7 +152,7 @@ describe('ConversationStore session state', () => {
       'malformed_update',
       'malformed_update',
     ]);
-    expect(diagnostics[0]).toMatchObject({ sessionId: SESSION, sessionUpdate: 'terminal_update' });
+    expect(diagnostics[0]).toMatchObject({ sessionId: SESSION, sessionUpdate: 'progress_update' });
     expect(store.snapshot(SESSION).messages).toEqual([]);
   });
 });

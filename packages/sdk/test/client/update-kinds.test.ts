@@ -15,7 +15,10 @@ describe('update kinds', () => {
 
   it('applies every chunk kind to the message kind the generated table names', () => {
     const store = new ConversationStore();
-    const chunkKinds = UPDATE_KINDS.filter((kind) => UPDATE_KIND_TABLE[kind].chunkOf !== null);
+    // Message chunks (tool_call_content_chunk also extends a whole kind, a tool call, not a message).
+    const chunkKinds = UPDATE_KINDS.filter(
+      (kind) => UPDATE_KIND_TABLE[kind].chunkOf !== null && UPDATE_KIND_TABLE[kind].idField === 'messageId',
+    );
     expect(chunkKinds).toEqual(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
     for (const kind of chunkKinds) {
       store.apply(note({ sessionUpdate: kind, messageId: 'm', content: text(kind) }));
@@ -31,20 +34,20 @@ describe('update kinds', () => {
     const changes: (readonly ConversationChange[])[] = [];
     store.subscribe((c) => changes.push(c));
     store.apply(chunk('agent_message', 'a1', text('hi')));
-    store.apply(note({ sessionUpdate: 'terminal_update', terminalId: 't', output: 'one' }));
+    store.apply(note({ sessionUpdate: 'progress_update', terminalId: 't', output: 'one' }));
     store.apply(note({ sessionUpdate: '_vendor_ping', n: 1 }));
-    store.apply(note({ sessionUpdate: 'terminal_update', terminalId: 't', output: 'two' }));
+    store.apply(note({ sessionUpdate: 'progress_update', terminalId: 't', output: 'two' }));
     const { otherUpdates } = store.snapshot(SESSION);
     expect(otherUpdates).toEqual([
       {
-        sessionUpdate: 'terminal_update',
-        update: { sessionUpdate: 'terminal_update', terminalId: 't', output: 'two' },
+        sessionUpdate: 'progress_update',
+        update: { sessionUpdate: 'progress_update', terminalId: 't', output: 'two' },
         position: 1,
       },
     ]);
     expect(Object.isFrozen(otherUpdates)).toBe(true);
     // The extension update changed nothing, so listeners were not called for it.
-    expect(changes.slice(1).map((c) => c[0]?.otherKinds)).toEqual([['terminal_update'], ['terminal_update']]);
+    expect(changes.slice(1).map((c) => c[0]?.otherKinds)).toEqual([['progress_update'], ['progress_update']]);
     expect(diagnostics.map((d) => d.code)).toEqual([
       'unknown_update_kind',
       'extension_update',

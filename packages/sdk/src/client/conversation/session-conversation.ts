@@ -48,6 +48,9 @@ const chunk =
   (session, update, changes) =>
     session.chunk(UPDATE_KIND_TABLE[kind].chunkOf, update, changes);
 
+/** Keeps an update the store has no dedicated view for in `otherUpdates` (latest per kind). */
+const keep: Reducer = (session, update, changes) => session.keepOther(update.sessionUpdate, update, changes);
+
 /**
  * The store's reducer: one entry per update kind of the schema, typed from the generated
  * update-kind table, so a kind the schema gains and the store does not handle fails to compile.
@@ -65,6 +68,16 @@ export const REDUCERS: { readonly [K in keyof typeof UPDATE_KIND_TABLE]: Reducer
   tool_call_update: (session, update, changes) => session.applyToolCall(update, changes),
   plan_update: (session, update, changes) => session.applyPlan(update, changes),
   usage_update: (session, update, changes) => session.applyUsage(update, changes),
+  // v2 kinds the store has no view for yet: kept as they came, in otherUpdates.
+  tool_call_content_chunk: keep,
+  terminal_update: keep,
+  terminal_output_chunk: keep,
+  available_commands_update: keep,
+  config_option_update: keep,
+  session_info_update: keep,
+  notice: keep,
+  compaction_update: keep,
+  compaction_summary_chunk: keep,
 };
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -143,7 +156,8 @@ export class SessionConversation {
     this.report('unknown_update_kind', `kept unknown update kind "${tag}" in otherUpdates`, tag);
   }
 
-  private keepOther(tag: string, update: RawUpdate, changes: SessionChanges | null): void {
+  /** @internal Keeps an update under its kind in `otherUpdates`, replacing the previous one. */
+  keepOther(tag: string, update: RawUpdate, changes: SessionChanges | null): void {
     const existing = this.others.get(tag);
     const position = existing?.position ?? this.nextPosition++;
     this.others.set(

@@ -10,9 +10,9 @@ import type {
 /**
  * The message kinds of an ACP conversation (`user_message`, `agent_message`, `agent_thought`); each
  * has its own `messageId` space. Derived from the generated update-kind table: the kinds that
- * chunks append to.
+ * chunks append to, except tool calls (whose content chunks append to a tool call, not a message).
  */
-export type MessageKind = ChunkedUpdateKind;
+export type MessageKind = Exclude<ChunkedUpdateKind, 'tool_call_update'>;
 
 /**
  * Where a feed entry comes from.

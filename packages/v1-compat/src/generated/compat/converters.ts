@@ -211,7 +211,7 @@ export function v1ToV2ResourceLink(value: V1.ResourceLink): V2.ResourceLink {
   };
 }
 
-/** Converts a v2 `ResourceLink` into a v1 `ResourceLink`. */
+/** Converts a v2 `ResourceLink` into a v1 `ResourceLink`. Lossy: v1 resource links have no icons; they are dropped. */
 export function v2ToV1ResourceLink(value: V2.ResourceLink): V1.ResourceLink {
   return {
     type: 'resource_link',
@@ -461,7 +461,7 @@ export function v1ToV2ToolCall(value: V1.ToolCallDetails): V2.ToolCall {
   };
 }
 
-/** Converts a v2 `ToolCall` into a v1 `ToolCallDetails`. */
+/** Converts a v2 `ToolCall` into a v1 `ToolCallDetails`. Lossy: v2 tool call names and capabilities (cancel) have no v1 field; they are dropped. */
 export function v2ToV1ToolCall(value: V2.ToolCall): V1.ToolCallDetails {
   return {
     toolCallId: value.toolCallId,
@@ -492,7 +492,7 @@ export function v1ToV2ToolCallUpdate(value: V1.ToolCallUpdate): V2.ToolCallUpdat
   };
 }
 
-/** Converts a v2 `ToolCallUpdate` into a v1 `ToolCallUpdate`. */
+/** Converts a v2 `ToolCallUpdate` into a v1 `ToolCallUpdate`. Lossy: v2 tool call names and capabilities (cancel) have no v1 field; they are dropped. */
 export function v2ToV1ToolCallUpdate(value: V2.ToolCallUpdate): V1.ToolCallUpdate {
   return {
     toolCallId: value.toolCallId,
@@ -524,7 +524,7 @@ export function v1ToV2NewToolCall(value: V1.NewToolCall): V2.ToolCallUpdate {
   };
 }
 
-/** Converts a v2 `ToolCallUpdate` into a v1 `NewToolCall`. Lossy: v2 reports every tool call as an upsert; the first one a v1 client sees becomes tool_call, whose title v1 requires (empty when v2 sent none). */
+/** Converts a v2 `ToolCallUpdate` into a v1 `NewToolCall`. Lossy: v2 reports every tool call as an upsert; the first one a v1 client sees becomes tool_call, whose title v1 requires (empty when v2 sent none). v2 tool call names and capabilities (cancel) have no v1 field; they are dropped. */
 export function v2ToV1NewToolCall(value: V2.ToolCallUpdate): V1.NewToolCall {
   return {
     sessionUpdate: 'tool_call',
@@ -823,7 +823,7 @@ export function v1ToV2ClientCapabilities(value: V1.ClientCapabilities): V2.Clien
   };
 }
 
-/** Converts a v2 `ClientCapabilities` into a v1 `ClientCapabilities`. */
+/** Converts a v2 `ClientCapabilities` into a v1 `ClientCapabilities`. Lossy: v2 auth and elicitation client capabilities have no v1 field; they are dropped. */
 export function v2ToV1ClientCapabilities(value: V2.ClientCapabilities): V1.ClientCapabilities {
   return {
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
@@ -850,7 +850,7 @@ export function v1ToV2InitializeRequest(value: V1.InitializeRequest): V2.Initial
   };
 }
 
-/** Converts a v2 `InitializeRequest` into a v1 `InitializeRequest`. */
+/** Converts a v2 `InitializeRequest` into a v1 `InitializeRequest`. Lossy: v2 auth and elicitation client capabilities have no v1 field; they are dropped. */
 export function v2ToV1InitializeRequest(value: V2.InitializeRequest): V1.InitializeRequest {
   return {
     protocolVersion: 1,
@@ -870,7 +870,7 @@ export function v1ToV2InitializeResponse(value: V1.InitializeResponse): V2.Initi
   };
 }
 
-/** Converts a v2 `InitializeResponse` into a v1 `InitializeResponse`. */
+/** Converts a v2 `InitializeResponse` into a v1 `InitializeResponse`. Lossy: Authentication methods are not bridged; v2 auth methods are dropped. */
 export function v2ToV1InitializeResponse(value: V2.InitializeResponse): V1.InitializeResponse {
   return {
     protocolVersion: 1,
@@ -908,7 +908,7 @@ export function v1ToV2NewSessionResponse(value: V1.NewSessionResponse): V2.NewSe
   };
 }
 
-/** Converts a v2 `NewSessionResponse` into a v1 `NewSessionResponse`. */
+/** Converts a v2 `NewSessionResponse` into a v1 `NewSessionResponse`. Lossy: v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped. */
 export function v2ToV1NewSessionResponse(value: V2.NewSessionResponse): V1.NewSessionResponse {
   return {
     sessionId: value.sessionId,
@@ -968,7 +968,7 @@ export function v1ToV2LoadSessionResponse(value: V1.LoadSessionResponse): V2.Res
   };
 }
 
-/** Converts a v2 `ResumeSessionResponse` into a v1 `LoadSessionResponse`. */
+/** Converts a v2 `ResumeSessionResponse` into a v1 `LoadSessionResponse`. Lossy: v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped. */
 export function v2ToV1LoadSessionResponse(value: V2.ResumeSessionResponse): V1.LoadSessionResponse {
   return {
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
@@ -982,7 +982,7 @@ export function v1ToV2ResumeSessionResponse(value: V1.ResumeSessionResponse): V2
   };
 }
 
-/** Converts a v2 `ResumeSessionResponse` into a v1 `ResumeSessionResponse`. */
+/** Converts a v2 `ResumeSessionResponse` into a v1 `ResumeSessionResponse`. Lossy: v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped. */
 export function v2ToV1ResumeSessionResponse(value: V2.ResumeSessionResponse): V1.ResumeSessionResponse {
   return {
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
@@ -1137,6 +1137,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2ResourceLink,
     toV1: v2ToV1ResourceLink,
     lossyToV2: 'v2 resource links have no description field; it is dropped.',
+    lossyToV1: 'v1 resource links have no icons; they are dropped.',
   },
   {
     name: 'TextResourceContents',
@@ -1231,6 +1232,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ToolCall',
     toV2: v1ToV2ToolCall,
     toV1: v2ToV1ToolCall,
+    lossyToV1: 'v2 tool call names and capabilities (cancel) have no v1 field; they are dropped.',
   },
   {
     name: 'ToolCallUpdate',
@@ -1238,6 +1240,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ToolCallUpdate',
     toV2: v1ToV2ToolCallUpdate,
     toV1: v2ToV1ToolCallUpdate,
+    lossyToV1: 'v2 tool call names and capabilities (cancel) have no v1 field; they are dropped.',
   },
   {
     name: 'NewToolCall',
@@ -1245,7 +1248,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ToolCallUpdate',
     toV2: v1ToV2NewToolCall,
     toV1: v2ToV1NewToolCall,
-    lossyToV1: 'v2 reports every tool call as an upsert; the first one a v1 client sees becomes tool_call, whose title v1 requires (empty when v2 sent none).',
+    lossyToV1: 'v2 reports every tool call as an upsert; the first one a v1 client sees becomes tool_call, whose title v1 requires (empty when v2 sent none). v2 tool call names and capabilities (cancel) have no v1 field; they are dropped.',
   },
   {
     name: 'PlanEntry',
@@ -1373,6 +1376,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2ClientCapabilities,
     toV1: v2ToV1ClientCapabilities,
     lossyToV2: 'v2 has no client file-system or terminal capabilities; they are dropped.',
+    lossyToV1: 'v2 auth and elicitation client capabilities have no v1 field; they are dropped.',
   },
   {
     name: 'AgentCapabilities',
@@ -1390,6 +1394,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2InitializeRequest,
     toV1: v2ToV1InitializeRequest,
     lossyToV2: 'v2 requires client info; a v1 client that sent none is named unnamed-v1-client.',
+    lossyToV1: 'v2 auth and elicitation client capabilities have no v1 field; they are dropped.',
   },
   {
     name: 'InitializeResponse',
@@ -1398,6 +1403,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2InitializeResponse,
     toV1: v2ToV1InitializeResponse,
     lossyToV2: 'Authentication methods are not bridged; v2 requires agent info (unnamed-v1-agent when the v1 agent sent none).',
+    lossyToV1: 'Authentication methods are not bridged; v2 auth methods are dropped.',
   },
   {
     name: 'NewSessionRequest',
@@ -1414,6 +1420,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2NewSessionResponse,
     toV1: v2ToV1NewSessionResponse,
     lossyToV2: 'Session modes have no v2 field; they are dropped (later mode changes travel as the extension update _current_mode_update).',
+    lossyToV1: 'v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped.',
   },
   {
     name: 'LoadSessionRequest',
@@ -1438,6 +1445,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2LoadSessionResponse,
     toV1: v2ToV1LoadSessionResponse,
     lossyToV2: 'Session modes have no v2 field; they are dropped.',
+    lossyToV1: 'v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped.',
   },
   {
     name: 'ResumeSessionResponse',
@@ -1446,6 +1454,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2ResumeSessionResponse,
     toV1: v2ToV1ResumeSessionResponse,
     lossyToV2: 'Session modes have no v2 field; they are dropped.',
+    lossyToV1: 'v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped.',
   },
   {
     name: 'PromptRequest',
