@@ -38,7 +38,9 @@ describe('methods', () => {
     }>();
     expectTypeOf<ClientNotificationMap['session/update']>().toEqualTypeOf<SessionNotification>();
     expectTypeOf<keyof AgentNotificationMap>().toEqualTypeOf<'session/cancel' | '$/cancel_request'>();
-    expectTypeOf<keyof ClientRequestMap>().toEqualTypeOf<'session/request_permission' | 'elicitation/create'>();
+    expectTypeOf<keyof ClientRequestMap>().toEqualTypeOf<
+      'session/request_permission' | 'elicitation/create'
+    >();
     expectTypeOf<Definitions['PromptResponse']>().toEqualTypeOf<PromptResponse>();
   });
 });

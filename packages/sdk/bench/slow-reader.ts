@@ -90,7 +90,7 @@ for (const [label, stalled] of [
     `  ${label.padEnd(48)} ${fmt(result.chunksPerSecond).padStart(9)} chunks/s   receipt p50 ${fmt(result.p50).padStart(5)} µs  p99 ${fmt(result.p99).padStart(6)} µs`,
   );
 }
-const alone = rows.filter(([, r], i) => i % 2 === 0).map(([, r]) => r);
+const alone = rows.filter((_, i) => i % 2 === 0).map(([, r]) => r);
 const stalledRows = rows.filter((_, i) => i % 2 === 1).map(([, r]) => r);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 console.log(
