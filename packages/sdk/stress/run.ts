@@ -7,8 +7,11 @@
  */
 import { fuzzConnection, type FuzzReport } from './fuzz/fuzz-connection.js';
 import { checkInterleavings } from './interleavings.js';
+import { CANCEL_TIMINGS, checkCancelRaces } from './cancel-races.js';
 import { BUFFER_FULL, oversizedLine, stalledClient } from './limits.js';
 import { guardProcess } from './process-guard.js';
+import { checkReplaySizes } from './replay-sizes.js';
+import { checkSlowReaders } from './slow-readers.js';
 
 const scale = Number(process.env.STRESS_SCALE ?? '1');
 const seed = Number(process.env.STRESS_SEED ?? Date.now() % 2 ** 31);
@@ -109,6 +112,72 @@ async function main(): Promise<void> {
     stalled.peakGrowthBytes < small.peakGrowthBytes + cap && stalled.peakGrowthBytes < 8 * cap,
   );
 
+  // Replay of every retained size up to the line limit, in every replay style (#13 item 1).
+  const replayLimit = Math.max(256 * 1024, Math.round(limit * Math.min(1, scale)));
+  const sizes = await checkReplaySizes(replayLimit);
+  figure(
+    'sizes near the line limit',
+    `${sizes.prompts} prompts at limit − k for k in ${sizes.prompts / 5} spreads (limit ${mib(sizes.limit)}): ${sizes.accepted} retained, ${sizes.refused} refused; ${sizes.replies} replies retained, ${sizes.repliesRefused} reply writes refused`,
+  );
+  figure(
+    'size verdicts wrong (over the limit retained, or within it refused)',
+    sizes.wrongVerdicts,
+    sizes.wrongVerdicts === 0,
+  );
+  figure(
+    'turns ended idle without a stop reason',
+    sizes.turnsWithoutStopReason,
+    sizes.turnsWithoutStopReason === 0,
+  );
+  for (const s of sizes.styles) {
+    const ok = s.failed === undefined && s.missing === 0 && s.altered === 0 && s.unexpected === 0;
+    figure(
+      `replay '${s.style}' after restart`,
+      `${s.intact} intact, ${s.missing} missing, ${s.altered} altered, ${s.unexpected} never accepted; largest line ${s.largestLine} of ${sizes.limit} bytes${s.failed ? `; resume failed ${s.failed}` : ''}`,
+      ok,
+    );
+  }
+
+  // Slow readers on one session, live and mid-replay (#13 item 2).
+  const slow = await checkSlowReaders({
+    slowLive: 3,
+    slowMidReplay: 2,
+    chunks: Math.max(2_000, Math.round(20_000 * scale)),
+    history: Math.max(500, Math.round(5_000 * scale)),
+  });
+  const slowOk = slow.readerTurnEnded && slow.readerChunks === slow.streamed && slow.thirdClientReceipt;
+  figure(
+    `reader's stream complete and third client's receipt with ${slow.slowLive} live + ${slow.slowMidReplay} mid-replay slow clients`,
+    `${slow.readerChunks} of ${slow.streamed} chunks, turn ${slow.readerTurnEnded ? 'ended' : 'never ended'}, receipt ${slow.thirdClientReceipt ? 'yes' : 'no'}`,
+    slowOk,
+  );
+  figure(
+    'slow clients cut off (-32098, or -32099 closed locally)',
+    `${Object.entries(slow.cutOff)
+      .map(([code, n]) => `${code}×${n}`)
+      .join(
+        ' ',
+      )} of ${slow.slowLive + slow.slowMidReplay}${slow.notCutOff.length ? ` (not: ${slow.notCutOff.join('; ')})` : ''}`,
+    slow.notCutOff.length === 0,
+  );
+
+  // Cancel races right behind a prompt (#13 item 5).
+  const races = await checkCancelRaces(Math.max(20, Math.round(200 * scale)));
+  for (const timing of CANCEL_TIMINGS) {
+    const t = races.timings.find((r) => r.timing === timing);
+    const reasons = t
+      ? Object.entries(t.stopReasons)
+          .map(([reason, n]) => `${reason}×${n}`)
+          .join(' ')
+      : 'not run';
+    figure(
+      `cancel ${timing}: stop reasons`,
+      `${reasons}; wrong ${t?.wrong ?? '?'}`,
+      t !== undefined && t.wrong === 0,
+    );
+  }
+  figure('prompts or turns stuck in the cancel races', races.stuck, races.stuck === 0);
+
   const process_ = guard.stop();
   figure('crashes (uncaught exceptions)', process_.crashes, process_.crashes === 0);
   figure('unhandled rejections', process_.unhandledRejections, process_.unhandledRejections === 0);
@@ -121,6 +190,8 @@ async function main(): Promise<void> {
   const samples = [
     ...fuzz.flatMap((r) => r.samples.map((s) => `${r.side}: ${s}`)),
     ...orders.samples,
+    ...sizes.samples,
+    ...races.samples,
     ...process_.samples,
   ];
   if (broken.length > 0) {

@@ -1,0 +1,105 @@
+/**
+ * A bare JSON-RPC client over a pair of in-process pipes, for stress checks that must see exactly
+ * what an agent writes (every line and its size) and control when the client reads.
+ */
+import { PassThrough } from 'node:stream';
+import type { Agent, AgentConnection } from '../src/agent/index.js';
+import { Connection, type RpcError } from '../src/rpc/index.js';
+import { streamTransport } from '../src/transports/index.js';
+
+/** One message received by a {@link WireClient}, with its line's size in bytes. */
+export interface Received {
+  message: Record<string, unknown>;
+  bytes: number;
+}
+
+/** A client connected to an agent through {@link connectClient}. */
+export interface WireClient {
+  /** Everything received so far, in order. */
+  readonly received: Received[];
+  /** The agent side of the connection (closing it detaches the client). */
+  readonly connection: AgentConnection;
+  /** Set once the agent side closed, with the error it closed with. */
+  closedWith(): RpcError | undefined;
+  /** Sends a request and resolves with its response message. */
+  request(method: string, params: unknown): Promise<Record<string, unknown>>;
+  /** Sends a notification. */
+  notify(method: string, params: unknown): void;
+  /** Stops reading: the agent's writes pile up in the pipe and its queue. */
+  pause(): void;
+  /** Counts received `session/update` notifications whose update has this `sessionUpdate`. */
+  count(kind: string): number;
+  /** The `session/update` params received, in order. */
+  updates(): Record<string, unknown>[];
+}
+
+/** Lets the event loop run once. */
+export const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Waits up to `maxTicks` event-loop turns for `done()`; returns whether it became true. */
+export async function until(done: () => boolean, maxTicks = 20_000): Promise<boolean> {
+  for (let i = 0; i < maxTicks && !done(); i++) await tick();
+  return done();
+}
+
+/** Connects a new client to `agent`; the agent side has `maxMessageBytes` and `maxQueuedBytes`. */
+export function connectClient(
+  agent: Agent,
+  options: { maxMessageBytes?: number; maxQueuedBytes?: number } = {},
+): WireClient {
+  const toAgent = new PassThrough();
+  const fromAgent = new PassThrough({ highWaterMark: 16 * 1024 });
+  const connection: AgentConnection = new Connection(
+    streamTransport(toAgent, fromAgent, { maxMessageBytes: options.maxMessageBytes }),
+    { maxQueuedBytes: options.maxQueuedBytes, maxMessageBytes: options.maxMessageBytes },
+  );
+  agent.serve(connection);
+  let closed: RpcError | undefined;
+  connection.onClose((reason) => {
+    closed = reason;
+  });
+  const received: Received[] = [];
+  const waiting = new Map<number, (message: Record<string, unknown>) => void>();
+  let nextId = 1;
+  let buffered = '';
+  fromAgent.setEncoding('utf8');
+  fromAgent.on('data', (text: string) => {
+    buffered += text;
+    let nl = buffered.indexOf('\n');
+    while (nl !== -1) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      nl = buffered.indexOf('\n');
+      const message = JSON.parse(line) as Record<string, unknown>;
+      received.push({ message, bytes: Buffer.byteLength(line, 'utf8') });
+      if (typeof message.id === 'number' && !('method' in message)) {
+        waiting.get(message.id)?.(message);
+        waiting.delete(message.id);
+      }
+    }
+  });
+  const send = (message: Record<string, unknown>): void => {
+    toAgent.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  };
+  const updates = (): Record<string, unknown>[] =>
+    received
+      .filter((r) => r.message.method === 'session/update')
+      .map((r) => r.message.params as Record<string, unknown>);
+  return {
+    received,
+    connection,
+    closedWith: () => closed,
+    request(method, params) {
+      const id = nextId++;
+      return new Promise((resolve) => {
+        waiting.set(id, resolve);
+        send({ id, method, params });
+      });
+    },
+    notify: (method, params) => send({ method, params }),
+    pause: () => fromAgent.pause(),
+    count: (kind) =>
+      updates().filter((p) => (p.update as { sessionUpdate?: string }).sessionUpdate === kind).length,
+    updates,
+  };
+}
