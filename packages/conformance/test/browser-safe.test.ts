@@ -41,7 +41,11 @@ describe('the ./lint entry', () => {
 
   it('is what the package exports as ./lint', () => {
     const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    expect(manifest.exports['./lint']).toEqual({ types: './dist/lint.d.ts', import: './dist/lint.js' });
+    expect(manifest.exports['./lint']).toEqual({
+      types: './dist/lint.d.ts',
+      import: './dist/lint.js',
+      default: './dist/lint.js',
+    });
   });
 
   it('keeps the live runner, which does need Node, out of it', () => {

@@ -46,7 +46,7 @@ function editJson(path: string, edit: (value: JsonRecord) => void): void {
 }
 
 // Each case spawns the CLI, which compiles the whole schema; generous limits keep a busy machine from failing them.
-describe('codegen commands on temporary copies of schema/v2', { timeout: 120_000 }, () => {
+describe('codegen commands on temporary copies of schema/v2', { timeout: 300_000 }, () => {
   it('check-schema passes on an untouched copy', () => {
     const result = checkSchema(tempSchemaCopy());
     expect(result.output).toMatch(/schema ok/);
