@@ -6,7 +6,11 @@ const agent = new Agent({
     // Inserting the user message is what answers session/prompt (with its messageId).
     await prompt.insert();
     // The work goes on after the response: don't hold the handler.
-    const words = prompt.content.flatMap((b) => (b.type === 'text' ? b.text.split(/\s+/) : []));
+    // ContentBlock is an open union (blocks of unknown types are kept, not rejected), so comparing
+    // `type` alone does not narrow `text` to a string: check the field too.
+    const words = prompt.content.flatMap((b) =>
+      b.type === 'text' && typeof b.text === 'string' ? b.text.split(/\s+/) : [],
+    );
     void answer(session, words.filter(Boolean).length);
   },
 });
