@@ -25,9 +25,6 @@ import { toWireError } from './wire-errors.js';
 import type { ClientPeer } from './client-peer.js';
 import { PendingPrompt } from './pending-prompt.js';
 
-/** Whether session methods wait for `initialize` (#13 item 9; pending the test setups). */
-const REQUIRE_INITIALIZE = false;
-
 /** The protocol version this agent speaks. */
 export const PROTOCOL_VERSION = 2;
 
@@ -193,10 +190,14 @@ export class Agent {
       close: () => connection.close(),
     };
     let initialized = false;
-    /** Session methods are served only after `initialize`. */
-    const requireInitialized = (): void => {
-      if (!initialized && REQUIRE_INITIALIZE) {
-        throw new RpcError(ErrorCodes.InvalidRequest, 'initialize must be called before any session method');
+    /** Session methods are served only after this connection completed `initialize` (-32600 otherwise). */
+    const requireInitialized = (method: string): void => {
+      if (!initialized) {
+        throw new RpcError(
+          ErrorCodes.InvalidRequest,
+          `initialize first: ${method} was received before initialize completed on this connection`,
+          { pointer: '/method', expected: 'initialize' },
+        );
       }
     };
     const attached = new Set<AgentSession>();
@@ -217,7 +218,7 @@ export class Agent {
     connection.onRequest(
       'session/new',
       wire(async (params): Promise<NewSessionResponse> => {
-        requireInitialized();
+        requireInitialized('session/new');
         requireAbsolute(params.cwd);
         const session = await this.createSession(params.cwd);
         attach(session);
@@ -228,7 +229,7 @@ export class Agent {
     connection.onRequest(
       'session/resume',
       wire(async (params, context): Promise<ResumeSessionResponse> => {
-        requireInitialized();
+        requireInitialized('session/resume');
         requireAbsolute(params.cwd);
         const session = await this.#require(params.sessionId);
         session.cwd = params.cwd;
@@ -239,7 +240,7 @@ export class Agent {
     connection.onRequest(
       'session/prompt',
       wire(async (params, context): Promise<PromptResponse> => {
-        requireInitialized();
+        requireInitialized('session/prompt');
         // Counted before any await, so a session/cancel right behind it applies to it.
         const loaded = this.#sessions.get(params.sessionId);
         const arrived = loaded?.promptArrived();
@@ -260,6 +261,8 @@ export class Agent {
     );
 
     connection.onNotification('session/cancel', async (params) => {
+      // A notification cannot be answered; before initialize it is ignored.
+      if (!initialized) return;
       const session = this.#sessions.get(params.sessionId);
       if (!session) return;
       session.cancel();

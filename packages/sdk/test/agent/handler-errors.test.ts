@@ -94,6 +94,7 @@ describe('untyped connections', () => {
     agent.serve(served);
     const connection = new Connection(clientSide);
     const client = new Client(connection, { info: { name: 'test-client', version: '0.0.0' } });
+    await client.initialize();
     const sessionId = await client.newSession('/work');
     expect(await client.prompt(sessionId, hello)).toMatch(/.+/);
     client.close();
@@ -108,6 +109,7 @@ describe('inline untyped connections', () => {
     const client = new Client(new Connection(clientSide), {
       info: { name: 'test-client', version: '0.0.0' },
     });
+    await client.initialize();
     const sessionId = await client.newSession('/work');
     expect(await client.prompt(sessionId, hello)).toMatch(/.+/);
     client.close();

@@ -31,6 +31,8 @@ export function wire(
   const connection = new Connection(clientSide) as ClientConnection;
   const received: Received[] = [];
   const waiters = new Set<() => void>();
+  // The setup's own `initialize` answer is kept out of the log the tests read.
+  let initializeAnswered = false;
   connection.onMessage((direction, message) => {
     if (direction !== 'in') return;
     const m = message as {
@@ -40,6 +42,10 @@ export function wire(
       result?: unknown;
       error?: unknown;
     };
+    if (!initializeAnswered && m.method === undefined) {
+      initializeAnswered = true;
+      return;
+    }
     if (m.method === 'session/update')
       received.push({ type: 'update', params: m.params as SessionNotification });
     else if (m.method) received.push({ type: 'request', method: m.method });
@@ -50,6 +56,9 @@ export function wire(
     info: { name: 'test-client', version: '0.0.0' },
     ...(onPermission ? { onPermission } : {}),
   });
+  // Every connection completes `initialize` before its session methods; requests on the pair are
+  // handled in order, so the tests' first request goes out after it.
+  void client.initialize().catch(() => undefined);
   const until = (predicate: (r: Received[]) => boolean): Promise<void> =>
     new Promise((resolve) => {
       if (predicate(received)) return resolve();

@@ -15,6 +15,9 @@ type Loose = any;
 type Line = { id?: unknown; method?: string; params: Loose; result?: Loose; error?: Loose };
 
 /** A client speaking raw ndjson over streams; `reading: false` never reads (a paused socket). */
+/** The id of the `initialize` request every raw client sends first. */
+const SETUP_INITIALIZE_ID = 'setup-initialize';
+
 function rawClient(
   agent: Agent,
   options: { reading?: boolean; maxQueuedBytes?: number; maxMessageBytes?: number } = {},
@@ -42,6 +45,8 @@ function rawClient(
       buffered = parts.pop()!;
       for (const part of parts) {
         const line = JSON.parse(part) as Line;
+        // The setup's own `initialize` answer stays out of the lines the tests read.
+        if (line.id === SETUP_INITIALIZE_ID && line.method === undefined) continue;
         lines.push(line);
         if (line.method === 'session/update') {
           const update = line.params.update;
@@ -58,6 +63,15 @@ function rawClient(
     closedWith = reason;
   });
   let nextId = 1;
+  // Every connection completes `initialize` before its session methods (#13 item 9).
+  toAgent.write(
+    `${JSON.stringify({
+      jsonrpc: '2.0',
+      id: SETUP_INITIALIZE_ID,
+      method: 'initialize',
+      params: { protocolVersion: 2, info: { name: 'raw-client', version: '0.0.0' } },
+    })}\n`,
+  );
   return {
     connection,
     lines,
