@@ -61,7 +61,10 @@ const initializeParams = { protocolVersion: 2, info: { name: 'gate-test', versio
 
 describe('initialize gate (#13 item 9)', () => {
   it('refuses session/new before initialize with -32600 naming initialize, then serves it after', async () => {
-    const agent = new Agent({ info: { name: 'gate-agent', version: '0.0.0' } });
+    const agent = new Agent({
+      info: { name: 'gate-agent', version: '0.0.0' },
+      onPrompt: (prompt) => void prompt.insert(),
+    });
     const request = await rawClient(await listen(agent));
 
     const early = await request('session/new', { cwd: '/work', mcpServers: [] });
@@ -80,7 +83,10 @@ describe('initialize gate (#13 item 9)', () => {
   }, 30_000);
 
   it('refuses session/prompt and session/resume before initialize even for an existing session', async () => {
-    const agent = new Agent({ info: { name: 'gate-agent', version: '0.0.0' } });
+    const agent = new Agent({
+      info: { name: 'gate-agent', version: '0.0.0' },
+      onPrompt: (prompt) => void prompt.insert(),
+    });
     const port = await listen(agent);
     const first = await rawClient(port);
     await first('initialize', initializeParams);
