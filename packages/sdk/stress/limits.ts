@@ -144,6 +144,10 @@ async function stall(
       maxQueuedBytes: maxQueued,
     });
     agent.serve(connection);
+    // Every connection completes `initialize` before its session methods (#13 item 9).
+    toAgent.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 'setup-initialize', method: 'initialize', params: { protocolVersion: 2, info: { name: 'stall', version: '0' } } })}\n`,
+    );
     return { toAgent, fromAgent, connection };
   };
   const stalled = connect(maxQueuedBytes);
