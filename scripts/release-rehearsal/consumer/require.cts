@@ -14,6 +14,7 @@ async function main(): Promise<void> {
   const client = new sdk.Client(new sdk.Connection(clientSide), {
     info: { name: 'cjs-client', version: '1.0.0' },
   });
+  await client.initialize();
   const sessionId = await client.newSession('/');
   const messageId = await client.prompt(sessionId, [{ type: 'text', text: 'from CommonJS' }]);
   console.log(`require(): @acp-kit/sdk answered a prompt in-process, messageId ${messageId}`);
