@@ -1,52 +1,80 @@
 /**
- * Retained updates per second on the same stream into SQLite and PostgreSQL history stores: each
- * turn retains a user message, opens an agent message and streams CHUNKS chunks into it (one
- * store write per update, as an agent retains them). Run one session at a time (an agent's single
- * turn) and SESSIONS sessions at once (a busy agent); SQLite is the baseline.
+ * Retained updates per second on the same stream into the SQLite and PostgreSQL session logs (what
+ * an agent writes through): each turn appends a user message, opens an agent message and streams
+ * CHUNKS chunks into it, one `append` per update, as an agent reports them. Two producer styles:
+ * - awaited: each append is awaited before the next is made (one round trip per update);
+ * - pipelined: a turn's appends are made without waiting for each (a producer streaming chunks);
+ *   the turn waits for all of them at its end. The PostgreSQL log writes the appends queued behind
+ *   one in flight as one batch (one call, one multi-row INSERT, one NOTIFY).
+ * Run one session at a time (an agent's single turn) and SESSIONS sessions at once (a busy agent);
+ * SQLite is the baseline, on the same stream.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HistoryStore } from '@acp-kit/sdk';
-import { SqliteHistoryStore } from '@acp-kit/history-sqlite';
-import { PostgresHistoryStore } from '../src/index.js';
+import type { NewLogEntry, SeqRange, SessionLog } from '@acp-kit/sdk';
+import { SqliteSessionLog } from '@acp-kit/history-sqlite';
+import { PostgresSessionLog } from '../src/index.js';
 import { fixed } from './stats.js';
 
 const CHUNKS = 20;
+type Update = NewLogEntry['update'];
+export type ProducerStyle = 'awaited' | 'pipelined';
 
-async function stream(store: HistoryStore, sessionId: string, turns: number): Promise<number> {
+function turnEntries(t: number): NewLogEntry[] {
+  const entries: NewLogEntry[] = [
+    {
+      update: {
+        sessionUpdate: 'user_message',
+        messageId: `u${t}`,
+        content: [{ type: 'text', text: `prompt ${t}` }],
+      } as unknown as Update,
+      claim: { kind: 'user_message', messageId: `u${t}` },
+    },
+    {
+      update: { sessionUpdate: 'agent_message', messageId: `a${t}`, content: [] } as unknown as Update,
+      claim: { kind: 'agent_message', messageId: `a${t}` },
+    },
+  ];
+  for (let c = 0; c < CHUNKS; c++) {
+    entries.push({
+      update: {
+        sessionUpdate: 'agent_message_chunk',
+        messageId: `a${t}`,
+        content: { type: 'text', text: `chunk ${c} of a streamed answer, about this long. ` },
+      } as unknown as Update,
+    });
+  }
+  return entries;
+}
+
+async function stream(
+  log: SessionLog,
+  sessionId: string,
+  turns: number,
+  style: ProducerStyle,
+): Promise<number> {
   let updates = 0;
   for (let t = 0; t < turns; t++) {
-    await store.appendMessage(sessionId, {
-      kind: 'user_message',
-      messageId: `u${t}`,
-      content: [{ type: 'text', text: `prompt ${t}` }] as never,
-    });
-    await store.appendMessage(sessionId, {
-      kind: 'agent_message',
-      messageId: `a${t}`,
-      content: [],
-      via: 'chunks',
-    });
-    updates += 2;
-    for (let c = 0; c < CHUNKS; c++) {
-      await store.appendChunk(sessionId, { kind: 'agent_message', messageId: `a${t}` }, {
-        type: 'text',
-        text: `chunk ${c} of a streamed answer, about this long. `,
-      } as never);
-      updates++;
+    const entries = turnEntries(t);
+    if (style === 'awaited') {
+      for (const entry of entries) await log.append(sessionId, [entry]);
+    } else {
+      const appended: Promise<SeqRange>[] = [];
+      for (const entry of entries) appended.push(log.append(sessionId, [entry]));
+      await Promise.all(appended);
     }
+    updates += entries.length;
   }
   return updates;
 }
 
-async function rate(store: HistoryStore, sessions: number, turns: number): Promise<number> {
-  const prefix = `r${Date.now().toString(36)}_${sessions}`;
-  for (let s = 0; s < sessions; s++)
-    await store.createSession({ sessionId: `${prefix}_${s}`, cwd: '/bench' });
+async function rate(log: SessionLog, sessions: number, turns: number, style: ProducerStyle): Promise<number> {
+  const prefix = `r${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}_${sessions}`;
+  for (let s = 0; s < sessions; s++) await log.createSession({ sessionId: `${prefix}_${s}`, cwd: '/bench' });
   const started = performance.now();
   const counts = await Promise.all(
-    Array.from({ length: sessions }, (_, s) => stream(store, `${prefix}_${s}`, turns)),
+    Array.from({ length: sessions }, (_, s) => stream(log, `${prefix}_${s}`, turns, style)),
   );
   const seconds = (performance.now() - started) / 1000;
   return counts.reduce((a, b) => a + b, 0) / seconds;
@@ -54,6 +82,7 @@ async function rate(store: HistoryStore, sessions: number, turns: number): Promi
 
 export interface ThroughputRow {
   readonly sessions: number;
+  readonly style: ProducerStyle;
   readonly sqlite: number;
   readonly postgres: number;
 }
@@ -63,19 +92,24 @@ export async function throughput(
   shapes: readonly { sessions: number; turns: number }[],
 ): Promise<ThroughputRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'acp-bench-pg-'));
-  const sqlite = SqliteHistoryStore.open(join(dir, 'history.sqlite'));
-  const postgres = await PostgresHistoryStore.open(url, { schema: `bench_tp_${Date.now().toString(36)}` });
+  const sqlite = SqliteSessionLog.open(join(dir, 'history.sqlite'));
+  const postgres = await PostgresSessionLog.open(url, { schema: `bench_tp_${Date.now().toString(36)}` });
   const rows: ThroughputRow[] = [];
   try {
     // Warm-up: JIT, statement caches, pool connections.
-    await rate(sqlite, 4, 2);
-    await rate(postgres, 4, 2);
-    for (const { sessions, turns } of shapes) {
-      rows.push({
-        sessions,
-        sqlite: await rate(sqlite, sessions, turns),
-        postgres: await rate(postgres, sessions, turns),
-      });
+    for (const style of ['awaited', 'pipelined'] as const) {
+      await rate(sqlite, 4, 2, style);
+      await rate(postgres, 4, 2, style);
+    }
+    for (const style of ['awaited', 'pipelined'] as const) {
+      for (const { sessions, turns } of shapes) {
+        rows.push({
+          sessions,
+          style,
+          sqlite: await rate(sqlite, sessions, turns, style),
+          postgres: await rate(postgres, sessions, turns, style),
+        });
+      }
     }
   } finally {
     await sqlite.close();
@@ -87,12 +121,12 @@ export async function throughput(
 
 export function printThroughput(rows: readonly ThroughputRow[]): void {
   console.log(
-    `Retained updates per second, same stream (turn = user message + agent message + ${CHUNKS} chunks):`,
+    `Retained updates per second into the session log, same stream (turn = user message + agent message + ${CHUNKS} chunks, one append per update):`,
   );
   for (const row of rows) {
     const ratio = row.postgres / row.sqlite;
     console.log(
-      `  ${String(row.sessions).padStart(3)} session(s) at once: SQLite ${fixed(row.sqlite, 0)}/s  PostgreSQL ${fixed(row.postgres, 0)}/s  ratio PG/SQLite ${fixed(ratio)}×  (target ≥ 0.5×: ${ratio >= 0.5 ? 'met' : 'NOT met'})`,
+      `  ${row.style.padEnd(9)} ${String(row.sessions).padStart(3)} session(s) at once: SQLite ${fixed(row.sqlite, 0)}/s  PostgreSQL ${fixed(row.postgres, 0)}/s  ratio PG/SQLite ${fixed(ratio)}×  (target ≥ 0.5×: ${ratio >= 0.5 ? 'met' : 'NOT met'})`,
     );
   }
 }

@@ -44,6 +44,47 @@ interface RecordRow {
   last_seq: string;
 }
 
+/** A lease an append is fenced by: holder and epoch. */
+interface Fence {
+  readonly owner: string;
+  readonly epoch: number;
+}
+
+/** One `append` call waiting to be written as part of a batch. */
+interface QueuedAppend {
+  readonly bodies: readonly string[];
+  readonly retain: readonly boolean[];
+  readonly claims: readonly MessageRef[];
+  readonly lease: Fence | undefined;
+  readonly resolve: (range: SeqRange) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Most entries written by one batched call (a bound on one statement's size). */
+const MAX_BATCH_ENTRIES = 1024;
+/** Most bytes of update bodies written by one batched call. */
+const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Takes the next batch off a session's queue: appends in their order, as long as they share the
+ * first one's fence and stay under the size bounds (the first is always taken).
+ */
+function takeBatch(queue: QueuedAppend[]): QueuedAppend[] {
+  const head = queue[0]!;
+  let entries = 0;
+  let bytes = 0;
+  let n = 0;
+  for (const item of queue) {
+    if (item.lease?.owner !== head.lease?.owner || item.lease?.epoch !== head.lease?.epoch) break;
+    const size = item.bodies.reduce((sum, body) => sum + body.length, 0);
+    if (n > 0 && (entries + item.bodies.length > MAX_BATCH_ENTRIES || bytes + size > MAX_BATCH_BYTES)) break;
+    entries += item.bodies.length;
+    bytes += size;
+    n++;
+  }
+  return queue.splice(0, n);
+}
+
 /** How many fresh IDs `nextMessageId` tries before giving up (only a broken generator gets there). */
 const MAX_ID_ATTEMPTS = 64;
 /** Wait before reconnecting a lost LISTEN connection. */
@@ -81,6 +122,8 @@ export class PostgresSessionLog implements SessionLog {
   readonly #known = new Map<SessionId, number>();
   /** Per-session chain of deliveries, so notifications for one session are handled in order. */
   readonly #deliveries = new Map<SessionId, Promise<void>>();
+  /** Per session with a write in flight: the appends waiting for the next batch. */
+  readonly #appendQueues = new Map<SessionId, QueuedAppend[]>();
   #listener: pg.Client | undefined;
   #listening: Promise<void> | undefined;
   #closed = false;
@@ -264,9 +307,9 @@ export class PostgresSessionLog implements SessionLog {
   async appendAsOwner(
     sessionId: SessionId,
     entries: readonly NewLogEntry[],
-    lease: { readonly owner: string; readonly epoch: number },
+    lease: Fence,
   ): Promise<SeqRange> {
-    return this.#append(sessionId, entries, lease);
+    return this.#append(sessionId, entries, { owner: lease.owner, epoch: lease.epoch });
   }
 
   /**
@@ -303,25 +346,86 @@ export class PostgresSessionLog implements SessionLog {
   async #append(
     sessionId: SessionId,
     entries: readonly NewLogEntry[],
-    lease: { readonly owner: string; readonly epoch: number } | undefined,
+    lease: Fence | undefined,
   ): Promise<SeqRange> {
     this.#checkOpen();
     check.checkId(sessionId, '/sessionId');
     check.checkEntries(entries);
-    const claimKinds: string[] = [];
-    const claimIds: string[] = [];
+    const claims: MessageRef[] = [];
     const seen = new Set<string>();
     for (const entry of entries) {
       if (entry.claim === undefined) continue;
       const key = `${entry.claim.kind}\u0000${entry.claim.messageId}`;
       if (seen.has(key)) check.duplicateClaim(sessionId, entry.claim);
       seen.add(key);
-      claimKinds.push(entry.claim.kind);
-      claimIds.push(entry.claim.messageId);
+      claims.push(entry.claim);
     }
     const bodies = entries.map((entry) => JSON.stringify(entry.update));
     const retain = entries.map((entry) => entry.retain ?? true);
-    const args = [sessionId, bodies, retain, claimKinds, claimIds, this.#channel, this.#origin];
+    return new Promise<SeqRange>((resolve, reject) => {
+      const item: QueuedAppend = { bodies, retain, claims, lease, resolve, reject };
+      const queue = this.#appendQueues.get(sessionId);
+      if (queue !== undefined) {
+        // A write to this session is in flight: this append joins the next batch.
+        queue.push(item);
+        return;
+      }
+      this.#appendQueues.set(sessionId, []);
+      void this.#flush(sessionId, [item]);
+    });
+  }
+
+  /**
+   * Writes one batch (appends queued while the previous write was in flight, in their order, with
+   * the same fence) as one function call — one round trip, one multi-row INSERT, one NOTIFY — then
+   * the next batch, until the session's queue is empty.
+   */
+  async #flush(sessionId: SessionId, batch: QueuedAppend[]): Promise<void> {
+    for (;;) {
+      await this.#writeBatch(sessionId, batch);
+      const queue = this.#appendQueues.get(sessionId);
+      if (queue === undefined || queue.length === 0) {
+        this.#appendQueues.delete(sessionId);
+        return;
+      }
+      batch = takeBatch(queue);
+    }
+  }
+
+  async #writeBatch(sessionId: SessionId, batch: readonly QueuedAppend[]): Promise<void> {
+    try {
+      const range = await this.#write(sessionId, batch);
+      let first = range.first;
+      for (const item of batch) {
+        const last = first + item.bodies.length - 1;
+        item.resolve({ first, last });
+        first = last + 1;
+      }
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+      // One append of the batch was refused (a duplicate claim, a lost lease): the batch wrote
+      // nothing, so each append is written on its own, in order, and fails or succeeds alone.
+      for (const item of batch) await this.#writeBatch(sessionId, [item]);
+    }
+  }
+
+  async #write(sessionId: SessionId, batch: readonly QueuedAppend[]): Promise<SeqRange> {
+    const bodies = batch.length === 1 ? batch[0]!.bodies : batch.flatMap((item) => item.bodies);
+    const retain = batch.length === 1 ? batch[0]!.retain : batch.flatMap((item) => item.retain);
+    const claims = batch.length === 1 ? batch[0]!.claims : batch.flatMap((item) => item.claims);
+    const lease = batch[0]!.lease;
+    const args = [
+      sessionId,
+      bodies,
+      retain,
+      claims.map((claim) => claim.kind),
+      claims.map((claim) => claim.messageId),
+      this.#channel,
+      this.#origin,
+    ];
     const { rows } = await this.#query<{ o_first: string; o_last: string }>(
       'append to',
       lease === undefined
