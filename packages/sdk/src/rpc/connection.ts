@@ -599,19 +599,22 @@ export class Connection<
       this.diagnose({ kind: 'invalid-notification-params', message: `${method}: ${error.message}`, method });
       return;
     }
-    const report = (error: unknown): void =>
-      this.diagnose({
-        kind: 'notification-handler-error',
-        message: `handler for ${method} threw`,
-        method,
-        error,
-      });
     try {
       const result = handler(checked ? checked.value : notification.params, { method });
-      if (result instanceof Promise) result.catch(report);
+      // No closure unless a handler is async: this path runs once per streamed update.
+      if (result instanceof Promise) result.catch((error: unknown) => this.reportHandlerError(method, error));
     } catch (error) {
-      report(error);
+      this.reportHandlerError(method, error);
     }
+  }
+
+  private reportHandlerError(method: string, error: unknown): void {
+    this.diagnose({
+      kind: 'notification-handler-error',
+      message: `handler for ${method} threw`,
+      method,
+      error,
+    });
   }
 
   private receiveCancel(params: unknown): void {

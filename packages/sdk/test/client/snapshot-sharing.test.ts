@@ -38,4 +38,30 @@ describe('snapshot sharing', () => {
     expect(second.messages[0]?.content).toBe(content);
     expect(texts(second)).toEqual(['user_message:u1=q', 'agent_message:a1=x|y']);
   });
+
+  it('gives message views that read, copy and serialise like plain frozen objects', () => {
+    const store = new ConversationStore();
+    store.apply(chunk('agent_message', 'a1', text('a')));
+    store.apply(chunk('agent_message', 'a1', text('b')));
+    const [message] = store.snapshot(SESSION).messages;
+    const plain = {
+      key: 'agent_message:a1',
+      kind: 'agent_message',
+      messageId: 'a1',
+      content: [text('a'), text('b')],
+      meta: null,
+      origin: 'agent',
+      localId: null,
+      error: undefined,
+      position: 0,
+    };
+    expect(message).toStrictEqual(plain);
+    expect({ ...message }).toStrictEqual(plain);
+    expect(JSON.parse(JSON.stringify(message))).toEqual(JSON.parse(JSON.stringify(plain)));
+    expect(Object.keys(message ?? {})).toEqual(Object.keys(plain));
+    expect(Object.isFrozen(message)).toBe(true);
+    expect(() => {
+      (message as { content: unknown }).content = [];
+    }).toThrow(TypeError);
+  });
 });

@@ -1,63 +1,134 @@
 import type { SessionId } from '@acp-kit/schema';
 import type { ConversationChange } from './types.js';
 
-/** Mutable per-session change record filled while one batch is applied. */
+const NONE: readonly string[] = Object.freeze([]);
+
+/**
+ * Distinct keys in insertion order. The first key is kept in a field; a set is made only for a
+ * second distinct key, so the common batch (one update, one key) allocates no set.
+ */
+class Keys {
+  private readonly first: string;
+  private rest: Set<string> | null = null;
+
+  constructor(key: string) {
+    this.first = key;
+  }
+
+  add(key: string): void {
+    if (key === this.first) return;
+    this.rest ??= new Set();
+    this.rest.add(key);
+  }
+
+  list(): readonly string[] {
+    return Object.freeze(this.rest === null ? [this.first] : [this.first, ...this.rest]);
+  }
+}
+
+/** Adds `key` to `keys`, creating the collection on first use. */
+function add(keys: Keys | null, key: string): Keys {
+  if (keys === null) return new Keys(key);
+  keys.add(key);
+  return keys;
+}
+
+/** The frozen list of a lazily created collection: the shared empty list when nothing was added. */
+function list(keys: Keys | null): readonly string[] {
+  return keys === null ? NONE : keys.list();
+}
+
+/**
+ * Mutable per-session change record filled while one batch is applied. Its key collections are
+ * created on first use: a batch usually touches one message, so most stay null and cost nothing.
+ */
 export class SessionChanges {
-  readonly messageKeys = new Set<string>();
+  private messageKeys: Keys | null = null;
+  private toolCallIds: Keys | null = null;
+  private planIds: Keys | null = null;
+  private otherKinds: Keys | null = null;
   orderChanged = false;
   stateChanged = false;
-  readonly toolCallIds = new Set<string>();
-  readonly planIds = new Set<string>();
   contextUsageChanged = false;
-  readonly otherKinds = new Set<string>();
 
   constructor(readonly sessionId: SessionId) {}
 
+  /** Records that the entry with this key changed. */
+  message(key: string): void {
+    this.messageKeys = add(this.messageKeys, key);
+  }
+
+  /** Records that this tool call changed. */
+  toolCall(toolCallId: string): void {
+    this.toolCallIds = add(this.toolCallIds, toolCallId);
+  }
+
+  /** Records that this plan changed. */
+  plan(planId: string): void {
+    this.planIds = add(this.planIds, planId);
+  }
+
+  /** Records that the kept update of this kind changed. */
+  other(kind: string): void {
+    this.otherKinds = add(this.otherKinds, kind);
+  }
+
   get empty(): boolean {
     return (
-      this.messageKeys.size === 0 &&
+      this.messageKeys === null &&
       !this.orderChanged &&
       !this.stateChanged &&
-      this.toolCallIds.size === 0 &&
-      this.planIds.size === 0 &&
+      this.toolCallIds === null &&
+      this.planIds === null &&
       !this.contextUsageChanged &&
-      this.otherKinds.size === 0
+      this.otherKinds === null
     );
   }
 
   freeze(): ConversationChange {
     return Object.freeze({
       sessionId: this.sessionId,
-      messageKeys: Object.freeze([...this.messageKeys]),
+      messageKeys: list(this.messageKeys),
       orderChanged: this.orderChanged,
       stateChanged: this.stateChanged,
-      toolCallIds: Object.freeze([...this.toolCallIds]),
-      planIds: Object.freeze([...this.planIds]),
+      toolCallIds: list(this.toolCallIds),
+      planIds: list(this.planIds),
       contextUsageChanged: this.contextUsageChanged,
-      ...(this.otherKinds.size > 0 ? { otherKinds: Object.freeze([...this.otherKinds]) } : {}),
+      ...(this.otherKinds !== null ? { otherKinds: list(this.otherKinds) } : {}),
     });
   }
 }
 
 /**
  * Collects what one batch changed, per session. Only created when someone listens, so the hot
- * path without listeners allocates nothing for change tracking.
+ * path without listeners allocates nothing for change tracking. Most batches touch one session,
+ * kept in a field; a map is made only for a second one.
  */
 export class ChangeCollector {
-  private readonly bySession = new Map<SessionId, SessionChanges>();
+  private first: SessionChanges | null = null;
+  private more: Map<SessionId, SessionChanges> | null = null;
 
   for(sessionId: SessionId): SessionChanges {
-    let changes = this.bySession.get(sessionId);
+    const first = this.first;
+    if (first === null) {
+      this.first = new SessionChanges(sessionId);
+      return this.first;
+    }
+    if (first.sessionId === sessionId) return first;
+    this.more ??= new Map();
+    let changes = this.more.get(sessionId);
     if (changes === undefined) {
       changes = new SessionChanges(sessionId);
-      this.bySession.set(sessionId, changes);
+      this.more.set(sessionId, changes);
     }
     return changes;
   }
 
   drain(): readonly ConversationChange[] {
     const out: ConversationChange[] = [];
-    for (const changes of this.bySession.values()) if (!changes.empty) out.push(changes.freeze());
+    if (this.first !== null && !this.first.empty) out.push(this.first.freeze());
+    if (this.more !== null)
+      for (const changes of this.more.values()) if (!changes.empty) out.push(changes.freeze());
     return Object.freeze(out);
   }
 }

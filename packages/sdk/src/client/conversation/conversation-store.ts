@@ -41,7 +41,10 @@ export class ConversationStore {
 
   /** Applies one `session/update` notification's params. Listeners are called once afterwards. */
   apply(notification: SessionNotification): void {
-    this.batch((collector) => this.applyOne(notification, collector));
+    // The hot path: no closure per update (see batch).
+    const collector = this.listeners.size > 0 ? new ChangeCollector() : null;
+    this.applyOne(notification, collector);
+    if (collector !== null) this.notify(collector);
   }
 
   /** Applies notifications in order as one batch: listeners are called once, after the last one. */
@@ -223,7 +226,11 @@ export class ConversationStore {
   private batch(run: (collector: ChangeCollector | null) => void): void {
     const collector = this.listeners.size > 0 ? new ChangeCollector() : null;
     run(collector);
-    if (collector === null) return;
+    if (collector !== null) this.notify(collector);
+  }
+
+  /** Calls every listener with what the batch changed (nothing when it changed nothing). */
+  private notify(collector: ChangeCollector): void {
     const changes = collector.drain();
     if (changes.length === 0) return;
     // Every listener sees the batch even if one throws; the store is consistent either way.

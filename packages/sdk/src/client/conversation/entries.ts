@@ -1,4 +1,5 @@
 import type { ContentBlock, MessageId, SessionId } from '@acp-kit/schema';
+import { ReportedMessageView } from './message-view.js';
 import type { ConversationMessage, MessageKind, StoredMeta } from './types.js';
 
 const EMPTY: readonly ContentBlock[] = Object.freeze([]);
@@ -28,14 +29,15 @@ export class MessageRecord {
   private view: ConversationMessage | null = null;
   private viewVersion = -1;
 
+  /** `<kind>:<messageId>`, computed once: it is read on every update. */
+  readonly key: string;
+
   constructor(
     readonly kind: MessageKind,
     readonly messageId: MessageId,
     readonly position: number,
-  ) {}
-
-  get key(): string {
-    return `${this.kind}:${this.messageId}`;
+  ) {
+    this.key = `${kind}:${messageId}`;
   }
 
   toView(): ConversationMessage {
@@ -53,7 +55,7 @@ export class MessageRecord {
           error: undefined,
           position: this.position,
         })
-      : messageView(this, this.content, this.content.length);
+      : new ReportedMessageView(this, this.content, this.content.length);
     this.viewVersion = this.version;
     return this.view;
   }
@@ -74,34 +76,6 @@ interface FrozenPrefix {
   readonly backing: readonly ContentBlock[];
   readonly length: number;
   readonly blocks: readonly ContentBlock[];
-}
-
-/**
- * A frozen view of a reported message that costs the same whatever the message's length: its
- * `content` is the first `length` blocks of the record's append-only array, frozen on first read
- * and then kept. Later chunks append past `length` and a full update swaps the array, so what a
- * view shows never changes.
- */
-function messageView(
-  record: MessageRecord,
-  backing: readonly ContentBlock[],
-  length: number,
-): ConversationMessage {
-  let content: readonly ContentBlock[] | undefined;
-  return Object.freeze({
-    key: record.key,
-    kind: record.kind,
-    messageId: record.messageId,
-    get content(): readonly ContentBlock[] {
-      content ??= record.prefix(backing, length);
-      return content;
-    },
-    meta: record.meta,
-    origin: 'agent' as const,
-    localId: record.local?.localId ?? null,
-    error: undefined,
-    position: record.position,
-  });
 }
 
 /** An optimistic user message this client submitted. */

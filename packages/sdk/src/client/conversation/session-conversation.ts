@@ -166,7 +166,7 @@ export class SessionConversation {
     );
     this.othersDirty = true;
     this.cached = null;
-    if (changes) changes.otherKinds.add(tag);
+    if (changes) changes.other(tag);
   }
 
   /** Applies a `usage_update`: the context window figures, kept whole. */
@@ -236,7 +236,7 @@ export class SessionConversation {
     }
     this.messagesDirty = true;
     this.cached = null;
-    if (changes) changes.messageKeys.add(record.key);
+    if (changes) changes.message(record.key);
   }
 
   private attach(local: LocalEntry, record: MessageRecord, changes: SessionChanges | null): void {
@@ -249,8 +249,8 @@ export class SessionConversation {
     this.cached = null;
     if (changes) {
       changes.orderChanged = true;
-      changes.messageKeys.add(local.key);
-      changes.messageKeys.add(record.key);
+      changes.message(local.key);
+      changes.message(record.key);
     }
   }
 
@@ -291,7 +291,7 @@ export class SessionConversation {
     this.toolCalls.set(toolCallId, Object.freeze({ toolCallId, fields, position }));
     this.toolCallsDirty = true;
     this.cached = null;
-    if (changes) changes.toolCallIds.add(toolCallId);
+    if (changes) changes.toolCall(toolCallId);
   }
 
   /** Applies a `plan_update`. */
@@ -301,7 +301,7 @@ export class SessionConversation {
     this.plans.set(planId, Object.freeze({ planId, update: Object.freeze({ ...update }), position }));
     this.plansDirty = true;
     this.cached = null;
-    if (changes) changes.planIds.add(planId);
+    if (changes) changes.plan(planId);
   }
 
   /** Records a new optimistic submission. */
@@ -335,7 +335,7 @@ export class SessionConversation {
     this.messagesDirty = true;
     this.cached = null;
     if (changes) {
-      changes.messageKeys.add(local.key);
+      changes.message(local.key);
       if (orderChanged) changes.orderChanged = true;
     }
   }
