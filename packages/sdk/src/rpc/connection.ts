@@ -18,7 +18,8 @@ import type {
   NotificationMapOf,
   RequestMapOf,
 } from './method-maps.js';
-import { scanEnvelope } from './envelope-scan.js';
+import { type Answer, BatchAnswer, type RpcResponse } from './batch-answer.js';
+import { scanEnvelope, splitArray } from './envelope-scan.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, excerpt, type FrameError } from './ndjson.js';
 import type { Disposable, Transport } from './transport.js';
 import { schemaValidator } from './schema-validator.js';
@@ -26,6 +27,12 @@ import type { ValidationIssue, Validator } from './validation.js';
 
 /** Default cap on bytes handed to the writer but not yet accepted by the transport: 64 MiB. */
 export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Default cap on the entries of one incoming batch: 10 000, so that an error answer to every entry
+ * (about 150 bytes each) still fits in one message under the default size limit.
+ */
+export const DEFAULT_MAX_BATCH_ENTRIES = 10_000;
 
 /** The method ACP uses to cancel an in-flight request (LSP's `$/cancelRequest`, ACP spelling). */
 export const CANCEL_REQUEST_METHOD = '$/cancel_request';
@@ -54,6 +61,11 @@ export interface ConnectionOptions {
    * peer would drop it and leave its request hanging. Default: {@link DEFAULT_MAX_MESSAGE_BYTES}.
    */
   maxMessageBytes?: number;
+  /**
+   * Most entries one incoming batch may hold; a longer batch is answered with a single -32600
+   * (`id: null`), like an oversized line. Default: {@link DEFAULT_MAX_BATCH_ENTRIES}.
+   */
+  maxBatchEntries?: number;
 }
 
 /** Per-call options of {@link Connection.sendRequest}. */
@@ -117,6 +129,14 @@ type AnyNotificationHandler = (params: unknown, context: NotificationContext) =>
  * Bad input never stops the connection: each malformed frame gets the JSON-RPC error the
  * specification prescribes and a {@link Diagnostic}, and the next message is processed normally.
  *
+ * **Batches.** A frame holding a JSON array is a JSON-RPC 2.0 batch: an empty one is answered
+ * with a single -32600 (`id: null`), one with more than `maxBatchEntries` entries likewise; every
+ * entry is otherwise handled in order exactly like a message of its own (same validation; an
+ * invalid entry gets its own -32600 without failing the others; notifications are not answered),
+ * and the answers go out together as one array once every request in the batch has been
+ * answered — nothing at all for a batch without requests. The frame size limit applies to the
+ * whole batch, incoming and outgoing. This side never sends batches itself.
+ *
  * **Outgoing backpressure policy.** Every message is serialized immediately and counted as queued
  * until the writer's `write()` promise resolves, i.e. until the transport accepted it within its own
  * buffer (a Node stream that returned `false` from `write()` is not written to again before
@@ -136,6 +156,7 @@ export class Connection<
   private readonly validator: Validator;
   private readonly maxQueuedBytes: number;
   private readonly messageLimit: number;
+  private readonly batchLimit: number;
 
   private readonly requestHandlers = new Map<string, AnyRequestHandler>();
   private readonly notificationHandlers = new Map<string, AnyNotificationHandler>();
@@ -168,6 +189,7 @@ export class Connection<
     this.validator = options.validator ?? schemaValidator;
     this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     this.messageLimit = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.batchLimit = options.maxBatchEntries ?? DEFAULT_MAX_BATCH_ENTRIES;
   }
 
   /** Starts reading from the transport. Register handlers first so no early message is refused. */
@@ -348,6 +370,14 @@ export class Connection<
         }),
       );
     }
+    return this.write(json, [message]);
+  }
+
+  /**
+   * Hands one serialized message (a single message, or a batch's answer array holding `tapped`) to
+   * the writer, under the size and outgoing-queue limits.
+   */
+  private write(json: string, tapped: readonly RpcMessage[]): Promise<void> {
     const bytes = Buffer.byteLength(json, 'utf8');
     if (bytes > this.messageLimit) {
       return Promise.reject(
@@ -368,7 +398,7 @@ export class Connection<
       this.closeWith(error);
       return Promise.reject(error);
     }
-    if (!this.messages.empty) this.messages.fire('out', message);
+    if (!this.messages.empty) for (const message of tapped) this.messages.fire('out', message);
     this.queuedBytes += bytes;
     const written = this.transport.writer.write(json).then(
       () => {
@@ -394,7 +424,7 @@ export class Connection<
    * Sends a reply. A result too large to send becomes a -32603 answer so the peer is not left
    * waiting; other failures already closed the connection, so there is nobody left to tell.
    */
-  private reply(message: RpcSuccessResponse | RpcErrorResponse, idText?: string): Promise<void> {
+  private reply(message: RpcResponse, idText?: string): Promise<void> {
     const wire: WireId = { text: idText, draining: true };
     if (this.closedWith && !(message.id !== null && this.draining.has(message.id))) return Promise.resolve();
     return this.send(message, wire).catch((error: unknown) => {
@@ -413,6 +443,9 @@ export class Connection<
   private replyError(id: RpcId | null, error: RpcError, idText?: string): Promise<void> {
     return this.reply({ jsonrpc: '2.0', id, error: error.toObject() }, idText);
   }
+
+  /** Answers one message on its own line. */
+  private readonly answerNow: Answer = (message, idText) => this.reply(message, idText);
 
   private diagnose(diagnostic: Diagnostic): void {
     this.diagnostics.fire(diagnostic);
@@ -457,20 +490,75 @@ export class Connection<
       );
       return;
     }
+    if (Array.isArray(value)) {
+      this.receiveBatch(value, text);
+      return;
+    }
     if (!this.messages.empty) this.messages.fire('in', value);
+    this.dispatch(value, text, this.answerNow);
+  }
 
+  /**
+   * Handles one batch (JSON-RPC 2.0 §6): an empty one gets a single -32600 with `id: null`; each
+   * entry is then handled like a message of its own, in order — an invalid entry gets its own
+   * error, a notification no answer — and the answers go out as one array once every request in
+   * the batch has been answered (see {@link BatchAnswer}); nothing for a batch without requests.
+   */
+  private receiveBatch(entries: unknown[], text: string): void {
+    const refuse = (reason: string, data: Record<string, unknown>): void => {
+      this.diagnose({ kind: 'invalid-message', message: reason, excerpt: excerpt(text), id: null });
+      this.replyError(null, new RpcError(ErrorCodes.InvalidRequest, `Invalid request: ${reason}`, data));
+    };
+    if (entries.length === 0) {
+      refuse('an empty batch', { pointer: '', reason: 'empty batch' });
+      return;
+    }
+    if (entries.length > this.batchLimit) {
+      refuse(`a batch of ${entries.length} entries exceeds the limit of ${this.batchLimit}`, {
+        pointer: '',
+        reason: 'batch too large',
+        entries: entries.length,
+        limit: this.batchLimit,
+      });
+      return;
+    }
+    // The text of each entry, so an entry's big integer ID is echoed exactly, as for a single message.
+    const texts = splitArray(text);
+    const batch = new BatchAnswer({
+      limit: this.messageLimit,
+      serialize,
+      write: (json, answers, ids) =>
+        this.closedWith && !ids.some((id) => this.draining.has(id))
+          ? Promise.resolve()
+          : this.write(json, answers),
+      replaced: (id, reason) =>
+        this.diagnose({ kind: 'request-handler-error', message: `batch answer: ${reason}`, id }),
+    });
+    for (const [index, value] of entries.entries()) {
+      if (this.closedWith) break;
+      if (!this.messages.empty) this.messages.fire('in', value);
+      if (this.dispatch(value, texts?.[index] ?? '', batch.answer)) batch.expect();
+    }
+    batch.seal();
+  }
+
+  /**
+   * Handles one parsed message (alone, or one entry of a batch); its answer, if any, goes to
+   * `answer`. Returns whether it will be answered (exactly once).
+   */
+  private dispatch(value: unknown, text: string, answer: Answer): boolean {
     const classified = classifyMessage(value);
     switch (classified.kind) {
       case 'request':
-        this.receiveRequest(classified.message, exactIdText(classified.message.id, text));
-        return;
+        this.receiveRequest(classified.message, exactIdText(classified.message.id, text), answer);
+        return true;
       case 'notification':
         this.receiveNotification(classified.message);
-        return;
+        return false;
       case 'success':
       case 'error':
         this.receiveResponse(classified.message);
-        return;
+        return false;
       case 'invalid': {
         const { reason, pointer, id } = classified;
         this.diagnose({
@@ -487,21 +575,23 @@ export class Connection<
             undefined,
             new RpcError(ErrorCodes.InvalidRequest, `invalid response: ${reason}`, { pointer }),
           );
-          return;
+          return false;
         }
         // JSON-RPC answers requests only: a broken response gets the diagnostic above, no reply.
-        if (classified.isResponse) return;
-        this.replyError(
-          id,
-          new RpcError(ErrorCodes.InvalidRequest, `Invalid request: ${reason}`, { pointer, reason }),
-          exactIdText(id, text),
-        );
-        return;
+        if (classified.isResponse) return false;
+        const error = new RpcError(ErrorCodes.InvalidRequest, `Invalid request: ${reason}`, {
+          pointer,
+          reason,
+        });
+        answer({ jsonrpc: '2.0', id, error: error.toObject() }, exactIdText(id, text));
+        return true;
       }
     }
   }
 
-  private receiveRequest(request: RpcRequest, idText: string | undefined): void {
+  private receiveRequest(request: RpcRequest, idText: string | undefined, answer: Answer): void {
+    const fail = (id: RpcId | null, error: RpcError, text?: string): Promise<void> =>
+      answer({ jsonrpc: '2.0', id, error: error.toObject() }, text);
     const { id, method } = request;
     if (this.incoming.has(id)) {
       this.diagnose({
@@ -510,7 +600,7 @@ export class Connection<
         id,
         method,
       });
-      this.replyError(
+      fail(
         null,
         new RpcError(
           ErrorCodes.InvalidRequest,
@@ -526,18 +616,14 @@ export class Connection<
     const handler = this.requestHandlers.get(method) ?? this.requestFallback;
     if (!handler) {
       this.diagnose({ kind: 'unknown-method', message: `no handler for request ${method}`, id, method });
-      this.replyError(
-        id,
-        new RpcError(ErrorCodes.MethodNotFound, `Method not found: ${method}`, { method }),
-        idText,
-      );
+      fail(id, new RpcError(ErrorCodes.MethodNotFound, `Method not found: ${method}`, { method }), idText);
       return;
     }
     const checked = this.validator.params(method, request.params);
     if (checked && !checked.ok) {
       const error = validationError(ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues);
       this.diagnose({ kind: 'invalid-params', message: error.message, id, method });
-      this.replyError(id, error, idText);
+      fail(id, error, idText);
       return;
     }
     const controller = new AbortController();
@@ -551,9 +637,8 @@ export class Connection<
     }
     const answered: Promise<void> = outcome
       .then(
-        (result) => this.reply({ jsonrpc: '2.0', id, result: result === undefined ? null : result }, idText),
-        (error: unknown) =>
-          this.replyError(id, this.handlerFailure(error, controller.signal, id, method), idText),
+        (result) => answer({ jsonrpc: '2.0', id, result: result === undefined ? null : result }, idText),
+        (error: unknown) => fail(id, this.handlerFailure(error, controller.signal, id, method), idText),
       )
       .finally(() => {
         if (this.incoming.get(id) === controller) this.incoming.delete(id);

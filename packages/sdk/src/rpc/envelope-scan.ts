@@ -120,3 +120,26 @@ function skipValue(text: string, at: number): number {
   }
   return i === at ? -1 : i;
 }
+
+/**
+ * The text of each element of a JSON array, in order, for text already known to parse as an array
+ * (a batch): lets each entry be read like a single message, big integer IDs included. Returns
+ * `undefined` for anything the scanner cannot split.
+ */
+export function splitArray(text: string): string[] | undefined {
+  let at = skipWs(text, 0);
+  if (text.charCodeAt(at) !== 0x5b /* [ */) return undefined;
+  const out: string[] = [];
+  at = skipWs(text, at + 1);
+  if (text.charCodeAt(at) === 0x5d /* ] */) return out;
+  for (;;) {
+    const end = skipValue(text, at);
+    if (end < 0) return undefined;
+    out.push(text.slice(at, end));
+    at = skipWs(text, end);
+    const c = text.charCodeAt(at);
+    if (c === 0x5d) return out;
+    if (c !== 0x2c /* , */) return undefined;
+    at = skipWs(text, at + 1);
+  }
+}

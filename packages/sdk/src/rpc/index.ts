@@ -2,6 +2,7 @@ export {
   CANCEL_REQUEST_METHOD,
   Connection,
   type ConnectionOptions,
+  DEFAULT_MAX_BATCH_ENTRIES,
   DEFAULT_MAX_QUEUED_BYTES,
   type MessageDirection,
   type NotificationContext,

@@ -32,7 +32,7 @@ export interface RpcErrorResponse {
   error: RpcErrorObject;
 }
 
-/** Any valid JSON-RPC 2.0 message ACP uses (batches are not part of ACP). */
+/** Any valid JSON-RPC 2.0 message (a batch is an array of these; see `Connection`). */
 export type RpcMessage = RpcRequest | RpcNotification | RpcSuccessResponse | RpcErrorResponse;
 
 /** The outcome of {@link classifyMessage}: a typed envelope, or why the value is not one. */
@@ -77,8 +77,10 @@ function has(obj: Record<string, unknown>, key: string): boolean {
  */
 export function classifyMessage(value: unknown): ClassifiedMessage {
   if (!isPlainObject(value)) {
+    // A connection handles a top-level array as a batch before classifying its entries, so an
+    // array here is a batch nested in a batch, which JSON-RPC does not allow.
     const reason = Array.isArray(value)
-      ? 'batches are not supported: send one JSON-RPC object per message'
+      ? 'a batch entry must be a JSON-RPC object: batches do not nest'
       : 'a JSON-RPC message must be a JSON object';
     return { kind: 'invalid', reason, pointer: '', id: null, looksLikeResponse: false, isResponse: false };
   }

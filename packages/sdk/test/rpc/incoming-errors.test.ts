@@ -17,7 +17,7 @@ describe('incoming message checking', () => {
   });
 
   it.each([
-    ['a batch', [{ jsonrpc: '2.0', id: 1, method: 'echo' }], null],
+    ['a bare string', 'one message', null],
     ['a bare number', 42, null],
     ['a wrong jsonrpc version', { jsonrpc: '1.0', id: 'x', method: 'echo' }, 'x'],
     ['a non-string method', { jsonrpc: '2.0', id: 7, method: 5 }, 7],
