@@ -1,17 +1,6 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { describe, expect, it } from 'vitest';
 import { type DefinitionName, validate } from '../src/index.js';
 import { canonicalSchema, EXAMPLES } from './cases.js';
-import {
-  counterpartOf,
-  DELTAS,
-  NAMES,
-  OFFICIAL,
-  OFFICIAL_DEFS,
-  officialMethods,
-  wrapperTags,
-} from './parity/official.js';
-import { Sampler } from './parity/sampler.js';
+import { describeParity } from './parity/describe-parity.js';
 
 /**
  * Parity with the official ACP v2 schema shipped by @agentclientprotocol/sdk: every official
@@ -19,151 +8,10 @@ import { Sampler } from './parity/sampler.js';
  * schema, and instances generated from every official definition validate against ours, except
  * the deliberate deltas listed (with reasons) in schema/parity/deltas.json.
  */
-
-type Json = { [key: string]: unknown };
-const ours = canonicalSchema() as { $defs: Record<string, Json>; 'x-methods': Record<string, Json> };
-const OUR_DEFS = ours.$defs;
-
-const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
-ajv.addSchema({ ...OFFICIAL, $id: 'https://acp-kit.dev/official-v2.json' });
-function official(
-  def: string,
-  value: unknown,
-): { ok: true } | { ok: false; pointer: string; message: string } {
-  const check = ajv.getSchema(`https://acp-kit.dev/official-v2.json#/$defs/${def}`);
-  if (check === undefined) throw new Error(`official schema has no $defs/${def}`);
-  if (check(value)) return { ok: true };
-  const [error] = check.errors ?? [];
-  return { ok: false, pointer: error?.instancePath ?? '', message: error?.message ?? 'rejected' };
-}
-
-const used = new Set<string>();
-function isDelta(side: 'official' | 'ours', definition: string, pointer: string): boolean {
-  const index = DELTAS.findIndex(
-    (d) =>
-      d.side === side &&
-      d.definition === definition &&
-      (d.pointer === pointer || pointer.startsWith(`${d.pointer}/`)),
-  );
-  if (index >= 0) used.add(`${side}:${definition}:${DELTAS[index]!.pointer}`);
-  return index >= 0;
-}
-
-/** Our union each definition is a branch of, to find an official counterpart for variants. */
-const parentUnion = new Map<string, string>();
-for (const [name, def] of Object.entries(OUR_DEFS)) {
-  if (typeof def['x-discriminator'] !== 'string' || !Array.isArray(def.oneOf)) continue;
-  for (const branch of def.oneOf as Json[])
-    parentUnion.set(String(branch.$ref).replace('#/$defs/', ''), name);
-}
-const officialByOurs = new Map<string, string>();
-for (const name of Object.keys(OFFICIAL_DEFS)) {
-  const mine = counterpartOf(name);
-  if (mine !== null && !officialByOurs.has(mine)) officialByOurs.set(mine, name);
-}
-/** The official definition an example of ours is checked against: its counterpart, or its union's. */
-function officialFor(ourDef: string): string | undefined {
-  for (let def: string | undefined = ourDef; def !== undefined; def = parentUnion.get(def)) {
-    const found = officialByOurs.get(def);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
-
-describe('parity with the official ACP v2 schema', () => {
-  it('has a counterpart for every official definition', () => {
-    const missing = Object.keys(OFFICIAL_DEFS).flatMap((name) => {
-      const mine = counterpartOf(name);
-      if (mine === null) return [];
-      return OUR_DEFS[mine] === undefined
-        ? [
-            `official $defs/${name} has no counterpart: add $defs/${mine} to schema/v2/schema.json or map it in schema/parity/names.json`,
-          ]
-        : [];
-    });
-    expect(missing).toEqual([]);
-  });
-
-  it('maps only official definitions that exist', () => {
-    const stale = Object.keys(NAMES.counterparts).filter((name) => OFFICIAL_DEFS[name] === undefined);
-    expect(stale).toEqual([]);
-  });
-
-  it('has every official method, with the same direction, params and result', () => {
-    const problems = officialMethods().flatMap((m) => {
-      const mine = ours['x-methods'][m.name];
-      if (mine === undefined) return [`official method ${m.name} is missing from x-methods`];
-      const out: string[] = [];
-      if (mine.direction !== m.direction)
-        out.push(`${m.name}: direction ${String(mine.direction)}, official ${m.direction}`);
-      for (const key of ['params', 'result'] as const) {
-        const expected = m[key] === undefined ? undefined : counterpartOf(m[key]);
-        if ((mine[key] ?? undefined) !== (expected ?? undefined))
-          out.push(
-            `${m.name}: ${key} ${String(mine[key])}, official ${String(m[key])} (counterpart ${String(expected)})`,
-          );
-      }
-      return out;
-    });
-    expect(problems).toEqual([]);
-  });
-
-  it('validates every example of ours against the official schema', () => {
-    const failures: string[] = [];
-    let checked = 0;
-    for (const example of EXAMPLES) {
-      const target = officialFor(example.definition);
-      if (target === undefined) continue;
-      checked += 1;
-      const result = official(target, example.value);
-      if (!result.ok && !isDelta('ours', example.definition, result.pointer)) {
-        failures.push(
-          `${example.label}: official $defs/${target} rejects it at "${result.pointer}": ${result.message}`,
-        );
-      }
-    }
-    expect(failures).toEqual([]);
-    expect(checked).toBeGreaterThan(200);
-  });
-
-  it('accepts instances generated from every official definition', () => {
-    const sampler = new Sampler(OFFICIAL);
-    const failures: string[] = [];
-    const samplerFaults: string[] = [];
-    let checked = 0;
-    for (const name of Object.keys(OFFICIAL_DEFS)) {
-      const mine = counterpartOf(name);
-      if (mine === null) continue;
-      const extra = { ...wrapperTags(name), ...(NAMES.counterparts[name]?.add ?? {}) };
-      sampler.instances(name).forEach((instance, i) => {
-        if (!official(name, instance).ok) {
-          samplerFaults.push(`$defs/${name} #${i}: ${JSON.stringify(instance)}`);
-          return;
-        }
-        const value =
-          typeof instance === 'object' && instance !== null && !Array.isArray(instance)
-            ? { ...extra, ...instance }
-            : instance;
-        checked += 1;
-        const result = validate(mine as DefinitionName, value);
-        if (result.ok) return;
-        const pointer = result.issues[0]?.pointer ?? '';
-        if (isDelta('official', name, pointer)) return;
-        failures.push(
-          `official $defs/${name} instance #${i} ${JSON.stringify(value)} is rejected by $defs/${mine} at "${pointer}": ${result.issues[0]?.message ?? ''}`,
-        );
-      });
-    }
-    expect(samplerFaults).toEqual([]);
-    expect(failures).toEqual([]);
-    expect(checked).toBeGreaterThan(Object.keys(OFFICIAL_DEFS).length);
-  });
-
-  it('lists only deltas that still apply', () => {
-    const stale = DELTAS.filter((d) => !used.has(`${d.side}:${d.definition}:${d.pointer}`)).map(
-      (d) =>
-        `${d.side} ${d.definition} ${d.pointer}: no instance differs there any more; remove it from schema/parity/deltas.json`,
-    );
-    expect(stale).toEqual([]);
-  });
+describeParity({
+  version: 'v2',
+  ours: canonicalSchema(),
+  examples: EXAMPLES,
+  validate: (definition, value) => validate(definition as DefinitionName, value),
+  minExamplesChecked: 200,
 });

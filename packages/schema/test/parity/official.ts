@@ -21,24 +21,19 @@ function packageRoot(name: string): string {
   }
 }
 
-/** The official stable v2 schema as the official SDK ships it. */
-export const OFFICIAL_FILE = join(packageRoot('@agentclientprotocol/sdk'), 'schema/v2/schema.json');
-export const OFFICIAL = JSON.parse(readFileSync(OFFICIAL_FILE, 'utf8')) as Schema;
-export const OFFICIAL_DEFS = OFFICIAL.$defs as Record<string, Schema>;
-
 const PARITY_DIR = fileURLToPath(new URL('../../../../schema/parity/', import.meta.url));
 
-/** schema/parity/names.json: official definitions we spell or split differently. */
+/** A protocol version whose official schema the official SDK ships. */
+export type ProtocolVersion = 'v1' | 'v2';
+
+/** schema/parity/[v1-]names.json: official definitions we spell or split differently. */
 export interface Counterpart {
   readonly ours: string | null;
   readonly add?: Record<string, unknown>;
   readonly reason: string;
 }
-export const NAMES = JSON.parse(readFileSync(join(PARITY_DIR, 'names.json'), 'utf8')) as {
-  counterparts: Record<string, Counterpart>;
-};
 
-/** One deliberate difference, from schema/parity/deltas.json. */
+/** One deliberate difference, from schema/parity/[v1-]deltas.json. */
 export interface Delta {
   /** `official` (official instances rejected by ours) or `ours` (our examples rejected by the official schema). */
   readonly side: 'official' | 'ours';
@@ -48,9 +43,6 @@ export interface Delta {
   readonly pointer: string;
   readonly reason: string;
 }
-export const DELTAS = (
-  JSON.parse(readFileSync(join(PARITY_DIR, 'deltas.json'), 'utf8')) as { deltas: Delta[] }
-).deltas;
 
 /** An official method, read from the `x-method`/`x-side` annotations of its definitions. */
 export interface OfficialMethod {
@@ -60,50 +52,100 @@ export interface OfficialMethod {
   readonly result?: string;
 }
 
-export function officialMethods(): OfficialMethod[] {
-  const byName = new Map<
-    string,
-    { direction: OfficialMethod['direction']; params?: string; result?: string }
-  >();
-  for (const [def, schema] of Object.entries(OFFICIAL_DEFS)) {
-    const method = schema['x-method'];
-    if (typeof method !== 'string') continue;
-    const side = schema['x-side'];
-    const direction = side === 'agent' ? 'client_to_agent' : side === 'client' ? 'agent_to_client' : 'both';
-    const entry = byName.get(method) ?? { direction };
-    if (def.endsWith('Response')) entry.result = def;
-    else entry.params = def;
-    byName.set(method, entry);
-  }
-  return [...byName].map(([name, m]) => ({ name, ...m }));
-}
-
-/** The counterpart of an official definition in our schema (null: none, deliberately). */
-export function counterpartOf(official: string): string | null {
-  const mapped = NAMES.counterparts[official];
-  return mapped === undefined ? official : mapped.ours;
+/** The official schema of one version with our names and deltas for it. */
+export interface OfficialParity {
+  readonly version: ProtocolVersion;
+  /** The official schema file as the official SDK ships it. */
+  readonly file: string;
+  readonly schema: Schema;
+  readonly defs: Record<string, Schema>;
+  readonly names: { counterparts: Record<string, Counterpart> };
+  readonly deltas: readonly Delta[];
+  /** The names and deltas files, as shown in messages. */
+  readonly namesFile: string;
+  readonly deltasFile: string;
+  methods(): OfficialMethod[];
+  /** The counterpart of an official definition in our schema (null: none, deliberately). */
+  counterpartOf(official: string): string | null;
+  /**
+   * The tags an official definition gets from the union wrappers that use it: the official schema
+   * writes a variant as `{properties: {<tag>: {const}}, allOf: [{$ref: <definition>}]}`, so the
+   * definition alone lacks its tag. Followed outwards (an idle state is a state_update session update).
+   */
+  wrapperTags(official: string): Record<string, unknown>;
 }
 
 /**
- * The tags an official definition gets from the union wrappers that use it: the official schema
- * writes a variant as `{properties: {<tag>: {const}}, allOf: [{$ref: <definition>}]}`, so the
- * definition alone lacks its tag. Followed outwards (an idle state is a state_update session update).
+ * Loads the official schema of `version` from @agentclientprotocol/sdk and our parity files for it:
+ * `schema/parity/names.json` and `deltas.json` for v2, `v1-names.json` and `v1-deltas.json` for v1.
  */
-export function wrapperTags(official: string, seen = new Set<string>()): Record<string, unknown> {
-  if (seen.has(official)) return {};
-  seen.add(official);
-  for (const [parent, schema] of Object.entries(OFFICIAL_DEFS)) {
-    const branches = [schema.anyOf, schema.oneOf].flatMap((b) => (Array.isArray(b) ? (b as Schema[]) : []));
-    for (const branch of branches) {
-      const inner = Array.isArray(branch.allOf) ? (branch.allOf[0] as Schema | undefined) : undefined;
-      if (inner?.$ref !== `#/$defs/${official}`) continue;
-      const props = (branch.properties ?? {}) as Record<string, Schema>;
-      const own = Object.fromEntries(
-        Object.entries(props).flatMap(([k, v]) => ('const' in v ? [[k, v.const]] : [])),
-      );
-      if (Object.keys(own).length === 0) continue;
-      return { ...wrapperTags(parent, seen), ...own };
+export function loadOfficialParity(version: ProtocolVersion): OfficialParity {
+  const file = join(packageRoot('@agentclientprotocol/sdk'), `schema/${version}/schema.json`);
+  const schema = JSON.parse(readFileSync(file, 'utf8')) as Schema;
+  const defs = schema.$defs as Record<string, Schema>;
+  const prefix = version === 'v2' ? '' : `${version}-`;
+  const namesFile = `schema/parity/${prefix}names.json`;
+  const deltasFile = `schema/parity/${prefix}deltas.json`;
+  const names = JSON.parse(readFileSync(join(PARITY_DIR, `${prefix}names.json`), 'utf8')) as {
+    counterparts: Record<string, Counterpart>;
+  };
+  const deltas = (
+    JSON.parse(readFileSync(join(PARITY_DIR, `${prefix}deltas.json`), 'utf8')) as { deltas: Delta[] }
+  ).deltas;
+
+  const counterpartOf = (official: string): string | null => {
+    const mapped = names.counterparts[official];
+    return mapped === undefined ? official : mapped.ours;
+  };
+
+  const methods = (): OfficialMethod[] => {
+    const byName = new Map<
+      string,
+      { direction: OfficialMethod['direction']; params?: string; result?: string }
+    >();
+    for (const [def, s] of Object.entries(defs)) {
+      const method = s['x-method'];
+      if (typeof method !== 'string') continue;
+      const side = s['x-side'];
+      const direction = side === 'agent' ? 'client_to_agent' : side === 'client' ? 'agent_to_client' : 'both';
+      const entry = byName.get(method) ?? { direction };
+      if (def.endsWith('Response')) entry.result = def;
+      else entry.params = def;
+      byName.set(method, entry);
     }
-  }
-  return {};
+    return [...byName].map(([name, m]) => ({ name, ...m }));
+  };
+
+  const wrapperTags = (official: string, seen = new Set<string>()): Record<string, unknown> => {
+    if (seen.has(official)) return {};
+    seen.add(official);
+    for (const [parent, s] of Object.entries(defs)) {
+      const branches = [s.anyOf, s.oneOf].flatMap((b) => (Array.isArray(b) ? (b as Schema[]) : []));
+      for (const branch of branches) {
+        const inner = Array.isArray(branch.allOf) ? (branch.allOf[0] as Schema | undefined) : undefined;
+        if (inner?.$ref !== `#/$defs/${official}`) continue;
+        const props = (branch.properties ?? {}) as Record<string, Schema>;
+        const own = Object.fromEntries(
+          Object.entries(props).flatMap(([k, v]) => ('const' in v ? [[k, v.const]] : [])),
+        );
+        if (Object.keys(own).length === 0) continue;
+        return { ...wrapperTags(parent, seen), ...own };
+      }
+    }
+    return {};
+  };
+
+  return {
+    version,
+    file,
+    schema,
+    defs,
+    names,
+    deltas,
+    namesFile,
+    deltasFile,
+    methods,
+    counterpartOf,
+    wrapperTags: (official) => wrapperTags(official),
+  };
 }

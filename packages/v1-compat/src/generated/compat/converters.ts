@@ -457,15 +457,17 @@ export function v1ToV2ToolCall(value: V1.ToolCallDetails): V2.ToolCall {
     ...(value.locations === undefined ? {} : { locations: value.locations === null ? null : value.locations.map((item) => v1ToV2ToolCallLocation(item)) }),
     ...(value.rawInput === undefined ? {} : { rawInput: value.rawInput }),
     ...(value.rawOutput === undefined ? {} : { rawOutput: value.rawOutput }),
+    ...(value.name === undefined ? {} : { name: value.name }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
 
-/** Converts a v2 `ToolCall` into a v1 `ToolCallDetails`. Lossy: v2 tool call names and capabilities (cancel) have no v1 field; they are dropped. */
+/** Converts a v2 `ToolCall` into a v1 `ToolCallDetails`. Lossy: v2 tool call capabilities (cancel) have no v1 field; they are dropped. */
 export function v2ToV1ToolCall(value: V2.ToolCall): V1.ToolCallDetails {
   return {
     toolCallId: value.toolCallId,
     ...(value.title === undefined ? {} : { title: value.title }),
+    ...(value.name === undefined ? {} : { name: value.name }),
     ...(value.kind === undefined ? {} : { kind: value.kind === null ? null : v2ToV1ToolKind(value.kind) }),
     ...(value.status === undefined ? {} : { status: value.status === null ? null : v2ToV1ToolCallStatus(value.status) }),
     ...(value.content === undefined ? {} : { content: value.content === null ? null : value.content.map((item) => v2ToV1ToolCallContent(item)) }),
@@ -487,16 +489,18 @@ export function v1ToV2ToolCallUpdate(value: V1.ToolCallUpdate): V2.ToolCallUpdat
     ...(value.locations === undefined ? {} : { locations: value.locations === null ? null : value.locations.map((item) => v1ToV2ToolCallLocation(item)) }),
     ...(value.rawInput === undefined ? {} : { rawInput: value.rawInput }),
     ...(value.rawOutput === undefined ? {} : { rawOutput: value.rawOutput }),
+    ...(value.name === undefined ? {} : { name: value.name }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
     sessionUpdate: 'tool_call_update',
   };
 }
 
-/** Converts a v2 `ToolCallUpdate` into a v1 `ToolCallUpdate`. Lossy: v2 tool call names and capabilities (cancel) have no v1 field; they are dropped. */
+/** Converts a v2 `ToolCallUpdate` into a v1 `ToolCallUpdate`. Lossy: v2 tool call capabilities (cancel) have no v1 field; they are dropped. */
 export function v2ToV1ToolCallUpdate(value: V2.ToolCallUpdate): V1.ToolCallUpdate {
   return {
     toolCallId: value.toolCallId,
     ...(value.title === undefined ? {} : { title: value.title }),
+    ...(value.name === undefined ? {} : { name: value.name }),
     ...(value.kind === undefined ? {} : { kind: value.kind === null ? null : v2ToV1ToolKind(value.kind) }),
     ...(value.status === undefined ? {} : { status: value.status === null ? null : v2ToV1ToolCallStatus(value.status) }),
     ...(value.content === undefined ? {} : { content: value.content === null ? null : value.content.map((item) => v2ToV1ToolCallContent(item)) }),
@@ -519,17 +523,19 @@ export function v1ToV2NewToolCall(value: V1.NewToolCall): V2.ToolCallUpdate {
     ...(value.locations === undefined ? {} : { locations: value.locations.map((item) => v1ToV2ToolCallLocation(item)) }),
     ...(value.rawInput === undefined ? {} : { rawInput: value.rawInput }),
     ...(value.rawOutput === undefined ? {} : { rawOutput: value.rawOutput }),
+    ...(value.name === undefined ? {} : { name: value.name }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
     sessionUpdate: 'tool_call_update',
   };
 }
 
-/** Converts a v2 `ToolCallUpdate` into a v1 `NewToolCall`. Lossy: v2 reports every tool call as an upsert; the first one a v1 client sees becomes tool_call, whose title v1 requires (empty when v2 sent none). v2 tool call names and capabilities (cancel) have no v1 field; they are dropped. */
+/** Converts a v2 `ToolCallUpdate` into a v1 `NewToolCall`. Lossy: v2 reports every tool call as an upsert; the first one a v1 client sees becomes tool_call, whose title v1 requires (empty when v2 sent none). v2 tool call capabilities (cancel) have no v1 field; they are dropped. */
 export function v2ToV1NewToolCall(value: V2.ToolCallUpdate): V1.NewToolCall {
   return {
     sessionUpdate: 'tool_call',
     toolCallId: value.toolCallId,
     title: value.title === undefined || value.title === null ? '' : value.title,
+    ...(value.name === undefined ? {} : { name: value.name }),
     ...(value.kind === undefined || value.kind === null ? {} : { kind: v2ToV1ToolKind(value.kind) }),
     ...(value.status === undefined || value.status === null ? {} : { status: v2ToV1ToolCallStatus(value.status) }),
     ...(value.content === undefined || value.content === null ? {} : { content: value.content.map((item) => v2ToV1ToolCallContent(item)) }),
@@ -816,7 +822,7 @@ export function v2ToV1McpServer(value: V2.McpServer): V1.McpServer {
   return custom.v2ToV1McpServer(value);
 }
 
-/** Converts a v1 `ClientCapabilities` into a v2 `ClientCapabilities`. Lossy: v2 has no client file-system or terminal capabilities; they are dropped. */
+/** Converts a v1 `ClientCapabilities` into a v2 `ClientCapabilities`. Lossy: v2 has no client file-system or terminal capabilities (fs/* and terminal/* have no v2 counterpart); the session, auth and elicitation capabilities of v1 clients are not bridged yet; they are dropped. */
 export function v1ToV2ClientCapabilities(value: V1.ClientCapabilities): V2.ClientCapabilities {
   return {
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
@@ -900,7 +906,7 @@ export function v2ToV1NewSessionRequest(value: V2.NewSessionRequest): V1.NewSess
   };
 }
 
-/** Converts a v1 `NewSessionResponse` into a v2 `NewSessionResponse`. Lossy: Session modes have no v2 field; they are dropped (later mode changes travel as the extension update _current_mode_update). */
+/** Converts a v1 `NewSessionResponse` into a v2 `NewSessionResponse`. Lossy: Session modes and configuration options are not bridged yet; they are dropped. */
 export function v1ToV2NewSessionResponse(value: V1.NewSessionResponse): V2.NewSessionResponse {
   return {
     sessionId: value.sessionId,
@@ -961,7 +967,7 @@ export function v2ToV1ResumeSessionRequest(value: V2.ResumeSessionRequest): V1.R
   };
 }
 
-/** Converts a v1 `LoadSessionResponse` into a v2 `ResumeSessionResponse`. Lossy: Session modes have no v2 field; they are dropped. */
+/** Converts a v1 `LoadSessionResponse` into a v2 `ResumeSessionResponse`. Lossy: Session modes and configuration options are not bridged yet; they are dropped. */
 export function v1ToV2LoadSessionResponse(value: V1.LoadSessionResponse): V2.ResumeSessionResponse {
   return {
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
@@ -975,7 +981,7 @@ export function v2ToV1LoadSessionResponse(value: V2.ResumeSessionResponse): V1.L
   };
 }
 
-/** Converts a v1 `ResumeSessionResponse` into a v2 `ResumeSessionResponse`. Lossy: Session modes have no v2 field; they are dropped. */
+/** Converts a v1 `ResumeSessionResponse` into a v2 `ResumeSessionResponse`. Lossy: Session modes and configuration options are not bridged yet; they are dropped. */
 export function v1ToV2ResumeSessionResponse(value: V1.ResumeSessionResponse): V2.ResumeSessionResponse {
   return {
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
@@ -1232,7 +1238,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ToolCall',
     toV2: v1ToV2ToolCall,
     toV1: v2ToV1ToolCall,
-    lossyToV1: 'v2 tool call names and capabilities (cancel) have no v1 field; they are dropped.',
+    lossyToV1: 'v2 tool call capabilities (cancel) have no v1 field; they are dropped.',
   },
   {
     name: 'ToolCallUpdate',
@@ -1240,7 +1246,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ToolCallUpdate',
     toV2: v1ToV2ToolCallUpdate,
     toV1: v2ToV1ToolCallUpdate,
-    lossyToV1: 'v2 tool call names and capabilities (cancel) have no v1 field; they are dropped.',
+    lossyToV1: 'v2 tool call capabilities (cancel) have no v1 field; they are dropped.',
   },
   {
     name: 'NewToolCall',
@@ -1248,7 +1254,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ToolCallUpdate',
     toV2: v1ToV2NewToolCall,
     toV1: v2ToV1NewToolCall,
-    lossyToV1: 'v2 reports every tool call as an upsert; the first one a v1 client sees becomes tool_call, whose title v1 requires (empty when v2 sent none). v2 tool call names and capabilities (cancel) have no v1 field; they are dropped.',
+    lossyToV1: 'v2 reports every tool call as an upsert; the first one a v1 client sees becomes tool_call, whose title v1 requires (empty when v2 sent none). v2 tool call capabilities (cancel) have no v1 field; they are dropped.',
   },
   {
     name: 'PlanEntry',
@@ -1375,7 +1381,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ClientCapabilities',
     toV2: v1ToV2ClientCapabilities,
     toV1: v2ToV1ClientCapabilities,
-    lossyToV2: 'v2 has no client file-system or terminal capabilities; they are dropped.',
+    lossyToV2: 'v2 has no client file-system or terminal capabilities (fs/* and terminal/* have no v2 counterpart); the session, auth and elicitation capabilities of v1 clients are not bridged yet; they are dropped.',
     lossyToV1: 'v2 auth and elicitation client capabilities have no v1 field; they are dropped.',
   },
   {
@@ -1419,7 +1425,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'NewSessionResponse',
     toV2: v1ToV2NewSessionResponse,
     toV1: v2ToV1NewSessionResponse,
-    lossyToV2: 'Session modes have no v2 field; they are dropped (later mode changes travel as the extension update _current_mode_update).',
+    lossyToV2: 'Session modes and configuration options are not bridged yet; they are dropped.',
     lossyToV1: 'v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped.',
   },
   {
@@ -1444,7 +1450,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ResumeSessionResponse',
     toV2: v1ToV2LoadSessionResponse,
     toV1: v2ToV1LoadSessionResponse,
-    lossyToV2: 'Session modes have no v2 field; they are dropped.',
+    lossyToV2: 'Session modes and configuration options are not bridged yet; they are dropped.',
     lossyToV1: 'v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped.',
   },
   {
@@ -1453,7 +1459,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ResumeSessionResponse',
     toV2: v1ToV2ResumeSessionResponse,
     toV1: v2ToV1ResumeSessionResponse,
-    lossyToV2: 'Session modes have no v2 field; they are dropped.',
+    lossyToV2: 'Session modes and configuration options are not bridged yet; they are dropped.',
     lossyToV1: 'v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped.',
   },
   {

@@ -8,11 +8,19 @@ export const KNOWN_ENUM_VALUES = {
   PlanEntryPriority: ['high', 'medium', 'low'],
   PlanEntryStatus: ['pending', 'in_progress', 'completed'],
   PermissionOptionKind: ['allow_once', 'allow_always', 'reject_once', 'reject_always'],
+  SessionConfigOptionCategory: ['mode', 'model', 'model_config', 'thought_level'],
+  NoticeSeverity: ['info', 'warning', 'error'],
+  CompactionStatus: ['in_progress', 'completed', 'failed', 'cancelled'],
+  StringFormat: ['email', 'uri', 'date', 'date-time'],
 } as const;
 /** The tag property and the tag values this schema version defines for each discriminated union, by definition name (a nested union counts once, under its outer tag value). */
 export const KNOWN_UNION_TAGS = {
   ContentBlock: { tag: 'type', values: ['text', 'image', 'audio', 'resource_link', 'resource'] },
   ToolCallContent: { tag: 'type', values: ['content', 'diff', 'terminal'] },
-  SessionUpdate: { tag: 'sessionUpdate', values: ['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan', 'available_commands_update', 'current_mode_update', 'config_option_update', 'session_info_update', 'usage_update'] },
+  SessionUpdate: { tag: 'sessionUpdate', values: ['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan', 'available_commands_update', 'current_mode_update', 'config_option_update', 'session_info_update', 'usage_update', 'notice', 'compaction_update', 'compaction_summary_chunk'] },
   PermissionOutcome: { tag: 'outcome', values: ['selected', 'cancelled'] },
+  SessionConfigOption: { tag: 'type', values: ['select', 'boolean'] },
+  ElicitationPropertySchema: { tag: 'type', values: ['string', 'number', 'integer', 'boolean', 'array'] },
+  CreateElicitationRequest: { tag: 'mode', values: ['form', 'url'] },
+  CreateElicitationResponse: { tag: 'action', values: ['accept', 'decline', 'cancel'] },
 } as const;
