@@ -152,7 +152,7 @@ async function main(): Promise<void> {
     slowOk,
   );
   figure(
-    'slow clients cut off (-32098, or -32099 closed locally)',
+    'slow clients cut off with -32098',
     `${Object.entries(slow.cutOff)
       .map(([code, n]) => `${code}×${n}`)
       .join(

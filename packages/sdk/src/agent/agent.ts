@@ -187,7 +187,15 @@ export class Agent {
       get pendingBytes() {
         return connection.pendingOutgoingBytes;
       },
-      close: () => connection.close(),
+      // The reason is kept: a client cut off for not reading is closed with -32098, not -32099.
+      close: (reason) =>
+        connection.close(
+          reason instanceof RpcError
+            ? reason
+            : new RpcError(ErrorCodes.ConnectionClosed, `connection closed: ${reason.message}`, undefined, {
+                cause: reason,
+              }),
+        ),
     };
     let initialized = false;
     /** Session methods are served only after this connection completed `initialize` (-32600 otherwise). */

@@ -344,9 +344,14 @@ export class Connection<
     return this.sendNotificationUnchecked(method, params);
   }
 
-  /** Closes the connection: pending requests reject, running handlers are aborted, the transport ends. */
-  close(): void {
-    this.closeWith(new RpcError(ErrorCodes.ConnectionClosed, 'connection closed locally'));
+  /**
+   * Closes the connection: pending requests reject, running handlers are aborted, the transport ends.
+   * `reason` is the error they reject with, what {@link isClosed} callers and `onClose` listeners
+   * get, and what later sends reject with — for example -32098 when an agent cuts off a client that
+   * stopped reading. Default: -32099 "connection closed locally". Closing twice keeps the first reason.
+   */
+  close(reason?: RpcError): void {
+    this.closeWith(reason ?? new RpcError(ErrorCodes.ConnectionClosed, 'connection closed locally'));
   }
 
   private sendNotificationUnchecked(method: string, params: unknown): Promise<void> {

@@ -184,6 +184,26 @@ describe('delivery from the session log', () => {
     expect(stalled.connection.isClosed).toBe(true);
   });
 
+  it('closes a client cut off mid-replay, because live updates piled up behind its replay, with the documented -32098 (#13 item 2)', async () => {
+    const agent = streamer(300, { maxHeldUpdates: 100 });
+    const session = await agent.createSession('/repo');
+    for (let i = 0; i < 3000; i++)
+      await session.importMessage('agent_message', [{ type: 'text', text: `old ${i} ${'x'.repeat(200)}` }]);
+    // A queue far larger than the replay: the cut-off comes from the held live updates, not the queue.
+    const stalled = rawClient(agent, { reading: false });
+    stalled.request('session/resume', { sessionId: session.id, cwd: '/repo', replayFrom: { type: 'start' } });
+    await tick(50);
+    const reader = rawClient(agent);
+    reader.request('session/prompt', { sessionId: session.id, prompt: [{ type: 'text', text: 'go' }] });
+    await reader.until((lines) => idleOf(lines) !== undefined);
+    await tick(20);
+    expect(stalled.connection.isClosed).toBe(true);
+    expect(stalled.closedWith).toMatchObject({
+      code: ErrorCodes.OutgoingBufferFull,
+      message: expect.stringContaining('live updates waited while the client received a replay'),
+    });
+  });
+
   it('stops a session/resume replay on $/cancel_request and answers -32800 (#13 item 7)', async () => {
     const agent = streamer(1);
     const session = await agent.createSession('/repo');

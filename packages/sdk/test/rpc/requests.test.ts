@@ -211,6 +211,21 @@ describe('closing', () => {
     });
   });
 
+  it('closes with the reason given to close(): pending requests, onClose and later sends all get it', async () => {
+    const { server, client } = pair();
+    server.onRequest('remote/wait', () => new Promise<string>(() => {}));
+    server.listen();
+    client.listen();
+    const closed = new Promise<RpcError>((resolve) => client.onClose(resolve));
+    const pending = client.sendRequest('remote/wait', {});
+    const reason = new RpcError(ErrorCodes.OutgoingBufferFull, 'cut off: the peer is not reading');
+    client.close(reason);
+    client.close(new RpcError(ErrorCodes.ConnectionClosed, 'a second close keeps the first reason'));
+    await expect(pending).rejects.toBe(reason);
+    expect(await closed).toBe(reason);
+    await expect(client.sendNotification('remote/note', { n: 1 })).rejects.toBe(reason);
+  });
+
   it('aborts running handlers when the connection closes', async () => {
     const { server, client } = pair();
     let signal: AbortSignal | undefined;
