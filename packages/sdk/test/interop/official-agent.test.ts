@@ -122,9 +122,9 @@ describe('our Client against an agent built on the official v2 agent API', () =>
     });
   });
 
-  // The official agent sends `available_commands_update`, a v2 kind the store has no dedicated view
-  // for yet: it passes validation and is kept, as it came, in the snapshot's `otherUpdates`.
-  it('keeps an update kind the store has no view for in otherUpdates instead of dropping it', async () => {
+  // The official agent sends `available_commands_update`: it passes validation and the store shows
+  // it as the session's available commands (nothing is left over in `otherUpdates`).
+  it('shows the official agent’s available_commands_update as the session’s commands', async () => {
     const store = new ConversationStore();
     const { client, diagnostics } = await connect(store);
     await client.initialize();
@@ -132,11 +132,12 @@ describe('our Client against an agent built on the official v2 agent API', () =>
     await client.prompt(sessionId, [{ type: 'text', text: 'fail: please' }]);
     await vi.waitFor(
       () =>
-        expect(store.snapshot(sessionId).otherUpdates.map((u) => u.sessionUpdate)).toEqual([
-          'available_commands_update',
+        expect(store.snapshot(sessionId).availableCommands).toEqual([
+          { type: 'command', name: 'status', description: 'Show the session status' },
         ]),
       { timeout: 2000 },
     );
+    expect(store.snapshot(sessionId).otherUpdates).toEqual([]);
     expect(diagnostics.filter((d) => d.message.includes('/update/sessionUpdate'))).toEqual([]);
   });
 });

@@ -47,9 +47,15 @@ export class SessionChanges {
   private toolCallIds: Keys | null = null;
   private planIds: Keys | null = null;
   private otherKinds: Keys | null = null;
+  private terminalIds: Keys | null = null;
+  private compactionIds: Keys | null = null;
   orderChanged = false;
   stateChanged = false;
   contextUsageChanged = false;
+  configOptionsChanged = false;
+  availableCommandsChanged = false;
+  sessionInfoChanged = false;
+  noticesChanged = false;
 
   constructor(readonly sessionId: SessionId) {}
 
@@ -73,6 +79,16 @@ export class SessionChanges {
     this.otherKinds = add(this.otherKinds, kind);
   }
 
+  /** Records that this terminal changed. */
+  terminal(terminalId: string): void {
+    this.terminalIds = add(this.terminalIds, terminalId);
+  }
+
+  /** Records that this compaction changed. */
+  compaction(compactionId: string): void {
+    this.compactionIds = add(this.compactionIds, compactionId);
+  }
+
   get empty(): boolean {
     return (
       this.messageKeys === null &&
@@ -81,12 +97,18 @@ export class SessionChanges {
       this.toolCallIds === null &&
       this.planIds === null &&
       !this.contextUsageChanged &&
-      this.otherKinds === null
+      this.otherKinds === null &&
+      this.terminalIds === null &&
+      this.compactionIds === null &&
+      !this.configOptionsChanged &&
+      !this.availableCommandsChanged &&
+      !this.sessionInfoChanged &&
+      !this.noticesChanged
     );
   }
 
   freeze(): ConversationChange {
-    return Object.freeze({
+    const change: { -readonly [K in keyof ConversationChange]: ConversationChange[K] } = {
       sessionId: this.sessionId,
       messageKeys: list(this.messageKeys),
       orderChanged: this.orderChanged,
@@ -94,8 +116,16 @@ export class SessionChanges {
       toolCallIds: list(this.toolCallIds),
       planIds: list(this.planIds),
       contextUsageChanged: this.contextUsageChanged,
-      ...(this.otherKinds !== null ? { otherKinds: list(this.otherKinds) } : {}),
-    });
+    };
+    // The rarer kinds appear only when they changed (no spreads: this runs once per applied batch).
+    if (this.otherKinds !== null) change.otherKinds = list(this.otherKinds);
+    if (this.terminalIds !== null) change.terminalIds = list(this.terminalIds);
+    if (this.compactionIds !== null) change.compactionIds = list(this.compactionIds);
+    if (this.configOptionsChanged) change.configOptionsChanged = true;
+    if (this.availableCommandsChanged) change.availableCommandsChanged = true;
+    if (this.sessionInfoChanged) change.sessionInfoChanged = true;
+    if (this.noticesChanged) change.noticesChanged = true;
+    return Object.freeze(change);
   }
 }
 

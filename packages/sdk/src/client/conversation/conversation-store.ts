@@ -1,8 +1,16 @@
-import type { ContentBlock, MessageId, SessionId, SessionNotification } from '@acp-kit/schema';
+import type {
+  AvailableCommand,
+  ContentBlock,
+  MessageId,
+  SessionConfigOption,
+  SessionId,
+  SessionNotification,
+} from '@acp-kit/schema';
 import { ChangeCollector } from './change-collector.js';
 import { LocalEntry } from './entries.js';
 import { ConversationStoreError } from './errors.js';
 import { type RawUpdate, SessionConversation } from './session-conversation.js';
+import type { TurnEnd } from './turn-end.js';
 import type {
   ConnectionState,
   ConversationDiagnostic,
@@ -107,6 +115,7 @@ export class ConversationStore {
         message: `prompt response named messageId "${messageId}", already claimed by another submission`,
       });
       local.status = 'unknown';
+      local.turn.fail(outcomeUnknown(localId));
       session.localChanged(local, changes, false);
     });
   }
@@ -123,6 +132,7 @@ export class ConversationStore {
     }
     local.status = 'failed';
     local.error = error;
+    local.turn.fail(error);
     this.batch((collector) =>
       this.session(local.sessionId).localChanged(local, collector?.for(local.sessionId) ?? null, false),
     );
@@ -137,6 +147,7 @@ export class ConversationStore {
     const local = this.local(localId);
     if (local.status !== 'pending') return;
     local.status = 'unknown';
+    local.turn.fail(outcomeUnknown(localId));
     this.batch((collector) =>
       this.session(local.sessionId).localChanged(local, collector?.for(local.sessionId) ?? null, false),
     );
@@ -160,9 +171,50 @@ export class ConversationStore {
 
   /** Records whether the agent owning `sessionId` is reachable; a killed agent is `disconnected`, not idle. */
   setConnection(sessionId: SessionId, connection: ConnectionState): void {
+    const session = this.session(sessionId);
+    if (connection === 'disconnected') {
+      session.failTurns(
+        (local) =>
+          new ConversationStoreError(
+            'disconnected',
+            `the connection to the agent was lost before the turn of "${local.localId}" ended`,
+            local.localId,
+          ),
+      );
+    }
+    this.batch((collector) => session.setConnection(connection, collector?.for(sessionId) ?? null));
+  }
+
+  /**
+   * Replaces a session's configuration options with the list a response carried (`session/new`,
+   * `session/resume`, `session/set_config_option`); {@link Client} calls it for you.
+   */
+  setConfigOptions(sessionId: SessionId, options: readonly SessionConfigOption[]): void {
     this.batch((collector) =>
-      this.session(sessionId).setConnection(connection, collector?.for(sessionId) ?? null),
+      this.session(sessionId).setConfigOptions(options, collector?.for(sessionId) ?? null),
     );
+  }
+
+  /** Replaces a session's available commands with the list a `session/new` or `session/resume` response carried. */
+  setAvailableCommands(sessionId: SessionId, commands: readonly AvailableCommand[]): void {
+    this.batch((collector) =>
+      this.session(sessionId).setAvailableCommands(commands, collector?.for(sessionId) ?? null),
+    );
+  }
+
+  /**
+   * Resolves when the work that took in this submission ends: at the first `idle` carrying a stop
+   * reason that the store applies after the submission's insertion (its `user_message` update, or
+   * the prompt response when that came first). The previous turn's `idle` never counts, however
+   * late its update arrives relative to the submit. Resolves at once when that already happened.
+   *
+   * Rejects with the agent's error when the prompt was rejected, and with a
+   * {@link ConversationStoreError} whose code is `outcome_unknown` (no response came),
+   * `disconnected` (the connection was lost before the end) or `forgotten` (the session was
+   * forgotten). `signal` stops waiting: the promise rejects with its reason.
+   */
+  turnEnd(localId: string, options: { signal?: AbortSignal } = {}): Promise<TurnEnd> {
+    return this.local(localId).turn.wait(options.signal);
   }
 
   /** An immutable view of one session (empty for a session never seen). Cheap when nothing changed. */
@@ -177,6 +229,12 @@ export class ConversationStore {
       plans: [],
       contextUsage: null,
       otherUpdates: [],
+      terminals: [],
+      compactions: [],
+      configOptions: null,
+      availableCommands: null,
+      sessionInfo: null,
+      notices: [],
     });
   }
 
@@ -189,7 +247,12 @@ export class ConversationStore {
   forget(sessionId: SessionId): void {
     const session = this.sessions.get(sessionId);
     if (session === undefined) return;
-    for (const local of session.localEntries()) this.locals.delete(local.localId);
+    for (const local of session.localEntries()) {
+      this.locals.delete(local.localId);
+      local.turn.fail(
+        new ConversationStoreError('forgotten', `session "${sessionId}" was forgotten`, local.localId),
+      );
+    }
     this.sessions.delete(sessionId);
     if (this.lastSession === session) this.lastSession = null;
   }
@@ -268,4 +331,12 @@ export class ConversationStore {
     }
     return local;
   }
+}
+
+function outcomeUnknown(localId: string): ConversationStoreError {
+  return new ConversationStoreError(
+    'outcome_unknown',
+    `the outcome of "${localId}" is unknown: no prompt response identified its message`,
+    localId,
+  );
 }

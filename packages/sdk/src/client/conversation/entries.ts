@@ -1,5 +1,6 @@
 import type { ContentBlock, MessageId, SessionId } from '@acp-kit/schema';
 import { ReportedMessageView } from './message-view.js';
+import { type IdleOutcome, TurnWatch } from './turn-end.js';
 import type { ConversationMessage, MessageKind, StoredMeta } from './types.js';
 
 const EMPTY: readonly ContentBlock[] = Object.freeze([]);
@@ -25,6 +26,8 @@ export class MessageRecord {
   contentReported = false;
   meta: StoredMeta = null;
   local: LocalEntry | null = null;
+  /** For a user message: how the first work that ended after it was reported ended (see TurnWatch). */
+  turnEnd: IdleOutcome | null = null;
   version = 0;
   private view: ConversationMessage | null = null;
   private viewVersion = -1;
@@ -85,6 +88,8 @@ export class LocalEntry {
   error: unknown = undefined;
   /** The agent's record once the agent reported `messageId`; the entry then renders through it. */
   record: MessageRecord | null = null;
+  /** When the work that took this submission in ends. */
+  readonly turn = new TurnWatch();
   version = 0;
   private view: ConversationMessage | null = null;
   private viewVersion = -1;

@@ -1,6 +1,8 @@
 export { ConversationStore } from './conversation-store.js';
 export { ConversationStoreError, type ConversationStoreErrorCode } from './errors.js';
+export type { IdleOutcome, TurnEnd } from './turn-end.js';
 export type {
+  CompactionView,
   ConnectionState,
   ConversationChange,
   ConversationDiagnostic,
@@ -11,10 +13,12 @@ export type {
   ConversationStoreOptions,
   MessageKind,
   MessageOrigin,
+  NoticeView,
   OtherUpdateView,
   PlanView,
   SessionStateView,
   StoredMeta,
+  TerminalView,
   ToolCallView,
   WorkState,
 } from './types.js';

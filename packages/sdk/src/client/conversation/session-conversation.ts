@@ -1,6 +1,9 @@
 import {
+  type AvailableCommand,
   type ContentBlock,
   isKnownUpdateKind,
+  type JsonRpcError,
+  type SessionConfigOption,
   type SessionId,
   type StopReason,
   UPDATE_KIND_TABLE,
@@ -8,22 +11,20 @@ import {
 } from '@acp-kit/schema';
 import type { SessionChanges } from './change-collector.js';
 import { type LocalEntry, MessageRecord } from './entries.js';
+import type { IdleOutcome } from './turn-end.js';
 import { patchMeta } from './meta-patch.js';
+import { type RawUpdate, type Rejection, SessionEntities } from './session-entities.js';
 import type {
   ConnectionState,
   ConversationDiagnostic,
   ConversationMessage,
   ConversationSnapshot,
   MessageKind,
-  OtherUpdateView,
-  PlanView,
   SessionStateView,
-  ToolCallView,
   WorkState,
 } from './types.js';
 
-/** A `session/update` body seen structurally: the store trusts only what it checks. */
-export type RawUpdate = { readonly sessionUpdate: string; readonly [key: string]: unknown };
+export type { RawUpdate } from './session-entities.js';
 
 type Diagnose = (diagnostic: ConversationDiagnostic) => void;
 
@@ -48,8 +49,13 @@ const chunk =
   (session, update, changes) =>
     session.chunk(UPDATE_KIND_TABLE[kind].chunkOf, update, changes);
 
-/** Keeps an update the store has no dedicated view for in `otherUpdates` (latest per kind). */
-const keep: Reducer = (session, update, changes) => session.keepOther(update.sessionUpdate, update, changes);
+/** An update applied by the session's {@link SessionEntities}; a rejection becomes a diagnostic. */
+const entity =
+  (
+    apply: (entities: SessionEntities, update: RawUpdate, changes: SessionChanges | null) => Rejection,
+  ): Reducer =>
+  (session, update, changes) =>
+    session.applyEntity(update, changes, apply);
 
 /**
  * The store's reducer: one entry per update kind of the schema, typed from the generated
@@ -65,19 +71,18 @@ export const REDUCERS: { readonly [K in keyof typeof UPDATE_KIND_TABLE]: Reducer
   agent_thought: upsert('agent_thought'),
   agent_thought_chunk: chunk('agent_thought_chunk'),
   state_update: (session, update, changes) => session.applyState(update, changes),
-  tool_call_update: (session, update, changes) => session.applyToolCall(update, changes),
-  plan_update: (session, update, changes) => session.applyPlan(update, changes),
-  usage_update: (session, update, changes) => session.applyUsage(update, changes),
-  // v2 kinds the store has no view for yet: kept as they came, in otherUpdates.
-  tool_call_content_chunk: keep,
-  terminal_update: keep,
-  terminal_output_chunk: keep,
-  available_commands_update: keep,
-  config_option_update: keep,
-  session_info_update: keep,
-  notice: keep,
-  compaction_update: keep,
-  compaction_summary_chunk: keep,
+  tool_call_update: entity((e, u, c) => e.toolCall(u, c)),
+  tool_call_content_chunk: entity((e, u, c) => e.toolCallContent(u, c)),
+  terminal_update: entity((e, u, c) => e.terminal(u, c)),
+  terminal_output_chunk: entity((e, u, c) => e.terminalOutput(u, c)),
+  plan_update: entity((e, u, c) => e.plan(u, c)),
+  available_commands_update: entity((e, u, c) => e.availableCommandsUpdate(u, c)),
+  config_option_update: entity((e, u, c) => e.configOptionUpdate(u, c)),
+  session_info_update: entity((e, u, c) => e.sessionInfoUpdate(u, c)),
+  usage_update: entity((e, u, c) => e.usage(u, c)),
+  notice: entity((e, u, c) => e.notice(u, c)),
+  compaction_update: entity((e, u, c) => e.compaction(u, c)),
+  compaction_summary_chunk: entity((e, u, c) => e.compactionSummary(u, c)),
 };
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -86,7 +91,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * One session's conversation: the feed in first-reported order, local submissions, aggregate state,
- * tool calls and plans. Every update is O(1) (amortised); views are rebuilt lazily on `snapshot()`.
+ * and every other kind of update (see {@link SessionEntities}). Every message update is O(1)
+ * (amortised); views are rebuilt lazily on `snapshot()`.
  */
 export class SessionConversation {
   private readonly order: MessageRecord[] = [];
@@ -99,6 +105,10 @@ export class SessionConversation {
   private readonly locals = new Set<LocalEntry>();
   /** User-message IDs that a response associated with a local entry. */
   private readonly claims = new Map<string, LocalEntry>();
+  /** Inserted submissions whose turn has not ended yet. */
+  private readonly awaitingTurn = new Set<LocalEntry>();
+  /** User messages reported since the last `idle` that ended work. */
+  private readonly openUserRecords = new Set<MessageRecord>();
   private nextPosition = 0;
 
   private state: WorkState = 'unknown';
@@ -106,11 +116,8 @@ export class SessionConversation {
   private usage: Usage | null = null;
   private completedTurns = 0;
   private connection: ConnectionState = 'connected';
-  private readonly toolCalls = new Map<string, ToolCallView>();
-  private readonly plans = new Map<string, PlanView>();
-  private contextUsage: Readonly<Record<string, unknown>> | null = null;
-  private readonly others = new Map<string, OtherUpdateView>();
-  private othersDirty = true;
+  /** Tool calls, terminals, plans, options, commands, info, usage, notices, unknown kinds. */
+  private readonly entities = new SessionEntities(() => this.nextPosition++);
 
   private messagesDirty = true;
   /** Set when the message list must be rebuilt whole (an entry added, removed or linked). */
@@ -123,16 +130,11 @@ export class SessionConversation {
    */
   private viewList: ConversationMessage[] | null = null;
   private stateDirty = true;
-  private toolCallsDirty = true;
-  private plansDirty = true;
   private cached: ConversationSnapshot | null = null;
   /** Parts of the last snapshot, reused while their dirty flag is clear (structural sharing). */
   private previousParts: {
     messages: readonly ConversationMessage[];
     state: SessionStateView;
-    toolCalls: readonly ToolCallView[];
-    plans: readonly PlanView[];
-    otherUpdates: readonly OtherUpdateView[];
   } | null = null;
 
   constructor(
@@ -158,22 +160,34 @@ export class SessionConversation {
 
   /** @internal Keeps an update under its kind in `otherUpdates`, replacing the previous one. */
   keepOther(tag: string, update: RawUpdate, changes: SessionChanges | null): void {
-    const existing = this.others.get(tag);
-    const position = existing?.position ?? this.nextPosition++;
-    this.others.set(
-      tag,
-      Object.freeze({ sessionUpdate: tag, update: Object.freeze({ ...update }), position }),
-    );
-    this.othersDirty = true;
+    this.entities.other(tag, update, changes);
     this.cached = null;
-    if (changes) changes.other(tag);
   }
 
-  /** Applies a `usage_update`: the context window figures, kept whole. */
-  applyUsage(update: RawUpdate, changes: SessionChanges | null): void {
-    this.contextUsage = Object.freeze({ ...update });
+  /** @internal Applies an update that {@link SessionEntities} holds; a rejection becomes a diagnostic. */
+  applyEntity(
+    update: RawUpdate,
+    changes: SessionChanges | null,
+    apply: (entities: SessionEntities, update: RawUpdate, changes: SessionChanges | null) => Rejection,
+  ): void {
+    const rejection = apply(this.entities, update, changes);
+    if (rejection !== null) {
+      this.report('malformed_update', rejection, update.sessionUpdate);
+      return;
+    }
     this.cached = null;
-    if (changes) changes.contextUsageChanged = true;
+  }
+
+  /** Replaces the configuration options with the list a session response carried. */
+  setConfigOptions(options: readonly SessionConfigOption[], changes: SessionChanges | null): void {
+    this.entities.setConfigOptions(options, changes);
+    this.cached = null;
+  }
+
+  /** Replaces the available commands with the list a session response carried. */
+  setAvailableCommands(commands: readonly AvailableCommand[], changes: SessionChanges | null): void {
+    this.entities.setAvailableCommands(commands, changes);
+    this.cached = null;
   }
 
   /** Applies a message upsert (`user_message`, `agent_message`, `agent_thought`). */
@@ -221,6 +235,7 @@ export class SessionConversation {
     this.order.push(record);
     this.orderDirty = true;
     if (kind === 'user_message') {
+      this.openUserRecords.add(record);
       const local = this.claims.get(messageId);
       if (local !== undefined) this.attach(local, record, changes);
     }
@@ -271,37 +286,36 @@ export class SessionConversation {
       if (entering && previous !== 'unknown' && stopReason !== undefined && stopReason !== null) {
         this.completedTurns++;
       }
+      if (typeof stopReason === 'string') this.endWork(update, stopReason);
     }
     this.stateDirty = true;
     this.cached = null;
     if (changes) changes.stateChanged = true;
   }
 
-  /** Applies a `tool_call_update` (a patch: omitted keys keep their value). */
-  applyToolCall(update: RawUpdate, changes: SessionChanges | null): void {
-    const { toolCallId } = update;
-    if (typeof toolCallId !== 'string') {
-      this.report('malformed_update', 'tool_call_update without a string toolCallId', 'tool_call_update');
-      return;
-    }
-    const existing = this.toolCalls.get(toolCallId);
-    // Tool call updates are patches: omitted keys keep their value, present keys replace it.
-    const fields = Object.freeze(existing === undefined ? { ...update } : { ...existing.fields, ...update });
-    const position = existing?.position ?? this.nextPosition++;
-    this.toolCalls.set(toolCallId, Object.freeze({ toolCallId, fields, position }));
-    this.toolCallsDirty = true;
-    this.cached = null;
-    if (changes) changes.toolCall(toolCallId);
+  /**
+   * An `idle` with a stop reason ended the work in progress: every submission inserted before it
+   * (and every user message reported before it) has its turn end now. Submissions inserted later
+   * wait for the next one.
+   */
+  private endWork(update: RawUpdate, stopReason: StopReason): void {
+    const idle: IdleOutcome = {
+      stopReason,
+      usage: (update.usage ?? null) as Usage | null,
+      error: (update.error ?? null) as JsonRpcError | null,
+    };
+    for (const record of this.openUserRecords) record.turnEnd = idle;
+    this.openUserRecords.clear();
+    const ending = [...this.awaitingTurn];
+    this.awaitingTurn.clear();
+    for (const local of ending) local.turn.end(local.messageId as string, idle);
   }
 
-  /** Applies a `plan_update`. */
-  applyPlan(update: RawUpdate, changes: SessionChanges | null): void {
-    const planId = typeof update.planId === 'string' ? update.planId : '';
-    const position = this.plans.get(planId)?.position ?? this.nextPosition++;
-    this.plans.set(planId, Object.freeze({ planId, update: Object.freeze({ ...update }), position }));
-    this.plansDirty = true;
-    this.cached = null;
-    if (changes) changes.plan(planId);
+  /** Fails the turn of every inserted submission still waiting (the connection was lost, the session forgotten). */
+  failTurns(error: (local: LocalEntry) => unknown): void {
+    const failing = [...this.awaitingTurn];
+    this.awaitingTurn.clear();
+    for (const local of failing) local.turn.fail(error(local));
   }
 
   /** Records a new optimistic submission. */
@@ -322,6 +336,9 @@ export class SessionConversation {
     local.error = undefined;
     this.claims.set(messageId, local);
     const record = this.records.user_message.get(messageId);
+    // Inserted: when the agent reported the message first, at that report; else now.
+    if (record?.turnEnd) local.turn.end(messageId, record.turnEnd);
+    else if (!local.turn.settled) this.awaitingTurn.add(local);
     if (record !== undefined) this.attach(local, record, changes);
     else this.localChanged(local, changes, false);
     return true;
@@ -366,21 +383,23 @@ export class SessionConversation {
     const previous = this.previousParts;
     const messages = this.messagesDirty || !previous ? this.buildMessages() : previous.messages;
     const state = this.stateDirty || !previous ? this.buildState() : previous.state;
-    const toolCalls =
-      this.toolCallsDirty || !previous ? Object.freeze([...this.toolCalls.values()]) : previous.toolCalls;
-    const plans = this.plansDirty || !previous ? Object.freeze([...this.plans.values()]) : previous.plans;
-    const otherUpdates =
-      this.othersDirty || !previous ? Object.freeze([...this.others.values()]) : previous.otherUpdates;
-    this.messagesDirty = this.stateDirty = this.toolCallsDirty = this.plansDirty = this.othersDirty = false;
-    this.previousParts = { messages, state, toolCalls, plans, otherUpdates };
+    this.messagesDirty = this.stateDirty = false;
+    this.previousParts = { messages, state };
+    const entities = this.entities;
     this.cached = Object.freeze({
       sessionId: this.sessionId,
       messages,
       state,
-      toolCalls,
-      plans,
-      contextUsage: this.contextUsage,
-      otherUpdates,
+      toolCalls: entities.toolCalls.views(),
+      plans: entities.plans.views(),
+      contextUsage: entities.contextUsage,
+      otherUpdates: entities.others.views(),
+      terminals: entities.terminals.views(),
+      compactions: entities.compactions.views(),
+      configOptions: entities.configOptions,
+      availableCommands: entities.availableCommands,
+      sessionInfo: entities.sessionInfo,
+      notices: entities.notices,
     });
     return this.cached;
   }

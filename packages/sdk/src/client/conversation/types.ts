@@ -1,7 +1,9 @@
 import type {
+  AvailableCommand,
   ChunkedUpdateKind,
   ContentBlock,
   MessageId,
+  SessionConfigOption,
   SessionId,
   StopReason,
   Usage,
@@ -77,19 +79,65 @@ export interface SessionStateView {
   readonly connection: ConnectionState;
 }
 
-/** Latest known state of one tool call (every `tool_call_update` merged key by key). */
+/**
+ * Latest known state of one tool call: every `tool_call_update` applied by the upsert rules (an
+ * omitted field keeps its value, `null` clears it, a value replaces it) and every
+ * `tool_call_content_chunk` appended to `content`.
+ */
 export interface ToolCallView {
   /** Tool call ID. */
   readonly toolCallId: string;
-  /** Merged fields of every update received for this tool call. */
+  /**
+   * The tool call's fields (`toolCallId`, `title`, `kind`, `status`, `content`, `locations`,
+   * `rawInput`, …, including fields this SDK does not know, and the `sessionUpdate` tag of the last
+   * `tool_call_update`). A cleared field is absent.
+   */
   readonly fields: Readonly<Record<string, unknown>>;
   /** Feed position of the first update for this tool call. */
   readonly position: number;
 }
 
-/** Latest `plan_update` received under one plan ID. */
+/**
+ * Latest known state of one display terminal: every `terminal_update` applied by the upsert rules
+ * and every `terminal_output_chunk` appended to `output`.
+ */
+export interface TerminalView {
+  /** Terminal ID. */
+  readonly terminalId: string;
+  /** Every field but `output` (`command`, `cwd`, `exitStatus`, `size`, `capabilities`, unknown ones); a cleared field is absent. */
+  readonly fields: Readonly<Record<string, unknown>>;
+  /** The output so far: the last `output.data` reported whole, then every chunk after it; null before any or once cleared. */
+  readonly output: string | null;
+  /** Feed position of the first update for this terminal. */
+  readonly position: number;
+}
+
+/**
+ * Latest known state of one context compaction: `compaction_update`s applied by the upsert rules
+ * and `compaction_summary_chunk`s appended to `summary`.
+ */
+export interface CompactionView {
+  /** Compaction ID. */
+  readonly compactionId: string;
+  /** Every field but `summary` (`status`, `error`, unknown ones); a cleared field is absent. */
+  readonly fields: Readonly<Record<string, unknown>>;
+  /** The summary so far, or null before any or once cleared. */
+  readonly summary: readonly ContentBlock[] | null;
+  /** Feed position of the first update for this compaction. */
+  readonly position: number;
+}
+
+/** One `notice` the agent sent (notices are events: each is kept, in order). */
+export interface NoticeView {
+  /** The notice as received (`severity`, `title`, `description`, unknown fields). */
+  readonly notice: Readonly<Record<string, unknown>>;
+  /** Feed position of the notice. */
+  readonly position: number;
+}
+
+/** Latest `plan_update` received under one plan ID (a plan update replaces the plan whole). */
 export interface PlanView {
-  /** Plan ID, or `''` for updates that carry none. */
+  /** Plan ID (`plan.planId`), or `''` for updates that carry none. */
   readonly planId: string;
   /** The whole last update for this plan. */
   readonly update: Readonly<Record<string, unknown>>;
@@ -127,6 +175,24 @@ export interface ConversationSnapshot {
   readonly contextUsage: Readonly<Record<string, unknown>> | null;
   /** The latest update of each non-extension kind the store does not know, in first-seen order. */
   readonly otherUpdates: readonly OtherUpdateView[];
+  /** Display terminals in first-reported order. */
+  readonly terminals: readonly TerminalView[];
+  /** Context compactions in first-reported order. */
+  readonly compactions: readonly CompactionView[];
+  /**
+   * The session's configuration options: the last `config_option_update`, or the list a
+   * `session/new`, `session/resume` or `session/set_config_option` response carried; null before any.
+   */
+  readonly configOptions: readonly SessionConfigOption[] | null;
+  /** The commands available in the session (last `available_commands_update` or session response); null before any. */
+  readonly availableCommands: readonly AvailableCommand[] | null;
+  /**
+   * What `session/list` reports about the session (`title`, `updatedAt`, `_meta`, unknown fields),
+   * from `session_info_update`s by the upsert rules; null before any.
+   */
+  readonly sessionInfo: Readonly<Record<string, unknown>> | null;
+  /** Every notice received, in order. A replay shows a retained notice again. */
+  readonly notices: readonly NoticeView[];
 }
 
 /** What one applied batch changed in one session. */
@@ -147,6 +213,18 @@ export interface ConversationChange {
   readonly contextUsageChanged: boolean;
   /** Kinds in `otherUpdates` that changed; present only when some did. */
   readonly otherKinds?: readonly string[];
+  /** Terminal IDs updated; present only when some were. */
+  readonly terminalIds?: readonly string[];
+  /** Compaction IDs updated; present only when some were. */
+  readonly compactionIds?: readonly string[];
+  /** True when `configOptions` changed; present only then. */
+  readonly configOptionsChanged?: true;
+  /** True when `availableCommands` changed; present only then. */
+  readonly availableCommandsChanged?: true;
+  /** True when `sessionInfo` changed; present only then. */
+  readonly sessionInfoChanged?: true;
+  /** True when a notice was added; present only then. */
+  readonly noticesChanged?: true;
 }
 
 /** Called after each applied batch with the sessions it changed (never with an empty list). */
