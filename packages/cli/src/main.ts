@@ -22,7 +22,8 @@ Commands:
                     open connections in total, from one address, sessions each (64, 16, 32)
         --no-auth   accept clients without a token: loopback only, for tests and trusted setups
         New --history files are created readable by you only (0600). With a postgres:// URL, several
-        agent processes share the sessions: a client may attach to any of them.
+        agent processes share the sessions: a client may attach to any of them; each session's turns
+        run on one of them, and a killed one's sessions move on after --lease-ms <ms> (default 5000).
   demo [--websocket]
         Show the v2 prompt lifecycle against the reference agent, with a replay after a restart
         (over stdio, or --websocket: over a loopback WebSocket with the agent's connection token).

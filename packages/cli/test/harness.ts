@@ -95,6 +95,8 @@ export interface ListeningAgent {
   /** Everything the agent wrote to stderr so far. */
   stderr(): string;
   stop(): Promise<void>;
+  /** Kills the process with SIGKILL (no cleanup of any kind); resolves once it exited. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -131,9 +133,16 @@ export async function listeningAgent(args: string[] = []): Promise<ListeningAgen
     stop: () =>
       new Promise<void>((resolve) => {
         tokens.delete(url);
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
+      }),
+    kill: () =>
+      new Promise<void>((resolve) => {
+        tokens.delete(url);
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
       }),
   };
 }

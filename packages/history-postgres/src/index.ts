@@ -8,5 +8,10 @@ export {
   PostgresSessionLeases,
   type SessionLease,
 } from './session-leases.js';
+export { FencedSessionLog } from './fenced-session-log.js';
+export {
+  PostgresSessionOwnership,
+  type PostgresSessionOwnershipOptions,
+} from './session-ownership.js';
 export { endInterruptedTurn, type InterruptedStopReason } from './takeover.js';
 export { SCHEMA_VERSION } from './schema-version.js';

@@ -140,6 +140,29 @@ export class PostgresSessionLeases {
     return rows[0] === undefined ? undefined : toLease(rows[0]);
   }
 
+  /**
+   * Renews many of `owner`'s leases in one statement (each at its epoch, if not lapsed and taken).
+   * Returns the renewed leases; a lease missing from the result was lost.
+   */
+  async renewAll(
+    owner: string,
+    leases: readonly Pick<SessionLease, 'sessionId' | 'epoch'>[],
+    ttlMs: number,
+  ): Promise<SessionLease[]> {
+    if (leases.length === 0) return [];
+    checkArgs(leases[0]!.sessionId, owner, ttlMs);
+    const { rows } = await this.#query<LeaseRow>(
+      'renew leases in',
+      `UPDATE ${this.#db.s}.log_leases l
+       SET expires_at = clock_timestamp() + make_interval(secs => $4 / 1000.0)
+       FROM unnest($2::text[], $3::bigint[]) AS h(session_id, epoch)
+       WHERE l.session_id = h.session_id AND l.epoch = h.epoch AND l.owner = $1
+       RETURNING l.*`,
+      [owner, leases.map((lease) => lease.sessionId), leases.map((lease) => lease.epoch), ttlMs],
+    );
+    return rows.map(toLease);
+  }
+
   /** Gives the lease up at once (if `owner` still holds it at `epoch`); true if it did. */
   async release(sessionId: string, owner: string, epoch: number): Promise<boolean> {
     // The row stays (with its epoch, so the next holder's epoch still grows); it just lapses now.

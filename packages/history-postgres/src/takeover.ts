@@ -34,5 +34,6 @@ export async function endInterruptedTurn(
         }
       : {}),
   } as unknown as LogEntry['update'];
-  return log.appendAsOwner(sessionId, [{ update }], lease);
+  // Live-only, as every state_update the agent reports: replay reports the state as of the resume.
+  return log.appendAsOwner(sessionId, [{ update, retain: false }], lease);
 }

@@ -37,6 +37,7 @@ describe('PostgresHistoryStore.open on a database it cannot use', () => {
       'log_entries',
       'log_issued_ids',
       'log_leases',
+      'log_prompts',
       'log_sessions',
       'messages',
       'schema_migrations',
@@ -59,7 +60,7 @@ describe('PostgresHistoryStore.open on a database it cannot use', () => {
     await first.close();
     // Take the schema back to version 1, as the first release of this package left it.
     await admin.query(
-      `DROP TABLE "${schema}".log_entries, "${schema}".log_claims, "${schema}".log_issued_ids, "${schema}".log_sessions, "${schema}".log_leases`,
+      `DROP TABLE "${schema}".log_entries, "${schema}".log_claims, "${schema}".log_issued_ids, "${schema}".log_sessions, "${schema}".log_leases, "${schema}".log_prompts`,
     );
     await admin.query(`DROP FUNCTION "${schema}".log_append_as, "${schema}".log_append, "${schema}".log_now`);
     await admin.query(`DELETE FROM "${schema}".schema_migrations WHERE version > 1`);

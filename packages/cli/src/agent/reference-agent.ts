@@ -17,6 +17,8 @@ export interface ReferenceAgentOptions {
   chunkDelayMs?: number;
   /** How replay sends retained messages (default `'chunks'`: reset, then one chunk per block). */
   replay?: 'full' | 'chunks';
+  /** Session ownership across replicas (`--history postgres://…`); default none. */
+  ownership?: AgentOptions['ownership'];
   /** Where errors thrown by the agent's handlers go (default: one line each on stderr). */
   onHandlerError?: AgentOptions['onHandlerError'];
 }
@@ -170,6 +172,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     info: { name: 'acp-kit-agent', title: 'acp-kit reference agent', version: '0.1.0' },
     replay: options.replay ?? 'chunks',
     ...(options.history ? { history: options.history } : {}),
+    ...(options.ownership ? { ownership: options.ownership } : {}),
     onHandlerError: options.onHandlerError ?? printHandlerError,
     async onPrompt(prompt, { session, client }) {
       // The ID is assigned on arrival, for the agent's own bookkeeping of queued prompts; the

@@ -8,6 +8,7 @@ import {
   listenWebSocket,
   schemaValidator,
   type SessionLog,
+  type SessionOwnership,
   stdioTransport,
   type WebSocketServerOptions,
 } from '@acp-kit/sdk';
@@ -27,6 +28,7 @@ function parse(args: string[]) {
         history: { type: 'string' },
         listen: { type: 'string' },
         'chunk-delay': { type: 'string' },
+        'lease-ms': { type: 'string' },
         'token-file': { type: 'string' },
         'no-auth': { type: 'boolean' },
         'allow-origin': { type: 'string', multiple: true },
@@ -60,11 +62,20 @@ function positiveInteger(flag: string, value: string | undefined): number | unde
   return n;
 }
 
-async function openHistory(path: string | undefined): Promise<HistoryStore | SessionLog | undefined> {
+async function openHistory(
+  path: string | undefined,
+  leaseMs: number | undefined,
+): Promise<
+  { history: HistoryStore | SessionLog; ownership?: SessionOwnership; close(): Promise<void> } | undefined
+> {
+  if (leaseMs !== undefined && !(path !== undefined && isPostgresUrl(path))) {
+    throw new UsageError('--lease-ms only applies with --history postgres://…');
+  }
   if (!path) return undefined;
-  if (isPostgresUrl(path)) return openPostgresHistory(path);
+  if (isPostgresUrl(path)) return openPostgresHistory(path, leaseMs);
   for (const warning of historyExposureWarnings(path)) process.stderr.write(`acp-kit agent: ${warning}\n`);
-  return openSqliteHistory(path);
+  const history = await openSqliteHistory(path);
+  return { history, close: () => history.close() };
 }
 
 type Values = ReturnType<typeof parse>;
@@ -138,9 +149,11 @@ export async function runAgent(args: string[]): Promise<number> {
   }
   const listen = listenSettings(values);
   const tokenSource = listen && !listen.noAuth ? resolveToken(values['token-file']) : undefined;
-  const history = await openHistory(values.history);
+  const leaseMs = positiveInteger('--lease-ms', values['lease-ms']);
+  const opened = await openHistory(values.history, leaseMs);
   const agent = createReferenceAgent({
-    ...(history ? { history } : {}),
+    ...(opened ? { history: opened.history } : {}),
+    ...(opened?.ownership ? { ownership: opened.ownership } : {}),
     ...(delay === undefined ? {} : { chunkDelayMs: delay }),
   });
 
@@ -163,7 +176,7 @@ export async function runAgent(args: string[]): Promise<number> {
       server = await listenWebSocket(options);
     } catch (error) {
       tokenSource?.cleanup();
-      await history?.close?.();
+      await opened?.close();
       throw error;
     }
     process.stderr.write(`acp-kit agent listening on ${server.url}\n`);
@@ -198,7 +211,7 @@ export async function runAgent(args: string[]): Promise<number> {
       process.once('SIGTERM', stop);
     });
     tokenSource?.cleanup();
-    await history?.close?.();
+    await opened?.close();
     return 0;
   }
 
@@ -206,6 +219,6 @@ export async function runAgent(args: string[]): Promise<number> {
   const closed = new Promise<void>((resolve) => connection.onClose(() => resolve()));
   agent.serve(connection, 'stdio');
   await closed;
-  await history?.close?.();
+  await opened?.close();
   return 0;
 }

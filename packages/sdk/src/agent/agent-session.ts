@@ -439,6 +439,16 @@ export class AgentSession implements Inserter {
   }
 
   /**
+   * @internal Resolves once the session handed every entry up to `seq` to `peer` (after its replay,
+   * if it is receiving one): a receipt for a message another replica inserted follows its report.
+   */
+  async reportedTo(peer: ClientPeer, seq: number): Promise<void> {
+    await this.#reached(seq);
+    const cursor = this.#cursors.get(peer);
+    if (cursor?.held !== undefined) await new Promise<void>((resolve) => cursor.released.push(resolve));
+  }
+
+  /**
    * Reserves a fresh message ID without inserting anything. Holding an ID is not insertion: a
    * prompt is acknowledged only by `insert({ messageId })`, which may use the reserved ID later.
    */

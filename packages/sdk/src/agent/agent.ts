@@ -6,6 +6,7 @@ import type {
   ClientRequestMap,
   Implementation,
   InitializeResponse,
+  MessageId,
   NewSessionResponse,
   PromptResponse,
   ResumeSessionResponse,
@@ -24,6 +25,8 @@ import { replayFromLog } from './log-replay.js';
 import { toWireError } from './wire-errors.js';
 import type { ClientPeer } from './client-peer.js';
 import { PendingPrompt } from './pending-prompt.js';
+import { forwardedPromptPeer } from './forwarded-prompt-peer.js';
+import type { ForwardedPrompt, ForwardedReceipt, SessionOwnership } from './session-ownership.js';
 
 /** The protocol version this agent speaks. */
 export const PROTOCOL_VERSION = 2;
@@ -79,6 +82,13 @@ export interface AgentOptions {
    */
   replay?: 'as-retained' | ReplayVia;
   /**
+   * Session ownership across replicas sharing the log (for example `PostgresSessionOwnership`):
+   * each session's prompts run on its owner only; a replica that does not own a session has the
+   * owner insert a prompt it receives and answers with the owner's receipt. Default: none, every
+   * prompt runs where it arrives.
+   */
+  ownership?: SessionOwnership;
+  /**
    * Called for every valid `session/prompt`. Settle the prompt with `prompt.insert()` (the
    * client gets its `messageId` only then) or `prompt.reject(error)`; or keep it pending and
    * insert it later, for example after the current work. If the handler throws before the
@@ -113,6 +123,11 @@ export class Agent {
     this.#options = options;
     this.#history = options.history ?? new MemoryHistoryStore();
     this.#log = sessionLogOf(this.#history);
+    options.ownership?.bind({
+      sessions: this.#sessions,
+      runForwardedPrompt: (prompt) => this.#runForwarded(prompt),
+      cancelForwarded: (sessionId) => this.#cancelSession(sessionId),
+    });
   }
 
   /** The store the agent was given (or its default {@link MemoryHistoryStore}). */
@@ -229,6 +244,7 @@ export class Agent {
         requireInitialized('session/new');
         requireAbsolute(params.cwd);
         const session = await this.createSession(params.cwd);
+        await this.#options.ownership?.created(session.id);
         attach(session);
         return { sessionId: session.id };
       }),
@@ -255,6 +271,13 @@ export class Agent {
         try {
           const session = await this.#require(params.sessionId);
           attach(session);
+          const route = await this.#options.ownership?.route(session.id, params.prompt, context.signal);
+          if (route !== undefined && 'error' in route) throw RpcError.fromObject(route.error);
+          if (route?.to === 'owner') {
+            // Inserted by the owner: answered once this client was handed the message's report.
+            await session.reportedTo(peer, route.receipt.position);
+            return { messageId: route.receipt.messageId };
+          }
           return await this.#prompt(
             session,
             peer,
@@ -271,15 +294,12 @@ export class Agent {
     connection.onNotification('session/cancel', async (params) => {
       // A notification cannot be answered; before initialize it is ignored.
       if (!initialized) return;
-      const session = this.#sessions.get(params.sessionId);
-      if (!session) return;
-      session.cancel();
-      try {
-        await this.#options.onCancel?.(session);
-      } catch (error) {
-        this.#handlerFailed(error, { handler: 'onCancel', sessionId: session.id });
-        throw error;
-      }
+      const ownership = this.#options.ownership;
+      if (ownership === undefined) return this.#cancelSession(params.sessionId);
+      // Applied here at once (to prompts still waiting here), and run by the owner.
+      this.#sessions.get(params.sessionId)?.cancel();
+      if (await ownership.cancel(params.sessionId)) return;
+      return this.#cancelSession(params.sessionId);
     });
 
     connection.onClose(() => {
@@ -336,6 +356,40 @@ export class Agent {
     return {};
   }
 
+  /** `session/cancel` for a session run here: aborts its work, then calls `onCancel`. */
+  async #cancelSession(sessionId: SessionId): Promise<void> {
+    const session = this.#sessions.get(sessionId);
+    if (!session) return;
+    session.cancel();
+    try {
+      await this.#options.onCancel?.(session);
+    } catch (error) {
+      this.#handlerFailed(error, { handler: 'onCancel', sessionId: session.id });
+      throw error;
+    }
+  }
+
+  /** Runs a prompt another replica forwarded to this one, the session's owner. */
+  async #runForwarded(forwarded: ForwardedPrompt): Promise<ForwardedReceipt> {
+    const session = await this.#require(forwarded.sessionId);
+    const arrived = session.promptArrived();
+    if (forwarded.cancelled) session.cancel();
+    try {
+      const peer = forwardedPromptPeer(session.id);
+      const { messageId } = await this.#prompt(
+        session,
+        peer,
+        forwarded.content,
+        { signal: forwarded.signal },
+        arrived,
+        (id) => forwarded.inserting(id),
+      );
+      return { messageId, position: session.position };
+    } finally {
+      arrived.settled();
+    }
+  }
+
   async #require(sessionId: SessionId): Promise<AgentSession> {
     const session = await this.session(sessionId);
     if (!session) throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId });
@@ -346,12 +400,19 @@ export class Agent {
     session: AgentSession,
     peer: ClientPeer,
     content: PendingPrompt['content'],
-    context: RequestContext,
+    context: Pick<RequestContext, 'signal'>,
     arrived: { arrival: number; settled: () => void },
+    inserting?: (messageId: MessageId) => Promise<void>,
   ): Promise<PromptResponse> {
     const prompt = new PendingPrompt(session.id, content, context.signal, {
-      insertUserMessage: (inserted, options) =>
-        session.insertUserMessage(inserted, options, { peer, arrival: arrived.arrival }),
+      insertUserMessage: async (inserted, options) => {
+        const insertContext = { peer, arrival: arrived.arrival };
+        if (inserting === undefined) return session.insertUserMessage(inserted, options, insertContext);
+        // A forwarded prompt: its ID is recorded before the append, so a takeover can tell the outcome.
+        const messageId = options.messageId ?? (await session.reserveMessageId());
+        await inserting(messageId);
+        return session.insertUserMessage(inserted, { ...options, messageId }, insertContext);
+      },
     });
     prompt.response.then(arrived.settled, arrived.settled);
     const rejectIfPending = (error: RpcError): void => {

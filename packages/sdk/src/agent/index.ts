@@ -14,3 +14,11 @@ export {
 } from './agent-session.js';
 export type { ClientPeer } from './client-peer.js';
 export { type InsertOptions, PendingPrompt } from './pending-prompt.js';
+export type {
+  ForwardedError,
+  ForwardedPrompt,
+  ForwardedReceipt,
+  OwnershipHost,
+  PromptRoute,
+  SessionOwnership,
+} from './session-ownership.js';
