@@ -7,3 +7,5 @@ export * from './client/index.js';
 // Agent side: sessions, pending prompts settled only by insert()/reject() (agent/)
 export * from './agent/index.js';
 export * from './history/index.js';
+// Wire codecs: the version a connection speaks, chosen at initialize (codec/)
+export * from './codec/index.js';

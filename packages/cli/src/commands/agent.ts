@@ -6,12 +6,15 @@ import {
   type HistoryStore,
   isLoopbackHost,
   listenWebSocket,
+  negotiateAgentVersion,
   schemaValidator,
   type SessionLog,
   type SessionOwnership,
   stdioTransport,
+  type Transport,
   type WebSocketServerOptions,
 } from '@acp-kit/sdk';
+import { v1WireCodec } from '@acp-kit/v1-compat';
 import { createReferenceAgent } from '../agent/reference-agent.js';
 import { historyExposureWarnings } from '../listen/private-history.js';
 import { refusalLogger } from '../listen/refusal-log.js';
@@ -166,8 +169,7 @@ export async function runAgent(args: string[]): Promise<number> {
       ...(listen.tls ? { tls: listen.tls } : {}),
       ...(tokenSource ? { token: tokenSource.token } : { noAuth: true }),
       onConnection: (transport) => {
-        const connection: AgentConnection = new Connection(transport, { validator: schemaValidator });
-        agent.serve(connection);
+        agent.serve(versionedConnection(transport));
       },
       onRefused: refusalLogger((line) => void process.stderr.write(line)),
     };
@@ -215,10 +217,20 @@ export async function runAgent(args: string[]): Promise<number> {
     return 0;
   }
 
-  const connection: AgentConnection = new Connection(stdioTransport(), { validator: schemaValidator });
+  const connection = versionedConnection(stdioTransport());
   const closed = new Promise<void>((resolve) => connection.onClose(() => resolve()));
   agent.serve(connection, 'stdio');
   await closed;
   await opened?.close();
   return 0;
+}
+
+/**
+ * A connection that speaks the version its client's `initialize` asks for: v2, or v1 through the
+ * in-process v1 codec (the agent behind it only ever sees v2).
+ */
+function versionedConnection(transport: Transport): AgentConnection {
+  return new Connection(negotiateAgentVersion(transport, { codecs: [v1WireCodec] }), {
+    validator: schemaValidator,
+  });
 }

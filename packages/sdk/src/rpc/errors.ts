@@ -21,6 +21,8 @@ export const ErrorCodes = {
   AuthRequired: -32000,
   /** ACP: a referenced resource (for example a session) does not exist. */
   ResourceNotFound: -32002,
+  /** ACP: the agent supports no protocol version at or below the one `initialize` asked for. */
+  UnsupportedProtocolVersion: -32022,
   /** Local only: the connection closed (transport ended, process exited, or `close()`). */
   ConnectionClosed: -32099,
   /** Local only: the outgoing buffer limit was exceeded because the peer stopped reading. */

@@ -5,9 +5,6 @@ import type {
   ClientRequestMap as V2ClientRequestMap,
   SessionId,
   SessionNotification as V2SessionNotification,
-  SessionUpdate as V2SessionUpdate,
-  UserMessageChunk as V2UserMessageChunk,
-  UserMessageUpdate as V2UserMessageUpdate,
 } from '@acp-kit/schema';
 import { Connection, ErrorCodes, RpcError, schemaValidator, type Transport } from '@acp-kit/sdk';
 import {
@@ -29,12 +26,9 @@ import type {
   ClientRequestMap,
 } from '../generated/v1/methods.js';
 import type * as V1 from '../generated/v1/types.js';
-import type { MessageKind } from '../message-ids.js';
 import { v1SchemaValidator } from '../v1-validator.js';
 import { WrappedPeer } from '../wrapped-peer.js';
-import { ChunkWriter } from './chunk-writer.js';
-import { type TurnError, TurnWatcher } from './turn-watcher.js';
-import { v2UpdateToV1 } from './update-to-v1.js';
+import { type OpenPrompt, SessionView } from './session-view.js';
 
 /** The bridge's connection to the v2 agent, as a v2 client. */
 type V2ClientConnection = Connection<
@@ -50,41 +44,6 @@ export type V1AgentConnection = Connection<
   ClientRequestMap,
   ClientNotificationMap
 >;
-
-const MESSAGE_KINDS: Record<string, { kind: MessageKind; chunk: boolean }> = {
-  user_message: { kind: 'user_message', chunk: false },
-  user_message_chunk: { kind: 'user_message', chunk: true },
-  agent_message: { kind: 'agent_message', chunk: false },
-  agent_message_chunk: { kind: 'agent_message', chunk: true },
-  agent_thought: { kind: 'agent_thought', chunk: false },
-  agent_thought_chunk: { kind: 'agent_thought', chunk: true },
-};
-
-/** What the bridge keeps per session. */
-class SessionView {
-  readonly turns = new TurnWatcher();
-  readonly writer = new ChunkWriter();
-  readonly toolCalls = new Set<string>();
-  /** User messages the v1 client submitted itself: it already shows them, so they are not echoed. */
-  readonly ownMessages = new Set<string>();
-  /** Updates received so far (their positions). */
-  received = 0;
-  /** v1 prompts whose v2 response has not arrived: updates wait so the echo can be recognised. */
-  answering = 0;
-  buffered: { seq: number; update: V2SessionUpdate }[] = [];
-  /** A v1 session/load is replaying: everything goes out, the client's own prompts included. */
-  loading = false;
-  /** v1 prompts sent to the v2 agent and not answered yet. */
-  readonly open = new Set<OpenPrompt>();
-  /** How many v1 prompts were sent to the v2 agent so far. */
-  sent = 0;
-}
-
-/** A v1 prompt the bridge has not answered yet. */
-interface OpenPrompt {
-  /** The v1 client cancelled the session while this prompt was open: `sent` at that moment. */
-  cancelledAt: number | undefined;
-}
 
 /** Options of {@link serveV2AgentAsV1}. */
 export interface ServeV2AgentAsV1Options {
@@ -109,7 +68,7 @@ export interface V2AgentBridge {
 /**
  * Serves a v2 agent to a v1 client. A v1 `session/prompt` stays open until the v2 agent reports
  * `idle` after inserting it, then answers `{stopReason}`; v2 message updates become v1 chunks
- * (see {@link ChunkWriter} for replacements); `state_update` is not forwarded; v1 `session/load`
+ * (see `ChunkWriter` for replacements); `state_update` is not forwarded; v1 `session/load`
  * is v2 `session/resume` with replay from the start.
  */
 export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridge {
@@ -136,43 +95,8 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
     v1.sendNotification('session/update', { sessionId, update }).catch(() => undefined);
   };
 
-  const forward = (sessionId: SessionId, s: SessionView, update: V2SessionUpdate): void => {
-    const message = MESSAGE_KINDS[update.sessionUpdate];
-    if (message !== undefined) {
-      const m = update as { messageId: string; content?: unknown };
-      if (message.kind === 'user_message' && !s.loading && s.ownMessages.has(m.messageId)) return;
-      const out = message.chunk
-        ? s.writer.chunk(message.kind, m.messageId, m.content as never)
-        : s.writer.update(message.kind, m.messageId, m.content as never);
-      for (const u of out) send(sessionId, u);
-      return;
-    }
-    if (update.sessionUpdate === 'state_update') return;
-    const converted = v2UpdateToV1(update, s.toolCalls);
-    if (converted !== undefined) send(sessionId, converted);
-  };
-
-  const flush = (sessionId: SessionId, s: SessionView, through: number): void => {
-    while (s.buffered.length > 0 && (s.buffered[0]?.seq ?? Number.POSITIVE_INFINITY) <= through) {
-      const next = s.buffered.shift();
-      if (next !== undefined) forward(sessionId, s, next.update);
-    }
-  };
-
   v2.onNotification('session/update', (params: V2SessionNotification) => {
-    const s = view(params.sessionId);
-    const { update } = params;
-    const seq = ++s.received;
-    if (update.sessionUpdate === 'user_message' || update.sessionUpdate === 'user_message_chunk') {
-      s.turns.userMessage((update as V2UserMessageUpdate | V2UserMessageChunk).messageId, seq);
-    } else if (update.sessionUpdate === 'state_update' && update.state === 'idle') {
-      const idle = update as { stopReason?: V1.StopReason | null; error?: TurnError | null };
-      s.turns.idle(idle.stopReason, seq, idle.error);
-    } else {
-      s.turns.saw(seq);
-    }
-    if (s.answering > 0 && !s.loading) s.buffered.push({ seq, update });
-    else forward(params.sessionId, s, update);
+    view(params.sessionId).receive(params.sessionId, params.update, send);
   });
 
   v2.onRequest('session/request_permission', async (params) => {
@@ -196,9 +120,7 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
 
   v1.onRequest('session/load', async (params) => {
     const s = view(params.sessionId);
-    s.writer.reset();
-    s.toolCalls.clear();
-    s.loading = true;
+    s.startLoading();
     try {
       await call(() => v2.sendRequest('session/resume', v1ToV2LoadSessionRequest(params)));
     } finally {
@@ -250,14 +172,14 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
       throw error;
     } finally {
       s.answering -= 1;
-      if (s.answering === 0) flush(params.sessionId, s, Number.POSITIVE_INFINITY);
+      if (s.answering === 0) s.flush(params.sessionId, Number.POSITIVE_INFINITY, send);
     }
     if (open.cancelledAt !== undefined && open.cancelledAt === s.sent) {
       v2.sendNotification('session/cancel', { sessionId: params.sessionId }).catch(() => undefined);
     }
     const end = await s.turns.turnEnd(messageId);
     // Updates of this turn still held for another prompt's echo go out before the answer.
-    flush(params.sessionId, s, end.seq);
+    s.flush(params.sessionId, end.seq, send);
     if (end.stopReason === 'error') {
       // v1 has no error stop reason: a turn that failed ends its session/prompt with an error.
       const error = end.error ?? {

@@ -1,0 +1,200 @@
+/**
+ * Version negotiation over a real process: the official SDK's v1 client (its default, v1 entry)
+ * talks directly to `acp-kit agent` over stdio — no bridge process. The agent's `initialize`
+ * handling sees `protocolVersion: 1` and serves the connection through the in-process v1 codec.
+ * Every line the agent writes is also captured raw and checked against our v1 schema, so a v2
+ * shape leaking onto a v1 connection fails the test even where the official client is lenient.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import {
+  type ActiveSessionMessage,
+  client as officialV1Client,
+  ndJsonStream,
+} from '@agentclientprotocol/sdk';
+import { v1Validation } from '@acp-kit/v1-compat';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { replyTo } from '../../src/agent/reply-model.js';
+
+const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+
+type WireMessage = { id?: unknown; method?: string; params?: unknown; result?: unknown; error?: unknown };
+
+let running: ChildProcess | undefined;
+afterEach(async () => {
+  const child = running;
+  running = undefined;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('close', resolve));
+  child.kill('SIGTERM');
+  await exited;
+});
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run the CLI build first`);
+});
+
+/** Spawns `acp-kit agent`, logs every line it writes, and gives the official client its own copy. */
+function spawnAgent(chunkDelay = 0) {
+  const child = spawn(process.execPath, [BIN, 'agent', '--chunk-delay', String(chunkDelay)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  running = child;
+  const wire: WireMessage[] = [];
+  let pending = '';
+  let stderr = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (text: string) => {
+    stderr += text;
+  });
+  const copy = new PassThrough();
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (text: string) => {
+    copy.write(text);
+    pending += text;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) if (line.trim() !== '') wire.push(JSON.parse(line) as WireMessage);
+  });
+  child.stdout!.on('end', () => copy.end());
+  const stream = ndJsonStream(
+    Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+    Readable.toWeb(copy) as ReadableStream<Uint8Array>,
+  );
+  return { child, wire, stream, stderr: () => stderr };
+}
+
+/** Every notification and request the agent wrote is valid v1 (our generated v1 validators). */
+function expectAllV1(wire: WireMessage[]): void {
+  for (const message of wire) {
+    if (message.method === undefined) continue;
+    const checked = v1Validation.validateParams(message.method, message.params);
+    expect(checked, `${message.method} is a v1 method`).toBeDefined();
+    expect(checked?.ok ? [] : checked?.issues, JSON.stringify(message)).toEqual([]);
+  }
+  const kinds = wire
+    .filter((m) => m.method === 'session/update')
+    .map((m) => (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate);
+  expect(kinds).not.toContain('state_update');
+  expect(kinds).not.toContain('agent_message');
+  expect(kinds).not.toContain('user_message');
+}
+
+describe('the official v1 client talking directly to `acp-kit agent` (negotiated down to v1)', () => {
+  it('completes whole turns: v1 initialize, session/new, a prompt answered {stopReason} at the end of the turn, a permission round trip', async () => {
+    const agent = spawnAgent();
+    const permissions: unknown[] = [];
+    const app = officialV1Client({ name: 'official-v1-interop' }).onRequest(
+      'session/request_permission',
+      async ({ params }) => {
+        permissions.push(params);
+        const allow = params.options.find((option) => option.kind.startsWith('allow')) ?? params.options[0]!;
+        return { outcome: { outcome: 'selected', optionId: allow.optionId } };
+      },
+    );
+    const outcome = await app.connectWith(agent.stream, async (ctx) => {
+      const init = await ctx.request('initialize', {
+        protocolVersion: 1,
+        clientCapabilities: {},
+        clientInfo: { name: 'official-v1', version: '2.4.0' },
+      });
+      const session = await ctx.buildSession('/tmp').start();
+      const response = await session.prompt('hello from a v1 editor');
+      const text = await session.readText();
+      const write = await session.prompt('/write notes.txt');
+      const seen: ActiveSessionMessage[] = [];
+      for (;;) {
+        const message = await session.nextUpdate();
+        seen.push(message);
+        if (message.kind === 'stop') break;
+      }
+      session.dispose();
+      return { init, response, text, write, seen, sessionId: session.sessionId };
+    });
+
+    expect(outcome.init).toMatchObject({
+      protocolVersion: 1,
+      agentInfo: { name: 'acp-kit-agent' },
+      agentCapabilities: { loadSession: true },
+    });
+    expect(outcome.response).toEqual({ stopReason: 'end_turn' });
+    expect(outcome.text).toBe(replyTo('hello from a v1 editor').pieces.join(''));
+    expect(outcome.write).toEqual({ stopReason: 'end_turn' });
+    expect(permissions).toHaveLength(1);
+    expect(permissions[0]).toMatchObject({ sessionId: outcome.sessionId, toolCall: {} });
+    // The v1 client's own prompts are not echoed back to it; the agent's reply arrives as v1 chunks.
+    const updates = outcome.seen.flatMap((m) => (m.kind === 'session_update' ? [m.update] : []));
+    expect(updates.some((u) => u.sessionUpdate === 'agent_message_chunk')).toBe(true);
+    expect(updates.some((u) => u.sessionUpdate === 'user_message_chunk')).toBe(false);
+    expectAllV1(agent.wire);
+    // Both prompt answers went out only after the turn's last update.
+    const promptAnswers = agent.wire.filter(
+      (m) => m.result !== undefined && (m.result as { stopReason?: unknown }).stopReason !== undefined,
+    );
+    expect(promptAnswers).toHaveLength(2);
+    const lastIndex = agent.wire.indexOf(promptAnswers[1]!);
+    expect(agent.wire.slice(lastIndex + 1).filter((m) => m.method === 'session/update')).toEqual([]);
+    expect(agent.stderr()).toBe('');
+  });
+
+  it('cancels a running turn: the v1 prompt ends with stopReason cancelled', async () => {
+    const agent = spawnAgent(40);
+    const outcome = await officialV1Client({ name: 'official-v1-cancel' }).connectWith(
+      agent.stream,
+      async (ctx) => {
+        await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+        const session = await ctx.buildSession('/tmp').start();
+        const answer = session.prompt(`${'a long prompt '.repeat(40)}`);
+        const first = await session.nextUpdate();
+        await ctx.notify('session/cancel', { sessionId: session.sessionId });
+        const response = await answer;
+        session.dispose();
+        return { first, response };
+      },
+    );
+    expect(outcome.first).toMatchObject({
+      kind: 'session_update',
+      update: { sessionUpdate: 'agent_message_chunk' },
+    });
+    expect(outcome.response).toEqual({ stopReason: 'cancelled' });
+    expectAllV1(agent.wire);
+  });
+
+  it('reloads a session with v1 session/load: the conversation replays as v1 chunks, the user message included', async () => {
+    const agent = spawnAgent();
+    const replayed: { sessionUpdate: string; content?: unknown }[] = [];
+    let loading = false;
+    const app = officialV1Client({ name: 'official-v1-load' }).onNotification(
+      'session/update',
+      ({ params }) => {
+        if (loading) replayed.push(params.update as never);
+      },
+    );
+    const outcome = await app.connectWith(agent.stream, async (ctx) => {
+      await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+      const session = await ctx.buildSession('/tmp').start();
+      await session.prompt('remember me');
+      session.dispose();
+      loading = true;
+      const loaded = await ctx.request('session/load', {
+        sessionId: session.sessionId,
+        cwd: '/tmp',
+        mcpServers: [],
+      });
+      return { loaded };
+    });
+    expect(outcome.loaded).toEqual({});
+    expect(replayed.filter((u) => u.sessionUpdate === 'user_message_chunk').map((u) => u.content)).toEqual([
+      { type: 'text', text: 'remember me' },
+    ]);
+    expect(
+      replayed
+        .filter((u) => u.sessionUpdate === 'agent_message_chunk')
+        .map((u) => (u.content as { text: string }).text)
+        .join(''),
+    ).toBe(replyTo('remember me').pieces.join(''));
+    expectAllV1(agent.wire);
+  });
+});

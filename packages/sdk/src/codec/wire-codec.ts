@@ -1,0 +1,52 @@
+/**
+ * The seam between the version a connection speaks on the wire and the version the SDK's core
+ * speaks (ACP v2). The core — `Agent`, `Client`, their handlers and the session log — is
+ * version-neutral: it only ever sees v2. A {@link WireCodec} translates one other version, per
+ * connection, and is chosen at `initialize` by {@link negotiateAgentVersion}; for v2 itself the
+ * codec is the identity (messages pass through as text, untouched and unparsed).
+ */
+
+/** Where a {@link CodecSession} sends what it produced. */
+export interface CodecChannel {
+  /**
+   * Hands a message in the core's version (v2) to this side's connection, as if the peer had sent
+   * it. Use it for the translation of what the peer sent, and for answers the core expects from the
+   * peer that the codec gives itself.
+   */
+  deliver(message: unknown): void;
+  /**
+   * Writes a message in the wire version to the peer. Resolves once the transport took it (the
+   * connection's outgoing-buffer accounting applies to the core's messages, not to these).
+   */
+  write(message: unknown): Promise<void>;
+}
+
+/** The translation of one connection: created when the codec is chosen, dropped when it closes. */
+export interface CodecSession {
+  /**
+   * A message the peer sent (parsed JSON in the wire version; the first one is the `initialize`
+   * request that chose this codec). Validate it against the wire version's schema — bad input gets
+   * its JSON-RPC error (code, pointer, what was expected) written back with
+   * {@link CodecChannel.write} — then {@link CodecChannel.deliver} its translation.
+   */
+  fromPeer(message: unknown): void;
+  /**
+   * A message this side's core sends (parsed JSON, v2). Write its translation with
+   * {@link CodecChannel.write}, now or later (a v1 prompt answer waits for the end of the turn).
+   * Resolves when what was written for it was taken by the transport, or at once when nothing was.
+   */
+  fromCore(message: unknown): Promise<void>;
+  /** The connection closed: fail or drop whatever the session still waits for. */
+  close?(reason?: Error): void;
+}
+
+/** One protocol version other than v2, served by translation. */
+export interface WireCodec {
+  /** The protocol version this codec speaks on the wire (for example 1). */
+  readonly protocolVersion: number;
+  /**
+   * Opens the translation for one agent-side connection whose client asked for
+   * {@link WireCodec.protocolVersion} in `initialize`.
+   */
+  agent(channel: CodecChannel): CodecSession;
+}

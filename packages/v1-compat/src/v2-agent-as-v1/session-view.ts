@@ -1,0 +1,106 @@
+import type {
+  SessionId,
+  SessionUpdate as V2SessionUpdate,
+  UserMessageChunk as V2UserMessageChunk,
+  UserMessageUpdate as V2UserMessageUpdate,
+} from '@acp-kit/schema';
+import type * as V1 from '../generated/v1/types.js';
+import type { MessageKind } from '../message-ids.js';
+import { ChunkWriter } from './chunk-writer.js';
+import { type TurnError, TurnWatcher } from './turn-watcher.js';
+import { v2UpdateToV1 } from './update-to-v1.js';
+
+const MESSAGE_KINDS: Record<string, { kind: MessageKind; chunk: boolean }> = {
+  user_message: { kind: 'user_message', chunk: false },
+  user_message_chunk: { kind: 'user_message', chunk: true },
+  agent_message: { kind: 'agent_message', chunk: false },
+  agent_message_chunk: { kind: 'agent_message', chunk: true },
+  agent_thought: { kind: 'agent_thought', chunk: false },
+  agent_thought_chunk: { kind: 'agent_thought', chunk: true },
+};
+
+/** Sends one v1 update to the v1 client; resolves when its transport took it. */
+export type SendV1Update = (sessionId: SessionId, update: V1.SessionUpdate) => Promise<void> | void;
+
+/** A v1 prompt not answered yet. */
+export interface OpenPrompt {
+  /** The v1 client cancelled the session while this prompt was open: `sent` at that moment. */
+  cancelledAt: number | undefined;
+}
+
+/**
+ * What the v2→v1 translation keeps per session: the session's v2 update stream numbered in the
+ * order it arrives (the positions {@link TurnWatcher} decides turn ends by), the v1 chunks already
+ * shown, and the v1 prompts still open. Shared by the process-level bridge and the in-process codec.
+ */
+export class SessionView {
+  readonly turns = new TurnWatcher();
+  readonly writer = new ChunkWriter();
+  readonly toolCalls = new Set<string>();
+  /** User messages the v1 client submitted itself: it already shows them, so they are not echoed. */
+  readonly ownMessages = new Set<string>();
+  /** Updates received so far (their positions). */
+  received = 0;
+  /** v1 prompts whose v2 response has not arrived: updates wait so the echo can be recognised. */
+  answering = 0;
+  buffered: { seq: number; update: V2SessionUpdate }[] = [];
+  /** A v1 session/load is replaying: everything goes out, the client's own prompts included. */
+  loading = false;
+  /** v1 prompts sent to the v2 side and not answered yet. */
+  readonly open = new Set<OpenPrompt>();
+  /** How many v1 prompts were sent to the v2 side so far. */
+  sent = 0;
+
+  /** Forgets what the v1 client was shown (it loads the session and starts from nothing). */
+  startLoading(): void {
+    this.writer.reset();
+    this.toolCalls.clear();
+    this.loading = true;
+  }
+
+  /**
+   * One v2 update of this session: numbered, noted for turn ends, then translated and sent — or
+   * held while a v1 prompt waits for its v2 answer (so the prompt's own echo can be recognised).
+   * Returns what the last send returned.
+   */
+  receive(sessionId: SessionId, update: V2SessionUpdate, send: SendV1Update): Promise<void> | void {
+    const seq = ++this.received;
+    if (update.sessionUpdate === 'user_message' || update.sessionUpdate === 'user_message_chunk') {
+      this.turns.userMessage((update as V2UserMessageUpdate | V2UserMessageChunk).messageId, seq);
+    } else if (update.sessionUpdate === 'state_update' && update.state === 'idle') {
+      const idle = update as { stopReason?: V1.StopReason | null; error?: TurnError | null };
+      this.turns.idle(idle.stopReason, seq, idle.error);
+    } else {
+      this.turns.saw(seq);
+    }
+    if (this.answering > 0 && !this.loading) {
+      this.buffered.push({ seq, update });
+      return;
+    }
+    return this.forward(sessionId, update, send);
+  }
+
+  /** Translates one v2 update and sends what it becomes (nothing for state updates). */
+  forward(sessionId: SessionId, update: V2SessionUpdate, send: SendV1Update): Promise<void> | void {
+    const message = MESSAGE_KINDS[update.sessionUpdate];
+    if (message !== undefined) {
+      const m = update as { messageId: string; content?: unknown };
+      if (message.kind === 'user_message' && !this.loading && this.ownMessages.has(m.messageId)) return;
+      const out = message.chunk
+        ? this.writer.chunk(message.kind, m.messageId, m.content as never)
+        : this.writer.update(message.kind, m.messageId, m.content as never);
+      return out.map((u) => send(sessionId, u)).at(-1);
+    }
+    if (update.sessionUpdate === 'state_update') return;
+    const converted = v2UpdateToV1(update, this.toolCalls);
+    if (converted !== undefined) return send(sessionId, converted);
+  }
+
+  /** Sends the held updates up to position `through`. */
+  flush(sessionId: SessionId, through: number, send: SendV1Update): void {
+    while (this.buffered.length > 0 && (this.buffered[0]?.seq ?? Number.POSITIVE_INFINITY) <= through) {
+      const next = this.buffered.shift();
+      if (next !== undefined) this.forward(sessionId, next.update, send);
+    }
+  }
+}

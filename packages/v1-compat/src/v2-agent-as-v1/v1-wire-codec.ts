@@ -1,0 +1,351 @@
+import type {
+  PromptResponse as V2PromptResponse,
+  SessionId,
+  SessionNotification as V2SessionNotification,
+} from '@acp-kit/schema';
+import {
+  type CodecChannel,
+  type CodecSession,
+  ErrorCodes,
+  type RpcErrorObject,
+  type RpcId,
+  type ValidationIssue,
+  type WireCodec,
+} from '@acp-kit/sdk';
+import {
+  v1ToV2CancelNotification,
+  v1ToV2InitializeRequest,
+  v1ToV2LoadSessionRequest,
+  v1ToV2NewSessionRequest,
+  v1ToV2PromptRequest,
+  v1ToV2RequestPermissionResponse,
+  v1ToV2ResumeSessionRequest,
+  v2ToV1InitializeResponse,
+  v2ToV1LoadSessionResponse,
+  v2ToV1NewSessionResponse,
+  v2ToV1RequestPermissionRequest,
+  v2ToV1ResumeSessionResponse,
+  v2ToV1StopReason,
+} from '../generated/compat/converters.js';
+import type * as V1 from '../generated/v1/types.js';
+import { validateParams, validateResult } from '../generated/v1/validate.js';
+import { type OpenPrompt, SessionView } from './session-view.js';
+
+type Message = Record<string, unknown> & { id?: RpcId | null; method?: unknown; params?: unknown };
+
+/** A v1 request the codec passed on to the core and has not answered yet. */
+interface PeerRequest {
+  readonly method: string;
+  readonly sessionId?: SessionId;
+  readonly open?: OpenPrompt;
+}
+
+/**
+ * v1 requests the core serves under another name or with translated params: the v2 method and the
+ * generated converter of the params. The results are translated in {@link V1AgentCodec.#answer}.
+ */
+const V1_REQUESTS: Record<string, { v2: string; params(value: never): unknown }> = {
+  initialize: { v2: 'initialize', params: v1ToV2InitializeRequest },
+  'session/new': { v2: 'session/new', params: v1ToV2NewSessionRequest },
+  'session/load': { v2: 'session/resume', params: v1ToV2LoadSessionRequest },
+  'session/resume': { v2: 'session/resume', params: v1ToV2ResumeSessionRequest },
+  'session/prompt': { v2: 'session/prompt', params: v1ToV2PromptRequest },
+};
+
+/** The v2 results that become v1 results by a generated converter. */
+const V1_RESULTS: Record<string, (value: never) => unknown> = {
+  initialize: v2ToV1InitializeResponse,
+  'session/new': v2ToV1NewSessionResponse,
+  'session/load': v2ToV1LoadSessionResponse,
+  'session/resume': v2ToV1ResumeSessionResponse,
+};
+
+/**
+ * The v1 wire codec: lets an agent built on the SDK (which speaks v2) serve a v1 client on the
+ * same endpoint, in process. Pass it to `negotiateAgentVersion(transport, { codecs: [v1WireCodec] })`;
+ * a client whose `initialize` asks for version 1 then gets a v1 connection.
+ *
+ * The translation is the v2→v1 one of `serveV2AgentAsV1` (they share {@link SessionView}): v1
+ * requests become v2 requests through the generated converters (`session/load` is
+ * `session/resume` with replay from the start); a v1 `session/prompt` is answered with
+ * `{stopReason}` at the first `idle` after the prompt's insertion, found in the session's numbered
+ * update stream; v2 message updates become v1 chunks; `state_update` is not sent; the agent's
+ * `session/request_permission` goes to the v1 client and its answer comes back as v2. Incoming v1
+ * params are validated against the v1 schema (bad input gets -32602 with a pointer into the
+ * message and what was expected); v2 requests the v1 client cannot answer (an elicitation, say)
+ * are refused to the agent with -32601.
+ */
+export const v1WireCodec: WireCodec = {
+  protocolVersion: 1,
+  agent: (channel) => new V1AgentCodec(channel),
+};
+
+class V1AgentCodec implements CodecSession {
+  readonly #channel: CodecChannel;
+  /** v1 requests passed on to the core, by their id. */
+  readonly #peerRequests = new Map<RpcId, PeerRequest>();
+  /** Requests of the core to the v1 client, by their id: their method. */
+  readonly #coreRequests = new Map<RpcId, string>();
+  readonly #sessions = new Map<SessionId, SessionView>();
+  readonly #sendUpdate = (sessionId: SessionId, update: V1.SessionUpdate): Promise<void> =>
+    this.#write({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } });
+
+  constructor(channel: CodecChannel) {
+    this.#channel = channel;
+  }
+
+  #view(sessionId: SessionId): SessionView {
+    let found = this.#sessions.get(sessionId);
+    if (found === undefined) {
+      found = new SessionView();
+      this.#sessions.set(sessionId, found);
+    }
+    return found;
+  }
+
+  #write(message: unknown): Promise<void> {
+    return this.#channel.write(message).catch(() => undefined);
+  }
+
+  fromPeer(value: unknown): void {
+    if (Array.isArray(value)) {
+      this.#write(
+        errorResponse(null, ErrorCodes.InvalidRequest, 'Invalid request: a v1 connection takes no batches', {
+          pointer: '',
+          expected: 'one JSON-RPC message (v1 has no batches)',
+        }),
+      );
+      return;
+    }
+    if (typeof value !== 'object' || value === null) {
+      this.#channel.deliver(value);
+      return;
+    }
+    const message = value as Message;
+    if (typeof message.method === 'string') {
+      if (message.id === undefined) this.#notificationFromPeer(message, message.method);
+      else this.#requestFromPeer(message, message.method, message.id as RpcId);
+      return;
+    }
+    if (message.id !== undefined && message.id !== null && 'result' in message) {
+      this.#resultFromPeer(message, message.id);
+      return;
+    }
+    if (message.id !== undefined && message.id !== null) this.#coreRequests.delete(message.id);
+    this.#channel.deliver(message);
+  }
+
+  #requestFromPeer(message: Message, method: string, id: RpcId): void {
+    const checked = validateParams(method, message.params);
+    if (checked !== undefined && !checked.ok) {
+      this.#write(invalid(id, ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues));
+      return;
+    }
+    const route = V1_REQUESTS[method];
+    if (route === undefined) {
+      this.#channel.deliver(message);
+      return;
+    }
+    const params = message.params as { sessionId?: SessionId };
+    const request: { method: string; sessionId?: SessionId; open?: OpenPrompt } = { method };
+    if (params.sessionId !== undefined) request.sessionId = params.sessionId;
+    if (method === 'session/load' && params.sessionId !== undefined)
+      this.#view(params.sessionId).startLoading();
+    if (method === 'session/prompt' && params.sessionId !== undefined) {
+      const s = this.#view(params.sessionId);
+      request.open = { cancelledAt: undefined };
+      s.open.add(request.open);
+      s.answering += 1;
+      s.sent += 1;
+    }
+    this.#peerRequests.set(id, request);
+    this.#channel.deliver({ ...message, method: route.v2, params: route.params(message.params as never) });
+  }
+
+  #notificationFromPeer(message: Message, method: string): void {
+    const checked = validateParams(method, message.params);
+    // A notification cannot be answered: one that is not valid v1 goes no further.
+    if (checked !== undefined && !checked.ok) return;
+    if (method === 'session/cancel') {
+      const params = message.params as V1.CancelNotification;
+      const s = this.#sessions.get(params.sessionId);
+      for (const open of s?.open ?? []) open.cancelledAt ??= s?.sent;
+      this.#channel.deliver({ ...message, params: v1ToV2CancelNotification(params) });
+      return;
+    }
+    this.#channel.deliver(message);
+  }
+
+  /** The v1 client's answer to one of the core's requests. */
+  #resultFromPeer(message: Message, id: RpcId): void {
+    const method = this.#coreRequests.get(id);
+    this.#coreRequests.delete(id);
+    if (method !== 'session/request_permission') {
+      this.#channel.deliver(message);
+      return;
+    }
+    const checked = validateResult(method, message.result);
+    if (checked !== undefined && !checked.ok) {
+      this.#channel.deliver(
+        invalid(id, ErrorCodes.InternalError, `Invalid result for ${method}`, '/result', checked.issues),
+      );
+      return;
+    }
+    this.#channel.deliver({
+      ...message,
+      result: v1ToV2RequestPermissionResponse(message.result as V1.RequestPermissionResponse),
+    });
+  }
+
+  fromCore(value: unknown): Promise<void> {
+    const message = value as Message;
+    if (typeof message.method === 'string') {
+      return message.id === undefined
+        ? this.#notificationFromCore(message, message.method)
+        : this.#requestFromCore(message, message.method, message.id as RpcId);
+    }
+    const request =
+      message.id === undefined || message.id === null ? undefined : this.#peerRequests.get(message.id);
+    if (request === undefined) return this.#write(message);
+    this.#peerRequests.delete(message.id as RpcId);
+    return this.#answer(message, message.id as RpcId, request);
+  }
+
+  #notificationFromCore(message: Message, method: string): Promise<void> {
+    if (method === 'session/update') {
+      const { sessionId, update } = message.params as V2SessionNotification;
+      return this.#view(sessionId).receive(sessionId, update, this.#sendUpdate) ?? Promise.resolve();
+    }
+    // Extensions and the protocol's own notifications pass; v2-only ones have no v1 reader.
+    if (method.startsWith('_') || method.startsWith('$/')) return this.#write(message);
+    return Promise.resolve();
+  }
+
+  #requestFromCore(message: Message, method: string, id: RpcId): Promise<void> {
+    if (method === 'session/request_permission') {
+      this.#coreRequests.set(id, method);
+      return this.#write({ ...message, params: v2ToV1RequestPermissionRequest(message.params as never) });
+    }
+    if (method.startsWith('_')) return this.#write(message);
+    this.#channel.deliver(
+      errorResponse(
+        id,
+        ErrorCodes.MethodNotFound,
+        `Method not found: a v1 client does not answer ${method}`,
+        {
+          method,
+        },
+      ),
+    );
+    return Promise.resolve();
+  }
+
+  /** The core's answer to a v1 request. */
+  #answer(message: Message, id: RpcId, request: PeerRequest): Promise<void> {
+    const { method, sessionId } = request;
+    const s = sessionId === undefined ? undefined : this.#view(sessionId);
+    if (method === 'session/load' && s !== undefined) s.loading = false;
+    if (
+      method === 'session/prompt' &&
+      s !== undefined &&
+      sessionId !== undefined &&
+      request.open !== undefined
+    ) {
+      this.#prompted(message, id, sessionId, s, request.open);
+      return Promise.resolve();
+    }
+    const convert = V1_RESULTS[method];
+    if (!('result' in message) || convert === undefined) return this.#write(message);
+    return this.#write({ ...message, result: convert(message.result as never) });
+  }
+
+  /**
+   * A v1 prompt the core answered. Its v2 answer (`{messageId}`, the insertion) is not sent: the v1
+   * answer waits for the end of the turn that processes that message. A `session/cancel` received
+   * while the prompt was open applies to it (the answer is then `cancelled`), and is sent to the
+   * core again now that the prompt is inserted, unless another prompt was sent since (the core may
+   * have had the cancel before the turn started).
+   */
+  async #prompted(
+    message: Message,
+    id: RpcId,
+    sessionId: SessionId,
+    s: SessionView,
+    open: OpenPrompt,
+  ): Promise<void> {
+    s.answering -= 1;
+    try {
+      if ('error' in message) {
+        if (s.answering === 0) s.flush(sessionId, Number.POSITIVE_INFINITY, this.#sendUpdate);
+        const error = message.error as RpcErrorObject;
+        // A prompt dropped because the session was cancelled ends the v1 turn as cancelled.
+        if (error.code === ErrorCodes.RequestCancelled)
+          await this.#write(result(id, { stopReason: 'cancelled' }));
+        else await this.#write(message);
+        return;
+      }
+      const { messageId } = message.result as V2PromptResponse;
+      s.ownMessages.add(messageId);
+      if (s.answering === 0) s.flush(sessionId, Number.POSITIVE_INFINITY, this.#sendUpdate);
+      if (open.cancelledAt !== undefined && open.cancelledAt === s.sent) {
+        queueMicrotask(() =>
+          this.#channel.deliver({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId } }),
+        );
+      }
+      const end = await s.turns.turnEnd(messageId).catch((error: unknown) => ({ failed: error }));
+      if ('failed' in end) {
+        const reason = end.failed instanceof Error ? end.failed.message : String(end.failed);
+        await this.#write(errorResponse(id, ErrorCodes.InternalError, reason));
+        return;
+      }
+      // Updates of this turn still held for another prompt's echo go out before the answer.
+      s.flush(sessionId, end.seq, this.#sendUpdate);
+      if (end.stopReason === 'error') {
+        // v1 has no error stop reason: a turn that failed ends its session/prompt with an error.
+        const error = end.error ?? {
+          code: ErrorCodes.InternalError,
+          message: 'The agent reported an error.',
+        };
+        await this.#write({ jsonrpc: '2.0', id, error });
+        return;
+      }
+      const stopReason =
+        open.cancelledAt !== undefined ? 'cancelled' : v2ToV1StopReason(end.stopReason ?? 'end_turn');
+      await this.#write(result(id, { stopReason } satisfies V1.PromptResponse));
+    } finally {
+      s.open.delete(open);
+    }
+  }
+
+  close(reason?: Error): void {
+    const error = new Error(`connection closed${reason ? `: ${reason.message}` : ''}`);
+    for (const s of this.#sessions.values()) s.turns.fail(error);
+  }
+}
+
+function result(id: RpcId, value: unknown): Message {
+  return { jsonrpc: '2.0', id, result: value };
+}
+
+function errorResponse(id: RpcId | null, code: number, message: string, data?: unknown): Message {
+  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+/** A validation failure as the SDK's connection words it: the first issue's pointer and expectation. */
+function invalid(
+  id: RpcId,
+  code: number,
+  label: string,
+  prefix: string,
+  issues: readonly ValidationIssue[],
+): Message {
+  const rebased = issues.map((issue) => ({ ...issue, pointer: `${prefix}${issue.pointer}` }));
+  const first = rebased[0];
+  const pointer = first?.pointer ?? prefix;
+  const expected = first ? (first.expected ?? first.message) : 'a valid value';
+  return errorResponse(id, code, `${label} at ${pointer}: expected ${expected}`, {
+    pointer,
+    expected,
+    issues: rebased,
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * The v1 wire codec in process: an SDK `Agent` (v2) served to a v1 client on the same transport a
+ * v2 client would use, chosen by `initialize`. The client here is a raw v1 JSON-RPC peer over real
+ * ndjson streams, so every byte the codec writes is what a v1 editor would read.
+ */
+import { Agent, Connection, createInProcessPair, negotiateAgentVersion, schemaValidator } from '@acp-kit/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { v1SchemaValidator, v1WireCodec } from '../src/index.js';
+
+type Wire = {
+  id?: unknown;
+  method?: string;
+  params?: unknown;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+};
+
+const closers: (() => void)[] = [];
+afterEach(() => {
+  for (const close of closers.splice(0)) close();
+});
+
+/** An agent behind the negotiating transport, and a raw v1 peer talking to it. */
+function setup(onPrompt: ConstructorParameters<typeof Agent>[0]['onPrompt']) {
+  const agent = new Agent({ info: { name: 'codec-agent', version: '1.0.0' }, onPrompt });
+  const [agentSide, clientSide] = createInProcessPair();
+  const served = new Connection(negotiateAgentVersion(agentSide, { codecs: [v1WireCodec] }), {
+    validator: schemaValidator,
+  });
+  agent.serve(served);
+  // The v1 peer checks every answer and notification against the v1 schema.
+  const raw = new Connection(clientSide, { validator: v1SchemaValidator });
+  const wire: Wire[] = [];
+  raw.onMessage((direction, message) => {
+    if (direction === 'in') wire.push(message as Wire);
+  });
+  raw.onUnhandledNotification(() => undefined);
+  raw.listen();
+  closers.push(() => raw.close());
+  const initialize = () => raw.sendRequest('initialize', { protocolVersion: 1, clientCapabilities: {} });
+  return { agent, raw, wire, initialize, writeRaw: (text: string) => clientSide.writer.write(text) };
+}
+
+describe('v1WireCodec behind negotiateAgentVersion', () => {
+  it('answers v1 params that fail the v1 schema with -32602, a pointer and what was expected; the connection keeps working', async () => {
+    const { raw, initialize } = setup((prompt) => void prompt.insert());
+    await initialize();
+    const { sessionId } = (await raw.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] })) as {
+      sessionId: string;
+    };
+    const refused = await raw
+      .sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 7 }] })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(refused).toMatchObject({
+      code: -32602,
+      data: { pointer: '/params/prompt/0/text', expected: expect.any(String) },
+    });
+    expect((refused as Error).message).toMatch(/^Invalid params at \/params\/prompt\/0\/text: expected /);
+    // v1 requires mcpServers on session/new; v2 does not — the v1 schema decides on a v1 connection.
+    const missing = await raw.sendRequest('session/new', { cwd: '/tmp' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(missing).toMatchObject({ code: -32602, data: { pointer: '/params/mcpServers' } });
+    expect(await raw.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] })).toHaveProperty('sessionId');
+  });
+
+  it('answers a batch on a v1 connection with one -32600 (id null)', async () => {
+    const { wire, initialize, writeRaw } = setup((prompt) => void prompt.insert());
+    await initialize();
+    await writeRaw(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 99, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } },
+      ]),
+    );
+    await expect.poll(() => wire.find((m) => m.id === null)).toMatchObject({ error: { code: -32600 } });
+    expect(wire.find((m) => m.id === 99)).toBeUndefined();
+  });
+
+  it('answers a v1 prompt whose turn failed with the JSON-RPC error the agent reported (v1 has no error stop reason)', async () => {
+    const { raw, initialize } = setup(async (prompt, { session }) => {
+      await prompt.insert();
+      await session.running();
+      await session.idle('error' as never, undefined, { code: -32050, message: 'model unavailable' });
+    });
+    await initialize();
+    const { sessionId } = (await raw.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] })) as {
+      sessionId: string;
+    };
+    const failed = await raw
+      .sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(failed).toMatchObject({ code: -32050, message: 'model unavailable' });
+  });
+
+  it('answers a prompt the agent refused before insertion with that error, and one refused as cancelled with stopReason cancelled', async () => {
+    let calls = 0;
+    const { raw, initialize } = setup((prompt) => {
+      calls += 1;
+      if (calls === 1) prompt.reject({ code: -32011, message: 'busy' });
+      else prompt.reject({ code: -32800, message: 'cancelled before insertion' });
+    });
+    await initialize();
+    const { sessionId } = (await raw.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] })) as {
+      sessionId: string;
+    };
+    const prompt = () =>
+      raw.sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'a' }] }).then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      );
+    expect(await prompt()).toMatchObject({ error: { code: -32011, message: 'busy' } });
+    expect(await prompt()).toEqual({ result: { stopReason: 'cancelled' } });
+  });
+});
