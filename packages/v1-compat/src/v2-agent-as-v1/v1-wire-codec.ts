@@ -12,68 +12,37 @@ import {
   type ValidationIssue,
   type WireCodec,
 } from '@acp-kit/sdk';
-import {
-  v1ToV2CancelNotification,
-  v1ToV2InitializeRequest,
-  v1ToV2LoadSessionRequest,
-  v1ToV2NewSessionRequest,
-  v1ToV2PromptRequest,
-  v1ToV2RequestPermissionResponse,
-  v1ToV2ResumeSessionRequest,
-  v2ToV1InitializeResponse,
-  v2ToV1LoadSessionResponse,
-  v2ToV1NewSessionResponse,
-  v2ToV1RequestPermissionRequest,
-  v2ToV1ResumeSessionResponse,
-  v2ToV1StopReason,
-} from '../generated/compat/converters.js';
+import { v2ToV1StopReason } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
 import { validateParams, validateResult } from '../generated/v1/validate.js';
 import { type OpenPrompt, SessionView } from './session-view.js';
+import { AGENT_ROUTES, CLIENT_ROUTES, type Convert, type V1Route } from './v1-routes.js';
 
 type Message = Record<string, unknown> & { id?: RpcId | null; method?: unknown; params?: unknown };
 
 /** A v1 request the codec passed on to the core and has not answered yet. */
 interface PeerRequest {
   readonly method: string;
+  readonly route: V1Route;
   readonly sessionId?: SessionId;
   readonly open?: OpenPrompt;
 }
-
-/**
- * v1 requests the core serves under another name or with translated params: the v2 method and the
- * generated converter of the params. The results are translated in {@link V1AgentCodec.#answer}.
- */
-const V1_REQUESTS: Record<string, { v2: string; params(value: never): unknown }> = {
-  initialize: { v2: 'initialize', params: v1ToV2InitializeRequest },
-  'session/new': { v2: 'session/new', params: v1ToV2NewSessionRequest },
-  'session/load': { v2: 'session/resume', params: v1ToV2LoadSessionRequest },
-  'session/resume': { v2: 'session/resume', params: v1ToV2ResumeSessionRequest },
-  'session/prompt': { v2: 'session/prompt', params: v1ToV2PromptRequest },
-};
-
-/** The v2 results that become v1 results by a generated converter. */
-const V1_RESULTS: Record<string, (value: never) => unknown> = {
-  initialize: v2ToV1InitializeResponse,
-  'session/new': v2ToV1NewSessionResponse,
-  'session/load': v2ToV1LoadSessionResponse,
-  'session/resume': v2ToV1ResumeSessionResponse,
-};
 
 /**
  * The v1 wire codec: lets an agent built on the SDK (which speaks v2) serve a v1 client on the
  * same endpoint, in process. Pass it to `negotiateAgentVersion(transport, { codecs: [v1WireCodec] })`;
  * a client whose `initialize` asks for version 1 then gets a v1 connection.
  *
- * The translation is the v2→v1 one of `serveV2AgentAsV1` (they share {@link SessionView}): v1
- * requests become v2 requests through the generated converters (`session/load` is
- * `session/resume` with replay from the start); a v1 `session/prompt` is answered with
- * `{stopReason}` at the first `idle` after the prompt's insertion, found in the session's numbered
- * update stream; v2 message updates become v1 chunks; `state_update` is not sent; the agent's
- * `session/request_permission` goes to the v1 client and its answer comes back as v2. Incoming v1
- * params are validated against the v1 schema (bad input gets -32602 with a pointer into the
- * message and what was expected); v2 requests the v1 client cannot answer (an elicitation, say)
- * are refused to the agent with -32601.
+ * The translation is the v2→v1 one of `serveV2AgentAsV1` (they share {@link SessionView}). Every
+ * v1 method crosses by the routes built from the generated v1 method list and the generated
+ * converters (`session/load` is `session/resume` with replay, `authenticate` is `auth/login`), so
+ * the codec follows the schemas and the compat mapping as they grow. A v1 `session/prompt` is
+ * answered with `{stopReason}` at the first `idle` after the prompt's insertion, found in the
+ * session's numbered update stream; v2 message updates become v1 chunks; `state_update` is not
+ * sent; the agent's requests that v1 also has (`session/request_permission`) go to the v1 client
+ * and its answer comes back as v2. Incoming v1 params and results are validated against the v1
+ * schema (bad input gets -32602 with a pointer into the message and what was expected); a v2
+ * request the v1 client cannot answer is refused to the agent with -32601.
  */
 export const v1WireCodec: WireCodec = {
   protocolVersion: 1,
@@ -84,8 +53,8 @@ class V1AgentCodec implements CodecSession {
   readonly #channel: CodecChannel;
   /** v1 requests passed on to the core, by their id. */
   readonly #peerRequests = new Map<RpcId, PeerRequest>();
-  /** Requests of the core to the v1 client, by their id: their method. */
-  readonly #coreRequests = new Map<RpcId, string>();
+  /** Requests of the core to the v1 client, by their id: how they crossed. */
+  readonly #coreRequests = new Map<RpcId, V1Route>();
   readonly #sessions = new Map<SessionId, SessionView>();
   readonly #sendUpdate = (sessionId: SessionId, update: V1.SessionUpdate): Promise<void> =>
     this.#write({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } });
@@ -141,13 +110,17 @@ class V1AgentCodec implements CodecSession {
       this.#write(invalid(id, ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues));
       return;
     }
-    const route = V1_REQUESTS[method];
+    const route = CLIENT_ROUTES.get(method);
     if (route === undefined) {
+      // Extensions, and anything v1 does not define: the agent answers (-32601 for what it lacks).
       this.#channel.deliver(message);
       return;
     }
     const params = message.params as { sessionId?: SessionId };
-    const request: { method: string; sessionId?: SessionId; open?: OpenPrompt } = { method };
+    const request: { method: string; route: V1Route; sessionId?: SessionId; open?: OpenPrompt } = {
+      method,
+      route,
+    };
     if (params.sessionId !== undefined) request.sessionId = params.sessionId;
     if (method === 'session/load' && params.sessionId !== undefined)
       this.#view(params.sessionId).startLoading();
@@ -159,7 +132,7 @@ class V1AgentCodec implements CodecSession {
       s.sent += 1;
     }
     this.#peerRequests.set(id, request);
-    this.#channel.deliver({ ...message, method: route.v2, params: route.params(message.params as never) });
+    this.#channel.deliver({ ...message, method: route.v2, params: convert(route.params, message.params) });
   }
 
   #notificationFromPeer(message: Message, method: string): void {
@@ -170,31 +143,31 @@ class V1AgentCodec implements CodecSession {
       const params = message.params as V1.CancelNotification;
       const s = this.#sessions.get(params.sessionId);
       for (const open of s?.open ?? []) open.cancelledAt ??= s?.sent;
-      this.#channel.deliver({ ...message, params: v1ToV2CancelNotification(params) });
-      return;
     }
-    this.#channel.deliver(message);
+    const route = CLIENT_ROUTES.get(method);
+    this.#channel.deliver(
+      route === undefined
+        ? message
+        : { ...message, method: route.v2, params: convert(route.params, message.params) },
+    );
   }
 
-  /** The v1 client's answer to one of the core's requests. */
+  /** The v1 client's answer to one of the core's requests: checked against v1, then translated. */
   #resultFromPeer(message: Message, id: RpcId): void {
-    const method = this.#coreRequests.get(id);
+    const route = this.#coreRequests.get(id);
     this.#coreRequests.delete(id);
-    if (method !== 'session/request_permission') {
+    if (route === undefined) {
       this.#channel.deliver(message);
       return;
     }
-    const checked = validateResult(method, message.result);
+    const checked = validateResult(route.v1, message.result);
     if (checked !== undefined && !checked.ok) {
       this.#channel.deliver(
-        invalid(id, ErrorCodes.InternalError, `Invalid result for ${method}`, '/result', checked.issues),
+        invalid(id, ErrorCodes.InternalError, `Invalid result for ${route.v1}`, '/result', checked.issues),
       );
       return;
     }
-    this.#channel.deliver({
-      ...message,
-      result: v1ToV2RequestPermissionResponse(message.result as V1.RequestPermissionResponse),
-    });
+    this.#channel.deliver({ ...message, result: convert(route.result, message.result) });
   }
 
   fromCore(value: unknown): Promise<void> {
@@ -216,15 +189,20 @@ class V1AgentCodec implements CodecSession {
       const { sessionId, update } = message.params as V2SessionNotification;
       return this.#view(sessionId).receive(sessionId, update, this.#sendUpdate) ?? Promise.resolve();
     }
-    // Extensions and the protocol's own notifications pass; v2-only ones have no v1 reader.
-    if (method.startsWith('_') || method.startsWith('$/')) return this.#write(message);
+    const route = AGENT_ROUTES.get(method);
+    if (route !== undefined) {
+      return this.#write({ ...message, method: route.v1, params: convert(route.params, message.params) });
+    }
+    // Extensions pass; a v2-only notification has no v1 reader.
+    if (method.startsWith('_')) return this.#write(message);
     return Promise.resolve();
   }
 
   #requestFromCore(message: Message, method: string, id: RpcId): Promise<void> {
-    if (method === 'session/request_permission') {
-      this.#coreRequests.set(id, method);
-      return this.#write({ ...message, params: v2ToV1RequestPermissionRequest(message.params as never) });
+    const route = AGENT_ROUTES.get(method);
+    if (route !== undefined) {
+      this.#coreRequests.set(id, route);
+      return this.#write({ ...message, method: route.v1, params: convert(route.params, message.params) });
     }
     if (method.startsWith('_')) return this.#write(message);
     this.#channel.deliver(
@@ -254,9 +232,8 @@ class V1AgentCodec implements CodecSession {
       this.#prompted(message, id, sessionId, s, request.open);
       return Promise.resolve();
     }
-    const convert = V1_RESULTS[method];
-    if (!('result' in message) || convert === undefined) return this.#write(message);
-    return this.#write({ ...message, result: convert(message.result as never) });
+    if (!('result' in message)) return this.#write(message);
+    return this.#write({ ...message, result: convert(request.route.result, message.result) });
   }
 
   /**
@@ -321,6 +298,11 @@ class V1AgentCodec implements CodecSession {
     const error = new Error(`connection closed${reason ? `: ${reason.message}` : ''}`);
     for (const s of this.#sessions.values()) s.turns.fail(error);
   }
+}
+
+/** Applies a generated converter; without one the value crosses unchanged. */
+function convert(converter: Convert | undefined, value: unknown): unknown {
+  return converter === undefined || value === undefined ? value : converter(value as never);
 }
 
 function result(id: RpcId, value: unknown): Message {
