@@ -18,6 +18,7 @@ export { generatedHeader } from './emit/emitted-file.js';
 export type { EmittedFile } from './emit/emitted-file.js';
 export { standardEmitters } from './emit/index.js';
 export type { Emitter, StandardEmitterOptions } from './emit/index.js';
+export { emitMethodCapabilities } from './emit/method-capabilities.js';
 export { emitMethods } from './emit/methods.js';
 export { emitKnownValues } from './emit/known-values.js';
 export {

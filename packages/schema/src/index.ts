@@ -4,6 +4,7 @@
  */
 export type * from './generated/types.js';
 export * from './generated/known-values.js';
+export * from './generated/method-capabilities.js';
 export * from './generated/methods.js';
 export * from './generated/update-kinds.js';
 export * from './generated/validate.js';

@@ -6,6 +6,8 @@
 export type * as V1 from './generated/v1/types.js';
 /** The ACP v1 method names and their params and result types, generated from schema/v1/schema.json. */
 export * as v1Methods from './generated/v1/methods.js';
+/** The v1 method → capability table (which capability gates each v1 method), generated from schema/v1. */
+export * as v1MethodCapabilities from './generated/v1/method-capabilities.js';
 /** Validators for every ACP v1 definition and method, generated from schema/v1/schema.json. */
 export * as v1Validation from './generated/v1/validate.js';
 export * from './generated/compat/converters.js';

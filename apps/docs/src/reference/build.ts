@@ -53,6 +53,15 @@ function methodEntries(model: SchemaModel): MethodEntry[] {
     params: m.params,
     ...(m.result === undefined ? {} : { result: m.result }),
     description: m.description,
+    ...(m.capability === undefined
+      ? {}
+      : {
+          capability: {
+            in: m.capability.in,
+            pointer: m.capability.pointer,
+            description: m.capability.description,
+          },
+        }),
   }));
 }
 

@@ -37,6 +37,8 @@ export interface MethodEntry {
   readonly params: string;
   readonly result?: string;
   readonly description: string;
+  /** The capability that gates it (where it is advertised); absent for a baseline method. */
+  readonly capability?: { readonly in: string; readonly pointer: string; readonly description: string };
 }
 
 /** One file of `schema/<version>/examples/<Definition>/`. */

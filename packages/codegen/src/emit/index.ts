@@ -1,6 +1,7 @@
 import type { SchemaModel } from '../model/model.js';
 import type { EmittedFile } from './emitted-file.js';
 import { emitKnownValues } from './known-values.js';
+import { emitMethodCapabilities } from './method-capabilities.js';
 import { emitMethods } from './methods.js';
 import { emitTypes } from './types.js';
 import { emitUpdateKinds } from './update-kinds.js';
@@ -27,6 +28,7 @@ export function standardEmitters(options: StandardEmitterOptions = {}): Emitter[
     { step: 'emit types', emit: emitTypes },
     { step: 'emit methods', emit: emitMethods },
     { step: 'emit update kinds', emit: emitUpdateKinds },
+    { step: 'emit method capabilities', emit: emitMethodCapabilities },
     { step: 'emit known values', emit: emitKnownValues },
     { step: 'emit validators', emit: emitValidators },
     { step: 'emit validate wrapper', emit: (model) => emitValidateWrapper(model, { runtimeModule }) },

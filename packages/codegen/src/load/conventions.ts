@@ -1,5 +1,6 @@
 import { type JsonObject, type JsonValue, defNameOfRef, isJsonObject, pointerOf } from '../json.js';
 import type { SchemaProblem } from '../problems.js';
+import { resolveCapabilityPointer } from './capability-pointer.js';
 
 const DEF_NAME = /^[A-Z][A-Za-z0-9]*$/;
 const DIRECTIONS = new Set(['client_to_agent', 'agent_to_client', 'both']);
@@ -273,6 +274,70 @@ function checkMethods(
       }
     } else if (info.result !== undefined) {
       out.push({ file, pointer: at('result'), message: 'only requests have a result' });
+    }
+    if (info.capability !== undefined) {
+      checkCapability(file, defs, methods, info, at, out);
+    }
+  }
+}
+
+/**
+ * Checks a method's `capability`: `in` names a definition, `pointer` resolves within it, it has
+ * a description, and when `in` is an initialize message it is the receiving side's (the agent's
+ * result for a method the client sends, the client's params for one the agent sends).
+ */
+function checkCapability(
+  file: string,
+  defs: JsonObject,
+  methods: JsonObject,
+  info: JsonObject,
+  at: (...rest: string[]) => string,
+  out: SchemaProblem[],
+): void {
+  const capability = info.capability;
+  if (!isJsonObject(capability)) {
+    out.push({
+      file,
+      pointer: at('capability'),
+      message: 'capability must be an object {in, pointer, description} (omit it for a baseline method)',
+    });
+    return;
+  }
+  if (info.direction === 'both') {
+    out.push({
+      file,
+      pointer: at('capability'),
+      message: "a method sent in both directions cannot be gated by one side's capability",
+    });
+  }
+  if (!hasDescription(capability)) {
+    out.push({ file, pointer: at('capability', 'description'), message: 'capability has no description' });
+  }
+  if (typeof capability.in !== 'string' || !isJsonObject(defs[capability.in])) {
+    out.push({
+      file,
+      pointer: at('capability', 'in'),
+      message: `in must name a definition in $defs (got ${JSON.stringify(capability.in)})`,
+    });
+    return;
+  }
+  if (typeof capability.pointer !== 'string') {
+    out.push({ file, pointer: at('capability', 'pointer'), message: 'pointer must be a string' });
+    return;
+  }
+  const target = resolveCapabilityPointer(defs, capability.in, capability.pointer);
+  if ('problem' in target) out.push({ file, pointer: at('capability', 'pointer'), message: target.problem });
+  const initialize = methods.initialize;
+  if (isJsonObject(initialize)) {
+    const wrongSide =
+      (info.direction === 'client_to_agent' && capability.in === initialize.params) ||
+      (info.direction === 'agent_to_client' && capability.in === initialize.result);
+    if (wrongSide) {
+      out.push({
+        file,
+        pointer: at('capability', 'in'),
+        message: `${capability.in} is the sender's side of initialize; a method is gated by its receiver's capabilities`,
+      });
     }
   }
 }

@@ -1,9 +1,11 @@
+import { pointerTokens, resolveCapabilityPointer } from '../load/capability-pointer.js';
 import { classifyBranch, isAnyStringBranch } from '../load/conventions.js';
 import type { LoadedSchema } from '../load/load-schema.js';
-import { type JsonObject, defNameOfRef, isJsonObject, pointerOf } from '../json.js';
+import { type JsonObject, type JsonValue, defNameOfRef, isJsonObject, pointerOf } from '../json.js';
 import type {
   DefinitionModel,
   DiscriminatedUnionModel,
+  MethodCapabilityModel,
   MethodDirection,
   MethodKind,
   MethodModel,
@@ -94,8 +96,32 @@ function buildMethods(schema: JsonObject): MethodModel[] {
       params: String(info.params),
       description: describe(info),
     };
-    return [typeof info.result === 'string' ? { ...base, result: info.result } : base];
+    const withResult = typeof info.result === 'string' ? { ...base, result: info.result } : base;
+    const capability = buildCapability(schema, info.capability);
+    return [capability === undefined ? withResult : { ...withResult, capability }];
   });
+}
+
+function buildCapability(
+  schema: JsonObject,
+  capability: JsonValue | undefined,
+): MethodCapabilityModel | undefined {
+  if (!isJsonObject(capability)) return undefined;
+  const definition = String(capability.in);
+  const pointer = String(capability.pointer);
+  const initialize = isJsonObject(schema['x-methods']) ? schema['x-methods'].initialize : undefined;
+  const atInitialize =
+    isJsonObject(initialize) && (definition === initialize.params || definition === initialize.result);
+  const defs = isJsonObject(schema.$defs) ? schema.$defs : {};
+  const target = resolveCapabilityPointer(defs, definition, pointer);
+  return {
+    in: definition,
+    pointer,
+    path: pointerTokens(pointer) ?? [],
+    valueType: 'valueType' in target ? target.valueType : 'unknown',
+    atInitialize,
+    description: describe(capability),
+  };
 }
 
 /** Builds the normalized model from a loaded (already checked) schema. */

@@ -71,6 +71,21 @@ export type MethodDirection = 'client_to_agent' | 'agent_to_client' | 'both';
 /** Whether a method expects a response. */
 export type MethodKind = 'request' | 'notification';
 
+/** The capability that gates a method (`x-methods/<name>/capability`). */
+export interface MethodCapabilityModel {
+  /** The definition that advertises it (an initialize message, or an entity such as a tool call). */
+  readonly in: string;
+  /** RFC 6901 pointer of the capability within `in`. */
+  readonly pointer: string;
+  /** The pointer's unescaped tokens. */
+  readonly path: readonly string[];
+  /** The JSON type of the value there (`object`, `array`, `boolean`; `unknown` if several). */
+  readonly valueType: string;
+  /** Whether `in` is the params or result of `initialize` (else the capability is per entity). */
+  readonly atInitialize: boolean;
+  readonly description: string;
+}
+
 /** One entry of `x-methods`. */
 export interface MethodModel {
   /** The wire name, e.g. `session/prompt`. */
@@ -84,6 +99,8 @@ export interface MethodModel {
   /** Definition name of the result (requests only). */
   readonly result?: string;
   readonly description: string;
+  /** The capability that gates it; absent for a baseline method (always available). */
+  readonly capability?: MethodCapabilityModel;
 }
 
 /** The normalized model every emitter consumes. */

@@ -22,6 +22,7 @@ import type { Connection, RequestContext } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { AgentSession, sessionLogOf } from './agent-session.js';
 import { replayFromLog } from './log-replay.js';
+import { MethodGate } from './method-gate.js';
 import { toWireError } from './wire-errors.js';
 import type { ClientPeer } from './client-peer.js';
 import { PendingPrompt } from './pending-prompt.js';
@@ -59,7 +60,12 @@ export interface HandlerErrorContext {
 export interface AgentOptions {
   /** The agent's name and version, sent in the `initialize` response. */
   info: Implementation;
-  /** Capabilities sent in the `initialize` response. Default: baseline sessions (`{ session: {} }`). */
+  /**
+   * Capabilities sent in the `initialize` response. The ones that gate methods (`session`,
+   * `session.delete`, …) are set from the methods the agent serves, whatever is given here:
+   * advertised when served, removed when not (see the generated `METHOD_CAPABILITIES`). Default:
+   * `{}`, which becomes `{ session: {} }` for the session methods the agent serves.
+   */
   capabilities?: AgentCapabilities;
   /**
    * Where sessions live: a {@link SessionLog}, or a message-level store with a `log`
@@ -197,8 +203,14 @@ export class Agent {
       },
       maxMessageBytes: connection.maxMessageBytes,
       notify: (params) => connection.sendNotification('session/update', params),
-      request: (method, params, signal) =>
-        connection.sendRequest(method, params, signal ? { signal } : undefined) as never,
+      request: (method, params, signal) => {
+        try {
+          gate.checkOutgoing(method);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+        return connection.sendRequest(method, params, signal ? { signal } : undefined) as never;
+      },
       get pendingBytes() {
         return connection.pendingOutgoingBytes;
       },
@@ -212,6 +224,8 @@ export class Agent {
               }),
         ),
     };
+    /** Which methods this connection serves, what initialize advertises, and what is refused. */
+    const gate = new MethodGate(connection, { capabilities: this.#options.capabilities });
     let initialized = false;
     /** Session methods are served only after this connection completed `initialize` (-32600 otherwise). */
     const requireInitialized = (method: string): void => {
@@ -229,16 +243,12 @@ export class Agent {
       attached.add(session);
     };
 
-    connection.onRequest('initialize', (): InitializeResponse => {
+    gate.onRequest('initialize', (): InitializeResponse => {
       initialized = true;
-      return {
-        protocolVersion: PROTOCOL_VERSION,
-        info: this.#options.info,
-        capabilities: this.#options.capabilities ?? { session: {} },
-      };
+      return { protocolVersion: PROTOCOL_VERSION, info: this.#options.info, ...gate.advertisement() };
     });
 
-    connection.onRequest(
+    gate.onRequest(
       'session/new',
       wire(async (params): Promise<NewSessionResponse> => {
         requireInitialized('session/new');
@@ -250,7 +260,7 @@ export class Agent {
       }),
     );
 
-    connection.onRequest(
+    gate.onRequest(
       'session/resume',
       wire(async (params, context): Promise<ResumeSessionResponse> => {
         requireInitialized('session/resume');
@@ -261,7 +271,7 @@ export class Agent {
       }),
     );
 
-    connection.onRequest(
+    gate.onRequest(
       'session/prompt',
       wire(async (params, context): Promise<PromptResponse> => {
         requireInitialized('session/prompt');
@@ -291,7 +301,7 @@ export class Agent {
       }),
     );
 
-    connection.onNotification('session/cancel', async (params) => {
+    gate.onNotification('session/cancel', async (params) => {
       // A notification cannot be answered; before initialize it is ignored.
       if (!initialized) return;
       const ownership = this.#options.ownership;

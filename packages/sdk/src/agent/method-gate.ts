@@ -1,0 +1,245 @@
+import {
+  type AgentCapabilities,
+  type AgentNotificationMap,
+  type AgentRequestMap,
+  type AuthMethod,
+  type ClientCapabilities,
+  type ClientRequestMap,
+  type InitializeRequest,
+  METHOD_CAPABILITIES,
+  type MethodCapability,
+  type MethodGate as MethodGateRow,
+  type MethodName,
+} from '@acp-kit/schema';
+import type { Connection, NotificationHandler, RequestHandler } from '../rpc/connection.js';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+
+/** The part of the `initialize` response that says what an agent serves. */
+export interface Advertisement {
+  /** The agent's capabilities. */
+  capabilities: AgentCapabilities;
+  /** Ways to authenticate; non-empty advertises `auth/login` and `auth/logout`. */
+  authMethods?: AuthMethod[];
+}
+
+/** `data` of the -32601 a gated method gets when its capability is not advertised. */
+export interface MethodRefusalData {
+  /** The method refused. */
+  method: string;
+  /** Where its capability would have been advertised. */
+  capability: { in: string; pointer: string };
+}
+
+/** The slice of a connection the gate registers handlers on (the agent's typed connection). */
+type GatedConnection = Pick<
+  Connection<AgentRequestMap, AgentNotificationMap, ClientRequestMap, Record<string, never>>,
+  'onRequest' | 'onNotification'
+>;
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value at a capability's path within `source` (undefined where the path stops). */
+function valueAt(source: unknown, path: readonly string[]): unknown {
+  let node = source;
+  for (const token of path) {
+    if (!isObject(node)) return undefined;
+    node = node[token];
+  }
+  return node;
+}
+
+/**
+ * Whether `source` (an instance of `capability.in`: an initialize message, a tool call, a
+ * terminal) advertises the capability: the value at its path is present and is not `null`,
+ * `false` or an empty array.
+ */
+export function isAdvertised(source: unknown, capability: MethodCapability): boolean {
+  const value = valueAt(source, capability.path);
+  if (value === undefined || value === null || value === false) return false;
+  return !(Array.isArray(value) && value.length === 0);
+}
+
+/** The gating row of a schema method, or undefined for a method the schema does not define. */
+function rowOf(method: string): MethodGateRow | undefined {
+  return Object.hasOwn(METHOD_CAPABILITIES, method)
+    ? (METHOD_CAPABILITIES[method as MethodName] as MethodGateRow)
+    : undefined;
+}
+
+/** The definition the agent's own initialize-time capabilities live in (`initialize`'s result). */
+const AGENT_ADVERTISES_IN = 'InitializeResponse';
+/** The definition a client's capabilities live in (`initialize`'s params). */
+const CLIENT_ADVERTISES_IN = 'InitializeRequest';
+
+/** Sets the value at `path`, replacing absent or null parents with objects. */
+function setAt(root: Json, path: readonly string[], value: unknown): void {
+  let node = root;
+  for (const token of path.slice(0, -1)) {
+    if (!isObject(node[token])) node[token] = {};
+    node = node[token] as Json;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+/** Removes the value at `path`, if there is one. */
+function deleteAt(root: Json, path: readonly string[]): void {
+  const parent = valueAt(root, path.slice(0, -1));
+  if (isObject(parent)) delete parent[path[path.length - 1]!];
+}
+
+/**
+ * The one place an agent decides which methods it offers, from the generated method →
+ * capability table (`METHOD_CAPABILITIES`): handlers are registered through it, so it knows what
+ * the agent serves; the `initialize` response advertises exactly that; a served method whose
+ * capability could not be advertised (for example `auth/login` with no `authMethods`) is refused
+ * with -32601 and data naming the method and the capability; a method the agent serves no
+ * handler for gets the connection's -32601 with data naming the method. Towards the client, it
+ * refuses to send a request the client did not advertise the capability for (for example
+ * `elicitation/create` to a client without `capabilities.elicitation`).
+ *
+ * A capability that gates several methods (`session`: the baseline session methods; `authMethods`:
+ * login and logout) is advertised when the agent serves at least one of them.
+ *
+ * One per connection, created by `Agent.serve`; not exported from the package.
+ */
+export class MethodGate {
+  readonly #connection: GatedConnection;
+  readonly #configured: Advertisement;
+  readonly #served = new Set<string>();
+  #advertisement: Advertisement | undefined;
+  #client: ClientCapabilities | undefined;
+
+  constructor(
+    connection: GatedConnection,
+    configured: { capabilities?: AgentCapabilities | undefined; authMethods?: AuthMethod[] | undefined },
+  ) {
+    this.#connection = connection;
+    this.#configured = {
+      capabilities: configured.capabilities ?? {},
+      ...(configured.authMethods === undefined ? {} : { authMethods: configured.authMethods }),
+    };
+  }
+
+  /** The methods handlers were registered for. */
+  get served(): ReadonlySet<string> {
+    return this.#served;
+  }
+
+  /** Registers the handler of a request the agent serves (an `initialize` handler also records the client's capabilities). */
+  onRequest<M extends keyof AgentRequestMap & string>(
+    method: M,
+    handler: RequestHandler<AgentRequestMap[M]['params'], AgentRequestMap[M]['result']>,
+  ): void {
+    this.#served.add(method);
+    this.#advertisement = undefined;
+    const gated: RequestHandler<AgentRequestMap[M]['params'], AgentRequestMap[M]['result']> = (
+      params,
+      context,
+    ) => {
+      if (method === 'initialize') {
+        this.#client = (params as InitializeRequest).capabilities ?? {};
+      }
+      const refusal = this.refusal(method);
+      if (refusal !== undefined) throw refusal;
+      return handler(params, context);
+    };
+    this.#connection.onRequest(method, gated as never);
+  }
+
+  /** Registers the handler of a notification the agent serves; one whose capability is not advertised is ignored. */
+  onNotification<M extends keyof AgentNotificationMap & string>(
+    method: M,
+    handler: NotificationHandler<AgentNotificationMap[M]>,
+  ): void {
+    this.#served.add(method);
+    this.#advertisement = undefined;
+    const gated: NotificationHandler<AgentNotificationMap[M]> = (params, context) =>
+      this.refusal(method) === undefined ? handler(params, context) : undefined;
+    this.#connection.onNotification(method, gated as never);
+  }
+
+  /**
+   * What the `initialize` response advertises: the configured capabilities with every
+   * initialize-time capability of the table set exactly when the agent serves a method it gates
+   * (an object capability is added as `{}`, a boolean one as `true`; `authMethods` must come from
+   * the configuration) and removed when it serves none.
+   */
+  advertisement(): Advertisement {
+    if (this.#advertisement !== undefined) return this.#advertisement;
+    const root: Json = structuredClone(this.#configured) as unknown as Json;
+    const servedByPointer = new Map<string, { capability: MethodCapability; served: boolean }>();
+    for (const row of Object.values(METHOD_CAPABILITIES) as MethodGateRow[]) {
+      const capability = row.capability;
+      if (capability === null || row.servedBy !== 'agent' || capability.in !== AGENT_ADVERTISES_IN) continue;
+      const entry = servedByPointer.get(capability.pointer) ?? { capability, served: false };
+      entry.served ||= this.#served.has(row.method);
+      servedByPointer.set(capability.pointer, entry);
+    }
+    const entries = [...servedByPointer.values()].sort(
+      (a, b) => a.capability.path.length - b.capability.path.length,
+    );
+    for (const { capability, served } of entries) {
+      if (!served) deleteAt(root, capability.path);
+    }
+    for (const { capability, served } of entries) {
+      if (!served || isAdvertised(root, capability)) continue;
+      if (capability.valueType === 'object') setAt(root, capability.path, {});
+      else if (capability.valueType === 'boolean') setAt(root, capability.path, true);
+    }
+    this.#advertisement = root as unknown as Advertisement;
+    return this.#advertisement;
+  }
+
+  /**
+   * The error a request for `method` gets, or undefined when the agent serves it: -32601 when it
+   * has no handler, or when its capability is not advertised (data names method and capability).
+   * Entity-scoped capabilities (a tool call's or a terminal's `capabilities.cancel`) are checked by
+   * the handler, against the entity.
+   */
+  refusal(method: string): RpcError<MethodRefusalData | { method: string }> | undefined {
+    if (!this.#served.has(method)) {
+      return new RpcError(ErrorCodes.MethodNotFound, `Method not found: ${method}`, { method });
+    }
+    const capability = rowOf(method)?.capability;
+    if (capability == null || capability.in !== AGENT_ADVERTISES_IN) return undefined;
+    if (isAdvertised(this.advertisement(), capability)) return undefined;
+    return new RpcError(
+      ErrorCodes.MethodNotFound,
+      `Method not found: ${method} (this agent does not advertise ${capability.pointer.slice(1).replaceAll('/', '.')})`,
+      { method, capability: { in: capability.in, pointer: capability.pointer } },
+    );
+  }
+
+  /** The client's capabilities from its `initialize` request (undefined before it). */
+  get clientCapabilities(): ClientCapabilities | undefined {
+    return this.#client;
+  }
+
+  /**
+   * Whether the client may be sent `method`: a baseline method always, a gated one when the
+   * client's `initialize` advertised its capability.
+   */
+  clientServes(method: keyof ClientRequestMap | string): boolean {
+    const capability = rowOf(method)?.capability;
+    if (capability == null || capability.in !== CLIENT_ADVERTISES_IN) return true;
+    return isAdvertised({ capabilities: this.#client ?? {} }, capability);
+  }
+
+  /**
+   * Refuses locally, before anything is sent, a request the client did not advertise the
+   * capability for: the rejection is a -32601 `RpcError` naming the method and the capability.
+   */
+  checkOutgoing(method: string): void {
+    if (this.clientServes(method)) return;
+    const capability = rowOf(method)?.capability;
+    throw new RpcError(
+      ErrorCodes.MethodNotFound,
+      `${method} not sent: the client did not advertise ${capability?.pointer.slice(1).replaceAll('/', '.')}`,
+      { method, capability: { in: capability?.in, pointer: capability?.pointer } },
+    );
+  }
+}
