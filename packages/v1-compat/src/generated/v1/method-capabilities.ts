@@ -112,6 +112,240 @@ export const METHOD_CAPABILITIES = {
     servedBy: 'client',
     capability: null,
   },
+  /** Logs in with one of the methods the agent listed in initialize; until then an agent that requires login answers session methods with -32000. */
+  'authenticate': {
+    method: 'authenticate',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/authMethods',
+      path: ['authMethods'],
+      valueType: 'array',
+      atInitialize: true,
+      description: 'Served when the agent\'s initialize response lists at least one auth method; a client does not call it otherwise.',
+    },
+  },
+  /** Ends the current login. Only when agentCapabilities.auth.logout is present. */
+  'logout': {
+    method: 'logout',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/auth/logout',
+      path: ['agentCapabilities', 'auth', 'logout'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.auth.logout.',
+    },
+  },
+  /** Lists the agent's sessions, a page at a time. Only when sessionCapabilities.list is present. */
+  'session/list': {
+    method: 'session/list',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/sessionCapabilities/list',
+      path: ['agentCapabilities', 'sessionCapabilities', 'list'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.sessionCapabilities.list (an object).',
+    },
+  },
+  /** Deletes a session so that session/list no longer shows it. Only when sessionCapabilities.delete is present. */
+  'session/delete': {
+    method: 'session/delete',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/sessionCapabilities/delete',
+      path: ['agentCapabilities', 'sessionCapabilities', 'delete'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.sessionCapabilities.delete (an object).',
+    },
+  },
+  /** Stops a session's work and releases its resources. Only when sessionCapabilities.close is present. */
+  'session/close': {
+    method: 'session/close',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/sessionCapabilities/close',
+      path: ['agentCapabilities', 'sessionCapabilities', 'close'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.sessionCapabilities.close (an object).',
+    },
+  },
+  /** Switches the session to one of the modes from its mode state. */
+  'session/set_mode': {
+    method: 'session/set_mode',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: null,
+  },
+  /** Sets one configuration option; the answer carries every option with its current value. */
+  'session/set_config_option': {
+    method: 'session/set_config_option',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: null,
+  },
+  /** The agent reads a text file through the client. Only when clientCapabilities.fs.readTextFile is true. */
+  'fs/read_text_file': {
+    method: 'fs/read_text_file',
+    direction: 'agent_to_client',
+    kind: 'request',
+    servedBy: 'client',
+    capability: {
+      in: 'InitializeRequest',
+      pointer: '/clientCapabilities/fs/readTextFile',
+      path: ['clientCapabilities', 'fs', 'readTextFile'],
+      valueType: 'boolean',
+      atInitialize: true,
+      description: 'Sent only to a client whose initialize request has clientCapabilities.fs.readTextFile set to true.',
+    },
+  },
+  /** The agent writes a text file through the client. Only when clientCapabilities.fs.writeTextFile is true. */
+  'fs/write_text_file': {
+    method: 'fs/write_text_file',
+    direction: 'agent_to_client',
+    kind: 'request',
+    servedBy: 'client',
+    capability: {
+      in: 'InitializeRequest',
+      pointer: '/clientCapabilities/fs/writeTextFile',
+      path: ['clientCapabilities', 'fs', 'writeTextFile'],
+      valueType: 'boolean',
+      atInitialize: true,
+      description: 'Sent only to a client whose initialize request has clientCapabilities.fs.writeTextFile set to true.',
+    },
+  },
+  /** The client starts a command for the agent. Only when clientCapabilities.terminal is true. */
+  'terminal/create': {
+    method: 'terminal/create',
+    direction: 'agent_to_client',
+    kind: 'request',
+    servedBy: 'client',
+    capability: {
+      in: 'InitializeRequest',
+      pointer: '/clientCapabilities/terminal',
+      path: ['clientCapabilities', 'terminal'],
+      valueType: 'boolean',
+      atInitialize: true,
+      description: 'Sent only to a client whose initialize request has clientCapabilities.terminal set to true.',
+    },
+  },
+  /** Reads a terminal's output so far. */
+  'terminal/output': {
+    method: 'terminal/output',
+    direction: 'agent_to_client',
+    kind: 'request',
+    servedBy: 'client',
+    capability: {
+      in: 'InitializeRequest',
+      pointer: '/clientCapabilities/terminal',
+      path: ['clientCapabilities', 'terminal'],
+      valueType: 'boolean',
+      atInitialize: true,
+      description: 'Sent only to a client whose initialize request has clientCapabilities.terminal set to true.',
+    },
+  },
+  /** Waits until a terminal's command has ended. */
+  'terminal/wait_for_exit': {
+    method: 'terminal/wait_for_exit',
+    direction: 'agent_to_client',
+    kind: 'request',
+    servedBy: 'client',
+    capability: {
+      in: 'InitializeRequest',
+      pointer: '/clientCapabilities/terminal',
+      path: ['clientCapabilities', 'terminal'],
+      valueType: 'boolean',
+      atInitialize: true,
+      description: 'Sent only to a client whose initialize request has clientCapabilities.terminal set to true.',
+    },
+  },
+  /** Stops a terminal's command and keeps its output. */
+  'terminal/kill': {
+    method: 'terminal/kill',
+    direction: 'agent_to_client',
+    kind: 'request',
+    servedBy: 'client',
+    capability: {
+      in: 'InitializeRequest',
+      pointer: '/clientCapabilities/terminal',
+      path: ['clientCapabilities', 'terminal'],
+      valueType: 'boolean',
+      atInitialize: true,
+      description: 'Sent only to a client whose initialize request has clientCapabilities.terminal set to true.',
+    },
+  },
+  /** Stops a terminal's command if needed and forgets the terminal. */
+  'terminal/release': {
+    method: 'terminal/release',
+    direction: 'agent_to_client',
+    kind: 'request',
+    servedBy: 'client',
+    capability: {
+      in: 'InitializeRequest',
+      pointer: '/clientCapabilities/terminal',
+      path: ['clientCapabilities', 'terminal'],
+      valueType: 'boolean',
+      atInitialize: true,
+      description: 'Sent only to a client whose initialize request has clientCapabilities.terminal set to true.',
+    },
+  },
+  /** Asks the user for structured input (a form) or to visit a URL. Only in the modes clientCapabilities.elicitation announces. */
+  'elicitation/create': {
+    method: 'elicitation/create',
+    direction: 'agent_to_client',
+    kind: 'request',
+    servedBy: 'client',
+    capability: {
+      in: 'InitializeRequest',
+      pointer: '/clientCapabilities/elicitation',
+      path: ['clientCapabilities', 'elicitation'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Sent only to a client whose initialize request has clientCapabilities.elicitation, and only in a mode it lists there (form or url).',
+    },
+  },
+  /** Tells the client that a URL elicitation finished. */
+  'elicitation/complete': {
+    method: 'elicitation/complete',
+    direction: 'agent_to_client',
+    kind: 'notification',
+    servedBy: 'client',
+    capability: {
+      in: 'InitializeRequest',
+      pointer: '/clientCapabilities/elicitation/url',
+      path: ['clientCapabilities', 'elicitation', 'url'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Sent only to a client whose initialize request has clientCapabilities.elicitation.url: it completes a URL elicitation.',
+    },
+  },
+  /** Asks the peer to stop working on a request it has not answered; the request is then answered with -32800. */
+  '$/cancel_request': {
+    method: '$/cancel_request',
+    direction: 'both',
+    kind: 'notification',
+    servedBy: 'both',
+    capability: null,
+  },
 } as const satisfies { readonly [M in MethodName]: MethodGate & { readonly method: M } };
 
 /** The methods a capability gates. */
