@@ -62,6 +62,7 @@ describe('writer', () => {
       'emit types',
       'emit methods',
       'emit update kinds',
+      'emit method capabilities',
       'emit known values',
       'emit validators',
       'emit validate wrapper',
