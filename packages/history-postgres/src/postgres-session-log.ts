@@ -4,6 +4,7 @@ import {
   type ListSessionRecordsOptions,
   type LogEntry,
   LogFollowers,
+  messageChange,
   type LogListener,
   type LogPage,
   type LogSubscription,
@@ -11,6 +12,7 @@ import {
   type NewLogEntry,
   type NewSessionRecord,
   type ReadLogOptions,
+  type ReplayVia,
   randomMessageId,
   type SeqRange,
   type SessionLog,
@@ -44,6 +46,11 @@ interface RecordRow {
   last_seq: string;
 }
 
+/** An appended range, and how many messages the session has retained after the append. */
+interface AppendedRange extends SeqRange {
+  readonly messages: number;
+}
+
 /** A lease an append is fenced by: holder and epoch. */
 interface Fence {
   readonly owner: string;
@@ -52,11 +59,14 @@ interface Fence {
 
 /** One `append` call waiting to be written as part of a batch. */
 interface QueuedAppend {
+  readonly entries: readonly NewLogEntry[];
   readonly bodies: readonly string[];
   readonly retain: readonly boolean[];
   readonly claims: readonly MessageRef[];
   readonly lease: Fence | undefined;
-  readonly resolve: (range: SeqRange) => void;
+  /** Replay preference for the messages this append opens or replaces (message-level API). */
+  readonly via: ReplayVia | undefined;
+  readonly resolve: (range: AppendedRange) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -76,6 +86,9 @@ function takeBatch(queue: QueuedAppend[]): QueuedAppend[] {
   let n = 0;
   for (const item of queue) {
     if (item.lease?.owner !== head.lease?.owner || item.lease?.epoch !== head.lease?.epoch) break;
+    if (item.via !== undefined || head.via !== undefined) {
+      if (n > 0) break;
+    }
     const size = item.bodies.reduce((sum, body) => sum + body.length, 0);
     if (n > 0 && (entries + item.bodies.length > MAX_BATCH_ENTRIES || bytes + size > MAX_BATCH_BYTES)) break;
     entries += item.bodies.length;
@@ -295,7 +308,20 @@ export class PostgresSessionLog implements SessionLog {
   }
 
   async append(sessionId: SessionId, entries: readonly NewLogEntry[]): Promise<SeqRange> {
-    return this.#append(sessionId, entries, undefined);
+    const { first, last } = await this.#append(sessionId, entries, undefined, undefined);
+    return { first, last };
+  }
+
+  /**
+   * @internal For {@link PostgresHistoryStore}: `append` with a replay preference for the messages
+   * it opens or replaces; also resolves with how many messages the session has retained.
+   */
+  appendWithVia(
+    sessionId: SessionId,
+    entries: readonly NewLogEntry[],
+    via: ReplayVia | undefined,
+  ): Promise<AppendedRange> {
+    return this.#append(sessionId, entries, undefined, via);
   }
 
   /**
@@ -309,7 +335,13 @@ export class PostgresSessionLog implements SessionLog {
     entries: readonly NewLogEntry[],
     lease: Fence,
   ): Promise<SeqRange> {
-    return this.#append(sessionId, entries, { owner: lease.owner, epoch: lease.epoch });
+    const { first, last } = await this.#append(
+      sessionId,
+      entries,
+      { owner: lease.owner, epoch: lease.epoch },
+      undefined,
+    );
+    return { first, last };
   }
 
   /**
@@ -347,7 +379,8 @@ export class PostgresSessionLog implements SessionLog {
     sessionId: SessionId,
     entries: readonly NewLogEntry[],
     lease: Fence | undefined,
-  ): Promise<SeqRange> {
+    via: ReplayVia | undefined,
+  ): Promise<AppendedRange> {
     this.#checkOpen();
     check.checkId(sessionId, '/sessionId');
     check.checkEntries(entries);
@@ -362,8 +395,8 @@ export class PostgresSessionLog implements SessionLog {
     }
     const bodies = entries.map((entry) => JSON.stringify(entry.update));
     const retain = entries.map((entry) => entry.retain ?? true);
-    return new Promise<SeqRange>((resolve, reject) => {
-      const item: QueuedAppend = { bodies, retain, claims, lease, resolve, reject };
+    return new Promise<AppendedRange>((resolve, reject) => {
+      const item: QueuedAppend = { bodies, retain, claims, lease, via, resolve, reject, entries };
       const queue = this.#appendQueues.get(sessionId);
       if (queue !== undefined) {
         // A write to this session is in flight: this append joins the next batch.
@@ -398,7 +431,7 @@ export class PostgresSessionLog implements SessionLog {
       let first = range.first;
       for (const item of batch) {
         const last = first + item.bodies.length - 1;
-        item.resolve({ first, last });
+        item.resolve({ first, last, messages: range.messages });
         first = last + 1;
       }
     } catch (error) {
@@ -412,11 +445,24 @@ export class PostgresSessionLog implements SessionLog {
     }
   }
 
-  async #write(sessionId: SessionId, batch: readonly QueuedAppend[]): Promise<SeqRange> {
+  async #write(sessionId: SessionId, batch: readonly QueuedAppend[]): Promise<AppendedRange> {
     const bodies = batch.length === 1 ? batch[0]!.bodies : batch.flatMap((item) => item.bodies);
     const retain = batch.length === 1 ? batch[0]!.retain : batch.flatMap((item) => item.retain);
     const claims = batch.length === 1 ? batch[0]!.claims : batch.flatMap((item) => item.claims);
+    const entries = batch.length === 1 ? batch[0]!.entries : batch.flatMap((item) => item.entries);
     const lease = batch[0]!.lease;
+    // Each retained entry that changes a message is linked to it (the message-level view's index).
+    const msgKinds: (string | null)[] = [];
+    const msgIds: (string | null)[] = [];
+    const msgChunk: boolean[] = [];
+    const msgEmpty: boolean[] = [];
+    entries.forEach((entry, i) => {
+      const change = retain[i] ? messageChange(entry.update) : undefined;
+      msgKinds.push(change?.kind ?? null);
+      msgIds.push(change?.messageId ?? null);
+      msgChunk.push(change?.op === 'chunk');
+      msgEmpty.push(change?.op === 'upsert' && (change.content === undefined || change.content.length === 0));
+    });
     const args = [
       sessionId,
       bodies,
@@ -425,12 +471,19 @@ export class PostgresSessionLog implements SessionLog {
       claims.map((claim) => claim.messageId),
       this.#channel,
       this.#origin,
+      msgKinds,
+      msgIds,
+      msgChunk,
+      msgEmpty,
+      batch[0]!.via ?? null,
     ];
-    const { rows } = await this.#query<{ o_first: string; o_last: string }>(
+    const params =
+      '$1, $2::text[], $3::boolean[], $4::text[], $5::text[], $6, $7, $8::text[], $9::text[], $10::boolean[], $11::boolean[], $12';
+    const { rows } = await this.#query<{ o_first: string; o_last: string; o_messages: string }>(
       'append to',
       lease === undefined
-        ? `SELECT * FROM ${this.#s}.log_append($1, $2::text[], $3::boolean[], $4::text[], $5::text[], $6, $7)`
-        : `SELECT * FROM ${this.#s}.log_append_as($8, $9, $1, $2::text[], $3::boolean[], $4::text[], $5::text[], $6, $7)`,
+        ? `SELECT * FROM ${this.#s}.log_append(${params})`
+        : `SELECT * FROM ${this.#s}.log_append_as($13, $14, ${params})`,
       lease === undefined ? args : [...args, lease.owner, lease.epoch],
       sessionId,
     );
@@ -444,7 +497,22 @@ export class PostgresSessionLog implements SessionLog {
       }));
       this.#publish(sessionId, stored);
     }
-    return { first, last };
+    return { first, last, messages: Number(rows[0]!.o_messages) };
+  }
+
+  /**
+   * @internal For {@link PostgresHistoryStore}: runs one read statement over this log's tables
+   * (`$S` stands for the schema), with errors translated; fails with `session_not_found` when the
+   * statement's session (`sessionId`) raises it.
+   */
+  async queryView<R extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+    sessionId: SessionId,
+  ): Promise<R[]> {
+    this.#checkOpen();
+    const { rows } = await this.#query<R>('read', text.replaceAll('$S', this.#s), values, sessionId);
+    return rows;
   }
 
   async read(sessionId: SessionId, options: ReadLogOptions = {}): Promise<LogPage> {

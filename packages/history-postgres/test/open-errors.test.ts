@@ -2,6 +2,7 @@ import type { HistoryStoreError } from '@acp-kit/sdk';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresHistoryStore, SCHEMA_VERSION } from '../src/index.js';
+import { migrate } from '../src/schema.js';
 import { freshSchema, postgresUrl } from './helpers.js';
 
 async function openError(open: Promise<unknown>): Promise<HistoryStoreError> {
@@ -31,17 +32,14 @@ describe('PostgresHistoryStore.open on a database it cannot use', () => {
     const schema = freshSchema();
     await (await PostgresHistoryStore.open(postgresUrl(), { schema })).close();
     expect(await tables(schema)).toEqual([
-      'blocks',
-      'issued_ids',
       'log_claims',
       'log_entries',
       'log_issued_ids',
       'log_leases',
+      'log_messages',
       'log_prompts',
       'log_sessions',
-      'messages',
       'schema_migrations',
-      'sessions',
     ]);
     await (await PostgresHistoryStore.open(postgresUrl(), { schema })).close();
     const { rows } = await admin.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY 1`);
@@ -50,26 +48,115 @@ describe('PostgresHistoryStore.open on a database it cannot use', () => {
 
   it('migrates a version 1 schema to the current version, keeping its history', async () => {
     const schema = freshSchema();
-    const first = await PostgresHistoryStore.open(postgresUrl(), { schema });
-    await first.createSession({ sessionId: 's', cwd: '/w' });
-    await first.appendMessage('s', {
-      kind: 'user_message',
-      messageId: 'm',
-      content: [{ type: 'text', text: 'hi' }],
-    });
-    await first.close();
-    // Take the schema back to version 1, as the first release of this package left it.
+    // A schema as the first release of this package left it, written by its functions.
+    await migrate(admin, schema, 'test', 1);
+    const s = `"${schema}"`;
     await admin.query(
-      `DROP TABLE "${schema}".log_entries, "${schema}".log_claims, "${schema}".log_issued_ids, "${schema}".log_sessions, "${schema}".log_leases, "${schema}".log_prompts`,
+      `INSERT INTO ${s}.sessions (session_id, cwd, created_at) VALUES ('s', '/w', '2026-01-01T00:00:00.000Z')`,
     );
-    await admin.query(`DROP FUNCTION "${schema}".log_append_as, "${schema}".log_append, "${schema}".log_now`);
-    await admin.query(`DELETE FROM "${schema}".schema_migrations WHERE version > 1`);
+    await admin.query(`SELECT ${s}.append_message('s', 'user_message', 'm', 'full', NULL, $1::text[])`, [
+      [JSON.stringify({ type: 'text', text: 'hi' })],
+    ]);
+    await admin.query(
+      `SELECT ${s}.append_message('s', 'agent_message', 'a', 'chunks', '{"k":1}', '{}'::text[])`,
+    );
+    await admin.query(`SELECT ${s}.append_chunk('s', 'agent_message', 'a', $1)`, [
+      JSON.stringify({ type: 'text', text: 'one ' }),
+    ]);
+    await admin.query(`SELECT ${s}.append_chunk('s', 'agent_message', 'a', $1)`, [
+      JSON.stringify({ type: 'text', text: 'two' }),
+    ]);
+    await admin.query(`INSERT INTO ${s}.issued_ids (session, message_id) VALUES (1, 'issued-only')`);
     const reopened = await PostgresHistoryStore.open(postgresUrl(), { schema });
-    expect((await reopened.readMessages('s')).messages.map((m) => m.messageId)).toEqual(['m']);
+    expect((await reopened.readMessages('s')).messages).toEqual([
+      {
+        seq: 1,
+        kind: 'user_message',
+        messageId: 'm',
+        via: 'full',
+        content: [{ type: 'text', text: 'hi' }],
+        meta: null,
+      },
+      {
+        seq: 2,
+        kind: 'agent_message',
+        messageId: 'a',
+        via: 'chunks',
+        content: [
+          { type: 'text', text: 'one ' },
+          { type: 'text', text: 'two' },
+        ],
+        meta: { k: 1 },
+      },
+    ]);
+    // The log holds them in their replay form, claimed; the issued IDs stay issued.
+    const log = await reopened.log.read('s');
+    expect(log.entries.map((e) => e.update.sessionUpdate)).toEqual([
+      'user_message',
+      'agent_message',
+      'agent_message_chunk',
+      'agent_message_chunk',
+    ]);
+    expect(await reopened.log.isClaimed('s', { kind: 'agent_message', messageId: 'a' })).toBe(true);
+    await expect(
+      reopened.log.append('s', [
+        {
+          update: { sessionUpdate: 'user_message', messageId: 'm', content: [] } as never,
+          claim: { kind: 'user_message', messageId: 'm' },
+        },
+      ]),
+    ).rejects.toMatchObject({ code: 'duplicate_message' });
+    const issued = await admin.query(`SELECT message_id FROM ${s}.log_issued_ids ORDER BY 1`);
+    expect(issued.rows.map((row) => row.message_id)).toEqual(['a', 'issued-only', 'm']);
+    // Later writes continue the same messages.
+    await reopened.appendChunk('s', 'a', { type: 'text', text: '!' } as never);
+    expect((await reopened.readMessages('s', { afterSeq: 1 })).messages[0]?.content).toHaveLength(3);
     await reopened.close();
     expect(await tables(schema)).toContain('log_entries');
+    expect(await tables(schema)).not.toContain('messages');
     const { rows } = await admin.query(`SELECT max(version)::int AS v FROM "${schema}".schema_migrations`);
     expect(rows[0]).toEqual({ v: SCHEMA_VERSION });
+  });
+
+  it('reads messages the session log retained before version 6 as retained messages', async () => {
+    const schema = freshSchema();
+    await migrate(admin, schema, 'test', 5);
+    const s = `"${schema}"`;
+    await admin.query(
+      `INSERT INTO ${s}.log_sessions (session_id, cwd, created_at, updated_at) VALUES ('s', '/w', 't', 't')`,
+    );
+    const bodies = [
+      { sessionUpdate: 'user_message', messageId: 'u', content: [{ type: 'text', text: 'q' }] },
+      { sessionUpdate: 'state_update', state: 'running' },
+      { sessionUpdate: 'agent_message', messageId: 'a', content: [] },
+      { sessionUpdate: 'agent_message_chunk', messageId: 'a', content: { type: 'text', text: 'x' } },
+      {
+        sessionUpdate: 'agent_message_chunk',
+        messageId: 'live',
+        content: { type: 'text', text: 'not kept' },
+      },
+      { sessionUpdate: 'agent_message_chunk', messageId: 'a', content: { type: 'text', text: 'y' } },
+    ].map((body) => JSON.stringify(body));
+    await admin.query(
+      `SELECT * FROM ${s}.log_append('s', $1::text[], $2::boolean[], $3::text[], $4::text[], 'ch', 'o')`,
+      [bodies, [true, false, true, true, false, true], ['user_message', 'agent_message'], ['u', 'a']],
+    );
+    const store = await PostgresHistoryStore.open(postgresUrl(), { schema });
+    const { messages } = await store.readMessages('s');
+    expect(
+      messages.map((m) => [
+        m.seq,
+        m.kind,
+        m.messageId,
+        m.via,
+        m.content.map((b) => (b as { text: string }).text).join(''),
+      ]),
+    ).toEqual([
+      [1, 'user_message', 'u', 'full', 'q'],
+      [2, 'agent_message', 'a', 'chunks', 'xy'],
+    ]);
+    expect(await store.isRetained('s', 'live')).toBe(false);
+    await store.close();
   });
 
   it('migrates once when several replicas open the same fresh schema at the same moment', async () => {
@@ -113,7 +200,7 @@ describe('PostgresHistoryStore.open on a database it cannot use', () => {
   it('reports a schema that lost one of its tables as corrupt', async () => {
     const schema = freshSchema();
     await (await PostgresHistoryStore.open(postgresUrl(), { schema })).close();
-    await admin.query(`DROP TABLE "${schema}".issued_ids`);
+    await admin.query(`DROP TABLE "${schema}".log_issued_ids`);
     const error = await openError(PostgresHistoryStore.open(postgresUrl(), { schema }));
     expect(error.code).toBe('corrupt');
     expect(error.message).toContain('issued_ids');
