@@ -1,0 +1,208 @@
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+// The SDK's agent and client from its sources (the package alias maps @acp-kit/sdk to its history API).
+import {
+  Agent,
+  type AgentConnection,
+  Client,
+  type ClientConnection,
+  Connection,
+  createInProcessPair,
+} from '../../sdk/src/index.js';
+import { PostgresSessionLeases, PostgresSessionLog, PostgresSessionOwnership } from '../src/index.js';
+import { freshSchema, postgresUrl } from './helpers.js';
+
+type Update = { sessionUpdate: string; messageId?: string; state?: string; stopReason?: string };
+
+interface Replica {
+  name: string;
+  agent: Agent;
+  log: PostgresSessionLog;
+  ownership: PostgresSessionOwnership;
+  /** Names of the prompts this replica's onPrompt ran. */
+  ran: string[];
+}
+
+interface Wired {
+  client: Client;
+  /** Everything received, in order: updates and prompt responses. */
+  received: ({ update: Update } | { messageId: string })[];
+}
+
+describe('PostgresSessionOwnership: prompts run on the session owner, inserted once', () => {
+  const open: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of open.splice(0).reverse()) await close();
+  });
+
+  const replica = async (schema: string, name: string, leaseMs = 60_000): Promise<Replica> => {
+    const log = await PostgresSessionLog.open(postgresUrl(), { schema, maxConnections: 4 });
+    const ownership = await PostgresSessionOwnership.open(log, postgresUrl(), {
+      replica: name,
+      leaseMs,
+      checkEveryMs: 100,
+    });
+    const ran: string[] = [];
+    const agent = new Agent({
+      info: { name, version: '0' },
+      history: ownership.log,
+      ownership,
+      async onPrompt(prompt, { session }) {
+        ran.push((prompt.content[0] as { text: string }).text);
+        await prompt.insert();
+        await session.running();
+        const reply = await session.agentMessage();
+        await reply.chunk({ type: 'text', text: `${name} answers` });
+        await session.idle('end_turn');
+      },
+    });
+    open.push(async () => {
+      await ownership.close();
+      await log.close();
+    });
+    return { name, agent, log, ownership, ran };
+  };
+
+  const connect = async (r: Replica): Promise<Wired> => {
+    const [agentSide, clientSide] = createInProcessPair();
+    r.agent.serve(new Connection(agentSide) as AgentConnection);
+    const connection = new Connection(clientSide) as ClientConnection;
+    const received: Wired['received'] = [];
+    connection.onMessage((direction, message) => {
+      if (direction !== 'in') return;
+      const m = message as { method?: string; params?: { update: Update }; result?: { messageId?: string } };
+      if (m.method === 'session/update') received.push({ update: m.params!.update });
+      else if (typeof m.result?.messageId === 'string') received.push({ messageId: m.result.messageId });
+    });
+    const client = new Client(connection, { info: { name: 'c', version: '0' } });
+    await client.initialize();
+    open.push(async () => client.close());
+    return { client, received };
+  };
+
+  it('inserts prompts sent to three replicas at once exactly once each, all run by the owner, each receipt after its report', async () => {
+    const schema = freshSchema('own');
+    const [a, b, c] = [await replica(schema, 'a'), await replica(schema, 'b'), await replica(schema, 'c')];
+    const onA = await connect(a);
+    const sessionId = await onA.client.newSession('/w');
+    const onB = await connect(b);
+    const onC = await connect(c);
+    await onB.client.resume(sessionId, { cwd: '/w' });
+    await onC.client.resume(sessionId, { cwd: '/w' });
+    const sent = [onA, onB, onC].flatMap((w, i) =>
+      [0, 1].map((n) => ({ w, id: w.client.prompt(sessionId, [{ type: 'text', text: `p${i}${n}` }]) })),
+    );
+    const ids = await Promise.all(sent.map((s) => s.id));
+    expect(new Set(ids).size).toBe(6);
+    expect(a.ran.sort()).toEqual(['p00', 'p01', 'p10', 'p11', 'p20', 'p21']);
+    expect([...b.ran, ...c.ran]).toEqual([]);
+    // Each receipt came after the submitting client was sent the inserted message.
+    for (const [i, { w }] of sent.entries()) {
+      const report = w.received.findIndex(
+        (r) => 'update' in r && r.update.sessionUpdate === 'user_message' && r.update.messageId === ids[i],
+      );
+      const receipt = w.received.findIndex((r) => 'messageId' in r && r.messageId === ids[i]);
+      expect(report).toBeGreaterThanOrEqual(0);
+      expect(report).toBeLessThan(receipt);
+    }
+    // In the log, each prompt's user message once.
+    const { entries } = await a.log.read(sessionId, { limit: 1000 });
+    const users = entries
+      .filter((e) => e.update.sessionUpdate === 'user_message')
+      .map((e) => (e.update as Update).messageId);
+    expect(users.sort()).toEqual([...ids].sort());
+    // Forwarded rows are gone once answered.
+    const admin = new pg.Client({ connectionString: postgresUrl() });
+    await admin.connect();
+    const rows = await admin.query(`SELECT count(*)::int AS n FROM "${schema}".log_prompts`);
+    await admin.end();
+    expect(rows.rows[0]).toEqual({ n: 0 });
+  });
+
+  it('takes over a session whose owner stopped renewing: ends its turn idle/error and settles the prompts it left', async () => {
+    const schema = freshSchema('own');
+    const b = await replica(schema, 'b', 600);
+    const setup = await PostgresSessionLog.open(postgresUrl(), { schema, maxConnections: 2 });
+    const leases = await PostgresSessionLeases.open(postgresUrl(), { schema, maxConnections: 2 });
+    open.push(async () => {
+      await leases.close();
+      await setup.close();
+    });
+    // A replica "dead" owned the session, was mid-turn, and had taken two forwarded prompts: one
+    // inserted (its ID claimed in the log), one not yet; a third waited untaken.
+    await setup.createSession({ sessionId: 's', cwd: '/w' });
+    const held = await leases.acquire('s', 'dead', 600);
+    if (!held.acquired) throw new Error('expected the lease');
+    await setup.appendAsOwner(
+      's',
+      [
+        {
+          update: { sessionUpdate: 'user_message', messageId: 'inserted', content: [] } as never,
+          claim: { kind: 'user_message', messageId: 'inserted' },
+        },
+        { update: { sessionUpdate: 'state_update', state: 'running' } as never, retain: false },
+      ],
+      held.lease,
+    );
+    const admin = new pg.Client({ connectionString: postgresUrl() });
+    await admin.connect();
+    open.push(() => admin.end());
+    const s = `"${schema}"`;
+    const insert = async (state: string, messageId: string | null) =>
+      (
+        await admin.query<{ id: string }>(
+          `INSERT INTO ${s}.log_prompts (session_id, origin, content, state, taken_by, taken_epoch, message_id)
+           VALUES ('s', 'elsewhere', $1, $2, $3, $4, $5) RETURNING id`,
+          [
+            JSON.stringify([{ type: 'text', text: `left ${state} ${messageId}` }]),
+            state,
+            state === 'taken' ? 'dead' : null,
+            state === 'taken' ? held.lease.epoch : null,
+            messageId,
+          ],
+        )
+      ).rows[0]!.id;
+    const takenInserted = await insert('taken', 'inserted');
+    const takenNot = await insert('taken', 'never-appended');
+    const pending = await insert('pending', null);
+
+    // A client on b follows the session; b sees it busy and, once the lease lapses, takes it over.
+    const onB = await connect(b);
+    await onB.client.resume('s', { cwd: '/w' });
+    await until(() => onB.received.some((r) => 'update' in r && r.update.stopReason === 'error'));
+    const ended = onB.received.find((r) => 'update' in r && r.update.stopReason === 'error') as {
+      update: Update;
+    };
+    expect(ended.update).toMatchObject({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error' });
+    expect(b.ownership.leaseOf('s')).toMatchObject({ owner: 'b', epoch: held.lease.epoch + 1 });
+
+    const state = async (id: string) =>
+      (await admin.query(`SELECT state, message_id, error FROM ${s}.log_prompts WHERE id = $1`, [id]))
+        .rows[0];
+    await until(async () => (await state(pending)).state === 'inserted');
+    expect(await state(takenInserted)).toMatchObject({ state: 'inserted', message_id: 'inserted' });
+    expect(await state(takenNot)).toMatchObject({ state: 'rejected' });
+    expect(JSON.parse((await state(takenNot)).error)).toMatchObject({ code: -32603 });
+    expect(b.ran).toEqual(['left pending null']);
+    // The dead owner can no longer write.
+    await expect(
+      setup.appendAsOwner(
+        's',
+        [{ update: { sessionUpdate: 'state_update', state: 'idle' } as never }],
+        held.lease,
+      ),
+    ).rejects.toMatchObject({ code: 'locked' });
+    // And the session is served: a prompt on b runs there.
+    const id = await onB.client.prompt('s', [{ type: 'text', text: 'after' }]);
+    expect(typeof id).toBe('string');
+    expect(b.ran).toEqual(['left pending null', 'after']);
+  });
+});
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
