@@ -49,4 +49,20 @@ export interface WireCodec {
    * {@link WireCodec.protocolVersion} in `initialize`.
    */
   agent(channel: CodecChannel): CodecSession;
+  /**
+   * Opens the translation for one client-side connection whose agent answered `initialize` with
+   * {@link WireCodec.protocolVersion}. `handshake` holds the client's `initialize` request (v2, as
+   * the core sent it) and the agent's result (wire version): the session answers that request to
+   * the core itself, from the result, without asking the agent again. Absent when the codec only
+   * serves agents.
+   */
+  client?(channel: CodecChannel, handshake: CodecHandshake): CodecSession;
+}
+
+/** What the client side learned at `initialize` when the agent answered with an older version. */
+export interface CodecHandshake {
+  /** The client's `initialize` request message (JSON-RPC envelope, v2 params). */
+  readonly request: { readonly id: unknown; readonly params?: unknown };
+  /** The `result` of the agent's answer, in the agent's version. */
+  readonly result: unknown;
 }

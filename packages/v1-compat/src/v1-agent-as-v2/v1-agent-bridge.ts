@@ -68,6 +68,11 @@ export interface V1AgentBridgeOptions {
    * bridge). A {@link FileIdLedger} keeps them across bridge restarts.
    */
   ledger?: IdLedger;
+  /**
+   * The v1 agent's answer to an `initialize` already sent on this transport (a client that
+   * negotiated down to v1): the bridge uses it instead of initializing the agent again.
+   */
+  initialized?: V1.InitializeResponse;
 }
 
 /**
@@ -95,6 +100,7 @@ export class V1AgentBridge {
 
   constructor(options: V1AgentBridgeOptions) {
     this.#ledger = options.ledger ?? new MemoryIdLedger();
+    if (options.initialized !== undefined) this.#initialize = Promise.resolve(options.initialized);
     this.#v1 = new Connection(options.agent, { validator: v1SchemaValidator });
     this.#peer = new WrappedPeer(options.name ?? 'v1 agent', this.#v1);
     this.#v1.onNotification('session/update', (params) => {

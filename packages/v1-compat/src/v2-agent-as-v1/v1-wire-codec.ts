@@ -15,6 +15,7 @@ import {
 import { v2ToV1StopReason } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
 import { validateParams, validateResult } from '../generated/v1/validate.js';
+import { openV1ClientCodec } from '../v1-agent-as-v2/v1-client-codec.js';
 import { type OpenPrompt, SessionView } from './session-view.js';
 import { AGENT_ROUTES, CLIENT_ROUTES, type Convert, type V1Route } from './v1-routes.js';
 
@@ -30,7 +31,9 @@ interface PeerRequest {
 
 /**
  * The v1 wire codec: lets an agent built on the SDK (which speaks v2) serve a v1 client on the
- * same endpoint, in process. Pass it to `negotiateAgentVersion(transport, { codecs: [v1WireCodec] })`;
+ * same endpoint, in process — and, on the client side (`negotiateClientVersion`), lets a client
+ * built on the SDK drive a v1 agent through the v1-agent-as-v2 translation (see
+ * `openV1ClientCodec`). Pass it to `negotiateAgentVersion(transport, { codecs: [v1WireCodec] })`;
  * a client whose `initialize` asks for version 1 then gets a v1 connection.
  *
  * The translation is the v2→v1 one of `serveV2AgentAsV1` (they share {@link SessionView}). Every
@@ -47,6 +50,7 @@ interface PeerRequest {
 export const v1WireCodec: WireCodec = {
   protocolVersion: 1,
   agent: (channel) => new V1AgentCodec(channel),
+  client: openV1ClientCodec,
 };
 
 class V1AgentCodec implements CodecSession {

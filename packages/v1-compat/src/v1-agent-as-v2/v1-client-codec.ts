@@ -1,0 +1,55 @@
+import { type CodecChannel, type CodecHandshake, type CodecSession, ErrorCodes } from '@acp-kit/sdk';
+import type * as V1 from '../generated/v1/types.js';
+import { validateResult } from '../generated/v1/validate.js';
+import { messageTransport } from '../message-transport.js';
+import { V1AgentBridge } from './v1-agent-bridge.js';
+
+/**
+ * The client side of the v1 codec: a client built on the SDK, whose agent answered `initialize`
+ * with version 1, keeps its v2 API. The translation is the v1-agent-as-v2 bridge
+ * ({@link V1AgentBridge}: prompts answered on evidence of insertion, derived message IDs,
+ * `idle` at the end of the v1 turn), run in process between the client's connection and the wire —
+ * no bridge process. The agent is not initialized twice: the bridge starts from its answer.
+ */
+export function openV1ClientCodec(channel: CodecChannel, handshake: CodecHandshake): CodecSession {
+  const toAgent = messageTransport((text) => channel.write(JSON.parse(text)));
+  const toClient = messageTransport((text) => {
+    channel.deliver(JSON.parse(text));
+    return Promise.resolve();
+  });
+  const checked = validateResult('initialize', handshake.result);
+  if (checked !== undefined && !checked.ok) {
+    const issue = checked.issues[0];
+    const pointer = `/result${issue?.pointer ?? ''}`;
+    const expected = issue?.expected ?? issue?.message ?? 'a v1 InitializeResponse';
+    channel.deliver({
+      jsonrpc: '2.0',
+      id: handshake.request.id,
+      error: {
+        code: ErrorCodes.InternalError,
+        message: `Invalid result for initialize at ${pointer}: expected ${expected}`,
+        data: { pointer, expected },
+      },
+    });
+  }
+  const bridge = new V1AgentBridge({
+    agent: toAgent.transport,
+    initialized: handshake.result as V1.InitializeResponse,
+  });
+  bridge.serve(toClient.transport);
+  if (checked === undefined || checked.ok) {
+    toClient.push(JSON.stringify({ jsonrpc: '2.0', ...handshake.request, method: 'initialize' }));
+  }
+  return {
+    fromPeer: (message) => toAgent.push(JSON.stringify(message)),
+    fromCore: (message) => {
+      toClient.push(JSON.stringify(message));
+      return Promise.resolve();
+    },
+    close: (reason) => {
+      toAgent.end(reason);
+      toClient.end(reason);
+      bridge.close();
+    },
+  };
+}
