@@ -1,21 +1,44 @@
 import type {
   AgentNotificationMap,
   AgentRequestMap,
+  CancelTerminalResponse,
+  CancelToolCallResponse,
   ClientCapabilities,
   ClientNotificationMap,
   ClientRequestMap,
+  CloseSessionResponse,
+  CompleteElicitationNotification,
+  DeleteSessionResponse,
   Implementation,
   InitializeResponse,
+  ListSessionsRequest,
+  ListSessionsResponse,
+  LoginAuthResponse,
+  LogoutAuthResponse,
   McpServer,
+  Meta,
   MessageId,
+  NewSessionRequest,
+  NewSessionResponse,
   PromptRequest,
-  RequestPermissionRequest,
-  RequestPermissionResponse,
+  ResumeSessionRequest,
+  ResumeSessionResponse,
+  SessionConfigOption,
   SessionId,
+  SessionInfo,
+  SetSessionConfigOptionRequest,
+  SetSessionConfigOptionResponse,
 } from '@acp-kit/schema';
 import type { Connection } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { ConversationStore } from './conversation/index.js';
+import {
+  answerUnlessWithdrawn,
+  ELICITATION_CANCELLED,
+  type ElicitationCallback,
+  PERMISSION_CANCELLED,
+  type PermissionCallback,
+} from './answers.js';
+import { ConversationStore, type TurnEnd } from './conversation/index.js';
 
 /** The protocol version this client speaks. */
 export const CLIENT_PROTOCOL_VERSION = 2;
@@ -43,10 +66,24 @@ export interface ClientOptions {
    * If it throws, the agent gets -32603 and the error reaches the connection's `onDiagnostic`
    * listeners as a `request-handler-error` diagnostic.
    */
-  onPermission?(
-    request: RequestPermissionRequest,
-    context: { signal: AbortSignal },
-  ): RequestPermissionResponse | Promise<RequestPermissionResponse>;
+  onPermission?: PermissionCallback;
+  /**
+   * Answers `elicitation/create` (a form to fill in, or a URL to open). Default: every request is
+   * answered `{ action: 'cancel' }`. Like {@link ClientOptions.onPermission}, a withdrawn request
+   * is answered `cancel` at once and `signal` aborts; a throw answers -32603. Advertise the modes
+   * you handle in `capabilities.elicitation`: agents send only those.
+   */
+  onElicitation?: ElicitationCallback;
+  /** Called when the agent reports a URL elicitation finished (`elicitation/complete`). */
+  onElicitationComplete?(notification: CompleteElicitationNotification): void;
+}
+
+/** Per-call options of the {@link Client} methods that send a request. */
+export interface CallOptions {
+  /** Aborting sends `$/cancel_request` for the request and rejects it with -32800 (request cancelled). */
+  signal?: AbortSignal;
+  /** Extension metadata sent as the request's `_meta`. */
+  meta?: Meta;
 }
 
 /** A prompt on its way: its optimistic entry and the insertion receipt to come. */
@@ -59,6 +96,25 @@ export interface Submission {
    * reported as unhandled.
    */
   readonly messageId: Promise<MessageId>;
+  /**
+   * Resolves when the work that took this prompt in ends: the first `idle` with a stop reason
+   * after its insertion, never the previous turn's (see `ConversationStore.turnEnd`). Rejects like
+   * `messageId` when the prompt was rejected, and when the end cannot be observed (outcome unknown,
+   * connection lost). An unobserved rejection is never reported as unhandled.
+   */
+  readonly turnEnd: Promise<TurnEnd>;
+}
+
+/** Options of {@link Client.resume}. */
+export interface ResumeOptions extends CallOptions {
+  /** The working directory (absolute). */
+  cwd: string;
+  /** Replay the retained history from the start before the response. */
+  replay?: boolean;
+  /** Further directories the session may use. */
+  additionalDirectories?: string[];
+  /** MCP servers for the session. */
+  mcpServers?: McpServer[];
 }
 
 /**
@@ -83,8 +139,16 @@ export class Client {
     const typed = this.#connection;
     typed.onNotification('session/update', (params) => this.store.apply(params));
     typed.onRequest('session/request_permission', (params, context) =>
-      options.onPermission ? answerPermission(options.onPermission, params, context.signal) : CANCELLED,
+      options.onPermission
+        ? answerUnlessWithdrawn(options.onPermission, params, context.signal, PERMISSION_CANCELLED)
+        : PERMISSION_CANCELLED,
     );
+    typed.onRequest('elicitation/create', (params, context) =>
+      options.onElicitation
+        ? answerUnlessWithdrawn(options.onElicitation, params, context.signal, ELICITATION_CANCELLED)
+        : ELICITATION_CANCELLED,
+    );
+    typed.onNotification('elicitation/complete', (params) => options.onElicitationComplete?.(params));
     typed.onClose(() => {
       for (const sessionId of this.#sessions) this.store.setConnection(sessionId, 'disconnected');
     });
@@ -105,24 +169,182 @@ export class Client {
     });
   }
 
-  /** Creates a session and returns its ID. */
+  /** Creates a session and returns its ID (see {@link Client.createSession} for the whole response). */
   async newSession(cwd: string, mcpServers: McpServer[] = []): Promise<SessionId> {
-    const { sessionId } = await this.#connection.sendRequest('session/new', { cwd, mcpServers });
-    this.#track(sessionId);
+    const { sessionId } = await this.createSession({ cwd, mcpServers });
     return sessionId;
   }
 
   /**
-   * Resumes a session. With `replay: true` the agent first replays its retained history, which
-   * the store applies by the upsert rules (replaying twice changes nothing).
+   * Sends `session/new` with the whole request (`cwd`, `mcpServers`, `additionalDirectories`,
+   * `_meta`) and returns the whole response. The `configOptions` and `availableCommands` it
+   * carries go into the store's snapshot of the new session.
    */
-  async resume(sessionId: SessionId, options: { cwd: string; replay?: boolean }): Promise<void> {
+  async createSession(request: NewSessionRequest, options: CallOptions = {}): Promise<NewSessionResponse> {
+    const response = await this.#connection.sendRequest(
+      'session/new',
+      withMeta(request, options),
+      signalOf(options),
+    );
+    this.#track(response.sessionId);
+    this.#recordSessionResponse(response.sessionId, response);
+    return response;
+  }
+
+  /**
+   * Resumes a session. With `replay: true` the agent first replays its retained history, which
+   * the store applies by the upsert rules (replaying twice changes nothing). The response's
+   * `configOptions` and `availableCommands` go into the store.
+   */
+  async resume(sessionId: SessionId, options: ResumeOptions): Promise<ResumeSessionResponse> {
     this.#track(sessionId);
-    await this.#connection.sendRequest('session/resume', {
+    const request: ResumeSessionRequest = {
       sessionId,
       cwd: options.cwd,
+      ...(options.additionalDirectories ? { additionalDirectories: options.additionalDirectories } : {}),
+      ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.replay ? { replayFrom: { type: 'start' as const } } : {}),
-    });
+    };
+    const response = await this.#connection.sendRequest(
+      'session/resume',
+      withMeta(request, options),
+      signalOf(options),
+    );
+    this.#recordSessionResponse(sessionId, response);
+    return response;
+  }
+
+  /**
+   * Lists one page of the agent's sessions (`session/list`), optionally only those rooted at
+   * `cwd`. Pass the previous page's `nextCursor` as `cursor` for the next page; the cursor is the
+   * agent's and opaque. See {@link Client.sessions} to walk every page.
+   */
+  listSessions(request: ListSessionsRequest = {}, options: CallOptions = {}): Promise<ListSessionsResponse> {
+    return this.#connection.sendRequest('session/list', withMeta(request, options), signalOf(options));
+  }
+
+  /**
+   * Every session the agent lists, page after page (following `nextCursor` until the agent gives
+   * none). Stops with an error if the agent hands back a cursor it already gave, rather than loop.
+   */
+  async *sessions(
+    request: Omit<ListSessionsRequest, 'cursor'> = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<SessionInfo, void, undefined> {
+    const seen = new Set<string>();
+    let cursor: string | null | undefined;
+    do {
+      const page = await this.listSessions({ ...request, ...(cursor ? { cursor } : {}) }, options);
+      yield* page.sessions;
+      cursor = page.nextCursor;
+      if (cursor) {
+        if (seen.has(cursor)) throw new Error(`session/list returned the cursor "${cursor}" twice`);
+        seen.add(cursor);
+      }
+    } while (cursor);
+  }
+
+  /**
+   * Closes a session (`session/close`): the agent stops its work and releases it; it stays listed
+   * and can be resumed. The store keeps what it showed.
+   */
+  closeSession(sessionId: SessionId, options: CallOptions = {}): Promise<CloseSessionResponse> {
+    return this.#connection.sendRequest('session/close', withMeta({ sessionId }, options), signalOf(options));
+  }
+
+  /**
+   * Deletes a session and its history (`session/delete`; agents that advertise
+   * `capabilities.session.delete`). Once the agent confirms, the store forgets the session too.
+   */
+  async deleteSession(sessionId: SessionId, options: CallOptions = {}): Promise<DeleteSessionResponse> {
+    const response = await this.#connection.sendRequest(
+      'session/delete',
+      withMeta({ sessionId }, options),
+      signalOf(options),
+    );
+    this.#sessions.delete(sessionId);
+    this.store.forget(sessionId);
+    return response;
+  }
+
+  /** Authenticates with one of the `authMethods` the agent advertised in `initialize` (`auth/login`). */
+  login(methodId: string, options: CallOptions = {}): Promise<LoginAuthResponse> {
+    return this.#connection.sendRequest('auth/login', withMeta({ methodId }, options), signalOf(options));
+  }
+
+  /** Ends the authenticated state (`auth/logout`). */
+  logout(options: CallOptions = {}): Promise<LogoutAuthResponse> {
+    return this.#connection.sendRequest('auth/logout', withMeta({}, options), signalOf(options));
+  }
+
+  /**
+   * Changes one configuration option (`session/set_config_option`): a string value chooses a
+   * select option by its value ID (`type: 'id'`), a boolean sets a boolean option. Returns every
+   * option's current value, which also goes into the store's snapshot.
+   */
+  setConfigOption(
+    sessionId: SessionId,
+    configId: string,
+    value: string | boolean,
+    options?: CallOptions,
+  ): Promise<readonly SessionConfigOption[]>;
+  /** Sends a whole `session/set_config_option` request (an extension option type, say). */
+  setConfigOption(
+    request: SetSessionConfigOptionRequest,
+    options?: CallOptions,
+  ): Promise<readonly SessionConfigOption[]>;
+  async setConfigOption(
+    first: SessionId | SetSessionConfigOptionRequest,
+    second?: string | CallOptions,
+    value?: string | boolean,
+    last?: CallOptions,
+  ): Promise<readonly SessionConfigOption[]> {
+    let request: SetSessionConfigOptionRequest;
+    let options: CallOptions;
+    if (typeof first === 'string') {
+      const configId = second as string;
+      request =
+        typeof value === 'boolean'
+          ? { type: 'boolean', sessionId: first, configId, value }
+          : { type: 'id', sessionId: first, configId, value: value as string };
+      options = last ?? {};
+    } else {
+      request = first;
+      options = (second as CallOptions | undefined) ?? {};
+    }
+    const response: SetSessionConfigOptionResponse = await this.#connection.sendRequest(
+      'session/set_config_option',
+      withMeta(request, options),
+      signalOf(options),
+    );
+    this.store.setConfigOptions(request.sessionId, response.configOptions);
+    return this.store.snapshot(request.sessionId).configOptions ?? [];
+  }
+
+  /** Cancels one tool call that advertises the cancel capability (`tool_call/cancel`); the rest of the work goes on. */
+  cancelToolCall(
+    sessionId: SessionId,
+    toolCallId: string,
+    options: CallOptions = {},
+  ): Promise<CancelToolCallResponse> {
+    return this.#connection.sendRequest(
+      'tool_call/cancel',
+      withMeta({ sessionId, toolCallId }, options),
+      signalOf(options),
+    );
+  }
+
+  /** Stops the command of one terminal that advertises the cancel capability (`terminal/cancel`). */
+  cancelTerminal(
+    sessionId: SessionId,
+    terminalId: string,
+    options: CallOptions = {},
+  ): Promise<CancelTerminalResponse> {
+    return this.#connection.sendRequest(
+      'terminal/cancel',
+      withMeta({ sessionId, terminalId }, options),
+      signalOf(options),
+    );
   }
 
   /**
@@ -134,11 +356,16 @@ export class Client {
   submit(
     sessionId: SessionId,
     prompt: PromptRequest['prompt'],
-    options: { localId?: string } = {},
+    options: { localId?: string } & CallOptions = {},
   ): Submission {
     this.#track(sessionId);
-    const localId = this.store.addPending(sessionId, prompt, options);
-    const messageId = this.#connection.sendRequest('session/prompt', { sessionId, prompt }).then(
+    const localId = this.store.addPending(
+      sessionId,
+      prompt,
+      options.localId ? { localId: options.localId } : {},
+    );
+    const request = withMeta({ sessionId, prompt }, options);
+    const messageId = this.#connection.sendRequest('session/prompt', request, signalOf(options)).then(
       ({ messageId: id }) => {
         this.store.resolvePending(localId, id);
         return id;
@@ -151,12 +378,30 @@ export class Client {
     );
     // The store has recorded the outcome; a caller that ignores the promise must not crash the process.
     messageId.catch(() => undefined);
-    return { localId, messageId };
+    const turnEnd = this.store.turnEnd(localId);
+    turnEnd.catch(() => undefined);
+    return { localId, messageId, turnEnd };
   }
 
   /** Submits a prompt and resolves with the inserted message's ID (see {@link Client.submit}). */
-  prompt(sessionId: SessionId, prompt: PromptRequest['prompt']): Promise<MessageId> {
-    return this.submit(sessionId, prompt).messageId;
+  prompt(
+    sessionId: SessionId,
+    prompt: PromptRequest['prompt'],
+    options: CallOptions = {},
+  ): Promise<MessageId> {
+    return this.submit(sessionId, prompt, options).messageId;
+  }
+
+  /**
+   * Submits a prompt and resolves when the work that took it in ends (see {@link Submission.turnEnd}):
+   * `{ messageId, stopReason, usage, error }`. A stop reason `error` resolves too; it does not reject.
+   */
+  promptToEnd(
+    sessionId: SessionId,
+    prompt: PromptRequest['prompt'],
+    options: CallOptions = {},
+  ): Promise<TurnEnd> {
+    return this.submit(sessionId, prompt, options).turnEnd;
   }
 
   /** Asks the agent to stop the session's foreground work. */
@@ -167,6 +412,13 @@ export class Client {
   /** Closes the connection. */
   close(): void {
     this.#connection.close();
+  }
+
+  #recordSessionResponse(sessionId: SessionId, response: NewSessionResponse | ResumeSessionResponse): void {
+    if (Array.isArray(response.configOptions)) this.store.setConfigOptions(sessionId, response.configOptions);
+    if (Array.isArray(response.availableCommands)) {
+      this.store.setAvailableCommands(sessionId, response.availableCommands);
+    }
   }
 
   #track(sessionId: SessionId): void {
@@ -181,24 +433,12 @@ function isOutcomeUnknown(error: RpcError): boolean {
   return error.code === ErrorCodes.ConnectionClosed || error.code === ErrorCodes.OutgoingBufferFull;
 }
 
-const CANCELLED: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
+/** `params` with the caller's `_meta`, when given. */
+function withMeta<P extends object>(params: P, options: CallOptions): P {
+  return options.meta === undefined ? params : { ...params, _meta: options.meta };
+}
 
-/**
- * Asks the application, but answers `cancelled` as soon as the agent withdraws the request, so
- * the agent is never left waiting on a prompt the user can no longer answer.
- */
-function answerPermission(
-  ask: NonNullable<ClientOptions['onPermission']>,
-  request: RequestPermissionRequest,
-  signal: AbortSignal,
-): Promise<RequestPermissionResponse> {
-  if (signal.aborted) return Promise.resolve(CANCELLED);
-  return new Promise((resolve, reject) => {
-    const withdraw = (): void => resolve(CANCELLED);
-    signal.addEventListener('abort', withdraw, { once: true });
-    Promise.resolve()
-      .then(() => ask(request, { signal }))
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', withdraw));
-  });
+/** The connection's per-request options from the caller's. */
+function signalOf(options: CallOptions): { signal?: AbortSignal } {
+  return options.signal ? { signal: options.signal } : {};
 }

@@ -1,8 +1,11 @@
+export type { AnswerContext, ElicitationCallback, PermissionCallback } from './answers.js';
 export {
+  type CallOptions,
   CLIENT_PROTOCOL_VERSION,
   Client,
   type ClientConnection,
   type ClientOptions,
+  type ResumeOptions,
   type Submission,
 } from './client.js';
 export * from './conversation/index.js';
