@@ -1,5 +1,11 @@
 import type {
+  AvailableCommand,
   ContentBlock,
+  CreateElicitationResponse,
+  Notice,
+  PlanContent,
+  SessionConfigOption,
+  UsageUpdate,
   JsonRpcError,
   MessageId,
   RequestPermissionRequest,
@@ -14,11 +20,28 @@ import type {
 import { HistoryStoreError } from '../history/errors.js';
 import type { HistoryStore, MessageKind, ReplayVia } from '../history/history-store.js';
 import { chunkUpdate, messageUpdate } from '../history/message-updates.js';
-import { isSessionLog, type LogEntry, type NewLogEntry, type SessionLog } from '../history/session-log.js';
+import {
+  isSessionLog,
+  type LogEntry,
+  type LogSubscription,
+  type NewLogEntry,
+  type SessionLog,
+} from '../history/session-log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../rpc/ndjson.js';
 import type { ClientPeer } from './client-peer.js';
+import { askClients, type ElicitOptions, type FormElicitation, type UrlElicitation } from './elicitation.js';
 import type { InsertOptions, Inserter } from './pending-prompt.js';
+import { settingsOf, updateSettings } from './session-settings.js';
+import {
+  type TerminalFields,
+  type TerminalHandle,
+  type TerminalOptions,
+  type ToolCallFields,
+  type ToolCallHandle,
+  type ToolCallOptions,
+  WorkRegistry,
+} from './tool-calls.js';
 
 /** The session's foreground activity, as last reported in a `state_update`. */
 export type SessionActivity = 'idle' | 'running' | 'requires_action';
@@ -108,6 +131,8 @@ export class AgentSession implements Inserter {
   #activity: SessionActivity = 'idle';
   #position = 0;
   #following: Promise<void> | undefined;
+  #subscription: LogSubscription | undefined;
+  readonly #closed = new AbortController();
   #lost: unknown;
   readonly #waiters = new Set<{ seq: number; resolve: () => void }>();
   #turn = new AbortController();
@@ -118,6 +143,7 @@ export class AgentSession implements Inserter {
   /** Arrival generations of prompts inserted since the current turn started (their turn is next). */
   #waiting: number[] = [];
   #permissionsPending = 0;
+  readonly #work = new WorkRegistry();
 
   /** @internal Sessions are created by the agent. */
   constructor(id: SessionId, cwd: string, log: SessionLog | HistoryStore, options: AgentSessionOptions = {}) {
@@ -152,6 +178,32 @@ export class AgentSession implements Inserter {
     return this.#turn.signal;
   }
 
+  /**
+   * Aborted when the session is closed (`session/close`, `session/delete` or
+   * {@link Agent.closeSession}): the agent no longer holds it. Work still running may finish and
+   * append to the log (that history stays), but no client follows this object any more.
+   */
+  get closed(): AbortSignal {
+    return this.#closed.signal;
+  }
+
+  /**
+   * @internal Closes the live session: aborts its work, detaches every client and stops following
+   * the log. The log itself is untouched.
+   */
+  close(): void {
+    if (this.#closed.signal.aborted) return;
+    this.#turn.abort(cancelledError());
+    this.#cancelGeneration += 1;
+    this.#closed.abort(new RpcError(ErrorCodes.RequestCancelled, 'The session was closed.'));
+    this.#work.abortAll(this.#closed.signal.reason);
+    this.#subscription?.close();
+    this.#subscription = undefined;
+    for (const peer of [...this.#cursors.keys()]) this.detach(peer);
+    for (const waiter of this.#waiters) waiter.resolve();
+    this.#waiters.clear();
+  }
+
   /** How many clients are attached. */
   get attachedCount(): number {
     return this.#cursors.size;
@@ -176,7 +228,8 @@ export class AgentSession implements Inserter {
     }
     this.#activity = await lastActivity(this.#log, this.id, record.lastSeq);
     this.#position = record.lastSeq;
-    this.#log.subscribe(this.id, record.lastSeq, {
+    if (this.#closed.signal.aborted) return;
+    this.#subscription = this.#log.subscribe(this.id, record.lastSeq, {
       entries: (batch) => this.#fanOut(batch),
       error: (error) => {
         this.#lost = error;
@@ -235,7 +288,9 @@ export class AgentSession implements Inserter {
 
   /** Resolves once the session handed every entry up to `seq` to its clients. */
   #reached(seq: number): Promise<void> {
-    if (seq <= this.#position || this.#lost !== undefined) return Promise.resolve();
+    if (seq <= this.#position || this.#lost !== undefined || this.#closed.signal.aborted) {
+      return Promise.resolve();
+    }
     return new Promise((resolve) => this.#waiters.add({ seq, resolve }));
   }
 
@@ -419,6 +474,8 @@ export class AgentSession implements Inserter {
     options: Required<Omit<InsertOptions, 'messageId'>> & { messageId: MessageId | undefined },
     context: InsertContext = {},
   ): Promise<MessageId> {
+    // A closed session inserts nothing more: its prompts are answered -32800 (see `closed`).
+    this.#closed.signal.throwIfAborted();
     this.#assertReportable(reportUpdates('user_message', 'pending', content, options.via));
     const messageId = options.messageId ?? (await this.#ids.nextMessageId(this.id));
     const range = await this.#append(
@@ -582,6 +639,122 @@ export class AgentSession implements Inserter {
     if (!running && this.#unsettled === 0 && this.#waiting.length === 0) return;
     this.#cancelGeneration += 1;
     if (running) this.#turn.abort(cancelledError());
+  }
+
+  /** @internal The session's tool calls and terminals, for `tool_call/cancel` and `terminal/cancel`. */
+  get work(): WorkRegistry {
+    return this.#work;
+  }
+
+  /**
+   * Starts a tool call and reports it (`tool_call_update` with `fields`); the handle reports its
+   * progress. Retained and replayed by `session/resume` under its `toolCallId`. With
+   * `cancellable`, the client may stop it with `tool_call/cancel` (the handle's signal aborts).
+   */
+  toolCall(fields: ToolCallFields = {}, options: ToolCallOptions = {}): Promise<ToolCallHandle> {
+    return this.#work.toolCall(this, fields, options);
+  }
+
+  /**
+   * Opens a display terminal (`terminal_update`), whose output the agent streams with
+   * `output()` (`terminal_output_chunk`). Nothing runs on the client: the agent shows output it
+   * produced. Retained and replayed under its `terminalId`.
+   */
+  terminal(fields: TerminalFields = {}, options: TerminalOptions = {}): Promise<TerminalHandle> {
+    return this.#work.terminal(this, fields, options);
+  }
+
+  /** Replaces the session's plan (`plan_update`, retained). */
+  plan(plan: PlanContent): Promise<void> {
+    return this.update({ sessionUpdate: 'plan_update', plan });
+  }
+
+  /** Reports context-window usage and cost (`usage_update`, retained). */
+  usage(usage: Omit<UsageUpdate, 'sessionUpdate'>): Promise<void> {
+    return this.update({ sessionUpdate: 'usage_update', ...usage } as UsageUpdate);
+  }
+
+  /** Shows the user a notice (`notice`, retained). */
+  notice(notice: Omit<Notice, 'sessionUpdate'>): Promise<void> {
+    return this.update({ sessionUpdate: 'notice', ...notice } as Notice);
+  }
+
+  /**
+   * Sets what `session/list` says about the session — its title (`null` clears it) — and tells
+   * attached clients (`session_info_update`, retained).
+   */
+  async setTitle(title: string | null): Promise<void> {
+    await this.following();
+    const record = await this.#log.updateSession(this.id, { title });
+    await this.update({ sessionUpdate: 'session_info_update', title, updatedAt: record.updatedAt });
+  }
+
+  /** The session's configuration options with their current values (as last set). */
+  async configOptions(): Promise<SessionConfigOption[]> {
+    return [...(settingsOf(await this.#log.getSession(this.id)).configOptions ?? [])];
+  }
+
+  /**
+   * Replaces the session's configuration options (kept in the session directory, so they survive
+   * a restart) and tells attached clients (`config_option_update`, retained).
+   */
+  async setConfigOptions(configOptions: readonly SessionConfigOption[]): Promise<void> {
+    await this.following();
+    await updateSettings(this.#log, this.id, () => ({ configOptions }));
+    await this.update({ sessionUpdate: 'config_option_update', configOptions: [...configOptions] });
+  }
+
+  /** The commands available in the session (as last set). */
+  async availableCommands(): Promise<AvailableCommand[]> {
+    return [...(settingsOf(await this.#log.getSession(this.id)).availableCommands ?? [])];
+  }
+
+  /**
+   * Replaces the commands available in the session (kept in the directory, returned by
+   * `session/resume`) and tells attached clients (`available_commands_update`, retained).
+   */
+  async setAvailableCommands(commands: readonly AvailableCommand[]): Promise<void> {
+    await this.following();
+    await updateSettings(this.#log, this.id, () => ({ availableCommands: commands }));
+    await this.update({ sessionUpdate: 'available_commands_update', availableCommands: [...commands] });
+  }
+
+  /**
+   * Asks the user for structured input (`elicitation/create`): a form, or a URL to open. Only
+   * clients that advertised the mode in `initialize` are asked — `options.client` first, another
+   * attached one if it goes away. While the question is pending the session reports
+   * `requires_action`. Resolves with the client's answer, or `{ action: 'cancel' }` when no
+   * client can answer or `options.signal` (default: the turn's signal) aborts — the request is
+   * then withdrawn with `$/cancel_request`.
+   */
+  async elicit(
+    request: FormElicitation | UrlElicitation,
+    options: ElicitOptions = {},
+  ): Promise<CreateElicitationResponse> {
+    const signal = options.signal ?? this.signal;
+    // Asked during a turn, the turn waits on the user; asked while idle, nothing is reported.
+    const blocking = this.#activity !== 'idle';
+    if (blocking) this.#permissionsPending += 1;
+    try {
+      if (blocking && this.#permissionsPending === 1 && this.#activity !== 'requires_action') {
+        await this.requiresAction();
+      }
+      return await askClients(this.id, request, () => this.#cursors.keys(), signal, options);
+    } finally {
+      if (blocking) {
+        this.#permissionsPending -= 1;
+        if (this.#permissionsPending === 0 && this.#activity === 'requires_action') await this.running();
+      }
+    }
+  }
+
+  /** Tells attached clients that a URL elicitation finished (`elicitation/complete`). */
+  async completeElicitation(elicitationId: string): Promise<void> {
+    await Promise.all(
+      [...this.#cursors.keys()]
+        .filter((peer) => peer.open && peer.notification !== undefined)
+        .map((peer) => peer.notification!('elicitation/complete', { elicitationId }).catch(() => undefined)),
+    );
   }
 
   /**

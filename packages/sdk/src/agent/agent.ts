@@ -21,6 +21,11 @@ import type { SessionLog } from '../history/session-log.js';
 import type { Connection, RequestContext } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { AgentSession, sessionLogOf } from './agent-session.js';
+import { ConnectionState } from './connection-state.js';
+import type { AgentMethodOptions } from './method-options.js';
+import { newSession, prepareResume, registerSessionMethods } from './session-methods.js';
+import type { SessionSettings } from './session-settings.js';
+import { withSettings } from './session-settings.js';
 import { replayFromLog } from './log-replay.js';
 import { MethodGate } from './method-gate.js';
 import { toWireError } from './wire-errors.js';
@@ -51,20 +56,32 @@ export interface PromptContext {
 /** Which application handler failed, and for which session (see {@link AgentOptions.onHandlerError}). */
 export interface HandlerErrorContext {
   /** The handler that threw or rejected. */
-  handler: 'onPrompt' | 'onCancel';
-  /** The session it was called for. */
+  handler:
+    | 'onPrompt'
+    | 'onCancel'
+    | 'onNewSession'
+    | 'onResumeSession'
+    | 'onCloseSession'
+    | 'onDeleteSession'
+    | 'listSessions'
+    | 'setConfigOption'
+    | 'login'
+    | 'logout';
+  /** The session it was called for (empty for handlers outside a session: list, login, logout). */
   sessionId: SessionId;
 }
 
-/** Options for {@link Agent}. */
-export interface AgentOptions {
+/** Options for {@link Agent}; the v2 session methods' handlers are in {@link AgentMethodOptions}. */
+export interface AgentOptions extends AgentMethodOptions {
   /** The agent's name and version, sent in the `initialize` response. */
   info: Implementation;
   /**
    * Capabilities sent in the `initialize` response. The ones that gate methods (`session`,
    * `session.delete`, …) are set from the methods the agent serves, whatever is given here:
    * advertised when served, removed when not (see the generated `METHOD_CAPABILITIES`). Default:
-   * `{}`, which becomes `{ session: {} }` for the session methods the agent serves.
+   * `{}`, which becomes `{ session: {} }` for the session methods the agent serves. Include
+   * `session.delete` to serve `session/delete`; with {@link AgentMethodOptions.auth}, `auth: {}`
+   * (logout supported) is added unless given.
    */
   capabilities?: AgentCapabilities;
   /**
@@ -146,6 +163,41 @@ export class Agent {
     return this.#log;
   }
 
+  /**
+   * The capabilities the agent was configured with (the `initialize` response advertises those
+   * that gate methods exactly when it serves them).
+   */
+  get capabilities(): AgentCapabilities {
+    const given = this.#options.capabilities ?? {};
+    if (this.#options.auth && given.auth === undefined) return { ...given, auth: {} };
+    return given;
+  }
+
+  /** A fresh session ID (`sess_…`). */
+  newSessionId(): SessionId {
+    return `sess_${randomUUID()}`;
+  }
+
+  /**
+   * Closes a live session: its work is cancelled (the turn's signal aborts, prompts not yet
+   * inserted are answered -32800), every client is detached, and the agent stops holding it. Its
+   * history stays: `session/resume` loads it again. False if it was not loaded.
+   */
+  async closeSession(sessionId: SessionId): Promise<boolean> {
+    const live =
+      this.#sessions.get(sessionId) ?? (await this.#loading.get(sessionId)?.catch(() => undefined));
+    if (!live) return false;
+    live.close();
+    if (this.#sessions.get(sessionId) === live) this.#sessions.delete(sessionId);
+    return true;
+  }
+
+  /** Closes the session (if loaded) and deletes it with its retained history. False if unknown. */
+  async deleteSession(sessionId: SessionId): Promise<boolean> {
+    await this.closeSession(sessionId);
+    return this.#log.deleteSession(sessionId);
+  }
+
   #newSession(sessionId: SessionId, cwd: string): AgentSession {
     const options =
       this.#options.maxHeldUpdates === undefined ? {} : { maxHeldUpdates: this.#options.maxHeldUpdates };
@@ -176,8 +228,18 @@ export class Agent {
   }
 
   /** Creates a session without a client (for example to import history into it). */
-  async createSession(cwd: string): Promise<AgentSession> {
-    const record = await this.#log.createSession({ sessionId: `sess_${randomUUID()}`, cwd });
+  async createSession(
+    cwd: string,
+    options: { sessionId?: SessionId; title?: string | null; settings?: SessionSettings } = {},
+  ): Promise<AgentSession> {
+    const record = await this.#log.createSession({
+      sessionId: options.sessionId ?? this.newSessionId(),
+      cwd,
+      ...(options.title === undefined ? {} : { title: options.title }),
+      ...(options.settings === undefined || Object.keys(options.settings).length === 0
+        ? {}
+        : { config: withSettings(null, options.settings) }),
+    });
     const session = this.#newSession(record.sessionId, record.cwd);
     this.#sessions.set(session.id, session);
     await session.following();
@@ -196,13 +258,18 @@ export class Agent {
   }
 
   #serve(connection: AgentConnection, label: string): ClientPeer {
+    const state = new ConnectionState(this.#options.auth?.required ?? false);
     const peer: ClientPeer = {
       label,
       get open() {
         return !connection.isClosed;
       },
       maxMessageBytes: connection.maxMessageBytes,
+      get capabilities() {
+        return state.clientCapabilities;
+      },
       notify: (params) => connection.sendNotification('session/update', params),
+      notification: (method, params) => connection.sendNotification(method, params as never),
       request: (method, params, signal) => {
         try {
           gate.checkOutgoing(method);
@@ -225,38 +292,41 @@ export class Agent {
         ),
     };
     /** Which methods this connection serves, what initialize advertises, and what is refused. */
-    const gate = new MethodGate(connection, { capabilities: this.#options.capabilities });
-    let initialized = false;
-    /** Session methods are served only after this connection completed `initialize` (-32600 otherwise). */
-    const requireInitialized = (method: string): void => {
-      if (!initialized) {
-        throw new RpcError(
-          ErrorCodes.InvalidRequest,
-          `initialize first: ${method} was received before initialize completed on this connection`,
-          { pointer: '/method', expected: 'initialize' },
-        );
-      }
-    };
+    const gate = new MethodGate(connection, {
+      capabilities: this.capabilities,
+      authMethods: this.#options.auth ? [...this.#options.auth.methods] : undefined,
+    });
+    /** Session methods are served only after `initialize` (-32600) and any required login (-32000). */
+    const requireInitialized = (method: string): void => state.gate(method);
     const attached = new Set<AgentSession>();
     const attach = (session: AgentSession, hold = false): void => {
       session.attach(peer, hold);
       attached.add(session);
     };
 
-    gate.onRequest('initialize', (): InitializeResponse => {
-      initialized = true;
+    gate.onRequest('initialize', (params): InitializeResponse => {
+      state.initialized = true;
+      state.clientInfo = params.info;
+      state.clientCapabilities = params.capabilities ?? undefined;
       return { protocolVersion: PROTOCOL_VERSION, info: this.#options.info, ...gate.advertisement() };
     });
+    const host = {
+      agent: this,
+      options: this.#options,
+      state,
+      peer,
+      handlerFailed: (error: unknown, context: HandlerErrorContext) => this.#handlerFailed(error, context),
+    };
 
     gate.onRequest(
       'session/new',
-      wire(async (params): Promise<NewSessionResponse> => {
+      wire(async (params, context): Promise<NewSessionResponse> => {
         requireInitialized('session/new');
         requireAbsolute(params.cwd);
-        const session = await this.createSession(params.cwd);
+        const { session, response } = await newSession(host, params, context);
         await this.#options.ownership?.created(session.id);
         attach(session);
-        return { sessionId: session.id };
+        return response;
       }),
     );
 
@@ -266,8 +336,16 @@ export class Agent {
         requireInitialized('session/resume');
         requireAbsolute(params.cwd);
         const session = await this.#require(params.sessionId);
+        const settings = await prepareResume(host, session, params, context);
         session.cwd = params.cwd;
-        return this.#resume(session, peer, params.replayFrom ?? undefined, context.signal, attach);
+        const response = await this.#resume(
+          session,
+          peer,
+          params.replayFrom ?? undefined,
+          context.signal,
+          attach,
+        );
+        return { ...response, ...settings };
       }),
     );
 
@@ -301,9 +379,11 @@ export class Agent {
       }),
     );
 
+    registerSessionMethods(gate, host);
+
     gate.onNotification('session/cancel', async (params) => {
       // A notification cannot be answered; before initialize it is ignored.
-      if (!initialized) return;
+      if (!state.initialized) return;
       const ownership = this.#options.ownership;
       if (ownership === undefined) return this.#cancelSession(params.sessionId);
       // Applied here at once (to prompts still waiting here), and run by the owner.
@@ -428,6 +508,17 @@ export class Agent {
     const rejectIfPending = (error: RpcError): void => {
       if (prompt.state === 'pending') prompt.reject(error);
     };
+    // Closing the session answers its prompts that were not inserted yet.
+    const onClosed = (): void =>
+      rejectIfPending(
+        new RpcError(ErrorCodes.RequestCancelled, 'The session was closed before the prompt was inserted.'),
+      );
+    if (session.closed.aborted) onClosed();
+    else {
+      session.closed.addEventListener('abort', onClosed, { once: true });
+      const forget = (): void => session.closed.removeEventListener('abort', onClosed);
+      prompt.response.then(forget, forget);
+    }
     context.signal.addEventListener(
       'abort',
       () =>

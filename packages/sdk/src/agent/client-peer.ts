@@ -1,4 +1,9 @@
-import type { ClientRequestMap, SessionNotification } from '@acp-kit/schema';
+import type {
+  ClientCapabilities,
+  ClientNotificationMap,
+  ClientRequestMap,
+  SessionNotification,
+} from '@acp-kit/schema';
 
 /**
  * One client connection as the agent sees it: where a session's updates go and whom the agent
@@ -21,6 +26,13 @@ export interface ClientPeer {
   readonly maxMessageBytes?: number;
   /** Bytes handed to the connection and not yet accepted by its transport (its backlog). */
   readonly pendingBytes?: number;
+  /** What the client advertised in `initialize` (elicitation modes…), once it did. */
+  readonly capabilities?: ClientCapabilities | undefined;
+  /** Sends another notification the client handles, such as `elicitation/complete`. */
+  notification?<M extends Exclude<keyof ClientNotificationMap, 'session/update'>>(
+    method: M,
+    params: ClientNotificationMap[M],
+  ): Promise<void>;
   /** Disconnects the client (it cannot keep up); `reason` says why, for diagnostics. */
   close?(reason: Error): void;
 }

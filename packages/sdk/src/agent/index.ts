@@ -13,6 +13,9 @@ export {
   type SessionActivity,
 } from './agent-session.js';
 export type { ClientPeer } from './client-peer.js';
+export { applyConfigOption } from './config-options.js';
+export { canElicit, type ElicitOptions, type FormElicitation, type UrlElicitation } from './elicitation.js';
+export type { AgentAuthOptions, AgentMethodOptions, MethodContext, SessionSetup } from './method-options.js';
 export { type InsertOptions, PendingPrompt } from './pending-prompt.js';
 export type {
   ForwardedError,
@@ -22,3 +25,14 @@ export type {
   PromptRoute,
   SessionOwnership,
 } from './session-ownership.js';
+export { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionInfo } from './session-directory.js';
+export type { SessionSettings } from './session-settings.js';
+export type {
+  TerminalFields,
+  TerminalHandle,
+  TerminalOptions,
+  ToolCallFields,
+  ToolCallHandle,
+  ToolCallOptions,
+  WorkRegistry,
+} from './tool-calls.js';

@@ -63,7 +63,17 @@ export interface FuzzReport {
 }
 
 const AGENT_HANDLES: Handled = {
-  requests: new Set(['initialize', 'session/new', 'session/resume', 'session/prompt']),
+  requests: new Set([
+    'initialize',
+    'session/new',
+    'session/resume',
+    'session/prompt',
+    'session/list',
+    'session/close',
+    'session/set_config_option',
+    'tool_call/cancel',
+    'terminal/cancel',
+  ]),
   notifications: new Set(['session/cancel']),
 };
 const CLIENT_HANDLES: Handled = {

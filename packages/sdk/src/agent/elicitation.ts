@@ -1,0 +1,104 @@
+import type {
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+  ElicitationFormRequest,
+  ElicitationUrlRequest,
+  SessionId,
+  ToolCallId,
+} from '@acp-kit/schema';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import type { ClientPeer } from './client-peer.js';
+
+/** A form elicitation as the agent writes it: the session scope is filled in by the session. */
+export type FormElicitation = Omit<
+  Extract<ElicitationFormRequest, { mode: 'form' }>,
+  'sessionId' | 'requestId' | 'toolCallId'
+>;
+
+/** A URL elicitation as the agent writes it (finish it later with `completeElicitation`). */
+export type UrlElicitation = Omit<
+  Extract<ElicitationUrlRequest, { mode: 'url' }>,
+  'sessionId' | 'requestId' | 'toolCallId'
+>;
+
+/** Options of {@link AgentSession.elicit}. */
+export interface ElicitOptions {
+  /** The client to ask first (normally the one whose prompt started the work). */
+  client?: ClientPeer;
+  /** The tool call asking, if any. */
+  toolCallId?: ToolCallId;
+  /**
+   * Withdraws the question when it aborts (`$/cancel_request` to the client) and resolves with
+   * `{ action: 'cancel' }`. Default: the session's turn signal, so `session/cancel` withdraws it.
+   */
+  signal?: AbortSignal;
+}
+
+/** Whether a client advertised the elicitation mode in its `initialize` capabilities. */
+export function canElicit(peer: ClientPeer, mode: string): boolean {
+  const modes = peer.capabilities?.elicitation as Record<string, unknown> | null | undefined;
+  return modes !== null && modes !== undefined && modes[mode] !== null && modes[mode] !== undefined;
+}
+
+const CANCELLED: CreateElicitationResponse = { action: 'cancel' };
+
+/**
+ * Asks one client at a time, preferring `options.client`, among `peers` that advertised the mode:
+ * a client that goes away while asked is replaced by the next one. With none left, or once
+ * `signal` aborts, the outcome is `{ action: 'cancel' }`.
+ */
+export async function askClients(
+  sessionId: SessionId,
+  request: FormElicitation | UrlElicitation,
+  peers: () => Iterable<ClientPeer>,
+  signal: AbortSignal,
+  options: ElicitOptions,
+): Promise<CreateElicitationResponse> {
+  const asked = new Set<ClientPeer>();
+  const params = {
+    ...request,
+    sessionId,
+    ...(options.toolCallId === undefined ? {} : { toolCallId: options.toolCallId }),
+  } as CreateElicitationRequest;
+  for (;;) {
+    const eligible = (peer: ClientPeer): boolean =>
+      peer.open && !asked.has(peer) && canElicit(peer, request.mode);
+    const preferred = options.client;
+    const peer =
+      preferred !== undefined && eligible(preferred) && [...peers()].includes(preferred)
+        ? preferred
+        : [...peers()].find(eligible);
+    if (peer === undefined || signal.aborted) return CANCELLED;
+    asked.add(peer);
+    try {
+      const answer = peer.request('elicitation/create', params, signal);
+      const withdrawn = abortedWith(signal);
+      const response = await Promise.race([answer, withdrawn.promise]).finally(withdrawn.dispose);
+      if (typeof (response as { action?: unknown } | null)?.action !== 'string') {
+        throw new RpcError(
+          ErrorCodes.InternalError,
+          'The client answered the elicitation without an action.',
+        );
+      }
+      return response;
+    } catch (error) {
+      if (signal.aborted) return CANCELLED;
+      if (!peer.open) continue;
+      throw error;
+    }
+  }
+}
+
+/** Resolves `cancel` once `signal` aborts; `dispose` removes the listener when the answer came first. */
+function abortedWith(signal: AbortSignal): {
+  promise: Promise<CreateElicitationResponse>;
+  dispose: () => void;
+} {
+  if (signal.aborted) return { promise: Promise.resolve(CANCELLED), dispose: () => undefined };
+  let onAbort: () => void = () => undefined;
+  const promise = new Promise<CreateElicitationResponse>((resolve) => {
+    onAbort = () => resolve(CANCELLED);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
+}

@@ -1,0 +1,67 @@
+import type { ListSessionsRequest, ListSessionsResponse, SessionId, SessionInfo } from '@acp-kit/schema';
+import { HistoryStoreError } from '../history/errors.js';
+import type { SessionLog, SessionRecord } from '../history/session-log.js';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { settingsOf } from './session-settings.js';
+
+/** Sessions per `session/list` page unless the agent says otherwise. */
+export const DEFAULT_LIST_PAGE_SIZE = 50;
+
+/** Directory pages read for one filtered `session/list` page before answering with what was found. */
+const MAX_SCANNED_PAGES = 16;
+
+/** What `session/list` reports about one directory record. */
+export function sessionInfo(record: SessionRecord): SessionInfo {
+  const { additionalDirectories } = settingsOf(record);
+  return {
+    sessionId: record.sessionId,
+    cwd: record.cwd,
+    ...(additionalDirectories && additionalDirectories.length > 0
+      ? { additionalDirectories: [...additionalDirectories] }
+      : {}),
+    ...(record.title === null ? {} : { title: record.title }),
+    updatedAt: record.updatedAt,
+  };
+}
+
+/**
+ * The built-in `session/list`: one page of the session log's directory, in creation order, with
+ * titles and `updatedAt`. With `cwd`, only sessions rooted there (a page may then hold fewer than
+ * `pageSize` sessions and still have a `nextCursor`). The cursor is the directory's own; a cursor
+ * the directory does not recognise is -32602 at `/params/cursor`.
+ */
+export async function listSessionPage(
+  log: SessionLog,
+  request: ListSessionsRequest,
+  pageSize = DEFAULT_LIST_PAGE_SIZE,
+): Promise<ListSessionsResponse> {
+  const cwd = request.cwd ?? undefined;
+  const sessions: SessionInfo[] = [];
+  let cursor = request.cursor ?? null;
+  for (let scanned = 0; scanned < MAX_SCANNED_PAGES; scanned++) {
+    let page: Awaited<ReturnType<SessionLog['listSessions']>>;
+    try {
+      // Never ask for more than still fits, so the directory's cursor is exactly where this page ends.
+      page = await log.listSessions({ cursor, limit: pageSize - sessions.length });
+    } catch (error) {
+      if (error instanceof HistoryStoreError && error.code === 'invalid_argument') {
+        throw new RpcError(ErrorCodes.InvalidParams, `Invalid cursor: ${JSON.stringify(cursor)}`, {
+          pointer: '/params/cursor',
+          expected: 'a nextCursor from an earlier session/list response',
+        });
+      }
+      throw error;
+    }
+    for (const record of page.sessions) {
+      if (cwd === undefined || record.cwd === cwd) sessions.push(sessionInfo(record));
+    }
+    cursor = page.nextCursor;
+    if (cursor === null || sessions.length >= pageSize) break;
+  }
+  return { sessions, ...(cursor === null ? {} : { nextCursor: cursor }) };
+}
+
+/** -32002 for a session the log does not have (the schema's SessionNotFoundErrorData). */
+export function sessionNotFound(sessionId: SessionId): RpcError {
+  return new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId });
+}

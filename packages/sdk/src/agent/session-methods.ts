@@ -1,0 +1,289 @@
+import type {
+  NewSessionRequest,
+  NewSessionResponse,
+  ResumeSessionRequest,
+  ResumeSessionResponse,
+  SessionId,
+} from '@acp-kit/schema';
+import { isAbsolute } from 'node:path';
+import { HistoryStoreError } from '../history/errors.js';
+import type { RequestContext } from '../rpc/connection.js';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import type { Agent, AgentOptions, HandlerErrorContext } from './agent.js';
+import type { AgentSession } from './agent-session.js';
+import type { ClientPeer } from './client-peer.js';
+import { applyConfigOption } from './config-options.js';
+import type { ConnectionState } from './connection-state.js';
+import type { MethodGate } from './method-gate.js';
+import type { MethodContext, SessionSetup } from './method-options.js';
+import { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionNotFound } from './session-directory.js';
+import { type SessionSettings, settingsOf, updateSettings } from './session-settings.js';
+import { toWireError } from './wire-errors.js';
+
+/** What the method handlers of one connection need from the agent serving it. */
+export interface MethodHost {
+  readonly agent: Agent;
+  readonly options: AgentOptions;
+  readonly state: ConnectionState;
+  readonly peer: ClientPeer;
+  /** Hands an application handler's error to `onHandlerError`. */
+  handlerFailed(error: unknown, context: HandlerErrorContext): void;
+}
+
+/**
+ * Runs an application handler: an `RpcError` it throws is the answer (a refusal); anything else
+ * is reported to `onHandlerError` and answered -32603 without details.
+ */
+export async function runHandler<T>(
+  host: MethodHost,
+  handler: HandlerErrorContext['handler'],
+  sessionId: SessionId | undefined,
+  run: () => T | Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof RpcError) throw error;
+    host.handlerFailed(error, { handler, sessionId: sessionId ?? '' });
+    throw new RpcError(ErrorCodes.InternalError, 'Internal error');
+  }
+}
+
+/** Refuses directories that are not absolute paths, with the pointer of the first one. */
+export function requireAbsoluteDirectories(directories: readonly string[] | undefined): void {
+  for (const [i, directory] of (directories ?? []).entries()) {
+    if (!isAbsolute(directory)) {
+      throw new RpcError(
+        ErrorCodes.InvalidParams,
+        `additionalDirectories must be absolute paths, got ${JSON.stringify(directory)}`,
+        { pointer: `/params/additionalDirectories/${i}`, expected: 'an absolute path' },
+      );
+    }
+  }
+}
+
+/** The settings a setup and the request's directories give a session. */
+function settingsFrom(
+  setup: SessionSetup | undefined,
+  additionalDirectories: readonly string[] | undefined,
+): SessionSettings {
+  return {
+    ...(setup?.configOptions === undefined ? {} : { configOptions: setup.configOptions }),
+    ...(setup?.availableCommands === undefined ? {} : { availableCommands: setup.availableCommands }),
+    ...(additionalDirectories === undefined ? {} : { additionalDirectories }),
+  };
+}
+
+/** The `configOptions` / `availableCommands` part of a new or resume response. */
+function responseSettings(
+  settings: SessionSettings,
+): Pick<NewSessionResponse, 'configOptions' | 'availableCommands'> {
+  return {
+    ...(settings.configOptions === undefined ? {} : { configOptions: [...settings.configOptions] }),
+    ...(settings.availableCommands === undefined
+      ? {}
+      : { availableCommands: [...settings.availableCommands] }),
+  };
+}
+
+/**
+ * `session/new` after the gate and the cwd check: asks the application (which may refuse), then
+ * creates the session with its settings.
+ */
+export async function newSession(
+  host: MethodHost,
+  request: NewSessionRequest,
+  context: RequestContext,
+): Promise<{ session: AgentSession; response: NewSessionResponse }> {
+  requireAbsoluteDirectories(request.additionalDirectories);
+  const sessionId = host.agent.newSessionId();
+  const setup = host.options.onNewSession
+    ? await runHandler(host, 'onNewSession', sessionId, () =>
+        host.options.onNewSession!(request, { client: host.peer, signal: context.signal, sessionId }),
+      )
+    : undefined;
+  const settings = settingsFrom(setup, request.additionalDirectories);
+  const session = await host.agent.createSession(request.cwd, {
+    sessionId,
+    settings,
+    ...(setup?.title === undefined ? {} : { title: setup.title }),
+  });
+  return { session, response: { sessionId: session.id, ...responseSettings(settings) } };
+}
+
+/**
+ * `session/resume` before the attach and replay: asks the application (which may refuse), keeps
+ * what it and the request change, and returns the response's settings part.
+ */
+export async function prepareResume(
+  host: MethodHost,
+  session: AgentSession,
+  request: ResumeSessionRequest,
+  context: RequestContext,
+): Promise<Pick<ResumeSessionResponse, 'configOptions' | 'availableCommands'>> {
+  requireAbsoluteDirectories(request.additionalDirectories);
+  const setup = host.options.onResumeSession
+    ? await runHandler(host, 'onResumeSession', session.id, () =>
+        host.options.onResumeSession!(request, { client: host.peer, signal: context.signal, session }),
+      )
+    : undefined;
+  const changes = settingsFrom(setup, request.additionalDirectories);
+  const log = session.log;
+  const settings =
+    Object.keys(changes).length > 0
+      ? await updateSettings(log, session.id, () => changes)
+      : settingsOf(await log.getSession(session.id));
+  if (setup?.title !== undefined) await log.updateSession(session.id, { title: setup.title });
+  return responseSettings(settings);
+}
+
+/**
+ * Registers `session/list`, `session/close`, `session/delete` (only when advertised: otherwise the
+ * connection answers it -32601 like any method it does not serve),
+ * `session/set_config_option`, `tool_call/cancel`, `terminal/cancel` and, with `auth`,
+ * `auth/login` / `auth/logout` on one client connection.
+ */
+export function registerSessionMethods(connection: Pick<MethodGate, 'onRequest'>, host: MethodHost): void {
+  const { agent, options, state, peer } = host;
+  const context = (request: RequestContext): MethodContext => ({ client: peer, signal: request.signal });
+
+  connection.onRequest(
+    'session/list',
+    wire(async (params, request) => {
+      state.gate('session/list');
+      const builtIn = (p: typeof params) =>
+        listSessionPage(agent.log, p, options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE);
+      if (!options.listSessions) return builtIn(params);
+      return runHandler(host, 'listSessions', undefined, () =>
+        options.listSessions!(params, { ...context(request), builtIn }),
+      );
+    }),
+  );
+
+  connection.onRequest(
+    'session/close',
+    wire(async (params, request) => {
+      state.gate('session/close');
+      if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
+      const live = agent.sessions.get(params.sessionId);
+      if (live && options.onCloseSession) {
+        live.cancel();
+        await runHandler(host, 'onCloseSession', live.id, () =>
+          options.onCloseSession!(live, context(request)),
+        );
+      }
+      await agent.closeSession(params.sessionId);
+      return {};
+    }),
+  );
+
+  if (agent.capabilities.session?.delete) {
+    connection.onRequest(
+      'session/delete',
+      wire(async (params, request) => {
+        state.gate('session/delete');
+        if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
+        if (options.onDeleteSession) {
+          await runHandler(host, 'onDeleteSession', params.sessionId, () =>
+            options.onDeleteSession!(params.sessionId, context(request)),
+          );
+        }
+        const live = agent.sessions.get(params.sessionId);
+        if (live && options.onCloseSession) {
+          live.cancel();
+          await runHandler(host, 'onCloseSession', live.id, () =>
+            options.onCloseSession!(live, context(request)),
+          );
+        }
+        if (!(await agent.deleteSession(params.sessionId))) throw sessionNotFound(params.sessionId);
+        return {};
+      }),
+    );
+  }
+
+  connection.onRequest(
+    'session/set_config_option',
+    wire(async (params, request) => {
+      state.gate('session/set_config_option');
+      const session = await agent.session(params.sessionId);
+      if (!session) throw sessionNotFound(params.sessionId);
+      const current = await session.configOptions();
+      const next = options.setConfigOption
+        ? await runHandler(host, 'setConfigOption', session.id, () =>
+            options.setConfigOption!(params, {
+              ...context(request),
+              session,
+              current,
+              builtIn: applyConfigOption,
+            }),
+          )
+        : applyConfigOption(params, current);
+      await session.setConfigOptions(next);
+      return { configOptions: [...next] };
+    }),
+  );
+
+  connection.onRequest(
+    'tool_call/cancel',
+    wire(async (params) => {
+      state.gate('tool_call/cancel');
+      const session = await agent.session(params.sessionId);
+      if (!session) throw sessionNotFound(params.sessionId);
+      session.work.cancelToolCall(params.toolCallId);
+      return {};
+    }),
+  );
+
+  connection.onRequest(
+    'terminal/cancel',
+    wire(async (params) => {
+      state.gate('terminal/cancel');
+      const session = await agent.session(params.sessionId);
+      if (!session) throw sessionNotFound(params.sessionId);
+      session.work.cancelTerminal(params.terminalId);
+      return {};
+    }),
+  );
+
+  const auth = options.auth;
+  if (auth) {
+    connection.onRequest('auth/login', async (params, request) => {
+      if (!state.initialized) state.gate('auth/login');
+      const ids = auth.methods.map((method) => method.methodId);
+      if (!ids.includes(params.methodId)) {
+        throw new RpcError(
+          ErrorCodes.InvalidParams,
+          `Unknown auth method ${JSON.stringify(params.methodId)}`,
+          {
+            pointer: '/params/methodId',
+            expected: `one of ${ids.map((id) => JSON.stringify(id)).join(', ')}`,
+          },
+        );
+      }
+      if (auth.login) await runHandler(host, 'login', undefined, () => auth.login!(params, context(request)));
+      state.authenticated = true;
+      return {};
+    });
+    connection.onRequest('auth/logout', async (params, request) => {
+      if (!state.initialized) state.gate('auth/logout');
+      if (auth.logout)
+        await runHandler(host, 'logout', undefined, () => auth.logout!(params, context(request)));
+      state.authenticated = false;
+      return {};
+    });
+  }
+}
+
+/** Runs a request handler with store errors passed through {@link toWireError}. */
+function wire<P, R>(handler: (params: P, context: RequestContext) => Promise<R>) {
+  return async (params: P, context: RequestContext): Promise<R> => {
+    try {
+      return await handler(params, context);
+    } catch (error) {
+      if (error instanceof HistoryStoreError) {
+        throw toWireError(error, () => new RpcError(ErrorCodes.InternalError, 'Internal error'));
+      }
+      throw error;
+    }
+  };
+}

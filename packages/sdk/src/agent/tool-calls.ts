@@ -1,0 +1,216 @@
+import type {
+  SessionUpdate,
+  TerminalExitStatus,
+  TerminalUpdate,
+  ToolCall,
+  ToolCallContent,
+  ToolCallId,
+  ToolCallUpdate,
+} from '@acp-kit/schema';
+import { randomId } from '../history/message-ids.js';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+
+/** Where a tool call or terminal reports to: its session's `update`. */
+export interface UpdateSink {
+  update(update: SessionUpdate, options?: { retain?: boolean }): Promise<void>;
+  /** Aborted when the session's turn is cancelled (`session/cancel`). */
+  readonly signal: AbortSignal;
+}
+
+/** The fields of a tool call other than its ID and the update tag. */
+export type ToolCallFields = Omit<ToolCall, 'toolCallId' | 'capabilities'>;
+
+/** Options of {@link AgentSession.toolCall}. */
+export interface ToolCallOptions {
+  /** Use this ID instead of a fresh `call_…` one (it must be new in the session). */
+  toolCallId?: ToolCallId;
+  /**
+   * Advertise the cancel capability: the client may then send `tool_call/cancel` for this tool
+   * call, which aborts {@link ToolCallHandle.signal} (default false).
+   */
+  cancellable?: boolean;
+  /** Keep its updates for replay (default true). */
+  retain?: boolean;
+}
+
+/**
+ * A tool call being reported: each method appends one update to the session log (retained unless
+ * `retain: false`), so attached clients see it now and `session/resume` replays it later under
+ * the same `toolCallId`. Updates are upserts: omitted fields keep their values, `null` clears.
+ */
+export interface ToolCallHandle {
+  /** The ID clients know it by. */
+  readonly toolCallId: ToolCallId;
+  /**
+   * Aborted by `tool_call/cancel` for this tool call (only when created `cancellable`), or by
+   * `session/cancel` of the turn it runs in.
+   */
+  readonly signal: AbortSignal;
+  /** Changes fields (`tool_call_update`): status, title, content (replaces), rawOutput… */
+  update(fields: ToolCallFields): Promise<void>;
+  /** Appends one piece of content (`tool_call_content_chunk`). */
+  content(content: ToolCallContent): Promise<void>;
+}
+
+/** The fields of a display terminal other than its ID and the update tag. */
+export type TerminalFields = Omit<TerminalUpdate, 'sessionUpdate' | 'terminalId' | 'capabilities'>;
+
+/** Options of {@link AgentSession.terminal}. */
+export interface TerminalOptions {
+  /** Use this ID instead of a fresh `term_…` one. */
+  terminalId?: string;
+  /** Advertise the cancel capability: `terminal/cancel` then aborts {@link TerminalHandle.signal}. */
+  cancellable?: boolean;
+  /** Keep its updates for replay (default true). */
+  retain?: boolean;
+}
+
+/**
+ * A display terminal: the agent shows a command's output to clients (`terminal_update`,
+ * `terminal_output_chunk`); nothing runs on the client. Embed it in a tool call's content with
+ * `{ type: 'terminal', terminalId }`. Retained and replayed like tool calls.
+ */
+export interface TerminalHandle {
+  /** The ID clients know it by. */
+  readonly terminalId: string;
+  /** Aborted by `terminal/cancel` (when created `cancellable`) or `session/cancel` of the turn. */
+  readonly signal: AbortSignal;
+  /** Appends output (`terminal_output_chunk`). */
+  output(data: string): Promise<void>;
+  /** Changes fields (`terminal_update`): command, cwd, size, the whole output… */
+  update(fields: TerminalFields): Promise<void>;
+  /** Reports how the command ended (`terminal_update` with `exitStatus`). */
+  exit(status: TerminalExitStatus): Promise<void>;
+}
+
+/** Something a cancel request can stop. */
+interface Cancellable {
+  readonly controller: AbortController;
+  /** The handle's signal: the controller's or the turn's, whichever aborts first. */
+  readonly signal: AbortSignal;
+  readonly cancellable: boolean;
+}
+
+/**
+ * The tool calls and terminals of one live session, by ID, for `tool_call/cancel` and
+ * `terminal/cancel`. Entries stay until the session is closed (IDs are never reused).
+ */
+export class WorkRegistry {
+  readonly #toolCalls = new Map<string, Cancellable>();
+  readonly #terminals = new Map<string, Cancellable>();
+
+  /** Starts a tool call: reports it at once with `fields` and returns its handle. */
+  async toolCall(
+    sink: UpdateSink,
+    fields: ToolCallFields,
+    options: ToolCallOptions = {},
+  ): Promise<ToolCallHandle> {
+    const toolCallId = options.toolCallId ?? randomId('call_');
+    if (this.#toolCalls.has(toolCallId)) {
+      throw new RpcError(
+        ErrorCodes.InternalError,
+        `toolCallId ${JSON.stringify(toolCallId)} is already used in this session`,
+      );
+    }
+    const entry = cancellable(sink.signal, options.cancellable ?? false);
+    this.#toolCalls.set(toolCallId, entry);
+    const retain = { retain: options.retain ?? true };
+    const send = (more: ToolCallFields): Promise<void> =>
+      sink.update({ sessionUpdate: 'tool_call_update', toolCallId, ...more } as ToolCallUpdate, retain);
+    await sink.update(
+      {
+        sessionUpdate: 'tool_call_update',
+        toolCallId,
+        ...fields,
+        ...(entry.cancellable ? { capabilities: { cancel: {} } } : {}),
+      } as ToolCallUpdate,
+      retain,
+    );
+    return {
+      toolCallId,
+      signal: entry.signal,
+      update: send,
+      content: (content) =>
+        sink.update({ sessionUpdate: 'tool_call_content_chunk', toolCallId, content }, retain),
+    };
+  }
+
+  /** Opens a display terminal: reports it at once with `fields` and returns its handle. */
+  async terminal(
+    sink: UpdateSink,
+    fields: TerminalFields,
+    options: TerminalOptions = {},
+  ): Promise<TerminalHandle> {
+    const terminalId = options.terminalId ?? randomId('term_');
+    if (this.#terminals.has(terminalId)) {
+      throw new RpcError(
+        ErrorCodes.InternalError,
+        `terminalId ${JSON.stringify(terminalId)} is already used in this session`,
+      );
+    }
+    const entry = cancellable(sink.signal, options.cancellable ?? false);
+    this.#terminals.set(terminalId, entry);
+    const retain = { retain: options.retain ?? true };
+    const send = (more: TerminalFields): Promise<void> =>
+      sink.update({ sessionUpdate: 'terminal_update', terminalId, ...more } as TerminalUpdate, retain);
+    await sink.update(
+      {
+        sessionUpdate: 'terminal_update',
+        terminalId,
+        ...fields,
+        ...(entry.cancellable ? { capabilities: { cancel: {} } } : {}),
+      } as TerminalUpdate,
+      retain,
+    );
+    return {
+      terminalId,
+      signal: entry.signal,
+      output: (data) => sink.update({ sessionUpdate: 'terminal_output_chunk', terminalId, data }, retain),
+      update: send,
+      exit: (exitStatus) => send({ exitStatus }),
+    };
+  }
+
+  /** `tool_call/cancel`: aborts the tool call's signal. */
+  cancelToolCall(toolCallId: string): void {
+    cancel(this.#toolCalls.get(toolCallId), 'tool call', '/params/toolCallId', toolCallId);
+  }
+
+  /** `terminal/cancel`: aborts the terminal's signal. */
+  cancelTerminal(terminalId: string): void {
+    cancel(this.#terminals.get(terminalId), 'terminal', '/params/terminalId', terminalId);
+  }
+
+  /** Aborts everything still running (the session was closed). */
+  abortAll(reason: unknown): void {
+    for (const entry of [...this.#toolCalls.values(), ...this.#terminals.values()])
+      entry.controller.abort(reason);
+  }
+}
+
+function cancellable(turn: AbortSignal, advertised: boolean): Cancellable {
+  const controller = new AbortController();
+  return { controller, signal: AbortSignal.any([turn, controller.signal]), cancellable: advertised };
+}
+
+function cancel(entry: Cancellable | undefined, what: string, pointer: string, id: string): void {
+  if (entry === undefined) {
+    throw new RpcError(ErrorCodes.ResourceNotFound, `No ${what} ${JSON.stringify(id)} in this session`, {
+      pointer,
+      [what === 'terminal' ? 'terminalId' : 'toolCallId']: id,
+    });
+  }
+  if (!entry.cancellable) {
+    throw new RpcError(
+      ErrorCodes.InvalidParams,
+      `The ${what} ${JSON.stringify(id)} does not advertise the cancel capability`,
+      {
+        pointer,
+        expected: `a ${what} whose capabilities include cancel`,
+      },
+    );
+  }
+  entry.controller.abort(
+    new RpcError(ErrorCodes.RequestCancelled, `The ${what} was cancelled by the client.`),
+  );
+}
