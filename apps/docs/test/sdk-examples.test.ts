@@ -1,7 +1,16 @@
-import { type AgentConnection, type ClientConnection, Connection, createInProcessPair } from '@acp-kit/sdk';
+import type { AgentRequestMap, ClientNotificationMap, ClientRequestMap } from '@acp-kit/schema';
+import {
+  type AgentConnection,
+  Client,
+  type ClientConnection,
+  Connection,
+  createInProcessPair,
+} from '@acp-kit/sdk';
 import { describe, expect, it, vi } from 'vitest';
+import { interactiveClient } from '../src/examples/sdk/answer-the-agent.ts';
 import { askOnce } from '../src/examples/sdk/ask-once.ts';
 import { createEchoAgent } from '../src/examples/sdk/echo-agent.ts';
+import { listWithin, sessionTitles, switchMode } from '../src/examples/sdk/manage-sessions.ts';
 
 // The SDK pages show these files verbatim; running them here keeps the pages' claims true.
 describe('the SDK examples the docs show', () => {
@@ -13,7 +22,9 @@ describe('the SDK examples the docs show', () => {
     const clientConnection: ClientConnection = new Connection(clientSide);
     const messages = await askOnce(clientConnection, 'Hello');
     const inserted = log.mock.calls[0]?.[1];
+    const ended = log.mock.calls[1]?.[1];
     log.mockRestore();
+    expect(ended).toBe('end_turn');
     expect(messages.map((m) => [m.kind, m.origin])).toEqual([
       ['user_message', 'agent'],
       ['agent_message', 'agent'],
@@ -39,5 +50,118 @@ describe('the echo agent', () => {
     await expect(submission.messageId).rejects.toMatchObject({ code: -32602 });
     expect(client.store.snapshot(sessionId).messages.map((m) => m.origin)).toEqual(['local-failed']);
     client.close();
+  });
+});
+
+/**
+ * A bare agent over the in-process ndjson pair that answers the session-management methods the
+ * examples call: session/list in pages of one with a cursor, a mode option, a slow list on `/slow`.
+ */
+function sessionAgent(): ClientConnection {
+  const [agentSide, clientSide] = createInProcessPair();
+  const agent = new Connection(agentSide) as unknown as Connection<
+    AgentRequestMap,
+    Record<string, never>,
+    ClientRequestMap,
+    ClientNotificationMap
+  >;
+  const sessions = [
+    { sessionId: 's1', cwd: '/repo', title: 'Fix the parser' },
+    { sessionId: 's2', cwd: '/other', title: 'Elsewhere' },
+    { sessionId: 's3', cwd: '/repo' },
+  ];
+  let mode = 'ask';
+  const options = () => [
+    {
+      type: 'select' as const,
+      configId: 'mode',
+      name: 'Mode',
+      category: 'mode',
+      currentValue: mode,
+      options: [
+        { value: 'ask', name: 'Ask' },
+        { value: 'code', name: 'Code' },
+      ],
+    },
+  ];
+  agent.onRequest('initialize', () => ({ protocolVersion: 2, info: { name: 'sessions', version: '1' } }));
+  agent.onRequest('session/new', () => ({ sessionId: 's4', configOptions: options() }));
+  agent.onRequest('session/list', async (params, { signal }) => {
+    if (params.cwd === '/slow') await new Promise((_, reject) => signal.addEventListener('abort', reject));
+    const matching = sessions.filter((s) => !params.cwd || s.cwd === params.cwd);
+    const at = Number(params.cursor ?? 0);
+    const next = at + 1 < matching.length ? String(at + 1) : null;
+    return { sessions: matching.slice(at, at + 1), nextCursor: next };
+  });
+  agent.onRequest('session/set_config_option', (params) => {
+    mode = String(params.value);
+    return { configOptions: options() };
+  });
+  agent.listen();
+  return new Connection(clientSide);
+}
+
+describe('the session-management examples', () => {
+  it('lists every page of sessions, switches the mode and gives up on a slow list', async () => {
+    const client = new Client(sessionAgent(), { info: { name: 't', version: '1' } });
+    await client.initialize();
+    expect(await sessionTitles(client, '/repo')).toEqual(['Fix the parser', 's3']);
+    const sessionId = await client.newSession('/repo');
+    expect(await switchMode(client, sessionId, 'code')).toBe(true);
+    expect(client.store.snapshot(sessionId).configOptions?.[0]?.currentValue).toBe('code');
+    expect(await switchMode(client, 'no-such-session', 'code')).toBe(false);
+    client.close();
+  });
+
+  it('cancels a list that takes too long', async () => {
+    const client = new Client(sessionAgent(), { info: { name: 't', version: '1' } });
+    await client.initialize();
+    const slow = client.listSessions({ cwd: '/slow' }, { signal: AbortSignal.timeout(50) });
+    await expect(slow).rejects.toMatchObject({ code: -32800 });
+    expect((await listWithin(client, 5_000)).sessions).toHaveLength(1);
+    client.close();
+  });
+});
+
+describe('the interactive client example', () => {
+  it('answers a permission request and a form elicitation with what the user chose', async () => {
+    const [agentSide, clientSide] = createInProcessPair();
+    const agent = new Connection(agentSide) as unknown as Connection<
+      AgentRequestMap,
+      Record<string, never>,
+      ClientRequestMap,
+      ClientNotificationMap
+    >;
+    agent.listen();
+    const client = interactiveClient(new Connection(clientSide), {
+      choose: async (_question, choices) => choices[1] ?? null,
+      fill: async (_question, fields) => Object.fromEntries(fields.map((f) => [f, `my ${f}`])),
+    });
+    const permission = await agent.sendRequest('session/request_permission', {
+      sessionId: 's1',
+      title: 'Run npm test?',
+      options: [
+        { optionId: 'once', name: 'Allow once', kind: 'allow_once' },
+        { optionId: 'never', name: 'Reject', kind: 'reject_once' },
+      ],
+    });
+    expect(permission).toEqual({ outcome: { outcome: 'selected', optionId: 'never' } });
+    const form = await agent.sendRequest('elicitation/create', {
+      mode: 'form',
+      sessionId: 's1',
+      message: 'Who are you?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    });
+    expect(form).toEqual({ action: 'accept', content: { name: 'my name' } });
+    const url = await agent.sendRequest('elicitation/create', {
+      mode: 'url',
+      sessionId: 's1',
+      elicitationId: 'e1',
+      message: 'Sign in',
+      url: 'https://example.invalid/',
+    });
+    expect(url).toEqual({ action: 'decline' });
+    client.close();
+    agent.close();
   });
 });

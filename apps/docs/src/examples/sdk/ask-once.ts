@@ -1,6 +1,6 @@
 import { Client, type ClientConnection, type ConversationMessage } from '@acp-kit/sdk';
 
-/** Sends one prompt and returns the conversation once the agent is idle again. */
+/** Sends one prompt and returns the conversation once the turn it started has ended. */
 export async function askOnce(
   connection: ClientConnection,
   text: string,
@@ -10,17 +10,14 @@ export async function askOnce(
   await client.initialize();
   const sessionId = await client.newSession('/home/user/project');
 
-  const turnEnded = new Promise<void>((resolve) => {
-    client.store.subscribe(() => {
-      const { state } = client.store.snapshot(sessionId);
-      if (state.state === 'idle' && state.stopReason !== null) resolve();
-    });
-  });
   // Shown at once as a local-pending entry,
   // then reconciled by the messageId in the receipt.
-  const { messageId } = client.submit(sessionId, [{ type: 'text', text }]);
+  const { messageId, turnEnd } = client.submit(sessionId, [{ type: 'text', text }]);
   console.log('inserted as', await messageId);
-  await turnEnded;
+  // The first idle with a stop reason after this prompt's insertion,
+  // never the previous turn's.
+  const { stopReason } = await turnEnd;
+  console.log('turn ended:', stopReason);
 
   const { messages } = client.store.snapshot(sessionId);
   client.close();
