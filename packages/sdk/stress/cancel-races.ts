@@ -5,7 +5,7 @@
  * not cancel the next turn.
  */
 import { Agent } from '../src/agent/index.js';
-import { connectClient, tick, until } from './wire-client.js';
+import { connectClient, tick, until, initialize } from './wire-client.js';
 
 /** The moments a cancel is sent at, relative to its prompt. */
 export const CANCEL_TIMINGS = ['at once', 'after a tick', 'mid-stream', 'nothing pending'] as const;
@@ -37,7 +37,7 @@ export async function checkCancelRaces(rounds: number, chunks = 200): Promise<Ca
   });
   const session = await agent.createSession('/cancel-races');
   const client = connectClient(agent);
-  await client.request('initialize', { protocolVersion: 2, clientCapabilities: {} });
+  await initialize(client);
   const report: CancelRacesReport = { timings: [], stuck: 0, samples: [] };
   const idles = (): { stopReason?: string }[] =>
     client

@@ -9,7 +9,7 @@
 import type { ContentBlock } from '@acp-kit/schema';
 import { Agent } from '../src/agent/index.js';
 import { MemoryHistoryStore } from '../src/history/index.js';
-import { connectClient, until, type WireClient } from './wire-client.js';
+import { connectClient, until, initialize } from './wire-client.js';
 
 /** The replay styles an {@link Agent} offers (`AgentOptions.replay`). */
 export const REPLAY_STYLES = ['full', 'chunks', 'as-retained'] as const;
@@ -72,9 +72,6 @@ function fold(updates: Record<string, unknown>[]): Map<string, ContentBlock[]> {
   }
   return messages;
 }
-
-const initialize = (client: WireClient) =>
-  client.request('initialize', { protocolVersion: 2, clientCapabilities: {} });
 
 /** Runs the check with a line limit of `limit` bytes. */
 export async function checkReplaySizes(limit: number): Promise<ReplaySizesReport> {

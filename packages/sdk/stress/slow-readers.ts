@@ -7,7 +7,7 @@
  */
 import { Agent } from '../src/agent/index.js';
 import { ErrorCodes } from '../src/rpc/index.js';
-import { connectClient, tick, until, type WireClient } from './wire-client.js';
+import { connectClient, tick, until, type WireClient, initialize } from './wire-client.js';
 
 /** What {@link checkSlowReaders} observed. */
 export interface SlowReadersReport {
@@ -52,8 +52,7 @@ export async function checkSlowReaders(options: {
     },
   });
   const session = await agent.createSession('/slow-readers');
-  const init = (client: WireClient) =>
-    client.request('initialize', { protocolVersion: 2, clientCapabilities: {} });
+  const init = initialize;
   const promptOf = (text: string) => ({ sessionId: session.id, prompt: [{ type: 'text', text }] });
   const cap = { maxQueuedBytes: 256 * 1024 };
 

@@ -103,3 +103,17 @@ export function connectClient(
     updates,
   };
 }
+
+/**
+ * Completes `initialize` on the client's connection, as every connection must before its session
+ * methods. Throws when the agent refuses it, so a check never runs on a connection whose session
+ * methods would all be refused with "initialize first".
+ */
+export async function initialize(client: WireClient): Promise<void> {
+  const answer = await client.request('initialize', {
+    protocolVersion: 2,
+    info: { name: 'stress-client', version: '0' },
+    capabilities: {},
+  });
+  if ('error' in answer) throw new Error(`initialize was refused: ${JSON.stringify(answer.error)}`);
+}
