@@ -88,8 +88,13 @@ export interface StalledReport {
   maxQueuedBytes: number;
   /** Bytes the agent tried to stream to the stalled client. */
   attemptedBytes: number;
-  /** Peak growth of heap + buffers while streaming. */
+  /**
+   * Peak growth of heap + buffers held while streaming (sampled after forced collections, so it is
+   * what is retained, not garbage; needs `--expose-gc`).
+   */
   peakGrowthBytes: number;
+  /** Bytes the stalled client's queue held when that peak was sampled. */
+  queuedAtPeak: number;
   /** The error the connection closed with (the documented policy: -32098). */
   closedWith: { code: number; message: string } | undefined;
   /** Whether the session kept working for a client that does read. */
@@ -137,12 +142,42 @@ async function stall(
   });
   const session = await agent.createSession('/stall');
 
-  const connect = (maxQueued: number) => {
+  // Let the previous run's timers (the session's pacing waits) expire, so its objects are gone
+  // from the baseline instead of being freed during this run.
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  // Memory is sampled after a forced collection (so it is what is held, not garbage awaiting the
+  // next scavenge) at every tick and each time the stalled client's queue crosses another eighth of
+  // its cap — the queue can fill within one tick, so tick sampling alone would miss its fullest point.
+  collect();
+  const base = held();
+  let peak = 0;
+  let queuedAtPeak = 0;
+  let sampledEighths = 0;
+  const sample = (queued: number): void => {
+    collect();
+    const growth = held() - base;
+    if (growth > peak) {
+      peak = growth;
+      queuedAtPeak = queued;
+    }
+  };
+  const connect = (maxQueued: number, sampled = false) => {
     const toAgent = new PassThrough();
     const fromAgent = new PassThrough({ highWaterMark: 16 * 1024 });
-    const connection: AgentConnection = new Connection(streamTransport(toAgent, fromAgent), {
-      maxQueuedBytes: maxQueued,
-    });
+    const transport = streamTransport(toAgent, fromAgent);
+    const connection: AgentConnection = new Connection(transport, { maxQueuedBytes: maxQueued });
+    if (sampled) {
+      const write = transport.writer.write.bind(transport.writer);
+      transport.writer.write = (json) => {
+        const queued = connection.pendingOutgoingBytes;
+        const eighths = Math.floor((8 * queued) / maxQueued);
+        if (eighths > sampledEighths) {
+          sampledEighths = eighths;
+          sample(queued);
+        }
+        return write(json);
+      };
+    }
     agent.serve(connection);
     // Every connection completes `initialize` before its session methods (#13 item 9).
     toAgent.write(
@@ -150,7 +185,7 @@ async function stall(
     );
     return { toAgent, fromAgent, connection };
   };
-  const stalled = connect(maxQueuedBytes);
+  const stalled = connect(maxQueuedBytes, true);
   const reader = withReader ? connect(Number.MAX_SAFE_INTEGER) : undefined;
   // The reading client only counts, so its own bookkeeping does not show up in the measurement.
   let chunksRead = 0;
@@ -181,16 +216,15 @@ async function stall(
   }
 
   collect();
-  const base = held();
-  let peak = 0;
+  sample(0);
+  peak = 0;
   stalled.toAgent.write(
     `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/prompt', params: { sessionId: session.id, prompt: [{ type: 'text', text: 'go' }] } })}\n`,
   );
   for (let i = 0; i < 10_000 && !closedWith; i++) {
-    peak = Math.max(peak, held() - base);
+    sample(stalled.connection.pendingOutgoingBytes);
     await tick();
   }
-  peak = Math.max(peak, held() - base);
   await streamed;
   for (let i = 0; reader && i < 1000 && chunksRead < chunks; i++) await tick();
   reader?.connection.close();
@@ -198,6 +232,7 @@ async function stall(
     maxQueuedBytes,
     attemptedBytes: chunks * chunkBytes,
     peakGrowthBytes: peak,
+    queuedAtPeak,
     closedWith: closedWith ? { code: closedWith.code, message: closedWith.message } : undefined,
     otherClientGotEverything: chunksRead === chunks,
   };
