@@ -12,11 +12,12 @@ import {
   MUTATION_CLASSES,
   type MutationClass,
   mutate,
+  mutateBatch,
   oneLine,
   Random,
   wrongTypeSweep,
 } from './mutations.js';
-import { type Expectation, expect as expectFor, type Handled } from './oracle.js';
+import { type EntryExpectation, expect as expectFor, type Handled } from './oracle.js';
 import { idAllocator, type Side, seedArb } from './seeds.js';
 
 /** Options of {@link fuzzConnection}. */
@@ -92,6 +93,8 @@ interface Reply {
   id: unknown;
   result?: unknown;
   error?: { code: number };
+  /** The serial number of the array line (a batch's answer) this reply came in; none when alone. */
+  line?: number;
 }
 
 interface Receiver {
@@ -102,7 +105,12 @@ interface Receiver {
   close(): void;
 }
 
-/** Counts objects reachable from `root` whose prototype is not a plain object's or an array's. */
+/**
+ * Counts objects reachable from `root` whose prototype came from data: not a plain object's or an
+ * array's, and carrying enumerable own members, as an object parsed from JSON does. A class's
+ * prototype (the store's message views, which even hide their `constructor` to compare like plain
+ * objects) has only non-enumerable members, so a class instance is not counted.
+ */
 export function countPoisoned(root: unknown): number {
   // Iterative: stored values may be nested 100 000 levels deep.
   const seen = new Set<object>();
@@ -113,7 +121,12 @@ export function countPoisoned(root: unknown): number {
     if (typeof node !== 'object' || node === null || seen.has(node)) continue;
     seen.add(node);
     const proto = Object.getPrototypeOf(node);
-    if (proto !== Object.prototype && proto !== Array.prototype && proto !== null) count++;
+    const fromData =
+      proto !== Object.prototype &&
+      proto !== Array.prototype &&
+      proto !== null &&
+      Object.keys(proto).length > 0;
+    if (fromData) count++;
     for (const key of Reflect.ownKeys(node)) stack.push((node as Record<string | symbol, unknown>)[key]);
   }
   return count;
@@ -214,25 +227,58 @@ export async function fuzzConnection(options: FuzzOptions): Promise<FuzzReport> 
   let wake: (() => void) | undefined;
   let pendingText = '';
   fromReceiver.setEncoding('utf8');
+  /** The size of every array line received (a batch's answers), by serial number. */
+  const arrayLines: number[] = [];
+  const take = (reply: Reply): void => {
+    const messageId = (reply.result as { messageId?: unknown } | null | undefined)?.messageId;
+    if (typeof messageId === 'string') receipts.set(messageId, classOf.get(reply.id as string) ?? 'none');
+    replies.push(reply);
+  };
   fromReceiver.on('data', (chunk: string) => {
     pendingText += chunk;
     let nl = pendingText.indexOf('\n');
     while (nl !== -1) {
-      const message = JSON.parse(pendingText.slice(0, nl)) as Record<string, unknown>;
+      const parsed = JSON.parse(pendingText.slice(0, nl)) as unknown;
       pendingText = pendingText.slice(nl + 1);
       nl = pendingText.indexOf('\n');
+      if (Array.isArray(parsed)) {
+        const line = arrayLines.length;
+        arrayLines.push(parsed.length);
+        for (const answer of parsed as Reply[]) take({ ...answer, line });
+        continue;
+      }
+      const message = parsed as Record<string, unknown>;
       if (typeof message.method === 'string') {
         const update = (message.params as { update?: { messageId?: unknown } } | undefined)?.update;
         if (typeof update?.messageId === 'string') reported.add(update.messageId);
         continue;
       }
-      const reply = message as unknown as Reply;
-      const messageId = (reply.result as { messageId?: unknown } | null | undefined)?.messageId;
-      if (typeof messageId === 'string') receipts.set(messageId, classOf.get(reply.id as string) ?? 'none');
-      replies.push(reply);
+      take(message as unknown as Reply);
     }
     wake?.();
   });
+
+  if (options.side === 'agent') {
+    // Every connection completes `initialize` before its session methods; without it each session
+    // request would be refused "initialize first" and the storm would exercise only that gate.
+    const setupId = 'setup-initialize';
+    toReceiver.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: setupId,
+        method: 'initialize',
+        params: { protocolVersion: 2, info: { name: 'fuzzer', version: '0' }, capabilities: {} },
+      })}\n`,
+    );
+    await new Promise<void>((resolve) => {
+      wake = () => {
+        if (replies.some((r) => r.id === setupId)) resolve();
+      };
+      wake();
+    });
+    const answer = replies.splice(0).find((r) => r.id === setupId);
+    if (answer?.result === undefined) throw new Error(`initialize was refused: ${JSON.stringify(answer)}`);
+  }
 
   const random = new Random(options.seed);
   const nextId = idAllocator();
@@ -257,11 +303,16 @@ export async function fuzzConnection(options: FuzzOptions): Promise<FuzzReport> 
   report.swept = sweepLines.length;
 
   for (let sent = 0; sent < total; ) {
-    const byId = new Map<string | number, Expectation>();
+    const byId = new Map<string | number, EntryExpectation>();
     const nullCodes: number[] = [];
+    /** For the answered entries of each batch line sent in this window: how many answers, and their ids. */
+    const batches: { answers: number; ids: Set<string | number> }[] = [];
+    /** The batch (index into `batches`) an expected id belongs to; absent for a single line. */
+    const batchOf = new Map<string | number, number>();
     let dueDiagnostics = 0;
     const diagnosticsBefore = silentDiagnostics;
     const repliesBefore = replies.length;
+    const arraysBefore = arrayLines.length;
     for (let i = 0; i < batchSize && sent < total; i++) {
       let line = carried;
       carried = undefined;
@@ -269,29 +320,63 @@ export async function fuzzConnection(options: FuzzOptions): Promise<FuzzReport> 
         line = { bytes: sweepLines[sent]!, cls: 'wrong-type' };
       } else if (!line) {
         const cls = MUTATION_CLASSES[sent % MUTATION_CLASSES.length]!;
-        const message = withId(seeds[random.int(0, seeds.length - 1)]!, nextId);
-        line = { bytes: oneLine(mutate(random, message, cls, limit)), cls };
+        if (cls === 'batch') {
+          // Up to five messages, each with a fresh id, in one batch line (none: the empty batch).
+          const messages = Array.from({ length: random.int(0, 5) }, () =>
+            withId(seeds[random.int(0, seeds.length - 1)]!, nextId),
+          );
+          line = { bytes: oneLine(mutateBatch(random, messages as never, limit)), cls };
+        } else {
+          const message = withId(seeds[random.int(0, seeds.length - 1)]!, nextId);
+          line = { bytes: oneLine(mutate(random, message, cls, limit)), cls };
+        }
       }
       const expectation = expectFor(line.bytes, limit, handled);
-      const id = expectation?.kind === 'error' || expectation?.kind === 'handled' ? expectation.id : null;
-      if (id !== null && byId.has(id)) {
+      const entries: EntryExpectation[] =
+        expectation === undefined ? [] : expectation.kind === 'batch' ? expectation.entries : [expectation];
+      const answered = entries.filter(
+        (e): e is Extract<EntryExpectation, { kind: 'error' | 'handled' }> =>
+          e.kind === 'error' || e.kind === 'handled',
+      );
+      const ids = answered.flatMap((e) => (e.id === null ? [] : [e.id]));
+      if (new Set(ids).size !== ids.length) {
+        // Two entries of one batch with the same id (a mutation made it): not judgeable, not sent.
+        continue;
+      }
+      if (ids.some((id) => byId.has(id))) {
         // A mutation produced an id already in flight: send it with the next batch instead.
         carried = line;
         break;
       }
-      if (expectation?.kind === 'error' && id === null) nullCodes.push(expectation.code);
-      else if (id !== null && expectation) {
-        byId.set(id, expectation);
-        classOf.set(id, line.cls);
-      } else if (expectation?.kind === 'silent' && expectation.diagnostic) dueDiagnostics++;
+      const batch =
+        expectation?.kind === 'batch'
+          ? batches.push({ answers: answered.length, ids: new Set(ids) }) - 1
+          : undefined;
+      for (const entry of entries) {
+        if ((entry.kind === 'error' || entry.kind === 'handled') && entry.id !== null) {
+          byId.set(entry.id, entry);
+          classOf.set(entry.id, line.cls);
+          if (batch !== undefined) batchOf.set(entry.id, batch);
+        } else if (entry.kind === 'error') nullCodes.push(entry.code);
+        else if (entry.kind === 'silent' && entry.diagnostic) dueDiagnostics++;
+      }
       report.byClass[line.cls]++;
+      const outcomeOf = (e: EntryExpectation): string => (e.kind === 'error' ? String(e.code) : e.kind);
       const outcome =
         expectation === undefined
           ? 'blank'
-          : expectation.kind === 'error'
-            ? String(expectation.code)
-            : expectation.kind;
+          : expectation.kind === 'batch'
+            ? answered.length > 0
+              ? 'array'
+              : 'nothing'
+            : outcomeOf(expectation);
       report.outcomes[line.cls][outcome] = (report.outcomes[line.cls][outcome] ?? 0) + 1;
+      if (expectation?.kind === 'batch') {
+        for (const entry of expectation.entries) {
+          const key = `entry ${outcomeOf(entry)}`;
+          report.outcomes[line.cls][key] = (report.outcomes[line.cls][key] ?? 0) + 1;
+        }
+      }
       report.lines++;
       sent++;
       toReceiver.write(Buffer.concat([line.bytes, Buffer.from('\n')]));
@@ -325,7 +410,13 @@ export async function fuzzConnection(options: FuzzOptions): Promise<FuzzReport> 
         continue;
       }
       byId.delete(reply.id as string | number);
-      if (expectation.kind === 'error' && reply.error?.code !== expectation.code) {
+      const batch = batchOf.get(reply.id as string | number);
+      if ((batch === undefined) !== (reply.line === undefined)) {
+        report.wrongCodes++;
+        fail(
+          `id ${JSON.stringify(reply.id)}: ${batch === undefined ? 'a single request answered inside an array' : 'a batch entry answered on its own line'}`,
+        );
+      } else if (expectation.kind === 'error' && reply.error?.code !== expectation.code) {
         report.wrongCodes++;
         fail(`id ${JSON.stringify(reply.id)}: expected ${expectation.code}, got ${JSON.stringify(reply)}`);
       } else if (
@@ -337,6 +428,33 @@ export async function fuzzConnection(options: FuzzOptions): Promise<FuzzReport> 
         fail(`id ${JSON.stringify(reply.id)}: valid request refused with ${reply.error.code}`);
       }
     }
+    // Each batch's answers come as one array: its ids all from one batch line, as many as it expects.
+    const matched = new Set<number>();
+    for (let line = arraysBefore; line < arrayLines.length; line++) {
+      const inLine = replies.filter((r) => r.line === line);
+      const groups = new Set(
+        inLine.flatMap((r) => (r.id === null ? [] : [batchOf.get(r.id as string | number) ?? -1])),
+      );
+      const candidates =
+        groups.size > 0
+          ? [...groups]
+          : batches.flatMap((b, index) => (b.ids.size === 0 && !matched.has(index) ? [index] : []));
+      const group = candidates.find(
+        (index) => index >= 0 && batches[index]!.answers > 0 && batches[index]!.answers === arrayLines[line],
+      );
+      if (groups.size > 1 || group === undefined || matched.has(group)) {
+        report.wrongCodes++;
+        fail(
+          `an array of ${arrayLines[line]} answers that is not one batch's answers: ${JSON.stringify(inLine).slice(0, 200)}`,
+        );
+      } else matched.add(group);
+    }
+    batches.forEach((b, index) => {
+      if (b.answers > 0 && !matched.has(index)) {
+        report.missingReplies++;
+        fail(`no answer array for a batch of ${b.answers} answers`);
+      }
+    });
     classOf.clear();
     // Checked per batch: a later update for the same message replaces a poisoned object.
     const poisoned = receiver.poisoned();

@@ -15,6 +15,7 @@ export const MUTATION_CLASSES = [
   'duplicate-key',
   'proto-key',
   'wrong-type',
+  'batch',
 ] as const;
 
 /** One mutation class. */
@@ -235,6 +236,8 @@ export function mutate(
       }
       return Buffer.from(JSON.stringify(copy), 'utf8');
     }
+    case 'batch':
+      return mutateBatch(random, [message], limit);
     case 'wrong-type': {
       const copy = structuredClone(message);
       const path = pickPath(random, copy);
@@ -266,4 +269,36 @@ export function* wrongTypeSweep(message: Record<string, Json>): Generator<Buffer
       yield Buffer.from(JSON.stringify(copy), 'utf8');
     }
   }
+}
+
+/** The classes a batch entry is damaged with: those that keep it one JSON value. */
+const ENTRY_CLASSES: readonly MutationClass[] = [
+  'none',
+  'none',
+  'wrong-type',
+  'proto-key',
+  'duplicate-key',
+  'huge-number',
+];
+
+/**
+ * A JSON-RPC batch line of `messages` (none gives the empty batch): most entries whole or damaged
+ * in ways that keep them JSON, some not objects at all (a number, a string, `null`, a nested
+ * batch), and now and then a padding entry that takes the whole line over `limit`.
+ */
+export function mutateBatch(
+  random: Random,
+  messages: readonly Record<string, Json>[],
+  limit: number,
+): Buffer {
+  const entries = messages.map((message) => {
+    if (random.next() < 0.15) {
+      return random.pick(['42', '"entry"', 'null', '[]', `[${JSON.stringify(message)}]`]);
+    }
+    return mutate(random, message, random.pick(ENTRY_CLASSES), limit).toString('utf8');
+  });
+  if (messages.length > 0 && random.next() < 0.05) {
+    entries.push(JSON.stringify({ jsonrpc: '2.0', method: '_pad', params: { pad: 'p'.repeat(limit) } }));
+  }
+  return Buffer.from(`[${entries.join(',')}]`, 'utf8');
 }

@@ -15,7 +15,19 @@ export type Expectation =
   /** A valid request for a handled method: any result, or an error the handler chose. */
   | { kind: 'handled'; id: string | number }
   /** A notification or a response: no reply. `diagnostic` says whether a diagnostic is due. */
-  | { kind: 'silent'; diagnostic: boolean };
+  | { kind: 'silent'; diagnostic: boolean }
+  /**
+   * A JSON-RPC batch: each entry's reaction as if it came alone, except that the answers (the
+   * entries that are `error` or `handled`) come together as one array line, and no line at all
+   * when there are none.
+   */
+  | { kind: 'batch'; entries: EntryExpectation[] };
+
+/** The reaction to one entry of a batch. */
+export type EntryExpectation = Exclude<Expectation, { kind: 'batch' }>;
+
+/** The most entries a receiver takes in one batch (the connection's default `maxBatchEntries`). */
+const MAX_BATCH_ENTRIES = 10_000;
 
 /** The methods the receiver registers handlers for. */
 export interface Handled {
@@ -51,6 +63,17 @@ export function expect(bytes: Buffer, limit: number, handled: Handled): Expectat
   } catch {
     return { kind: 'error', code: -32700, id: null };
   }
+  if (Array.isArray(value)) {
+    // JSON-RPC 2.0 §6: an empty batch (or one over the entry limit) is one invalid request.
+    if (value.length === 0 || value.length > MAX_BATCH_ENTRIES)
+      return { kind: 'error', code: -32600, id: null };
+    return { kind: 'batch', entries: value.map((entry) => expectValue(entry, handled)) };
+  }
+  return expectValue(value, handled);
+}
+
+/** The reaction to one parsed message (alone, or an entry of a batch, where arrays do not nest). */
+function expectValue(value: unknown, handled: Handled): EntryExpectation {
   if (!isObject(value)) return { kind: 'error', code: -32600, id: null };
   const id = isId(value.id) ? value.id : null;
   const invalid: Expectation = { kind: 'error', code: -32600, id };
@@ -95,7 +118,7 @@ const HEAD_BYTES = 480;
  * `JSON.parse` alone: the longest prefix of the kept bytes that ends before a `,` or `}` and parses
  * once closed with `}` holds every member that was kept whole.
  */
-function expectOversized(line: Buffer): Expectation {
+function expectOversized(line: Buffer): EntryExpectation {
   const head = new TextDecoder('utf-8').decode(line.subarray(0, HEAD_BYTES));
   let whole: Record<string, unknown> | undefined;
   let rest = '';

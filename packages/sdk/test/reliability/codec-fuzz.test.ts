@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fuzzConnection } from '../../stress/fuzz/fuzz-connection.js';
+import { countPoisoned, fuzzConnection } from '../../stress/fuzz/fuzz-connection.js';
 import { MUTATION_CLASSES } from '../../stress/fuzz/mutations.js';
 import { guardProcess } from '../../stress/process-guard.js';
 
@@ -29,5 +29,26 @@ describe.each(['agent', 'client'] as const)('codec fuzzing of the %s connection'
     // Lines that cannot be decoded or parsed are always -32700, whatever they held.
     expect(Object.keys(report.outcomes.truncation)).toEqual(['-32700']);
     expect(Object.keys(report.outcomes['invalid-utf8'])).toEqual(['-32700']);
+  });
+});
+
+describe('the fuzzer’s prototype-pollution check', () => {
+  it('counts an object whose prototype came from a __proto__ key, but not a class instance or a null-prototype object', () => {
+    class View {
+      constructor(readonly text: string) {}
+      get size(): number {
+        return this.text.length;
+      }
+    }
+    // Like the store's message views: a class prototype without its `constructor`.
+    Reflect.deleteProperty(View.prototype, 'constructor');
+    const polluted = JSON.parse('{"a":1}') as Record<string, unknown>;
+    Object.setPrototypeOf(polluted, JSON.parse('{"polluted":"yes"}'));
+    // What a merge that assigns a parsed `__proto__` member does.
+    const assigned: Record<string, unknown> = {};
+    const member = JSON.parse('{"__proto__":{"toString":"polluted"}}') as Record<string, unknown>;
+    for (const key of Object.keys(member)) assigned[key] = member[key];
+    expect(countPoisoned({ list: [polluted, { deep: assigned }] })).toBe(2);
+    expect(countPoisoned({ views: [new View('x')], bare: Object.create(null), date: new Date(0) })).toBe(0);
   });
 });
