@@ -71,6 +71,19 @@ function has(obj: Record<string, unknown>, key: string): boolean {
   return Object.hasOwn(obj, key);
 }
 
+/** An invalid envelope, with what can still be read from it (its id, whether it looks like a response). */
+function invalidEnvelope(value: Record<string, unknown>, reason: string, pointer: string): ClassifiedMessage {
+  const hasMethod = has(value, 'method');
+  return {
+    kind: 'invalid',
+    reason,
+    pointer,
+    id: isRpcId(value.id) ? value.id : null,
+    looksLikeResponse: !hasMethod && has(value, 'id'),
+    isResponse: !hasMethod && (has(value, 'result') || has(value, 'error')),
+  };
+}
+
 /**
  * Sorts an already-parsed JSON value into one of the four envelope kinds, or says why it is
  * invalid. Only the envelope is checked here; params and results are the validator's business.
@@ -84,51 +97,45 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
       : 'a JSON-RPC message must be a JSON object';
     return { kind: 'invalid', reason, pointer: '', id: null, looksLikeResponse: false, isResponse: false };
   }
-  const id = isRpcId(value.id) ? value.id : null;
-  const looksLikeResponse = !has(value, 'method') && has(value, 'id');
-  const isResponse = !has(value, 'method') && (has(value, 'result') || has(value, 'error'));
-  const invalid = (reason: string, pointer: string): ClassifiedMessage => ({
-    kind: 'invalid',
-    reason,
-    pointer,
-    id,
-    looksLikeResponse,
-    isResponse,
-  });
-
-  if (value.jsonrpc !== '2.0') return invalid('expected "jsonrpc": "2.0"', '/jsonrpc');
+  // Invalid envelopes are built by a module function, not a closure: this runs once per message.
+  if (value.jsonrpc !== '2.0') return invalidEnvelope(value, 'expected "jsonrpc": "2.0"', '/jsonrpc');
 
   if (has(value, 'method')) {
-    if (typeof value.method !== 'string') return invalid('"method" must be a string', '/method');
+    if (typeof value.method !== 'string')
+      return invalidEnvelope(value, '"method" must be a string', '/method');
     if (has(value, 'params') && typeof value.params !== 'object') {
-      return invalid('"params" must be an object or an array', '/params');
+      return invalidEnvelope(value, '"params" must be an object or an array', '/params');
     }
-    if (value.params === null) return invalid('"params" must be an object or an array', '/params');
+    if (value.params === null)
+      return invalidEnvelope(value, '"params" must be an object or an array', '/params');
     if (!has(value, 'id')) return { kind: 'notification', message: value as unknown as RpcNotification };
-    if (!isRpcId(value.id)) return invalid('"id" must be a string or a number', '/id');
+    if (!isRpcId(value.id)) return invalidEnvelope(value, '"id" must be a string or a number', '/id');
     return { kind: 'request', message: value as unknown as RpcRequest };
   }
 
-  if (!has(value, 'id')) return invalid('expected "method" (request or notification) or "id" (response)', '');
+  if (!has(value, 'id'))
+    return invalidEnvelope(value, 'expected "method" (request or notification) or "id" (response)', '');
   const hasResult = has(value, 'result');
   const hasError = has(value, 'error');
-  if (hasResult && hasError) return invalid('a response carries "result" or "error", not both', '');
+  if (hasResult && hasError)
+    return invalidEnvelope(value, 'a response carries "result" or "error", not both', '');
   if (hasResult) {
-    if (!isRpcId(value.id)) return invalid('"id" of a success response must be a string or a number', '/id');
+    if (!isRpcId(value.id))
+      return invalidEnvelope(value, '"id" of a success response must be a string or a number', '/id');
     return { kind: 'success', message: value as unknown as RpcSuccessResponse };
   }
   if (hasError) {
     if (value.id !== null && !isRpcId(value.id)) {
-      return invalid('"id" of an error response must be a string, a number or null', '/id');
+      return invalidEnvelope(value, '"id" of an error response must be a string, a number or null', '/id');
     }
     const error = value.error;
-    if (!isPlainObject(error)) return invalid('"error" must be an object', '/error');
+    if (!isPlainObject(error)) return invalidEnvelope(value, '"error" must be an object', '/error');
     if (typeof error.code !== 'number' || !Number.isInteger(error.code)) {
-      return invalid('"error.code" must be an integer', '/error/code');
+      return invalidEnvelope(value, '"error.code" must be an integer', '/error/code');
     }
     if (typeof error.message !== 'string')
-      return invalid('"error.message" must be a string', '/error/message');
+      return invalidEnvelope(value, '"error.message" must be a string', '/error/message');
     return { kind: 'error', message: value as unknown as RpcErrorResponse };
   }
-  return invalid('a response must carry "result" or "error"', '');
+  return invalidEnvelope(value, 'a response must carry "result" or "error"', '');
 }

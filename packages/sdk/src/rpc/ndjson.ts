@@ -67,6 +67,12 @@ export class NdjsonDecoder {
     while (start < chunk.length) {
       const nl = chunk.indexOf(NEWLINE, start);
       const end = nl === -1 ? chunk.length : nl;
+      if (nl !== -1 && this.size === 0 && !this.discarding) {
+        // The common case, a whole line inside this chunk: decode it in place, without copying it.
+        this.wholeLine(chunk, start, end, out);
+        start = nl + 1;
+        continue;
+      }
       this.append(chunk.subarray(start, end));
       if (nl === -1) break;
       this.finishLine(out);
@@ -80,6 +86,28 @@ export class NdjsonDecoder {
     const out: DecodedLine[] = [];
     if (this.size > 0 || this.discarding) this.finishLine(out);
     return out;
+  }
+
+  /**
+   * A line that lies whole in `chunk` between `start` and `end` (the newline): decoded from a plain
+   * view of the chunk's memory (not `Buffer#subarray`, whose subclass views cost more), by the same
+   * rules as a line assembled from pieces. Decoding copies the bytes into a string, so the caller may
+   * reuse the chunk afterwards.
+   */
+  private wholeLine(chunk: Uint8Array, start: number, end: number, out: DecodedLine[]): void {
+    if (end > start && chunk[end - 1] === CR) end -= 1;
+    const length = end - start;
+    if (length === 0) return;
+    const line = new Uint8Array(chunk.buffer, chunk.byteOffset + start, length);
+    if (length > this.maxLineBytes) {
+      out.push({
+        ok: false,
+        error: oversized(length, this.maxLineBytes, copyBytes(line.subarray(0, HEAD_BYTES))),
+      });
+      return;
+    }
+    const decoded = decodeStrict(line);
+    if (!decoded.ok || decoded.text.trim() !== '') out.push(decoded);
   }
 
   private append(piece: Uint8Array): void {
