@@ -1,6 +1,7 @@
 /**
  * Replay of every retained size up to the line limit: prompts and replies whose single line is
- * the limit − k bytes for a spread of k (including a few bytes over), single-block, multi-block
+ * the limit − k bytes for a spread of k (including a few bytes over), and sizes across the rest of
+ * the range (fractions of the limit down to half a KiB), single-block, multi-block
  * and streamed as many chunks, then `session/resume` with replay in every replay style the agent
  * offers, from a fresh agent on the same log (as after a restart). Every retained message must
  * replay with its exact content, nothing retained may make replay fail, and whatever could not be
@@ -14,12 +15,18 @@ import { connectClient, until, initialize } from './wire-client.js';
 /** The replay styles an {@link Agent} offers (`AgentOptions.replay`). */
 export const REPLAY_STYLES = ['full', 'chunks', 'as-retained'] as const;
 
-/** Distances below the limit (negative: over it) that the sizes are chosen at. */
+/** Distances below the limit (negative: over it) that the sizes near the limit are chosen at. */
 const SPREAD = [-64, -5, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 64, 1024];
+
+/** Sizes of the rest of the range, far below the limit: fractions of it, then small absolute sizes. */
+const FRACTIONS = [1 / 2, 1 / 8, 1 / 64];
+const SMALL_BYTES = [4096, 512];
 
 /** What {@link checkReplaySizes} observed. */
 export interface ReplaySizesReport {
   limit: number;
+  /** Distinct line sizes tried (each in five forms). */
+  sizes: number;
   /** Prompts sent, and how many the agent accepted (retained) and refused. */
   prompts: number;
   accepted: number;
@@ -80,6 +87,7 @@ export async function checkReplaySizes(limit: number): Promise<ReplaySizesReport
   const expected = new Map<string, ContentBlock[]>();
   const report: ReplaySizesReport = {
     limit,
+    sizes: 0,
     prompts: 0,
     accepted: 0,
     refused: 0,
@@ -148,7 +156,14 @@ export async function checkReplaySizes(limit: number): Promise<ReplaySizesReport
   if (!probeLine) throw new Error('replay sizes: the calibration prompt was not reported');
   const overhead = probeLine.bytes - 1;
 
-  for (const k of SPREAD) {
+  // The near-limit spread, then the rest of the range (as distances from the limit too).
+  const distances = [
+    ...SPREAD,
+    ...FRACTIONS.map((f) => Math.round(limit * (1 - f))),
+    ...SMALL_BYTES.map((bytes) => limit - overhead - bytes),
+  ];
+  report.sizes = distances.length;
+  for (const k of distances) {
     for (const [blocks, form] of [
       [1, 'w'],
       [1, 'c'],

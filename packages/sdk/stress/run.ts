@@ -134,8 +134,8 @@ async function main(): Promise<void> {
   const replayLimit = Math.max(256 * 1024, Math.round(limit * Math.min(1, scale)));
   const sizes = await checkReplaySizes(replayLimit);
   figure(
-    'sizes near the line limit',
-    `${sizes.prompts} prompts at limit − k for k in ${sizes.prompts / 5} spreads (limit ${mib(sizes.limit)}): ${sizes.accepted} retained, ${sizes.refused} refused; ${sizes.replies} replies retained, ${sizes.repliesRefused} reply writes refused`,
+    'retained sizes up to the line limit',
+    `${sizes.prompts} prompts at ${sizes.sizes} line sizes from 512 bytes to the limit and just over (limit ${mib(sizes.limit)}): ${sizes.accepted} retained, ${sizes.refused} refused; ${sizes.replies} replies retained, ${sizes.repliesRefused} reply writes refused`,
   );
   figure(
     'size verdicts wrong (over the limit retained, or within it refused)',
