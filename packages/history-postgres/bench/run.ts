@@ -1,10 +1,12 @@
 /**
  * `npm run bench -w @acp-kit/history-postgres`: starts a throwaway PostgreSQL server (Debian's
  * binaries; set ACP_KIT_BENCH_POSTGRES_URL to use your own), then prints
- * - retained updates per second into PostgreSQL against SQLite on the same stream;
+ * - retained updates per second into the PostgreSQL session log against the SQLite one on the
+ *   same stream (appends awaited one at a time, and pipelined);
  * - cross-replica fan-out latency p50/p99 with 3 replica processes and 300 sessions, against
  *   same-replica delivery in the same run;
- * - ownership failover time: SIGKILL of a lease holder until a survivor holds the session.
+ * - failover time at the agent level: SIGKILL of the replica owning a session mid-turn until a
+ *   survivor ended the turn and answered a new prompt.
  * The server runs with fsync on and synchronous_commit off: a commit survives a crash of the agent
  * and (as SQLite's WAL mode with synchronous=NORMAL, the SQLite store's default) may lose the last
  * commits — never consistency — on a power cut.
