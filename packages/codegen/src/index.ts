@@ -10,9 +10,12 @@ export { buildCompatModel, readMapping } from './emit/compat-mapping.js';
 export type {
   CompatDirection,
   CompatModel,
+  ContextModel,
   ConversionKind,
   ConversionModel,
   DirectionSettings,
+  MethodMappingModel,
+  UpdateMappingModel,
 } from './emit/compat-mapping.js';
 export { generatedHeader } from './emit/emitted-file.js';
 export type { EmittedFile } from './emit/emitted-file.js';

@@ -12,17 +12,17 @@ const V1 = join(SCHEMA, 'v1/schema.json');
 const V2 = join(SCHEMA, 'v2/schema.json');
 
 /** Writes a mapping next to a copy of the mapping schema and returns its path. */
-function tempMapping(conversions: unknown[]): string {
+function tempMapping(conversions: unknown[], tables: Record<string, unknown> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'acp-kit-compat-'));
   copyFileSync(join(SCHEMA, 'compat/mapping.schema.json'), join(dir, 'mapping.schema.json'));
   const path = join(dir, 'mapping.json');
-  writeFileSync(path, JSON.stringify({ $schema: './mapping.schema.json', conversions }));
+  writeFileSync(path, JSON.stringify({ $schema: './mapping.schema.json', conversions, ...tables }));
   return path;
 }
 
-function problemsOf(conversions: unknown[]): string[] {
+function problemsOf(conversions: unknown[], tables: Record<string, unknown> = {}): string[] {
   try {
-    loadCompat({ mappingPath: tempMapping(conversions), v1SchemaPath: V1, v2SchemaPath: V2 });
+    loadCompat({ mappingPath: tempMapping(conversions, tables), v1SchemaPath: V1, v2SchemaPath: V2 });
   } catch (error) {
     if (error instanceof SchemaError) return error.problems.map((p) => `${p.pointer}: ${p.message}`);
     throw error;
@@ -78,5 +78,63 @@ describe('the compat emitter', () => {
     expect(problemsOf([{ name: 'Role', kind: 'enum', renames: {} }])).toEqual([
       expect.stringMatching(/^\/conversions\/0: must NOT have additional properties/),
     ]);
+  });
+
+  it('omits a value out of the target bounds when omitInvalid asks for it', () => {
+    const model = loadCompat({
+      mappingPath: tempMapping([
+        { name: 'ToolCallLocation', kind: 'object', omitInvalid: { toV2: ['line'] } },
+      ]),
+      v1SchemaPath: V1,
+      v2SchemaPath: V2,
+    });
+    const [file] = emitCompatConverters(model);
+    expect(file?.contents).toContain(
+      '...(value.line === undefined || (value.line !== null && (value.line < 1)) ? {} : { line: value.line }),',
+    );
+  });
+
+  it('refuses omitInvalid for a field without bounds', () => {
+    expect(
+      problemsOf([{ name: 'ToolCallLocation', kind: 'object', omitInvalid: { toV2: ['path'] } }]),
+    ).toEqual(['/conversions/0: omitInvalid.toV2: target field path is required, so it cannot be omitted']);
+  });
+
+  it('needs a paired object conversion for a variant conversion', () => {
+    expect(problemsOf([{ name: 'AvailableCommand', kind: 'variant', variant: 'Command' }])).toEqual([
+      '/conversions/0: variant AvailableCommand: needs a conversion between v1 AvailableCommand and v2 Command',
+    ]);
+    expect(problemsOf([{ name: 'AvailableCommand', kind: 'variant', variant: 'Nope' }])).toContain(
+      '/conversions/0: variant Nope is not a known variant of the v2 union AvailableCommand',
+    );
+  });
+
+  it('names every method a method table leaves out, and asks why a method has no counterpart', () => {
+    const problems = problemsOf([{ name: 'CancelNotification', kind: 'object' }], {
+      methods: [
+        { v1: 'session/cancel', v2: 'session/cancel', params: 'CancelNotification' },
+        { v1: 'fs/read_text_file', v2: null },
+      ],
+    });
+    expect(problems).toContain('/methods/1: a method without a counterpart needs lossy: why it has none');
+    expect(problems).toContain(
+      '/methods: v1 method authenticate is not listed; add it with its counterpart (or null and why)',
+    );
+    expect(problems).toContain(
+      '/methods: v2 method auth/login is not listed; add it with its counterpart (or null and why)',
+    );
+    expect(problems.some((p) => p.includes('session/cancel is not listed'))).toBe(false);
+  });
+
+  it('names every update kind an update table leaves out', () => {
+    const problems = problemsOf([{ name: 'Role', kind: 'enum' }], {
+      updates: [{ v1: 'plan', v2: 'plan_update' }],
+    });
+    expect(problems).toContain(
+      '/updates: v1 session update kind current_mode_update is not listed; add it with its counterpart (or null and why)',
+    );
+    expect(problems).toContain(
+      '/updates: v2 session update kind state_update is not listed; add it with its counterpart (or null and why)',
+    );
   });
 });

@@ -14,6 +14,8 @@ import {
 } from './generated/compat/converters.js';
 import type * as V1 from './generated/v1/types.js';
 
+export * from './mode-options.js';
+
 /** The planId a v1 plan gets in v2: v1 has exactly one plan per session. */
 export const V1_PLAN_ID = 'plan';
 
@@ -148,18 +150,99 @@ function promptCapabilitiesToV2(value: V1.PromptCapabilities | undefined): V2.Pr
   };
 }
 
-/** Prompt capabilities carry over (v1 booleans become v2 presence objects); the rest has no v2 field. */
-export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCapabilities {
-  const prompt = promptCapabilitiesToV2(value.promptCapabilities);
+/** The v2 client auth capabilities say terminal: {} where v1 says terminal: true. */
+export function v1ToV2ClientAuthCapabilities(value: V1.AuthCapabilities): V2.ClientAuthCapabilities {
   return {
-    session: prompt === undefined ? {} : { prompt },
+    ...(value.terminal === true ? { terminal: {} } : {}),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
 
-/** A v2 agent answers session/resume with replay, so the v1 side can offer session/load. */
+/** A present v2 terminal capability becomes v1 terminal: true. */
+export function v2ToV1ClientAuthCapabilities(value: V2.ClientAuthCapabilities): V1.AuthCapabilities {
+  return {
+    ...(value.terminal === undefined || value.terminal === null ? {} : { terminal: true }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** v1 terminal logins list their environment as a map; v2 as name/value pairs. */
+export function v1ToV2AuthMethod(value: V1.AuthMethod): V2.AuthMethod {
+  const { id, type, ...rest } = value as V1.AuthMethodAgent | V1.AuthMethodTerminal;
+  if (type === 'terminal') {
+    const terminal = value as V1.AuthMethodTerminal;
+    return {
+      ...rest,
+      type: 'terminal',
+      methodId: id,
+      name: terminal.name,
+      ...(terminal.env === undefined
+        ? {}
+        : { env: Object.entries(terminal.env).map(([name, v]) => ({ name, value: v })) }),
+    } as V2.AuthMethodTerminal;
+  }
+  if (type === undefined || type === 'agent')
+    return { ...rest, type: 'agent', methodId: id, name: value.name };
+  // A type from a later version: the fields travel as they are.
+  return { ...rest, type, methodId: id, name: value.name } as V2.AuthMethod;
+}
+
+/** v2 agent methods lose their type in v1 (v1 agent-run methods carry none). */
+export function v2ToV1AuthMethod(value: V2.AuthMethod): V1.AuthMethod {
+  const { methodId, type, ...rest } = value as V2.AuthMethodAgent;
+  switch (value.type) {
+    case 'agent':
+      return { ...rest, id: methodId, name: value.name };
+    case 'terminal': {
+      const terminal = value as V2.AuthMethodTerminal;
+      return {
+        ...rest,
+        type: 'terminal',
+        id: methodId,
+        name: terminal.name,
+        ...(terminal.env === undefined
+          ? {}
+          : { env: Object.fromEntries(terminal.env.map((e) => [e.name, e.value])) }),
+      };
+    }
+    default:
+      return { ...rest, type: value.type, id: methodId, name: value.name } as V1.AuthMethodAgent;
+  }
+}
+
+/**
+ * v1 capabilities in the v2 layout: prompt and MCP (http) under `session`, and the optional
+ * session methods v2 still marks (delete, additionalDirectories). v2 requires list, close and
+ * resume of every agent, so those v1 flags have no v2 field; neither do loadSession and logout.
+ */
+export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCapabilities {
+  const prompt = promptCapabilitiesToV2(value.promptCapabilities);
+  const sessions = value.sessionCapabilities;
+  const session: V2.SessionCapabilities = {
+    ...(prompt === undefined ? {} : { prompt }),
+    ...(value.mcpCapabilities === undefined
+      ? {}
+      : { mcp: { stdio: {}, ...(value.mcpCapabilities.http === true ? { http: {} } : {}) } }),
+    ...(sessions?.delete === undefined || sessions.delete === null ? {} : { delete: {} }),
+    ...(sessions?.additionalDirectories === undefined || sessions.additionalDirectories === null
+      ? {}
+      : { additionalDirectories: {} }),
+  };
+  return {
+    session,
+    ...(value.auth === undefined ? {} : { auth: {} }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/**
+ * A v2 agent answers session/resume (with replay), session/list, session/close and auth/logout,
+ * so the v1 side announces loadSession, resume, list, close and logout, plus what v2 marks.
+ */
 export function v2ToV1AgentCapabilities(value: V2.AgentCapabilities): V1.AgentCapabilities {
-  const prompt = value.session?.prompt;
+  const session = value.session;
+  const prompt = session?.prompt;
+  const mcp = session?.mcp;
   const present = (x: object | null | undefined): boolean => x !== undefined && x !== null;
   return {
     loadSession: true,
@@ -172,6 +255,40 @@ export function v2ToV1AgentCapabilities(value: V2.AgentCapabilities): V1.AgentCa
             embeddedContext: present(prompt.embeddedContext),
           },
         }),
+    ...(mcp === undefined || mcp === null
+      ? {}
+      : { mcpCapabilities: { http: present(mcp.http), sse: false } }),
+    sessionCapabilities: {
+      list: {},
+      resume: {},
+      close: {},
+      ...(present(session?.delete) ? { delete: {} } : {}),
+      ...(present(session?.additionalDirectories) ? { additionalDirectories: {} } : {}),
+    },
+    auth: { logout: {} },
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
+}
+
+/** The same shapes in both versions; a v1 form schema may leave out type and properties, which v2 requires. */
+export function v1ToV2CreateElicitationRequest(
+  value: V1.CreateElicitationRequest,
+): V2.CreateElicitationRequest {
+  if (value.mode !== 'form') return value as unknown as V2.CreateElicitationRequest;
+  const form = value as V1.ElicitationFormRequest;
+  return {
+    ...form,
+    requestedSchema: {
+      ...form.requestedSchema,
+      type: 'object',
+      properties: form.requestedSchema.properties ?? {},
+    },
+  } as unknown as V2.CreateElicitationRequest;
+}
+
+/** A v2 elicitation request is already a valid v1 one. */
+export function v2ToV1CreateElicitationRequest(
+  value: V2.CreateElicitationRequest,
+): V1.CreateElicitationRequest {
+  return value as unknown as V1.CreateElicitationRequest;
 }

@@ -11,7 +11,7 @@ export * as v1MethodCapabilities from './generated/v1/method-capabilities.js';
 /** Validators for every ACP v1 definition and method, generated from schema/v1/schema.json. */
 export * as v1Validation from './generated/v1/validate.js';
 export * from './generated/compat/converters.js';
-export { V1_PLAN_ID } from './custom-converters.js';
+export { V1_MODE_CONFIG_ID, V1_PLAN_ID, v2ModeOption } from './custom-converters.js';
 export { CompatError } from './compat-error.js';
 export { derivedMessageId, type MessageKind } from './message-ids.js';
 export { v1SchemaValidator } from './v1-validator.js';

@@ -1,7 +1,7 @@
 import { VariableDeclarationKind, type WriterFunction } from 'ts-morph';
 import type { JsonValue } from '../json.js';
 import type { SchemaModel } from '../model/model.js';
-import type { CompatDirection, CompatModel, ConversionModel } from './compat-mapping.js';
+import type { CompatDirection, CompatModel, ContextModel, ConversionModel } from './compat-mapping.js';
 import { type FieldShape, objectShape } from './compat-fields.js';
 import type { EmittedFile } from './emitted-file.js';
 import { createProject, docText, printSourceFile, quote } from './ts-project.js';
@@ -132,9 +132,25 @@ function objectBody(model: CompatModel, c: ConversionModel, direction: CompatDir
             ? converterFor(model, direction, src.ref, shape.ref)
             : undefined;
         const expr = converted(access(from), src, shape, converter, side.to);
+        const bounds = settings.omitInvalid.includes(from)
+          ? [
+              ...(shape.minimum === undefined ? [] : [`${access(from)} < ${shape.minimum}`]),
+              ...(shape.maximum === undefined ? [] : [`${access(from)} > ${shape.maximum}`]),
+            ]
+          : [];
+        // An out-of-bounds value is omitted (checked only when present and not null).
+        const outOfBounds =
+          bounds.length === 0
+            ? []
+            : [
+                src.nullable
+                  ? `(${access(from)} !== null && (${bounds.join(' || ')}))`
+                  : `(${bounds.join(' || ')})`,
+              ];
         const missing = [
           ...(src.required ? [] : [`${access(from)} === undefined`]),
           ...(src.nullable && !shape.nullable ? [`${access(from)} === null`] : []),
+          ...outOfBounds,
         ].join(' || ');
         if (missing === '') writer.writeLine(`${key}: ${expr},`);
         else if (shape.required)
@@ -222,6 +238,37 @@ function unionBody(model: CompatModel, c: ConversionModel, direction: CompatDire
   };
 }
 
+function variantBody(model: CompatModel, c: ConversionModel, direction: CompatDirection): WriterFunction {
+  const union = model.v2.unions.find((u) => u.name === c.v2);
+  const variant = union?.variants.find((v) => v.definition === c.variant);
+  const converter =
+    c.variant === undefined
+      ? undefined
+      : direction === 'toV2'
+        ? converterFor(model, 'toV2', c.v1, c.variant)
+        : converterFor(model, 'toV1', c.variant, c.v1);
+  if (union === undefined || variant === undefined || converter === undefined)
+    throw new Error(`compat: variant ${c.name} has no union, variant or paired conversion`);
+  return (writer) => {
+    if (direction === 'toV2') {
+      writer.write(`return ${converter}(value);`);
+      return;
+    }
+    writer.writeLine(
+      `if (${access(union.tag)} === ${literal(variant.tagValue)}) return ${converter}(value as V2.${variant.definition});`,
+    );
+    writer.write(
+      `throw new CompatError(${quote(`${c.name} ${union.tag} `)} + JSON.stringify(${access(union.tag)}) + ${quote(' has no v1 form')}, ${quote(`/${union.tag}`)});`,
+    );
+  };
+}
+
+/** The TypeScript type of a custom converter's context argument. */
+function contextType(context: ContextModel): string {
+  const type = `${context.version === 'v1' ? 'V1' : 'V2'}.${context.definition}`;
+  return context.array ? `readonly ${type}[]` : type;
+}
+
 function enumBody(model: CompatModel, c: ConversionModel, direction: CompatDirection): WriterFunction {
   const values = Object.entries(c[direction].values);
   const cast = passThroughCast(sideOf(model, c, direction));
@@ -250,12 +297,17 @@ function body(model: CompatModel, c: ConversionModel, direction: CompatDirection
       return objectBody(model, c, direction);
     case 'union':
       return unionBody(model, c, direction);
+    case 'variant':
+      return variantBody(model, c, direction);
     case 'enum':
       return enumBody(model, c, direction);
     case 'identity':
       return (writer) => writer.write(`return value${passThroughCast(sideOf(model, c, direction))};`);
-    case 'custom':
-      return (writer) => writer.write(`return custom.${converterName(c.name, direction)}(value);`);
+    case 'custom': {
+      const context = c[direction].context;
+      const args = context === undefined ? 'value' : `value, ${context.name}`;
+      return (writer) => writer.write(`return custom.${converterName(c.name, direction)}(${args});`);
+    }
   }
 }
 
@@ -288,6 +340,7 @@ export function emitCompatConverters(model: CompatModel, options: CompatEmitterO
   });
   const throwsCompatError = model.conversions.some((c) =>
     c.directions.some((direction) => {
+      if (c.kind === 'variant') return direction === 'toV1';
       if (c.kind !== 'union') return false;
       const side = sideOf(model, c, direction);
       const from = side.fromModel.unions.find((u) => u.name === side.fromDef);
@@ -310,11 +363,22 @@ export function emitCompatConverters(model: CompatModel, options: CompatEmitterO
   for (const c of model.conversions) {
     for (const direction of c.directions) {
       const side = sideOf(model, c, direction);
+      const context = c[direction].context;
       file.addFunction({
         name: converterName(c.name, direction),
         isExported: true,
-        docs: [{ description: describe(c, direction, side) }],
-        parameters: [{ name: 'value', type: `${side.from}.${side.fromDef}` }],
+        docs: [
+          {
+            description:
+              context === undefined
+                ? describe(c, direction, side)
+                : `${describe(c, direction, side)}\n\n@param ${context.name} - ${docText(context.description)}`,
+          },
+        ],
+        parameters: [
+          { name: 'value', type: `${side.from}.${side.fromDef}` },
+          ...(context === undefined ? [] : [{ name: context.name, type: contextType(context) }]),
+        ],
         returnType: `${side.to}.${side.toDef}`,
         statements: body(model, c, direction),
       });
@@ -337,15 +401,15 @@ export function emitCompatConverters(model: CompatModel, options: CompatEmitterO
         name: 'toV2',
         isReadonly: true,
         hasQuestionToken: true,
-        type: '(value: never) => unknown',
-        docs: ['v1 → v2.'],
+        type: '(value: never, context: never) => unknown',
+        docs: ['v1 → v2 (with a second argument when contextToV2 says what it is).'],
       },
       {
         name: 'toV1',
         isReadonly: true,
         hasQuestionToken: true,
-        type: '(value: never) => unknown',
-        docs: ['v2 → v1.'],
+        type: '(value: never, context: never) => unknown',
+        docs: ['v2 → v1 (with a second argument when contextToV1 says what it is).'],
       },
       {
         name: 'lossyToV2',
@@ -360,6 +424,20 @@ export function emitCompatConverters(model: CompatModel, options: CompatEmitterO
         hasQuestionToken: true,
         type: 'string',
         docs: ['What v2 → v1 may lose.'],
+      },
+      {
+        name: 'contextToV2',
+        isReadonly: true,
+        hasQuestionToken: true,
+        type: 'string',
+        docs: ['The second argument toV2 needs, if it needs one.'],
+      },
+      {
+        name: 'contextToV1',
+        isReadonly: true,
+        hasQuestionToken: true,
+        type: 'string',
+        docs: ['The second argument toV1 needs, if it needs one.'],
       },
     ],
   });
@@ -383,6 +461,13 @@ export function emitCompatConverters(model: CompatModel, options: CompatEmitterO
                   writer.writeLine(`${direction}: ${converterName(c.name, direction)},`);
                 if (c.toV2.lossy !== undefined) writer.writeLine(`lossyToV2: ${literal(c.toV2.lossy)},`);
                 if (c.toV1.lossy !== undefined) writer.writeLine(`lossyToV1: ${literal(c.toV1.lossy)},`);
+                for (const direction of ['toV2', 'toV1'] as const) {
+                  const context = c[direction].context;
+                  if (context !== undefined && c.directions.includes(direction))
+                    writer.writeLine(
+                      `context${direction === 'toV2' ? 'ToV2' : 'ToV1'}: ${literal(`${context.name}: ${context.description}`)},`,
+                    );
+                }
               });
               writer.write(',').newLine();
             }
@@ -392,6 +477,146 @@ export function emitCompatConverters(model: CompatModel, options: CompatEmitterO
       },
     ],
   });
+  emitTables(file, model);
   const header = `// Generated by @acp-kit/codegen from ${model.source} — do not edit.`;
   return [{ path: 'converters.ts', contents: printSourceFile(header, file) }];
+}
+
+/** A table row's optional string fields, written when present. */
+function optionalLines(
+  writer: Parameters<WriterFunction>[0],
+  row: Readonly<Record<string, string | null | undefined>>,
+  keys: readonly string[],
+): void {
+  for (const key of keys) {
+    const value = row[key];
+    if (typeof value === 'string') writer.writeLine(`${key}: ${literal(value)},`);
+  }
+}
+
+/** Emits `METHOD_MAPPING` and `UPDATE_MAPPING`: every method and update kind with its counterpart. */
+function emitTables(
+  file: ReturnType<ReturnType<typeof createProject>['createSourceFile']>,
+  model: CompatModel,
+): void {
+  const shared = [
+    {
+      name: 'v1',
+      isReadonly: true,
+      type: 'string | null',
+      docs: ['The v1 name, or null when only v2 has it.'],
+    },
+    {
+      name: 'v2',
+      isReadonly: true,
+      type: 'string | null',
+      docs: ['The v2 name, or null when only v1 has it.'],
+    },
+    {
+      name: 'lossy',
+      isReadonly: true,
+      hasQuestionToken: true,
+      type: 'string',
+      docs: ['What is lost or differs (always set when one side is null).'],
+    },
+    {
+      name: 'note',
+      isReadonly: true,
+      hasQuestionToken: true,
+      type: 'string',
+      docs: ['Anything else to know.'],
+    },
+  ];
+  file.addInterface({
+    name: 'MethodMappingInfo',
+    isExported: true,
+    docs: [
+      {
+        description:
+          'One method of either version, its counterpart and the conversions of its params and result.',
+      },
+    ],
+    properties: [
+      ...shared,
+      {
+        name: 'params',
+        isReadonly: true,
+        hasQuestionToken: true,
+        type: 'string',
+        docs: ['The conversion (CONVERSIONS name) of the params.'],
+      },
+      {
+        name: 'result',
+        isReadonly: true,
+        hasQuestionToken: true,
+        type: 'string',
+        docs: ['The conversion (CONVERSIONS name) of the result.'],
+      },
+    ],
+  });
+  file.addInterface({
+    name: 'UpdateMappingInfo',
+    isExported: true,
+    docs: [{ description: 'One session/update kind of either version and its counterpart.' }],
+    properties: [
+      ...shared,
+      {
+        name: 'conversion',
+        isReadonly: true,
+        hasQuestionToken: true,
+        type: 'string',
+        docs: ['The conversion (CONVERSIONS name) of the update.'],
+      },
+    ],
+  });
+  const table = (
+    name: string,
+    type: string,
+    description: string,
+    rows: readonly Record<string, string | null | undefined>[],
+    keys: readonly string[],
+  ) =>
+    file.addVariableStatement({
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [{ description }],
+      declarations: [
+        {
+          name,
+          type: `readonly ${type}[]`,
+          initializer: (writer) => {
+            writer.write('[');
+            writer.indent(() => {
+              for (const row of rows) {
+                writer.inlineBlock(() => {
+                  writer.writeLine(
+                    `v1: ${row.v1 === null || row.v1 === undefined ? 'null' : literal(row.v1)},`,
+                  );
+                  writer.writeLine(
+                    `v2: ${row.v2 === null || row.v2 === undefined ? 'null' : literal(row.v2)},`,
+                  );
+                  optionalLines(writer, row, keys);
+                });
+                writer.write(',').newLine();
+              }
+            });
+            writer.write(']');
+          },
+        },
+      ],
+    });
+  table(
+    'METHOD_MAPPING',
+    'MethodMappingInfo',
+    'Every method of both versions with its counterpart, in mapping order.',
+    model.methods as unknown as Record<string, string | null | undefined>[],
+    ['params', 'result', 'lossy', 'note'],
+  );
+  table(
+    'UPDATE_MAPPING',
+    'UpdateMappingInfo',
+    'Every session/update kind of both versions with its counterpart, in mapping order.',
+    model.updates as unknown as Record<string, string | null | undefined>[],
+    ['conversion', 'lossy', 'note'],
+  );
 }

@@ -14,6 +14,10 @@ export interface FieldShape {
   readonly constValue?: JsonValue;
   /** An array with `minItems` ≥ 1 (its TypeScript type is a non-empty tuple). */
   readonly nonEmpty?: boolean;
+  /** The number's `minimum`, if it has one. */
+  readonly minimum?: number;
+  /** The number's `maximum`, if it has one. */
+  readonly maximum?: number;
 }
 
 /** The properties of an object definition, including those it takes from `allOf` references. */
@@ -39,7 +43,13 @@ function refOf(schema: JsonObject): string | undefined {
 /** Classifies a property schema the way the converters treat it. */
 export function fieldShape(schema: JsonObject, required: boolean): FieldShape {
   const nullable = allowsNull(schema);
-  const base = { required, nullable, ...(schema.const === undefined ? {} : { constValue: schema.const }) };
+  const base = {
+    required,
+    nullable,
+    ...(schema.const === undefined ? {} : { constValue: schema.const }),
+    ...(typeof schema.minimum === 'number' ? { minimum: schema.minimum } : {}),
+    ...(typeof schema.maximum === 'number' ? { maximum: schema.maximum } : {}),
+  };
   const one = refOf(schema);
   if (one !== undefined) return { ...base, container: 'one', ref: one };
   const isArray = schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array'));

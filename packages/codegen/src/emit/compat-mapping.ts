@@ -11,7 +11,42 @@ import { type ObjectShape, objectShape } from './compat-fields.js';
 export type CompatDirection = 'toV1' | 'toV2';
 
 /** How one pair of definitions converts (see schema/compat/mapping.schema.json). */
-export type ConversionKind = 'object' | 'union' | 'enum' | 'identity' | 'custom';
+export type ConversionKind = 'object' | 'union' | 'variant' | 'enum' | 'identity' | 'custom';
+
+/** The extra argument a custom converter takes in one direction. */
+export interface ContextModel {
+  /** The parameter name. */
+  readonly name: string;
+  /** Which schema defines its type. */
+  readonly version: 'v1' | 'v2';
+  /** The definition it is, or whose readonly list it is. */
+  readonly definition: string;
+  readonly array: boolean;
+  /** What the caller passes. */
+  readonly description: string;
+}
+
+/** One method of either version and its counterpart (null: none). */
+export interface MethodMappingModel {
+  readonly v1: string | null;
+  readonly v2: string | null;
+  /** The conversion of the params, by name. */
+  readonly params?: string;
+  /** The conversion of the result, by name. */
+  readonly result?: string;
+  readonly lossy?: string;
+  readonly note?: string;
+}
+
+/** One session/update kind of either version and its counterpart (null: none). */
+export interface UpdateMappingModel {
+  readonly v1: string | null;
+  readonly v2: string | null;
+  /** The conversion of the update variant, by name. */
+  readonly conversion?: string;
+  readonly lossy?: string;
+  readonly note?: string;
+}
 
 /** Per-direction settings of an object conversion. */
 export interface DirectionSettings {
@@ -23,8 +58,12 @@ export interface DirectionSettings {
   readonly set: Readonly<Record<string, JsonValue>>;
   /** Enum source value → target value. */
   readonly values: Readonly<Record<string, string>>;
+  /** Source fields whose out-of-bounds values are omitted instead of copied. */
+  readonly omitInvalid: readonly string[];
   /** Why this direction may lose information, if it can. */
   readonly lossy?: string;
+  /** The extra argument of a custom converter in this direction. */
+  readonly context?: ContextModel;
 }
 
 /** One checked entry of the mapping. */
@@ -40,6 +79,8 @@ export interface ConversionModel {
   readonly rename: Readonly<Record<string, string>>;
   readonly toV1: DirectionSettings;
   readonly toV2: DirectionSettings;
+  /** `variant` only: the v2 union variant the v1 object corresponds to. */
+  readonly variant?: string;
   readonly note?: string;
 }
 
@@ -50,6 +91,10 @@ export interface CompatModel {
   readonly v1: SchemaModel;
   readonly v2: SchemaModel;
   readonly conversions: readonly ConversionModel[];
+  /** The method table, when the mapping declares one (every method of both versions). */
+  readonly methods: readonly MethodMappingModel[];
+  /** The session/update kind table, when the mapping declares one (every kind of both versions). */
+  readonly updates: readonly UpdateMappingModel[];
 }
 
 function record<T extends JsonValue>(value: JsonValue | undefined): Record<string, T> {
@@ -63,8 +108,24 @@ function settings(entry: JsonObject, direction: CompatDirection): DirectionSetti
   };
   const drop = pick('drop');
   const lossy = pick('lossy');
+  const omit = pick('omitInvalid');
+  const context = pick('context');
+  const strings = (list: JsonValue | undefined): string[] =>
+    Array.isArray(list) ? list.filter((d): d is string => typeof d === 'string') : [];
   const base = {
-    drop: Array.isArray(drop) ? drop.filter((d): d is string => typeof d === 'string') : [],
+    drop: strings(drop),
+    omitInvalid: strings(omit),
+    ...(isJsonObject(context)
+      ? {
+          context: {
+            name: String(context.name),
+            version: context.version === 'v1' ? ('v1' as const) : ('v2' as const),
+            definition: String(context.definition),
+            array: context.array === true,
+            description: String(context.description),
+          },
+        }
+      : {}),
     defaults: record<JsonValue>(pick('defaults')),
     set: record<JsonValue>(pick('set')),
     values: record<string>(pick('values')),
@@ -129,6 +190,17 @@ function checkObject(
     if (!source.fields.has(field))
       problem(`drop.${direction} names ${field}, which the source definition lacks`);
   }
+  for (const field of s.omitInvalid) {
+    const target_ = target.fields.get(toTarget(field));
+    if (!source.fields.has(field) || target_ === undefined)
+      problem(`omitInvalid.${direction} names ${field}, which the source or target definition lacks`);
+    else if (target_.required)
+      problem(
+        `omitInvalid.${direction}: target field ${toTarget(field)} is required, so it cannot be omitted`,
+      );
+    else if (target_.minimum === undefined && target_.maximum === undefined)
+      problem(`omitInvalid.${direction}: target field ${toTarget(field)} has no minimum or maximum to check`);
+  }
   for (const [field, shape] of target.fields) {
     if (!shape.required || shape.constValue !== undefined || field in s.set || field in s.defaults) continue;
     const back =
@@ -176,6 +248,7 @@ export function buildCompatModel(
       toV1: settings(raw, 'toV1'),
       toV2: settings(raw, 'toV2'),
       ...(typeof raw.note === 'string' ? { note: raw.note } : {}),
+      ...(typeof raw.variant === 'string' ? { variant: raw.variant } : {}),
     };
     if (!defined(v1, conversion.v1)) problem(`v1 definition ${conversion.v1} does not exist in ${v1.source}`);
     if (!defined(v2, conversion.v2)) problem(`v2 definition ${conversion.v2} does not exist in ${v2.source}`);
@@ -205,6 +278,22 @@ export function buildCompatModel(
       const u2 = v2.unions.find((u) => u.name === conversion.v2);
       if (!u1 || !u2) problem('union conversions need a discriminated union (x-discriminator) on both sides');
     }
+    for (const direction of ['toV1', 'toV2'] as const) {
+      const context = conversion[direction].context;
+      if (context === undefined) continue;
+      if (conversion.kind !== 'custom')
+        problem(`context.${direction}: only custom conversions take a context`);
+      if (!defined(context.version === 'v1' ? v1 : v2, context.definition))
+        problem(`context.${direction}: ${context.version} definition ${context.definition} does not exist`);
+    }
+    if (conversion.kind === 'variant') {
+      const u2 = v2.unions.find((u) => u.name === conversion.v2);
+      if (!u2) problem('variant conversions need a discriminated union (x-discriminator) on the v2 side');
+      else if (!u2.variants.some((v) => v.definition === conversion.variant))
+        problem(
+          `variant ${String(conversion.variant)} is not a known variant of the v2 union ${conversion.v2}`,
+        );
+    }
     if (conversion.kind === 'object') {
       const s1 = objectShape(v1, conversion.v1);
       const s2 = objectShape(v2, conversion.v2);
@@ -230,5 +319,141 @@ export function buildCompatModel(
       }
     }
   }
-  return problems.length > 0 ? { problems } : { model: { source: file, v1, v2, conversions }, problems };
+  // A variant conversion delegates to the object conversion between the v1 object and the variant.
+  for (const conversion of conversions.filter((c) => c.kind === 'variant')) {
+    if (
+      !conversions.some((c) => c.v1 === conversion.v1 && c.v2 === conversion.variant && c.kind !== 'variant')
+    ) {
+      problems.push({
+        file,
+        pointer: pointerOf('conversions', conversions.indexOf(conversion)),
+        message: `variant ${conversion.name}: needs a conversion between v1 ${conversion.v1} and v2 ${String(conversion.variant)}`,
+      });
+    }
+  }
+  const methods = checkMethodTable(mapping, file, v1, v2, conversions, problems);
+  const updates = checkUpdateTable(mapping, file, v1, v2, conversions, problems);
+  return problems.length > 0
+    ? { problems }
+    : { model: { source: file, v1, v2, conversions, methods, updates }, problems };
+}
+
+function optional<K extends string>(entry: JsonObject, key: K): { [P in K]?: string } {
+  const value = entry[key];
+  return (typeof value === 'string' ? { [key]: value } : {}) as { [P in K]?: string };
+}
+
+function nameOrNull(value: JsonValue | undefined): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** Checks the `methods` table: names exist, conversions exist, every method of both versions is listed. */
+function checkMethodTable(
+  mapping: JsonObject,
+  file: string,
+  v1: SchemaModel,
+  v2: SchemaModel,
+  conversions: readonly ConversionModel[],
+  problems: SchemaProblem[],
+): MethodMappingModel[] {
+  if (!Array.isArray(mapping.methods)) return [];
+  const out: MethodMappingModel[] = [];
+  mapping.methods.forEach((raw, index) => {
+    if (!isJsonObject(raw)) return;
+    const problem = (message: string) =>
+      problems.push({ file, pointer: pointerOf('methods', index), message });
+    const entry: MethodMappingModel = {
+      v1: nameOrNull(raw.v1),
+      v2: nameOrNull(raw.v2),
+      ...optional(raw, 'params'),
+      ...optional(raw, 'result'),
+      ...optional(raw, 'lossy'),
+      ...optional(raw, 'note'),
+    };
+    const m1 = v1.methods.find((m) => m.name === entry.v1);
+    const m2 = v2.methods.find((m) => m.name === entry.v2);
+    if (entry.v1 !== null && m1 === undefined)
+      problem(`v1 method ${entry.v1} does not exist in ${v1.source}`);
+    if (entry.v2 !== null && m2 === undefined)
+      problem(`v2 method ${entry.v2} does not exist in ${v2.source}`);
+    if ((entry.v1 === null || entry.v2 === null) && entry.lossy === undefined)
+      problem('a method without a counterpart needs lossy: why it has none');
+    for (const key of ['params', 'result'] as const) {
+      const name = entry[key];
+      if (name === undefined) continue;
+      const c = conversions.find((x) => x.name === name);
+      if (c === undefined) problem(`${key} names the conversion ${name}, which does not exist`);
+      else if (m1 !== undefined && m2 !== undefined && (c.v1 !== m1[key] || c.v2 !== m2[key]))
+        problem(
+          `${key}: conversion ${name} pairs v1 ${c.v1} and v2 ${c.v2}, but the methods' ${key} are ${String(m1[key])} and ${String(m2[key])}`,
+        );
+    }
+    out.push(entry);
+  });
+  for (const [version, model] of [
+    ['v1', v1],
+    ['v2', v2],
+  ] as const) {
+    for (const method of model.methods) {
+      if (!out.some((e) => e[version] === method.name))
+        problems.push({
+          file,
+          pointer: '/methods',
+          message: `${version} method ${method.name} is not listed; add it with its counterpart (or null and why)`,
+        });
+    }
+  }
+  return out;
+}
+
+/** The tag values of a version's SessionUpdate union. */
+function updateKinds(model: SchemaModel): string[] {
+  return model.unions.find((u) => u.name === 'SessionUpdate')?.variants.map((v) => v.tagValue) ?? [];
+}
+
+/** Checks the `updates` table: kinds exist, conversions exist, every kind of both versions is listed. */
+function checkUpdateTable(
+  mapping: JsonObject,
+  file: string,
+  v1: SchemaModel,
+  v2: SchemaModel,
+  conversions: readonly ConversionModel[],
+  problems: SchemaProblem[],
+): UpdateMappingModel[] {
+  if (!Array.isArray(mapping.updates)) return [];
+  const kinds = { v1: updateKinds(v1), v2: updateKinds(v2) };
+  const out: UpdateMappingModel[] = [];
+  mapping.updates.forEach((raw, index) => {
+    if (!isJsonObject(raw)) return;
+    const problem = (message: string) =>
+      problems.push({ file, pointer: pointerOf('updates', index), message });
+    const entry: UpdateMappingModel = {
+      v1: nameOrNull(raw.v1),
+      v2: nameOrNull(raw.v2),
+      ...optional(raw, 'conversion'),
+      ...optional(raw, 'lossy'),
+      ...optional(raw, 'note'),
+    };
+    for (const version of ['v1', 'v2'] as const) {
+      const kind = entry[version];
+      if (kind !== null && !kinds[version].includes(kind))
+        problem(`${version} session update kind ${kind} does not exist`);
+    }
+    if ((entry.v1 === null || entry.v2 === null) && entry.lossy === undefined)
+      problem('an update kind without a counterpart needs lossy: why it has none');
+    if (entry.conversion !== undefined && !conversions.some((c) => c.name === entry.conversion))
+      problem(`conversion ${entry.conversion} does not exist`);
+    out.push(entry);
+  });
+  for (const version of ['v1', 'v2'] as const) {
+    for (const kind of kinds[version]) {
+      if (!out.some((e) => e[version] === kind))
+        problems.push({
+          file,
+          pointer: '/updates',
+          message: `${version} session update kind ${kind} is not listed; add it with its counterpart (or null and why)`,
+        });
+    }
+  }
+  return out;
 }

@@ -197,13 +197,14 @@ export function v2ToV1AudioContent(value: V2.AudioContent): V1.AudioContent {
   };
 }
 
-/** Converts a v1 `ResourceLink` into a v2 `ResourceLink`. Lossy: v2 resource links have no description field; it is dropped. */
+/** Converts a v1 `ResourceLink` into a v2 `ResourceLink`. */
 export function v1ToV2ResourceLink(value: V1.ResourceLink): V2.ResourceLink {
   return {
     type: 'resource_link',
     name: value.name,
     uri: value.uri,
     ...(value.title === undefined ? {} : { title: value.title }),
+    ...(value.description === undefined ? {} : { description: value.description }),
     ...(value.mimeType === undefined ? {} : { mimeType: value.mimeType }),
     ...(value.size === undefined ? {} : { size: value.size }),
     ...(value.annotations === undefined ? {} : { annotations: value.annotations === null ? null : v1ToV2Annotations(value.annotations) }),
@@ -343,11 +344,11 @@ export function v2ToV1ContentBlock(value: V2.ContentBlock): V1.ContentBlock {
   }
 }
 
-/** Converts a v1 `ToolCallLocation` into a v2 `ToolCallLocation`. */
+/** Converts a v1 `ToolCallLocation` into a v2 `ToolCallLocation`. Lossy: v1 describes lines as 1-based but its schema admits 0, which v2 rejects (v2 lines start at 1). A line below 1 names no line, so it is omitted: the location keeps its path and means no specific line, as an omitted or null line does in both versions. Other lines are copied unchanged. */
 export function v1ToV2ToolCallLocation(value: V1.ToolCallLocation): V2.ToolCallLocation {
   return {
     path: value.path,
-    ...(value.line === undefined ? {} : { line: value.line }),
+    ...(value.line === undefined || (value.line !== null && (value.line < 1)) ? {} : { line: value.line }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -616,6 +617,190 @@ export function v2ToV1UsageUpdate(value: V2.UsageUpdate): V1.UsageUpdate {
   };
 }
 
+/** Converts a v1 `AvailableCommandInput` into a v2 `TextCommandInput`. */
+export function v1ToV2TextCommandInput(value: V1.AvailableCommandInput): V2.TextCommandInput {
+  return {
+    type: 'text',
+    hint: value.hint,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `TextCommandInput` into a v1 `AvailableCommandInput`. */
+export function v2ToV1TextCommandInput(value: V2.TextCommandInput): V1.AvailableCommandInput {
+  return {
+    hint: value.hint,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `AvailableCommandInput` into a v2 `AvailableCommandInput`. */
+export function v1ToV2AvailableCommandInput(value: V1.AvailableCommandInput): V2.AvailableCommandInput {
+  return v1ToV2TextCommandInput(value);
+}
+
+/** Converts a v2 `AvailableCommandInput` into a v1 `AvailableCommandInput`. Lossy: v1 knows only free-text input: input of another type has no v1 form (CompatError). */
+export function v2ToV1AvailableCommandInput(value: V2.AvailableCommandInput): V1.AvailableCommandInput {
+  if (value.type === 'text') return v2ToV1TextCommandInput(value as V2.TextCommandInput);
+  throw new CompatError('AvailableCommandInput type ' + JSON.stringify(value.type) + ' has no v1 form', '/type');
+}
+
+/** Converts a v1 `AvailableCommand` into a v2 `Command`. */
+export function v1ToV2Command(value: V1.AvailableCommand): V2.Command {
+  return {
+    type: 'command',
+    name: value.name,
+    description: value.description,
+    ...(value.input === undefined ? {} : { input: value.input === null ? null : v1ToV2AvailableCommandInput(value.input) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `Command` into a v1 `AvailableCommand`. */
+export function v2ToV1Command(value: V2.Command): V1.AvailableCommand {
+  return {
+    name: value.name,
+    description: value.description,
+    ...(value.input === undefined ? {} : { input: value.input === null ? null : v2ToV1AvailableCommandInput(value.input) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `AvailableCommand` into a v2 `AvailableCommand`. */
+export function v1ToV2AvailableCommand(value: V1.AvailableCommand): V2.AvailableCommand {
+  return v1ToV2Command(value);
+}
+
+/** Converts a v2 `AvailableCommand` into a v1 `AvailableCommand`. Lossy: v1 knows only plain commands: a command of another type has no v1 form (CompatError). */
+export function v2ToV1AvailableCommand(value: V2.AvailableCommand): V1.AvailableCommand {
+  if (value.type === 'command') return v2ToV1Command(value as V2.Command);
+  throw new CompatError('AvailableCommand type ' + JSON.stringify(value.type) + ' has no v1 form', '/type');
+}
+
+/** Converts a v1 `AvailableCommandsUpdate` into a v2 `AvailableCommandsUpdate`. */
+export function v1ToV2AvailableCommandsUpdate(value: V1.AvailableCommandsUpdate): V2.AvailableCommandsUpdate {
+  return {
+    sessionUpdate: 'available_commands_update',
+    availableCommands: value.availableCommands.map((item) => v1ToV2AvailableCommand(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `AvailableCommandsUpdate` into a v1 `AvailableCommandsUpdate`. */
+export function v2ToV1AvailableCommandsUpdate(value: V2.AvailableCommandsUpdate): V1.AvailableCommandsUpdate {
+  return {
+    sessionUpdate: 'available_commands_update',
+    availableCommands: value.availableCommands.map((item) => v2ToV1AvailableCommand(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SessionInfoUpdate` into a v2 `SessionInfoUpdate`. */
+export function v1ToV2SessionInfoUpdate(value: V1.SessionInfoUpdate): V2.SessionInfoUpdate {
+  return {
+    sessionUpdate: 'session_info_update',
+    ...(value.title === undefined ? {} : { title: value.title }),
+    ...(value.updatedAt === undefined ? {} : { updatedAt: value.updatedAt }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SessionInfoUpdate` into a v1 `SessionInfoUpdate`. */
+export function v2ToV1SessionInfoUpdate(value: V2.SessionInfoUpdate): V1.SessionInfoUpdate {
+  return {
+    sessionUpdate: 'session_info_update',
+    ...(value.title === undefined ? {} : { title: value.title }),
+    ...(value.updatedAt === undefined ? {} : { updatedAt: value.updatedAt }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NoticeSeverity` into a v2 `NoticeSeverity`. */
+export function v1ToV2NoticeSeverity(value: V1.NoticeSeverity): V2.NoticeSeverity {
+  return value as V2.NoticeSeverity;
+}
+
+/** Converts a v2 `NoticeSeverity` into a v1 `NoticeSeverity`. */
+export function v2ToV1NoticeSeverity(value: V2.NoticeSeverity): V1.NoticeSeverity {
+  return value as V1.NoticeSeverity;
+}
+
+/** Converts a v1 `Notice` into a v2 `Notice`. */
+export function v1ToV2Notice(value: V1.Notice): V2.Notice {
+  return {
+    sessionUpdate: 'notice',
+    severity: v1ToV2NoticeSeverity(value.severity),
+    title: value.title,
+    ...(value.description === undefined ? {} : { description: value.description }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `Notice` into a v1 `Notice`. */
+export function v2ToV1Notice(value: V2.Notice): V1.Notice {
+  return {
+    sessionUpdate: 'notice',
+    severity: v2ToV1NoticeSeverity(value.severity),
+    title: value.title,
+    ...(value.description === undefined ? {} : { description: value.description }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `CompactionStatus` into a v2 `CompactionStatus`. */
+export function v1ToV2CompactionStatus(value: V1.CompactionStatus): V2.CompactionStatus {
+  return value as V2.CompactionStatus;
+}
+
+/** Converts a v2 `CompactionStatus` into a v1 `CompactionStatus`. */
+export function v2ToV1CompactionStatus(value: V2.CompactionStatus): V1.CompactionStatus {
+  return value as V1.CompactionStatus;
+}
+
+/** Converts a v1 `CompactionUpdate` into a v2 `CompactionUpdate`. */
+export function v1ToV2CompactionUpdate(value: V1.CompactionUpdate): V2.CompactionUpdate {
+  return {
+    sessionUpdate: 'compaction_update',
+    compactionId: value.compactionId,
+    status: v1ToV2CompactionStatus(value.status),
+    ...(value.summary === undefined ? {} : { summary: value.summary === null ? null : value.summary.map((item) => v1ToV2ContentBlock(item)) }),
+    ...(value.error === undefined ? {} : { error: value.error }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `CompactionUpdate` into a v1 `CompactionUpdate`. */
+export function v2ToV1CompactionUpdate(value: V2.CompactionUpdate): V1.CompactionUpdate {
+  return {
+    sessionUpdate: 'compaction_update',
+    compactionId: value.compactionId,
+    status: v2ToV1CompactionStatus(value.status),
+    ...(value.summary === undefined ? {} : { summary: value.summary === null ? null : value.summary.map((item) => v2ToV1ContentBlock(item)) }),
+    ...(value.error === undefined ? {} : { error: value.error }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `CompactionSummaryChunk` into a v2 `CompactionSummaryChunk`. */
+export function v1ToV2CompactionSummaryChunk(value: V1.CompactionSummaryChunk): V2.CompactionSummaryChunk {
+  return {
+    sessionUpdate: 'compaction_summary_chunk',
+    compactionId: value.compactionId,
+    content: v1ToV2ContentBlock(value.content),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `CompactionSummaryChunk` into a v1 `CompactionSummaryChunk`. */
+export function v2ToV1CompactionSummaryChunk(value: V2.CompactionSummaryChunk): V1.CompactionSummaryChunk {
+  return {
+    sessionUpdate: 'compaction_summary_chunk',
+    compactionId: value.compactionId,
+    content: v2ToV1ContentBlock(value.content),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
 /** Converts a v1 `PermissionOption` into a v2 `PermissionOption`. */
 export function v1ToV2PermissionOption(value: V1.PermissionOption): V2.PermissionOption {
   return {
@@ -822,26 +1007,86 @@ export function v2ToV1McpServer(value: V2.McpServer): V1.McpServer {
   return custom.v2ToV1McpServer(value);
 }
 
-/** Converts a v1 `ClientCapabilities` into a v2 `ClientCapabilities`. Lossy: v2 has no client file-system or terminal capabilities (fs/* and terminal/* have no v2 counterpart); the session, auth and elicitation capabilities of v1 clients are not bridged yet; they are dropped. */
+/** Converts a v1 `ClientCapabilities` into a v2 `ClientCapabilities`. Lossy: v2 has no client file-system or terminal capabilities (fs/* and terminal/* have no v2 counterpart), and v1 session capabilities (compaction, notices, boolean config options) have no v2 field; they are dropped. auth and elicitation carry over. */
 export function v1ToV2ClientCapabilities(value: V1.ClientCapabilities): V2.ClientCapabilities {
   return {
+    ...(value.auth === undefined ? {} : { auth: v1ToV2ClientAuthCapabilities(value.auth) }),
+    ...(value.elicitation === undefined ? {} : { elicitation: value.elicitation === null ? null : v1ToV2ElicitationCapabilities(value.elicitation) }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
 
-/** Converts a v2 `ClientCapabilities` into a v1 `ClientCapabilities`. Lossy: v2 auth and elicitation client capabilities have no v1 field; they are dropped. */
+/** Converts a v2 `ClientCapabilities` into a v1 `ClientCapabilities`. */
 export function v2ToV1ClientCapabilities(value: V2.ClientCapabilities): V1.ClientCapabilities {
+  return {
+    ...(value.auth === undefined || value.auth === null ? {} : { auth: v2ToV1ClientAuthCapabilities(value.auth) }),
+    ...(value.elicitation === undefined ? {} : { elicitation: value.elicitation === null ? null : v2ToV1ElicitationCapabilities(value.elicitation) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `AuthCapabilities` into a v2 `ClientAuthCapabilities` (hand-written). */
+export function v1ToV2ClientAuthCapabilities(value: V1.AuthCapabilities): V2.ClientAuthCapabilities {
+  return custom.v1ToV2ClientAuthCapabilities(value);
+}
+
+/** Converts a v2 `ClientAuthCapabilities` into a v1 `AuthCapabilities` (hand-written). */
+export function v2ToV1ClientAuthCapabilities(value: V2.ClientAuthCapabilities): V1.AuthCapabilities {
+  return custom.v2ToV1ClientAuthCapabilities(value);
+}
+
+/** Converts a v1 `ElicitationFormCapabilities` into a v2 `ElicitationFormCapabilities`. */
+export function v1ToV2ElicitationFormCapabilities(value: V1.ElicitationFormCapabilities): V2.ElicitationFormCapabilities {
   return {
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
 
-/** Converts a v1 `AgentCapabilities` into a v2 `AgentCapabilities` (hand-written). Lossy: loadSession, MCP transports and session capabilities have no v2 field (the bridge offers resume with replay when the v1 agent can load); prompt capabilities carry over. */
+/** Converts a v2 `ElicitationFormCapabilities` into a v1 `ElicitationFormCapabilities`. */
+export function v2ToV1ElicitationFormCapabilities(value: V2.ElicitationFormCapabilities): V1.ElicitationFormCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ElicitationUrlCapabilities` into a v2 `ElicitationUrlCapabilities`. */
+export function v1ToV2ElicitationUrlCapabilities(value: V1.ElicitationUrlCapabilities): V2.ElicitationUrlCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ElicitationUrlCapabilities` into a v1 `ElicitationUrlCapabilities`. */
+export function v2ToV1ElicitationUrlCapabilities(value: V2.ElicitationUrlCapabilities): V1.ElicitationUrlCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ElicitationCapabilities` into a v2 `ElicitationCapabilities`. */
+export function v1ToV2ElicitationCapabilities(value: V1.ElicitationCapabilities): V2.ElicitationCapabilities {
+  return {
+    ...(value.form === undefined ? {} : { form: value.form === null ? null : v1ToV2ElicitationFormCapabilities(value.form) }),
+    ...(value.url === undefined ? {} : { url: value.url === null ? null : v1ToV2ElicitationUrlCapabilities(value.url) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ElicitationCapabilities` into a v1 `ElicitationCapabilities`. */
+export function v2ToV1ElicitationCapabilities(value: V2.ElicitationCapabilities): V1.ElicitationCapabilities {
+  return {
+    ...(value.form === undefined ? {} : { form: value.form === null ? null : v2ToV1ElicitationFormCapabilities(value.form) }),
+    ...(value.url === undefined ? {} : { url: value.url === null ? null : v2ToV1ElicitationUrlCapabilities(value.url) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `AgentCapabilities` into a v2 `AgentCapabilities` (hand-written). Lossy: Prompt, MCP (http), delete and additionalDirectories capabilities carry over into v2 session capabilities. loadSession, resume, list, close and auth.logout have no v2 field: v2 requires session/list, session/close and session/resume of every agent and auth/logout of every agent with auth methods, so a bridge must answer those itself when the v1 agent lacks them. v1 SSE MCP support has no v2 field. */
 export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCapabilities {
   return custom.v1ToV2AgentCapabilities(value);
 }
 
-/** Converts a v2 `AgentCapabilities` into a v1 `AgentCapabilities` (hand-written). Lossy: Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay) plus the prompt capabilities. */
+/** Converts a v2 `AgentCapabilities` into a v1 `AgentCapabilities` (hand-written). Lossy: Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout, and the prompt, MCP http, delete and additionalDirectories capabilities. */
 export function v2ToV1AgentCapabilities(value: V2.AgentCapabilities): V1.AgentCapabilities {
   return custom.v2ToV1AgentCapabilities(value);
 }
@@ -866,22 +1111,92 @@ export function v2ToV1InitializeRequest(value: V2.InitializeRequest): V1.Initial
   };
 }
 
-/** Converts a v1 `InitializeResponse` into a v2 `InitializeResponse`. Lossy: Authentication methods are not bridged; v2 requires agent info (unnamed-v1-agent when the v1 agent sent none). */
+/** Converts a v1 `InitializeResponse` into a v2 `InitializeResponse`. Lossy: v2 requires agent info (unnamed-v1-agent when the v1 agent sent none). */
 export function v1ToV2InitializeResponse(value: V1.InitializeResponse): V2.InitializeResponse {
   return {
     protocolVersion: 2,
     info: value.agentInfo === undefined || value.agentInfo === null ? { "name": "unnamed-v1-agent", "version": "0" } : v1ToV2Implementation(value.agentInfo),
     ...(value.agentCapabilities === undefined ? {} : { capabilities: v1ToV2AgentCapabilities(value.agentCapabilities) }),
+    ...(value.authMethods === undefined ? {} : { authMethods: value.authMethods.map((item) => v1ToV2AuthMethod(item)) }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
 
-/** Converts a v2 `InitializeResponse` into a v1 `InitializeResponse`. Lossy: Authentication methods are not bridged; v2 auth methods are dropped. */
+/** Converts a v2 `InitializeResponse` into a v1 `InitializeResponse`. Lossy: The agent capabilities change layout (see AgentCapabilities): v1 gets loadSession, resume, list, close and logout, which every v2 agent answers, so they do not round-trip. */
 export function v2ToV1InitializeResponse(value: V2.InitializeResponse): V1.InitializeResponse {
   return {
     protocolVersion: 1,
     ...(value.capabilities === undefined ? {} : { agentCapabilities: v2ToV1AgentCapabilities(value.capabilities) }),
+    ...(value.authMethods === undefined ? {} : { authMethods: value.authMethods.map((item) => v2ToV1AuthMethod(item)) }),
     agentInfo: v2ToV1Implementation(value.info),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `AuthMethod` into a v2 `AuthMethod` (hand-written). */
+export function v1ToV2AuthMethod(value: V1.AuthMethod): V2.AuthMethod {
+  return custom.v1ToV2AuthMethod(value);
+}
+
+/** Converts a v2 `AuthMethod` into a v1 `AuthMethod` (hand-written). Lossy: A v2 terminal method lists its environment as name/value pairs; v1 as a map, so a repeated name keeps its last value. An auth method of a type v1 does not know keeps its type and fields (v1 agent-style methods accept any type but terminal). */
+export function v2ToV1AuthMethod(value: V2.AuthMethod): V1.AuthMethod {
+  return custom.v2ToV1AuthMethod(value);
+}
+
+/** Converts a v1 `AuthenticateRequest` into a v2 `LoginAuthRequest`. */
+export function v1ToV2Authenticate(value: V1.AuthenticateRequest): V2.LoginAuthRequest {
+  return {
+    methodId: value.methodId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `LoginAuthRequest` into a v1 `AuthenticateRequest`. */
+export function v2ToV1Authenticate(value: V2.LoginAuthRequest): V1.AuthenticateRequest {
+  return {
+    methodId: value.methodId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `AuthenticateResponse` into a v2 `LoginAuthResponse`. */
+export function v1ToV2AuthenticateResponse(value: V1.AuthenticateResponse): V2.LoginAuthResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `LoginAuthResponse` into a v1 `AuthenticateResponse`. */
+export function v2ToV1AuthenticateResponse(value: V2.LoginAuthResponse): V1.AuthenticateResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `LogoutRequest` into a v2 `LogoutAuthRequest`. */
+export function v1ToV2Logout(value: V1.LogoutRequest): V2.LogoutAuthRequest {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `LogoutAuthRequest` into a v1 `LogoutRequest`. */
+export function v2ToV1Logout(value: V2.LogoutAuthRequest): V1.LogoutRequest {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `LogoutResponse` into a v2 `LogoutAuthResponse`. */
+export function v1ToV2LogoutResponse(value: V1.LogoutResponse): V2.LogoutAuthResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `LogoutAuthResponse` into a v1 `LogoutResponse`. */
+export function v2ToV1LogoutResponse(value: V2.LogoutAuthResponse): V1.LogoutResponse {
+  return {
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -906,20 +1221,14 @@ export function v2ToV1NewSessionRequest(value: V2.NewSessionRequest): V1.NewSess
   };
 }
 
-/** Converts a v1 `NewSessionResponse` into a v2 `NewSessionResponse`. Lossy: Session modes and configuration options are not bridged yet; they are dropped. */
+/** Converts a v1 `NewSessionResponse` into a v2 `NewSessionResponse` (hand-written). Lossy: v1 modes become a v2 select option of category mode with configId "mode" (added only when no v1 option already has category mode or id mode), next to the v1 configuration options. */
 export function v1ToV2NewSessionResponse(value: V1.NewSessionResponse): V2.NewSessionResponse {
-  return {
-    sessionId: value.sessionId,
-    ...(value._meta === undefined ? {} : { _meta: value._meta }),
-  };
+  return custom.v1ToV2NewSessionResponse(value);
 }
 
-/** Converts a v2 `NewSessionResponse` into a v1 `NewSessionResponse`. Lossy: v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped. */
+/** Converts a v2 `NewSessionResponse` into a v1 `NewSessionResponse` (hand-written). Lossy: v2 configuration options carry over; a select option of category mode also becomes v1 modes (its groups flattened). availableCommands has no v1 field in a response: it is dropped here (a bridge sends it as an available_commands_update). */
 export function v2ToV1NewSessionResponse(value: V2.NewSessionResponse): V1.NewSessionResponse {
-  return {
-    sessionId: value.sessionId,
-    ...(value._meta === undefined ? {} : { _meta: value._meta }),
-  };
+  return custom.v2ToV1NewSessionResponse(value);
 }
 
 /** Converts a v1 `LoadSessionRequest` into a v2 `ResumeSessionRequest`. */
@@ -967,30 +1276,262 @@ export function v2ToV1ResumeSessionRequest(value: V2.ResumeSessionRequest): V1.R
   };
 }
 
-/** Converts a v1 `LoadSessionResponse` into a v2 `ResumeSessionResponse`. Lossy: Session modes and configuration options are not bridged yet; they are dropped. */
+/** Converts a v1 `LoadSessionResponse` into a v2 `ResumeSessionResponse` (hand-written). Lossy: v1 modes become a v2 select option of category mode with configId "mode" (added only when no v1 option already has category mode or id mode), next to the v1 configuration options. */
 export function v1ToV2LoadSessionResponse(value: V1.LoadSessionResponse): V2.ResumeSessionResponse {
-  return {
-    ...(value._meta === undefined ? {} : { _meta: value._meta }),
-  };
+  return custom.v1ToV2LoadSessionResponse(value);
 }
 
-/** Converts a v2 `ResumeSessionResponse` into a v1 `LoadSessionResponse`. Lossy: v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped. */
+/** Converts a v2 `ResumeSessionResponse` into a v1 `LoadSessionResponse` (hand-written). Lossy: v2 configuration options carry over; a select option of category mode also becomes v1 modes (its groups flattened). availableCommands has no v1 field in a response: it is dropped here (a bridge sends it as an available_commands_update). */
 export function v2ToV1LoadSessionResponse(value: V2.ResumeSessionResponse): V1.LoadSessionResponse {
-  return {
-    ...(value._meta === undefined ? {} : { _meta: value._meta }),
-  };
+  return custom.v2ToV1LoadSessionResponse(value);
 }
 
-/** Converts a v1 `ResumeSessionResponse` into a v2 `ResumeSessionResponse`. Lossy: Session modes and configuration options are not bridged yet; they are dropped. */
+/** Converts a v1 `ResumeSessionResponse` into a v2 `ResumeSessionResponse` (hand-written). Lossy: v1 modes become a v2 select option of category mode with configId "mode" (added only when no v1 option already has category mode or id mode), next to the v1 configuration options. */
 export function v1ToV2ResumeSessionResponse(value: V1.ResumeSessionResponse): V2.ResumeSessionResponse {
+  return custom.v1ToV2ResumeSessionResponse(value);
+}
+
+/** Converts a v2 `ResumeSessionResponse` into a v1 `ResumeSessionResponse` (hand-written). Lossy: v2 configuration options carry over; a select option of category mode also becomes v1 modes (its groups flattened). availableCommands has no v1 field in a response: it is dropped here (a bridge sends it as an available_commands_update). */
+export function v2ToV1ResumeSessionResponse(value: V2.ResumeSessionResponse): V1.ResumeSessionResponse {
+  return custom.v2ToV1ResumeSessionResponse(value);
+}
+
+/** Converts a v1 `SessionModeState` into a v2 `SessionConfigSelect` (hand-written). Lossy: Becomes a select option of category mode with configId "mode" and name "Mode"; mode descriptions become option descriptions. */
+export function v1ToV2SessionModeState(value: V1.SessionModeState): V2.SessionConfigSelect {
+  return custom.v1ToV2SessionModeState(value);
+}
+
+/** Converts a v2 `SessionConfigSelect` into a v1 `SessionModeState` (hand-written). Lossy: Groups are flattened into one list of modes; the option's id, name and category have no v1 field. */
+export function v2ToV1SessionModeState(value: V2.SessionConfigSelect): V1.SessionModeState {
+  return custom.v2ToV1SessionModeState(value);
+}
+
+/** Converts a v1 `SessionConfigOptionCategory` into a v2 `SessionConfigOptionCategory`. */
+export function v1ToV2SessionConfigOptionCategory(value: V1.SessionConfigOptionCategory): V2.SessionConfigOptionCategory {
+  return value as V2.SessionConfigOptionCategory;
+}
+
+/** Converts a v2 `SessionConfigOptionCategory` into a v1 `SessionConfigOptionCategory`. */
+export function v2ToV1SessionConfigOptionCategory(value: V2.SessionConfigOptionCategory): V1.SessionConfigOptionCategory {
+  return value as V1.SessionConfigOptionCategory;
+}
+
+/** Converts a v1 `SessionConfigSelectOption` into a v2 `SessionConfigSelectOption`. */
+export function v1ToV2SessionConfigSelectOption(value: V1.SessionConfigSelectOption): V2.SessionConfigSelectOption {
   return {
+    value: value.value,
+    name: value.name,
+    ...(value.description === undefined ? {} : { description: value.description }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
 
-/** Converts a v2 `ResumeSessionResponse` into a v1 `ResumeSessionResponse`. Lossy: v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped. */
-export function v2ToV1ResumeSessionResponse(value: V2.ResumeSessionResponse): V1.ResumeSessionResponse {
+/** Converts a v2 `SessionConfigSelectOption` into a v1 `SessionConfigSelectOption`. */
+export function v2ToV1SessionConfigSelectOption(value: V2.SessionConfigSelectOption): V1.SessionConfigSelectOption {
   return {
+    value: value.value,
+    name: value.name,
+    ...(value.description === undefined ? {} : { description: value.description }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SessionConfigSelectGroup` into a v2 `SessionConfigSelectGroup`. */
+export function v1ToV2SessionConfigSelectGroup(value: V1.SessionConfigSelectGroup): V2.SessionConfigSelectGroup {
+  return {
+    groupId: value.group,
+    name: value.name,
+    options: value.options.map((item) => v1ToV2SessionConfigSelectOption(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SessionConfigSelectGroup` into a v1 `SessionConfigSelectGroup`. */
+export function v2ToV1SessionConfigSelectGroup(value: V2.SessionConfigSelectGroup): V1.SessionConfigSelectGroup {
+  return {
+    group: value.groupId,
+    name: value.name,
+    options: value.options.map((item) => v2ToV1SessionConfigSelectOption(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SessionConfigSelectOptions` into a v2 `SessionConfigSelectOptions` (hand-written). */
+export function v1ToV2SessionConfigSelectOptions(value: V1.SessionConfigSelectOptions): V2.SessionConfigSelectOptions {
+  return custom.v1ToV2SessionConfigSelectOptions(value);
+}
+
+/** Converts a v2 `SessionConfigSelectOptions` into a v1 `SessionConfigSelectOptions` (hand-written). */
+export function v2ToV1SessionConfigSelectOptions(value: V2.SessionConfigSelectOptions): V1.SessionConfigSelectOptions {
+  return custom.v2ToV1SessionConfigSelectOptions(value);
+}
+
+/** Converts a v1 `SessionConfigSelect` into a v2 `SessionConfigSelect`. */
+export function v1ToV2SessionConfigSelect(value: V1.SessionConfigSelect): V2.SessionConfigSelect {
+  return {
+    type: 'select',
+    configId: value.id,
+    name: value.name,
+    ...(value.description === undefined ? {} : { description: value.description }),
+    ...(value.category === undefined ? {} : { category: value.category === null ? null : v1ToV2SessionConfigOptionCategory(value.category) }),
+    currentValue: value.currentValue,
+    options: v1ToV2SessionConfigSelectOptions(value.options),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SessionConfigSelect` into a v1 `SessionConfigSelect`. */
+export function v2ToV1SessionConfigSelect(value: V2.SessionConfigSelect): V1.SessionConfigSelect {
+  return {
+    type: 'select',
+    id: value.configId,
+    name: value.name,
+    ...(value.description === undefined ? {} : { description: value.description }),
+    ...(value.category === undefined ? {} : { category: value.category === null ? null : v2ToV1SessionConfigOptionCategory(value.category) }),
+    currentValue: value.currentValue,
+    options: v2ToV1SessionConfigSelectOptions(value.options),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SessionConfigBoolean` into a v2 `SessionConfigBoolean`. */
+export function v1ToV2SessionConfigBoolean(value: V1.SessionConfigBoolean): V2.SessionConfigBoolean {
+  return {
+    type: 'boolean',
+    configId: value.id,
+    name: value.name,
+    ...(value.description === undefined ? {} : { description: value.description }),
+    ...(value.category === undefined ? {} : { category: value.category === null ? null : v1ToV2SessionConfigOptionCategory(value.category) }),
+    currentValue: value.currentValue,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SessionConfigBoolean` into a v1 `SessionConfigBoolean`. */
+export function v2ToV1SessionConfigBoolean(value: V2.SessionConfigBoolean): V1.SessionConfigBoolean {
+  return {
+    type: 'boolean',
+    id: value.configId,
+    name: value.name,
+    ...(value.description === undefined ? {} : { description: value.description }),
+    ...(value.category === undefined ? {} : { category: value.category === null ? null : v2ToV1SessionConfigOptionCategory(value.category) }),
+    currentValue: value.currentValue,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ExtensionSessionConfigOption` into a v2 `ExtensionSessionConfigOption` (hand-written). */
+export function v1ToV2ExtensionSessionConfigOption(value: V1.ExtensionSessionConfigOption): V2.ExtensionSessionConfigOption {
+  return custom.v1ToV2ExtensionSessionConfigOption(value);
+}
+
+/** Converts a v2 `ExtensionSessionConfigOption` into a v1 `ExtensionSessionConfigOption` (hand-written). */
+export function v2ToV1ExtensionSessionConfigOption(value: V2.ExtensionSessionConfigOption): V1.ExtensionSessionConfigOption {
+  return custom.v2ToV1ExtensionSessionConfigOption(value);
+}
+
+/** Converts a v1 `SessionConfigOption` into a v2 `SessionConfigOption`. */
+export function v1ToV2SessionConfigOption(value: V1.SessionConfigOption): V2.SessionConfigOption {
+  switch (value.type) {
+    case 'select':
+      return v1ToV2SessionConfigSelect(value as V1.SessionConfigSelect);
+    case 'boolean':
+      return v1ToV2SessionConfigBoolean(value as V1.SessionConfigBoolean);
+    default:
+      return v1ToV2ExtensionSessionConfigOption(value as V1.ExtensionSessionConfigOption);
+  }
+}
+
+/** Converts a v2 `SessionConfigOption` into a v1 `SessionConfigOption`. */
+export function v2ToV1SessionConfigOption(value: V2.SessionConfigOption): V1.SessionConfigOption {
+  switch (value.type) {
+    case 'select':
+      return v2ToV1SessionConfigSelect(value as V2.SessionConfigSelect);
+    case 'boolean':
+      return v2ToV1SessionConfigBoolean(value as V2.SessionConfigBoolean);
+    default:
+      return v2ToV1ExtensionSessionConfigOption(value as V2.ExtensionSessionConfigOption);
+  }
+}
+
+/** Converts a v1 `SetSessionConfigOptionRequest` into a v2 `SetSessionConfigOptionRequest` (hand-written). */
+export function v1ToV2SetSessionConfigOptionRequest(value: V1.SetSessionConfigOptionRequest): V2.SetSessionConfigOptionRequest {
+  return custom.v1ToV2SetSessionConfigOptionRequest(value);
+}
+
+/** Converts a v2 `SetSessionConfigOptionRequest` into a v1 `SetSessionConfigOptionRequest` (hand-written). */
+export function v2ToV1SetSessionConfigOptionRequest(value: V2.SetSessionConfigOptionRequest): V1.SetSessionConfigOptionRequest {
+  return custom.v2ToV1SetSessionConfigOptionRequest(value);
+}
+
+/** Converts a v1 `SetSessionConfigOptionResponse` into a v2 `SetSessionConfigOptionResponse`. */
+export function v1ToV2SetSessionConfigOptionResponse(value: V1.SetSessionConfigOptionResponse): V2.SetSessionConfigOptionResponse {
+  return {
+    configOptions: value.configOptions.map((item) => v1ToV2SessionConfigOption(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SetSessionConfigOptionResponse` into a v1 `SetSessionConfigOptionResponse`. */
+export function v2ToV1SetSessionConfigOptionResponse(value: V2.SetSessionConfigOptionResponse): V1.SetSessionConfigOptionResponse {
+  return {
+    configOptions: value.configOptions.map((item) => v2ToV1SessionConfigOption(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SetSessionModeRequest` into a v2 `SetSessionConfigOptionRequest` (hand-written). */
+export function v1ToV2SetSessionMode(value: V1.SetSessionModeRequest): V2.SetSessionConfigOptionRequest {
+  return custom.v1ToV2SetSessionMode(value);
+}
+
+/** Converts a v2 `SetSessionConfigOptionRequest` into a v1 `SetSessionModeRequest` (hand-written). Lossy: Only a request that sets the mode option (configId "mode", a value id) has a v1 session/set_mode form; any other throws a CompatError (it goes to session/set_config_option instead). */
+export function v2ToV1SetSessionMode(value: V2.SetSessionConfigOptionRequest): V1.SetSessionModeRequest {
+  return custom.v2ToV1SetSessionMode(value);
+}
+
+/**
+ * Converts a v1 `SetSessionModeResponse` into a v2 `SetSessionConfigOptionResponse` (hand-written). Lossy: v1 answers with nothing; the v2 answer is built from the options the caller passes.
+ *
+ * @param configOptions - The session's configuration options after the switch (mode option included), which the v2 answer must list and v1 does not send.
+ */
+export function v1ToV2SetSessionModeResponse(value: V1.SetSessionModeResponse, configOptions: readonly V2.SessionConfigOption[]): V2.SetSessionConfigOptionResponse {
+  return custom.v1ToV2SetSessionModeResponse(value, configOptions);
+}
+
+/** Converts a v2 `SetSessionConfigOptionResponse` into a v1 `SetSessionModeResponse` (hand-written). Lossy: The v2 answer lists every option; v1 answers set_mode with nothing, so the options are dropped (a v1 client learns of changes from config_option_update). */
+export function v2ToV1SetSessionModeResponse(value: V2.SetSessionConfigOptionResponse): V1.SetSessionModeResponse {
+  return custom.v2ToV1SetSessionModeResponse(value);
+}
+
+/**
+ * Converts a v1 `CurrentModeUpdate` into a v2 `ConfigOptionUpdate` (hand-written). Lossy: v2 reports the whole option set, so the caller passes the session's options; when none of them has category mode the mode change has nowhere to go and the options are sent unchanged.
+ *
+ * @param configOptions - The session's configuration options before the change; the mode option in it gets the new current value.
+ */
+export function v1ToV2CurrentModeUpdate(value: V1.CurrentModeUpdate, configOptions: readonly V2.SessionConfigOption[]): V2.ConfigOptionUpdate {
+  return custom.v1ToV2CurrentModeUpdate(value, configOptions);
+}
+
+/** Converts a v2 `ConfigOptionUpdate` into a v1 `CurrentModeUpdate` (hand-written). Lossy: Only the current value of the mode option is kept; a v2 update without a select option of category mode has no current_mode_update form (CompatError) and travels as config_option_update only. */
+export function v2ToV1CurrentModeUpdate(value: V2.ConfigOptionUpdate): V1.CurrentModeUpdate {
+  return custom.v2ToV1CurrentModeUpdate(value);
+}
+
+/** Converts a v1 `ConfigOptionUpdate` into a v2 `ConfigOptionUpdate`. */
+export function v1ToV2ConfigOptionUpdate(value: V1.ConfigOptionUpdate): V2.ConfigOptionUpdate {
+  return {
+    sessionUpdate: 'config_option_update',
+    configOptions: value.configOptions.map((item) => v1ToV2SessionConfigOption(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ConfigOptionUpdate` into a v1 `ConfigOptionUpdate`. */
+export function v2ToV1ConfigOptionUpdate(value: V2.ConfigOptionUpdate): V1.ConfigOptionUpdate {
+  return {
+    sessionUpdate: 'config_option_update',
+    configOptions: value.configOptions.map((item) => v2ToV1SessionConfigOption(item)),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -1029,6 +1570,256 @@ export function v2ToV1CancelNotification(value: V2.CancelNotification): V1.Cance
   };
 }
 
+/** Converts a v1 `SessionInfo` into a v2 `SessionInfo`. */
+export function v1ToV2SessionInfo(value: V1.SessionInfo): V2.SessionInfo {
+  return {
+    sessionId: value.sessionId,
+    cwd: value.cwd,
+    ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
+    ...(value.title === undefined ? {} : { title: value.title }),
+    ...(value.updatedAt === undefined ? {} : { updatedAt: value.updatedAt }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SessionInfo` into a v1 `SessionInfo`. */
+export function v2ToV1SessionInfo(value: V2.SessionInfo): V1.SessionInfo {
+  return {
+    sessionId: value.sessionId,
+    cwd: value.cwd,
+    ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
+    ...(value.title === undefined ? {} : { title: value.title }),
+    ...(value.updatedAt === undefined ? {} : { updatedAt: value.updatedAt }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ListSessionsRequest` into a v2 `ListSessionsRequest`. */
+export function v1ToV2ListSessionsRequest(value: V1.ListSessionsRequest): V2.ListSessionsRequest {
+  return {
+    ...(value.cwd === undefined ? {} : { cwd: value.cwd }),
+    ...(value.cursor === undefined ? {} : { cursor: value.cursor }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ListSessionsRequest` into a v1 `ListSessionsRequest`. */
+export function v2ToV1ListSessionsRequest(value: V2.ListSessionsRequest): V1.ListSessionsRequest {
+  return {
+    ...(value.cwd === undefined ? {} : { cwd: value.cwd }),
+    ...(value.cursor === undefined ? {} : { cursor: value.cursor }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ListSessionsResponse` into a v2 `ListSessionsResponse`. */
+export function v1ToV2ListSessionsResponse(value: V1.ListSessionsResponse): V2.ListSessionsResponse {
+  return {
+    sessions: value.sessions.map((item) => v1ToV2SessionInfo(item)),
+    ...(value.nextCursor === undefined ? {} : { nextCursor: value.nextCursor }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ListSessionsResponse` into a v1 `ListSessionsResponse`. */
+export function v2ToV1ListSessionsResponse(value: V2.ListSessionsResponse): V1.ListSessionsResponse {
+  return {
+    sessions: value.sessions.map((item) => v2ToV1SessionInfo(item)),
+    ...(value.nextCursor === undefined ? {} : { nextCursor: value.nextCursor }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `DeleteSessionRequest` into a v2 `DeleteSessionRequest`. */
+export function v1ToV2DeleteSessionRequest(value: V1.DeleteSessionRequest): V2.DeleteSessionRequest {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `DeleteSessionRequest` into a v1 `DeleteSessionRequest`. */
+export function v2ToV1DeleteSessionRequest(value: V2.DeleteSessionRequest): V1.DeleteSessionRequest {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `DeleteSessionResponse` into a v2 `DeleteSessionResponse`. */
+export function v1ToV2DeleteSessionResponse(value: V1.DeleteSessionResponse): V2.DeleteSessionResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `DeleteSessionResponse` into a v1 `DeleteSessionResponse`. */
+export function v2ToV1DeleteSessionResponse(value: V2.DeleteSessionResponse): V1.DeleteSessionResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `CloseSessionRequest` into a v2 `CloseSessionRequest`. */
+export function v1ToV2CloseSessionRequest(value: V1.CloseSessionRequest): V2.CloseSessionRequest {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `CloseSessionRequest` into a v1 `CloseSessionRequest`. */
+export function v2ToV1CloseSessionRequest(value: V2.CloseSessionRequest): V1.CloseSessionRequest {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `CloseSessionResponse` into a v2 `CloseSessionResponse`. */
+export function v1ToV2CloseSessionResponse(value: V1.CloseSessionResponse): V2.CloseSessionResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `CloseSessionResponse` into a v1 `CloseSessionResponse`. */
+export function v2ToV1CloseSessionResponse(value: V2.CloseSessionResponse): V1.CloseSessionResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `CancelRequestNotification` into a v2 `CancelRequestNotification`. */
+export function v1ToV2CancelRequestNotification(value: V1.CancelRequestNotification): V2.CancelRequestNotification {
+  return {
+    requestId: value.requestId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `CancelRequestNotification` into a v1 `CancelRequestNotification`. */
+export function v2ToV1CancelRequestNotification(value: V2.CancelRequestNotification): V1.CancelRequestNotification {
+  return {
+    requestId: value.requestId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `CreateElicitationRequest` into a v2 `CreateElicitationRequest` (hand-written). */
+export function v1ToV2CreateElicitationRequest(value: V1.CreateElicitationRequest): V2.CreateElicitationRequest {
+  return custom.v1ToV2CreateElicitationRequest(value);
+}
+
+/** Converts a v2 `CreateElicitationRequest` into a v1 `CreateElicitationRequest` (hand-written). */
+export function v2ToV1CreateElicitationRequest(value: V2.CreateElicitationRequest): V1.CreateElicitationRequest {
+  return custom.v2ToV1CreateElicitationRequest(value);
+}
+
+/** Converts a v1 `ElicitationAcceptAction` into a v2 `ElicitationAcceptAction`. */
+export function v1ToV2ElicitationAcceptAction(value: V1.ElicitationAcceptAction): V2.ElicitationAcceptAction {
+  return {
+    action: 'accept',
+    ...(value.content === undefined ? {} : { content: value.content }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ElicitationAcceptAction` into a v1 `ElicitationAcceptAction`. */
+export function v2ToV1ElicitationAcceptAction(value: V2.ElicitationAcceptAction): V1.ElicitationAcceptAction {
+  return {
+    action: 'accept',
+    ...(value.content === undefined ? {} : { content: value.content }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ElicitationDeclineAction` into a v2 `ElicitationDeclineAction`. */
+export function v1ToV2ElicitationDeclineAction(value: V1.ElicitationDeclineAction): V2.ElicitationDeclineAction {
+  return {
+    action: 'decline',
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ElicitationDeclineAction` into a v1 `ElicitationDeclineAction`. */
+export function v2ToV1ElicitationDeclineAction(value: V2.ElicitationDeclineAction): V1.ElicitationDeclineAction {
+  return {
+    action: 'decline',
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ElicitationCancelAction` into a v2 `ElicitationCancelAction`. */
+export function v1ToV2ElicitationCancelAction(value: V1.ElicitationCancelAction): V2.ElicitationCancelAction {
+  return {
+    action: 'cancel',
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ElicitationCancelAction` into a v1 `ElicitationCancelAction`. */
+export function v2ToV1ElicitationCancelAction(value: V2.ElicitationCancelAction): V1.ElicitationCancelAction {
+  return {
+    action: 'cancel',
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ExtensionElicitationAction` into a v2 `ExtensionElicitationAction`. */
+export function v1ToV2ExtensionElicitationAction(value: V1.ExtensionElicitationAction): V2.ExtensionElicitationAction {
+  return value as V2.ExtensionElicitationAction;
+}
+
+/** Converts a v2 `ExtensionElicitationAction` into a v1 `ExtensionElicitationAction`. */
+export function v2ToV1ExtensionElicitationAction(value: V2.ExtensionElicitationAction): V1.ExtensionElicitationAction {
+  return value as V1.ExtensionElicitationAction;
+}
+
+/** Converts a v1 `CreateElicitationResponse` into a v2 `CreateElicitationResponse`. */
+export function v1ToV2CreateElicitationResponse(value: V1.CreateElicitationResponse): V2.CreateElicitationResponse {
+  switch (value.action) {
+    case 'accept':
+      return v1ToV2ElicitationAcceptAction(value as V1.ElicitationAcceptAction);
+    case 'decline':
+      return v1ToV2ElicitationDeclineAction(value as V1.ElicitationDeclineAction);
+    case 'cancel':
+      return v1ToV2ElicitationCancelAction(value as V1.ElicitationCancelAction);
+    default:
+      return v1ToV2ExtensionElicitationAction(value as V1.ExtensionElicitationAction);
+  }
+}
+
+/** Converts a v2 `CreateElicitationResponse` into a v1 `CreateElicitationResponse`. */
+export function v2ToV1CreateElicitationResponse(value: V2.CreateElicitationResponse): V1.CreateElicitationResponse {
+  switch (value.action) {
+    case 'accept':
+      return v2ToV1ElicitationAcceptAction(value as V2.ElicitationAcceptAction);
+    case 'decline':
+      return v2ToV1ElicitationDeclineAction(value as V2.ElicitationDeclineAction);
+    case 'cancel':
+      return v2ToV1ElicitationCancelAction(value as V2.ElicitationCancelAction);
+    default:
+      return v2ToV1ExtensionElicitationAction(value as V2.ExtensionElicitationAction);
+  }
+}
+
+/** Converts a v1 `CompleteElicitationNotification` into a v2 `CompleteElicitationNotification`. */
+export function v1ToV2CompleteElicitationNotification(value: V1.CompleteElicitationNotification): V2.CompleteElicitationNotification {
+  return {
+    elicitationId: value.elicitationId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `CompleteElicitationNotification` into a v1 `CompleteElicitationNotification`. */
+export function v2ToV1CompleteElicitationNotification(value: V2.CompleteElicitationNotification): V1.CompleteElicitationNotification {
+  return {
+    elicitationId: value.elicitationId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
 /** One conversion of the mapping: the definitions it pairs, its converters and what it may lose. */
 export interface ConversionInfo {
   /** Suffix of the converter names. */
@@ -1037,14 +1828,18 @@ export interface ConversionInfo {
   readonly v1: V1.DefinitionName;
   /** The v2 definition. */
   readonly v2: V2.DefinitionName;
-  /** v1 → v2. */
-  readonly toV2?: (value: never) => unknown;
-  /** v2 → v1. */
-  readonly toV1?: (value: never) => unknown;
+  /** v1 → v2 (with a second argument when contextToV2 says what it is). */
+  readonly toV2?: (value: never, context: never) => unknown;
+  /** v2 → v1 (with a second argument when contextToV1 says what it is). */
+  readonly toV1?: (value: never, context: never) => unknown;
   /** What v1 → v2 may lose. */
   readonly lossyToV2?: string;
   /** What v2 → v1 may lose. */
   readonly lossyToV1?: string;
+  /** The second argument toV2 needs, if it needs one. */
+  readonly contextToV2?: string;
+  /** The second argument toV1 needs, if it needs one. */
+  readonly contextToV1?: string;
 }
 
 /** Every conversion of the mapping, in mapping order. */
@@ -1142,7 +1937,6 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ResourceLink',
     toV2: v1ToV2ResourceLink,
     toV1: v2ToV1ResourceLink,
-    lossyToV2: 'v2 resource links have no description field; it is dropped.',
     lossyToV1: 'v1 resource links have no icons; they are dropped.',
   },
   {
@@ -1194,6 +1988,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ToolCallLocation',
     toV2: v1ToV2ToolCallLocation,
     toV1: v2ToV1ToolCallLocation,
+    lossyToV2: 'v1 describes lines as 1-based but its schema admits 0, which v2 rejects (v2 lines start at 1). A line below 1 names no line, so it is omitted: the location keeps its path and means no specific line, as an omitted or null line does in both versions. Other lines are copied unchanged.',
   },
   {
     name: 'ToolCallContentBlock',
@@ -1285,6 +2080,85 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'UsageUpdate',
     toV2: v1ToV2UsageUpdate,
     toV1: v2ToV1UsageUpdate,
+  },
+  {
+    name: 'TextCommandInput',
+    v1: 'AvailableCommandInput',
+    v2: 'TextCommandInput',
+    toV2: v1ToV2TextCommandInput,
+    toV1: v2ToV1TextCommandInput,
+  },
+  {
+    name: 'AvailableCommandInput',
+    v1: 'AvailableCommandInput',
+    v2: 'AvailableCommandInput',
+    toV2: v1ToV2AvailableCommandInput,
+    toV1: v2ToV1AvailableCommandInput,
+    lossyToV1: 'v1 knows only free-text input: input of another type has no v1 form (CompatError).',
+  },
+  {
+    name: 'Command',
+    v1: 'AvailableCommand',
+    v2: 'Command',
+    toV2: v1ToV2Command,
+    toV1: v2ToV1Command,
+  },
+  {
+    name: 'AvailableCommand',
+    v1: 'AvailableCommand',
+    v2: 'AvailableCommand',
+    toV2: v1ToV2AvailableCommand,
+    toV1: v2ToV1AvailableCommand,
+    lossyToV1: 'v1 knows only plain commands: a command of another type has no v1 form (CompatError).',
+  },
+  {
+    name: 'AvailableCommandsUpdate',
+    v1: 'AvailableCommandsUpdate',
+    v2: 'AvailableCommandsUpdate',
+    toV2: v1ToV2AvailableCommandsUpdate,
+    toV1: v2ToV1AvailableCommandsUpdate,
+  },
+  {
+    name: 'SessionInfoUpdate',
+    v1: 'SessionInfoUpdate',
+    v2: 'SessionInfoUpdate',
+    toV2: v1ToV2SessionInfoUpdate,
+    toV1: v2ToV1SessionInfoUpdate,
+  },
+  {
+    name: 'NoticeSeverity',
+    v1: 'NoticeSeverity',
+    v2: 'NoticeSeverity',
+    toV2: v1ToV2NoticeSeverity,
+    toV1: v2ToV1NoticeSeverity,
+  },
+  {
+    name: 'Notice',
+    v1: 'Notice',
+    v2: 'Notice',
+    toV2: v1ToV2Notice,
+    toV1: v2ToV1Notice,
+  },
+  {
+    name: 'CompactionStatus',
+    v1: 'CompactionStatus',
+    v2: 'CompactionStatus',
+    toV2: v1ToV2CompactionStatus,
+    toV1: v2ToV1CompactionStatus,
+  },
+  {
+    name: 'CompactionUpdate',
+    v1: 'CompactionUpdate',
+    v2: 'CompactionUpdate',
+    toV2: v1ToV2CompactionUpdate,
+    toV1: v2ToV1CompactionUpdate,
+  },
+  {
+    name: 'CompactionSummaryChunk',
+    v1: 'CompactionSummaryChunk',
+    v2: 'CompactionSummaryChunk',
+    toV2: v1ToV2CompactionSummaryChunk,
+    toV1: v2ToV1CompactionSummaryChunk,
   },
   {
     name: 'PermissionOption',
@@ -1381,8 +2255,35 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ClientCapabilities',
     toV2: v1ToV2ClientCapabilities,
     toV1: v2ToV1ClientCapabilities,
-    lossyToV2: 'v2 has no client file-system or terminal capabilities (fs/* and terminal/* have no v2 counterpart); the session, auth and elicitation capabilities of v1 clients are not bridged yet; they are dropped.',
-    lossyToV1: 'v2 auth and elicitation client capabilities have no v1 field; they are dropped.',
+    lossyToV2: 'v2 has no client file-system or terminal capabilities (fs/* and terminal/* have no v2 counterpart), and v1 session capabilities (compaction, notices, boolean config options) have no v2 field; they are dropped. auth and elicitation carry over.',
+  },
+  {
+    name: 'ClientAuthCapabilities',
+    v1: 'AuthCapabilities',
+    v2: 'ClientAuthCapabilities',
+    toV2: v1ToV2ClientAuthCapabilities,
+    toV1: v2ToV1ClientAuthCapabilities,
+  },
+  {
+    name: 'ElicitationFormCapabilities',
+    v1: 'ElicitationFormCapabilities',
+    v2: 'ElicitationFormCapabilities',
+    toV2: v1ToV2ElicitationFormCapabilities,
+    toV1: v2ToV1ElicitationFormCapabilities,
+  },
+  {
+    name: 'ElicitationUrlCapabilities',
+    v1: 'ElicitationUrlCapabilities',
+    v2: 'ElicitationUrlCapabilities',
+    toV2: v1ToV2ElicitationUrlCapabilities,
+    toV1: v2ToV1ElicitationUrlCapabilities,
+  },
+  {
+    name: 'ElicitationCapabilities',
+    v1: 'ElicitationCapabilities',
+    v2: 'ElicitationCapabilities',
+    toV2: v1ToV2ElicitationCapabilities,
+    toV1: v2ToV1ElicitationCapabilities,
   },
   {
     name: 'AgentCapabilities',
@@ -1390,8 +2291,8 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'AgentCapabilities',
     toV2: v1ToV2AgentCapabilities,
     toV1: v2ToV1AgentCapabilities,
-    lossyToV2: 'loadSession, MCP transports and session capabilities have no v2 field (the bridge offers resume with replay when the v1 agent can load); prompt capabilities carry over.',
-    lossyToV1: 'Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay) plus the prompt capabilities.',
+    lossyToV2: 'Prompt, MCP (http), delete and additionalDirectories capabilities carry over into v2 session capabilities. loadSession, resume, list, close and auth.logout have no v2 field: v2 requires session/list, session/close and session/resume of every agent and auth/logout of every agent with auth methods, so a bridge must answer those itself when the v1 agent lacks them. v1 SSE MCP support has no v2 field.',
+    lossyToV1: 'Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout, and the prompt, MCP http, delete and additionalDirectories capabilities.',
   },
   {
     name: 'InitializeRequest',
@@ -1408,8 +2309,44 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'InitializeResponse',
     toV2: v1ToV2InitializeResponse,
     toV1: v2ToV1InitializeResponse,
-    lossyToV2: 'Authentication methods are not bridged; v2 requires agent info (unnamed-v1-agent when the v1 agent sent none).',
-    lossyToV1: 'Authentication methods are not bridged; v2 auth methods are dropped.',
+    lossyToV2: 'v2 requires agent info (unnamed-v1-agent when the v1 agent sent none).',
+    lossyToV1: 'The agent capabilities change layout (see AgentCapabilities): v1 gets loadSession, resume, list, close and logout, which every v2 agent answers, so they do not round-trip.',
+  },
+  {
+    name: 'AuthMethod',
+    v1: 'AuthMethod',
+    v2: 'AuthMethod',
+    toV2: v1ToV2AuthMethod,
+    toV1: v2ToV1AuthMethod,
+    lossyToV1: 'A v2 terminal method lists its environment as name/value pairs; v1 as a map, so a repeated name keeps its last value. An auth method of a type v1 does not know keeps its type and fields (v1 agent-style methods accept any type but terminal).',
+  },
+  {
+    name: 'Authenticate',
+    v1: 'AuthenticateRequest',
+    v2: 'LoginAuthRequest',
+    toV2: v1ToV2Authenticate,
+    toV1: v2ToV1Authenticate,
+  },
+  {
+    name: 'AuthenticateResponse',
+    v1: 'AuthenticateResponse',
+    v2: 'LoginAuthResponse',
+    toV2: v1ToV2AuthenticateResponse,
+    toV1: v2ToV1AuthenticateResponse,
+  },
+  {
+    name: 'Logout',
+    v1: 'LogoutRequest',
+    v2: 'LogoutAuthRequest',
+    toV2: v1ToV2Logout,
+    toV1: v2ToV1Logout,
+  },
+  {
+    name: 'LogoutResponse',
+    v1: 'LogoutResponse',
+    v2: 'LogoutAuthResponse',
+    toV2: v1ToV2LogoutResponse,
+    toV1: v2ToV1LogoutResponse,
   },
   {
     name: 'NewSessionRequest',
@@ -1425,8 +2362,8 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'NewSessionResponse',
     toV2: v1ToV2NewSessionResponse,
     toV1: v2ToV1NewSessionResponse,
-    lossyToV2: 'Session modes and configuration options are not bridged yet; they are dropped.',
-    lossyToV1: 'v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped.',
+    lossyToV2: 'v1 modes become a v2 select option of category mode with configId "mode" (added only when no v1 option already has category mode or id mode), next to the v1 configuration options.',
+    lossyToV1: 'v2 configuration options carry over; a select option of category mode also becomes v1 modes (its groups flattened). availableCommands has no v1 field in a response: it is dropped here (a bridge sends it as an available_commands_update).',
   },
   {
     name: 'LoadSessionRequest',
@@ -1450,8 +2387,8 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ResumeSessionResponse',
     toV2: v1ToV2LoadSessionResponse,
     toV1: v2ToV1LoadSessionResponse,
-    lossyToV2: 'Session modes and configuration options are not bridged yet; they are dropped.',
-    lossyToV1: 'v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped.',
+    lossyToV2: 'v1 modes become a v2 select option of category mode with configId "mode" (added only when no v1 option already has category mode or id mode), next to the v1 configuration options.',
+    lossyToV1: 'v2 configuration options carry over; a select option of category mode also becomes v1 modes (its groups flattened). availableCommands has no v1 field in a response: it is dropped here (a bridge sends it as an available_commands_update).',
   },
   {
     name: 'ResumeSessionResponse',
@@ -1459,8 +2396,122 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ResumeSessionResponse',
     toV2: v1ToV2ResumeSessionResponse,
     toV1: v2ToV1ResumeSessionResponse,
-    lossyToV2: 'Session modes and configuration options are not bridged yet; they are dropped.',
-    lossyToV1: 'v2 configOptions and availableCommands in the response are not bridged to v1; they are dropped.',
+    lossyToV2: 'v1 modes become a v2 select option of category mode with configId "mode" (added only when no v1 option already has category mode or id mode), next to the v1 configuration options.',
+    lossyToV1: 'v2 configuration options carry over; a select option of category mode also becomes v1 modes (its groups flattened). availableCommands has no v1 field in a response: it is dropped here (a bridge sends it as an available_commands_update).',
+  },
+  {
+    name: 'SessionModeState',
+    v1: 'SessionModeState',
+    v2: 'SessionConfigSelect',
+    toV2: v1ToV2SessionModeState,
+    toV1: v2ToV1SessionModeState,
+    lossyToV2: 'Becomes a select option of category mode with configId "mode" and name "Mode"; mode descriptions become option descriptions.',
+    lossyToV1: 'Groups are flattened into one list of modes; the option\'s id, name and category have no v1 field.',
+  },
+  {
+    name: 'SessionConfigOptionCategory',
+    v1: 'SessionConfigOptionCategory',
+    v2: 'SessionConfigOptionCategory',
+    toV2: v1ToV2SessionConfigOptionCategory,
+    toV1: v2ToV1SessionConfigOptionCategory,
+  },
+  {
+    name: 'SessionConfigSelectOption',
+    v1: 'SessionConfigSelectOption',
+    v2: 'SessionConfigSelectOption',
+    toV2: v1ToV2SessionConfigSelectOption,
+    toV1: v2ToV1SessionConfigSelectOption,
+  },
+  {
+    name: 'SessionConfigSelectGroup',
+    v1: 'SessionConfigSelectGroup',
+    v2: 'SessionConfigSelectGroup',
+    toV2: v1ToV2SessionConfigSelectGroup,
+    toV1: v2ToV1SessionConfigSelectGroup,
+  },
+  {
+    name: 'SessionConfigSelectOptions',
+    v1: 'SessionConfigSelectOptions',
+    v2: 'SessionConfigSelectOptions',
+    toV2: v1ToV2SessionConfigSelectOptions,
+    toV1: v2ToV1SessionConfigSelectOptions,
+  },
+  {
+    name: 'SessionConfigSelect',
+    v1: 'SessionConfigSelect',
+    v2: 'SessionConfigSelect',
+    toV2: v1ToV2SessionConfigSelect,
+    toV1: v2ToV1SessionConfigSelect,
+  },
+  {
+    name: 'SessionConfigBoolean',
+    v1: 'SessionConfigBoolean',
+    v2: 'SessionConfigBoolean',
+    toV2: v1ToV2SessionConfigBoolean,
+    toV1: v2ToV1SessionConfigBoolean,
+  },
+  {
+    name: 'ExtensionSessionConfigOption',
+    v1: 'ExtensionSessionConfigOption',
+    v2: 'ExtensionSessionConfigOption',
+    toV2: v1ToV2ExtensionSessionConfigOption,
+    toV1: v2ToV1ExtensionSessionConfigOption,
+  },
+  {
+    name: 'SessionConfigOption',
+    v1: 'SessionConfigOption',
+    v2: 'SessionConfigOption',
+    toV2: v1ToV2SessionConfigOption,
+    toV1: v2ToV1SessionConfigOption,
+  },
+  {
+    name: 'SetSessionConfigOptionRequest',
+    v1: 'SetSessionConfigOptionRequest',
+    v2: 'SetSessionConfigOptionRequest',
+    toV2: v1ToV2SetSessionConfigOptionRequest,
+    toV1: v2ToV1SetSessionConfigOptionRequest,
+  },
+  {
+    name: 'SetSessionConfigOptionResponse',
+    v1: 'SetSessionConfigOptionResponse',
+    v2: 'SetSessionConfigOptionResponse',
+    toV2: v1ToV2SetSessionConfigOptionResponse,
+    toV1: v2ToV1SetSessionConfigOptionResponse,
+  },
+  {
+    name: 'SetSessionMode',
+    v1: 'SetSessionModeRequest',
+    v2: 'SetSessionConfigOptionRequest',
+    toV2: v1ToV2SetSessionMode,
+    toV1: v2ToV1SetSessionMode,
+    lossyToV1: 'Only a request that sets the mode option (configId "mode", a value id) has a v1 session/set_mode form; any other throws a CompatError (it goes to session/set_config_option instead).',
+  },
+  {
+    name: 'SetSessionModeResponse',
+    v1: 'SetSessionModeResponse',
+    v2: 'SetSessionConfigOptionResponse',
+    toV2: v1ToV2SetSessionModeResponse,
+    toV1: v2ToV1SetSessionModeResponse,
+    lossyToV2: 'v1 answers with nothing; the v2 answer is built from the options the caller passes.',
+    lossyToV1: 'The v2 answer lists every option; v1 answers set_mode with nothing, so the options are dropped (a v1 client learns of changes from config_option_update).',
+    contextToV2: 'configOptions: The session\'s configuration options after the switch (mode option included), which the v2 answer must list and v1 does not send.',
+  },
+  {
+    name: 'CurrentModeUpdate',
+    v1: 'CurrentModeUpdate',
+    v2: 'ConfigOptionUpdate',
+    toV2: v1ToV2CurrentModeUpdate,
+    toV1: v2ToV1CurrentModeUpdate,
+    lossyToV2: 'v2 reports the whole option set, so the caller passes the session\'s options; when none of them has category mode the mode change has nowhere to go and the options are sent unchanged.',
+    lossyToV1: 'Only the current value of the mode option is kept; a v2 update without a select option of category mode has no current_mode_update form (CompatError) and travels as config_option_update only.',
+    contextToV2: 'configOptions: The session\'s configuration options before the change; the mode option in it gets the new current value.',
+  },
+  {
+    name: 'ConfigOptionUpdate',
+    v1: 'ConfigOptionUpdate',
+    v2: 'ConfigOptionUpdate',
+    toV2: v1ToV2ConfigOptionUpdate,
+    toV1: v2ToV1ConfigOptionUpdate,
   },
   {
     name: 'PromptRequest',
@@ -1476,5 +2527,406 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'CancelNotification',
     toV2: v1ToV2CancelNotification,
     toV1: v2ToV1CancelNotification,
+  },
+  {
+    name: 'SessionInfo',
+    v1: 'SessionInfo',
+    v2: 'SessionInfo',
+    toV2: v1ToV2SessionInfo,
+    toV1: v2ToV1SessionInfo,
+  },
+  {
+    name: 'ListSessionsRequest',
+    v1: 'ListSessionsRequest',
+    v2: 'ListSessionsRequest',
+    toV2: v1ToV2ListSessionsRequest,
+    toV1: v2ToV1ListSessionsRequest,
+  },
+  {
+    name: 'ListSessionsResponse',
+    v1: 'ListSessionsResponse',
+    v2: 'ListSessionsResponse',
+    toV2: v1ToV2ListSessionsResponse,
+    toV1: v2ToV1ListSessionsResponse,
+  },
+  {
+    name: 'DeleteSessionRequest',
+    v1: 'DeleteSessionRequest',
+    v2: 'DeleteSessionRequest',
+    toV2: v1ToV2DeleteSessionRequest,
+    toV1: v2ToV1DeleteSessionRequest,
+  },
+  {
+    name: 'DeleteSessionResponse',
+    v1: 'DeleteSessionResponse',
+    v2: 'DeleteSessionResponse',
+    toV2: v1ToV2DeleteSessionResponse,
+    toV1: v2ToV1DeleteSessionResponse,
+  },
+  {
+    name: 'CloseSessionRequest',
+    v1: 'CloseSessionRequest',
+    v2: 'CloseSessionRequest',
+    toV2: v1ToV2CloseSessionRequest,
+    toV1: v2ToV1CloseSessionRequest,
+  },
+  {
+    name: 'CloseSessionResponse',
+    v1: 'CloseSessionResponse',
+    v2: 'CloseSessionResponse',
+    toV2: v1ToV2CloseSessionResponse,
+    toV1: v2ToV1CloseSessionResponse,
+  },
+  {
+    name: 'CancelRequestNotification',
+    v1: 'CancelRequestNotification',
+    v2: 'CancelRequestNotification',
+    toV2: v1ToV2CancelRequestNotification,
+    toV1: v2ToV1CancelRequestNotification,
+  },
+  {
+    name: 'CreateElicitationRequest',
+    v1: 'CreateElicitationRequest',
+    v2: 'CreateElicitationRequest',
+    toV2: v1ToV2CreateElicitationRequest,
+    toV1: v2ToV1CreateElicitationRequest,
+  },
+  {
+    name: 'ElicitationAcceptAction',
+    v1: 'ElicitationAcceptAction',
+    v2: 'ElicitationAcceptAction',
+    toV2: v1ToV2ElicitationAcceptAction,
+    toV1: v2ToV1ElicitationAcceptAction,
+  },
+  {
+    name: 'ElicitationDeclineAction',
+    v1: 'ElicitationDeclineAction',
+    v2: 'ElicitationDeclineAction',
+    toV2: v1ToV2ElicitationDeclineAction,
+    toV1: v2ToV1ElicitationDeclineAction,
+  },
+  {
+    name: 'ElicitationCancelAction',
+    v1: 'ElicitationCancelAction',
+    v2: 'ElicitationCancelAction',
+    toV2: v1ToV2ElicitationCancelAction,
+    toV1: v2ToV1ElicitationCancelAction,
+  },
+  {
+    name: 'ExtensionElicitationAction',
+    v1: 'ExtensionElicitationAction',
+    v2: 'ExtensionElicitationAction',
+    toV2: v1ToV2ExtensionElicitationAction,
+    toV1: v2ToV1ExtensionElicitationAction,
+  },
+  {
+    name: 'CreateElicitationResponse',
+    v1: 'CreateElicitationResponse',
+    v2: 'CreateElicitationResponse',
+    toV2: v1ToV2CreateElicitationResponse,
+    toV1: v2ToV1CreateElicitationResponse,
+  },
+  {
+    name: 'CompleteElicitationNotification',
+    v1: 'CompleteElicitationNotification',
+    v2: 'CompleteElicitationNotification',
+    toV2: v1ToV2CompleteElicitationNotification,
+    toV1: v2ToV1CompleteElicitationNotification,
+  },
+];
+
+/** One method of either version, its counterpart and the conversions of its params and result. */
+export interface MethodMappingInfo {
+  /** The v1 name, or null when only v2 has it. */
+  readonly v1: string | null;
+  /** The v2 name, or null when only v1 has it. */
+  readonly v2: string | null;
+  /** What is lost or differs (always set when one side is null). */
+  readonly lossy?: string;
+  /** Anything else to know. */
+  readonly note?: string;
+  /** The conversion (CONVERSIONS name) of the params. */
+  readonly params?: string;
+  /** The conversion (CONVERSIONS name) of the result. */
+  readonly result?: string;
+}
+
+/** One session/update kind of either version and its counterpart. */
+export interface UpdateMappingInfo {
+  /** The v1 name, or null when only v2 has it. */
+  readonly v1: string | null;
+  /** The v2 name, or null when only v1 has it. */
+  readonly v2: string | null;
+  /** What is lost or differs (always set when one side is null). */
+  readonly lossy?: string;
+  /** Anything else to know. */
+  readonly note?: string;
+  /** The conversion (CONVERSIONS name) of the update. */
+  readonly conversion?: string;
+}
+
+/** Every method of both versions with its counterpart, in mapping order. */
+export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
+  {
+    v1: 'initialize',
+    v2: 'initialize',
+    params: 'InitializeRequest',
+    result: 'InitializeResponse',
+  },
+  {
+    v1: 'authenticate',
+    v2: 'auth/login',
+    params: 'Authenticate',
+    result: 'AuthenticateResponse',
+  },
+  {
+    v1: 'logout',
+    v2: 'auth/logout',
+    params: 'Logout',
+    result: 'LogoutResponse',
+  },
+  {
+    v1: 'session/new',
+    v2: 'session/new',
+    params: 'NewSessionRequest',
+    result: 'NewSessionResponse',
+  },
+  {
+    v1: 'session/load',
+    v2: 'session/resume',
+    params: 'LoadSessionRequest',
+    result: 'LoadSessionResponse',
+    note: 'v1 session/load is v2 session/resume with replay from the start.',
+  },
+  {
+    v1: 'session/resume',
+    v2: 'session/resume',
+    params: 'ResumeSessionRequest',
+    result: 'ResumeSessionResponse',
+    note: 'Without replay.',
+  },
+  {
+    v1: 'session/list',
+    v2: 'session/list',
+    params: 'ListSessionsRequest',
+    result: 'ListSessionsResponse',
+  },
+  {
+    v1: 'session/close',
+    v2: 'session/close',
+    params: 'CloseSessionRequest',
+    result: 'CloseSessionResponse',
+  },
+  {
+    v1: 'session/delete',
+    v2: 'session/delete',
+    params: 'DeleteSessionRequest',
+    result: 'DeleteSessionResponse',
+  },
+  {
+    v1: 'session/set_mode',
+    v2: 'session/set_config_option',
+    params: 'SetSessionMode',
+    result: 'SetSessionModeResponse',
+    note: 'Modes are the v2 select option of category mode.',
+  },
+  {
+    v1: 'session/set_config_option',
+    v2: 'session/set_config_option',
+    params: 'SetSessionConfigOptionRequest',
+    result: 'SetSessionConfigOptionResponse',
+  },
+  {
+    v1: 'session/prompt',
+    v2: 'session/prompt',
+    params: 'PromptRequest',
+    note: 'The v1 answer comes at the end of the turn with a stopReason; the v2 answer is an insertion receipt. Hand-written in the bridges.',
+  },
+  {
+    v1: 'session/cancel',
+    v2: 'session/cancel',
+    params: 'CancelNotification',
+  },
+  {
+    v1: 'session/update',
+    v2: 'session/update',
+    note: 'Per kind: see the update table.',
+  },
+  {
+    v1: 'session/request_permission',
+    v2: 'session/request_permission',
+    params: 'RequestPermissionRequest',
+    result: 'RequestPermissionResponse',
+  },
+  {
+    v1: 'elicitation/create',
+    v2: 'elicitation/create',
+    params: 'CreateElicitationRequest',
+    result: 'CreateElicitationResponse',
+  },
+  {
+    v1: 'elicitation/complete',
+    v2: 'elicitation/complete',
+    params: 'CompleteElicitationNotification',
+  },
+  {
+    v1: '$/cancel_request',
+    v2: '$/cancel_request',
+    params: 'CancelRequestNotification',
+  },
+  {
+    v1: 'fs/read_text_file',
+    v2: null,
+    lossy: 'v2 has no client file-system methods: a bridge advertises no fs capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them.',
+  },
+  {
+    v1: 'fs/write_text_file',
+    v2: null,
+    lossy: 'v2 has no client file-system methods: a bridge advertises no fs capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them.',
+  },
+  {
+    v1: 'terminal/create',
+    v2: null,
+    lossy: 'v2 has no client terminal methods: a bridge advertises no terminal capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them; v2 reports terminals as terminal_update.',
+  },
+  {
+    v1: 'terminal/output',
+    v2: null,
+    lossy: 'v2 has no client terminal methods: a bridge advertises no terminal capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them; v2 reports terminals as terminal_update.',
+  },
+  {
+    v1: 'terminal/wait_for_exit',
+    v2: null,
+    lossy: 'v2 has no client terminal methods: a bridge advertises no terminal capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them; v2 reports terminals as terminal_update.',
+  },
+  {
+    v1: 'terminal/kill',
+    v2: null,
+    lossy: 'v2 has no client terminal methods: a bridge advertises no terminal capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them; v2 reports terminals as terminal_update.',
+  },
+  {
+    v1: 'terminal/release',
+    v2: null,
+    lossy: 'v2 has no client terminal methods: a bridge advertises no terminal capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them; v2 reports terminals as terminal_update.',
+  },
+  {
+    v1: null,
+    v2: 'tool_call/cancel',
+    lossy: 'v1 cannot cancel one tool call; a v1 agent behind a bridge gets no cancel capability on its tool calls, so v2 clients do not ask.',
+  },
+  {
+    v1: null,
+    v2: 'terminal/cancel',
+    lossy: 'v1 cannot cancel one terminal; a v1 agent behind a bridge advertises no cancellable terminals, so v2 clients do not ask.',
+  },
+];
+/** Every session/update kind of both versions with its counterpart, in mapping order. */
+export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
+  {
+    v1: 'user_message_chunk',
+    v2: 'user_message_chunk',
+    note: 'Hand-written in the bridges: v2 messages carry IDs that v1 chunks may lack (derived and kept in an ID ledger), and v2 full messages are sent to v1 as chunks.',
+  },
+  {
+    v1: null,
+    v2: 'user_message',
+    lossy: 'v1 has no whole-message update: a v2 user_message is sent to v1 as a user_message_chunk with the whole content.',
+  },
+  {
+    v1: 'agent_message_chunk',
+    v2: 'agent_message_chunk',
+    note: 'Hand-written in the bridges: v2 messages carry IDs that v1 chunks may lack (derived and kept in an ID ledger), and v2 full messages are sent to v1 as chunks.',
+  },
+  {
+    v1: null,
+    v2: 'agent_message',
+    lossy: 'As user_message: sent to v1 as one agent_message_chunk.',
+  },
+  {
+    v1: 'agent_thought_chunk',
+    v2: 'agent_thought_chunk',
+    note: 'Hand-written in the bridges: v2 messages carry IDs that v1 chunks may lack (derived and kept in an ID ledger), and v2 full messages are sent to v1 as chunks.',
+  },
+  {
+    v1: null,
+    v2: 'agent_thought',
+    lossy: 'As user_message: sent to v1 as one agent_thought_chunk.',
+  },
+  {
+    v1: null,
+    v2: 'state_update',
+    lossy: 'v1 has no session state: running and idle are implied by the open session/prompt request and its answer (the bridges translate); requires_action has no v1 form.',
+  },
+  {
+    v1: 'tool_call',
+    v2: 'tool_call_update',
+    conversion: 'NewToolCall',
+    note: 'The first v2 tool_call_update of a tool call becomes v1 tool_call; v1 tool_call becomes a v2 tool_call_update (an upsert).',
+  },
+  {
+    v1: 'tool_call_update',
+    v2: 'tool_call_update',
+    conversion: 'ToolCallUpdate',
+  },
+  {
+    v1: null,
+    v2: 'tool_call_content_chunk',
+    lossy: 'v1 has no appended tool call content: a bridge must send the whole content again in a tool_call_update.',
+  },
+  {
+    v1: null,
+    v2: 'terminal_update',
+    lossy: 'v1 shows terminals only through terminal/* requests to the client, which have no v2 counterpart; a terminal_update has no v1 form.',
+  },
+  {
+    v1: null,
+    v2: 'terminal_output_chunk',
+    lossy: 'As terminal_update.',
+  },
+  {
+    v1: 'plan',
+    v2: 'plan_update',
+    conversion: 'PlanUpdate',
+  },
+  {
+    v1: 'available_commands_update',
+    v2: 'available_commands_update',
+    conversion: 'AvailableCommandsUpdate',
+  },
+  {
+    v1: 'current_mode_update',
+    v2: 'config_option_update',
+    conversion: 'CurrentModeUpdate',
+    note: 'v1 modes are the v2 select option of category mode.',
+  },
+  {
+    v1: 'config_option_update',
+    v2: 'config_option_update',
+    conversion: 'ConfigOptionUpdate',
+  },
+  {
+    v1: 'session_info_update',
+    v2: 'session_info_update',
+    conversion: 'SessionInfoUpdate',
+  },
+  {
+    v1: 'usage_update',
+    v2: 'usage_update',
+    conversion: 'UsageUpdate',
+  },
+  {
+    v1: 'notice',
+    v2: 'notice',
+    conversion: 'Notice',
+  },
+  {
+    v1: 'compaction_update',
+    v2: 'compaction_update',
+    conversion: 'CompactionUpdate',
+  },
+  {
+    v1: 'compaction_summary_chunk',
+    v2: 'compaction_summary_chunk',
+    conversion: 'CompactionSummaryChunk',
   },
 ];
