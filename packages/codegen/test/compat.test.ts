@@ -90,7 +90,7 @@ describe('the compat emitter', () => {
     });
     const [file] = emitCompatConverters(model);
     expect(file?.contents).toContain(
-      '...(value.line === undefined || (value.line !== null && (value.line < 1)) ? {} : { line: value.line }),',
+      '...(value.line === undefined || (value.line !== null && value.line < 1) ? {} : { line: value.line }),',
     );
   });
 

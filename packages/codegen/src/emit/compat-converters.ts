@@ -139,14 +139,9 @@ function objectBody(model: CompatModel, c: ConversionModel, direction: CompatDir
             ]
           : [];
         // An out-of-bounds value is omitted (checked only when present and not null).
+        const anyBound = bounds.length === 1 ? bounds.join('') : `(${bounds.join(' || ')})`;
         const outOfBounds =
-          bounds.length === 0
-            ? []
-            : [
-                src.nullable
-                  ? `(${access(from)} !== null && (${bounds.join(' || ')}))`
-                  : `(${bounds.join(' || ')})`,
-              ];
+          bounds.length === 0 ? [] : [src.nullable ? `(${access(from)} !== null && ${anyBound})` : anyBound];
         const missing = [
           ...(src.required ? [] : [`${access(from)} === undefined`]),
           ...(src.nullable && !shape.nullable ? [`${access(from)} === null`] : []),

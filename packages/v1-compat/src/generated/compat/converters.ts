@@ -348,7 +348,7 @@ export function v2ToV1ContentBlock(value: V2.ContentBlock): V1.ContentBlock {
 export function v1ToV2ToolCallLocation(value: V1.ToolCallLocation): V2.ToolCallLocation {
   return {
     path: value.path,
-    ...(value.line === undefined || (value.line !== null && (value.line < 1)) ? {} : { line: value.line }),
+    ...(value.line === undefined || (value.line !== null && value.line < 1) ? {} : { line: value.line }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
