@@ -1,9 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { SessionNotification } from '@acp-kit/schema';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  BIN,
   clientOverWebSocket,
   idleCount,
   type ListeningAgent,
@@ -176,4 +177,18 @@ describe('acp-kit agent --history postgres://…: three replicas, the owner kill
       `failover: SIGKILL of the owner → turn ended on a survivor after ${Math.round(failoverMs)} ms (lease ${LEASE_MS} ms)`,
     );
   }, 240_000);
+});
+
+describe('acp-kit agent --lease-ms', () => {
+  it('is refused without a postgres:// history, and when not a positive whole number', () => {
+    requireBuild();
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [BIN, 'agent', ...args], { encoding: 'utf8' });
+    const alone = run(['--lease-ms', '2000']);
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toContain('--lease-ms only applies with --history postgres://');
+    const bad = run(['--lease-ms', '0', '--history', 'postgres://nobody@127.0.0.1:1/none']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--lease-ms expects a positive whole number');
+  });
 });
