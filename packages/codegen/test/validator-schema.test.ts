@@ -72,4 +72,29 @@ describe('switch-form validator schema', () => {
     const usesRuntime = file!.contents.includes('require("ajv/dist/runtime/');
     expect(usesRuntime ? file!.contents.includes('function require(id)') : true).toBe(true);
   });
+
+  it("compiles a union's known variants into its switch, and keeps nested unions as references", () => {
+    const defs = validatorSchema(model).$defs as Record<string, Record<string, unknown>>;
+    const branches = (defs.SessionUpdate?.then as { oneOf: Record<string, unknown>[] }).oneOf;
+    expect(branches[0]).toMatchObject({
+      properties: {
+        sessionUpdate: { const: 'agent_message_chunk' },
+        messageId: { $ref: '#/$defs/MessageId' },
+      },
+    });
+    expect(branches[0]?.$ref).toBeUndefined();
+    expect(branches[1]).toEqual({ $ref: '#/$defs/StateUpdate' });
+  });
+
+  it('counts string length in code units only where the schema cannot tell them from code points', async () => {
+    const lengths = (minLength: number) => {
+      const grown = miniSchema();
+      (grown.$defs as Record<string, Record<string, unknown>>).MessageId!.minLength = minLength;
+      return emitValidators(modelOf(grown))[0]!.contents;
+    };
+    // minLength 1 (the mini schema's IDs): empty or not is the same verdict either way.
+    expect(lengths(1)).not.toContain('ucs2length');
+    // minLength 2: "😀" is 2 code units but 1 code point, so the code-point count must stay.
+    expect(lengths(2)).toContain('ucs2length');
+  });
 });

@@ -99,5 +99,27 @@ export function validatorSchema(model: SchemaModel): JsonObject {
       if (!inner.required.includes(outer.tag)) inner.required.push(outer.tag);
     }
   }
+  inlineKnownVariants(model, defs);
   return { $id: VALIDATOR_SCHEMA_ID, $defs: defs };
+}
+
+/**
+ * Compiles each union's known plain variants into its switch: the dispatch `oneOf` gets a copy of
+ * the variant's schema instead of a `$ref`, so validating a union value costs one validator call
+ * instead of two (the variant's own validator is still emitted for direct use). The `$ref`s inside
+ * the copy are document-absolute, so they resolve as before; nested unions stay references.
+ */
+function inlineKnownVariants(model: SchemaModel, defs: JsonObject): void {
+  for (const union of model.unions) {
+    const rewritten = defs[union.name];
+    if (!isJsonObject(rewritten)) continue;
+    const holder = isJsonObject(rewritten.then) ? rewritten.then : rewritten;
+    if (!Array.isArray(holder.oneOf)) continue;
+    holder.oneOf = union.variants.map((variant) => {
+      const schema = defs[variant.definition];
+      return variant.kind === 'known' && isJsonObject(schema)
+        ? structuredClone(schema)
+        : localRef(variant.definition);
+    });
+  }
 }

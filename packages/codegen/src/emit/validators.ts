@@ -49,6 +49,29 @@ function usesDraft2020Only(value: JsonValue): boolean {
 }
 
 /**
+ * True when every `minLength` in the schema is 0 or 1 and there is no `maxLength`: then counting
+ * UTF-16 code units (`string.length`) and counting code points give the same verdict, since both
+ * are zero exactly for the empty string.
+ */
+function lengthLimitsIgnoreSurrogates(value: JsonValue): boolean {
+  if (Array.isArray(value)) return value.every(lengthLimitsIgnoreSurrogates);
+  if (!isJsonObject(value)) return true;
+  // A property *named* maxLength holds a schema object, not a number, so it is not mistaken here.
+  if (typeof value.maxLength === 'number') return false;
+  if (typeof value.minLength === 'number' && value.minLength > 1) return false;
+  return Object.values(value).every(lengthLimitsIgnoreSurrogates);
+}
+
+/** Ajv warns that its `unicode` option is deprecated; that one warning is expected here and dropped. */
+const quietUnicodeDeprecation = {
+  log: console.log,
+  warn: (...args: unknown[]) => {
+    if (!String(args[0]).includes('option unicode')) console.warn(...args);
+  },
+  error: console.error,
+};
+
+/**
  * Ajv's draft 2020-12 class always tracks evaluated properties for `unevaluated*`, which
  * allocates on every union it validates. When no definition needs 2020-only keywords, the
  * default class (draft-07 plus the 2019 additions) compiles the same checks without that cost.
@@ -63,6 +86,9 @@ function createEmitterAjv(schema: JsonObject): Ajv2020 | Ajv {
     discriminator: true,
     keywords: [...ANNOTATION_KEYWORDS],
     code: { source: true, esm: true, lines: true },
+    // Length limits are counted in code points by a per-string loop; where the schema's limits
+    // cannot tell the two counts apart, `string.length` gives the same answer for free.
+    ...(lengthLimitsIgnoreSurrogates(schema) ? { unicode: false, logger: quietUnicodeDeprecation } : {}),
   };
   return usesDraft2020Only(schema) ? new Ajv2020(options) : new Ajv({ ...options, next: true });
 }
