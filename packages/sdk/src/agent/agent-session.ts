@@ -31,7 +31,7 @@ import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../rpc/ndjson.js';
 import type { ClientPeer } from './client-peer.js';
 import { askClients, type ElicitOptions, type FormElicitation, type UrlElicitation } from './elicitation.js';
-import type { InsertOptions, Inserter } from './pending-prompt.js';
+import type { InsertOptions } from './pending-prompt.js';
 import { settingsOf, updateSettings } from './session-settings.js';
 import {
   type TerminalFields,
@@ -118,7 +118,7 @@ const ACTIVITY_LOOKBACK_PAGES = 8;
  * log therefore show their clients the same updates in the same order, and the session's activity
  * is whatever the log last said.
  */
-export class AgentSession implements Inserter {
+export class AgentSession {
   /** The session's ID. */
   readonly id: SessionId;
   /** The working directory it was created or last resumed with. */

@@ -15,6 +15,7 @@ import {
 import type * as V1 from '../generated/v1/types.js';
 import type { MessageKind } from '../message-ids.js';
 import type { MessageTracker } from './message-tracker.js';
+import { sessionInternals } from './sdk-internals.js';
 import { v1UpdateToV2 } from './update-to-v2.js';
 
 /** The error a prompt gets when the bridge cannot record message IDs. */
@@ -144,7 +145,7 @@ export class BridgedSession {
     const converted = this.#convert(update, true);
     await this.#tracker.persist();
     if (replay.peer === undefined) return;
-    for (const u of converted) await this.agentSession.sendTo(replay.peer, u);
+    for (const u of converted) await sessionInternals(this.agentSession).sendTo(replay.peer, u);
   }
 
   /** v2 updates for one v1 update; in a replay a new message first gets `content: []` (RFD). */
@@ -272,7 +273,7 @@ export class BridgedSession {
     if (this.#turn) this.#turn.cancelled = true;
     // Aborts the session's signal: a permission request still open on the v2 side is withdrawn
     // and answers the v1 agent `cancelled`, as v1 expects after session/cancel.
-    this.agentSession.cancel();
+    sessionInternals(this.agentSession).cancel();
     for (const withdraw of this.#withdraw) withdraw();
     await this.#link.cancel({ sessionId: this.id });
   }
@@ -325,7 +326,7 @@ export class BridgedSession {
       if (this.#broken !== undefined) throw ledgerError(this.#broken);
       this.#tracker.beginReplay();
       this.#replay = { peer };
-      if (peer !== undefined) this.agentSession.attach(peer, true);
+      if (peer !== undefined) sessionInternals(this.agentSession).attach(peer, true);
     });
     try {
       await run();
@@ -336,7 +337,7 @@ export class BridgedSession {
         this.#tracker.endReplay();
         await this.#tracker.persist();
       });
-      if (peer !== undefined) await this.agentSession.release(peer);
+      if (peer !== undefined) await sessionInternals(this.agentSession).release(peer);
     }
   }
 }

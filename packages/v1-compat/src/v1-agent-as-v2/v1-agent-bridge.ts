@@ -2,12 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { SessionId, InitializeRequest as V2InitializeRequest } from '@acp-kit/schema';
 import {
   type AgentConnection,
-  AgentSession,
   type ClientPeer,
   Connection,
   ErrorCodes,
   MemoryHistoryStore,
-  PendingPrompt,
   RpcError,
   schemaValidator,
   type Transport,
@@ -32,6 +30,7 @@ import { WrappedPeer } from '../wrapped-peer.js';
 import { BridgedSession } from './bridged-session.js';
 import { type IdLedger, MemoryIdLedger } from './id-ledger.js';
 import { MessageTracker } from './message-tracker.js';
+import { newAgentSession, newPendingPrompt, sessionInternals } from './sdk-internals.js';
 
 /** The bridge's connection to the v1 agent: it handles v1 client methods and calls v1 agent methods. */
 type V1ClientConnection = Connection<
@@ -173,7 +172,7 @@ export class V1AgentBridge {
     const ready = this.#history.getSession(sessionId).then(async (found) => {
       if (!found) await this.#history.createSession({ sessionId, cwd });
     });
-    const agentSession = new AgentSession(sessionId, cwd, this.#history);
+    const agentSession = newAgentSession(sessionId, cwd, this.#history);
     const link = {
       prompt: (params: V1.PromptRequest) => this.#v1.sendRequest('session/prompt', params),
       cancel: (params: V1.CancelNotification) => this.#v1.sendNotification('session/cancel', params),
@@ -211,7 +210,7 @@ export class V1AgentBridge {
     };
     const attached = new Set<BridgedSession>();
     const attach = (session: BridgedSession): void => {
-      session.agentSession.attach(peer);
+      sessionInternals(session.agentSession).attach(peer);
       attached.add(session);
     };
 
@@ -295,7 +294,7 @@ export class V1AgentBridge {
     connection.onRequest('session/prompt', (params, context) => {
       const session = this.#require(params.sessionId);
       attach(session);
-      const prompt = new PendingPrompt(session.id, params.prompt, context.signal, session.agentSession);
+      const prompt = newPendingPrompt(session.id, params.prompt, context.signal, session.agentSession);
       session.submit(prompt, peer);
       return prompt.response;
     });
@@ -305,7 +304,7 @@ export class V1AgentBridge {
     });
 
     connection.onClose(() => {
-      for (const session of attached) session.agentSession.detach(peer);
+      for (const session of attached) sessionInternals(session.agentSession).detach(peer);
       attached.clear();
     });
     connection.listen();
