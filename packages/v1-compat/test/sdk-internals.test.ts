@@ -1,4 +1,4 @@
-import { AgentSession, MemoryHistoryStore, PendingPrompt } from '@acp-kit/sdk';
+import { AgentSession, MemoryHistoryStore, PendingPrompt, RpcError } from '@acp-kit/sdk';
 import { describe, expect, it } from 'vitest';
 import {
   AGENT_SESSION_INTERNALS,
@@ -27,7 +27,7 @@ describe('the SDK internals the v1 → v2 bridge builds on', () => {
     );
     expect(prompt).toBeInstanceOf(PendingPrompt);
     expect(prompt.response).toBeInstanceOf(Promise);
-    prompt.reject(new Error('not this time'));
+    prompt.reject(new RpcError(-32603, 'not this time'));
     await expect(prompt.response).rejects.toThrow();
   });
 });
