@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type {
   AvailableCommand,
   ContentBlock,
@@ -132,7 +133,7 @@ export class AgentSession {
   #position = 0;
   #following: Promise<void> | undefined;
   #subscription: LogSubscription | undefined;
-  readonly #closed = new AbortController();
+  readonly #closed = unboundedListeners(new AbortController());
   #lost: unknown;
   readonly #waiters = new Set<{ seq: number; resolve: () => void }>();
   #turn = new AbortController();
@@ -888,4 +889,14 @@ function aborted(signal: AbortSignal): Promise<RequestPermissionResponse> {
   const cancelled: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
   if (signal.aborted) return Promise.resolve(cancelled);
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(cancelled), { once: true }));
+}
+
+/**
+ * Lifts Node's listener-count warning on `controller`'s signal: every prompt waiting for insertion
+ * listens for the session's close (and stops listening once it settles), so a session with more
+ * than ten prompts pending at once is normal, not a leak.
+ */
+function unboundedListeners(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
