@@ -11,8 +11,12 @@ export const USAGE_EXIT_CODE = 2;
 const USAGE = `Usage: acp-kit <command> [options]
 
 Commands:
-  agent [--history <file.db> | postgres://…] [--chunk-delay <ms>] [--listen <host:port> [listen options]]
+  agent [--history <file.db> | postgres://…] [--chunk-delay <ms>] [--require-login] [--listen <host:port> [listen options]]
         Run the reference ACP v2 agent over stdio (or WebSocket with --listen).
+        Prompts: /run <cmd> (simulated tool call and terminal, nothing executes), /ask <question>
+        (elicitation), /title <text>, /note <text>, /status, /write <file>; config options mode and
+        model; session/list, session/close and session/delete.
+        --require-login   session methods answer -32000 until the client calls auth/login
         --listen clients must present a connection token (Authorization: Bearer <token>):
           a random one written to a 0600 file whose path is printed, or the token in
           --token-file <file> (written there if the file is new), or in $ACP_KIT_TOKEN.

@@ -8,6 +8,15 @@ import {
   type SessionLog,
 } from '@acp-kit/sdk';
 import { promptText, replyTo } from './reply-model.js';
+import {
+  askCommand,
+  commandsFor,
+  initialConfigOptions,
+  optionValue,
+  pause as sleep,
+  runCommand,
+  titleCommand,
+} from './session-features.js';
 
 /** Options for {@link createReferenceAgent}. */
 export interface ReferenceAgentOptions {
@@ -19,6 +28,8 @@ export interface ReferenceAgentOptions {
   replay?: 'full' | 'chunks';
   /** Session ownership across replicas (`--history postgres://…`); default none. */
   ownership?: AgentOptions['ownership'];
+  /** Require `auth/login` before session methods (`--require-login`); -32000 until then. */
+  requireLogin?: boolean;
   /** Where errors thrown by the agent's handlers go (default: one line each on stderr). */
   onHandlerError?: AgentOptions['onHandlerError'];
 }
@@ -36,21 +47,6 @@ interface Queued {
   messageId: string;
 }
 
-/** Waits `ms`, or less if `signal` aborts; leaves no listener on the signal behind either way. */
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve();
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-
 /**
  * The reference agent behind `acp-kit agent`: ACP v2 with a deterministic offline model.
  *
@@ -61,11 +57,19 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  * - `/note <text>` is a retained local command: replayed later under its ID, never executed again.
  * - A prompt starting with `/write` asks `session/request_permission` first (`requires_action`).
  * - `session/cancel` stops the stream and ends the turn with `idle`/`cancelled`.
+ * - v2 session features: `mode` and `model` configuration options (`session/set_config_option`,
+ *   `config_option_update`); slash commands (`available_commands_update` at a session's first turn
+ *   and when the mode changes); `/run <cmd>` (a plan, a cancellable tool call with a display
+ *   terminal streaming simulated output — nothing executes), `/ask <question>` (an elicitation),
+ *   `/title <text>` (`session_info_update`); `session/list`, `session/close`, `session/delete`;
+ *   with `requireLogin`, `auth/login` first.
  */
 export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent {
   const queues = new Map<string, Queued[]>();
   const busy = new Set<string>();
   const notes = new Map<string, string[]>();
+  /** Sessions whose commands were announced in this process. */
+  const announced = new Set<string>();
   const delay = options.chunkDelayMs ?? 2;
 
   const drain = async (session: AgentSession): Promise<void> => {
@@ -126,7 +130,16 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     }
     await prompt.insert({ messageId });
     await session.running();
+    if (!announced.has(session.id)) {
+      announced.add(session.id);
+      await session.setAvailableCommands(
+        commandsFor(optionValue(await session.configOptions(), 'mode', 'code')),
+      );
+    }
     const signal = session.signal;
+    if (text === '/run' || text.startsWith('/run ')) return runCommand(session, text.slice(5).trim(), delay);
+    if (text === '/ask' || text.startsWith('/ask ')) return askCommand(session, text.slice(5).trim(), client);
+    if (text === '/title' || text.startsWith('/title ')) return titleCommand(session, text.slice(7).trim());
     if (text.startsWith('/write')) {
       const answer = await session.requestPermission(
         {
@@ -155,7 +168,8 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
       await session.idle('end_turn');
       return;
     }
-    const { pieces, inputTokens, outputTokens } = replyTo(text);
+    const model = optionValue(await session.configOptions(), 'model', 'echo');
+    const { pieces, inputTokens, outputTokens } = replyTo(text, model === 'echo-twice' ? 2 : 1);
     const reply = await session.agentMessage();
     let sent = 0;
     for (const piece of pieces) {
@@ -174,6 +188,28 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     ...(options.history ? { history: options.history } : {}),
     ...(options.ownership ? { ownership: options.ownership } : {}),
     onHandlerError: options.onHandlerError ?? printHandlerError,
+    capabilities: { session: { delete: {} } },
+    ...(options.requireLogin
+      ? {
+          auth: {
+            methods: [{ type: 'agent', methodId: 'reference', name: 'Reference login (accepts anyone)' }],
+            required: true,
+          },
+        }
+      : {}),
+    onNewSession: () => ({ configOptions: initialConfigOptions(), availableCommands: commandsFor('code') }),
+    async setConfigOption(request, { session, current, builtIn }) {
+      const next = builtIn(request, current);
+      // Changing the mode changes what /run does: say so with the commands list.
+      if (request.configId === 'mode') {
+        await session.setAvailableCommands(commandsFor(optionValue(next, 'mode', 'code')));
+      }
+      return next;
+    },
+    onCloseSession(session) {
+      queues.delete(session.id);
+      announced.delete(session.id);
+    },
     async onPrompt(prompt, { session, client }) {
       // The ID is assigned on arrival, for the agent's own bookkeeping of queued prompts; the
       // client learns it only when the prompt is inserted (RFD: an ID assigned in advance is not

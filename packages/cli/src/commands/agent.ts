@@ -31,6 +31,7 @@ function parse(args: string[]) {
         history: { type: 'string' },
         listen: { type: 'string' },
         'chunk-delay': { type: 'string' },
+        'require-login': { type: 'boolean' },
         'lease-ms': { type: 'string' },
         'token-file': { type: 'string' },
         'no-auth': { type: 'boolean' },
@@ -158,6 +159,7 @@ export async function runAgent(args: string[]): Promise<number> {
     ...(opened ? { history: opened.history } : {}),
     ...(opened?.ownership ? { ownership: opened.ownership } : {}),
     ...(delay === undefined ? {} : { chunkDelayMs: delay }),
+    ...(values['require-login'] ? { requireLogin: true } : {}),
   });
 
   if (listen) {

@@ -49,6 +49,39 @@ function describeUpdate({ update }: SessionNotification): string {
       const idle = update as { stopReason?: string | null };
       return `state_update ${update.state}${idle.stopReason ? ` (${idle.stopReason})` : ''}`;
     }
+    case 'tool_call_update': {
+      const call = update as { toolCallId: string; title?: string | null; status?: string | null };
+      return `tool_call_update ${call.toolCallId}${call.title ? ` "${call.title}"` : ''}${call.status ? ` [${call.status}]` : ''}`;
+    }
+    case 'tool_call_content_chunk': {
+      const chunk = update as { toolCallId: string; content: { type: string; terminalId?: string } };
+      return `tool_call_content_chunk ${chunk.toolCallId} (${chunk.content.type}${chunk.content.terminalId ? ` ${chunk.content.terminalId}` : ''})`;
+    }
+    case 'terminal_update': {
+      const terminal = update as {
+        terminalId: string;
+        command?: string | null;
+        exitStatus?: { exitCode?: number | null } | null;
+      };
+      const exit = terminal.exitStatus ? ` exit ${terminal.exitStatus.exitCode ?? 'signal'}` : '';
+      return `terminal_update ${terminal.terminalId}${terminal.command ? ` $ ${terminal.command}` : ''}${exit}`;
+    }
+    case 'terminal_output_chunk':
+      return `terminal_output_chunk ${(update as { terminalId: string }).terminalId} ${JSON.stringify((update as { data: string }).data)}`;
+    case 'plan_update': {
+      const plan = (update as { plan: { entries?: { content: string; status: string }[] } }).plan;
+      return `plan_update ${(plan.entries ?? []).map((e) => `${e.content} [${e.status}]`).join('; ')}`;
+    }
+    case 'available_commands_update':
+      return `available_commands_update ${(update as { availableCommands: { name: string }[] }).availableCommands.map((c) => `/${c.name}`).join(' ')}`;
+    case 'config_option_update':
+      return `config_option_update ${(update as { configOptions: { configId: string; currentValue?: unknown }[] }).configOptions.map((o) => `${o.configId}=${String(o.currentValue)}`).join(' ')}`;
+    case 'session_info_update':
+      return `session_info_update title ${JSON.stringify((update as { title?: string | null }).title)}`;
+    case 'usage_update':
+      return `usage_update ${(update as { used: number }).used}/${(update as { size: number }).size} tokens`;
+    case 'notice':
+      return `notice [${(update as { severity: string }).severity}] ${(update as { title: string }).title}`;
     default:
       return update.sessionUpdate;
   }
@@ -96,6 +129,11 @@ async function startAgent(
   });
   const client = new Client(connection, {
     info: { name: 'acp-kit-demo', version: '0.1.0' },
+    capabilities: { elicitation: { form: {} } },
+    onElicitation: (request) => {
+      console.log(yellow(`  ? elicitation: ${request.message} → "blue"`));
+      return { action: 'accept', content: { answer: 'blue' } };
+    },
     onPermission: (request) => {
       console.log(yellow(`  ? permission asked: ${request.title} → allow`));
       return { outcome: { outcome: 'selected', optionId: 'allow' } };
@@ -103,6 +141,13 @@ async function startAgent(
   });
   await client.initialize();
   return { client, stop };
+}
+
+/** `configId=value` for each option. */
+function describeOptions(options: readonly { configId: string }[]): string {
+  return options
+    .map((o) => `${o.configId}=${String((o as { currentValue?: unknown }).currentValue)}`)
+    .join(', ');
 }
 
 function idleAfter(client: Client, sessionId: string, turns: number): Promise<void> {
@@ -161,7 +206,35 @@ export async function runDemo(args: string[] = []): Promise<number> {
       turns += 1;
       await idleAfter(client, sessionId, turns);
     }
+
     const before = client.store.snapshot(sessionId).messages.map((m) => `${m.kind} ${m.messageId}`);
+
+    console.log(cyan('▶ a second session for the v2 session features'));
+    const tour = await client.newSession(process.cwd());
+    console.log(`  session ${tour}`);
+    console.log(cyan('▶ session/set_config_option model = echo-twice'));
+    const options = await client.setConfigOption(tour, 'model', 'echo-twice');
+    console.log(`  options now: ${describeOptions(options)}`);
+    let tourTurns = 0;
+    for (const text of [
+      'Hello again',
+      '/run npm test',
+      '/ask What is your favourite colour?',
+      '/title Demo session',
+    ]) {
+      console.log(cyan(`▶ prompt: ${text}`));
+      await client.prompt(tour, [{ type: 'text', text }]);
+      tourTurns += 1;
+      await idleAfter(client, tour, tourTurns);
+    }
+    const spare = await client.newSession(process.cwd());
+    console.log(cyan('▶ session/list'));
+    for (const info of (await client.listSessions()).sessions) {
+      console.log(`  ${info.sessionId} ${JSON.stringify(info.title ?? null)} updated ${info.updatedAt}`);
+    }
+    console.log(cyan(`▶ session/delete ${spare} (the agent advertises session.delete)`));
+    await client.deleteSession(spare);
+    console.log(`  ${(await client.listSessions()).sessions.length} session(s) listed now`);
 
     console.log(cyan('▶ restarting the agent process on the same history file'));
     await stop();
@@ -172,6 +245,18 @@ export async function runDemo(args: string[] = []): Promise<number> {
     console.log(cyan('▶ retained messages after replay (live-only /status and its reply are absent):'));
     for (const line of after)
       console.log(`  ${line}${before.includes(line) ? green('  same ID as before the restart') : ''}`);
+    console.log(
+      cyan('▶ session/resume of the second session: its plan, tool call and terminal replay under their IDs'),
+    );
+    const resumed = await client.resume(tour, { cwd: process.cwd(), replay: true });
+    console.log(
+      `  resume answered: configOptions ${describeOptions(resumed.configOptions ?? [])}; ${(resumed.availableCommands ?? []).length} commands`,
+    );
+    console.log(cyan('▶ session/close: the agent frees the live session; its history stays listed'));
+    await client.closeSession(tour);
+    console.log(
+      `  still listed: ${(await client.listSessions()).sessions.some((s) => s.sessionId === tour)}`,
+    );
     await stop();
     return 0;
   } finally {

@@ -1,0 +1,213 @@
+import type { AvailableCommand, SessionConfigOption } from '@acp-kit/schema';
+import type { AgentSession, ClientPeer } from '@acp-kit/sdk';
+
+/**
+ * The reference agent's v2 session features: a `mode` and a `model` configuration option, slash
+ * commands, and the commands that exercise tool calls, display terminals, plans, usage, notices,
+ * elicitation and titles. Everything is simulated: `/run` executes nothing.
+ */
+
+/** The configuration options every new session starts with. */
+export function initialConfigOptions(): SessionConfigOption[] {
+  return [
+    {
+      type: 'select',
+      configId: 'mode',
+      name: 'Mode',
+      category: 'mode',
+      currentValue: 'code',
+      options: [
+        { value: 'code', name: 'Code: /run shows its simulated command' },
+        { value: 'ask', name: 'Ask: /run only says what it would run' },
+      ],
+    },
+    {
+      type: 'select',
+      configId: 'model',
+      name: 'Model',
+      category: 'model',
+      currentValue: 'echo',
+      options: [
+        { value: 'echo', name: 'Echo: replies once' },
+        { value: 'echo-twice', name: 'Echo twice: replies with the sentence twice' },
+      ],
+    },
+  ];
+}
+
+/** The slash commands the reference agent offers in a mode (`available_commands_update`). */
+export function commandsFor(mode: string): AvailableCommand[] {
+  const run =
+    mode === 'ask'
+      ? 'Say which command would run (ask mode)'
+      : 'Show a simulated command in a tool call and terminal (nothing runs)';
+  return [
+    { type: 'command', name: 'run', description: run, input: { type: 'text', hint: 'command line' } },
+    ...COMMON_COMMANDS,
+  ];
+}
+
+const COMMON_COMMANDS: readonly AvailableCommand[] = [
+  {
+    type: 'command',
+    name: 'ask',
+    description: 'Ask you a question through an elicitation form',
+    input: { type: 'text', hint: 'question' },
+  },
+  {
+    type: 'command',
+    name: 'title',
+    description: 'Set the session title shown by session/list',
+    input: { type: 'text', hint: 'title' },
+  },
+  {
+    type: 'command',
+    name: 'note',
+    description: 'Keep a note (retained, replayed, never executed again)',
+    input: { type: 'text', hint: 'note' },
+  },
+  { type: 'command', name: 'status', description: 'Show the session status (live-only)' },
+  {
+    type: 'command',
+    name: 'write',
+    description: 'Ask for permission before a simulated write',
+    input: { type: 'text', hint: 'file' },
+  },
+];
+
+/** The current value of a select option, or `fallback`. */
+export function optionValue(
+  options: readonly SessionConfigOption[],
+  configId: string,
+  fallback: string,
+): string {
+  const option = options.find((o) => o.configId === configId) as { currentValue?: unknown } | undefined;
+  return typeof option?.currentValue === 'string' ? option.currentValue : fallback;
+}
+
+/** Waits `ms`, or less if `signal` aborts; leaves no listener behind. */
+export const pause = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve();
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** The simulated output of `command`: a few deterministic lines, nothing executed. */
+export function simulatedOutput(command: string): string[] {
+  return [
+    `$ ${command}\n`,
+    'simulated by acp-kit agent: nothing was executed\n',
+    `${command.length} characters\n`,
+    'done\n',
+  ];
+}
+
+/**
+ * `/run <command>`: a plan, a cancellable tool call whose content is a display terminal plus a
+ * streamed summary, the terminal's output in chunks and its exit status, a notice and usage. In
+ * `ask` mode it only says what it would run. Ends the turn.
+ */
+export async function runCommand(session: AgentSession, command: string, delayMs: number): Promise<void> {
+  const signal = session.signal;
+  const mode = optionValue(await session.configOptions(), 'mode', 'code');
+  if (mode === 'ask') {
+    await session.notice({
+      severity: 'info',
+      title: `ask mode: /run ${command} was not shown (switch mode to code)`,
+    });
+    const reply = await session.agentMessage();
+    await reply.chunk({ type: 'text', text: `In ask mode I would run: ${command}` });
+    await session.idle('end_turn');
+    return;
+  }
+  const planId = `plan_run`;
+  const steps = (first: string, second: string) => ({
+    type: 'items' as const,
+    planId,
+    entries: [
+      { content: `Run ${command}`, priority: 'high', status: first },
+      { content: 'Report the result', priority: 'medium', status: second },
+    ],
+  });
+  await session.plan(steps('in_progress', 'pending'));
+  const call = await session.toolCall(
+    { title: `Run: ${command}`, kind: 'execute', status: 'in_progress', rawInput: { command } },
+    { cancellable: true },
+  );
+  const terminal = await session.terminal({ command, cwd: session.cwd }, { cancellable: true });
+  await call.content({ type: 'terminal', terminalId: terminal.terminalId });
+  const stop = AbortSignal.any([call.signal, terminal.signal]);
+  let lines = 0;
+  for (const line of simulatedOutput(command)) {
+    if (stop.aborted) break;
+    await terminal.output(line);
+    lines += 1;
+    await pause(delayMs, stop);
+  }
+  const cancelled = stop.aborted;
+  await terminal.exit(cancelled ? { exitCode: null, signal: 'SIGTERM' } : { exitCode: 0 });
+  await call.content({
+    type: 'content',
+    content: {
+      type: 'text',
+      text: cancelled ? `stopped after ${lines} line(s)` : `${lines} line(s) of simulated output`,
+    },
+  });
+  await call.update({
+    status: cancelled ? 'failed' : 'completed',
+    rawOutput: { exitCode: cancelled ? null : 0 },
+  });
+  await session.plan(steps(cancelled ? 'failed' : 'completed', 'completed'));
+  await session.notice({
+    severity: cancelled ? 'warning' : 'info',
+    title: cancelled ? 'The simulated command was stopped' : 'Simulated: nothing was executed',
+  });
+  const reply = await session.agentMessage();
+  await reply.chunk({
+    type: 'text',
+    text: cancelled ? `Stopped ${command}.` : `Ran ${command} (simulated).`,
+  });
+  await session.usage({ used: 64 + lines * 8, size: 200_000 });
+  await session.idle(signal.aborted ? 'cancelled' : 'end_turn');
+}
+
+/** `/ask <question>`: asks the client through an elicitation form and replies with the answer. */
+export async function askCommand(session: AgentSession, question: string, client: ClientPeer): Promise<void> {
+  const answer = await session.elicit(
+    {
+      mode: 'form',
+      message: question || 'What should I do next?',
+      requestedSchema: {
+        type: 'object',
+        properties: { answer: { type: 'string', title: 'Answer', description: question } },
+        required: ['answer'],
+      },
+    },
+    { client },
+  );
+  const reply = await session.agentMessage();
+  const content =
+    answer.action === 'accept' ? (answer as { content?: { answer?: unknown } | null }).content : undefined;
+  const text =
+    answer.action === 'accept'
+      ? `You answered: ${String(content?.answer ?? '')}`
+      : `No answer (${answer.action}).`;
+  await reply.chunk({ type: 'text', text });
+  await session.idle(session.signal.aborted ? 'cancelled' : 'end_turn');
+}
+
+/** `/title <text>`: sets the session title (`session_info_update`, shown by `session/list`). */
+export async function titleCommand(session: AgentSession, title: string): Promise<void> {
+  await session.setTitle(title.length > 0 ? title : null);
+  const reply = await session.agentMessage();
+  await reply.chunk({ type: 'text', text: title.length > 0 ? `Title set: ${title}` : 'Title cleared.' });
+  await session.idle('end_turn');
+}
