@@ -185,7 +185,14 @@ describe('the official v1 client talking directly to `acp-kit agent` (negotiated
       });
       return { loaded };
     });
-    expect(outcome.loaded).toEqual({});
+    // The reference agent's mode option reaches the v1 client as its session modes.
+    expect(outcome.loaded).toMatchObject({
+      modes: {
+        currentModeId: 'code',
+        availableModes: [expect.objectContaining({ id: 'code' }), expect.objectContaining({ id: 'ask' })],
+      },
+    });
+    expect(Object.keys(outcome.loaded as object).sort()).toEqual(['configOptions', 'modes']);
     expect(replayed.filter((u) => u.sessionUpdate === 'user_message_chunk').map((u) => u.content)).toEqual([
       { type: 'text', text: 'remember me' },
     ]);
