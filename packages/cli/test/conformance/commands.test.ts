@@ -2,10 +2,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runConformanceCommand, scenarioTranscriptPath } from '../../cli/src/commands/conformance.js';
-import { runLintCommand } from '../../cli/src/commands/lint.js';
-import { fixtureArgs } from './helpers/agents.js';
-import { TranscriptBuilder } from './helpers/transcript.js';
+import { runConformanceCommand, scenarioTranscriptPath } from '../../src/commands/conformance.js';
+import { runLintCommand } from '../../src/commands/lint.js';
+// The conformance kit's own test fixtures (a configurable agent, a transcript builder): cli depends
+// on @acp-kit/conformance, so reading them from here keeps the test-time dependency one way.
+import { fixtureArgs } from '../../../conformance/test/helpers/agents.js';
+import { TranscriptBuilder } from '../../../conformance/test/helpers/transcript.js';
 
 // The two CLI commands, called in-process with stdout and stderr captured.
 let out = '';

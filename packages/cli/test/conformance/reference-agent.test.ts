@@ -2,12 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lintTranscript, runConformance } from '../src/index.js';
-import { CLI_BIN, requireBuiltCli } from './helpers/agents.js';
+import { lintTranscript, runConformance } from '@acp-kit/conformance';
+import { BIN, requireBuild } from '../harness.js';
 
 let dir: string;
 beforeAll(async () => {
-  requireBuiltCli();
+  requireBuild();
   dir = await mkdtemp(join(tmpdir(), 'acp-conformance-ref-'));
 });
 afterAll(async () => {
@@ -38,7 +38,7 @@ describe.concurrent('the kit against the reference agent (acp-kit agent)', () =>
     const transcripts = new Map<string, string>();
     const report = await runConformance({
       command: process.execPath,
-      args: [CLI_BIN, 'agent', '--chunk-delay', '1'],
+      args: [BIN, 'agent', '--chunk-delay', '1'],
       timeoutMs: 15_000,
       cwd: dir,
       record: (scenario, text) => {
@@ -59,7 +59,7 @@ describe.concurrent('the kit against the reference agent (acp-kit agent)', () =>
   it('passes with SQLite history (--history)', async () => {
     const report = await runConformance({
       command: process.execPath,
-      args: [CLI_BIN, 'agent', '--chunk-delay', '1', '--history', join(dir, 'history.db')],
+      args: [BIN, 'agent', '--chunk-delay', '1', '--history', join(dir, 'history.db')],
       timeoutMs: 15_000,
       cwd: dir,
     });
