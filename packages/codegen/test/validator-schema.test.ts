@@ -75,7 +75,8 @@ describe('switch-form validator schema', () => {
 
   it("compiles a union's known variants into its switch, and keeps nested unions as references", () => {
     const defs = validatorSchema(model).$defs as Record<string, Record<string, unknown>>;
-    const branches = (defs.SessionUpdate?.then as { oneOf: Record<string, unknown>[] }).oneOf;
+    const union = defs.SessionUpdate as { then: { oneOf: Record<string, unknown>[] } };
+    const branches = union.then.oneOf;
     expect(branches[0]).toMatchObject({
       properties: {
         sessionUpdate: { const: 'agent_message_chunk' },
