@@ -2,6 +2,7 @@ import type { SessionId, SessionUpdate } from '@acp-kit/schema';
 import type { ReplayVia } from '../history/history-store.js';
 import { chunkUpdate, messageChange, messageUpdate } from '../history/message-updates.js';
 import type { SessionLog } from '../history/session-log.js';
+import { replayWithReset } from './replay-resets.js';
 
 /** How replay sends retained messages (see `AgentOptions.replay`). */
 export type ReplayStyle = 'as-retained' | ReplayVia;
@@ -28,6 +29,8 @@ const notificationBytes = (sessionId: SessionId, update: unknown): number =>
 /**
  * The updates that replay a session's retained log up to and including `uptoSeq`, read from the
  * log page by page. Every retained kind replays (messages, tool calls, plans, usage, extensions).
+ * A tool call's content, a terminal's output and a compaction's summary are cleared by their first
+ * replayed update (see `replayWithReset`), so their replayed chunks never append to a held copy either.
  * A message always starts with a whole-content update, so replayed chunks never append to a copy
  * the client already holds; with style `full` a message's chunks and replacements are folded into
  * that one update where the result fits in `maxBytes` (otherwise they follow as logged, which fit
@@ -44,6 +47,7 @@ export async function* replayFromLog(
   signal?: AbortSignal,
 ): AsyncGenerator<SessionUpdate, void, undefined> {
   const seen = new Set<string>();
+  const started = new Set<string>();
   let window: Item[] = [];
   let open = new Map<string, Item>();
   let after = 0;
@@ -68,7 +72,7 @@ export async function* replayFromLog(
       after = entry.seq;
       const change = messageChange(entry.update);
       if (change === undefined) {
-        window.push({ update: entry.update as never, bytes: 0, owned: false });
+        for (const update of replayWithReset(entry.update, started)) window.push(plain(update));
         continue;
       }
       const key = `${change.kind}\u0000${change.messageId}`;
