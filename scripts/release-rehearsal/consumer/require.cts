@@ -9,7 +9,7 @@ async function main(): Promise<void> {
     info: { name: 'cjs-agent', version: '1.0.0' },
     onPrompt: (p) => void p.insert(),
   });
-  const served: AgentConnection = new sdk.Connection(agentSide, { validator: rpc.schemaValidator });
+  const served: AgentConnection = new rpc.Connection(agentSide, { validator: sdk.schemaValidator });
   agent.serve(served);
   const client = new sdk.Client(new sdk.Connection(clientSide), {
     info: { name: 'cjs-client', version: '1.0.0' },

@@ -19,6 +19,7 @@ import type { HistoryStore, ReplayVia } from '../history/history-store.js';
 import { MemoryHistoryStore } from '../history/memory-history-store.js';
 import type { SessionLog } from '../history/session-log.js';
 import type { Connection, RequestContext } from '../rpc/connection.js';
+import { schemaValidator } from '../codec/v2-validator.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { AgentSession, sessionLogOf } from './agent-session.js';
 import { ConnectionState } from './connection-state.js';
@@ -258,6 +259,7 @@ export class Agent {
   }
 
   #serve(connection: AgentConnection, label: string): ClientPeer {
+    connection.useDefaultValidator(schemaValidator);
     const state = new ConnectionState(this.#options.auth?.required ?? false);
     const peer: ClientPeer = {
       label,

@@ -30,6 +30,7 @@ import type {
   SetSessionConfigOptionResponse,
 } from '@acp-kit/schema';
 import type { Connection } from '../rpc/connection.js';
+import { schemaValidator } from '../codec/v2-validator.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import {
   answerUnlessWithdrawn,
@@ -134,6 +135,7 @@ export class Client {
   constructor(connection: Connection, options: ClientOptions);
   constructor(connection: ClientConnection | Connection, options: ClientOptions) {
     this.#connection = connection as unknown as ClientConnection;
+    this.#connection.useDefaultValidator(schemaValidator);
     this.#options = options;
     this.store = options.store ?? new ConversationStore();
     const typed = this.#connection;

@@ -22,8 +22,7 @@ import { type Answer, BatchAnswer, type RpcResponse } from './batch-answer.js';
 import { scanEnvelope, splitArray } from './envelope-scan.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, excerpt, type FrameError } from './ndjson.js';
 import type { Disposable, Transport } from './transport.js';
-import { schemaValidator } from './schema-validator.js';
-import type { ValidationIssue, Validator } from './validation.js';
+import { noValidation, type ValidationIssue, type Validator } from './validation.js';
 
 /** Default cap on bytes handed to the writer but not yet accepted by the transport: 64 MiB. */
 export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
@@ -46,8 +45,10 @@ const DRAIN_MS = 5000;
 /** Options for {@link Connection}. */
 export interface ConnectionOptions {
   /**
-   * Validates incoming params and the results of our requests. Default: {@link schemaValidator}
-   * (ACP methods checked against the schema, others unchecked); pass `noValidation` to turn it off.
+   * Validates incoming params and the results of our requests. The JSON-RPC core knows no
+   * protocol: without this option nothing is checked until a protocol layer brings its validator
+   * ({@link Connection.useDefaultValidator} — `Agent.serve` and `Client` install ACP v2's
+   * `schemaValidator`; a wire codec validates its own version). Pass `noValidation` to keep it off.
    */
   validator?: Validator;
   /**
@@ -155,7 +156,8 @@ export class Connection<
   OutNotif extends NotificationMapOf<OutNotif> = AnyNotificationMap,
 > {
   private readonly transport: Transport;
-  private readonly validator: Validator;
+  private validator: Validator;
+  private readonly validatorGiven: boolean;
   private readonly maxQueuedBytes: number;
   private readonly messageLimit: number;
   private readonly batchLimit: number;
@@ -188,7 +190,8 @@ export class Connection<
 
   constructor(transport: Transport, options: ConnectionOptions = {}) {
     this.transport = transport;
-    this.validator = options.validator ?? schemaValidator;
+    this.validator = options.validator ?? noValidation;
+    this.validatorGiven = options.validator !== undefined;
     this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     this.messageLimit = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.batchLimit = options.maxBatchEntries ?? DEFAULT_MAX_BATCH_ENTRIES;
@@ -213,6 +216,15 @@ export class Connection<
         ),
     });
     return this;
+  }
+
+  /**
+   * Installs the validator of the protocol a layer built on this connection speaks (`Agent.serve`
+   * and `Client` install ACP v2's), unless the connection was built with a `validator` option,
+   * which always wins. Call it before {@link Connection.listen}.
+   */
+  useDefaultValidator(validator: Validator): void {
+    if (!this.validatorGiven) this.validator = validator;
   }
 
   /** True once the connection has closed, for whatever reason. */

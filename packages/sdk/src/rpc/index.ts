@@ -53,5 +53,4 @@ export type {
   MessageWriter,
   Transport,
 } from './transport.js';
-export { schemaValidator } from './schema-validator.js';
 export { noValidation, type ValidationIssue, type ValidationResult, type Validator } from './validation.js';

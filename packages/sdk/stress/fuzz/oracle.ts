@@ -3,7 +3,7 @@
  * independently of the connection under test: answer with a given error code (echoing the id or
  * null), answer with any non-envelope outcome (the request reached its handler), or stay silent.
  */
-import { schemaValidator } from '../../src/rpc/index.js';
+import { schemaValidator } from '../../src/codec/index.js';
 
 // The params policy is the connection's default validator (the schema, plus its documented
 // tolerance of unknown update kinds); the envelope rules below are the oracle's own.

@@ -3,7 +3,7 @@ import { Agent } from '../../src/agent/index.js';
 import { Client } from '../../src/client/index.js';
 import { negotiateClientVersion } from '../../src/codec/index.js';
 import { Connection, noValidation } from '../../src/rpc/index.js';
-import { schemaValidator } from '../../src/rpc/schema-validator.js';
+import { schemaValidator } from '../../src/codec/index.js';
 import { createInProcessPair } from '../../src/transports/index.js';
 
 describe('negotiateClientVersion', () => {

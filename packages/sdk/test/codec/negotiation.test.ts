@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/index.js';
 import { type CodecSession, negotiateAgentVersion, type WireCodec } from '../../src/codec/index.js';
 import { Connection } from '../../src/rpc/index.js';
-import { schemaValidator } from '../../src/rpc/schema-validator.js';
+import { schemaValidator } from '../../src/codec/index.js';
 import { streamTransport } from '../../src/transports/index.js';
 
 type Line = {

@@ -1,12 +1,14 @@
 import type { PromptRequest, PromptResponse } from '@acp-kit/schema';
 import { describe, expect, it } from 'vitest';
+import { schemaValidator } from '../../src/codec/index.js';
 import { ErrorCodes } from '../../src/rpc/index.js';
 import { rawPeer } from './helpers.js';
 
-describe('default ACP schema validation', () => {
+// The JSON-RPC core validates nothing by itself; this is the validator the agent and client layers bring.
+describe('ACP schema validation (schemaValidator)', () => {
   it('answers a prompt whose content type is not a string with -32602 pointing at the tag', async () => {
     const prompts: PromptRequest[] = [];
-    const peer = rawPeer({}, (c) =>
+    const peer = rawPeer({ validator: schemaValidator }, (c) =>
       c.onRequest('session/prompt', (params) => {
         prompts.push(params as PromptRequest);
         return { messageId: 'm1' } satisfies PromptResponse;
@@ -38,7 +40,7 @@ describe('default ACP schema validation', () => {
   });
 
   it('rejects a prompt response whose messageId is null, naming /result/messageId', async () => {
-    const peer = rawPeer();
+    const peer = rawPeer({ validator: schemaValidator });
     const pending = peer.connection.sendRequest('session/prompt', { sessionId: 's', prompt: [] });
     const request = await peer.next();
     peer.sendJson({ jsonrpc: '2.0', id: request.id, result: { messageId: null } });
@@ -51,7 +53,7 @@ describe('default ACP schema validation', () => {
   });
 
   it('leaves extension methods unchecked', async () => {
-    const peer = rawPeer({}, (c) => c.onRequest('_vendor/free', (params) => params));
+    const peer = rawPeer({ validator: schemaValidator }, (c) => c.onRequest('_vendor/free', (params) => params));
     peer.sendJson({ jsonrpc: '2.0', id: 3, method: '_vendor/free', params: { anything: [1, 'x'] } });
     expect(await peer.next()).toEqual({ jsonrpc: '2.0', id: 3, result: { anything: [1, 'x'] } });
   });

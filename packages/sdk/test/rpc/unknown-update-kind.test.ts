@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schemaValidator } from '../../src/rpc/index.js';
+import { schemaValidator } from '../../src/codec/index.js';
 
 describe('schemaValidator and open update kinds', () => {
   it('passes a session/update whose only fault is an update kind the schema does not know', () => {

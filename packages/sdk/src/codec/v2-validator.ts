@@ -1,5 +1,5 @@
 import { validateParams, validateResult } from '@acp-kit/schema';
-import type { ValidationResult, Validator } from './validation.js';
+import type { ValidationResult, Validator } from '../rpc/validation.js';
 
 /** Where an update kind lives in `session/update` params. */
 const UPDATE_KIND_POINTER = '/update/sessionUpdate';
@@ -19,8 +19,9 @@ function tolerateUnknownUpdateKind(method: string, value: unknown, result: Valid
 /**
  * Validates ACP v2 params and results with the generated validators of `@acp-kit/schema`.
  * Methods the schema does not define (extensions, non-ACP methods) pass unchecked, and so does a
- * `session/update` whose only fault is an update kind this schema does not know. This is the
- * default validator of every {@link Connection}.
+ * `session/update` whose only fault is an update kind this schema does not know. `Agent.serve` and
+ * `Client` install it on their connection unless it was built with a `validator` of its own; the
+ * JSON-RPC core itself imports no protocol schema.
  */
 export const schemaValidator: Validator = {
   params: (method, value) => tolerateUnknownUpdateKind(method, value, validateParams(method, value)),
