@@ -1,10 +1,10 @@
-import * as converters from '../generated/compat/converters.js';
+import { CONVERSIONS, METHOD_MAPPING } from '../generated/compat/converters.js';
 import { METHODS } from '../generated/v1/methods.js';
 
-/** A generated converter, looked up by name. */
+/** A generated converter. */
 export type Convert = (value: never) => unknown;
 
-/** How one v1 method crosses the codec: its v2 name and the converters that exist for it. */
+/** How one v1 method crosses the codec: its v2 name and the converters of its params and result. */
 export interface V1Route {
   /** The v1 method name. */
   readonly v1: string;
@@ -16,43 +16,41 @@ export interface V1Route {
   readonly result: Convert | undefined;
 }
 
-/**
- * v1 methods whose v2 counterpart has another name. `session/load` is `session/resume` with replay
- * (its converter adds `replayFrom`); authentication moved under `auth/`.
- */
-const RENAMED: Readonly<Record<string, string>> = {
-  'session/load': 'session/resume',
-  authenticate: 'auth/login',
-  logout: 'auth/logout',
-};
+const conversions = new Map(CONVERSIONS.map((conversion) => [conversion.name, conversion]));
 
-const table = converters as unknown as Record<string, Convert | undefined>;
-
-function route(v1: string, params: string, result: string | undefined, toV2: boolean): V1Route {
-  const [forth, back] = toV2 ? ['v1ToV2', 'v2ToV1'] : ['v2ToV1', 'v1ToV2'];
-  return {
-    v1,
-    v2: RENAMED[v1] ?? v1,
-    params: table[`${forth}${params}`],
-    result: result === undefined ? undefined : table[`${back}${result}`],
-  };
+function converter(name: string | undefined, direction: 'toV1' | 'toV2'): Convert | undefined {
+  return name === undefined ? undefined : (conversions.get(name)?.[direction] as Convert | undefined);
 }
 
 /**
- * The routes, built once from the generated v1 method list and the generated converters: a method
- * the v1 schema gains, or a converter the compat mapping gains, is picked up without code here.
- * Where no converter exists the value crosses unchanged (the other side's validator still checks it).
+ * The routes, read from the generated compat tables (`METHOD_MAPPING`: each method's counterpart
+ * and the conversions of its params and result; `CONVERSIONS`: the converters) and the generated v1
+ * method list for who sends what. A method or conversion the mapping gains is picked up without
+ * code here. Where no conversion is declared the value crosses unchanged (the other side's
+ * validator still checks it); a v1 method without a v2 counterpart is not routed.
  */
 function build() {
+  const direction = new Map(METHODS.map((method) => [method.name as string, method.direction]));
   const fromClient = new Map<string, V1Route>();
   const fromAgent = new Map<string, V1Route>();
-  for (const method of METHODS) {
-    if (method.direction !== 'agent_to_client') {
-      fromClient.set(method.name, route(method.name, method.params, method.result, true));
+  for (const entry of METHOD_MAPPING) {
+    if (entry.v1 === null || entry.v2 === null) continue;
+    const sender = direction.get(entry.v1);
+    if (sender !== 'agent_to_client') {
+      fromClient.set(entry.v1, {
+        v1: entry.v1,
+        v2: entry.v2,
+        params: converter(entry.params, 'toV2'),
+        result: converter(entry.result, 'toV1'),
+      });
     }
-    if (method.direction !== 'client_to_agent') {
-      const r = route(method.name, method.params, method.result, false);
-      fromAgent.set(r.v2, r);
+    if (sender !== 'client_to_agent') {
+      fromAgent.set(entry.v2, {
+        v1: entry.v1,
+        v2: entry.v2,
+        params: converter(entry.params, 'toV1'),
+        result: converter(entry.result, 'toV2'),
+      });
     }
   }
   return { fromClient, fromAgent };

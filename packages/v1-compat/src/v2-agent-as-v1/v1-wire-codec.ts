@@ -37,8 +37,9 @@ interface PeerRequest {
  * a client whose `initialize` asks for version 1 then gets a v1 connection.
  *
  * The translation is the v2→v1 one of `serveV2AgentAsV1` (they share {@link SessionView}). Every
- * v1 method crosses by the routes built from the generated v1 method list and the generated
- * converters (`session/load` is `session/resume` with replay, `authenticate` is `auth/login`), so
+ * v1 method crosses by the routes read from the generated compat tables (`METHOD_MAPPING`,
+ * `CONVERSIONS`: `session/load` is `session/resume` with replay, `authenticate` is `auth/login`,
+ * `session/set_mode` is `session/set_config_option`), so
  * the codec follows the schemas and the compat mapping as they grow. A v1 `session/prompt` is
  * answered with `{stopReason}` at the first `idle` after the prompt's insertion, found in the
  * session's numbered update stream; v2 message updates become v1 chunks; `state_update` is not
