@@ -25,6 +25,9 @@ const BREAKAGES: [breakage: string, rule: string][] = [
   ['wrong-session-id', 'update.session-id'],
   ['bad-initialize-result', 'agent-message.schema'],
   ['exit-on-new-session', 'agent.responds'],
+  ['no-initialize-info', 'baseline.initialize.info'],
+  ['no-session-list', 'baseline.session-list'],
+  ['no-session-close', 'baseline.session-close'],
 ];
 
 async function failedRules(...breaks: string[]): Promise<string[]> {

@@ -11,6 +11,8 @@ import { type CheckContext, checked, notApplicable, type RawFinding, show } from
 const OWNED_ELSEWHERE: Record<string, readonly string[]> = {
   'session/update': ['/update/stopReason'],
   'session/prompt': ['/messageId'],
+  // A missing agent info is baseline.initialize.info's finding.
+  initialize: ['/info'],
 };
 
 function unowned(method: string, issues: readonly ValidationIssue[]): ValidationIssue[] {

@@ -50,6 +50,9 @@ const lifecycle: Scenario = {
     'update.schema',
     'update.session-id',
     'agent-message.schema',
+    'baseline.initialize.info',
+    'baseline.session-list',
+    'baseline.session-close',
   ],
   async run(agent, cwd) {
     await initialize(agent);
@@ -60,6 +63,9 @@ const lifecycle: Scenario = {
     const same = text('Please say the same thing twice.');
     await Promise.all([prompt(agent, sessionId, same), prompt(agent, sessionId, same)]);
     if (!(await waitSettled(agent, sessionId))) return timedOut('the identical prompts to be processed');
+    // v2 baseline: the two required session methods.
+    await agent.request('session/list', {});
+    await agent.request('session/close', { sessionId });
     return {};
   },
 };

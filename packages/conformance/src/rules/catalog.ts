@@ -149,6 +149,25 @@ export const RULES = [
     tier: 'mandatory',
   },
   {
+    id: 'baseline.initialize.info',
+    statement: "The initialize response carries the agent's info: its name and version.",
+    source: 'ACP v2 baseline: schema InitializeResponse.info',
+    tier: 'mandatory',
+  },
+  {
+    id: 'baseline.session-list',
+    statement: 'session/list is answered with a page of sessions (a required v2 method, never -32601).',
+    source: 'ACP v2 baseline: schema x-methods session/list, ListSessionsResponse',
+    tier: 'mandatory',
+  },
+  {
+    id: 'baseline.session-close',
+    statement:
+      'session/close of a session created on the connection is answered with success (a required v2 method).',
+    source: 'ACP v2 baseline: schema x-methods session/close',
+    tier: 'mandatory',
+  },
+  {
     id: 'transcript.format',
     statement:
       'Each transcript line is {"dir":"client->agent"|"agent->client","t"?:ms,"msg":<JSON-RPC message>} (lint only).',

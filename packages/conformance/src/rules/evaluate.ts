@@ -1,3 +1,4 @@
+import { checkInitializeInfo, checkSessionClose, checkSessionList } from '../checks/baseline.js';
 import { checkContext } from '../checks/context.js';
 import {
   checkDistinctIds,
@@ -50,6 +51,9 @@ const CHECKS: Partial<Record<RuleId, (context: CheckContext) => CheckOutcome>> =
   'update.session-id': checkUpdateSessionIds,
   'agent-message.schema': checkAgentMessages,
   'client-message.schema': checkClientMessages,
+  'baseline.initialize.info': checkInitializeInfo,
+  'baseline.session-list': checkSessionList,
+  'baseline.session-close': checkSessionClose,
 };
 
 /** The outcome of every rule on one transcript, with findings located by line. */

@@ -291,6 +291,21 @@ export class V1AgentBridge {
       return {};
     });
 
+    // The v2 baseline's required session methods, answered from the sessions this bridge holds
+    // (those created or resumed through it): list pages them all at once; close detaches the client.
+    connection.onRequest('session/list', (params) => ({
+      sessions: [...this.#sessions.values()]
+        .filter((session) => params.cwd == null || session.agentSession.cwd === params.cwd)
+        .map((session) => ({ sessionId: session.id, cwd: session.agentSession.cwd })),
+    }));
+
+    connection.onRequest('session/close', (params) => {
+      const session = this.#require(params.sessionId);
+      sessionInternals(session.agentSession).detach(peer);
+      attached.delete(session);
+      return {};
+    });
+
     connection.onRequest('session/prompt', (params, context) => {
       const session = this.#require(params.sessionId);
       attach(session);
