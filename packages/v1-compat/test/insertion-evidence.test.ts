@@ -115,7 +115,8 @@ describe('insertion evidence from a v1 agent', () => {
     prompts[0]?.end.resolve({ stopReason: 'max_tokens' });
     const messageId = await receipt;
     await log.idle(0);
-    expect(log.updates.filter((u) => !u.sessionUpdate.startsWith('_'))).toEqual([
+    // The commands the agent announces right after session/new are not part of the turn.
+    expect(log.updates.filter((u) => u.sessionUpdate !== 'available_commands_update')).toEqual([
       { sessionUpdate: 'user_message', messageId, content: hello },
       { sessionUpdate: 'state_update', state: 'running' },
       { sessionUpdate: 'state_update', state: 'idle', stopReason: 'max_tokens' },
@@ -205,10 +206,10 @@ describe('insertion evidence from a v1 agent', () => {
     const { client, log } = setup();
     await client.initialize();
     await client.newSession('/tmp');
-    await log.waitFor((u) => u.sessionUpdate === '_available_commands_update');
+    await log.waitFor((u) => u.sessionUpdate === 'available_commands_update');
     expect(log.updates[0]).toEqual({
-      sessionUpdate: '_available_commands_update',
-      availableCommands: [{ name: 'plan', description: 'Plan' }],
+      sessionUpdate: 'available_commands_update',
+      availableCommands: [{ type: 'command', name: 'plan', description: 'Plan' }],
     });
   });
 

@@ -1,4 +1,5 @@
 import type {
+  AvailableCommand,
   ContentBlock,
   KnownSessionUpdate,
   RequestPermissionResponse as V2RequestPermissionResponse,
@@ -16,6 +17,7 @@ import type * as V1 from '../generated/v1/types.js';
 import type { MessageKind } from '../message-ids.js';
 import type { MessageTracker } from './message-tracker.js';
 import { sessionInternals } from './sdk-internals.js';
+import { SessionOptions } from './session-options.js';
 import { v1UpdateToV2 } from './update-to-v2.js';
 
 /** The error a prompt gets when the bridge cannot record message IDs. */
@@ -76,6 +78,10 @@ export class BridgedSession {
   readonly #held: Held[] = [];
   #turn: Turn | undefined;
   #replay: Replay | undefined;
+  /** The session's modes and configuration options, as the v1 agent last reported them. */
+  readonly options = new SessionOptions();
+  /** The commands the v1 agent last announced (v2 form), for session/resume answers. */
+  commands: AvailableCommand[] | undefined;
   /** Open permission requests, answered `cancelled` by {@link BridgedSession.cancel}. */
   readonly #withdraw = new Set<() => void>();
 
@@ -153,7 +159,13 @@ export class BridgedSession {
     const kind = CHUNK_KINDS[update.sessionUpdate];
     if (kind === undefined) {
       this.#tracker.breakRun();
+      if (update.sessionUpdate === 'current_mode_update')
+        return [this.options.modeChanged(update as V1.CurrentModeUpdate)];
+      if (update.sessionUpdate === 'config_option_update')
+        return [this.options.optionsChanged(update as V1.ConfigOptionUpdate)];
       const converted = v1UpdateToV2(update);
+      if (converted?.sessionUpdate === 'available_commands_update')
+        this.commands = (converted as { availableCommands: AvailableCommand[] }).availableCommands;
       return converted === undefined ? [] : [converted];
     }
     const chunk = update as V1.UserMessageChunk | V1.AgentMessageChunk | V1.AgentThoughtChunk;
@@ -321,7 +333,7 @@ export class BridgedSession {
    * Runs a v1 `session/load`: every update it replays goes only to `peer` (or nowhere when the
    * bridge just recounts positions), with message positions counted from the start again.
    */
-  async load(peer: ClientPeer | undefined, run: () => Promise<unknown>): Promise<void> {
+  async load<T>(peer: ClientPeer | undefined, run: () => Promise<T>): Promise<T> {
     await this.#enqueue(async () => {
       if (this.#broken !== undefined) throw ledgerError(this.#broken);
       this.#tracker.beginReplay();
@@ -329,7 +341,7 @@ export class BridgedSession {
       if (peer !== undefined) sessionInternals(this.agentSession).attach(peer, true);
     });
     try {
-      await run();
+      return await run();
     } finally {
       // Queued behind every update the load replayed, which arrived before its response.
       await this.#enqueue(async () => {

@@ -22,12 +22,24 @@ export interface AgentSessionInternals {
   detach(peer: ClientPeer): void;
   /** Sends one update to one client only, outside the log. */
   sendTo(peer: ClientPeer, update: SessionUpdate): Promise<void>;
+  /** Sends one client the session's current activity as a `state_update` (after a resume). */
+  sendStateTo(peer: ClientPeer): Promise<void>;
+  /** Closes the live session: aborts its work and detaches every client (the log stays). */
+  close(): void;
   /** `session/cancel`: aborts the session's signal for the pending and running work. */
   cancel(): void;
 }
 
 /** The internal members names, for the test that checks they exist. */
-export const AGENT_SESSION_INTERNALS = ['attach', 'release', 'detach', 'sendTo', 'cancel'] as const;
+export const AGENT_SESSION_INTERNALS = [
+  'attach',
+  'release',
+  'detach',
+  'sendTo',
+  'sendStateTo',
+  'close',
+  'cancel',
+] as const;
 
 /** The internal view of a session. */
 export function sessionInternals(session: AgentSession): AgentSessionInternals {

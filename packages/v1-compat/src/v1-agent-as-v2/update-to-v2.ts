@@ -1,13 +1,18 @@
 import type { SessionUpdate as V2SessionUpdate } from '@acp-kit/schema';
 import {
+  v1ToV2AvailableCommandsUpdate,
   v1ToV2NewToolCall,
   v1ToV2PlanUpdate,
+  v1ToV2SessionInfoUpdate,
   v1ToV2ToolCallUpdate,
   v1ToV2UsageUpdate,
 } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
 
-/** v1 update kinds with no v2 counterpart travel as v2 extension updates of these names. */
+/**
+ * The extension names earlier bridges gave v1 update kinds before they were converted natively.
+ * The bridge no longer sends them; the v2 → v1 direction still accepts them from older peers.
+ */
 export const V1_ONLY_UPDATES = {
   available_commands_update: '_available_commands_update',
   current_mode_update: '_current_mode_update',
@@ -17,7 +22,8 @@ export const V1_ONLY_UPDATES = {
 
 /**
  * Converts a v1 update that is not a message chunk (those need message IDs and are the
- * bridge's job). Both tool_call and tool_call_update become the v2 upsert tool_call_update.
+ * bridge's job) nor a mode or config option change (those need the session's other options, see
+ * `BridgedSession`). Both tool_call and tool_call_update become the v2 upsert tool_call_update.
  */
 export function v1UpdateToV2(update: V1.SessionUpdate): V2SessionUpdate | undefined {
   switch (update.sessionUpdate) {
@@ -30,10 +36,11 @@ export function v1UpdateToV2(update: V1.SessionUpdate): V2SessionUpdate | undefi
     case 'usage_update':
       return v1ToV2UsageUpdate(update as V1.UsageUpdate);
     case 'available_commands_update':
+      return v1ToV2AvailableCommandsUpdate(update as V1.AvailableCommandsUpdate);
+    case 'session_info_update':
+      return v1ToV2SessionInfoUpdate(update as V1.SessionInfoUpdate);
     case 'current_mode_update':
     case 'config_option_update':
-    case 'session_info_update':
-      return { ...update, sessionUpdate: V1_ONLY_UPDATES[update.sessionUpdate] };
     case 'user_message_chunk':
     case 'agent_message_chunk':
     case 'agent_thought_chunk':

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { SessionId, InitializeRequest as V2InitializeRequest } from '@acp-kit/schema';
+import type {
+  SessionId,
+  AvailableCommand as V2Command,
+  SessionConfigOption as V2ConfigOption,
+  InitializeRequest as V2InitializeRequest,
+} from '@acp-kit/schema';
 import {
   type AgentConnection,
   type ClientPeer,
@@ -11,11 +16,23 @@ import {
   type Transport,
 } from '@acp-kit/sdk';
 import {
+  v1ToV2AuthenticateResponse,
+  v1ToV2CloseSessionResponse,
+  v1ToV2DeleteSessionResponse,
   v1ToV2InitializeResponse,
+  v1ToV2ListSessionsResponse,
+  v1ToV2LogoutResponse,
+  v2ToV1Authenticate,
+  v2ToV1CloseSessionRequest,
+  v2ToV1DeleteSessionRequest,
   v2ToV1InitializeRequest,
+  v2ToV1ListSessionsRequest,
   v2ToV1LoadSessionRequest,
+  v2ToV1Logout,
   v2ToV1NewSessionRequest,
   v2ToV1ResumeSessionRequest,
+  v2ToV1SetSessionConfigOptionRequest,
+  v2ToV1SetSessionMode,
 } from '../generated/compat/converters.js';
 import type {
   AgentNotificationMap,
@@ -190,6 +207,28 @@ export class V1AgentBridge {
     return session;
   }
 
+  /** What a session/new or session/resume answer says about the session's options and commands. */
+  #settings(session: BridgedSession): { configOptions?: V2ConfigOption[]; availableCommands?: V2Command[] } {
+    const configOptions = session.options.v2();
+    return {
+      ...(configOptions === undefined ? {} : { configOptions }),
+      ...(session.commands === undefined ? {} : { availableCommands: session.commands }),
+    };
+  }
+
+  /** A resume ends with the session's current activity, so the client does not take it for idle. */
+  async #current(session: BridgedSession, peer: ClientPeer): Promise<void> {
+    await sessionInternals(session.agentSession).sendStateTo(peer);
+  }
+
+  /** The session was closed or deleted on the v1 agent: its clients are let go and it is dropped. */
+  #forget(sessionId: SessionId): void {
+    const session = this.#sessions.get(sessionId);
+    if (session === undefined) return;
+    this.#sessions.delete(sessionId);
+    sessionInternals(session.agentSession).close();
+  }
+
   #require(sessionId: SessionId): BridgedSession {
     const session = this.#sessions.get(sessionId);
     if (!session) throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId });
@@ -228,8 +267,9 @@ export class V1AgentBridge {
         ),
       );
       const session = this.#open(created.sessionId, params.cwd);
+      session.options.take(created);
       attach(session);
-      return { sessionId: created.sessionId };
+      return { sessionId: created.sessionId, ...this.#settings(session) };
     });
 
     connection.onRequest('session/resume', async (params) => {
@@ -248,13 +288,14 @@ export class V1AgentBridge {
       const live = this.#sessions.get(params.sessionId);
       if (live !== undefined && cursor === undefined) {
         attach(live);
-        return {};
+        await this.#current(live, peer);
+        return this.#settings(live);
       }
       if (caps?.loadSession === true) {
         // Also without replay: loading lets the bridge recount message positions, so the
         // derived IDs of later messages continue where the conversation left off.
         const session = this.#open(params.sessionId, params.cwd);
-        await session.load(cursor === undefined ? undefined : peer, () =>
+        const loaded = await session.load(cursor === undefined ? undefined : peer, () =>
           this.#call(() =>
             this.#v1.sendRequest(
               'session/load',
@@ -262,13 +303,16 @@ export class V1AgentBridge {
             ),
           ),
         );
+        session.options.take(loaded);
         attach(session);
-        return {};
+        await this.#current(session, peer);
+        return this.#settings(session);
       }
       if (live !== undefined) {
         // Asked for replay, but the v1 agent cannot load: nothing is retained, nothing replayed.
         attach(live);
-        return {};
+        await this.#current(live, peer);
+        return this.#settings(live);
       }
       if (caps?.sessionCapabilities?.resume === undefined || caps.sessionCapabilities.resume === null) {
         throw new RpcError(
@@ -279,7 +323,7 @@ export class V1AgentBridge {
           },
         );
       }
-      await this.#call(() =>
+      const resumed = await this.#call(() =>
         this.#v1.sendRequest(
           'session/resume',
           convertParams(() => v2ToV1ResumeSessionRequest(params), serversPointer(params.mcpServers)),
@@ -287,23 +331,92 @@ export class V1AgentBridge {
       );
       // Positions are unknown without a replay: later derived IDs are salted to stay unique.
       const session = this.#open(params.sessionId, params.cwd, randomUUID());
+      session.options.take(resumed);
       attach(session);
-      return {};
+      await this.#current(session, peer);
+      return this.#settings(session);
     });
 
-    // The v2 baseline's required session methods, answered from the sessions this bridge holds
-    // (those created or resumed through it): list pages them all at once; close detaches the client.
-    connection.onRequest('session/list', (params) => ({
-      sessions: [...this.#sessions.values()]
-        .filter((session) => params.cwd == null || session.agentSession.cwd === params.cwd)
-        .map((session) => ({ sessionId: session.id, cwd: session.agentSession.cwd })),
-    }));
+    connection.onRequest('auth/login', async (params) => {
+      await this.#v1Capabilities();
+      const result = await this.#call(() => this.#v1.sendRequest('authenticate', v2ToV1Authenticate(params)));
+      return v1ToV2AuthenticateResponse(result);
+    });
 
-    connection.onRequest('session/close', (params) => {
+    connection.onRequest('auth/logout', async (params) => {
+      const caps = (await this.#v1Capabilities()).agentCapabilities;
+      if (caps?.auth?.logout === undefined || caps.auth.logout === null) {
+        throw new RpcError(ErrorCodes.MethodNotFound, 'The v1 agent does not support logout', {
+          method: 'auth/logout',
+        });
+      }
+      const result = await this.#call(() => this.#v1.sendRequest('logout', v2ToV1Logout(params)));
+      return v1ToV2LogoutResponse(result);
+    });
+
+    connection.onRequest('session/set_config_option', async (params) => {
       const session = this.#require(params.sessionId);
+      if (session.options.isMode(params.configId)) {
+        // The option that stands for the v1 modes: a v1 session/set_mode.
+        const request = convertParams(() => v2ToV1SetSessionMode(params), '/params');
+        await this.#call(() => this.#v1.sendRequest('session/set_mode', request));
+        session.options.take({ modes: session.options.modesWith(request.modeId) });
+      } else {
+        const result = await this.#call(() =>
+          this.#v1.sendRequest('session/set_config_option', v2ToV1SetSessionConfigOptionRequest(params)),
+        );
+        session.options.take(result);
+      }
+      return { configOptions: session.options.v2() ?? [] };
+    });
+
+    connection.onRequest('session/list', async (params) => {
+      const caps = (await this.#v1Capabilities()).agentCapabilities;
+      if (caps?.sessionCapabilities?.list !== undefined && caps.sessionCapabilities.list !== null) {
+        const page = await this.#call(() =>
+          this.#v1.sendRequest('session/list', v2ToV1ListSessionsRequest(params)),
+        );
+        return v1ToV2ListSessionsResponse(page);
+      }
+      // The v1 agent cannot list: the bridge lists the sessions it holds (created or resumed
+      // through it), on one page.
+      const cwd = params.cwd ?? undefined;
+      const sessions = [...this.#sessions.values()]
+        .filter((s) => cwd === undefined || s.agentSession.cwd === cwd)
+        .map((s) => ({ sessionId: s.id, cwd: s.agentSession.cwd }));
+      return { sessions };
+    });
+
+    connection.onRequest('session/close', async (params) => {
+      const caps = (await this.#v1Capabilities()).agentCapabilities;
+      const session = this.#sessions.get(params.sessionId);
+      if (caps?.sessionCapabilities?.close !== undefined && caps.sessionCapabilities.close !== null) {
+        const result = await this.#call(() =>
+          this.#v1.sendRequest('session/close', v2ToV1CloseSessionRequest(params)),
+        );
+        this.#forget(params.sessionId);
+        return v1ToV2CloseSessionResponse(result);
+      }
+      // The v1 agent cannot close: the session stays open there (and listed); this client is detached.
+      if (session === undefined)
+        throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId: params.sessionId });
       sessionInternals(session.agentSession).detach(peer);
       attached.delete(session);
       return {};
+    });
+
+    connection.onRequest('session/delete', async (params) => {
+      const caps = (await this.#v1Capabilities()).agentCapabilities;
+      if (caps?.sessionCapabilities?.delete === undefined || caps.sessionCapabilities.delete === null) {
+        throw new RpcError(ErrorCodes.MethodNotFound, 'The v1 agent does not support session/delete', {
+          method: 'session/delete',
+        });
+      }
+      const result = await this.#call(() =>
+        this.#v1.sendRequest('session/delete', v2ToV1DeleteSessionRequest(params)),
+      );
+      this.#forget(params.sessionId);
+      return v1ToV2DeleteSessionResponse(result);
     });
 
     connection.onRequest('session/prompt', (params, context) => {
