@@ -147,7 +147,11 @@ describe('the official v1 client talking directly to `acp-kit agent` (negotiated
         await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
         const session = await ctx.buildSession('/tmp').start();
         const answer = session.prompt(`${'a long prompt '.repeat(40)}`);
-        const first = await session.nextUpdate();
+        // The session's commands and modes (v1 shape) may come first; the turn's first update follows.
+        const settings = ['available_commands_update', 'current_mode_update', 'config_option_update'];
+        let first = await session.nextUpdate();
+        while (first.kind === 'session_update' && settings.includes(first.update.sessionUpdate))
+          first = await session.nextUpdate();
         await ctx.notify('session/cancel', { sessionId: session.sessionId });
         const response = await answer;
         session.dispose();

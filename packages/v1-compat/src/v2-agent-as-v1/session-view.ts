@@ -4,6 +4,7 @@ import type {
   UserMessageChunk as V2UserMessageChunk,
   UserMessageUpdate as V2UserMessageUpdate,
 } from '@acp-kit/schema';
+import { CompatError } from '../compat-error.js';
 import type * as V1 from '../generated/v1/types.js';
 import type { MessageKind } from '../message-ids.js';
 import { ChunkWriter } from './chunk-writer.js';
@@ -92,8 +93,14 @@ export class SessionView {
       return out.map((u) => send(sessionId, u)).at(-1);
     }
     if (update.sessionUpdate === 'state_update') return;
-    const converted = v2UpdateToV1(update, this.toolCalls);
-    if (converted !== undefined) return send(sessionId, converted);
+    let converted: V1.SessionUpdate[];
+    try {
+      converted = v2UpdateToV1(update, this.toolCalls);
+    } catch (error) {
+      if (error instanceof CompatError) return; // no v1 form (see the lossy table)
+      throw error;
+    }
+    return converted.map((u) => send(sessionId, u)).at(-1);
   }
 
   /** Sends the held updates up to position `through`. */

@@ -4,19 +4,38 @@ import type {
   ClientNotificationMap as V2ClientNotificationMap,
   ClientRequestMap as V2ClientRequestMap,
   SessionId,
+  AvailableCommand as V2AvailableCommand,
+  SessionConfigOption as V2SessionConfigOption,
   SessionNotification as V2SessionNotification,
+  ResumeSessionResponse as V2ResumeSessionResponse,
 } from '@acp-kit/schema';
 import { Connection, ErrorCodes, RpcError, schemaValidator, type Transport } from '@acp-kit/sdk';
 import {
+  v1ToV2Authenticate,
+  v1ToV2CloseSessionRequest,
+  v1ToV2DeleteSessionRequest,
   v1ToV2InitializeRequest,
+  v1ToV2ListSessionsRequest,
   v1ToV2LoadSessionRequest,
+  v1ToV2Logout,
   v1ToV2NewSessionRequest,
   v1ToV2PromptRequest,
   v1ToV2RequestPermissionResponse,
   v1ToV2ResumeSessionRequest,
+  v1ToV2SetSessionConfigOptionRequest,
+  v1ToV2SetSessionMode,
+  v2ToV1AuthenticateResponse,
+  v2ToV1CloseSessionResponse,
+  v2ToV1DeleteSessionResponse,
   v2ToV1InitializeResponse,
+  v2ToV1ListSessionsResponse,
+  v2ToV1LoadSessionResponse,
+  v2ToV1LogoutResponse,
   v2ToV1NewSessionResponse,
   v2ToV1RequestPermissionRequest,
+  v2ToV1ResumeSessionResponse,
+  v2ToV1SetSessionConfigOptionResponse,
+  v2ToV1SetSessionModeResponse,
   v2ToV1StopReason,
 } from '../generated/compat/converters.js';
 import type {
@@ -26,9 +45,11 @@ import type {
   ClientRequestMap,
 } from '../generated/v1/methods.js';
 import type * as V1 from '../generated/v1/types.js';
+import { v2ModeOption } from '../mode-options.js';
 import { v1SchemaValidator } from '../v1-validator.js';
 import { WrappedPeer } from '../wrapped-peer.js';
 import { type OpenPrompt, SessionView } from './session-view.js';
+import { v2UpdateToV1 } from './update-to-v1.js';
 
 /** The bridge's connection to the v2 agent, as a v2 client. */
 type V2ClientConnection = Connection<
@@ -91,11 +112,35 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
       throw peer.toBridgeError(error);
     }
   };
+  /** The configId of each session's mode option (v1 session/set_mode sets it). */
+  const modeIds = new Map<SessionId, string>();
+  const noteOptions = (
+    sessionId: SessionId,
+    options: readonly V2SessionConfigOption[] | null | undefined,
+  ) => {
+    const mode = v2ModeOption(options);
+    if (mode !== undefined) modeIds.set(sessionId, mode.configId);
+  };
   const send = (sessionId: SessionId, update: V1.SessionUpdate): void => {
     v1.sendNotification('session/update', { sessionId, update }).catch(() => undefined);
   };
+  /** A v1 answer has no place for the commands a v2 answer lists: they follow as an update. */
+  const sendCommands = (sessionId: SessionId, commands: V2AvailableCommand[] | null | undefined): void => {
+    if (commands === undefined || commands === null) return;
+    const update = { sessionUpdate: 'available_commands_update' as const, availableCommands: commands };
+    try {
+      for (const u of v2UpdateToV1(update, new Set())) send(sessionId, u);
+    } catch {
+      // A command input of a type v1 does not know: the list has no v1 form (see the lossy table).
+    }
+  };
 
   v2.onNotification('session/update', (params: V2SessionNotification) => {
+    if (params.update.sessionUpdate === 'config_option_update')
+      noteOptions(
+        params.sessionId,
+        (params.update as { configOptions: V2SessionConfigOption[] }).configOptions,
+      );
     view(params.sessionId).receive(params.sessionId, params.update, send);
   });
 
@@ -115,25 +160,75 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
   v1.onRequest('session/new', async (params) => {
     const response = await call(() => v2.sendRequest('session/new', v1ToV2NewSessionRequest(params)));
     view(response.sessionId);
+    noteOptions(response.sessionId, response.configOptions);
+    // After the answer, as v1 agents announce their commands: the client knows the session then.
+    setImmediate(() => sendCommands(response.sessionId, response.availableCommands));
     return v2ToV1NewSessionResponse(response);
   });
 
   v1.onRequest('session/load', async (params) => {
     const s = view(params.sessionId);
     s.startLoading();
+    let response: V2ResumeSessionResponse;
     try {
-      await call(() => v2.sendRequest('session/resume', v1ToV2LoadSessionRequest(params)));
+      response = await call(() => v2.sendRequest('session/resume', v1ToV2LoadSessionRequest(params)));
     } finally {
       s.loading = false;
     }
-    return {};
+    noteOptions(params.sessionId, response.configOptions);
+    sendCommands(params.sessionId, response.availableCommands);
+    return v2ToV1LoadSessionResponse(response);
   });
 
   v1.onRequest('session/resume', async (params) => {
-    await call(() => v2.sendRequest('session/resume', v1ToV2ResumeSessionRequest(params)));
+    const response = await call(() => v2.sendRequest('session/resume', v1ToV2ResumeSessionRequest(params)));
     view(params.sessionId);
-    return {};
+    noteOptions(params.sessionId, response.configOptions);
+    sendCommands(params.sessionId, response.availableCommands);
+    return v2ToV1ResumeSessionResponse(response);
   });
+
+  v1.onRequest('authenticate', async (params) =>
+    v2ToV1AuthenticateResponse(await call(() => v2.sendRequest('auth/login', v1ToV2Authenticate(params)))),
+  );
+
+  v1.onRequest('logout', async (params) =>
+    v2ToV1LogoutResponse(await call(() => v2.sendRequest('auth/logout', v1ToV2Logout(params)))),
+  );
+
+  v1.onRequest('session/set_mode', async (params) => {
+    // The v2 agent's mode option may have another configId than the one v1 modes map to.
+    const request = { ...v1ToV2SetSessionMode(params), configId: modeIds.get(params.sessionId) ?? 'mode' };
+    const response = await call(() => v2.sendRequest('session/set_config_option', request));
+    noteOptions(params.sessionId, response.configOptions);
+    return v2ToV1SetSessionModeResponse(response);
+  });
+
+  v1.onRequest('session/set_config_option', async (params) => {
+    const response = await call(() =>
+      v2.sendRequest('session/set_config_option', v1ToV2SetSessionConfigOptionRequest(params)),
+    );
+    noteOptions(params.sessionId, response.configOptions);
+    return v2ToV1SetSessionConfigOptionResponse(response);
+  });
+
+  v1.onRequest('session/list', async (params) =>
+    v2ToV1ListSessionsResponse(
+      await call(() => v2.sendRequest('session/list', v1ToV2ListSessionsRequest(params))),
+    ),
+  );
+
+  v1.onRequest('session/close', async (params) =>
+    v2ToV1CloseSessionResponse(
+      await call(() => v2.sendRequest('session/close', v1ToV2CloseSessionRequest(params))),
+    ),
+  );
+
+  v1.onRequest('session/delete', async (params) =>
+    v2ToV1DeleteSessionResponse(
+      await call(() => v2.sendRequest('session/delete', v1ToV2DeleteSessionRequest(params))),
+    ),
+  );
 
   v1.onRequest('session/prompt', async (params) => {
     const s = view(params.sessionId);
