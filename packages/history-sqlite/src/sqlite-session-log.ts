@@ -302,11 +302,12 @@ export class SqliteSessionLog implements SessionLog {
           after,
           limit,
         );
-        const entries: LogEntry[] = rows.map(([seq, retain, body]) => ({
-          seq,
-          retain: retain === 1,
-          update: JSON.parse(body),
-        }));
+        // The stored text goes along: a replay sends it instead of serializing the update again.
+        const entries: LogEntry[] = rows.map(([seq, retain, body]) =>
+          body.includes('\n') || body.includes('\r')
+            ? { seq, retain: retain === 1, update: JSON.parse(body) }
+            : { seq, retain: retain === 1, update: JSON.parse(body), json: body },
+        );
         return { entries, lastSeq: row.log_seq };
       },
       'deferred',

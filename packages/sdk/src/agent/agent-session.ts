@@ -330,14 +330,20 @@ export class AgentSession {
     for (const resolve of cursor?.released.splice(0) ?? []) resolve();
   }
 
-  /** @internal Sends one update to one client only, outside the log (replay goes to the resuming client). */
-  async sendTo(peer: ClientPeer, update: SessionUpdate): Promise<void> {
+  /**
+   * @internal Sends one update to one client only, outside the log (replay goes to the resuming
+   * client). `json`, when given, is JSON text of `update` on one line (a log entry's stored text).
+   */
+  async sendTo(peer: ClientPeer, update: SessionUpdate, json?: string): Promise<void> {
     if (!peer.open) {
       this.detach(peer);
       return;
     }
     try {
-      await peer.notify({ sessionId: this.id, update });
+      const params = { sessionId: this.id, update };
+      await (json === undefined
+        ? peer.notify(params)
+        : peer.notify(params, `{"sessionId":${JSON.stringify(this.id)},"update":${json}}`));
     } catch (error) {
       if (!peer.open) {
         this.detach(peer);

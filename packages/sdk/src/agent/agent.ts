@@ -28,6 +28,7 @@ import { newSession, prepareResume, registerSessionMethods } from './session-met
 import type { SessionSettings } from './session-settings.js';
 import { withSettings } from './session-settings.js';
 import { replayFromLog } from './log-replay.js';
+import { sendReplay } from './send-replay.js';
 import { MethodGate } from './method-gate.js';
 import { toWireError } from './wire-errors.js';
 import type { ClientPeer } from './client-peer.js';
@@ -270,7 +271,10 @@ export class Agent {
       get capabilities() {
         return state.clientCapabilities;
       },
-      notify: (params) => connection.sendNotification('session/update', params),
+      notify: (params, paramsJson) =>
+        paramsJson === undefined
+          ? connection.sendNotification('session/update', params)
+          : connection.sendSerializedNotification('session/update', params, paramsJson),
       notification: (method, params) => connection.sendNotification(method, params as never),
       request: (method, params, signal) => {
         try {
@@ -432,9 +436,7 @@ export class Agent {
       if (cursor !== undefined) {
         const style = this.#options.replay ?? 'full';
         const limit = peer.maxMessageBytes ?? Number.POSITIVE_INFINITY;
-        for await (const update of replayFromLog(this.#log, session.id, upto, style, limit, signal)) {
-          await session.sendTo(peer, update);
-        }
+        await sendReplay(session, peer, replayFromLog(this.#log, session.id, upto, style, limit, signal));
         signal.throwIfAborted();
       }
       // Current-state synchronisation: the resume response alone does not mean idle.

@@ -12,8 +12,11 @@ import type {
 export interface ClientPeer {
   /** A label for diagnostics (for example `stdio` or `ws#3`). */
   readonly label: string;
-  /** Sends a `session/update` notification. Resolves when the transport has taken it. */
-  notify(params: SessionNotification): Promise<void>;
+  /**
+   * Sends a `session/update` notification. Resolves when the transport has taken it. `paramsJson`,
+   * when given, is JSON text of `params` on one line, which the peer may send as is.
+   */
+  notify(params: SessionNotification, paramsJson?: string): Promise<void>;
   /** Sends a request the client handles, such as `session/request_permission`. */
   request<M extends keyof ClientRequestMap>(
     method: M,

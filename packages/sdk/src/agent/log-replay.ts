@@ -1,7 +1,7 @@
 import type { SessionId, SessionUpdate } from '@acp-kit/schema';
 import type { ReplayVia } from '../history/history-store.js';
 import { chunkUpdate, messageChange, messageUpdate } from '../history/message-updates.js';
-import type { SessionLog } from '../history/session-log.js';
+import type { LogEntry, SessionLog } from '../history/session-log.js';
 import { replayWithReset } from './replay-resets.js';
 
 /** How replay sends retained messages (see `AgentOptions.replay`). */
@@ -18,6 +18,14 @@ interface Item {
   bytes: number;
   /** The item owns its `content` array (copied on the first fold). */
   owned: boolean;
+  /** The JSON text the log stored for `update` (see `LogEntry.json`), for an update replayed unchanged. */
+  json?: string;
+}
+
+/** One replayed update, with its stored JSON text when it is replayed exactly as logged. */
+export interface ReplayedUpdate {
+  readonly update: SessionUpdate;
+  readonly json: string | undefined;
 }
 
 const notificationBytes = (sessionId: SessionId, update: unknown): number =>
@@ -36,7 +44,9 @@ const notificationBytes = (sessionId: SessionId, update: unknown): number =>
  * that one update where the result fits in `maxBytes` (otherwise they follow as logged, which fit
  * when they were appended); with `chunks` a whole-content update is sent as `content: []` and one
  * chunk per block, unless a chunk would not fit. No update is ever larger than what was appended,
- * so whatever was retained can be replayed in every style. Stops with `signal`'s reason when it aborts.
+ * so whatever was retained can be replayed in every style. The updates come in batches of a few
+ * hundred, in order (one step of the generator per batch, not per update). Stops with `signal`'s
+ * reason when it aborts.
  */
 export async function* replayFromLog(
   log: SessionLog,
@@ -45,7 +55,7 @@ export async function* replayFromLog(
   style: ReplayStyle,
   maxBytes: number,
   signal?: AbortSignal,
-): AsyncGenerator<SessionUpdate, void, undefined> {
+): AsyncGenerator<readonly ReplayedUpdate[], void, undefined> {
   const seen = new Set<string>();
   const started = new Set<string>();
   let window: Item[] = [];
@@ -61,7 +71,7 @@ export async function* replayFromLog(
     if (page.entries.length === 0) break;
     for (const entry of page.entries) {
       if (window.length >= WINDOW) {
-        yield* window.map((item) => item.update as unknown as SessionUpdate);
+        yield window.map(replayed);
         window = [];
         open = new Map();
       }
@@ -72,7 +82,9 @@ export async function* replayFromLog(
       after = entry.seq;
       const change = messageChange(entry.update);
       if (change === undefined) {
-        for (const update of replayWithReset(entry.update, started)) window.push(plain(update));
+        const updates = replayWithReset(entry.update, started);
+        if (updates.length === 1 && updates[0] === entry.update) window.push(logged(entry));
+        else for (const update of updates) window.push(plain(update));
         continue;
       }
       const key = `${change.kind}\u0000${change.messageId}`;
@@ -81,17 +93,17 @@ export async function* replayFromLog(
       if (style !== 'full') {
         if (change.op === 'chunk') {
           if (first) window.push(plain(messageUpdate(change.kind, change.messageId, [])));
-          window.push(plain(entry.update));
+          window.push(logged(entry));
         } else if (style === 'chunks' && change.content !== undefined) {
           const head = messageUpdate(change.kind, change.messageId, [], change.meta);
           const chunks = change.content.map((block) => chunkUpdate(change.kind, change.messageId, block));
           if (chunks.every((c) => notificationBytes(sessionId, c) <= maxBytes)) {
             window.push(plain(head), ...chunks.map(plain));
           } else {
-            window.push(plain(entry.update));
+            window.push(logged(entry));
           }
         } else {
-          window.push(plain(entry.update));
+          window.push(logged(entry));
         }
       } else {
         const item = open.get(key);
@@ -104,7 +116,7 @@ export async function* replayFromLog(
               continue;
             }
             open.delete(key);
-            window.push(plain(entry.update));
+            window.push(logged(entry));
             continue;
           }
           if (first) {
@@ -113,7 +125,7 @@ export async function* replayFromLog(
             window.push(folded);
             open.set(key, folded);
           } else {
-            window.push(plain(entry.update));
+            window.push(logged(entry));
           }
           continue;
         }
@@ -139,7 +151,21 @@ export async function* replayFromLog(
       }
     }
   }
-  yield* window.map((item) => item.update as unknown as SessionUpdate);
+  if (window.length > 0) yield window.map(replayed);
+}
+
+function replayed(item: Item): ReplayedUpdate {
+  return { update: item.update as unknown as SessionUpdate, json: item.json };
+}
+
+/** An entry replayed exactly as logged: its stored text can be sent as is. */
+function logged(entry: LogEntry): Item {
+  return {
+    update: entry.update as unknown as Record<string, unknown>,
+    bytes: 0,
+    owned: false,
+    json: entry.json,
+  };
 }
 
 function plain(update: SessionUpdate): Item {

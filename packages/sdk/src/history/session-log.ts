@@ -56,6 +56,12 @@ export interface LogEntry {
   readonly update: SessionUpdate;
   /** Whether it is kept for replay. */
   readonly retain: boolean;
+  /**
+   * The update's JSON text as the log stored it (it parses to `update`), when the log keeps text
+   * and that text holds no line break; absent otherwise. A reader may send it instead of
+   * serializing `update` again.
+   */
+  readonly json?: string;
 }
 
 /** The sequence numbers one `append` call was given (inclusive). */

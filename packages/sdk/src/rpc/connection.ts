@@ -368,6 +368,20 @@ export class Connection<
     this.closeWith(reason ?? new RpcError(ErrorCodes.ConnectionClosed, 'connection closed locally'));
   }
 
+  /**
+   * @internal Sends a notification whose params are already serialized: `paramsJson` must be JSON
+   * text of `params` without line breaks (the agent replays log entries from their stored text).
+   * Listeners of outgoing messages still see `params`; size and outgoing-queue limits apply as to
+   * any message.
+   */
+  sendSerializedNotification(method: string, params: unknown, paramsJson: string): Promise<void> {
+    if (this.closedWith) return Promise.reject(this.closedWith);
+    const message: RpcNotification = { jsonrpc: '2.0', method, params };
+    return this.write(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`, [
+      message,
+    ]);
+  }
+
   private sendNotificationUnchecked(method: string, params: unknown): Promise<void> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const message: RpcNotification =
