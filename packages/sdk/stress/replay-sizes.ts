@@ -113,6 +113,9 @@ export async function checkReplaySizes(limit: number): Promise<ReplaySizesReport
   const sample = (why: string): void => {
     if (report.samples.length < 5) report.samples.push(`replay sizes: ${why}`);
   };
+  // Turns that reached their `idle`: replay starts once every accepted prompt's turn has.
+  let turnsEnded = 0;
+  let onTurnEnd = (): void => {};
   // The reply to a prompt `size:blocks:form`: the prompt's own content again, whole or as chunks
   // (so its line is a few bytes larger than the prompt's: the tag differs), or many small chunks.
   const agent = new Agent({
@@ -152,6 +155,8 @@ export async function checkReplaySizes(limit: number): Promise<ReplaySizesReport
         expected.set(`agent_message:${reply.messageId}`, digest(written));
       }
       await session.idle('end_turn');
+      turnsEnded++;
+      onTurnEnd();
     },
   });
   const session = await agent.createSession('/replay-sizes');
@@ -206,6 +211,18 @@ export async function checkReplaySizes(limit: number): Promise<ReplaySizesReport
     }
   }
   await until(() => writer.count('state_update') > 0 && report.prompts > 0);
+  // A prompt is answered at insertion, so the last turns may still be streaming: a replay started
+  // now would carry a reply that `expected` does not hold yet. Wait for every accepted turn (and
+  // the calibration prompt's) to end; a turn that never ends shows up below, it does not hang here.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 120_000);
+    onTurnEnd = () => {
+      if (turnsEnded < report.accepted + 1) return;
+      clearTimeout(timer);
+      resolve();
+    };
+    onTurnEnd();
+  });
   for (const params of writer.updates()) {
     const update = params.update as { sessionUpdate: string; state?: string; stopReason?: string };
     if (update.sessionUpdate === 'state_update' && update.state === 'idle' && !update.stopReason) {
