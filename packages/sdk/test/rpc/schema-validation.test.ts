@@ -53,7 +53,9 @@ describe('ACP schema validation (schemaValidator)', () => {
   });
 
   it('leaves extension methods unchecked', async () => {
-    const peer = rawPeer({ validator: schemaValidator }, (c) => c.onRequest('_vendor/free', (params) => params));
+    const peer = rawPeer({ validator: schemaValidator }, (c) =>
+      c.onRequest('_vendor/free', (params) => params),
+    );
     peer.sendJson({ jsonrpc: '2.0', id: 3, method: '_vendor/free', params: { anything: [1, 'x'] } });
     expect(await peer.next()).toEqual({ jsonrpc: '2.0', id: 3, result: { anything: [1, 'x'] } });
   });
