@@ -51,12 +51,17 @@ function start() {
       }
   });
   v1.onRequest('session/request_permission', () => ({ outcome: { outcome: 'cancelled' } }));
+  const asked: V1.CreateElicitationRequest[] = [];
+  v1.onRequest('elicitation/create', (params) => {
+    asked.push(params);
+    return { action: 'accept', content: { colour: 'teal' } };
+  });
   v1.listen();
   const waitFor = (test: (u: V1.SessionUpdate) => boolean, from = 0) =>
     updates.slice(from).some(test)
       ? Promise.resolve()
       : new Promise<void>((resolve) => waiters.push({ test, resolve }));
-  return { v1, updates, waitFor };
+  return { v1, updates, waitFor, asked };
 }
 
 const text = (t: string) => [{ type: 'text' as const, text: t }];
@@ -130,6 +135,29 @@ describe('a v2 agent with login, modes and options behind `--serve v1`', () => {
     await expect(v1.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] })).rejects.toMatchObject({
       code: -32000,
     });
+    v1.close();
+  });
+
+  it('asks a v1 client that advertised elicitation in v1 form and hands its answer to the v2 agent', async () => {
+    const { v1, updates, asked } = start();
+    await v1.sendRequest('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: { elicitation: { form: {} } },
+    });
+    await v1.sendRequest('authenticate', { methodId: 'token' });
+    const { sessionId } = await v1.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] });
+    const from = updates.length;
+    expect(await v1.sendRequest('session/prompt', { sessionId, prompt: text('/ask') })).toEqual({
+      stopReason: 'end_turn',
+    });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ sessionId, mode: 'form', message: 'Which colour?' });
+    const said = updates
+      .slice(from)
+      .filter((u) => u.sessionUpdate === 'agent_message_chunk')
+      .map((u) => (u as { content: { text?: string } }).content.text ?? '')
+      .join('');
+    expect(said).toBe('accept: teal');
     v1.close();
   });
 });

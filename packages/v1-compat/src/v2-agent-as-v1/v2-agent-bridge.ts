@@ -12,6 +12,7 @@ import type {
 import { Connection, ErrorCodes, RpcError, schemaValidator, type Transport } from '@acp-kit/sdk';
 import {
   v1ToV2Authenticate,
+  v1ToV2CreateElicitationResponse,
   v1ToV2CloseSessionRequest,
   v1ToV2DeleteSessionRequest,
   v1ToV2InitializeRequest,
@@ -26,6 +27,8 @@ import {
   v1ToV2SetSessionMode,
   v2ToV1AuthenticateResponse,
   v2ToV1CloseSessionResponse,
+  v2ToV1CompleteElicitationNotification,
+  v2ToV1CreateElicitationRequest,
   v2ToV1DeleteSessionResponse,
   v2ToV1InitializeResponse,
   v2ToV1ListSessionsResponse,
@@ -150,6 +153,21 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
       v2ToV1RequestPermissionRequest(params),
     );
     return v1ToV2RequestPermissionResponse(response);
+  });
+
+  // A v1 client that advertised elicitation (its capabilities reach the v2 agent) is asked in v1 form.
+  v2.onRequest('elicitation/create', async (params, context) =>
+    v1ToV2CreateElicitationResponse(
+      await v1.sendRequest('elicitation/create', v2ToV1CreateElicitationRequest(params), {
+        signal: context.signal,
+      }),
+    ),
+  );
+
+  v2.onNotification('elicitation/complete', (params) => {
+    v1.sendNotification('elicitation/complete', v2ToV1CompleteElicitationNotification(params)).catch(
+      () => undefined,
+    );
   });
 
   v1.onRequest('initialize', async (params) => {
