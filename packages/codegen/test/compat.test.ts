@@ -46,7 +46,7 @@ describe('the compat emitter', () => {
       'export function v2ToV1ContentBlock(value: V2.ContentBlock): V1.ContentBlock',
     );
     expect(file?.contents).toContain("case 'paused':");
-  });
+  }, 180_000); // loads and emits both whole schemas: over a minute on a loaded 2-core machine
 
   it('names the entry whose definition does not exist', () => {
     expect(problemsOf([{ name: 'Nope', kind: 'object' }])).toEqual([
