@@ -96,6 +96,21 @@ describe('a v1 agent served as v2', () => {
     expect(new Set(users.map((u) => (u as { messageId: string }).messageId))).toEqual(new Set([next]));
   });
 
+  it('refuses a prompt holding a content type v1 cannot express with -32602 and its pointer, and keeps serving the session', async () => {
+    const { rig, sessionId } = await start({ V1_ECHO: 'ids' });
+    // Unknown to both versions' known values: a v2 receiver accepts it, but it has no v1 form.
+    const video = { type: 'video', uri: 'file:///clip.mp4' } as unknown as ContentBlock;
+    const refused = rig.client.prompt(sessionId, [{ type: 'text', text: 'look' }, video]);
+    await expect(refused).rejects.toMatchObject({
+      code: -32602,
+      data: { pointer: '/params/prompt/type' },
+    });
+    const next = await rig.client.prompt(sessionId, text('after'));
+    await rig.log.idle(0);
+    const users = rig.log.updates.filter((u) => u.sessionUpdate === 'user_message');
+    expect(new Set(users.map((u) => (u as { messageId: string }).messageId))).toEqual(new Set([next]));
+  });
+
   it('passes session/cancel through: the turn ends idle/cancelled and a held prompt is rejected with -32800', async () => {
     const { rig, sessionId } = await start();
     const slow = await rig.client.prompt(sessionId, text('slow'));

@@ -14,6 +14,7 @@ import {
   v2ToV1RequestPermissionResponse,
 } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
+import { convertParams } from '../compat-error.js';
 import type { MessageKind } from '../message-ids.js';
 import type { MessageTracker } from './message-tracker.js';
 import { sessionInternals } from './sdk-internals.js';
@@ -227,11 +228,24 @@ export class BridgedSession {
       this.#startNext();
       return;
     }
+    // Converted before the turn starts: a block with no v1 form (an unknown content type, which a
+    // v2 receiver must accept) refuses this prompt with -32602 and its pointer, and the next one runs.
+    let v1Prompt: V1.ContentBlock[];
+    try {
+      v1Prompt = convertParams(
+        () => next.prompt.content.map((b) => v2ToV1ContentBlock(b)),
+        '/params/prompt',
+      );
+    } catch (error) {
+      if (next.prompt.state === 'pending') next.prompt.reject(this.#link.toBridgeError(error));
+      this.#startNext();
+      return;
+    }
     const turn: Turn = { prompt: next.prompt, peer: next.peer, inserted: false };
     this.#turn = turn;
     this.#tracker.breakRun();
     this.#link
-      .prompt({ sessionId: this.id, prompt: next.prompt.content.map((b) => v2ToV1ContentBlock(b)) })
+      .prompt({ sessionId: this.id, prompt: v1Prompt })
       .then(
         (result) => this.#enqueue(() => this.#finish(turn, result)),
         (error: unknown) => this.#enqueue(() => this.#fail(turn, error)),
