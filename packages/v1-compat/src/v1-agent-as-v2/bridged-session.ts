@@ -232,10 +232,7 @@ export class BridgedSession {
     // v2 receiver must accept) refuses this prompt with -32602 and its pointer, and the next one runs.
     let v1Prompt: V1.ContentBlock[];
     try {
-      v1Prompt = convertParams(
-        () => next.prompt.content.map((b) => v2ToV1ContentBlock(b)),
-        '/params/prompt',
-      );
+      v1Prompt = convertParams(() => next.prompt.content.map((b) => v2ToV1ContentBlock(b)), '/params/prompt');
     } catch (error) {
       if (next.prompt.state === 'pending') next.prompt.reject(this.#link.toBridgeError(error));
       this.#startNext();
@@ -244,12 +241,10 @@ export class BridgedSession {
     const turn: Turn = { prompt: next.prompt, peer: next.peer, inserted: false };
     this.#turn = turn;
     this.#tracker.breakRun();
-    this.#link
-      .prompt({ sessionId: this.id, prompt: v1Prompt })
-      .then(
-        (result) => this.#enqueue(() => this.#finish(turn, result)),
-        (error: unknown) => this.#enqueue(() => this.#fail(turn, error)),
-      );
+    this.#link.prompt({ sessionId: this.id, prompt: v1Prompt }).then(
+      (result) => this.#enqueue(() => this.#finish(turn, result)),
+      (error: unknown) => this.#enqueue(() => this.#fail(turn, error)),
+    );
   }
 
   async #finish(turn: Turn, result: V1.PromptResponse): Promise<void> {
