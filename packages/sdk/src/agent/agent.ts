@@ -14,7 +14,6 @@ import type {
 } from '@acp-kit/schema';
 import { randomUUID } from 'node:crypto';
 import { isAbsolute } from 'node:path';
-import { HistoryStoreError } from '../history/errors.js';
 import type { HistoryStore, ReplayVia } from '../history/history-store.js';
 import { MemoryHistoryStore } from '../history/memory-history-store.js';
 import type { SessionLog } from '../history/session-log.js';
@@ -30,7 +29,7 @@ import { withSettings } from './session-settings.js';
 import { replayFromLog } from './log-replay.js';
 import { sendReplay } from './send-replay.js';
 import { MethodGate } from './method-gate.js';
-import { toWireError } from './wire-errors.js';
+import { wire } from './wire-errors.js';
 import type { ClientPeer } from './client-peer.js';
 import { PendingPrompt } from './pending-prompt.js';
 import { forwardedPromptPeer } from './forwarded-prompt-peer.js';
@@ -562,18 +561,4 @@ function requireAbsolute(cwd: string): void {
       expected: 'an absolute path',
     });
   }
-}
-
-/** Runs a request handler with its errors passed through {@link toWireError}. */
-function wire<P, R>(handler: (params: P, context: RequestContext) => Promise<R>) {
-  return async (params: P, context: RequestContext): Promise<R> => {
-    try {
-      return await handler(params, context);
-    } catch (error) {
-      if (error instanceof HistoryStoreError) {
-        throw toWireError(error, () => new RpcError(ErrorCodes.InternalError, 'Internal error'));
-      }
-      throw error;
-    }
-  };
 }

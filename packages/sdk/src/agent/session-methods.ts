@@ -6,7 +6,6 @@ import type {
   SessionId,
 } from '@acp-kit/schema';
 import { isAbsolute } from 'node:path';
-import { HistoryStoreError } from '../history/errors.js';
 import type { RequestContext } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import type { Agent, AgentOptions, HandlerErrorContext } from './agent.js';
@@ -18,7 +17,7 @@ import type { MethodGate } from './method-gate.js';
 import type { MethodContext, SessionSetup } from './method-options.js';
 import { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionNotFound } from './session-directory.js';
 import { type SessionSettings, settingsOf, updateSettings } from './session-settings.js';
-import { toWireError } from './wire-errors.js';
+import { wire } from './wire-errors.js';
 
 /** What the method handlers of one connection need from the agent serving it. */
 export interface MethodHost {
@@ -272,18 +271,4 @@ export function registerSessionMethods(connection: Pick<MethodGate, 'onRequest'>
       return {};
     });
   }
-}
-
-/** Runs a request handler with store errors passed through {@link toWireError}. */
-function wire<P, R>(handler: (params: P, context: RequestContext) => Promise<R>) {
-  return async (params: P, context: RequestContext): Promise<R> => {
-    try {
-      return await handler(params, context);
-    } catch (error) {
-      if (error instanceof HistoryStoreError) {
-        throw toWireError(error, () => new RpcError(ErrorCodes.InternalError, 'Internal error'));
-      }
-      throw error;
-    }
-  };
 }

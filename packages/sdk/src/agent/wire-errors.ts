@@ -1,4 +1,5 @@
 import { HistoryStoreError } from '../history/errors.js';
+import type { RequestContext } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 
 /**
@@ -18,4 +19,21 @@ export function toWireError(error: unknown, fallback: () => RpcError): RpcError 
     );
   }
   return fallback();
+}
+
+/**
+ * Wraps a request handler so that a {@link HistoryStoreError} it throws reaches the client through
+ * {@link toWireError}; any other error passes unchanged to the connection's own handling.
+ */
+export function wire<P, R>(handler: (params: P, context: RequestContext) => Promise<R>) {
+  return async (params: P, context: RequestContext): Promise<R> => {
+    try {
+      return await handler(params, context);
+    } catch (error) {
+      if (error instanceof HistoryStoreError) {
+        throw toWireError(error, () => new RpcError(ErrorCodes.InternalError, 'Internal error'));
+      }
+      throw error;
+    }
+  };
 }
