@@ -31,6 +31,12 @@ import {
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../rpc/ndjson.js';
 import type { ClientPeer } from './client-peer.js';
+import {
+  type CompactionFields,
+  type CompactionHandle,
+  type CompactionOptions,
+  startCompaction,
+} from './compaction.js';
 import { askClients, type ElicitOptions, type FormElicitation, type UrlElicitation } from './elicitation.js';
 import type { InsertOptions } from './pending-prompt.js';
 import { settingsOf, updateSettings } from './session-settings.js';
@@ -669,6 +675,18 @@ export class AgentSession {
    */
   terminal(fields: TerminalFields = {}, options: TerminalOptions = {}): Promise<TerminalHandle> {
     return this.#work.terminal(this, fields, options);
+  }
+
+  /**
+   * Starts reporting a compaction of the session's context (`compaction_update`, `in_progress`
+   * unless `fields` says otherwise); the handle streams its summary and reports how it ended.
+   * Retained and replayed by `session/resume` under its `compactionId`.
+   */
+  compaction(
+    fields: Partial<CompactionFields> = {},
+    options: CompactionOptions = {},
+  ): Promise<CompactionHandle> {
+    return startCompaction(this, fields, options);
   }
 
   /** Replaces the session's plan (`plan_update`, retained). */

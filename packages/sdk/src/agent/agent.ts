@@ -13,7 +13,6 @@ import type {
   SessionId,
 } from '@acp-kit/schema';
 import { randomUUID } from 'node:crypto';
-import { isAbsolute } from 'node:path';
 import type { HistoryStore, ReplayVia } from '../history/history-store.js';
 import { MemoryHistoryStore } from '../history/memory-history-store.js';
 import type { SessionLog } from '../history/session-log.js';
@@ -23,7 +22,7 @@ import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { AgentSession, sessionLogOf } from './agent-session.js';
 import { ConnectionState } from './connection-state.js';
 import type { AgentMethodOptions } from './method-options.js';
-import { newSession, prepareResume, registerSessionMethods } from './session-methods.js';
+import { newSession, prepareResume, registerSessionMethods, requireAbsolute } from './session-methods.js';
 import type { SessionSettings } from './session-settings.js';
 import { withSettings } from './session-settings.js';
 import { replayFromLog } from './log-replay.js';
@@ -550,15 +549,5 @@ export class Agent {
     } catch {
       // The hook is for logging; its own failure must not disturb the connection.
     }
-  }
-}
-
-/** Refuses a relative working directory (the protocol requires an absolute path). */
-function requireAbsolute(cwd: string): void {
-  if (!isAbsolute(cwd)) {
-    throw new RpcError(ErrorCodes.InvalidParams, `cwd must be an absolute path, got ${JSON.stringify(cwd)}`, {
-      pointer: '/params/cwd',
-      expected: 'an absolute path',
-    });
   }
 }

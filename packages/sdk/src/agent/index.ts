@@ -13,6 +13,7 @@ export {
   type SessionActivity,
 } from './agent-session.js';
 export type { ClientPeer } from './client-peer.js';
+export type { CompactionFields, CompactionHandle, CompactionOptions } from './compaction.js';
 export { applyConfigOption } from './config-options.js';
 export { canElicit, type ElicitOptions, type FormElicitation, type UrlElicitation } from './elicitation.js';
 export type { AgentAuthOptions, AgentMethodOptions, MethodContext, SessionSetup } from './method-options.js';

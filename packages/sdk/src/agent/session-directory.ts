@@ -38,6 +38,8 @@ export async function listSessionPage(
   const cwd = request.cwd ?? undefined;
   const sessions: SessionInfo[] = [];
   let cursor = request.cursor ?? null;
+  // An empty string is no position (the directory would read it as the first page): never issued.
+  if (cursor === '') throw invalidCursor(cursor);
   for (let scanned = 0; scanned < MAX_SCANNED_PAGES; scanned++) {
     let page: Awaited<ReturnType<SessionLog['listSessions']>>;
     try {
@@ -45,10 +47,7 @@ export async function listSessionPage(
       page = await log.listSessions({ cursor, limit: pageSize - sessions.length });
     } catch (error) {
       if (error instanceof HistoryStoreError && error.code === 'invalid_argument') {
-        throw new RpcError(ErrorCodes.InvalidParams, `Invalid cursor: ${JSON.stringify(cursor)}`, {
-          pointer: '/params/cursor',
-          expected: 'a nextCursor from an earlier session/list response',
-        });
+        throw invalidCursor(cursor);
       }
       throw error;
     }
@@ -59,6 +58,14 @@ export async function listSessionPage(
     if (cursor === null || sessions.length >= pageSize) break;
   }
   return { sessions, ...(cursor === null ? {} : { nextCursor: cursor }) };
+}
+
+/** -32602 at `/params/cursor` for a cursor no `session/list` answer issued. */
+function invalidCursor(cursor: string | null): RpcError {
+  return new RpcError(ErrorCodes.InvalidParams, `Invalid cursor: ${JSON.stringify(cursor)}`, {
+    pointer: '/params/cursor',
+    expected: 'a nextCursor from an earlier session/list response',
+  });
 }
 
 /** -32002 for a session the log does not have (the schema's SessionNotFoundErrorData). */

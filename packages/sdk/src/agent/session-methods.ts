@@ -48,6 +48,19 @@ export async function runHandler<T>(
   }
 }
 
+/**
+ * Refuses a relative working directory (`session/new`, `session/resume`, the `session/list`
+ * filter): ACP requires absolute paths.
+ */
+export function requireAbsolute(cwd: string): void {
+  if (!isAbsolute(cwd)) {
+    throw new RpcError(ErrorCodes.InvalidParams, `cwd must be an absolute path, got ${JSON.stringify(cwd)}`, {
+      pointer: '/params/cwd',
+      expected: 'an absolute path',
+    });
+  }
+}
+
 /** Refuses directories that are not absolute paths, with the pointer of the first one. */
 export function requireAbsoluteDirectories(directories: readonly string[] | undefined): void {
   for (const [i, directory] of (directories ?? []).entries()) {
@@ -150,6 +163,7 @@ export function registerSessionMethods(connection: Pick<MethodGate, 'onRequest'>
     'session/list',
     wire(async (params, request) => {
       state.gate('session/list');
+      if (typeof params.cwd === 'string') requireAbsolute(params.cwd);
       const builtIn = (p: typeof params) =>
         listSessionPage(agent.log, p, options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE);
       if (!options.listSessions) return builtIn(params);

@@ -216,6 +216,13 @@ export function describeSessionLogContract(
           '/afterSeq',
         );
         assert.equal((await failsWith(log.read('s', { limit: 0 }), 'invalid_argument')).pointer, '/limit');
+        for (const cursor of ['garbage', '-1', '2.5']) {
+          assert.equal(
+            (await failsWith(log.listSessions({ cursor }), 'invalid_argument')).pointer,
+            '/cursor',
+            `cursor ${JSON.stringify(cursor)}`,
+          );
+        }
         assert.equal((await log.getSession('s'))?.lastSeq, 0);
       });
     });

@@ -63,6 +63,43 @@ describe('session/list', () => {
     expect(typeError.data).toMatchObject({ pointer: '/params/cursor' });
     expect((await a.connection.sendRequest('session/list', {})).sessions).toHaveLength(1);
   });
+
+  it('answers an empty, negative or fractional cursor with -32602 at /params/cursor, saying what it expected', async () => {
+    const a = await agent(['--page-size', '1']);
+    await a.connection.sendRequest('session/new', { cwd: '/repo' });
+    await a.connection.sendRequest('session/new', { cwd: '/repo' });
+    for (const cursor of ['', '-1', '2.5']) {
+      expect(await errorOf(a.connection.sendRequest('session/list', { cursor }))).toMatchObject({
+        code: -32602,
+        message: `Invalid cursor: ${JSON.stringify(cursor)}`,
+        data: { pointer: '/params/cursor', expected: 'a nextCursor from an earlier session/list response' },
+      });
+    }
+    // An issued cursor still pages on.
+    const first = await a.connection.sendRequest('session/list', {});
+    const second = await a.connection.sendRequest('session/list', { cursor: first.nextCursor });
+    expect(second.sessions).toHaveLength(1);
+    expect(second.sessions[0]?.sessionId).not.toBe(first.sessions[0]?.sessionId);
+  });
+
+  it('refuses a relative cwd filter with -32602 at /params/cwd (ACP paths are absolute) and keeps serving', async () => {
+    const a = await agent();
+    await a.connection.sendRequest('session/new', { cwd: '/work/repo' });
+    for (const cwd of ['repo', './repo', 'work/repo']) {
+      expect(await errorOf(a.connection.sendRequest('session/list', { cwd }))).toMatchObject({
+        code: -32602,
+        message: `cwd must be an absolute path, got ${JSON.stringify(cwd)}`,
+        data: { pointer: '/params/cwd', expected: 'an absolute path' },
+      });
+    }
+    // An empty path already fails the schema (AbsolutePath has minLength 1), at the same pointer.
+    expect(await errorOf(a.connection.sendRequest('session/list', { cwd: '' }))).toMatchObject({
+      code: -32602,
+      data: { pointer: '/params/cwd' },
+    });
+    expect((await a.connection.sendRequest('session/list', { cwd: '/work/repo' })).sessions).toHaveLength(1);
+    expect((await a.connection.sendRequest('session/list', { cwd: null })).sessions).toHaveLength(1);
+  });
 });
 
 describe('session/new', () => {

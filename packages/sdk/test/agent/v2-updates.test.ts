@@ -344,6 +344,55 @@ describe('auth/login and auth/logout', () => {
     ]);
   });
 
+  it('after auth/logout refuses session/new, prompts and resume with -32000 again, until the next login', async () => {
+    const a = await agent(['--require-login']);
+    const login = () =>
+      a.connection.sendRequest('auth/login', { methodId: 'token', _meta: { password: 'open sesame' } });
+    await login();
+    const { sessionId } = await a.connection.sendRequest('session/new', { cwd: '/repo' });
+    await a.connection.sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'one' }] });
+    await a.until((u) => turnsEnded(u, sessionId));
+
+    expect(await a.connection.sendRequest('auth/logout', {})).toEqual({});
+    const refused = await errorOf(a.connection.sendRequest('session/new', { cwd: '/repo' }));
+    expect(refused).toMatchObject({ code: -32000 });
+    expect(refused.message).toMatch(/auth\/login before session\/new/);
+    for (const [method, params] of [
+      ['session/prompt', { sessionId, prompt: [{ type: 'text', text: 'two' }] }],
+      ['session/resume', { sessionId, cwd: '/repo' }],
+      ['session/set_config_option', { type: 'id', sessionId, configId: 'mode', value: 'code' }],
+    ] as const) {
+      expect(await errorOf(a.connection.sendRequest(method, params as never)), method).toMatchObject({
+        code: -32000,
+      });
+    }
+    // Logging out twice is harmless; the refused prompt was never inserted.
+    expect(await a.connection.sendRequest('auth/logout', {})).toEqual({});
+    await login();
+    await a.connection.sendRequest('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'three' }],
+    });
+    await a.until((u) => turnsEnded(u, sessionId, 2));
+    const said = a
+      .of(sessionId)
+      .filter((u) => u.sessionUpdate === 'user_message')
+      .map((u) => JSON.stringify(u));
+    expect(said).toHaveLength(2);
+    expect(said.some((u) => u.includes('"two"'))).toBe(false);
+  });
+
+  it('with login optional, auth/logout leaves the session methods served', async () => {
+    const a = await agent(['--auth']);
+    await a.connection.sendRequest('session/new', { cwd: '/repo' });
+    await a.connection.sendRequest('auth/login', { methodId: 'token', _meta: { password: 'open sesame' } });
+    expect(await a.connection.sendRequest('auth/logout', {})).toEqual({});
+    const { sessionId } = await a.connection.sendRequest('session/new', { cwd: '/repo' });
+    expect((await a.connection.sendRequest('session/list', {})).sessions.map((s) => s.sessionId)).toContain(
+      sessionId,
+    );
+  });
+
   it('answers auth/login -32601 when the agent advertises no methods', async () => {
     const a = await agent();
     expect(await errorOf(a.connection.sendRequest('auth/login', { methodId: 'token' }))).toMatchObject({
