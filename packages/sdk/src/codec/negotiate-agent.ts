@@ -1,5 +1,6 @@
 import type { FrameError } from '../rpc/ndjson.js';
 import type { MessageReaderListener, Transport } from '../rpc/transport.js';
+import { batchedInitialize, initializeVersion, refuseBatch } from './initialize-version.js';
 import { unsupportedProtocolVersion } from './unsupported-version.js';
 import type { CodecChannel, CodecSession, WireCodec } from './wire-codec.js';
 
@@ -30,7 +31,10 @@ export interface AgentNegotiationOptions {
  *   -32602 naming `/params/protocolVersion`.
  *
  * Until `initialize` decides, messages pass through as v2 (the agent refuses session methods
- * before `initialize` anyway).
+ * before `initialize` anyway). A JSON-RPC batch holding the first `initialize` negotiates v2 when
+ * it asks for 2 or more; asking for less, the whole batch is refused in one answer array (-32600
+ * per request, -32022 for the `initialize` when no codec serves its version), since no earlier
+ * version has batches, and the connection stays undecided.
  */
 export function negotiateAgentVersion(
   transport: Transport,
@@ -87,9 +91,36 @@ export function negotiateAgentVersion(
       decided.fromPeer(value);
       return;
     }
+    if (Array.isArray(value)) {
+      receiveBatch(value, text);
+      return;
+    }
     const requested = initializeVersion(value);
     if (requested === undefined) listener?.onMessage(text);
     else choose(requested, value as { id: unknown }, text);
+  };
+
+  /**
+   * A batch before any version was chosen. One whose `initialize` asks for 2 or more negotiates v2
+   * (v2 takes batches) and goes to the connection whole; one asking for less is refused entry by
+   * entry in one array (no earlier version has batches) and decides nothing; a batch without a
+   * usable `initialize` goes to the connection, which answers it as v2.
+   */
+  const receiveBatch = (entries: unknown[], text: string): void => {
+    const initialize = batchedInitialize(entries);
+    if (initialize === undefined) {
+      listener?.onMessage(text);
+      return;
+    }
+    if (initialize.requested >= CORE_PROTOCOL_VERSION) {
+      decided = 'v2';
+      options.onNegotiated?.(CORE_PROTOCOL_VERSION);
+      listener?.onMessage(text);
+      return;
+    }
+    const served = codecs.some((codec) => codec.protocolVersion <= initialize.requested);
+    const refusal = served ? undefined : unsupportedProtocolVersion(initialize.requested, supported);
+    writeToPeer(refuseBatch(entries, initialize, refusal)).catch(() => undefined);
   };
 
   return {
@@ -115,13 +146,4 @@ export function negotiateAgentVersion(
       close: () => transport.writer.close(),
     },
   };
-}
-
-/** The protocol version an `initialize` request asks for, when the message is one and says one. */
-function initializeVersion(value: unknown): number | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const message = value as { method?: unknown; id?: unknown; params?: unknown };
-  if (message.method !== 'initialize' || message.id === undefined || message.id === null) return undefined;
-  const version = (message.params as { protocolVersion?: unknown } | null | undefined)?.protocolVersion;
-  return typeof version === 'number' && Number.isSafeInteger(version) && version >= 0 ? version : undefined;
 }

@@ -170,3 +170,126 @@ describe('version negotiation at initialize (negotiateAgentVersion)', () => {
     });
   });
 });
+
+/** A raw client that writes whole lines and reads every line the agent writes, parsed. */
+async function rawLines(port: number) {
+  const socket = createConnection({ host: '127.0.0.1', port });
+  sockets.push(socket);
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  const lines: unknown[] = [];
+  let buffered = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (text: string) => {
+    buffered += text;
+    const parts = buffered.split('\n');
+    buffered = parts.pop() ?? '';
+    for (const part of parts) lines.push(JSON.parse(part));
+  });
+  return {
+    lines,
+    send: (value: unknown) => socket.write(`${JSON.stringify(value)}\n`),
+    /** Resolves with the `count`-th line the agent wrote. */
+    line: async (count: number): Promise<unknown> => {
+      await expect.poll(() => lines.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(count);
+      return lines[count - 1];
+    },
+  };
+}
+
+const request = (id: number, method: string, params: unknown) => ({ jsonrpc: '2.0', id, method, params });
+
+describe('a batch holding the first initialize', () => {
+  it('negotiates v2 when its initialize asks for 2, and is answered as one array', async () => {
+    const chosen: number[] = [];
+    const port = await listen([oldCodec], chosen);
+    const client = await rawLines(port);
+    client.send([
+      request(1, 'initialize', { protocolVersion: 2, info }),
+      { jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: 'sess_none' } },
+    ]);
+    const answer = (await client.line(1)) as Line[];
+    expect(Array.isArray(answer)).toBe(true);
+    expect(answer).toHaveLength(1);
+    expect(answer[0]).toMatchObject({ id: 1, result: { protocolVersion: 2, info: { name: 'negotiating' } } });
+    expect(chosen).toEqual([2]);
+    client.send(request(2, 'session/new', { cwd: '/tmp' }));
+    expect(await client.line(2)).toMatchObject({ id: 2, result: { sessionId: expect.any(String) } });
+  });
+
+  it('refuses the whole batch in one array when its initialize asks for 1 (v1 has no batches), and stays undecided', async () => {
+    const chosen: number[] = [];
+    const opened = oldCodec.opened;
+    const port = await listen([oldCodec], chosen);
+    const client = await rawLines(port);
+    client.send([
+      request(1, 'initialize', { protocolVersion: 1, clientName: 'legacy' }),
+      { jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: 'sess_none' } },
+      request(2, 'session/new', { cwd: '/tmp' }),
+    ]);
+    const answer = (await client.line(1)) as Line[];
+    expect(answer).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32600,
+          message:
+            'Invalid request: initialize for protocol version 1 cannot be batched (version 1 has no batches); send it as a single message',
+          data: { pointer: '/0', expected: 'initialize as a single message, not in a batch' },
+        },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        error: {
+          code: -32600,
+          message:
+            'Invalid request: not processed, because the initialize at /0 of this batch asks for protocol version 1, which has no batches',
+          data: { pointer: '/2', expected: 'a single message after a single initialize' },
+        },
+      },
+    ]);
+    expect(chosen).toEqual([]);
+    expect(oldCodec.opened).toBe(opened);
+    // The same initialize sent alone negotiates version 1.
+    client.send(request(3, 'initialize', { protocolVersion: 1, clientName: 'legacy' }));
+    expect(await client.line(2)).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      result: { version: 1, agent: { name: 'negotiating', version: '1.0.0' } },
+    });
+    expect(chosen).toEqual([1]);
+  });
+
+  it('answers a batched initialize for a version nothing serves with -32022 and its data inside the array', async () => {
+    const chosen: number[] = [];
+    const port = await listen([], chosen);
+    const client = await rawLines(port);
+    client.send([request(7, 'initialize', { protocolVersion: 1, clientCapabilities: {} })]);
+    expect(await client.line(1)).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        error: {
+          code: -32022,
+          message: 'Unsupported protocol version 1: this agent speaks 2',
+          data: { requested: 1, supported: [2] },
+        },
+      },
+    ]);
+    client.send(request(8, 'initialize', { protocolVersion: 2, info }));
+    expect(await client.line(2)).toMatchObject({ id: 8, result: { protocolVersion: 2 } });
+    expect(chosen).toEqual([2]);
+  });
+
+  it('leaves a batch whose initialize has no usable version to the v2 connection: -32602 in the array', async () => {
+    const chosen: number[] = [];
+    const port = await listen([oldCodec], chosen);
+    const client = await rawLines(port);
+    client.send([request(1, 'initialize', { protocolVersion: 'two', info })]);
+    expect(await client.line(1)).toEqual([
+      expect.objectContaining({ id: 1, error: expect.objectContaining({ code: -32602 }) }),
+    ]);
+    expect(chosen).toEqual([]);
+  });
+});
