@@ -73,13 +73,13 @@ function prepareAll(db: Database.Database) {
  * but run synchronously on the calling thread; each write is one transaction.
  */
 export class SqliteHistoryStore implements HistoryStore {
-  private readonly sql: ReturnType<typeof prepareAll>;
+  readonly #sql: ReturnType<typeof prepareAll>;
 
   private constructor(
     /** The session log on the same file; an agent given this store uses it. */
     readonly log: SqliteSessionLog,
   ) {
-    this.sql = prepareAll(log.db);
+    this.#sql = prepareAll(log.db);
   }
 
   /** The database file. */
@@ -116,7 +116,7 @@ export class SqliteHistoryStore implements HistoryStore {
   }
 
   async appendMessage(sessionId: SessionId, message: NewRetainedMessage): Promise<RetainedMessage> {
-    const [result] = await this.appendAll(sessionId, [message]);
+    const [result] = await this.#appendAll(sessionId, [message]);
     return result!;
   }
 
@@ -125,7 +125,7 @@ export class SqliteHistoryStore implements HistoryStore {
    * them or none. Returns how many were appended.
    */
   async appendMessages(sessionId: SessionId, messages: Iterable<NewRetainedMessage>): Promise<number> {
-    return (await this.appendAll(sessionId, messages)).length;
+    return (await this.#appendAll(sessionId, messages)).length;
   }
 
   async appendChunk(sessionId: SessionId, target: MessageTarget, block: ContentBlock): Promise<void> {
@@ -133,7 +133,7 @@ export class SqliteHistoryStore implements HistoryStore {
       check.checkTarget(target);
       check.checkBlock(block, '/block');
       const row = this.log.sessionRow(sessionId);
-      const ref = this.locate(row.ordinal, sessionId, target);
+      const ref = this.#locate(row.ordinal, sessionId, target);
       return this.log.appendRows(row, [{ update: chunkUpdate(ref.kind, ref.messageId, block) }]);
     });
     this.log.publish(sessionId, entries);
@@ -150,7 +150,7 @@ export class SqliteHistoryStore implements HistoryStore {
       if (content !== null) check.checkContent(content, '/content');
       if (options.via !== undefined) check.checkVia(options.via, '/via');
       const row = this.log.sessionRow(sessionId);
-      const ref = this.locate(row.ordinal, sessionId, target);
+      const ref = this.#locate(row.ordinal, sessionId, target);
       return this.log.appendRows(
         row,
         [{ update: messageUpdate(ref.kind, ref.messageId, content ?? []) }],
@@ -166,8 +166,8 @@ export class SqliteHistoryStore implements HistoryStore {
       const { ordinal } = this.log.sessionRow(sessionId);
       const row =
         typeof target === 'string'
-          ? this.sql.byId.get(ordinal, target)
-          : this.sql.byRef.get(ordinal, target.kind, target.messageId);
+          ? this.#sql.byId.get(ordinal, target)
+          : this.#sql.byRef.get(ordinal, target.kind, target.messageId);
       return row !== undefined;
     });
   }
@@ -180,12 +180,12 @@ export class SqliteHistoryStore implements HistoryStore {
         const after = check.afterSeq(options.afterSeq);
         const limit = check.pageLimit(options.limit);
         const { ordinal } = this.log.sessionRow(sessionId);
-        const rows = this.sql.pageMessages.all(ordinal, after, limit + 1);
+        const rows = this.#sql.pageMessages.all(ordinal, after, limit + 1);
         const page = rows.slice(0, limit);
         const last = page.at(-1);
         const content = new Map<number, ContentBlock[]>();
         if (last !== undefined) {
-          for (const [seq, block] of this.sql.pageBlocks.all(ordinal, after, last.seq)) {
+          for (const [seq, block] of this.#sql.pageBlocks.all(ordinal, after, last.seq)) {
             const blocks = content.get(seq);
             if (blocks === undefined) content.set(seq, [JSON.parse(block) as ContentBlock]);
             else blocks.push(JSON.parse(block) as ContentBlock);
@@ -215,10 +215,7 @@ export class SqliteHistoryStore implements HistoryStore {
     return this.log.close();
   }
 
-  private async appendAll(
-    sessionId: SessionId,
-    messages: Iterable<NewRetainedMessage>,
-  ): Promise<RetainedMessage[]> {
+  async #appendAll(sessionId: SessionId, messages: Iterable<NewRetainedMessage>): Promise<RetainedMessage[]> {
     const published: LogEntry[] = [];
     const results = this.log.write('append to', () => {
       const row = this.log.sessionRow(sessionId);
@@ -264,12 +261,12 @@ export class SqliteHistoryStore implements HistoryStore {
     return results;
   }
 
-  private locate(ordinal: number, sessionId: SessionId, target: MessageTarget): MessageRef {
+  #locate(ordinal: number, sessionId: SessionId, target: MessageTarget): MessageRef {
     if (typeof target === 'string') {
-      const rows = this.sql.byId.all(ordinal, target);
+      const rows = this.#sql.byId.all(ordinal, target);
       if (rows.length > 1) check.ambiguousTarget(target, sessionId);
       if (rows[0] !== undefined) return { kind: rows[0].kind, messageId: target };
-    } else if (this.sql.byRef.get(ordinal, target.kind, target.messageId) !== undefined) {
+    } else if (this.#sql.byRef.get(ordinal, target.kind, target.messageId) !== undefined) {
       return target;
     }
     const messageId = typeof target === 'string' ? target : target.messageId;

@@ -362,7 +362,7 @@ export class SqliteSessionLog implements SessionLog {
       }
       const body = JSON.stringify(entry.update);
       this.#sql.insertEntry.run(row.ordinal, ++seq, retain ? 1 : 0, body);
-      if (retain) this.project(row, entry.update, via);
+      if (retain) this.#project(row, entry.update, via);
       stored.push({ seq, retain, update: entry.update });
     }
     row.log_seq = seq;
@@ -372,19 +372,19 @@ export class SqliteSessionLog implements SessionLog {
   }
 
   /** Applies one retained update to the per-message projection. */
-  private project(row: SessionRow, update: NewLogEntry['update'], via: ReplayVia | undefined): void {
+  #project(row: SessionRow, update: NewLogEntry['update'], via: ReplayVia | undefined): void {
     const change = messageChange(update);
     if (change === undefined) return;
     let located = this.#sql.byRef.get(row.ordinal, change.kind, change.messageId);
     if (change.op === 'chunk') {
-      located ??= this.openMessage(row, change, [], 'chunks', null);
+      located ??= this.#openMessage(row, change, [], 'chunks', null);
       this.#sql.insertBlock.run(row.ordinal, located.seq, located.block_count, JSON.stringify(change.block));
       this.#sql.setBlockCount.run(located.block_count + 1, row.ordinal, located.seq);
       return;
     }
     if (located === undefined) {
       const content = change.content ?? [];
-      this.openMessage(
+      this.#openMessage(
         row,
         change,
         content,
@@ -405,7 +405,7 @@ export class SqliteSessionLog implements SessionLog {
     if (via !== undefined) this.#sql.setVia.run(via, row.ordinal, located.seq);
   }
 
-  private openMessage(
+  #openMessage(
     row: SessionRow,
     ref: MessageRef,
     content: readonly ContentBlock[],

@@ -22,15 +22,17 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** A store that reports when it has applied `expected` updates. */
 class CountingStore extends ConversationStore {
   applied = 0;
-  constructor(
-    private readonly expected: number,
-    private readonly done: () => void,
-  ) {
+  readonly #expected: number;
+  readonly #done: () => void;
+
+  constructor(expected: number, done: () => void) {
     super();
+    this.#expected = expected;
+    this.#done = done;
   }
   override apply(notification: SessionNotification): void {
     super.apply(notification);
-    if (++this.applied === this.expected) this.done();
+    if (++this.applied === this.#expected) this.#done();
   }
 }
 

@@ -26,35 +26,35 @@ export function messageUpdateKind(sessionUpdate: unknown): MessageUpdateKind | u
  * `content` replaces (null clears), without `content` leaves it alone; a chunk appends one block.
  */
 export class ContentStore {
-  private readonly contents = new Map<string, unknown[]>();
+  readonly #contents = new Map<string, unknown[]>();
 
   /** Applies one message update. */
   apply(kind: MessageUpdateKind, messageId: string, update: Record<string, unknown>): void {
     const key = `${kind.family}\u0000${messageId}`;
-    const current = this.contents.get(key) ?? [];
+    const current = this.#contents.get(key) ?? [];
     if (kind.chunk) {
-      this.contents.set(key, [...current, update.content]);
+      this.#contents.set(key, [...current, update.content]);
     } else if (!('content' in update)) {
-      this.contents.set(key, current);
+      this.#contents.set(key, current);
     } else {
-      this.contents.set(key, Array.isArray(update.content) ? [...update.content] : []);
+      this.#contents.set(key, Array.isArray(update.content) ? [...update.content] : []);
     }
   }
 
   /** Whether the store holds the message. */
   has(family: MessageFamily, messageId: string): boolean {
-    return this.contents.has(`${family}\u0000${messageId}`);
+    return this.#contents.has(`${family}\u0000${messageId}`);
   }
 
   /** The message's content blocks (empty when unknown). */
   get(family: MessageFamily, messageId: string): unknown[] {
-    return this.contents.get(`${family}\u0000${messageId}`) ?? [];
+    return this.#contents.get(`${family}\u0000${messageId}`) ?? [];
   }
 
   /** An independent copy, so replay can be applied without touching the original. */
   clone(): ContentStore {
     const copy = new ContentStore();
-    for (const [key, value] of this.contents) copy.contents.set(key, [...value]);
+    for (const [key, value] of this.#contents) copy.#contents.set(key, [...value]);
     return copy;
   }
 }

@@ -1,16 +1,16 @@
 /** Builds transcripts line by line for lint tests, so each test shows exactly what is on the wire. */
 export class TranscriptBuilder {
-  private readonly lines: string[] = [];
+  readonly #lines: string[] = [];
 
   /** The 1-based number the next line will get. */
   get nextLine(): number {
-    return this.lines.length + 1;
+    return this.#lines.length + 1;
   }
 
   /** Appends a raw line (for malformed-line tests); returns its line number. */
   raw(text: string): number {
-    this.lines.push(text);
-    return this.lines.length;
+    this.#lines.push(text);
+    return this.#lines.length;
   }
 
   /** Appends a message from the client; returns its line number. */
@@ -84,6 +84,6 @@ export class TranscriptBuilder {
 
   /** The transcript text. */
   text(): string {
-    return `${this.lines.join('\n')}\n`;
+    return `${this.#lines.join('\n')}\n`;
   }
 }

@@ -12,13 +12,20 @@ class Follower implements LogSubscription {
   #missed = false;
   #closed = false;
 
+  readonly #owner: LogFollowers;
+  readonly #listener: LogListener;
+  readonly #read: Reader;
+
   constructor(
-    private readonly owner: LogFollowers,
+    owner: LogFollowers,
     readonly sessionId: SessionId,
     afterSeq: number,
-    private readonly listener: LogListener,
-    private readonly read: Reader,
+    listener: LogListener,
+    read: Reader,
   ) {
+    this.#owner = owner;
+    this.#listener = listener;
+    this.#read = read;
     this.#position = afterSeq;
     queueMicrotask(() => void this.#catchUp());
   }
@@ -26,7 +33,7 @@ class Follower implements LogSubscription {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.owner.remove(this);
+    this.#owner.remove(this);
   }
 
   /** New entries committed through this store object, in order. */
@@ -42,7 +49,7 @@ class Follower implements LogSubscription {
   fail(error: unknown): void {
     if (this.#closed) return;
     this.close();
-    queueMicrotask(() => this.listener.error?.(error));
+    queueMicrotask(() => this.#listener.error?.(error));
   }
 
   #take(batch: readonly LogEntry[]): void {
@@ -62,7 +69,7 @@ class Follower implements LogSubscription {
     const fresh = start === 0 ? batch : batch.slice(start);
     this.#position = fresh.at(-1)!.seq;
     try {
-      this.listener.entries(fresh);
+      this.#listener.entries(fresh);
     } catch (error) {
       this.fail(error);
     }
@@ -74,11 +81,11 @@ class Follower implements LogSubscription {
     try {
       for (;;) {
         this.#missed = false;
-        const page = await this.read(this.sessionId, { afterSeq: this.#position, limit: CATCH_UP_PAGE });
+        const page = await this.#read(this.sessionId, { afterSeq: this.#position, limit: CATCH_UP_PAGE });
         if (this.#closed) return;
         if (page.entries.length > 0) {
           this.#position = page.entries.at(-1)!.seq;
-          this.listener.entries(page.entries);
+          this.#listener.entries(page.entries);
           if (this.#closed) return;
           continue;
         }

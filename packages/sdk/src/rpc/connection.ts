@@ -155,57 +155,57 @@ export class Connection<
   OutReq extends RequestMapOf<OutReq> = AnyRequestMap,
   OutNotif extends NotificationMapOf<OutNotif> = AnyNotificationMap,
 > {
-  private readonly transport: Transport;
-  private validator: Validator;
-  private readonly validatorGiven: boolean;
-  private readonly maxQueuedBytes: number;
-  private readonly messageLimit: number;
-  private readonly batchLimit: number;
+  readonly #transport: Transport;
+  #validator: Validator;
+  readonly #validatorGiven: boolean;
+  readonly #maxQueuedBytes: number;
+  readonly #messageLimit: number;
+  readonly #batchLimit: number;
 
-  private readonly requestHandlers = new Map<string, AnyRequestHandler>();
-  private readonly notificationHandlers = new Map<string, AnyNotificationHandler>();
-  private requestFallback: AnyRequestHandler | undefined;
-  private notificationFallback: AnyNotificationHandler | undefined;
+  readonly #requestHandlers = new Map<string, AnyRequestHandler>();
+  readonly #notificationHandlers = new Map<string, AnyNotificationHandler>();
+  #requestFallback: AnyRequestHandler | undefined;
+  #notificationFallback: AnyNotificationHandler | undefined;
 
-  private readonly pending = new Map<number, PendingRequest>();
-  private readonly incoming = new Map<RpcId, AbortController>();
+  readonly #pending = new Map<number, PendingRequest>();
+  readonly #incoming = new Map<RpcId, AbortController>();
   /** Answers to received requests not yet handed to the writer (waited for when the peer ends its stream). */
-  private readonly answering = new Set<Promise<void>>();
+  readonly #answering = new Set<Promise<void>>();
   /** IDs whose answers may still be sent although the connection closed (see `closeWith`). */
-  private readonly draining = new Set<RpcId>();
+  readonly #draining = new Set<RpcId>();
   /** The last write handed to the writer; writes complete in order. */
-  private lastWrite: Promise<unknown> = Promise.resolve();
-  private nextId = 1;
-  private queuedBytes = 0;
-  private listening = false;
-  private closedWith: RpcError | undefined;
+  #lastWrite: Promise<unknown> = Promise.resolve();
+  #nextId = 1;
+  #queuedBytes = 0;
+  #listening = false;
+  #closedWith: RpcError | undefined;
 
-  private readonly diagnostics = new Emitter<[Diagnostic]>();
-  private readonly messages = new Emitter<[MessageDirection, unknown]>((error) =>
-    this.diagnose({ kind: 'listener-error', message: 'a message tap threw', error }),
+  readonly #diagnostics = new Emitter<[Diagnostic]>();
+  readonly #messages = new Emitter<[MessageDirection, unknown]>((error) =>
+    this.#diagnose({ kind: 'listener-error', message: 'a message tap threw', error }),
   );
-  private readonly closeListeners = new Emitter<[RpcError]>((error) =>
-    this.diagnose({ kind: 'listener-error', message: 'a close listener threw', error }),
+  readonly #closeListeners = new Emitter<[RpcError]>((error) =>
+    this.#diagnose({ kind: 'listener-error', message: 'a close listener threw', error }),
   );
 
   constructor(transport: Transport, options: ConnectionOptions = {}) {
-    this.transport = transport;
-    this.validator = options.validator ?? noValidation;
-    this.validatorGiven = options.validator !== undefined;
-    this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
-    this.messageLimit = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.batchLimit = options.maxBatchEntries ?? DEFAULT_MAX_BATCH_ENTRIES;
+    this.#transport = transport;
+    this.#validator = options.validator ?? noValidation;
+    this.#validatorGiven = options.validator !== undefined;
+    this.#maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+    this.#messageLimit = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#batchLimit = options.maxBatchEntries ?? DEFAULT_MAX_BATCH_ENTRIES;
   }
 
   /** Starts reading from the transport. Register handlers first so no early message is refused. */
   listen(): this {
-    if (this.listening) throw new Error('Connection.listen() was already called');
-    this.listening = true;
-    this.transport.reader.listen({
-      onMessage: (text) => this.receive(text),
-      onFrameError: (error) => this.receiveFrameError(error),
+    if (this.#listening) throw new Error('Connection.listen() was already called');
+    this.#listening = true;
+    this.#transport.reader.listen({
+      onMessage: (text) => this.#receive(text),
+      onFrameError: (error) => this.#receiveFrameError(error),
       onClose: (reason) =>
-        this.closeWith(
+        this.#closeWith(
           new RpcError(
             ErrorCodes.ConnectionClosed,
             reason ? `connection closed: ${reason.message}` : 'connection closed: the peer ended the stream',
@@ -224,17 +224,17 @@ export class Connection<
    * which always wins. Call it before {@link Connection.listen}.
    */
   useDefaultValidator(validator: Validator): void {
-    if (!this.validatorGiven) this.validator = validator;
+    if (!this.#validatorGiven) this.#validator = validator;
   }
 
   /** True once the connection has closed, for whatever reason. */
   get isClosed(): boolean {
-    return this.closedWith !== undefined;
+    return this.#closedWith !== undefined;
   }
 
   /** Bytes serialized but not yet accepted by the transport (see the backpressure policy). */
   get pendingOutgoingBytes(): number {
-    return this.queuedBytes;
+    return this.#queuedBytes;
   }
 
   /** Registers the handler for one request method; a method has at most one handler. */
@@ -245,7 +245,7 @@ export class Connection<
   /** Registers a handler for an extension request method (`_`-prefixed, untyped). */
   onRequest(method: ExtensionMethod, handler: RequestHandler<unknown, unknown>): Disposable;
   onRequest(method: string, handler: (params: never, context: RequestContext) => unknown): Disposable {
-    return register(this.requestHandlers, method, handler as AnyRequestHandler);
+    return register(this.#requestHandlers, method, handler as AnyRequestHandler);
   }
 
   /** Registers the handler for one notification method; a method has at most one handler. */
@@ -259,7 +259,7 @@ export class Connection<
     method: string,
     handler: (params: never, context: NotificationContext) => unknown,
   ): Disposable {
-    return register(this.notificationHandlers, method, handler as AnyNotificationHandler);
+    return register(this.#notificationHandlers, method, handler as AnyNotificationHandler);
   }
 
   /**
@@ -269,49 +269,49 @@ export class Connection<
   onUnhandledRequest(
     handler: (method: string, params: unknown, context: RequestContext) => unknown,
   ): Disposable {
-    this.requestFallback = (params, context) => handler(context.method, params, context);
-    const installed = this.requestFallback;
+    this.#requestFallback = (params, context) => handler(context.method, params, context);
+    const installed = this.#requestFallback;
     return {
       dispose: () => {
-        if (this.requestFallback === installed) this.requestFallback = undefined;
+        if (this.#requestFallback === installed) this.#requestFallback = undefined;
       },
     };
   }
 
   /** Receives notifications no specific handler claims (instead of the unknown-notification diagnostic). */
   onUnhandledNotification(handler: (method: string, params: unknown) => void | Promise<void>): Disposable {
-    this.notificationFallback = (params, context) => handler(context.method, params);
-    const installed = this.notificationFallback;
+    this.#notificationFallback = (params, context) => handler(context.method, params);
+    const installed = this.#notificationFallback;
     return {
       dispose: () => {
-        if (this.notificationFallback === installed) this.notificationFallback = undefined;
+        if (this.#notificationFallback === installed) this.#notificationFallback = undefined;
       },
     };
   }
 
   /** Observes irregular input and handler failures; the connection keeps working regardless. */
   onDiagnostic(listener: (diagnostic: Diagnostic) => void): Disposable {
-    return this.diagnostics.on(listener);
+    return this.#diagnostics.on(listener);
   }
 
   /** Observes every parsed message in and every message out (transcript recorders hang here). */
   onMessage(listener: (direction: MessageDirection, message: unknown) => void): Disposable {
-    return this.messages.on(listener);
+    return this.#messages.on(listener);
   }
 
   /** Called once when the connection closes, with the error pending requests were rejected with. */
   onClose(listener: (reason: RpcError) => void): Disposable {
-    if (this.closedWith) {
-      const reason = this.closedWith;
+    if (this.#closedWith) {
+      const reason = this.#closedWith;
       queueMicrotask(() => listener(reason));
       return { dispose: () => {} };
     }
-    return this.closeListeners.on(listener);
+    return this.#closeListeners.on(listener);
   }
 
   /** The largest message this connection sends or accepts, in bytes of serialized JSON. */
   get maxMessageBytes(): number {
-    return this.messageLimit;
+    return this.#messageLimit;
   }
 
   /** Sends a request and resolves with its (validated) result; rejects with an {@link RpcError}. */
@@ -323,22 +323,22 @@ export class Connection<
   /** Sends an extension request (`_`-prefixed, untyped). */
   sendRequest(method: ExtensionMethod, params?: unknown, options?: RequestOptions): Promise<unknown>;
   sendRequest(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
-    if (this.closedWith) return Promise.reject(this.closedWith);
+    if (this.#closedWith) return Promise.reject(this.#closedWith);
     const { signal } = options;
     if (signal?.aborted) {
       return Promise.reject(
         new RpcError(ErrorCodes.RequestCancelled, `${method} was cancelled before it was sent`),
       );
     }
-    const id = this.nextId++;
+    const id = this.#nextId++;
     return new Promise<unknown>((resolve, reject) => {
       const onAbort = (): void => {
-        if (this.pending.has(id)) {
-          this.sendNotificationUnchecked(CANCEL_REQUEST_METHOD, { requestId: id }).catch(() => {});
+        if (this.#pending.has(id)) {
+          this.#sendNotificationUnchecked(CANCEL_REQUEST_METHOD, { requestId: id }).catch(() => {});
         }
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(id, {
+      this.#pending.set(id, {
         method,
         resolve,
         reject,
@@ -346,7 +346,7 @@ export class Connection<
       });
       const message: RpcRequest =
         params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
-      this.send(message).catch((error: unknown) => this.settle(id, undefined, toRpcError(error)));
+      this.#send(message).catch((error: unknown) => this.#settle(id, undefined, toRpcError(error)));
     });
   }
 
@@ -355,7 +355,7 @@ export class Connection<
   /** Sends an extension notification (`_`-prefixed, untyped). */
   sendNotification(method: ExtensionMethod, params?: unknown): Promise<void>;
   sendNotification(method: string, params?: unknown): Promise<void> {
-    return this.sendNotificationUnchecked(method, params);
+    return this.#sendNotificationUnchecked(method, params);
   }
 
   /**
@@ -365,7 +365,7 @@ export class Connection<
    * stopped reading. Default: -32099 "connection closed locally". Closing twice keeps the first reason.
    */
   close(reason?: RpcError): void {
-    this.closeWith(reason ?? new RpcError(ErrorCodes.ConnectionClosed, 'connection closed locally'));
+    this.#closeWith(reason ?? new RpcError(ErrorCodes.ConnectionClosed, 'connection closed locally'));
   }
 
   /**
@@ -375,23 +375,23 @@ export class Connection<
    * any message.
    */
   sendSerializedNotification(method: string, params: unknown, paramsJson: string): Promise<void> {
-    if (this.closedWith) return Promise.reject(this.closedWith);
+    if (this.#closedWith) return Promise.reject(this.#closedWith);
     const message: RpcNotification = { jsonrpc: '2.0', method, params };
-    return this.write(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`, [
+    return this.#write(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`, [
       message,
     ]);
   }
 
-  private sendNotificationUnchecked(method: string, params: unknown): Promise<void> {
-    if (this.closedWith) return Promise.reject(this.closedWith);
+  #sendNotificationUnchecked(method: string, params: unknown): Promise<void> {
+    if (this.#closedWith) return Promise.reject(this.#closedWith);
     const message: RpcNotification =
       params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
-    return this.send(message);
+    return this.#send(message);
   }
 
-  private send(message: RpcMessage, wire: WireId | undefined = undefined): Promise<void> {
-    if (this.closedWith && !(wire?.draining && 'id' in message && this.draining.has(message.id as RpcId))) {
-      return Promise.reject(this.closedWith);
+  #send(message: RpcMessage, wire: WireId | undefined = undefined): Promise<void> {
+    if (this.#closedWith && !(wire?.draining && 'id' in message && this.#draining.has(message.id as RpcId))) {
+      return Promise.reject(this.#closedWith);
     }
     let json: string;
     try {
@@ -403,53 +403,53 @@ export class Connection<
         }),
       );
     }
-    return this.write(json, [message]);
+    return this.#write(json, [message]);
   }
 
   /**
    * Hands one serialized message (a single message, or a batch's answer array holding `tapped`) to
    * the writer, under the size and outgoing-queue limits.
    */
-  private write(json: string, tapped: readonly RpcMessage[]): Promise<void> {
+  #write(json: string, tapped: readonly RpcMessage[]): Promise<void> {
     const bytes = Buffer.byteLength(json, 'utf8');
-    if (bytes > this.messageLimit) {
+    if (bytes > this.#messageLimit) {
       return Promise.reject(
         new RpcError(
           ErrorCodes.InternalError,
-          `outgoing message of ${bytes} bytes exceeds the limit of ${this.messageLimit} bytes`,
-          { reason: 'oversized', bytes, limit: this.messageLimit },
+          `outgoing message of ${bytes} bytes exceeds the limit of ${this.#messageLimit} bytes`,
+          { reason: 'oversized', bytes, limit: this.#messageLimit },
         ),
       );
     }
-    if (this.queuedBytes + bytes > this.maxQueuedBytes) {
+    if (this.#queuedBytes + bytes > this.#maxQueuedBytes) {
       const error = new RpcError(
         ErrorCodes.OutgoingBufferFull,
-        `outgoing buffer limit of ${this.maxQueuedBytes} bytes exceeded (${this.queuedBytes} bytes queued, ` +
+        `outgoing buffer limit of ${this.#maxQueuedBytes} bytes exceeded (${this.#queuedBytes} bytes queued, ` +
           `${bytes} more requested): the peer is not reading, so the connection was closed`,
-        { limit: this.maxQueuedBytes, queued: this.queuedBytes },
+        { limit: this.#maxQueuedBytes, queued: this.#queuedBytes },
       );
-      this.closeWith(error);
+      this.#closeWith(error);
       return Promise.reject(error);
     }
-    if (!this.messages.empty) for (const message of tapped) this.messages.fire('out', message);
-    this.queuedBytes += bytes;
-    const written = this.transport.writer.write(json).then(
+    if (!this.#messages.empty) for (const message of tapped) this.#messages.fire('out', message);
+    this.#queuedBytes += bytes;
+    const written = this.#transport.writer.write(json).then(
       () => {
-        this.queuedBytes -= bytes;
+        this.#queuedBytes -= bytes;
       },
       (cause: unknown) => {
-        this.queuedBytes -= bytes;
+        this.#queuedBytes -= bytes;
         const error = new RpcError(
           ErrorCodes.ConnectionClosed,
           `connection closed: write failed (${cause instanceof Error ? cause.message : String(cause)})`,
           undefined,
           { cause },
         );
-        this.closeWith(error);
+        this.#closeWith(error);
         throw error;
       },
     );
-    this.lastWrite = written;
+    this.#lastWrite = written;
     return written;
   }
 
@@ -457,15 +457,16 @@ export class Connection<
    * Sends a reply. A result too large to send becomes a -32603 answer so the peer is not left
    * waiting; other failures already closed the connection, so there is nobody left to tell.
    */
-  private reply(message: RpcResponse, idText?: string): Promise<void> {
+  #reply(message: RpcResponse, idText?: string): Promise<void> {
     const wire: WireId = { text: idText, draining: true };
-    if (this.closedWith && !(message.id !== null && this.draining.has(message.id))) return Promise.resolve();
-    return this.send(message, wire).catch((error: unknown) => {
+    if (this.#closedWith && !(message.id !== null && this.#draining.has(message.id)))
+      return Promise.resolve();
+    return this.#send(message, wire).catch((error: unknown) => {
       const oversized =
         error instanceof RpcError && (error.data as { reason?: unknown })?.reason === 'oversized';
       if (!oversized || !('result' in message)) return;
-      this.diagnose({ kind: 'request-handler-error', message: error.message, id: message.id, error });
-      return this.replyError(
+      this.#diagnose({ kind: 'request-handler-error', message: error.message, id: message.id, error });
+      return this.#replyError(
         message.id,
         new RpcError(ErrorCodes.InternalError, 'Internal error: result too large'),
         idText,
@@ -473,23 +474,23 @@ export class Connection<
     });
   }
 
-  private replyError(id: RpcId | null, error: RpcError, idText?: string): Promise<void> {
-    return this.reply({ jsonrpc: '2.0', id, error: error.toObject() }, idText);
+  #replyError(id: RpcId | null, error: RpcError, idText?: string): Promise<void> {
+    return this.#reply({ jsonrpc: '2.0', id, error: error.toObject() }, idText);
   }
 
   /** Answers one message on its own line. */
-  private readonly answerNow: Answer = (message, idText) => this.reply(message, idText);
+  readonly #answerNow: Answer = (message, idText) => this.#reply(message, idText);
 
-  private diagnose(diagnostic: Diagnostic): void {
-    this.diagnostics.fire(diagnostic);
+  #diagnose(diagnostic: Diagnostic): void {
+    this.#diagnostics.fire(diagnostic);
   }
 
-  private receiveFrameError(error: FrameError): void {
-    if (this.closedWith) return;
+  #receiveFrameError(error: FrameError): void {
+    if (this.#closedWith) return;
     // The kept start of the frame often names the request: answer by ID so the peer is not left waiting.
     const scan = error.reason === 'oversized' ? scanEnvelope(error.head ?? error.excerpt) : undefined;
     const id = scan?.id ?? null;
-    this.diagnose({ kind: 'frame-error', message: error.message, excerpt: error.excerpt, id });
+    this.#diagnose({ kind: 'frame-error', message: error.message, excerpt: error.excerpt, id });
     const code = error.reason === 'oversized' ? ErrorCodes.InvalidRequest : ErrorCodes.ParseError;
     const failure = new RpcError(code, error.message, { reason: error.reason, bytes: error.bytes });
     const members = scan?.members ?? [];
@@ -499,36 +500,36 @@ export class Connection<
       (members.includes('result') || members.includes('error'));
     if (isResponse) {
       // An answer to one of ours that we cannot read fails that request; a response is never answered.
-      if (typeof id === 'number') this.settle(id, undefined, failure);
+      if (typeof id === 'number') this.#settle(id, undefined, failure);
       return;
     }
-    this.replyError(id, failure, scan?.idText ?? undefined);
+    this.#replyError(id, failure, scan?.idText ?? undefined);
   }
 
-  private receive(text: string): void {
-    if (this.closedWith) return;
+  #receive(text: string): void {
+    if (this.#closedWith) return;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
-      this.diagnose({
+      this.#diagnose({
         kind: 'parse-error',
         message: `malformed JSON: ${error instanceof Error ? error.message : String(error)}`,
         excerpt: excerpt(text),
         id: null,
       });
-      this.replyError(
+      this.#replyError(
         null,
         new RpcError(ErrorCodes.ParseError, 'Parse error: the message is not valid JSON'),
       );
       return;
     }
     if (Array.isArray(value)) {
-      this.receiveBatch(value, text);
+      this.#receiveBatch(value, text);
       return;
     }
-    if (!this.messages.empty) this.messages.fire('in', value);
-    this.dispatch(value, text, this.answerNow);
+    if (!this.#messages.empty) this.#messages.fire('in', value);
+    this.#dispatch(value, text, this.#answerNow);
   }
 
   /**
@@ -537,40 +538,40 @@ export class Connection<
    * error, a notification no answer — and the answers go out as one array once every request in
    * the batch has been answered (see {@link BatchAnswer}); nothing for a batch without requests.
    */
-  private receiveBatch(entries: unknown[], text: string): void {
+  #receiveBatch(entries: unknown[], text: string): void {
     const refuse = (reason: string, data: Record<string, unknown>): void => {
-      this.diagnose({ kind: 'invalid-message', message: reason, excerpt: excerpt(text), id: null });
-      this.replyError(null, new RpcError(ErrorCodes.InvalidRequest, `Invalid request: ${reason}`, data));
+      this.#diagnose({ kind: 'invalid-message', message: reason, excerpt: excerpt(text), id: null });
+      this.#replyError(null, new RpcError(ErrorCodes.InvalidRequest, `Invalid request: ${reason}`, data));
     };
     if (entries.length === 0) {
       refuse('an empty batch', { pointer: '', reason: 'empty batch' });
       return;
     }
-    if (entries.length > this.batchLimit) {
-      refuse(`a batch of ${entries.length} entries exceeds the limit of ${this.batchLimit}`, {
+    if (entries.length > this.#batchLimit) {
+      refuse(`a batch of ${entries.length} entries exceeds the limit of ${this.#batchLimit}`, {
         pointer: '',
         reason: 'batch too large',
         entries: entries.length,
-        limit: this.batchLimit,
+        limit: this.#batchLimit,
       });
       return;
     }
     // The text of each entry, so an entry's big integer ID is echoed exactly, as for a single message.
     const texts = splitArray(text);
     const batch = new BatchAnswer({
-      limit: this.messageLimit,
+      limit: this.#messageLimit,
       serialize,
       write: (json, answers, ids) =>
-        this.closedWith && !ids.some((id) => this.draining.has(id))
+        this.#closedWith && !ids.some((id) => this.#draining.has(id))
           ? Promise.resolve()
-          : this.write(json, answers),
+          : this.#write(json, answers),
       replaced: (id, reason) =>
-        this.diagnose({ kind: 'request-handler-error', message: `batch answer: ${reason}`, id }),
+        this.#diagnose({ kind: 'request-handler-error', message: `batch answer: ${reason}`, id }),
     });
     for (const [index, value] of entries.entries()) {
-      if (this.closedWith) break;
-      if (!this.messages.empty) this.messages.fire('in', value);
-      if (this.dispatch(value, texts?.[index] ?? '', batch.answer)) batch.expect();
+      if (this.#closedWith) break;
+      if (!this.#messages.empty) this.#messages.fire('in', value);
+      if (this.#dispatch(value, texts?.[index] ?? '', batch.answer)) batch.expect();
     }
     batch.seal();
   }
@@ -579,22 +580,22 @@ export class Connection<
    * Handles one parsed message (alone, or one entry of a batch); its answer, if any, goes to
    * `answer`. Returns whether it will be answered (exactly once).
    */
-  private dispatch(value: unknown, text: string, answer: Answer): boolean {
+  #dispatch(value: unknown, text: string, answer: Answer): boolean {
     const classified = classifyMessage(value);
     switch (classified.kind) {
       case 'request':
-        this.receiveRequest(classified.message, exactIdText(classified.message.id, text), answer);
+        this.#receiveRequest(classified.message, exactIdText(classified.message.id, text), answer);
         return true;
       case 'notification':
-        this.receiveNotification(classified.message);
+        this.#receiveNotification(classified.message);
         return false;
       case 'success':
       case 'error':
-        this.receiveResponse(classified.message);
+        this.#receiveResponse(classified.message);
         return false;
       case 'invalid': {
         const { reason, pointer, id } = classified;
-        this.diagnose({
+        this.#diagnose({
           kind: classified.isResponse ? 'invalid-response' : 'invalid-message',
           message: reason,
           excerpt: excerpt(text),
@@ -602,8 +603,8 @@ export class Connection<
         });
         // A broken answer to one of our own requests fails that request; replying to a response
         // would only confuse the peer.
-        if (classified.looksLikeResponse && typeof id === 'number' && this.pending.has(id)) {
-          this.settle(
+        if (classified.looksLikeResponse && typeof id === 'number' && this.#pending.has(id)) {
+          this.#settle(
             id,
             undefined,
             new RpcError(ErrorCodes.InvalidRequest, `invalid response: ${reason}`, { pointer }),
@@ -622,12 +623,12 @@ export class Connection<
     }
   }
 
-  private receiveRequest(request: RpcRequest, idText: string | undefined, answer: Answer): void {
+  #receiveRequest(request: RpcRequest, idText: string | undefined, answer: Answer): void {
     const fail = (id: RpcId | null, error: RpcError, text?: string): Promise<void> =>
       answer({ jsonrpc: '2.0', id, error: error.toObject() }, text);
     const { id, method } = request;
-    if (this.incoming.has(id)) {
-      this.diagnose({
+    if (this.#incoming.has(id)) {
+      this.#diagnose({
         kind: 'invalid-message',
         message: `duplicate request id ${JSON.stringify(id)}`,
         id,
@@ -646,21 +647,21 @@ export class Connection<
       );
       return;
     }
-    const handler = this.requestHandlers.get(method) ?? this.requestFallback;
+    const handler = this.#requestHandlers.get(method) ?? this.#requestFallback;
     if (!handler) {
-      this.diagnose({ kind: 'unknown-method', message: `no handler for request ${method}`, id, method });
+      this.#diagnose({ kind: 'unknown-method', message: `no handler for request ${method}`, id, method });
       fail(id, new RpcError(ErrorCodes.MethodNotFound, `Method not found: ${method}`, { method }), idText);
       return;
     }
-    const checked = this.validator.params(method, request.params);
+    const checked = this.#validator.params(method, request.params);
     if (checked && !checked.ok) {
       const error = validationError(ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues);
-      this.diagnose({ kind: 'invalid-params', message: error.message, id, method });
+      this.#diagnose({ kind: 'invalid-params', message: error.message, id, method });
       fail(id, error, idText);
       return;
     }
     const controller = new AbortController();
-    this.incoming.set(id, controller);
+    this.#incoming.set(id, controller);
     const context: RequestContext = { id, method, signal: controller.signal };
     let outcome: Promise<unknown>;
     try {
@@ -671,20 +672,20 @@ export class Connection<
     const answered: Promise<void> = outcome
       .then(
         (result) => answer({ jsonrpc: '2.0', id, result: result === undefined ? null : result }, idText),
-        (error: unknown) => fail(id, this.handlerFailure(error, controller.signal, id, method), idText),
+        (error: unknown) => fail(id, this.#handlerFailure(error, controller.signal, id, method), idText),
       )
       .finally(() => {
-        if (this.incoming.get(id) === controller) this.incoming.delete(id);
-        this.draining.delete(id);
-        this.answering.delete(answered);
+        if (this.#incoming.get(id) === controller) this.#incoming.delete(id);
+        this.#draining.delete(id);
+        this.#answering.delete(answered);
       });
-    this.answering.add(answered);
+    this.#answering.add(answered);
   }
 
-  private handlerFailure(error: unknown, signal: AbortSignal, id: RpcId, method: string): RpcError {
+  #handlerFailure(error: unknown, signal: AbortSignal, id: RpcId, method: string): RpcError {
     if (error instanceof RpcError) return error;
     if (signal.aborted) return new RpcError(ErrorCodes.RequestCancelled, 'Request cancelled');
-    this.diagnose({
+    this.#diagnose({
       kind: 'request-handler-error',
       message: `handler for ${method} threw`,
       id,
@@ -694,16 +695,16 @@ export class Connection<
     return new RpcError(ErrorCodes.InternalError, 'Internal error');
   }
 
-  private receiveNotification(notification: RpcNotification): void {
+  #receiveNotification(notification: RpcNotification): void {
     const { method } = notification;
     if (method === CANCEL_REQUEST_METHOD) {
-      this.receiveCancel(notification.params);
+      this.#receiveCancel(notification.params);
       return;
     }
-    const handler = this.notificationHandlers.get(method) ?? this.notificationFallback;
+    const handler = this.#notificationHandlers.get(method) ?? this.#notificationFallback;
     if (!handler) {
       if (!method.startsWith('_')) {
-        this.diagnose({
+        this.#diagnose({
           kind: 'unknown-notification',
           message: `no handler for notification ${method}`,
           method,
@@ -711,23 +712,24 @@ export class Connection<
       }
       return;
     }
-    const checked = this.validator.params(method, notification.params);
+    const checked = this.#validator.params(method, notification.params);
     if (checked && !checked.ok) {
       const error = validationError(ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues);
-      this.diagnose({ kind: 'invalid-notification-params', message: `${method}: ${error.message}`, method });
+      this.#diagnose({ kind: 'invalid-notification-params', message: `${method}: ${error.message}`, method });
       return;
     }
     try {
       const result = handler(checked ? checked.value : notification.params, { method });
       // No closure unless a handler is async: this path runs once per streamed update.
-      if (result instanceof Promise) result.catch((error: unknown) => this.reportHandlerError(method, error));
+      if (result instanceof Promise)
+        result.catch((error: unknown) => this.#reportHandlerError(method, error));
     } catch (error) {
-      this.reportHandlerError(method, error);
+      this.#reportHandlerError(method, error);
     }
   }
 
-  private reportHandlerError(method: string, error: unknown): void {
-    this.diagnose({
+  #reportHandlerError(method: string, error: unknown): void {
+    this.#diagnose({
       kind: 'notification-handler-error',
       message: `handler for ${method} threw`,
       method,
@@ -735,13 +737,13 @@ export class Connection<
     });
   }
 
-  private receiveCancel(params: unknown): void {
+  #receiveCancel(params: unknown): void {
     const requestId =
       typeof params === 'object' && params !== null
         ? (params as { requestId?: unknown }).requestId
         : undefined;
     if (!isRpcId(requestId)) {
-      this.diagnose({
+      this.#diagnose({
         kind: 'invalid-notification-params',
         message: `${CANCEL_REQUEST_METHOD}: params.requestId must be a string or a number`,
         method: CANCEL_REQUEST_METHOD,
@@ -749,23 +751,23 @@ export class Connection<
       return;
     }
     // Cancelling something already answered is a normal race, not an irregularity.
-    this.incoming.get(requestId)?.abort(new RpcError(ErrorCodes.RequestCancelled, 'Request cancelled'));
+    this.#incoming.get(requestId)?.abort(new RpcError(ErrorCodes.RequestCancelled, 'Request cancelled'));
   }
 
-  private receiveResponse(response: RpcSuccessResponse | RpcErrorResponse): void {
+  #receiveResponse(response: RpcSuccessResponse | RpcErrorResponse): void {
     const { id } = response;
     if (id === null) {
       const { error } = response as RpcErrorResponse;
-      this.diagnose({
+      this.#diagnose({
         kind: 'peer-error',
         message: `peer reported ${error.code}: ${excerpt(error.message)}`,
         id,
       });
       return;
     }
-    const pending = typeof id === 'number' ? this.pending.get(id) : undefined;
+    const pending = typeof id === 'number' ? this.#pending.get(id) : undefined;
     if (!pending) {
-      this.diagnose({
+      this.#diagnose({
         kind: 'unknown-response',
         message: `response for unknown request id ${JSON.stringify(id)}`,
         id,
@@ -773,10 +775,10 @@ export class Connection<
       return;
     }
     if ('error' in response) {
-      this.settle(id as number, undefined, RpcError.fromObject(response.error));
+      this.#settle(id as number, undefined, RpcError.fromObject(response.error));
       return;
     }
-    const checked = this.validator.result(pending.method, response.result);
+    const checked = this.#validator.result(pending.method, response.result);
     if (checked && !checked.ok) {
       const error = validationError(
         ErrorCodes.InternalError,
@@ -784,17 +786,17 @@ export class Connection<
         '/result',
         checked.issues,
       );
-      this.diagnose({ kind: 'invalid-result', message: error.message, id, method: pending.method });
-      this.settle(id as number, undefined, error);
+      this.#diagnose({ kind: 'invalid-result', message: error.message, id, method: pending.method });
+      this.#settle(id as number, undefined, error);
       return;
     }
-    this.settle(id as number, checked ? checked.value : response.result);
+    this.#settle(id as number, checked ? checked.value : response.result);
   }
 
-  private settle(id: number, value: unknown, error?: RpcError): void {
-    const pending = this.pending.get(id);
+  #settle(id: number, value: unknown, error?: RpcError): void {
+    const pending = this.#pending.get(id);
     if (!pending) return;
-    this.pending.delete(id);
+    this.#pending.delete(id);
     pending.cleanup();
     if (error) pending.reject(error);
     else pending.resolve(value);
@@ -806,32 +808,32 @@ export class Connection<
    * and a handler that finishes anyway, like one for a last line that had no newline, is answered —
    * and the writer closes once those answers are written (at most {@link DRAIN_MS} later).
    */
-  private closeWith(reason: RpcError, drain = false): void {
-    if (this.closedWith) return;
-    this.closedWith = reason;
-    for (const id of [...this.pending.keys()]) this.settle(id, undefined, reason);
-    if (drain) for (const id of this.incoming.keys()) this.draining.add(id);
-    for (const controller of this.incoming.values()) controller.abort(reason);
-    this.incoming.clear();
-    this.transport.reader.dispose();
-    if (drain && this.answering.size > 0) {
+  #closeWith(reason: RpcError, drain = false): void {
+    if (this.#closedWith) return;
+    this.#closedWith = reason;
+    for (const id of [...this.#pending.keys()]) this.#settle(id, undefined, reason);
+    if (drain) for (const id of this.#incoming.keys()) this.#draining.add(id);
+    for (const controller of this.#incoming.values()) controller.abort(reason);
+    this.#incoming.clear();
+    this.#transport.reader.dispose();
+    if (drain && this.#answering.size > 0) {
       const closeWriter = (): void => {
-        this.draining.clear();
-        this.transport.writer.close().catch(() => {});
+        this.#draining.clear();
+        this.#transport.writer.close().catch(() => {});
       };
       const timer = setTimeout(closeWriter, DRAIN_MS);
       timer.unref?.();
-      Promise.allSettled([...this.answering])
-        .then(() => this.lastWrite.catch(() => {}))
+      Promise.allSettled([...this.#answering])
+        .then(() => this.#lastWrite.catch(() => {}))
         .then(() => {
           clearTimeout(timer);
           closeWriter();
         });
     } else {
-      this.transport.writer.close().catch(() => {});
+      this.#transport.writer.close().catch(() => {});
     }
-    this.closeListeners.fire(reason);
-    this.closeListeners.clear();
+    this.#closeListeners.fire(reason);
+    this.#closeListeners.clear();
   }
 }
 

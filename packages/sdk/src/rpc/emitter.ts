@@ -5,34 +5,38 @@ import type { Disposable } from './transport.js';
  * or the connection's message loop, so errors go to `onListenerError` instead of propagating.
  */
 export class Emitter<Args extends unknown[]> {
-  private listeners = new Set<(...args: Args) => void>();
+  #listeners = new Set<(...args: Args) => void>();
 
-  constructor(private readonly onListenerError: (error: unknown) => void = () => {}) {}
+  readonly #onListenerError: (error: unknown) => void;
+
+  constructor(onListenerError: (error: unknown) => void = () => {}) {
+    this.#onListenerError = onListenerError;
+  }
 
   /** Adds a listener; dispose the result to remove it. */
   on(listener: (...args: Args) => void): Disposable {
-    this.listeners.add(listener);
-    return { dispose: () => this.listeners.delete(listener) };
+    this.#listeners.add(listener);
+    return { dispose: () => this.#listeners.delete(listener) };
   }
 
   /** True when nobody listens, so callers can skip building an event. */
   get empty(): boolean {
-    return this.listeners.size === 0;
+    return this.#listeners.size === 0;
   }
 
   /** Calls every listener in registration order. */
   fire(...args: Args): void {
-    for (const listener of [...this.listeners]) {
+    for (const listener of [...this.#listeners]) {
       try {
         listener(...args);
       } catch (error) {
-        this.onListenerError(error);
+        this.#onListenerError(error);
       }
     }
   }
 
   /** Drops every listener. */
   clear(): void {
-    this.listeners.clear();
+    this.#listeners.clear();
   }
 }

@@ -51,13 +51,21 @@ function lenientExcerpt(bytes: Uint8Array): string {
  */
 export class NdjsonDecoder {
   readonly maxLineBytes: number;
-  private parts: Uint8Array[] = [];
-  private size = 0;
-  private discarding = false;
-  private discardedHead: Uint8Array | undefined;
+  #parts: Uint8Array[] = [];
+  #size = 0;
+  #discarding = false;
+  #discardedHead: Uint8Array | undefined;
 
   constructor(maxLineBytes: number = DEFAULT_MAX_MESSAGE_BYTES) {
     this.maxLineBytes = maxLineBytes;
+  }
+
+  /**
+   * The bytes of the unfinished line this decoder holds (zero while it skips an oversized one).
+   * @internal
+   */
+  get bufferedBytes(): number {
+    return this.#parts.reduce((n, p) => n + p.length, 0);
   }
 
   /** Feeds a chunk; returns the lines it completed (possibly none). */
@@ -67,15 +75,15 @@ export class NdjsonDecoder {
     while (start < chunk.length) {
       const nl = chunk.indexOf(NEWLINE, start);
       const end = nl === -1 ? chunk.length : nl;
-      if (nl !== -1 && this.size === 0 && !this.discarding) {
+      if (nl !== -1 && this.#size === 0 && !this.#discarding) {
         // The common case, a whole line inside this chunk: decode it in place, without copying it.
-        this.wholeLine(chunk, start, end, out);
+        this.#wholeLine(chunk, start, end, out);
         start = nl + 1;
         continue;
       }
-      this.append(chunk.subarray(start, end));
+      this.#append(chunk.subarray(start, end));
       if (nl === -1) break;
-      this.finishLine(out);
+      this.#finishLine(out);
       start = nl + 1;
     }
     return out;
@@ -84,7 +92,7 @@ export class NdjsonDecoder {
   /** Flushes a final line that had no trailing newline. */
   end(): DecodedLine[] {
     const out: DecodedLine[] = [];
-    if (this.size > 0 || this.discarding) this.finishLine(out);
+    if (this.#size > 0 || this.#discarding) this.#finishLine(out);
     return out;
   }
 
@@ -94,7 +102,7 @@ export class NdjsonDecoder {
    * rules as a line assembled from pieces. Decoding copies the bytes into a string, so the caller may
    * reuse the chunk afterwards.
    */
-  private wholeLine(chunk: Uint8Array, start: number, end: number, out: DecodedLine[]): void {
+  #wholeLine(chunk: Uint8Array, start: number, end: number, out: DecodedLine[]): void {
     if (end > start && chunk[end - 1] === CR) end -= 1;
     const length = end - start;
     if (length === 0) return;
@@ -110,27 +118,27 @@ export class NdjsonDecoder {
     if (!decoded.ok || decoded.text.trim() !== '') out.push(decoded);
   }
 
-  private append(piece: Uint8Array): void {
+  #append(piece: Uint8Array): void {
     if (piece.length === 0) return;
-    this.size += piece.length;
-    if (this.discarding) return;
+    this.#size += piece.length;
+    if (this.#discarding) return;
     // One byte of slack for a CR that may precede the newline.
-    if (this.size > this.maxLineBytes + 1) {
-      this.discarding = true;
-      this.discardedHead = copyBytes(concat([...this.parts, piece], Math.min(this.size, HEAD_BYTES)));
-      this.parts = [];
+    if (this.#size > this.maxLineBytes + 1) {
+      this.#discarding = true;
+      this.#discardedHead = copyBytes(concat([...this.#parts, piece], Math.min(this.#size, HEAD_BYTES)));
+      this.#parts = [];
       return;
     }
     // Copy: the caller may reuse the chunk's buffer after push() returns.
-    this.parts.push(copyBytes(piece));
+    this.#parts.push(copyBytes(piece));
   }
 
-  private finishLine(out: DecodedLine[]): void {
-    const size = this.size;
-    if (this.discarding) {
-      out.push({ ok: false, error: oversized(size, this.maxLineBytes, this.discardedHead) });
+  #finishLine(out: DecodedLine[]): void {
+    const size = this.#size;
+    if (this.#discarding) {
+      out.push({ ok: false, error: oversized(size, this.maxLineBytes, this.#discardedHead) });
     } else if (size > 0) {
-      let line = concat(this.parts, size);
+      let line = concat(this.#parts, size);
       if (line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
       if (line.length > this.maxLineBytes) {
         out.push({ ok: false, error: oversized(line.length, this.maxLineBytes, line) });
@@ -143,10 +151,10 @@ export class NdjsonDecoder {
         }
       }
     }
-    this.parts = [];
-    this.size = 0;
-    this.discarding = false;
-    this.discardedHead = undefined;
+    this.#parts = [];
+    this.#size = 0;
+    this.#discarding = false;
+    this.#discardedHead = undefined;
   }
 }
 

@@ -50,27 +50,25 @@ export function describeExit(exit: ProcessExit): string {
  * so the connection's close reason (and every pending request's rejection) names the exit code.
  */
 class ChildStdoutReader implements MessageReader {
-  private readonly inner: StreamMessageReader;
+  readonly #inner: StreamMessageReader;
+  readonly #ended: Promise<Error>;
 
-  constructor(
-    child: ChildProcess,
-    private readonly ended: Promise<Error>,
-    maxMessageBytes: number | undefined,
-  ) {
-    this.inner = new StreamMessageReader(child.stdout!, { maxMessageBytes });
+  constructor(child: ChildProcess, ended: Promise<Error>, maxMessageBytes: number | undefined) {
+    this.#ended = ended;
+    this.#inner = new StreamMessageReader(child.stdout!, { maxMessageBytes });
   }
 
   listen(listener: MessageReaderListener): void {
-    this.inner.listen({
+    this.#inner.listen({
       onMessage: (text) => listener.onMessage(text),
       onFrameError: (error) => listener.onFrameError(error),
       onClose: () => {},
     });
-    this.ended.then((reason) => listener.onClose(reason));
+    this.#ended.then((reason) => listener.onClose(reason));
   }
 
   dispose(): void {
-    this.inner.dispose();
+    this.#inner.dispose();
   }
 }
 

@@ -75,29 +75,32 @@ interface Bucket {
  * number of addresses active in the last refill period.
  */
 export class ConnectionLimiter {
-  private readonly buckets = new Map<string, Bucket>();
-  private readonly open = new Map<string, number>();
-  private total = 0;
+  readonly #buckets = new Map<string, Bucket>();
+  readonly #open = new Map<string, number>();
+  #total = 0;
 
-  constructor(
-    private readonly limits: ResolvedConnectionLimits,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+  readonly #limits: ResolvedConnectionLimits;
+  readonly #now: () => number;
+
+  constructor(limits: ResolvedConnectionLimits, now: () => number = () => performance.now()) {
+    this.#limits = limits;
+    this.#now = now;
+  }
 
   /** Open connections right now. */
   get openConnections(): number {
-    return this.total;
+    return this.#total;
   }
 
   /** Spends one handshake from the address's allowance; a refusal when none is left. */
   takeHandshake(address: string): LimitRefusal | undefined {
-    const { handshakeBurst: burst, handshakesPerSecond: rate } = this.limits;
-    const now = this.now();
-    const bucket = this.buckets.get(address) ?? { tokens: burst, at: now };
+    const { handshakeBurst: burst, handshakesPerSecond: rate } = this.#limits;
+    const now = this.#now();
+    const bucket = this.#buckets.get(address) ?? { tokens: burst, at: now };
     bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate);
     bucket.at = now;
-    this.buckets.set(address, bucket);
-    this.sweep(now);
+    this.#buckets.set(address, bucket);
+    this.#sweep(now);
     if (bucket.tokens < 1) {
       return {
         status: 429,
@@ -111,17 +114,17 @@ export class ConnectionLimiter {
 
   /** Whether one more connection from the address fits; a refusal otherwise. */
   checkCapacity(address: string): LimitRefusal | undefined {
-    if (this.total >= this.limits.maxConnections) {
+    if (this.#total >= this.#limits.maxConnections) {
       return {
         status: 503,
-        reason: `server is at its connection limit (${this.limits.maxConnections} open connections)`,
+        reason: `server is at its connection limit (${this.#limits.maxConnections} open connections)`,
         retryAfter: 1,
       };
     }
-    if ((this.open.get(address) ?? 0) >= this.limits.maxConnectionsPerAddress) {
+    if ((this.#open.get(address) ?? 0) >= this.#limits.maxConnectionsPerAddress) {
       return {
         status: 429,
-        reason: `too many open connections from this address (at most ${this.limits.maxConnectionsPerAddress})`,
+        reason: `too many open connections from this address (at most ${this.#limits.maxConnectionsPerAddress})`,
         retryAfter: 1,
       };
     }
@@ -130,24 +133,24 @@ export class ConnectionLimiter {
 
   /** Counts a connection as open; call the returned function once when it closes. */
   acquire(address: string): () => void {
-    this.total += 1;
-    this.open.set(address, (this.open.get(address) ?? 0) + 1);
+    this.#total += 1;
+    this.#open.set(address, (this.#open.get(address) ?? 0) + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.total -= 1;
-      const left = (this.open.get(address) ?? 1) - 1;
-      if (left > 0) this.open.set(address, left);
-      else this.open.delete(address);
+      this.#total -= 1;
+      const left = (this.#open.get(address) ?? 1) - 1;
+      if (left > 0) this.#open.set(address, left);
+      else this.#open.delete(address);
     };
   }
 
-  private sweep(now: number): void {
-    if (this.buckets.size < 1024) return;
-    const full = this.limits.handshakeBurst / this.limits.handshakesPerSecond;
-    for (const [address, bucket] of this.buckets) {
-      if ((now - bucket.at) / 1000 >= full && !this.open.has(address)) this.buckets.delete(address);
+  #sweep(now: number): void {
+    if (this.#buckets.size < 1024) return;
+    const full = this.#limits.handshakeBurst / this.#limits.handshakesPerSecond;
+    for (const [address, bucket] of this.#buckets) {
+      if ((now - bucket.at) / 1000 >= full && !this.#open.has(address)) this.#buckets.delete(address);
     }
   }
 }

@@ -22,62 +22,64 @@ export interface StreamTransportOptions {
 
 /** Reads ndjson from a Node Readable, one JSON-RPC message per line. */
 export class StreamMessageReader implements MessageReader {
-  private readonly decoder: NdjsonDecoder;
-  private listener: MessageReaderListener | undefined;
-  private closed = false;
+  readonly #decoder: NdjsonDecoder;
+  #listener: MessageReaderListener | undefined;
+  #closed = false;
 
-  constructor(
-    private readonly readable: Readable,
-    private readonly options: StreamTransportOptions = {},
-  ) {
-    this.decoder = new NdjsonDecoder(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+  readonly #readable: Readable;
+  readonly #options: StreamTransportOptions;
+
+  constructor(readable: Readable, options: StreamTransportOptions = {}) {
+    this.#readable = readable;
+    this.#options = options;
+    this.#decoder = new NdjsonDecoder(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
   }
 
   /** Starts the flow of data; the stream stays paused until then, so nothing is lost. */
   listen(listener: MessageReaderListener): void {
-    if (this.listener) throw new Error('StreamMessageReader.listen() was already called');
-    this.listener = listener;
-    this.readable.on('data', this.onData);
-    this.readable.on('end', this.onEnd);
-    this.readable.on('error', this.onError);
-    this.readable.on('close', this.onEnd);
+    if (this.#listener) throw new Error('StreamMessageReader.listen() was already called');
+    this.#listener = listener;
+    this.#readable.on('data', this.#onData);
+    this.#readable.on('end', this.#onEnd);
+    this.#readable.on('error', this.#onError);
+    this.#readable.on('close', this.#onEnd);
   }
 
   /** Detaches from the stream (and destroys it unless `destroyOnDispose` is false). */
   dispose(): void {
-    this.closed = true;
-    this.readable.off('data', this.onData);
-    this.readable.off('end', this.onEnd);
-    this.readable.off('close', this.onEnd);
+    this.#closed = true;
+    this.#readable.off('data', this.#onData);
+    this.#readable.off('end', this.#onEnd);
+    this.#readable.off('close', this.#onEnd);
     // Keep an error listener: an error after dispose must not crash the process.
-    if (this.options.destroyOnDispose !== false) this.readable.destroy();
-    else this.readable.pause();
+    if (this.#options.destroyOnDispose !== false) this.#readable.destroy();
+    else this.#readable.pause();
   }
 
-  private readonly onData = (chunk: Buffer | string): void => {
-    this.deliver(this.decoder.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
+  readonly #onData = (chunk: Buffer | string): void => {
+    this.#deliver(this.#decoder.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
   };
 
-  private readonly onEnd = (): void => {
-    if (this.closed) return;
-    this.deliver(this.decoder.end());
-    this.finish();
+  readonly #onEnd = (): void => {
+    if (this.#closed) return;
+    this.#deliver(this.#decoder.end());
+    this.#finish();
   };
 
-  private readonly onError = (error: Error): void => this.finish(error);
+  readonly #onError = (error: Error): void => this.#finish(error);
 
-  private deliver(lines: DecodedLine[]): void {
+  #deliver(lines: DecodedLine[]): void {
     for (const line of lines) {
-      if (this.closed || !this.listener) return;
-      if (line.ok) this.listener.onMessage(line.text);
-      else this.listener.onFrameError(line.error);
+      if (this.#closed || !this.#listener) return;
+      if (line.ok) this.#listener.onMessage(line.text);
+      else this.#listener.onFrameError(line.error);
     }
   }
 
-  private finish(reason?: Error): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.listener?.onClose(reason);
+  #finish(reason?: Error): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#listener?.onClose(reason);
   }
 }
 
@@ -93,25 +95,27 @@ interface QueuedWrite {
  * once the stream accepted it (immediately, or at 'drain' for the one that filled the buffer).
  */
 export class StreamMessageWriter implements MessageWriter {
-  private readonly queue: QueuedWrite[] = [];
+  readonly #queue: QueuedWrite[] = [];
   /** The write that filled the stream's buffer; it resolves at 'drain'. */
-  private awaitingDrain: QueuedWrite | undefined;
-  private failure: Error | undefined;
+  #awaitingDrain: QueuedWrite | undefined;
+  #failure: Error | undefined;
 
-  constructor(
-    private readonly writable: Writable,
-    private readonly options: StreamTransportOptions = {},
-  ) {
-    writable.on('error', this.onError);
-    writable.on('close', this.onClose);
+  readonly #writable: Writable;
+  readonly #options: StreamTransportOptions;
+
+  constructor(writable: Writable, options: StreamTransportOptions = {}) {
+    this.#writable = writable;
+    this.#options = options;
+    writable.on('error', this.#onError);
+    writable.on('close', this.#onClose);
   }
 
   /** Frames `json` as one line and writes it, or queues it behind pending backpressure. */
   write(json: string): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
+    if (this.#failure) return Promise.reject(this.#failure);
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ line: encodeNdjsonLine(json), resolve, reject });
-      if (!this.awaitingDrain) this.flush();
+      this.#queue.push({ line: encodeNdjsonLine(json), resolve, reject });
+      if (!this.#awaitingDrain) this.#flush();
     });
   }
 
@@ -120,47 +124,49 @@ export class StreamMessageWriter implements MessageWriter {
    * dropped and their promises reject: a connection closes its writer only when it is done.
    */
   close(): Promise<void> {
-    this.fail(new Error('writer closed'));
-    if (this.options.endOnClose === false || this.writable.writableEnded || this.writable.destroyed) {
+    this.#fail(new Error('writer closed'));
+    if (this.#options.endOnClose === false || this.#writable.writableEnded || this.#writable.destroyed) {
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
-      this.writable.once('finish', resolve);
-      this.writable.once('close', resolve);
-      this.writable.once('error', () => resolve());
-      this.writable.end();
+      this.#writable.once('finish', resolve);
+      this.#writable.once('close', resolve);
+      this.#writable.once('error', () => resolve());
+      this.#writable.end();
     });
   }
 
-  private flush(): void {
-    while (this.queue.length > 0 && !this.awaitingDrain && !this.failure) {
-      const next = this.queue.shift()!;
-      if (this.writable.write(next.line)) {
+  #flush(): void {
+    while (this.#queue.length > 0 && !this.#awaitingDrain && !this.#failure) {
+      const next = this.#queue.shift()!;
+      if (this.#writable.write(next.line)) {
         next.resolve();
       } else {
-        this.awaitingDrain = next;
-        this.writable.once('drain', this.onDrain);
+        this.#awaitingDrain = next;
+        this.#writable.once('drain', this.#onDrain);
       }
     }
   }
 
-  private readonly onDrain = (): void => {
-    const drained = this.awaitingDrain;
-    this.awaitingDrain = undefined;
+  readonly #onDrain = (): void => {
+    const drained = this.#awaitingDrain;
+    this.#awaitingDrain = undefined;
     drained?.resolve();
-    this.flush();
+    this.#flush();
   };
 
-  private readonly onError = (error: Error): void => this.fail(error);
+  readonly #onError = (error: Error): void => this.#fail(error);
 
-  private readonly onClose = (): void => this.fail(new Error('stream closed'));
+  readonly #onClose = (): void => this.#fail(new Error('stream closed'));
 
-  private fail(error: Error): void {
-    this.failure ??= error;
-    this.writable.off('drain', this.onDrain);
-    const dropped = this.awaitingDrain ? [this.awaitingDrain, ...this.queue.splice(0)] : this.queue.splice(0);
-    this.awaitingDrain = undefined;
-    for (const queued of dropped) queued.reject(this.failure);
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    this.#writable.off('drain', this.#onDrain);
+    const dropped = this.#awaitingDrain
+      ? [this.#awaitingDrain, ...this.#queue.splice(0)]
+      : this.#queue.splice(0);
+    this.#awaitingDrain = undefined;
+    for (const queued of dropped) queued.reject(this.#failure);
   }
 }
 

@@ -33,35 +33,38 @@ function toBytes(data: RawData): Uint8Array {
  * held, because a socket (unlike a paused stream) delivers as soon as it is open.
  */
 export class WebSocketMessageReader implements MessageReader {
-  private listener: MessageReaderListener | undefined;
-  private early: ReaderEvent[] = [];
-  private closed = false;
-  private lastError: Error | undefined;
+  #listener: MessageReaderListener | undefined;
+  #early: ReaderEvent[] = [];
+  #closed = false;
+  #lastError: Error | undefined;
 
-  constructor(private readonly socket: WebSocket) {
-    socket.on('message', this.onMessage);
-    socket.on('error', this.onError);
-    socket.on('close', this.onClose);
+  readonly #socket: WebSocket;
+
+  constructor(socket: WebSocket) {
+    this.#socket = socket;
+    socket.on('message', this.#onMessage);
+    socket.on('error', this.#onError);
+    socket.on('close', this.#onClose);
   }
 
   /** Delivers held frames, then live ones. */
   listen(listener: MessageReaderListener): void {
-    if (this.listener) throw new Error('WebSocketMessageReader.listen() was already called');
-    this.listener = listener;
-    for (const event of this.early.splice(0)) this.deliver(event);
+    if (this.#listener) throw new Error('WebSocketMessageReader.listen() was already called');
+    this.#listener = listener;
+    for (const event of this.#early.splice(0)) this.#deliver(event);
   }
 
   /** Stops delivering; the socket itself is closed by the writer. */
   dispose(): void {
-    this.closed = true;
-    this.socket.off('message', this.onMessage);
-    this.socket.off('close', this.onClose);
+    this.#closed = true;
+    this.#socket.off('message', this.#onMessage);
+    this.#socket.off('close', this.#onClose);
   }
 
-  private readonly onMessage = (data: RawData, isBinary: boolean): void => {
+  readonly #onMessage = (data: RawData, isBinary: boolean): void => {
     const bytes = toBytes(data);
     if (isBinary) {
-      this.emit({
+      this.#emit({
         type: 'frame-error',
         error: {
           reason: 'binary',
@@ -73,37 +76,37 @@ export class WebSocketMessageReader implements MessageReader {
       return;
     }
     const decoded = decodeStrict(bytes);
-    this.emit(
+    this.#emit(
       decoded.ok ? { type: 'message', text: decoded.text } : { type: 'frame-error', error: decoded.error },
     );
   };
 
-  private readonly onError = (error: Error): void => {
-    this.lastError = error;
+  readonly #onError = (error: Error): void => {
+    this.#lastError = error;
   };
 
-  private readonly onClose = (code: number, reason: Buffer): void => {
+  readonly #onClose = (code: number, reason: Buffer): void => {
     const normal = code === 1000 || code === 1005;
     const why = reason.length > 0 ? `: ${reason.toString('utf8')}` : '';
-    const detail = this.lastError ? ` (${this.lastError.message})` : '';
-    this.emit({
+    const detail = this.#lastError ? ` (${this.#lastError.message})` : '';
+    this.#emit({
       type: 'close',
       reason: normal ? undefined : new Error(`websocket closed with code ${code}${why}${detail}`),
     });
   };
 
-  private emit(event: ReaderEvent): void {
-    if (this.listener) this.deliver(event);
-    else this.early.push(event);
+  #emit(event: ReaderEvent): void {
+    if (this.#listener) this.#deliver(event);
+    else this.#early.push(event);
   }
 
-  private deliver(event: ReaderEvent): void {
-    if (this.closed || !this.listener) return;
-    if (event.type === 'message') this.listener.onMessage(event.text);
-    else if (event.type === 'frame-error') this.listener.onFrameError(event.error);
+  #deliver(event: ReaderEvent): void {
+    if (this.#closed || !this.#listener) return;
+    if (event.type === 'message') this.#listener.onMessage(event.text);
+    else if (event.type === 'frame-error') this.#listener.onFrameError(event.error);
     else {
-      this.closed = true;
-      this.listener.onClose(event.reason);
+      this.#closed = true;
+      this.#listener.onClose(event.reason);
     }
   }
 }
@@ -113,22 +116,26 @@ export class WebSocketMessageReader implements MessageReader {
  * socket, so the connection's queued-bytes count covers what `ws` still buffers.
  */
 export class WebSocketMessageWriter implements MessageWriter {
-  constructor(private readonly socket: WebSocket) {}
+  readonly #socket: WebSocket;
+
+  constructor(socket: WebSocket) {
+    this.#socket = socket;
+  }
 
   /** Sends one text frame. */
   write(json: string): Promise<void> {
-    if (this.socket.readyState !== WebSocket.OPEN) return Promise.reject(new Error('websocket is not open'));
+    if (this.#socket.readyState !== WebSocket.OPEN) return Promise.reject(new Error('websocket is not open'));
     return new Promise((resolve, reject) => {
-      this.socket.send(json, (error) => (error ? reject(error) : resolve()));
+      this.#socket.send(json, (error) => (error ? reject(error) : resolve()));
     });
   }
 
   /** Closes the socket normally (code 1000) and resolves once it is closed. */
   close(): Promise<void> {
-    if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+    if (this.#socket.readyState === WebSocket.CLOSED) return Promise.resolve();
     return new Promise((resolve) => {
-      this.socket.once('close', () => resolve());
-      this.socket.close(1000);
+      this.#socket.once('close', () => resolve());
+      this.#socket.close(1000);
     });
   }
 }

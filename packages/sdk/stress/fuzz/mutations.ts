@@ -23,14 +23,14 @@ export type MutationClass = (typeof MUTATION_CLASSES)[number];
 
 /** A small deterministic PRNG (mulberry32) so a failing run can be repeated from its seed. */
 export class Random {
-  private state: number;
+  #state: number;
   constructor(seed: number) {
-    this.state = seed >>> 0;
+    this.#state = seed >>> 0;
   }
   /** A float in [0, 1). */
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
+    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
+    let t = this.#state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;

@@ -8,21 +8,21 @@ const NONE: readonly string[] = Object.freeze([]);
  * second distinct key, so the common batch (one update, one key) allocates no set.
  */
 class Keys {
-  private readonly first: string;
-  private rest: Set<string> | null = null;
+  readonly #first: string;
+  #rest: Set<string> | null = null;
 
   constructor(key: string) {
-    this.first = key;
+    this.#first = key;
   }
 
   add(key: string): void {
-    if (key === this.first) return;
-    this.rest ??= new Set();
-    this.rest.add(key);
+    if (key === this.#first) return;
+    this.#rest ??= new Set();
+    this.#rest.add(key);
   }
 
   list(): readonly string[] {
-    return Object.freeze(this.rest === null ? [this.first] : [this.first, ...this.rest]);
+    return Object.freeze(this.#rest === null ? [this.#first] : [this.#first, ...this.#rest]);
   }
 }
 
@@ -43,12 +43,12 @@ function list(keys: Keys | null): readonly string[] {
  * created on first use: a batch usually touches one message, so most stay null and cost nothing.
  */
 export class SessionChanges {
-  private messageKeys: Keys | null = null;
-  private toolCallIds: Keys | null = null;
-  private planIds: Keys | null = null;
-  private otherKinds: Keys | null = null;
-  private terminalIds: Keys | null = null;
-  private compactionIds: Keys | null = null;
+  #messageKeys: Keys | null = null;
+  #toolCallIds: Keys | null = null;
+  #planIds: Keys | null = null;
+  #otherKinds: Keys | null = null;
+  #terminalIds: Keys | null = null;
+  #compactionIds: Keys | null = null;
   orderChanged = false;
   stateChanged = false;
   contextUsageChanged = false;
@@ -61,45 +61,45 @@ export class SessionChanges {
 
   /** Records that the entry with this key changed. */
   message(key: string): void {
-    this.messageKeys = add(this.messageKeys, key);
+    this.#messageKeys = add(this.#messageKeys, key);
   }
 
   /** Records that this tool call changed. */
   toolCall(toolCallId: string): void {
-    this.toolCallIds = add(this.toolCallIds, toolCallId);
+    this.#toolCallIds = add(this.#toolCallIds, toolCallId);
   }
 
   /** Records that this plan changed. */
   plan(planId: string): void {
-    this.planIds = add(this.planIds, planId);
+    this.#planIds = add(this.#planIds, planId);
   }
 
   /** Records that the kept update of this kind changed. */
   other(kind: string): void {
-    this.otherKinds = add(this.otherKinds, kind);
+    this.#otherKinds = add(this.#otherKinds, kind);
   }
 
   /** Records that this terminal changed. */
   terminal(terminalId: string): void {
-    this.terminalIds = add(this.terminalIds, terminalId);
+    this.#terminalIds = add(this.#terminalIds, terminalId);
   }
 
   /** Records that this compaction changed. */
   compaction(compactionId: string): void {
-    this.compactionIds = add(this.compactionIds, compactionId);
+    this.#compactionIds = add(this.#compactionIds, compactionId);
   }
 
   get empty(): boolean {
     return (
-      this.messageKeys === null &&
+      this.#messageKeys === null &&
       !this.orderChanged &&
       !this.stateChanged &&
-      this.toolCallIds === null &&
-      this.planIds === null &&
+      this.#toolCallIds === null &&
+      this.#planIds === null &&
       !this.contextUsageChanged &&
-      this.otherKinds === null &&
-      this.terminalIds === null &&
-      this.compactionIds === null &&
+      this.#otherKinds === null &&
+      this.#terminalIds === null &&
+      this.#compactionIds === null &&
       !this.configOptionsChanged &&
       !this.availableCommandsChanged &&
       !this.sessionInfoChanged &&
@@ -110,17 +110,17 @@ export class SessionChanges {
   freeze(): ConversationChange {
     const change: { -readonly [K in keyof ConversationChange]: ConversationChange[K] } = {
       sessionId: this.sessionId,
-      messageKeys: list(this.messageKeys),
+      messageKeys: list(this.#messageKeys),
       orderChanged: this.orderChanged,
       stateChanged: this.stateChanged,
-      toolCallIds: list(this.toolCallIds),
-      planIds: list(this.planIds),
+      toolCallIds: list(this.#toolCallIds),
+      planIds: list(this.#planIds),
       contextUsageChanged: this.contextUsageChanged,
     };
     // The rarer kinds appear only when they changed (no spreads: this runs once per applied batch).
-    if (this.otherKinds !== null) change.otherKinds = list(this.otherKinds);
-    if (this.terminalIds !== null) change.terminalIds = list(this.terminalIds);
-    if (this.compactionIds !== null) change.compactionIds = list(this.compactionIds);
+    if (this.#otherKinds !== null) change.otherKinds = list(this.#otherKinds);
+    if (this.#terminalIds !== null) change.terminalIds = list(this.#terminalIds);
+    if (this.#compactionIds !== null) change.compactionIds = list(this.#compactionIds);
     if (this.configOptionsChanged) change.configOptionsChanged = true;
     if (this.availableCommandsChanged) change.availableCommandsChanged = true;
     if (this.sessionInfoChanged) change.sessionInfoChanged = true;
@@ -135,30 +135,30 @@ export class SessionChanges {
  * kept in a field; a map is made only for a second one.
  */
 export class ChangeCollector {
-  private first: SessionChanges | null = null;
-  private more: Map<SessionId, SessionChanges> | null = null;
+  #first: SessionChanges | null = null;
+  #more: Map<SessionId, SessionChanges> | null = null;
 
   for(sessionId: SessionId): SessionChanges {
-    const first = this.first;
+    const first = this.#first;
     if (first === null) {
-      this.first = new SessionChanges(sessionId);
-      return this.first;
+      this.#first = new SessionChanges(sessionId);
+      return this.#first;
     }
     if (first.sessionId === sessionId) return first;
-    this.more ??= new Map();
-    let changes = this.more.get(sessionId);
+    this.#more ??= new Map();
+    let changes = this.#more.get(sessionId);
     if (changes === undefined) {
       changes = new SessionChanges(sessionId);
-      this.more.set(sessionId, changes);
+      this.#more.set(sessionId, changes);
     }
     return changes;
   }
 
   drain(): readonly ConversationChange[] {
     const out: ConversationChange[] = [];
-    if (this.first !== null && !this.first.empty) out.push(this.first.freeze());
-    if (this.more !== null)
-      for (const changes of this.more.values()) if (!changes.empty) out.push(changes.freeze());
+    if (this.#first !== null && !this.#first.empty) out.push(this.#first.freeze());
+    if (this.#more !== null)
+      for (const changes of this.#more.values()) if (!changes.empty) out.push(changes.freeze());
     return Object.freeze(out);
   }
 }

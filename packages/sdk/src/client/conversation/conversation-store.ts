@@ -36,29 +36,29 @@ const EMPTY_STATE = Object.freeze({
  * response), never by content or arrival order.
  */
 export class ConversationStore {
-  private readonly sessions = new Map<SessionId, SessionConversation>();
-  private readonly locals = new Map<string, LocalEntry>();
-  private readonly listeners = new Set<ConversationListener>();
-  private readonly onDiagnostic: (diagnostic: ConversationDiagnostic) => void;
-  private nextLocal = 1;
-  private lastSession: SessionConversation | null = null;
+  readonly #sessions = new Map<SessionId, SessionConversation>();
+  readonly #locals = new Map<string, LocalEntry>();
+  readonly #listeners = new Set<ConversationListener>();
+  readonly #onDiagnostic: (diagnostic: ConversationDiagnostic) => void;
+  #nextLocal = 1;
+  #lastSession: SessionConversation | null = null;
 
   constructor(options: ConversationStoreOptions = {}) {
-    this.onDiagnostic = options.onDiagnostic ?? (() => {});
+    this.#onDiagnostic = options.onDiagnostic ?? (() => {});
   }
 
   /** Applies one `session/update` notification's params. Listeners are called once afterwards. */
   apply(notification: SessionNotification): void {
     // The hot path: no closure per update (see batch).
-    const collector = this.listeners.size > 0 ? new ChangeCollector() : null;
-    this.applyOne(notification, collector);
-    if (collector !== null) this.notify(collector);
+    const collector = this.#listeners.size > 0 ? new ChangeCollector() : null;
+    this.#applyOne(notification, collector);
+    if (collector !== null) this.#notify(collector);
   }
 
   /** Applies notifications in order as one batch: listeners are called once, after the last one. */
   applyBatch(notifications: Iterable<SessionNotification>): void {
-    this.batch((collector) => {
-      for (const notification of notifications) this.applyOne(notification, collector);
+    this.#batch((collector) => {
+      for (const notification of notifications) this.#applyOne(notification, collector);
     });
   }
 
@@ -71,8 +71,8 @@ export class ConversationStore {
     content: readonly ContentBlock[],
     options: { localId?: string } = {},
   ): string {
-    const localId = options.localId ?? `local-${this.nextLocal++}`;
-    if (this.locals.has(localId)) {
+    const localId = options.localId ?? `local-${this.#nextLocal++}`;
+    if (this.#locals.has(localId)) {
       throw new ConversationStoreError(
         'duplicate_local_id',
         `localId "${localId}" is already in use`,
@@ -80,8 +80,8 @@ export class ConversationStore {
       );
     }
     const local = new LocalEntry(localId, sessionId, Object.freeze(content.slice()));
-    this.locals.set(localId, local);
-    this.batch((collector) => this.session(sessionId).addLocal(local, collector?.for(sessionId) ?? null));
+    this.#locals.set(localId, local);
+    this.#batch((collector) => this.#session(sessionId).addLocal(local, collector?.for(sessionId) ?? null));
     return localId;
   }
 
@@ -93,7 +93,7 @@ export class ConversationStore {
    * uniqueness: a `duplicate_message_id` diagnostic is emitted and the entry becomes `local-unknown`.
    */
   resolvePending(localId: string, messageId: MessageId): void {
-    const local = this.local(localId);
+    const local = this.#local(localId);
     if (local.status === 'resolved') {
       if (local.messageId === messageId) return;
       throw new ConversationStoreError(
@@ -105,11 +105,11 @@ export class ConversationStore {
     if (local.status === 'failed') {
       throw new ConversationStoreError('invalid_transition', `localId "${localId}" was rejected`, localId);
     }
-    this.batch((collector) => {
-      const session = this.session(local.sessionId);
+    this.#batch((collector) => {
+      const session = this.#session(local.sessionId);
       const changes = collector?.for(local.sessionId) ?? null;
       if (session.resolveLocal(local, messageId, changes)) return;
-      this.onDiagnostic({
+      this.#onDiagnostic({
         code: 'duplicate_message_id',
         sessionId: local.sessionId,
         message: `prompt response named messageId "${messageId}", already claimed by another submission`,
@@ -122,7 +122,7 @@ export class ConversationStore {
 
   /** Marks a submission as rejected by the agent (nothing was inserted); the entry shows as `local-failed`. */
   rejectPending(localId: string, error: unknown): void {
-    const local = this.local(localId);
+    const local = this.#local(localId);
     if (local.status === 'resolved') {
       throw new ConversationStoreError(
         'invalid_transition',
@@ -133,8 +133,8 @@ export class ConversationStore {
     local.status = 'failed';
     local.error = error;
     local.turn.fail(error);
-    this.batch((collector) =>
-      this.session(local.sessionId).localChanged(local, collector?.for(local.sessionId) ?? null, false),
+    this.#batch((collector) =>
+      this.#session(local.sessionId).localChanged(local, collector?.for(local.sessionId) ?? null, false),
     );
   }
 
@@ -144,18 +144,18 @@ export class ConversationStore {
    * outcome is already known.
    */
   markOutcomeUnknown(localId: string): void {
-    const local = this.local(localId);
+    const local = this.#local(localId);
     if (local.status !== 'pending') return;
     local.status = 'unknown';
     local.turn.fail(outcomeUnknown(localId));
-    this.batch((collector) =>
-      this.session(local.sessionId).localChanged(local, collector?.for(local.sessionId) ?? null, false),
+    this.#batch((collector) =>
+      this.#session(local.sessionId).localChanged(local, collector?.for(local.sessionId) ?? null, false),
     );
   }
 
   /** Removes a failed or unknown-outcome entry from the feed (e.g. the user dismissed it). */
   dismissPending(localId: string): void {
-    const local = this.local(localId);
+    const local = this.#local(localId);
     if (local.status !== 'failed' && local.status !== 'unknown') {
       throw new ConversationStoreError(
         'invalid_transition',
@@ -163,15 +163,15 @@ export class ConversationStore {
         localId,
       );
     }
-    this.locals.delete(localId);
-    this.batch((collector) =>
-      this.session(local.sessionId).removeLocal(local, collector?.for(local.sessionId) ?? null),
+    this.#locals.delete(localId);
+    this.#batch((collector) =>
+      this.#session(local.sessionId).removeLocal(local, collector?.for(local.sessionId) ?? null),
     );
   }
 
   /** Records whether the agent owning `sessionId` is reachable; a killed agent is `disconnected`, not idle. */
   setConnection(sessionId: SessionId, connection: ConnectionState): void {
-    const session = this.session(sessionId);
+    const session = this.#session(sessionId);
     if (connection === 'disconnected') {
       session.failTurns(
         (local) =>
@@ -182,7 +182,7 @@ export class ConversationStore {
           ),
       );
     }
-    this.batch((collector) => session.setConnection(connection, collector?.for(sessionId) ?? null));
+    this.#batch((collector) => session.setConnection(connection, collector?.for(sessionId) ?? null));
   }
 
   /**
@@ -190,15 +190,15 @@ export class ConversationStore {
    * `session/resume`, `session/set_config_option`); {@link Client} calls it for you.
    */
   setConfigOptions(sessionId: SessionId, options: readonly SessionConfigOption[]): void {
-    this.batch((collector) =>
-      this.session(sessionId).setConfigOptions(options, collector?.for(sessionId) ?? null),
+    this.#batch((collector) =>
+      this.#session(sessionId).setConfigOptions(options, collector?.for(sessionId) ?? null),
     );
   }
 
   /** Replaces a session's available commands with the list a `session/new` or `session/resume` response carried. */
   setAvailableCommands(sessionId: SessionId, commands: readonly AvailableCommand[]): void {
-    this.batch((collector) =>
-      this.session(sessionId).setAvailableCommands(commands, collector?.for(sessionId) ?? null),
+    this.#batch((collector) =>
+      this.#session(sessionId).setAvailableCommands(commands, collector?.for(sessionId) ?? null),
     );
   }
 
@@ -214,12 +214,12 @@ export class ConversationStore {
    * forgotten). `signal` stops waiting: the promise rejects with its reason.
    */
   turnEnd(localId: string, options: { signal?: AbortSignal } = {}): Promise<TurnEnd> {
-    return this.local(localId).turn.wait(options.signal);
+    return this.#local(localId).turn.wait(options.signal);
   }
 
   /** An immutable view of one session (empty for a session never seen). Cheap when nothing changed. */
   snapshot(sessionId: SessionId): ConversationSnapshot {
-    const session = this.sessions.get(sessionId);
+    const session = this.#sessions.get(sessionId);
     if (session !== undefined) return session.snapshot();
     return Object.freeze({
       sessionId,
@@ -240,43 +240,43 @@ export class ConversationStore {
 
   /** IDs of every session the store holds, in first-seen order. */
   sessionIds(): SessionId[] {
-    return [...this.sessions.keys()];
+    return [...this.#sessions.keys()];
   }
 
   /** Drops everything held for a session, including its local submissions. */
   forget(sessionId: SessionId): void {
-    const session = this.sessions.get(sessionId);
+    const session = this.#sessions.get(sessionId);
     if (session === undefined) return;
     for (const local of session.localEntries()) {
-      this.locals.delete(local.localId);
+      this.#locals.delete(local.localId);
       local.turn.fail(
         new ConversationStoreError('forgotten', `session "${sessionId}" was forgotten`, local.localId),
       );
     }
-    this.sessions.delete(sessionId);
-    if (this.lastSession === session) this.lastSession = null;
+    this.#sessions.delete(sessionId);
+    if (this.#lastSession === session) this.#lastSession = null;
   }
 
   /** Subscribes to changes; returns the unsubscribe function. */
   subscribe(listener: ConversationListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
-  private applyOne(notification: SessionNotification, collector: ChangeCollector | null): void {
+  #applyOne(notification: SessionNotification, collector: ChangeCollector | null): void {
     const { sessionId, update } = notification as { sessionId: unknown; update: unknown };
     if (typeof sessionId !== 'string') {
-      this.onDiagnostic({
+      this.#onDiagnostic({
         code: 'malformed_update',
         sessionId: '',
         message: 'notification without a sessionId',
       });
       return;
     }
-    const session = this.session(sessionId);
+    const session = this.#session(sessionId);
     const raw = update as RawUpdate | null | undefined;
     if (typeof raw !== 'object' || raw === null || typeof raw.sessionUpdate !== 'string') {
-      this.onDiagnostic({
+      this.#onDiagnostic({
         code: 'malformed_update',
         sessionId,
         message: 'update without a sessionUpdate tag',
@@ -286,19 +286,19 @@ export class ConversationStore {
     session.apply(raw, collector?.for(sessionId) ?? null);
   }
 
-  private batch(run: (collector: ChangeCollector | null) => void): void {
-    const collector = this.listeners.size > 0 ? new ChangeCollector() : null;
+  #batch(run: (collector: ChangeCollector | null) => void): void {
+    const collector = this.#listeners.size > 0 ? new ChangeCollector() : null;
     run(collector);
-    if (collector !== null) this.notify(collector);
+    if (collector !== null) this.#notify(collector);
   }
 
   /** Calls every listener with what the batch changed (nothing when it changed nothing). */
-  private notify(collector: ChangeCollector): void {
+  #notify(collector: ChangeCollector): void {
     const changes = collector.drain();
     if (changes.length === 0) return;
     // Every listener sees the batch even if one throws; the store is consistent either way.
     let failure: { error: unknown } | null = null;
-    for (const listener of [...this.listeners]) {
+    for (const listener of [...this.#listeners]) {
       try {
         listener(changes);
       } catch (error) {
@@ -308,20 +308,20 @@ export class ConversationStore {
     if (failure !== null) throw failure.error;
   }
 
-  private session(sessionId: SessionId): SessionConversation {
-    const last = this.lastSession;
+  #session(sessionId: SessionId): SessionConversation {
+    const last = this.#lastSession;
     if (last !== null && last.sessionId === sessionId) return last;
-    let session = this.sessions.get(sessionId);
+    let session = this.#sessions.get(sessionId);
     if (session === undefined) {
-      session = new SessionConversation(sessionId, this.onDiagnostic);
-      this.sessions.set(sessionId, session);
+      session = new SessionConversation(sessionId, this.#onDiagnostic);
+      this.#sessions.set(sessionId, session);
     }
-    this.lastSession = session;
+    this.#lastSession = session;
     return session;
   }
 
-  private local(localId: string): LocalEntry {
-    const local = this.locals.get(localId);
+  #local(localId: string): LocalEntry {
+    const local = this.#locals.get(localId);
     if (local === undefined) {
       throw new ConversationStoreError(
         'unknown_local_id',

@@ -29,8 +29,8 @@ export class MessageRecord {
   /** For a user message: how the first work that ended after it was reported ended (see TurnWatch). */
   turnEnd: IdleOutcome | null = null;
   version = 0;
-  private view: ConversationMessage | null = null;
-  private viewVersion = -1;
+  #view: ConversationMessage | null = null;
+  #viewVersion = -1;
 
   /** `<kind>:<messageId>`, computed once: it is read on every update. */
   readonly key: string;
@@ -44,9 +44,9 @@ export class MessageRecord {
   }
 
   toView(): ConversationMessage {
-    if (this.view !== null && this.viewVersion === this.version) return this.view;
+    if (this.#view !== null && this.#viewVersion === this.version) return this.#view;
     const showLocal = this.local !== null && !this.contentReported;
-    this.view = showLocal
+    this.#view = showLocal
       ? Object.freeze({
           key: this.key,
           kind: this.kind,
@@ -59,8 +59,8 @@ export class MessageRecord {
           position: this.position,
         })
       : new ReportedMessageView(this, this.content, this.content.length);
-    this.viewVersion = this.version;
-    return this.view;
+    this.#viewVersion = this.version;
+    return this.#view;
   }
 
   /** The frozen first `length` blocks of `backing`, copied once per distinct prefix. */
@@ -91,8 +91,8 @@ export class LocalEntry {
   /** When the work that took this submission in ends. */
   readonly turn = new TurnWatch();
   version = 0;
-  private view: ConversationMessage | null = null;
-  private viewVersion = -1;
+  #view: ConversationMessage | null = null;
+  #viewVersion = -1;
 
   constructor(
     readonly localId: string,
@@ -105,8 +105,8 @@ export class LocalEntry {
   }
 
   toView(): ConversationMessage {
-    if (this.view !== null && this.viewVersion === this.version) return this.view;
-    this.view = Object.freeze({
+    if (this.#view !== null && this.#viewVersion === this.version) return this.#view;
+    this.#view = Object.freeze({
       key: this.key,
       kind: 'user_message',
       messageId: this.messageId,
@@ -122,7 +122,7 @@ export class LocalEntry {
       error: this.error,
       position: null,
     });
-    this.viewVersion = this.version;
-    return this.view;
+    this.#viewVersion = this.version;
+    return this.#view;
   }
 }

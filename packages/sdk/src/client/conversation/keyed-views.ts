@@ -4,22 +4,22 @@
  * change; otherwise snapshots share the previous one.
  */
 export class KeyedViews<V> {
-  private readonly byId = new Map<string, V>();
-  private list: readonly V[] | null = null;
+  readonly #byId = new Map<string, V>();
+  #list: readonly V[] | null = null;
 
   get(id: string): V | undefined {
-    return this.byId.get(id);
+    return this.#byId.get(id);
   }
 
   /** Stores `view` under `id` (a new ID goes last; a known one keeps its place). */
   set(id: string, view: V): void {
-    this.byId.set(id, view);
-    this.list = null;
+    this.#byId.set(id, view);
+    this.#list = null;
   }
 
   /** The frozen list of every view, shared across snapshots until the next change. */
   views(): readonly V[] {
-    this.list ??= Object.freeze([...this.byId.values()]);
-    return this.list;
+    this.#list ??= Object.freeze([...this.#byId.values()]);
+    return this.#list;
   }
 }

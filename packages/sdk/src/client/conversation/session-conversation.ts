@@ -95,52 +95,56 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * (amortised); views are rebuilt lazily on `snapshot()`.
  */
 export class SessionConversation {
-  private readonly order: MessageRecord[] = [];
-  private readonly records: Record<MessageKind, Map<string, MessageRecord>> = {
+  readonly #order: MessageRecord[] = [];
+  readonly #records: Record<MessageKind, Map<string, MessageRecord>> = {
     user_message: new Map(),
     agent_message: new Map(),
     agent_thought: new Map(),
   };
   /** Local entries not (yet) rendered through an agent record, in submission order. */
-  private readonly locals = new Set<LocalEntry>();
+  readonly #locals = new Set<LocalEntry>();
   /** User-message IDs that a response associated with a local entry. */
-  private readonly claims = new Map<string, LocalEntry>();
+  readonly #claims = new Map<string, LocalEntry>();
   /** Inserted submissions whose turn has not ended yet. */
-  private readonly awaitingTurn = new Set<LocalEntry>();
+  readonly #awaitingTurn = new Set<LocalEntry>();
   /** User messages reported since the last `idle` that ended work. */
-  private readonly openUserRecords = new Set<MessageRecord>();
-  private nextPosition = 0;
+  readonly #openUserRecords = new Set<MessageRecord>();
+  #nextPosition = 0;
 
-  private state: WorkState = 'unknown';
-  private stopReason: StopReason | null = null;
-  private usage: Usage | null = null;
-  private completedTurns = 0;
-  private connection: ConnectionState = 'connected';
+  #state: WorkState = 'unknown';
+  #stopReason: StopReason | null = null;
+  #usage: Usage | null = null;
+  #completedTurns = 0;
+  #connection: ConnectionState = 'connected';
   /** Tool calls, terminals, plans, options, commands, info, usage, notices, unknown kinds. */
-  private readonly entities = new SessionEntities(() => this.nextPosition++);
+  readonly #entities = new SessionEntities(() => this.#nextPosition++);
 
-  private messagesDirty = true;
+  #messagesDirty = true;
   /** Set when the message list must be rebuilt whole (an entry added, removed or linked). */
-  private orderDirty = true;
+  #orderDirty = true;
   /** Records changed since the last snapshot, each once; the list is patched at their indexes. */
-  private readonly queued: MessageRecord[] = [];
+  readonly #queued: MessageRecord[] = [];
   /**
    * The message list of the last snapshot, kept mutable: copying a plain array is a memory copy,
    * while copying a frozen one takes V8's slow element-by-element path (about 100× slower).
    */
-  private viewList: ConversationMessage[] | null = null;
-  private stateDirty = true;
-  private cached: ConversationSnapshot | null = null;
+  #viewList: ConversationMessage[] | null = null;
+  #stateDirty = true;
+  #cached: ConversationSnapshot | null = null;
   /** Parts of the last snapshot, reused while their dirty flag is clear (structural sharing). */
-  private previousParts: {
+  #previousParts: {
     messages: readonly ConversationMessage[];
     state: SessionStateView;
   } | null = null;
 
+  readonly #diagnose: Diagnose;
+
   constructor(
     readonly sessionId: SessionId,
-    private readonly diagnose: Diagnose,
-  ) {}
+    diagnose: Diagnose,
+  ) {
+    this.#diagnose = diagnose;
+  }
 
   /** Applies one update body; never throws on agent input. */
   apply(update: RawUpdate, changes: SessionChanges | null): void {
@@ -150,18 +154,18 @@ export class SessionConversation {
       return;
     }
     if (tag.startsWith('_')) {
-      this.report('extension_update', `ignored extension update "${tag}"`, tag);
+      this.#report('extension_update', `ignored extension update "${tag}"`, tag);
       return;
     }
     // A kind of a newer protocol version: tolerated, and kept visible rather than dropped.
     this.keepOther(tag, update, changes);
-    this.report('unknown_update_kind', `kept unknown update kind "${tag}" in otherUpdates`, tag);
+    this.#report('unknown_update_kind', `kept unknown update kind "${tag}" in otherUpdates`, tag);
   }
 
   /** @internal Keeps an update under its kind in `otherUpdates`, replacing the previous one. */
   keepOther(tag: string, update: RawUpdate, changes: SessionChanges | null): void {
-    this.entities.other(tag, update, changes);
-    this.cached = null;
+    this.#entities.other(tag, update, changes);
+    this.#cached = null;
   }
 
   /** @internal Applies an update that {@link SessionEntities} holds; a rejection becomes a diagnostic. */
@@ -170,98 +174,98 @@ export class SessionConversation {
     changes: SessionChanges | null,
     apply: (entities: SessionEntities, update: RawUpdate, changes: SessionChanges | null) => Rejection,
   ): void {
-    const rejection = apply(this.entities, update, changes);
+    const rejection = apply(this.#entities, update, changes);
     if (rejection !== null) {
-      this.report('malformed_update', rejection, update.sessionUpdate);
+      this.#report('malformed_update', rejection, update.sessionUpdate);
       return;
     }
-    this.cached = null;
+    this.#cached = null;
   }
 
   /** Replaces the configuration options with the list a session response carried. */
   setConfigOptions(options: readonly SessionConfigOption[], changes: SessionChanges | null): void {
-    this.entities.setConfigOptions(options, changes);
-    this.cached = null;
+    this.#entities.setConfigOptions(options, changes);
+    this.#cached = null;
   }
 
   /** Replaces the available commands with the list a session response carried. */
   setAvailableCommands(commands: readonly AvailableCommand[], changes: SessionChanges | null): void {
-    this.entities.setAvailableCommands(commands, changes);
-    this.cached = null;
+    this.#entities.setAvailableCommands(commands, changes);
+    this.#cached = null;
   }
 
   /** Applies a message upsert (`user_message`, `agent_message`, `agent_thought`). */
   upsert(kind: MessageKind, update: RawUpdate, changes: SessionChanges | null): void {
     const { messageId, content } = update;
     if (typeof messageId !== 'string') {
-      this.report('malformed_update', `${kind} without a string messageId`, kind);
+      this.#report('malformed_update', `${kind} without a string messageId`, kind);
       return;
     }
     if (content !== undefined && content !== null && !Array.isArray(content)) {
-      this.report('malformed_update', `${kind} "${messageId}" has non-array content`, kind);
+      this.#report('malformed_update', `${kind} "${messageId}" has non-array content`, kind);
       return;
     }
-    const record = this.records[kind].get(messageId) ?? this.create(kind, messageId, changes);
+    const record = this.#records[kind].get(messageId) ?? this.#create(kind, messageId, changes);
     if (content !== undefined) {
       // Copy: the store appends to this array later and must not mutate the caller's object.
       record.content = content === null ? [] : (content as ContentBlock[]).slice();
       record.contentReported = true;
     }
     record.meta = patchMeta(record.meta, update._meta);
-    this.touch(record, changes);
+    this.#touch(record, changes);
   }
 
   /** Applies a chunk to the message kind it belongs to. */
   chunk(kind: MessageKind, update: RawUpdate, changes: SessionChanges | null): void {
     const { messageId, content } = update;
     if (typeof messageId !== 'string') {
-      this.report('malformed_update', `${kind}_chunk without a string messageId`, `${kind}_chunk`);
+      this.#report('malformed_update', `${kind}_chunk without a string messageId`, `${kind}_chunk`);
       return;
     }
     if (!isObject(content)) {
-      this.report('malformed_update', `${kind}_chunk "${messageId}" has no content block`, `${kind}_chunk`);
+      this.#report('malformed_update', `${kind}_chunk "${messageId}" has no content block`, `${kind}_chunk`);
       return;
     }
-    const record = this.records[kind].get(messageId) ?? this.create(kind, messageId, changes);
+    const record = this.#records[kind].get(messageId) ?? this.#create(kind, messageId, changes);
     record.content.push(content as ContentBlock);
     record.contentReported = true;
-    this.touch(record, changes);
+    this.#touch(record, changes);
   }
 
-  private create(kind: MessageKind, messageId: string, changes: SessionChanges | null): MessageRecord {
-    const record = new MessageRecord(kind, messageId, this.nextPosition++);
-    record.index = this.order.length;
-    this.records[kind].set(messageId, record);
-    this.order.push(record);
-    this.orderDirty = true;
+  #create(kind: MessageKind, messageId: string, changes: SessionChanges | null): MessageRecord {
+    const record = new MessageRecord(kind, messageId, this.#nextPosition++);
+    record.index = this.#order.length;
+    this.#records[kind].set(messageId, record);
+    this.#order.push(record);
+    this.#orderDirty = true;
     if (kind === 'user_message') {
-      this.openUserRecords.add(record);
-      const local = this.claims.get(messageId);
-      if (local !== undefined) this.attach(local, record, changes);
+      this.#openUserRecords.add(record);
+      const local = this.#claims.get(messageId);
+      if (local !== undefined) this.#attach(local, record, changes);
     }
     if (changes) changes.orderChanged = true;
     return record;
   }
 
-  private touch(record: MessageRecord, changes: SessionChanges | null): void {
+  #touch(record: MessageRecord, changes: SessionChanges | null): void {
     record.version++;
     if (!record.queued) {
       record.queued = true;
-      this.queued.push(record);
+      this.#queued.push(record);
     }
-    this.messagesDirty = true;
-    this.cached = null;
+    this.#messagesDirty = true;
+    this.#cached = null;
     if (changes) changes.message(record.key);
   }
 
-  private attach(local: LocalEntry, record: MessageRecord, changes: SessionChanges | null): void {
+  #attach(local: LocalEntry, record: MessageRecord, changes: SessionChanges | null): void {
     record.local = local;
     local.record = record;
-    this.locals.delete(local);
+    this.#locals.delete(local);
     record.version++;
-    this.orderDirty = true;
-    this.messagesDirty = true;
-    this.cached = null;
+    this.#orderDirty = true;
+    this.#messagesDirty = true;
+    this.#cached = null;
     if (changes) {
       changes.orderChanged = true;
       changes.message(local.key);
@@ -273,23 +277,23 @@ export class SessionConversation {
   applyState(update: RawUpdate, changes: SessionChanges | null): void {
     const next = update.state;
     if (typeof next !== 'string') {
-      this.report('malformed_update', 'state_update without a state', 'state_update');
+      this.#report('malformed_update', 'state_update without a state', 'state_update');
       return;
     }
-    const previous = this.state;
-    this.state = next as WorkState;
+    const previous = this.#state;
+    this.#state = next as WorkState;
     if (next === 'idle') {
       const entering = previous !== 'idle';
       const { stopReason, usage } = update;
-      if (stopReason !== undefined || entering) this.stopReason = (stopReason ?? null) as StopReason | null;
-      if (usage !== undefined || entering) this.usage = (usage ?? null) as Usage | null;
+      if (stopReason !== undefined || entering) this.#stopReason = (stopReason ?? null) as StopReason | null;
+      if (usage !== undefined || entering) this.#usage = (usage ?? null) as Usage | null;
       if (entering && previous !== 'unknown' && stopReason !== undefined && stopReason !== null) {
-        this.completedTurns++;
+        this.#completedTurns++;
       }
-      if (typeof stopReason === 'string') this.endWork(update, stopReason);
+      if (typeof stopReason === 'string') this.#endWork(update, stopReason);
     }
-    this.stateDirty = true;
-    this.cached = null;
+    this.#stateDirty = true;
+    this.#cached = null;
     if (changes) changes.stateChanged = true;
   }
 
@@ -298,29 +302,29 @@ export class SessionConversation {
    * (and every user message reported before it) has its turn end now. Submissions inserted later
    * wait for the next one.
    */
-  private endWork(update: RawUpdate, stopReason: StopReason): void {
+  #endWork(update: RawUpdate, stopReason: StopReason): void {
     const idle: IdleOutcome = {
       stopReason,
       usage: (update.usage ?? null) as Usage | null,
       error: (update.error ?? null) as JsonRpcError | null,
     };
-    for (const record of this.openUserRecords) record.turnEnd = idle;
-    this.openUserRecords.clear();
-    const ending = [...this.awaitingTurn];
-    this.awaitingTurn.clear();
+    for (const record of this.#openUserRecords) record.turnEnd = idle;
+    this.#openUserRecords.clear();
+    const ending = [...this.#awaitingTurn];
+    this.#awaitingTurn.clear();
     for (const local of ending) local.turn.end(local.messageId as string, idle);
   }
 
   /** Fails the turn of every inserted submission still waiting (the connection was lost, the session forgotten). */
   failTurns(error: (local: LocalEntry) => unknown): void {
-    const failing = [...this.awaitingTurn];
-    this.awaitingTurn.clear();
+    const failing = [...this.#awaitingTurn];
+    this.#awaitingTurn.clear();
     for (const local of failing) local.turn.fail(error(local));
   }
 
   /** Records a new optimistic submission. */
   addLocal(local: LocalEntry, changes: SessionChanges | null): void {
-    this.locals.add(local);
+    this.#locals.add(local);
     this.localChanged(local, changes, true);
   }
 
@@ -329,17 +333,17 @@ export class SessionConversation {
    * alone) when another submission already claimed that ID.
    */
   resolveLocal(local: LocalEntry, messageId: string, changes: SessionChanges | null): boolean {
-    const other = this.claims.get(messageId);
+    const other = this.#claims.get(messageId);
     if (other !== undefined && other !== local) return false;
     local.status = 'resolved';
     local.messageId = messageId;
     local.error = undefined;
-    this.claims.set(messageId, local);
-    const record = this.records.user_message.get(messageId);
+    this.#claims.set(messageId, local);
+    const record = this.#records.user_message.get(messageId);
     // Inserted: when the agent reported the message first, at that report; else now.
     if (record?.turnEnd) local.turn.end(messageId, record.turnEnd);
-    else if (!local.turn.settled) this.awaitingTurn.add(local);
-    if (record !== undefined) this.attach(local, record, changes);
+    else if (!local.turn.settled) this.#awaitingTurn.add(local);
+    if (record !== undefined) this.#attach(local, record, changes);
     else this.localChanged(local, changes, false);
     return true;
   }
@@ -348,9 +352,9 @@ export class SessionConversation {
   localChanged(local: LocalEntry, changes: SessionChanges | null, orderChanged: boolean): void {
     local.version++;
     // Local entries are few and sit after the reported ones: their changes rebuild the list.
-    this.orderDirty = true;
-    this.messagesDirty = true;
-    this.cached = null;
+    this.#orderDirty = true;
+    this.#messagesDirty = true;
+    this.#cached = null;
     if (changes) {
       changes.message(local.key);
       if (orderChanged) changes.orderChanged = true;
@@ -359,34 +363,34 @@ export class SessionConversation {
 
   /** Drops a local entry that never became (or will never be matched to) an agent message. */
   removeLocal(local: LocalEntry, changes: SessionChanges | null): void {
-    if (!this.locals.delete(local)) return;
-    if (local.messageId !== null && this.claims.get(local.messageId) === local)
-      this.claims.delete(local.messageId);
+    if (!this.#locals.delete(local)) return;
+    if (local.messageId !== null && this.#claims.get(local.messageId) === local)
+      this.#claims.delete(local.messageId);
     this.localChanged(local, changes, true);
   }
 
   /** Local entries of this session, for `forget`. */
   localEntries(): Iterable<LocalEntry> {
-    return new Set([...this.locals, ...this.claims.values()]);
+    return new Set([...this.#locals, ...this.#claims.values()]);
   }
 
   setConnection(connection: ConnectionState, changes: SessionChanges | null): void {
-    if (this.connection === connection) return;
-    this.connection = connection;
-    this.stateDirty = true;
-    this.cached = null;
+    if (this.#connection === connection) return;
+    this.#connection = connection;
+    this.#stateDirty = true;
+    this.#cached = null;
     if (changes) changes.stateChanged = true;
   }
 
   snapshot(): ConversationSnapshot {
-    if (this.cached !== null) return this.cached;
-    const previous = this.previousParts;
-    const messages = this.messagesDirty || !previous ? this.buildMessages() : previous.messages;
-    const state = this.stateDirty || !previous ? this.buildState() : previous.state;
-    this.messagesDirty = this.stateDirty = false;
-    this.previousParts = { messages, state };
-    const entities = this.entities;
-    this.cached = Object.freeze({
+    if (this.#cached !== null) return this.#cached;
+    const previous = this.#previousParts;
+    const messages = this.#messagesDirty || !previous ? this.#buildMessages() : previous.messages;
+    const state = this.#stateDirty || !previous ? this.#buildState() : previous.state;
+    this.#messagesDirty = this.#stateDirty = false;
+    this.#previousParts = { messages, state };
+    const entities = this.#entities;
+    this.#cached = Object.freeze({
       sessionId: this.sessionId,
       messages,
       state,
@@ -401,7 +405,7 @@ export class SessionConversation {
       sessionInfo: entities.sessionInfo,
       notices: entities.notices,
     });
-    return this.cached;
+    return this.#cached;
   }
 
   /**
@@ -409,34 +413,34 @@ export class SessionConversation {
    * their indexes and copied (references only), so the cost does not depend on the length of the
    * messages left untouched; otherwise it is rebuilt from the cached views.
    */
-  private buildMessages(): readonly ConversationMessage[] {
-    const queued = this.queued;
-    let list = this.viewList;
-    if (this.orderDirty || list === null) {
-      list = new Array(this.order.length);
-      for (let i = 0; i < this.order.length; i++) list[i] = this.order[i]!.toView();
-      for (const local of this.locals) list.push(local.toView());
-      this.viewList = list;
+  #buildMessages(): readonly ConversationMessage[] {
+    const queued = this.#queued;
+    let list = this.#viewList;
+    if (this.#orderDirty || list === null) {
+      list = new Array(this.#order.length);
+      for (let i = 0; i < this.#order.length; i++) list[i] = this.#order[i]!.toView();
+      for (const local of this.#locals) list.push(local.toView());
+      this.#viewList = list;
     } else {
       for (const record of queued) list[record.index] = record.toView();
     }
     for (const record of queued) record.queued = false;
     queued.length = 0;
-    this.orderDirty = false;
+    this.#orderDirty = false;
     return Object.freeze(list.slice());
   }
 
-  private buildState(): SessionStateView {
+  #buildState(): SessionStateView {
     return Object.freeze({
-      state: this.state,
-      stopReason: this.stopReason,
-      usage: this.usage,
-      completedTurns: this.completedTurns,
-      connection: this.connection,
+      state: this.#state,
+      stopReason: this.#stopReason,
+      usage: this.#usage,
+      completedTurns: this.#completedTurns,
+      connection: this.#connection,
     });
   }
 
-  private report(code: ConversationDiagnostic['code'], message: string, sessionUpdate?: string): void {
-    this.diagnose({ code, sessionId: this.sessionId, message, ...(sessionUpdate ? { sessionUpdate } : {}) });
+  #report(code: ConversationDiagnostic['code'], message: string, sessionUpdate?: string): void {
+    this.#diagnose({ code, sessionId: this.sessionId, message, ...(sessionUpdate ? { sessionUpdate } : {}) });
   }
 }

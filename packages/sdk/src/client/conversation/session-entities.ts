@@ -48,7 +48,11 @@ export class SessionEntities {
   contextUsage: Readonly<Record<string, unknown>> | null = null;
   notices: readonly NoticeView[] = Object.freeze([]);
 
-  constructor(private readonly nextPosition: () => number) {}
+  readonly #nextPosition: () => number;
+
+  constructor(nextPosition: () => number) {
+    this.#nextPosition = nextPosition;
+  }
 
   /** `tool_call_update`: an upsert of the tool call's fields. */
   toolCall(update: RawUpdate, changes: SessionChanges | null): Rejection {
@@ -59,7 +63,7 @@ export class SessionEntities {
     }
     const existing = this.toolCalls.get(toolCallId);
     const fields = upsertFields(existing?.fields ?? null, update, TOOL_CALL_SKIP);
-    const position = existing?.position ?? this.nextPosition();
+    const position = existing?.position ?? this.#nextPosition();
     this.toolCalls.set(toolCallId, Object.freeze({ toolCallId, fields, position }));
     changes?.toolCall(toolCallId);
     return null;
@@ -78,7 +82,7 @@ export class SessionEntities {
       { toolCallId, content: appended, ...(update._meta !== undefined ? { _meta: update._meta } : {}) },
       TOOL_CALL_SKIP,
     );
-    const position = existing?.position ?? this.nextPosition();
+    const position = existing?.position ?? this.#nextPosition();
     this.toolCalls.set(toolCallId, Object.freeze({ toolCallId, fields, position }));
     changes?.toolCall(toolCallId);
     return null;
@@ -95,7 +99,7 @@ export class SessionEntities {
     const fields = upsertFields(existing?.fields ?? null, update, TERMINAL_SKIP);
     const text =
       output === undefined ? (existing?.output ?? null) : output === null ? null : (output.data as string);
-    const position = existing?.position ?? this.nextPosition();
+    const position = existing?.position ?? this.#nextPosition();
     this.terminals.set(terminalId, Object.freeze({ terminalId, fields, output: text, position }));
     changes?.terminal(terminalId);
     return null;
@@ -108,7 +112,7 @@ export class SessionEntities {
     if (typeof data !== 'string') return `terminal_output_chunk "${terminalId}" without string data`;
     const existing = this.terminals.get(terminalId);
     const fields = existing?.fields ?? Object.freeze({});
-    const position = existing?.position ?? this.nextPosition();
+    const position = existing?.position ?? this.#nextPosition();
     const output = (existing?.output ?? '') + data;
     this.terminals.set(terminalId, Object.freeze({ terminalId, fields, output, position }));
     changes?.terminal(terminalId);
@@ -130,7 +134,7 @@ export class SessionEntities {
         : summary === null
           ? null
           : frozenList(summary as ContentBlock[]);
-    const position = existing?.position ?? this.nextPosition();
+    const position = existing?.position ?? this.#nextPosition();
     this.compactions.set(compactionId, Object.freeze({ compactionId, fields, summary: next, position }));
     changes?.compaction(compactionId);
     return null;
@@ -144,7 +148,7 @@ export class SessionEntities {
     const existing = this.compactions.get(compactionId);
     const summary = Object.freeze([...(existing?.summary ?? []), content as ContentBlock]);
     const fields = existing?.fields ?? Object.freeze({});
-    const position = existing?.position ?? this.nextPosition();
+    const position = existing?.position ?? this.#nextPosition();
     this.compactions.set(compactionId, Object.freeze({ compactionId, fields, summary, position }));
     changes?.compaction(compactionId);
     return null;
@@ -155,7 +159,7 @@ export class SessionEntities {
     const plan = update.plan;
     const id = isObject(plan) ? plan.planId : update.planId;
     const planId = typeof id === 'string' ? id : '';
-    const position = this.plans.get(planId)?.position ?? this.nextPosition();
+    const position = this.plans.get(planId)?.position ?? this.#nextPosition();
     this.plans.set(planId, Object.freeze({ planId, update: Object.freeze({ ...update }), position }));
     changes?.plan(planId);
     return null;
@@ -209,7 +213,7 @@ export class SessionEntities {
   notice(update: RawUpdate, changes: SessionChanges | null): Rejection {
     const notice: NoticeView = Object.freeze({
       notice: Object.freeze({ ...update }),
-      position: this.nextPosition(),
+      position: this.#nextPosition(),
     });
     this.notices = Object.freeze([...this.notices, notice]);
     if (changes) changes.noticesChanged = true;
@@ -218,7 +222,7 @@ export class SessionEntities {
 
   /** Keeps an update of a kind the store does not know under its kind, replacing the previous one. */
   other(tag: string, update: RawUpdate, changes: SessionChanges | null): void {
-    const position = this.others.get(tag)?.position ?? this.nextPosition();
+    const position = this.others.get(tag)?.position ?? this.#nextPosition();
     this.others.set(
       tag,
       Object.freeze({ sessionUpdate: tag, update: Object.freeze({ ...update }), position }),

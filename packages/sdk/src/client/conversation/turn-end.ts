@@ -23,30 +23,30 @@ export type IdleOutcome = Omit<TurnEnd, 'messageId'>;
  * earlier work and never ends this turn.
  */
 export class TurnWatch {
-  private outcome: { end: TurnEnd } | { error: unknown } | null = null;
-  private waiters: { resolve: (end: TurnEnd) => void; reject: (error: unknown) => void }[] = [];
+  #outcome: { end: TurnEnd } | { error: unknown } | null = null;
+  #waiters: { resolve: (end: TurnEnd) => void; reject: (error: unknown) => void }[] = [];
 
   get settled(): boolean {
-    return this.outcome !== null;
+    return this.#outcome !== null;
   }
 
   end(messageId: MessageId, idle: IdleOutcome): void {
-    this.settle({ end: Object.freeze({ messageId, ...idle }) });
+    this.#settle({ end: Object.freeze({ messageId, ...idle }) });
   }
 
   fail(error: unknown): void {
-    this.settle({ error });
+    this.#settle({ error });
   }
 
   /** A promise of the outcome; `signal` stops waiting (the promise rejects with its reason). */
   wait(signal?: AbortSignal): Promise<TurnEnd> {
-    const outcome = this.outcome;
+    const outcome = this.#outcome;
     if (outcome !== null)
       return 'end' in outcome ? Promise.resolve(outcome.end) : Promise.reject(outcome.error);
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<TurnEnd>((resolve, reject) => {
       const stop = (): void => {
-        this.waiters = this.waiters.filter((waiter) => waiter !== entry);
+        this.#waiters = this.#waiters.filter((waiter) => waiter !== entry);
         reject(signal?.reason);
       };
       const entry = {
@@ -59,16 +59,16 @@ export class TurnWatch {
           reject(error);
         },
       };
-      this.waiters.push(entry);
+      this.#waiters.push(entry);
       signal?.addEventListener('abort', stop, { once: true });
     });
   }
 
-  private settle(outcome: { end: TurnEnd } | { error: unknown }): void {
-    if (this.outcome !== null) return;
-    this.outcome = outcome;
-    const waiters = this.waiters;
-    this.waiters = [];
+  #settle(outcome: { end: TurnEnd } | { error: unknown }): void {
+    if (this.#outcome !== null) return;
+    this.#outcome = outcome;
+    const waiters = this.#waiters;
+    this.#waiters = [];
     for (const waiter of waiters) {
       if ('end' in outcome) waiter.resolve(outcome.end);
       else waiter.reject(outcome.error);
