@@ -272,8 +272,13 @@ export class BridgedSession {
     } else {
       // The v1 agent failed after taking the prompt: its receipt is out, so the failure is the
       // turn's outcome (v2 stop reason error) rather than an answer to the prompt.
-      const { code, message } = this.#link.toBridgeError(error);
-      await this.agentSession.idle('error', undefined, { code, message });
+      // The v1 error's data (often the agent's own reason, e.g. the network failure) is kept.
+      const { code, message, data } = this.#link.toBridgeError(error);
+      await this.agentSession.idle('error', undefined, {
+        code,
+        message,
+        ...(data === undefined ? {} : { data }),
+      });
     }
     this.#startNext();
   }
