@@ -21,8 +21,11 @@ afterEach(() => {
 });
 
 /** An agent behind the negotiating transport, and a raw v1 peer talking to it. */
-function setup(onPrompt: ConstructorParameters<typeof Agent>[0]['onPrompt']) {
-  const agent = new Agent({ info: { name: 'codec-agent', version: '1.0.0' }, onPrompt });
+function setup(
+  onPrompt: ConstructorParameters<typeof Agent>[0]['onPrompt'],
+  more: Partial<ConstructorParameters<typeof Agent>[0]> = {},
+) {
+  const agent = new Agent({ info: { name: 'codec-agent', version: '1.0.0' }, onPrompt, ...more });
   const [agentSide, clientSide] = createInProcessPair();
   const served = new Connection(negotiateAgentVersion(agentSide, { codecs: [v1WireCodec] }), {
     validator: schemaValidator,
@@ -117,5 +120,64 @@ describe('v1WireCodec behind negotiateAgentVersion', () => {
       );
     expect(await prompt()).toMatchObject({ error: { code: -32011, message: 'busy' } });
     expect(await prompt()).toEqual({ result: { stopReason: 'cancelled' } });
+  });
+
+  it("keeps each session's mode option: session/set_mode sets that option whatever its configId, and a bad mode points at /params/modeId", async () => {
+    const modeOption = (configId: string, values: string[]) => ({
+      type: 'select' as const,
+      configId,
+      name: 'Mode',
+      category: 'mode',
+      currentValue: values[0]!,
+      options: values.map((value) => ({ value, name: value })),
+    });
+    const { raw, wire, initialize } = setup((prompt) => void prompt.insert(), {
+      onNewSession: (request) => ({
+        configOptions:
+          request.cwd === '/a'
+            ? [modeOption('approach', ['plan', 'build'])]
+            : [
+                { type: 'boolean', configId: 'verbose', name: 'Verbose', currentValue: false },
+                modeOption('persona', ['terse', 'chatty']),
+              ],
+      }),
+    });
+    await initialize();
+    type NewAnswer = { sessionId: string; modes?: { currentModeId: string } };
+    const a = (await raw.sendRequest('session/new', { cwd: '/a', mcpServers: [] })) as NewAnswer;
+    const b = (await raw.sendRequest('session/new', { cwd: '/b', mcpServers: [] })) as NewAnswer;
+    expect(a.modes?.currentModeId).toBe('plan');
+    expect(b.modes?.currentModeId).toBe('terse');
+    expect(await raw.sendRequest('session/set_mode', { sessionId: a.sessionId, modeId: 'build' })).toEqual(
+      {},
+    );
+    expect(await raw.sendRequest('session/set_mode', { sessionId: b.sessionId, modeId: 'chatty' })).toEqual(
+      {},
+    );
+    const refused = await raw
+      .sendRequest('session/set_mode', { sessionId: a.sessionId, modeId: 'chatty' })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(refused).toMatchObject({ code: -32602, data: { pointer: '/params/modeId' } });
+    const modeUpdates = (sessionId: string) =>
+      wire
+        .filter((m) => m.method === 'session/update')
+        .map(
+          (m) => m.params as { sessionId: string; update: { sessionUpdate: string; currentModeId?: string } },
+        )
+        .filter((p) => p.sessionId === sessionId && p.update.sessionUpdate === 'current_mode_update')
+        .map((p) => p.update.currentModeId);
+    await expect.poll(() => modeUpdates(a.sessionId)).toEqual(['build']);
+    await expect.poll(() => modeUpdates(b.sessionId)).toEqual(['chatty']);
+    const loaded = (await raw.sendRequest('session/load', {
+      sessionId: a.sessionId,
+      cwd: '/a',
+      mcpServers: [],
+    })) as {
+      modes?: { currentModeId: string };
+    };
+    expect(loaded.modes?.currentModeId).toBe('build');
   });
 });

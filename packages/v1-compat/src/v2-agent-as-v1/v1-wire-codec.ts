@@ -1,5 +1,6 @@
 import type {
   PromptResponse as V2PromptResponse,
+  SessionConfigOption as V2SessionConfigOption,
   SessionId,
   SessionNotification as V2SessionNotification,
 } from '@acp-kit/schema';
@@ -15,6 +16,7 @@ import {
 import { v2ToV1StopReason } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
 import { validateParams, validateResult } from '../generated/v1/validate.js';
+import { v2ModeOption } from '../mode-options.js';
 import { openV1ClientCodec } from '../v1-agent-as-v2/v1-client-codec.js';
 import { type OpenPrompt, SessionView } from './session-view.js';
 import { AGENT_ROUTES, CLIENT_ROUTES, type Convert, type V1Route } from './v1-routes.js';
@@ -61,6 +63,8 @@ class V1AgentCodec implements CodecSession {
   /** Requests of the core to the v1 client, by their id: how they crossed. */
   readonly #coreRequests = new Map<RpcId, V1Route>();
   readonly #sessions = new Map<SessionId, SessionView>();
+  /** The configId of each session's mode option, as last reported (v1 session/set_mode sets it). */
+  readonly #modeIds = new Map<SessionId, string>();
   readonly #sendUpdate = (sessionId: SessionId, update: V1.SessionUpdate): Promise<void> =>
     this.#write({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } });
 
@@ -137,7 +141,21 @@ class V1AgentCodec implements CodecSession {
       s.sent += 1;
     }
     this.#peerRequests.set(id, request);
-    this.#channel.deliver({ ...message, method: route.v2, params: convert(route.params, message.params) });
+    const converted = convert(route.params, message.params) as Record<string, unknown>;
+    // The agent's mode option may have another configId than the one v1 modes map to by default.
+    const modeId = method === 'session/set_mode' ? this.#modeIds.get(params.sessionId ?? '') : undefined;
+    this.#channel.deliver({
+      ...message,
+      method: route.v2,
+      params: modeId === undefined ? converted : { ...converted, configId: modeId },
+    });
+  }
+
+  /** Remembers which option is the session's mode, from options the agent reported. */
+  #noteOptions(sessionId: SessionId | undefined, options: unknown): void {
+    if (sessionId === undefined || !Array.isArray(options)) return;
+    const mode = v2ModeOption(options as V2SessionConfigOption[]);
+    if (mode !== undefined) this.#modeIds.set(sessionId, mode.configId);
   }
 
   #notificationFromPeer(message: Message, method: string): void {
@@ -192,6 +210,7 @@ class V1AgentCodec implements CodecSession {
   #notificationFromCore(message: Message, method: string): Promise<void> {
     if (method === 'session/update') {
       const { sessionId, update } = message.params as V2SessionNotification;
+      if (update.sessionUpdate === 'config_option_update') this.#noteOptions(sessionId, update.configOptions);
       return this.#view(sessionId).receive(sessionId, update, this.#sendUpdate) ?? Promise.resolve();
     }
     const route = AGENT_ROUTES.get(method);
@@ -237,7 +256,11 @@ class V1AgentCodec implements CodecSession {
       this.#prompted(message, id, sessionId, s, request.open);
       return Promise.resolve();
     }
-    if (!('result' in message)) return this.#write(message);
+    if (!('result' in message)) {
+      return this.#write(method === 'session/set_mode' ? modeErrorInV1(message) : message);
+    }
+    const answered = message.result as { sessionId?: SessionId; configOptions?: unknown } | null;
+    this.#noteOptions(sessionId ?? answered?.sessionId, answered?.configOptions);
     return this.#write({ ...message, result: convert(request.route.result, message.result) });
   }
 
@@ -303,6 +326,18 @@ class V1AgentCodec implements CodecSession {
     const error = new Error(`connection closed${reason ? `: ${reason.message}` : ''}`);
     for (const s of this.#sessions.values()) s.turns.fail(error);
   }
+}
+
+/**
+ * The agent's error for a v1 `session/set_mode` (served as `session/set_config_option`), with the
+ * pointer moved to the v1 request: the option's value and configId are the v1 `modeId`.
+ */
+function modeErrorInV1(message: Message): Message {
+  const error = message.error as RpcErrorObject | undefined;
+  const data = error?.data as { pointer?: unknown } | undefined;
+  if (error === undefined || typeof data !== 'object' || data === null) return message;
+  if (data.pointer !== '/params/value' && data.pointer !== '/params/configId') return message;
+  return { ...message, error: { ...error, data: { ...data, pointer: '/params/modeId' } } };
 }
 
 /** Applies a generated converter; without one the value crosses unchanged. */
