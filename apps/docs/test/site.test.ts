@@ -73,6 +73,30 @@ async function openPage(path: string, problems: string[]): Promise<Page> {
   return page;
 }
 
+/**
+ * The internal links of a visit whose page or anchor does not exist in the build. Links already in
+ * `checked` are skipped (and every link checked is added to it).
+ */
+async function brokenLinks(visit: Visit, checked = new Set<string>()): Promise<string[]> {
+  const missing: string[] = [];
+  for (const href of visit.links) {
+    const url = new URL(href);
+    if (url.origin !== server.origin || checked.has(href)) continue;
+    checked.add(href);
+    const file = await resolveSitePath(DIST, url.pathname);
+    if (file === undefined) {
+      missing.push(`${visit.path} → ${url.pathname}`);
+      continue;
+    }
+    const fragment = decodeURIComponent(url.hash.slice(1));
+    if (fragment !== '' && file.endsWith('.html')) {
+      const html = await readFile(file, 'utf8');
+      if (!html.includes(`id="${fragment}"`)) missing.push(`${visit.path} → ${url.pathname}#${fragment}`);
+    }
+  }
+  return missing;
+}
+
 beforeAll(async () => {
   assertBuilt();
   pages = await listPages();
@@ -154,23 +178,7 @@ describe('the built docs site', () => {
   it('links only to pages and anchors that exist in the build', async () => {
     const missing: string[] = [];
     const checked = new Set<string>();
-    for (const visit of [...visits, ...staticVisits]) {
-      for (const href of visit.links) {
-        const url = new URL(href);
-        if (url.origin !== server.origin || checked.has(href)) continue;
-        checked.add(href);
-        const file = await resolveSitePath(DIST, url.pathname);
-        if (file === undefined) {
-          missing.push(`${visit.path} → ${url.pathname}`);
-          continue;
-        }
-        const fragment = decodeURIComponent(url.hash.slice(1));
-        if (fragment !== '' && file.endsWith('.html')) {
-          const html = await readFile(file, 'utf8');
-          if (!html.includes(`id="${fragment}"`)) missing.push(`${visit.path} → ${url.pathname}#${fragment}`);
-        }
-      }
-    }
+    for (const visit of [...visits, ...staticVisits]) missing.push(...(await brokenLinks(visit, checked)));
     expect(checked.size).toBeGreaterThan(pages.length);
     expect(missing).toEqual([]);
   });
@@ -407,6 +415,79 @@ describe('the built docs site', () => {
     await page.close();
     expect(problems).toEqual([]);
   });
+
+  it('draws the diagram of every v2 method guide, and shows its example files exactly as the test suite runs them', async () => {
+    // Each guide, the diagrams it must draw, and the example files (src/examples/guides/) it shows.
+    const guides: Record<string, { diagrams: string[]; files: string[] }> = {
+      '/guides/session-setup/': {
+        diagrams: ['diagram-session-lifetime'],
+        files: ['session-setup-agent.ts', 'session-setup-client.ts'],
+      },
+      '/guides/authentication/': {
+        diagrams: ['diagram-auth-before-session'],
+        files: ['auth-agent.ts', 'auth-client.ts'],
+      },
+      '/guides/config-options/': {
+        diagrams: ['diagram-config-option-change'],
+        files: ['config-options-agent.ts', 'config-options-client.ts'],
+      },
+    };
+    const runner = await readFile(
+      fileURLToPath(new URL('./guide-examples.test.ts', import.meta.url)),
+      'utf8',
+    );
+    const shownAnywhere = new Set<string>();
+    const problems: string[] = [];
+    const page = await chromium.context.newPage();
+    watch(page, (problem) => problems.push(problem));
+    for (const [path, expected] of Object.entries(guides)) {
+      // Visited by the sweep, in the sidebar, and every internal link and anchor on it exists.
+      const visit = visits.find((v) => v.path === path);
+      expect(visit, path).toBeDefined();
+      if (visit === undefined) continue;
+      const internal = visit.links.filter((href) => new URL(href).origin === server.origin);
+      expect(internal.length, path).toBeGreaterThan(20);
+      expect(await brokenLinks(visit), path).toEqual([]);
+      expect(visit.citations, path).toBeGreaterThan(0);
+      await page.goto(server.origin + path, { waitUntil: 'load' });
+      expect(
+        await page.locator(`nav[aria-label="Main"] a[href="${path}"]`).count(),
+        `${path} in the sidebar`,
+      ).toBe(1);
+      for (const id of expected.diagrams) {
+        const svg = page.locator(`figure.sequence-diagram[data-diagram="${id}"] > svg`);
+        expect(await svg.count(), `${path} ${id}`).toBe(1);
+        const box = await svg.boundingBox();
+        expect(box?.width ?? 0, `${path} ${id}`).toBeGreaterThan(100);
+        expect(box?.height ?? 0, `${path} ${id}`).toBeGreaterThan(100);
+        expect(await svg.locator('line.seq-line').count(), `${path} ${id}`).toBeGreaterThan(2);
+        expect(await svg.locator('title').first().textContent(), `${path} ${id}`).not.toBe('');
+      }
+      for (const file of expected.files) {
+        const frame = page.locator('figure.frame', {
+          has: page.locator(`figcaption .title:text-is("${file}")`),
+        });
+        expect(await frame.count(), `${path} ${file}`).toBe(1);
+        const shown = await frame
+          .locator('pre code')
+          .evaluate((code) =>
+            [...code.querySelectorAll('.ec-line')]
+              .map((line) => (line.textContent ?? '').replace(/\n$/, ''))
+              .join('\n'),
+          );
+        const source = await readFile(join(EXAMPLES, 'guides', file), 'utf8');
+        expect(shown.trimEnd(), `${path} ${file}`).toBe(source.trimEnd());
+        // test/guide-examples.test.ts imports the file, so the suite runs what the page shows.
+        expect(runner, file).toContain(`../src/examples/guides/${file}`);
+        shownAnywhere.add(file);
+      }
+    }
+    await page.close();
+    // Every example file of the guides is shown on a page.
+    const files = (await readdir(join(EXAMPLES, 'guides'))).filter((f) => f.endsWith('.ts'));
+    expect(files.filter((f) => !shownAnywhere.has(f))).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 180_000);
 
   it('has an API reference page for every export of every published package', async () => {
     const entries = publishedExports(REPO);
