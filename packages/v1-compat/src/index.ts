@@ -13,6 +13,7 @@ export * as v1Validation from './generated/v1/validate.js';
 export * from './generated/compat/converters.js';
 export { V1_MODE_CONFIG_ID, V1_PLAN_ID, v2ModeOption } from './custom-converters.js';
 export { CompatError } from './compat-error.js';
+export { type BridgeLoss, type BridgeLossListener, describeLoss } from './bridge-loss.js';
 export { derivedMessageId, type MessageKind } from './message-ids.js';
 export { v1SchemaValidator } from './v1-validator.js';
 export {

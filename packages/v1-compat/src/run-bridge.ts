@@ -1,6 +1,7 @@
 import { constants } from 'node:os';
 import { stdioTransport, type Transport } from '@acp-kit/sdk';
 import { spawnAgentProcess } from './agent-process.js';
+import { describeLoss } from './bridge-loss.js';
 import { FileIdLedger } from './v1-agent-as-v2/file-id-ledger.js';
 import { serveV1AgentAsV2 } from './v1-agent-as-v2/v1-agent-bridge.js';
 import { serveV2AgentAsV1 } from './v2-agent-as-v1/v2-agent-bridge.js';
@@ -76,7 +77,12 @@ export async function runBridge(options: RunBridgeOptions): Promise<number> {
             close: () => served.bridge.close(),
           };
         })()
-      : serveV2AgentAsV1({ agent: child, client, name });
+      : serveV2AgentAsV1({
+          agent: child,
+          client,
+          name,
+          onLoss: (loss) => log(`acp-kit bridge: ${describeLoss(loss)}\n`),
+        });
   const clientGone = new Promise<'client'>((resolve) => bridge.connection.onClose(() => resolve('client')));
   const handlers: [NodeJS.Signals, () => void][] = [];
   const signalled = new Promise<{ signal: NodeJS.Signals }>((resolve) => {

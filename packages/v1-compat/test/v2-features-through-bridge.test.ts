@@ -4,8 +4,8 @@
  * `V2_FEATURES=1`): every method the bridge announces to the v1 client reaches the agent, and the
  * agent's updates arrive in v1's shapes.
  */
-import { Connection, spawnTransport } from '@acp-kit/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { Connection, createInProcessPair, spawnTransport } from '@acp-kit/sdk';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type {
   AgentNotificationMap,
   AgentRequestMap,
@@ -13,7 +13,7 @@ import type {
   ClientRequestMap,
 } from '../src/generated/v1/methods.js';
 import type * as V1 from '../src/generated/v1/types.js';
-import { v1SchemaValidator } from '../src/index.js';
+import { runBridge, v1SchemaValidator } from '../src/index.js';
 import { fixture } from './helpers.js';
 
 type V1Client = Connection<ClientRequestMap, ClientNotificationMap, AgentRequestMap, AgentNotificationMap>;
@@ -159,5 +159,46 @@ describe('a v2 agent with login, modes and options behind `--serve v1`', () => {
       .join('');
     expect(said).toBe('accept: teal');
     v1.close();
+  });
+
+  it('leaves a command whose input type v1 does not know out of the v1 list and logs that it did', async () => {
+    const [clientSide, bridgeSide] = createInProcessPair();
+    const logged: string[] = [];
+    const run = runBridge({
+      serve: 'v1',
+      command: 'env',
+      args: ['V2_FEATURES=1', process.execPath, '--import', 'tsx', fixture('v2-agent.ts')],
+      client: bridgeSide,
+      graceMs: 500,
+      log: (line) => logged.push(line),
+    });
+    const v1: V1Client = new Connection(clientSide, { validator: v1SchemaValidator });
+    const updates: V1.SessionUpdate[] = [];
+    v1.onNotification('session/update', (params) => {
+      updates.push(params.update);
+    });
+    v1.listen();
+    await v1.sendRequest('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    await v1.sendRequest('authenticate', { methodId: 'token' });
+    const { sessionId } = await v1.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] });
+
+    // The v2 agent offers `plan` and `attach` (input type `file`): the v1 client still gets `plan`.
+    await vi.waitFor(() =>
+      expect(updates.some((u) => u.sessionUpdate === 'available_commands_update')).toBe(true),
+    );
+    expect(updates.filter((u) => u.sessionUpdate === 'available_commands_update')).toEqual([
+      {
+        sessionUpdate: 'available_commands_update',
+        availableCommands: [{ name: 'plan', description: 'Make a plan' }],
+      },
+    ]);
+    await vi.waitFor(() =>
+      expect(logged).toContain(
+        `acp-kit bridge: left out available_commands_update /availableCommands/1 for session ${sessionId}: ` +
+          'command "attach": AvailableCommandInput type "file" has no v1 form\n',
+      ),
+    );
+    v1.close();
+    expect(await run).toBe(0);
   });
 });

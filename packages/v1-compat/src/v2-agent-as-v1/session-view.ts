@@ -4,6 +4,7 @@ import type {
   UserMessageChunk as V2UserMessageChunk,
   UserMessageUpdate as V2UserMessageUpdate,
 } from '@acp-kit/schema';
+import type { BridgeLossListener } from '../bridge-loss.js';
 import { CompatError } from '../compat-error.js';
 import type * as V1 from '../generated/v1/types.js';
 import type { MessageKind } from '../message-ids.js';
@@ -51,6 +52,12 @@ export class SessionView {
   readonly open = new Set<OpenPrompt>();
   /** How many v1 prompts were sent to the v2 side so far. */
   sent = 0;
+  readonly #onLoss: BridgeLossListener | undefined;
+
+  /** `onLoss` is told what of an update had no v1 form and was left out (nothing is dropped silently). */
+  constructor(onLoss?: BridgeLossListener) {
+    this.#onLoss = onLoss;
+  }
 
   /** Forgets what the v1 client was shown (it loads the session and starts from nothing). */
   startLoading(): void {
@@ -93,12 +100,17 @@ export class SessionView {
       return out.map((u) => send(sessionId, u)).at(-1);
     }
     if (update.sessionUpdate === 'state_update') return;
+    const kind = update.sessionUpdate;
     let converted: V1.SessionUpdate[];
     try {
-      converted = v2UpdateToV1(update, this.toolCalls);
+      converted = v2UpdateToV1(update, this.toolCalls, (pointer, reason) =>
+        this.#onLoss?.({ sessionId, in: kind, pointer, reason }),
+      );
     } catch (error) {
-      if (error instanceof CompatError) return; // no v1 form (see the lossy table)
-      throw error;
+      if (!(error instanceof CompatError)) throw error;
+      // No v1 form at all (see the lossy table): reported, not sent.
+      this.#onLoss?.({ sessionId, in: kind, pointer: '', reason: `${error.message} (at ${error.pointer})` });
+      return;
     }
     return converted.map((u) => send(sessionId, u)).at(-1);
   }

@@ -1,6 +1,7 @@
 import type { SessionUpdate as V2SessionUpdate } from '@acp-kit/schema';
+import { CompatError } from '../compat-error.js';
 import {
-  v2ToV1AvailableCommandsUpdate,
+  v2ToV1AvailableCommand,
   v2ToV1ConfigOptionUpdate,
   v2ToV1CurrentModeUpdate,
   v2ToV1NewToolCall,
@@ -17,14 +18,44 @@ const BACK_TO_V1 = new Map<string, string>(Object.entries(V1_ONLY_UPDATES).map((
 
 type Of<K extends string> = Extract<V2SessionUpdate, { sessionUpdate: K }>;
 
+/** Told what part of an update (pointer into it) was left out, and why. */
+export type LeftOut = (pointer: string, reason: string) => void;
+
+/**
+ * v1 knows only free-text command input and plain commands: a command v1 cannot express is left
+ * out of the list (and reported), the others still reach the v1 client.
+ */
+function commandsToV1(update: Of<'available_commands_update'>, leftOut: LeftOut): V1.AvailableCommandsUpdate {
+  const availableCommands: V1.AvailableCommand[] = [];
+  update.availableCommands.forEach((command, index) => {
+    try {
+      availableCommands.push(v2ToV1AvailableCommand(command));
+    } catch (error) {
+      if (!(error instanceof CompatError)) throw error;
+      const name = (command as { name?: unknown }).name;
+      leftOut(`/availableCommands/${index}`, `command ${JSON.stringify(name)}: ${error.message}`);
+    }
+  });
+  return {
+    sessionUpdate: 'available_commands_update',
+    availableCommands,
+    ...(update._meta === undefined ? {} : { _meta: update._meta }),
+  };
+}
+
 /**
  * Converts a v2 update that is neither a message update nor a state update, into the v1 updates
  * it becomes (none, one, or for a `config_option_update` with a mode option also the v1
  * `current_mode_update`). `seenToolCalls` decides between v1's tool_call (first sighting; v1
- * requires a title) and tool_call_update. An update v1 cannot express (a command input of a
- * later type, say) throws a `CompatError`.
+ * requires a title) and tool_call_update. A command v1 cannot express (an input of a later type,
+ * say) is left out of its list and told to `leftOut`; an update v1 cannot express at all throws a
+ * `CompatError`.
  */
-export function v2UpdateToV1(update: V2SessionUpdate, seenToolCalls: Set<string>): V1.SessionUpdate[] {
+export function v2UpdateToV1(
+  update: V2SessionUpdate,
+  seenToolCalls: Set<string>,
+  leftOut: LeftOut = () => undefined,
+): V1.SessionUpdate[] {
   switch (update.sessionUpdate) {
     case 'tool_call_update': {
       const toolCall = update as Of<'tool_call_update'>;
@@ -44,7 +75,7 @@ export function v2UpdateToV1(update: V2SessionUpdate, seenToolCalls: Set<string>
       return out;
     }
     case 'available_commands_update':
-      return [v2ToV1AvailableCommandsUpdate(update as Of<'available_commands_update'>)];
+      return [commandsToV1(update as Of<'available_commands_update'>, leftOut)];
     case 'session_info_update':
       return [v2ToV1SessionInfoUpdate(update as Of<'session_info_update'>)];
     default: {

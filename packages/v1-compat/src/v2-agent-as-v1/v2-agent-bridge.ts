@@ -1,3 +1,4 @@
+import type { BridgeLossListener } from '../bridge-loss.js';
 import type {
   AgentNotificationMap as V2AgentNotificationMap,
   AgentRequestMap as V2AgentRequestMap,
@@ -77,6 +78,11 @@ export interface ServeV2AgentAsV1Options {
   client: Transport;
   /** How errors name the agent. Default `v2 agent`. */
   name?: string;
+  /**
+   * Told each part of a v2 update that has no v1 form and was left out (a command whose input
+   * type v1 does not know, say). `runBridge` logs them.
+   */
+  onLoss?: BridgeLossListener;
 }
 
 /** A running v2-agent-as-v1 bridge. */
@@ -103,7 +109,7 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
   const view = (sessionId: SessionId): SessionView => {
     let found = sessions.get(sessionId);
     if (found === undefined) {
-      found = new SessionView();
+      found = new SessionView(options.onLoss);
       sessions.set(sessionId, found);
     }
     return found;
@@ -131,11 +137,10 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
   const sendCommands = (sessionId: SessionId, commands: V2AvailableCommand[] | null | undefined): void => {
     if (commands === undefined || commands === null) return;
     const update = { sessionUpdate: 'available_commands_update' as const, availableCommands: commands };
-    try {
-      for (const u of v2UpdateToV1(update, new Set())) send(sessionId, u);
-    } catch {
-      // A command input of a type v1 does not know: the list has no v1 form (see the lossy table).
-    }
+    // A command v1 cannot express is left out of the list and reported (see the lossy table).
+    const leftOut = (pointer: string, reason: string) =>
+      options.onLoss?.({ sessionId, in: 'available_commands_update', pointer, reason });
+    for (const u of v2UpdateToV1(update, new Set(), leftOut)) send(sessionId, u);
   };
 
   v2.onNotification('session/update', (params: V2SessionNotification) => {

@@ -639,7 +639,7 @@ export function v1ToV2AvailableCommandInput(value: V1.AvailableCommandInput): V2
   return v1ToV2TextCommandInput(value);
 }
 
-/** Converts a v2 `AvailableCommandInput` into a v1 `AvailableCommandInput`. Lossy: v1 knows only free-text input: input of another type has no v1 form (CompatError). */
+/** Converts a v2 `AvailableCommandInput` into a v1 `AvailableCommandInput`. Lossy: v1 knows only free-text input: input of another type has no v1 form (CompatError). The bridges leave such a command out of the v1 list, send the others, and report it (runBridge logs it; serveV2AgentAsV1 has onLoss). */
 export function v2ToV1AvailableCommandInput(value: V2.AvailableCommandInput): V1.AvailableCommandInput {
   if (value.type === 'text') return v2ToV1TextCommandInput(value as V2.TextCommandInput);
   throw new CompatError('AvailableCommandInput type ' + JSON.stringify(value.type) + ' has no v1 form', '/type');
@@ -671,7 +671,7 @@ export function v1ToV2AvailableCommand(value: V1.AvailableCommand): V2.Available
   return v1ToV2Command(value);
 }
 
-/** Converts a v2 `AvailableCommand` into a v1 `AvailableCommand`. Lossy: v1 knows only plain commands: a command of another type has no v1 form (CompatError). */
+/** Converts a v2 `AvailableCommand` into a v1 `AvailableCommand`. Lossy: v1 knows only plain commands: a command of another type has no v1 form (CompatError). The bridges leave it out of the v1 list, send the others, and report it (runBridge logs it; serveV2AgentAsV1 has onLoss). */
 export function v2ToV1AvailableCommand(value: V2.AvailableCommand): V1.AvailableCommand {
   if (value.type === 'command') return v2ToV1Command(value as V2.Command);
   throw new CompatError('AvailableCommand type ' + JSON.stringify(value.type) + ' has no v1 form', '/type');
@@ -2094,7 +2094,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'AvailableCommandInput',
     toV2: v1ToV2AvailableCommandInput,
     toV1: v2ToV1AvailableCommandInput,
-    lossyToV1: 'v1 knows only free-text input: input of another type has no v1 form (CompatError).',
+    lossyToV1: 'v1 knows only free-text input: input of another type has no v1 form (CompatError). The bridges leave such a command out of the v1 list, send the others, and report it (runBridge logs it; serveV2AgentAsV1 has onLoss).',
   },
   {
     name: 'Command',
@@ -2109,7 +2109,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'AvailableCommand',
     toV2: v1ToV2AvailableCommand,
     toV1: v2ToV1AvailableCommand,
-    lossyToV1: 'v1 knows only plain commands: a command of another type has no v1 form (CompatError).',
+    lossyToV1: 'v1 knows only plain commands: a command of another type has no v1 form (CompatError). The bridges leave it out of the v1 list, send the others, and report it (runBridge logs it; serveV2AgentAsV1 has onLoss).',
   },
   {
     name: 'AvailableCommandsUpdate',

@@ -1,0 +1,23 @@
+/**
+ * Something a bridge could not carry to the other protocol version. The lossy table in
+ * schema/compat/v1-v2.json says which conversions lose what; a bridge reports each loss as it
+ * happens instead of dropping it silently.
+ */
+export interface BridgeLoss {
+  /** The session whose message lost it. */
+  sessionId: string;
+  /** The update kind (`sessionUpdate`) or method it belonged to. */
+  in: string;
+  /** RFC 6901 pointer into that update to the part left out, e.g. `/availableCommands/2`. */
+  pointer: string;
+  /** Why it has no form on the other side. */
+  reason: string;
+}
+
+/** Receives each {@link BridgeLoss} a bridge reports. */
+export type BridgeLossListener = (loss: BridgeLoss) => void;
+
+/** One line describing a loss, as the bridge process logs it. */
+export function describeLoss(loss: BridgeLoss): string {
+  return `left out ${loss.in} ${loss.pointer || '(whole update)'} for session ${loss.sessionId}: ${loss.reason}`;
+}
