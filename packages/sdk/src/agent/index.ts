@@ -6,6 +6,7 @@ export {
   PROTOCOL_VERSION,
   type PromptContext,
 } from './agent.js';
+export { AdapterSession, type AdapterSessionOptions, type ReceivedPrompt } from './adapter-session.js';
 export {
   AgentSession,
   type OutgoingMessage,

@@ -5,7 +5,14 @@ import type {
   RequestPermissionResponse as V2RequestPermissionResponse,
   SessionUpdate as V2SessionUpdate,
 } from '@acp-kit/schema';
-import { type AgentSession, type ClientPeer, ErrorCodes, type PendingPrompt, RpcError } from '@acp-kit/sdk';
+import {
+  type AdapterSession,
+  type AgentSession,
+  type ClientPeer,
+  ErrorCodes,
+  type PendingPrompt,
+  RpcError,
+} from '@acp-kit/sdk';
 import {
   v1ToV2ContentBlock,
   v1ToV2RequestPermissionRequest,
@@ -17,7 +24,6 @@ import type * as V1 from '../generated/v1/types.js';
 import { convertParams } from '../compat-error.js';
 import type { MessageKind } from '../message-ids.js';
 import type { MessageTracker } from './message-tracker.js';
-import { sessionInternals } from './sdk-internals.js';
 import { SessionOptions } from './session-options.js';
 import { v1UpdateToV2 } from './update-to-v2.js';
 
@@ -62,7 +68,8 @@ const CHUNK_KINDS: Record<string, MessageKind> = {
 };
 
 /**
- * One v1 session seen through v2: the v2 side is an SDK {@link AgentSession}, the v1 side the
+ * One v1 session seen through v2: the v2 side is the SDK's adapter seam, an {@link AdapterSession}
+ * (its {@link AgentSession} reports through the session log), the v1 side the
  * agent's updates and prompt responses. Everything the v1 agent says about the session is
  * applied in arrival order on one queue, so insertion, updates and the end of a turn can never
  * overtake each other.
@@ -72,6 +79,9 @@ const CHUNK_KINDS: Record<string, MessageKind> = {
  * turn (including a permission request), or the v1 prompt response. Never earlier.
  */
 export class BridgedSession {
+  /** The v2 side: clients, replays and prompts (the SDK's adapter seam). */
+  readonly adapter: AdapterSession;
+  /** The v2 session updates, activity and permission requests are reported through. */
   readonly agentSession: AgentSession;
   readonly #tracker: MessageTracker;
   readonly #link: V1AgentLink;
@@ -86,12 +96,13 @@ export class BridgedSession {
   /** Open permission requests, answered `cancelled` by {@link BridgedSession.cancel}. */
   readonly #withdraw = new Set<() => void>();
 
-  /** `ready` settles when the session may take its first task (its history record exists). */
-  constructor(agentSession: AgentSession, tracker: MessageTracker, link: V1AgentLink, ready: Promise<void>) {
-    this.agentSession = agentSession;
+  /** The session takes its first task once the adapter is ready (its history record exists). */
+  constructor(adapter: AdapterSession, tracker: MessageTracker, link: V1AgentLink) {
+    this.adapter = adapter;
+    this.agentSession = adapter.session;
     this.#tracker = tracker;
     this.#link = link;
-    this.#chain = ready
+    this.#chain = adapter.ready
       .then(() => tracker.load())
       .then(
         () => undefined,
@@ -152,7 +163,7 @@ export class BridgedSession {
     const converted = this.#convert(update, true);
     await this.#tracker.persist();
     if (replay.peer === undefined) return;
-    for (const u of converted) await sessionInternals(this.agentSession).sendTo(replay.peer, u);
+    for (const u of converted) await this.adapter.replayTo(replay.peer, u);
   }
 
   /** v2 updates for one v1 update; in a replay a new message first gets `content: []` (RFD). */
@@ -299,7 +310,7 @@ export class BridgedSession {
     if (this.#turn) this.#turn.cancelled = true;
     // Aborts the session's signal: a permission request still open on the v2 side is withdrawn
     // and answers the v1 agent `cancelled`, as v1 expects after session/cancel.
-    sessionInternals(this.agentSession).cancel();
+    this.adapter.cancel();
     for (const withdraw of this.#withdraw) withdraw();
     await this.#link.cancel({ sessionId: this.id });
   }
@@ -352,7 +363,7 @@ export class BridgedSession {
       if (this.#broken !== undefined) throw ledgerError(this.#broken);
       this.#tracker.beginReplay();
       this.#replay = { peer };
-      if (peer !== undefined) sessionInternals(this.agentSession).attach(peer, true);
+      if (peer !== undefined) this.adapter.attach(peer, { replay: true });
     });
     try {
       return await run();
@@ -363,7 +374,7 @@ export class BridgedSession {
         this.#tracker.endReplay();
         await this.#tracker.persist();
       });
-      if (peer !== undefined) await sessionInternals(this.agentSession).release(peer);
+      if (peer !== undefined) await this.adapter.endReplay(peer);
     }
   }
 }

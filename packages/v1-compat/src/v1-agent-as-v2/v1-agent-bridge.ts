@@ -6,6 +6,7 @@ import type {
   InitializeRequest as V2InitializeRequest,
 } from '@acp-kit/schema';
 import {
+  AdapterSession,
   type AgentConnection,
   type ClientPeer,
   Connection,
@@ -47,7 +48,6 @@ import { WrappedPeer } from '../wrapped-peer.js';
 import { BridgedSession } from './bridged-session.js';
 import { type IdLedger, MemoryIdLedger } from './id-ledger.js';
 import { MessageTracker } from './message-tracker.js';
-import { newAgentSession, newPendingPrompt, sessionInternals } from './sdk-internals.js';
 
 /** The bridge's connection to the v1 agent: it handles v1 client methods and calls v1 agent methods. */
 type V1ClientConnection = Connection<
@@ -93,8 +93,8 @@ export interface V1AgentBridgeOptions {
 
 /**
  * Serves a v1 agent to v2 clients. The bridge is the v2 agent — sessions, insertion receipts and
- * state updates come from the SDK's {@link AgentSession} and {@link PendingPrompt} — and the v1
- * agent's sessions, prompt turns and updates are translated behind it. Serve any number of v2
+ * state updates come from the SDK's adapter seam, an {@link AdapterSession} per session — and the
+ * v1 agent's sessions, prompt turns and updates are translated behind it. Serve any number of v2
  * client connections with {@link V1AgentBridge.serve}.
  */
 export class V1AgentBridge {
@@ -185,22 +185,15 @@ export class V1AgentBridge {
   #open(sessionId: SessionId, cwd: string, epoch = ''): BridgedSession {
     const existing = this.#sessions.get(sessionId);
     if (existing) return existing;
-    // The SDK session checks message IDs against the history store, which must know the session.
-    const ready = this.#history.getSession(sessionId).then(async (found) => {
-      if (!found) await this.#history.createSession({ sessionId, cwd });
-    });
-    const agentSession = newAgentSession(sessionId, cwd, this.#history);
+    // The SDK session checks message IDs against the history store, which must know the session:
+    // `ready` settles once it does.
+    const adapter = new AdapterSession({ sessionId, cwd, history: this.#history });
     const link = {
       prompt: (params: V1.PromptRequest) => this.#v1.sendRequest('session/prompt', params),
       cancel: (params: V1.CancelNotification) => this.#v1.sendNotification('session/cancel', params),
       toBridgeError: (error: unknown) => this.#peer.toBridgeError(error),
     };
-    const session = new BridgedSession(
-      agentSession,
-      new MessageTracker(sessionId, this.#ledger, epoch),
-      link,
-      ready,
-    );
+    const session = new BridgedSession(adapter, new MessageTracker(sessionId, this.#ledger, epoch), link);
     this.#sessions.set(sessionId, session);
     for (const update of this.#orphans.get(sessionId) ?? []) session.fromV1(update);
     this.#orphans.delete(sessionId);
@@ -218,7 +211,7 @@ export class V1AgentBridge {
 
   /** A resume ends with the session's current activity, so the client does not take it for idle. */
   async #current(session: BridgedSession, peer: ClientPeer): Promise<void> {
-    await sessionInternals(session.agentSession).sendStateTo(peer);
+    await session.adapter.sendStateTo(peer);
   }
 
   /** The session was closed or deleted on the v1 agent: its clients are let go and it is dropped. */
@@ -226,7 +219,7 @@ export class V1AgentBridge {
     const session = this.#sessions.get(sessionId);
     if (session === undefined) return;
     this.#sessions.delete(sessionId);
-    sessionInternals(session.agentSession).close();
+    session.adapter.close();
   }
 
   #require(sessionId: SessionId): BridgedSession {
@@ -249,7 +242,7 @@ export class V1AgentBridge {
     };
     const attached = new Set<BridgedSession>();
     const attach = (session: BridgedSession): void => {
-      sessionInternals(session.agentSession).attach(peer);
+      session.adapter.attach(peer);
       attached.add(session);
     };
 
@@ -400,7 +393,7 @@ export class V1AgentBridge {
       // The v1 agent cannot close: the session stays open there (and listed); this client is detached.
       if (session === undefined)
         throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId: params.sessionId });
-      sessionInternals(session.agentSession).detach(peer);
+      session.adapter.detach(peer);
       attached.delete(session);
       return {};
     });
@@ -422,9 +415,12 @@ export class V1AgentBridge {
     connection.onRequest('session/prompt', (params, context) => {
       const session = this.#require(params.sessionId);
       attach(session);
-      const prompt = newPendingPrompt(session.id, params.prompt, context.signal, session.agentSession);
+      const { prompt, response } = session.adapter.receivePrompt(params.prompt, {
+        client: peer,
+        signal: context.signal,
+      });
       session.submit(prompt, peer);
-      return prompt.response;
+      return response;
     });
 
     connection.onNotification('session/cancel', async (params) => {
@@ -432,7 +428,7 @@ export class V1AgentBridge {
     });
 
     connection.onClose(() => {
-      for (const session of attached) sessionInternals(session.agentSession).detach(peer);
+      for (const session of attached) session.adapter.detach(peer);
       attached.clear();
     });
     connection.listen();
