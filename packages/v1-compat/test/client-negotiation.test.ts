@@ -9,6 +9,7 @@ import {
   Client,
   type ClientConnection,
   Connection,
+  createInProcessPair,
   negotiateClientVersion,
   schemaValidator,
   spawnTransport,
@@ -83,5 +84,82 @@ describe('our v2 client against an official v1 agent, negotiated to v1 in proces
       .flatMap((m) => m.content.map((b) => (b as { text: string }).text))
       .join('');
     expect(text).toContain('permission: yes');
+  });
+});
+
+describe('our v2 client negotiated down to a v1 agent that sends a batch', () => {
+  it('refuses the batch with one -32600 (id null, v1 has no batches), answers nothing in it, and keeps working', async () => {
+    const [clientSide, agentSide] = createInProcessPair();
+    // The agent: a raw v1 peer on the other end of real ndjson framing.
+    const received: { id?: unknown; method?: string; error?: { code: number } }[] = [];
+    agentSide.reader.listen({
+      onMessage: (text) => {
+        const message = JSON.parse(text) as (typeof received)[number];
+        received.push(message);
+        if (message.method === 'initialize') {
+          void agentSide.writer.write(
+            JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: 1 } }),
+          );
+        }
+        if (message.method === 'session/new') {
+          void agentSide.writer.write(
+            JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { sessionId: 'sess_v1' } }),
+          );
+        }
+      },
+      onFrameError: () => undefined,
+      onClose: () => undefined,
+    });
+    const versions: number[] = [];
+    const asked: unknown[] = [];
+    const client = new Client(
+      new Connection(
+        negotiateClientVersion(clientSide, { codecs: [v1WireCodec], onNegotiated: (v) => versions.push(v) }),
+        {
+          validator: schemaValidator,
+        },
+      ) as ClientConnection,
+      {
+        info: { name: 'acp-kit-client', version: '0.0.0' },
+        onPermission: async (request) => {
+          asked.push(request);
+          return { outcome: { outcome: 'cancelled' } };
+        },
+      },
+    );
+    clients.push(client);
+    await client.initialize();
+    expect(versions).toEqual([1]);
+    await agentSide.writer.write(
+      JSON.stringify([
+        {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'session/request_permission',
+          params: {
+            sessionId: 'sess_v1',
+            toolCall: { toolCallId: 'call_1' },
+            options: [{ optionId: 'yes', name: 'Yes', kind: 'allow_once' }],
+          },
+        },
+        {
+          jsonrpc: '2.0',
+          method: 'session/update',
+          params: {
+            sessionId: 'sess_v1',
+            update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } },
+          },
+        },
+      ]),
+    );
+    await expect
+      .poll(() => received.find((m) => m.id === null))
+      .toMatchObject({
+        id: null,
+        error: { code: -32600, message: 'Invalid request: a v1 connection takes no batches' },
+      });
+    expect(received.some((m) => m.id === 7)).toBe(false);
+    expect(asked).toEqual([]);
+    expect(await client.newSession('/tmp')).toBe('sess_v1');
   });
 });

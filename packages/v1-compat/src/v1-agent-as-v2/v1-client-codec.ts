@@ -2,6 +2,7 @@ import { type CodecChannel, type CodecHandshake, type CodecSession, ErrorCodes }
 import type * as V1 from '../generated/v1/types.js';
 import { validateResult } from '../generated/v1/validate.js';
 import { messageTransport } from '../message-transport.js';
+import { v1BatchRefusal } from '../no-batches.js';
 import { V1AgentBridge } from './v1-agent-bridge.js';
 
 /**
@@ -41,7 +42,11 @@ export function openV1ClientCodec(channel: CodecChannel, handshake: CodecHandsha
     toClient.push(JSON.stringify({ jsonrpc: '2.0', ...handshake.request, method: 'initialize' }));
   }
   return {
-    fromPeer: (message) => toAgent.push(JSON.stringify(message)),
+    // v1 has no batches: one from the agent is refused whole, as the agent side refuses one.
+    fromPeer: (message) =>
+      Array.isArray(message)
+        ? void channel.write(v1BatchRefusal()).catch(() => undefined)
+        : toAgent.push(JSON.stringify(message)),
     fromCore: (message) => {
       toClient.push(JSON.stringify(message));
       return Promise.resolve();

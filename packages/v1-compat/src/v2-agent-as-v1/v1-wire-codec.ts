@@ -17,6 +17,7 @@ import { v2ToV1StopReason } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
 import { validateParams, validateResult } from '../generated/v1/validate.js';
 import { v2ModeOption } from '../mode-options.js';
+import { v1BatchRefusal } from '../no-batches.js';
 import { openV1ClientCodec } from '../v1-agent-as-v2/v1-client-codec.js';
 import { type OpenPrompt, SessionView } from './session-view.js';
 import { AGENT_ROUTES, CLIENT_ROUTES, type Convert, type V1Route } from './v1-routes.js';
@@ -87,12 +88,7 @@ class V1AgentCodec implements CodecSession {
 
   fromPeer(value: unknown): void {
     if (Array.isArray(value)) {
-      this.#write(
-        errorResponse(null, ErrorCodes.InvalidRequest, 'Invalid request: a v1 connection takes no batches', {
-          pointer: '',
-          expected: 'one JSON-RPC message (v1 has no batches)',
-        }),
-      );
+      this.#write(v1BatchRefusal());
       return;
     }
     if (typeof value !== 'object' || value === null) {
