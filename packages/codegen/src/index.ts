@@ -1,4 +1,6 @@
 export { checkSchema, canonicalValidators, listCases } from './check-schema.js';
+export { compareChecks, oneStepMutations } from './compare-checks.js';
+export type { ChecksComparison, Decide } from './compare-checks.js';
 export type { CaseFile, CheckSchemaOptions, CheckSchemaResult } from './check-schema.js';
 export { diagnose } from './diagnose.js';
 export type { Diagnostic } from './diagnose.js';
@@ -21,6 +23,7 @@ export { generatedHeader } from './emit/emitted-file.js';
 export type { EmittedFile } from './emit/emitted-file.js';
 export { standardEmitters } from './emit/index.js';
 export type { Emitter, StandardEmitterOptions } from './emit/index.js';
+export { emitFastChecks } from './emit/fast-checks.js';
 export { emitMethodCapabilities } from './emit/method-capabilities.js';
 export { emitMethods } from './emit/methods.js';
 export { emitKnownValues } from './emit/known-values.js';

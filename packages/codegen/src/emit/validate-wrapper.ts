@@ -13,8 +13,10 @@ export interface ValidateWrapperOptions {
 }
 
 /**
- * Emits `validate.ts`: typed entry points over the standalone validators — `validate`,
- * `validateParams`, `validateResult` and one `is<Definition>` guard per definition.
+ * Emits `validate.ts`: typed entry points over the fast checks and the standalone validators —
+ * `validate`, `validateParams`, `validateResult` and one `is<Definition>` guard per definition.
+ * Each entry point decides with the definition's check and asks Ajv only about a value the check
+ * rejects, so an accepted value costs one allocation-free check and a rejected one gets Ajv's issues.
  */
 export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapperOptions): EmittedFile[] {
   const project = createProject();
@@ -25,6 +27,7 @@ export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapper
     moduleSpecifier: './types.js',
     namedImports: ['DefinitionName', 'Definitions', ...names].sort(),
   });
+  file.addImportDeclaration({ moduleSpecifier: './checks.js', namespaceImport: 'checks' });
   file.addImportDeclaration({ moduleSpecifier: './validators.js', namespaceImport: 'compiled' });
   file.addImportDeclaration({
     moduleSpecifier: options.runtimeModule,
@@ -48,6 +51,37 @@ export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapper
         },
       },
     ],
+  });
+  file.addVariableStatement({
+    declarationKind: VariableDeclarationKind.Const,
+    declarations: [
+      {
+        name: 'CHECKS',
+        type: '{ readonly [N in DefinitionName]: (value: unknown) => boolean }',
+        initializer: (writer) => {
+          writer.inlineBlock(() => {
+            for (const name of names) writer.writeLine(`${name}: checks.${name},`);
+          });
+        },
+      },
+    ],
+  });
+  file.addFunction({
+    name: 'run',
+    docs: [
+      {
+        description:
+          'Runs the fast check of a definition; only a value it rejects goes through Ajv, which says why.',
+      },
+    ],
+    typeParameters: [{ name: 'T' }],
+    parameters: [
+      { name: 'name', type: 'DefinitionName' },
+      { name: 'value', type: 'unknown' },
+    ],
+    returnType: 'ValidationResult<T>',
+    statements:
+      'return CHECKS[name](value) ? { ok: true, value: value as T } : runValidator<T>(VALIDATORS[name], value);',
   });
   const table = (name: string, entries: [string, string][]) =>
     file.addVariableStatement({
@@ -90,7 +124,7 @@ export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapper
       { name: 'value', type: 'unknown' },
     ],
     returnType: 'ValidationResult<Definitions[N]>',
-    statements: 'return runValidator<Definitions[N]>(VALIDATORS[name], value);',
+    statements: 'return run<Definitions[N]>(name, value);',
   });
   for (const [fn, tableName, what] of [
     ['validateParams', 'PARAMS', 'params'],
@@ -111,7 +145,7 @@ export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapper
       returnType: 'ValidationResult<unknown> | undefined',
       statements: [
         `const name = ${tableName}.get(method);`,
-        `return name === undefined ? undefined : runValidator<unknown>(VALIDATORS[name], ${what});`,
+        `return name === undefined ? undefined : run<unknown>(name, ${what});`,
       ],
     });
   }
@@ -122,7 +156,7 @@ export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapper
       docs: [{ description: docText(`True when the value is a valid \`${def.name}\` (full validation).`) }],
       parameters: [{ name: 'value', type: 'unknown' }],
       returnType: `value is ${def.name}`,
-      statements: `return VALIDATORS.${def.name}(value);`,
+      statements: `return checks.${def.name}(value) || VALIDATORS.${def.name}(value);`,
     })),
   );
   return [{ path: 'validate.ts', contents: printSourceFile(generatedHeader(model), file) }];

@@ -1,4 +1,4 @@
-import { type JsonObject, isJsonObject, pointerOf } from '../json.js';
+import { type JsonObject, type JsonValue, isJsonObject, pointerOf } from '../json.js';
 import type { DiscriminatedUnionModel, SchemaModel } from '../model/model.js';
 import { stripAnnotations } from './strip-annotations.js';
 
@@ -122,4 +122,18 @@ function inlineKnownVariants(model: SchemaModel, defs: JsonObject): void {
         : localRef(variant.definition);
     });
   }
+}
+
+/**
+ * True when every `minLength` in the schema is 0 or 1 and there is no `maxLength`: then counting
+ * UTF-16 code units (`string.length`) and counting code points give the same verdict, since both
+ * are zero exactly for the empty string.
+ */
+export function lengthLimitsIgnoreSurrogates(value: JsonValue): boolean {
+  if (Array.isArray(value)) return value.every(lengthLimitsIgnoreSurrogates);
+  if (!isJsonObject(value)) return true;
+  // A property *named* maxLength holds a schema object, not a number, so it is not mistaken here.
+  if (typeof value.maxLength === 'number') return false;
+  if (typeof value.minLength === 'number' && value.minLength > 1) return false;
+  return Object.values(value).every(lengthLimitsIgnoreSurrogates);
 }

@@ -5,7 +5,8 @@ import { type JsonObject, type JsonValue, isJsonObject, pointerOf } from '../jso
 import { ANNOTATION_KEYWORDS } from '../load/ajv.js';
 import type { SchemaModel } from '../model/model.js';
 import { type EmittedFile, generatedHeader } from './emitted-file.js';
-import { VALIDATOR_SCHEMA_ID, validatorSchema } from './validator-schema.js';
+import { emitFastChecks } from './fast-checks.js';
+import { VALIDATOR_SCHEMA_ID, lengthLimitsIgnoreSurrogates, validatorSchema } from './validator-schema.js';
 
 type StandaloneCode = (typeof standaloneModule)['default'];
 // ajv/dist/standalone is CommonJS with a default export; under NodeNext the import is module.exports.
@@ -48,20 +49,6 @@ function usesDraft2020Only(value: JsonValue): boolean {
   return Object.entries(value).some(([key, child]) => DRAFT_2020_ONLY.has(key) || usesDraft2020Only(child));
 }
 
-/**
- * True when every `minLength` in the schema is 0 or 1 and there is no `maxLength`: then counting
- * UTF-16 code units (`string.length`) and counting code points give the same verdict, since both
- * are zero exactly for the empty string.
- */
-function lengthLimitsIgnoreSurrogates(value: JsonValue): boolean {
-  if (Array.isArray(value)) return value.every(lengthLimitsIgnoreSurrogates);
-  if (!isJsonObject(value)) return true;
-  // A property *named* maxLength holds a schema object, not a number, so it is not mistaken here.
-  if (typeof value.maxLength === 'number') return false;
-  if (typeof value.minLength === 'number' && value.minLength > 1) return false;
-  return Object.values(value).every(lengthLimitsIgnoreSurrogates);
-}
-
 /** Ajv warns that its `unicode` option is deprecated; that one warning is expected here and dropped. */
 const quietUnicodeDeprecation = {
   log: console.log,
@@ -95,8 +82,10 @@ function createEmitterAjv(schema: JsonObject): Ajv2020 | Ajv {
 
 /**
  * Emits `validators.ts`: Ajv standalone ESM code with one exported validate function per
- * definition, compiled from the switch-form schema. Type checking is off for this file: it is
- * machine-written JavaScript, typed through the wrapper that imports it.
+ * definition, compiled from the switch-form schema, which explains why a value is invalid; and
+ * beside it `checks.ts`, the allocation-free checks that decide first (see fast-checks.ts).
+ * Type checking is off for both files: they are machine-written JavaScript, typed through the
+ * wrapper that imports them.
  */
 export function emitValidators(model: SchemaModel): EmittedFile[] {
   const schema = validatorSchema(model);
@@ -112,5 +101,5 @@ export function emitValidators(model: SchemaModel): EmittedFile[] {
     runtimePreamble(code) + code.trimEnd(),
     '',
   ].join('\n');
-  return [{ path: 'validators.ts', contents }];
+  return [{ path: 'validators.ts', contents }, ...emitFastChecks(model)];
 }
