@@ -22,6 +22,7 @@ import {
 } from '@acp-kit/sdk';
 import pg from 'pg';
 import { type OpenedDatabase, openDatabase, type PostgresConnectionOptions } from './connection.js';
+import { AppendQueue, type QueuedWrite, type SessionBatch } from './append-queue.js';
 import { translatePgError } from './pg-errors.js';
 import { RAISED } from './schema.js';
 
@@ -57,12 +58,16 @@ interface Fence {
   readonly epoch: number;
 }
 
-/** One `append` call waiting to be written as part of a batch. */
-interface QueuedAppend {
-  readonly entries: readonly NewLogEntry[];
+/** One `append` call waiting to be written (see {@link AppendQueue}). */
+interface QueuedAppend extends QueuedWrite {
   readonly bodies: readonly string[];
   readonly retain: readonly boolean[];
   readonly claims: readonly MessageRef[];
+  /** Per entry: the retained message it changes (kind and ID, null for none), chunk or not, empty upsert or not. */
+  readonly msgKinds: readonly (string | null)[];
+  readonly msgIds: readonly (string | null)[];
+  readonly msgChunk: readonly boolean[];
+  readonly msgEmpty: readonly boolean[];
   readonly lease: Fence | undefined;
   /** Replay preference for the messages this append opens or replaces (message-level API). */
   readonly via: ReplayVia | undefined;
@@ -70,33 +75,10 @@ interface QueuedAppend {
   readonly reject: (error: unknown) => void;
 }
 
-/** Most entries written by one batched call (a bound on one statement's size). */
-const MAX_BATCH_ENTRIES = 1024;
-/** Most bytes of update bodies written by one batched call. */
-const MAX_BATCH_BYTES = 4 * 1024 * 1024;
-
-/**
- * Takes the next batch off a session's queue: appends in their order, as long as they share the
- * first one's fence and stay under the size bounds (the first is always taken).
- */
-function takeBatch(queue: QueuedAppend[]): QueuedAppend[] {
-  const head = queue[0]!;
-  let entries = 0;
-  let bytes = 0;
-  let n = 0;
-  for (const item of queue) {
-    if (item.lease?.owner !== head.lease?.owner || item.lease?.epoch !== head.lease?.epoch) break;
-    if (item.via !== undefined || head.via !== undefined) {
-      if (n > 0) break;
-    }
-    const size = item.bodies.reduce((sum, body) => sum + body.length, 0);
-    if (n > 0 && (entries + item.bodies.length > MAX_BATCH_ENTRIES || bytes + size > MAX_BATCH_BYTES)) break;
-    entries += item.bodies.length;
-    bytes += size;
-    n++;
-  }
-  return queue.splice(0, n);
-}
+/** Bounds of one write call: calls in flight at once, entries and bytes of update bodies per call. */
+const WRITE_LIMITS = { lanes: 2, maxEntries: 1024, maxBytes: 4 * 1024 * 1024 } as const;
+/** A notified range longer than this is read page by page, on its own. */
+const MAX_COALESCED_READ = 1024;
 
 /** How many fresh IDs `nextMessageId` tries before giving up (only a broken generator gets there). */
 const MAX_ID_ATTEMPTS = 64;
@@ -135,8 +117,14 @@ export class PostgresSessionLog implements SessionLog {
   readonly #known = new Map<SessionId, number>();
   /** Per-session chain of deliveries, so notifications for one session are handled in order. */
   readonly #deliveries = new Map<SessionId, Promise<void>>();
-  /** Per session with a write in flight: the appends waiting for the next batch. */
-  readonly #appendQueues = new Map<SessionId, QueuedAppend[]>();
+  /** Appends waiting to be written; those made while a write is in flight share the next call. */
+  readonly #appends = new AppendQueue<QueuedAppend>((group) => this.#writeGroup(group), WRITE_LIMITS);
+  /** Notified ranges not read yet, per followed session (lowest first, highest last). */
+  readonly #unread = new Map<SessionId, { first: number; last: number }>();
+  /** A read of notified ranges is in flight; ranges notified meanwhile wait for the next one. */
+  #reading = false;
+  /** Prepared statement name per statement text (each pooled connection prepares it once). */
+  readonly #statements = new Map<string, string>();
   #listener: pg.Client | undefined;
   #listening: Promise<void> | undefined;
   #closed = false;
@@ -393,111 +381,173 @@ export class PostgresSessionLog implements SessionLog {
       seen.add(key);
       claims.push(entry.claim);
     }
-    const bodies = entries.map((entry) => JSON.stringify(entry.update));
-    const retain = entries.map((entry) => entry.retain ?? true);
-    return new Promise<AppendedRange>((resolve, reject) => {
-      const item: QueuedAppend = { bodies, retain, claims, lease, via, resolve, reject, entries };
-      const queue = this.#appendQueues.get(sessionId);
-      if (queue !== undefined) {
-        // A write to this session is in flight: this append joins the next batch.
-        queue.push(item);
-        return;
-      }
-      this.#appendQueues.set(sessionId, []);
-      void this.#flush(sessionId, [item]);
-    });
-  }
-
-  /**
-   * Writes one batch (appends queued while the previous write was in flight, in their order, with
-   * the same fence) as one function call — one round trip, one multi-row INSERT, one NOTIFY — then
-   * the next batch, until the session's queue is empty.
-   */
-  async #flush(sessionId: SessionId, batch: QueuedAppend[]): Promise<void> {
-    for (;;) {
-      await this.#writeBatch(sessionId, batch);
-      const queue = this.#appendQueues.get(sessionId);
-      if (queue === undefined || queue.length === 0) {
-        this.#appendQueues.delete(sessionId);
-        return;
-      }
-      batch = takeBatch(queue);
-    }
-  }
-
-  async #writeBatch(sessionId: SessionId, batch: readonly QueuedAppend[]): Promise<void> {
-    try {
-      const range = await this.#write(sessionId, batch);
-      let first = range.first;
-      for (const item of batch) {
-        const last = first + item.bodies.length - 1;
-        item.resolve({ first, last, messages: range.messages });
-        first = last + 1;
-      }
-    } catch (error) {
-      if (batch.length === 1) {
-        batch[0]!.reject(error);
-        return;
-      }
-      // One append of the batch was refused (a duplicate claim, a lost lease): the batch wrote
-      // nothing, so each append is written on its own, in order, and fails or succeeds alone.
-      for (const item of batch) await this.#writeBatch(sessionId, [item]);
-    }
-  }
-
-  async #write(sessionId: SessionId, batch: readonly QueuedAppend[]): Promise<AppendedRange> {
-    const bodies = batch.length === 1 ? batch[0]!.bodies : batch.flatMap((item) => item.bodies);
-    const retain = batch.length === 1 ? batch[0]!.retain : batch.flatMap((item) => item.retain);
-    const claims = batch.length === 1 ? batch[0]!.claims : batch.flatMap((item) => item.claims);
-    const entries = batch.length === 1 ? batch[0]!.entries : batch.flatMap((item) => item.entries);
-    const lease = batch[0]!.lease;
-    // Each retained entry that changes a message is linked to it (the message-level view's index).
+    const bodies: string[] = [];
+    const retain: boolean[] = [];
     const msgKinds: (string | null)[] = [];
     const msgIds: (string | null)[] = [];
     const msgChunk: boolean[] = [];
     const msgEmpty: boolean[] = [];
-    entries.forEach((entry, i) => {
-      const change = retain[i] ? messageChange(entry.update) : undefined;
+    let bytes = 0;
+    for (const entry of entries) {
+      const body = JSON.stringify(entry.update);
+      const kept = entry.retain ?? true;
+      bodies.push(body);
+      retain.push(kept);
+      bytes += body.length;
+      // Each retained entry that changes a message is linked to it (the message-level view's index).
+      const change = kept ? messageChange(entry.update) : undefined;
       msgKinds.push(change?.kind ?? null);
       msgIds.push(change?.messageId ?? null);
       msgChunk.push(change?.op === 'chunk');
       msgEmpty.push(change?.op === 'upsert' && (change.content === undefined || change.content.length === 0));
-    });
-    const args = [
-      sessionId,
-      bodies,
-      retain,
-      claims.map((claim) => claim.kind),
-      claims.map((claim) => claim.messageId),
-      this.#channel,
-      this.#origin,
-      msgKinds,
-      msgIds,
-      msgChunk,
-      msgEmpty,
-      batch[0]!.via ?? null,
-    ];
-    const params =
-      '$1, $2::text[], $3::boolean[], $4::text[], $5::text[], $6, $7, $8::text[], $9::text[], $10::boolean[], $11::boolean[], $12';
-    const { rows } = await this.#query<{ o_first: string; o_last: string; o_messages: string }>(
-      'append to',
-      lease === undefined
-        ? `SELECT * FROM ${this.#s}.log_append(${params})`
-        : `SELECT * FROM ${this.#s}.log_append_as($13, $14, ${params})`,
-      lease === undefined ? args : [...args, lease.owner, lease.epoch],
-      sessionId,
-    );
-    const first = Number(rows[0]!.o_first);
-    const last = Number(rows[0]!.o_last);
-    if (this.#followed.has(sessionId)) {
-      const stored = bodies.map((body, i) => ({
-        seq: first + i,
-        update: JSON.parse(body) as Update,
-        retain: retain[i]!,
-      }));
-      this.#publish(sessionId, stored);
     }
-    return { first, last, messages: Number(rows[0]!.o_messages) };
+    return new Promise<AppendedRange>((resolve, reject) => {
+      this.#appends.push(sessionId, {
+        entryCount: bodies.length,
+        bytes,
+        groupKey: lease === undefined ? '' : `${lease.owner}\u0000${lease.epoch}`,
+        alone: via !== undefined,
+        bodies,
+        retain,
+        claims,
+        msgKinds,
+        msgIds,
+        msgChunk,
+        msgEmpty,
+        lease,
+        via,
+        resolve,
+        reject,
+      });
+    });
+  }
+
+  /**
+   * Writes one group (see {@link AppendQueue}) — every session's batch in one call, one round trip
+   * and one commit — and settles its appends. When the call is refused (a duplicate claim, a lost
+   * lease, a deleted session) it wrote nothing: each append is then written on its own, in order,
+   * and fails or succeeds alone.
+   */
+  async #writeGroup(group: readonly SessionBatch<QueuedAppend>[]): Promise<void> {
+    try {
+      const ranges = await this.#write(group);
+      group.forEach((batch, i) => {
+        const range = ranges[i]!;
+        let first = range.first;
+        for (const item of batch.items) {
+          const last = first + item.bodies.length - 1;
+          item.resolve({ first, last, messages: range.messages });
+          first = last + 1;
+        }
+      });
+    } catch (error) {
+      if (group.length === 1 && group[0]!.items.length === 1) {
+        group[0]!.items[0]!.reject(error);
+        return;
+      }
+      await Promise.all(
+        group.map(async ({ sessionId, items }) => {
+          for (const item of items) await this.#writeGroup([{ sessionId, items: [item] }]);
+        }),
+      );
+    }
+  }
+
+  /** One call of the schema's `log_write`: the group's appends, as one transaction. */
+  async #write(group: readonly SessionBatch<QueuedAppend>[]): Promise<AppendedRange[]> {
+    const sessions: string[] = [];
+    const owners: (string | null)[] = [];
+    const epochs: (number | null)[] = [];
+    const vias: (string | null)[] = [];
+    const starts: number[] = [];
+    const counts: number[] = [];
+    const claimStarts: number[] = [];
+    const claimCounts: number[] = [];
+    const bodies: string[] = [];
+    const retain: boolean[] = [];
+    const claimKinds: string[] = [];
+    const claimIds: string[] = [];
+    const msgKinds: (string | null)[] = [];
+    const msgIds: (string | null)[] = [];
+    const msgChunk: boolean[] = [];
+    const msgEmpty: boolean[] = [];
+    for (const { sessionId, items } of group) {
+      const head = items[0]!;
+      sessions.push(sessionId);
+      owners.push(head.lease?.owner ?? null);
+      epochs.push(head.lease?.epoch ?? null);
+      vias.push(head.via ?? null);
+      starts.push(bodies.length + 1);
+      claimStarts.push(claimIds.length + 1);
+      for (const item of items) {
+        bodies.push(...item.bodies);
+        retain.push(...item.retain);
+        msgKinds.push(...item.msgKinds);
+        msgIds.push(...item.msgIds);
+        msgChunk.push(...item.msgChunk);
+        msgEmpty.push(...item.msgEmpty);
+        for (const claim of item.claims) {
+          claimKinds.push(claim.kind);
+          claimIds.push(claim.messageId);
+        }
+      }
+      counts.push(bodies.length + 1 - starts.at(-1)!);
+      claimCounts.push(claimIds.length + 1 - claimStarts.at(-1)!);
+    }
+    const { rows } = await this.#query<{
+      o_index: number;
+      o_first: string;
+      o_last: string;
+      o_messages: string;
+    }>(
+      'append to',
+      `SELECT o_index, o_first, o_last, o_messages FROM ${this.#s}.log_write(
+         $1::text[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::integer[], $7::integer[],
+         $8::integer[], $9::text[], $10::boolean[], $11::text[], $12::text[], $13::text[], $14::text[],
+         $15::boolean[], $16::boolean[], $17, $18)`,
+      [
+        sessions,
+        owners,
+        epochs,
+        vias,
+        starts,
+        counts,
+        claimStarts,
+        claimCounts,
+        bodies,
+        retain,
+        claimKinds,
+        claimIds,
+        msgKinds,
+        msgIds,
+        msgChunk,
+        msgEmpty,
+        this.#channel,
+        this.#origin,
+      ],
+      // Errors are told apart per session only for a call of one session (a group falls back to that).
+      group.length === 1 ? group[0]!.sessionId : undefined,
+    );
+    const ranges: AppendedRange[] = new Array(group.length);
+    for (const row of rows) {
+      ranges[row.o_index - 1] = {
+        first: Number(row.o_first),
+        last: Number(row.o_last),
+        messages: Number(row.o_messages),
+      };
+    }
+    group.forEach(({ sessionId, items }, i) => {
+      if (!this.#followed.has(sessionId)) return;
+      let seq = ranges[i]!.first;
+      const stored: LogEntry[] = [];
+      for (const item of items) {
+        item.bodies.forEach((body, j) => {
+          stored.push({ seq: seq++, update: JSON.parse(body) as Update, retain: item.retain[j]! });
+        });
+      }
+      this.#publish(sessionId, stored);
+    });
+    return ranges;
   }
 
   /**
@@ -674,19 +724,103 @@ export class PostgresSessionLog implements SessionLog {
       return;
     }
     if (!this.#followed.has(sessionId)) return;
-    this.#deliver(sessionId, async () => {
-      const known = this.#known.get(sessionId) ?? 0;
-      if (last <= known) return;
-      // Read the notified range (from where this process already is, if that is inside it). A
-      // follower further behind reads its own gap.
-      let after = known >= first ? known : first - 1;
-      while (after < last && this.#followed.has(sessionId)) {
-        const page = await this.read(sessionId, { afterSeq: after, limit: last - after });
-        if (page.entries.length === 0) break;
-        this.#publish(sessionId, page.entries);
-        after = page.entries.at(-1)!.seq;
+    const unread = this.#unread.get(sessionId);
+    if (unread === undefined) this.#unread.set(sessionId, { first, last });
+    else {
+      unread.first = Math.min(unread.first, first);
+      unread.last = Math.max(unread.last, last);
+    }
+    if (!this.#reading) {
+      this.#reading = true;
+      queueMicrotask(() => void this.#readNotified());
+    }
+  }
+
+  /**
+   * Reads the notified ranges of every followed session in one statement and hands them to the
+   * followers here; ranges notified while it is in flight are read by the next one. Each session's
+   * read starts where this process already is, if that is inside the notified range; a follower
+   * further behind reads its own gap.
+   */
+  async #readNotified(): Promise<void> {
+    try {
+      while (this.#unread.size > 0 && !this.#closed) {
+        const sessions: SessionId[] = [];
+        const afters: number[] = [];
+        const lasts: number[] = [];
+        for (const [sessionId, { first, last }] of this.#unread) {
+          this.#unread.delete(sessionId);
+          const known = this.#known.get(sessionId) ?? 0;
+          if (!this.#followed.has(sessionId) || last <= known) continue;
+          const after = known >= first ? known : first - 1;
+          if (last - after > MAX_COALESCED_READ) {
+            this.#deliver(sessionId, () => this.#readRange(sessionId, after, last));
+            continue;
+          }
+          sessions.push(sessionId);
+          afters.push(after);
+          lasts.push(last);
+        }
+        if (sessions.length === 0) continue;
+        let rows: { i: number; seq: string; retain: boolean; body: string }[];
+        try {
+          ({ rows } = await this.#query<{ i: number; seq: string; retain: boolean; body: string }>(
+            'read',
+            `SELECT r.i::integer AS i, e.seq, e.retain, e.body
+             FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS r(session_id, after, last, i)
+             JOIN ${this.#s}.log_sessions s ON s.session_id = r.session_id
+             JOIN ${this.#s}.log_entries e ON e.session = s.ordinal AND e.seq > r.after AND e.seq <= r.last
+             ORDER BY r.i, e.seq`,
+            [sessions, afters, lasts],
+          ));
+        } catch {
+          if (this.#closed) return;
+          // A failed read is tried again shortly (per session), so followers do not wait for the
+          // session's next append to get these entries.
+          for (const sessionId of sessions) {
+            setTimeout(
+              () => this.#followed.has(sessionId) && this.#resync(sessionId),
+              RELISTEN_DELAY_MS,
+            ).unref();
+          }
+          continue;
+        }
+        let at = 0;
+        while (at < rows.length) {
+          const index = rows[at]!.i;
+          const entries: LogEntry[] = [];
+          for (; at < rows.length && rows[at]!.i === index; at++) {
+            const row = rows[at]!;
+            entries.push({
+              seq: Number(row.seq),
+              retain: row.retain,
+              update: JSON.parse(row.body) as Update,
+            });
+          }
+          const sessionId = sessions[index - 1]!;
+          if (this.#followed.has(sessionId)) this.#publish(sessionId, entries);
+        }
       }
-    });
+    } finally {
+      this.#reading = false;
+      if (this.#unread.size > 0 && !this.#closed) {
+        this.#reading = true;
+        queueMicrotask(() => void this.#readNotified());
+      }
+    }
+  }
+
+  /** Reads the entries after `after` up to `last` page by page and hands them to the followers here. */
+  async #readRange(sessionId: SessionId, after: number, last: number): Promise<void> {
+    while (after < last && this.#followed.has(sessionId)) {
+      const page = await this.read(sessionId, {
+        afterSeq: after,
+        limit: Math.min(last - after, MAX_COALESCED_READ),
+      });
+      if (page.entries.length === 0) break;
+      this.#publish(sessionId, page.entries);
+      after = page.entries.at(-1)!.seq;
+    }
   }
 
   /** Hands the session's last entry to its followers here; one that is behind reads the rest. */
@@ -737,8 +871,14 @@ export class PostgresSessionLog implements SessionLog {
     sessionId?: string,
   ): Promise<pg.QueryResult<R>> {
     this.#checkOpen();
+    let name = this.#statements.get(text);
+    if (name === undefined) {
+      // Prepared once per pooled connection, then only bound and run: no parse or plan per call.
+      name = `acp_log_${this.#statements.size + 1}`;
+      this.#statements.set(text, name);
+    }
     try {
-      return await this.#db.pool.query<R>(text, values);
+      return await this.#db.pool.query<R>({ name, text, values });
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (sessionId !== undefined) {

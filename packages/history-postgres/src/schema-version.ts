@@ -1,2 +1,2 @@
 /** The schema version this package writes; recorded in the `schema_migrations` table of its schema. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;

@@ -153,10 +153,18 @@ export class PostgresSessionLeases {
     checkArgs(leases[0]!.sessionId, owner, ttlMs);
     const { rows } = await this.#query<LeaseRow>(
       'renew leases in',
-      `UPDATE ${this.#db.s}.log_leases l
+      // The rows are locked in session ID order (byte order), the order in which a write of
+      // several sessions takes their leases, so a renewal and a write never wait on each other.
+      `WITH mine AS (
+         SELECT l.session_id FROM ${this.#db.s}.log_leases l
+         JOIN unnest($2::text[], $3::bigint[]) AS h(session_id, epoch)
+           ON l.session_id = h.session_id AND l.epoch = h.epoch AND l.owner = $1
+         ORDER BY l.session_id COLLATE "C"
+         FOR UPDATE OF l
+       )
+       UPDATE ${this.#db.s}.log_leases l
        SET expires_at = clock_timestamp() + make_interval(secs => $4 / 1000.0)
-       FROM unnest($2::text[], $3::bigint[]) AS h(session_id, epoch)
-       WHERE l.session_id = h.session_id AND l.epoch = h.epoch AND l.owner = $1
+       FROM mine WHERE l.session_id = mine.session_id
        RETURNING l.*`,
       [owner, leases.map((lease) => lease.sessionId), leases.map((lease) => lease.epoch), ttlMs],
     );
