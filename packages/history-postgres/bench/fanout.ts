@@ -9,10 +9,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { PostgresSessionLog } from '../src/index.js';
-import { fixed, quantile } from './stats.js';
+import { cpuSpent, fixed, load, quantile, serverCpuMs } from './stats.js';
 
 export interface FanoutOptions {
   readonly url: string;
+  /** The local PostgreSQL server's PID, to report its CPU time. */
+  readonly postmasterPid?: number;
   readonly replicas?: number;
   readonly sessions?: number;
   readonly rate?: number;
@@ -23,6 +25,12 @@ export interface FanoutResult {
   readonly appends: number;
   readonly remote: { p50: number; p99: number; count: number };
   readonly local: { p50: number; p99: number; count: number };
+  /** Wall time of the measured window (from "go" until every replica stopped appending). */
+  readonly wallMs: number;
+  /** CPU time of each replica process in that window. */
+  readonly replicaCpuMs: readonly number[];
+  readonly serverCpuMs: number | undefined;
+  readonly load: string;
 }
 
 export async function fanout(options: FanoutOptions): Promise<FanoutResult> {
@@ -82,11 +90,16 @@ export async function fanout(options: FanoutOptions): Promise<FanoutResult> {
   };
   try {
     await all('ready');
+    const serverBefore = serverCpuMs(options.postmasterPid);
+    const started = performance.now();
     tell('go');
     await all('done'); // every replica stopped appending
+    const wallMs = performance.now() - started;
+    const serverAfter = serverCpuMs(options.postmasterPid);
+    const loadAtEnd = load();
     tell('drain');
     const results = (await all()).map(
-      (line) => JSON.parse(line) as { sent: number; local: number[]; remote: number[] },
+      (line) => JSON.parse(line) as { sent: number; local: number[]; remote: number[]; cpuMs: number },
     );
     const remote = results.flatMap((r) => r.remote);
     const local = results.flatMap((r) => r.local);
@@ -94,6 +107,11 @@ export async function fanout(options: FanoutOptions): Promise<FanoutResult> {
       appends: results.reduce((sum, r) => sum + r.sent, 0),
       remote: { p50: quantile(remote, 0.5), p99: quantile(remote, 0.99), count: remote.length },
       local: { p50: quantile(local, 0.5), p99: quantile(local, 0.99), count: local.length },
+      wallMs,
+      replicaCpuMs: results.map((r) => r.cpuMs),
+      serverCpuMs:
+        serverBefore === undefined || serverAfter === undefined ? undefined : serverAfter - serverBefore,
+      load: loadAtEnd,
     };
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
@@ -113,5 +131,8 @@ export function printFanout(result: FanoutResult, replicas: number, sessions: nu
   );
   console.log(
     `  ratio other/same: p50 ${fixed(result.remote.p50 / result.local.p50)}×  p99 ${fixed(result.remote.p99 / result.local.p99)}×   target: other-replica p99 < 20 ms → ${result.remote.p99 < 20 ? 'met' : 'NOT met'}`,
+  );
+  console.log(
+    `  wall ${fixed(result.wallMs / 1000)} s  CPU: replicas ${result.replicaCpuMs.map((ms) => cpuSpent(0, ms)).join(' + ')}  PostgreSQL server ${cpuSpent(0, result.serverCpuMs)}  load ${result.load}`,
   );
 }

@@ -49,10 +49,33 @@ for (let s = 0; s < sessions; s++) {
   });
 }
 await new Promise((resolve) => setTimeout(resolve, 500)); // subscriptions listening
+// Warm-up, not measured: a few appends to every owned session (pooled connections opened,
+// statements prepared, code compiled), and their delivery here.
+for (let round = 0; round < 3; round++) {
+  await Promise.all(
+    owned.map((sessionId) =>
+      log.append(sessionId, [
+        {
+          update: {
+            sessionUpdate: 'agent_message_chunk',
+            messageId: 'm',
+            content: { type: 'text', text: 'warm-up' },
+          } as unknown as Update,
+        },
+      ]),
+    ),
+  );
+}
+const warmDeadline = Date.now() + 60_000;
+for (const id of owned) {
+  while ((delivered.get(id) ?? 0) < 3 && Date.now() < warmDeadline)
+    await new Promise((r) => setTimeout(r, 20));
+}
 process.stdout.write('ready\n');
 const stdin = createInterface({ input: process.stdin });
 const nextLine = () => new Promise<void>((resolve) => stdin.once('line', () => resolve()));
 await nextLine();
+const cpuBefore = process.cpuUsage();
 
 // Each owned session gets `perSecond` appends a second, spread evenly over the interval.
 const intervalMs = 1000 / perSecond;
@@ -78,6 +101,7 @@ await Promise.all(
 );
 // Every replica has stopped appending once the parent says "drain": wait until this replica's
 // followers have reached every session's last entry, however far behind a loaded machine left them.
+const cpu = process.cpuUsage(cpuBefore);
 process.stdout.write('done\n');
 await nextLine();
 const drainDeadline = Date.now() + 120_000;
@@ -88,5 +112,7 @@ for (let s = 0; s < sessions; s++) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
-process.stdout.write(`${JSON.stringify({ index, sent, local, remote })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ index, sent, local, remote, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`,
+);
 await log.close();
