@@ -90,10 +90,16 @@ export class PostgresSessionLeases {
     const s = this.#db.s;
     const { rows } = await this.#query<LeaseRow>(
       'take a lease in',
-      `WITH previous AS (SELECT owner FROM ${s}.log_leases WHERE session_id = $1),
+      // A lease another replica holds is reported without touching its row: the upsert would lock
+      // it even when it changes nothing, and a replica polling for a lease would then hold up the
+      // holder's renewals and fenced appends whenever the poller is slow to commit.
+      `WITH previous AS (
+              SELECT owner, expires_at > clock_timestamp() AS live FROM ${s}.log_leases WHERE session_id = $1
+            ),
             taken AS (
               INSERT INTO ${s}.log_leases AS l (session_id, owner, epoch, expires_at)
-              VALUES ($1, $2, 1, clock_timestamp() + make_interval(secs => $3 / 1000.0))
+              SELECT $1, $2, 1, clock_timestamp() + make_interval(secs => $3 / 1000.0)
+              WHERE NOT EXISTS (SELECT 1 FROM previous WHERE owner <> $2 AND live)
               ON CONFLICT (session_id) DO UPDATE SET
                 owner = excluded.owner,
                 epoch = CASE WHEN l.owner = excluded.owner THEN l.epoch ELSE l.epoch + 1 END,
@@ -213,6 +219,7 @@ export class PostgresSessionLeases {
     };
     const tick = async () => {
       if (stopped) return;
+      const startedAt = Date.now();
       try {
         const renewed = await leases.renew(current.sessionId, current.owner, current.epoch, options.ttlMs);
         if (stopped) return;
@@ -228,7 +235,9 @@ export class PostgresSessionLeases {
           return;
         }
       }
-      if (!stopped) timer = setTimeout(tick, every);
+      // Counted from the start of this renewal, so a slow round trip does not push the next one
+      // later (the lease was extended from when this one reached the database).
+      if (!stopped) timer = setTimeout(tick, Math.max(0, every - (Date.now() - startedAt)));
     };
     timer = setTimeout(tick, every);
     const held: HeldLease = {

@@ -402,6 +402,7 @@ export class PostgresSessionOwnership implements SessionOwnership {
     const renewEvery = Math.max(10, Math.floor(this.#leaseMs / 3));
     const renew = async (): Promise<void> => {
       if (this.#closed) return;
+      const startedAt = Date.now();
       const held = [...this.#owned.values()];
       try {
         const renewed = await this.#leases.renewAll(this.replica, held, this.#leaseMs);
@@ -422,7 +423,9 @@ export class PostgresSessionOwnership implements SessionOwnership {
       } catch {
         // The database is unreachable: fenced writes fail meanwhile; try again at the next tick.
       }
-      if (!this.#closed) this.#renewTimer = setTimeout(renew, renewEvery).unref();
+      // Counted from the start of this renewal: a slow round trip does not push the next one later.
+      if (!this.#closed)
+        this.#renewTimer = setTimeout(renew, Math.max(0, renewEvery - (Date.now() - startedAt))).unref();
     };
     this.#renewTimer = setTimeout(renew, renewEvery).unref();
     const check = async (): Promise<void> => {
