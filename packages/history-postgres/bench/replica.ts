@@ -67,7 +67,9 @@ for (let round = 0; round < 3; round++) {
   );
 }
 const warmDeadline = Date.now() + 60_000;
-for (const id of owned) {
+// Every session gets three warm-up entries (from the replica owning it): wait until all are here.
+for (let s = 0; s < sessions; s++) {
+  const id = `s${s}`;
   while ((delivered.get(id) ?? 0) < 3 && Date.now() < warmDeadline)
     await new Promise((r) => setTimeout(r, 20));
 }
