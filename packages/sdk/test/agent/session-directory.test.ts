@@ -152,12 +152,15 @@ describe('session/close', () => {
       prompt: [{ type: 'text', text: 'hello' }],
     });
     await a.until((u) => turnsEnded(u, sessionId));
-    const held = a.connection.sendRequest('session/prompt', {
-      sessionId,
-      prompt: [{ type: 'text', text: 'hold' }],
-    });
+    // Its rejection is awaited from the start: the -32800 may arrive before close's answer.
+    const held = errorOf(
+      a.connection.sendRequest('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: 'hold' }],
+      }),
+    );
     expect(await a.connection.sendRequest('session/close', { sessionId })).toEqual({});
-    expect(await errorOf(held)).toMatchObject({ code: -32800 });
+    expect(await held).toMatchObject({ code: -32800 });
 
     // The application was told (onCloseSession), and the session is still listed.
     const { sessionId: other } = await a.connection.sendRequest('session/new', { cwd: '/repo' });
