@@ -360,6 +360,32 @@ export class AgentSession {
   }
 
   /**
+   * @internal Sends several updates to one client only, outside the log, in order, handed to its
+   * connection together (see {@link ClientPeer.notifyBatch}; one by one without it). Each item's
+   * `paramsJson` is the JSON text of its params on one line.
+   */
+  async sendBatchTo(
+    peer: ClientPeer,
+    items: readonly { params: SessionNotification; paramsJson: string }[],
+  ): Promise<void> {
+    if (!peer.open) {
+      this.detach(peer);
+      return;
+    }
+    try {
+      await (peer.notifyBatch !== undefined
+        ? peer.notifyBatch(items)
+        : Promise.all(items.map(({ params, paramsJson }) => peer.notify(params, paramsJson))));
+    } catch (error) {
+      if (!peer.open) {
+        this.detach(peer);
+        return;
+      }
+      throw error;
+    }
+  }
+
+  /**
    * Reports an update to every attached client by appending it to the log. State updates are
    * live-only by default; every other kind (tool calls, plans, usage, messages…) is retained for
    * replay unless `retain: false`. Resolves once the log has it.

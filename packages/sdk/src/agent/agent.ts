@@ -273,6 +273,7 @@ export class Agent {
         paramsJson === undefined
           ? connection.sendNotification('session/update', params)
           : connection.sendSerializedNotification('session/update', params, paramsJson),
+      notifyBatch: (items) => connection.sendSerializedNotifications('session/update', items),
       notification: (method, params) => connection.sendNotification(method, params as never),
       request: (method, params, signal) => {
         try {

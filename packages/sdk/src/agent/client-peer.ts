@@ -17,6 +17,12 @@ export interface ClientPeer {
    * when given, is JSON text of `params` on one line, which the peer may send as is.
    */
   notify(params: SessionNotification, paramsJson?: string): Promise<void>;
+  /**
+   * Optional: sends several `session/update` notifications in order, each with the JSON text of its
+   * params (on one line), handed to the transport together. Resolves when the transport has taken
+   * them all; rejects with the first failure, after the ones before it were handed over.
+   */
+  notifyBatch?(items: readonly { params: SessionNotification; paramsJson: string }[]): Promise<void>;
   /** Sends a request the client handles, such as `session/request_permission`. */
   request<M extends keyof ClientRequestMap>(
     method: M,

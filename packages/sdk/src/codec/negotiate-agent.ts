@@ -70,6 +70,11 @@ export function negotiateAgentVersion(
     session.fromPeer(message);
   };
 
+  const write = (json: string): Promise<void> => {
+    if (decided === undefined || decided === 'v2') return transport.writer.write(json);
+    return decided.fromCore(JSON.parse(json));
+  };
+
   const receive = (text: string): void => {
     if (decided === 'v2') {
       listener?.onMessage(text);
@@ -139,9 +144,12 @@ export function negotiateAgentVersion(
       dispose: () => transport.reader.dispose(),
     },
     writer: {
-      write(json) {
-        if (decided === undefined || decided === 'v2') return transport.writer.write(json);
-        return decided.fromCore(JSON.parse(json));
+      write,
+      writeBatch(jsons) {
+        if ((decided === undefined || decided === 'v2') && transport.writer.writeBatch !== undefined) {
+          return transport.writer.writeBatch(jsons);
+        }
+        return Promise.all(jsons.map(write)).then(() => undefined);
       },
       close: () => transport.writer.close(),
     },

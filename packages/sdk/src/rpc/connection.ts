@@ -42,6 +42,14 @@ export const CANCEL_REQUEST_METHOD = '$/cancel_request';
  */
 const DRAIN_MS = 5000;
 
+/** One notification for {@link Connection.sendSerializedNotifications}: its params and their JSON text. */
+export interface SerializedNotification {
+  /** The params, as outgoing-message listeners see them. */
+  readonly params: unknown;
+  /** JSON text of `params` without line breaks. */
+  readonly paramsJson: string;
+}
+
 /** Options for {@link Connection}. */
 export interface ConnectionOptions {
   /**
@@ -382,6 +390,23 @@ export class Connection<
     ]);
   }
 
+  /**
+   * @internal Sends notifications of one method in order, each with its params already serialized
+   * (as {@link sendSerializedNotification}), handed to the transport together: a single write where
+   * the transport has {@link MessageWriter.writeBatch}. Size and outgoing-queue limits apply as to
+   * any message. Resolves once the transport took them all; rejects with the first failure, after
+   * the messages before it were handed over.
+   */
+  sendSerializedNotifications(method: string, items: readonly SerializedNotification[]): Promise<void> {
+    if (this.#closedWith) return Promise.reject(this.#closedWith);
+    const head = `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":`;
+    const jsons = items.map(({ paramsJson }) => `${head}${paramsJson}}`);
+    const tapped: RpcMessage[] = this.#messages.empty
+      ? []
+      : items.map(({ params }): RpcNotification => ({ jsonrpc: '2.0', method, params }));
+    return this.#writeBatch(jsons, tapped);
+  }
+
   #sendNotificationUnchecked(method: string, params: unknown): Promise<void> {
     if (this.#closedWith) return Promise.reject(this.#closedWith);
     const message: RpcNotification =
@@ -412,28 +437,51 @@ export class Connection<
    */
   #write(json: string, tapped: readonly RpcMessage[]): Promise<void> {
     const bytes = Buffer.byteLength(json, 'utf8');
-    if (bytes > this.#messageLimit) {
-      return Promise.reject(
-        new RpcError(
-          ErrorCodes.InternalError,
-          `outgoing message of ${bytes} bytes exceeds the limit of ${this.#messageLimit} bytes`,
-          { reason: 'oversized', bytes, limit: this.#messageLimit },
-        ),
-      );
-    }
-    if (this.#queuedBytes + bytes > this.#maxQueuedBytes) {
-      const error = new RpcError(
-        ErrorCodes.OutgoingBufferFull,
-        `outgoing buffer limit of ${this.#maxQueuedBytes} bytes exceeded (${this.#queuedBytes} bytes queued, ` +
-          `${bytes} more requested): the peer is not reading, so the connection was closed`,
-        { limit: this.#maxQueuedBytes, queued: this.#queuedBytes },
-      );
-      this.#closeWith(error);
-      return Promise.reject(error);
-    }
+    if (bytes > this.#messageLimit) return Promise.reject(this.#oversized(bytes));
+    if (this.#queuedBytes + bytes > this.#maxQueuedBytes) return Promise.reject(this.#queueFull(bytes));
     if (!this.#messages.empty) for (const message of tapped) this.#messages.fire('out', message);
+    return this.#handOver(bytes, this.#transport.writer.write(json));
+  }
+
+  /**
+   * Hands several serialized messages (`tapped[i]` is the message of `jsons[i]`, when listened to)
+   * to the writer at once, under the same limits as {@link #write}. An oversized message is refused
+   * after the ones before it were handed over; the ones after it are not sent.
+   */
+  #writeBatch(jsons: readonly string[], tapped: readonly RpcMessage[]): Promise<void> {
+    let bytes = 0;
+    let refused: RpcError | undefined;
+    let count = jsons.length;
+    for (let i = 0; i < jsons.length; i += 1) {
+      const size = Buffer.byteLength(jsons[i]!, 'utf8');
+      if (size > this.#messageLimit) {
+        refused = this.#oversized(size);
+        count = i;
+        break;
+      }
+      bytes += size;
+    }
+    const sent = count === jsons.length ? jsons : jsons.slice(0, count);
+    let written: Promise<void> = Promise.resolve();
+    if (count > 0) {
+      if (this.#queuedBytes + bytes > this.#maxQueuedBytes) return Promise.reject(this.#queueFull(bytes));
+      if (!this.#messages.empty)
+        for (const message of tapped.slice(0, count)) this.#messages.fire('out', message);
+      const writer = this.#transport.writer;
+      written = this.#handOver(
+        bytes,
+        writer.writeBatch !== undefined
+          ? writer.writeBatch(sent)
+          : Promise.all(sent.map((json) => writer.write(json))).then(() => undefined),
+      );
+    }
+    return refused === undefined ? written : written.then(() => Promise.reject(refused));
+  }
+
+  /** Counts `bytes` as queued until the transport took them (`write`); a failed write closes the connection. */
+  #handOver(bytes: number, write: Promise<void>): Promise<void> {
     this.#queuedBytes += bytes;
-    const written = this.#transport.writer.write(json).then(
+    const written = write.then(
       () => {
         this.#queuedBytes -= bytes;
       },
@@ -451,6 +499,26 @@ export class Connection<
     );
     this.#lastWrite = written;
     return written;
+  }
+
+  #oversized(bytes: number): RpcError {
+    return new RpcError(
+      ErrorCodes.InternalError,
+      `outgoing message of ${bytes} bytes exceeds the limit of ${this.#messageLimit} bytes`,
+      { reason: 'oversized', bytes, limit: this.#messageLimit },
+    );
+  }
+
+  /** The error of a send that would pass the outgoing-queue limit; the connection is closed with it. */
+  #queueFull(bytes: number): RpcError {
+    const error = new RpcError(
+      ErrorCodes.OutgoingBufferFull,
+      `outgoing buffer limit of ${this.#maxQueuedBytes} bytes exceeded (${this.#queuedBytes} bytes queued, ` +
+        `${bytes} more requested): the peer is not reading, so the connection was closed`,
+      { limit: this.#maxQueuedBytes, queued: this.#queuedBytes },
+    );
+    this.#closeWith(error);
+    return error;
   }
 
   /**

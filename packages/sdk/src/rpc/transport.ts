@@ -38,6 +38,13 @@ export interface MessageReader {
 export interface MessageWriter {
   /** Sends one serialized JSON-RPC message (no trailing newline; the writer frames it). */
   write(json: string): Promise<void>;
+  /**
+   * Optional: sends several serialized messages in order, each as a message of its own (as that
+   * many `write` calls would), and resolves once the transport took the last one. A transport that
+   * frames messages in one byte stream hands them over in a single write; the connection falls back
+   * to `write` per message when this is absent.
+   */
+  writeBatch?(jsons: readonly string[]): Promise<void>;
   /** Flushes what it can and closes the sink (end of stdin, WebSocket close). */
   close(): Promise<void>;
 }

@@ -119,6 +119,16 @@ export class StreamMessageWriter implements MessageWriter {
     });
   }
 
+  /** Frames each of `jsons` as a line and writes them together, in one write to the stream. */
+  writeBatch(jsons: readonly string[]): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (jsons.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ line: `${jsons.join('\n')}\n`, resolve, reject });
+      if (!this.#awaitingDrain) this.#flush();
+    });
+  }
+
   /**
    * Ends the stream after what it already accepted. Messages still queued behind backpressure are
    * dropped and their promises reject: a connection closes its writer only when it is done.
