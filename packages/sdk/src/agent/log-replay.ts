@@ -14,12 +14,17 @@ const WINDOW = 512;
 
 interface Item {
   update: Record<string, unknown>;
-  /** Serialized size of the whole `session/update` notification, kept up to date while folding. */
-  bytes: number;
+  /**
+   * Serialized size of the whole `session/update` notification, kept up to date while folding;
+   * undefined until a fold first needs it.
+   */
+  bytes: number | undefined;
+  /** The item owns its `update` object (copied before the first change). */
+  copied: boolean;
   /** The item owns its `content` array (copied on the first fold). */
   owned: boolean;
-  /** The JSON text the log stored for `update` (see `LogEntry.json`), for an update replayed unchanged. */
-  json?: string;
+  /** The JSON text the log stored for `update` (see `LogEntry.json`), while it is replayed unchanged. */
+  json?: string | undefined;
 }
 
 /** One replayed update, with its stored JSON text when it is replayed exactly as logged. */
@@ -28,11 +33,29 @@ export interface ReplayedUpdate {
   readonly json: string | undefined;
 }
 
-const notificationBytes = (sessionId: SessionId, update: unknown): number =>
+/** The serialized size of a `session/update` notification of `sessionId`, less its update's. */
+const envelopeBytes = (sessionId: SessionId): number =>
   Buffer.byteLength(
-    JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } }),
+    `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},"update":}}`,
     'utf8',
   );
+
+/** Whether each message (by kind, then ID) was met before. */
+class MessagesSeen {
+  readonly #byKind = new Map<string, Set<string>>();
+
+  /** Records the message; true the first time. */
+  add(kind: string, messageId: string): boolean {
+    let ids = this.#byKind.get(kind);
+    if (ids === undefined) {
+      ids = new Set();
+      this.#byKind.set(kind, ids);
+    }
+    if (ids.has(messageId)) return false;
+    ids.add(messageId);
+    return true;
+  }
+}
 
 /**
  * The updates that replay a session's retained log up to and including `uptoSeq`, read from the
@@ -44,7 +67,9 @@ const notificationBytes = (sessionId: SessionId, update: unknown): number =>
  * that one update where the result fits in `maxBytes` (otherwise they follow as logged, which fit
  * when they were appended); with `chunks` a whole-content update is sent as `content: []` and one
  * chunk per block, unless a chunk would not fit. No update is ever larger than what was appended,
- * so whatever was retained can be replayed in every style. The updates come in batches of a few
+ * so whatever was retained can be replayed in every style. An update replayed exactly as logged
+ * carries the log's stored text (`json`), which is sent as is; the fold serializes only what it
+ * changes, and only to size it. The updates come in batches of a few
  * hundred, in order (one step of the generator per batch, not per update). Stops with `signal`'s
  * reason when it aborts.
  */
@@ -56,9 +81,13 @@ export async function* replayFromLog(
   maxBytes: number,
   signal?: AbortSignal,
 ): AsyncGenerator<readonly ReplayedUpdate[], void, undefined> {
-  const seen = new Set<string>();
+  const envelope = envelopeBytes(sessionId);
+  /** The serialized size of the notification carrying `update`. */
+  const sizeOf = (update: unknown): number => envelope + Buffer.byteLength(JSON.stringify(update), 'utf8');
+  const seen = new MessagesSeen();
   const started = new Set<string>();
   let window: Item[] = [];
+  /** Messages folded into an item of the current window, by `kind \0 messageId`. */
   let open = new Map<string, Item>();
   let after = 0;
   while (after < uptoSeq) {
@@ -71,7 +100,7 @@ export async function* replayFromLog(
     if (page.entries.length === 0) break;
     for (const entry of page.entries) {
       if (window.length >= WINDOW) {
-        yield window.map(replayed);
+        yield window as unknown as readonly ReplayedUpdate[];
         window = [];
         open = new Map();
       }
@@ -87,9 +116,7 @@ export async function* replayFromLog(
         else for (const update of updates) window.push(plain(update));
         continue;
       }
-      const key = `${change.kind}\u0000${change.messageId}`;
-      const first = !seen.has(key);
-      seen.add(key);
+      const first = seen.add(change.kind, change.messageId);
       if (style !== 'full') {
         if (change.op === 'chunk') {
           if (first) window.push(plain(messageUpdate(change.kind, change.messageId, [])));
@@ -97,7 +124,7 @@ export async function* replayFromLog(
         } else if (style === 'chunks' && change.content !== undefined) {
           const head = messageUpdate(change.kind, change.messageId, [], change.meta);
           const chunks = change.content.map((block) => chunkUpdate(change.kind, change.messageId, block));
-          if (chunks.every((c) => notificationBytes(sessionId, c) <= maxBytes)) {
+          if (chunks.every((c) => sizeOf(c) <= maxBytes)) {
             window.push(plain(head), ...chunks.map(plain));
           } else {
             window.push(logged(entry));
@@ -105,77 +132,100 @@ export async function* replayFromLog(
         } else {
           window.push(logged(entry));
         }
-      } else {
-        const item = open.get(key);
-        if (change.op === 'chunk') {
-          if (item !== undefined) {
-            const extra = notificationBytes(sessionId, change.block) + 1;
-            if (item.bytes + extra <= maxBytes) {
-              own(item).push(change.block);
-              item.bytes += extra;
-              continue;
-            }
-            open.delete(key);
-            window.push(logged(entry));
+        continue;
+      }
+      const key = `${change.kind}\u0000${change.messageId}`;
+      const item = first ? undefined : open.get(key);
+      if (change.op === 'chunk') {
+        if (item !== undefined) {
+          const extra = envelope + Buffer.byteLength(JSON.stringify(change.block), 'utf8') + 1;
+          item.bytes ??= sizeOf(item.update);
+          if (item.bytes + extra <= maxBytes) {
+            own(item).push(change.block);
+            item.bytes += extra;
             continue;
           }
-          if (first) {
-            const update = messageUpdate(change.kind, change.messageId, [change.block]) as never;
-            const folded: Item = { update, bytes: notificationBytes(sessionId, update), owned: true };
-            window.push(folded);
-            open.set(key, folded);
-          } else {
-            window.push(logged(entry));
-          }
+          open.delete(key);
+          window.push(logged(entry));
           continue;
         }
-        if (item !== undefined) {
-          // A later whole-content update or metadata patch of a message still in the window.
-          if (change.content !== undefined) {
-            item.update.content = change.content;
-            item.owned = false;
-          }
-          if (change.meta !== undefined) item.update._meta = change.meta;
-          item.bytes = notificationBytes(sessionId, item.update);
-          if (item.bytes > maxBytes) {
-            // Cannot happen for logged updates; keep the fold honest anyway.
-            open.delete(key);
-          }
-          continue;
+        if (first) {
+          const update = messageUpdate(change.kind, change.messageId, [change.block]) as never;
+          const folded: Item = { update, bytes: undefined, copied: true, owned: true };
+          window.push(folded);
+          open.set(key, folded);
+        } else {
+          window.push(logged(entry));
         }
-        const update = { ...(entry.update as unknown as Record<string, unknown>) };
-        if (first && update.content === undefined) update.content = [];
-        const folded: Item = { update, bytes: notificationBytes(sessionId, update), owned: false };
-        window.push(folded);
-        if (first || change.content !== undefined) open.set(key, folded);
+        continue;
       }
+      if (item !== undefined) {
+        // A later whole-content update or metadata patch of a message still in the window.
+        const update = writable(item);
+        if (change.content !== undefined) {
+          update.content = change.content;
+          item.owned = false;
+        }
+        if (change.meta !== undefined) update._meta = change.meta;
+        item.bytes = sizeOf(update);
+        if (item.bytes > maxBytes) {
+          // Cannot happen for logged updates; keep the fold honest anyway.
+          open.delete(key);
+        }
+        continue;
+      }
+      // Replayed as logged (its stored text, if any) unless it is a first update without content.
+      const folded: Item =
+        first && change.content === undefined
+          ? {
+              update: { ...(entry.update as unknown as Record<string, unknown>), content: [] },
+              bytes: undefined,
+              copied: true,
+              owned: true,
+            }
+          : logged(entry);
+      window.push(folded);
+      if (first || change.content !== undefined) open.set(key, folded);
     }
   }
-  if (window.length > 0) yield window.map(replayed);
-}
-
-function replayed(item: Item): ReplayedUpdate {
-  return { update: item.update as unknown as SessionUpdate, json: item.json };
+  if (window.length > 0) yield window as unknown as readonly ReplayedUpdate[];
 }
 
 /** An entry replayed exactly as logged: its stored text can be sent as is. */
 function logged(entry: LogEntry): Item {
   return {
     update: entry.update as unknown as Record<string, unknown>,
-    bytes: 0,
+    bytes: undefined,
+    copied: false,
     owned: false,
     json: entry.json,
   };
 }
 
 function plain(update: SessionUpdate): Item {
-  return { update: update as unknown as Record<string, unknown>, bytes: 0, owned: false };
+  return {
+    update: update as unknown as Record<string, unknown>,
+    bytes: undefined,
+    copied: false,
+    owned: false,
+  };
+}
+
+/** The item's own copy of its update, to change (its stored text no longer matches). */
+function writable(item: Item): Record<string, unknown> {
+  if (!item.copied) {
+    item.update = { ...item.update };
+    item.copied = true;
+  }
+  item.json = undefined;
+  return item.update;
 }
 
 function own(item: Item): unknown[] {
+  const update = writable(item);
   if (!item.owned) {
-    item.update.content = [...(item.update.content as unknown[])];
+    update.content = [...(update.content as unknown[])];
     item.owned = true;
   }
-  return item.update.content as unknown[];
+  return update.content as unknown[];
 }
