@@ -72,6 +72,7 @@ export class NdjsonDecoder {
   push(chunk: Uint8Array): DecodedLine[] {
     const out: DecodedLine[] = [];
     let start = 0;
+    if (this.#size === 0 && !this.#discarding) start = this.#wholeLines(chunk, out);
     while (start < chunk.length) {
       const nl = chunk.indexOf(NEWLINE, start);
       const end = nl === -1 ? chunk.length : nl;
@@ -94,6 +95,35 @@ export class NdjsonDecoder {
     const out: DecodedLine[] = [];
     if (this.#size > 0 || this.#discarding) this.#finishLine(out);
     return out;
+  }
+
+  /**
+   * The common case of a chunk that starts a line and holds several whole ones, all within the
+   * size limit: they are decoded with one call and split as text (a newline byte never occurs
+   * inside a UTF-8 sequence, so this splits exactly where the bytes do). Returns where the rest of
+   * the chunk starts: 0 when it left the chunk to the line-by-line path — for a single line, a
+   * region over the limit, bytes that are not UTF-8 (each line is then judged on its own) or a
+   * byte order mark (which per-line decoding drops at the start of each line).
+   */
+  #wholeLines(chunk: Uint8Array, out: DecodedLine[]): number {
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last <= 0 || last > this.maxLineBytes) return 0;
+    let text: string;
+    try {
+      text = strict.decode(new Uint8Array(chunk.buffer, chunk.byteOffset, last));
+    } catch {
+      return 0;
+    }
+    if (text.indexOf('\n') === -1 || text.includes('\uFEFF')) return 0;
+    for (let from = 0; from <= text.length; ) {
+      let to = text.indexOf('\n', from);
+      if (to === -1) to = text.length;
+      const line =
+        text.charCodeAt(to - 1) === CR && to > from ? text.slice(from, to - 1) : text.slice(from, to);
+      if (line.length > 0 && line.trim() !== '') out.push({ ok: true, text: line });
+      from = to + 1;
+    }
+    return last + 1;
   }
 
   /**
