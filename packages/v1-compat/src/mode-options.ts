@@ -273,3 +273,15 @@ export function v1ToV2ResumeSessionResponse(value: V1.ResumeSessionResponse): V2
 export function v2ToV1ResumeSessionResponse(value: V2.ResumeSessionResponse): V1.ResumeSessionResponse {
   return reopenToV1(value);
 }
+
+/**
+ * An error's `data` for a v1 `session/set_mode` served as v2 `session/set_config_option`: a
+ * pointer at the option's `value` or `configId` becomes the v1 request's `/params/modeId` (the
+ * field v1 names); any other data is returned as it is.
+ */
+export function setModeErrorDataToV1(data: unknown): unknown {
+  if (typeof data !== 'object' || data === null) return data;
+  const { pointer } = data as { pointer?: unknown };
+  if (pointer !== '/params/value' && pointer !== '/params/configId') return data;
+  return { ...data, pointer: '/params/modeId' };
+}

@@ -97,6 +97,11 @@ describe('a v2 agent with login, modes and options behind `--serve v1`', () => {
       currentModeId: 'code',
     });
     expect(updates.some((u) => u.sessionUpdate === 'config_option_update')).toBe(true);
+    // A mode the agent does not have is refused at the v1 field, /params/modeId.
+    await expect(v1.sendRequest('session/set_mode', { sessionId, modeId: 'yolo' })).rejects.toMatchObject({
+      code: -32602,
+      data: { pointer: '/params/modeId' },
+    });
 
     const set = await v1.sendRequest('session/set_config_option', {
       sessionId,

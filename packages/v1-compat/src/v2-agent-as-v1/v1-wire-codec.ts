@@ -16,7 +16,7 @@ import {
 import { v2ToV1StopReason } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
 import { validateParams, validateResult } from '../generated/v1/validate.js';
-import { v2ModeOption } from '../mode-options.js';
+import { setModeErrorDataToV1, v2ModeOption } from '../mode-options.js';
 import { v1BatchRefusal } from '../no-batches.js';
 import { openV1ClientCodec } from '../v1-agent-as-v2/v1-client-codec.js';
 import { type OpenPrompt, SessionView } from './session-view.js';
@@ -324,16 +324,12 @@ class V1AgentCodec implements CodecSession {
   }
 }
 
-/**
- * The agent's error for a v1 `session/set_mode` (served as `session/set_config_option`), with the
- * pointer moved to the v1 request: the option's value and configId are the v1 `modeId`.
- */
+/** The agent's error for a v1 `session/set_mode`, pointing into the v1 request. */
 function modeErrorInV1(message: Message): Message {
   const error = message.error as RpcErrorObject | undefined;
-  const data = error?.data as { pointer?: unknown } | undefined;
-  if (error === undefined || typeof data !== 'object' || data === null) return message;
-  if (data.pointer !== '/params/value' && data.pointer !== '/params/configId') return message;
-  return { ...message, error: { ...error, data: { ...data, pointer: '/params/modeId' } } };
+  if (error?.data === undefined) return message;
+  const data = setModeErrorDataToV1(error.data);
+  return data === error.data ? message : { ...message, error: { ...error, data } };
 }
 
 /** Applies a generated converter; without one the value crosses unchanged. */

@@ -49,7 +49,7 @@ import type {
   ClientRequestMap,
 } from '../generated/v1/methods.js';
 import type * as V1 from '../generated/v1/types.js';
-import { v2ModeOption } from '../mode-options.js';
+import { setModeErrorDataToV1, v2ModeOption } from '../mode-options.js';
 import { v1SchemaValidator } from '../v1-validator.js';
 import { WrappedPeer } from '../wrapped-peer.js';
 import { type OpenPrompt, SessionView } from './session-view.js';
@@ -222,7 +222,13 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
   v1.onRequest('session/set_mode', async (params) => {
     // The v2 agent's mode option may have another configId than the one v1 modes map to.
     const request = { ...v1ToV2SetSessionMode(params), configId: modeIds.get(params.sessionId) ?? 'mode' };
-    const response = await call(() => v2.sendRequest('session/set_config_option', request));
+    const response = await call(() => v2.sendRequest('session/set_config_option', request)).catch(
+      (error: unknown) => {
+        // The agent points at the v2 option's value; the v1 client sent a modeId.
+        if (!(error instanceof RpcError)) throw error;
+        throw new RpcError(error.code, error.message, setModeErrorDataToV1(error.data));
+      },
+    );
     noteOptions(params.sessionId, response.configOptions);
     return v2ToV1SetSessionModeResponse(response);
   });
