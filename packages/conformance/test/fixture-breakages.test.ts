@@ -28,6 +28,7 @@ const BREAKAGES: [breakage: string, rule: string][] = [
   ['no-initialize-info', 'baseline.initialize.info'],
   ['no-session-list', 'baseline.session-list'],
   ['no-session-close', 'baseline.session-close'],
+  ['stuck-on-unknown-block', 'baseline.unknown-values'],
 ];
 
 async function failedRules(...breaks: string[]): Promise<string[]> {

@@ -31,6 +31,7 @@ const CORE_RULES = [
   'update.schema',
   'update.session-id',
   'agent-message.schema',
+  'baseline.unknown-values',
 ];
 
 describe.concurrent('the kit against the reference agent (acp-kit agent)', () => {

@@ -1,6 +1,7 @@
 import { reportOf, sessionKey } from '../analysis/attribution.js';
 import { asRecord } from '../analysis/envelope.js';
 import { nextWorkEnd } from '../analysis/model.js';
+import { stuckOnFutureValue } from './baseline.js';
 import type { CheckOutcome } from '../rules/types.js';
 import { type CheckContext, checked, lineOf, notApplicable, type RawFinding, show } from './context.js';
 
@@ -105,6 +106,7 @@ export function checkResponseBeforeIdle(context: CheckContext): CheckOutcome {
   for (const prompt of candidates) {
     const report = reportOf(analysis, attribution, prompt);
     if (prompt.status === 'unanswered') {
+      if (stuckOnFutureValue(analysis, prompt.request)) continue;
       findings.push({
         index: prompt.request.index,
         message: 'session/prompt was never answered',

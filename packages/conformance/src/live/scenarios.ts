@@ -1,5 +1,6 @@
 import type { RuleId } from '../rules/catalog.js';
 import { asRecord } from '../analysis/envelope.js';
+import { FUTURE_VALUE_PREFIX } from '../checks/baseline.js';
 import { stateOf } from '../analysis/model.js';
 import { type AgentProcess, ScenarioAbort } from './agent-process.js';
 import {
@@ -70,11 +71,19 @@ const lifecycle: Scenario = {
   },
 };
 
+/** A value of a later protocol version: not `_`-prefixed, so reserved and unknown to the agent. */
+const future = (name: string) => `${FUTURE_VALUE_PREFIX}${name}`;
+
 const rejection: Scenario = {
   name: 'rejection',
   description:
-    'prompts for an unknown session, with an empty prompt and with malformed content; then a valid one',
-  covers: ['prompt.rejected.error', 'prompt.rejected.no-user-message', 'prompt.rejected.error-code'],
+    'prompts for an unknown session, with an empty prompt and with malformed content; a session and prompts with values of a later protocol version; then a valid prompt',
+  covers: [
+    'prompt.rejected.error',
+    'prompt.rejected.no-user-message',
+    'prompt.rejected.error-code',
+    'baseline.unknown-values',
+  ],
   async run(agent, cwd) {
     await initialize(agent);
     const sessionId = await newSession(agent, cwd);
@@ -82,8 +91,21 @@ const rejection: Scenario = {
     await prompt(agent, sessionId, []);
     await prompt(agent, sessionId, [{ type: 'text' }]);
     await prompt(agent, sessionId, [{ type: 'text', text: 42 }]);
+    // Valid v2 that a later version could send: an MCP server of an unknown transport, a text
+    // block for an unknown audience, a content block of an unknown type (alone and beside text).
+    // Each may be accepted or refused with an error; none may go unanswered or crash the agent.
+    await agent.request('session/new', { cwd, mcpServers: [{ type: future('transport'), name: 'future' }] });
+    await prompt(agent, sessionId, [
+      { type: 'text', text: 'Who is this for?', annotations: { audience: [future('role')] } },
+    ]);
+    await prompt(agent, sessionId, [{ type: future('block'), data: 'opaque' }]);
+    await prompt(agent, sessionId, [
+      text('See the attachment.')[0],
+      { type: future('block'), data: 'opaque' },
+    ]);
     // A valid prompt last: an agent handles a session's prompts in order, so any user message it
-    // wrongly reports for the rejected ones shows up before this one settles.
+    // wrongly reports for the rejected ones shows up before this one settles, and an agent stuck
+    // on a value it did not know leaves it unanswered.
     await prompt(agent, sessionId, text('Are you still there?'));
     if (!(await waitSettled(agent, sessionId))) return timedOut('the valid prompt to be processed');
     return {};

@@ -168,6 +168,13 @@ export const RULES = [
     tier: 'mandatory',
   },
   {
+    id: 'baseline.unknown-values',
+    statement:
+      'Requests carrying enum values and union variants of a later protocol version (not `_`-prefixed) are answered — a result, or an error refusing the content (not -32603) — and later requests still are.',
+    source: 'ACP v2 baseline: schema x-open-enum and x-discriminator (receivers tolerate unknown values)',
+    tier: 'mandatory',
+  },
+  {
     id: 'transcript.format',
     statement:
       'Each transcript line is {"dir":"client->agent"|"agent->client","t"?:ms,"msg":<JSON-RPC message>} (lint only).',

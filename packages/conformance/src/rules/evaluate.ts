@@ -1,4 +1,9 @@
-import { checkInitializeInfo, checkSessionClose, checkSessionList } from '../checks/baseline.js';
+import {
+  checkInitializeInfo,
+  checkSessionClose,
+  checkSessionList,
+  checkUnknownValuesTolerated,
+} from '../checks/baseline.js';
 import { checkContext } from '../checks/context.js';
 import {
   checkDistinctIds,
@@ -54,6 +59,7 @@ const CHECKS: Partial<Record<RuleId, (context: CheckContext) => CheckOutcome>> =
   'baseline.initialize.info': checkInitializeInfo,
   'baseline.session-list': checkSessionList,
   'baseline.session-close': checkSessionClose,
+  'baseline.unknown-values': checkUnknownValuesTolerated,
 };
 
 /** The outcome of every rule on one transcript, with findings located by line. */
