@@ -453,8 +453,112 @@ export class PostgresSessionLog implements SessionLog {
     }
   }
 
-  /** One call of the schema's `log_write`: the group's appends, as one transaction. */
+  /** Writes the group's appends as one transaction: the plain statement when it can, else `log_write`. */
   async #write(group: readonly SessionBatch<QueuedAppend>[]): Promise<AppendedRange[]> {
+    const ranges =
+      (group.length === 1 && (await this.#writePlain(group[0]!))) || (await this.#writeAll(group));
+    group.forEach(({ sessionId, items }, i) => {
+      if (!this.#followed.has(sessionId)) return;
+      let seq = ranges[i]!.first;
+      const stored: LogEntry[] = [];
+      for (const item of items) {
+        item.bodies.forEach((body, j) => {
+          stored.push({ seq: seq++, update: JSON.parse(body) as Update, retain: item.retain[j]! });
+        });
+      }
+      this.#publish(sessionId, stored);
+    });
+    return ranges;
+  }
+
+  /**
+   * The common case of a streaming turn — one session's appends that claim nothing and open no
+   * message (chunks of a message it already has, state updates) — as one plain statement, without
+   * the server-side function's per-call work. Writes nothing and resolves undefined when it does
+   * not apply, or when the statement finds the session, the message or the lease missing (then
+   * `log_write` writes the batch, or raises the error that says why).
+   */
+  async #writePlain({ sessionId, items }: SessionBatch<QueuedAppend>): Promise<AppendedRange[] | undefined> {
+    const head = items[0]!;
+    if (head.via !== undefined) return undefined;
+    let kind: string | null = null;
+    let messageId: string | null = null;
+    const bodies: string[] = [];
+    const retain: boolean[] = [];
+    const linked: boolean[] = [];
+    for (const item of items) {
+      if (item.claims.length > 0) return undefined;
+      for (let i = 0; i < item.bodies.length; i++) {
+        const changes = item.msgKinds[i] !== null;
+        if (changes) {
+          // Only chunks of one message (which must be open already) are linked here.
+          if (!item.msgChunk[i]) return undefined;
+          if (kind === null) {
+            kind = item.msgKinds[i]!;
+            messageId = item.msgIds[i]!;
+          } else if (kind !== item.msgKinds[i] || messageId !== item.msgIds[i]) return undefined;
+        }
+        bodies.push(item.bodies[i]!);
+        retain.push(item.retain[i]!);
+        linked.push(changes);
+      }
+    }
+    const s = this.#s;
+    const { rows } = await this.#query<{ o_last: string; o_messages: string }>(
+      'append to',
+      // Fenced (an owner given): the share lock on the lease makes a takeover wait for this write.
+      `WITH f AS (
+         SELECT 1 FROM ${s}.log_leases
+         WHERE $6::text IS NOT NULL AND session_id = $1 AND owner = $6 AND epoch = $7
+           AND expires_at > clock_timestamp()
+         FOR SHARE
+       ),
+       m AS (
+         SELECT lm.ordinal FROM ${s}.log_messages lm JOIN ${s}.log_sessions ls ON lm.session = ls.ordinal
+         WHERE $4::text IS NOT NULL AND ls.session_id = $1 AND lm.kind = $4 AND lm.message_id = $5
+       ),
+       u AS (
+         UPDATE ${s}.log_sessions
+         SET last_seq = last_seq + cardinality($2::text[]), updated_at = ${s}.log_now(updated_at)
+         WHERE session_id = $1
+           AND ($6::text IS NULL OR EXISTS (SELECT 1 FROM f))
+           AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM m))
+         RETURNING ordinal, last_seq, message_count
+       ),
+       i AS (
+         INSERT INTO ${s}.log_entries (session, seq, retain, body, message)
+         SELECT u.ordinal, u.last_seq - cardinality($2::text[]) + t.ord, t.retain, t.body,
+                CASE WHEN t.linked THEN (SELECT ordinal FROM m) END
+         FROM u, unnest($2::text[], $3::boolean[], $8::boolean[]) WITH ORDINALITY AS t(body, retain, linked, ord)
+       ),
+       n AS (
+         SELECT pg_notify($9, (u.last_seq - cardinality($2::text[]) + 1) || ' ' || u.last_seq || ' ' || $10 || ' ' ||
+           CASE WHEN octet_length($1) <= 7000 THEN $1 ELSE '' END)
+         FROM u
+       )
+       SELECT u.last_seq AS o_last, u.message_count AS o_messages, (SELECT count(*) FROM n) AS notified FROM u`,
+      [
+        sessionId,
+        bodies,
+        retain,
+        kind,
+        messageId,
+        head.lease?.owner ?? null,
+        head.lease?.epoch ?? null,
+        linked,
+        this.#channel,
+        this.#origin,
+      ],
+      sessionId,
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const last = Number(row.o_last);
+    return [{ first: last - bodies.length + 1, last, messages: Number(row.o_messages) }];
+  }
+
+  /** One call of the schema's `log_write`: the group's appends, as one transaction. */
+  async #writeAll(group: readonly SessionBatch<QueuedAppend>[]): Promise<AppendedRange[]> {
     const sessions: string[] = [];
     const owners: (string | null)[] = [];
     const epochs: (number | null)[] = [];
@@ -536,17 +640,6 @@ export class PostgresSessionLog implements SessionLog {
         messages: Number(row.o_messages),
       };
     }
-    group.forEach(({ sessionId, items }, i) => {
-      if (!this.#followed.has(sessionId)) return;
-      let seq = ranges[i]!.first;
-      const stored: LogEntry[] = [];
-      for (const item of items) {
-        item.bodies.forEach((body, j) => {
-          stored.push({ seq: seq++, update: JSON.parse(body) as Update, retain: item.retain[j]! });
-        });
-      }
-      this.#publish(sessionId, stored);
-    });
     return ranges;
   }
 
