@@ -72,8 +72,14 @@ export class NdjsonDecoder {
   push(chunk: Uint8Array): DecodedLine[] {
     const out: DecodedLine[] = [];
     let start = 0;
-    if (this.#size === 0 && !this.#discarding) start = this.#wholeLines(chunk, out);
+    let region = true;
     while (start < chunk.length) {
+      if (region && this.#size === 0 && !this.#discarding) {
+        // Once per chunk, as soon as a line starts: the whole lines up to its last newline at once.
+        region = false;
+        start = this.#wholeLines(chunk, start, out);
+        if (start >= chunk.length) break;
+      }
       const nl = chunk.indexOf(NEWLINE, start);
       const end = nl === -1 ? chunk.length : nl;
       if (nl !== -1 && this.#size === 0 && !this.#discarding) {
@@ -98,23 +104,23 @@ export class NdjsonDecoder {
   }
 
   /**
-   * The common case of a chunk that starts a line and holds several whole ones, all within the
+   * The common case of a chunk that holds several whole lines from `start` on, all within the
    * size limit: they are decoded with one call and split as text (a newline byte never occurs
    * inside a UTF-8 sequence, so this splits exactly where the bytes do). Returns where the rest of
-   * the chunk starts: 0 when it left the chunk to the line-by-line path — for a single line, a
-   * region over the limit, bytes that are not UTF-8 (each line is then judged on its own) or a
-   * byte order mark (which per-line decoding drops at the start of each line).
+   * the chunk goes on: `start` when it left the lines to the line-by-line path — for a single
+   * line, a region over the limit, bytes that are not UTF-8 (each line is then judged on its own)
+   * or a byte order mark (which per-line decoding drops at the start of each line).
    */
-  #wholeLines(chunk: Uint8Array, out: DecodedLine[]): number {
+  #wholeLines(chunk: Uint8Array, start: number, out: DecodedLine[]): number {
     const last = chunk.lastIndexOf(NEWLINE);
-    if (last <= 0 || last > this.maxLineBytes) return 0;
+    if (last <= start || last - start > this.maxLineBytes) return start;
     let text: string;
     try {
-      text = strict.decode(new Uint8Array(chunk.buffer, chunk.byteOffset, last));
+      text = strict.decode(new Uint8Array(chunk.buffer, chunk.byteOffset + start, last - start));
     } catch {
-      return 0;
+      return start;
     }
-    if (text.indexOf('\n') === -1 || text.includes('\uFEFF')) return 0;
+    if (text.indexOf('\n') === -1 || text.includes('\uFEFF')) return start;
     for (let from = 0; from <= text.length; ) {
       let to = text.indexOf('\n', from);
       if (to === -1) to = text.length;
