@@ -4,19 +4,15 @@
  * it asks for 1 (v1 has no batches); on a connection negotiated to v1 a batch gets one -32600 and
  * the connection keeps working. No request is ever left unanswered.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, requireBuild } from '../harness.js';
+import { requireBuild } from '../harness.js';
+import { type AgentProcess, spawnAgentProcess } from './agent-process.js';
 
 beforeAll(requireBuild);
-let running: ChildProcess | undefined;
+let running: AgentProcess | undefined;
 afterEach(async () => {
-  const child = running;
+  await running?.stop();
   running = undefined;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('close', resolve));
-  child.kill('SIGTERM');
-  await exited;
 });
 
 type Answer = {
@@ -25,26 +21,15 @@ type Answer = {
   error?: { code: number; message: string; data?: unknown };
 };
 
+/** `acp-kit agent` driven by raw lines; `next` waits for the first line it wrote that matches. */
 function agent() {
-  const child = spawn(process.execPath, [BIN, 'agent', '--chunk-delay', '0'], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  running = child;
-  const lines: unknown[] = [];
-  let pending = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (text: string) => {
-    pending += text;
-    const parts = pending.split('\n');
-    pending = parts.pop() ?? '';
-    for (const part of parts) if (part.trim() !== '') lines.push(JSON.parse(part));
-  });
+  running = spawnAgentProcess();
+  const { wire, send } = running;
   return {
-    send: (value: unknown) => child.stdin!.write(`${JSON.stringify(value)}\n`),
-    /** The first line the agent wrote that satisfies `match` (waits for it). */
+    send,
     next: async (match: (line: unknown) => boolean): Promise<unknown> => {
-      await expect.poll(() => lines.some(match), { timeout: 60_000 }).toBe(true);
-      return lines.find(match);
+      await expect.poll(() => wire.some(match), { timeout: 60_000 }).toBe(true);
+      return wire.find(match);
     },
   };
 }

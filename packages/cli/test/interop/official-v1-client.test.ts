@@ -5,65 +5,25 @@
  * Every line the agent writes is also captured raw and checked against our v1 schema, so a v2
  * shape leaking onto a v1 connection fails the test even where the official client is lenient.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { PassThrough, Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import {
-  type ActiveSessionMessage,
-  client as officialV1Client,
-  ndJsonStream,
-} from '@agentclientprotocol/sdk';
+import { type ActiveSessionMessage, client as officialV1Client } from '@agentclientprotocol/sdk';
 import { v1Validation } from '@acp-kit/v1-compat';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { replyTo } from '../../src/agent/reply-model.js';
+import { requireBuild } from '../harness.js';
+import { type AgentProcess, spawnAgentProcess, type WireMessage } from './agent-process.js';
 
-const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
-
-type WireMessage = { id?: unknown; method?: string; params?: unknown; result?: unknown; error?: unknown };
-
-let running: ChildProcess | undefined;
+let running: AgentProcess | undefined;
 afterEach(async () => {
-  const child = running;
+  await running?.stop();
   running = undefined;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('close', resolve));
-  child.kill('SIGTERM');
-  await exited;
 });
 
-beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run the CLI build first`);
-});
+beforeAll(requireBuild);
 
 /** Spawns `acp-kit agent`, logs every line it writes, and gives the official client its own copy. */
-function spawnAgent(chunkDelay = 0) {
-  const child = spawn(process.execPath, [BIN, 'agent', '--chunk-delay', String(chunkDelay)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  running = child;
-  const wire: WireMessage[] = [];
-  let pending = '';
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (text: string) => {
-    stderr += text;
-  });
-  const copy = new PassThrough();
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (text: string) => {
-    copy.write(text);
-    pending += text;
-    const lines = pending.split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) if (line.trim() !== '') wire.push(JSON.parse(line) as WireMessage);
-  });
-  child.stdout!.on('end', () => copy.end());
-  const stream = ndJsonStream(
-    Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
-    Readable.toWeb(copy) as ReadableStream<Uint8Array>,
-  );
-  return { child, wire, stream, stderr: () => stderr };
+function spawnAgent(chunkDelay = 0): AgentProcess {
+  running = spawnAgentProcess(chunkDelay);
+  return running;
 }
 
 /** Every notification and request the agent wrote is valid v1 (our generated v1 validators). */

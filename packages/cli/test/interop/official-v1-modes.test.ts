@@ -5,56 +5,20 @@
  * in-process codec), follows them through `current_mode_update`, and each session keeps its own
  * mode. Every line the agent writes is checked against our v1 schema.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { PassThrough, Readable, Writable } from 'node:stream';
-import { client as officialV1Client, ndJsonStream } from '@agentclientprotocol/sdk';
+import { client as officialV1Client } from '@agentclientprotocol/sdk';
 import { v1Validation } from '@acp-kit/v1-compat';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, requireBuild } from '../harness.js';
+import { requireBuild } from '../harness.js';
+import { type AgentProcess, spawnAgentProcess } from './agent-process.js';
 
 beforeAll(requireBuild);
-let running: ChildProcess | undefined;
+let running: AgentProcess | undefined;
 afterEach(async () => {
-  const child = running;
+  await running?.stop();
   running = undefined;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('close', resolve));
-  child.kill('SIGTERM');
-  await exited;
 });
 
-type WireMessage = { id?: unknown; method?: string; params?: unknown; result?: unknown; error?: unknown };
 type V1Update = { sessionUpdate: string; currentModeId?: string; content?: { text?: string } };
-
-/** Spawns `acp-kit agent`, keeps every line it writes, and gives the official client its own copy. */
-function spawnAgent() {
-  const child = spawn(process.execPath, [BIN, 'agent', '--chunk-delay', '0'], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  running = child;
-  const wire: WireMessage[] = [];
-  let pending = '';
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (text: string) => {
-    stderr += text;
-  });
-  const copy = new PassThrough();
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (text: string) => {
-    copy.write(text);
-    pending += text;
-    const lines = pending.split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) if (line.trim() !== '') wire.push(JSON.parse(line) as WireMessage);
-  });
-  child.stdout!.on('end', () => copy.end());
-  const stream = ndJsonStream(
-    Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
-    Readable.toWeb(copy) as ReadableStream<Uint8Array>,
-  );
-  return { wire, stream, stderr: () => stderr };
-}
 
 const errorOf = (promise: Promise<unknown>): Promise<{ code: number; message: string; data?: unknown }> =>
   promise.then(
@@ -66,7 +30,8 @@ const errorOf = (promise: Promise<unknown>): Promise<{ code: number; message: st
 
 describe('the official v1 client switching session modes on `acp-kit agent` (negotiated down to v1)', () => {
   it('gets modes with each session, switches one session with session/set_mode, and the other keeps its mode', async () => {
-    const agent = spawnAgent();
+    const agent = spawnAgentProcess();
+    running = agent;
     const updates = new Map<string, V1Update[]>();
     const app = officialV1Client({ name: 'official-v1-modes' }).onNotification(
       'session/update',

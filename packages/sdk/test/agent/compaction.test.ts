@@ -4,15 +4,11 @@
  * `session.compaction()` handle puts on the wire, how `session/resume` replays it, and what our
  * Client's ConversationStore makes of it live and after the replay.
  */
-import { fileURLToPath } from 'node:url';
 import type { ContentBlock } from '@acp-kit/schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, type ClientConnection } from '../../src/client/index.js';
-import { Connection, type Diagnostic } from '../../src/rpc/index.js';
-import { type ChildProcessTransport, spawnTransport } from '../../src/transports/index.js';
-import { spawnV2Agent, turnsEnded, type V2Child } from './fixtures/spawn-v2-agent.js';
+import type { ChildProcessTransport } from '../../src/transports/index.js';
+import { spawnV2Agent, spawnV2Client, turnsEnded, type V2Child } from './fixtures/spawn-v2-agent.js';
 
-const fixture = fileURLToPath(new URL('./fixtures/v2-agent.ts', import.meta.url));
 const TIMEOUT = 60_000;
 const children: V2Child[] = [];
 let transport: ChildProcessTransport | undefined;
@@ -88,12 +84,9 @@ describe('compaction in the ConversationStore of our Client', () => {
   it(
     'holds each compaction with its status, summary and error, and a replay into it changes nothing',
     async () => {
-      transport = spawnTransport(process.execPath, ['--import', 'tsx', fixture], { name: 'v2-agent' });
-      const connection: ClientConnection = new Connection(transport);
-      const diagnostics: Diagnostic[] = [];
-      connection.onDiagnostic((d) => diagnostics.push(d));
-      const client = new Client(connection, { info: { name: 'compaction-test', version: '0.0.0' } });
-      await client.initialize();
+      const started = await spawnV2Client('compaction-test');
+      transport = started.transport;
+      const { client, diagnostics } = started;
       const sessionId = await client.newSession('/repo');
       const end = await client.promptToEnd(sessionId, [text('compact')]);
       expect(end.stopReason).toBe('end_turn');

@@ -4,15 +4,11 @@
  * ./fixtures/v2-agent.ts, prompt `kinds`): the update kinds on the wire, their replay under the
  * same message IDs, and what our Client's ConversationStore shows live and after the replay.
  */
-import { fileURLToPath } from 'node:url';
 import type { ContentBlock } from '@acp-kit/schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, type ClientConnection } from '../../src/client/index.js';
-import { Connection, type Diagnostic } from '../../src/rpc/index.js';
-import { type ChildProcessTransport, spawnTransport } from '../../src/transports/index.js';
-import { spawnV2Agent, turnsEnded, type V2Child } from './fixtures/spawn-v2-agent.js';
+import type { ChildProcessTransport } from '../../src/transports/index.js';
+import { spawnV2Agent, spawnV2Client, turnsEnded, type V2Child } from './fixtures/spawn-v2-agent.js';
 
-const fixture = fileURLToPath(new URL('./fixtures/v2-agent.ts', import.meta.url));
 const TIMEOUT = 60_000;
 const children: V2Child[] = [];
 let transport: ChildProcessTransport | undefined;
@@ -89,12 +85,9 @@ describe('agent messages, thoughts and config_option_update from the agent', () 
   it(
     'shows the thoughts and the replaced reply in our Client’s store, with the option the agent changed, live and after a replay',
     async () => {
-      transport = spawnTransport(process.execPath, ['--import', 'tsx', fixture], { name: 'v2-agent' });
-      const connection: ClientConnection = new Connection(transport);
-      const diagnostics: Diagnostic[] = [];
-      connection.onDiagnostic((d) => diagnostics.push(d));
-      const client = new Client(connection, { info: { name: 'message-kinds-test', version: '0.0.0' } });
-      await client.initialize();
+      const started = await spawnV2Client('message-kinds-test');
+      transport = started.transport;
+      const { client, diagnostics } = started;
       const sessionId = await client.newSession('/repo');
       expect(
         client.store.snapshot(sessionId).configOptions?.find((o) => o.configId === 'verbose')?.currentValue,
