@@ -1,7 +1,7 @@
 import { constants } from 'node:os';
 import { stdioTransport, type Transport } from '@acp-kit/sdk';
 import { spawnAgentProcess } from './agent-process.js';
-import { describeLoss } from './bridge-loss.js';
+import { type BridgeLoss, describeLoss } from './bridge-loss.js';
 import { FileIdLedger } from './v1-agent-as-v2/file-id-ledger.js';
 import { serveV1AgentAsV2 } from './v1-agent-as-v2/v1-agent-bridge.js';
 import { serveV2AgentAsV1 } from './v2-agent-as-v1/v2-agent-bridge.js';
@@ -67,10 +67,18 @@ export async function runBridge(options: RunBridgeOptions): Promise<number> {
   const graceMs = options.graceMs ?? 1000;
   const child = spawnAgentProcess(options.command, options.args, { name: `${name} process`, onStderr: log });
   const client = options.client ?? stdioTransport();
+  // What a message lost crossing over (see the lossy table) is logged, never dropped silently.
+  const onLoss = (loss: BridgeLoss): void => log(`acp-kit bridge: ${describeLoss(loss)}\n`);
   const bridge =
     options.serve === 'v2'
       ? (() => {
-          const served = serveV1AgentAsV2({ agent: child, client, name, ...(ledger ? { ledger } : {}) });
+          const served = serveV1AgentAsV2({
+            agent: child,
+            client,
+            name,
+            onLoss,
+            ...(ledger ? { ledger } : {}),
+          });
           return {
             closed: served.bridge.closed,
             connection: served.connection,
@@ -81,7 +89,7 @@ export async function runBridge(options: RunBridgeOptions): Promise<number> {
           agent: child,
           client,
           name,
-          onLoss: (loss) => log(`acp-kit bridge: ${describeLoss(loss)}\n`),
+          onLoss,
         });
   const clientGone = new Promise<'client'>((resolve) => bridge.connection.onClose(() => resolve('client')));
   const handlers: [NodeJS.Signals, () => void][] = [];

@@ -96,14 +96,15 @@ describe('a v1 agent served as v2', () => {
     expect(new Set(users.map((u) => (u as { messageId: string }).messageId))).toEqual(new Set([next]));
   });
 
-  it('refuses a prompt holding a content type v1 cannot express with -32602 and its pointer, and keeps serving the session', async () => {
+  it('passes a prompt block of a type v1 does not know on to the v1 agent, whose own answer comes back, and keeps serving the session', async () => {
     const { rig, sessionId } = await start({ V1_ECHO: 'ids' });
-    // Unknown to both versions' known values: a v2 receiver accepts it, but it has no v1 form.
+    // From a later protocol version: v2 and (like v2) acp-kit's v1 keep it; the bridge no longer
+    // refuses it. The official v1 agent does: its own -32602 names the block (prompt[1].type).
     const video = { type: 'video', uri: 'file:///clip.mp4' } as unknown as ContentBlock;
     const refused = rig.client.prompt(sessionId, [{ type: 'text', text: 'look' }, video]);
     await expect(refused).rejects.toMatchObject({
       code: -32602,
-      data: { pointer: '/params/prompt/type' },
+      data: { prompt: { 1: { type: expect.anything() } } },
     });
     const next = await rig.client.prompt(sessionId, text('after'));
     await rig.log.idle(0);

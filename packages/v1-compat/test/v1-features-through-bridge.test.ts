@@ -1,17 +1,25 @@
 /**
  * What editors' v1 agents offer — login, modes, config options, slash commands, titles, session
  * list/close/delete, load — reaches a v2 client through the bridge in v2's own shapes. The v1 agent
- * is the official SDK's (fixture with `V1_FEATURES=1`); the first test runs the bridge as a real
- * process (`bridge-main.ts v2 …`), the others serve it in-process to several v2 clients.
+ * is the official SDK's (fixture with `V1_FEATURES=1`); the first two tests run the bridge as a real
+ * process (`bridge-main.ts v2 …`) — driven by the official SDK's v2 client, then by ours — and the
+ * others serve it in-process to several v2 clients.
  */
+import { spawn } from 'node:child_process';
+import { Readable, Writable } from 'node:stream';
+import {
+  client as officialClient,
+  ndJsonStream,
+  type UpdateSessionNotification,
+} from '@agentclientprotocol/sdk/experimental/v2';
 import type { SessionConfigOption, SessionUpdate } from '@acp-kit/schema';
 import { Client, type ClientConnection, Connection, spawnTransport } from '@acp-kit/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { clientOf, fixture, UpdateLog, type V1Rig, v1Rig } from './helpers.js';
 
 const CWD = '/tmp';
 const FEATURES = { V1_FEATURES: '1' };
-const currentOf = (options: readonly SessionConfigOption[] | null | undefined, configId: string) =>
+const currentOf = (options: readonly { configId: string }[] | null | undefined, configId: string) =>
   (options?.find((o) => o.configId === configId) as { currentValue?: unknown } | undefined)?.currentValue;
 const isIdle = (u: SessionUpdate) => u.sessionUpdate === 'state_update' && u.state === 'idle';
 
@@ -24,6 +32,127 @@ afterEach(async () => {
 });
 
 describe('a v1 agent with login, modes, options and commands behind `--serve v2`', () => {
+  it('lets the official v2 client log in, switch mode and model, see commands and title natively, prompt, list, close and log out', async () => {
+    const errors = vi.spyOn(console, 'error');
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        fixture('bridge-main.ts'),
+        'v2',
+        process.execPath,
+        '--import',
+        'tsx',
+        fixture('official-v1-agent.ts'),
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...FEATURES } },
+    );
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    closers.push(async () => {
+      errors.mockRestore();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    });
+    const updates: UpdateSessionNotification[] = [];
+    const app = officialClient({ name: 'official-v2-editor' }).onNotification(
+      'session/update',
+      ({ params }) => {
+        updates.push(params);
+      },
+    );
+    const stream = ndJsonStream(
+      Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+    );
+    const kinds = () => updates.map((n) => n.update.sessionUpdate);
+    await app.connectWith(stream, async (ctx) => {
+      const init = await ctx.request('initialize', {
+        protocolVersion: 2,
+        info: { name: 'official-v2-editor', version: '2.4.0' },
+        capabilities: {},
+      });
+      expect(init.authMethods).toEqual([
+        { type: 'agent', methodId: 'token', name: 'Token', description: 'A fixed test token' },
+      ]);
+      await expect(ctx.request('session/new', { cwd: CWD, mcpServers: [] })).rejects.toMatchObject({
+        code: -32000,
+      });
+      expect(await ctx.request('auth/login', { methodId: 'token' })).toEqual({});
+      const created = await ctx.request('session/new', { cwd: CWD, mcpServers: [] });
+      const { sessionId } = created;
+      expect(
+        created.configOptions?.map((o) => [
+          o.configId,
+          o.category,
+          currentOf(created.configOptions, o.configId),
+        ]),
+      ).toEqual([
+        ['model', 'model', 'fast'],
+        ['mode', 'mode', 'ask'],
+      ]);
+      await vi.waitFor(() => expect(kinds()).toContain('session_info_update'));
+      expect(updates.find((n) => n.update.sessionUpdate === 'available_commands_update')?.update).toEqual({
+        sessionUpdate: 'available_commands_update',
+        availableCommands: [
+          { type: 'command', name: 'plan', description: 'Make a plan' },
+          {
+            type: 'command',
+            name: 'search',
+            description: 'Search the web',
+            input: { type: 'text', hint: 'query' },
+          },
+        ],
+      });
+
+      const afterMode = await ctx.request('session/set_config_option', {
+        type: 'id',
+        sessionId,
+        configId: 'mode',
+        value: 'code',
+      });
+      expect(currentOf(afterMode.configOptions, 'mode')).toBe('code');
+      await vi.waitFor(() => expect(kinds()).toContain('config_option_update'));
+      const afterModel = await ctx.request('session/set_config_option', {
+        type: 'id',
+        sessionId,
+        configId: 'model',
+        value: 'smart',
+      });
+      expect([
+        currentOf(afterModel.configOptions, 'model'),
+        currentOf(afterModel.configOptions, 'mode'),
+      ]).toEqual(['smart', 'code']);
+
+      const receipt = await ctx.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: 'hi' }],
+      });
+      await vi.waitFor(() =>
+        expect(updates.map((n) => n.update)).toContainEqual({
+          sessionUpdate: 'state_update',
+          state: 'idle',
+          stopReason: 'end_turn',
+        }),
+      );
+      expect(updates.map((n) => n.update)).toContainEqual(
+        expect.objectContaining({ sessionUpdate: 'user_message', messageId: receipt.messageId }),
+      );
+
+      expect((await ctx.request('session/list', {})).sessions).toEqual([
+        { sessionId, cwd: CWD, title: 'Fixture session' },
+      ]);
+      expect(await ctx.request('session/close', { sessionId })).toEqual({});
+      expect(await ctx.request('auth/logout', {})).toEqual({});
+      await expect(ctx.request('session/new', { cwd: CWD, mcpServers: [] })).rejects.toMatchObject({
+        code: -32000,
+      });
+    });
+    expect(kinds().filter((k) => k.startsWith('_'))).toEqual([]);
+    // Every message passed the official SDK's own parsing (it reports failures on console.error).
+    expect(errors.mock.calls).toEqual([]);
+  });
+
   it('lets a v2 client log in, switch mode and model, see commands and title natively, list, close and log out', async () => {
     // The bridge as a real process, as `acp-kit bridge --serve v2 -- <v1 agent>` runs it.
     const transport = spawnTransport(

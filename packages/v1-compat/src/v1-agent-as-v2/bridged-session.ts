@@ -1,3 +1,4 @@
+import type { BridgeLossListener } from '../bridge-loss.js';
 import type {
   AvailableCommand,
   ContentBlock,
@@ -38,6 +39,8 @@ export interface V1AgentLink {
   prompt(params: V1.PromptRequest): Promise<V1.PromptResponse>;
   cancel(params: V1.CancelNotification): Promise<void>;
   toBridgeError(error: unknown): RpcError;
+  /** Told what of a v1 update had no v2 form and was left out. */
+  onLoss?: BridgeLossListener;
 }
 
 interface Turn {
@@ -175,7 +178,10 @@ export class BridgedSession {
         return [this.options.modeChanged(update as V1.CurrentModeUpdate)];
       if (update.sessionUpdate === 'config_option_update')
         return [this.options.optionsChanged(update as V1.ConfigOptionUpdate)];
-      const converted = v1UpdateToV2(update);
+      const kind = update.sessionUpdate;
+      const converted = v1UpdateToV2(update, (pointer, reason) =>
+        this.#link.onLoss?.({ sessionId: this.id, in: kind, pointer, reason }),
+      );
       if (converted?.sessionUpdate === 'available_commands_update')
         this.commands = (converted as { availableCommands: AvailableCommand[] }).availableCommands;
       return converted === undefined ? [] : [converted];

@@ -1,4 +1,4 @@
-import type { SessionUpdate as V2SessionUpdate } from '@acp-kit/schema';
+import { UPDATE_KINDS as V2_UPDATE_KINDS, type SessionUpdate as V2SessionUpdate } from '@acp-kit/schema';
 import {
   v1ToV2AvailableCommandsUpdate,
   v1ToV2NewToolCall,
@@ -8,6 +8,8 @@ import {
   v1ToV2UsageUpdate,
 } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
+import { UPDATE_KINDS as V1_UPDATE_KINDS } from '../generated/v1/update-kinds.js';
+import type { LeftOut } from '../v2-agent-as-v1/update-to-v1.js';
 
 /**
  * The extension names earlier bridges gave v1 update kinds before they were converted natively.
@@ -24,8 +26,14 @@ export const V1_ONLY_UPDATES = {
  * Converts a v1 update that is not a message chunk (those need message IDs and are the
  * bridge's job) nor a mode or config option change (those need the session's other options, see
  * `BridgedSession`). Both tool_call and tool_call_update become the v2 upsert tool_call_update.
+ * A kind v1 does not know (`_`-prefixed, or from a later version) travels unchanged, as v2 keeps
+ * unknown kinds too — unless v2 knows that name as something else: then it has no v2 form and is
+ * told to `leftOut`.
  */
-export function v1UpdateToV2(update: V1.SessionUpdate): V2SessionUpdate | undefined {
+export function v1UpdateToV2(
+  update: V1.SessionUpdate,
+  leftOut: LeftOut = () => undefined,
+): V2SessionUpdate | undefined {
   switch (update.sessionUpdate) {
     case 'tool_call':
       return v1ToV2NewToolCall(update as V1.NewToolCall);
@@ -45,7 +53,20 @@ export function v1UpdateToV2(update: V1.SessionUpdate): V2SessionUpdate | undefi
     case 'agent_message_chunk':
     case 'agent_thought_chunk':
       return undefined;
-    default:
-      return update as V1.ExtensionSessionUpdate;
+    default: {
+      const kind: string = update.sessionUpdate;
+      if (!isKnown(V1_UPDATE_KINDS, kind) && isKnown(V2_UPDATE_KINDS, kind)) {
+        leftOut(
+          '',
+          `the v1 update kind ${JSON.stringify(kind)} is not v1's, and v2 uses that name for another update`,
+        );
+        return undefined;
+      }
+      return update as unknown as V2SessionUpdate;
+    }
   }
+}
+
+function isKnown(kinds: readonly string[], kind: string): boolean {
+  return kinds.includes(kind);
 }

@@ -1,3 +1,4 @@
+import type { BridgeLossListener } from '../bridge-loss.js';
 import { randomUUID } from 'node:crypto';
 import type {
   SessionId,
@@ -89,6 +90,8 @@ export interface V1AgentBridgeOptions {
    * negotiated down to v1): the bridge uses it instead of initializing the agent again.
    */
   initialized?: V1.InitializeResponse;
+  /** Told each part of a v1 update that has no v2 form and was left out. `runBridge` logs them. */
+  onLoss?: BridgeLossListener;
 }
 
 /**
@@ -102,6 +105,7 @@ export class V1AgentBridge {
   readonly #peer: WrappedPeer;
   readonly #history = new MemoryHistoryStore();
   readonly #ledger: IdLedger;
+  readonly #onLoss: BridgeLossListener | undefined;
   readonly #sessions = new Map<SessionId, BridgedSession>();
   #initialize: Promise<V1.InitializeResponse> | undefined;
   /**
@@ -116,6 +120,7 @@ export class V1AgentBridge {
 
   constructor(options: V1AgentBridgeOptions) {
     this.#ledger = options.ledger ?? new MemoryIdLedger();
+    this.#onLoss = options.onLoss;
     if (options.initialized !== undefined) this.#initialize = Promise.resolve(options.initialized);
     this.#v1 = new Connection(options.agent, { validator: v1SchemaValidator });
     this.#peer = new WrappedPeer(options.name ?? 'v1 agent', this.#v1);
@@ -192,6 +197,7 @@ export class V1AgentBridge {
       prompt: (params: V1.PromptRequest) => this.#v1.sendRequest('session/prompt', params),
       cancel: (params: V1.CancelNotification) => this.#v1.sendNotification('session/cancel', params),
       toBridgeError: (error: unknown) => this.#peer.toBridgeError(error),
+      ...(this.#onLoss === undefined ? {} : { onLoss: this.#onLoss }),
     };
     const session = new BridgedSession(adapter, new MessageTracker(sessionId, this.#ledger, epoch), link);
     this.#sessions.set(sessionId, session);

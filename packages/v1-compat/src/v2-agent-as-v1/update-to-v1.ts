@@ -1,4 +1,4 @@
-import type { SessionUpdate as V2SessionUpdate } from '@acp-kit/schema';
+import { UPDATE_KINDS as V2_UPDATE_KINDS, type SessionUpdate as V2SessionUpdate } from '@acp-kit/schema';
 import { CompatError } from '../compat-error.js';
 import {
   v2ToV1AvailableCommand,
@@ -11,6 +11,7 @@ import {
   v2ToV1UsageUpdate,
 } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
+import { UPDATE_KINDS as V1_UPDATE_KINDS } from '../generated/v1/update-kinds.js';
 import { v2ModeOption } from '../mode-options.js';
 import { V1_ONLY_UPDATES } from '../v1-agent-as-v2/update-to-v2.js';
 
@@ -81,7 +82,19 @@ export function v2UpdateToV1(
     default: {
       const back = BACK_TO_V1.get(update.sessionUpdate);
       if (back !== undefined) return [{ ...update, sessionUpdate: back } as V1.SessionUpdate];
-      return update.sessionUpdate.startsWith('_') ? [update as V1.ExtensionSessionUpdate] : [];
+      const kind: string = update.sessionUpdate;
+      // A v2 kind without a v1 counterpart is not sent (the update table says why for each).
+      if ((V2_UPDATE_KINDS as readonly string[]).includes(kind)) return [];
+      // A kind v2 does not know (`_`-prefixed, or from a later version) travels unchanged, as v1
+      // keeps unknown kinds too — unless v1 uses that name for another update.
+      if ((V1_UPDATE_KINDS as readonly string[]).includes(kind)) {
+        leftOut(
+          '',
+          `the v2 update kind ${JSON.stringify(kind)} is not v2's, and v1 uses that name for another update`,
+        );
+        return [];
+      }
+      return [update as V1.ExtensionSessionUpdate];
     }
   }
 }

@@ -311,21 +311,21 @@ export function v2ToV1ExtensionContent(value: V2.ExtensionContent): V1.Extension
 export function v1ToV2ContentBlock(value: V1.ContentBlock): V2.ContentBlock {
   switch (value.type) {
     case 'text':
-      return v1ToV2TextContent(value);
+      return v1ToV2TextContent(value as V1.TextContent);
     case 'image':
-      return v1ToV2ImageContent(value);
+      return v1ToV2ImageContent(value as V1.ImageContent);
     case 'audio':
-      return v1ToV2AudioContent(value);
+      return v1ToV2AudioContent(value as V1.AudioContent);
     case 'resource_link':
-      return v1ToV2ResourceLink(value);
+      return v1ToV2ResourceLink(value as V1.ResourceLink);
     case 'resource':
-      return v1ToV2EmbeddedResource(value);
+      return v1ToV2EmbeddedResource(value as V1.EmbeddedResource);
     default:
-      return v1ToV2ExtensionContent(value);
+      return v1ToV2ExtensionContent(value as V1.ExtensionContent);
   }
 }
 
-/** Converts a v2 `ContentBlock` into a v1 `ContentBlock`. Lossy: v1 accepts only `_`-prefixed unknown content types: a v2 block of a type from a later version (say video) has no v1 form; converting it throws a CompatError. */
+/** Converts a v2 `ContentBlock` into a v1 `ContentBlock`. */
 export function v2ToV1ContentBlock(value: V2.ContentBlock): V1.ContentBlock {
   switch (value.type) {
     case 'text':
@@ -339,8 +339,7 @@ export function v2ToV1ContentBlock(value: V2.ContentBlock): V1.ContentBlock {
     case 'resource':
       return v2ToV1EmbeddedResource(value as V2.EmbeddedResource);
     default:
-      if (value.type.startsWith('_')) return v2ToV1ExtensionContent(value as V2.ExtensionContent);
-      throw new CompatError('ContentBlock type ' + JSON.stringify(value.type) + ' has no v1 form', '/type');
+      return v2ToV1ExtensionContent(value as V2.ExtensionContent);
   }
 }
 
@@ -422,17 +421,17 @@ export function v2ToV1ExtensionToolCallContent(value: V2.ExtensionToolCallConten
 export function v1ToV2ToolCallContent(value: V1.ToolCallContent): V2.ToolCallContent {
   switch (value.type) {
     case 'content':
-      return v1ToV2ToolCallContentBlock(value);
+      return v1ToV2ToolCallContentBlock(value as V1.ToolCallContentBlock);
     case 'diff':
-      return v1ToV2ToolCallDiff(value);
+      return v1ToV2ToolCallDiff(value as V1.ToolCallDiff);
     case 'terminal':
-      return v1ToV2ToolCallTerminal(value);
+      return v1ToV2ToolCallTerminal(value as V1.ToolCallTerminal);
     default:
-      return v1ToV2ExtensionToolCallContent(value);
+      return v1ToV2ExtensionToolCallContent(value as V1.ExtensionToolCallContent);
   }
 }
 
-/** Converts a v2 `ToolCallContent` into a v1 `ToolCallContent`. Lossy: v1 accepts only `_`-prefixed unknown tool call content types: other unknown v2 types have no v1 form; converting one throws a CompatError. */
+/** Converts a v2 `ToolCallContent` into a v1 `ToolCallContent`. */
 export function v2ToV1ToolCallContent(value: V2.ToolCallContent): V1.ToolCallContent {
   switch (value.type) {
     case 'content':
@@ -442,8 +441,7 @@ export function v2ToV1ToolCallContent(value: V2.ToolCallContent): V1.ToolCallCon
     case 'terminal':
       return v2ToV1ToolCallTerminal(value as V2.ToolCallTerminal);
     default:
-      if (value.type.startsWith('_')) return v2ToV1ExtensionToolCallContent(value as V2.ExtensionToolCallContent);
-      throw new CompatError('ToolCallContent type ' + JSON.stringify(value.type) + ' has no v1 form', '/type');
+      return v2ToV1ExtensionToolCallContent(value as V2.ExtensionToolCallContent);
   }
 }
 
@@ -869,15 +867,15 @@ export function v2ToV1ExtensionPermissionOutcome(value: V2.ExtensionPermissionOu
 export function v1ToV2PermissionOutcome(value: V1.PermissionOutcome): V2.PermissionOutcome {
   switch (value.outcome) {
     case 'selected':
-      return v1ToV2SelectedPermissionOutcome(value);
+      return v1ToV2SelectedPermissionOutcome(value as V1.SelectedPermissionOutcome);
     case 'cancelled':
-      return v1ToV2CancelledPermissionOutcome(value);
+      return v1ToV2CancelledPermissionOutcome(value as V1.CancelledPermissionOutcome);
     default:
-      return v1ToV2ExtensionPermissionOutcome(value);
+      return v1ToV2ExtensionPermissionOutcome(value as V1.ExtensionPermissionOutcome);
   }
 }
 
-/** Converts a v2 `PermissionOutcome` into a v1 `PermissionOutcome`. Lossy: v1 accepts only `_`-prefixed unknown outcomes: other unknown v2 outcomes have no v1 form; converting one throws a CompatError. */
+/** Converts a v2 `PermissionOutcome` into a v1 `PermissionOutcome`. */
 export function v2ToV1PermissionOutcome(value: V2.PermissionOutcome): V1.PermissionOutcome {
   switch (value.outcome) {
     case 'selected':
@@ -885,8 +883,7 @@ export function v2ToV1PermissionOutcome(value: V2.PermissionOutcome): V1.Permiss
     case 'cancelled':
       return v2ToV1CancelledPermissionOutcome(value as V2.CancelledPermissionOutcome);
     default:
-      if (value.outcome.startsWith('_')) return v2ToV1ExtensionPermissionOutcome(value as V2.ExtensionPermissionOutcome);
-      throw new CompatError('PermissionOutcome outcome ' + JSON.stringify(value.outcome) + ' has no v1 form', '/outcome');
+      return v2ToV1ExtensionPermissionOutcome(value as V2.ExtensionPermissionOutcome);
   }
 }
 
@@ -1545,7 +1542,7 @@ export function v1ToV2PromptRequest(value: V1.PromptRequest): V2.PromptRequest {
   };
 }
 
-/** Converts a v2 `PromptRequest` into a v1 `PromptRequest`. Lossy: A prompt block of a type v1 does not know (other than `_`-prefixed ones) has no v1 form; converting it throws a CompatError. */
+/** Converts a v2 `PromptRequest` into a v1 `PromptRequest`. */
 export function v2ToV1PromptRequest(value: V2.PromptRequest): V1.PromptRequest {
   return {
     sessionId: value.sessionId,
@@ -1980,7 +1977,6 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ContentBlock',
     toV2: v1ToV2ContentBlock,
     toV1: v2ToV1ContentBlock,
-    lossyToV1: 'v1 accepts only `_`-prefixed unknown content types: a v2 block of a type from a later version (say video) has no v1 form; converting it throws a CompatError.',
   },
   {
     name: 'ToolCallLocation',
@@ -2025,7 +2021,6 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ToolCallContent',
     toV2: v1ToV2ToolCallContent,
     toV1: v2ToV1ToolCallContent,
-    lossyToV1: 'v1 accepts only `_`-prefixed unknown tool call content types: other unknown v2 types have no v1 form; converting one throws a CompatError.',
   },
   {
     name: 'ToolCall',
@@ -2194,7 +2189,6 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'PermissionOutcome',
     toV2: v1ToV2PermissionOutcome,
     toV1: v2ToV1PermissionOutcome,
-    lossyToV1: 'v1 accepts only `_`-prefixed unknown outcomes: other unknown v2 outcomes have no v1 form; converting one throws a CompatError.',
   },
   {
     name: 'RequestPermissionResponse',
@@ -2519,7 +2513,6 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'PromptRequest',
     toV2: v1ToV2PromptRequest,
     toV1: v2ToV1PromptRequest,
-    lossyToV1: 'A prompt block of a type v1 does not know (other than `_`-prefixed ones) has no v1 form; converting it throws a CompatError.',
   },
   {
     name: 'CancelNotification',

@@ -305,8 +305,8 @@ export interface ResumeSessionResponse {
   _meta?: Meta;
 }
 
-/** Who content is meant for: the assistant (model) or the user. */
-export type Role = 'assistant' | 'user' | `_${string}`;
+/** Who content is meant for: the assistant (model) or the user. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type Role = 'assistant' | 'user' | UnknownValue;
 
 /** Hints on how to present or use a piece of content. */
 export interface Annotations {
@@ -423,13 +423,14 @@ export interface EmbeddedResource {
   _meta?: Meta;
 }
 
-/** Content of an implementation-defined type (starting with an underscore); receivers may skip what they do not know. */
-export interface ExtensionContent {
+/** A content block of a type this schema does not know. Receivers keep it (store, replay and forward it unchanged) and may skip displaying it. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionContent = {
   [k: string]: unknown;
-  /** Discriminator: a type starting with an underscore. */
   type: `_${string}`;
-}
-
+} | UnknownVariant<{
+  [k: string]: unknown;
+  type: string;
+}>;
 /** One piece of content in a prompt, a message chunk or a tool call, discriminated on type. */
 export type ContentBlock = (TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource | ExtensionContent);
 
@@ -443,8 +444,8 @@ export interface PromptRequest {
   _meta?: Meta;
 }
 
-/** Why a v1 turn ended: end_turn, max_tokens, max_turn_requests, refusal, cancelled, or a value starting with an underscore. */
-export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled' | `_${string}`;
+/** Why a v1 turn ended: end_turn, max_tokens, max_turn_requests, refusal or cancelled. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled' | UnknownValue;
 
 /** Ends a v1 turn: sent once the agent has finished processing the prompt. */
 export interface PromptResponse {
@@ -498,10 +499,10 @@ export interface AgentThoughtChunk {
   _meta?: Meta;
 }
 
-/** What sort of operation a tool call performs, so clients can pick an icon. */
-export type ToolKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other' | `_${string}`;
-/** Progress of a v1 tool call. */
-export type ToolCallStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | `_${string}`;
+/** What sort of operation a tool call performs, so clients can pick an icon. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ToolKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other' | UnknownValue;
+/** Progress of a v1 tool call. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ToolCallStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | UnknownValue;
 
 /** A file (and optionally a line) a tool call touches. */
 export interface ToolCallLocation {
@@ -547,13 +548,14 @@ export interface ToolCallTerminal {
   _meta?: Meta;
 }
 
-/** Tool call content of an implementation-defined type starting with an underscore. */
-export interface ExtensionToolCallContent {
+/** Tool call content of a type this schema does not know. Receivers keep it and may skip displaying it. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionToolCallContent = {
   [k: string]: unknown;
-  /** Discriminator: a type starting with an underscore. */
   type: `_${string}`;
-}
-
+} | UnknownVariant<{
+  [k: string]: unknown;
+  type: string;
+}>;
 /** Something a tool call produced, discriminated on type. */
 export type ToolCallContent = (ToolCallContentBlock | ToolCallDiff | ToolCallTerminal | ExtensionToolCallContent);
 
@@ -611,10 +613,10 @@ export interface NewToolCall {
 export type ToolCallUpdate = (ToolCallDetails & {
   sessionUpdate: "tool_call_update"
 });
-/** How important a plan entry is. */
-export type PlanEntryPriority = 'high' | 'medium' | 'low' | `_${string}`;
-/** Progress of a v1 plan entry. */
-export type PlanEntryStatus = 'pending' | 'in_progress' | 'completed' | `_${string}`;
+/** How important a plan entry is. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type PlanEntryPriority = 'high' | 'medium' | 'low' | UnknownValue;
+/** Progress of a v1 plan entry. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type PlanEntryStatus = 'pending' | 'in_progress' | 'completed' | UnknownValue;
 
 /** One step of the agent's plan. */
 export interface PlanEntry {
@@ -724,13 +726,14 @@ export interface UsageUpdate {
   _meta?: Meta;
 }
 
-/** An update of an implementation-defined kind starting with an underscore. */
-export interface ExtensionSessionUpdate {
+/** A session update kind this schema does not know. Receivers keep it (store and forward it) and otherwise ignore it. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionSessionUpdate = {
   [k: string]: unknown;
-  /** Discriminator: a kind starting with an underscore. */
   sessionUpdate: `_${string}`;
-}
-
+} | UnknownVariant<{
+  [k: string]: unknown;
+  sessionUpdate: string;
+}>;
 /** One change reported by a v1 agent, discriminated on sessionUpdate. */
 export type SessionUpdate = (UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | NewToolCall | ToolCallUpdate | PlanUpdate | AvailableCommandsUpdate | CurrentModeUpdate | ConfigOptionUpdate | SessionInfoUpdate | UsageUpdate | Notice | CompactionUpdate | CompactionSummaryChunk | ExtensionSessionUpdate);
 
@@ -744,8 +747,8 @@ export interface SessionNotification {
   _meta?: Meta;
 }
 
-/** What choosing an option means, so clients can style it. */
-export type PermissionOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' | `_${string}`;
+/** What choosing an option means, so clients can style it. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type PermissionOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' | UnknownValue;
 
 /** One answer the user can give. */
 export interface PermissionOption {
@@ -789,13 +792,14 @@ export interface CancelledPermissionOutcome {
   _meta?: Meta;
 }
 
-/** An implementation-defined outcome starting with an underscore. */
-export interface ExtensionPermissionOutcome {
+/** A permission outcome this schema does not know; the agent treats it as not approved. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export type ExtensionPermissionOutcome = {
   [k: string]: unknown;
-  /** Discriminator: an outcome starting with an underscore. */
   outcome: `_${string}`;
-}
-
+} | UnknownVariant<{
+  [k: string]: unknown;
+  outcome: string;
+}>;
 /** How a permission request ended, discriminated on outcome. */
 export type PermissionOutcome = (SelectedPermissionOutcome | CancelledPermissionOutcome | ExtensionPermissionOutcome);
 
@@ -1713,6 +1717,14 @@ export interface CompleteElicitationNotification {
 
 export type ElicitationFormRequest1 = (ElicitationSessionScope | ElicitationRequestScope);
 export type ElicitationUrlRequest1 = (ElicitationSessionScope | ElicitationRequestScope);
+/** A {@link ContentBlock} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
+export type KnownContentBlock = Exclude<ContentBlock, { readonly [unknownVariant]: true }>;
+/** A {@link ToolCallContent} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
+export type KnownToolCallContent = Exclude<ToolCallContent, { readonly [unknownVariant]: true }>;
+/** A {@link SessionUpdate} whose sessionUpdate this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on sessionUpdate narrows and an object literal is checked against its variant. */
+export type KnownSessionUpdate = Exclude<SessionUpdate, { readonly [unknownVariant]: true }>;
+/** A {@link PermissionOutcome} whose outcome this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on outcome narrows and an object literal is checked against its variant. */
+export type KnownPermissionOutcome = Exclude<PermissionOutcome, { readonly [unknownVariant]: true }>;
 /** A {@link SessionConfigOption} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
 export type KnownSessionConfigOption = Exclude<SessionConfigOption, { readonly [unknownVariant]: true }>;
 /** A {@link ElicitationPropertySchema} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */

@@ -4660,8 +4660,7 @@ return errors === 0;
 }
 
 export const Role = validate109;
-const schema125 = {"type":"string","anyOf":[{"enum":["assistant","user"]},{"pattern":"^_"}]};
-const pattern0 = new RegExp("^_", "u");
+const schema125 = {"type":"string"};
 
 function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4669,61 +4668,6 @@ let errors = 0;
 if(typeof data !== "string"){
 validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!((data === "assistant") || (data === "user"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema125.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate109.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
 }
 validate109.errors = vErrors;
 return errors === 0;
@@ -4749,66 +4693,10 @@ if(Array.isArray(data0)){
 var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
 const _errs3 = errors;
-if(typeof data1 !== "string"){
+if(typeof data0[i0] !== "string"){
 validate110.errors = [{instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs6 = errors;
-let valid3 = false;
-const _errs7 = errors;
-if(!((data1 === "assistant") || (data1 === "user"))){
-const err0 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema125.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const _errs8 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err1 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs8 === errors;
-valid3 = valid3 || _valid0;
-}
-if(!valid3){
-const err2 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate110.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -4825,12 +4713,12 @@ var valid0 = true;
 if(valid0){
 if(data.lastModified !== undefined){
 let data2 = data.lastModified;
-const _errs9 = errors;
+const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
 validate110.errors = [{instancePath:instancePath+"/lastModified",schemaPath:"#/properties/lastModified/type",keyword:"type",params:{type: schema126.properties.lastModified.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs9 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -4838,12 +4726,12 @@ var valid0 = true;
 if(valid0){
 if(data.priority !== undefined){
 let data3 = data.priority;
-const _errs11 = errors;
+const _errs8 = errors;
 if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
 validate110.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: schema126.properties.priority.type},message:"must be number,null"}];
 return false;
 }
-if(errors === _errs11){
+if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
 validate110.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
@@ -4857,7 +4745,7 @@ return false;
 }
 }
 }
-var valid0 = _errs11 === errors;
+var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
@@ -4865,12 +4753,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data4 = data._meta;
-const _errs13 = errors;
+const _errs10 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
 validate110.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs13 === errors;
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
@@ -5822,7 +5710,7 @@ return errors === 0;
 }
 
 export const ExtensionContent = validate127;
-const schema144 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
+const schema144 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["text","image","audio","resource_link","resource"]}}},"required":["type"],"additionalProperties":true};
 
 function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5837,17 +5725,36 @@ return false;
 else {
 if(data.type !== undefined){
 let data0 = data.type;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate127.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
+if(typeof data0 !== "string"){
 validate127.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs4 = errors;
+const _errs5 = errors;
+if(!(((((data0 === "text") || (data0 === "image")) || (data0 === "audio")) || (data0 === "resource_link")) || (data0 === "resource"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate127.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
 }
 }
 }
@@ -5863,7 +5770,8 @@ return errors === 0;
 }
 
 export const ContentBlock = validate128;
-const schema145 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["text","image","audio","resource_link","resource"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","text"]},{"type":"object","properties":{"type":{"const":"image"},"data":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":["string","null"]},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"const":"audio"},"data":{"type":"string"},"mimeType":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"const":"resource_link"},"name":{"type":"string"},"uri":{"type":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"mimeType":{"type":["string","null"]},"size":{"type":["integer","null"],"minimum":0},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","uri"]},{"type":"object","properties":{"type":{"const":"resource"},"resource":{"$ref":"#/$defs/EmbeddedResourceContents"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","resource"]}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["text","image","audio","resource_link","resource"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionContent"}]}};
+const schema145 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["text","image","audio","resource_link","resource"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","text"]},{"type":"object","properties":{"type":{"const":"image"},"data":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":["string","null"]},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"const":"audio"},"data":{"type":"string"},"mimeType":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"const":"resource_link"},"name":{"type":"string"},"uri":{"type":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"mimeType":{"type":["string","null"]},"size":{"type":["integer","null"],"minimum":0},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","uri"]},{"type":"object","properties":{"type":{"const":"resource"},"resource":{"$ref":"#/$defs/EmbeddedResourceContents"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","resource"]}]},"else":{"$ref":"#/$defs/ExtensionContentWithUncheckedTag"}};
+const schema151 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
 function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6614,118 +6522,38 @@ ifClause0 = "then";
 else {
 const _errs92 = errors;
 const _errs93 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type !== undefined){
-let data29 = data.type;
-if(typeof data29 !== "string"){
-validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs96 = errors;
-let valid25 = false;
-const _errs97 = errors;
-if(!(((((data29 === "text") || (data29 === "image")) || (data29 === "audio")) || (data29 === "resource_link")) || (data29 === "resource"))){
-const err11 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema145.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-var _valid6 = _errs97 === errors;
-valid25 = valid25 || _valid6;
-if(!valid25){
-const _errs98 = errors;
-if(typeof data29 === "string"){
-if(!pattern0.test(data29)){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-var _valid6 = _errs98 === errors;
-valid25 = valid25 || _valid6;
-}
-if(!valid25){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-validate128.errors = vErrors;
-return false;
-}
-else {
-errors = _errs96;
-if(vErrors !== null){
-if(_errs96){
-vErrors.length = _errs96;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid23 = _errs93 === errors;
-if(valid23){
-const _errs99 = errors;
-const _errs100 = errors;
-if(errors === _errs100){
+if(errors === _errs93){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((data.type === undefined) && (missing6 = "type")){
-validate128.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContent/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate128.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
-let data30 = data.type;
-const _errs103 = errors;
-if(errors === _errs103){
-if(typeof data30 === "string"){
-if(!pattern0.test(data30)){
-validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContent/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(typeof data.type !== "string"){
+validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-else {
-validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContent/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 }
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContent/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate128.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-var valid23 = _errs99 === errors;
 }
 var _valid0 = _errs92 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
 if(!valid0){
-const err14 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+const err11 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err11];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err11);
 }
 errors++;
 validate128.errors = vErrors;
@@ -6838,7 +6666,7 @@ return errors === 0;
 }
 
 export const StopReason = validate137;
-const schema155 = {"type":"string","anyOf":[{"enum":["end_turn","max_tokens","max_turn_requests","refusal","cancelled"]},{"pattern":"^_"}]};
+const schema155 = {"type":"string"};
 
 function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6846,61 +6674,6 @@ let errors = 0;
 if(typeof data !== "string"){
 validate137.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!(((((data === "end_turn") || (data === "max_tokens")) || (data === "max_turn_requests")) || (data === "refusal")) || (data === "cancelled"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema155.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate137.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
 }
 validate137.errors = vErrors;
 return errors === 0;
@@ -6921,66 +6694,10 @@ return false;
 }
 else {
 if(data.stopReason !== undefined){
-let data0 = data.stopReason;
 const _errs1 = errors;
-if(typeof data0 !== "string"){
+if(typeof data.stopReason !== "string"){
 validate138.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs4 = errors;
-let valid2 = false;
-const _errs5 = errors;
-if(!(((((data0 === "end_turn") || (data0 === "max_tokens")) || (data0 === "max_turn_requests")) || (data0 === "refusal")) || (data0 === "cancelled"))){
-const err0 = {instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema155.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs5 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const _errs6 = errors;
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs6 === errors;
-valid2 = valid2 || _valid0;
-}
-if(!valid2){
-const err2 = {instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate138.errors = vErrors;
-return false;
-}
-else {
-errors = _errs4;
-if(vErrors !== null){
-if(_errs4){
-vErrors.length = _errs4;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid0 = _errs1 === errors;
 }
@@ -6990,12 +6707,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data1 = data._meta;
-const _errs7 = errors;
+const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
 validate138.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
@@ -7441,7 +7158,7 @@ return errors === 0;
 }
 
 export const ToolKind = validate146;
-const schema171 = {"type":"string","anyOf":[{"enum":["read","edit","delete","move","search","execute","think","fetch","switch_mode","other"]},{"pattern":"^_"}]};
+const schema171 = {"type":"string"};
 
 function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7450,67 +7167,12 @@ if(typeof data !== "string"){
 validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!((((((((((data === "read") || (data === "edit")) || (data === "delete")) || (data === "move")) || (data === "search")) || (data === "execute")) || (data === "think")) || (data === "fetch")) || (data === "switch_mode")) || (data === "other"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema171.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate146.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
-}
 validate146.errors = vErrors;
 return errors === 0;
 }
 
 export const ToolCallStatus = validate147;
-const schema172 = {"type":"string","anyOf":[{"enum":["pending","in_progress","completed","failed"]},{"pattern":"^_"}]};
+const schema172 = {"type":"string"};
 
 function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7518,61 +7180,6 @@ let errors = 0;
 if(typeof data !== "string"){
 validate147.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!((((data === "pending") || (data === "in_progress")) || (data === "completed")) || (data === "failed"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema172.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate147.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
 }
 validate147.errors = vErrors;
 return errors === 0;
@@ -7867,7 +7474,7 @@ return errors === 0;
 }
 
 export const ExtensionToolCallContent = validate153;
-const schema181 = {"type":"object","properties":{"type":{"type":"string","pattern":"^_"}},"required":["type"],"additionalProperties":true};
+const schema181 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["content","diff","terminal"]}}},"required":["type"],"additionalProperties":true};
 
 function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7882,17 +7489,36 @@ return false;
 else {
 if(data.type !== undefined){
 let data0 = data.type;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate153.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
+if(typeof data0 !== "string"){
 validate153.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs4 = errors;
+const _errs5 = errors;
+if(!(((data0 === "content") || (data0 === "diff")) || (data0 === "terminal"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate153.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
 }
 }
 }
@@ -7908,7 +7534,8 @@ return errors === 0;
 }
 
 export const ToolCallContent = validate154;
-const schema182 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]},{"type":"object","properties":{"type":{"const":"diff"},"path":{"type":"string"},"oldText":{"type":["string","null"]},"newText":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","path","newText"]},{"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]}]},"else":{"allOf":[{"properties":{"type":{"type":"string","anyOf":[{"enum":["content","diff","terminal"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionToolCallContent"}]}};
+const schema182 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]},{"type":"object","properties":{"type":{"const":"diff"},"path":{"type":"string"},"oldText":{"type":["string","null"]},"newText":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","path","newText"]},{"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]}]},"else":{"$ref":"#/$defs/ExtensionToolCallContentWithUncheckedTag"}};
+const schema186 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
 function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8172,118 +7799,38 @@ ifClause0 = "then";
 else {
 const _errs37 = errors;
 const _errs38 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type !== undefined){
-let data12 = data.type;
-if(typeof data12 !== "string"){
-validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs41 = errors;
-let valid14 = false;
-const _errs42 = errors;
-if(!(((data12 === "content") || (data12 === "diff")) || (data12 === "terminal"))){
-const err1 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema182.else.allOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid1 = _errs42 === errors;
-valid14 = valid14 || _valid1;
-if(!valid14){
-const _errs43 = errors;
-if(typeof data12 === "string"){
-if(!pattern0.test(data12)){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs43 === errors;
-valid14 = valid14 || _valid1;
-}
-if(!valid14){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/else/allOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate154.errors = vErrors;
-return false;
-}
-else {
-errors = _errs41;
-if(vErrors !== null){
-if(_errs41){
-vErrors.length = _errs41;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid12 = _errs38 === errors;
-if(valid12){
-const _errs44 = errors;
-const _errs45 = errors;
-if(errors === _errs45){
+if(errors === _errs38){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate154.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContent/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate154.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
-let data13 = data.type;
-const _errs48 = errors;
-if(errors === _errs48){
-if(typeof data13 === "string"){
-if(!pattern0.test(data13)){
-validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContent/properties/type/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(typeof data.type !== "string"){
+validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-else {
-validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContent/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 }
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContent/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-var valid12 = _errs44 === errors;
 }
 var _valid0 = _errs37 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
 if(!valid0){
-const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err1];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err1);
 }
 errors++;
 validate154.errors = vErrors;
@@ -8382,11 +7929,12 @@ vErrors.push(err0);
 }
 errors++;
 }
+var _valid0 = _errs10 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
 const _errs13 = errors;
-let valid4 = false;
-const _errs14 = errors;
-if(!((((((((((data3 === "read") || (data3 === "edit")) || (data3 === "delete")) || (data3 === "move")) || (data3 === "search")) || (data3 === "execute")) || (data3 === "think")) || (data3 === "fetch")) || (data3 === "switch_mode")) || (data3 === "other"))){
-const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema171.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8395,70 +7943,16 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid1 = _errs14 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const _errs15 = errors;
-if(typeof data3 === "string"){
-if(!pattern0.test(data3)){
-const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
+var _valid0 = _errs13 === errors;
+valid2 = valid2 || _valid0;
+}
+if(!valid2){
+const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs15 === errors;
-valid4 = valid4 || _valid1;
-}
-if(!valid4){
-const err3 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-else {
-errors = _errs13;
-if(vErrors !== null){
-if(_errs13){
-vErrors.length = _errs13;
-}
-else {
-vErrors = null;
-}
-}
-}
-var _valid0 = _errs10 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const _errs16 = errors;
-if(data3 !== null){
-const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid0 = _errs16 === errors;
-valid2 = valid2 || _valid0;
-}
-if(!valid2){
-const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
 }
 errors++;
 validate156.errors = vErrors;
@@ -8483,114 +7977,61 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 let data4 = data.status;
-const _errs18 = errors;
-const _errs19 = errors;
-let valid5 = false;
-const _errs20 = errors;
+const _errs15 = errors;
+const _errs16 = errors;
+let valid4 = false;
+const _errs17 = errors;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err3];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err3);
 }
 errors++;
 }
-const _errs23 = errors;
-let valid7 = false;
-const _errs24 = errors;
-if(!((((data4 === "pending") || (data4 === "in_progress")) || (data4 === "completed")) || (data4 === "failed"))){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema172.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-var _valid3 = _errs24 === errors;
-valid7 = valid7 || _valid3;
-if(!valid7){
-const _errs25 = errors;
-if(typeof data4 === "string"){
-if(!pattern0.test(data4)){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-var _valid3 = _errs25 === errors;
-valid7 = valid7 || _valid3;
-}
-if(!valid7){
-const err9 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-else {
-errors = _errs23;
-if(vErrors !== null){
-if(_errs23){
-vErrors.length = _errs23;
-}
-else {
-vErrors = null;
-}
-}
-}
-var _valid2 = _errs20 === errors;
-valid5 = valid5 || _valid2;
-if(!valid5){
-const _errs26 = errors;
+var _valid1 = _errs17 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const _errs20 = errors;
 if(data4 !== null){
-const err10 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err4];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err4);
 }
 errors++;
 }
-var _valid2 = _errs26 === errors;
-valid5 = valid5 || _valid2;
+var _valid1 = _errs20 === errors;
+valid4 = valid4 || _valid1;
 }
-if(!valid5){
-const err11 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(!valid4){
+const err5 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err5];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err5);
 }
 errors++;
 validate156.errors = vErrors;
 return false;
 }
 else {
-errors = _errs19;
+errors = _errs16;
 if(vErrors !== null){
-if(_errs19){
-vErrors.length = _errs19;
+if(_errs16){
+vErrors.length = _errs16;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs18 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
@@ -8598,29 +8039,29 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 let data5 = data.content;
-const _errs28 = errors;
+const _errs22 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
 validate156.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema187.properties.content.type},message:"must be array,null"}];
 return false;
 }
-if(errors === _errs28){
+if(errors === _errs22){
 if(Array.isArray(data5)){
-var valid8 = true;
+var valid6 = true;
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
-const _errs30 = errors;
+const _errs24 = errors;
 if(!(validate154(data5[i0], {instancePath:instancePath+"/content/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
 vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
-var valid8 = _errs30 === errors;
-if(!valid8){
+var valid6 = _errs24 === errors;
+if(!valid6){
 break;
 }
 }
 }
 }
-var valid0 = _errs28 === errors;
+var valid0 = _errs22 === errors;
 }
 else {
 var valid0 = true;
@@ -8628,29 +8069,29 @@ var valid0 = true;
 if(valid0){
 if(data.locations !== undefined){
 let data7 = data.locations;
-const _errs31 = errors;
+const _errs25 = errors;
 if((!(Array.isArray(data7))) && (data7 !== null)){
 validate156.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: schema187.properties.locations.type},message:"must be array,null"}];
 return false;
 }
-if(errors === _errs31){
+if(errors === _errs25){
 if(Array.isArray(data7)){
-var valid9 = true;
+var valid7 = true;
 const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
-const _errs33 = errors;
+const _errs27 = errors;
 if(!(validate148(data7[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
 vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
 errors = vErrors.length;
 }
-var valid9 = _errs33 === errors;
-if(!valid9){
+var valid7 = _errs27 === errors;
+if(!valid7){
 break;
 }
 }
 }
 }
-var valid0 = _errs31 === errors;
+var valid0 = _errs25 === errors;
 }
 else {
 var valid0 = true;
@@ -8658,12 +8099,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data9 = data._meta;
-const _errs34 = errors;
+const _errs28 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
 validate156.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs34 === errors;
+var valid0 = _errs28 === errors;
 }
 else {
 var valid0 = true;
@@ -8750,66 +8191,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.kind !== undefined){
-let data4 = data.kind;
 const _errs9 = errors;
-if(typeof data4 !== "string"){
+if(typeof data.kind !== "string"){
 validate159.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs12 = errors;
-let valid3 = false;
-const _errs13 = errors;
-if(!((((((((((data4 === "read") || (data4 === "edit")) || (data4 === "delete")) || (data4 === "move")) || (data4 === "search")) || (data4 === "execute")) || (data4 === "think")) || (data4 === "fetch")) || (data4 === "switch_mode")) || (data4 === "other"))){
-const err0 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema171.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs13 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const _errs14 = errors;
-if(typeof data4 === "string"){
-if(!pattern0.test(data4)){
-const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs14 === errors;
-valid3 = valid3 || _valid0;
-}
-if(!valid3){
-const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate159.errors = vErrors;
-return false;
-}
-else {
-errors = _errs12;
-if(vErrors !== null){
-if(_errs12){
-vErrors.length = _errs12;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid0 = _errs9 === errors;
 }
@@ -8818,68 +8203,12 @@ var valid0 = true;
 }
 if(valid0){
 if(data.status !== undefined){
-let data5 = data.status;
-const _errs15 = errors;
-if(typeof data5 !== "string"){
+const _errs12 = errors;
+if(typeof data.status !== "string"){
 validate159.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-const _errs18 = errors;
-let valid5 = false;
-const _errs19 = errors;
-if(!((((data5 === "pending") || (data5 === "in_progress")) || (data5 === "completed")) || (data5 === "failed"))){
-const err3 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema172.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid1 = _errs19 === errors;
-valid5 = valid5 || _valid1;
-if(!valid5){
-const _errs20 = errors;
-if(typeof data5 === "string"){
-if(!pattern0.test(data5)){
-const err4 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-var _valid1 = _errs20 === errors;
-valid5 = valid5 || _valid1;
-}
-if(!valid5){
-const err5 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate159.errors = vErrors;
-return false;
-}
-else {
-errors = _errs18;
-if(vErrors !== null){
-if(_errs18){
-vErrors.length = _errs18;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs15 === errors;
+var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
@@ -8887,19 +8216,19 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 let data6 = data.content;
-const _errs21 = errors;
-if(errors === _errs21){
+const _errs15 = errors;
+if(errors === _errs15){
 if(Array.isArray(data6)){
-var valid6 = true;
+var valid4 = true;
 const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
-const _errs23 = errors;
+const _errs17 = errors;
 if(!(validate154(data6[i0], {instancePath:instancePath+"/content/" + i0,parentData:data6,parentDataProperty:i0,rootData}))){
 vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
-var valid6 = _errs23 === errors;
-if(!valid6){
+var valid4 = _errs17 === errors;
+if(!valid4){
 break;
 }
 }
@@ -8909,7 +8238,7 @@ validate159.errors = [{instancePath:instancePath+"/content",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs21 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
@@ -8917,19 +8246,19 @@ var valid0 = true;
 if(valid0){
 if(data.locations !== undefined){
 let data8 = data.locations;
-const _errs24 = errors;
-if(errors === _errs24){
+const _errs18 = errors;
+if(errors === _errs18){
 if(Array.isArray(data8)){
-var valid7 = true;
+var valid5 = true;
 const len1 = data8.length;
 for(let i1=0; i1<len1; i1++){
-const _errs26 = errors;
+const _errs20 = errors;
 if(!(validate148(data8[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data8,parentDataProperty:i1,rootData}))){
 vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
 errors = vErrors.length;
 }
-var valid7 = _errs26 === errors;
-if(!valid7){
+var valid5 = _errs20 === errors;
+if(!valid5){
 break;
 }
 }
@@ -8939,7 +8268,7 @@ validate159.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs24 === errors;
+var valid0 = _errs18 === errors;
 }
 else {
 var valid0 = true;
@@ -8947,12 +8276,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data10 = data._meta;
-const _errs27 = errors;
+const _errs21 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
 validate159.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs27 === errors;
+var valid0 = _errs21 === errors;
 }
 else {
 var valid0 = true;
@@ -9012,7 +8341,7 @@ return errors === 0;
 }
 
 export const PlanEntryPriority = validate164;
-const schema198 = {"type":"string","anyOf":[{"enum":["high","medium","low"]},{"pattern":"^_"}]};
+const schema198 = {"type":"string"};
 
 function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9021,67 +8350,12 @@ if(typeof data !== "string"){
 validate164.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!(((data === "high") || (data === "medium")) || (data === "low"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema198.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate164.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
-}
 validate164.errors = vErrors;
 return errors === 0;
 }
 
 export const PlanEntryStatus = validate165;
-const schema199 = {"type":"string","anyOf":[{"enum":["pending","in_progress","completed"]},{"pattern":"^_"}]};
+const schema199 = {"type":"string"};
 
 function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9089,61 +8363,6 @@ let errors = 0;
 if(typeof data !== "string"){
 validate165.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!(((data === "pending") || (data === "in_progress")) || (data === "completed"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema199.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate165.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
 }
 validate165.errors = vErrors;
 return errors === 0;
@@ -9176,66 +8395,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.priority !== undefined){
-let data1 = data.priority;
 const _errs3 = errors;
-if(typeof data1 !== "string"){
+if(typeof data.priority !== "string"){
 validate166.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs6 = errors;
-let valid2 = false;
-const _errs7 = errors;
-if(!(((data1 === "high") || (data1 === "medium")) || (data1 === "low"))){
-const err0 = {instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema198.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const _errs8 = errors;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err1 = {instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs8 === errors;
-valid2 = valid2 || _valid0;
-}
-if(!valid2){
-const err2 = {instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate166.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid0 = _errs3 === errors;
 }
@@ -9244,68 +8407,12 @@ var valid0 = true;
 }
 if(valid0){
 if(data.status !== undefined){
-let data2 = data.status;
-const _errs9 = errors;
-if(typeof data2 !== "string"){
+const _errs6 = errors;
+if(typeof data.status !== "string"){
 validate166.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-const _errs12 = errors;
-let valid4 = false;
-const _errs13 = errors;
-if(!(((data2 === "pending") || (data2 === "in_progress")) || (data2 === "completed"))){
-const err3 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema199.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid1 = _errs13 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const _errs14 = errors;
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-var _valid1 = _errs14 === errors;
-valid4 = valid4 || _valid1;
-}
-if(!valid4){
-const err5 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate166.errors = vErrors;
-return false;
-}
-else {
-errors = _errs12;
-if(vErrors !== null){
-if(_errs12){
-vErrors.length = _errs12;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs9 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -9313,12 +8420,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data3 = data._meta;
-const _errs15 = errors;
+const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
 validate166.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs15 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
@@ -10107,7 +9214,7 @@ return errors === 0;
 }
 
 export const ExtensionSessionUpdate = validate181;
-const schema223 = {"type":"object","properties":{"sessionUpdate":{"type":"string","pattern":"^_"}},"required":["sessionUpdate"],"additionalProperties":true};
+const schema223 = {"type":"object","properties":{"sessionUpdate":{"type":"string","not":{"enum":["user_message_chunk","agent_message_chunk","agent_thought_chunk","tool_call","tool_call_update","plan","available_commands_update","current_mode_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"required":["sessionUpdate"],"additionalProperties":true};
 
 function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10122,17 +9229,36 @@ return false;
 else {
 if(data.sessionUpdate !== undefined){
 let data0 = data.sessionUpdate;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate181.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
+if(typeof data0 !== "string"){
 validate181.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs4 = errors;
+const _errs5 = errors;
+if(!((((((((((((((data0 === "user_message_chunk") || (data0 === "agent_message_chunk")) || (data0 === "agent_thought_chunk")) || (data0 === "tool_call")) || (data0 === "tool_call_update")) || (data0 === "plan")) || (data0 === "available_commands_update")) || (data0 === "current_mode_update")) || (data0 === "config_option_update")) || (data0 === "session_info_update")) || (data0 === "usage_update")) || (data0 === "notice")) || (data0 === "compaction_update")) || (data0 === "compaction_summary_chunk"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate181.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
 }
 }
 }
@@ -10148,10 +9274,11 @@ return errors === 0;
 }
 
 export const SessionUpdate = validate182;
-const schema224 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message_chunk","agent_message_chunk","agent_thought_chunk","tool_call","tool_call_update","plan","available_commands_update","current_mode_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":"string"},"name":{"type":["string","null"]},"kind":{"$ref":"#/$defs/ToolKind"},"status":{"$ref":"#/$defs/ToolCallStatus"},"content":{"type":"array","items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":"array","items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","title"]},{"type":"object","allOf":[{"$ref":"#/$defs/ToolCallDetails"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","entries"]},{"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]},{"type":"object","properties":{"sessionUpdate":{"const":"current_mode_update"},"currentModeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","currentModeId"]},{"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]},{"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]}]},"else":{"allOf":[{"properties":{"sessionUpdate":{"type":"string","anyOf":[{"enum":["user_message_chunk","agent_message_chunk","agent_thought_chunk","tool_call","tool_call_update","plan","available_commands_update","current_mode_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionSessionUpdate"}]}};
+const schema224 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message_chunk","agent_message_chunk","agent_thought_chunk","tool_call","tool_call_update","plan","available_commands_update","current_mode_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":"string"},"name":{"type":["string","null"]},"kind":{"$ref":"#/$defs/ToolKind"},"status":{"$ref":"#/$defs/ToolCallStatus"},"content":{"type":"array","items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":"array","items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","title"]},{"type":"object","allOf":[{"$ref":"#/$defs/ToolCallDetails"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","entries"]},{"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]},{"type":"object","properties":{"sessionUpdate":{"const":"current_mode_update"},"currentModeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","currentModeId"]},{"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]},{"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]}]},"else":{"$ref":"#/$defs/ExtensionSessionUpdateWithUncheckedTag"}};
 const schema242 = {"type":"string"};
 const schema244 = {"type":"string","minLength":1};
 const schema245 = {"type":"string"};
+const schema249 = {"type":"object","properties":{"sessionUpdate":{"type":"string"}},"required":["sessionUpdate"],"additionalProperties":true};
 
 function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10614,66 +9741,10 @@ var valid19 = true;
 }
 if(valid19){
 if(data.kind !== undefined){
-let data17 = data.kind;
 const _errs62 = errors;
-if(typeof data17 !== "string"){
+if(typeof data.kind !== "string"){
 validate182.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs65 = errors;
-let valid22 = false;
-const _errs66 = errors;
-if(!((((((((((data17 === "read") || (data17 === "edit")) || (data17 === "delete")) || (data17 === "move")) || (data17 === "search")) || (data17 === "execute")) || (data17 === "think")) || (data17 === "fetch")) || (data17 === "switch_mode")) || (data17 === "other"))){
-const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema171.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-var _valid4 = _errs66 === errors;
-valid22 = valid22 || _valid4;
-if(!valid22){
-const _errs67 = errors;
-if(typeof data17 === "string"){
-if(!pattern0.test(data17)){
-const err11 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-var _valid4 = _errs67 === errors;
-valid22 = valid22 || _valid4;
-}
-if(!valid22){
-const err12 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-validate182.errors = vErrors;
-return false;
-}
-else {
-errors = _errs65;
-if(vErrors !== null){
-if(_errs65){
-vErrors.length = _errs65;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid19 = _errs62 === errors;
 }
@@ -10682,68 +9753,12 @@ var valid19 = true;
 }
 if(valid19){
 if(data.status !== undefined){
-let data18 = data.status;
-const _errs68 = errors;
-if(typeof data18 !== "string"){
+const _errs65 = errors;
+if(typeof data.status !== "string"){
 validate182.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-const _errs71 = errors;
-let valid24 = false;
-const _errs72 = errors;
-if(!((((data18 === "pending") || (data18 === "in_progress")) || (data18 === "completed")) || (data18 === "failed"))){
-const err13 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema172.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-var _valid5 = _errs72 === errors;
-valid24 = valid24 || _valid5;
-if(!valid24){
-const _errs73 = errors;
-if(typeof data18 === "string"){
-if(!pattern0.test(data18)){
-const err14 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-var _valid5 = _errs73 === errors;
-valid24 = valid24 || _valid5;
-}
-if(!valid24){
-const err15 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-validate182.errors = vErrors;
-return false;
-}
-else {
-errors = _errs71;
-if(vErrors !== null){
-if(_errs71){
-vErrors.length = _errs71;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid19 = _errs68 === errors;
+var valid19 = _errs65 === errors;
 }
 else {
 var valid19 = true;
@@ -10751,19 +9766,19 @@ var valid19 = true;
 if(valid19){
 if(data.content !== undefined){
 let data19 = data.content;
-const _errs74 = errors;
-if(errors === _errs74){
+const _errs68 = errors;
+if(errors === _errs68){
 if(Array.isArray(data19)){
-var valid25 = true;
+var valid23 = true;
 const len0 = data19.length;
 for(let i0=0; i0<len0; i0++){
-const _errs76 = errors;
+const _errs70 = errors;
 if(!(validate154(data19[i0], {instancePath:instancePath+"/content/" + i0,parentData:data19,parentDataProperty:i0,rootData}))){
 vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
-var valid25 = _errs76 === errors;
-if(!valid25){
+var valid23 = _errs70 === errors;
+if(!valid23){
 break;
 }
 }
@@ -10773,7 +9788,7 @@ validate182.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/o
 return false;
 }
 }
-var valid19 = _errs74 === errors;
+var valid19 = _errs68 === errors;
 }
 else {
 var valid19 = true;
@@ -10781,19 +9796,19 @@ var valid19 = true;
 if(valid19){
 if(data.locations !== undefined){
 let data21 = data.locations;
-const _errs77 = errors;
-if(errors === _errs77){
+const _errs71 = errors;
+if(errors === _errs71){
 if(Array.isArray(data21)){
-var valid26 = true;
+var valid24 = true;
 const len1 = data21.length;
 for(let i1=0; i1<len1; i1++){
-const _errs79 = errors;
+const _errs73 = errors;
 if(!(validate148(data21[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data21,parentDataProperty:i1,rootData}))){
 vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
 errors = vErrors.length;
 }
-var valid26 = _errs79 === errors;
-if(!valid26){
+var valid24 = _errs73 === errors;
+if(!valid24){
 break;
 }
 }
@@ -10803,7 +9818,7 @@ validate182.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/then
 return false;
 }
 }
-var valid19 = _errs77 === errors;
+var valid19 = _errs71 === errors;
 }
 else {
 var valid19 = true;
@@ -10811,12 +9826,12 @@ var valid19 = true;
 if(valid19){
 if(data._meta !== undefined){
 let data23 = data._meta;
-const _errs80 = errors;
+const _errs74 = errors;
 if((!(data23 && typeof data23 == "object" && !Array.isArray(data23))) && (data23 !== null)){
 validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid19 = _errs80 === errors;
+var valid19 = _errs74 === errors;
 }
 else {
 var valid19 = true;
@@ -10838,12 +9853,12 @@ return false;
 }
 }
 else if(tag0 === "tool_call_update"){
-const _errs84 = errors;
+const _errs78 = errors;
 if(!(validate156(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
 errors = vErrors.length;
 }
-if(errors === _errs84){
+if(errors === _errs78){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((data.sessionUpdate === undefined) && (missing5 = "sessionUpdate")){
@@ -10866,8 +9881,8 @@ return false;
 }
 }
 else if(tag0 === "plan"){
-const _errs88 = errors;
-if(errors === _errs88){
+const _errs82 = errors;
+if(errors === _errs82){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if(((data.sessionUpdate === undefined) && (missing6 = "sessionUpdate")) || ((data.entries === undefined) && (missing6 = "entries"))){
@@ -10876,32 +9891,32 @@ return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-const _errs90 = errors;
+const _errs84 = errors;
 if("plan" !== data.sessionUpdate){
 validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/5/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
 return false;
 }
-var valid32 = _errs90 === errors;
+var valid30 = _errs84 === errors;
 }
 else {
-var valid32 = true;
+var valid30 = true;
 }
-if(valid32){
+if(valid30){
 if(data.entries !== undefined){
 let data26 = data.entries;
-const _errs91 = errors;
-if(errors === _errs91){
+const _errs85 = errors;
+if(errors === _errs85){
 if(Array.isArray(data26)){
-var valid33 = true;
+var valid31 = true;
 const len2 = data26.length;
 for(let i2=0; i2<len2; i2++){
-const _errs93 = errors;
+const _errs87 = errors;
 if(!(validate166(data26[i2], {instancePath:instancePath+"/entries/" + i2,parentData:data26,parentDataProperty:i2,rootData}))){
 vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
 errors = vErrors.length;
 }
-var valid33 = _errs93 === errors;
-if(!valid33){
+var valid31 = _errs87 === errors;
+if(!valid31){
 break;
 }
 }
@@ -10911,23 +9926,23 @@ validate182.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/then/o
 return false;
 }
 }
-var valid32 = _errs91 === errors;
+var valid30 = _errs85 === errors;
 }
 else {
-var valid32 = true;
+var valid30 = true;
 }
-if(valid32){
+if(valid30){
 if(data._meta !== undefined){
 let data28 = data._meta;
-const _errs94 = errors;
+const _errs88 = errors;
 if((!(data28 && typeof data28 == "object" && !Array.isArray(data28))) && (data28 !== null)){
 validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid32 = _errs94 === errors;
+var valid30 = _errs88 === errors;
 }
 else {
-var valid32 = true;
+var valid30 = true;
 }
 }
 }
@@ -10940,8 +9955,8 @@ return false;
 }
 }
 else if(tag0 === "available_commands_update"){
-const _errs98 = errors;
-if(errors === _errs98){
+const _errs92 = errors;
+if(errors === _errs92){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if(((data.sessionUpdate === undefined) && (missing7 = "sessionUpdate")) || ((data.availableCommands === undefined) && (missing7 = "availableCommands"))){
@@ -10950,32 +9965,32 @@ return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-const _errs100 = errors;
+const _errs94 = errors;
 if("available_commands_update" !== data.sessionUpdate){
 validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/6/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
 return false;
 }
-var valid36 = _errs100 === errors;
+var valid34 = _errs94 === errors;
 }
 else {
-var valid36 = true;
+var valid34 = true;
 }
-if(valid36){
+if(valid34){
 if(data.availableCommands !== undefined){
 let data30 = data.availableCommands;
-const _errs101 = errors;
-if(errors === _errs101){
+const _errs95 = errors;
+if(errors === _errs95){
 if(Array.isArray(data30)){
-var valid37 = true;
+var valid35 = true;
 const len3 = data30.length;
 for(let i3=0; i3<len3; i3++){
-const _errs103 = errors;
+const _errs97 = errors;
 if(!(validate170(data30[i3], {instancePath:instancePath+"/availableCommands/" + i3,parentData:data30,parentDataProperty:i3,rootData}))){
 vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
-var valid37 = _errs103 === errors;
-if(!valid37){
+var valid35 = _errs97 === errors;
+if(!valid35){
 break;
 }
 }
@@ -10985,23 +10000,23 @@ validate182.errors = [{instancePath:instancePath+"/availableCommands",schemaPath
 return false;
 }
 }
-var valid36 = _errs101 === errors;
+var valid34 = _errs95 === errors;
 }
 else {
-var valid36 = true;
+var valid34 = true;
 }
-if(valid36){
+if(valid34){
 if(data._meta !== undefined){
 let data32 = data._meta;
-const _errs104 = errors;
+const _errs98 = errors;
 if((!(data32 && typeof data32 == "object" && !Array.isArray(data32))) && (data32 !== null)){
 validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid36 = _errs104 === errors;
+var valid34 = _errs98 === errors;
 }
 else {
-var valid36 = true;
+var valid34 = true;
 }
 }
 }
@@ -11014,8 +10029,8 @@ return false;
 }
 }
 else if(tag0 === "current_mode_update"){
-const _errs108 = errors;
-if(errors === _errs108){
+const _errs102 = errors;
+if(errors === _errs102){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing8;
 if(((data.sessionUpdate === undefined) && (missing8 = "sessionUpdate")) || ((data.currentModeId === undefined) && (missing8 = "currentModeId"))){
@@ -11024,40 +10039,40 @@ return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-const _errs110 = errors;
+const _errs104 = errors;
 if("current_mode_update" !== data.sessionUpdate){
 validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/7/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "current_mode_update"},message:"must be equal to constant"}];
 return false;
 }
-var valid40 = _errs110 === errors;
+var valid38 = _errs104 === errors;
 }
 else {
-var valid40 = true;
+var valid38 = true;
 }
-if(valid40){
+if(valid38){
 if(data.currentModeId !== undefined){
-const _errs111 = errors;
+const _errs105 = errors;
 if(typeof data.currentModeId !== "string"){
 validate182.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid40 = _errs111 === errors;
+var valid38 = _errs105 === errors;
 }
 else {
-var valid40 = true;
+var valid38 = true;
 }
-if(valid40){
+if(valid38){
 if(data._meta !== undefined){
 let data35 = data._meta;
-const _errs114 = errors;
+const _errs108 = errors;
 if((!(data35 && typeof data35 == "object" && !Array.isArray(data35))) && (data35 !== null)){
 validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid40 = _errs114 === errors;
+var valid38 = _errs108 === errors;
 }
 else {
-var valid40 = true;
+var valid38 = true;
 }
 }
 }
@@ -11070,8 +10085,8 @@ return false;
 }
 }
 else if(tag0 === "config_option_update"){
-const _errs118 = errors;
-if(errors === _errs118){
+const _errs112 = errors;
+if(errors === _errs112){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing9;
 if(((data.sessionUpdate === undefined) && (missing9 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing9 = "configOptions"))){
@@ -11080,32 +10095,32 @@ return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-const _errs120 = errors;
+const _errs114 = errors;
 if("config_option_update" !== data.sessionUpdate){
 validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/8/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
 return false;
 }
-var valid44 = _errs120 === errors;
+var valid42 = _errs114 === errors;
 }
 else {
-var valid44 = true;
+var valid42 = true;
 }
-if(valid44){
+if(valid42){
 if(data.configOptions !== undefined){
 let data37 = data.configOptions;
-const _errs121 = errors;
-if(errors === _errs121){
+const _errs115 = errors;
+if(errors === _errs115){
 if(Array.isArray(data37)){
-var valid45 = true;
+var valid43 = true;
 const len4 = data37.length;
 for(let i4=0; i4<len4; i4++){
-const _errs123 = errors;
+const _errs117 = errors;
 if(!(validate88(data37[i4], {instancePath:instancePath+"/configOptions/" + i4,parentData:data37,parentDataProperty:i4,rootData}))){
 vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
-var valid45 = _errs123 === errors;
-if(!valid45){
+var valid43 = _errs117 === errors;
+if(!valid43){
 break;
 }
 }
@@ -11115,23 +10130,23 @@ validate182.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/
 return false;
 }
 }
-var valid44 = _errs121 === errors;
+var valid42 = _errs115 === errors;
 }
 else {
-var valid44 = true;
+var valid42 = true;
 }
-if(valid44){
+if(valid42){
 if(data._meta !== undefined){
 let data39 = data._meta;
-const _errs124 = errors;
+const _errs118 = errors;
 if((!(data39 && typeof data39 == "object" && !Array.isArray(data39))) && (data39 !== null)){
 validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid44 = _errs124 === errors;
+var valid42 = _errs118 === errors;
 }
 else {
-var valid44 = true;
+var valid42 = true;
 }
 }
 }
@@ -11144,8 +10159,8 @@ return false;
 }
 }
 else if(tag0 === "session_info_update"){
-const _errs128 = errors;
-if(errors === _errs128){
+const _errs122 = errors;
+if(errors === _errs122){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing10;
 if((data.sessionUpdate === undefined) && (missing10 = "sessionUpdate")){
@@ -11154,54 +10169,54 @@ return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-const _errs130 = errors;
+const _errs124 = errors;
 if("session_info_update" !== data.sessionUpdate){
 validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/9/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
 return false;
 }
-var valid48 = _errs130 === errors;
+var valid46 = _errs124 === errors;
 }
 else {
-var valid48 = true;
+var valid46 = true;
 }
-if(valid48){
+if(valid46){
 if(data.title !== undefined){
 let data41 = data.title;
-const _errs131 = errors;
+const _errs125 = errors;
 if((typeof data41 !== "string") && (data41 !== null)){
 validate182.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/9/properties/title/type",keyword:"type",params:{type: schema224.then.oneOf[9].properties.title.type},message:"must be string,null"}];
 return false;
 }
-var valid48 = _errs131 === errors;
+var valid46 = _errs125 === errors;
 }
 else {
-var valid48 = true;
+var valid46 = true;
 }
-if(valid48){
+if(valid46){
 if(data.updatedAt !== undefined){
 let data42 = data.updatedAt;
-const _errs133 = errors;
+const _errs127 = errors;
 if((typeof data42 !== "string") && (data42 !== null)){
 validate182.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/then/oneOf/9/properties/updatedAt/type",keyword:"type",params:{type: schema224.then.oneOf[9].properties.updatedAt.type},message:"must be string,null"}];
 return false;
 }
-var valid48 = _errs133 === errors;
+var valid46 = _errs127 === errors;
 }
 else {
-var valid48 = true;
+var valid46 = true;
 }
-if(valid48){
+if(valid46){
 if(data._meta !== undefined){
 let data43 = data._meta;
-const _errs135 = errors;
+const _errs129 = errors;
 if((!(data43 && typeof data43 == "object" && !Array.isArray(data43))) && (data43 !== null)){
 validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid48 = _errs135 === errors;
+var valid46 = _errs129 === errors;
 }
 else {
-var valid48 = true;
+var valid46 = true;
 }
 }
 }
@@ -11215,8 +10230,8 @@ return false;
 }
 }
 else if(tag0 === "usage_update"){
-const _errs139 = errors;
-if(errors === _errs139){
+const _errs133 = errors;
+if(errors === _errs133){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing11;
 if((((data.sessionUpdate === undefined) && (missing11 = "sessionUpdate")) || ((data.used === undefined) && (missing11 = "used"))) || ((data.size === undefined) && (missing11 = "size"))){
@@ -11225,25 +10240,25 @@ return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-const _errs141 = errors;
+const _errs135 = errors;
 if("usage_update" !== data.sessionUpdate){
 validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/10/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
-var valid51 = _errs141 === errors;
+var valid49 = _errs135 === errors;
 }
 else {
-var valid51 = true;
+var valid49 = true;
 }
-if(valid51){
+if(valid49){
 if(data.used !== undefined){
 let data45 = data.used;
-const _errs142 = errors;
+const _errs136 = errors;
 if(!(((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45))) && (isFinite(data45)))){
 validate182.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/10/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs142){
+if(errors === _errs136){
 if((typeof data45 == "number") && (isFinite(data45))){
 if(data45 < 0 || isNaN(data45)){
 validate182.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/10/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
@@ -11251,20 +10266,20 @@ return false;
 }
 }
 }
-var valid51 = _errs142 === errors;
+var valid49 = _errs136 === errors;
 }
 else {
-var valid51 = true;
+var valid49 = true;
 }
-if(valid51){
+if(valid49){
 if(data.size !== undefined){
 let data46 = data.size;
-const _errs144 = errors;
+const _errs138 = errors;
 if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
 validate182.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/10/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs144){
+if(errors === _errs138){
 if((typeof data46 == "number") && (isFinite(data46))){
 if(data46 < 0 || isNaN(data46)){
 validate182.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/10/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
@@ -11272,79 +10287,79 @@ return false;
 }
 }
 }
-var valid51 = _errs144 === errors;
+var valid49 = _errs138 === errors;
 }
 else {
-var valid51 = true;
+var valid49 = true;
 }
-if(valid51){
+if(valid49){
 if(data.cost !== undefined){
 let data47 = data.cost;
-const _errs146 = errors;
-const _errs147 = errors;
-let valid52 = false;
-const _errs148 = errors;
+const _errs140 = errors;
+const _errs141 = errors;
+let valid50 = false;
+const _errs142 = errors;
 if(!(validate178(data47, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
 vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
 errors = vErrors.length;
 }
-var _valid6 = _errs148 === errors;
-valid52 = valid52 || _valid6;
-if(!valid52){
-const _errs149 = errors;
+var _valid4 = _errs142 === errors;
+valid50 = valid50 || _valid4;
+if(!valid50){
+const _errs143 = errors;
 if(data47 !== null){
-const err16 = {instancePath:instancePath+"/cost",schemaPath:"#/then/oneOf/10/properties/cost/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err10 = {instancePath:instancePath+"/cost",schemaPath:"#/then/oneOf/10/properties/cost/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err10];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err10);
 }
 errors++;
 }
-var _valid6 = _errs149 === errors;
-valid52 = valid52 || _valid6;
+var _valid4 = _errs143 === errors;
+valid50 = valid50 || _valid4;
 }
-if(!valid52){
-const err17 = {instancePath:instancePath+"/cost",schemaPath:"#/then/oneOf/10/properties/cost/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(!valid50){
+const err11 = {instancePath:instancePath+"/cost",schemaPath:"#/then/oneOf/10/properties/cost/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err11];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err11);
 }
 errors++;
 validate182.errors = vErrors;
 return false;
 }
 else {
-errors = _errs147;
+errors = _errs141;
 if(vErrors !== null){
-if(_errs147){
-vErrors.length = _errs147;
+if(_errs141){
+vErrors.length = _errs141;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid51 = _errs146 === errors;
+var valid49 = _errs140 === errors;
 }
 else {
-var valid51 = true;
+var valid49 = true;
 }
-if(valid51){
+if(valid49){
 if(data._meta !== undefined){
 let data48 = data._meta;
-const _errs151 = errors;
+const _errs145 = errors;
 if((!(data48 && typeof data48 == "object" && !Array.isArray(data48))) && (data48 !== null)){
 validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid51 = _errs151 === errors;
+var valid49 = _errs145 === errors;
 }
 else {
-var valid51 = true;
+var valid49 = true;
 }
 }
 }
@@ -11359,8 +10374,8 @@ return false;
 }
 }
 else if(tag0 === "notice"){
-const _errs155 = errors;
-if(errors === _errs155){
+const _errs149 = errors;
+if(errors === _errs149){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing12;
 if((((data.sessionUpdate === undefined) && (missing12 = "sessionUpdate")) || ((data.severity === undefined) && (missing12 = "severity"))) || ((data.title === undefined) && (missing12 = "title"))){
@@ -11369,33 +10384,33 @@ return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-const _errs157 = errors;
+const _errs151 = errors;
 if("notice" !== data.sessionUpdate){
 validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/11/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
-var valid55 = _errs157 === errors;
+var valid53 = _errs151 === errors;
 }
 else {
-var valid55 = true;
+var valid53 = true;
 }
-if(valid55){
+if(valid53){
 if(data.severity !== undefined){
-const _errs158 = errors;
+const _errs152 = errors;
 if(typeof data.severity !== "string"){
 validate182.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid55 = _errs158 === errors;
+var valid53 = _errs152 === errors;
 }
 else {
-var valid55 = true;
+var valid53 = true;
 }
-if(valid55){
+if(valid53){
 if(data.title !== undefined){
 let data51 = data.title;
-const _errs161 = errors;
-if(errors === _errs161){
+const _errs155 = errors;
+if(errors === _errs155){
 if(typeof data51 === "string"){
 if(data51.length < 1){
 validate182.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/11/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
@@ -11407,36 +10422,36 @@ validate182.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/one
 return false;
 }
 }
-var valid55 = _errs161 === errors;
+var valid53 = _errs155 === errors;
 }
 else {
-var valid55 = true;
+var valid53 = true;
 }
-if(valid55){
+if(valid53){
 if(data.description !== undefined){
 let data52 = data.description;
-const _errs163 = errors;
+const _errs157 = errors;
 if((typeof data52 !== "string") && (data52 !== null)){
 validate182.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/11/properties/description/type",keyword:"type",params:{type: schema224.then.oneOf[11].properties.description.type},message:"must be string,null"}];
 return false;
 }
-var valid55 = _errs163 === errors;
+var valid53 = _errs157 === errors;
 }
 else {
-var valid55 = true;
+var valid53 = true;
 }
-if(valid55){
+if(valid53){
 if(data._meta !== undefined){
 let data53 = data._meta;
-const _errs165 = errors;
+const _errs159 = errors;
 if((!(data53 && typeof data53 == "object" && !Array.isArray(data53))) && (data53 !== null)){
 validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid55 = _errs165 === errors;
+var valid53 = _errs159 === errors;
 }
 else {
-var valid55 = true;
+var valid53 = true;
 }
 }
 }
@@ -11451,8 +10466,8 @@ return false;
 }
 }
 else if(tag0 === "compaction_update"){
-const _errs169 = errors;
-if(errors === _errs169){
+const _errs163 = errors;
+if(errors === _errs163){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing13;
 if((((data.sessionUpdate === undefined) && (missing13 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing13 = "compactionId"))) || ((data.status === undefined) && (missing13 = "status"))){
@@ -11461,22 +10476,22 @@ return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-const _errs171 = errors;
+const _errs165 = errors;
 if("compaction_update" !== data.sessionUpdate){
 validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/12/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
 return false;
 }
-var valid59 = _errs171 === errors;
+var valid57 = _errs165 === errors;
 }
 else {
-var valid59 = true;
+var valid57 = true;
 }
-if(valid59){
+if(valid57){
 if(data.compactionId !== undefined){
 let data55 = data.compactionId;
-const _errs172 = errors;
-const _errs173 = errors;
-if(errors === _errs173){
+const _errs166 = errors;
+const _errs167 = errors;
+if(errors === _errs167){
 if(typeof data55 === "string"){
 if(data55.length < 1){
 validate182.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
@@ -11488,78 +10503,78 @@ validate182.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$
 return false;
 }
 }
-var valid59 = _errs172 === errors;
+var valid57 = _errs166 === errors;
 }
 else {
-var valid59 = true;
+var valid57 = true;
 }
-if(valid59){
+if(valid57){
 if(data.status !== undefined){
-const _errs175 = errors;
+const _errs169 = errors;
 if(typeof data.status !== "string"){
 validate182.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid59 = _errs175 === errors;
+var valid57 = _errs169 === errors;
 }
 else {
-var valid59 = true;
+var valid57 = true;
 }
-if(valid59){
+if(valid57){
 if(data.summary !== undefined){
 let data57 = data.summary;
-const _errs178 = errors;
+const _errs172 = errors;
 if((!(Array.isArray(data57))) && (data57 !== null)){
 validate182.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/then/oneOf/12/properties/summary/type",keyword:"type",params:{type: schema224.then.oneOf[12].properties.summary.type},message:"must be array,null"}];
 return false;
 }
-if(errors === _errs178){
+if(errors === _errs172){
 if(Array.isArray(data57)){
-var valid62 = true;
+var valid60 = true;
 const len5 = data57.length;
 for(let i5=0; i5<len5; i5++){
-const _errs180 = errors;
+const _errs174 = errors;
 if(!(validate128(data57[i5], {instancePath:instancePath+"/summary/" + i5,parentData:data57,parentDataProperty:i5,rootData}))){
 vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
 errors = vErrors.length;
 }
-var valid62 = _errs180 === errors;
-if(!valid62){
+var valid60 = _errs174 === errors;
+if(!valid60){
 break;
 }
 }
 }
 }
-var valid59 = _errs178 === errors;
+var valid57 = _errs172 === errors;
 }
 else {
-var valid59 = true;
+var valid57 = true;
 }
-if(valid59){
+if(valid57){
 if(data.error !== undefined){
 let data59 = data.error;
-const _errs181 = errors;
+const _errs175 = errors;
 if((typeof data59 !== "string") && (data59 !== null)){
 validate182.errors = [{instancePath:instancePath+"/error",schemaPath:"#/then/oneOf/12/properties/error/type",keyword:"type",params:{type: schema224.then.oneOf[12].properties.error.type},message:"must be string,null"}];
 return false;
 }
-var valid59 = _errs181 === errors;
+var valid57 = _errs175 === errors;
 }
 else {
-var valid59 = true;
+var valid57 = true;
 }
-if(valid59){
+if(valid57){
 if(data._meta !== undefined){
 let data60 = data._meta;
-const _errs183 = errors;
+const _errs177 = errors;
 if((!(data60 && typeof data60 == "object" && !Array.isArray(data60))) && (data60 !== null)){
 validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid59 = _errs183 === errors;
+var valid57 = _errs177 === errors;
 }
 else {
-var valid59 = true;
+var valid57 = true;
 }
 }
 }
@@ -11575,8 +10590,8 @@ return false;
 }
 }
 else if(tag0 === "compaction_summary_chunk"){
-const _errs187 = errors;
-if(errors === _errs187){
+const _errs181 = errors;
+if(errors === _errs181){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing14;
 if((((data.sessionUpdate === undefined) && (missing14 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing14 = "compactionId"))) || ((data.content === undefined) && (missing14 = "content"))){
@@ -11585,22 +10600,22 @@ return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-const _errs189 = errors;
+const _errs183 = errors;
 if("compaction_summary_chunk" !== data.sessionUpdate){
 validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/13/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
 return false;
 }
-var valid65 = _errs189 === errors;
+var valid63 = _errs183 === errors;
 }
 else {
-var valid65 = true;
+var valid63 = true;
 }
-if(valid65){
+if(valid63){
 if(data.compactionId !== undefined){
 let data62 = data.compactionId;
-const _errs190 = errors;
-const _errs191 = errors;
-if(errors === _errs191){
+const _errs184 = errors;
+const _errs185 = errors;
+if(errors === _errs185){
 if(typeof data62 === "string"){
 if(data62.length < 1){
 validate182.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
@@ -11612,35 +10627,35 @@ validate182.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$
 return false;
 }
 }
-var valid65 = _errs190 === errors;
+var valid63 = _errs184 === errors;
 }
 else {
-var valid65 = true;
+var valid63 = true;
 }
-if(valid65){
+if(valid63){
 if(data.content !== undefined){
-const _errs193 = errors;
+const _errs187 = errors;
 if(!(validate128(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
 vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
 errors = vErrors.length;
 }
-var valid65 = _errs193 === errors;
+var valid63 = _errs187 === errors;
 }
 else {
-var valid65 = true;
+var valid63 = true;
 }
-if(valid65){
+if(valid63){
 if(data._meta !== undefined){
 let data64 = data._meta;
-const _errs194 = errors;
+const _errs188 = errors;
 if((!(data64 && typeof data64 == "object" && !Array.isArray(data64))) && (data64 !== null)){
 validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid65 = _errs194 === errors;
+var valid63 = _errs188 === errors;
 }
 else {
-var valid65 = true;
+var valid63 = true;
 }
 }
 }
@@ -11674,120 +10689,40 @@ valid0 = _valid0;
 ifClause0 = "then";
 }
 else {
-const _errs198 = errors;
-const _errs199 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.sessionUpdate !== undefined){
-let data65 = data.sessionUpdate;
-if(typeof data65 !== "string"){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/allOf/0/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs202 = errors;
-let valid70 = false;
-const _errs203 = errors;
-if(!((((((((((((((data65 === "user_message_chunk") || (data65 === "agent_message_chunk")) || (data65 === "agent_thought_chunk")) || (data65 === "tool_call")) || (data65 === "tool_call_update")) || (data65 === "plan")) || (data65 === "available_commands_update")) || (data65 === "current_mode_update")) || (data65 === "config_option_update")) || (data65 === "session_info_update")) || (data65 === "usage_update")) || (data65 === "notice")) || (data65 === "compaction_update")) || (data65 === "compaction_summary_chunk"))){
-const err18 = {instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/allOf/0/properties/sessionUpdate/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema224.else.allOf[0].properties.sessionUpdate.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-var _valid7 = _errs203 === errors;
-valid70 = valid70 || _valid7;
-if(!valid70){
-const _errs204 = errors;
-if(typeof data65 === "string"){
-if(!pattern0.test(data65)){
-const err19 = {instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/allOf/0/properties/sessionUpdate/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-var _valid7 = _errs204 === errors;
-valid70 = valid70 || _valid7;
-}
-if(!valid70){
-const err20 = {instancePath:instancePath+"/sessionUpdate",schemaPath:"#/else/allOf/0/properties/sessionUpdate/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-validate182.errors = vErrors;
-return false;
-}
-else {
-errors = _errs202;
-if(vErrors !== null){
-if(_errs202){
-vErrors.length = _errs202;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid68 = _errs199 === errors;
-if(valid68){
-const _errs205 = errors;
-const _errs206 = errors;
-if(errors === _errs206){
+const _errs192 = errors;
+const _errs193 = errors;
+if(errors === _errs193){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing15;
 if((data.sessionUpdate === undefined) && (missing15 = "sessionUpdate")){
-validate182.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdate/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'"}];
+validate182.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-let data66 = data.sessionUpdate;
-const _errs209 = errors;
-if(errors === _errs209){
-if(typeof data66 === "string"){
-if(!pattern0.test(data66)){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdate/properties/sessionUpdate/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(typeof data.sessionUpdate !== "string"){
+validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-else {
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdate/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 }
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdate/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate182.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid68 = _errs205 === errors;
-}
-var _valid0 = _errs198 === errors;
+var _valid0 = _errs192 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
 if(!valid0){
-const err21 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+const err12 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err12];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err12);
 }
 errors++;
 validate182.errors = vErrors;
@@ -11882,7 +10817,7 @@ return errors === 0;
 }
 
 export const PermissionOptionKind = validate197;
-const schema253 = {"type":"string","anyOf":[{"enum":["allow_once","allow_always","reject_once","reject_always"]},{"pattern":"^_"}]};
+const schema253 = {"type":"string"};
 
 function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11890,61 +10825,6 @@ let errors = 0;
 if(typeof data !== "string"){
 validate197.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs1 = errors;
-let valid0 = false;
-const _errs2 = errors;
-if(!((((data === "allow_once") || (data === "allow_always")) || (data === "reject_once")) || (data === "reject_always"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema253.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(typeof data === "string"){
-if(!pattern0.test(data)){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-}
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate197.errors = vErrors;
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
 }
 validate197.errors = vErrors;
 return errors === 0;
@@ -12000,66 +10880,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.kind !== undefined){
-let data2 = data.kind;
 const _errs6 = errors;
-if(typeof data2 !== "string"){
+if(typeof data.kind !== "string"){
 validate198.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-const _errs9 = errors;
-let valid3 = false;
-const _errs10 = errors;
-if(!((((data2 === "allow_once") || (data2 === "allow_always")) || (data2 === "reject_once")) || (data2 === "reject_always"))){
-const err0 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema253.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const _errs11 = errors;
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs11 === errors;
-valid3 = valid3 || _valid0;
-}
-if(!valid3){
-const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate198.errors = vErrors;
-return false;
-}
-else {
-errors = _errs9;
-if(vErrors !== null){
-if(_errs9){
-vErrors.length = _errs9;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid0 = _errs6 === errors;
 }
@@ -12069,12 +10893,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data3 = data._meta;
-const _errs12 = errors;
+const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
 validate198.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
@@ -12301,7 +11125,7 @@ return errors === 0;
 }
 
 export const ExtensionPermissionOutcome = validate204;
-const schema265 = {"type":"object","properties":{"outcome":{"type":"string","pattern":"^_"}},"required":["outcome"],"additionalProperties":true};
+const schema265 = {"type":"object","properties":{"outcome":{"type":"string","not":{"enum":["selected","cancelled"]}}},"required":["outcome"],"additionalProperties":true};
 
 function validate204(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12316,17 +11140,36 @@ return false;
 else {
 if(data.outcome !== undefined){
 let data0 = data.outcome;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate204.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
-return false;
-}
-}
-else {
+if(typeof data0 !== "string"){
 validate204.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs4 = errors;
+const _errs5 = errors;
+if(!((data0 === "selected") || (data0 === "cancelled"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate204.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
 }
 }
 }
@@ -12342,7 +11185,8 @@ return errors === 0;
 }
 
 export const PermissionOutcome = validate205;
-const schema266 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]},{"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]}]},"else":{"allOf":[{"properties":{"outcome":{"type":"string","anyOf":[{"enum":["selected","cancelled"]},{"pattern":"^_"}]}}},{"$ref":"#/$defs/ExtensionPermissionOutcome"}]}};
+const schema266 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]},{"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag"}};
+const schema269 = {"type":"object","properties":{"outcome":{"type":"string"}},"required":["outcome"],"additionalProperties":true};
 
 function validate205(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12510,118 +11354,38 @@ ifClause0 = "then";
 else {
 const _errs23 = errors;
 const _errs24 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.outcome !== undefined){
-let data6 = data.outcome;
-if(typeof data6 !== "string"){
-validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/else/allOf/0/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs27 = errors;
-let valid11 = false;
-const _errs28 = errors;
-if(!((data6 === "selected") || (data6 === "cancelled"))){
-const err1 = {instancePath:instancePath+"/outcome",schemaPath:"#/else/allOf/0/properties/outcome/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema266.else.allOf[0].properties.outcome.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid1 = _errs28 === errors;
-valid11 = valid11 || _valid1;
-if(!valid11){
-const _errs29 = errors;
-if(typeof data6 === "string"){
-if(!pattern0.test(data6)){
-const err2 = {instancePath:instancePath+"/outcome",schemaPath:"#/else/allOf/0/properties/outcome/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-var _valid1 = _errs29 === errors;
-valid11 = valid11 || _valid1;
-}
-if(!valid11){
-const err3 = {instancePath:instancePath+"/outcome",schemaPath:"#/else/allOf/0/properties/outcome/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate205.errors = vErrors;
-return false;
-}
-else {
-errors = _errs27;
-if(vErrors !== null){
-if(_errs27){
-vErrors.length = _errs27;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-var valid9 = _errs24 === errors;
-if(valid9){
-const _errs30 = errors;
-const _errs31 = errors;
-if(errors === _errs31){
+if(errors === _errs24){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.outcome === undefined) && (missing3 = "outcome")){
-validate205.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcome/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate205.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
-let data7 = data.outcome;
-const _errs34 = errors;
-if(errors === _errs34){
-if(typeof data7 === "string"){
-if(!pattern0.test(data7)){
-validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcome/properties/outcome/pattern",keyword:"pattern",params:{pattern: "^_"},message:"must match pattern \""+"^_"+"\""}];
+if(typeof data.outcome !== "string"){
+validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-else {
-validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcome/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 }
 }
 }
 else {
-validate205.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcome/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate205.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-var valid9 = _errs30 === errors;
 }
 var _valid0 = _errs23 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
 if(!valid0){
-const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err1];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err1);
 }
 errors++;
 validate205.errors = vErrors;
