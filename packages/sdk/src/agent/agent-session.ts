@@ -94,12 +94,18 @@ export interface InsertContext {
 
 /** One attached client: where its updates go, and the live updates held while it replays. */
 interface Cursor {
-  held: SessionNotification[] | undefined;
+  held: HeldEntry[] | undefined;
   released: (() => void)[];
   /** The last send handed to the connection (resolves when its transport accepted it). */
   last: Promise<unknown> | undefined;
   /** When its backlog last went over {@link PACING_BYTES} (undefined while under). */
   behindSince: number | undefined;
+}
+
+/** A log entry waiting for a client that receives a replay: the update and its seq. */
+interface HeldEntry {
+  readonly params: SessionNotification;
+  readonly seq: number;
 }
 
 /** A client behind for longer than this is not waited for: it is not reading. */
@@ -254,8 +260,8 @@ export class AgentSession {
       if (update.sessionUpdate === 'state_update' && isActivity(update.state)) this.#activity = update.state;
       const params: SessionNotification = { sessionId: this.id, update: entry.update };
       for (const [peer, cursor] of this.#cursors) {
-        if (cursor.held === undefined) this.#send(peer, params);
-        else if (cursor.held.length < this.#maxHeld) cursor.held.push(params);
+        if (cursor.held === undefined) this.#send(peer, params, entry.seq);
+        else if (cursor.held.length < this.#maxHeld) cursor.held.push({ params, seq: entry.seq });
         else this.#tooSlow(peer);
       }
     }
@@ -267,13 +273,13 @@ export class AgentSession {
     }
   }
 
-  /** Hands one update to a client's connection; never waits for it to be written. */
-  #send(peer: ClientPeer, params: SessionNotification): void {
+  /** Hands one log entry's update to a client's connection; never waits for it to be written. */
+  #send(peer: ClientPeer, params: SessionNotification, seq: number): void {
     if (!peer.open) {
       this.detach(peer);
       return;
     }
-    const sent = peer.notify(params);
+    const sent = peer.notify(params, undefined, seq);
     const cursor = this.#cursors.get(peer);
     if (cursor) cursor.last = sent;
     sent.catch(() => {
@@ -325,7 +331,7 @@ export class AgentSession {
     if (!cursor?.held) return;
     const held = cursor.held;
     cursor.held = undefined;
-    for (const params of held) this.#send(peer, params);
+    for (const { params, seq } of held) this.#send(peer, params, seq);
     for (const resolve of cursor.released.splice(0)) resolve();
   }
 

@@ -269,10 +269,12 @@ export class Agent {
       get capabilities() {
         return state.clientCapabilities;
       },
-      notify: (params, paramsJson) =>
-        paramsJson === undefined
-          ? connection.sendNotification('session/update', params)
-          : connection.sendSerializedNotification('session/update', params, paramsJson),
+      notify: (params, paramsJson, seq) => {
+        const note = seq === undefined ? undefined : { seq };
+        return paramsJson === undefined
+          ? connection.sendNotification('session/update', params, note)
+          : connection.sendSerializedNotification('session/update', params, paramsJson, note);
+      },
       notifyBatch: (items) => connection.sendSerializedNotifications('session/update', items),
       notification: (method, params) => connection.sendNotification(method, params as never),
       request: (method, params, signal) => {

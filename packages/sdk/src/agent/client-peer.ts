@@ -14,9 +14,12 @@ export interface ClientPeer {
   readonly label: string;
   /**
    * Sends a `session/update` notification. Resolves when the transport has taken it. `paramsJson`,
-   * when given, is JSON text of `params` on one line, which the peer may send as is.
+   * when given, is JSON text of `params` on one line, which the peer may send as is. `seq`, when
+   * given, is the seq of the session-log entry the update reports (absent for updates outside the
+   * log: a replay, the current state after a resume); a peer may pass it on to its connection's
+   * wire codec, which orders a turn's updates by it.
    */
-  notify(params: SessionNotification, paramsJson?: string): Promise<void>;
+  notify(params: SessionNotification, paramsJson?: string, seq?: number): Promise<void>;
   /**
    * Optional: sends several `session/update` notifications in order, each with the JSON text of its
    * params (on one line), handed to the transport together. Resolves when the transport has taken

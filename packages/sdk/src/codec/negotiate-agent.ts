@@ -1,5 +1,5 @@
 import type { FrameError } from '../rpc/ndjson.js';
-import type { MessageReaderListener, Transport } from '../rpc/transport.js';
+import type { MessageReaderListener, Transport, WriteNote } from '../rpc/transport.js';
 import { batchedInitialize, initializeVersion, refuseBatch } from './initialize-version.js';
 import { unsupportedProtocolVersion } from './unsupported-version.js';
 import type { CodecChannel, CodecSession, WireCodec } from './wire-codec.js';
@@ -70,9 +70,9 @@ export function negotiateAgentVersion(
     session.fromPeer(message);
   };
 
-  const write = (json: string): Promise<void> => {
+  const write = (json: string, note?: WriteNote): Promise<void> => {
     if (decided === undefined || decided === 'v2') return transport.writer.write(json);
-    return decided.fromCore(JSON.parse(json));
+    return decided.fromCore(JSON.parse(json), note);
   };
 
   const receive = (text: string): void => {
@@ -149,7 +149,7 @@ export function negotiateAgentVersion(
         if ((decided === undefined || decided === 'v2') && transport.writer.writeBatch !== undefined) {
           return transport.writer.writeBatch(jsons);
         }
-        return Promise.all(jsons.map(write)).then(() => undefined);
+        return Promise.all(jsons.map((json) => write(json))).then(() => undefined);
       },
       close: () => transport.writer.close(),
     },

@@ -6,6 +6,8 @@
  * codec is the identity (messages pass through as text, untouched and unparsed).
  */
 
+import type { WriteNote } from '../rpc/transport.js';
+
 /** Where a {@link CodecSession} sends what it produced. */
 export interface CodecChannel {
   /**
@@ -34,8 +36,11 @@ export interface CodecSession {
    * A message this side's core sends (parsed JSON, v2). Write its translation with
    * {@link CodecChannel.write}, now or later (a v1 prompt answer waits for the end of the turn).
    * Resolves when what was written for it was taken by the transport, or at once when nothing was.
+   * `note` is what the core said about the message: for a `session/update` of a log entry, the
+   * entry's seq in its session's log (so a translation can order updates by the log, and knows
+   * which ones came from outside it: a replay, the current state after a resume).
    */
-  fromCore(message: unknown): Promise<void>;
+  fromCore(message: unknown, note?: WriteNote): Promise<void>;
   /** The connection closed: fail or drop whatever the session still waits for. */
   close?(reason?: Error): void;
 }

@@ -21,7 +21,7 @@ import type {
 import { type Answer, BatchAnswer, type RpcResponse } from './batch-answer.js';
 import { scanEnvelope, splitArray } from './envelope-scan.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, excerpt, type FrameError } from './ndjson.js';
-import type { Disposable, Transport } from './transport.js';
+import type { Disposable, Transport, WriteNote } from './transport.js';
 import { noValidation, type ValidationIssue, type Validator } from './validation.js';
 
 /** Default cap on bytes handed to the writer but not yet accepted by the transport: 64 MiB. */
@@ -358,12 +358,19 @@ export class Connection<
     });
   }
 
-  /** Sends a notification; resolves once the transport accepted it. */
-  sendNotification<M extends keyof OutNotif & string>(method: M, params: OutNotif[M]): Promise<void>;
+  /**
+   * Sends a notification; resolves once the transport accepted it. `note` goes to the transport's
+   * writer with the message (see {@link WriteNote}).
+   */
+  sendNotification<M extends keyof OutNotif & string>(
+    method: M,
+    params: OutNotif[M],
+    note?: WriteNote,
+  ): Promise<void>;
   /** Sends an extension notification (`_`-prefixed, untyped). */
-  sendNotification(method: ExtensionMethod, params?: unknown): Promise<void>;
-  sendNotification(method: string, params?: unknown): Promise<void> {
-    return this.#sendNotificationUnchecked(method, params);
+  sendNotification(method: ExtensionMethod, params?: unknown, note?: WriteNote): Promise<void>;
+  sendNotification(method: string, params?: unknown, note?: WriteNote): Promise<void> {
+    return this.#sendNotificationUnchecked(method, params, note);
   }
 
   /**
@@ -382,12 +389,19 @@ export class Connection<
    * Listeners of outgoing messages still see `params`; size and outgoing-queue limits apply as to
    * any message.
    */
-  sendSerializedNotification(method: string, params: unknown, paramsJson: string): Promise<void> {
+  sendSerializedNotification(
+    method: string,
+    params: unknown,
+    paramsJson: string,
+    note?: WriteNote,
+  ): Promise<void> {
     if (this.#closedWith) return Promise.reject(this.#closedWith);
     const message: RpcNotification = { jsonrpc: '2.0', method, params };
-    return this.#write(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`, [
-      message,
-    ]);
+    return this.#write(
+      `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`,
+      [message],
+      note,
+    );
   }
 
   /**
@@ -407,14 +421,14 @@ export class Connection<
     return this.#writeBatch(jsons, tapped);
   }
 
-  #sendNotificationUnchecked(method: string, params: unknown): Promise<void> {
+  #sendNotificationUnchecked(method: string, params: unknown, note?: WriteNote): Promise<void> {
     if (this.#closedWith) return Promise.reject(this.#closedWith);
     const message: RpcNotification =
       params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
-    return this.#send(message);
+    return this.#send(message, undefined, note);
   }
 
-  #send(message: RpcMessage, wire: WireId | undefined = undefined): Promise<void> {
+  #send(message: RpcMessage, wire: WireId | undefined = undefined, note?: WriteNote): Promise<void> {
     if (this.#closedWith && !(wire?.draining && 'id' in message && this.#draining.has(message.id as RpcId))) {
       return Promise.reject(this.#closedWith);
     }
@@ -428,19 +442,20 @@ export class Connection<
         }),
       );
     }
-    return this.#write(json, [message]);
+    return this.#write(json, [message], note);
   }
 
   /**
    * Hands one serialized message (a single message, or a batch's answer array holding `tapped`) to
    * the writer, under the size and outgoing-queue limits.
    */
-  #write(json: string, tapped: readonly RpcMessage[]): Promise<void> {
+  #write(json: string, tapped: readonly RpcMessage[], note?: WriteNote): Promise<void> {
     const bytes = Buffer.byteLength(json, 'utf8');
     if (bytes > this.#messageLimit) return Promise.reject(this.#oversized(bytes));
     if (this.#queuedBytes + bytes > this.#maxQueuedBytes) return Promise.reject(this.#queueFull(bytes));
     if (!this.#messages.empty) for (const message of tapped) this.#messages.fire('out', message);
-    return this.#handOver(bytes, this.#transport.writer.write(json));
+    const writer = this.#transport.writer;
+    return this.#handOver(bytes, note === undefined ? writer.write(json) : writer.write(json, note));
   }
 
   /**

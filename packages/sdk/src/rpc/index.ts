@@ -51,6 +51,7 @@ export type {
   MessageReader,
   MessageReaderListener,
   MessageWriter,
+  WriteNote,
   Transport,
 } from './transport.js';
 export { noValidation, type ValidationIssue, type ValidationResult, type Validator } from './validation.js';

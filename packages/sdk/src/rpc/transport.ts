@@ -36,8 +36,12 @@ export interface MessageReader {
  * outgoing-buffer limit applies to. Writes are delivered in call order.
  */
 export interface MessageWriter {
-  /** Sends one serialized JSON-RPC message (no trailing newline; the writer frames it). */
-  write(json: string): Promise<void>;
+  /**
+   * Sends one serialized JSON-RPC message (no trailing newline; the writer frames it). `note` is
+   * what the sender knows about the message beyond its text, for a writer that translates it (a
+   * wire codec); a writer that only frames ignores it.
+   */
+  write(json: string, note?: WriteNote): Promise<void>;
   /**
    * Optional: sends several serialized messages in order, each as a message of its own (as that
    * many `write` calls would), and resolves once the transport took the last one. A transport that
@@ -47,6 +51,15 @@ export interface MessageWriter {
   writeBatch?(jsons: readonly string[]): Promise<void>;
   /** Flushes what it can and closes the sink (end of stdin, WebSocket close). */
   close(): Promise<void>;
+}
+
+/** What the sender of an outgoing message knows about it beyond its text (see {@link MessageWriter.write}). */
+export interface WriteNote {
+  /**
+   * For a `session/update` reporting an entry of a session log: the entry's seq. Absent for updates
+   * sent outside the log (a replay, the current state after a resume).
+   */
+  readonly seq?: number;
 }
 
 /** A connected reader/writer pair: all a connection knows about the outside world. */

@@ -37,7 +37,7 @@ export function limitSessions(transport: Transport, max: number): Transport {
   const { writer } = transport;
 
   const limitedWriter: MessageWriter = {
-    write(json) {
+    write(json, note) {
       if (creating.size > 0) {
         const message = parse(json);
         if (message && message.method === undefined && creating.delete(key(message.id))) {
@@ -45,7 +45,7 @@ export function limitSessions(transport: Transport, max: number): Transport {
           if (created !== undefined) known.add(created);
         }
       }
-      return writer.write(json);
+      return note === undefined ? writer.write(json) : writer.write(json, note);
     },
     close: () => writer.close(),
   };

@@ -31,8 +31,16 @@ export interface OpenPrompt {
 }
 
 /**
- * What the v2→v1 translation keeps per session: the session's v2 update stream numbered in the
- * order it arrives (the positions {@link TurnWatcher} decides turn ends by), the v1 chunks already
+ * How a {@link SessionView} places updates in the session's stream: `'arrival'` numbers them as they
+ * arrive (the process-level bridge, which sees only the wire); `'log'` takes each live update's seq
+ * in the session log (the in-process codec, which the agent tells it), and gives updates sent outside
+ * the log — a replay, the current state after a resume — no place at all, so they end no turn.
+ */
+export type StreamNumbering = 'arrival' | 'log';
+
+/**
+ * What the v2→v1 translation keeps per session: the positions of the session's v2 updates (by
+ * arrival, or the log's seqs; {@link TurnWatcher} decides turn ends by them), the v1 chunks already
  * shown, and the v1 prompts still open. Shared by the process-level bridge and the in-process codec.
  */
 export class SessionView {
@@ -41,7 +49,7 @@ export class SessionView {
   readonly toolCalls = new Set<string>();
   /** User messages the v1 client submitted itself: it already shows them, so they are not echoed. */
   readonly ownMessages = new Set<string>();
-  /** Updates received so far (their positions). */
+  /** The position of the last update placed in the stream (by arrival: how many were received). */
   received = 0;
   /** v1 prompts whose v2 response has not arrived: updates wait so the echo can be recognised. */
   answering = 0;
@@ -53,10 +61,15 @@ export class SessionView {
   /** How many v1 prompts were sent to the v2 side so far. */
   sent = 0;
   readonly #onLoss: BridgeLossListener | undefined;
+  readonly #numbering: StreamNumbering;
 
-  /** `onLoss` is told what of an update had no v1 form and was left out (nothing is dropped silently). */
-  constructor(onLoss?: BridgeLossListener) {
+  /**
+   * `onLoss` is told what of an update had no v1 form and was left out (nothing is dropped
+   * silently); `numbering` says where positions come from (default: arrival).
+   */
+  constructor(onLoss?: BridgeLossListener, numbering: StreamNumbering = 'arrival') {
     this.#onLoss = onLoss;
+    this.#numbering = numbering;
   }
 
   /** Forgets what the v1 client was shown (it loads the session and starts from nothing). */
@@ -67,13 +80,21 @@ export class SessionView {
   }
 
   /**
-   * One v2 update of this session: numbered, noted for turn ends, then translated and sent — or
-   * held while a v1 prompt waits for its v2 answer (so the prompt's own echo can be recognised).
-   * Returns what the last send returned.
+   * One v2 update of this session: placed in the stream (`logSeq` is its seq in the session log,
+   * when the sender knows it), noted for turn ends, then translated and sent — or held while a v1
+   * prompt waits for its v2 answer (so the prompt's own echo can be recognised). Returns what the
+   * last send returned.
    */
-  receive(sessionId: SessionId, update: V2SessionUpdate, send: SendV1Update): Promise<void> | void {
-    const seq = ++this.received;
-    if (update.sessionUpdate === 'user_message' || update.sessionUpdate === 'user_message_chunk') {
+  receive(
+    sessionId: SessionId,
+    update: V2SessionUpdate,
+    send: SendV1Update,
+    logSeq?: number,
+  ): Promise<void> | void {
+    const seq = this.#place(logSeq);
+    if (seq === undefined) {
+      // Outside the log: shown, but no turn starts or ends at it.
+    } else if (update.sessionUpdate === 'user_message' || update.sessionUpdate === 'user_message_chunk') {
       this.turns.userMessage((update as V2UserMessageUpdate | V2UserMessageChunk).messageId, seq);
     } else if (update.sessionUpdate === 'state_update' && update.state === 'idle') {
       const idle = update as { stopReason?: V1.StopReason | null; error?: TurnError | null };
@@ -82,10 +103,17 @@ export class SessionView {
       this.turns.saw(seq);
     }
     if (this.answering > 0 && !this.loading) {
-      this.buffered.push({ seq, update });
+      this.buffered.push({ seq: seq ?? this.received, update });
       return;
     }
     return this.forward(sessionId, update, send);
+  }
+
+  /** An update's position: the next by arrival, or its log seq (none when it is outside the log). */
+  #place(logSeq: number | undefined): number | undefined {
+    if (this.#numbering === 'arrival') return ++this.received;
+    if (logSeq !== undefined) this.received = Math.max(this.received, logSeq);
+    return logSeq;
   }
 
   /** Translates one v2 update and sends what it becomes (nothing for state updates). */

@@ -12,6 +12,7 @@ import {
   type RpcId,
   type ValidationIssue,
   type WireCodec,
+  type WriteNote,
 } from '@acp-kit/sdk';
 import { v2ToV1StopReason } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
@@ -76,7 +77,8 @@ class V1AgentCodec implements CodecSession {
   #view(sessionId: SessionId): SessionView {
     let found = this.#sessions.get(sessionId);
     if (found === undefined) {
-      found = new SessionView();
+      // The core tells the codec each live update's seq in the session log.
+      found = new SessionView(undefined, 'log');
       this.#sessions.set(sessionId, found);
     }
     return found;
@@ -189,11 +191,11 @@ class V1AgentCodec implements CodecSession {
     this.#channel.deliver({ ...message, result: convert(route.result, message.result) });
   }
 
-  fromCore(value: unknown): Promise<void> {
+  fromCore(value: unknown, note?: WriteNote): Promise<void> {
     const message = value as Message;
     if (typeof message.method === 'string') {
       return message.id === undefined
-        ? this.#notificationFromCore(message, message.method)
+        ? this.#notificationFromCore(message, message.method, note)
         : this.#requestFromCore(message, message.method, message.id as RpcId);
     }
     const request =
@@ -203,11 +205,13 @@ class V1AgentCodec implements CodecSession {
     return this.#answer(message, message.id as RpcId, request);
   }
 
-  #notificationFromCore(message: Message, method: string): Promise<void> {
+  #notificationFromCore(message: Message, method: string, note?: WriteNote): Promise<void> {
     if (method === 'session/update') {
       const { sessionId, update } = message.params as V2SessionNotification;
       if (update.sessionUpdate === 'config_option_update') this.#noteOptions(sessionId, update.configOptions);
-      return this.#view(sessionId).receive(sessionId, update, this.#sendUpdate) ?? Promise.resolve();
+      return (
+        this.#view(sessionId).receive(sessionId, update, this.#sendUpdate, note?.seq) ?? Promise.resolve()
+      );
     }
     const route = AGENT_ROUTES.get(method);
     if (route !== undefined) {
