@@ -113,15 +113,18 @@ function refName(ref: JsonValue): string {
  * check only decides, and must decide exactly as Ajv does.
  */
 class CheckCompiler {
-  private readonly constants: string[] = [];
-  private readonly constantIds = new Map<string, string>();
-  private readonly helpers: { name: string; body: string[] }[] = [];
-  private counter = 0;
+  readonly #constants: string[] = [];
+  readonly #constantIds = new Map<string, string>();
+  readonly #helpers: { name: string; body: string[] }[] = [];
+  #counter = 0;
 
-  constructor(
-    private readonly defs: JsonObject,
-    private readonly lengthIsCodeUnits: boolean,
-  ) {}
+  readonly #defs: JsonObject;
+  readonly #lengthIsCodeUnits: boolean;
+
+  constructor(defs: JsonObject, lengthIsCodeUnits: boolean) {
+    this.#defs = defs;
+    this.#lengthIsCodeUnits = lengthIsCodeUnits;
+  }
 
   /** Name of the check function of a definition. */
   static checkName(definition: string): string {
@@ -130,43 +133,43 @@ class CheckCompiler {
 
   /** Module-level constants and helper functions the definition bodies use. */
   get hoisted(): { constants: string[]; helpers: { name: string; body: string[] }[] } {
-    return { constants: this.constants, helpers: this.helpers };
+    return { constants: this.#constants, helpers: this.#helpers };
   }
 
   /** The body of a definition's check over parameter `v`, or undefined when it needs Ajv. */
   definitionBody(name: string): string[] | undefined {
-    const mark = { constants: this.constants.length, helpers: this.helpers.length };
-    const ids = new Map(this.constantIds);
-    this.counter = 0;
+    const mark = { constants: this.#constants.length, helpers: this.#helpers.length };
+    const ids = new Map(this.#constantIds);
+    this.#counter = 0;
     try {
-      return [...this.statements(this.defs[name] ?? true, 'v'), 'return true;'];
+      return [...this.#statements(this.#defs[name] ?? true, 'v'), 'return true;'];
     } catch (error) {
       if (!(error instanceof Unsupported)) throw error;
-      this.constants.length = mark.constants;
-      this.helpers.length = mark.helpers;
-      this.constantIds.clear();
-      for (const [k, id] of ids) this.constantIds.set(k, id);
+      this.#constants.length = mark.constants;
+      this.#helpers.length = mark.helpers;
+      this.#constantIds.clear();
+      for (const [k, id] of ids) this.#constantIds.set(k, id);
       return undefined;
     }
   }
 
-  private fresh(prefix: string): string {
-    this.counter += 1;
-    return `${prefix}${this.counter}`;
+  #fresh(prefix: string): string {
+    this.#counter += 1;
+    return `${prefix}${this.#counter}`;
   }
 
-  private constant(kind: string, init: string): string {
+  #constant(kind: string, init: string): string {
     const key = `${kind}:${init}`;
-    const known = this.constantIds.get(key);
+    const known = this.#constantIds.get(key);
     if (known !== undefined) return known;
-    const id = `${kind}${this.constantIds.size}`;
-    this.constantIds.set(key, id);
-    this.constants.push(`const ${id} = ${init};`);
+    const id = `${kind}${this.#constantIds.size}`;
+    this.#constantIds.set(key, id);
+    this.#constants.push(`const ${id} = ${init};`);
     return id;
   }
 
   /** A boolean expression for `schema` over `v`: a call for references, else a hoisted helper. */
-  private expression(schema: JsonValue, v: string): string {
+  #expression(schema: JsonValue, v: string): string {
     if (schema === true) return 'true';
     if (schema === false) return 'false';
     if (!isJsonObject(schema)) throw new Unsupported('schema is not an object');
@@ -178,21 +181,21 @@ class CheckCompiler {
       if (test === undefined) throw new Unsupported(`type ${schema.type}`);
       return test(v);
     }
-    const saved = this.counter;
-    this.counter = 0;
-    const checks = this.statements(schema, 'v');
-    this.counter = saved;
+    const saved = this.#counter;
+    this.#counter = 0;
+    const checks = this.#statements(schema, 'v');
+    this.#counter = saved;
     if (checks.length === 0) return 'true';
     const body = [...checks, 'return true;'];
     const init = body.join('\n');
-    const existing = this.helpers.find((h) => h.body.join('\n') === init);
-    const name = existing?.name ?? `sub${this.helpers.length}`;
-    if (existing === undefined) this.helpers.push({ name, body });
+    const existing = this.#helpers.find((h) => h.body.join('\n') === init);
+    const name = existing?.name ?? `sub${this.#helpers.length}`;
+    if (existing === undefined) this.#helpers.push({ name, body });
     return `${name}(${v})`;
   }
 
   /** Statements that `return false` when `v` does not satisfy `schema`. */
-  private statements(schema: JsonValue, v: string, facts: Facts = {}): string[] {
+  #statements(schema: JsonValue, v: string, facts: Facts = {}): string[] {
     if (schema === true) return [];
     if (schema === false) return ['return false;'];
     if (!isJsonObject(schema)) throw new Unsupported('schema is not an object');
@@ -204,7 +207,7 @@ class CheckCompiler {
       throw new Unsupported('then/else without if');
     }
     const out: string[] = [];
-    const types = this.types(schema.type);
+    const types = this.#types(schema.type);
     const knownObject = facts.object === true && types?.length === 1 && types[0] === 'object';
     if (types !== undefined && !knownObject) {
       const tests = types.map((t) => TYPE_TESTS[t]!(v));
@@ -227,44 +230,44 @@ class CheckCompiler {
       if (!isPrimitive(schema.const)) throw new Unsupported('non-primitive const');
       out.push(`if (${v} !== ${literal(schema.const)}) return false;`);
     }
-    if (schema.enum !== undefined) out.push(`if (!(${this.enumTest(schema.enum, v)})) return false;`);
-    group(OBJECT_KEYWORDS, ['object'], TYPE_TESTS.object!(v), () => this.objectStatements(schema, v, facts));
-    group(ARRAY_KEYWORDS, ['array'], TYPE_TESTS.array!(v), () => this.arrayStatements(schema, v));
-    group(STRING_KEYWORDS, ['string'], TYPE_TESTS.string!(v), () => this.stringStatements(schema, v));
+    if (schema.enum !== undefined) out.push(`if (!(${this.#enumTest(schema.enum, v)})) return false;`);
+    group(OBJECT_KEYWORDS, ['object'], TYPE_TESTS.object!(v), () => this.#objectStatements(schema, v, facts));
+    group(ARRAY_KEYWORDS, ['array'], TYPE_TESTS.array!(v), () => this.#arrayStatements(schema, v));
+    group(STRING_KEYWORDS, ['string'], TYPE_TESTS.string!(v), () => this.#stringStatements(schema, v));
     group(NUMBER_KEYWORDS, ['number', 'integer'], TYPE_TESTS.number!(v), () =>
-      this.numberStatements(schema, v),
+      this.#numberStatements(schema, v),
     );
     if (schema.$ref !== undefined) {
       out.push(`if (!${CheckCompiler.checkName(refName(schema.$ref))}(${v})) return false;`);
     }
     if (schema.allOf !== undefined) {
       if (!Array.isArray(schema.allOf)) throw new Unsupported('allOf');
-      for (const sub of schema.allOf) out.push(...this.statements(sub, v, facts));
+      for (const sub of schema.allOf) out.push(...this.#statements(sub, v, facts));
     }
     if (schema.anyOf !== undefined) {
       if (!Array.isArray(schema.anyOf)) throw new Unsupported('anyOf');
-      out.push(`if (!(${schema.anyOf.map((s) => this.expression(s, v)).join(' || ')})) return false;`);
+      out.push(`if (!(${schema.anyOf.map((s) => this.#expression(s, v)).join(' || ')})) return false;`);
     }
     if (schema.discriminator !== undefined) {
       // The keyword applies to objects only.
       const object = facts.object === true || (types?.length === 1 && types[0] === 'object');
-      const body = this.discriminatorStatements(schema, v);
+      const body = this.#discriminatorStatements(schema, v);
       out.push(...(object ? body : [`if (${TYPE_TESTS.object!(v)}) {`, ...body, '}']));
     } else if (schema.oneOf !== undefined) {
       if (!Array.isArray(schema.oneOf)) throw new Unsupported('oneOf');
-      const count = this.fresh('n');
+      const count = this.#fresh('n');
       out.push(`let ${count} = 0;`);
-      for (const sub of schema.oneOf) out.push(`if (${this.expression(sub, v)}) ${count} += 1;`);
+      for (const sub of schema.oneOf) out.push(`if (${this.#expression(sub, v)}) ${count} += 1;`);
       out.push(`if (${count} !== 1) return false;`);
     }
-    if (schema.not !== undefined) out.push(`if (${this.expression(schema.not, v)}) return false;`);
-    const unionSwitch = this.unionSwitch(schema, types, v);
+    if (schema.not !== undefined) out.push(`if (${this.#expression(schema.not, v)}) return false;`);
+    const unionSwitch = this.#unionSwitch(schema, types, v);
     if (unionSwitch !== undefined) out.push(...unionSwitch);
     else if (schema.if !== undefined) {
-      const then = schema.then === undefined ? [] : this.statements(schema.then, v);
-      const otherwise = schema.else === undefined ? [] : this.statements(schema.else, v);
+      const then = schema.then === undefined ? [] : this.#statements(schema.then, v);
+      const otherwise = schema.else === undefined ? [] : this.#statements(schema.else, v);
       if (then.length > 0 || otherwise.length > 0) {
-        out.push(`if (${this.expression(schema.if, v)}) {`, ...then, '} else {', ...otherwise, '}');
+        out.push(`if (${this.#expression(schema.if, v)}) {`, ...then, '} else {', ...otherwise, '}');
       }
     }
     return out;
@@ -276,7 +279,7 @@ class CheckCompiler {
    * unknown branch. Given the object and the tag, the `if` holds exactly when the tag is known, so
    * one switch does both: known tags check their branch, the default case checks the `else`.
    */
-  private unionSwitch(schema: JsonObject, types: string[] | undefined, v: string): string[] | undefined {
+  #unionSwitch(schema: JsonObject, types: string[] | undefined, v: string): string[] | undefined {
     const { if: condition, then, else: otherwise } = schema;
     if (!isJsonObject(condition) || !isJsonObject(then) || types?.length !== 1 || types[0] !== 'object') {
       return undefined;
@@ -296,16 +299,16 @@ class CheckCompiler {
     if ((type !== undefined && type !== 'object') || !Array.isArray(oneOf)) return undefined;
     if (required !== undefined && (!Array.isArray(required) || required.some((r) => r !== tag)))
       return undefined;
-    const switched = new Set(oneOf.flatMap((branch) => this.tagValues(branch, tag)));
+    const switched = new Set(oneOf.flatMap((branch) => this.#tagValues(branch, tag)));
     const listed = new Set(known.enum);
     if (switched.size !== listed.size || [...listed].some((k) => typeof k !== 'string' || !switched.has(k))) {
       return undefined;
     }
-    const elseStatements = otherwise === undefined ? [] : this.statements(otherwise, v, { object: true });
-    return this.discriminatorStatements(then, v, elseStatements);
+    const elseStatements = otherwise === undefined ? [] : this.#statements(otherwise, v, { object: true });
+    return this.#discriminatorStatements(then, v, elseStatements);
   }
 
-  private types(type: JsonValue | undefined): string[] | undefined {
+  #types(type: JsonValue | undefined): string[] | undefined {
     if (type === undefined) return undefined;
     const list = Array.isArray(type) ? type : [type];
     for (const t of list) {
@@ -314,15 +317,15 @@ class CheckCompiler {
     return list as string[];
   }
 
-  private enumTest(values: JsonValue, v: string): string {
+  #enumTest(values: JsonValue, v: string): string {
     if (!Array.isArray(values) || !values.every(isPrimitive)) throw new Unsupported('enum');
     if (values.length === 0) return 'false';
     if (values.length < SET_THRESHOLD) return values.map((x) => `${v} === ${literal(x)}`).join(' || ');
-    const set = this.constant('SET', `new Set([${values.map(literal).join(', ')}])`);
+    const set = this.#constant('SET', `new Set([${values.map(literal).join(', ')}])`);
     return `${set}.has(${v})`;
   }
 
-  private objectStatements(schema: JsonObject, v: string, facts: Facts): string[] {
+  #objectStatements(schema: JsonObject, v: string, facts: Facts): string[] {
     const out: string[] = [];
     const required = schema.required ?? [];
     if (!Array.isArray(required) || !required.every((r) => typeof r === 'string')) {
@@ -338,9 +341,9 @@ class CheckCompiler {
     if (!isJsonObject(properties)) throw new Unsupported('properties');
     for (const [name, sub] of Object.entries(properties)) {
       if (sub === true) continue;
-      if (name === facts.tag?.name && this.holdsForTag(sub, facts.tag.value)) continue;
-      const value = this.fresh('p');
-      const body = this.statements(sub, value);
+      if (name === facts.tag?.name && this.#holdsForTag(sub, facts.tag.value)) continue;
+      const value = this.#fresh('p');
+      const body = this.#statements(sub, value);
       if (body.length === 0) continue;
       out.push(`const ${value} = ${member(v, name)};`);
       if (required.includes(name)) out.push(...body);
@@ -349,21 +352,21 @@ class CheckCompiler {
     const extra = schema.additionalProperties;
     if (extra !== undefined && extra !== true) {
       const names = Object.keys(properties);
-      const key = this.fresh('k');
+      const key = this.#fresh('k');
       const known =
         names.length === 0
           ? 'false'
           : names.length < SET_THRESHOLD
             ? names.map((n) => `${key} === ${JSON.stringify(n)}`).join(' || ')
-            : `${this.constant('SET', `new Set([${names.map((n) => JSON.stringify(n)).join(', ')}])`)}.has(${key})`;
-      const body = extra === false ? ['return false;'] : this.itemStatements(extra, `${v}[${key}]`);
+            : `${this.#constant('SET', `new Set([${names.map((n) => JSON.stringify(n)).join(', ')}])`)}.has(${key})`;
+      const body = extra === false ? ['return false;'] : this.#itemStatements(extra, `${v}[${key}]`);
       out.push(`for (const ${key} in ${v}) {`, `if (!(${known})) {`, ...body, '}', '}');
     }
     return out;
   }
 
   /** True when `schema` is one the tag's known string value certainly satisfies. */
-  private holdsForTag(schema: JsonValue, value: string): boolean {
+  #holdsForTag(schema: JsonValue, value: string): boolean {
     if (!isJsonObject(schema)) return schema === true;
     const keys = Object.keys(schema).filter((k) => !IGNORED.has(k));
     return keys.every(
@@ -375,13 +378,13 @@ class CheckCompiler {
   }
 
   /** Statements for a value read from `access` into a fresh local. */
-  private itemStatements(schema: JsonValue, access: string): string[] {
-    const value = this.fresh('x');
-    const body = this.statements(schema, value);
+  #itemStatements(schema: JsonValue, access: string): string[] {
+    const value = this.#fresh('x');
+    const body = this.#statements(schema, value);
     return body.length === 0 ? [] : [`const ${value} = ${access};`, ...body];
   }
 
-  private arrayStatements(schema: JsonObject, v: string): string[] {
+  #arrayStatements(schema: JsonObject, v: string): string[] {
     const out: string[] = [];
     if (schema.minItems !== undefined) {
       if (typeof schema.minItems !== 'number') throw new Unsupported('minItems');
@@ -393,15 +396,15 @@ class CheckCompiler {
     }
     if (schema.items !== undefined) {
       if (Array.isArray(schema.items)) throw new Unsupported('tuple items');
-      const index = this.fresh('i');
-      const body = this.itemStatements(schema.items, `${v}[${index}]`);
+      const index = this.#fresh('i');
+      const body = this.#itemStatements(schema.items, `${v}[${index}]`);
       if (body.length > 0)
         out.push(`for (let ${index} = 0; ${index} < ${v}.length; ${index} += 1) {`, ...body, '}');
     }
     return out;
   }
 
-  private stringStatements(schema: JsonObject, v: string): string[] {
+  #stringStatements(schema: JsonObject, v: string): string[] {
     const out: string[] = [];
     for (const [keyword, op] of [
       ['minLength', '<'],
@@ -410,18 +413,18 @@ class CheckCompiler {
       const limit = schema[keyword];
       if (limit === undefined) continue;
       // Ajv counts code points unless the schema's limits cannot tell them from code units.
-      if (typeof limit !== 'number' || !this.lengthIsCodeUnits) throw new Unsupported(keyword);
+      if (typeof limit !== 'number' || !this.#lengthIsCodeUnits) throw new Unsupported(keyword);
       out.push(`if (${v}.length ${op} ${limit}) return false;`);
     }
     if (schema.pattern !== undefined) {
       if (typeof schema.pattern !== 'string') throw new Unsupported('pattern');
-      const re = this.constant('RE', `new RegExp(${JSON.stringify(schema.pattern)}, 'u')`);
+      const re = this.#constant('RE', `new RegExp(${JSON.stringify(schema.pattern)}, 'u')`);
       out.push(`if (!${re}.test(${v})) return false;`);
     }
     return out;
   }
 
-  private numberStatements(schema: JsonObject, v: string): string[] {
+  #numberStatements(schema: JsonObject, v: string): string[] {
     const out: string[] = [];
     for (const [keyword, holds] of [
       ['minimum', '>='],
@@ -441,7 +444,7 @@ class CheckCompiler {
    * Ajv's `discriminator`: the tag must be a string naming one branch, and only that branch is
    * checked. With `otherwise`, any other tag runs those statements instead of failing.
    */
-  private discriminatorStatements(schema: JsonObject, v: string, otherwise?: string[]): string[] {
+  #discriminatorStatements(schema: JsonObject, v: string, otherwise?: string[]): string[] {
     const discriminator = schema.discriminator;
     if (!isJsonObject(discriminator) || typeof discriminator.propertyName !== 'string') {
       throw new Unsupported('discriminator');
@@ -450,11 +453,11 @@ class CheckCompiler {
       throw new Unsupported('discriminator mapping');
     }
     const tag = discriminator.propertyName;
-    const tagValue = this.fresh('t');
+    const tagValue = this.#fresh('t');
     const out = [`const ${tagValue} = ${member(v, tag)};`, `switch (${tagValue}) {`];
     const seen = new Set<string>();
     for (const branch of schema.oneOf) {
-      const values = this.tagValues(branch, tag);
+      const values = this.#tagValues(branch, tag);
       const fresh = values.filter((value) => !seen.has(value));
       if (fresh.length !== values.length) throw new Unsupported('duplicate discriminator value');
       for (const value of fresh) seen.add(value);
@@ -465,19 +468,19 @@ class CheckCompiler {
       // A case with one label knows the tag's value; every case knows the value is an object.
       const facts: Facts =
         fresh.length === 1 ? { object: true, tag: { name: tag, value: fresh[0]! } } : { object: true };
-      out.push(...this.statements(branch, v, facts), 'break;', '}');
+      out.push(...this.#statements(branch, v, facts), 'break;', '}');
     }
     out.push('default: {', ...(otherwise ?? ['return false;']), '}', '}');
     return out;
   }
 
   /** The tag values one discriminated branch declares, following `$ref`s as Ajv does. */
-  private tagValues(branch: JsonValue, tag: string): string[] {
+  #tagValues(branch: JsonValue, tag: string): string[] {
     let schema = branch;
     for (let depth = 0; isJsonObject(schema) && schema.$ref !== undefined && depth < 32; depth += 1) {
       const hasTag = isJsonObject(schema.properties) && schema.properties[tag] !== undefined;
       if (hasTag) break;
-      schema = this.defs[refName(schema.$ref)] ?? false;
+      schema = this.#defs[refName(schema.$ref)] ?? false;
     }
     if (!isJsonObject(schema) || !isJsonObject(schema.properties))
       throw new Unsupported('discriminator branch');
