@@ -1,12 +1,25 @@
 import type { McpServer, SessionId } from '@acp-kit/schema';
-import { type Agent, Client, type ClientOptions, Connection, createInProcessPair } from '@acp-kit/sdk';
+import {
+  type Agent,
+  Client,
+  type ClientConnection,
+  type ClientOptions,
+  Connection,
+  createInProcessPair,
+} from '@acp-kit/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKeyedAgent } from '../src/examples/guides/auth-agent.ts';
 import { startSignedIn } from '../src/examples/guides/auth-client.ts';
+import { createStreamingAgent } from '../src/examples/guides/cancellation-agent.ts';
+import { askWithDeadline, submitOrWithdraw } from '../src/examples/guides/cancellation-client.ts';
 import { createConfigurableAgent } from '../src/examples/guides/config-options-agent.ts';
 import { modeAndModel, onOptionsChanged, toggle } from '../src/examples/guides/config-options-client.ts';
+import { createAskingAgent } from '../src/examples/guides/elicitation-agent.ts';
+import { elicitingClient, type Screen } from '../src/examples/guides/elicitation-client.ts';
 import { createProjectAgent } from '../src/examples/guides/session-setup-agent.ts';
 import { forget, listProject, openProject } from '../src/examples/guides/session-setup-client.ts';
+import { createRunnerAgent } from '../src/examples/guides/tool-calls-agent.ts';
+import { runView, stopCommands } from '../src/examples/guides/tool-calls-client.ts';
 
 // The guides show these files verbatim (`?raw`); running them here keeps the pages' claims true.
 const open: Client[] = [];
@@ -24,6 +37,35 @@ function connect(agent: Agent, options: Partial<ClientOptions> = {}): Client {
   });
   open.push(client);
   return client;
+}
+
+/** A client built by an example's own factory over an in-process pair. */
+function connectWith(agent: Agent, build: (connection: ClientConnection) => Client): Client {
+  const [agentSide, clientSide] = createInProcessPair();
+  agent.serve(new Connection(agentSide));
+  const client = build(new Connection(clientSide));
+  open.push(client);
+  return client;
+}
+
+/** The text of a session's agent messages, joined. */
+function agentText(client: Client, sessionId: SessionId): string {
+  return client.store
+    .snapshot(sessionId)
+    .messages.filter((m) => m.kind === 'agent_message')
+    .flatMap((m) => m.content.map((b) => (b.type === 'text' ? b.text : '')))
+    .join('');
+}
+
+/** Every state a session reports from now on (running, requires_action, idle), repeats folded. */
+function statesOf(client: Client, sessionId: SessionId): string[] {
+  const seen: string[] = [];
+  client.store.subscribe(() => {
+    const state = client.store.snapshot(sessionId).state.state;
+    // "unknown" is the store's own value before the session reported any state.
+    if (state !== 'unknown' && seen.at(-1) !== state) seen.push(state);
+  });
+  return seen;
 }
 
 describe('the session-setup guide', () => {
@@ -221,5 +263,219 @@ describe('the config-options guide', () => {
       data: { pointer: '/params/configId' },
     });
     expect(modeAndModel(client, sessionId)).toEqual({ mode: 'ask', model: 'fast' });
+  });
+});
+
+/** A screen that answers every question with `answer` (or waits until the agent withdraws it). */
+function screen(answer: {
+  form?: Record<string, string> | null | 'wait';
+  url?: boolean;
+}): Screen & { shown: string[]; finished: string[]; withdrawn: number } {
+  const result = {
+    shown: [] as string[],
+    finished: [] as string[],
+    withdrawn: 0,
+    async form(message: string, fields: string[], signal: AbortSignal) {
+      result.shown.push(`${message} ${fields.join(',')}`);
+      if (answer.form !== 'wait') return answer.form ?? null;
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      result.withdrawn += 1;
+      return null;
+    },
+    async openUrl(message: string, url: string) {
+      result.shown.push(`${message} ${url}`);
+      return answer.url ?? false;
+    },
+    urlFinished(elicitationId: string) {
+      result.finished.push(elicitationId);
+    },
+  };
+  return result;
+}
+
+describe('the elicitation guide', () => {
+  it('asks through a form while the session requires action, and goes on with the answer', async () => {
+    const user = screen({ form: { environment: 'staging' } });
+    const client = connectWith(createAskingAgent(), (c) => elicitingClient(c, user));
+    await client.initialize();
+    const sessionId = await client.newSession('/work/app');
+    const states = statesOf(client, sessionId);
+    const end = await client.promptToEnd(sessionId, [{ type: 'text', text: '/deploy' }]);
+    expect(end.stopReason).toBe('end_turn');
+    expect(user.shown).toEqual(['Where should this be deployed? environment']);
+    expect(agentText(client, sessionId)).toBe('Deploying to staging.');
+    expect(states).toEqual(['running', 'requires_action', 'running', 'idle']);
+  });
+
+  it('hears a decline, and a URL elicitation accepted then completed by elicitation/complete', async () => {
+    const user = screen({ form: null, url: true });
+    const client = connectWith(createAskingAgent(), (c) => elicitingClient(c, user));
+    await client.initialize();
+    const sessionId = await client.newSession('/work/app');
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/deploy' }]);
+    expect(agentText(client, sessionId)).toBe('Not deploying (decline).');
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/sign-in' }]);
+    expect(user.shown.at(-1)).toBe('Sign in to Acme https://auth.example.com/device');
+    await expect.poll(() => user.finished).toHaveLength(1);
+    expect(user.finished[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(agentText(client, sessionId)).toBe('Not deploying (decline).Signed in.');
+  });
+
+  it('withdraws the question on session/cancel: the screen’s signal aborts, the agent hears cancel', async () => {
+    const user = screen({ form: 'wait' });
+    const client = connectWith(createAskingAgent(), (c) => elicitingClient(c, user));
+    await client.initialize();
+    const sessionId = await client.newSession('/work/app');
+    const submission = client.submit(sessionId, [{ type: 'text', text: '/deploy' }]);
+    await expect.poll(() => user.shown).toHaveLength(1);
+    await client.cancel(sessionId);
+    const end = await submission.turnEnd;
+    expect(end.stopReason).toBe('cancelled');
+    expect(user.withdrawn).toBe(1);
+    expect(agentText(client, sessionId)).toBe('Not deploying (cancel).');
+  });
+
+  it('never asks a client that did not advertise elicitation: the agent gets cancel at once', async () => {
+    const client = connect(createAskingAgent());
+    const sent: string[] = [];
+    client.connection.onMessage((direction, message) => {
+      const method = (message as { method?: string }).method;
+      if (direction === 'in' && method !== undefined) sent.push(method);
+    });
+    await client.initialize();
+    const sessionId = await client.newSession('/work/app');
+    const end = await client.promptToEnd(sessionId, [{ type: 'text', text: '/deploy' }]);
+    expect(end.stopReason).toBe('end_turn');
+    expect(agentText(client, sessionId)).toBe('Not deploying (cancel).');
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent).not.toContain('elicitation/create');
+  });
+});
+
+describe('the tool-calls-and-terminals guide', () => {
+  it('reports a tool call embedding a terminal, streams its output, and replays both under their IDs', async () => {
+    const agent = createRunnerAgent();
+    const client = connect(agent);
+    await client.initialize();
+    const sessionId = await client.newSession('/work/app');
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/run npm test' }]);
+    const [run] = runView(client, sessionId);
+    expect(run).toMatchObject({
+      status: 'completed',
+      output: '> test\nrunning 3 tests\nok 3/3\n',
+      exit: { exitCode: 0 },
+    });
+    const { toolCalls, terminals } = client.store.snapshot(sessionId);
+    expect(toolCalls[0]?.fields).toMatchObject({
+      title: 'Run npm test',
+      kind: 'execute',
+      capabilities: { cancel: {} },
+      content: [
+        { type: 'terminal', terminalId: terminals[0]?.terminalId },
+        { type: 'content', content: { type: 'text', text: 'All tests passed.' } },
+      ],
+    });
+    expect(terminals[0]?.fields).toMatchObject({ command: 'npm test', cwd: '/work/app' });
+
+    // Another client resuming with replay sees the same tool call and terminal, under the same IDs.
+    const later = connect(agent);
+    await later.initialize();
+    await later.resume(sessionId, { cwd: '/work/app', replay: true });
+    expect(runView(later, sessionId)).toEqual(runView(client, sessionId));
+  });
+
+  it('stops one command with terminal/cancel and one tool call with tool_call/cancel; the turn goes on', async () => {
+    const client = connect(createRunnerAgent());
+    await client.initialize();
+    const sessionId = await client.newSession('/work/app');
+    const first = client.submit(sessionId, [{ type: 'text', text: '/run tail -f app.log' }]);
+    await expect.poll(() => runView(client, sessionId)[0]?.output.split('\n').length ?? 0).toBeGreaterThan(3);
+    expect(await stopCommands(client, sessionId)).toBe(1);
+    expect((await first.turnEnd).stopReason).toBe('end_turn');
+    expect(runView(client, sessionId)[0]).toMatchObject({ status: 'cancelled', exit: { signal: 'SIGTERM' } });
+    expect(await stopCommands(client, sessionId)).toBe(0);
+
+    const second = client.submit(sessionId, [{ type: 'text', text: '/run tail -f other.log' }]);
+    await expect.poll(() => runView(client, sessionId)[1]?.output.length ?? 0).toBeGreaterThan(0);
+    const { toolCallId } = runView(client, sessionId)[1] as { toolCallId: string };
+    await client.cancelToolCall(sessionId, toolCallId);
+    expect((await second.turnEnd).stopReason).toBe('end_turn');
+    expect(runView(client, sessionId)[1]).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('refuses to cancel a terminal or tool call the session does not have, with -32002 and the pointer', async () => {
+    const client = connect(createRunnerAgent());
+    await client.initialize();
+    const sessionId = await client.newSession('/work/app');
+    await expect(client.cancelTerminal(sessionId, 'term_nope')).rejects.toMatchObject({
+      code: -32002,
+      data: { pointer: '/params/terminalId' },
+    });
+    await expect(client.cancelToolCall(sessionId, 'call_nope')).rejects.toMatchObject({
+      code: -32002,
+      data: { pointer: '/params/toolCallId' },
+    });
+  });
+
+  it('ends the whole turn cancelled on session/cancel, the running command with it', async () => {
+    const client = connect(createRunnerAgent());
+    await client.initialize();
+    const sessionId = await client.newSession('/work/app');
+    const run = client.submit(sessionId, [{ type: 'text', text: '/run tail -f app.log' }]);
+    await expect.poll(() => runView(client, sessionId)[0]?.output.length ?? 0).toBeGreaterThan(0);
+    await client.cancel(sessionId);
+    expect((await run.turnEnd).stopReason).toBe('cancelled');
+    expect(runView(client, sessionId)[0]).toMatchObject({ status: 'cancelled', exit: { signal: 'SIGTERM' } });
+  });
+});
+
+describe('the cancellation guide', () => {
+  const long = Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ');
+
+  it('cancels a turn that runs past its deadline: the turn ends idle/cancelled, what was said stays', async () => {
+    const client = connect(createStreamingAgent());
+    await client.initialize();
+    const sessionId = await client.newSession('/work/app');
+    const end = await askWithDeadline(client, sessionId, long, 100);
+    expect(end.stopReason).toBe('cancelled');
+    const said = agentText(client, sessionId).trim().split(' ');
+    expect(said.length).toBeGreaterThan(0);
+    expect(said.length).toBeLessThan(200);
+    expect(client.store.snapshot(sessionId).state).toMatchObject({ state: 'idle', stopReason: 'cancelled' });
+    // A short one finishes before its deadline.
+    const next = await askWithDeadline(client, sessionId, 'just three words', 10_000);
+    expect(next.stopReason).toBe('end_turn');
+  });
+
+  it('withdraws a prompt the agent holds with $/cancel_request: -32800, nothing inserted', async () => {
+    const client = connect(createStreamingAgent());
+    await client.initialize();
+    const sessionId = await client.newSession('/work/app');
+    const busy = client.submit(sessionId, [{ type: 'text', text: long }]);
+    await busy.messageId;
+    const held = submitOrWithdraw(client, sessionId, 'are you there?', 100);
+    await expect(held.messageId).rejects.toMatchObject({ code: -32800 });
+    await expect(held.turnEnd).rejects.toMatchObject({ code: -32800 });
+    await client.cancel(sessionId);
+    expect((await busy.turnEnd).stopReason).toBe('cancelled');
+    const { messages } = client.store.snapshot(sessionId);
+    expect(messages.filter((m) => m.kind === 'user_message').map((m) => m.origin)).toEqual([
+      'agent',
+      'local-failed',
+    ]);
+  });
+
+  it('applies session/cancel to a prompt still waiting: inserted later, its turn ends cancelled at once', async () => {
+    const client = connect(createStreamingAgent());
+    await client.initialize();
+    const sessionId = await client.newSession('/work/app');
+    const busy = client.submit(sessionId, [{ type: 'text', text: long }]);
+    await busy.messageId;
+    const waiting = client.submit(sessionId, [{ type: 'text', text: 'next one' }]);
+    await client.cancel(sessionId);
+    expect((await busy.turnEnd).stopReason).toBe('cancelled');
+    expect(await waiting.messageId).toMatch(/\S/);
+    expect((await waiting.turnEnd).stopReason).toBe('cancelled');
+    expect(agentText(client, sessionId)).not.toContain('next');
   });
 });

@@ -11,6 +11,7 @@ import { interactiveClient } from '../src/examples/sdk/answer-the-agent.ts';
 import { askOnce } from '../src/examples/sdk/ask-once.ts';
 import { createEchoAgent } from '../src/examples/sdk/echo-agent.ts';
 import { listWithin, sessionTitles, switchMode } from '../src/examples/sdk/manage-sessions.ts';
+import { createPlanningAgent } from '../src/examples/sdk/report-progress.ts';
 
 // The SDK pages show these files verbatim; running them here keeps the pages' claims true.
 describe('the SDK examples the docs show', () => {
@@ -163,5 +164,40 @@ describe('the interactive client example', () => {
     expect(url).toEqual({ action: 'decline' });
     client.close();
     agent.close();
+  });
+});
+
+describe('the planning agent example', () => {
+  it('reports commands, title, plan, usage and a notice; the store holds them and a replay restores them', async () => {
+    const agent = createPlanningAgent();
+    const connect = () => {
+      const [agentSide, clientSide] = createInProcessPair();
+      agent.serve(new Connection(agentSide));
+      return new Client(new Connection(clientSide), { info: { name: 't', version: '1' } });
+    };
+    const client = connect();
+    await client.initialize();
+    const sessionId = await client.newSession('/work/app');
+    expect(client.store.snapshot(sessionId).availableCommands?.map((c) => c.name)).toEqual(['review']);
+    await client.promptToEnd(sessionId, [{ type: 'text', text: 'add the login tests' }]);
+    const snapshot = client.store.snapshot(sessionId);
+    expect(snapshot.sessionInfo).toMatchObject({ title: 'Add the login tests' });
+    expect(snapshot.plans).toHaveLength(1);
+    expect(JSON.stringify(snapshot.plans[0])).toContain('"status":"completed"');
+    expect(snapshot.contextUsage).toMatchObject({ used: 53_000, size: 200_000 });
+    expect(snapshot.notices).toHaveLength(1);
+    expect(snapshot.availableCommands?.map((c) => c.name)).toEqual(['review', 'test']);
+    expect((await client.listSessions({})).sessions[0]?.title).toBe('Add the login tests');
+
+    const later = connect();
+    await later.initialize();
+    await later.resume(sessionId, { cwd: '/work/app', replay: true });
+    const replayed = later.store.snapshot(sessionId);
+    expect(replayed.plans).toEqual(snapshot.plans);
+    expect(replayed.contextUsage).toEqual(snapshot.contextUsage);
+    expect(replayed.sessionInfo?.title).toBe('Add the login tests');
+    expect(replayed.availableCommands?.map((c) => c.name)).toEqual(['review', 'test']);
+    client.close();
+    later.close();
   });
 });

@@ -431,11 +431,31 @@ describe('the built docs site', () => {
         diagrams: ['diagram-config-option-change'],
         files: ['config-options-agent.ts', 'config-options-client.ts'],
       },
+      '/guides/elicitation/': {
+        diagrams: ['diagram-elicitation'],
+        files: ['elicitation-agent.ts', 'elicitation-client.ts'],
+      },
+      '/guides/tool-calls-and-terminals/': {
+        diagrams: ['diagram-tool-call-terminal'],
+        files: ['tool-calls-agent.ts', 'tool-calls-client.ts'],
+      },
+      '/guides/cancellation/': {
+        diagrams: ['diagram-cancellation'],
+        files: ['cancellation-agent.ts', 'cancellation-client.ts'],
+      },
+      '/guides/version-negotiation/': {
+        diagrams: ['diagram-version-negotiation'],
+        files: ['serve-both-versions.ts', 'connect-any-version.ts'],
+      },
     };
-    const runner = await readFile(
-      fileURLToPath(new URL('./guide-examples.test.ts', import.meta.url)),
-      'utf8',
-    );
+    // The test files that run the guides' examples (each imports or spawns the files it runs).
+    const runner = (
+      await Promise.all(
+        ['./guide-examples.test.ts', './version-negotiation.test.ts'].map((test) =>
+          readFile(fileURLToPath(new URL(test, import.meta.url)), 'utf8'),
+        ),
+      )
+    ).join('\n');
     const shownAnywhere = new Set<string>();
     const problems: string[] = [];
     const page = await chromium.context.newPage();
@@ -477,7 +497,7 @@ describe('the built docs site', () => {
           );
         const source = await readFile(join(EXAMPLES, 'guides', file), 'utf8');
         expect(shown.trimEnd(), `${path} ${file}`).toBe(source.trimEnd());
-        // test/guide-examples.test.ts imports the file, so the suite runs what the page shows.
+        // A guide test imports (or spawns) the file, so the suite runs what the page shows.
         expect(runner, file).toContain(`../src/examples/guides/${file}`);
         shownAnywhere.add(file);
       }

@@ -1,23 +1,31 @@
 import { authBeforeSession } from './auth-before-session.ts';
+import { cancellationFlow } from './cancellation-flow.ts';
 import { configOptionChange } from './config-option-change.ts';
+import { elicitationFlow } from './elicitation-flow.ts';
 import { heldPrompt } from './held-prompt.ts';
 import { lostResponse } from './lost-response.ts';
 import { promptLifecycle } from './prompt-lifecycle.ts';
 import { rejectedPrompt } from './rejected-prompt.ts';
 import { replayAfterRestart } from './replay-after-restart.ts';
 import { sessionLifetime } from './session-lifetime.ts';
+import { toolCallTerminal } from './tool-call-terminal.ts';
 import { twoClients } from './two-clients.ts';
+import { versionNegotiation } from './version-negotiation.ts';
 
 export {
   authBeforeSession,
+  cancellationFlow,
   configOptionChange,
+  elicitationFlow,
   heldPrompt,
   lostResponse,
   promptLifecycle,
   rejectedPrompt,
   replayAfterRestart,
   sessionLifetime,
+  toolCallTerminal,
   twoClients,
+  versionNegotiation,
 };
 
 /** Every diagram the guides use, so tests can render them all without visiting pages. */
@@ -31,4 +39,8 @@ export const allDiagrams = [
   sessionLifetime,
   authBeforeSession,
   configOptionChange,
+  elicitationFlow,
+  toolCallTerminal,
+  cancellationFlow,
+  versionNegotiation,
 ] as const;

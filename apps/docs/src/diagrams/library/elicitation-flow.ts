@@ -1,0 +1,91 @@
+import type { SequenceDiagram } from '../model.ts';
+
+/** A form elicitation during a turn, answered by the user; the session requires action meanwhile. */
+export const elicitationFlow: SequenceDiagram = {
+  id: 'diagram-elicitation',
+  title: 'Asking the user during a turn',
+  summary:
+    'During a turn the agent asks the client for input with elicitation/create. While the question is open the session reports requires_action; the client answers with the user’s action and content, and the work goes on.',
+  participants: [
+    { id: 'client', label: 'Client' },
+    { id: 'agent', label: 'Agent' },
+  ],
+  steps: [
+    {
+      type: 'arrow',
+      from: 'client',
+      to: 'agent',
+      kind: 'request',
+      label: 'session/prompt',
+      detail: '"/deploy"',
+    },
+    {
+      type: 'arrow',
+      from: 'agent',
+      to: 'client',
+      kind: 'response',
+      label: 'result',
+      detail: '{ messageId }',
+    },
+    {
+      type: 'arrow',
+      from: 'agent',
+      to: 'client',
+      kind: 'notification',
+      label: 'session/update',
+      detail: 'state_update · running',
+    },
+    {
+      type: 'arrow',
+      from: 'agent',
+      to: 'client',
+      kind: 'notification',
+      label: 'session/update',
+      detail: 'state_update · requires_action',
+    },
+    {
+      type: 'arrow',
+      id: 'ask',
+      from: 'agent',
+      to: 'client',
+      kind: 'request',
+      label: 'elicitation/create',
+      detail: 'mode: "form" · requestedSchema',
+    },
+    { type: 'note', over: ['client'], lines: ['shows the form;', 'the user fills it in'] },
+    {
+      type: 'arrow',
+      id: 'answer',
+      from: 'client',
+      to: 'agent',
+      kind: 'response',
+      label: 'result',
+      detail: '{ action: "accept", content }',
+    },
+    {
+      type: 'arrow',
+      from: 'agent',
+      to: 'client',
+      kind: 'notification',
+      label: 'session/update',
+      detail: 'state_update · running',
+    },
+    {
+      type: 'arrow',
+      from: 'agent',
+      to: 'client',
+      kind: 'notification',
+      label: 'session/update',
+      detail: 'agent_message_chunk',
+    },
+    {
+      type: 'arrow',
+      from: 'agent',
+      to: 'client',
+      kind: 'notification',
+      label: 'session/update',
+      detail: 'state_update · idle, end_turn',
+    },
+  ],
+  pending: [{ participant: 'agent', from: 'ask', to: 'answer' }],
+};

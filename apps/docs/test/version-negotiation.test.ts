@@ -1,0 +1,138 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Connection, spawnTransport } from '@acp-kit/sdk';
+import { v1SchemaValidator, v1Validation } from '@acp-kit/v1-compat';
+import { afterEach, describe, expect, it } from 'vitest';
+import { clientForAnyAgent } from '../src/examples/guides/connect-any-version.ts';
+
+// The version-negotiation guide shows serve-both-versions.ts and connect-any-version.ts verbatim.
+// Here the agent program runs as a real child process over stdio, and each kind of client talks to it.
+const AGENT = fileURLToPath(new URL('../src/examples/guides/serve-both-versions.ts', import.meta.url));
+const TSX_CLI = createRequire(import.meta.url).resolve('tsx/cli');
+const V1_AGENT = fileURLToPath(new URL('./fixtures/v1-only-agent.ts', import.meta.url));
+
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+/** Starts serve-both-versions.ts; `stderr` collects what it logs (the negotiated versions). */
+function startAgent() {
+  let stderr = '';
+  const transport = spawnTransport(process.execPath, [TSX_CLI, AGENT], {
+    name: 'serve-both-versions',
+    onStderr: (text) => {
+      stderr += text;
+    },
+  });
+  cleanup.push(async () => {
+    await transport.shutdown();
+  });
+  return { transport, stderr: () => stderr };
+}
+
+type Wire = { method?: string; params?: unknown };
+
+describe('the version-negotiation guide: one agent program serving v1 and v2 clients', () => {
+  it('serves a v2 client as v2 (the client negotiates 2 and completes a turn)', async () => {
+    const agent = startAgent();
+    const versions: number[] = [];
+    const client = clientForAnyAgent(agent.transport, (v) => versions.push(v));
+    cleanup.push(() => client.close());
+    const init = await client.initialize();
+    expect(init).toMatchObject({ protocolVersion: 2, info: { name: 'echo-agent' } });
+    expect(versions).toEqual([2]);
+    const sessionId = await client.newSession('/work/app');
+    const end = await client.promptToEnd(sessionId, [{ type: 'text', text: 'Hello v2' }]);
+    expect(end.stopReason).toBe('end_turn');
+    const reply = client.store.snapshot(sessionId).messages.find((m) => m.kind === 'agent_message');
+    expect(reply?.content).toEqual([{ type: 'text', text: 'Hello v2' }]);
+    await expect.poll(() => agent.stderr()).toContain('speaking ACP v2');
+  }, 60_000);
+
+  it('serves a client asking for v1 as v1: v1 shapes only, the prompt answered {stopReason} at the end of the turn', async () => {
+    const agent = startAgent();
+    // A bare v1 client: plain JSON-RPC, every message the agent writes checked against the v1 schema.
+    const v1 = new Connection(agent.transport, { validator: v1SchemaValidator });
+    const received: Wire[] = [];
+    v1.onMessage((direction, message) => {
+      if (direction === 'in') received.push(message as Wire);
+    });
+    v1.listen();
+    cleanup.push(() => v1.close());
+    const init = (await v1.sendRequest('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: {},
+      clientInfo: { name: 'v1-client', version: '1.0.0' },
+    })) as { protocolVersion: number; agentInfo?: { name: string } };
+    expect(init.protocolVersion).toBe(1);
+    expect(init.agentInfo?.name).toBe('echo-agent');
+    const { sessionId } = (await v1.sendRequest('session/new', { cwd: '/work/app', mcpServers: [] })) as {
+      sessionId: string;
+    };
+    const answer = await v1.sendRequest('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Hello v1' }],
+    });
+    expect(answer).toEqual({ stopReason: 'end_turn' });
+    const updates = received.filter((m) => m.method === 'session/update');
+    const kinds = updates.map(
+      (m) => (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate,
+    );
+    expect(kinds).toContain('agent_message_chunk');
+    expect(kinds).not.toContain('state_update');
+    expect(kinds).not.toContain('user_message');
+    for (const message of updates) {
+      expect(v1Validation.validateParams('session/update', message.params)?.ok, JSON.stringify(message)).toBe(
+        true,
+      );
+    }
+    await expect.poll(() => agent.stderr()).toContain('speaking ACP v1');
+  }, 60_000);
+
+  it('answers a version below both with -32022 and the supported versions, and stays usable', async () => {
+    const agent = startAgent();
+    const raw = new Connection(agent.transport);
+    raw.listen();
+    cleanup.push(() => raw.close());
+    await expect(raw.sendRequest('initialize', { protocolVersion: 0 })).rejects.toMatchObject({
+      code: -32022,
+      data: { requested: 0, supported: [1, 2] },
+    });
+    const retry = (await raw.sendRequest('initialize', {
+      protocolVersion: 2,
+      info: { name: 'retry', version: '1.0.0' },
+    })) as { protocolVersion: number };
+    expect(retry.protocolVersion).toBe(2);
+  }, 60_000);
+});
+
+describe('the version-negotiation guide: a v2 client in front of a v1-only agent', () => {
+  it('keeps the v2 API over a real v1 agent process: receipt, user message under its ID, the reply, idle/end_turn', async () => {
+    // A minimal v1 agent in its own process (test/fixtures/v1-only-agent.ts).
+    const v1Agent = spawnTransport(process.execPath, [TSX_CLI, V1_AGENT], { name: 'v1-only-agent' });
+    cleanup.push(async () => {
+      await v1Agent.shutdown();
+    });
+
+    const versions: number[] = [];
+    const client = clientForAnyAgent(v1Agent, (v) => versions.push(v));
+    cleanup.push(() => client.close());
+    const init = await client.initialize();
+    expect(versions).toEqual([1]);
+    expect(init).toMatchObject({ protocolVersion: 2, info: { name: 'v1-only-agent' } });
+    const sessionId = await client.newSession('/work/app');
+    const submission = client.submit(sessionId, [{ type: 'text', text: 'hello over v1' }]);
+    const messageId = await submission.messageId;
+    expect((await submission.turnEnd).stopReason).toBe('end_turn');
+    const { messages, state } = client.store.snapshot(sessionId);
+    expect(messages.find((m) => m.kind === 'user_message')).toMatchObject({
+      messageId,
+      content: [{ type: 'text', text: 'hello over v1' }],
+    });
+    expect(messages.find((m) => m.kind === 'agent_message')?.content).toEqual([
+      { type: 'text', text: 'echo: hello over v1' },
+    ]);
+    expect(state.state).toBe('idle');
+  }, 60_000);
+});
