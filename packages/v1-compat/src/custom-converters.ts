@@ -3,7 +3,6 @@
  * only in field names. The generated `generated/compat/converters.ts` delegates to these.
  */
 import type * as V2 from '@acp-kit/schema';
-import { CompatError } from './compat-error.js';
 import {
   v1ToV2PermissionOption,
   v1ToV2PlanEntry,
@@ -108,21 +107,31 @@ export function v2ToV1RequestPermissionRequest(
   };
 }
 
-/** v1 stdio servers carry no type; v1 SSE servers become the v2 extension type `_sse`. */
+/**
+ * v1 stdio servers carry no type; v1 SSE servers become the v2 extension type `_sse`; a transport
+ * neither version knows travels unchanged.
+ */
 export function v1ToV2McpServer(value: V1.McpServer): V2.McpServer {
-  if ('type' in value && value.type === 'http') {
-    const { type: _type, ...rest } = value;
+  const type = (value as { type?: unknown }).type;
+  if (typeof type === 'string' && type !== 'http' && type !== 'sse' && type !== 'stdio') {
+    return value as unknown as V2.ExtensionMcpServer;
+  }
+  if (type === 'http') {
+    const { type: _type, ...rest } = value as V1.McpServerHttp;
     return { ...rest, type: 'http' };
   }
-  if ('type' in value && value.type === 'sse') {
-    const { type: _type, ...rest } = value;
-    return { ...rest, type: '_sse' };
+  if (type === 'sse') {
+    const { type: _type, ...rest } = value as V1.McpServerSse;
+    return { ...rest, type: '_sse' } as V2.ExtensionMcpServer;
   }
   const stdio = value as V1.McpServerStdio;
   return { ...stdio, type: 'stdio', args: stdio.args, env: stdio.env };
 }
 
-/** v2 stdio and HTTP servers have v1 forms (with empty lists where v1 requires them); extension types do not. */
+/**
+ * v2 stdio and HTTP servers have v1 forms (with empty lists where v1 requires them), `_sse` is v1
+ * sse, and any other transport travels unchanged (v1 keeps unknown transports too).
+ */
 export function v2ToV1McpServer(value: V2.McpServer): V1.McpServer {
   switch (value.type) {
     case 'stdio': {
@@ -137,7 +146,7 @@ export function v2ToV1McpServer(value: V2.McpServer): V1.McpServer {
     case '_sse':
       return { ...(value as V2.ExtensionMcpServer), type: 'sse' } as V1.McpServerSse;
     default:
-      throw new CompatError(`MCP server type ${JSON.stringify(value.type)} has no v1 form`, '/type');
+      return value as unknown as V1.ExtensionMcpServer;
   }
 }
 

@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type DefinitionName, validate as validateV2 } from '@acp-kit/schema';
 import { describe, expect, it } from 'vitest';
-import { CONVERSIONS, CompatError, v2ToV1McpServer, v2ToV1ToolCallDiff } from '../src/index.js';
+import {
+  CONVERSIONS,
+  CompatError,
+  v1ToV2McpServer,
+  v2ToV1McpServer,
+  v2ToV1ToolCallDiff,
+} from '../src/index.js';
 import { validate as validateV1 } from '../src/generated/v1/validate.js';
 import type * as V1 from '../src/generated/v1/types.js';
 
@@ -79,9 +85,13 @@ describe('hand-written conversions', () => {
     ).toEqual({ type: 'diff', path: '/b', oldText: 'x', newText: 'y' });
   });
 
-  it('refuses an extension MCP server with a CompatError pointing at its type', () => {
-    expect(() => v2ToV1McpServer({ type: '_vendor/socket', name: 's' })).toThrow(
-      expect.objectContaining({ name: 'CompatError', pointer: '/type' }),
-    );
+  it('passes an MCP server of a transport v1 does not know unchanged, both ways', () => {
+    const later = { type: 'websocket', name: 's', url: 'ws://127.0.0.1:7000/mcp' };
+    expect(v2ToV1McpServer(later as never)).toEqual(later);
+    expect(v1ToV2McpServer(later as never)).toEqual(later);
+    // v2 `_sse` is v1's sse, and back.
+    expect(v2ToV1McpServer({ type: '_sse', name: 'e', url: 'http://127.0.0.1/sse' } as never)).toMatchObject({
+      type: 'sse',
+    });
   });
 });

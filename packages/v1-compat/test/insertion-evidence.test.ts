@@ -46,7 +46,9 @@ function setup() {
   const prompts: { params: V1.PromptRequest; end: ReturnType<typeof deferred<V1.PromptResponse>> }[] = [];
   const promptArrived: (() => void)[] = [];
   agent.onRequest('initialize', () => ({ protocolVersion: 1, agentCapabilities: { loadSession: false } }));
-  agent.onRequest('session/new', () => {
+  const created: V1.NewSessionRequest[] = [];
+  agent.onRequest('session/new', (params) => {
+    created.push(params);
     // Some agents announce their commands at once: this one even before its answer is written.
     queueMicrotask(() => {
       agent
@@ -81,7 +83,7 @@ function setup() {
   const nextPrompt = () => new Promise<void>((resolve) => promptArrived.push(resolve));
   const say = (update: V1.SessionUpdate) =>
     agent.sendNotification('session/update', { sessionId: 's1', update });
-  return { client, agent, prompts, nextPrompt, say, log };
+  return { client, agent, prompts, nextPrompt, say, log, created };
 }
 
 describe('insertion evidence from a v1 agent', () => {
@@ -213,15 +215,19 @@ describe('insertion evidence from a v1 agent', () => {
     });
   });
 
-  it('refuses an MCP server v1 cannot express with -32602 and a pointer to its type', async () => {
-    const { client } = setup();
+  it('passes an MCP server of a transport v1 does not know on to the v1 agent unchanged', async () => {
+    const { client, created } = setup();
     await client.initialize();
-    await expect(
-      client.newSession('/tmp', [
-        { type: 'stdio', name: 'files', command: '/bin/files' },
-        { type: '_vendor/socket', name: 'sock' },
-      ]),
-    ).rejects.toMatchObject({ code: -32602, data: { pointer: '/params/mcpServers/1/type' } });
+    await client.newSession('/tmp', [
+      { type: 'stdio', name: 'files', command: '/bin/files' },
+      { type: '_vendor/socket', name: 'sock' },
+      { type: 'websocket', name: 'live', url: 'ws://127.0.0.1:7000/mcp' },
+    ] as never);
+    expect(created[0]?.mcpServers).toEqual([
+      { name: 'files', command: '/bin/files', args: [], env: [] },
+      { type: '_vendor/socket', name: 'sock' },
+      { type: 'websocket', name: 'live', url: 'ws://127.0.0.1:7000/mcp' },
+    ]);
   });
 
   it('fails a held prompt with a clear error when the v1 agent goes away', async () => {

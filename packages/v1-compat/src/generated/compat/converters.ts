@@ -994,12 +994,22 @@ export function v2ToV1McpServerHttp(value: V2.McpServerHttp): V1.McpServerHttp {
   };
 }
 
+/** Converts a v1 `ExtensionMcpServer` into a v2 `ExtensionMcpServer`. */
+export function v1ToV2ExtensionMcpServer(value: V1.ExtensionMcpServer): V2.ExtensionMcpServer {
+  return value as V2.ExtensionMcpServer;
+}
+
+/** Converts a v2 `ExtensionMcpServer` into a v1 `ExtensionMcpServer`. */
+export function v2ToV1ExtensionMcpServer(value: V2.ExtensionMcpServer): V1.ExtensionMcpServer {
+  return value as V1.ExtensionMcpServer;
+}
+
 /** Converts a v1 `McpServer` into a v2 `McpServer` (hand-written). Lossy: v2 has no SSE MCP servers; a v1 sse server becomes the extension server type _sse with the same fields. */
 export function v1ToV2McpServer(value: V1.McpServer): V2.McpServer {
   return custom.v1ToV2McpServer(value);
 }
 
-/** Converts a v2 `McpServer` into a v1 `McpServer` (hand-written). Lossy: v2 extension MCP servers have no v1 form; converting one throws a CompatError. */
+/** Converts a v2 `McpServer` into a v1 `McpServer` (hand-written). Lossy: v1 requires a stdio server's args and env and an HTTP server's headers: where v2 omits them, v1 gets empty lists. */
 export function v2ToV1McpServer(value: V2.McpServer): V1.McpServer {
   return custom.v2ToV1McpServer(value);
 }
@@ -2235,13 +2245,20 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV1: v2ToV1McpServerHttp,
   },
   {
+    name: 'ExtensionMcpServer',
+    v1: 'ExtensionMcpServer',
+    v2: 'ExtensionMcpServer',
+    toV2: v1ToV2ExtensionMcpServer,
+    toV1: v2ToV1ExtensionMcpServer,
+  },
+  {
     name: 'McpServer',
     v1: 'McpServer',
     v2: 'McpServer',
     toV2: v1ToV2McpServer,
     toV1: v2ToV1McpServer,
     lossyToV2: 'v2 has no SSE MCP servers; a v1 sse server becomes the extension server type _sse with the same fields.',
-    lossyToV1: 'v2 extension MCP servers have no v1 form; converting one throws a CompatError.',
+    lossyToV1: 'v1 requires a stdio server\'s args and env and an HTTP server\'s headers: where v2 omits them, v1 gets empty lists.',
   },
   {
     name: 'ClientCapabilities',

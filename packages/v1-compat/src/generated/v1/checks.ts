@@ -5,26 +5,31 @@ const SET1 = new Set(["user_message_chunk", "agent_message_chunk", "agent_though
 const SET2 = new Set(["string", "number", "integer", "boolean", "array"]);
 
 function sub0(v) {
-  if (!(SET0.has(v))) return false;
+  if (!(v === "http" || v === "sse" || v === "stdio")) return false;
   return true;
 }
 
 function sub1(v) {
-  if (!(v === "content" || v === "diff" || v === "terminal")) return false;
+  if (!(SET0.has(v))) return false;
   return true;
 }
 
 function sub2(v) {
-  if (!(SET1.has(v))) return false;
+  if (!(v === "content" || v === "diff" || v === "terminal")) return false;
   return true;
 }
 
 function sub3(v) {
-  if (!(v === "selected" || v === "cancelled")) return false;
+  if (!(SET1.has(v))) return false;
   return true;
 }
 
 function sub4(v) {
+  if (!(v === "selected" || v === "cancelled")) return false;
+  return true;
+}
+
+function sub5(v) {
   if ((v !== null && typeof v === 'object' && !Array.isArray(v))) {
     if (v.id === undefined) return false;
   }
@@ -32,12 +37,12 @@ function sub4(v) {
   return true;
 }
 
-function sub5(v) {
+function sub6(v) {
   if (!(v === "terminal")) return false;
   return true;
 }
 
-function sub6(v) {
+function sub7(v) {
   if (!(Array.isArray(v))) return false;
   for (let i1 = 0; i1 < v.length; i1 += 1) {
     const x2 = v[i1];
@@ -47,7 +52,7 @@ function sub6(v) {
   return true;
 }
 
-function sub7(v) {
+function sub8(v) {
   if (!(Array.isArray(v))) return false;
   for (let i1 = 0; i1 < v.length; i1 += 1) {
     const x2 = v[i1];
@@ -57,27 +62,27 @@ function sub7(v) {
   return true;
 }
 
-function sub8(v) {
+function sub9(v) {
   if (!(v === "select" || v === "boolean")) return false;
   return true;
 }
 
-function sub9(v) {
+function sub10(v) {
   if (!(v === "string")) return false;
   return true;
 }
 
-function sub10(v) {
+function sub11(v) {
   if (!(SET2.has(v))) return false;
   return true;
 }
 
-function sub11(v) {
+function sub12(v) {
   if (!(v === "form" || v === "url")) return false;
   return true;
 }
 
-function sub12(v) {
+function sub13(v) {
   if (!(Array.isArray(v))) return false;
   for (let i1 = 0; i1 < v.length; i1 += 1) {
     const x2 = v[i1];
@@ -87,7 +92,7 @@ function sub12(v) {
   return true;
 }
 
-function sub13(v) {
+function sub14(v) {
   if (!(v === "accept" || v === "decline" || v === "cancel")) return false;
   return true;
 }
@@ -493,7 +498,16 @@ function checkMcpServerSse(v) {
 }
 
 function checkMcpServer(v) {
-  if (!(checkMcpServerHttp(v) || checkMcpServerSse(v) || checkMcpServerStdio(v))) return false;
+  if (!(checkMcpServerHttp(v) || checkMcpServerSse(v) || checkMcpServerStdio(v) || checkExtensionMcpServer(v))) return false;
+  return true;
+}
+
+function checkExtensionMcpServer(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.type === undefined) return false;
+  const p1 = v.type;
+  if (!(typeof p1 === 'string')) return false;
+  if (sub0(p1)) return false;
   return true;
 }
 
@@ -952,7 +966,7 @@ function checkExtensionContent(v) {
   if (v.type === undefined) return false;
   const p1 = v.type;
   if (!(typeof p1 === 'string')) return false;
-  if (sub0(p1)) return false;
+  if (sub1(p1)) return false;
   return true;
 }
 
@@ -1292,7 +1306,7 @@ function checkExtensionToolCallContent(v) {
   if (v.type === undefined) return false;
   const p1 = v.type;
   if (!(typeof p1 === 'string')) return false;
-  if (sub1(p1)) return false;
+  if (sub2(p1)) return false;
   return true;
 }
 
@@ -1677,7 +1691,7 @@ function checkExtensionSessionUpdate(v) {
   if (v.sessionUpdate === undefined) return false;
   const p1 = v.sessionUpdate;
   if (!(typeof p1 === 'string')) return false;
-  if (sub2(p1)) return false;
+  if (sub3(p1)) return false;
   return true;
 }
 
@@ -2063,7 +2077,7 @@ function checkExtensionPermissionOutcome(v) {
   if (v.outcome === undefined) return false;
   const p1 = v.outcome;
   if (!(typeof p1 === 'string')) return false;
-  if (sub3(p1)) return false;
+  if (sub4(p1)) return false;
   return true;
 }
 
@@ -2211,7 +2225,7 @@ function checkJsonRpcNotification(v) {
     if (!((p3 !== null && typeof p3 === 'object' && !Array.isArray(p3)))) return false;
   }
 
-  if (sub4(v)) return false;
+  if (sub5(v)) return false;
   return true;
 }
 
@@ -2460,7 +2474,7 @@ function checkAuthMethodAgent(v) {
   const p4 = v.type;
   if (p4 !== undefined) {
     if (!(typeof p4 === 'string')) return false;
-    if (sub5(p4)) return false;
+    if (sub6(p4)) return false;
   }
 
   const p5 = v._meta;
@@ -2607,7 +2621,7 @@ function checkSessionConfigSelectGroup(v) {
 }
 
 function checkSessionConfigSelectOptions(v) {
-  if (!(sub6(v) || sub7(v))) return false;
+  if (!(sub7(v) || sub8(v))) return false;
   return true;
 }
 
@@ -2676,7 +2690,7 @@ function checkExtensionSessionConfigOption(v) {
   if (v.type === undefined || v.id === undefined || v.name === undefined) return false;
   const p1 = v.type;
   if (!(typeof p1 === 'string')) return false;
-  if (sub8(p1)) return false;
+  if (sub9(p1)) return false;
   const p2 = v.id;
   if (!checkSessionConfigId(p2)) return false;
   const p3 = v.name;
@@ -3592,7 +3606,7 @@ function checkExtensionMultiSelectItems(v) {
   if (v.type === undefined) return false;
   const p1 = v.type;
   if (!(typeof p1 === 'string')) return false;
-  if (sub9(p1)) return false;
+  if (sub10(p1)) return false;
   return true;
 }
 
@@ -3662,7 +3676,7 @@ function checkExtensionPropertySchema(v) {
   if (v.type === undefined) return false;
   const p1 = v.type;
   if (!(typeof p1 === 'string')) return false;
-  if (sub10(p1)) return false;
+  if (sub11(p1)) return false;
   return true;
 }
 
@@ -4035,7 +4049,7 @@ function checkExtensionElicitationRequest(v) {
   if (v.mode === undefined || v.message === undefined) return false;
   const p1 = v.mode;
   if (!(typeof p1 === 'string')) return false;
-  if (sub11(p1)) return false;
+  if (sub12(p1)) return false;
   const p2 = v.message;
   if (!(typeof p2 === 'string')) return false;
   return true;
@@ -4126,7 +4140,7 @@ function checkCreateElicitationRequest(v) {
 }
 
 function checkElicitationContentValue(v) {
-  if (!(typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean' || sub12(v) || true)) return false;
+  if (!(typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean' || sub13(v) || true)) return false;
   return true;
 }
 
@@ -4190,7 +4204,7 @@ function checkExtensionElicitationAction(v) {
   if (v.action === undefined) return false;
   const p1 = v.action;
   if (!(typeof p1 === 'string')) return false;
-  if (sub13(p1)) return false;
+  if (sub14(p1)) return false;
   return true;
 }
 
@@ -4336,4 +4350,4 @@ function checkExtensionElicitationActionWithUncheckedTag(v) {
   return true;
 }
 
-export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkToolCallId as ToolCallId, checkSessionModeId as SessionModeId, checkImplementation as Implementation, checkFileSystemCapabilities as FileSystemCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentCapabilities as AgentCapabilities, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkMcpServerSse as McpServerSse, checkMcpServer as McpServer, checkSessionMode as SessionMode, checkSessionModeState as SessionModeState, checkNewSessionRequest as NewSessionRequest, checkNewSessionResponse as NewSessionResponse, checkLoadSessionRequest as LoadSessionRequest, checkLoadSessionResponse as LoadSessionResponse, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkRole as Role, checkAnnotations as Annotations, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkStopReason as StopReason, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkUserMessageChunk as UserMessageChunk, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtChunk as AgentThoughtChunk, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCallDetails as ToolCallDetails, checkNewToolCall as NewToolCall, checkToolCallUpdate as ToolCallUpdate, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanUpdate as PlanUpdate, checkAvailableCommandInput as AvailableCommandInput, checkAvailableCommand as AvailableCommand, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkCurrentModeUpdate as CurrentModeUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkAuthMethodId as AuthMethodId, checkPermissionOptionId as PermissionOptionId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkTerminalId as TerminalId, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkErrorCode as ErrorCode, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkCancelRequestNotification as CancelRequestNotification, checkSessionListCapabilities as SessionListCapabilities, checkSessionResumeCapabilities as SessionResumeCapabilities, checkSessionCloseCapabilities as SessionCloseCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkLogoutCapabilities as LogoutCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAuthCapabilities as AuthCapabilities, checkCompactionCapabilities as CompactionCapabilities, checkNoticeCapabilities as NoticeCapabilities, checkBooleanConfigOptionCapabilities as BooleanConfigOptionCapabilities, checkSessionConfigOptionsCapabilities as SessionConfigOptionsCapabilities, checkClientSessionCapabilities as ClientSessionCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkAuthenticateRequest as AuthenticateRequest, checkAuthenticateResponse as AuthenticateResponse, checkLogoutRequest as LogoutRequest, checkLogoutResponse as LogoutResponse, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkSetSessionModeRequest as SetSessionModeRequest, checkSetSessionModeResponse as SetSessionModeResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkReadTextFileRequest as ReadTextFileRequest, checkReadTextFileResponse as ReadTextFileResponse, checkWriteTextFileRequest as WriteTextFileRequest, checkWriteTextFileResponse as WriteTextFileResponse, checkCreateTerminalRequest as CreateTerminalRequest, checkCreateTerminalResponse as CreateTerminalResponse, checkTerminalExitStatus as TerminalExitStatus, checkTerminalOutputRequest as TerminalOutputRequest, checkTerminalOutputResponse as TerminalOutputResponse, checkReleaseTerminalRequest as ReleaseTerminalRequest, checkReleaseTerminalResponse as ReleaseTerminalResponse, checkWaitForTerminalExitRequest as WaitForTerminalExitRequest, checkWaitForTerminalExitResponse as WaitForTerminalExitResponse, checkKillTerminalRequest as KillTerminalRequest, checkKillTerminalResponse as KillTerminalResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkElicitationSchemaType as ElicitationSchemaType, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification };
+export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkToolCallId as ToolCallId, checkSessionModeId as SessionModeId, checkImplementation as Implementation, checkFileSystemCapabilities as FileSystemCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentCapabilities as AgentCapabilities, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkMcpServerSse as McpServerSse, checkMcpServer as McpServer, checkExtensionMcpServer as ExtensionMcpServer, checkSessionMode as SessionMode, checkSessionModeState as SessionModeState, checkNewSessionRequest as NewSessionRequest, checkNewSessionResponse as NewSessionResponse, checkLoadSessionRequest as LoadSessionRequest, checkLoadSessionResponse as LoadSessionResponse, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkRole as Role, checkAnnotations as Annotations, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkStopReason as StopReason, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkUserMessageChunk as UserMessageChunk, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtChunk as AgentThoughtChunk, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCallDetails as ToolCallDetails, checkNewToolCall as NewToolCall, checkToolCallUpdate as ToolCallUpdate, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanUpdate as PlanUpdate, checkAvailableCommandInput as AvailableCommandInput, checkAvailableCommand as AvailableCommand, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkCurrentModeUpdate as CurrentModeUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkAuthMethodId as AuthMethodId, checkPermissionOptionId as PermissionOptionId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkTerminalId as TerminalId, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkErrorCode as ErrorCode, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkCancelRequestNotification as CancelRequestNotification, checkSessionListCapabilities as SessionListCapabilities, checkSessionResumeCapabilities as SessionResumeCapabilities, checkSessionCloseCapabilities as SessionCloseCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkLogoutCapabilities as LogoutCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAuthCapabilities as AuthCapabilities, checkCompactionCapabilities as CompactionCapabilities, checkNoticeCapabilities as NoticeCapabilities, checkBooleanConfigOptionCapabilities as BooleanConfigOptionCapabilities, checkSessionConfigOptionsCapabilities as SessionConfigOptionsCapabilities, checkClientSessionCapabilities as ClientSessionCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkAuthenticateRequest as AuthenticateRequest, checkAuthenticateResponse as AuthenticateResponse, checkLogoutRequest as LogoutRequest, checkLogoutResponse as LogoutResponse, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkSetSessionModeRequest as SetSessionModeRequest, checkSetSessionModeResponse as SetSessionModeResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkReadTextFileRequest as ReadTextFileRequest, checkReadTextFileResponse as ReadTextFileResponse, checkWriteTextFileRequest as WriteTextFileRequest, checkWriteTextFileResponse as WriteTextFileResponse, checkCreateTerminalRequest as CreateTerminalRequest, checkCreateTerminalResponse as CreateTerminalResponse, checkTerminalExitStatus as TerminalExitStatus, checkTerminalOutputRequest as TerminalOutputRequest, checkTerminalOutputResponse as TerminalOutputResponse, checkReleaseTerminalRequest as ReleaseTerminalRequest, checkReleaseTerminalResponse as ReleaseTerminalResponse, checkWaitForTerminalExitRequest as WaitForTerminalExitRequest, checkWaitForTerminalExitResponse as WaitForTerminalExitResponse, checkKillTerminalRequest as KillTerminalRequest, checkKillTerminalResponse as KillTerminalResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkElicitationSchemaType as ElicitationSchemaType, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification };

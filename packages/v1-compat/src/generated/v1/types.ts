@@ -208,8 +208,15 @@ export interface McpServerSse {
   _meta?: Meta;
 }
 
-/** An MCP server the agent should connect to. Not a tagged union in v1: the stdio variant has no type. */
-export type McpServer = (McpServerHttp | McpServerSse | McpServerStdio);
+/** An MCP server the agent should connect to. Not a tagged union in v1: the stdio variant has no type. A transport this schema does not know is kept (ExtensionMcpServer). */
+export type McpServer = (McpServerHttp | McpServerSse | McpServerStdio | ExtensionMcpServer);
+
+/** An MCP server transport this schema does not know; the agent may refuse to connect it but accepts the message. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
+export interface ExtensionMcpServer {
+  [k: string]: unknown;
+  /** Any transport name other than the known ones. */
+  type: string;
+}
 
 /** One operating mode the agent offers. */
 export interface SessionMode {
@@ -1759,6 +1766,7 @@ export interface Definitions {
   McpServerHttp: McpServerHttp;
   McpServerSse: McpServerSse;
   McpServer: McpServer;
+  ExtensionMcpServer: ExtensionMcpServer;
   SessionMode: SessionMode;
   SessionModeState: SessionModeState;
   NewSessionRequest: NewSessionRequest;

@@ -2872,7 +2872,8 @@ return errors === 0;
 }
 
 export const McpServer = validate77;
-const schema86 = {"anyOf":[{"$ref":"#/$defs/McpServerHttp"},{"$ref":"#/$defs/McpServerSse"},{"$ref":"#/$defs/McpServerStdio"}]};
+const schema86 = {"anyOf":[{"$ref":"#/$defs/McpServerHttp"},{"$ref":"#/$defs/McpServerSse"},{"$ref":"#/$defs/McpServerStdio"},{"$ref":"#/$defs/ExtensionMcpServer"}]};
+const schema87 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["http","sse","stdio"]}}},"required":["type"],"additionalProperties":true};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2902,15 +2903,95 @@ errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
 valid0 = valid0 || _valid0;
-}
-}
 if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.type === undefined) && (missing0 = "type")){
+const err0 = {instancePath,schemaPath:"#/$defs/ExtensionMcpServer/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
 else {
 vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+if(typeof data0 !== "string"){
+const err1 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionMcpServer/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const _errs10 = errors;
+const _errs11 = errors;
+if(!(((data0 === "http") || (data0 === "sse")) || (data0 === "stdio"))){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var valid3 = _errs11 === errors;
+if(valid3){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionMcpServer/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/$defs/ExtensionMcpServer/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+}
+}
+}
+if(!valid0){
+const err5 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 validate77.errors = vErrors;
@@ -2931,8 +3012,7 @@ validate77.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionMode = validate81;
-const schema87 = {"type":"object","properties":{"id":{"$ref":"#/$defs/SessionModeId"},"name":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["id","name"]};
+export const ExtensionMcpServer = validate81;
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2940,59 +3020,42 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))){
+if((data.type === undefined) && (missing0 = "type")){
 validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.id !== undefined){
-const _errs1 = errors;
-if(typeof data.id !== "string"){
-validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.type !== undefined){
+let data0 = data.type;
+if(typeof data0 !== "string"){
+validate81.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.name !== undefined){
 const _errs4 = errors;
-if(typeof data.name !== "string"){
-validate81.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data2 = data.description;
-const _errs6 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate81.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema87.properties.description.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
+const _errs5 = errors;
+if(!(((data0 === "http") || (data0 === "sse")) || (data0 === "stdio"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-var valid0 = true;
+vErrors.push(err0);
 }
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs8 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate81.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+errors++;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+validate81.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
-var valid0 = _errs8 === errors;
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
 }
 else {
-var valid0 = true;
+vErrors = null;
 }
 }
 }
@@ -3008,8 +3071,8 @@ validate81.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionModeState = validate82;
-const schema90 = {"type":"object","properties":{"currentModeId":{"$ref":"#/$defs/SessionModeId"},"availableModes":{"type":"array","items":{"$ref":"#/$defs/SessionMode"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["currentModeId","availableModes"]};
+export const SessionMode = validate82;
+const schema89 = {"type":"object","properties":{"id":{"$ref":"#/$defs/SessionModeId"},"name":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["id","name"]};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3017,15 +3080,92 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.currentModeId === undefined) && (missing0 = "currentModeId")) || ((data.availableModes === undefined) && (missing0 = "availableModes"))){
+if(((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))){
 validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+const _errs1 = errors;
+if(typeof data.id !== "string"){
+validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs4 = errors;
+if(typeof data.name !== "string"){
+validate82.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data2 = data.description;
+const _errs6 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate82.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema89.properties.description.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs8 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate82.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate82.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionModeState = validate83;
+const schema92 = {"type":"object","properties":{"currentModeId":{"$ref":"#/$defs/SessionModeId"},"availableModes":{"type":"array","items":{"$ref":"#/$defs/SessionMode"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["currentModeId","availableModes"]};
+
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.currentModeId === undefined) && (missing0 = "currentModeId")) || ((data.availableModes === undefined) && (missing0 = "availableModes"))){
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.currentModeId !== undefined){
 const _errs1 = errors;
 if(typeof data.currentModeId !== "string"){
-validate82.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3043,8 +3183,8 @@ var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate81(data1[i0], {instancePath:instancePath+"/availableModes/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate82(data1[i0], {instancePath:instancePath+"/availableModes/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -3054,7 +3194,7 @@ break;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/availableModes",schemaPath:"#/properties/availableModes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate83.errors = [{instancePath:instancePath+"/availableModes",schemaPath:"#/properties/availableModes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3068,7 +3208,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate82.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate83.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -3081,32 +3221,32 @@ var valid0 = true;
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate82.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
 
-export const NewSessionRequest = validate84;
-const schema93 = {"type":"object","properties":{"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["cwd","mcpServers"]};
+export const NewSessionRequest = validate85;
+const schema95 = {"type":"object","properties":{"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["cwd","mcpServers"]};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.cwd === undefined) && (missing0 = "cwd")) || ((data.mcpServers === undefined) && (missing0 = "mcpServers"))){
-validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.cwd !== undefined){
 const _errs1 = errors;
 if(typeof data.cwd !== "string"){
-validate84.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate85.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3125,7 +3265,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
 if(typeof data1[i0] !== "string"){
-validate84.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate85.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -3135,7 +3275,7 @@ break;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate85.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3165,7 +3305,7 @@ break;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate85.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3179,7 +3319,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs10 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate84.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate85.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -3193,31 +3333,31 @@ var valid0 = true;
 }
 }
 else {
-validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate84.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
 
-export const NewSessionResponse = validate86;
-const schema95 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
-const schema97 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["select","boolean"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"select"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"$ref":"#/$defs/SessionConfigValueId"},"options":{"$ref":"#/$defs/SessionConfigSelectOptions"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue","options"]},{"type":"object","properties":{"type":{"const":"boolean"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"type":"boolean"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue"]}]},"else":{"$ref":"#/$defs/ExtensionSessionConfigOptionWithUncheckedTag"}};
-const schema98 = {"type":"string","minLength":1};
-const schema99 = {"type":"string"};
+export const NewSessionResponse = validate87;
+const schema97 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+const schema99 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["select","boolean"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"select"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"$ref":"#/$defs/SessionConfigValueId"},"options":{"$ref":"#/$defs/SessionConfigSelectOptions"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue","options"]},{"type":"object","properties":{"type":{"const":"boolean"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"type":"boolean"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue"]}]},"else":{"$ref":"#/$defs/ExtensionSessionConfigOptionWithUncheckedTag"}};
 const schema100 = {"type":"string","minLength":1};
-const schema101 = {"anyOf":[{"type":"array","items":{"$ref":"#/$defs/SessionConfigSelectOption"}},{"type":"array","items":{"$ref":"#/$defs/SessionConfigSelectGroup"}}]};
-const schema102 = {"type":"object","properties":{"value":{"$ref":"#/$defs/SessionConfigValueId"},"name":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["value","name"]};
+const schema101 = {"type":"string"};
+const schema102 = {"type":"string","minLength":1};
+const schema103 = {"anyOf":[{"type":"array","items":{"$ref":"#/$defs/SessionConfigSelectOption"}},{"type":"array","items":{"$ref":"#/$defs/SessionConfigSelectGroup"}}]};
+const schema104 = {"type":"object","properties":{"value":{"$ref":"#/$defs/SessionConfigValueId"},"name":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["value","name"]};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.value === undefined) && (missing0 = "value")) || ((data.name === undefined) && (missing0 = "name"))){
-validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -3228,12 +3368,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate90.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate91.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3246,7 +3386,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate90.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3259,7 +3399,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate90.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema102.properties.description.type},message:"must be string,null"}];
+validate91.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema104.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3272,7 +3412,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate90.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate91.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -3286,25 +3426,25 @@ var valid0 = true;
 }
 }
 else {
-validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate90.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
 
-const schema105 = {"type":"object","properties":{"group":{"$ref":"#/$defs/SessionConfigGroupId"},"name":{"type":"string"},"options":{"type":"array","items":{"$ref":"#/$defs/SessionConfigSelectOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["group","name","options"]};
-const schema106 = {"type":"string","minLength":1};
+const schema107 = {"type":"object","properties":{"group":{"$ref":"#/$defs/SessionConfigGroupId"},"name":{"type":"string"},"options":{"type":"array","items":{"$ref":"#/$defs/SessionConfigSelectOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["group","name","options"]};
+const schema108 = {"type":"string","minLength":1};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.group === undefined) && (missing0 = "group")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -3315,12 +3455,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate92.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate93.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3333,7 +3473,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate92.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3351,8 +3491,8 @@ var valid2 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
-if(!(validate90(data2[i0], {instancePath:instancePath+"/options/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate91(data2[i0], {instancePath:instancePath+"/options/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs8 === errors;
@@ -3362,7 +3502,7 @@ break;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate93.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3376,7 +3516,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs9 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate92.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate93.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -3390,16 +3530,16 @@ var valid0 = true;
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate92.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -3411,8 +3551,8 @@ var valid1 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate90(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate91(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -3442,8 +3582,8 @@ var valid2 = true;
 const len1 = data.length;
 for(let i1=0; i1<len1; i1++){
 const _errs6 = errors;
-if(!(validate92(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate93(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -3475,7 +3615,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate89.errors = vErrors;
+validate90.errors = vErrors;
 return false;
 }
 else {
@@ -3489,27 +3629,27 @@ vErrors = null;
 }
 }
 }
-validate89.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
 
-const schema112 = {"type":"object","properties":{"type":{"type":"string"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"}},"required":["type","id","name"],"additionalProperties":true};
+const schema114 = {"type":"object","properties":{"type":{"type":"string"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"}},"required":["type","id","name"],"additionalProperties":true};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))){
-validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs2 = errors;
 if(typeof data.type !== "string"){
-validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate97.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3525,12 +3665,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate96.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3543,7 +3683,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs7 = errors;
 if(typeof data.name !== "string"){
-validate96.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate97.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -3556,16 +3696,16 @@ var valid0 = true;
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate96.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -3603,7 +3743,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate88.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -3615,14 +3755,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((((data.type === undefined) && (missing1 = "type")) || ((data.id === undefined) && (missing1 = "id"))) || ((data.name === undefined) && (missing1 = "name"))) || ((data.currentValue === undefined) && (missing1 = "currentValue"))) || ((data.options === undefined) && (missing1 = "options"))){
-validate88.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("select" !== data.type){
-validate88.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "select"},message:"must be equal to constant"}];
+validate89.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "select"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -3638,12 +3778,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate88.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3656,7 +3796,7 @@ if(valid4){
 if(data.name !== undefined){
 const _errs13 = errors;
 if(typeof data.name !== "string"){
-validate88.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/0/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/0/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs13 === errors;
@@ -3669,7 +3809,7 @@ if(data.description !== undefined){
 let data4 = data.description;
 const _errs15 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate88.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema97.then.oneOf[0].properties.description.type},message:"must be string,null"}];
+validate89.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema99.then.oneOf[0].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs15 === errors;
@@ -3720,7 +3860,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate88.errors = vErrors;
+validate89.errors = vErrors;
 return false;
 }
 else {
@@ -3747,12 +3887,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(data6.length < 1){
-validate88.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate89.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3764,8 +3904,8 @@ var valid4 = true;
 if(valid4){
 if(data.options !== undefined){
 const _errs27 = errors;
-if(!(validate89(data.options, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+if(!(validate90(data.options, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs27 === errors;
@@ -3778,7 +3918,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs28 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate88.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate89.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs28 === errors;
@@ -3796,7 +3936,7 @@ var valid4 = true;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3807,14 +3947,14 @@ if(errors === _errs32){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((((data.type === undefined) && (missing2 = "type")) || ((data.id === undefined) && (missing2 = "id"))) || ((data.name === undefined) && (missing2 = "name"))) || ((data.currentValue === undefined) && (missing2 = "currentValue"))){
-validate88.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs34 = errors;
 if("boolean" !== data.type){
-validate88.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate89.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid11 = _errs34 === errors;
@@ -3830,12 +3970,12 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate88.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3848,7 +3988,7 @@ if(valid11){
 if(data.name !== undefined){
 const _errs38 = errors;
 if(typeof data.name !== "string"){
-validate88.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid11 = _errs38 === errors;
@@ -3861,7 +4001,7 @@ if(data.description !== undefined){
 let data12 = data.description;
 const _errs40 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate88.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema97.then.oneOf[1].properties.description.type},message:"must be string,null"}];
+validate89.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema99.then.oneOf[1].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs40 === errors;
@@ -3912,7 +4052,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate88.errors = vErrors;
+validate89.errors = vErrors;
 return false;
 }
 else {
@@ -3935,7 +4075,7 @@ if(valid11){
 if(data.currentValue !== undefined){
 const _errs49 = errors;
 if(typeof data.currentValue !== "boolean"){
-validate88.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/then/oneOf/1/properties/currentValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate89.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/then/oneOf/1/properties/currentValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid11 = _errs49 === errors;
@@ -3948,7 +4088,7 @@ if(data._meta !== undefined){
 let data15 = data._meta;
 const _errs51 = errors;
 if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-validate88.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate89.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid11 = _errs51 === errors;
@@ -3965,24 +4105,24 @@ var valid11 = true;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate89.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate89.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3992,8 +4132,8 @@ ifClause0 = "then";
 }
 else {
 const _errs55 = errors;
-if(!(validate96(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+if(!(validate97(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs55 === errors;
@@ -4009,50 +4149,50 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate88.errors = vErrors;
+validate89.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate88.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate88.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate86.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -4067,8 +4207,8 @@ const _errs4 = errors;
 const _errs5 = errors;
 let valid2 = false;
 const _errs6 = errors;
-if(!(validate82(data1, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate83(data1, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
@@ -4097,7 +4237,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate86.errors = vErrors;
+validate87.errors = vErrors;
 return false;
 }
 else {
@@ -4121,7 +4261,7 @@ if(data.configOptions !== undefined){
 let data2 = data.configOptions;
 const _errs9 = errors;
 if((!(Array.isArray(data2))) && (data2 !== null)){
-validate86.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema95.properties.configOptions.type},message:"must be array,null"}];
+validate87.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema97.properties.configOptions.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs9){
@@ -4130,8 +4270,8 @@ var valid3 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
-if(!(validate88(data2[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate89(data2[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs11 === errors;
@@ -4151,7 +4291,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs12 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate86.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate87.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -4165,32 +4305,32 @@ var valid0 = true;
 }
 }
 else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate86.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
 
-export const LoadSessionRequest = validate99;
-const schema115 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd","mcpServers"]};
+export const LoadSessionRequest = validate100;
+const schema117 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd","mcpServers"]};
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.mcpServers === undefined) && (missing0 = "mcpServers"))){
-validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate99.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -4202,7 +4342,7 @@ if(valid0){
 if(data.cwd !== undefined){
 const _errs4 = errors;
 if(typeof data.cwd !== "string"){
-validate99.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -4221,7 +4361,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
 if(typeof data2[i0] !== "string"){
-validate99.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -4231,7 +4371,7 @@ break;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate100.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4261,7 +4401,7 @@ break;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate100.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4275,7 +4415,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs13 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate99.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate100.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -4290,18 +4430,18 @@ var valid0 = true;
 }
 }
 else {
-validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate99.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
 
-export const LoadSessionResponse = validate101;
-const schema118 = {"type":"object","properties":{"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const LoadSessionResponse = validate102;
+const schema120 = {"type":"object","properties":{"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -4312,8 +4452,8 @@ const _errs1 = errors;
 const _errs2 = errors;
 let valid1 = false;
 const _errs3 = errors;
-if(!(validate82(data0, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate83(data0, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -4342,7 +4482,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate101.errors = vErrors;
+validate102.errors = vErrors;
 return false;
 }
 else {
@@ -4366,7 +4506,7 @@ if(data.configOptions !== undefined){
 let data1 = data.configOptions;
 const _errs6 = errors;
 if((!(Array.isArray(data1))) && (data1 !== null)){
-validate101.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema118.properties.configOptions.type},message:"must be array,null"}];
+validate102.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema120.properties.configOptions.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs6){
@@ -4375,8 +4515,8 @@ var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
-if(!(validate88(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate89(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs8 === errors;
@@ -4396,7 +4536,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate101.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate102.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -4408,32 +4548,32 @@ var valid0 = true;
 }
 }
 else {
-validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate101.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
 
-export const ResumeSessionRequest = validate104;
-const schema120 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+export const ResumeSessionRequest = validate105;
+const schema122 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate104.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -4445,7 +4585,7 @@ if(valid0){
 if(data.cwd !== undefined){
 const _errs4 = errors;
 if(typeof data.cwd !== "string"){
-validate104.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -4464,7 +4604,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
 if(typeof data2[i0] !== "string"){
-validate104.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -4474,7 +4614,7 @@ break;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate105.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4504,7 +4644,7 @@ break;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate105.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4518,7 +4658,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs13 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate104.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate105.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -4533,18 +4673,18 @@ var valid0 = true;
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate104.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
 
-export const ResumeSessionResponse = validate106;
-const schema123 = {"type":"object","properties":{"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const ResumeSessionResponse = validate107;
+const schema125 = {"type":"object","properties":{"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -4555,8 +4695,8 @@ const _errs1 = errors;
 const _errs2 = errors;
 let valid1 = false;
 const _errs3 = errors;
-if(!(validate82(data0, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate83(data0, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -4585,7 +4725,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate106.errors = vErrors;
+validate107.errors = vErrors;
 return false;
 }
 else {
@@ -4609,7 +4749,7 @@ if(data.configOptions !== undefined){
 let data1 = data.configOptions;
 const _errs6 = errors;
 if((!(Array.isArray(data1))) && (data1 !== null)){
-validate106.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema123.properties.configOptions.type},message:"must be array,null"}];
+validate107.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema125.properties.configOptions.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs6){
@@ -4618,8 +4758,8 @@ var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
-if(!(validate88(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate89(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs8 === errors;
@@ -4639,7 +4779,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate106.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate107.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -4651,32 +4791,32 @@ var valid0 = true;
 }
 }
 else {
-validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate106.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
 
-export const Role = validate109;
-const schema125 = {"type":"string"};
+export const Role = validate110;
+const schema127 = {"type":"string"};
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate109.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
 
-export const Annotations = validate110;
-const schema126 = {"type":"object","properties":{"audience":{"type":["array","null"],"items":{"$ref":"#/$defs/Role"}},"lastModified":{"type":["string","null"]},"priority":{"type":["number","null"],"minimum":0,"maximum":1},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const Annotations = validate111;
+const schema128 = {"type":"object","properties":{"audience":{"type":["array","null"],"items":{"$ref":"#/$defs/Role"}},"lastModified":{"type":["string","null"]},"priority":{"type":["number","null"],"minimum":0,"maximum":1},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -4685,7 +4825,7 @@ if(data.audience !== undefined){
 let data0 = data.audience;
 const _errs1 = errors;
 if((!(Array.isArray(data0))) && (data0 !== null)){
-validate110.errors = [{instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: schema126.properties.audience.type},message:"must be array,null"}];
+validate111.errors = [{instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: schema128.properties.audience.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs1){
@@ -4695,7 +4835,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
 if(typeof data0[i0] !== "string"){
-validate110.errors = [{instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -4715,7 +4855,7 @@ if(data.lastModified !== undefined){
 let data2 = data.lastModified;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate110.errors = [{instancePath:instancePath+"/lastModified",schemaPath:"#/properties/lastModified/type",keyword:"type",params:{type: schema126.properties.lastModified.type},message:"must be string,null"}];
+validate111.errors = [{instancePath:instancePath+"/lastModified",schemaPath:"#/properties/lastModified/type",keyword:"type",params:{type: schema128.properties.lastModified.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -4728,18 +4868,18 @@ if(data.priority !== undefined){
 let data3 = data.priority;
 const _errs8 = errors;
 if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate110.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: schema126.properties.priority.type},message:"must be number,null"}];
+validate111.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: schema128.properties.priority.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-validate110.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate111.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate110.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate111.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4755,7 +4895,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs10 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate110.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate111.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -4768,32 +4908,32 @@ var valid0 = true;
 }
 }
 else {
-validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate110.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
 
-export const TextContent = validate111;
-const schema129 = {"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","text"]};
+export const TextContent = validate112;
+const schema131 = {"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","text"]};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.text === undefined) && (missing0 = "text"))){
-validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("text" !== data.type){
-validate111.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"}];
+validate112.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -4805,7 +4945,7 @@ if(valid0){
 if(data.text !== undefined){
 const _errs2 = errors;
 if(typeof data.text !== "string"){
-validate111.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -4820,8 +4960,8 @@ const _errs4 = errors;
 const _errs5 = errors;
 let valid1 = false;
 const _errs6 = errors;
-if(!(validate110(data2, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data2, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
@@ -4850,7 +4990,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate111.errors = vErrors;
+validate112.errors = vErrors;
 return false;
 }
 else {
@@ -4874,7 +5014,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate111.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate112.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -4888,32 +5028,32 @@ var valid0 = true;
 }
 }
 else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate111.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
 
-export const ImageContent = validate113;
-const schema131 = {"type":"object","properties":{"type":{"const":"image"},"data":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":["string","null"]},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]};
+export const ImageContent = validate114;
+const schema133 = {"type":"object","properties":{"type":{"const":"image"},"data":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":["string","null"]},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.mimeType === undefined) && (missing0 = "mimeType"))){
-validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("image" !== data.type){
-validate113.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "image"},message:"must be equal to constant"}];
+validate114.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "image"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -4925,7 +5065,7 @@ if(valid0){
 if(data.data !== undefined){
 const _errs2 = errors;
 if(typeof data.data !== "string"){
-validate113.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -4937,7 +5077,7 @@ if(valid0){
 if(data.mimeType !== undefined){
 const _errs4 = errors;
 if(typeof data.mimeType !== "string"){
-validate113.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -4950,7 +5090,7 @@ if(data.uri !== undefined){
 let data3 = data.uri;
 const _errs6 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate113.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: schema131.properties.uri.type},message:"must be string,null"}];
+validate114.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: schema133.properties.uri.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -4965,8 +5105,8 @@ const _errs8 = errors;
 const _errs9 = errors;
 let valid1 = false;
 const _errs10 = errors;
-if(!(validate110(data4, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data4, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs10 === errors;
@@ -4995,7 +5135,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate113.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -5019,7 +5159,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs13 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate113.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate114.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -5035,32 +5175,32 @@ var valid0 = true;
 }
 }
 else {
-validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate113.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
 
-export const AudioContent = validate115;
-const schema133 = {"type":"object","properties":{"type":{"const":"audio"},"data":{"type":"string"},"mimeType":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]};
+export const AudioContent = validate116;
+const schema135 = {"type":"object","properties":{"type":{"const":"audio"},"data":{"type":"string"},"mimeType":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]};
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.mimeType === undefined) && (missing0 = "mimeType"))){
-validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate116.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("audio" !== data.type){
-validate115.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "audio"},message:"must be equal to constant"}];
+validate116.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "audio"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5072,7 +5212,7 @@ if(valid0){
 if(data.data !== undefined){
 const _errs2 = errors;
 if(typeof data.data !== "string"){
-validate115.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5084,7 +5224,7 @@ if(valid0){
 if(data.mimeType !== undefined){
 const _errs4 = errors;
 if(typeof data.mimeType !== "string"){
-validate115.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -5099,8 +5239,8 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid1 = false;
 const _errs8 = errors;
-if(!(validate110(data3, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data3, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -5129,7 +5269,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate115.errors = vErrors;
+validate116.errors = vErrors;
 return false;
 }
 else {
@@ -5153,7 +5293,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs11 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate115.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate116.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -5168,32 +5308,32 @@ var valid0 = true;
 }
 }
 else {
-validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate115.errors = vErrors;
+validate116.errors = vErrors;
 return errors === 0;
 }
 
-export const ResourceLink = validate117;
-const schema135 = {"type":"object","properties":{"type":{"const":"resource_link"},"name":{"type":"string"},"uri":{"type":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"mimeType":{"type":["string","null"]},"size":{"type":["integer","null"],"minimum":0},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","uri"]};
+export const ResourceLink = validate118;
+const schema137 = {"type":"object","properties":{"type":{"const":"resource_link"},"name":{"type":"string"},"uri":{"type":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"mimeType":{"type":["string","null"]},"size":{"type":["integer","null"],"minimum":0},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","uri"]};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.uri === undefined) && (missing0 = "uri"))){
-validate117.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate118.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("resource_link" !== data.type){
-validate117.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"},message:"must be equal to constant"}];
+validate118.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5205,7 +5345,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs2 = errors;
 if(typeof data.name !== "string"){
-validate117.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5217,7 +5357,7 @@ if(valid0){
 if(data.uri !== undefined){
 const _errs4 = errors;
 if(typeof data.uri !== "string"){
-validate117.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -5230,7 +5370,7 @@ if(data.title !== undefined){
 let data3 = data.title;
 const _errs6 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate117.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema135.properties.title.type},message:"must be string,null"}];
+validate118.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema137.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -5243,7 +5383,7 @@ if(data.description !== undefined){
 let data4 = data.description;
 const _errs8 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate117.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema135.properties.description.type},message:"must be string,null"}];
+validate118.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema137.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -5256,7 +5396,7 @@ if(data.mimeType !== undefined){
 let data5 = data.mimeType;
 const _errs10 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate117.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: schema135.properties.mimeType.type},message:"must be string,null"}];
+validate118.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: schema137.properties.mimeType.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -5269,13 +5409,13 @@ if(data.size !== undefined){
 let data6 = data.size;
 const _errs12 = errors;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-validate117.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema135.properties.size.type},message:"must be integer,null"}];
+validate118.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema137.properties.size.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
-validate117.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate118.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5292,8 +5432,8 @@ const _errs14 = errors;
 const _errs15 = errors;
 let valid1 = false;
 const _errs16 = errors;
-if(!(validate110(data7, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data7, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs16 === errors;
@@ -5322,7 +5462,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate117.errors = vErrors;
+validate118.errors = vErrors;
 return false;
 }
 else {
@@ -5346,7 +5486,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs19 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate117.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate118.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -5365,93 +5505,16 @@ var valid0 = true;
 }
 }
 else {
-validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate117.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
 
-export const TextResourceContents = validate119;
-const schema137 = {"type":"object","properties":{"uri":{"type":"string"},"text":{"type":"string"},"mimeType":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["uri","text"]};
-
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.uri === undefined) && (missing0 = "uri")) || ((data.text === undefined) && (missing0 = "text"))){
-validate119.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.uri !== undefined){
-const _errs1 = errors;
-if(typeof data.uri !== "string"){
-validate119.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.text !== undefined){
-const _errs3 = errors;
-if(typeof data.text !== "string"){
-validate119.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mimeType !== undefined){
-let data2 = data.mimeType;
-const _errs5 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate119.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: schema137.properties.mimeType.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs7 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate119.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate119.errors = vErrors;
-return errors === 0;
-}
-
-export const BlobResourceContents = validate120;
-const schema139 = {"type":"object","properties":{"uri":{"type":"string"},"blob":{"type":"string"},"mimeType":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["uri","blob"]};
+export const TextResourceContents = validate120;
+const schema139 = {"type":"object","properties":{"uri":{"type":"string"},"text":{"type":"string"},"mimeType":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["uri","text"]};
 
 function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5459,7 +5522,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.uri === undefined) && (missing0 = "uri")) || ((data.blob === undefined) && (missing0 = "blob"))){
+if(((data.uri === undefined) && (missing0 = "uri")) || ((data.text === undefined) && (missing0 = "text"))){
 validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -5476,10 +5539,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.blob !== undefined){
+if(data.text !== undefined){
 const _errs3 = errors;
-if(typeof data.blob !== "string"){
-validate120.errors = [{instancePath:instancePath+"/blob",schemaPath:"#/properties/blob/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.text !== "string"){
+validate120.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -5527,18 +5590,95 @@ validate120.errors = vErrors;
 return errors === 0;
 }
 
-export const EmbeddedResourceContents = validate121;
-const schema141 = {"oneOf":[{"$ref":"#/$defs/TextResourceContents"},{"$ref":"#/$defs/BlobResourceContents"}]};
+export const BlobResourceContents = validate121;
+const schema141 = {"type":"object","properties":{"uri":{"type":"string"},"blob":{"type":"string"},"mimeType":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["uri","blob"]};
 
 function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.uri === undefined) && (missing0 = "uri")) || ((data.blob === undefined) && (missing0 = "blob"))){
+validate121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.uri !== undefined){
+const _errs1 = errors;
+if(typeof data.uri !== "string"){
+validate121.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blob !== undefined){
+const _errs3 = errors;
+if(typeof data.blob !== "string"){
+validate121.errors = [{instancePath:instancePath+"/blob",schemaPath:"#/properties/blob/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mimeType !== undefined){
+let data2 = data.mimeType;
+const _errs5 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate121.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: schema141.properties.mimeType.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs7 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate121.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate121.errors = vErrors;
+return errors === 0;
+}
+
+export const EmbeddedResourceContents = validate122;
+const schema143 = {"oneOf":[{"$ref":"#/$defs/TextResourceContents"},{"$ref":"#/$defs/BlobResourceContents"}]};
+
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate119(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -5547,8 +5687,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs2 = errors;
-if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+if(!(validate121(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -5571,7 +5711,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate121.errors = vErrors;
+validate122.errors = vErrors;
 return false;
 }
 else {
@@ -5585,28 +5725,28 @@ vErrors = null;
 }
 }
 }
-validate121.errors = vErrors;
+validate122.errors = vErrors;
 return errors === 0;
 }
 
-export const EmbeddedResource = validate124;
-const schema142 = {"type":"object","properties":{"type":{"const":"resource"},"resource":{"$ref":"#/$defs/EmbeddedResourceContents"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","resource"]};
+export const EmbeddedResource = validate125;
+const schema144 = {"type":"object","properties":{"type":{"const":"resource"},"resource":{"$ref":"#/$defs/EmbeddedResourceContents"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","resource"]};
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.resource === undefined) && (missing0 = "resource"))){
-validate124.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("resource" !== data.type){
-validate124.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource"},message:"must be equal to constant"}];
+validate125.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5617,8 +5757,8 @@ var valid0 = true;
 if(valid0){
 if(data.resource !== undefined){
 const _errs2 = errors;
-if(!(validate121(data.resource, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate122(data.resource, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
+vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -5633,8 +5773,8 @@ const _errs3 = errors;
 const _errs4 = errors;
 let valid1 = false;
 const _errs5 = errors;
-if(!(validate110(data2, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data2, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
@@ -5663,7 +5803,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate124.errors = vErrors;
+validate125.errors = vErrors;
 return false;
 }
 else {
@@ -5687,7 +5827,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate124.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate125.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -5701,32 +5841,32 @@ var valid0 = true;
 }
 }
 else {
-validate124.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate124.errors = vErrors;
+validate125.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionContent = validate127;
-const schema144 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["text","image","audio","resource_link","resource"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionContent = validate128;
+const schema146 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["text","image","audio","resource_link","resource"]}}},"required":["type"],"additionalProperties":true};
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate127.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -5743,7 +5883,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate127.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -5761,19 +5901,19 @@ vErrors = null;
 }
 }
 else {
-validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate127.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
 
-export const ContentBlock = validate128;
-const schema145 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["text","image","audio","resource_link","resource"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","text"]},{"type":"object","properties":{"type":{"const":"image"},"data":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":["string","null"]},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"const":"audio"},"data":{"type":"string"},"mimeType":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"const":"resource_link"},"name":{"type":"string"},"uri":{"type":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"mimeType":{"type":["string","null"]},"size":{"type":["integer","null"],"minimum":0},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","uri"]},{"type":"object","properties":{"type":{"const":"resource"},"resource":{"$ref":"#/$defs/EmbeddedResourceContents"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","resource"]}]},"else":{"$ref":"#/$defs/ExtensionContentWithUncheckedTag"}};
-const schema151 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const ContentBlock = validate129;
+const schema147 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["text","image","audio","resource_link","resource"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","text"]},{"type":"object","properties":{"type":{"const":"image"},"data":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":["string","null"]},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"const":"audio"},"data":{"type":"string"},"mimeType":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"const":"resource_link"},"name":{"type":"string"},"uri":{"type":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"mimeType":{"type":["string","null"]},"size":{"type":["integer","null"],"minimum":0},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","uri"]},{"type":"object","properties":{"type":{"const":"resource"},"resource":{"$ref":"#/$defs/EmbeddedResourceContents"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","resource"]}]},"else":{"$ref":"#/$defs/ExtensionContentWithUncheckedTag"}};
+const schema153 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -5811,7 +5951,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate128.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -5823,14 +5963,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.text === undefined) && (missing1 = "text"))){
-validate128.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("text" !== data.type){
-validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"}];
+validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -5842,7 +5982,7 @@ if(valid4){
 if(data.text !== undefined){
 const _errs10 = errors;
 if(typeof data.text !== "string"){
-validate128.errors = [{instancePath:instancePath+"/text",schemaPath:"#/then/oneOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/text",schemaPath:"#/then/oneOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -5857,8 +5997,8 @@ const _errs12 = errors;
 const _errs13 = errors;
 let valid5 = false;
 const _errs14 = errors;
-if(!(validate110(data3, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data3, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs14 === errors;
@@ -5887,7 +6027,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate128.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -5911,7 +6051,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs17 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate128.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate129.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs17 === errors;
@@ -5925,7 +6065,7 @@ var valid4 = true;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5936,14 +6076,14 @@ if(errors === _errs21){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.type === undefined) && (missing2 = "type")) || ((data.data === undefined) && (missing2 = "data"))) || ((data.mimeType === undefined) && (missing2 = "mimeType"))){
-validate128.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs23 = errors;
 if("image" !== data.type){
-validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "image"},message:"must be equal to constant"}];
+validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "image"},message:"must be equal to constant"}];
 return false;
 }
 var valid8 = _errs23 === errors;
@@ -5955,7 +6095,7 @@ if(valid8){
 if(data.data !== undefined){
 const _errs24 = errors;
 if(typeof data.data !== "string"){
-validate128.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/1/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/1/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid8 = _errs24 === errors;
@@ -5967,7 +6107,7 @@ if(valid8){
 if(data.mimeType !== undefined){
 const _errs26 = errors;
 if(typeof data.mimeType !== "string"){
-validate128.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/then/oneOf/1/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/then/oneOf/1/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid8 = _errs26 === errors;
@@ -5980,7 +6120,7 @@ if(data.uri !== undefined){
 let data8 = data.uri;
 const _errs28 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate128.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/1/properties/uri/type",keyword:"type",params:{type: schema145.then.oneOf[1].properties.uri.type},message:"must be string,null"}];
+validate129.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/1/properties/uri/type",keyword:"type",params:{type: schema147.then.oneOf[1].properties.uri.type},message:"must be string,null"}];
 return false;
 }
 var valid8 = _errs28 === errors;
@@ -5995,8 +6135,8 @@ const _errs30 = errors;
 const _errs31 = errors;
 let valid9 = false;
 const _errs32 = errors;
-if(!(validate110(data9, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data9, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid2 = _errs32 === errors;
@@ -6025,7 +6165,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate128.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -6049,7 +6189,7 @@ if(data._meta !== undefined){
 let data10 = data._meta;
 const _errs35 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate128.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate129.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid8 = _errs35 === errors;
@@ -6065,7 +6205,7 @@ var valid8 = true;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6076,14 +6216,14 @@ if(errors === _errs39){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((((data.type === undefined) && (missing3 = "type")) || ((data.data === undefined) && (missing3 = "data"))) || ((data.mimeType === undefined) && (missing3 = "mimeType"))){
-validate128.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs41 = errors;
 if("audio" !== data.type){
-validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "audio"},message:"must be equal to constant"}];
+validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "audio"},message:"must be equal to constant"}];
 return false;
 }
 var valid12 = _errs41 === errors;
@@ -6095,7 +6235,7 @@ if(valid12){
 if(data.data !== undefined){
 const _errs42 = errors;
 if(typeof data.data !== "string"){
-validate128.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/2/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/2/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid12 = _errs42 === errors;
@@ -6107,7 +6247,7 @@ if(valid12){
 if(data.mimeType !== undefined){
 const _errs44 = errors;
 if(typeof data.mimeType !== "string"){
-validate128.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/then/oneOf/2/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/then/oneOf/2/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid12 = _errs44 === errors;
@@ -6122,8 +6262,8 @@ const _errs46 = errors;
 const _errs47 = errors;
 let valid13 = false;
 const _errs48 = errors;
-if(!(validate110(data14, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data14, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs48 === errors;
@@ -6152,7 +6292,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate128.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -6176,7 +6316,7 @@ if(data._meta !== undefined){
 let data15 = data._meta;
 const _errs51 = errors;
 if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-validate128.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate129.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid12 = _errs51 === errors;
@@ -6191,7 +6331,7 @@ var valid12 = true;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6202,14 +6342,14 @@ if(errors === _errs55){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((((data.type === undefined) && (missing4 = "type")) || ((data.name === undefined) && (missing4 = "name"))) || ((data.uri === undefined) && (missing4 = "uri"))){
-validate128.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs57 = errors;
 if("resource_link" !== data.type){
-validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"},message:"must be equal to constant"}];
+validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"},message:"must be equal to constant"}];
 return false;
 }
 var valid16 = _errs57 === errors;
@@ -6221,7 +6361,7 @@ if(valid16){
 if(data.name !== undefined){
 const _errs58 = errors;
 if(typeof data.name !== "string"){
-validate128.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/3/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/3/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid16 = _errs58 === errors;
@@ -6233,7 +6373,7 @@ if(valid16){
 if(data.uri !== undefined){
 const _errs60 = errors;
 if(typeof data.uri !== "string"){
-validate128.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/3/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/3/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid16 = _errs60 === errors;
@@ -6246,7 +6386,7 @@ if(data.title !== undefined){
 let data19 = data.title;
 const _errs62 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate128.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema145.then.oneOf[3].properties.title.type},message:"must be string,null"}];
+validate129.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema147.then.oneOf[3].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid16 = _errs62 === errors;
@@ -6259,7 +6399,7 @@ if(data.description !== undefined){
 let data20 = data.description;
 const _errs64 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate128.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema145.then.oneOf[3].properties.description.type},message:"must be string,null"}];
+validate129.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema147.then.oneOf[3].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid16 = _errs64 === errors;
@@ -6272,7 +6412,7 @@ if(data.mimeType !== undefined){
 let data21 = data.mimeType;
 const _errs66 = errors;
 if((typeof data21 !== "string") && (data21 !== null)){
-validate128.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/then/oneOf/3/properties/mimeType/type",keyword:"type",params:{type: schema145.then.oneOf[3].properties.mimeType.type},message:"must be string,null"}];
+validate129.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/then/oneOf/3/properties/mimeType/type",keyword:"type",params:{type: schema147.then.oneOf[3].properties.mimeType.type},message:"must be string,null"}];
 return false;
 }
 var valid16 = _errs66 === errors;
@@ -6285,13 +6425,13 @@ if(data.size !== undefined){
 let data22 = data.size;
 const _errs68 = errors;
 if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
-validate128.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/3/properties/size/type",keyword:"type",params:{type: schema145.then.oneOf[3].properties.size.type},message:"must be integer,null"}];
+validate129.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/3/properties/size/type",keyword:"type",params:{type: schema147.then.oneOf[3].properties.size.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs68){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 < 0 || isNaN(data22)){
-validate128.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/3/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate129.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/3/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -6308,8 +6448,8 @@ const _errs70 = errors;
 const _errs71 = errors;
 let valid17 = false;
 const _errs72 = errors;
-if(!(validate110(data23, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data23, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid4 = _errs72 === errors;
@@ -6338,7 +6478,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate128.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -6362,7 +6502,7 @@ if(data._meta !== undefined){
 let data24 = data._meta;
 const _errs75 = errors;
 if((!(data24 && typeof data24 == "object" && !Array.isArray(data24))) && (data24 !== null)){
-validate128.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate129.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid16 = _errs75 === errors;
@@ -6381,7 +6521,7 @@ var valid16 = true;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6392,14 +6532,14 @@ if(errors === _errs79){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if(((data.type === undefined) && (missing5 = "type")) || ((data.resource === undefined) && (missing5 = "resource"))){
-validate128.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs81 = errors;
 if("resource" !== data.type){
-validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "resource"},message:"must be equal to constant"}];
+validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "resource"},message:"must be equal to constant"}];
 return false;
 }
 var valid20 = _errs81 === errors;
@@ -6410,8 +6550,8 @@ var valid20 = true;
 if(valid20){
 if(data.resource !== undefined){
 const _errs82 = errors;
-if(!(validate121(data.resource, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate122(data.resource, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
+vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
 errors = vErrors.length;
 }
 var valid20 = _errs82 === errors;
@@ -6426,8 +6566,8 @@ const _errs83 = errors;
 const _errs84 = errors;
 let valid21 = false;
 const _errs85 = errors;
-if(!(validate110(data27, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data27, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid5 = _errs85 === errors;
@@ -6456,7 +6596,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate128.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -6480,7 +6620,7 @@ if(data._meta !== undefined){
 let data28 = data._meta;
 const _errs88 = errors;
 if((!(data28 && typeof data28 == "object" && !Array.isArray(data28))) && (data28 !== null)){
-validate128.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate129.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid20 = _errs88 === errors;
@@ -6494,24 +6634,24 @@ var valid20 = true;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6526,20 +6666,20 @@ if(errors === _errs93){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((data.type === undefined) && (missing6 = "type")){
-validate128.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate129.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6556,52 +6696,52 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate128.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if((data.type === undefined) && (missing7 = "type")){
-validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate128.errors = vErrors;
+validate129.errors = vErrors;
 return errors === 0;
 }
 
-export const PromptRequest = validate135;
-const schema152 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"prompt":{"type":"array","items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","prompt"]};
+export const PromptRequest = validate136;
+const schema154 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"prompt":{"type":"array","items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","prompt"]};
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate135.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate136.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate135.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate136.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6619,8 +6759,8 @@ var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate128(data1[i0], {instancePath:instancePath+"/prompt/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate129(data1[i0], {instancePath:instancePath+"/prompt/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -6630,7 +6770,7 @@ break;
 }
 }
 else {
-validate135.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate136.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6644,7 +6784,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate135.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate136.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -6657,80 +6797,30 @@ var valid0 = true;
 }
 }
 else {
-validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate136.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate135.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
 
-export const StopReason = validate137;
-const schema155 = {"type":"string"};
-
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate137.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate137.errors = vErrors;
-return errors === 0;
-}
-
-export const PromptResponse = validate138;
-const schema156 = {"type":"object","properties":{"stopReason":{"$ref":"#/$defs/StopReason"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["stopReason"]};
+export const StopReason = validate138;
+const schema157 = {"type":"string"};
 
 function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.stopReason === undefined) && (missing0 = "stopReason")){
-validate138.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(typeof data !== "string"){
+validate138.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-else {
-if(data.stopReason !== undefined){
-const _errs1 = errors;
-if(typeof data.stopReason !== "string"){
-validate138.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate138.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate138.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate138.errors = vErrors;
 return errors === 0;
 }
 
-export const CancelNotification = validate139;
-const schema159 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const PromptResponse = validate139;
+const schema158 = {"type":"object","properties":{"stopReason":{"$ref":"#/$defs/StopReason"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["stopReason"]};
 
 function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6738,15 +6828,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
+if((data.stopReason === undefined) && (missing0 = "stopReason")){
 validate139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.sessionId !== undefined){
+if(data.stopReason !== undefined){
 const _errs1 = errors;
-if(typeof data.sessionId !== "string"){
-validate139.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.stopReason !== "string"){
+validate139.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6779,8 +6869,8 @@ validate139.errors = vErrors;
 return errors === 0;
 }
 
-export const UserMessageChunk = validate140;
-const schema162 = {"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]};
+export const CancelNotification = validate140;
+const schema161 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
 function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6788,15 +6878,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.content === undefined) && (missing0 = "content"))){
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
 validate140.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.sessionUpdate !== undefined){
+if(data.sessionId !== undefined){
 const _errs1 = errors;
-if("user_message_chunk" !== data.sessionUpdate){
-validate140.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
+if(typeof data.sessionId !== "string"){
+validate140.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6805,93 +6895,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.content !== undefined){
-const _errs2 = errors;
-if(!(validate128(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.messageId !== undefined){
-let data2 = data.messageId;
-const _errs3 = errors;
-const _errs4 = errors;
-let valid1 = false;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-const err0 = {instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs5 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const _errs8 = errors;
-if(data2 !== null){
-const err1 = {instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs8 === errors;
-valid1 = valid1 || _valid0;
-}
-if(!valid1){
-const err2 = {instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate140.errors = vErrors;
-return false;
-}
-else {
-errors = _errs4;
-if(vErrors !== null){
-if(_errs4){
-vErrors.length = _errs4;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs10 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
 validate140.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
-}
-}
 }
 }
 }
@@ -6905,24 +6919,150 @@ validate140.errors = vErrors;
 return errors === 0;
 }
 
-export const AgentMessageChunk = validate142;
-const schema165 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]};
+export const UserMessageChunk = validate141;
+const schema164 = {"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]};
 
-function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.content === undefined) && (missing0 = "content"))){
-validate142.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate141.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("user_message_chunk" !== data.sessionUpdate){
+validate141.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs2 = errors;
+if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messageId !== undefined){
+let data2 = data.messageId;
+const _errs3 = errors;
+const _errs4 = errors;
+let valid1 = false;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+const err0 = {instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs5 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs8 = errors;
+if(data2 !== null){
+const err1 = {instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err2 = {instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate141.errors = vErrors;
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs10 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate141.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate141.errors = vErrors;
+return errors === 0;
+}
+
+export const AgentMessageChunk = validate143;
+const schema167 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]};
+
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.content === undefined) && (missing0 = "content"))){
+validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("agent_message_chunk" !== data.sessionUpdate){
-validate142.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
+validate143.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6933,8 +7073,8 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 const _errs2 = errors;
-if(!(validate128(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -6985,7 +7125,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate142.errors = vErrors;
+validate143.errors = vErrors;
 return false;
 }
 else {
@@ -7009,7 +7149,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs10 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate142.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate143.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -7023,32 +7163,32 @@ var valid0 = true;
 }
 }
 else {
-validate142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate142.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
 
-export const AgentThoughtChunk = validate144;
-const schema168 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]};
+export const AgentThoughtChunk = validate145;
+const schema170 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]};
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.content === undefined) && (missing0 = "content"))){
-validate144.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("agent_thought_chunk" !== data.sessionUpdate){
-validate144.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
+validate145.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7059,8 +7199,8 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 const _errs2 = errors;
-if(!(validate128(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -7111,7 +7251,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate144.errors = vErrors;
+validate145.errors = vErrors;
 return false;
 }
 else {
@@ -7135,7 +7275,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs10 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate144.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate145.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -7149,30 +7289,16 @@ var valid0 = true;
 }
 }
 else {
-validate144.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate144.errors = vErrors;
+validate145.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolKind = validate146;
-const schema171 = {"type":"string"};
-
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate146.errors = vErrors;
-return errors === 0;
-}
-
-export const ToolCallStatus = validate147;
-const schema172 = {"type":"string"};
+export const ToolKind = validate147;
+const schema173 = {"type":"string"};
 
 function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7185,24 +7311,38 @@ validate147.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallLocation = validate148;
-const schema173 = {"type":"object","properties":{"path":{"type":"string"},"line":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["path"]};
+export const ToolCallStatus = validate148;
+const schema174 = {"type":"string"};
 
 function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate148.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate148.errors = vErrors;
+return errors === 0;
+}
+
+export const ToolCallLocation = validate149;
+const schema175 = {"type":"object","properties":{"path":{"type":"string"},"line":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["path"]};
+
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.path === undefined) && (missing0 = "path")){
-validate148.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.path !== undefined){
 const _errs1 = errors;
 if(typeof data.path !== "string"){
-validate148.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7215,13 +7355,13 @@ if(data.line !== undefined){
 let data1 = data.line;
 const _errs3 = errors;
 if((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)){
-validate148.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema173.properties.line.type},message:"must be integer,null"}];
+validate149.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema175.properties.line.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate148.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate149.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -7236,73 +7376,10 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate148.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate148.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate148.errors = vErrors;
-return errors === 0;
-}
-
-export const ToolCallContentBlock = validate149;
-const schema175 = {"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]};
-
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.type === undefined) && (missing0 = "type")) || ((data.content === undefined) && (missing0 = "content"))){
-validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-const _errs1 = errors;
-if("content" !== data.type){
-validate149.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.content !== undefined){
-const _errs2 = errors;
-if(!(validate128(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs3 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
 validate149.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs3 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
@@ -7320,24 +7397,87 @@ validate149.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallDiff = validate151;
-const schema177 = {"type":"object","properties":{"type":{"const":"diff"},"path":{"type":"string"},"oldText":{"type":["string","null"]},"newText":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","path","newText"]};
+export const ToolCallContentBlock = validate150;
+const schema177 = {"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]};
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.content === undefined) && (missing0 = "content"))){
+validate150.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("content" !== data.type){
+validate150.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs2 = errors;
+if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs3 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate150.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate150.errors = vErrors;
+return errors === 0;
+}
+
+export const ToolCallDiff = validate152;
+const schema179 = {"type":"object","properties":{"type":{"const":"diff"},"path":{"type":"string"},"oldText":{"type":["string","null"]},"newText":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","path","newText"]};
+
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.path === undefined) && (missing0 = "path"))) || ((data.newText === undefined) && (missing0 = "newText"))){
-validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("diff" !== data.type){
-validate151.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
+validate152.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7349,7 +7489,7 @@ if(valid0){
 if(data.path !== undefined){
 const _errs2 = errors;
 if(typeof data.path !== "string"){
-validate151.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7362,7 +7502,7 @@ if(data.oldText !== undefined){
 let data2 = data.oldText;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate151.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema177.properties.oldText.type},message:"must be string,null"}];
+validate152.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema179.properties.oldText.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7374,7 +7514,7 @@ if(valid0){
 if(data.newText !== undefined){
 const _errs6 = errors;
 if(typeof data.newText !== "string"){
-validate151.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -7387,7 +7527,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs8 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate151.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate152.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -7402,32 +7542,32 @@ var valid0 = true;
 }
 }
 else {
-validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate152.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate151.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallTerminal = validate152;
-const schema179 = {"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]};
+export const ToolCallTerminal = validate153;
+const schema181 = {"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]};
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate153.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("terminal" !== data.type){
-validate152.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate153.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7439,7 +7579,7 @@ if(valid0){
 if(data.terminalId !== undefined){
 const _errs2 = errors;
 if(typeof data.terminalId !== "string"){
-validate152.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7452,7 +7592,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate152.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate153.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7465,32 +7605,32 @@ var valid0 = true;
 }
 }
 else {
-validate152.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate152.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionToolCallContent = validate153;
-const schema181 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["content","diff","terminal"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionToolCallContent = validate154;
+const schema183 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["content","diff","terminal"]}}},"required":["type"],"additionalProperties":true};
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate153.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate153.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -7507,7 +7647,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate153.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -7525,19 +7665,19 @@ vErrors = null;
 }
 }
 else {
-validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate153.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallContent = validate154;
-const schema182 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]},{"type":"object","properties":{"type":{"const":"diff"},"path":{"type":"string"},"oldText":{"type":["string","null"]},"newText":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","path","newText"]},{"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]}]},"else":{"$ref":"#/$defs/ExtensionToolCallContentWithUncheckedTag"}};
-const schema186 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const ToolCallContent = validate155;
+const schema184 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]},{"type":"object","properties":{"type":{"const":"diff"},"path":{"type":"string"},"oldText":{"type":["string","null"]},"newText":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","path","newText"]},{"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]}]},"else":{"$ref":"#/$defs/ExtensionToolCallContentWithUncheckedTag"}};
+const schema188 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -7575,7 +7715,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate154.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -7587,14 +7727,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.content === undefined) && (missing1 = "content"))){
-validate154.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("content" !== data.type){
-validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
+validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -7605,8 +7745,8 @@ var valid4 = true;
 if(valid4){
 if(data.content !== undefined){
 const _errs10 = errors;
-if(!(validate128(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs10 === errors;
@@ -7619,7 +7759,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs11 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate154.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate155.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -7632,7 +7772,7 @@ var valid4 = true;
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7643,14 +7783,14 @@ if(errors === _errs15){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.type === undefined) && (missing2 = "type")) || ((data.path === undefined) && (missing2 = "path"))) || ((data.newText === undefined) && (missing2 = "newText"))){
-validate154.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs17 = errors;
 if("diff" !== data.type){
-validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
+validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
 return false;
 }
 var valid7 = _errs17 === errors;
@@ -7662,7 +7802,7 @@ if(valid7){
 if(data.path !== undefined){
 const _errs18 = errors;
 if(typeof data.path !== "string"){
-validate154.errors = [{instancePath:instancePath+"/path",schemaPath:"#/then/oneOf/1/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/path",schemaPath:"#/then/oneOf/1/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs18 === errors;
@@ -7675,7 +7815,7 @@ if(data.oldText !== undefined){
 let data6 = data.oldText;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate154.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/1/properties/oldText/type",keyword:"type",params:{type: schema182.then.oneOf[1].properties.oldText.type},message:"must be string,null"}];
+validate155.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/1/properties/oldText/type",keyword:"type",params:{type: schema184.then.oneOf[1].properties.oldText.type},message:"must be string,null"}];
 return false;
 }
 var valid7 = _errs20 === errors;
@@ -7687,7 +7827,7 @@ if(valid7){
 if(data.newText !== undefined){
 const _errs22 = errors;
 if(typeof data.newText !== "string"){
-validate154.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/1/properties/newText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/1/properties/newText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs22 === errors;
@@ -7700,7 +7840,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs24 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate154.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate155.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid7 = _errs24 === errors;
@@ -7715,7 +7855,7 @@ var valid7 = true;
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7726,14 +7866,14 @@ if(errors === _errs28){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.type === undefined) && (missing3 = "type")) || ((data.terminalId === undefined) && (missing3 = "terminalId"))){
-validate154.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs30 = errors;
 if("terminal" !== data.type){
-validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid10 = _errs30 === errors;
@@ -7745,7 +7885,7 @@ if(valid10){
 if(data.terminalId !== undefined){
 const _errs31 = errors;
 if(typeof data.terminalId !== "string"){
-validate154.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/then/oneOf/2/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/then/oneOf/2/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid10 = _errs31 === errors;
@@ -7758,7 +7898,7 @@ if(data._meta !== undefined){
 let data11 = data._meta;
 const _errs33 = errors;
 if((!(data11 && typeof data11 == "object" && !Array.isArray(data11))) && (data11 !== null)){
-validate154.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate155.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid10 = _errs33 === errors;
@@ -7771,24 +7911,24 @@ var valid10 = true;
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7803,20 +7943,20 @@ if(errors === _errs38){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate154.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate155.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7833,52 +7973,52 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate154.errors = vErrors;
+validate155.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((data.type === undefined) && (missing5 = "type")){
-validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate154.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallDetails = validate156;
-const schema187 = {"type":"object","properties":{"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":["string","null"]},"name":{"type":["string","null"]},"kind":{"anyOf":[{"$ref":"#/$defs/ToolKind"},{"type":"null"}]},"status":{"anyOf":[{"$ref":"#/$defs/ToolCallStatus"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["toolCallId"]};
+export const ToolCallDetails = validate157;
+const schema189 = {"type":"object","properties":{"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":["string","null"]},"name":{"type":["string","null"]},"kind":{"anyOf":[{"$ref":"#/$defs/ToolKind"},{"type":"null"}]},"status":{"anyOf":[{"$ref":"#/$defs/ToolCallStatus"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["toolCallId"]};
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.toolCallId === undefined) && (missing0 = "toolCallId")){
-validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate157.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.toolCallId !== undefined){
 const _errs1 = errors;
 if(typeof data.toolCallId !== "string"){
-validate156.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7891,7 +8031,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate156.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema187.properties.title.type},message:"must be string,null"}];
+validate157.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema189.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7904,7 +8044,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate156.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema187.properties.name.type},message:"must be string,null"}];
+validate157.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema189.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -7955,7 +8095,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate156.errors = vErrors;
+validate157.errors = vErrors;
 return false;
 }
 else {
@@ -8017,7 +8157,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate156.errors = vErrors;
+validate157.errors = vErrors;
 return false;
 }
 else {
@@ -8041,7 +8181,7 @@ if(data.content !== undefined){
 let data5 = data.content;
 const _errs22 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate156.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema187.properties.content.type},message:"must be array,null"}];
+validate157.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema189.properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs22){
@@ -8050,8 +8190,8 @@ var valid6 = true;
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs24 = errors;
-if(!(validate154(data5[i0], {instancePath:instancePath+"/content/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
+if(!(validate155(data5[i0], {instancePath:instancePath+"/content/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
 errors = vErrors.length;
 }
 var valid6 = _errs24 === errors;
@@ -8071,7 +8211,7 @@ if(data.locations !== undefined){
 let data7 = data.locations;
 const _errs25 = errors;
 if((!(Array.isArray(data7))) && (data7 !== null)){
-validate156.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: schema187.properties.locations.type},message:"must be array,null"}];
+validate157.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: schema189.properties.locations.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs25){
@@ -8080,8 +8220,8 @@ var valid7 = true;
 const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
 const _errs27 = errors;
-if(!(validate148(data7[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
+if(!(validate149(data7[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
 errors = vErrors.length;
 }
 var valid7 = _errs27 === errors;
@@ -8101,7 +8241,7 @@ if(data._meta !== undefined){
 let data9 = data._meta;
 const _errs28 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate156.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate157.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -8119,32 +8259,32 @@ var valid0 = true;
 }
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate157.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate156.errors = vErrors;
+validate157.errors = vErrors;
 return errors === 0;
 }
 
-export const NewToolCall = validate159;
-const schema192 = {"type":"object","properties":{"sessionUpdate":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":"string"},"name":{"type":["string","null"]},"kind":{"$ref":"#/$defs/ToolKind"},"status":{"$ref":"#/$defs/ToolCallStatus"},"content":{"type":"array","items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":"array","items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","title"]};
+export const NewToolCall = validate160;
+const schema194 = {"type":"object","properties":{"sessionUpdate":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":"string"},"name":{"type":["string","null"]},"kind":{"$ref":"#/$defs/ToolKind"},"status":{"$ref":"#/$defs/ToolCallStatus"},"content":{"type":"array","items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":"array","items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","title"]};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.toolCallId === undefined) && (missing0 = "toolCallId"))) || ((data.title === undefined) && (missing0 = "title"))){
-validate159.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate160.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("tool_call" !== data.sessionUpdate){
-validate159.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate160.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8156,7 +8296,7 @@ if(valid0){
 if(data.toolCallId !== undefined){
 const _errs2 = errors;
 if(typeof data.toolCallId !== "string"){
-validate159.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8168,7 +8308,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate159.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -8181,7 +8321,7 @@ if(data.name !== undefined){
 let data3 = data.name;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate159.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema192.properties.name.type},message:"must be string,null"}];
+validate160.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema194.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -8193,7 +8333,7 @@ if(valid0){
 if(data.kind !== undefined){
 const _errs9 = errors;
 if(typeof data.kind !== "string"){
-validate159.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -8205,7 +8345,7 @@ if(valid0){
 if(data.status !== undefined){
 const _errs12 = errors;
 if(typeof data.status !== "string"){
-validate159.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -8223,8 +8363,8 @@ var valid4 = true;
 const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 const _errs17 = errors;
-if(!(validate154(data6[i0], {instancePath:instancePath+"/content/" + i0,parentData:data6,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
+if(!(validate155(data6[i0], {instancePath:instancePath+"/content/" + i0,parentData:data6,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs17 === errors;
@@ -8234,7 +8374,7 @@ break;
 }
 }
 else {
-validate159.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate160.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8253,8 +8393,8 @@ var valid5 = true;
 const len1 = data8.length;
 for(let i1=0; i1<len1; i1++){
 const _errs20 = errors;
-if(!(validate148(data8[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data8,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
+if(!(validate149(data8[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data8,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs20 === errors;
@@ -8264,7 +8404,7 @@ break;
 }
 }
 else {
-validate159.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate160.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8278,7 +8418,7 @@ if(data._meta !== undefined){
 let data10 = data._meta;
 const _errs21 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate159.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate160.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -8297,65 +8437,51 @@ var valid0 = true;
 }
 }
 else {
-validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate160.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate159.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallUpdate = validate162;
-const schema197 = {"type":"object","allOf":[{"$ref":"#/$defs/ToolCallDetails"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]};
+export const ToolCallUpdate = validate163;
+const schema199 = {"type":"object","allOf":[{"$ref":"#/$defs/ToolCallDetails"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]};
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate156(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+if(!(validate157(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
 errors = vErrors.length;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate162.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate163.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if("tool_call_update" !== data.sessionUpdate){
-validate162.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
+validate163.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
 return false;
 }
 }
 }
 }
 else {
-validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate163.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate162.errors = vErrors;
+validate163.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanEntryPriority = validate164;
-const schema198 = {"type":"string"};
-
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate164.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate164.errors = vErrors;
-return errors === 0;
-}
-
-export const PlanEntryStatus = validate165;
-const schema199 = {"type":"string"};
+export const PlanEntryPriority = validate165;
+const schema200 = {"type":"string"};
 
 function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8368,24 +8494,38 @@ validate165.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanEntry = validate166;
-const schema200 = {"type":"object","properties":{"content":{"type":"string"},"priority":{"$ref":"#/$defs/PlanEntryPriority"},"status":{"$ref":"#/$defs/PlanEntryStatus"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content","priority","status"]};
+export const PlanEntryStatus = validate166;
+const schema201 = {"type":"string"};
 
 function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate166.errors = vErrors;
+return errors === 0;
+}
+
+export const PlanEntry = validate167;
+const schema202 = {"type":"object","properties":{"content":{"type":"string"},"priority":{"$ref":"#/$defs/PlanEntryPriority"},"status":{"$ref":"#/$defs/PlanEntryStatus"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content","priority","status"]};
+
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.content === undefined) && (missing0 = "content")) || ((data.priority === undefined) && (missing0 = "priority"))) || ((data.status === undefined) && (missing0 = "status"))){
-validate166.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate167.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.content !== undefined){
 const _errs1 = errors;
 if(typeof data.content !== "string"){
-validate166.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8397,7 +8537,7 @@ if(valid0){
 if(data.priority !== undefined){
 const _errs3 = errors;
 if(typeof data.priority !== "string"){
-validate166.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -8409,7 +8549,7 @@ if(valid0){
 if(data.status !== undefined){
 const _errs6 = errors;
 if(typeof data.status !== "string"){
-validate166.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -8422,7 +8562,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate166.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate167.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -8436,32 +8576,32 @@ var valid0 = true;
 }
 }
 else {
-validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate167.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate166.errors = vErrors;
+validate167.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanUpdate = validate167;
-const schema204 = {"type":"object","properties":{"sessionUpdate":{"const":"plan"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","entries"]};
+export const PlanUpdate = validate168;
+const schema206 = {"type":"object","properties":{"sessionUpdate":{"const":"plan"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","entries"]};
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.entries === undefined) && (missing0 = "entries"))){
-validate167.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate168.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("plan" !== data.sessionUpdate){
-validate167.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
+validate168.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8479,8 +8619,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate166(data1[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
+if(!(validate167(data1[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate167.errors : vErrors.concat(validate167.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -8490,7 +8630,7 @@ break;
 }
 }
 else {
-validate167.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate168.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8504,7 +8644,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs5 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate167.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate168.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -8517,32 +8657,32 @@ var valid0 = true;
 }
 }
 else {
-validate167.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate168.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate167.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
 
-export const AvailableCommandInput = validate169;
-const schema206 = {"type":"object","properties":{"hint":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["hint"]};
+export const AvailableCommandInput = validate170;
+const schema208 = {"type":"object","properties":{"hint":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["hint"]};
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.hint === undefined) && (missing0 = "hint")){
-validate169.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate170.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.hint !== undefined){
 const _errs1 = errors;
 if(typeof data.hint !== "string"){
-validate169.errors = [{instancePath:instancePath+"/hint",schemaPath:"#/properties/hint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate170.errors = [{instancePath:instancePath+"/hint",schemaPath:"#/properties/hint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8555,7 +8695,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs3 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate169.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate170.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -8567,32 +8707,32 @@ var valid0 = true;
 }
 }
 else {
-validate169.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate169.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
 
-export const AvailableCommand = validate170;
-const schema208 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"input":{"anyOf":[{"$ref":"#/$defs/AvailableCommandInput"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","description"]};
+export const AvailableCommand = validate171;
+const schema210 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"input":{"anyOf":[{"$ref":"#/$defs/AvailableCommandInput"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","description"]};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.description === undefined) && (missing0 = "description"))){
-validate170.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate171.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.name !== undefined){
 const _errs1 = errors;
 if(typeof data.name !== "string"){
-validate170.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8604,7 +8744,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs3 = errors;
 if(typeof data.description !== "string"){
-validate170.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -8619,8 +8759,8 @@ const _errs5 = errors;
 const _errs6 = errors;
 let valid1 = false;
 const _errs7 = errors;
-if(!(validate169(data2, {instancePath:instancePath+"/input",parentData:data,parentDataProperty:"input",rootData}))){
-vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
+if(!(validate170(data2, {instancePath:instancePath+"/input",parentData:data,parentDataProperty:"input",rootData}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
@@ -8649,7 +8789,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate170.errors = vErrors;
+validate171.errors = vErrors;
 return false;
 }
 else {
@@ -8673,7 +8813,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs10 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate170.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate171.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -8687,32 +8827,32 @@ var valid0 = true;
 }
 }
 else {
-validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate171.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate170.errors = vErrors;
+validate171.errors = vErrors;
 return errors === 0;
 }
 
-export const AvailableCommandsUpdate = validate172;
-const schema210 = {"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]};
+export const AvailableCommandsUpdate = validate173;
+const schema212 = {"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]};
 
-function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.availableCommands === undefined) && (missing0 = "availableCommands"))){
-validate172.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate173.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("available_commands_update" !== data.sessionUpdate){
-validate172.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
+validate173.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8730,8 +8870,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate170(data1[i0], {instancePath:instancePath+"/availableCommands/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+if(!(validate171(data1[i0], {instancePath:instancePath+"/availableCommands/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -8741,7 +8881,7 @@ break;
 }
 }
 else {
-validate172.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate173.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8755,7 +8895,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs5 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate172.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate173.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -8768,32 +8908,32 @@ var valid0 = true;
 }
 }
 else {
-validate172.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate173.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate172.errors = vErrors;
+validate173.errors = vErrors;
 return errors === 0;
 }
 
-export const CurrentModeUpdate = validate174;
-const schema212 = {"type":"object","properties":{"sessionUpdate":{"const":"current_mode_update"},"currentModeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","currentModeId"]};
+export const CurrentModeUpdate = validate175;
+const schema214 = {"type":"object","properties":{"sessionUpdate":{"const":"current_mode_update"},"currentModeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","currentModeId"]};
 
-function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.currentModeId === undefined) && (missing0 = "currentModeId"))){
-validate174.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate175.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("current_mode_update" !== data.sessionUpdate){
-validate174.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "current_mode_update"},message:"must be equal to constant"}];
+validate175.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "current_mode_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8805,7 +8945,7 @@ if(valid0){
 if(data.currentModeId !== undefined){
 const _errs2 = errors;
 if(typeof data.currentModeId !== "string"){
-validate174.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate175.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8818,87 +8958,6 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate174.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate174.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate174.errors = vErrors;
-return errors === 0;
-}
-
-export const ConfigOptionUpdate = validate175;
-const schema215 = {"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]};
-
-function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing0 = "configOptions"))){
-validate175.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("config_option_update" !== data.sessionUpdate){
-validate175.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.configOptions !== undefined){
-let data1 = data.configOptions;
-const _errs2 = errors;
-if(errors === _errs2){
-if(Array.isArray(data1)){
-var valid1 = true;
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-const _errs4 = errors;
-if(!(validate88(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
-}
-}
-else {
-validate175.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs5 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
 validate175.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
@@ -8920,24 +8979,105 @@ validate175.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionInfoUpdate = validate177;
-const schema217 = {"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]};
+export const ConfigOptionUpdate = validate176;
+const schema217 = {"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]};
 
-function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing0 = "configOptions"))){
+validate176.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("config_option_update" !== data.sessionUpdate){
+validate176.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.configOptions !== undefined){
+let data1 = data.configOptions;
+const _errs2 = errors;
+if(errors === _errs2){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs4 = errors;
+if(!(validate89(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate176.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs5 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate176.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate176.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate176.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionInfoUpdate = validate178;
+const schema219 = {"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]};
+
+function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate177.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate178.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("session_info_update" !== data.sessionUpdate){
-validate177.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
+validate178.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8950,7 +9090,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate177.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema217.properties.title.type},message:"must be string,null"}];
+validate178.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema219.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8963,7 +9103,7 @@ if(data.updatedAt !== undefined){
 let data2 = data.updatedAt;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate177.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema217.properties.updatedAt.type},message:"must be string,null"}];
+validate178.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema219.properties.updatedAt.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -8976,7 +9116,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate177.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate178.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -8984,70 +9124,6 @@ var valid0 = _errs6 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-}
-}
-else {
-validate177.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate177.errors = vErrors;
-return errors === 0;
-}
-
-export const Cost = validate178;
-const schema219 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
-
-function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.amount === undefined) && (missing0 = "amount")) || ((data.currency === undefined) && (missing0 = "currency"))){
-validate178.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.amount !== undefined){
-let data0 = data.amount;
-const _errs1 = errors;
-if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate178.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.currency !== undefined){
-const _errs3 = errors;
-if(typeof data.currency !== "string"){
-validate178.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs5 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate178.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -9062,8 +9138,8 @@ validate178.errors = vErrors;
 return errors === 0;
 }
 
-export const UsageUpdate = validate179;
-const schema221 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
+export const Cost = validate179;
+const schema221 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
 
 function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9071,15 +9147,79 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.used === undefined) && (missing0 = "used"))) || ((data.size === undefined) && (missing0 = "size"))){
+if(((data.amount === undefined) && (missing0 = "amount")) || ((data.currency === undefined) && (missing0 = "currency"))){
 validate179.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.amount !== undefined){
+let data0 = data.amount;
+const _errs1 = errors;
+if(!((typeof data0 == "number") && (isFinite(data0)))){
+validate179.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currency !== undefined){
+const _errs3 = errors;
+if(typeof data.currency !== "string"){
+validate179.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs5 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate179.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate179.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate179.errors = vErrors;
+return errors === 0;
+}
+
+export const UsageUpdate = validate180;
+const schema223 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
+
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.used === undefined) && (missing0 = "used"))) || ((data.size === undefined) && (missing0 = "size"))){
+validate180.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("usage_update" !== data.sessionUpdate){
-validate179.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
+validate180.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9092,13 +9232,13 @@ if(data.used !== undefined){
 let data1 = data.used;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate179.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate180.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate179.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate180.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9113,13 +9253,13 @@ if(data.size !== undefined){
 let data2 = data.size;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate179.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate180.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate179.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate180.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9136,8 +9276,8 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid1 = false;
 const _errs8 = errors;
-if(!(validate178(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate179(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
+vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -9166,7 +9306,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate179.errors = vErrors;
+validate180.errors = vErrors;
 return false;
 }
 else {
@@ -9190,7 +9330,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs11 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate179.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate180.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -9205,32 +9345,32 @@ var valid0 = true;
 }
 }
 else {
-validate179.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate180.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate179.errors = vErrors;
+validate180.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionSessionUpdate = validate181;
-const schema223 = {"type":"object","properties":{"sessionUpdate":{"type":"string","not":{"enum":["user_message_chunk","agent_message_chunk","agent_thought_chunk","tool_call","tool_call_update","plan","available_commands_update","current_mode_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"required":["sessionUpdate"],"additionalProperties":true};
+export const ExtensionSessionUpdate = validate182;
+const schema225 = {"type":"object","properties":{"sessionUpdate":{"type":"string","not":{"enum":["user_message_chunk","agent_message_chunk","agent_thought_chunk","tool_call","tool_call_update","plan","available_commands_update","current_mode_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate181.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate182.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 let data0 = data.sessionUpdate;
 if(typeof data0 !== "string"){
-validate181.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -9247,7 +9387,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate181.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -9265,22 +9405,22 @@ vErrors = null;
 }
 }
 else {
-validate181.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate182.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate181.errors = vErrors;
+validate182.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionUpdate = validate182;
-const schema224 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message_chunk","agent_message_chunk","agent_thought_chunk","tool_call","tool_call_update","plan","available_commands_update","current_mode_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":"string"},"name":{"type":["string","null"]},"kind":{"$ref":"#/$defs/ToolKind"},"status":{"$ref":"#/$defs/ToolCallStatus"},"content":{"type":"array","items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":"array","items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","title"]},{"type":"object","allOf":[{"$ref":"#/$defs/ToolCallDetails"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","entries"]},{"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]},{"type":"object","properties":{"sessionUpdate":{"const":"current_mode_update"},"currentModeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","currentModeId"]},{"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]},{"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]}]},"else":{"$ref":"#/$defs/ExtensionSessionUpdateWithUncheckedTag"}};
-const schema242 = {"type":"string"};
-const schema244 = {"type":"string","minLength":1};
-const schema245 = {"type":"string"};
-const schema249 = {"type":"object","properties":{"sessionUpdate":{"type":"string"}},"required":["sessionUpdate"],"additionalProperties":true};
+export const SessionUpdate = validate183;
+const schema226 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message_chunk","agent_message_chunk","agent_thought_chunk","tool_call","tool_call_update","plan","available_commands_update","current_mode_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":"string"},"name":{"type":["string","null"]},"kind":{"$ref":"#/$defs/ToolKind"},"status":{"$ref":"#/$defs/ToolCallStatus"},"content":{"type":"array","items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":"array","items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","title"]},{"type":"object","allOf":[{"$ref":"#/$defs/ToolCallDetails"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","entries"]},{"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]},{"type":"object","properties":{"sessionUpdate":{"const":"current_mode_update"},"currentModeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","currentModeId"]},{"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]},{"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]}]},"else":{"$ref":"#/$defs/ExtensionSessionUpdateWithUncheckedTag"}};
+const schema244 = {"type":"string"};
+const schema246 = {"type":"string","minLength":1};
+const schema247 = {"type":"string"};
+const schema251 = {"type":"object","properties":{"sessionUpdate":{"type":"string"}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -9318,7 +9458,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate182.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9330,14 +9470,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")) || ((data.content === undefined) && (missing1 = "content"))){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs9 = errors;
 if("user_message_chunk" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -9348,8 +9488,8 @@ var valid4 = true;
 if(valid4){
 if(data.content !== undefined){
 const _errs10 = errors;
-if(!(validate128(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs10 === errors;
@@ -9400,7 +9540,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate182.errors = vErrors;
+validate183.errors = vErrors;
 return false;
 }
 else {
@@ -9424,7 +9564,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs18 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs18 === errors;
@@ -9438,7 +9578,7 @@ var valid4 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9449,14 +9589,14 @@ if(errors === _errs22){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.sessionUpdate === undefined) && (missing2 = "sessionUpdate")) || ((data.content === undefined) && (missing2 = "content"))){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs24 = errors;
 if("agent_message_chunk" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs24 === errors;
@@ -9467,8 +9607,8 @@ var valid9 = true;
 if(valid9){
 if(data.content !== undefined){
 const _errs25 = errors;
-if(!(validate128(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid9 = _errs25 === errors;
@@ -9519,7 +9659,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate182.errors = vErrors;
+validate183.errors = vErrors;
 return false;
 }
 else {
@@ -9543,7 +9683,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs33 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid9 = _errs33 === errors;
@@ -9557,7 +9697,7 @@ var valid9 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9568,14 +9708,14 @@ if(errors === _errs37){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.sessionUpdate === undefined) && (missing3 = "sessionUpdate")) || ((data.content === undefined) && (missing3 = "content"))){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs39 = errors;
 if("agent_thought_chunk" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid14 = _errs39 === errors;
@@ -9586,8 +9726,8 @@ var valid14 = true;
 if(valid14){
 if(data.content !== undefined){
 const _errs40 = errors;
-if(!(validate128(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid14 = _errs40 === errors;
@@ -9638,7 +9778,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate182.errors = vErrors;
+validate183.errors = vErrors;
 return false;
 }
 else {
@@ -9662,7 +9802,7 @@ if(data._meta !== undefined){
 let data12 = data._meta;
 const _errs48 = errors;
 if((!(data12 && typeof data12 == "object" && !Array.isArray(data12))) && (data12 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid14 = _errs48 === errors;
@@ -9676,7 +9816,7 @@ var valid14 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9687,14 +9827,14 @@ if(errors === _errs52){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((((data.sessionUpdate === undefined) && (missing4 = "sessionUpdate")) || ((data.toolCallId === undefined) && (missing4 = "toolCallId"))) || ((data.title === undefined) && (missing4 = "title"))){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs54 = errors;
 if("tool_call" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/3/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/3/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid19 = _errs54 === errors;
@@ -9706,7 +9846,7 @@ if(valid19){
 if(data.toolCallId !== undefined){
 const _errs55 = errors;
 if(typeof data.toolCallId !== "string"){
-validate182.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid19 = _errs55 === errors;
@@ -9718,7 +9858,7 @@ if(valid19){
 if(data.title !== undefined){
 const _errs58 = errors;
 if(typeof data.title !== "string"){
-validate182.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid19 = _errs58 === errors;
@@ -9731,7 +9871,7 @@ if(data.name !== undefined){
 let data16 = data.name;
 const _errs60 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate182.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/3/properties/name/type",keyword:"type",params:{type: schema224.then.oneOf[3].properties.name.type},message:"must be string,null"}];
+validate183.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/3/properties/name/type",keyword:"type",params:{type: schema226.then.oneOf[3].properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid19 = _errs60 === errors;
@@ -9743,7 +9883,7 @@ if(valid19){
 if(data.kind !== undefined){
 const _errs62 = errors;
 if(typeof data.kind !== "string"){
-validate182.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid19 = _errs62 === errors;
@@ -9755,7 +9895,7 @@ if(valid19){
 if(data.status !== undefined){
 const _errs65 = errors;
 if(typeof data.status !== "string"){
-validate182.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid19 = _errs65 === errors;
@@ -9773,8 +9913,8 @@ var valid23 = true;
 const len0 = data19.length;
 for(let i0=0; i0<len0; i0++){
 const _errs70 = errors;
-if(!(validate154(data19[i0], {instancePath:instancePath+"/content/" + i0,parentData:data19,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
+if(!(validate155(data19[i0], {instancePath:instancePath+"/content/" + i0,parentData:data19,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
 errors = vErrors.length;
 }
 var valid23 = _errs70 === errors;
@@ -9784,7 +9924,7 @@ break;
 }
 }
 else {
-validate182.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/3/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate183.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/3/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9803,8 +9943,8 @@ var valid24 = true;
 const len1 = data21.length;
 for(let i1=0; i1<len1; i1++){
 const _errs73 = errors;
-if(!(validate148(data21[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data21,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
+if(!(validate149(data21[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data21,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
 errors = vErrors.length;
 }
 var valid24 = _errs73 === errors;
@@ -9814,7 +9954,7 @@ break;
 }
 }
 else {
-validate182.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/then/oneOf/3/properties/locations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate183.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/then/oneOf/3/properties/locations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9828,7 +9968,7 @@ if(data._meta !== undefined){
 let data23 = data._meta;
 const _errs74 = errors;
 if((!(data23 && typeof data23 == "object" && !Array.isArray(data23))) && (data23 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid19 = _errs74 === errors;
@@ -9847,35 +9987,35 @@ var valid19 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else if(tag0 === "tool_call_update"){
 const _errs78 = errors;
-if(!(validate156(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+if(!(validate157(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
 errors = vErrors.length;
 }
 if(errors === _errs78){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((data.sessionUpdate === undefined) && (missing5 = "sessionUpdate")){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if("tool_call_update" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/4/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/4/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
 return false;
 }
 }
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9886,14 +10026,14 @@ if(errors === _errs82){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if(((data.sessionUpdate === undefined) && (missing6 = "sessionUpdate")) || ((data.entries === undefined) && (missing6 = "entries"))){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/5/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/5/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs84 = errors;
 if("plan" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/5/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/5/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
 return false;
 }
 var valid30 = _errs84 === errors;
@@ -9911,8 +10051,8 @@ var valid31 = true;
 const len2 = data26.length;
 for(let i2=0; i2<len2; i2++){
 const _errs87 = errors;
-if(!(validate166(data26[i2], {instancePath:instancePath+"/entries/" + i2,parentData:data26,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
+if(!(validate167(data26[i2], {instancePath:instancePath+"/entries/" + i2,parentData:data26,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate167.errors : vErrors.concat(validate167.errors);
 errors = vErrors.length;
 }
 var valid31 = _errs87 === errors;
@@ -9922,7 +10062,7 @@ break;
 }
 }
 else {
-validate182.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/then/oneOf/5/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate183.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/then/oneOf/5/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9936,7 +10076,7 @@ if(data._meta !== undefined){
 let data28 = data._meta;
 const _errs88 = errors;
 if((!(data28 && typeof data28 == "object" && !Array.isArray(data28))) && (data28 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid30 = _errs88 === errors;
@@ -9949,7 +10089,7 @@ var valid30 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9960,14 +10100,14 @@ if(errors === _errs92){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if(((data.sessionUpdate === undefined) && (missing7 = "sessionUpdate")) || ((data.availableCommands === undefined) && (missing7 = "availableCommands"))){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/6/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/6/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs94 = errors;
 if("available_commands_update" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/6/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/6/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid34 = _errs94 === errors;
@@ -9985,8 +10125,8 @@ var valid35 = true;
 const len3 = data30.length;
 for(let i3=0; i3<len3; i3++){
 const _errs97 = errors;
-if(!(validate170(data30[i3], {instancePath:instancePath+"/availableCommands/" + i3,parentData:data30,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+if(!(validate171(data30[i3], {instancePath:instancePath+"/availableCommands/" + i3,parentData:data30,parentDataProperty:i3,rootData}))){
+vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
 errors = vErrors.length;
 }
 var valid35 = _errs97 === errors;
@@ -9996,7 +10136,7 @@ break;
 }
 }
 else {
-validate182.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/then/oneOf/6/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate183.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/then/oneOf/6/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10010,7 +10150,7 @@ if(data._meta !== undefined){
 let data32 = data._meta;
 const _errs98 = errors;
 if((!(data32 && typeof data32 == "object" && !Array.isArray(data32))) && (data32 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid34 = _errs98 === errors;
@@ -10023,7 +10163,7 @@ var valid34 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/6/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/6/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10034,14 +10174,14 @@ if(errors === _errs102){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing8;
 if(((data.sessionUpdate === undefined) && (missing8 = "sessionUpdate")) || ((data.currentModeId === undefined) && (missing8 = "currentModeId"))){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/7/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/7/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs104 = errors;
 if("current_mode_update" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/7/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "current_mode_update"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/7/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "current_mode_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid38 = _errs104 === errors;
@@ -10053,7 +10193,7 @@ if(valid38){
 if(data.currentModeId !== undefined){
 const _errs105 = errors;
 if(typeof data.currentModeId !== "string"){
-validate182.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid38 = _errs105 === errors;
@@ -10066,7 +10206,7 @@ if(data._meta !== undefined){
 let data35 = data._meta;
 const _errs108 = errors;
 if((!(data35 && typeof data35 == "object" && !Array.isArray(data35))) && (data35 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid38 = _errs108 === errors;
@@ -10079,7 +10219,7 @@ var valid38 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/7/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/7/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10090,14 +10230,14 @@ if(errors === _errs112){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing9;
 if(((data.sessionUpdate === undefined) && (missing9 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing9 = "configOptions"))){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/8/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/8/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs114 = errors;
 if("config_option_update" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/8/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/8/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid42 = _errs114 === errors;
@@ -10115,8 +10255,8 @@ var valid43 = true;
 const len4 = data37.length;
 for(let i4=0; i4<len4; i4++){
 const _errs117 = errors;
-if(!(validate88(data37[i4], {instancePath:instancePath+"/configOptions/" + i4,parentData:data37,parentDataProperty:i4,rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate89(data37[i4], {instancePath:instancePath+"/configOptions/" + i4,parentData:data37,parentDataProperty:i4,rootData}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 var valid43 = _errs117 === errors;
@@ -10126,7 +10266,7 @@ break;
 }
 }
 else {
-validate182.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/then/oneOf/8/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate183.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/then/oneOf/8/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10140,7 +10280,7 @@ if(data._meta !== undefined){
 let data39 = data._meta;
 const _errs118 = errors;
 if((!(data39 && typeof data39 == "object" && !Array.isArray(data39))) && (data39 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid42 = _errs118 === errors;
@@ -10153,7 +10293,7 @@ var valid42 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/8/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/8/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10164,14 +10304,14 @@ if(errors === _errs122){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing10;
 if((data.sessionUpdate === undefined) && (missing10 = "sessionUpdate")){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/9/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/9/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs124 = errors;
 if("session_info_update" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/9/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/9/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid46 = _errs124 === errors;
@@ -10184,7 +10324,7 @@ if(data.title !== undefined){
 let data41 = data.title;
 const _errs125 = errors;
 if((typeof data41 !== "string") && (data41 !== null)){
-validate182.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/9/properties/title/type",keyword:"type",params:{type: schema224.then.oneOf[9].properties.title.type},message:"must be string,null"}];
+validate183.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/9/properties/title/type",keyword:"type",params:{type: schema226.then.oneOf[9].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid46 = _errs125 === errors;
@@ -10197,7 +10337,7 @@ if(data.updatedAt !== undefined){
 let data42 = data.updatedAt;
 const _errs127 = errors;
 if((typeof data42 !== "string") && (data42 !== null)){
-validate182.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/then/oneOf/9/properties/updatedAt/type",keyword:"type",params:{type: schema224.then.oneOf[9].properties.updatedAt.type},message:"must be string,null"}];
+validate183.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/then/oneOf/9/properties/updatedAt/type",keyword:"type",params:{type: schema226.then.oneOf[9].properties.updatedAt.type},message:"must be string,null"}];
 return false;
 }
 var valid46 = _errs127 === errors;
@@ -10210,7 +10350,7 @@ if(data._meta !== undefined){
 let data43 = data._meta;
 const _errs129 = errors;
 if((!(data43 && typeof data43 == "object" && !Array.isArray(data43))) && (data43 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid46 = _errs129 === errors;
@@ -10224,7 +10364,7 @@ var valid46 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/9/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/9/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10235,14 +10375,14 @@ if(errors === _errs133){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing11;
 if((((data.sessionUpdate === undefined) && (missing11 = "sessionUpdate")) || ((data.used === undefined) && (missing11 = "used"))) || ((data.size === undefined) && (missing11 = "size"))){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/10/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/10/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs135 = errors;
 if("usage_update" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/10/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/10/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid49 = _errs135 === errors;
@@ -10255,13 +10395,13 @@ if(data.used !== undefined){
 let data45 = data.used;
 const _errs136 = errors;
 if(!(((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45))) && (isFinite(data45)))){
-validate182.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/10/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate183.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/10/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs136){
 if((typeof data45 == "number") && (isFinite(data45))){
 if(data45 < 0 || isNaN(data45)){
-validate182.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/10/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate183.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/10/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10276,13 +10416,13 @@ if(data.size !== undefined){
 let data46 = data.size;
 const _errs138 = errors;
 if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
-validate182.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/10/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate183.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/10/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs138){
 if((typeof data46 == "number") && (isFinite(data46))){
 if(data46 < 0 || isNaN(data46)){
-validate182.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/10/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate183.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/10/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10299,8 +10439,8 @@ const _errs140 = errors;
 const _errs141 = errors;
 let valid50 = false;
 const _errs142 = errors;
-if(!(validate178(data47, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate179(data47, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
+vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
 errors = vErrors.length;
 }
 var _valid4 = _errs142 === errors;
@@ -10329,7 +10469,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate182.errors = vErrors;
+validate183.errors = vErrors;
 return false;
 }
 else {
@@ -10353,7 +10493,7 @@ if(data._meta !== undefined){
 let data48 = data._meta;
 const _errs145 = errors;
 if((!(data48 && typeof data48 == "object" && !Array.isArray(data48))) && (data48 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid49 = _errs145 === errors;
@@ -10368,7 +10508,7 @@ var valid49 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/10/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/10/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10379,14 +10519,14 @@ if(errors === _errs149){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing12;
 if((((data.sessionUpdate === undefined) && (missing12 = "sessionUpdate")) || ((data.severity === undefined) && (missing12 = "severity"))) || ((data.title === undefined) && (missing12 = "title"))){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/11/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/11/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs151 = errors;
 if("notice" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/11/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/11/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 var valid53 = _errs151 === errors;
@@ -10398,7 +10538,7 @@ if(valid53){
 if(data.severity !== undefined){
 const _errs152 = errors;
 if(typeof data.severity !== "string"){
-validate182.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid53 = _errs152 === errors;
@@ -10413,12 +10553,12 @@ const _errs155 = errors;
 if(errors === _errs155){
 if(typeof data51 === "string"){
 if(data51.length < 1){
-validate182.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/11/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate183.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/11/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate182.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/11/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/11/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10432,7 +10572,7 @@ if(data.description !== undefined){
 let data52 = data.description;
 const _errs157 = errors;
 if((typeof data52 !== "string") && (data52 !== null)){
-validate182.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/11/properties/description/type",keyword:"type",params:{type: schema224.then.oneOf[11].properties.description.type},message:"must be string,null"}];
+validate183.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/11/properties/description/type",keyword:"type",params:{type: schema226.then.oneOf[11].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid53 = _errs157 === errors;
@@ -10445,7 +10585,7 @@ if(data._meta !== undefined){
 let data53 = data._meta;
 const _errs159 = errors;
 if((!(data53 && typeof data53 == "object" && !Array.isArray(data53))) && (data53 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid53 = _errs159 === errors;
@@ -10460,7 +10600,7 @@ var valid53 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/11/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/11/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10471,14 +10611,14 @@ if(errors === _errs163){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing13;
 if((((data.sessionUpdate === undefined) && (missing13 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing13 = "compactionId"))) || ((data.status === undefined) && (missing13 = "status"))){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/12/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/12/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs165 = errors;
 if("compaction_update" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/12/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/12/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid57 = _errs165 === errors;
@@ -10494,12 +10634,12 @@ const _errs167 = errors;
 if(errors === _errs167){
 if(typeof data55 === "string"){
 if(data55.length < 1){
-validate182.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate183.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate182.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10512,7 +10652,7 @@ if(valid57){
 if(data.status !== undefined){
 const _errs169 = errors;
 if(typeof data.status !== "string"){
-validate182.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid57 = _errs169 === errors;
@@ -10525,7 +10665,7 @@ if(data.summary !== undefined){
 let data57 = data.summary;
 const _errs172 = errors;
 if((!(Array.isArray(data57))) && (data57 !== null)){
-validate182.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/then/oneOf/12/properties/summary/type",keyword:"type",params:{type: schema224.then.oneOf[12].properties.summary.type},message:"must be array,null"}];
+validate183.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/then/oneOf/12/properties/summary/type",keyword:"type",params:{type: schema226.then.oneOf[12].properties.summary.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs172){
@@ -10534,8 +10674,8 @@ var valid60 = true;
 const len5 = data57.length;
 for(let i5=0; i5<len5; i5++){
 const _errs174 = errors;
-if(!(validate128(data57[i5], {instancePath:instancePath+"/summary/" + i5,parentData:data57,parentDataProperty:i5,rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate129(data57[i5], {instancePath:instancePath+"/summary/" + i5,parentData:data57,parentDataProperty:i5,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid60 = _errs174 === errors;
@@ -10555,7 +10695,7 @@ if(data.error !== undefined){
 let data59 = data.error;
 const _errs175 = errors;
 if((typeof data59 !== "string") && (data59 !== null)){
-validate182.errors = [{instancePath:instancePath+"/error",schemaPath:"#/then/oneOf/12/properties/error/type",keyword:"type",params:{type: schema224.then.oneOf[12].properties.error.type},message:"must be string,null"}];
+validate183.errors = [{instancePath:instancePath+"/error",schemaPath:"#/then/oneOf/12/properties/error/type",keyword:"type",params:{type: schema226.then.oneOf[12].properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid57 = _errs175 === errors;
@@ -10568,7 +10708,7 @@ if(data._meta !== undefined){
 let data60 = data._meta;
 const _errs177 = errors;
 if((!(data60 && typeof data60 == "object" && !Array.isArray(data60))) && (data60 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid57 = _errs177 === errors;
@@ -10584,7 +10724,7 @@ var valid57 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/12/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/12/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10595,14 +10735,14 @@ if(errors === _errs181){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing14;
 if((((data.sessionUpdate === undefined) && (missing14 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing14 = "compactionId"))) || ((data.content === undefined) && (missing14 = "content"))){
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/13/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/13/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs183 = errors;
 if("compaction_summary_chunk" !== data.sessionUpdate){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/13/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/13/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid63 = _errs183 === errors;
@@ -10618,12 +10758,12 @@ const _errs185 = errors;
 if(errors === _errs185){
 if(typeof data62 === "string"){
 if(data62.length < 1){
-validate182.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate183.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate182.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10635,8 +10775,8 @@ var valid63 = true;
 if(valid63){
 if(data.content !== undefined){
 const _errs187 = errors;
-if(!(validate128(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid63 = _errs187 === errors;
@@ -10649,7 +10789,7 @@ if(data._meta !== undefined){
 let data64 = data._meta;
 const _errs188 = errors;
 if((!(data64 && typeof data64 == "object" && !Array.isArray(data64))) && (data64 !== null)){
-validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid63 = _errs188 === errors;
@@ -10663,24 +10803,24 @@ var valid63 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/oneOf/13/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/13/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10695,20 +10835,20 @@ if(errors === _errs193){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing15;
 if((data.sessionUpdate === undefined) && (missing15 = "sessionUpdate")){
-validate182.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if(typeof data.sessionUpdate !== "string"){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10725,52 +10865,52 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate182.errors = vErrors;
+validate183.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing16;
 if((data.sessionUpdate === undefined) && (missing16 = "sessionUpdate")){
-validate182.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if(typeof data.sessionUpdate !== "string"){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate182.errors = vErrors;
+validate183.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionNotification = validate195;
-const schema250 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
+export const SessionNotification = validate196;
+const schema252 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
 
-function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.update === undefined) && (missing0 = "update"))){
-validate195.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate196.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate195.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate196.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -10781,8 +10921,8 @@ var valid0 = true;
 if(valid0){
 if(data.update !== undefined){
 const _errs4 = errors;
-if(!(validate182(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
-vErrors = vErrors === null ? validate182.errors : vErrors.concat(validate182.errors);
+if(!(validate183(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -10795,7 +10935,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate195.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate196.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -10808,40 +10948,40 @@ var valid0 = true;
 }
 }
 else {
-validate195.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate196.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate195.errors = vErrors;
+validate196.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOptionKind = validate197;
-const schema253 = {"type":"string"};
+export const PermissionOptionKind = validate198;
+const schema255 = {"type":"string"};
 
-function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate197.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate198.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate197.errors = vErrors;
+validate198.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOption = validate198;
-const schema254 = {"type":"object","properties":{"optionId":{"$ref":"#/$defs/PermissionOptionId"},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
-const schema255 = {"type":"string","minLength":1};
+export const PermissionOption = validate199;
+const schema256 = {"type":"object","properties":{"optionId":{"$ref":"#/$defs/PermissionOptionId"},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
+const schema257 = {"type":"string","minLength":1};
 
-function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.optionId === undefined) && (missing0 = "optionId")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.kind === undefined) && (missing0 = "kind"))){
-validate198.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate199.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10852,12 +10992,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate198.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/$defs/PermissionOptionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate199.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/$defs/PermissionOptionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate198.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/$defs/PermissionOptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate199.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/$defs/PermissionOptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10870,7 +11010,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate198.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate199.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -10882,7 +11022,7 @@ if(valid0){
 if(data.kind !== undefined){
 const _errs6 = errors;
 if(typeof data.kind !== "string"){
-validate198.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate199.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -10895,104 +11035,10 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate198.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate198.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate198.errors = vErrors;
-return errors === 0;
-}
-
-export const RequestPermissionRequest = validate199;
-const schema258 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCall":{"$ref":"#/$defs/ToolCallDetails"},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","toolCall","options"]};
-
-function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.toolCall === undefined) && (missing0 = "toolCall"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate199.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-const _errs1 = errors;
-if(typeof data.sessionId !== "string"){
-validate199.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.toolCall !== undefined){
-const _errs4 = errors;
-if(!(validate156(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
-vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.options !== undefined){
-let data2 = data.options;
-const _errs5 = errors;
-if(errors === _errs5){
-if(Array.isArray(data2)){
-var valid2 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-const _errs7 = errors;
-if(!(validate198(data2[i0], {instancePath:instancePath+"/options/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate198.errors : vErrors.concat(validate198.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs7 === errors;
-if(!valid2){
-break;
-}
-}
-}
-else {
-validate199.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data4 = data._meta;
-const _errs8 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
 validate199.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
@@ -11011,24 +11057,118 @@ validate199.errors = vErrors;
 return errors === 0;
 }
 
-export const SelectedPermissionOutcome = validate202;
-const schema261 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
+export const RequestPermissionRequest = validate200;
+const schema260 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCall":{"$ref":"#/$defs/ToolCallDetails"},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","toolCall","options"]};
 
-function validate202(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.toolCall === undefined) && (missing0 = "toolCall"))) || ((data.options === undefined) && (missing0 = "options"))){
+validate200.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+const _errs1 = errors;
+if(typeof data.sessionId !== "string"){
+validate200.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolCall !== undefined){
+const _errs4 = errors;
+if(!(validate157(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
+vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.options !== undefined){
+let data2 = data.options;
+const _errs5 = errors;
+if(errors === _errs5){
+if(Array.isArray(data2)){
+var valid2 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs7 = errors;
+if(!(validate199(data2[i0], {instancePath:instancePath+"/options/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate199.errors : vErrors.concat(validate199.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs7 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate200.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data4 = data._meta;
+const _errs8 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+validate200.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate200.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate200.errors = vErrors;
+return errors === 0;
+}
+
+export const SelectedPermissionOutcome = validate203;
+const schema263 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
+
+function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.outcome === undefined) && (missing0 = "outcome")) || ((data.optionId === undefined) && (missing0 = "optionId"))){
-validate202.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate203.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
 if("selected" !== data.outcome){
-validate202.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
+validate203.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -11040,7 +11180,7 @@ if(valid0){
 if(data.optionId !== undefined){
 const _errs2 = errors;
 if(typeof data.optionId !== "string"){
-validate202.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate203.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11053,7 +11193,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate202.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate203.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11061,56 +11201,6 @@ var valid0 = _errs4 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-}
-else {
-validate202.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate202.errors = vErrors;
-return errors === 0;
-}
-
-export const CancelledPermissionOutcome = validate203;
-const schema263 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
-
-function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.outcome === undefined) && (missing0 = "outcome")){
-validate203.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.outcome !== undefined){
-const _errs1 = errors;
-if("cancelled" !== data.outcome){
-validate203.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs2 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate203.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -11124,8 +11214,8 @@ validate203.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPermissionOutcome = validate204;
-const schema265 = {"type":"object","properties":{"outcome":{"type":"string","not":{"enum":["selected","cancelled"]}}},"required":["outcome"],"additionalProperties":true};
+export const CancelledPermissionOutcome = validate204;
+const schema265 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
 function validate204(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11139,9 +11229,59 @@ return false;
 }
 else {
 if(data.outcome !== undefined){
+const _errs1 = errors;
+if("cancelled" !== data.outcome){
+validate204.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs2 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate204.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate204.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate204.errors = vErrors;
+return errors === 0;
+}
+
+export const ExtensionPermissionOutcome = validate205;
+const schema267 = {"type":"object","properties":{"outcome":{"type":"string","not":{"enum":["selected","cancelled"]}}},"required":["outcome"],"additionalProperties":true};
+
+function validate205(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.outcome === undefined) && (missing0 = "outcome")){
+validate205.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.outcome !== undefined){
 let data0 = data.outcome;
 if(typeof data0 !== "string"){
-validate204.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -11158,7 +11298,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate204.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -11176,19 +11316,19 @@ vErrors = null;
 }
 }
 else {
-validate204.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate204.errors = vErrors;
+validate205.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOutcome = validate205;
-const schema266 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]},{"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag"}};
-const schema269 = {"type":"object","properties":{"outcome":{"type":"string"}},"required":["outcome"],"additionalProperties":true};
+export const PermissionOutcome = validate206;
+const schema268 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]},{"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag"}};
+const schema271 = {"type":"object","properties":{"outcome":{"type":"string"}},"required":["outcome"],"additionalProperties":true};
 
-function validate205(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate206(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -11226,7 +11366,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate205.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate206.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -11238,14 +11378,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.outcome === undefined) && (missing1 = "outcome")) || ((data.optionId === undefined) && (missing1 = "optionId"))){
-validate205.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate206.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs9 = errors;
 if("selected" !== data.outcome){
-validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/0/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
+validate206.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/0/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -11257,7 +11397,7 @@ if(valid4){
 if(data.optionId !== undefined){
 const _errs10 = errors;
 if(typeof data.optionId !== "string"){
-validate205.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate206.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -11270,7 +11410,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs12 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate205.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate206.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs12 === errors;
@@ -11283,7 +11423,7 @@ var valid4 = true;
 }
 }
 else {
-validate205.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate206.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11294,14 +11434,14 @@ if(errors === _errs16){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.outcome === undefined) && (missing2 = "outcome")){
-validate205.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate206.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs18 = errors;
 if("cancelled" !== data.outcome){
-validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/1/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
+validate206.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/1/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
 return false;
 }
 var valid7 = _errs18 === errors;
@@ -11314,7 +11454,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs19 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate205.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate206.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid7 = _errs19 === errors;
@@ -11326,24 +11466,24 @@ var valid7 = true;
 }
 }
 else {
-validate205.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate206.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate205.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
+validate206.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate205.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
+validate206.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate205.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate206.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11358,20 +11498,20 @@ if(errors === _errs24){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.outcome === undefined) && (missing3 = "outcome")){
-validate205.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate206.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 if(typeof data.outcome !== "string"){
-validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate206.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate205.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate206.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11388,71 +11528,21 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate205.errors = vErrors;
+validate206.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.outcome === undefined) && (missing4 = "outcome")){
-validate205.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate206.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 if(typeof data.outcome !== "string"){
-validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate206.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-}
-}
-else {
-validate205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate205.errors = vErrors;
-return errors === 0;
-}
-
-export const RequestPermissionResponse = validate206;
-const schema270 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
-
-function validate206(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.outcome === undefined) && (missing0 = "outcome")){
-validate206.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.outcome !== undefined){
-const _errs1 = errors;
-if(!(validate205(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
-vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs2 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate206.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -11466,28 +11556,57 @@ validate206.errors = vErrors;
 return errors === 0;
 }
 
-export const AuthMethodId = validate208;
+export const RequestPermissionResponse = validate207;
+const schema272 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
-function validate208(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate207(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
-if(typeof data === "string"){
-if(data.length < 1){
-validate208.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.outcome === undefined) && (missing0 = "outcome")){
+validate207.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
+}
+else {
+if(data.outcome !== undefined){
+const _errs1 = errors;
+if(!(validate206(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
+vErrors = vErrors === null ? validate206.errors : vErrors.concat(validate206.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs2 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate207.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 else {
-validate208.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate207.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate208.errors = vErrors;
+validate207.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOptionId = validate209;
+export const AuthMethodId = validate209;
 
 function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11508,7 +11627,7 @@ validate209.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigId = validate210;
+export const PermissionOptionId = validate210;
 
 function validate210(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11529,7 +11648,7 @@ validate210.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigValueId = validate211;
+export const SessionConfigId = validate211;
 
 function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11550,7 +11669,7 @@ validate211.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigGroupId = validate212;
+export const SessionConfigValueId = validate212;
 
 function validate212(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11571,8 +11690,7 @@ validate212.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalId = validate213;
-const schema277 = {"type":"string","minLength":1};
+export const SessionConfigGroupId = validate213;
 
 function validate213(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11593,8 +11711,8 @@ validate213.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationId = validate214;
-const schema278 = {"type":"string","minLength":1};
+export const TerminalId = validate214;
+const schema279 = {"type":"string","minLength":1};
 
 function validate214(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11615,7 +11733,8 @@ validate214.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionId = validate215;
+export const ElicitationId = validate215;
+const schema280 = {"type":"string","minLength":1};
 
 function validate215(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11636,31 +11755,52 @@ validate215.errors = vErrors;
 return errors === 0;
 }
 
-export const ErrorCode = validate216;
-const schema280 = {"type":"integer"};
+export const CompactionId = validate216;
 
 function validate216(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate216.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(errors === 0){
+if(typeof data === "string"){
+if(data.length < 1){
+validate216.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+}
+else {
+validate216.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 validate216.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcError = validate217;
-const schema281 = {"type":"object","properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string"},"data":{}},"required":["code","message"]};
+export const ErrorCode = validate217;
+const schema282 = {"type":"integer"};
 
 function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+validate217.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+validate217.errors = vErrors;
+return errors === 0;
+}
+
+export const JsonRpcError = validate218;
+const schema283 = {"type":"object","properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string"},"data":{}},"required":["code","message"]};
+
+function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
-validate217.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate218.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -11668,7 +11808,7 @@ if(data.code !== undefined){
 let data0 = data.code;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate217.errors = [{instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate218.errors = [{instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -11680,7 +11820,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs4 = errors;
 if(typeof data.message !== "string"){
-validate217.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate218.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11692,32 +11832,32 @@ var valid0 = true;
 }
 }
 else {
-validate217.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate218.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate217.errors = vErrors;
+validate218.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcRequest = validate218;
-const schema283 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","minLength":1},"params":{"type":"object"}},"required":["jsonrpc","id","method"]};
+export const JsonRpcRequest = validate219;
+const schema285 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","minLength":1},"params":{"type":"object"}},"required":["jsonrpc","id","method"]};
 
-function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.method === undefined) && (missing0 = "method"))){
-validate218.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate219.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.jsonrpc !== undefined){
 const _errs1 = errors;
 if("2.0" !== data.jsonrpc){
-validate218.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+validate219.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -11730,7 +11870,7 @@ if(data.id !== undefined){
 let data1 = data.id;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))))){
-validate218.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate219.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11745,12 +11885,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate218.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate219.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate218.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate219.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11764,7 +11904,7 @@ if(data.params !== undefined){
 let data3 = data.params;
 const _errs7 = errors;
 if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-validate218.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate219.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -11778,18 +11918,18 @@ var valid0 = true;
 }
 }
 else {
-validate218.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate219.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate218.errors = vErrors;
+validate219.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcNotification = validate219;
-const schema285 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"method":{"type":"string","minLength":1},"params":{"type":"object"}},"required":["jsonrpc","method"],"not":{"required":["id"]}};
+export const JsonRpcNotification = validate220;
+const schema287 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"method":{"type":"string","minLength":1},"params":{"type":"object"}},"required":["jsonrpc","method"],"not":{"required":["id"]}};
 
-function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate220(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -11809,7 +11949,7 @@ errors++;
 }
 var valid0 = _errs2 === errors;
 if(valid0){
-validate219.errors = [{instancePath,schemaPath:"#/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate220.errors = [{instancePath,schemaPath:"#/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -11827,14 +11967,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.jsonrpc === undefined) && (missing1 = "jsonrpc")) || ((data.method === undefined) && (missing1 = "method"))){
-validate219.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate220.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.jsonrpc !== undefined){
 const _errs3 = errors;
 if("2.0" !== data.jsonrpc){
-validate219.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+validate220.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -11849,12 +11989,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate219.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate220.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate219.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate220.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11868,7 +12008,7 @@ if(data.params !== undefined){
 let data2 = data.params;
 const _errs6 = errors;
 if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-validate219.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate220.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -11876,56 +12016,6 @@ var valid1 = _errs6 === errors;
 else {
 var valid1 = true;
 }
-}
-}
-}
-}
-else {
-validate219.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate219.errors = vErrors;
-return errors === 0;
-}
-
-export const JsonRpcSuccessResponse = validate220;
-const schema286 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"result":{}},"required":["jsonrpc","id","result"]};
-
-function validate220(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.result === undefined) && (missing0 = "result"))){
-validate220.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-const _errs1 = errors;
-if("2.0" !== data.jsonrpc){
-validate220.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs2 = errors;
-if((typeof data1 !== "string") && (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))))){
-validate220.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -11939,8 +12029,8 @@ validate220.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcErrorResponse = validate221;
-const schema288 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"anyOf":[{"$ref":"#/$defs/RequestId"},{"type":"null"}]},"error":{"$ref":"#/$defs/JsonRpcError"}},"required":["jsonrpc","id","error"]};
+export const JsonRpcSuccessResponse = validate221;
+const schema288 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"result":{}},"required":["jsonrpc","id","result"]};
 
 function validate221(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11948,7 +12038,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.error === undefined) && (missing0 = "error"))){
+if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.result === undefined) && (missing0 = "result"))){
 validate221.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -11957,6 +12047,56 @@ if(data.jsonrpc !== undefined){
 const _errs1 = errors;
 if("2.0" !== data.jsonrpc){
 validate221.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if((typeof data1 !== "string") && (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))))){
+validate221.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate221.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate221.errors = vErrors;
+return errors === 0;
+}
+
+export const JsonRpcErrorResponse = validate222;
+const schema290 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"anyOf":[{"$ref":"#/$defs/RequestId"},{"type":"null"}]},"error":{"$ref":"#/$defs/JsonRpcError"}},"required":["jsonrpc","id","error"]};
+
+function validate222(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.error === undefined) && (missing0 = "error"))){
+validate222.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+const _errs1 = errors;
+if("2.0" !== data.jsonrpc){
+validate222.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -12007,7 +12147,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate221.errors = vErrors;
+validate222.errors = vErrors;
 return false;
 }
 else {
@@ -12029,8 +12169,8 @@ var valid0 = true;
 if(valid0){
 if(data.error !== undefined){
 const _errs9 = errors;
-if(!(validate217(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData}))){
-vErrors = vErrors === null ? validate217.errors : vErrors.concat(validate217.errors);
+if(!(validate218(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData}))){
+vErrors = vErrors === null ? validate218.errors : vErrors.concat(validate218.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -12043,25 +12183,25 @@ var valid0 = true;
 }
 }
 else {
-validate221.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate222.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate221.errors = vErrors;
+validate222.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcMessage = validate223;
-const schema290 = {"anyOf":[{"$ref":"#/$defs/JsonRpcRequest"},{"$ref":"#/$defs/JsonRpcNotification"},{"$ref":"#/$defs/JsonRpcSuccessResponse"},{"$ref":"#/$defs/JsonRpcErrorResponse"}]};
+export const JsonRpcMessage = validate224;
+const schema292 = {"anyOf":[{"$ref":"#/$defs/JsonRpcRequest"},{"$ref":"#/$defs/JsonRpcNotification"},{"$ref":"#/$defs/JsonRpcSuccessResponse"},{"$ref":"#/$defs/JsonRpcErrorResponse"}]};
 
-function validate223(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate224(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate218(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate218.errors : vErrors.concat(validate218.errors);
+if(!(validate219(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate219.errors : vErrors.concat(validate219.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -12208,16 +12348,16 @@ var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs12 = errors;
-if(!(validate220(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate220.errors : vErrors.concat(validate220.errors);
+if(!(validate221(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs12 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs13 = errors;
-if(!(validate221(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
+if(!(validate222(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs13 === errors;
@@ -12234,7 +12374,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate223.errors = vErrors;
+validate224.errors = vErrors;
 return false;
 }
 else {
@@ -12248,21 +12388,21 @@ vErrors = null;
 }
 }
 }
-validate223.errors = vErrors;
+validate224.errors = vErrors;
 return errors === 0;
 }
 
-export const CancelRequestNotification = validate227;
-const schema292 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["requestId"]};
+export const CancelRequestNotification = validate228;
+const schema294 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["requestId"]};
 
-function validate227(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate228(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.requestId === undefined) && (missing0 = "requestId")){
-validate227.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate228.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -12270,7 +12410,7 @@ if(data.requestId !== undefined){
 let data0 = data.requestId;
 const _errs1 = errors;
 if((typeof data0 !== "string") && (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))))){
-validate227.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate228.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -12283,7 +12423,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate227.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate228.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -12291,30 +12431,6 @@ var valid0 = _errs4 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-else {
-validate227.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate227.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionListCapabilities = validate228;
-
-function validate228(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate228.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
 }
 }
 }
@@ -12327,7 +12443,7 @@ validate228.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionResumeCapabilities = validate229;
+export const SessionListCapabilities = validate229;
 
 function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12351,7 +12467,7 @@ validate229.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionCloseCapabilities = validate230;
+export const SessionResumeCapabilities = validate230;
 
 function validate230(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12375,7 +12491,7 @@ validate230.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionDeleteCapabilities = validate231;
+export const SessionCloseCapabilities = validate231;
 
 function validate231(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12399,7 +12515,7 @@ validate231.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionAdditionalDirectoriesCapabilities = validate232;
+export const SessionDeleteCapabilities = validate232;
 
 function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12423,7 +12539,7 @@ validate232.errors = vErrors;
 return errors === 0;
 }
 
-export const LogoutCapabilities = validate233;
+export const SessionAdditionalDirectoriesCapabilities = validate233;
 
 function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12447,9 +12563,33 @@ validate233.errors = vErrors;
 return errors === 0;
 }
 
-export const AgentAuthCapabilities = validate234;
+export const LogoutCapabilities = validate234;
 
 function validate234(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate234.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate234.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate234.errors = vErrors;
+return errors === 0;
+}
+
+export const AgentAuthCapabilities = validate235;
+
+function validate235(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -12490,7 +12630,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate234.errors = vErrors;
+validate235.errors = vErrors;
 return false;
 }
 else {
@@ -12514,7 +12654,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs6 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate234.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate235.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -12525,17 +12665,17 @@ var valid0 = true;
 }
 }
 else {
-validate234.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate235.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate234.errors = vErrors;
+validate235.errors = vErrors;
 return errors === 0;
 }
 
-export const AuthCapabilities = validate236;
+export const AuthCapabilities = validate237;
 
-function validate236(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate237(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -12543,7 +12683,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.terminal !== undefined){
 const _errs1 = errors;
 if(typeof data.terminal !== "boolean"){
-validate236.errors = [{instancePath:instancePath+"/terminal",schemaPath:"#/properties/terminal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate237.errors = [{instancePath:instancePath+"/terminal",schemaPath:"#/properties/terminal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -12556,7 +12696,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs3 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate236.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate237.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -12567,28 +12707,15 @@ var valid0 = true;
 }
 }
 else {
-validate236.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate236.errors = vErrors;
-return errors === 0;
-}
-
-export const CompactionCapabilities = validate237;
-
-function validate237(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(data && typeof data == "object" && !Array.isArray(data))){
 validate237.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
 }
 validate237.errors = vErrors;
 return errors === 0;
 }
 
-export const NoticeCapabilities = validate238;
+export const CompactionCapabilities = validate238;
 
 function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12601,9 +12728,22 @@ validate238.errors = vErrors;
 return errors === 0;
 }
 
-export const BooleanConfigOptionCapabilities = validate239;
+export const NoticeCapabilities = validate239;
 
 function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate239.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+validate239.errors = vErrors;
+return errors === 0;
+}
+
+export const BooleanConfigOptionCapabilities = validate240;
+
+function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -12611,23 +12751,23 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta !== undefined){
 let data0 = data._meta;
 if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate239.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate240.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 }
 }
 else {
-validate239.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate240.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate239.errors = vErrors;
+validate240.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigOptionsCapabilities = validate240;
+export const SessionConfigOptionsCapabilities = validate241;
 
-function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -12668,7 +12808,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate240.errors = vErrors;
+validate241.errors = vErrors;
 return false;
 }
 else {
@@ -12692,7 +12832,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs6 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate240.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate241.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -12703,17 +12843,17 @@ var valid0 = true;
 }
 }
 else {
-validate240.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate241.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate240.errors = vErrors;
+validate241.errors = vErrors;
 return errors === 0;
 }
 
-export const ClientSessionCapabilities = validate242;
+export const ClientSessionCapabilities = validate243;
 
-function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -12760,7 +12900,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate242.errors = vErrors;
+validate243.errors = vErrors;
 return false;
 }
 else {
@@ -12816,7 +12956,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate242.errors = vErrors;
+validate243.errors = vErrors;
 return false;
 }
 else {
@@ -12878,7 +13018,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate242.errors = vErrors;
+validate243.errors = vErrors;
 return false;
 }
 else {
@@ -12902,7 +13042,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs20 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate242.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate243.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -12915,39 +13055,15 @@ var valid0 = true;
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate243.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate242.errors = vErrors;
+validate243.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationFormCapabilities = validate244;
-
-function validate244(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate244.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate244.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate244.errors = vErrors;
-return errors === 0;
-}
-
-export const ElicitationUrlCapabilities = validate245;
+export const ElicitationFormCapabilities = validate245;
 
 function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12971,9 +13087,33 @@ validate245.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationCapabilities = validate246;
+export const ElicitationUrlCapabilities = validate246;
 
 function validate246(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate246.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate246.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate246.errors = vErrors;
+return errors === 0;
+}
+
+export const ElicitationCapabilities = validate247;
+
+function validate247(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -13014,7 +13154,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate246.errors = vErrors;
+validate247.errors = vErrors;
 return false;
 }
 else {
@@ -13070,7 +13210,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate246.errors = vErrors;
+validate247.errors = vErrors;
 return false;
 }
 else {
@@ -13094,7 +13234,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs11 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate246.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate247.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -13106,24 +13246,24 @@ var valid0 = true;
 }
 }
 else {
-validate246.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate247.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate246.errors = vErrors;
+validate247.errors = vErrors;
 return errors === 0;
 }
 
-export const AuthMethodAgent = validate249;
+export const AuthMethodAgent = validate250;
 
-function validate249(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate250(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))){
-validate249.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate250.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13134,12 +13274,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate249.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate250.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate249.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate250.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13152,7 +13292,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate249.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate250.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13165,7 +13305,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate249.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema67.properties.description.type},message:"must be string,null"}];
+validate250.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema67.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -13178,7 +13318,7 @@ if(data.type !== undefined){
 let data3 = data.type;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate249.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate250.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -13195,7 +13335,7 @@ errors++;
 }
 var valid2 = _errs11 === errors;
 if(valid2){
-validate249.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate250.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -13219,7 +13359,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs12 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate249.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate250.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -13234,31 +13374,31 @@ var valid0 = true;
 }
 }
 else {
-validate249.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate250.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate249.errors = vErrors;
+validate250.errors = vErrors;
 return errors === 0;
 }
 
-export const AuthMethodTerminal = validate250;
+export const AuthMethodTerminal = validate251;
 
-function validate250(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))){
-validate250.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate251.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("terminal" !== data.type){
-validate250.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate251.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -13274,12 +13414,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate250.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate251.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate250.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate251.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13292,7 +13432,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs5 = errors;
 if(typeof data.name !== "string"){
-validate250.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate251.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -13305,7 +13445,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate250.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema64.properties.description.type},message:"must be string,null"}];
+validate251.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema64.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -13324,7 +13464,7 @@ const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
 if(typeof data4[i0] !== "string"){
-validate250.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate251.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs11 === errors;
@@ -13334,7 +13474,7 @@ break;
 }
 }
 else {
-validate250.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate251.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13352,7 +13492,7 @@ if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 for(const key0 in data6){
 const _errs16 = errors;
 if(typeof data6[key0] !== "string"){
-validate250.errors = [{instancePath:instancePath+"/env/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/env/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate251.errors = [{instancePath:instancePath+"/env/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/env/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -13362,7 +13502,7 @@ break;
 }
 }
 else {
-validate250.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate251.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13376,7 +13516,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs18 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate250.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate251.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -13393,25 +13533,25 @@ var valid0 = true;
 }
 }
 else {
-validate250.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate251.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate250.errors = vErrors;
+validate251.errors = vErrors;
 return errors === 0;
 }
 
-export const AuthenticateRequest = validate251;
-const schema333 = {"type":"object","properties":{"methodId":{"$ref":"#/$defs/AuthMethodId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["methodId"]};
+export const AuthenticateRequest = validate252;
+const schema335 = {"type":"object","properties":{"methodId":{"$ref":"#/$defs/AuthMethodId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["methodId"]};
 
-function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.methodId === undefined) && (missing0 = "methodId")){
-validate251.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate252.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13422,12 +13562,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate251.errors = [{instancePath:instancePath+"/methodId",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate252.errors = [{instancePath:instancePath+"/methodId",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate251.errors = [{instancePath:instancePath+"/methodId",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate252.errors = [{instancePath:instancePath+"/methodId",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13441,7 +13581,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate251.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate252.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13449,31 +13589,6 @@ var valid0 = _errs4 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-else {
-validate251.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate251.errors = vErrors;
-return errors === 0;
-}
-
-export const AuthenticateResponse = validate252;
-const schema336 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate252.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
 }
 }
 }
@@ -13486,7 +13601,7 @@ validate252.errors = vErrors;
 return errors === 0;
 }
 
-export const LogoutRequest = validate253;
+export const AuthenticateResponse = validate253;
 const schema338 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate253(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -13511,7 +13626,7 @@ validate253.errors = vErrors;
 return errors === 0;
 }
 
-export const LogoutResponse = validate254;
+export const LogoutRequest = validate254;
 const schema340 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate254(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -13536,29 +13651,54 @@ validate254.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigOptionCategory = validate255;
+export const LogoutResponse = validate255;
+const schema342 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate255(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "string"){
-validate255.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate255.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
+}
+}
+}
+else {
+validate255.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate255.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigSelectOption = validate256;
+export const SessionConfigOptionCategory = validate256;
 
 function validate256(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate256.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate256.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionConfigSelectOption = validate257;
+
+function validate257(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.value === undefined) && (missing0 = "value")) || ((data.name === undefined) && (missing0 = "name"))){
-validate256.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate257.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13569,98 +13709,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate256.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate257.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate256.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.name !== undefined){
-const _errs4 = errors;
-if(typeof data.name !== "string"){
-validate256.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data2 = data.description;
-const _errs6 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate256.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema102.properties.description.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs8 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate256.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate256.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate256.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionConfigSelectGroup = validate257;
-
-function validate257(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.group === undefined) && (missing0 = "group")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate257.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.group !== undefined){
-let data0 = data.group;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate257.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate257.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate257.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13682,29 +13736,12 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.options !== undefined){
-let data2 = data.options;
+if(data.description !== undefined){
+let data2 = data.description;
 const _errs6 = errors;
-if(errors === _errs6){
-if(Array.isArray(data2)){
-var valid2 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-const _errs8 = errors;
-if(!(validate90(data2[i0], {instancePath:instancePath+"/options/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs8 === errors;
-if(!valid2){
-break;
-}
-}
-}
-else {
-validate257.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+if((typeof data2 !== "string") && (data2 !== null)){
+validate257.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema104.properties.description.type},message:"must be string,null"}];
 return false;
-}
 }
 var valid0 = _errs6 === errors;
 }
@@ -13713,13 +13750,13 @@ var valid0 = true;
 }
 if(valid0){
 if(data._meta !== undefined){
-let data4 = data._meta;
-const _errs9 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+let data3 = data._meta;
+const _errs8 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
 validate257.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs9 === errors;
+var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
@@ -13738,9 +13775,112 @@ validate257.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigSelectOptions = validate259;
+export const SessionConfigSelectGroup = validate258;
 
-function validate259(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate258(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.group === undefined) && (missing0 = "group")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.options === undefined) && (missing0 = "options"))){
+validate258.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.group !== undefined){
+let data0 = data.group;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate258.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate258.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs4 = errors;
+if(typeof data.name !== "string"){
+validate258.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.options !== undefined){
+let data2 = data.options;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data2)){
+var valid2 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs8 = errors;
+if(!(validate91(data2[i0], {instancePath:instancePath+"/options/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs8 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate258.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data4 = data._meta;
+const _errs9 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+validate258.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate258.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate258.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionConfigSelectOptions = validate260;
+
+function validate260(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -13752,8 +13892,8 @@ var valid1 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate90(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate91(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -13783,8 +13923,8 @@ var valid2 = true;
 const len1 = data.length;
 for(let i1=0; i1<len1; i1++){
 const _errs6 = errors;
-if(!(validate92(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate93(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -13816,7 +13956,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate259.errors = vErrors;
+validate260.errors = vErrors;
 return false;
 }
 else {
@@ -13830,28 +13970,28 @@ vErrors = null;
 }
 }
 }
-validate259.errors = vErrors;
+validate260.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigSelect = validate262;
-const schema350 = {"type":"object","properties":{"type":{"const":"select"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"$ref":"#/$defs/SessionConfigValueId"},"options":{"$ref":"#/$defs/SessionConfigSelectOptions"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue","options"]};
+export const SessionConfigSelect = validate263;
+const schema352 = {"type":"object","properties":{"type":{"const":"select"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"$ref":"#/$defs/SessionConfigValueId"},"options":{"$ref":"#/$defs/SessionConfigSelectOptions"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue","options"]};
 
-function validate262(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate263(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.currentValue === undefined) && (missing0 = "currentValue"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate262.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate263.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("select" !== data.type){
-validate262.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "select"},message:"must be equal to constant"}];
+validate263.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "select"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -13867,12 +14007,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate262.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate263.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate262.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate263.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13885,7 +14025,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs5 = errors;
 if(typeof data.name !== "string"){
-validate262.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate263.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -13898,7 +14038,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate262.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema350.properties.description.type},message:"must be string,null"}];
+validate263.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema352.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -13949,7 +14089,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate262.errors = vErrors;
+validate263.errors = vErrors;
 return false;
 }
 else {
@@ -13976,12 +14116,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
 if(data5.length < 1){
-validate262.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate263.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate262.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate263.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13993,8 +14133,8 @@ var valid0 = true;
 if(valid0){
 if(data.options !== undefined){
 const _errs19 = errors;
-if(!(validate89(data.options, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+if(!(validate90(data.options, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs19 === errors;
@@ -14007,7 +14147,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs20 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate262.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate263.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -14025,32 +14165,32 @@ var valid0 = true;
 }
 }
 else {
-validate262.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate263.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate262.errors = vErrors;
+validate263.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigBoolean = validate264;
-const schema355 = {"type":"object","properties":{"type":{"const":"boolean"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"type":"boolean"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue"]};
+export const SessionConfigBoolean = validate265;
+const schema357 = {"type":"object","properties":{"type":{"const":"boolean"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"type":"boolean"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue"]};
 
-function validate264(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate265(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.currentValue === undefined) && (missing0 = "currentValue"))){
-validate264.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate265.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("boolean" !== data.type){
-validate264.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate265.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -14066,12 +14206,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate264.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate265.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate264.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate265.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14084,7 +14224,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs5 = errors;
 if(typeof data.name !== "string"){
-validate264.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate265.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -14097,7 +14237,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate264.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema355.properties.description.type},message:"must be string,null"}];
+validate265.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema357.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -14148,7 +14288,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate264.errors = vErrors;
+validate265.errors = vErrors;
 return false;
 }
 else {
@@ -14171,7 +14311,7 @@ if(valid0){
 if(data.currentValue !== undefined){
 const _errs16 = errors;
 if(typeof data.currentValue !== "boolean"){
-validate264.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/properties/currentValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate265.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/properties/currentValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -14184,7 +14324,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs18 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate264.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate265.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -14201,25 +14341,25 @@ var valid0 = true;
 }
 }
 else {
-validate264.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate265.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate264.errors = vErrors;
+validate265.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionSessionConfigOption = validate265;
-const schema359 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["select","boolean"]}},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"}},"required":["type","id","name"],"additionalProperties":true};
+export const ExtensionSessionConfigOption = validate266;
+const schema361 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["select","boolean"]}},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"}},"required":["type","id","name"],"additionalProperties":true};
 
-function validate265(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate266(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))){
-validate265.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate266.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14227,7 +14367,7 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate265.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate266.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -14244,7 +14384,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate265.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate266.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -14271,12 +14411,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate265.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate266.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate265.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate266.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14289,7 +14429,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs9 = errors;
 if(typeof data.name !== "string"){
-validate265.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate266.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -14302,17 +14442,17 @@ var valid0 = true;
 }
 }
 else {
-validate265.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate266.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate265.errors = vErrors;
+validate266.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigOption = validate266;
+export const SessionConfigOption = validate267;
 
-function validate266(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate267(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -14350,7 +14490,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate266.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14362,14 +14502,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((((data.type === undefined) && (missing1 = "type")) || ((data.id === undefined) && (missing1 = "id"))) || ((data.name === undefined) && (missing1 = "name"))) || ((data.currentValue === undefined) && (missing1 = "currentValue"))) || ((data.options === undefined) && (missing1 = "options"))){
-validate266.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("select" !== data.type){
-validate266.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "select"},message:"must be equal to constant"}];
+validate267.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "select"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -14385,12 +14525,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate266.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate267.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate266.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14403,7 +14543,7 @@ if(valid4){
 if(data.name !== undefined){
 const _errs13 = errors;
 if(typeof data.name !== "string"){
-validate266.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/0/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/0/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs13 === errors;
@@ -14416,7 +14556,7 @@ if(data.description !== undefined){
 let data4 = data.description;
 const _errs15 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate266.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema97.then.oneOf[0].properties.description.type},message:"must be string,null"}];
+validate267.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema99.then.oneOf[0].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs15 === errors;
@@ -14467,7 +14607,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate266.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -14494,12 +14634,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(data6.length < 1){
-validate266.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate267.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate266.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14511,8 +14651,8 @@ var valid4 = true;
 if(valid4){
 if(data.options !== undefined){
 const _errs27 = errors;
-if(!(validate89(data.options, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+if(!(validate90(data.options, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs27 === errors;
@@ -14525,7 +14665,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs28 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate266.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate267.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs28 === errors;
@@ -14543,7 +14683,7 @@ var valid4 = true;
 }
 }
 else {
-validate266.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14554,14 +14694,14 @@ if(errors === _errs32){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((((data.type === undefined) && (missing2 = "type")) || ((data.id === undefined) && (missing2 = "id"))) || ((data.name === undefined) && (missing2 = "name"))) || ((data.currentValue === undefined) && (missing2 = "currentValue"))){
-validate266.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs34 = errors;
 if("boolean" !== data.type){
-validate266.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate267.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid11 = _errs34 === errors;
@@ -14577,12 +14717,12 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate266.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate267.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate266.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14595,7 +14735,7 @@ if(valid11){
 if(data.name !== undefined){
 const _errs38 = errors;
 if(typeof data.name !== "string"){
-validate266.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid11 = _errs38 === errors;
@@ -14608,7 +14748,7 @@ if(data.description !== undefined){
 let data12 = data.description;
 const _errs40 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate266.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema97.then.oneOf[1].properties.description.type},message:"must be string,null"}];
+validate267.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema99.then.oneOf[1].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs40 === errors;
@@ -14659,7 +14799,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate266.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -14682,7 +14822,7 @@ if(valid11){
 if(data.currentValue !== undefined){
 const _errs49 = errors;
 if(typeof data.currentValue !== "boolean"){
-validate266.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/then/oneOf/1/properties/currentValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate267.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/then/oneOf/1/properties/currentValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid11 = _errs49 === errors;
@@ -14695,7 +14835,7 @@ if(data._meta !== undefined){
 let data15 = data._meta;
 const _errs51 = errors;
 if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-validate266.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate267.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid11 = _errs51 === errors;
@@ -14712,24 +14852,24 @@ var valid11 = true;
 }
 }
 else {
-validate266.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate266.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate266.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate266.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14739,8 +14879,8 @@ ifClause0 = "then";
 }
 else {
 const _errs55 = errors;
-if(!(validate96(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+if(!(validate97(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs55 === errors;
@@ -14756,52 +14896,52 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate266.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate266.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate266.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate266.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate266.errors = vErrors;
+validate267.errors = vErrors;
 return errors === 0;
 }
 
-export const SetSessionConfigOptionRequest = validate269;
-const schema369 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"configId":{"$ref":"#/$defs/SessionConfigId"},"type":{"type":"string"},"value":{"anyOf":[{"$ref":"#/$defs/SessionConfigValueId"},{"type":"boolean"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","configId","value"]};
+export const SetSessionConfigOptionRequest = validate270;
+const schema371 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"configId":{"$ref":"#/$defs/SessionConfigId"},"type":{"type":"string"},"value":{"anyOf":[{"$ref":"#/$defs/SessionConfigValueId"},{"type":"boolean"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","configId","value"]};
 
-function validate269(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate270(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.configId === undefined) && (missing0 = "configId"))) || ((data.value === undefined) && (missing0 = "value"))){
-validate269.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate270.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate269.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate270.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -14817,12 +14957,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate269.errors = [{instancePath:instancePath+"/configId",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate270.errors = [{instancePath:instancePath+"/configId",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate269.errors = [{instancePath:instancePath+"/configId",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate270.errors = [{instancePath:instancePath+"/configId",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14835,7 +14975,7 @@ if(valid0){
 if(data.type !== undefined){
 const _errs7 = errors;
 if(typeof data.type !== "string"){
-validate269.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate270.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -14901,7 +15041,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate269.errors = vErrors;
+validate270.errors = vErrors;
 return false;
 }
 else {
@@ -14925,7 +15065,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs16 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate269.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate270.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -14940,25 +15080,25 @@ var valid0 = true;
 }
 }
 else {
-validate269.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate270.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate269.errors = vErrors;
+validate270.errors = vErrors;
 return errors === 0;
 }
 
-export const SetSessionConfigOptionResponse = validate270;
-const schema374 = {"type":"object","properties":{"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["configOptions"]};
+export const SetSessionConfigOptionResponse = validate271;
+const schema376 = {"type":"object","properties":{"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["configOptions"]};
 
-function validate270(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate271(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.configOptions === undefined) && (missing0 = "configOptions")){
-validate270.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate271.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14971,8 +15111,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate88(data0[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate89(data0[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -14982,7 +15122,7 @@ break;
 }
 }
 else {
-validate270.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate271.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14996,7 +15136,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate270.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate271.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15008,32 +15148,32 @@ var valid0 = true;
 }
 }
 else {
-validate270.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate271.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate270.errors = vErrors;
+validate271.errors = vErrors;
 return errors === 0;
 }
 
-export const SetSessionModeRequest = validate272;
-const schema376 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"modeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","modeId"]};
+export const SetSessionModeRequest = validate273;
+const schema378 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"modeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","modeId"]};
 
-function validate272(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate273(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.modeId === undefined) && (missing0 = "modeId"))){
-validate272.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate273.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate272.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate273.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15045,7 +15185,7 @@ if(valid0){
 if(data.modeId !== undefined){
 const _errs4 = errors;
 if(typeof data.modeId !== "string"){
-validate272.errors = [{instancePath:instancePath+"/modeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate273.errors = [{instancePath:instancePath+"/modeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15058,7 +15198,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs7 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate272.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate273.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -15071,31 +15211,6 @@ var valid0 = true;
 }
 }
 else {
-validate272.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate272.errors = vErrors;
-return errors === 0;
-}
-
-export const SetSessionModeResponse = validate273;
-const schema380 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate273(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate273.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
 validate273.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -15104,52 +15219,19 @@ validate273.errors = vErrors;
 return errors === 0;
 }
 
-export const ListSessionsRequest = validate274;
-const schema382 = {"type":"object","properties":{"cwd":{"type":["string","null"]},"cursor":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const SetSessionModeResponse = validate274;
+const schema382 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate274(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.cwd !== undefined){
-let data0 = data.cwd;
-const _errs1 = errors;
-if((typeof data0 !== "string") && (data0 !== null)){
-validate274.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: schema382.properties.cwd.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cursor !== undefined){
-let data1 = data.cursor;
-const _errs3 = errors;
-if((typeof data1 !== "string") && (data1 !== null)){
-validate274.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: schema382.properties.cursor.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs5 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
 validate274.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -15162,24 +15244,82 @@ validate274.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionInfo = validate275;
-const schema384 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+export const ListSessionsRequest = validate275;
+const schema384 = {"type":"object","properties":{"cwd":{"type":["string","null"]},"cursor":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate275(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.cwd !== undefined){
+let data0 = data.cwd;
+const _errs1 = errors;
+if((typeof data0 !== "string") && (data0 !== null)){
+validate275.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: schema384.properties.cwd.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data1 = data.cursor;
+const _errs3 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate275.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: schema384.properties.cursor.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs5 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate275.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate275.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate275.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionInfo = validate276;
+const schema386 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+
+function validate276(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))){
-validate275.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate276.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate275.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate276.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15191,7 +15331,7 @@ if(valid0){
 if(data.cwd !== undefined){
 const _errs4 = errors;
 if(typeof data.cwd !== "string"){
-validate275.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate276.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15210,7 +15350,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
 if(typeof data2[i0] !== "string"){
-validate275.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate276.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -15220,7 +15360,7 @@ break;
 }
 }
 else {
-validate275.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate276.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15234,7 +15374,7 @@ if(data.title !== undefined){
 let data4 = data.title;
 const _errs10 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate275.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema384.properties.title.type},message:"must be string,null"}];
+validate276.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema386.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -15247,7 +15387,7 @@ if(data.updatedAt !== undefined){
 let data5 = data.updatedAt;
 const _errs12 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate275.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema384.properties.updatedAt.type},message:"must be string,null"}];
+validate276.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema386.properties.updatedAt.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -15260,7 +15400,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs14 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate275.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate276.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -15276,25 +15416,25 @@ var valid0 = true;
 }
 }
 else {
-validate275.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate276.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate275.errors = vErrors;
+validate276.errors = vErrors;
 return errors === 0;
 }
 
-export const ListSessionsResponse = validate276;
-const schema387 = {"type":"object","properties":{"sessions":{"type":"array","items":{"$ref":"#/$defs/SessionInfo"}},"nextCursor":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessions"]};
+export const ListSessionsResponse = validate277;
+const schema389 = {"type":"object","properties":{"sessions":{"type":"array","items":{"$ref":"#/$defs/SessionInfo"}},"nextCursor":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessions"]};
 
-function validate276(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate277(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessions === undefined) && (missing0 = "sessions")){
-validate276.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate277.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15307,8 +15447,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate275(data0[i0], {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate275.errors : vErrors.concat(validate275.errors);
+if(!(validate276(data0[i0], {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate276.errors : vErrors.concat(validate276.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -15318,7 +15458,7 @@ break;
 }
 }
 else {
-validate276.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate277.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15332,7 +15472,7 @@ if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate276.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema387.properties.nextCursor.type},message:"must be string,null"}];
+validate277.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema389.properties.nextCursor.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15345,7 +15485,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate276.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate277.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -15358,32 +15498,32 @@ var valid0 = true;
 }
 }
 else {
-validate276.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate277.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate276.errors = vErrors;
+validate277.errors = vErrors;
 return errors === 0;
 }
 
-export const DeleteSessionRequest = validate278;
-const schema389 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const DeleteSessionRequest = validate279;
+const schema391 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
-function validate278(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate279(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate278.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate279.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate278.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate279.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15396,7 +15536,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate278.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate279.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15404,31 +15544,6 @@ var valid0 = _errs4 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-else {
-validate278.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate278.errors = vErrors;
-return errors === 0;
-}
-
-export const DeleteSessionResponse = validate279;
-const schema392 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate279(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate279.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
 }
 }
 }
@@ -15441,44 +15556,19 @@ validate279.errors = vErrors;
 return errors === 0;
 }
 
-export const CloseSessionRequest = validate280;
-const schema394 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const DeleteSessionResponse = validate280;
+const schema394 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate280(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate280.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-const _errs1 = errors;
-if(typeof data.sessionId !== "string"){
-validate280.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
 validate280.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -15491,19 +15581,44 @@ validate280.errors = vErrors;
 return errors === 0;
 }
 
-export const CloseSessionResponse = validate281;
-const schema397 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+export const CloseSessionRequest = validate281;
+const schema396 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
 function validate281(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
+validate281.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+const _errs1 = errors;
+if(typeof data.sessionId !== "string"){
+validate281.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
 validate281.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -15516,37 +15631,62 @@ validate281.errors = vErrors;
 return errors === 0;
 }
 
-export const NoticeSeverity = validate282;
+export const CloseSessionResponse = validate282;
+const schema399 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate282(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "string"){
-validate282.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate282.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
+}
+}
+}
+else {
+validate282.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate282.errors = vErrors;
 return errors === 0;
 }
 
-export const Notice = validate283;
-const schema400 = {"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]};
+export const NoticeSeverity = validate283;
 
 function validate283(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate283.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate283.errors = vErrors;
+return errors === 0;
+}
+
+export const Notice = validate284;
+const schema402 = {"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]};
+
+function validate284(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.severity === undefined) && (missing0 = "severity"))) || ((data.title === undefined) && (missing0 = "title"))){
-validate283.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate284.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("notice" !== data.sessionUpdate){
-validate283.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+validate284.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15558,7 +15698,7 @@ if(valid0){
 if(data.severity !== undefined){
 const _errs2 = errors;
 if(typeof data.severity !== "string"){
-validate283.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate284.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -15573,12 +15713,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate283.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate284.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate283.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate284.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15592,7 +15732,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate283.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema400.properties.description.type},message:"must be string,null"}];
+validate284.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema402.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -15605,7 +15745,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs9 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate283.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate284.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -15620,45 +15760,45 @@ var valid0 = true;
 }
 }
 else {
-validate283.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate284.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-validate283.errors = vErrors;
-return errors === 0;
-}
-
-export const CompactionStatus = validate284;
-
-function validate284(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate284.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
 validate284.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionUpdate = validate285;
-const schema404 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]};
+export const CompactionStatus = validate285;
 
 function validate285(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate285.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate285.errors = vErrors;
+return errors === 0;
+}
+
+export const CompactionUpdate = validate286;
+const schema406 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]};
+
+function validate286(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.status === undefined) && (missing0 = "status"))){
-validate285.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate286.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("compaction_update" !== data.sessionUpdate){
-validate285.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
+validate286.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15674,12 +15814,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate285.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate286.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate285.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate286.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15692,7 +15832,7 @@ if(valid0){
 if(data.status !== undefined){
 const _errs5 = errors;
 if(typeof data.status !== "string"){
-validate285.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate286.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -15705,7 +15845,7 @@ if(data.summary !== undefined){
 let data3 = data.summary;
 const _errs8 = errors;
 if((!(Array.isArray(data3))) && (data3 !== null)){
-validate285.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: schema404.properties.summary.type},message:"must be array,null"}];
+validate286.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: schema406.properties.summary.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs8){
@@ -15714,8 +15854,8 @@ var valid3 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs10 = errors;
-if(!(validate128(data3[i0], {instancePath:instancePath+"/summary/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate129(data3[i0], {instancePath:instancePath+"/summary/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs10 === errors;
@@ -15735,7 +15875,7 @@ if(data.error !== undefined){
 let data5 = data.error;
 const _errs11 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate285.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema404.properties.error.type},message:"must be string,null"}];
+validate286.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema406.properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -15748,7 +15888,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs13 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate285.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate286.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -15764,32 +15904,32 @@ var valid0 = true;
 }
 }
 else {
-validate285.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate286.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate285.errors = vErrors;
+validate286.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionSummaryChunk = validate287;
-const schema408 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]};
+export const CompactionSummaryChunk = validate288;
+const schema410 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]};
 
-function validate287(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate288(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate287.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate288.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("compaction_summary_chunk" !== data.sessionUpdate){
-validate287.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
+validate288.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15805,12 +15945,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate287.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate288.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate287.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate288.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15822,8 +15962,8 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 const _errs5 = errors;
-if(!(validate128(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -15836,7 +15976,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate287.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate288.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -15850,32 +15990,32 @@ var valid0 = true;
 }
 }
 else {
-validate287.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate288.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate287.errors = vErrors;
+validate288.errors = vErrors;
 return errors === 0;
 }
 
-export const ReadTextFileRequest = validate289;
-const schema411 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"path":{"type":"string"},"line":{"type":["integer","null"],"minimum":0},"limit":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","path"]};
+export const ReadTextFileRequest = validate290;
+const schema413 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"path":{"type":"string"},"line":{"type":["integer","null"],"minimum":0},"limit":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","path"]};
 
-function validate289(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate290(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.path === undefined) && (missing0 = "path"))){
-validate289.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate290.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate289.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate290.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15887,7 +16027,7 @@ if(valid0){
 if(data.path !== undefined){
 const _errs4 = errors;
 if(typeof data.path !== "string"){
-validate289.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate290.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15900,13 +16040,13 @@ if(data.line !== undefined){
 let data2 = data.line;
 const _errs6 = errors;
 if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
-validate289.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema411.properties.line.type},message:"must be integer,null"}];
+validate290.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema413.properties.line.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate289.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate290.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15921,13 +16061,13 @@ if(data.limit !== undefined){
 let data3 = data.limit;
 const _errs8 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate289.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: schema411.properties.limit.type},message:"must be integer,null"}];
+validate290.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: schema413.properties.limit.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate289.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate290.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15942,7 +16082,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs10 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate289.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate290.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -15957,32 +16097,32 @@ var valid0 = true;
 }
 }
 else {
-validate289.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate290.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate289.errors = vErrors;
+validate290.errors = vErrors;
 return errors === 0;
 }
 
-export const ReadTextFileResponse = validate290;
-const schema414 = {"type":"object","properties":{"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content"]};
+export const ReadTextFileResponse = validate291;
+const schema416 = {"type":"object","properties":{"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content"]};
 
-function validate290(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate291(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.content === undefined) && (missing0 = "content")){
-validate290.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate291.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.content !== undefined){
 const _errs1 = errors;
 if(typeof data.content !== "string"){
-validate290.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate291.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15995,89 +16135,13 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs3 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate290.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate291.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-else {
-validate290.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate290.errors = vErrors;
-return errors === 0;
-}
-
-export const WriteTextFileRequest = validate291;
-const schema416 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"path":{"type":"string"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","path","content"]};
-
-function validate291(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.path === undefined) && (missing0 = "path"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate291.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-const _errs1 = errors;
-if(typeof data.sessionId !== "string"){
-validate291.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.path !== undefined){
-const _errs4 = errors;
-if(typeof data.path !== "string"){
-validate291.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.content !== undefined){
-const _errs6 = errors;
-if(typeof data.content !== "string"){
-validate291.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs8 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate291.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
 }
 }
 }
@@ -16091,19 +16155,70 @@ validate291.errors = vErrors;
 return errors === 0;
 }
 
-export const WriteTextFileResponse = validate292;
-const schema419 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+export const WriteTextFileRequest = validate292;
+const schema418 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"path":{"type":"string"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","path","content"]};
 
 function validate292(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.path === undefined) && (missing0 = "path"))) || ((data.content === undefined) && (missing0 = "content"))){
+validate292.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+const _errs1 = errors;
+if(typeof data.sessionId !== "string"){
+validate292.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+const _errs4 = errors;
+if(typeof data.path !== "string"){
+validate292.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs6 = errors;
+if(typeof data.content !== "string"){
+validate292.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+let data3 = data._meta;
+const _errs8 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
 validate292.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -16116,24 +16231,49 @@ validate292.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateTerminalRequest = validate293;
-const schema421 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"command":{"type":"string"},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"array","items":{"$ref":"#/$defs/EnvVariable"}},"cwd":{"type":["string","null"]},"outputByteLimit":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","command"]};
+export const WriteTextFileResponse = validate293;
+const schema421 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate293(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate293.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate293.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate293.errors = vErrors;
+return errors === 0;
+}
+
+export const CreateTerminalRequest = validate294;
+const schema423 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"command":{"type":"string"},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"array","items":{"$ref":"#/$defs/EnvVariable"}},"cwd":{"type":["string","null"]},"outputByteLimit":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","command"]};
+
+function validate294(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.command === undefined) && (missing0 = "command"))){
-validate293.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate294.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate293.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate294.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16145,7 +16285,7 @@ if(valid0){
 if(data.command !== undefined){
 const _errs4 = errors;
 if(typeof data.command !== "string"){
-validate293.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate294.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -16164,7 +16304,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
 if(typeof data2[i0] !== "string"){
-validate293.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate294.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -16174,7 +16314,7 @@ break;
 }
 }
 else {
-validate293.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate294.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16204,7 +16344,7 @@ break;
 }
 }
 else {
-validate293.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate294.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16218,7 +16358,7 @@ if(data.cwd !== undefined){
 let data6 = data.cwd;
 const _errs13 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate293.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: schema421.properties.cwd.type},message:"must be string,null"}];
+validate294.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: schema423.properties.cwd.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -16231,13 +16371,13 @@ if(data.outputByteLimit !== undefined){
 let data7 = data.outputByteLimit;
 const _errs15 = errors;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-validate293.errors = [{instancePath:instancePath+"/outputByteLimit",schemaPath:"#/properties/outputByteLimit/type",keyword:"type",params:{type: schema421.properties.outputByteLimit.type},message:"must be integer,null"}];
+validate294.errors = [{instancePath:instancePath+"/outputByteLimit",schemaPath:"#/properties/outputByteLimit/type",keyword:"type",params:{type: schema423.properties.outputByteLimit.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs15){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate293.errors = [{instancePath:instancePath+"/outputByteLimit",schemaPath:"#/properties/outputByteLimit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate294.errors = [{instancePath:instancePath+"/outputByteLimit",schemaPath:"#/properties/outputByteLimit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16252,7 +16392,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs17 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate293.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate294.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -16269,25 +16409,25 @@ var valid0 = true;
 }
 }
 else {
-validate293.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate294.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate293.errors = vErrors;
+validate294.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateTerminalResponse = validate295;
-const schema424 = {"type":"object","properties":{"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["terminalId"]};
+export const CreateTerminalResponse = validate296;
+const schema426 = {"type":"object","properties":{"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["terminalId"]};
 
-function validate295(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate296(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.terminalId === undefined) && (missing0 = "terminalId")){
-validate295.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate296.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16298,12 +16438,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate295.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate296.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate295.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate296.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16317,76 +16457,10 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate295.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate295.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate295.errors = vErrors;
-return errors === 0;
-}
-
-export const TerminalExitStatus = validate296;
-const schema427 = {"type":"object","properties":{"exitCode":{"type":["integer","null"],"minimum":0},"signal":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate296(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.exitCode !== undefined){
-let data0 = data.exitCode;
-const _errs1 = errors;
-if((!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) && (data0 !== null)){
-validate296.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: schema427.properties.exitCode.type},message:"must be integer,null"}];
-return false;
-}
-if(errors === _errs1){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 < 0 || isNaN(data0)){
-validate296.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.signal !== undefined){
-let data1 = data.signal;
-const _errs3 = errors;
-if((typeof data1 !== "string") && (data1 !== null)){
-validate296.errors = [{instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: schema427.properties.signal.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs5 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
 validate296.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
@@ -16403,24 +16477,90 @@ validate296.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalOutputRequest = validate297;
-const schema429 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
+export const TerminalExitStatus = validate297;
+const schema429 = {"type":"object","properties":{"exitCode":{"type":["integer","null"],"minimum":0},"signal":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate297(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.exitCode !== undefined){
+let data0 = data.exitCode;
+const _errs1 = errors;
+if((!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) && (data0 !== null)){
+validate297.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: schema429.properties.exitCode.type},message:"must be integer,null"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+validate297.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.signal !== undefined){
+let data1 = data.signal;
+const _errs3 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate297.errors = [{instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: schema429.properties.signal.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs5 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate297.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate297.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate297.errors = vErrors;
+return errors === 0;
+}
+
+export const TerminalOutputRequest = validate298;
+const schema431 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
+
+function validate298(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate297.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate298.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate297.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate298.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16436,12 +16576,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate297.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate298.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate297.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate298.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16455,7 +16595,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs7 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate297.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate298.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -16468,32 +16608,32 @@ var valid0 = true;
 }
 }
 else {
-validate297.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate298.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate297.errors = vErrors;
+validate298.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalOutputResponse = validate298;
-const schema433 = {"type":"object","properties":{"output":{"type":"string"},"truncated":{"type":"boolean"},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["output","truncated"]};
+export const TerminalOutputResponse = validate299;
+const schema435 = {"type":"object","properties":{"output":{"type":"string"},"truncated":{"type":"boolean"},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["output","truncated"]};
 
-function validate298(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate299(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.output === undefined) && (missing0 = "output")) || ((data.truncated === undefined) && (missing0 = "truncated"))){
-validate298.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate299.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.output !== undefined){
 const _errs1 = errors;
 if(typeof data.output !== "string"){
-validate298.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate299.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16505,7 +16645,7 @@ if(valid0){
 if(data.truncated !== undefined){
 const _errs3 = errors;
 if(typeof data.truncated !== "boolean"){
-validate298.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate299.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -16520,8 +16660,8 @@ const _errs5 = errors;
 const _errs6 = errors;
 let valid1 = false;
 const _errs7 = errors;
-if(!(validate296(data2, {instancePath:instancePath+"/exitStatus",parentData:data,parentDataProperty:"exitStatus",rootData}))){
-vErrors = vErrors === null ? validate296.errors : vErrors.concat(validate296.errors);
+if(!(validate297(data2, {instancePath:instancePath+"/exitStatus",parentData:data,parentDataProperty:"exitStatus",rootData}))){
+vErrors = vErrors === null ? validate297.errors : vErrors.concat(validate297.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
@@ -16550,7 +16690,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate298.errors = vErrors;
+validate299.errors = vErrors;
 return false;
 }
 else {
@@ -16574,7 +16714,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs10 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate298.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate299.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -16588,32 +16728,32 @@ var valid0 = true;
 }
 }
 else {
-validate298.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate299.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate298.errors = vErrors;
+validate299.errors = vErrors;
 return errors === 0;
 }
 
-export const ReleaseTerminalRequest = validate300;
-const schema435 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
+export const ReleaseTerminalRequest = validate301;
+const schema437 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
 
-function validate300(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate301(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate300.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate301.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate300.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate301.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16629,12 +16769,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate300.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate301.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate300.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate301.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16648,7 +16788,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs7 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate300.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate301.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -16657,31 +16797,6 @@ else {
 var valid0 = true;
 }
 }
-}
-}
-}
-else {
-validate300.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate300.errors = vErrors;
-return errors === 0;
-}
-
-export const ReleaseTerminalResponse = validate301;
-const schema439 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate301(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate301.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
 }
 }
 }
@@ -16694,24 +16809,49 @@ validate301.errors = vErrors;
 return errors === 0;
 }
 
-export const WaitForTerminalExitRequest = validate302;
-const schema441 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
+export const ReleaseTerminalResponse = validate302;
+const schema441 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate302(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate302.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate302.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate302.errors = vErrors;
+return errors === 0;
+}
+
+export const WaitForTerminalExitRequest = validate303;
+const schema443 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
+
+function validate303(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate302.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate303.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate302.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate303.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16727,12 +16867,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate302.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate303.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate302.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate303.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16746,7 +16886,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs7 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate302.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate303.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -16759,18 +16899,18 @@ var valid0 = true;
 }
 }
 else {
-validate302.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate303.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate302.errors = vErrors;
+validate303.errors = vErrors;
 return errors === 0;
 }
 
-export const WaitForTerminalExitResponse = validate303;
-const schema445 = {"type":"object","properties":{"exitCode":{"type":["integer","null"],"minimum":0},"signal":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const WaitForTerminalExitResponse = validate304;
+const schema447 = {"type":"object","properties":{"exitCode":{"type":["integer","null"],"minimum":0},"signal":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate303(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate304(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -16779,13 +16919,13 @@ if(data.exitCode !== undefined){
 let data0 = data.exitCode;
 const _errs1 = errors;
 if((!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) && (data0 !== null)){
-validate303.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: schema445.properties.exitCode.type},message:"must be integer,null"}];
+validate304.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: schema447.properties.exitCode.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate303.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate304.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16800,7 +16940,7 @@ if(data.signal !== undefined){
 let data1 = data.signal;
 const _errs3 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate303.errors = [{instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: schema445.properties.signal.type},message:"must be string,null"}];
+validate304.errors = [{instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: schema447.properties.signal.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -16813,7 +16953,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate303.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate304.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -16825,32 +16965,32 @@ var valid0 = true;
 }
 }
 else {
-validate303.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate304.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate303.errors = vErrors;
+validate304.errors = vErrors;
 return errors === 0;
 }
 
-export const KillTerminalRequest = validate304;
-const schema447 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
+export const KillTerminalRequest = validate305;
+const schema449 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
 
-function validate304(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate304.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate305.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate304.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate305.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16866,12 +17006,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate304.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate305.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate304.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate305.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16885,7 +17025,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs7 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate304.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate305.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -16898,31 +17038,6 @@ var valid0 = true;
 }
 }
 else {
-validate304.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate304.errors = vErrors;
-return errors === 0;
-}
-
-export const KillTerminalResponse = validate305;
-const schema451 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate305.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
 validate305.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -16931,24 +17046,49 @@ validate305.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSessionScope = validate306;
-const schema453 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]}},"required":["sessionId"]};
+export const KillTerminalResponse = validate306;
+const schema453 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate306(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate306.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate306.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate306.errors = vErrors;
+return errors === 0;
+}
+
+export const ElicitationSessionScope = validate307;
+const schema455 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]}},"required":["sessionId"]};
+
+function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate306.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate307.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate306.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate307.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16999,7 +17139,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate306.errors = vErrors;
+validate307.errors = vErrors;
 return false;
 }
 else {
@@ -17022,38 +17162,6 @@ var valid0 = true;
 }
 }
 else {
-validate306.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate306.errors = vErrors;
-return errors === 0;
-}
-
-export const ElicitationRequestScope = validate307;
-const schema456 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"}},"required":["requestId"]};
-
-function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.requestId === undefined) && (missing0 = "requestId")){
-validate307.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.requestId !== undefined){
-let data0 = data.requestId;
-if((typeof data0 !== "string") && (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))))){
-validate307.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
-return false;
-}
-}
-}
-}
-else {
 validate307.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -17062,26 +17170,40 @@ validate307.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSchemaType = validate308;
-const schema458 = {"type":"string","const":"object"};
+export const ElicitationRequestScope = validate308;
+const schema458 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"}},"required":["requestId"]};
 
 function validate308(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "string"){
-validate308.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.requestId === undefined) && (missing0 = "requestId")){
+validate308.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
-if("object" !== data){
-validate308.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
+else {
+if(data.requestId !== undefined){
+let data0 = data.requestId;
+if((typeof data0 !== "string") && (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))))){
+validate308.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
+}
+}
+}
+}
+else {
+validate308.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate308.errors = vErrors;
 return errors === 0;
 }
 
-export const StringFormat = validate309;
-const schema459 = {"type":"string"};
+export const ElicitationSchemaType = validate309;
+const schema460 = {"type":"string","const":"object"};
 
 function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -17090,28 +17212,46 @@ if(typeof data !== "string"){
 validate309.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if("object" !== data){
+validate309.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
+return false;
+}
 validate309.errors = vErrors;
 return errors === 0;
 }
 
-export const EnumOption = validate310;
-const schema460 = {"type":"object","properties":{"const":{"type":"string"},"title":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["const","title"]};
+export const StringFormat = validate310;
+const schema461 = {"type":"string"};
 
 function validate310(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate310.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate310.errors = vErrors;
+return errors === 0;
+}
+
+export const EnumOption = validate311;
+const schema462 = {"type":"object","properties":{"const":{"type":"string"},"title":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["const","title"]};
+
+function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.const === undefined) && (missing0 = "const")) || ((data.title === undefined) && (missing0 = "title"))){
-validate310.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate311.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.const !== undefined){
 const _errs1 = errors;
 if(typeof data.const !== "string"){
-validate310.errors = [{instancePath:instancePath+"/const",schemaPath:"#/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/const",schemaPath:"#/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17123,7 +17263,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs3 = errors;
 if(typeof data.title !== "string"){
-validate310.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -17136,7 +17276,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate310.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema460.properties.description.type},message:"must be string,null"}];
+validate311.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema462.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -17149,7 +17289,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate310.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate311.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -17163,32 +17303,32 @@ var valid0 = true;
 }
 }
 else {
-validate310.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate311.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate310.errors = vErrors;
+validate311.errors = vErrors;
 return errors === 0;
 }
 
-export const StringPropertySchema = validate311;
-const schema462 = {"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const StringPropertySchema = validate312;
+const schema464 = {"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate312(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate311.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate312.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("string" !== data.type){
-validate311.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate312.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17201,7 +17341,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate311.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema462.properties.title.type},message:"must be string,null"}];
+validate312.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema464.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17214,7 +17354,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate311.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema462.properties.description.type},message:"must be string,null"}];
+validate312.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema464.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -17227,13 +17367,13 @@ if(data.minLength !== undefined){
 let data3 = data.minLength;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate311.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/type",keyword:"type",params:{type: schema462.properties.minLength.type},message:"must be integer,null"}];
+validate312.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/type",keyword:"type",params:{type: schema464.properties.minLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate311.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate312.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17248,13 +17388,13 @@ if(data.maxLength !== undefined){
 let data4 = data.maxLength;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate311.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/type",keyword:"type",params:{type: schema462.properties.maxLength.type},message:"must be integer,null"}];
+validate312.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/type",keyword:"type",params:{type: schema464.properties.maxLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate311.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate312.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17269,7 +17409,7 @@ if(data.pattern !== undefined){
 let data5 = data.pattern;
 const _errs10 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate311.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/properties/pattern/type",keyword:"type",params:{type: schema462.properties.pattern.type},message:"must be string,null"}];
+validate312.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/properties/pattern/type",keyword:"type",params:{type: schema464.properties.pattern.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -17320,7 +17460,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate311.errors = vErrors;
+validate312.errors = vErrors;
 return false;
 }
 else {
@@ -17344,7 +17484,7 @@ if(data.default !== undefined){
 let data7 = data.default;
 const _errs19 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate311.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema462.properties.default.type},message:"must be string,null"}];
+validate312.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema464.properties.default.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -17357,7 +17497,7 @@ if(data.enum !== undefined){
 let data8 = data.enum;
 const _errs21 = errors;
 if((!(Array.isArray(data8))) && (data8 !== null)){
-validate311.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: schema462.properties.enum.type},message:"must be array,null"}];
+validate312.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: schema464.properties.enum.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs21){
@@ -17367,7 +17507,7 @@ const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
 const _errs23 = errors;
 if(typeof data8[i0] !== "string"){
-validate311.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate312.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -17387,7 +17527,7 @@ if(data.oneOf !== undefined){
 let data10 = data.oneOf;
 const _errs25 = errors;
 if((!(Array.isArray(data10))) && (data10 !== null)){
-validate311.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/properties/oneOf/type",keyword:"type",params:{type: schema462.properties.oneOf.type},message:"must be array,null"}];
+validate312.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/properties/oneOf/type",keyword:"type",params:{type: schema464.properties.oneOf.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs25){
@@ -17396,8 +17536,8 @@ var valid4 = true;
 const len1 = data10.length;
 for(let i1=0; i1<len1; i1++){
 const _errs27 = errors;
-if(!(validate310(data10[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data10,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate310.errors : vErrors.concat(validate310.errors);
+if(!(validate311(data10[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data10,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs27 === errors;
@@ -17417,7 +17557,7 @@ if(data._meta !== undefined){
 let data12 = data._meta;
 const _errs28 = errors;
 if((!(data12 && typeof data12 == "object" && !Array.isArray(data12))) && (data12 !== null)){
-validate311.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate312.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -17438,136 +17578,16 @@ var valid0 = true;
 }
 }
 else {
-validate311.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate312.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate311.errors = vErrors;
+validate312.errors = vErrors;
 return errors === 0;
 }
 
-export const NumberPropertySchema = validate313;
-const schema465 = {"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
-
-function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.type === undefined) && (missing0 = "type")){
-validate313.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-const _errs1 = errors;
-if("number" !== data.type){
-validate313.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.title !== undefined){
-let data1 = data.title;
-const _errs2 = errors;
-if((typeof data1 !== "string") && (data1 !== null)){
-validate313.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema465.properties.title.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data2 = data.description;
-const _errs4 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate313.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema465.properties.description.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.minimum !== undefined){
-let data3 = data.minimum;
-const _errs6 = errors;
-if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate313.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema465.properties.minimum.type},message:"must be number,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.maximum !== undefined){
-let data4 = data.maximum;
-const _errs8 = errors;
-if((!((typeof data4 == "number") && (isFinite(data4)))) && (data4 !== null)){
-validate313.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema465.properties.maximum.type},message:"must be number,null"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.default !== undefined){
-let data5 = data.default;
-const _errs10 = errors;
-if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate313.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema465.properties.default.type},message:"must be number,null"}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data6 = data._meta;
-const _errs12 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate313.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate313.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate313.errors = vErrors;
-return errors === 0;
-}
-
-export const IntegerPropertySchema = validate314;
-const schema467 = {"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const NumberPropertySchema = validate314;
+const schema467 = {"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
 function validate314(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -17582,8 +17602,8 @@ return false;
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
-if("integer" !== data.type){
-validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
+if("number" !== data.type){
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17621,8 +17641,8 @@ if(valid0){
 if(data.minimum !== undefined){
 let data3 = data.minimum;
 const _errs6 = errors;
-if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate314.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema467.properties.minimum.type},message:"must be integer,null"}];
+if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
+validate314.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema467.properties.minimum.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -17634,8 +17654,8 @@ if(valid0){
 if(data.maximum !== undefined){
 let data4 = data.maximum;
 const _errs8 = errors;
-if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate314.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema467.properties.maximum.type},message:"must be integer,null"}];
+if((!((typeof data4 == "number") && (isFinite(data4)))) && (data4 !== null)){
+validate314.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema467.properties.maximum.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -17647,8 +17667,8 @@ if(valid0){
 if(data.default !== undefined){
 let data5 = data.default;
 const _errs10 = errors;
-if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate314.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema467.properties.default.type},message:"must be integer,null"}];
+if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
+validate314.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema467.properties.default.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -17686,8 +17706,8 @@ validate314.errors = vErrors;
 return errors === 0;
 }
 
-export const BooleanPropertySchema = validate315;
-const schema469 = {"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const IntegerPropertySchema = validate315;
+const schema469 = {"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
 function validate315(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -17702,8 +17722,8 @@ return false;
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
-if("boolean" !== data.type){
-validate315.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+if("integer" !== data.type){
+validate315.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17738,11 +17758,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.default !== undefined){
-let data3 = data.default;
+if(data.minimum !== undefined){
+let data3 = data.minimum;
 const _errs6 = errors;
-if((typeof data3 !== "boolean") && (data3 !== null)){
-validate315.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema469.properties.default.type},message:"must be boolean,null"}];
+if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
+validate315.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema469.properties.minimum.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -17751,17 +17771,45 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data._meta !== undefined){
-let data4 = data._meta;
+if(data.maximum !== undefined){
+let data4 = data.maximum;
 const _errs8 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate315.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
+validate315.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema469.properties.maximum.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.default !== undefined){
+let data5 = data.default;
+const _errs10 = errors;
+if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
+validate315.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema469.properties.default.type},message:"must be integer,null"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data6 = data._meta;
+const _errs12 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate315.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -17778,8 +17826,8 @@ validate315.errors = vErrors;
 return errors === 0;
 }
 
-export const StringMultiSelectItems = validate316;
-const schema471 = {"type":"object","properties":{"type":{"const":"string"},"enum":{"type":"array","items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","enum"]};
+export const BooleanPropertySchema = validate316;
+const schema471 = {"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
 function validate316(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -17787,15 +17835,107 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.type === undefined) && (missing0 = "type")) || ((data.enum === undefined) && (missing0 = "enum"))){
+if((data.type === undefined) && (missing0 = "type")){
 validate316.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
+if("boolean" !== data.type){
+validate316.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+let data1 = data.title;
+const _errs2 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate316.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema471.properties.title.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data2 = data.description;
+const _errs4 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate316.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema471.properties.description.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.default !== undefined){
+let data3 = data.default;
+const _errs6 = errors;
+if((typeof data3 !== "boolean") && (data3 !== null)){
+validate316.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema471.properties.default.type},message:"must be boolean,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data4 = data._meta;
+const _errs8 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+validate316.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate316.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate316.errors = vErrors;
+return errors === 0;
+}
+
+export const StringMultiSelectItems = validate317;
+const schema473 = {"type":"object","properties":{"type":{"const":"string"},"enum":{"type":"array","items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","enum"]};
+
+function validate317(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.enum === undefined) && (missing0 = "enum"))){
+validate317.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
 if("string" !== data.type){
-validate316.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate317.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17814,7 +17954,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
 if(typeof data1[i0] !== "string"){
-validate316.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate317.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -17824,7 +17964,7 @@ break;
 }
 }
 else {
-validate316.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate317.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17838,7 +17978,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate316.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate317.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -17846,74 +17986,6 @@ var valid0 = _errs6 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-}
-else {
-validate316.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate316.errors = vErrors;
-return errors === 0;
-}
-
-export const TitledMultiSelectItems = validate317;
-const schema473 = {"type":"object","properties":{"anyOf":{"type":"array","items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["anyOf"]};
-
-function validate317(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.anyOf === undefined) && (missing0 = "anyOf")){
-validate317.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.anyOf !== undefined){
-let data0 = data.anyOf;
-const _errs1 = errors;
-if(errors === _errs1){
-if(Array.isArray(data0)){
-var valid1 = true;
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-const _errs3 = errors;
-if(!(validate310(data0[i0], {instancePath:instancePath+"/anyOf/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate310.errors : vErrors.concat(validate310.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs3 === errors;
-if(!valid1){
-break;
-}
-}
-}
-else {
-validate317.errors = [{instancePath:instancePath+"/anyOf",schemaPath:"#/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs4 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate317.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -17927,24 +17999,92 @@ validate317.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionMultiSelectItems = validate319;
-const schema475 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string"]}}},"required":["type"],"additionalProperties":true};
+export const TitledMultiSelectItems = validate318;
+const schema475 = {"type":"object","properties":{"anyOf":{"type":"array","items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["anyOf"]};
 
-function validate319(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate318(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.anyOf === undefined) && (missing0 = "anyOf")){
+validate318.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.anyOf !== undefined){
+let data0 = data.anyOf;
+const _errs1 = errors;
+if(errors === _errs1){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+const _errs3 = errors;
+if(!(validate311(data0[i0], {instancePath:instancePath+"/anyOf/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate318.errors = [{instancePath:instancePath+"/anyOf",schemaPath:"#/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs4 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate318.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate318.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate318.errors = vErrors;
+return errors === 0;
+}
+
+export const ExtensionMultiSelectItems = validate320;
+const schema477 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string"]}}},"required":["type"],"additionalProperties":true};
+
+function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate319.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate320.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate319.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate320.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -17961,7 +18101,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate319.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate320.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -17979,33 +18119,33 @@ vErrors = null;
 }
 }
 else {
-validate319.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate320.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate319.errors = vErrors;
+validate320.errors = vErrors;
 return errors === 0;
 }
 
-export const MultiSelectItems = validate320;
-const schema476 = {"anyOf":[{"$ref":"#/$defs/StringMultiSelectItems"},{"$ref":"#/$defs/TitledMultiSelectItems"},{"$ref":"#/$defs/ExtensionMultiSelectItems"}]};
+export const MultiSelectItems = validate321;
+const schema478 = {"anyOf":[{"$ref":"#/$defs/StringMultiSelectItems"},{"$ref":"#/$defs/TitledMultiSelectItems"},{"$ref":"#/$defs/ExtensionMultiSelectItems"}]};
 
-function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate321(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate316(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate316.errors : vErrors.concat(validate316.errors);
+if(!(validate317(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate317.errors : vErrors.concat(validate317.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs2 = errors;
-if(!(validate317(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate317.errors : vErrors.concat(validate317.errors);
+if(!(validate318(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate318.errors : vErrors.concat(validate318.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -18100,7 +18240,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate320.errors = vErrors;
+validate321.errors = vErrors;
 return false;
 }
 else {
@@ -18114,28 +18254,28 @@ vErrors = null;
 }
 }
 }
-validate320.errors = vErrors;
+validate321.errors = vErrors;
 return errors === 0;
 }
 
-export const MultiSelectPropertySchema = validate323;
-const schema478 = {"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]};
+export const MultiSelectPropertySchema = validate324;
+const schema480 = {"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]};
 
-function validate323(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate324(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.items === undefined) && (missing0 = "items"))){
-validate323.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate324.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("array" !== data.type){
-validate323.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
+validate324.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -18148,7 +18288,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate323.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema478.properties.title.type},message:"must be string,null"}];
+validate324.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema480.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -18161,7 +18301,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate323.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema478.properties.description.type},message:"must be string,null"}];
+validate324.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema480.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -18174,13 +18314,13 @@ if(data.minItems !== undefined){
 let data3 = data.minItems;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate323.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/type",keyword:"type",params:{type: schema478.properties.minItems.type},message:"must be integer,null"}];
+validate324.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/type",keyword:"type",params:{type: schema480.properties.minItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate323.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate324.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18195,13 +18335,13 @@ if(data.maxItems !== undefined){
 let data4 = data.maxItems;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate323.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/type",keyword:"type",params:{type: schema478.properties.maxItems.type},message:"must be integer,null"}];
+validate324.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/type",keyword:"type",params:{type: schema480.properties.maxItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate323.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate324.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18214,8 +18354,8 @@ var valid0 = true;
 if(valid0){
 if(data.items !== undefined){
 const _errs10 = errors;
-if(!(validate320(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
-vErrors = vErrors === null ? validate320.errors : vErrors.concat(validate320.errors);
+if(!(validate321(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
+vErrors = vErrors === null ? validate321.errors : vErrors.concat(validate321.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -18228,7 +18368,7 @@ if(data.default !== undefined){
 let data6 = data.default;
 const _errs11 = errors;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-validate323.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema478.properties.default.type},message:"must be array,null"}];
+validate324.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema480.properties.default.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs11){
@@ -18238,7 +18378,7 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
 if(typeof data6[i0] !== "string"){
-validate323.errors = [{instancePath:instancePath+"/default/" + i0,schemaPath:"#/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate324.errors = [{instancePath:instancePath+"/default/" + i0,schemaPath:"#/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -18258,7 +18398,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs15 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate323.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate324.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -18276,32 +18416,32 @@ var valid0 = true;
 }
 }
 else {
-validate323.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate324.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate323.errors = vErrors;
+validate324.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPropertySchema = validate325;
-const schema480 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string","number","integer","boolean","array"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionPropertySchema = validate326;
+const schema482 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string","number","integer","boolean","array"]}}},"required":["type"],"additionalProperties":true};
 
-function validate325(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate326(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate325.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate326.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate325.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -18318,7 +18458,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate325.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -18336,19 +18476,19 @@ vErrors = null;
 }
 }
 else {
-validate325.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate326.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate325.errors = vErrors;
+validate326.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationPropertySchema = validate326;
-const schema481 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["string","number","integer","boolean","array"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]}]},"else":{"$ref":"#/$defs/ExtensionPropertySchemaWithUncheckedTag"}};
-const schema488 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const ElicitationPropertySchema = validate327;
+const schema483 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["string","number","integer","boolean","array"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]}]},"else":{"$ref":"#/$defs/ExtensionPropertySchemaWithUncheckedTag"}};
+const schema490 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate326(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate327(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -18386,7 +18526,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate326.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18398,14 +18538,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate326.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("string" !== data.type){
-validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -18418,7 +18558,7 @@ if(data.title !== undefined){
 let data2 = data.title;
 const _errs10 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate326.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/0/properties/title/type",keyword:"type",params:{type: schema481.then.oneOf[0].properties.title.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/0/properties/title/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -18431,7 +18571,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs12 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate326.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema481.then.oneOf[0].properties.description.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs12 === errors;
@@ -18444,13 +18584,13 @@ if(data.minLength !== undefined){
 let data4 = data.minLength;
 const _errs14 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate326.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/type",keyword:"type",params:{type: schema481.then.oneOf[0].properties.minLength.type},message:"must be integer,null"}];
+validate327.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.minLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate326.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate327.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18465,13 +18605,13 @@ if(data.maxLength !== undefined){
 let data5 = data.maxLength;
 const _errs16 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate326.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/type",keyword:"type",params:{type: schema481.then.oneOf[0].properties.maxLength.type},message:"must be integer,null"}];
+validate327.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.maxLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate326.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate327.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18486,7 +18626,7 @@ if(data.pattern !== undefined){
 let data6 = data.pattern;
 const _errs18 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate326.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/then/oneOf/0/properties/pattern/type",keyword:"type",params:{type: schema481.then.oneOf[0].properties.pattern.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/then/oneOf/0/properties/pattern/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.pattern.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs18 === errors;
@@ -18537,7 +18677,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate326.errors = vErrors;
+validate327.errors = vErrors;
 return false;
 }
 else {
@@ -18561,7 +18701,7 @@ if(data.default !== undefined){
 let data8 = data.default;
 const _errs27 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate326.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/0/properties/default/type",keyword:"type",params:{type: schema481.then.oneOf[0].properties.default.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/0/properties/default/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.default.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -18574,7 +18714,7 @@ if(data.enum !== undefined){
 let data9 = data.enum;
 const _errs29 = errors;
 if((!(Array.isArray(data9))) && (data9 !== null)){
-validate326.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/then/oneOf/0/properties/enum/type",keyword:"type",params:{type: schema481.then.oneOf[0].properties.enum.type},message:"must be array,null"}];
+validate327.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/then/oneOf/0/properties/enum/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.enum.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs29){
@@ -18584,7 +18724,7 @@ const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 const _errs31 = errors;
 if(typeof data9[i0] !== "string"){
-validate326.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/then/oneOf/0/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate327.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/then/oneOf/0/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs31 === errors;
@@ -18604,7 +18744,7 @@ if(data.oneOf !== undefined){
 let data11 = data.oneOf;
 const _errs33 = errors;
 if((!(Array.isArray(data11))) && (data11 !== null)){
-validate326.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/then/oneOf/0/properties/oneOf/type",keyword:"type",params:{type: schema481.then.oneOf[0].properties.oneOf.type},message:"must be array,null"}];
+validate327.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/then/oneOf/0/properties/oneOf/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.oneOf.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs33){
@@ -18613,8 +18753,8 @@ var valid8 = true;
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
 const _errs35 = errors;
-if(!(validate310(data11[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate310.errors : vErrors.concat(validate310.errors);
+if(!(validate311(data11[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs35 === errors;
@@ -18634,7 +18774,7 @@ if(data._meta !== undefined){
 let data13 = data._meta;
 const _errs36 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate326.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs36 === errors;
@@ -18655,7 +18795,7 @@ var valid4 = true;
 }
 }
 else {
-validate326.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18666,14 +18806,14 @@ if(errors === _errs40){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate326.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs42 = errors;
 if("number" !== data.type){
-validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
+validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
 return false;
 }
 var valid11 = _errs42 === errors;
@@ -18686,7 +18826,7 @@ if(data.title !== undefined){
 let data15 = data.title;
 const _errs43 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate326.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/1/properties/title/type",keyword:"type",params:{type: schema481.then.oneOf[1].properties.title.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/1/properties/title/type",keyword:"type",params:{type: schema483.then.oneOf[1].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs43 === errors;
@@ -18699,7 +18839,7 @@ if(data.description !== undefined){
 let data16 = data.description;
 const _errs45 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate326.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema481.then.oneOf[1].properties.description.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema483.then.oneOf[1].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs45 === errors;
@@ -18712,7 +18852,7 @@ if(data.minimum !== undefined){
 let data17 = data.minimum;
 const _errs47 = errors;
 if((!((typeof data17 == "number") && (isFinite(data17)))) && (data17 !== null)){
-validate326.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/1/properties/minimum/type",keyword:"type",params:{type: schema481.then.oneOf[1].properties.minimum.type},message:"must be number,null"}];
+validate327.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/1/properties/minimum/type",keyword:"type",params:{type: schema483.then.oneOf[1].properties.minimum.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs47 === errors;
@@ -18725,7 +18865,7 @@ if(data.maximum !== undefined){
 let data18 = data.maximum;
 const _errs49 = errors;
 if((!((typeof data18 == "number") && (isFinite(data18)))) && (data18 !== null)){
-validate326.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/1/properties/maximum/type",keyword:"type",params:{type: schema481.then.oneOf[1].properties.maximum.type},message:"must be number,null"}];
+validate327.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/1/properties/maximum/type",keyword:"type",params:{type: schema483.then.oneOf[1].properties.maximum.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs49 === errors;
@@ -18738,7 +18878,7 @@ if(data.default !== undefined){
 let data19 = data.default;
 const _errs51 = errors;
 if((!((typeof data19 == "number") && (isFinite(data19)))) && (data19 !== null)){
-validate326.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/1/properties/default/type",keyword:"type",params:{type: schema481.then.oneOf[1].properties.default.type},message:"must be number,null"}];
+validate327.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/1/properties/default/type",keyword:"type",params:{type: schema483.then.oneOf[1].properties.default.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs51 === errors;
@@ -18751,7 +18891,7 @@ if(data._meta !== undefined){
 let data20 = data._meta;
 const _errs53 = errors;
 if((!(data20 && typeof data20 == "object" && !Array.isArray(data20))) && (data20 !== null)){
-validate326.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid11 = _errs53 === errors;
@@ -18768,7 +18908,7 @@ var valid11 = true;
 }
 }
 else {
-validate326.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18779,14 +18919,14 @@ if(errors === _errs57){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate326.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs59 = errors;
 if("integer" !== data.type){
-validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
+validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
 return false;
 }
 var valid14 = _errs59 === errors;
@@ -18799,7 +18939,7 @@ if(data.title !== undefined){
 let data22 = data.title;
 const _errs60 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate326.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/2/properties/title/type",keyword:"type",params:{type: schema481.then.oneOf[2].properties.title.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/2/properties/title/type",keyword:"type",params:{type: schema483.then.oneOf[2].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid14 = _errs60 === errors;
@@ -18812,7 +18952,7 @@ if(data.description !== undefined){
 let data23 = data.description;
 const _errs62 = errors;
 if((typeof data23 !== "string") && (data23 !== null)){
-validate326.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/2/properties/description/type",keyword:"type",params:{type: schema481.then.oneOf[2].properties.description.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/2/properties/description/type",keyword:"type",params:{type: schema483.then.oneOf[2].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid14 = _errs62 === errors;
@@ -18825,7 +18965,7 @@ if(data.minimum !== undefined){
 let data24 = data.minimum;
 const _errs64 = errors;
 if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
-validate326.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/2/properties/minimum/type",keyword:"type",params:{type: schema481.then.oneOf[2].properties.minimum.type},message:"must be integer,null"}];
+validate327.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/2/properties/minimum/type",keyword:"type",params:{type: schema483.then.oneOf[2].properties.minimum.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs64 === errors;
@@ -18838,7 +18978,7 @@ if(data.maximum !== undefined){
 let data25 = data.maximum;
 const _errs66 = errors;
 if((!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))) && (data25 !== null)){
-validate326.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/2/properties/maximum/type",keyword:"type",params:{type: schema481.then.oneOf[2].properties.maximum.type},message:"must be integer,null"}];
+validate327.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/2/properties/maximum/type",keyword:"type",params:{type: schema483.then.oneOf[2].properties.maximum.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs66 === errors;
@@ -18851,7 +18991,7 @@ if(data.default !== undefined){
 let data26 = data.default;
 const _errs68 = errors;
 if((!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))) && (data26 !== null)){
-validate326.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/2/properties/default/type",keyword:"type",params:{type: schema481.then.oneOf[2].properties.default.type},message:"must be integer,null"}];
+validate327.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/2/properties/default/type",keyword:"type",params:{type: schema483.then.oneOf[2].properties.default.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs68 === errors;
@@ -18864,7 +19004,7 @@ if(data._meta !== undefined){
 let data27 = data._meta;
 const _errs70 = errors;
 if((!(data27 && typeof data27 == "object" && !Array.isArray(data27))) && (data27 !== null)){
-validate326.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid14 = _errs70 === errors;
@@ -18881,7 +19021,7 @@ var valid14 = true;
 }
 }
 else {
-validate326.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18892,14 +19032,14 @@ if(errors === _errs74){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate326.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs76 = errors;
 if("boolean" !== data.type){
-validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid17 = _errs76 === errors;
@@ -18912,7 +19052,7 @@ if(data.title !== undefined){
 let data29 = data.title;
 const _errs77 = errors;
 if((typeof data29 !== "string") && (data29 !== null)){
-validate326.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema481.then.oneOf[3].properties.title.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema483.then.oneOf[3].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid17 = _errs77 === errors;
@@ -18925,7 +19065,7 @@ if(data.description !== undefined){
 let data30 = data.description;
 const _errs79 = errors;
 if((typeof data30 !== "string") && (data30 !== null)){
-validate326.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema481.then.oneOf[3].properties.description.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema483.then.oneOf[3].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid17 = _errs79 === errors;
@@ -18938,7 +19078,7 @@ if(data.default !== undefined){
 let data31 = data.default;
 const _errs81 = errors;
 if((typeof data31 !== "boolean") && (data31 !== null)){
-validate326.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/3/properties/default/type",keyword:"type",params:{type: schema481.then.oneOf[3].properties.default.type},message:"must be boolean,null"}];
+validate327.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/3/properties/default/type",keyword:"type",params:{type: schema483.then.oneOf[3].properties.default.type},message:"must be boolean,null"}];
 return false;
 }
 var valid17 = _errs81 === errors;
@@ -18951,7 +19091,7 @@ if(data._meta !== undefined){
 let data32 = data._meta;
 const _errs83 = errors;
 if((!(data32 && typeof data32 == "object" && !Array.isArray(data32))) && (data32 !== null)){
-validate326.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid17 = _errs83 === errors;
@@ -18966,7 +19106,7 @@ var valid17 = true;
 }
 }
 else {
-validate326.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18977,14 +19117,14 @@ if(errors === _errs87){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if(((data.type === undefined) && (missing5 = "type")) || ((data.items === undefined) && (missing5 = "items"))){
-validate326.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs89 = errors;
 if("array" !== data.type){
-validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
+validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
 return false;
 }
 var valid20 = _errs89 === errors;
@@ -18997,7 +19137,7 @@ if(data.title !== undefined){
 let data34 = data.title;
 const _errs90 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate326.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/4/properties/title/type",keyword:"type",params:{type: schema481.then.oneOf[4].properties.title.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/4/properties/title/type",keyword:"type",params:{type: schema483.then.oneOf[4].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs90 === errors;
@@ -19010,7 +19150,7 @@ if(data.description !== undefined){
 let data35 = data.description;
 const _errs92 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate326.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/4/properties/description/type",keyword:"type",params:{type: schema481.then.oneOf[4].properties.description.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/4/properties/description/type",keyword:"type",params:{type: schema483.then.oneOf[4].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs92 === errors;
@@ -19023,13 +19163,13 @@ if(data.minItems !== undefined){
 let data36 = data.minItems;
 const _errs94 = errors;
 if((!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))) && (data36 !== null)){
-validate326.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/type",keyword:"type",params:{type: schema481.then.oneOf[4].properties.minItems.type},message:"must be integer,null"}];
+validate327.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/type",keyword:"type",params:{type: schema483.then.oneOf[4].properties.minItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs94){
 if((typeof data36 == "number") && (isFinite(data36))){
 if(data36 < 0 || isNaN(data36)){
-validate326.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate327.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -19044,13 +19184,13 @@ if(data.maxItems !== undefined){
 let data37 = data.maxItems;
 const _errs96 = errors;
 if((!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))) && (data37 !== null)){
-validate326.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/type",keyword:"type",params:{type: schema481.then.oneOf[4].properties.maxItems.type},message:"must be integer,null"}];
+validate327.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/type",keyword:"type",params:{type: schema483.then.oneOf[4].properties.maxItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs96){
 if((typeof data37 == "number") && (isFinite(data37))){
 if(data37 < 0 || isNaN(data37)){
-validate326.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate327.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -19063,8 +19203,8 @@ var valid20 = true;
 if(valid20){
 if(data.items !== undefined){
 const _errs98 = errors;
-if(!(validate320(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
-vErrors = vErrors === null ? validate320.errors : vErrors.concat(validate320.errors);
+if(!(validate321(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
+vErrors = vErrors === null ? validate321.errors : vErrors.concat(validate321.errors);
 errors = vErrors.length;
 }
 var valid20 = _errs98 === errors;
@@ -19077,7 +19217,7 @@ if(data.default !== undefined){
 let data39 = data.default;
 const _errs99 = errors;
 if((!(Array.isArray(data39))) && (data39 !== null)){
-validate326.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/4/properties/default/type",keyword:"type",params:{type: schema481.then.oneOf[4].properties.default.type},message:"must be array,null"}];
+validate327.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/4/properties/default/type",keyword:"type",params:{type: schema483.then.oneOf[4].properties.default.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs99){
@@ -19087,7 +19227,7 @@ const len2 = data39.length;
 for(let i2=0; i2<len2; i2++){
 const _errs101 = errors;
 if(typeof data39[i2] !== "string"){
-validate326.errors = [{instancePath:instancePath+"/default/" + i2,schemaPath:"#/then/oneOf/4/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate327.errors = [{instancePath:instancePath+"/default/" + i2,schemaPath:"#/then/oneOf/4/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs101 === errors;
@@ -19107,7 +19247,7 @@ if(data._meta !== undefined){
 let data41 = data._meta;
 const _errs103 = errors;
 if((!(data41 && typeof data41 == "object" && !Array.isArray(data41))) && (data41 !== null)){
-validate326.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid20 = _errs103 === errors;
@@ -19125,24 +19265,24 @@ var valid20 = true;
 }
 }
 else {
-validate326.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate326.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate326.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate326.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate327.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19157,20 +19297,20 @@ if(errors === _errs108){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((data.type === undefined) && (missing6 = "type")){
-validate326.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate327.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate326.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate327.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19187,38 +19327,38 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate326.errors = vErrors;
+validate327.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if((data.type === undefined) && (missing7 = "type")){
-validate326.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate327.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate326.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate327.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate326.errors = vErrors;
+validate327.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSchema = validate329;
-const schema489 = {"type":"object","properties":{"type":{"$ref":"#/$defs/ElicitationSchemaType"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"properties":{"type":"object","additionalProperties":{"$ref":"#/$defs/ElicitationPropertySchema"}},"required":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const ElicitationSchema = validate330;
+const schema491 = {"type":"object","properties":{"type":{"$ref":"#/$defs/ElicitationSchemaType"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"properties":{"type":"object","additionalProperties":{"$ref":"#/$defs/ElicitationPropertySchema"}},"required":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate329(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate330(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -19227,11 +19367,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate329.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("object" !== data0){
-validate329.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -19244,7 +19384,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate329.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema489.properties.title.type},message:"must be string,null"}];
+validate330.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema491.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -19257,7 +19397,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate329.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema489.properties.description.type},message:"must be string,null"}];
+validate330.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema491.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -19273,8 +19413,8 @@ if(errors === _errs8){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key0 in data3){
 const _errs11 = errors;
-if(!(validate326(data3[key0], {instancePath:instancePath+"/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key0,rootData}))){
-vErrors = vErrors === null ? validate326.errors : vErrors.concat(validate326.errors);
+if(!(validate327(data3[key0], {instancePath:instancePath+"/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key0,rootData}))){
+vErrors = vErrors === null ? validate327.errors : vErrors.concat(validate327.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs11 === errors;
@@ -19284,7 +19424,7 @@ break;
 }
 }
 else {
-validate329.errors = [{instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19298,7 +19438,7 @@ if(data.required !== undefined){
 let data5 = data.required;
 const _errs12 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate329.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: schema489.properties.required.type},message:"must be array,null"}];
+validate330.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: schema491.properties.required.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs12){
@@ -19308,7 +19448,7 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs14 = errors;
 if(typeof data5[i0] !== "string"){
-validate329.errors = [{instancePath:instancePath+"/required/" + i0,schemaPath:"#/properties/required/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/required/" + i0,schemaPath:"#/properties/required/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -19328,7 +19468,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs16 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate329.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -19343,26 +19483,26 @@ var valid0 = true;
 }
 }
 else {
-validate329.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate329.errors = vErrors;
+validate330.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationFormRequest = validate331;
-const schema492 = {"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
+export const ElicitationFormRequest = validate332;
+const schema494 = {"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
 
-function validate331(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate332(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs2 = errors;
-if(!(validate306(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate306.errors : vErrors.concat(validate306.errors);
+if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -19371,8 +19511,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs3 = errors;
-if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate308(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate308.errors : vErrors.concat(validate308.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -19395,7 +19535,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate331.errors = vErrors;
+validate332.errors = vErrors;
 return false;
 }
 else {
@@ -19413,14 +19553,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.requestedSchema === undefined) && (missing0 = "requestedSchema"))){
-validate331.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate332.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs4 = errors;
 if("form" !== data.mode){
-validate331.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
+validate332.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -19432,7 +19572,7 @@ if(valid1){
 if(data.message !== undefined){
 const _errs5 = errors;
 if(typeof data.message !== "string"){
-validate331.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate332.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -19443,8 +19583,8 @@ var valid1 = true;
 if(valid1){
 if(data.requestedSchema !== undefined){
 const _errs7 = errors;
-if(!(validate329(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
-vErrors = vErrors === null ? validate329.errors : vErrors.concat(validate329.errors);
+if(!(validate330(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
+vErrors = vErrors === null ? validate330.errors : vErrors.concat(validate330.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -19456,7 +19596,7 @@ if(valid1){
 if(data.sessionId !== undefined){
 const _errs8 = errors;
 if(typeof data.sessionId !== "string"){
-validate331.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate332.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -19507,7 +19647,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate331.errors = vErrors;
+validate332.errors = vErrors;
 return false;
 }
 else {
@@ -19531,7 +19671,7 @@ if(data.requestId !== undefined){
 let data5 = data.requestId;
 const _errs18 = errors;
 if((typeof data5 !== "string") && (!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5))))){
-validate331.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate332.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -19544,7 +19684,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs21 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate331.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate332.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid1 = _errs21 === errors;
@@ -19561,26 +19701,26 @@ var valid1 = true;
 }
 }
 else {
-validate331.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate332.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate331.errors = vErrors;
+validate332.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationUrlRequest = validate335;
-const schema497 = {"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
+export const ElicitationUrlRequest = validate336;
+const schema499 = {"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
 
-function validate335(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate336(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs2 = errors;
-if(!(validate306(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate306.errors : vErrors.concat(validate306.errors);
+if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -19589,8 +19729,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs3 = errors;
-if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate308(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate308.errors : vErrors.concat(validate308.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -19613,7 +19753,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate335.errors = vErrors;
+validate336.errors = vErrors;
 return false;
 }
 else {
@@ -19631,14 +19771,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.elicitationId === undefined) && (missing0 = "elicitationId"))) || ((data.url === undefined) && (missing0 = "url"))){
-validate335.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate336.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs4 = errors;
 if("url" !== data.mode){
-validate335.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
+validate336.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -19650,7 +19790,7 @@ if(valid1){
 if(data.message !== undefined){
 const _errs5 = errors;
 if(typeof data.message !== "string"){
-validate335.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate336.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -19666,12 +19806,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate335.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate336.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate335.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate336.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19686,7 +19826,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(errors === _errs10){
 if(!(typeof data.url === "string")){
-validate335.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate336.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19700,7 +19840,7 @@ if(valid1){
 if(data.sessionId !== undefined){
 const _errs12 = errors;
 if(typeof data.sessionId !== "string"){
-validate335.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate336.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -19751,7 +19891,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate335.errors = vErrors;
+validate336.errors = vErrors;
 return false;
 }
 else {
@@ -19775,7 +19915,7 @@ if(data.requestId !== undefined){
 let data6 = data.requestId;
 const _errs22 = errors;
 if((typeof data6 !== "string") && (!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6))))){
-validate335.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate336.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid1 = _errs22 === errors;
@@ -19788,7 +19928,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs25 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate335.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate336.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid1 = _errs25 === errors;
@@ -19806,25 +19946,25 @@ var valid1 = true;
 }
 }
 else {
-validate335.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate336.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate335.errors = vErrors;
+validate336.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionElicitationRequest = validate338;
-const schema503 = {"type":"object","properties":{"mode":{"type":"string","not":{"enum":["form","url"]}},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
+export const ExtensionElicitationRequest = validate339;
+const schema505 = {"type":"object","properties":{"mode":{"type":"string","not":{"enum":["form","url"]}},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
 
-function validate338(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate339(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))){
-validate338.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate339.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19832,7 +19972,7 @@ if(data.mode !== undefined){
 let data0 = data.mode;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate338.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate339.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -19849,7 +19989,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate338.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate339.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -19872,7 +20012,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs6 = errors;
 if(typeof data.message !== "string"){
-validate338.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate339.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -19884,19 +20024,19 @@ var valid0 = true;
 }
 }
 else {
-validate338.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate339.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate338.errors = vErrors;
+validate339.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateElicitationRequest = validate339;
-const schema504 = {"type":"object","required":["mode"],"properties":{"mode":{"type":"string"}},"if":{"properties":{"mode":{"enum":["form","url"]}}},"then":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]},{"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]}]},"else":{"$ref":"#/$defs/ExtensionElicitationRequestWithUncheckedTag"}};
-const schema514 = {"type":"object","properties":{"mode":{"type":"string"},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
+export const CreateElicitationRequest = validate340;
+const schema506 = {"type":"object","required":["mode"],"properties":{"mode":{"type":"string"}},"if":{"properties":{"mode":{"enum":["form","url"]}}},"then":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]},{"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]}]},"else":{"$ref":"#/$defs/ExtensionElicitationRequestWithUncheckedTag"}};
+const schema516 = {"type":"object","properties":{"mode":{"type":"string"},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
 
-function validate339(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate340(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -19934,7 +20074,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.mode === undefined) && (missing0 = "mode")){
-validate339.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate340.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19946,8 +20086,8 @@ const _errs9 = errors;
 let valid4 = false;
 let passing0 = null;
 const _errs10 = errors;
-if(!(validate306(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate306.errors : vErrors.concat(validate306.errors);
+if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs10 === errors;
@@ -19956,8 +20096,8 @@ valid4 = true;
 passing0 = 0;
 }
 const _errs11 = errors;
-if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate308(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate308.errors : vErrors.concat(validate308.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs11 === errors;
@@ -19980,7 +20120,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate339.errors = vErrors;
+validate340.errors = vErrors;
 return false;
 }
 else {
@@ -19998,14 +20138,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((data.mode === undefined) && (missing1 = "mode")) || ((data.message === undefined) && (missing1 = "message"))) || ((data.requestedSchema === undefined) && (missing1 = "requestedSchema"))){
-validate339.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate340.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs12 = errors;
 if("form" !== data.mode){
-validate339.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
+validate340.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
 return false;
 }
 var valid5 = _errs12 === errors;
@@ -20017,7 +20157,7 @@ if(valid5){
 if(data.message !== undefined){
 const _errs13 = errors;
 if(typeof data.message !== "string"){
-validate339.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate340.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs13 === errors;
@@ -20028,8 +20168,8 @@ var valid5 = true;
 if(valid5){
 if(data.requestedSchema !== undefined){
 const _errs15 = errors;
-if(!(validate329(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
-vErrors = vErrors === null ? validate329.errors : vErrors.concat(validate329.errors);
+if(!(validate330(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
+vErrors = vErrors === null ? validate330.errors : vErrors.concat(validate330.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs15 === errors;
@@ -20041,7 +20181,7 @@ if(valid5){
 if(data.sessionId !== undefined){
 const _errs16 = errors;
 if(typeof data.sessionId !== "string"){
-validate339.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate340.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs16 === errors;
@@ -20092,7 +20232,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate339.errors = vErrors;
+validate340.errors = vErrors;
 return false;
 }
 else {
@@ -20116,7 +20256,7 @@ if(data.requestId !== undefined){
 let data6 = data.requestId;
 const _errs26 = errors;
 if((typeof data6 !== "string") && (!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6))))){
-validate339.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate340.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid5 = _errs26 === errors;
@@ -20129,7 +20269,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs29 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate339.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate340.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid5 = _errs29 === errors;
@@ -20146,7 +20286,7 @@ var valid5 = true;
 }
 }
 else {
-validate339.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate340.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20157,8 +20297,8 @@ const _errs35 = errors;
 let valid12 = false;
 let passing1 = null;
 const _errs36 = errors;
-if(!(validate306(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate306.errors : vErrors.concat(validate306.errors);
+if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs36 === errors;
@@ -20167,8 +20307,8 @@ valid12 = true;
 passing1 = 0;
 }
 const _errs37 = errors;
-if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate308(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate308.errors : vErrors.concat(validate308.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs37 === errors;
@@ -20191,7 +20331,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate339.errors = vErrors;
+validate340.errors = vErrors;
 return false;
 }
 else {
@@ -20209,14 +20349,14 @@ if(errors === _errs33){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((((data.mode === undefined) && (missing2 = "mode")) || ((data.message === undefined) && (missing2 = "message"))) || ((data.elicitationId === undefined) && (missing2 = "elicitationId"))) || ((data.url === undefined) && (missing2 = "url"))){
-validate339.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate340.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs38 = errors;
 if("url" !== data.mode){
-validate339.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
+validate340.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
 return false;
 }
 var valid13 = _errs38 === errors;
@@ -20228,7 +20368,7 @@ if(valid13){
 if(data.message !== undefined){
 const _errs39 = errors;
 if(typeof data.message !== "string"){
-validate339.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate340.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid13 = _errs39 === errors;
@@ -20244,12 +20384,12 @@ const _errs42 = errors;
 if(errors === _errs42){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate339.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate340.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate339.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate340.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20264,7 +20404,7 @@ const _errs44 = errors;
 if(errors === _errs44){
 if(errors === _errs44){
 if(!(typeof data.url === "string")){
-validate339.errors = [{instancePath:instancePath+"/url",schemaPath:"#/then/oneOf/1/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate340.errors = [{instancePath:instancePath+"/url",schemaPath:"#/then/oneOf/1/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20278,7 +20418,7 @@ if(valid13){
 if(data.sessionId !== undefined){
 const _errs46 = errors;
 if(typeof data.sessionId !== "string"){
-validate339.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate340.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid13 = _errs46 === errors;
@@ -20329,7 +20469,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate339.errors = vErrors;
+validate340.errors = vErrors;
 return false;
 }
 else {
@@ -20353,7 +20493,7 @@ if(data.requestId !== undefined){
 let data14 = data.requestId;
 const _errs56 = errors;
 if((typeof data14 !== "string") && (!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14))))){
-validate339.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate340.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid13 = _errs56 === errors;
@@ -20366,7 +20506,7 @@ if(data._meta !== undefined){
 let data15 = data._meta;
 const _errs59 = errors;
 if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-validate339.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate340.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid13 = _errs59 === errors;
@@ -20384,24 +20524,24 @@ var valid13 = true;
 }
 }
 else {
-validate339.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate340.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate339.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "mode", tagValue: tag0},message:"value of tag \"mode\" must be in oneOf"}];
+validate340.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "mode", tagValue: tag0},message:"value of tag \"mode\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate339.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "mode", tagValue: tag0},message:"tag \"mode\" must be string"}];
+validate340.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "mode", tagValue: tag0},message:"tag \"mode\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate339.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate340.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20416,14 +20556,14 @@ if(errors === _errs64){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.mode === undefined) && (missing3 = "mode")) || ((data.message === undefined) && (missing3 = "message"))){
-validate339.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate340.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs67 = errors;
 if(typeof data.mode !== "string"){
-validate339.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate340.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs67 === errors;
@@ -20435,7 +20575,7 @@ if(valid21){
 if(data.message !== undefined){
 const _errs69 = errors;
 if(typeof data.message !== "string"){
-validate339.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate340.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs69 === errors;
@@ -20447,7 +20587,7 @@ var valid21 = true;
 }
 }
 else {
-validate339.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate340.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20464,62 +20604,62 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate339.errors = vErrors;
+validate340.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.mode === undefined) && (missing4 = "mode")){
-validate339.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate340.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 if(typeof data.mode !== "string"){
-validate339.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate340.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate339.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate340.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate339.errors = vErrors;
+validate340.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationContentValue = validate345;
-const schema515 = {"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}},{}]};
-
-function validate345(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-validate345.errors = vErrors;
-return errors === 0;
-}
-
-export const ElicitationAcceptAction = validate346;
-const schema516 = {"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+export const ElicitationContentValue = validate346;
+const schema517 = {"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}},{}]};
 
 function validate346(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+validate346.errors = vErrors;
+return errors === 0;
+}
+
+export const ElicitationAcceptAction = validate347;
+const schema518 = {"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+
+function validate347(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate346.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate347.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs1 = errors;
 if("accept" !== data.action){
-validate346.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+validate347.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20532,7 +20672,7 @@ if(data.content !== undefined){
 let data1 = data.content;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate346.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema516.properties.content.type},message:"must be object,null"}];
+validate347.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema518.properties.content.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs2){
@@ -20556,7 +20696,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate346.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate347.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -20564,56 +20704,6 @@ var valid0 = _errs8 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-}
-else {
-validate346.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate346.errors = vErrors;
-return errors === 0;
-}
-
-export const ElicitationDeclineAction = validate347;
-const schema519 = {"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
-
-function validate347(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.action === undefined) && (missing0 = "action")){
-validate347.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.action !== undefined){
-const _errs1 = errors;
-if("decline" !== data.action){
-validate347.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs2 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate347.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -20627,8 +20717,8 @@ validate347.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationCancelAction = validate348;
-const schema521 = {"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+export const ElicitationDeclineAction = validate348;
+const schema521 = {"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
 
 function validate348(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -20643,8 +20733,8 @@ return false;
 else {
 if(data.action !== undefined){
 const _errs1 = errors;
-if("cancel" !== data.action){
-validate348.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
+if("decline" !== data.action){
+validate348.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20677,8 +20767,8 @@ validate348.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionElicitationAction = validate349;
-const schema523 = {"type":"object","properties":{"action":{"type":"string","not":{"enum":["accept","decline","cancel"]}}},"required":["action"],"additionalProperties":true};
+export const ElicitationCancelAction = validate349;
+const schema523 = {"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
 
 function validate349(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -20692,9 +20782,59 @@ return false;
 }
 else {
 if(data.action !== undefined){
+const _errs1 = errors;
+if("cancel" !== data.action){
+validate349.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs2 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate349.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate349.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate349.errors = vErrors;
+return errors === 0;
+}
+
+export const ExtensionElicitationAction = validate350;
+const schema525 = {"type":"object","properties":{"action":{"type":"string","not":{"enum":["accept","decline","cancel"]}}},"required":["action"],"additionalProperties":true};
+
+function validate350(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.action === undefined) && (missing0 = "action")){
+validate350.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.action !== undefined){
 let data0 = data.action;
 if(typeof data0 !== "string"){
-validate349.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate350.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -20711,7 +20851,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate349.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate350.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -20729,19 +20869,19 @@ vErrors = null;
 }
 }
 else {
-validate349.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate350.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate349.errors = vErrors;
+validate350.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateElicitationResponse = validate350;
-const schema524 = {"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"if":{"properties":{"action":{"enum":["accept","decline","cancel"]}}},"then":{"type":"object","required":["action"],"discriminator":{"propertyName":"action"},"oneOf":[{"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]}]},"else":{"$ref":"#/$defs/ExtensionElicitationActionWithUncheckedTag"}};
-const schema529 = {"type":"object","properties":{"action":{"type":"string"}},"required":["action"],"additionalProperties":true};
+export const CreateElicitationResponse = validate351;
+const schema526 = {"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"if":{"properties":{"action":{"enum":["accept","decline","cancel"]}}},"then":{"type":"object","required":["action"],"discriminator":{"propertyName":"action"},"oneOf":[{"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]}]},"else":{"$ref":"#/$defs/ExtensionElicitationActionWithUncheckedTag"}};
+const schema531 = {"type":"object","properties":{"action":{"type":"string"}},"required":["action"],"additionalProperties":true};
 
-function validate350(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate351(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -20779,7 +20919,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate350.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate351.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20791,14 +20931,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.action === undefined) && (missing1 = "action")){
-validate350.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs9 = errors;
 if("accept" !== data.action){
-validate350.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/0/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+validate351.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/0/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -20811,7 +20951,7 @@ if(data.content !== undefined){
 let data2 = data.content;
 const _errs10 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate350.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema524.then.oneOf[0].properties.content.type},message:"must be object,null"}];
+validate351.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema526.then.oneOf[0].properties.content.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs10){
@@ -20835,7 +20975,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs16 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate350.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate351.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -20848,7 +20988,7 @@ var valid4 = true;
 }
 }
 else {
-validate350.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20859,14 +20999,14 @@ if(errors === _errs20){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.action === undefined) && (missing2 = "action")){
-validate350.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs22 = errors;
 if("decline" !== data.action){
-validate350.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/1/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
+validate351.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/1/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs22 === errors;
@@ -20879,7 +21019,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs23 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate350.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate351.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid9 = _errs23 === errors;
@@ -20891,7 +21031,7 @@ var valid9 = true;
 }
 }
 else {
-validate350.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20902,14 +21042,14 @@ if(errors === _errs27){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.action === undefined) && (missing3 = "action")){
-validate350.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs29 = errors;
 if("cancel" !== data.action){
-validate350.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/2/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
+validate351.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/2/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
 return false;
 }
 var valid12 = _errs29 === errors;
@@ -20922,7 +21062,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs30 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate350.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate351.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid12 = _errs30 === errors;
@@ -20934,24 +21074,24 @@ var valid12 = true;
 }
 }
 else {
-validate350.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate350.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "action", tagValue: tag0},message:"value of tag \"action\" must be in oneOf"}];
+validate351.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "action", tagValue: tag0},message:"value of tag \"action\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate350.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "action", tagValue: tag0},message:"tag \"action\" must be string"}];
+validate351.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "action", tagValue: tag0},message:"tag \"action\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate350.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate351.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20966,20 +21106,20 @@ if(errors === _errs35){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.action === undefined) && (missing4 = "action")){
-validate350.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate351.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 if(typeof data.action !== "string"){
-validate350.errors = [{instancePath:instancePath+"/action",schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate351.errors = [{instancePath:instancePath+"/action",schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate350.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate351.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20996,45 +21136,45 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate350.errors = vErrors;
+validate351.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((data.action === undefined) && (missing5 = "action")){
-validate350.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate351.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 if(typeof data.action !== "string"){
-validate350.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate351.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate350.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate351.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate350.errors = vErrors;
+validate351.errors = vErrors;
 return errors === 0;
 }
 
-export const CompleteElicitationNotification = validate351;
-const schema530 = {"type":"object","properties":{"elicitationId":{"$ref":"#/$defs/ElicitationId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["elicitationId"]};
+export const CompleteElicitationNotification = validate352;
+const schema532 = {"type":"object","properties":{"elicitationId":{"$ref":"#/$defs/ElicitationId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["elicitationId"]};
 
-function validate351(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate352(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.elicitationId === undefined) && (missing0 = "elicitationId")){
-validate351.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate352.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21045,12 +21185,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate351.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate352.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate351.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate352.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21064,7 +21204,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate351.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate352.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -21076,10 +21216,10 @@ var valid0 = true;
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate352.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate351.errors = vErrors;
+validate352.errors = vErrors;
 return errors === 0;
 }
