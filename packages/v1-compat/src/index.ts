@@ -31,6 +31,6 @@ export {
   type V1AgentConnection,
   type V2AgentBridge,
 } from './v2-agent-as-v1/v2-agent-bridge.js';
-export { v1WireCodec } from './v2-agent-as-v1/v1-wire-codec.js';
+export { createV1WireCodec, type V1WireCodecOptions, v1WireCodec } from './v2-agent-as-v1/v1-wire-codec.js';
 export { runBridge, type RunBridgeOptions } from './run-bridge.js';
 export { type AgentProcessOptions, spawnAgentProcess } from './agent-process.js';

@@ -5,7 +5,7 @@
  */
 import { Agent, Connection, createInProcessPair, negotiateAgentVersion, schemaValidator } from '@acp-kit/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { v1SchemaValidator, v1WireCodec } from '../src/index.js';
+import { type BridgeLoss, createV1WireCodec, v1SchemaValidator, v1WireCodec } from '../src/index.js';
 
 type Wire = {
   id?: unknown;
@@ -24,10 +24,11 @@ afterEach(() => {
 function setup(
   onPrompt: ConstructorParameters<typeof Agent>[0]['onPrompt'],
   more: Partial<ConstructorParameters<typeof Agent>[0]> = {},
+  codec = v1WireCodec,
 ) {
   const agent = new Agent({ info: { name: 'codec-agent', version: '1.0.0' }, onPrompt, ...more });
   const [agentSide, clientSide] = createInProcessPair();
-  const served = new Connection(negotiateAgentVersion(agentSide, { codecs: [v1WireCodec] }), {
+  const served = new Connection(negotiateAgentVersion(agentSide, { codecs: [codec] }), {
     validator: schemaValidator,
   });
   agent.serve(served);
@@ -179,5 +180,45 @@ describe('v1WireCodec behind negotiateAgentVersion', () => {
       modes?: { currentModeId: string };
     };
     expect(loaded.modes?.currentModeId).toBe('build');
+  });
+
+  it('leaves a command whose input type v1 does not know out of the list it sends, and reports it to onLoss', async () => {
+    const losses: BridgeLoss[] = [];
+    const { raw, wire, initialize } = setup(
+      async (prompt, { session }) => {
+        await prompt.insert();
+        await session.running();
+        await session.setAvailableCommands([
+          { type: 'command', name: 'plan', description: 'Make a plan' },
+          { type: 'command', name: 'attach', description: 'Attach', input: { type: 'file' } } as never,
+        ]);
+        await session.idle('end_turn');
+      },
+      {},
+      createV1WireCodec({ onLoss: (loss) => losses.push(loss) }),
+    );
+    await initialize();
+    const { sessionId } = (await raw.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] })) as {
+      sessionId: string;
+    };
+    await raw.sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'go' }] });
+    const commands = wire
+      .filter((m) => m.method === 'session/update')
+      .map((m) => (m.params as { update: { sessionUpdate: string } }).update)
+      .filter((u) => u.sessionUpdate === 'available_commands_update');
+    expect(commands).toEqual([
+      {
+        sessionUpdate: 'available_commands_update',
+        availableCommands: [{ name: 'plan', description: 'Make a plan' }],
+      },
+    ]);
+    expect(losses).toEqual([
+      {
+        sessionId,
+        in: 'available_commands_update',
+        pointer: '/availableCommands/1',
+        reason: 'command "attach": AvailableCommandInput type "file" has no v1 form',
+      },
+    ]);
   });
 });

@@ -14,7 +14,7 @@ import {
   type Transport,
   type WebSocketServerOptions,
 } from '@acp-kit/sdk';
-import { v1WireCodec } from '@acp-kit/v1-compat';
+import { createV1WireCodec, describeLoss } from '@acp-kit/v1-compat';
 import { createReferenceAgent } from '../agent/reference-agent.js';
 import { historyExposureWarnings } from '../listen/private-history.js';
 import { refusalLogger } from '../listen/refusal-log.js';
@@ -227,12 +227,17 @@ export async function runAgent(args: string[]): Promise<number> {
   return 0;
 }
 
+/** The in-process v1 codec; what it cannot carry to a v1 client is logged, not dropped silently. */
+const V1_CODEC = createV1WireCodec({
+  onLoss: (loss) => void process.stderr.write(`acp-kit agent: ${describeLoss(loss)}\n`),
+});
+
 /**
  * A connection that speaks the version its client's `initialize` asks for: v2, or v1 through the
  * in-process v1 codec (the agent behind it only ever sees v2).
  */
 function versionedConnection(transport: Transport): AgentConnection {
-  return new Connection(negotiateAgentVersion(transport, { codecs: [v1WireCodec] }), {
+  return new Connection(negotiateAgentVersion(transport, { codecs: [V1_CODEC] }), {
     validator: schemaValidator,
   });
 }

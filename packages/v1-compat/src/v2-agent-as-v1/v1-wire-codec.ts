@@ -1,3 +1,4 @@
+import type { BridgeLossListener } from '../bridge-loss.js';
 import type {
   PromptResponse as V2PromptResponse,
   SessionConfigOption as V2SessionConfigOption,
@@ -52,11 +53,25 @@ interface PeerRequest {
  * schema (bad input gets -32602 with a pointer into the message and what was expected); a v2
  * request the v1 client cannot answer is refused to the agent with -32601.
  */
-export const v1WireCodec: WireCodec = {
-  protocolVersion: 1,
-  agent: (channel) => new V1AgentCodec(channel),
-  client: openV1ClientCodec,
-};
+export const v1WireCodec: WireCodec = createV1WireCodec();
+
+/** Options of {@link createV1WireCodec}. */
+export interface V1WireCodecOptions {
+  /**
+   * Told each part of a v2 update that has no v1 form and was left out for a v1 client (a command
+   * whose input type v1 does not know, say), so nothing is dropped silently.
+   */
+  onLoss?: BridgeLossListener;
+}
+
+/** A {@link v1WireCodec} that reports what the v2→v1 translation leaves out to `onLoss`. */
+export function createV1WireCodec(options: V1WireCodecOptions = {}): WireCodec {
+  return {
+    protocolVersion: 1,
+    agent: (channel) => new V1AgentCodec(channel, options.onLoss),
+    client: openV1ClientCodec,
+  };
+}
 
 class V1AgentCodec implements CodecSession {
   readonly #channel: CodecChannel;
@@ -70,15 +85,18 @@ class V1AgentCodec implements CodecSession {
   readonly #sendUpdate = (sessionId: SessionId, update: V1.SessionUpdate): Promise<void> =>
     this.#write({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } });
 
-  constructor(channel: CodecChannel) {
+  readonly #onLoss: BridgeLossListener | undefined;
+
+  constructor(channel: CodecChannel, onLoss?: BridgeLossListener) {
     this.#channel = channel;
+    this.#onLoss = onLoss;
   }
 
   #view(sessionId: SessionId): SessionView {
     let found = this.#sessions.get(sessionId);
     if (found === undefined) {
       // The core tells the codec each live update's seq in the session log.
-      found = new SessionView(undefined, 'log');
+      found = new SessionView(this.#onLoss, 'log');
       this.#sessions.set(sessionId, found);
     }
     return found;
