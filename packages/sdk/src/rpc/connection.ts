@@ -752,13 +752,25 @@ export class Connection<
     } catch (error) {
       outcome = Promise.reject(error);
     }
+    // The id is free again once its answer is handed to the writer: a peer in the same process may
+    // get the answer and reuse the id before the write has finished.
+    const release = (): void => {
+      if (this.#incoming.get(id) === controller) this.#incoming.delete(id);
+    };
     const answered: Promise<void> = outcome
       .then(
-        (result) => answer({ jsonrpc: '2.0', id, result: result === undefined ? null : result }, idText),
-        (error: unknown) => fail(id, this.#handlerFailure(error, controller.signal, id, method), idText),
+        (result) => {
+          release();
+          return answer({ jsonrpc: '2.0', id, result: result === undefined ? null : result }, idText);
+        },
+        (error: unknown) => {
+          const failure = this.#handlerFailure(error, controller.signal, id, method);
+          release();
+          return fail(id, failure, idText);
+        },
       )
       .finally(() => {
-        if (this.#incoming.get(id) === controller) this.#incoming.delete(id);
+        release();
         this.#draining.delete(id);
         this.#answering.delete(answered);
       });
