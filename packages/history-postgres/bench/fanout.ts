@@ -3,8 +3,9 @@
  * SESSIONS sessions; each owns a third and appends to it at RATE appends per session per second,
  * and follows all of them. Prints delivery latency p50/p99 of entries appended on another replica
  * (LISTEN/NOTIFY, then a read) against the baseline of entries appended on the same replica
- * (handed over in process), measured in the same run, after an unmeasured warm-up (three appends
- * per session, delivered everywhere: pooled connections open, statements prepared, code compiled).
+ * (handed over in process), measured in the same run, after an unmeasured warm-up (the same
+ * pattern for two intervals, delivered everywhere: pooled connections open, statements prepared
+ * and planned, code compiled).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';

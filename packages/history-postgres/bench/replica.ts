@@ -49,71 +49,64 @@ for (let s = 0; s < sessions; s++) {
   });
 }
 await new Promise((resolve) => setTimeout(resolve, 500)); // subscriptions listening
-// Warm-up, not measured: a few appends to every owned session (pooled connections opened,
-// statements prepared, code compiled), and their delivery here.
-for (let round = 0; round < 3; round++) {
+
+const intervalMs = 1000 / perSecond;
+let n = 0;
+/**
+ * Each owned session gets `perSecond` appends a second, spread evenly over the interval, for
+ * `forMs`; with `measured`, each update carries its send time and replica. Returns the appends made.
+ */
+async function appendAtRate(forMs: number, measured: boolean): Promise<number> {
+  const end = Date.now() + forMs;
+  let made = 0;
   await Promise.all(
-    owned.map((sessionId) =>
-      log.append(sessionId, [
-        {
-          update: {
-            sessionUpdate: 'agent_message_chunk',
-            messageId: 'm',
-            content: { type: 'text', text: 'warm-up' },
-          } as unknown as Update,
-        },
-      ]),
-    ),
+    owned.map(async (sessionId, i) => {
+      await new Promise((resolve) => setTimeout(resolve, (intervalMs * i) / owned.length));
+      while (Date.now() < end) {
+        const started = Date.now();
+        const update = {
+          sessionUpdate: 'agent_message_chunk',
+          messageId: 'm',
+          content: { type: 'text', text: `chunk ${n++}` },
+          ...(measured ? { _meta: { t: now(), r: index } } : {}),
+        } as unknown as Update;
+        await log.append(sessionId, [{ update }]);
+        made++;
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, intervalMs - (Date.now() - started))));
+      }
+    }),
   );
+  return made;
 }
-const warmDeadline = Date.now() + 60_000;
-// Every session gets three warm-up entries (from the replica owning it): wait until all are here.
-for (let s = 0; s < sessions; s++) {
-  const id = `s${s}`;
-  while ((delivered.get(id) ?? 0) < 3 && Date.now() < warmDeadline)
-    await new Promise((r) => setTimeout(r, 20));
+
+/** Waits until this replica's followers have reached every session's last entry. */
+async function caughtUp(deadline: number): Promise<void> {
+  for (let s = 0; s < sessions; s++) {
+    const id = `s${s}`;
+    const last = (await log.getSession(id))?.lastSeq ?? 0;
+    while ((delivered.get(id) ?? 0) < last && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 }
+
+// Warm-up, not measured: the measured pattern for two intervals (every pooled connection opened
+// and its statements prepared and planned, code compiled), then this replica's own appends
+// delivered here; "ready" once every replica got that far.
+await appendAtRate(2 * intervalMs, false);
+await caughtUp(Date.now() + 60_000);
 process.stdout.write('ready\n');
 const stdin = createInterface({ input: process.stdin });
 const nextLine = () => new Promise<void>((resolve) => stdin.once('line', () => resolve()));
 await nextLine();
 const cpuBefore = process.cpuUsage();
-
-// Each owned session gets `perSecond` appends a second, spread evenly over the interval.
-const intervalMs = 1000 / perSecond;
-const end = Date.now() + durationMs;
-let sent = 0;
-let n = 0;
-await Promise.all(
-  owned.map(async (sessionId, i) => {
-    await new Promise((resolve) => setTimeout(resolve, (intervalMs * i) / owned.length));
-    while (Date.now() < end) {
-      const started = Date.now();
-      const update = {
-        sessionUpdate: 'agent_message_chunk',
-        messageId: 'm',
-        content: { type: 'text', text: `chunk ${n++}` },
-        _meta: { t: now(), r: index },
-      } as unknown as Update;
-      await log.append(sessionId, [{ update }]);
-      sent++;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, intervalMs - (Date.now() - started))));
-    }
-  }),
-);
+const sent = await appendAtRate(durationMs, true);
 // Every replica has stopped appending once the parent says "drain": wait until this replica's
 // followers have reached every session's last entry, however far behind a loaded machine left them.
 const cpu = process.cpuUsage(cpuBefore);
 process.stdout.write('done\n');
 await nextLine();
-const drainDeadline = Date.now() + 120_000;
-for (let s = 0; s < sessions; s++) {
-  const id = `s${s}`;
-  const last = (await log.getSession(id))?.lastSeq ?? 0;
-  while ((delivered.get(id) ?? 0) < last && Date.now() < drainDeadline) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+await caughtUp(Date.now() + 120_000);
 process.stdout.write(
   `${JSON.stringify({ index, sent, local, remote, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`,
 );
