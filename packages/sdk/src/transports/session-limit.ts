@@ -26,7 +26,9 @@ const sessionIdOf = (params: unknown): string | undefined => {
  * `session/*` request naming a session the connection has not used yet. A request over the limit
  * is answered here with error {@link SESSION_LIMIT_ERROR_CODE} and never reaches the agent.
  *
- * Only frames that mention `"session/` are parsed here; everything else passes untouched.
+ * Only frames that mention `"session/` are parsed here; everything else passes untouched. Outgoing
+ * batches ({@link MessageWriter.writeBatch}) reach the transport as batches when it takes them, with
+ * the same bookkeeping per frame as single writes.
  */
 export function limitSessions(transport: Transport, max: number): Transport {
   const known = new Set<string>();
@@ -36,19 +38,32 @@ export function limitSessions(transport: Transport, max: number): Transport {
   const used = (): number => known.size + creating.size;
   const { writer } = transport;
 
+  /** The bookkeeping of one outgoing frame: an answer to a `session/new` frees or keeps its slot. */
+  const sent = (json: string): void => {
+    if (creating.size === 0) return;
+    const message = parse(json);
+    if (message && message.method === undefined && creating.delete(key(message.id))) {
+      const created = sessionIdOf(message.result);
+      if (created !== undefined) known.add(created);
+    }
+  };
+
   const limitedWriter: MessageWriter = {
     write(json, note) {
-      if (creating.size > 0) {
-        const message = parse(json);
-        if (message && message.method === undefined && creating.delete(key(message.id))) {
-          const created = sessionIdOf(message.result);
-          if (created !== undefined) known.add(created);
-        }
-      }
+      sent(json);
       return note === undefined ? writer.write(json) : writer.write(json, note);
     },
     close: () => writer.close(),
   };
+  // Batches stay batches (one write to an ndjson stream) where the transport takes them; without
+  // `writeBatch` here the connection falls back to `write` per message, as it would on `writer`.
+  if (writer.writeBatch !== undefined) {
+    const writeBatch = writer.writeBatch.bind(writer);
+    limitedWriter.writeBatch = (jsons) => {
+      for (const json of jsons) sent(json);
+      return writeBatch(jsons);
+    };
+  }
 
   const refuse = (id: unknown): void => {
     void writer
