@@ -14,8 +14,9 @@ Commands:
   agent [--history <file.db> | postgres://…] [--chunk-delay <ms>] [--require-login] [--listen <host:port> [listen options]]
         Run the reference ACP v2 agent over stdio (or WebSocket with --listen).
         Prompts: /run <cmd> (simulated tool call and terminal, nothing executes), /ask <question>
-        (elicitation), /title <text>, /note <text>, /status, /write <file>; config options mode and
-        model; session/list, session/close and session/delete.
+        (elicitation), /title <text>, /note <text>, /status, /write <file>, /compact (a compaction
+        summarizing the session's retained messages); config options mode and model; session/list,
+        session/close and session/delete.
         --require-login   session methods answer -32000 until the client calls auth/login
         --listen clients must present a connection token (Authorization: Bearer <token>):
           a random one written to a 0600 file whose path is printed, or the token in

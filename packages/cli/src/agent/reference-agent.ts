@@ -7,6 +7,7 @@ import {
   type PendingPrompt,
   type SessionLog,
 } from '@acp-kit/sdk';
+import { compactCommand } from './compact-command.js';
 import { promptText, replyTo } from './reply-model.js';
 import {
   askCommand,
@@ -61,7 +62,8 @@ interface Queued {
  *   `config_option_update`); slash commands (`available_commands_update` at a session's first turn
  *   and when the mode changes); `/run <cmd>` (a plan, a cancellable tool call with a display
  *   terminal streaming simulated output — nothing executes), `/ask <question>` (an elicitation),
- *   `/title <text>` (`session_info_update`); `session/list`, `session/close`, `session/delete`;
+ *   `/title <text>` (`session_info_update`), `/compact` (a compaction whose summary is derived from
+ *   the session's retained messages); `session/list`, `session/close`, `session/delete`;
  *   with `requireLogin`, `auth/login` first.
  */
 export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent {
@@ -140,6 +142,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     if (text === '/run' || text.startsWith('/run ')) return runCommand(session, text.slice(5).trim(), delay);
     if (text === '/ask' || text.startsWith('/ask ')) return askCommand(session, text.slice(5).trim(), client);
     if (text === '/title' || text.startsWith('/title ')) return titleCommand(session, text.slice(7).trim());
+    if (text === '/compact') return compactCommand(session, messageId, delay);
     if (text.startsWith('/write')) {
       const answer = await session.requestPermission(
         {

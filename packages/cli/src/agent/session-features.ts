@@ -4,7 +4,7 @@ import type { AgentSession, ClientPeer } from '@acp-kit/sdk';
 /**
  * The reference agent's v2 session features: a `mode` and a `model` configuration option, slash
  * commands, and the commands that exercise tool calls, display terminals, plans, usage, notices,
- * elicitation and titles. Everything is simulated: `/run` executes nothing.
+ * elicitation and titles (`/compact`, for compactions, is in `compact-command.ts`). Everything is simulated: `/run` executes nothing.
  */
 
 /** The configuration options every new session starts with. */
@@ -72,6 +72,11 @@ const COMMON_COMMANDS: readonly AvailableCommand[] = [
     name: 'write',
     description: 'Ask for permission before a simulated write',
     input: { type: 'text', hint: 'file' },
+  },
+  {
+    type: 'command',
+    name: 'compact',
+    description: 'Compact the context: report a summary of the retained messages (a compaction)',
   },
 ];
 

@@ -53,6 +53,7 @@ describe('acp-kit agent: v2 session features', () => {
       'note',
       'status',
       'write',
+      'compact',
     ]);
     await first.t.client.setConfigOption(sessionId, 'model', 'echo-twice');
     let turns = 0;
