@@ -445,7 +445,7 @@ describe('the built docs site', () => {
       },
       '/guides/version-negotiation/': {
         diagrams: ['diagram-version-negotiation'],
-        files: ['serve-both-versions.ts', 'connect-any-version.ts'],
+        files: ['serve-both-versions.ts', 'serve-both-versions-websocket.ts', 'connect-any-version.ts'],
       },
     };
     // The test files that run the guides' examples (each imports or spawns the files it runs).
