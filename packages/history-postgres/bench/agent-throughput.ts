@@ -2,20 +2,28 @@
  * Retained updates per second at the agent level, the shape users run: an agent process
  * (stream-agent.ts, set up as `acp-kit agent --history …` is) serving a client over stdio, once on
  * SQLite and once on PostgreSQL (leases, fenced appends), driven from this process with the same
- * prompts. Each turn retains the user message, the agent message and CHUNKS chunks, each chunk
- * awaited by the agent before the next, as an agent streams a reply. SESSIONS sessions run their
- * turns at once, each waiting for its turn to end (`idle`) before prompting again.
+ * prompts. Each turn retains the user message and an agent message streamed as `chunks` chunks
+ * (its first chunk opens it), each awaited by the agent before the next, as an agent streams a
+ * reply. `sessions` sessions run their turns at once, each waiting for its turn to end (`idle`)
+ * before prompting again. Run at several shapes: short and long replies, one session and many.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, type ClientConnection, Connection, spawnTransport } from '@acp-kit/sdk';
-import { CHUNKS } from './stream-shape.js';
 import { cpuSpent, fixed, load, ownCpuMs, processCpuMs, serverCpuMs } from './stats.js';
+
+/** One measured shape: sessions at once, turns per session, chunks per reply. */
+export interface AgentShape {
+  readonly sessions: number;
+  readonly turns: number;
+  readonly chunks: number;
+}
 
 export interface AgentThroughputRow {
   readonly sessions: number;
+  readonly chunks: number;
   readonly backend: 'sqlite' | 'postgres';
   readonly perSecond: number;
   readonly wallMs: number;
@@ -28,8 +36,7 @@ export interface AgentThroughputRow {
 async function run(
   backend: 'sqlite' | 'postgres',
   args: readonly string[],
-  sessions: number,
-  turns: number,
+  { sessions, turns, chunks }: AgentShape,
   postmasterPid: number | undefined,
 ): Promise<AgentThroughputRow> {
   const script = fileURLToPath(new URL('./stream-agent.ts', import.meta.url));
@@ -59,7 +66,7 @@ async function run(
     for (let s = 0; s < sessions; s++) ids.push(await client.newSession('/bench'));
     const turn = async (sessionId: string, t: number) => {
       const ended = new Promise<void>((resolve) => waiting.set(sessionId, resolve));
-      await client.prompt(sessionId, [{ type: 'text', text: `prompt ${t}` }]);
+      await client.prompt(sessionId, [{ type: 'text', text: `prompt ${t} chunks ${chunks}` }]);
       await ended;
     };
     // Warm-up: one turn per session (JIT, statement caches, pooled connections).
@@ -79,8 +86,10 @@ async function run(
     const serverAfter = serverCpuMs(postmasterPid);
     return {
       sessions,
+      chunks,
       backend,
-      perSecond: (sessions * turns * (2 + CHUNKS)) / (wallMs / 1000),
+      // Retained per turn: the user message and the reply's chunks.
+      perSecond: (sessions * turns * (1 + chunks)) / (wallMs / 1000),
       wallMs,
       agentCpuMs:
         agentBefore === undefined || agentAfter === undefined ? undefined : agentAfter - agentBefore,
@@ -98,15 +107,15 @@ async function run(
 export async function agentThroughput(
   url: string,
   postmasterPid: number | undefined,
-  shapes: readonly { sessions: number; turns: number }[],
+  shapes: readonly AgentShape[],
 ): Promise<AgentThroughputRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'acp-bench-agent-'));
   const rows: AgentThroughputRow[] = [];
   try {
-    for (const [i, { sessions, turns }] of shapes.entries()) {
-      rows.push(await run('sqlite', [join(dir, `history-${i}.sqlite`)], sessions, turns, undefined));
+    for (const [i, shape] of shapes.entries()) {
+      rows.push(await run('sqlite', [join(dir, `history-${i}.sqlite`)], shape, undefined));
       const schema = `bench_agent_${Date.now().toString(36)}_${i}`;
-      rows.push(await run('postgres', [url, schema], sessions, turns, postmasterPid));
+      rows.push(await run('postgres', [url, schema], shape, postmasterPid));
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -116,14 +125,14 @@ export async function agentThroughput(
 
 export function printAgentThroughput(rows: readonly AgentThroughputRow[]): void {
   console.log(
-    `\nRetained updates per second at the agent level (an agent process over stdio, set up as \`acp-kit agent --history\`; turn = user message + agent message + ${CHUNKS} chunks, each awaited by the agent):`,
+    '\nRetained updates per second at the agent level (an agent process over stdio, set up as `acp-kit agent --history`; turn = user message + an agent message streamed as N chunks, each awaited by the agent; PostgreSQL with leases and fenced appends, chunks written behind as the log suggests):',
   );
   for (let i = 0; i + 1 < rows.length; i += 2) {
     const sqlite = rows[i]!;
     const postgres = rows[i + 1]!;
     const ratio = postgres.perSecond / sqlite.perSecond;
     console.log(
-      `  ${String(sqlite.sessions).padStart(3)} session(s) at once: SQLite ${fixed(sqlite.perSecond, 0)}/s  PostgreSQL ${fixed(postgres.perSecond, 0)}/s  ratio PG/SQLite ${fixed(ratio)}×  (target ≥ 0.5×: ${ratio >= 0.5 ? 'met' : 'NOT met'})`,
+      `  ${String(sqlite.sessions).padStart(3)} session(s) at once, ${String(sqlite.chunks).padStart(3)} chunks per reply: SQLite ${fixed(sqlite.perSecond, 0)}/s  PostgreSQL ${fixed(postgres.perSecond, 0)}/s  ratio PG/SQLite ${fixed(ratio)}×  (target ≥ 0.5×: ${ratio >= 0.5 ? 'met' : 'NOT met'})`,
     );
     for (const row of [sqlite, postgres]) {
       console.log(

@@ -4,7 +4,9 @@
  * - retained updates per second into the PostgreSQL session log against the SQLite one on the
  *   same stream, both in this process (appends awaited one at a time, and pipelined); the same
  *   with durable commits (synchronous_commit=on) for comparison;
- * - the same at the agent level: an agent process over stdio on SQLite, then on PostgreSQL;
+ * - the same at the agent level, what `acp-kit agent` does: an agent process over stdio on SQLite,
+ *   then on PostgreSQL (chunks written behind, as the PostgreSQL log suggests), replies of 20, 200
+ *   and 2000 chunks in one session, and 32 sessions at once;
  * - cross-replica fan-out latency p50/p99 with 3 replica processes and 300 sessions (at 0.5 and
  *   at 2 appends per session per second), against same-replica delivery in the same run;
  * - failover time at the agent level: SIGKILL of the replica owning a session mid-turn until a
@@ -68,8 +70,10 @@ try {
   section('agent-level throughput');
   printAgentThroughput(
     await agentThroughput(url, pid, [
-      { sessions: 1, turns: 30 },
-      { sessions: 32, turns: 4 },
+      { sessions: 1, turns: 30, chunks: 20 },
+      { sessions: 1, turns: 6, chunks: 200 },
+      { sessions: 1, turns: 2, chunks: 2000 },
+      { sessions: 32, turns: 4, chunks: 20 },
     ]),
   );
   const replicas = 3;

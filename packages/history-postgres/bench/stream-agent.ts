@@ -3,8 +3,8 @@
  * up as `acp-kit agent --history …` sets itself up: with `sqlite <file>`, an SDK agent on a
  * SqliteHistoryStore; with `postgres <url> <schema>`, on a PostgresSessionLog whose appends are
  * fenced by PostgresSessionOwnership's leases. It speaks ACP over stdio. Every prompt gets a turn:
- * the user message, `running`, an agent message streamed as CHUNKS chunks — each awaited, as an
- * agent reports them — and `idle`.
+ * the user message, `running`, an agent message streamed as chunks — as many as the prompt's
+ * `chunks N` says (default CHUNKS), each awaited, as an agent reports them — and `idle`.
  */
 import {
   Agent,
@@ -42,8 +42,10 @@ const agent = new Agent({
   async onPrompt(prompt, { session }) {
     await prompt.insert();
     await session.running();
+    const asked = /chunks (\d+)/.exec((prompt.content[0] as { text?: string }).text ?? '');
+    const chunks = asked ? Number(asked[1]) : CHUNKS;
     const reply = await session.agentMessage();
-    for (let c = 0; c < CHUNKS; c++) {
+    for (let c = 0; c < chunks; c++) {
       await reply.chunk({ type: 'text', text: `chunk ${c} of a streamed answer, about this long. ` });
     }
     await session.idle('end_turn');

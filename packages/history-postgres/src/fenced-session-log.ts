@@ -12,6 +12,7 @@ import type {
   SessionPatch,
   SessionRecord,
   SessionRecordPage,
+  WriteBehindLimits,
 } from '@acp-kit/sdk';
 import type { PostgresSessionLog } from './postgres-session-log.js';
 import type { SessionLease } from './session-leases.js';
@@ -32,6 +33,11 @@ export class FencedSessionLog implements SessionLog {
   constructor(log: PostgresSessionLog, leaseOf: (sessionId: SessionId) => SessionLease | undefined) {
     this.#log = log;
     this.#leaseOf = leaseOf;
+  }
+
+  /** The log underneath's suggestion to agents (see {@link PostgresSessionLog.writeBehind}). */
+  get writeBehind(): WriteBehindLimits | undefined {
+    return this.#log.writeBehind;
   }
 
   /** The log underneath. */

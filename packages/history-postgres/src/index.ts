@@ -1,6 +1,10 @@
 export type { PostgresConnectionOptions } from './connection.js';
 export { PostgresHistoryStore, type PostgresHistoryStoreOptions } from './postgres-history-store.js';
-export { PostgresSessionLog, type PostgresSessionLogOptions } from './postgres-session-log.js';
+export {
+  DEFAULT_WRITE_BEHIND,
+  PostgresSessionLog,
+  type PostgresSessionLogOptions,
+} from './postgres-session-log.js';
 export {
   type AcquireResult,
   type HeldLease,

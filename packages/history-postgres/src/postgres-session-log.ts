@@ -19,6 +19,7 @@ import {
   type SessionPatch,
   type SessionRecord,
   type SessionRecordPage,
+  type WriteBehindLimits,
 } from '@acp-kit/sdk';
 import pg from 'pg';
 import { type OpenedDatabase, openDatabase, type PostgresConnectionOptions } from './connection.js';
@@ -30,7 +31,20 @@ import { RAISED } from './schema.js';
 export interface PostgresSessionLogOptions extends PostgresConnectionOptions {
   /** Message ID generator (default: random `msg_…` IDs); collisions with issued IDs are retried. */
   readonly generateMessageId?: () => string;
+  /**
+   * What the log suggests to agents writing to it ({@link SessionLog.writeBehind}): streamed
+   * chunks may run this far ahead of the log, so an agent streaming a reply does not wait a round
+   * trip per chunk (default {@link DEFAULT_WRITE_BEHIND}); `false` suggests nothing, and agents
+   * then wait for every append.
+   */
+  readonly writeBehind?: WriteBehindLimits | false;
 }
+
+/**
+ * The write-behind limits a {@link PostgresSessionLog} suggests by default: 512 entries or 1 MiB
+ * of update JSON per session not yet in the log.
+ */
+export const DEFAULT_WRITE_BEHIND: WriteBehindLimits = Object.freeze({ entries: 512, bytes: 1024 * 1024 });
 
 type SessionId = SessionRecord['sessionId'];
 type MessageId = MessageRef['messageId'];
@@ -75,6 +89,20 @@ interface QueuedAppend extends QueuedWrite {
   readonly reject: (error: unknown) => void;
 }
 
+/** Refuses write-behind limits that are not two positive integers, with `invalid_argument` at their pointer. */
+function checkWriteBehind(limits: WriteBehindLimits): void {
+  for (const field of ['entries', 'bytes'] as const) {
+    const value = (limits as Partial<WriteBehindLimits> | null)?.[field];
+    if (!Number.isSafeInteger(value) || (value as number) < 1) {
+      throw new HistoryStoreError(
+        'invalid_argument',
+        `/writeBehind/${field}: expected a positive integer, got ${String(value)}`,
+        { pointer: `/writeBehind/${field}` },
+      );
+    }
+  }
+}
+
 /** Bounds of one write call: calls in flight at once, entries and bytes of update bodies per call. */
 const WRITE_LIMITS = { lanes: 2, maxEntries: 1024, maxBytes: 4 * 1024 * 1024 } as const;
 /** A notified range longer than this is read page by page, on its own. */
@@ -108,6 +136,8 @@ export class PostgresSessionLog implements SessionLog {
   readonly #s: string;
   readonly #channel: string;
   readonly #generate: () => string;
+  /** Suggested to agents: streamed chunks may run this far ahead of the log (see {@link SessionLog.writeBehind}). */
+  readonly writeBehind: WriteBehindLimits | undefined;
   /** Names this object in notifications, so it skips its own appends (it published them already). */
   readonly #origin = randomMessageId().slice(4);
   readonly #followers = new LogFollowers();
@@ -129,8 +159,13 @@ export class PostgresSessionLog implements SessionLog {
   #listening: Promise<void> | undefined;
   #closed = false;
 
-  private constructor(db: OpenedDatabase, generate: () => string) {
+  private constructor(
+    db: OpenedDatabase,
+    generate: () => string,
+    writeBehind: WriteBehindLimits | undefined,
+  ) {
     this.#db = db;
+    this.writeBehind = writeBehind;
     this.#s = db.s;
     this.#channel = `acp_log_${db.schema}`;
     this.#generate = generate;
@@ -141,8 +176,11 @@ export class PostgresSessionLog implements SessionLog {
     connectionString: string,
     options: PostgresSessionLogOptions = {},
   ): Promise<PostgresSessionLog> {
+    const writeBehind =
+      options.writeBehind === false ? undefined : (options.writeBehind ?? DEFAULT_WRITE_BEHIND);
+    if (writeBehind !== undefined) checkWriteBehind(writeBehind);
     const db = await openDatabase(connectionString, options);
-    return new PostgresSessionLog(db, options.generateMessageId ?? randomMessageId);
+    return new PostgresSessionLog(db, options.generateMessageId ?? randomMessageId, writeBehind);
   }
 
   /** The PostgreSQL schema holding the tables. */

@@ -26,7 +26,9 @@ import {
   type LogEntry,
   type LogSubscription,
   type NewLogEntry,
+  type SeqRange,
   type SessionLog,
+  type WriteBehindLimits,
 } from '../history/session-log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../rpc/ndjson.js';
@@ -40,6 +42,7 @@ import {
 import { askClients, type ElicitOptions, type FormElicitation, type UrlElicitation } from './elicitation.js';
 import type { InsertOptions } from './pending-prompt.js';
 import { settingsOf, updateSettings } from './session-settings.js';
+import { SessionWriter } from './session-writer.js';
 import {
   type TerminalFields,
   type TerminalHandle,
@@ -82,6 +85,12 @@ export interface AgentSessionOptions {
    * too slow to follow the session and is disconnected. Default 65 536.
    */
   readonly maxHeldUpdates?: number;
+  /**
+   * How far streamed chunks may run ahead of the log (see {@link AgentOptions.writeBehind});
+   * `false` waits for the log on every update. Default: what the log suggests
+   * ({@link SessionLog.writeBehind}), none for the in-process logs.
+   */
+  readonly writeBehind?: WriteBehindLimits | false;
 }
 
 /** What the agent passes along with an insertion (see {@link AgentSession.insertUserMessage}). */
@@ -140,6 +149,8 @@ export class AgentSession {
   /** Issues message IDs: the store the agent was given (a message-level store delegates to its log). */
   readonly #ids: Pick<SessionLog, 'nextMessageId'>;
   readonly #maxHeld: number;
+  /** Appends to the log in call order, writing streamed chunks behind when the log suggests it. */
+  readonly #writer: SessionWriter;
   readonly #cursors = new Map<ClientPeer, Cursor>();
   #activity: SessionActivity = 'idle';
   #position = 0;
@@ -165,6 +176,9 @@ export class AgentSession {
     this.#log = sessionLogOf(log);
     this.#ids = log;
     this.#maxHeld = options.maxHeldUpdates ?? DEFAULT_MAX_HELD;
+    const writeBehind =
+      options.writeBehind === false ? undefined : (options.writeBehind ?? this.#log.writeBehind);
+    this.#writer = new SessionWriter((entries) => this.#log.append(this.id, entries), writeBehind);
   }
 
   /** The log this session lives in. */
@@ -394,23 +408,32 @@ export class AgentSession {
   /**
    * Reports an update to every attached client by appending it to the log. State updates are
    * live-only by default; every other kind (tool calls, plans, usage, messages…) is retained for
-   * replay unless `retain: false`. Resolves once the log has it.
+   * replay unless `retain: false`. Resolves once the log has it — except a chunk (a `…_chunk`
+   * update) on a log that writes behind ({@link AgentOptions.writeBehind}), which resolves once
+   * it is queued within the limits; a failure to write it is thrown by the session's next update.
    */
   async update(update: SessionUpdate, options: { retain?: boolean } = {}): Promise<void> {
     const retain = options.retain ?? update.sessionUpdate !== 'state_update';
-    await this.#append([{ update, retain }]);
+    await this.#write([{ update, retain }], update.sessionUpdate.endsWith('_chunk'));
+  }
+
+  /** Appends entries, each call after the one before, and resolves once the log has them. */
+  async #append(entries: readonly NewLogEntry[]): Promise<{ first: number; last: number }> {
+    return (await this.#write(entries, false))!;
   }
 
   /**
    * Appends entries: checks that every update can be sent to every attached client (so nothing is
-   * retained that cannot be reported or replayed) and maps a duplicate claim to the ID error.
+   * retained that cannot be reported or replayed), queues them behind the session's earlier
+   * appends, and maps a duplicate claim to the ID error. With `behind`, resolves (undefined) as
+   * soon as the session's writer takes them within its write-behind limits.
    */
-  async #append(entries: readonly NewLogEntry[]): Promise<{ first: number; last: number }> {
+  async #write(entries: readonly NewLogEntry[], behind: boolean): Promise<SeqRange | undefined> {
     await this.following();
     await this.#pace();
-    this.#assertReportable(entries.map((entry) => entry.update));
+    const bytes = this.#assertReportable(entries.map((entry) => entry.update));
     try {
-      return await this.#log.append(this.id, entries);
+      return await this.#writer.write(entries, behind, bytes);
     } catch (error) {
       if (error instanceof HistoryStoreError && error.code === 'duplicate_message') {
         throw new RpcError(
@@ -463,9 +486,11 @@ export class AgentSession {
    * Throws an invalid-params error unless every update can be sent to every attached client, so
    * that a message is either retained, reported and acknowledged, or none of these. Replay never
    * sends an update larger than one that was appended, so this also keeps retained content replayable.
+   * Returns the bytes of their reports.
    */
-  #assertReportable(updates: readonly SessionUpdate[]): void {
+  #assertReportable(updates: readonly SessionUpdate[]): number {
     const limit = this.#messageLimit();
+    let total = 0;
     for (const update of updates) {
       let json: string;
       try {
@@ -493,7 +518,9 @@ export class AgentSession {
           { pointer: '/params/prompt', expected: `content whose report fits in ${limit} bytes` },
         );
       }
+      total += bytes;
     }
+    return total;
   }
 
   /**
@@ -607,11 +634,11 @@ export class AgentSession {
     const messageId = await this.#unusedId(kind, options.messageId);
     // The first write claims the ID (a message never written is never reported).
     let claimed = false;
-    const write = async (update: SessionUpdate): Promise<void> => {
+    const write = async (update: SessionUpdate, chunk: boolean): Promise<void> => {
       const claim = claimed ? undefined : { kind, messageId };
       claimed = true;
       try {
-        await this.#append([{ update, retain, ...(claim ? { claim } : {}) }]);
+        await this.#write([{ update, retain, ...(claim ? { claim } : {}) }], chunk);
       } catch (error) {
         if (claim) claimed = false;
         throw error;
@@ -619,8 +646,8 @@ export class AgentSession {
     };
     return {
       messageId,
-      chunk: (block) => write(chunkUpdate(kind, messageId, block)),
-      replace: (content) => write(messageUpdate(kind, messageId, content)),
+      chunk: (block) => write(chunkUpdate(kind, messageId, block), true),
+      replace: (content) => write(messageUpdate(kind, messageId, content), false),
     };
   }
 

@@ -15,11 +15,12 @@ import type {
 import { randomUUID } from 'node:crypto';
 import type { HistoryStore, ReplayVia } from '../history/history-store.js';
 import { MemoryHistoryStore } from '../history/memory-history-store.js';
-import type { SessionLog } from '../history/session-log.js';
+import type { SessionLog, WriteBehindLimits } from '../history/session-log.js';
 import type { Connection, RequestContext } from '../rpc/connection.js';
 import { schemaValidator } from '../codec/v2-validator.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { AgentSession, sessionLogOf } from './agent-session.js';
+import { checkWriteBehind } from './session-writer.js';
 import { ConnectionState } from './connection-state.js';
 import type { AgentMethodOptions } from './method-options.js';
 import { newSession, prepareResume, registerSessionMethods, requireAbsolute } from './session-methods.js';
@@ -98,6 +99,19 @@ export interface AgentOptions extends AgentMethodOptions {
    */
   maxHeldUpdates?: number;
   /**
+   * Lets streamed chunks (`…_chunk` updates: message and thought chunks, tool call content,
+   * terminal output) run ahead of the log, within these limits: `chunk()` resolves once the chunk
+   * is queued, and the session writes the chunks queued while an append is in flight together, in
+   * order, in its next append — one round trip for many chunks instead of one each. Clients only
+   * see what the log has. Everything else (insertions, state updates, the first write of a
+   * message) still resolves once the log has it and everything before it, so `idle()` resolving
+   * means the turn's chunks are in the log. When a write of chunks fails, the chunks queued after
+   * it are not written either and the session's next update throws the error. `false` waits for
+   * the log on every update. Default: what the log suggests ({@link SessionLog.writeBehind}:
+   * `PostgresSessionLog` does, the in-process memory and SQLite logs do not).
+   */
+  writeBehind?: WriteBehindLimits | false;
+  /**
    * How replay sends each retained message: `'full'` (the default: one whole update per message,
    * the fewest updates), `'chunks'` (`content: []` followed by one chunk per block), or
    * `'as-retained'` (whole messages whole, streamed ones as reset + chunks). Every style leaves a
@@ -143,6 +157,8 @@ export class Agent {
   #peerCount = 0;
 
   constructor(options: AgentOptions) {
+    if (options.writeBehind !== undefined && options.writeBehind !== false)
+      checkWriteBehind(options.writeBehind);
     this.#options = options;
     this.#history = options.history ?? new MemoryHistoryStore();
     this.#log = sessionLogOf(this.#history);
@@ -199,8 +215,10 @@ export class Agent {
   }
 
   #newSession(sessionId: SessionId, cwd: string): AgentSession {
-    const options =
-      this.#options.maxHeldUpdates === undefined ? {} : { maxHeldUpdates: this.#options.maxHeldUpdates };
+    const options = {
+      ...(this.#options.maxHeldUpdates === undefined ? {} : { maxHeldUpdates: this.#options.maxHeldUpdates }),
+      ...(this.#options.writeBehind === undefined ? {} : { writeBehind: this.#options.writeBehind }),
+    };
     return new AgentSession(sessionId, cwd, this.#history, options);
   }
 

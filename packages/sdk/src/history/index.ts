@@ -43,6 +43,7 @@ export {
   type SessionPatch,
   type SessionRecord,
   type SessionRecordPage,
+  type WriteBehindLimits,
 } from './session-log.js';
 export {
   CHUNK_OF,

@@ -152,8 +152,23 @@ export interface LogSubscription {
   close(): void;
 }
 
+/**
+ * How far a session's streamed chunks may run ahead of its log: at most `entries` entries and
+ * `bytes` bytes of update JSON handed to the session but not yet in the log.
+ */
+export interface WriteBehindLimits {
+  readonly entries: number;
+  readonly bytes: number;
+}
+
 /** Agent-side storage of sessions as append-only, sequenced logs. See the contract above. */
 export interface SessionLog {
+  /**
+   * Suggests that agents write streamed chunks behind, within these limits, rather than wait for
+   * each append (a log whose append is a round trip to a server). An agent's
+   * `writeBehind` option (`Agent`) overrides it. Absent: every update waits for its append.
+   */
+  readonly writeBehind?: WriteBehindLimits;
   /** Records a new session; fails with `session_exists` if the ID is taken. */
   createSession(session: NewSessionRecord): Promise<SessionRecord>;
   /** The session's record, or undefined. */
