@@ -2,6 +2,8 @@
  * Replaying a session into a client that already holds it changes nothing: our `Client` drives our
  * `Agent` (test/agent/fixtures/v2-agent.ts, a child process), runs a turn with a tool call whose
  * content and a terminal whose output are streamed as chunks, then resumes with replay twice.
+ * The agent's stderr (it explains every -32603 it answers: the request, the stack of what threw)
+ * is printed when the test fails.
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,8 +23,17 @@ afterEach(async () => {
 describe('replay into a client that already holds the session', () => {
   it(
     'replaying twice gives the same tool call content and terminal output as the live turn and one replay',
-    async () => {
-      transport = spawnTransport(process.execPath, ['--import', 'tsx', fixture], { name: 'v2-agent' });
+    async ({ onTestFailed }) => {
+      let stderr = '';
+      transport = spawnTransport(process.execPath, ['--import', 'tsx', fixture], {
+        name: 'v2-agent',
+        onStderr: (text) => {
+          stderr += text;
+        },
+      });
+      onTestFailed(() => {
+        console.error(`v2-agent stderr:\n${stderr || '(nothing)'}`);
+      });
       const connection: ClientConnection = new Connection(transport);
       const diagnostics: Diagnostic[] = [];
       connection.onDiagnostic((d) => diagnostics.push(d));
