@@ -22,7 +22,8 @@ export interface ConnectionLimits {
   /**
    * Sessions one connection may create or attach (`session/new`, or any other `session/*` request
    * naming a session it has not used yet). Default 32. Over it, the request is answered with
-   * JSON-RPC error {@link SESSION_LIMIT_ERROR_CODE} and the connection stays open.
+   * JSON-RPC error {@link SESSION_LIMIT_ERROR_CODE} and the connection stays open. The requests of a
+   * JSON-RPC batch count together: a batch that would pass the limit is refused whole.
    */
   maxSessionsPerConnection?: number;
 }

@@ -3,16 +3,18 @@ import { SESSION_LIMIT_ERROR_CODE } from './connection-limits.js';
 
 type Parsed = { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
 
-const parse = (text: string): Parsed | undefined => {
+/** A frame's JSON value: a message, a batch (array), or undefined when it is not JSON. */
+const parse = (text: string): unknown => {
   try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Parsed)
-      : undefined;
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
 };
+
+/** The value as a single message (an object), or undefined. */
+const asMessage = (value: unknown): Parsed | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Parsed) : undefined;
 
 const sessionIdOf = (params: unknown): string | undefined => {
   if (params === null || typeof params !== 'object') return undefined;
@@ -20,11 +22,18 @@ const sessionIdOf = (params: unknown): string | undefined => {
   return typeof id === 'string' ? id : undefined;
 };
 
+/** What a request takes: a new slot for a `session/new` (by request id), or a session it names. */
+type Claim = { kind: 'new'; key: string } | { kind: 'session'; sessionId: string };
+
 /**
  * Wraps a transport so that one connection can hold at most `max` sessions: each `session/new`
  * counts as one (given back if the agent answers it with an error), and so does each other
  * `session/*` request naming a session the connection has not used yet. A request over the limit
- * is answered here with error {@link SESSION_LIMIT_ERROR_CODE} and never reaches the agent.
+ * is answered here with error {@link SESSION_LIMIT_ERROR_CODE} and never reaches the agent. The
+ * requests of a JSON-RPC batch count the same way, all together: a batch that would take the
+ * connection past the limit is refused whole (one answer array, that error for each of its
+ * requests) and none of it reaches the agent; answers in a batch answer free or keep slots as
+ * single answers do.
  *
  * Only frames that mention `"session/` are parsed here; everything else passes untouched. Outgoing
  * batches ({@link MessageWriter.writeBatch}) reach the transport as batches when it takes them, with
@@ -38,14 +47,20 @@ export function limitSessions(transport: Transport, max: number): Transport {
   const used = (): number => known.size + creating.size;
   const { writer } = transport;
 
-  /** The bookkeeping of one outgoing frame: an answer to a `session/new` frees or keeps its slot. */
-  const sent = (json: string): void => {
-    if (creating.size === 0) return;
-    const message = parse(json);
+  /** An answer to a `session/new` in flight frees its slot, or keeps it for the session it created. */
+  const answered = (message: Parsed | undefined): void => {
     if (message && message.method === undefined && creating.delete(key(message.id))) {
       const created = sessionIdOf(message.result);
       if (created !== undefined) known.add(created);
     }
+  };
+
+  /** The bookkeeping of one outgoing frame: a single message or a batch answer (an array). */
+  const sent = (json: string): void => {
+    if (creating.size === 0) return;
+    const value = parse(json);
+    if (Array.isArray(value)) for (const entry of value) answered(asMessage(entry));
+    else answered(asMessage(value));
   };
 
   const limitedWriter: MessageWriter = {
@@ -65,20 +80,66 @@ export function limitSessions(transport: Transport, max: number): Transport {
     };
   }
 
-  const refuse = (id: unknown): void => {
-    void writer
-      .write(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id,
-          error: {
-            code: SESSION_LIMIT_ERROR_CODE,
-            message: `this connection already holds ${max} sessions, the most it may; open another connection or reuse a session`,
-            data: { limit: 'sessions-per-connection', max },
-          },
-        }),
-      )
-      .catch(() => {});
+  const FULL = `this connection already holds ${max} sessions, the most it may; open another connection or reuse a session`;
+  const BATCH = `this batch would take this connection past ${max} sessions, the most it may hold, so none of it was run; send fewer session requests at once, or open another connection`;
+  const refusal = (id: unknown, message: string) => ({
+    jsonrpc: '2.0',
+    id,
+    error: { code: SESSION_LIMIT_ERROR_CODE, message, data: { limit: 'sessions-per-connection', max } },
+  });
+  const send = (value: unknown): void => {
+    void writer.write(JSON.stringify(value)).catch(() => {});
+  };
+
+  const isRequest = (message: Parsed | undefined): message is Parsed & { id: unknown } =>
+    message !== undefined && message.id !== undefined && message.id !== null;
+
+  /** What the message takes that the connection does not hold yet, if it is such a request. */
+  const claimOf = (message: Parsed | undefined): Claim | undefined => {
+    if (!isRequest(message) || typeof message.method !== 'string') return undefined;
+    if (message.method === 'session/new') return { kind: 'new', key: key(message.id) };
+    if (!message.method.startsWith('session/')) return undefined;
+    const sessionId = sessionIdOf(message.params);
+    return sessionId !== undefined && !known.has(sessionId) ? { kind: 'session', sessionId } : undefined;
+  };
+  const take = (claim: Claim): void => {
+    if (claim.kind === 'new') creating.add(claim.key);
+    else known.add(claim.sessionId);
+  };
+
+  /** Whether a single message may pass (refused here when it would pass the limit). */
+  const admit = (message: Parsed | undefined): boolean => {
+    const claim = claimOf(message);
+    if (claim === undefined) return true;
+    if (used() >= max) {
+      send(refusal(message!.id, FULL));
+      return false;
+    }
+    take(claim);
+    return true;
+  };
+
+  /** Whether a batch may pass: only if all of its requests fit together; otherwise refused whole. */
+  const admitBatch = (entries: readonly unknown[]): boolean => {
+    const claims: Claim[] = [];
+    const named = new Set<string>();
+    for (const entry of entries) {
+      const claim = claimOf(asMessage(entry));
+      if (claim === undefined) continue;
+      if (claim.kind === 'session') {
+        if (named.has(claim.sessionId)) continue;
+        named.add(claim.sessionId);
+      }
+      claims.push(claim);
+    }
+    if (claims.length === 0) return true;
+    if (used() + claims.length > max) {
+      const requests = entries.map(asMessage).filter(isRequest);
+      send(requests.map((request) => refusal(request.id, BATCH)));
+      return false;
+    }
+    for (const claim of claims) take(claim);
+    return true;
   };
 
   const reader: MessageReader = {
@@ -86,19 +147,8 @@ export function limitSessions(transport: Transport, max: number): Transport {
       transport.reader.listen({
         onMessage(text) {
           if (text.includes('"session/')) {
-            const message = parse(text);
-            const method = message?.method;
-            const isRequest = message !== undefined && message.id !== undefined && message.id !== null;
-            if (isRequest && method === 'session/new') {
-              if (used() >= max) return refuse(message.id);
-              creating.add(key(message.id));
-            } else if (isRequest && typeof method === 'string' && method.startsWith('session/')) {
-              const sessionId = sessionIdOf(message.params);
-              if (sessionId !== undefined && !known.has(sessionId)) {
-                if (used() >= max) return refuse(message.id);
-                known.add(sessionId);
-              }
-            }
+            const value = parse(text);
+            if (!(Array.isArray(value) ? admitBatch(value) : admit(asMessage(value)))) return;
           }
           listener.onMessage(text);
         },
