@@ -8,7 +8,10 @@
  *   then on PostgreSQL (chunks written behind, as the PostgreSQL log suggests), replies of 20, 200
  *   and 2000 chunks in one session, and 32 sessions at once;
  * - cross-replica fan-out latency p50/p99 with 3 replica processes and 300 sessions (at 0.5 and
- *   at 2 appends per session per second), against same-replica delivery in the same run;
+ *   at 2 appends per session per second), against same-replica delivery in the same run; and the
+ *   same at the agent level: 3 agent processes with ownership, a client connection per replica
+ *   following all 300 sessions, each session's owner streaming a reply (split into the chunks
+ *   sent while the 300 prompts arrived and those sent after);
  * - failover time at the agent level: SIGKILL of the replica owning a session mid-turn until a
  *   survivor ended the turn and answered a new prompt.
  * Beside each figure: wall time, CPU time (this process, agent or replica processes, the
@@ -19,6 +22,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { startThrowawayPostgres } from '../src/testing/index.js';
+import { agentFanout, printAgentFanout } from './agent-fanout.js';
 import { agentThroughput, printAgentThroughput } from './agent-throughput.js';
 import { failover, printFailover } from './failover.js';
 import { fanout, printFanout } from './fanout.js';
@@ -90,6 +94,13 @@ try {
       rate,
     );
   }
+  section('fan-out at the agent level');
+  printAgentFanout(
+    await agentFanout({ url, postmasterPid: pid, replicas, sessions, rate: 0.5, durationMs: 10_000 }),
+    replicas,
+    sessions,
+    0.5,
+  );
   section('failover');
   printFailover(await failover(url, 2000, 5), 2000);
   console.log(
