@@ -5,7 +5,9 @@
  * semantics: the load streams the session's history as `session/update` notifications, then
  * answers. The history here is long enough to be replayed in several writes and read in several
  * pipe chunks. The order is checked on the bytes the bridge wrote (every line of its stdout), and
- * on what the official client's handlers saw before its `session/load` call returned.
+ * on what the official client's handlers saw before its `session/load` call returned. And a
+ * load while a v1 prompt is inserted but its turn has not started: the current state the v2 agent
+ * reports after the replay (`idle`, without a stop reason) does not end that prompt's turn.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
@@ -41,7 +43,13 @@ const chunkText = (line: Line, kind: string): string | undefined =>
     : undefined;
 
 /** `node --import tsx bridge-main.ts v1 node --import tsx v2-agent.ts`, with every stdout line recorded. */
-function spawnBridge(): { child: ChildProcess; lines: Line[]; stderr: () => string } {
+function spawnBridge(): {
+  child: ChildProcess;
+  lines: Line[];
+  stderr: () => string;
+  /** Resolves once the bridge's stderr (the agent's passes through it) contains `text`. */
+  stderrShows: (text: string) => Promise<void>;
+} {
   const child = spawn(
     process.execPath,
     [
@@ -58,9 +66,21 @@ function spawnBridge(): { child: ChildProcess; lines: Line[]; stderr: () => stri
   );
   children.push(child);
   let stderr = '';
+  const stderrWaiters = new Set<() => void>();
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
+    for (const waiter of [...stderrWaiters]) waiter();
   });
+  const stderrShows = (text: string): Promise<void> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        if (!stderr.includes(text)) return;
+        stderrWaiters.delete(check);
+        resolve();
+      };
+      stderrWaiters.add(check);
+      check();
+    });
   const lines: Line[] = [];
   let partial = '';
   // A second reader of the same chunks (the client reads them as bytes, so no setEncoding here).
@@ -70,7 +90,7 @@ function spawnBridge(): { child: ChildProcess; lines: Line[]; stderr: () => stri
     partial = parts.pop() ?? '';
     for (const part of parts) if (part.trim() !== '') lines.push(JSON.parse(part) as Line);
   });
-  return { child, lines, stderr: () => stderr };
+  return { child, lines, stderr: () => stderr, stderrShows };
 }
 
 /** A prompt text of about `size` characters, unique to `n`. */
@@ -150,6 +170,56 @@ describe('v1 session/load through the bridge process in front of a v2 agent', ()
       expect(outcome.after).toEqual({ stopReason: 'end_turn' });
       expect(new Set(outcome.seenAfterPrompt.map((u) => u.kind))).toEqual(new Set(['agent_message_chunk']));
       expect(outcome.seenAfterPrompt.map((u) => u.text).join('')).toBe('echo: after load!');
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'does not end an open prompt at the idle state a load reports before the prompt’s turn started',
+    async ({ onTestFailed }) => {
+      const { child, stderr, stderrShows } = spawnBridge();
+      onTestFailed(() => {
+        console.error(`bridge stderr:\n${stderr() || '(nothing)'}`);
+      });
+      const events: string[] = [];
+      const app = officialV1Client({ name: 'load-during-prompt' }).onNotification(
+        'session/update',
+        ({ params }) => {
+          const update = params.update as { sessionUpdate: string; content?: { text?: string } };
+          const text = update.content?.text;
+          events.push(text === undefined ? update.sessionUpdate : `${update.sessionUpdate} ${text}`);
+        },
+      );
+      const stream = v1NdJsonStream(
+        Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+        Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
+      );
+      const answer = await app.connectWith(stream, async (ctx) => {
+        await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+        const { sessionId } = await ctx.request('session/new', { cwd: '/tmp', mcpServers: [] });
+        const queued = ctx
+          .request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'queued' }] })
+          .then((response) => {
+            events.push('prompt answered');
+            return response;
+          });
+        await stderrShows('inserted queued'); // inserted; its turn waits for the next session/list
+        await ctx.request('session/load', { sessionId, cwd: '/tmp', mcpServers: [] });
+        events.push('load answered');
+        await ctx.request('session/list', {}); // starts the turn
+        return queued;
+      });
+
+      expect(answer).toEqual({ stopReason: 'end_turn' });
+      // The load replays the inserted prompt; the prompt is answered after its turn's reply.
+      expect(events).toEqual([
+        'user_message_chunk queued',
+        'load answered',
+        'agent_message_chunk echo: ',
+        'agent_message_chunk queued',
+        'agent_message_chunk !',
+        'prompt answered',
+      ]);
     },
     TIMEOUT,
   );

@@ -60,6 +60,11 @@ export class SessionView {
   readonly open = new Set<OpenPrompt>();
   /** How many v1 prompts were sent to the v2 side so far. */
   sent = 0;
+  /**
+   * The session's state as its `state_update`s last said (`unknown` until one arrives; the
+   * bridge sets `idle` for a session it created, which has run nothing yet).
+   */
+  state = 'unknown';
   readonly #onLoss: BridgeLossListener | undefined;
   readonly #numbering: StreamNumbering;
 
@@ -98,15 +103,30 @@ export class SessionView {
       this.turns.userMessage((update as V2UserMessageUpdate | V2UserMessageChunk).messageId, seq);
     } else if (update.sessionUpdate === 'state_update' && update.state === 'idle') {
       const idle = update as { stopReason?: V1.StopReason | null; error?: TurnError | null };
-      this.turns.idle(idle.stopReason, seq, idle.error);
+      if (this.#endsTurn(idle.stopReason)) this.turns.idle(idle.stopReason, seq, idle.error);
+      else this.turns.saw(seq);
     } else {
       this.turns.saw(seq);
     }
+    if (update.sessionUpdate === 'state_update' && typeof update.state === 'string')
+      this.state = update.state;
     if (this.answering > 0 && !this.loading) {
       this.buffered.push({ seq: seq ?? this.received, update });
       return;
     }
     return this.forward(sessionId, update, send);
+  }
+
+  /**
+   * Whether an `idle` ends a turn. By log position every placed idle does (the current state a
+   * resume reports has no position). By arrival that state cannot be told apart from a live
+   * update, so an idle without a stop reason while the session was already idle ends nothing: it
+   * reports a state, and no turn ran since (for example the state after a load, while a prompt is
+   * inserted but its turn has not started).
+   */
+  #endsTurn(stopReason: unknown): boolean {
+    if (this.#numbering === 'log') return true;
+    return (stopReason !== undefined && stopReason !== null) || this.state !== 'idle';
   }
 
   /** An update's position: the next by arrival, or its log seq (none when it is outside the log). */

@@ -182,7 +182,8 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
 
   v1.onRequest('session/new', async (params) => {
     const response = await call(() => v2.sendRequest('session/new', v1ToV2NewSessionRequest(params)));
-    view(response.sessionId);
+    const created = view(response.sessionId);
+    if (created.state === 'unknown') created.state = 'idle'; // a new session has run nothing yet
     noteOptions(response.sessionId, response.configOptions);
     // After the answer, as v1 agents announce their commands: the client knows the session then.
     setImmediate(() => sendCommands(response.sessionId, response.availableCommands));
