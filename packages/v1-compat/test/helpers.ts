@@ -16,6 +16,23 @@ export function fixture(name: string): string {
   return fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 }
 
+/**
+ * Node arguments of the bridge process as `acp-kit bridge` runs it, serving `serve` in front of the
+ * fixture agent `agent`: `--import tsx bridge-main.ts <serve> node --import tsx <agent>`.
+ */
+export function bridgeArgs(serve: 'v1' | 'v2', agent: string): string[] {
+  return [
+    '--import',
+    'tsx',
+    fixture('bridge-main.ts'),
+    serve,
+    process.execPath,
+    '--import',
+    'tsx',
+    fixture(agent),
+  ];
+}
+
 /** Spawns a fixture with tsx, as the bridge CLI would spawn an agent. */
 export function spawnFixture(name: string, env: Record<string, string> = {}): ChildProcessTransport {
   return spawnTransport(process.execPath, ['--import', 'tsx', fixture(name)], {

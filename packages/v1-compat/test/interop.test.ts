@@ -14,7 +14,7 @@ import {
 } from '@agentclientprotocol/sdk/experimental/v2';
 import { Client, type ClientConnection, Connection, spawnTransport } from '@acp-kit/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fixture } from './helpers.js';
+import { bridgeArgs } from './helpers.js';
 
 const children: ChildProcess[] = [];
 afterEach(async () => {
@@ -27,16 +27,7 @@ afterEach(async () => {
 });
 
 /** `node --import tsx bridge-main.ts v2 node --import tsx official-v1-agent.ts` */
-const BRIDGE_ARGS = [
-  '--import',
-  'tsx',
-  fixture('bridge-main.ts'),
-  'v2',
-  process.execPath,
-  '--import',
-  'tsx',
-  fixture('official-v1-agent.ts'),
-];
+const BRIDGE_ARGS = bridgeArgs('v2', 'official-v1-agent.ts');
 
 function spawnBridge(env: Record<string, string>, args = BRIDGE_ARGS): ChildProcess {
   const child = spawn(process.execPath, args, {
@@ -93,16 +84,7 @@ describe('the official v2 client through the bridge to an official v1 agent', ()
 describe('the official v1 client through the bridge to a v2 agent', () => {
   it('gets {stopReason: end_turn} at the end of the turn and the reply as v1 chunks', async () => {
     const errors = vi.spyOn(console, 'error');
-    const child = spawnBridge({}, [
-      '--import',
-      'tsx',
-      fixture('bridge-main.ts'),
-      'v1',
-      process.execPath,
-      '--import',
-      'tsx',
-      fixture('v2-agent.ts'),
-    ]);
+    const child = spawnBridge({}, bridgeArgs('v1', 'v2-agent.ts'));
     const stream = v1NdJsonStream(
       Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
       Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,

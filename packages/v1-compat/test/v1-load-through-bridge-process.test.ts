@@ -14,7 +14,7 @@ import { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { client as officialV1Client, ndJsonStream as v1NdJsonStream } from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixture } from './helpers.js';
+import { bridgeArgs } from './helpers.js';
 
 const TIMEOUT = 120_000;
 const children: ChildProcess[] = [];
@@ -50,20 +50,7 @@ function spawnBridge(): {
   /** Resolves once the bridge's stderr (the agent's passes through it) contains `text`. */
   stderrShows: (text: string) => Promise<void>;
 } {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      fixture('bridge-main.ts'),
-      'v1',
-      process.execPath,
-      '--import',
-      'tsx',
-      fixture('v2-agent.ts'),
-    ],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, bridgeArgs('v1', 'v2-agent.ts'), { stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
   const stderrWaiters = new Set<() => void>();

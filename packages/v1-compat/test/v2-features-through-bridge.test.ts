@@ -14,7 +14,7 @@ import type {
 } from '../src/generated/v1/methods.js';
 import type * as V1 from '../src/generated/v1/types.js';
 import { runBridge, v1SchemaValidator } from '../src/index.js';
-import { fixture } from './helpers.js';
+import { bridgeArgs, fixture } from './helpers.js';
 
 type V1Client = Connection<ClientRequestMap, ClientNotificationMap, AgentRequestMap, AgentNotificationMap>;
 
@@ -24,20 +24,10 @@ afterEach(async () => {
 });
 
 function start() {
-  const transport = spawnTransport(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      fixture('bridge-main.ts'),
-      'v1',
-      process.execPath,
-      '--import',
-      'tsx',
-      fixture('v2-agent.ts'),
-    ],
-    { env: { ...process.env, V2_FEATURES: '1' }, onStderr: (text) => process.stderr.write(text) },
-  );
+  const transport = spawnTransport(process.execPath, bridgeArgs('v1', 'v2-agent.ts'), {
+    env: { ...process.env, V2_FEATURES: '1' },
+    onStderr: (text) => process.stderr.write(text),
+  });
   closers.push(() => transport.shutdown({ graceMs: 1000 }));
   const v1: V1Client = new Connection(transport, { validator: v1SchemaValidator });
   const updates: V1.SessionUpdate[] = [];
