@@ -153,6 +153,8 @@ export class AgentSession {
   readonly #writer: SessionWriter;
   readonly #cursors = new Map<ClientPeer, Cursor>();
   #activity: SessionActivity = 'idle';
+  /** The activity as of {@link position}: set only from the log's entries. */
+  #reported: SessionActivity = 'idle';
   #position = 0;
   #following: Promise<void> | undefined;
   #subscription: LogSubscription | undefined;
@@ -186,9 +188,21 @@ export class AgentSession {
     return this.#log;
   }
 
-  /** The activity the log last reported. */
+  /**
+   * The session's activity: set at once by `running()`, `idle()` and `requiresAction()` (before
+   * their state update is in the log), and by every state update the log reports.
+   */
   get activity(): SessionActivity {
     return this.#activity;
+  }
+
+  /**
+   * The activity as of {@link position}: what the last state update handed to attached clients
+   * said. A client attached at the position is told this one, so it never hears `idle` before the
+   * updates of the turn that are still being written.
+   */
+  get reportedActivity(): SessionActivity {
+    return this.#reported;
   }
 
   /** The seq of the last log entry handed to attached clients. */
@@ -254,6 +268,7 @@ export class AgentSession {
       throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId: this.id });
     }
     this.#activity = await lastActivity(this.#log, this.id, record.lastSeq);
+    this.#reported = this.#activity;
     this.#position = record.lastSeq;
     if (this.#closed.signal.aborted) return;
     this.#subscription = this.#log.subscribe(this.id, record.lastSeq, {
@@ -271,7 +286,10 @@ export class AgentSession {
     for (const entry of batch) {
       this.#position = entry.seq;
       const update = entry.update as { sessionUpdate: string; state?: unknown };
-      if (update.sessionUpdate === 'state_update' && isActivity(update.state)) this.#activity = update.state;
+      if (update.sessionUpdate === 'state_update' && isActivity(update.state)) {
+        this.#activity = update.state;
+        this.#reported = update.state;
+      }
       const params: SessionNotification = { sessionId: this.id, update: entry.update };
       for (const [peer, cursor] of this.#cursors) {
         if (cursor.held === undefined) this.#send(peer, params, entry.seq);
@@ -690,7 +708,7 @@ export class AgentSession {
    * @internal Sends one client the session's current state (after a resume, so the client does not
    * take the resume response for `idle`).
    */
-  async sendStateTo(peer: ClientPeer, state: SessionActivity = this.#activity): Promise<void> {
+  async sendStateTo(peer: ClientPeer, state: SessionActivity = this.#reported): Promise<void> {
     const update: KnownSessionUpdate = { sessionUpdate: 'state_update', state };
     await this.sendTo(peer, update);
   }

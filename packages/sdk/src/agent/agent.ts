@@ -450,7 +450,8 @@ export class Agent {
     await session.following();
     attach(session, true);
     const upto = session.position;
-    const activity = session.activity;
+    // The state as of `upto`: the entries after it reach this client after the replay.
+    const activity = session.reportedActivity;
     try {
       if (cursor !== undefined) {
         const style = this.#options.replay ?? 'full';

@@ -130,6 +130,64 @@ describe('chunks written behind a slow log', () => {
     expect(retained).toEqual(live);
   });
 
+  it("tells a client resuming while the turn's last chunks and idle are still being written the state as of its replay, not idle early", async () => {
+    // A log whose appends can be held: the turn's tail waits in the writer while a client resumes.
+    let gate: Promise<void> | undefined;
+    let open = (): void => undefined;
+    class GatedLog extends MemorySessionLog {
+      readonly writeBehind = { entries: 64, bytes: 1 << 20 };
+      override async append(sessionId: string, entries: readonly NewLogEntry[]): Promise<SeqRange> {
+        await gate;
+        return super.append(sessionId, entries);
+      }
+    }
+    const log = new GatedLog();
+    let idleCalled = (): void => undefined;
+    const idleWaiting = new Promise<void>((resolve) => {
+      idleCalled = resolve;
+    });
+    const agent = new Agent({
+      info: { name: 'gated', version: '0.0.0' },
+      history: log,
+      async onPrompt(prompt, { session }) {
+        await prompt.insert();
+        await session.running();
+        const reply = await session.agentMessage();
+        await reply.chunk({ type: 'text', text: 'first;' });
+        gate = new Promise<void>((resolve) => {
+          open = resolve;
+        });
+        await reply.chunk({ type: 'text', text: 'a;' });
+        await reply.chunk({ type: 'text', text: 'b;' });
+        const idle = session.idle('end_turn');
+        idleCalled();
+        await idle;
+      },
+    });
+    const a = wire(agent);
+    const sessionId = await a.client.newSession('/repo');
+    await a.client.prompt(sessionId, [{ type: 'text', text: 'go' }]);
+    await idleWaiting;
+    const b = wire(agent);
+    await b.client.initialize();
+    await b.client.resume(sessionId, { cwd: '/repo', replay: true });
+    // The resume's state report is the state as of the replay: the turn is running.
+    expect(updates(b.received, 'state_update')).toEqual([
+      { sessionUpdate: 'state_update', state: 'running' },
+    ]);
+    open();
+    await b.until(ended);
+    // The replay folded what the log had into the message; the rest followed live.
+    expect(updates(b.received, 'agent_message')).toMatchObject([
+      { content: [{ type: 'text', text: 'first;' }] },
+    ]);
+    expect(chunkTexts(b.received)).toEqual(['a;', 'b;']);
+    expect(updates(b.received, 'state_update')).toEqual([
+      { sessionUpdate: 'state_update', state: 'running' },
+      { sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' },
+    ]);
+  });
+
   it('refuses limits that are not positive integers with a TypeError naming the field', () => {
     const make = (writeBehind: unknown) => () =>
       new Agent({ info: { name: 'a', version: '0' }, writeBehind: writeBehind as never, onPrompt() {} });
