@@ -13,7 +13,16 @@
 import { fileURLToPath } from 'node:url';
 import { Client, type ClientConnection, Connection, spawnTransport } from '@acp-kit/sdk';
 import { PostgresSessionLog } from '../src/index.js';
-import { cpuSpent, fixed, load, ownCpuMs, processCpuMs, quantile, serverCpuMs } from './stats.js';
+import {
+  cpuSpent,
+  fixed,
+  type Latencies,
+  latencies,
+  load,
+  ownCpuMs,
+  processCpuMs,
+  serverCpuMs,
+} from './stats.js';
 
 export interface AgentFanoutOptions {
   readonly url: string;
@@ -25,12 +34,6 @@ export interface AgentFanoutOptions {
   /** The sessions' prompts arrive spread evenly over this long (default 5 000 ms). */
   readonly promptsOverMs?: number;
   readonly durationMs?: number;
-}
-
-interface Latencies {
-  readonly p50: number;
-  readonly p99: number;
-  readonly count: number;
 }
 
 export interface AgentFanoutResult {
@@ -50,12 +53,6 @@ export interface AgentFanoutResult {
 }
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;
-
-const latencies = (values: readonly number[]): Latencies => ({
-  p50: quantile(values, 0.5),
-  p99: quantile(values, 0.99),
-  count: values.length,
-});
 
 export async function agentFanout(options: AgentFanoutOptions): Promise<AgentFanoutResult> {
   const replicas = options.replicas ?? 3;

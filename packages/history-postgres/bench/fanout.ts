@@ -11,7 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { PostgresSessionLog } from '../src/index.js';
-import { cpuSpent, fixed, load, quantile, serverCpuMs } from './stats.js';
+import { cpuSpent, fixed, type Latencies, latencies, load, serverCpuMs } from './stats.js';
 
 export interface FanoutOptions {
   readonly url: string;
@@ -25,8 +25,8 @@ export interface FanoutOptions {
 
 export interface FanoutResult {
   readonly appends: number;
-  readonly remote: { p50: number; p99: number; count: number };
-  readonly local: { p50: number; p99: number; count: number };
+  readonly remote: Latencies;
+  readonly local: Latencies;
   /** Wall time of the measured window (from "go" until every replica stopped appending). */
   readonly wallMs: number;
   /** CPU time of each replica process in that window. */
@@ -107,8 +107,8 @@ export async function fanout(options: FanoutOptions): Promise<FanoutResult> {
     const local = results.flatMap((r) => r.local);
     return {
       appends: results.reduce((sum, r) => sum + r.sent, 0),
-      remote: { p50: quantile(remote, 0.5), p99: quantile(remote, 0.99), count: remote.length },
-      local: { p50: quantile(local, 0.5), p99: quantile(local, 0.99), count: local.length },
+      remote: latencies(remote),
+      local: latencies(local),
       wallMs,
       replicaCpuMs: results.map((r) => r.cpuMs),
       serverCpuMs:

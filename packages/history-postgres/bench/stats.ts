@@ -8,6 +8,20 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
+/** Median, 99th percentile and count of latency samples (ms). */
+export interface Latencies {
+  readonly p50: number;
+  readonly p99: number;
+  readonly count: number;
+}
+
+/** The {@link Latencies} of `values`. */
+export const latencies = (values: readonly number[]): Latencies => ({
+  p50: quantile(values, 0.5),
+  p99: quantile(values, 0.99),
+  count: values.length,
+});
+
 /** `value` with `digits` decimals. */
 export const fixed = (value: number, digits = 2): string => value.toFixed(digits);
 

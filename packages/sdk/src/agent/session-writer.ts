@@ -59,11 +59,6 @@ export class SessionWriter {
     this.#limits = limits;
   }
 
-  /** The limits streamed updates are written behind with (undefined: every call waits for the log). */
-  get limits(): WriteBehindLimits | undefined {
-    return this.#limits;
-  }
-
   /**
    * Queues `entries` as one atomic append, after everything queued before. Resolves with their
    * seq range once the log has them — or, for a `behind` call with limits, undefined as soon as
