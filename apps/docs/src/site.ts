@@ -37,3 +37,18 @@ export const SOURCES = {
   v2Extensibility: 'https://agentclientprotocol.com/protocol/v2/extensibility',
   upstreamRepo: 'https://github.com/agentclientprotocol/agent-client-protocol',
 } as const;
+
+/**
+ * The absolute URL the site is published at (no trailing slash): DOCS_SITE_URL, or the `homepage`
+ * of the SDK's package.json. The sitemap, `llms.txt` and canonical links are written under it.
+ */
+function siteUrl(): string {
+  if (process.env.DOCS_SITE_URL) return process.env.DOCS_SITE_URL.replace(/\/$/, '');
+  const sdk = JSON.parse(readFileSync(join(repoRoot(), 'packages/sdk/package.json'), 'utf8')) as {
+    homepage?: string;
+  };
+  if (!sdk.homepage) throw new Error('no homepage in packages/sdk/package.json; set DOCS_SITE_URL');
+  return sdk.homepage.replace(/\/$/, '');
+}
+
+export const SITE_URL = siteUrl();
