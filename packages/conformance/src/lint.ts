@@ -9,7 +9,16 @@ export { RULES, type RuleId, ruleInfo } from './rules/catalog.js';
 export { combineOutcomes, evaluateTranscript, type TranscriptOutcomes } from './rules/evaluate.js';
 export type { CheckOutcome, Finding, RuleInfo, RuleResult, RuleStatus, RuleTier } from './rules/types.js';
 export {
+  type AbortNote,
+  type ExitNote,
+  KIT_SOURCE,
+  type RecordingHeader,
+  type RecordingNote,
+  type UnansweredNote,
+} from './transcript/notes.js';
+export {
   entriesFromLines,
+  type NoteLine,
   type ParsedTranscript,
   parseTranscript,
   type TranscriptEntry,

@@ -16,7 +16,14 @@ and checks every rule of the prompt-lifecycle catalog. Prints PASS / FAIL / SKIP
   --json <file>      write the full report, with the transcript of every failing scenario
   --timeout <s>      longest wait for any one answer (default 10)
   --record <file>    write each scenario's transcript, as <file> with the scenario name before
-                     the extension (run.ndjson → run.lifecycle.ndjson, …)
+                     the extension (run.ndjson → run.lifecycle.ndjson, …): every message both
+                     ways, one {"dir","t","msg"} line each, then {"note":…} lines with what the
+                     messages cannot show (the scenario, why it stopped, the agent's own exit
+                     with the end of its stderr, requests it never answered), so that
+                     \`acp-kit lint\` of a recording reports the same MUST failures as the run
+
+An agent that answers initialize with protocolVersion 1 is reported as a v1 agent, with the
+command that checks it through the v1 → v2 bridge (acp-kit bridge --serve v2 -- …).
 
 Exit status: 0 when no mandatory rule fails, 1 otherwise, 2 for a usage error.
 `;
@@ -80,6 +87,16 @@ function printReport(report: ConformanceReport): void {
   process.stdout.write(
     `\nacp-kit conformance: ${[report.agent.command, ...report.agent.args].join(' ')}\n\n`,
   );
+  if (report.otherVersion) {
+    const { protocolVersion, suggestion } = report.otherVersion;
+    process.stdout.write(
+      `This is an ACP v${protocolVersion} agent: it answered initialize with protocolVersion ${protocolVersion}. ` +
+        'The kit checks ACP v2 agents, so no rule was judged.\n',
+    );
+    if (suggestion) process.stdout.write(`Check it through the v1 → v2 bridge instead:\n\n  ${suggestion}\n`);
+    process.stdout.write('\nDOES NOT CONFORM (not an ACP v2 agent)\n');
+    return;
+  }
   process.stdout.write(formatResultsTable(report.results));
   process.stdout.write(
     `\n${formatSummary(report.results)} — ${report.passed ? 'CONFORMS' : 'DOES NOT CONFORM'}\n`,

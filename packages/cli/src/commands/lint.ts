@@ -6,6 +6,11 @@ const USAGE = `Usage: acp-kit lint <transcript.ndjson>
 Checks a recorded transcript (one {"dir","t"?,"msg"} line per JSON-RPC message) against the
 prompt-lifecycle rules and the v2 schema, printing each finding with its line number.
 
+Transcripts come from the SDK's recorder (recordTranscript on a Connection), from
+\`acp-kit conformance --record <file>\` (one file per scenario; their {"note":…} lines say how
+the scenario ended, so the lint reaches the live run's verdicts), or from any tool that writes
+the format.
+
 Exit status: 1 when a mandatory rule fails, 0 otherwise, 2 for a usage error or unreadable file.
 `;
 
@@ -45,6 +50,20 @@ export async function runLintCommand(argv: string[]): Promise<number> {
   }
   const result = lintTranscript(text);
   for (const finding of result.findings) process.stdout.write(`${describe(file, finding)}\n`);
+  if (result.recording) {
+    const { scenario, exit, unanswered } = result.recording;
+    process.stdout.write(`${file}: recorded by acp-kit conformance, scenario ${scenario}\n`);
+    if (exit) {
+      const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+      process.stdout.write(`${file}: the agent ${how} before the kit closed it\n`);
+      if (exit.stderr) process.stdout.write(`${exit.stderr.replace(/^/gm, '  stderr| ')}\n`);
+    }
+    for (const request of unanswered) {
+      process.stdout.write(
+        `${file}:${request.requestLine}: ${request.method} (id ${JSON.stringify(request.id)}) was never answered\n`,
+      );
+    }
+  }
   process.stdout.write(`${file}: ${result.messages} message(s); ${formatSummary(result.results)}\n`);
   return result.failed ? 1 : 0;
 }

@@ -3,6 +3,7 @@
  * a v1 agent (written with the official SDK's v1 API) keep every v2 lifecycle promise, whether
  * the v1 agent echoes the user message with its own IDs or not at all.
  */
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runConformance } from '@acp-kit/conformance';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,52 @@ const V1_AGENT = fileURLToPath(
 );
 
 beforeAll(requireBuild);
+
+/** Runs the built `acp-kit` with `args`; resolves with its stdout and exit code. */
+function runCli(args: string[]): Promise<{ stdout: string; code: number }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { timeout: 50_000 }, (error, stdout) => {
+      resolve({ stdout, code: error ? (typeof error.code === 'number' ? error.code : 1) : 0 });
+    });
+  });
+}
+
+describe('conformance of a v1 agent run without the bridge', () => {
+  it('says it is a v1 agent and suggests the bridge, instead of failing v2 rules', {
+    timeout: 60_000,
+  }, async () => {
+    const args = ['--import', 'tsx', V1_AGENT];
+    const report = await runConformance({
+      command: process.execPath,
+      args,
+      timeoutMs: 15_000,
+      startupTimeoutMs: 30_000,
+    });
+    expect(report.passed).toBe(false);
+    expect(report.otherVersion).toEqual({
+      protocolVersion: 1,
+      suggestion: `acp-kit conformance -- acp-kit bridge --serve v2 -- ${process.execPath} ${args.join(' ')}`,
+    });
+    expect(report.results.filter((result) => result.status !== 'skip')).toEqual([]);
+    // One scenario was enough to tell; the others were not started.
+    expect(report.scenarios).toHaveLength(1);
+  });
+
+  it('prints the bridge command from acp-kit conformance and exits 1', { timeout: 60_000 }, async () => {
+    const { stdout, code } = await runCli([
+      'conformance',
+      '--',
+      process.execPath,
+      '--import',
+      'tsx',
+      V1_AGENT,
+    ]);
+    expect(code).toBe(1);
+    expect(stdout).toContain('This is an ACP v1 agent: it answered initialize with protocolVersion 1.');
+    expect(stdout).toContain('acp-kit conformance -- acp-kit bridge --serve v2 -- ');
+    expect(stdout).not.toContain('baseline.initialize.info');
+  });
+});
 
 describe('conformance of a bridged v1 agent', () => {
   for (const [label, echo] of [

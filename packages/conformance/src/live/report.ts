@@ -30,4 +30,10 @@ export interface ConformanceReport {
   /** Every rule of the catalog, in order, with its verdict. */
   results: RuleResult[];
   scenarios: ScenarioReport[];
+  /**
+   * Set when the agent answered `initialize` with another protocol version (a v1 agent): no rule
+   * was judged and `passed` is false. For a v1 agent, `suggestion` is the command that checks it
+   * through the v1 → v2 bridge.
+   */
+  otherVersion?: { protocolVersion: number; suggestion?: string };
 }

@@ -1,7 +1,9 @@
 import type { RuleId } from '../rules/catalog.js';
 import { combineOutcomes, evaluateTranscript, type TranscriptOutcomes } from '../rules/evaluate.js';
-import type { Finding } from '../rules/types.js';
+import { agentRespondsFindings } from '../rules/agent-responds.js';
 import { AgentProcess, ScenarioAbort } from './agent-process.js';
+import { NotV2Agent } from './not-v2-agent.js';
+import { recordingText } from './recording.js';
 import type { ConformanceReport, ScenarioReport } from './report.js';
 import { SCENARIOS, type Scenario, type ScenarioNotes } from './scenarios.js';
 
@@ -61,10 +63,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       index,
       total: selected.length,
     });
-    const { outcomes, report, transcript } = await runScenario(scenario, options, cwd, timeoutMs);
+    const { outcomes, report, transcript, notV2 } = await runScenario(scenario, options, cwd, timeoutMs);
+    await options.record?.(scenario.name, transcript);
+    if (notV2) return notV2Report(options, started, notV2, report);
     all.push(outcomes);
     scenarios.push(report);
-    await options.record?.(scenario.name, transcript);
     options.onProgress?.({
       phase: 'end',
       scenario: scenario.name,
@@ -103,7 +106,7 @@ async function runScenario(
   options: ConformanceOptions,
   cwd: string,
   timeoutMs: number,
-): Promise<{ outcomes: TranscriptOutcomes; report: ScenarioReport; transcript: string }> {
+): Promise<{ outcomes: TranscriptOutcomes; report: ScenarioReport; transcript: string; notV2?: NotV2Agent }> {
   const started = Date.now();
   const agent = new AgentProcess({
     command: options.command,
@@ -120,6 +123,8 @@ async function runScenario(
   } catch (error) {
     abort = error instanceof ScenarioAbort ? error : new ScenarioAbort(String(error), false);
   }
+  // An exit the kit did not cause (the agent crashed or quit) is part of the recording.
+  const ownExit = agent.exit;
   await agent.close();
 
   const entries = agent.entries;
@@ -132,17 +137,10 @@ async function runScenario(
     const outcome = outcomes.get(id);
     if (!outcome?.applicable) outcomes.set(id, { applicable: false, reason });
   }
-  const responds: Finding[] = abort?.agentFault
-    ? [
-        {
-          ruleId: 'agent.responds',
-          scenario: scenario.name,
-          message: abort.message,
-          ...lastLine(entries.length),
-        },
-      ]
-    : [];
-  outcomes.set('agent.responds', { applicable: true, findings: responds });
+  outcomes.set('agent.responds', {
+    applicable: true,
+    findings: agentRespondsFindings(abort, entries, scenario.name),
+  });
 
   const failed = [...outcomes.values()].some((outcome) => outcome.applicable && outcome.findings.length > 0);
   const note = abort?.message ?? notes.incomplete;
@@ -158,9 +156,46 @@ async function runScenario(
     report.transcript = [...agent.lines];
     if (agent.stderr) report.stderr = agent.stderr;
   }
-  return { outcomes, report, transcript: agent.transcriptText() };
+  const transcript = recordingText(agent.transcriptText(), entries, {
+    scenario: scenario.name,
+    ...(abort ? { abort: { message: abort.message, agentFault: abort.agentFault } } : {}),
+    ...(ownExit ? { exit: { code: ownExit.code, signal: ownExit.signal } } : {}),
+    stderr: agent.stderr,
+  });
+  return { outcomes, report, transcript, ...(abort instanceof NotV2Agent ? { notV2: abort } : {}) };
 }
 
-function lastLine(count: number): Pick<Finding, 'index' | 'line'> {
-  return count === 0 ? {} : { index: count - 1, line: count };
+/**
+ * The report of a run that stopped at the first `initialize` because the agent speaks another
+ * protocol version: no rule is judged (they are v2's), and the report says what to run instead.
+ */
+function notV2Report(
+  options: ConformanceOptions,
+  started: number,
+  notV2: NotV2Agent,
+  scenario: ScenarioReport,
+): ConformanceReport {
+  const reason = `not checked: ${notV2.message}`;
+  const results = combineOutcomes([]).map((result) => ({ ...result, reason }));
+  return {
+    agent: { command: options.command, args: [...(options.args ?? [])] },
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    passed: false,
+    counts: { pass: 0, fail: 0, skip: results.length },
+    results,
+    scenarios: [scenario],
+    otherVersion: {
+      protocolVersion: notV2.protocolVersion,
+      ...(notV2.protocolVersion === 1 ? { suggestion: bridgeSuggestion(options) } : {}),
+    },
+  };
+}
+
+/** The command that checks the same agent through the v1 → v2 bridge. */
+function bridgeSuggestion(options: ConformanceOptions): string {
+  const quote = (word: string): string =>
+    /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  const agent = [options.command, ...(options.args ?? [])].map(quote).join(' ');
+  return `acp-kit conformance -- acp-kit bridge --serve v2 -- ${agent}`;
 }

@@ -2,15 +2,23 @@ import { reportOf, attributeUserMessages } from '../analysis/attribution.js';
 import { asRecord } from '../analysis/envelope.js';
 import { type Analysis, endsWork, liveUpdates, stateOf } from '../analysis/model.js';
 import { type AgentProcess, type Reply, ScenarioAbort } from './agent-process.js';
+import { NotV2Agent } from './not-v2-agent.js';
 
 /** The name and version the kit sends in initialize. */
 export const KIT_INFO = { name: 'acp-kit-conformance', version: '0.0.0' } as const;
 
-/** Sends initialize; aborts the scenario (blaming the agent) unless it succeeds. */
+/**
+ * Sends initialize; aborts the scenario (blaming the agent) unless it succeeds, and stops the run
+ * ({@link NotV2Agent}) when the agent answers with an integer protocol version other than 2.
+ */
 export async function initialize(agent: AgentProcess): Promise<Record<string, unknown>> {
   const reply = await agent.request('initialize', { protocolVersion: 2, info: KIT_INFO, capabilities: {} });
   if (!reply.ok) throw new ScenarioAbort(`initialize failed: ${describeReply(reply)}`, true);
-  return asRecord(reply.result) ?? {};
+  const result = asRecord(reply.result) ?? {};
+  const version = result.protocolVersion;
+  if (typeof version === 'number' && Number.isInteger(version) && version !== 2)
+    throw new NotV2Agent(version);
+  return result;
 }
 
 /** Creates a session; aborts the scenario (blaming the agent) unless a sessionId comes back. */

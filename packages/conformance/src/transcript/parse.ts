@@ -1,4 +1,5 @@
 import type { TranscriptDirection } from '@acp-kit/sdk';
+import { type RecordingNote, readNote } from './notes.js';
 
 /** One message of a parsed transcript, with where it came from. */
 export interface TranscriptEntry {
@@ -22,20 +23,33 @@ export interface TranscriptLineProblem {
   message: string;
 }
 
+/** A recording note of a transcript, with its line. */
+export interface NoteLine {
+  /** 1-based line number. */
+  line: number;
+  note: RecordingNote;
+}
+
 /** A transcript split into messages, plus the lines that could not be read. */
 export interface ParsedTranscript {
   /** The readable lines, in order. */
   entries: TranscriptEntry[];
+  /** The recording notes (`{"note": …}` lines) of a kit recording, in order; unknown kinds are left out. */
+  notes: NoteLine[];
   /** Lines that were not `{"dir", "t"?, "msg"}` objects. Blank lines are skipped silently. */
   problems: TranscriptLineProblem[];
 }
 
 const DIRECTIONS: readonly string[] = ['client->agent', 'agent->client'];
 
-/** Parses ndjson transcript text; never throws, every unreadable line becomes a problem. */
+/**
+ * Parses ndjson transcript text; never throws, every unreadable line becomes a problem. Recording
+ * notes (`{"note": …}` lines, see `notes.ts`) are collected apart from the messages.
+ */
 export function parseTranscript(text: string): ParsedTranscript {
   const entries: TranscriptEntry[] = [];
   const problems: TranscriptLineProblem[] = [];
+  const notes: NoteLine[] = [];
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
@@ -53,6 +67,11 @@ export function parseTranscript(text: string): ParsedTranscript {
       continue;
     }
     const record = value as Record<string, unknown>;
+    if (typeof record.note === 'string' && !('dir' in record)) {
+      const note = readNote(record);
+      if (note) notes.push({ line, note });
+      continue;
+    }
     if (typeof record.dir !== 'string' || !DIRECTIONS.includes(record.dir)) {
       problems.push({
         line,
@@ -80,7 +99,7 @@ export function parseTranscript(text: string): ParsedTranscript {
     if (typeof record.t === 'number') entry.t = record.t;
     entries.push(entry);
   }
-  return { entries, problems };
+  return { entries, problems, notes };
 }
 
 /** Turns recorded lines (from the SDK recorder) into entries, numbering lines as the file would. */
