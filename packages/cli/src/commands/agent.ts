@@ -223,6 +223,9 @@ export async function runAgent(args: string[]): Promise<number> {
   const closed = new Promise<void>((resolve) => connection.onClose(() => resolve()));
   agent.serve(connection, 'stdio');
   await closed;
+  // The client has gone: a turn still ending (a permission request or elicitation it was asked
+  // ends `cancelled`) writes its stop reason before the history closes.
+  await agent.whenIdle();
   await opened?.close();
   return 0;
 }

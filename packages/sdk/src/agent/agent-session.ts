@@ -161,6 +161,10 @@ export class AgentSession {
   readonly #closed = unboundedListeners(new AbortController());
   #lost: unknown;
   readonly #waiters = new Set<{ seq: number; resolve: () => void }>();
+  /** Callers of {@link whenIdle} waiting for this process's turn to end. */
+  readonly #idleWaiters = new Set<() => void>();
+  /** Set by `running()` / `requiresAction()` here, cleared once an `idle()` here was written (or failed). */
+  #turnHere = false;
   #turn = new AbortController();
   /** Incremented by every `session/cancel` that found work to cancel. */
   #cancelGeneration = 0;
@@ -243,6 +247,32 @@ export class AgentSession {
     for (const peer of [...this.#cursors.keys()]) this.detach(peer);
     for (const waiter of this.#waiters) waiter.resolve();
     this.#waiters.clear();
+    this.#wakeIdleWaiters();
+  }
+
+  /**
+   * Resolves once no turn started by this object is open: every `running()` / `requiresAction()`
+   * called here was followed by an `idle()` whose state update the log took (or whose write
+   * failed) — at once when no turn runs here (a state another process left in the log is not
+   * waited for) — or once the session is closed or stops following its log. A process that shuts
+   * down waits for this before it closes the history, so a turn that was still ending (for example
+   * one whose permission request ended `cancelled` because its only client left) writes its stop
+   * reason, and the session is not left `running` or `requires_action` for the next process to
+   * report.
+   */
+  whenIdle(): Promise<void> {
+    if (this.#settledIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.add(resolve));
+  }
+
+  #settledIdle(): boolean {
+    return !this.#turnHere || this.#closed.signal.aborted || this.#lost !== undefined;
+  }
+
+  #wakeIdleWaiters(): void {
+    if (this.#idleWaiters.size === 0 || !this.#settledIdle()) return;
+    for (const resolve of this.#idleWaiters) resolve();
+    this.#idleWaiters.clear();
   }
 
   /** How many clients are attached. */
@@ -278,6 +308,7 @@ export class AgentSession {
         this.#following = undefined;
         for (const waiter of this.#waiters) waiter.resolve();
         this.#waiters.clear();
+        this.#wakeIdleWaiters();
       },
     });
   }
@@ -303,6 +334,7 @@ export class AgentSession {
         waiter.resolve();
       }
     }
+    this.#wakeIdleWaiters();
   }
 
   /** Hands one log entry's update to a client's connection; never waits for it to be written. */
@@ -677,6 +709,7 @@ export class AgentSession {
   async running(): Promise<void> {
     if (this.#activity === 'idle') this.#startTurn();
     this.#activity = 'running';
+    this.#turnHere = true;
     await this.update({ sessionUpdate: 'state_update', state: 'running' });
   }
 
@@ -695,13 +728,21 @@ export class AgentSession {
    */
   async idle(stopReason?: StopReason, usage?: Usage, error?: JsonRpcError): Promise<void> {
     this.#activity = 'idle';
-    await this.update({
-      sessionUpdate: 'state_update',
-      state: 'idle',
-      ...(stopReason === undefined ? {} : { stopReason }),
-      ...(usage === undefined ? {} : { usage }),
-      ...(error === undefined ? {} : { error }),
-    });
+    try {
+      await this.update({
+        sessionUpdate: 'state_update',
+        state: 'idle',
+        ...(stopReason === undefined ? {} : { stopReason }),
+        ...(usage === undefined ? {} : { usage }),
+        ...(error === undefined ? {} : { error }),
+      });
+    } finally {
+      // A turn started again (running() while this idle was written) stays open.
+      if (this.#activity === 'idle') {
+        this.#turnHere = false;
+        this.#wakeIdleWaiters();
+      }
+    }
   }
 
   /**
@@ -716,6 +757,7 @@ export class AgentSession {
   /** Reports that the work is blocked on the user. */
   async requiresAction(): Promise<void> {
     this.#activity = 'requires_action';
+    this.#turnHere = true;
     await this.update({ sessionUpdate: 'state_update', state: 'requires_action' });
   }
 
@@ -862,9 +904,11 @@ export class AgentSession {
   /**
    * Asks a client for permission. While the request is pending the session reports
    * `requires_action`; once answered it reports `running` again. `preferred` is the client to
-   * ask (normally the one whose prompt started the work); when it has gone — also while the request
-   * is pending — another attached client is asked. With no client attached the outcome is
-   * `cancelled`. An answer that is not a permission outcome fails with -32603.
+   * ask (normally the one whose prompt started the work). A client that leaves never freezes the
+   * session: when the one asked has gone — also while the request is pending — the request is
+   * asked of the next attached client not asked yet, and with none left (or once the turn's signal
+   * aborts) it resolves `{ outcome: { outcome: 'cancelled' } }`, so the work goes on to its stop
+   * reason. An answer that is not a permission outcome fails with -32603.
    */
   async requestPermission(
     params: Omit<RequestPermissionRequest, 'sessionId'>,

@@ -222,6 +222,16 @@ export class Agent {
     return new AgentSession(sessionId, cwd, this.#history, options);
   }
 
+  /**
+   * Resolves once every session loaded in memory is idle as its log reports it (see
+   * {@link AgentSession.whenIdle}). Call it when the last client has gone and before closing the
+   * history: work that was still ending — a permission request or elicitation withdrawn because
+   * the client asked left, answered `cancelled` — writes its turn's stop reason first.
+   */
+  async whenIdle(): Promise<void> {
+    await Promise.all([...this.#sessions.values()].map((session) => session.whenIdle()));
+  }
+
   /** The sessions currently loaded in memory. */
   get sessions(): ReadonlyMap<SessionId, AgentSession> {
     return this.#sessions;
