@@ -35,6 +35,15 @@ export interface ReferenceAgentOptions {
   onHandlerError?: AgentOptions['onHandlerError'];
 }
 
+/** A notification the agent's gate dropped (before initialize or a required login), on stderr. */
+const printRefusedNotification: NonNullable<AgentOptions['onRefusedNotification']> = ({
+  method,
+  client,
+  error,
+}) => {
+  process.stderr.write(`acp-kit agent: dropped ${method} from ${client}: ${error.message} (${error.code})\n`);
+};
+
 /** The default diagnostic hook: the error the client only sees as -32603, on stderr. */
 const printHandlerError: NonNullable<AgentOptions['onHandlerError']> = (error, { handler, sessionId }) => {
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -191,6 +200,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     ...(options.history ? { history: options.history } : {}),
     ...(options.ownership ? { ownership: options.ownership } : {}),
     onHandlerError: options.onHandlerError ?? printHandlerError,
+    onRefusedNotification: printRefusedNotification,
     capabilities: { session: { delete: {} } },
     ...(options.requireLogin
       ? {

@@ -120,7 +120,9 @@ describe.each([
     // Resumed while the turn may still be ending: the client hears the state, then the turn's end.
     await next.client.resume(sessionId, { cwd: '/tmp' });
     await next.until(() => next.updates().findLast((u) => u.sessionUpdate === 'state_update') !== undefined);
-    await next.until(() => isState(next.updates().findLast((u) => u.sessionUpdate === 'state_update')!, 'idle'));
+    await next.until(() =>
+      isState(next.updates().findLast((u) => u.sessionUpdate === 'state_update')!, 'idle'),
+    );
     await next.client.prompt(sessionId, [{ type: 'text', text: 'hello' }]);
     await next.until(() => stopReasons(next).at(-1) === 'end_turn' && agentText(next).includes('hello'));
     expect(stopReasons(next).at(-1)).toBe('end_turn');

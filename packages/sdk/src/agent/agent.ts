@@ -35,6 +35,9 @@ import { PendingPrompt } from './pending-prompt.js';
 import { forwardedPromptPeer } from './forwarded-prompt-peer.js';
 import type { ForwardedPrompt, ForwardedReceipt, SessionOwnership } from './session-ownership.js';
 
+/** The methods a connection may call before it completed `initialize` and any required login. */
+const UNGATED_METHODS: ReadonlySet<string> = new Set(['initialize', 'auth/login', 'auth/logout']);
+
 /** The protocol version this agent speaks. */
 export const PROTOCOL_VERSION = 2;
 
@@ -135,6 +138,14 @@ export interface AgentOptions extends AgentMethodOptions {
   onPrompt(prompt: PendingPrompt, context: PromptContext): void | Promise<void>;
   /** Called on `session/cancel`, after the session's signal was aborted. */
   onCancel?(session: AgentSession): void | Promise<void>;
+  /**
+   * Called with a notification a connection sent before it may (before `initialize`, or before a
+   * required login — also after `auth/logout`): the agent gives notifications the same checks as
+   * requests, but a notification cannot be answered with the error, so it is dropped and reported
+   * here (`client` is the connection's label). Log it, for example to stderr. Default: dropped
+   * without a report. An exception thrown by this hook is ignored.
+   */
+  onRefusedNotification?(refusal: { method: string; client: string; error: RpcError }): void;
   /**
    * The diagnostic hook for application errors: called with whatever `onPrompt` or `onCancel`
    * threw or rejected with (the client only ever sees a generic -32603, never the error itself).
@@ -326,17 +337,38 @@ export class Agent {
               }),
         ),
     };
-    /** Which methods this connection serves, what initialize advertises, and what is refused. */
-    const gate = new MethodGate(connection, {
-      capabilities: this.capabilities,
-      authMethods: this.#options.auth ? [...this.#options.auth.methods] : undefined,
-    });
-    /** Session methods are served only after `initialize` (-32600) and any required login (-32000). */
-    const requireInitialized = (method: string): void => state.gate(method);
+    /**
+     * Which methods this connection serves, what initialize advertises, and what is refused: every
+     * request and notification but the way in and out is served only after `initialize` (-32600)
+     * and any required login (-32000); a notification that fails this is dropped and reported.
+     */
+    const gate = new MethodGate(
+      connection,
+      {
+        capabilities: this.capabilities,
+        authMethods: this.#options.auth ? [...this.#options.auth.methods] : undefined,
+      },
+      {
+        check: (method) => state.gate(method),
+        exempt: UNGATED_METHODS,
+        dropped: (method, error) => {
+          try {
+            this.#options.onRefusedNotification?.({ method, client: label, error });
+          } catch {
+            // The hook is for logging; its own failure must not disturb the connection.
+          }
+        },
+      },
+    );
     const attached = new Set<AgentSession>();
     const attach = (session: AgentSession, hold = false): void => {
       session.attach(peer, hold);
       attached.add(session);
+    };
+    /** Detaches this connection from every session it follows (it closed, or logged out). */
+    const detachAll = (): void => {
+      for (const session of attached) session.detach(peer);
+      attached.clear();
     };
 
     gate.onRequest('initialize', (params): InitializeResponse => {
@@ -351,12 +383,12 @@ export class Agent {
       state,
       peer,
       handlerFailed: (error: unknown, context: HandlerErrorContext) => this.#handlerFailed(error, context),
+      detachAll,
     };
 
     gate.onRequest(
       'session/new',
       wire(async (params, context): Promise<NewSessionResponse> => {
-        requireInitialized('session/new');
         requireAbsolute(params.cwd);
         const { session, response } = await newSession(host, params, context);
         await this.#options.ownership?.created(session.id);
@@ -368,7 +400,6 @@ export class Agent {
     gate.onRequest(
       'session/resume',
       wire(async (params, context): Promise<ResumeSessionResponse> => {
-        requireInitialized('session/resume');
         requireAbsolute(params.cwd);
         const session = await this.#require(params.sessionId);
         const settings = await prepareResume(host, session, params, context);
@@ -387,7 +418,6 @@ export class Agent {
     gate.onRequest(
       'session/prompt',
       wire(async (params, context): Promise<PromptResponse> => {
-        requireInitialized('session/prompt');
         // Counted before any await, so a session/cancel right behind it applies to it.
         const loaded = this.#sessions.get(params.sessionId);
         const arrived = loaded?.promptArrived();
@@ -417,8 +447,6 @@ export class Agent {
     registerSessionMethods(gate, host);
 
     gate.onNotification('session/cancel', async (params) => {
-      // A notification cannot be answered; before initialize it is ignored.
-      if (!state.initialized) return;
       const ownership = this.#options.ownership;
       if (ownership === undefined) return this.#cancelSession(params.sessionId);
       // Applied here at once (to prompts still waiting here), and run by the owner.
@@ -427,10 +455,7 @@ export class Agent {
       return this.#cancelSession(params.sessionId);
     });
 
-    connection.onClose(() => {
-      for (const session of attached) session.detach(peer);
-      attached.clear();
-    });
+    connection.onClose(detachAll);
     connection.listen();
     return peer;
   }

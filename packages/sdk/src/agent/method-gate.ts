@@ -92,6 +92,20 @@ function deleteAt(root: Json, path: readonly string[]): void {
 }
 
 /**
+ * What a connection must have done before a method runs on it (for the agent: completed
+ * `initialize`, and logged in when a login is required), checked by the gate for every request
+ * and every notification alike.
+ */
+export interface Admission {
+  /** Throws the `RpcError` a request for `method` is answered with, unless it may run now. */
+  check(method: string): void;
+  /** Methods not checked (`initialize`, `auth/login`, `auth/logout`: the way in and out). */
+  exempt: ReadonlySet<string>;
+  /** Called with a notification the check refused; it is dropped (a notification has no answer). */
+  dropped?(method: string, error: RpcError): void;
+}
+
+/**
  * The one place an agent decides which methods it offers, from the generated method →
  * capability table (`METHOD_CAPABILITIES`): handlers are registered through it, so it knows what
  * the agent serves; the `initialize` response advertises exactly that; a served method whose
@@ -104,20 +118,27 @@ function deleteAt(root: Json, path: readonly string[]): void {
  * A capability that gates several methods (`session`: the baseline session methods; `authMethods`:
  * login and logout) is advertised when the agent serves at least one of them.
  *
+ * With an {@link Admission}, every request and every notification but the exempt ones must pass
+ * its check first (the agent's: `initialize` completed, and a login when one is required): a
+ * request is answered with the check's error, a notification is dropped and reported.
+ *
  * One per connection, created by `Agent.serve`; not exported from the package.
  */
 export class MethodGate {
   readonly #connection: GatedConnection;
   readonly #configured: Advertisement;
   readonly #served = new Set<string>();
+  readonly #admission: Admission | undefined;
   #advertisement: Advertisement | undefined;
   #client: ClientCapabilities | undefined;
 
   constructor(
     connection: GatedConnection,
     configured: { capabilities?: AgentCapabilities | undefined; authMethods?: AuthMethod[] | undefined },
+    admission?: Admission,
   ) {
     this.#connection = connection;
+    this.#admission = admission;
     this.#configured = {
       capabilities: configured.capabilities ?? {},
       ...(configured.authMethods === undefined ? {} : { authMethods: configured.authMethods }),
@@ -145,21 +166,43 @@ export class MethodGate {
       }
       const refusal = this.refusal(method);
       if (refusal !== undefined) throw refusal;
+      this.#admit(method);
       return handler(params, context);
     };
     this.#connection.onRequest(method, gated as never);
   }
 
-  /** Registers the handler of a notification the agent serves; one whose capability is not advertised is ignored. */
+  /**
+   * Registers the handler of a notification the agent serves. It goes through the same checks as
+   * a request: one whose capability is not advertised is ignored, and one the connection may not
+   * send yet (the {@link Admission}: before `initialize`, before a required login) is dropped and
+   * reported to {@link Admission.dropped} — a notification cannot be answered with the error.
+   */
   onNotification<M extends keyof AgentNotificationMap & string>(
     method: M,
     handler: NotificationHandler<AgentNotificationMap[M]>,
   ): void {
     this.#served.add(method);
     this.#advertisement = undefined;
-    const gated: NotificationHandler<AgentNotificationMap[M]> = (params, context) =>
-      this.refusal(method) === undefined ? handler(params, context) : undefined;
+    const gated: NotificationHandler<AgentNotificationMap[M]> = (params, context) => {
+      if (this.refusal(method) !== undefined) return undefined;
+      try {
+        this.#admit(method);
+      } catch (error) {
+        if (!(error instanceof RpcError)) throw error;
+        this.#admission?.dropped?.(method, error);
+        return undefined;
+      }
+      return handler(params, context);
+    };
     this.#connection.onNotification(method, gated as never);
+  }
+
+  /** Throws the admission's error unless `method` may run on this connection now. */
+  #admit(method: string): void {
+    const admission = this.#admission;
+    if (admission === undefined || admission.exempt.has(method)) return;
+    admission.check(method);
   }
 
   /**

@@ -27,6 +27,8 @@ export interface MethodHost {
   readonly peer: ClientPeer;
   /** Hands an application handler's error to `onHandlerError`. */
   handlerFailed(error: unknown, context: HandlerErrorContext): void;
+  /** Detaches the connection from every session it follows (at `auth/logout`). */
+  detachAll(): void;
 }
 
 /**
@@ -157,12 +159,12 @@ export async function prepareResume(
  */
 export function registerSessionMethods(connection: Pick<MethodGate, 'onRequest'>, host: MethodHost): void {
   const { agent, options, state, peer } = host;
+  // Every method here is served after `initialize` and any required login: the gate checks that.
   const context = (request: RequestContext): MethodContext => ({ client: peer, signal: request.signal });
 
   connection.onRequest(
     'session/list',
     wire(async (params, request) => {
-      state.gate('session/list');
       if (typeof params.cwd === 'string') requireAbsolute(params.cwd);
       const builtIn = (p: typeof params) =>
         listSessionPage(agent.log, p, options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE);
@@ -176,7 +178,6 @@ export function registerSessionMethods(connection: Pick<MethodGate, 'onRequest'>
   connection.onRequest(
     'session/close',
     wire(async (params, request) => {
-      state.gate('session/close');
       if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
       const live = agent.sessions.get(params.sessionId);
       if (live && options.onCloseSession) {
@@ -194,7 +195,6 @@ export function registerSessionMethods(connection: Pick<MethodGate, 'onRequest'>
     connection.onRequest(
       'session/delete',
       wire(async (params, request) => {
-        state.gate('session/delete');
         if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
         if (options.onDeleteSession) {
           await runHandler(host, 'onDeleteSession', params.sessionId, () =>
@@ -217,7 +217,6 @@ export function registerSessionMethods(connection: Pick<MethodGate, 'onRequest'>
   connection.onRequest(
     'session/set_config_option',
     wire(async (params, request) => {
-      state.gate('session/set_config_option');
       const session = await agent.session(params.sessionId);
       if (!session) throw sessionNotFound(params.sessionId);
       const current = await session.configOptions();
@@ -239,7 +238,6 @@ export function registerSessionMethods(connection: Pick<MethodGate, 'onRequest'>
   connection.onRequest(
     'tool_call/cancel',
     wire(async (params) => {
-      state.gate('tool_call/cancel');
       const session = await agent.session(params.sessionId);
       if (!session) throw sessionNotFound(params.sessionId);
       session.work.cancelToolCall(params.toolCallId);
@@ -250,7 +248,6 @@ export function registerSessionMethods(connection: Pick<MethodGate, 'onRequest'>
   connection.onRequest(
     'terminal/cancel',
     wire(async (params) => {
-      state.gate('terminal/cancel');
       const session = await agent.session(params.sessionId);
       if (!session) throw sessionNotFound(params.sessionId);
       session.work.cancelTerminal(params.terminalId);
@@ -282,6 +279,8 @@ export function registerSessionMethods(connection: Pick<MethodGate, 'onRequest'>
       if (auth.logout)
         await runHandler(host, 'logout', undefined, () => auth.logout!(params, context(request)));
       state.authenticated = false;
+      // Logged out, the connection may no longer read sessions: it stops following them.
+      if (state.loginRequired) host.detachAll();
       return {};
     });
   }
