@@ -187,7 +187,7 @@ export async function runAgent(args: string[]): Promise<number> {
     if (tokenSource?.file) {
       say(`token file: ${tokenSource.file} (readable by you only)`);
       say(
-        'clients send the token as "Authorization: Bearer <token>"; browsers as the subprotocol "acp-kit.token.<token>"',
+        'clients send the token as "Authorization: Bearer <token>"; browsers offer the subprotocols ["acp-kit", "acp-kit.token.<token>"] (both: the agent selects "acp-kit")',
       );
     } else if (tokenSource) {
       say(`connection token taken from ${TOKEN_ENV}`);

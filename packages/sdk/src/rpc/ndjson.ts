@@ -9,8 +9,11 @@ export const HEAD_BYTES = EXCERPT_CHARS * 4;
 
 /** A frame a transport could not turn into text; the connection answers it with an error. */
 export interface FrameError {
-  /** `oversized`: longer than the limit; `invalid-utf8`: not decodable; `binary`: a non-text frame. */
-  reason: 'oversized' | 'invalid-utf8' | 'binary';
+  /**
+   * `oversized`: longer than the limit; `invalid-utf8`: not decodable (WebSocket binary frames are
+   * decoded like text frames, so they fail only this way).
+   */
+  reason: 'oversized' | 'invalid-utf8';
   /** Human-readable explanation. */
   message: string;
   /** The start of the frame, decoded leniently and truncated, for diagnostics only. */

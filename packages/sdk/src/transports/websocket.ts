@@ -29,8 +29,11 @@ function toBytes(data: RawData): Uint8Array {
 }
 
 /**
- * Reads one JSON-RPC message per WebSocket text frame. Frames that arrive before `listen()` are
- * held, because a socket (unlike a paused stream) delivers as soon as it is open.
+ * Reads one JSON-RPC message per WebSocket frame: a text frame, or a binary frame whose bytes are
+ * UTF-8 JSON text (read exactly like a text frame; invalid UTF-8 in either is a frame error, -32700
+ * `invalid-utf8`). Answers always go out as text frames ({@link WebSocketMessageWriter}). Frames
+ * that arrive before `listen()` are held, because a socket (unlike a paused stream) delivers as
+ * soon as it is open.
  */
 export class WebSocketMessageReader implements MessageReader {
   #listener: MessageReaderListener | undefined;
@@ -61,21 +64,10 @@ export class WebSocketMessageReader implements MessageReader {
     this.#socket.off('close', this.#onClose);
   }
 
-  readonly #onMessage = (data: RawData, isBinary: boolean): void => {
-    const bytes = toBytes(data);
-    if (isBinary) {
-      this.#emit({
-        type: 'frame-error',
-        error: {
-          reason: 'binary',
-          message: 'binary frames are not JSON-RPC messages',
-          excerpt: '',
-          bytes: bytes.length,
-        },
-      });
-      return;
-    }
-    const decoded = decodeStrict(bytes);
+  // A binary frame is read like a text frame (browser clients such as `use-acp` send every message
+  // as one): its bytes must be valid UTF-8, or it is refused with -32700 like a text frame.
+  readonly #onMessage = (data: RawData, _isBinary: boolean): void => {
+    const decoded = decodeStrict(toBytes(data));
     this.#emit(
       decoded.ok ? { type: 'message', text: decoded.text } : { type: 'frame-error', error: decoded.error },
     );

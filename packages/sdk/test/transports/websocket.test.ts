@@ -35,11 +35,13 @@ async function startServer(
 async function rawClient(
   url: string,
   token: string,
-): Promise<{ socket: WebSocket; next(): Promise<Record<string, unknown>> }> {
+): Promise<{ socket: WebSocket; next(): Promise<Record<string, unknown>>; binaryFrames: () => number }> {
   const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${token}` } });
   const queue: Record<string, unknown>[] = [];
   const waiters: ((m: Record<string, unknown>) => void)[] = [];
-  socket.on('message', (data) => {
+  let binaryFrames = 0;
+  socket.on('message', (data, isBinary) => {
+    if (isBinary) binaryFrames += 1;
     const message = JSON.parse(String(data)) as Record<string, unknown>;
     const waiter = waiters.shift();
     if (waiter) waiter(message);
@@ -48,6 +50,7 @@ async function rawClient(
   await new Promise((resolve) => socket.once('open', resolve));
   return {
     socket,
+    binaryFrames: () => binaryFrames,
     next: () => {
       const ready = queue.shift();
       return ready ? Promise.resolve(ready) : new Promise((resolve) => waiters.push(resolve));
@@ -96,7 +99,24 @@ describe('WebSocket transport', () => {
     second.close();
   });
 
-  it('answers malformed JSON, invalid UTF-8 and binary frames with -32700 and keeps the socket', async () => {
+  it('reads a binary frame of UTF-8 JSON like a text frame and answers in a text frame; refuses a binary frame of invalid UTF-8 with -32700 (#24 item 10)', async () => {
+    const { url, token } = await startServer();
+    const raw = await rawClient(url, token);
+    const request = { jsonrpc: '2.0', id: 7, method: 'echo', params: { text: 'héllo ✓' } };
+    raw.socket.send(Buffer.from(`${JSON.stringify(request)}\n`, 'utf8'), { binary: true });
+    expect(await raw.next()).toEqual({ jsonrpc: '2.0', id: 7, result: { text: 'héllo ✓' } });
+    raw.socket.send(Buffer.from([0x7b, 0xff, 0x7d]), { binary: true });
+    expect(await raw.next()).toMatchObject({
+      id: null,
+      error: { code: ErrorCodes.ParseError, data: { reason: 'invalid-utf8' } },
+    });
+    raw.socket.send(Buffer.from('{}'), { binary: true });
+    expect(await raw.next()).toMatchObject({ id: null, error: { code: ErrorCodes.InvalidRequest } });
+    expect(raw.binaryFrames()).toBe(0);
+    raw.socket.close();
+  });
+
+  it('answers malformed JSON and invalid UTF-8 with -32700 and keeps the socket', async () => {
     const { url, token } = await startServer();
     const raw = await rawClient(url, token);
     raw.socket.send('{"jsonrpc":');
@@ -105,11 +125,6 @@ describe('WebSocket transport', () => {
     expect(await raw.next()).toMatchObject({
       id: null,
       error: { code: ErrorCodes.ParseError, data: { reason: 'invalid-utf8' } },
-    });
-    raw.socket.send(Buffer.from('{}'), { binary: true });
-    expect(await raw.next()).toMatchObject({
-      id: null,
-      error: { code: ErrorCodes.ParseError, data: { reason: 'binary' } },
     });
     raw.socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'echo', params: { ok: true } }));
     expect(await raw.next()).toEqual({ jsonrpc: '2.0', id: 1, result: { ok: true } });
