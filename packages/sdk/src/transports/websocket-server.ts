@@ -1,19 +1,13 @@
-import { createServer as createHttpServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { DEFAULT_MAX_MESSAGE_BYTES, type Transport } from '../rpc/index.js';
-import { type ConnectionLimits, ConnectionLimiter, resolveLimits } from './connection-limits.js';
-import { isLoopbackHost } from './loopback.js';
+import type { ConnectionLimits } from './connection-limits.js';
+import { HandshakeGuard, refuseSocket } from './handshake-guard.js';
 import { limitSessions } from './session-limit.js';
 import { type WebSocketTransportOptions, webSocketTransport } from './websocket.js';
-import {
-  ACP_KIT_PROTOCOL,
-  generateToken,
-  presentedToken,
-  tokensMatch,
-  validateToken,
-} from './websocket-token.js';
+import { ACP_KIT_PROTOCOL } from './websocket-token.js';
 
 /** A certificate and private key (PEM) to serve `wss://` directly. */
 export interface WebSocketTlsOptions {
@@ -82,42 +76,6 @@ export interface WebSocketTransportServer {
   close(): Promise<void>;
 }
 
-function normalizeOrigin(origin: string): string {
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    throw new Error(`allowed origin "${origin}" is not a URL like https://app.example`);
-  }
-  if (url.origin === 'null' || url.origin !== origin.replace(/\/$/, '').toLowerCase()) {
-    throw new Error(`allowed origin "${origin}" must be exactly scheme://host[:port], like ${url.origin}`);
-  }
-  return url.origin;
-}
-
-/** Writes a small HTTP error response on a raw socket and closes it once it is flushed. */
-function refuseSocket(
-  socket: Socket,
-  status: number,
-  reason: string,
-  headers: Record<string, string> = {},
-): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const body = `${reason}\n`;
-  const lines = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Refused'}`,
-    'Connection: close',
-    'Content-Type: text/plain; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
-  ];
-  socket.once('finish', () => socket.destroy());
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
-}
-
 /**
  * Starts a WebSocket server for several clients on one agent: every accepted socket becomes its
  * own transport, one JSON-RPC message per text frame.
@@ -128,17 +86,9 @@ function refuseSocket(
  * total). Accepted connections are limited in sessions and in message size.
  */
 export async function listenWebSocket(options: WebSocketServerOptions): Promise<WebSocketTransportServer> {
+  const guard = new HandshakeGuard({ ...options, host: options.host ?? '127.0.0.1' });
   const host = options.host ?? '127.0.0.1';
-  if (options.noAuth && options.token !== undefined) throw new Error('pass either token or noAuth, not both');
-  if (options.noAuth && !isLoopbackHost(host)) {
-    throw new Error(
-      `refusing to listen on ${host} without a connection token: noAuth is allowed on loopback only`,
-    );
-  }
-  const token = options.noAuth ? undefined : validateToken(options.token ?? generateToken());
-  const allowed = new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
-  const limits = resolveLimits(options.limits);
-  const limiter = new ConnectionLimiter(limits);
+  const { token, limits, limiter } = guard;
   const maxPayload = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
 
   const wss = new WebSocketServer({
@@ -194,20 +144,8 @@ export async function listenWebSocket(options: WebSocketServerOptions): Promise<
     const pathname = (request.url ?? '/').split('?')[0];
     if (options.path !== undefined && pathname !== options.path)
       return refuse(404, 'no ACP endpoint at this path');
-    const rate = limiter.takeHandshake(address);
-    if (rate) return refuse(rate.status, rate.reason, { 'Retry-After': String(rate.retryAfter ?? 1) });
-    if (origin !== undefined && !allowed.has(origin)) {
-      return refuse(
-        403,
-        'origin not allowed: this endpoint accepts web pages only from its configured origins',
-      );
-    }
-    if (token !== undefined && !tokensMatch(presentedToken(request), token)) {
-      return refuse(401, 'missing or wrong connection token', { 'WWW-Authenticate': 'Bearer realm="acp"' });
-    }
-    const capacity = limiter.checkCapacity(address);
-    if (capacity)
-      return refuse(capacity.status, capacity.reason, { 'Retry-After': String(capacity.retryAfter ?? 1) });
+    const refusal = guard.check(request, address, { rate: true, capacity: true });
+    if (refusal) return refuse(refusal.status, refusal.reason, refusal.headers);
 
     const release = limiter.acquire(address);
     socket.once('close', release);
