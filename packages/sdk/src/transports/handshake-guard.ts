@@ -86,7 +86,11 @@ export class HandshakeGuard {
   }
 
   /** Checks one request from `address`; `undefined` when it may proceed. */
-  check(request: IncomingMessage, address: string, checks: GuardChecks = {}): GuardRefusal | undefined {
+  check(
+    request: Pick<IncomingMessage, 'headers'>,
+    address: string,
+    checks: GuardChecks = {},
+  ): GuardRefusal | undefined {
     if (checks.rate) {
       const rate = this.limiter.takeHandshake(address);
       if (rate)

@@ -47,3 +47,17 @@ export {
   tokensMatch,
   validateToken,
 } from './websocket-token.js';
+export {
+  type AcpConnectionInfo,
+  type AcpServerOptions,
+  type AcpTransportServer,
+  listenAcp,
+} from './acp-server.js';
+export {
+  CONNECTION_ID_HEADER,
+  type HttpEndpointOptions,
+  type HttpRequest,
+  type HttpResponse,
+  SESSION_ID_HEADER,
+} from './http-endpoint.js';
+export { type GuardRefusal, HandshakeGuard, type HandshakeGuardOptions } from './handshake-guard.js';

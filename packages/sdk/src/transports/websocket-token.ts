@@ -48,7 +48,7 @@ export function tokensMatch(presented: string | undefined, expected: string): bo
  * `Sec-WebSocket-Protocol` entry `acp-kit.token.<token>` (browsers). Query strings are not read:
  * URLs end up in proxy logs, shell history and `ps` output.
  */
-export function presentedToken(request: IncomingMessage): string | undefined {
+export function presentedToken(request: Pick<IncomingMessage, 'headers'>): string | undefined {
   const header = request.headers.authorization;
   if (header !== undefined) {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);

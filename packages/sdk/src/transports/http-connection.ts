@@ -1,0 +1,297 @@
+import type { MessageReader, MessageReaderListener, MessageWriter, Transport } from '../rpc/index.js';
+import { type SseSink, SseOutbox } from './sse-outbox.js';
+
+/** The fields of a JSON-RPC message the router looks at. */
+export interface RoutedMessage {
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+  result?: unknown;
+}
+
+/** The answer a POST gets from the connection: 202, or a status with a reason phrase. */
+export type PostOutcome = { status: 202 } | { status: 400; reason: string };
+
+/** What {@link HttpConnection.openStream} did with a GET. */
+export type StreamOutcome = 'open' | 'busy' | 'too-many';
+
+/** Settings of one Streamable HTTP connection. */
+export interface HttpConnectionSettings {
+  /** The `Acp-Connection-Id`. */
+  id: string;
+  /** Bytes each of its streams may hold for a reader that has not taken them. */
+  streamLimitBytes: number;
+  /** Streams (connection-scoped plus session-scoped) it may hold at once. */
+  maxStreams: number;
+  /** A connection with no stream open and no POST for this long is ended. */
+  idleTimeoutMs: number;
+  /** How often an open stream that is otherwise quiet gets a keepalive comment. */
+  keepAliveMs: number;
+  /** Called once when the connection ends, for whatever reason. */
+  onEnd(): void;
+}
+
+/** Answers to these go on the connection-scoped stream even when the request names a session. */
+const CONNECTION_SCOPED_ANSWERS = new Set<unknown>(['session/load']);
+
+const idKey = (id: unknown): string | undefined =>
+  typeof id === 'string' || typeof id === 'number' ? JSON.stringify(id) : undefined;
+
+/** The `sessionId` a message's params (or a result) name, if any. */
+export const sessionIdIn = (value: unknown): string | undefined => {
+  if (value === null || typeof value !== 'object') return undefined;
+  const id = (value as { sessionId?: unknown }).sessionId;
+  return typeof id === 'string' ? id : undefined;
+};
+
+/**
+ * One Streamable HTTP connection on the agent side, as an ordinary {@link Transport}: POSTed
+ * messages come out of its reader, and what the agent writes is routed onto SSE streams as the RFD
+ * says — an answer goes where its request's session is (`session/new`, `session/load` and requests
+ * naming no session: the connection-scoped stream), a server→client request or notification goes
+ * on the stream of the session its params name, anything else on the connection-scoped stream.
+ *
+ * Every stream is bounded ({@link HttpConnectionSettings.streamLimitBytes}); a stream whose reader
+ * stops taking its messages ends the whole connection, like a stalled stdio peer, while the
+ * agent's sessions live on for a client that resumes them.
+ */
+export class HttpConnection {
+  readonly id: string;
+  /** The transport to hand to the agent. */
+  readonly transport: Transport;
+
+  readonly #settings: HttpConnectionSettings;
+  readonly #connectionStream: SseOutbox;
+  readonly #sessionStreams = new Map<string, SseOutbox>();
+  /** Sessions this connection has named or been told about: a GET may open their streams. */
+  readonly #known = new Set<string>();
+  /** Where the answer to each client request in flight goes (a session ID, or null). */
+  readonly #answerRoutes = new Map<string, string | null>();
+  /** Which session's stream each server→client request in flight went on. */
+  readonly #requestRoutes = new Map<string, string | null>();
+  #listener: MessageReaderListener | undefined;
+  readonly #early: string[] = [];
+  #initial: { key: string; resolve(json: string): void; reject(error: Error): void } | undefined;
+  #ended = false;
+  #endReason: Error | undefined;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #keepAlive: ReturnType<typeof setInterval>;
+
+  constructor(settings: HttpConnectionSettings) {
+    this.id = settings.id;
+    this.#settings = settings;
+    this.#connectionStream = new SseOutbox(settings.streamLimitBytes);
+    const reader: MessageReader = {
+      listen: (listener) => {
+        if (this.#listener) throw new Error('HTTP connection reader.listen() was already called');
+        this.#listener = listener;
+        for (const text of this.#early.splice(0)) listener.onMessage(text);
+        if (this.#ended) listener.onClose(this.#endReason);
+      },
+      dispose: () => {
+        this.#listener = undefined;
+      },
+    };
+    const writer: MessageWriter = {
+      write: (json) => this.#send(json),
+      writeBatch: async (jsons) => {
+        for (const json of jsons) await this.#send(json);
+      },
+      close: async () => this.end(),
+    };
+    this.transport = { reader, writer };
+    this.#keepAlive = setInterval(
+      () => this.#eachStream((stream) => stream.keepAlive()),
+      settings.keepAliveMs,
+    );
+    this.#keepAlive.unref?.();
+    this.#touch();
+  }
+
+  /** Whether the connection has ended (DELETE, idle, a stalled stream, the agent closing it). */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Hands the `initialize` request to the agent; resolves with the text of its answer. */
+  initialize(text: string, id: unknown): Promise<string> {
+    const key = idKey(id);
+    if (key === undefined) return Promise.reject(new Error('initialize needs a string or number id'));
+    return new Promise<string>((resolve, reject) => {
+      this.#initial = { key, resolve, reject };
+      this.#deliver(text);
+    });
+  }
+
+  /** Whether a GET may open the stream of `sessionId` without asking the agent. */
+  knows(sessionId: string): boolean {
+    return this.#known.has(sessionId);
+  }
+
+  /** Takes one POSTed message (already parsed as an object) with its `Acp-Session-Id` header. */
+  post(message: RoutedMessage, text: string, sessionHeader: string | undefined): PostOutcome {
+    this.#touch();
+    const key = idKey(message.id);
+    if (message.method === undefined) {
+      // An answer to a request the agent sent: it must come with the session that request went to.
+      const route = key === undefined ? undefined : this.#requestRoutes.get(key);
+      if (route !== undefined && route !== null) {
+        if (sessionHeader === undefined)
+          return {
+            status: 400,
+            reason: `Missing Acp-Session-Id: this answers a request of session ${route}`,
+          };
+        if (sessionHeader !== route)
+          return {
+            status: 400,
+            reason: `Mismatched Acp-Session-Id: this answers a request of session ${route}`,
+          };
+      }
+      if (key !== undefined) this.#requestRoutes.delete(key);
+      this.#deliver(text);
+      return { status: 202 };
+    }
+    const named = sessionIdIn(message.params);
+    if (named !== undefined && sessionHeader === undefined)
+      return {
+        status: 400,
+        reason: `Missing Acp-Session-Id: ${String(message.method)} names session ${named}`,
+      };
+    if (named !== undefined && sessionHeader !== undefined && named !== sessionHeader)
+      return {
+        status: 400,
+        reason: `Mismatched Acp-Session-Id: the header says ${sessionHeader}, params.sessionId says ${named}`,
+      };
+    const session = sessionHeader ?? named;
+    if (session !== undefined) this.#known.add(session);
+    if (key !== undefined) {
+      const answerOnSession = session !== undefined && !CONNECTION_SCOPED_ANSWERS.has(message.method);
+      this.#answerRoutes.set(key, answerOnSession ? session : null);
+    }
+    this.#deliver(text);
+    return { status: 202 };
+  }
+
+  /**
+   * Attaches a GET's response to the connection-scoped stream (`sessionId` undefined) or to a
+   * session's. `busy` when another GET holds that stream; `too-many` past the stream cap.
+   */
+  openStream(
+    sessionId: string | undefined,
+    sink: SseSink,
+    beforeAttach: () => void = () => {},
+  ): StreamOutcome {
+    let stream: SseOutbox | undefined;
+    if (sessionId === undefined) stream = this.#connectionStream;
+    else {
+      stream = this.#sessionStreams.get(sessionId);
+      if (!stream) {
+        if (this.#sessionStreams.size + 1 >= this.#settings.maxStreams) return 'too-many';
+        stream = new SseOutbox(this.#settings.streamLimitBytes);
+        this.#sessionStreams.set(sessionId, stream);
+        this.#known.add(sessionId);
+      }
+    }
+    if (stream.attached) return 'busy';
+    beforeAttach();
+    stream.attach(sink);
+    this.#touch();
+    return 'open';
+  }
+
+  /** The GET holding a stream went away. */
+  closeStream(sessionId: string | undefined, sink: SseSink): void {
+    const stream = sessionId === undefined ? this.#connectionStream : this.#sessionStreams.get(sessionId);
+    stream?.detach(sink);
+    this.#touch();
+  }
+
+  /** Ends the connection: the agent sees its transport close, every open stream ends. */
+  end(reason?: Error): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#endReason = reason;
+    clearInterval(this.#keepAlive);
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#eachStream((stream) => stream.close());
+    this.#initial?.reject(reason ?? new Error('HTTP connection ended before initialize was answered'));
+    this.#initial = undefined;
+    this.#settings.onEnd();
+    this.#listener?.onClose(reason);
+  }
+
+  #eachStream(action: (stream: SseOutbox) => void): void {
+    action(this.#connectionStream);
+    for (const stream of this.#sessionStreams.values()) action(stream);
+  }
+
+  #deliver(text: string): void {
+    if (this.#ended) return;
+    if (this.#listener) this.#listener.onMessage(text);
+    else this.#early.push(text);
+  }
+
+  /** Restarts the idle clock, or stops it while a stream is open. */
+  #touch(): void {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    if (this.#ended) return;
+    let open = this.#connectionStream.attached;
+    for (const stream of this.#sessionStreams.values()) open ||= stream.attached;
+    if (open) return;
+    this.#idleTimer = setTimeout(() => {
+      this.end(new Error(`HTTP connection idle for ${this.#settings.idleTimeoutMs} ms with no stream open`));
+    }, this.#settings.idleTimeoutMs);
+    this.#idleTimer.unref?.();
+  }
+
+  #send(json: string): Promise<void> {
+    if (this.#ended) return Promise.reject(this.#endReason ?? new Error('HTTP connection ended'));
+    let message: RoutedMessage | undefined;
+    try {
+      const value: unknown = JSON.parse(json);
+      if (value !== null && typeof value === 'object' && !Array.isArray(value))
+        message = value as RoutedMessage;
+    } catch {
+      // Not JSON (never written by a connection); it goes on the connection-scoped stream.
+    }
+    const key = idKey(message?.id);
+    const isAnswer = message !== undefined && message.method === undefined && key !== undefined;
+    if (isAnswer && this.#initial?.key === key) {
+      const { resolve } = this.#initial;
+      this.#initial = undefined;
+      resolve(json);
+      return Promise.resolve();
+    }
+    let route: string | null = null;
+    if (isAnswer) {
+      route = this.#answerRoutes.get(key) ?? null;
+      this.#answerRoutes.delete(key);
+      const created = sessionIdIn(message?.result);
+      if (created !== undefined) this.#known.add(created);
+    } else if (message !== undefined) {
+      route = sessionIdIn(message.params) ?? null;
+      if (key !== undefined && message.method !== undefined) this.#requestRoutes.set(key, route);
+    }
+    const stream = route === null ? this.#connectionStream : this.#sessionStream(route);
+    if (!stream.push(json)) {
+      const which = route === null ? 'the connection-scoped stream' : `the stream of session ${route}`;
+      const error = new Error(
+        `HTTP connection cut off: ${which} holds ${stream.pendingBytes} bytes its reader has not taken (limit ${this.#settings.streamLimitBytes})`,
+      );
+      this.end(error);
+      return Promise.reject(error);
+    }
+    return Promise.resolve();
+  }
+
+  #sessionStream(sessionId: string): SseOutbox {
+    let stream = this.#sessionStreams.get(sessionId);
+    if (!stream) {
+      stream = new SseOutbox(this.#settings.streamLimitBytes);
+      this.#sessionStreams.set(sessionId, stream);
+      this.#known.add(sessionId);
+    }
+    return stream;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Where an SSE stream writes: the part of an HTTP response (HTTP/1.1 or HTTP/2) an outbox needs.
+ * `writableLength` is what the response still buffers because its reader has not taken it.
+ */
+export interface SseSink {
+  write(chunk: string): boolean;
+  end(): void;
+  readonly writableLength: number;
+  readonly destroyed: boolean;
+}
+
+/** Frames one JSON-RPC message (JSON text has no raw line breaks) as one SSE event. */
+export const sseEvent = (json: string): string => `data: ${json}\n\n`;
+
+/** An SSE comment: keeps intermediaries from closing an idle stream; readers ignore it. */
+export const SSE_KEEPALIVE = ':\n\n';
+
+/**
+ * One server→client stream of a Streamable HTTP connection (the connection-scoped one, or one
+ * session's). Messages wait here while no GET holds the stream, and go straight to the response
+ * while one does. Either way the bytes not yet taken by the reader are bounded by `limit`: a push
+ * past it returns false, and the owner cuts the connection off instead of growing memory (a reader
+ * that stopped reading stalls no one else).
+ */
+export class SseOutbox {
+  readonly #waiting: string[] = [];
+  #waitingBytes = 0;
+  #sink: SseSink | undefined;
+  readonly #limit: number;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  /** Whether a GET holds this stream right now. */
+  get attached(): boolean {
+    return this.#sink !== undefined;
+  }
+
+  /** Bytes accepted but not yet taken by a reader. */
+  get pendingBytes(): number {
+    return this.#waitingBytes + (this.#sink?.writableLength ?? 0);
+  }
+
+  /** Queues or sends one message; false when that would pass the limit (nothing is sent then). */
+  push(json: string): boolean {
+    const event = sseEvent(json);
+    const bytes = Buffer.byteLength(event);
+    if (this.pendingBytes + bytes > this.#limit) return false;
+    if (this.#sink) this.#sink.write(event);
+    else {
+      this.#waiting.push(event);
+      this.#waitingBytes += bytes;
+    }
+    return true;
+  }
+
+  /** Hands the stream to a GET's response: what waited is written first, in order. */
+  attach(sink: SseSink): void {
+    this.#sink = sink;
+    if (this.#waiting.length > 0) sink.write(this.#waiting.splice(0).join(''));
+    this.#waitingBytes = 0;
+  }
+
+  /** The GET went away (its reader closed it); later messages wait again. */
+  detach(sink: SseSink): void {
+    if (this.#sink === sink) this.#sink = undefined;
+  }
+
+  /** Writes a keepalive comment when a reader holds the stream and has taken everything. */
+  keepAlive(): void {
+    if (this.#sink && this.#sink.writableLength === 0) this.#sink.write(SSE_KEEPALIVE);
+  }
+
+  /** Ends the response holding the stream, if any, and drops what waits. */
+  close(): void {
+    const sink = this.#sink;
+    this.#sink = undefined;
+    this.#waiting.length = 0;
+    this.#waitingBytes = 0;
+    if (sink && !sink.destroyed) sink.end();
+  }
+}

@@ -1,0 +1,546 @@
+/**
+ * The Streamable HTTP profile of `listenAcp`, driven with raw `fetch` so every status of the RFD
+ * ("Streamable HTTP & WebSocket Transport") and every bad input is visible: what each request gets
+ * back, which stream carries what, and that the endpoint keeps serving everyone else.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import { Agent, type AgentConnection } from '../../src/agent/index.js';
+import { Connection } from '../../src/rpc/index.js';
+import { type AcpServerOptions, type AcpTransportServer, listenAcp } from '../../src/transports/index.js';
+import { readSseData } from '../../src/transports/sse-parser.js';
+
+/** Replies with one chunk per word of the prompt; "flood N" replies with N chunks of 1 KB. */
+function wordsAgent(): Agent {
+  return new Agent({
+    info: { name: 'acp-kit-test-agent', version: '0.0.0' },
+    replay: 'as-retained',
+    async onPrompt(prompt, { session }) {
+      await prompt.insert();
+      await session.running();
+      const text = prompt.content.map((block) => ('text' in block ? block.text : '')).join(' ');
+      const reply = await session.agentMessage();
+      const flood = /^flood (\d+)$/.exec(text);
+      const chunks = flood
+        ? Array.from({ length: Number(flood[1]) }, () => 'x'.repeat(1024))
+        : text.split(' ');
+      for (const chunk of chunks) await reply.chunk({ type: 'text', text: chunk });
+      await session.idle('end_turn');
+    },
+  });
+}
+
+let server: AcpTransportServer | undefined;
+let agent: Agent;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(options: Partial<AcpServerOptions> = {}): Promise<AcpTransportServer> {
+  agent = wordsAgent();
+  server = await listenAcp({
+    onConnection: (transport) => agent.serve(new Connection(transport) as AgentConnection),
+    ...options,
+  });
+  return server;
+}
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: 2, info: { name: 'raw-http', version: '0.0.0' } },
+};
+
+function auth(extra: Record<string, string> = {}): Record<string, string> {
+  return { Authorization: `Bearer ${server!.token}`, ...extra };
+}
+
+function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(server!.url, {
+    method: 'POST',
+    headers: auth({ 'Content-Type': 'application/json', ...headers }),
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+async function initialize(): Promise<string> {
+  const response = await post(INITIALIZE);
+  expect(response.status).toBe(200);
+  return response.headers.get('acp-connection-id')!;
+}
+
+/** An open SSE stream: each message as it arrives. */
+interface Stream {
+  next(): Promise<Record<string, unknown>>;
+  until(test: (message: Record<string, unknown>) => boolean): Promise<Record<string, unknown>[]>;
+  close(): void;
+}
+
+async function open(connectionId: string, sessionId?: string): Promise<Stream> {
+  const controller = new AbortController();
+  const response = await fetch(server!.url, {
+    headers: auth({
+      Accept: 'text/event-stream',
+      'Acp-Connection-Id': connectionId,
+      ...(sessionId ? { 'Acp-Session-Id': sessionId } : {}),
+    }),
+    signal: controller.signal,
+  });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toBe('text/event-stream');
+  const events = readSseData(response.body!, 1 << 20);
+  const next = async (): Promise<Record<string, unknown>> => {
+    const { value, done } = await events.next();
+    if (done) throw new Error('stream ended');
+    return JSON.parse(value);
+  };
+  return {
+    next,
+    async until(test) {
+      const seen: Record<string, unknown>[] = [];
+      for (;;) {
+        const message = await next();
+        seen.push(message);
+        if (test(message)) return seen;
+      }
+    },
+    close: () => controller.abort(),
+  };
+}
+
+/** Initializes, opens the connection stream, creates a session and opens its stream. */
+async function withSession(): Promise<{
+  connectionId: string;
+  sessionId: string;
+  main: Stream;
+  session: Stream;
+}> {
+  const connectionId = await initialize();
+  const main = await open(connectionId);
+  expect(
+    (
+      await post(
+        { jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } },
+        { 'Acp-Connection-Id': connectionId },
+      )
+    ).status,
+  ).toBe(202);
+  const answer = await main.next();
+  const sessionId = (answer.result as { sessionId: string }).sessionId;
+  const session = await open(connectionId, sessionId);
+  return { connectionId, sessionId, main, session };
+}
+
+const promptMessage = (id: number, sessionId: string, text: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'session/prompt',
+  params: { sessionId, prompt: [{ type: 'text', text }] },
+});
+
+const isIdle = (m: Record<string, unknown>): boolean => JSON.stringify(m).includes('"state":"idle"');
+
+describe('POST initialize', () => {
+  it('answers 200 with the JSON answer, an unguessable Acp-Connection-Id and an affinity cookie', async () => {
+    await serve();
+    const first = await post(INITIALIZE);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('application/json');
+    expect(await first.json()).toMatchObject({ id: 0, result: { protocolVersion: 2 } });
+    const id = first.headers.get('acp-connection-id')!;
+    expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(first.headers.get('set-cookie')).toMatch(
+      /^acp_affinity=[A-Za-z0-9_-]+; Path=\/; HttpOnly; SameSite=Lax$/,
+    );
+    const second = await post(INITIALIZE);
+    expect(second.headers.get('acp-connection-id')).not.toBe(id);
+    // One cookie value per server: a load balancer routes every connection of this process alike.
+    expect(second.headers.get('set-cookie')).toBe(first.headers.get('set-cookie'));
+  });
+
+  it('refuses an initialize notification (no id) with 400 and a JSON-RPC error', async () => {
+    await serve();
+    const response = await post({ jsonrpc: '2.0', method: 'initialize', params: { protocolVersion: 2 } });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: -32600, data: { pointer: '/id' } } });
+  });
+});
+
+describe('the RFD status codes', () => {
+  it('415 for a POST that is not application/json', async () => {
+    await serve();
+    const response = await post(JSON.stringify(INITIALIZE), { 'Content-Type': 'text/plain' });
+    expect(response.status).toBe(415);
+    expect(await response.text()).toContain('application/json');
+  });
+
+  it('406 for a GET without Accept: text/event-stream', async () => {
+    await serve();
+    const connectionId = await initialize();
+    const response = await fetch(server!.url, { headers: auth({ 'Acp-Connection-Id': connectionId }) });
+    expect(response.status).toBe(406);
+  });
+
+  it('400 for a POST other than initialize without Acp-Connection-Id (POST before initialize)', async () => {
+    await serve();
+    const response = await post({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('Missing Acp-Connection-Id');
+  });
+
+  it('400 for a GET or DELETE without Acp-Connection-Id', async () => {
+    await serve();
+    const get = await fetch(server!.url, { headers: auth({ Accept: 'text/event-stream' }) });
+    expect(get.status).toBe(400);
+    const del = await fetch(server!.url, { method: 'DELETE', headers: auth() });
+    expect(del.status).toBe(400);
+  });
+
+  it('404 for an unknown or forged Acp-Connection-Id on POST, GET and DELETE', async () => {
+    await serve();
+    const real = await initialize();
+    const forged = `${real.slice(0, -1)}${real.endsWith('A') ? 'B' : 'A'}`;
+    const headers = { 'Acp-Connection-Id': forged };
+    expect(
+      (await post({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } }, headers)).status,
+    ).toBe(404);
+    expect(
+      (await fetch(server!.url, { headers: auth({ ...headers, Accept: 'text/event-stream' }) })).status,
+    ).toBe(404);
+    expect((await fetch(server!.url, { method: 'DELETE', headers: auth(headers) })).status).toBe(404);
+  });
+
+  it('501 with a JSON-RPC error for a batch, which reaches no agent', async () => {
+    await serve();
+    const response = await post([INITIALIZE]);
+    expect(response.status).toBe(501);
+    expect(await response.json()).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  it('400 with -32700 for a body that is not JSON, and for invalid UTF-8', async () => {
+    await serve();
+    const bad = await post('{"jsonrpc":"2.0",');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { code: -32700 } });
+    const bytes = await fetch(server!.url, {
+      method: 'POST',
+      headers: auth({ 'Content-Type': 'application/json' }),
+      body: new Uint8Array([0x7b, 0xff, 0x7d]),
+    });
+    expect(bytes.status).toBe(400);
+    expect(await bytes.json()).toMatchObject({ error: { code: -32700 } });
+  });
+
+  it('400 with -32600 for JSON that is not an object', async () => {
+    await serve();
+    const response = await post('42');
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: -32600 } });
+  });
+
+  it('413 for a body over maxMessageBytes, without reading it whole; the server keeps serving', async () => {
+    await serve({ maxMessageBytes: 1024 });
+    const response = await post({ ...INITIALIZE, params: { ...INITIALIZE.params, pad: 'x'.repeat(4096) } });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: { code: -32600 } });
+    expect((await post(INITIALIZE)).status).toBe(200);
+  });
+
+  it('405 for other methods', async () => {
+    await serve();
+    const response = await fetch(server!.url, { method: 'PUT', headers: auth() });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, POST, DELETE');
+  });
+
+  it('404 for another path', async () => {
+    await serve();
+    const response = await fetch(server!.url.replace('/acp', '/other'), { headers: auth() });
+    expect(response.status).toBe(404);
+  });
+});
+
+describe('security on every request', () => {
+  it('refuses a request with a valid Acp-Connection-Id but no token (401): the ID is not a credential', async () => {
+    await serve();
+    const connectionId = await initialize();
+    const response = await fetch(server!.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Acp-Connection-Id': connectionId },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="acp"');
+    const stream = await fetch(server!.url, {
+      headers: {
+        Accept: 'text/event-stream',
+        'Acp-Connection-Id': connectionId,
+        Authorization: 'Bearer wrong-token-0123456789',
+      },
+    });
+    expect(stream.status).toBe(401);
+  });
+
+  it('refuses an Origin that is not allowed (403) and answers an allowed one with CORS headers', async () => {
+    await serve({ allowedOrigins: ['http://app.example'] });
+    const refused = await post(INITIALIZE, { Origin: 'http://evil.example' });
+    expect(refused.status).toBe(403);
+    const allowed = await post(INITIALIZE, { Origin: 'http://app.example' });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://app.example');
+    expect(allowed.headers.get('access-control-expose-headers')).toBe('Acp-Connection-Id');
+    const preflight = await fetch(server!.url, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://app.example', 'Access-Control-Request-Method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('Acp-Session-Id');
+    const badPreflight = await fetch(server!.url, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://evil.example' },
+    });
+    expect(badPreflight.status).toBe(403);
+  });
+
+  it('caps open connections (503 in total) and frees the slot on DELETE', async () => {
+    await serve({ limits: { maxConnections: 1 } });
+    const connectionId = await initialize();
+    const refused = await post(INITIALIZE);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(
+      (await fetch(server!.url, { method: 'DELETE', headers: auth({ 'Acp-Connection-Id': connectionId }) }))
+        .status,
+    ).toBe(202);
+    expect((await post(INITIALIZE)).status).toBe(200);
+  });
+
+  it('limits the rate of new connections per address (429 with Retry-After)', async () => {
+    await serve({ limits: { handshakeBurst: 2, handshakesPerSecond: 0.001 } });
+    expect((await post(INITIALIZE)).status).toBe(200);
+    expect((await post(INITIALIZE)).status).toBe(200);
+    const third = await post(INITIALIZE);
+    expect(third.status).toBe(429);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('routing', () => {
+  it('answers session/new on the connection stream; updates and the prompt answer on the session stream', async () => {
+    await serve();
+    const { connectionId, sessionId, session } = await withSession();
+    const accepted = await post(promptMessage(2, sessionId, 'hello there'), {
+      'Acp-Connection-Id': connectionId,
+      'Acp-Session-Id': sessionId,
+    });
+    expect(accepted.status).toBe(202);
+    expect(await accepted.text()).toBe('');
+    const seen = await session.until((m) => m.id === 2);
+    expect(seen.at(-1)).toMatchObject({ id: 2, result: { messageId: expect.any(String) } });
+    const more = await session.until(isIdle);
+    const chunks = [...seen, ...more].filter((m) => JSON.stringify(m).includes('agent_message_chunk'));
+    expect(
+      chunks.map((m) => (m.params as { update: { content: { text: string } } }).update.content.text),
+    ).toEqual(['hello', 'there']);
+  });
+
+  it('400 for a session-scoped POST without Acp-Session-Id, or with one that differs from params.sessionId', async () => {
+    await serve();
+    const { connectionId, sessionId } = await withSession();
+    const missing = await post(promptMessage(2, sessionId, 'hi'), { 'Acp-Connection-Id': connectionId });
+    expect(missing.status).toBe(400);
+    expect(await missing.text()).toContain('Missing Acp-Session-Id');
+    const mismatched = await post(promptMessage(3, sessionId, 'hi'), {
+      'Acp-Connection-Id': connectionId,
+      'Acp-Session-Id': 'some-other-session',
+    });
+    expect(mismatched.status).toBe(400);
+    expect(await mismatched.text()).toContain('Mismatched Acp-Session-Id');
+  });
+
+  it('409 for a second GET on a stream that is open; the first keeps delivering', async () => {
+    await serve();
+    const { connectionId, sessionId, session } = await withSession();
+    const twice = await fetch(server!.url, {
+      headers: auth({
+        Accept: 'text/event-stream',
+        'Acp-Connection-Id': connectionId,
+        'Acp-Session-Id': sessionId,
+      }),
+    });
+    expect(twice.status).toBe(409);
+    const mainTwice = await fetch(server!.url, {
+      headers: auth({ Accept: 'text/event-stream', 'Acp-Connection-Id': connectionId }),
+    });
+    expect(mainTwice.status).toBe(409);
+    await post(promptMessage(2, sessionId, 'still here'), {
+      'Acp-Connection-Id': connectionId,
+      'Acp-Session-Id': sessionId,
+    });
+    expect((await session.until((m) => m.id === 2)).at(-1)).toMatchObject({ id: 2 });
+  });
+
+  it('buffers a session stream until its GET arrives', async () => {
+    await serve();
+    const connectionId = await initialize();
+    const main = await open(connectionId);
+    await post(
+      { jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } },
+      { 'Acp-Connection-Id': connectionId },
+    );
+    const sessionId = ((await main.next()).result as { sessionId: string }).sessionId;
+    await post(promptMessage(2, sessionId, 'early bird'), {
+      'Acp-Connection-Id': connectionId,
+      'Acp-Session-Id': sessionId,
+    });
+    const session = await open(connectionId, sessionId);
+    expect((await session.until(isIdle)).some((m) => m.id === 2)).toBe(true);
+  });
+
+  it('404 for a session stream of a session the agent does not have (with sessionExists); 400 for an over-long ID', async () => {
+    await serve({ http: { sessionExists: async (id) => (await agent.log.getSession(id)) !== undefined } });
+    const connectionId = await initialize();
+    const unknown = await fetch(server!.url, {
+      headers: auth({
+        Accept: 'text/event-stream',
+        'Acp-Connection-Id': connectionId,
+        'Acp-Session-Id': 'no-such-session',
+      }),
+    });
+    expect(unknown.status).toBe(404);
+    const long = await fetch(server!.url, {
+      headers: auth({
+        Accept: 'text/event-stream',
+        'Acp-Connection-Id': connectionId,
+        'Acp-Session-Id': 'x'.repeat(2000),
+      }),
+    });
+    expect(long.status).toBe(400);
+  });
+
+  it('a session of another connection is opened by resuming it, and the answer follows the replay on its stream', async () => {
+    await serve({ http: { sessionExists: async (id) => (await agent.log.getSession(id)) !== undefined } });
+    const first = await withSession();
+    const headers = { 'Acp-Connection-Id': first.connectionId, 'Acp-Session-Id': first.sessionId };
+    await post(promptMessage(2, first.sessionId, 'remember me'), headers);
+    await first.session.until(isIdle);
+
+    const connectionId = await initialize();
+    await open(connectionId);
+    // The GET comes first (as the official client does it): the agent has the session, so it opens.
+    const session = await open(connectionId, first.sessionId);
+    const resume = {
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'session/resume',
+      params: { sessionId: first.sessionId, cwd: '/r', replayFrom: { type: 'start' } },
+    };
+    expect(
+      (await post(resume, { 'Acp-Connection-Id': connectionId, 'Acp-Session-Id': first.sessionId })).status,
+    ).toBe(202);
+    const replay = await session.until((m) => m.id === 5);
+    expect(JSON.stringify(replay)).toContain('remember');
+    expect(replay.at(-1)).toMatchObject({ id: 5, result: {} });
+  });
+});
+
+describe('the end of a connection', () => {
+  it('DELETE answers 202, ends its streams, and the connection is gone (404); its session lives on', async () => {
+    await serve();
+    const { connectionId, sessionId, session, main } = await withSession();
+    await post(promptMessage(2, sessionId, 'a b c'), {
+      'Acp-Connection-Id': connectionId,
+      'Acp-Session-Id': sessionId,
+    });
+    const deleted = await fetch(server!.url, {
+      method: 'DELETE',
+      headers: auth({ 'Acp-Connection-Id': connectionId }),
+    });
+    expect(deleted.status).toBe(202);
+    await expect(main.until(() => false)).rejects.toThrow('stream ended');
+    await expect(session.until(() => false)).rejects.toThrow('stream ended');
+    expect(
+      (
+        await post(promptMessage(3, sessionId, 'x'), {
+          'Acp-Connection-Id': connectionId,
+          'Acp-Session-Id': sessionId,
+        })
+      ).status,
+    ).toBe(404);
+    expect(await agent.log.getSession(sessionId)).toBeDefined();
+  });
+
+  it('reclaims a connection that vanished without DELETE once it had no stream open for idleTimeoutMs', async () => {
+    await serve({ http: { idleTimeoutMs: 100 } });
+    const connectionId = await initialize();
+    expect(server!.openConnections).toBe(1);
+    await vi.waitFor(() => expect(server!.openConnections).toBe(0), { timeout: 5000 });
+    const response = await post(
+      { jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } },
+      { 'Acp-Connection-Id': connectionId },
+    );
+    expect(response.status).toBe(404);
+  });
+
+  it('cuts off a connection whose session stream reader stopped reading; other connections are served meanwhile', async () => {
+    await serve({ http: { maxStreamBufferBytes: 64 * 1024 } });
+    const stalled = await withSession();
+    stalled.session.close();
+    // A raw GET that never reads: its socket buffers fill, then the stream's bound is hit.
+    const headers = { 'Acp-Connection-Id': stalled.connectionId, 'Acp-Session-Id': stalled.sessionId };
+    const { port } = new URL(server!.url);
+    const response = await new Promise<IncomingMessage>((resolve) => {
+      httpRequest(
+        { host: '127.0.0.1', port, path: '/acp', headers: auth({ ...headers, Accept: 'text/event-stream' }) },
+        resolve,
+      ).end();
+    });
+    expect(response.statusCode).toBe(200);
+    response.pause();
+    await post(promptMessage(2, stalled.sessionId, 'flood 4000'), headers);
+
+    const other = await withSession();
+    const otherHeaders = { 'Acp-Connection-Id': other.connectionId, 'Acp-Session-Id': other.sessionId };
+    await post(promptMessage(2, other.sessionId, 'unaffected'), otherHeaders);
+    expect(JSON.stringify(await other.session.until(isIdle))).toContain('unaffected');
+
+    await expect(stalled.main.until(() => false)).rejects.toThrow('stream ended');
+    expect((await post(promptMessage(3, stalled.sessionId, 'x'), headers)).status).toBe(404);
+    response.destroy();
+  });
+});
+
+describe('WebSocket on the same endpoint', () => {
+  it('upgrades a GET with Upgrade: websocket on /acp and sends Acp-Connection-Id on the 101', async () => {
+    await serve();
+    const socket = new WebSocket(server!.webSocketUrl, { headers: auth() });
+    const upgraded = new Promise<string | undefined>((resolve, reject) => {
+      socket.once('upgrade', (response) =>
+        resolve(response.headers['acp-connection-id'] as string | undefined),
+      );
+      socket.once('error', reject);
+    });
+    const opened = new Promise((resolve) => socket.once('open', resolve));
+    expect(await upgraded).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await opened;
+    socket.send(JSON.stringify(INITIALIZE));
+    const answer = await new Promise<string>((resolve) =>
+      socket.once('message', (data) => resolve(String(data))),
+    );
+    expect(JSON.parse(answer)).toMatchObject({ id: 0, result: { protocolVersion: 2 } });
+    socket.close();
+  });
+
+  it('refuses an upgrade without the token (401) like any other request', async () => {
+    await serve();
+    const socket = new WebSocket(server!.webSocketUrl);
+    const status = await new Promise<number>((resolve) => {
+      socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+      socket.once('error', () => undefined);
+    });
+    expect(status).toBe(401);
+  });
+});
