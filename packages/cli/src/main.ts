@@ -12,7 +12,8 @@ const USAGE = `Usage: acp-kit <command> [options]
 
 Commands:
   agent [--history <file.db> | postgres://…] [--chunk-delay <ms>] [--require-login] [--listen <host:port> [listen options]]
-        Run the reference ACP v2 agent over stdio (or WebSocket with --listen).
+        Run the reference ACP v2 agent over stdio, or with --listen on one /acp endpoint that speaks
+        both remote profiles of ACP: Streamable HTTP (http://host:port/acp) and WebSocket.
         Prompts: /run <cmd> (simulated tool call and terminal, nothing executes), /ask <question>
         (elicitation), /title <text>, /note <text>, /status, /write <file>, /compact (a compaction
         summarizing the session's retained messages); config options mode and model; session/list,
@@ -22,7 +23,7 @@ Commands:
           a random one written to a 0600 file whose path is printed, or the token in
           --token-file <file> (written there if the file is new), or in $ACP_KIT_TOKEN.
         --allow-origin <origin>   a web page origin allowed to connect (repeatable; default none)
-        --tls-cert <pem> --tls-key <pem>   serve wss:// (needed off this machine, or a TLS proxy)
+        --tls-cert <pem> --tls-key <pem>   serve https:// and wss:// (needed off this machine, or a TLS proxy)
         --max-connections <n>  --max-per-address <n>  --max-sessions <n per connection>
                     open connections in total, from one address, sessions each (64, 16, 32)
         --no-auth   accept clients without a token: loopback only, for tests and trusted setups

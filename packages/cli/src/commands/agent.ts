@@ -4,15 +4,15 @@ import {
   type AgentConnection,
   Connection,
   type HistoryStore,
+  type AcpServerOptions,
   isLoopbackHost,
-  listenWebSocket,
+  listenAcp,
   negotiateAgentVersion,
   schemaValidator,
   type SessionLog,
   type SessionOwnership,
   stdioTransport,
   type Transport,
-  type WebSocketServerOptions,
 } from '@acp-kit/sdk';
 import { createV1WireCodec, describeLoss } from '@acp-kit/v1-compat';
 import { createReferenceAgent } from '../agent/reference-agent.js';
@@ -144,7 +144,7 @@ function listenSettings(values: Values) {
 
 const say = (line: string): void => void process.stderr.write(`acp-kit agent: ${line}\n`);
 
-/** `acp-kit agent`: the reference agent over stdio, or over WebSocket with `--listen`. */
+/** `acp-kit agent`: the reference agent over stdio, or on an `/acp` endpoint (Streamable HTTP and WebSocket) with `--listen`. */
 export async function runAgent(args: string[]): Promise<number> {
   const values = parse(args);
   const delay = values['chunk-delay'] === undefined ? undefined : Number(values['chunk-delay']);
@@ -163,7 +163,7 @@ export async function runAgent(args: string[]): Promise<number> {
   });
 
   if (listen) {
-    const options: WebSocketServerOptions = {
+    const options: AcpServerOptions = {
       host: listen.host,
       port: listen.port,
       allowedOrigins: listen.allowedOrigins,
@@ -174,16 +174,30 @@ export async function runAgent(args: string[]): Promise<number> {
         agent.serve(versionedConnection(transport));
       },
       onRefused: refusalLogger((line) => void process.stderr.write(line)),
+      // A GET may open the stream of a session this connection has not named yet (a client about
+      // to resume it) only if the agent has that session: the RFD's 404 otherwise.
+      http: { sessionExists: async (sessionId) => (await agent.log.getSession(sessionId)) !== undefined },
     };
-    let server: Awaited<ReturnType<typeof listenWebSocket>>;
+    let server: Awaited<ReturnType<typeof listenAcp>>;
     try {
-      server = await listenWebSocket(options);
+      server = await listenAcp(options);
     } catch (error) {
       tokenSource?.cleanup();
       await opened?.close();
       throw error;
     }
-    process.stderr.write(`acp-kit agent listening on ${server.url}\n`);
+    // Handlers first: a SIGTERM sent as soon as the lines below are read must still clean up (the
+    // token file); before a handler exists the signal's default action kills the process.
+    const stopped = new Promise<void>((resolve) => {
+      const stop = (): void => {
+        void server.close().then(resolve);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    // WebSocket clients may connect on any path; the line keeps the form scripts already read.
+    process.stderr.write(`acp-kit agent listening on ${server.webSocketUrl.replace(/\/acp$/, '')}\n`);
+    say(`ACP endpoint (Streamable HTTP and WebSocket): ${server.url}`);
     if (tokenSource?.file) {
       say(`token file: ${tokenSource.file} (readable by you only)`);
       say(
@@ -207,13 +221,7 @@ export async function runAgent(args: string[]): Promise<number> {
       }
     }
     if (listen.allowedOrigins.length > 0) say(`web pages allowed from: ${listen.allowedOrigins.join(', ')}`);
-    await new Promise<void>((resolve) => {
-      const stop = (): void => {
-        void server.close().then(resolve);
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    await stopped;
     tokenSource?.cleanup();
     await opened?.close();
     return 0;
