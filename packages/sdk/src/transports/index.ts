@@ -61,3 +61,6 @@ export {
   SESSION_ID_HEADER,
 } from './http-endpoint.js';
 export { type GuardRefusal, HandshakeGuard, type HandshakeGuardOptions } from './handshake-guard.js';
+export { type CookieStore, MemoryCookieStore } from './cookie-jar.js';
+export { connectHttp, type HttpClientOptions, HttpStatusError } from './http-client.js';
+export { readSseData, SseEventTooLargeError } from './sse-parser.js';
