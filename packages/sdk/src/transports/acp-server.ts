@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
+import { createServer as createH2Server, type Http2Session } from 'node:http2';
+import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { Duplex } from 'node:stream';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { WebSocketServer } from 'ws';
 import { DEFAULT_MAX_MESSAGE_BYTES, type Transport } from '../rpc/index.js';
 import { HandshakeGuard, refuseSocket } from './handshake-guard.js';
@@ -10,11 +12,37 @@ import {
   HttpEndpoint,
   type HttpEndpointOptions,
   type HttpRequest,
+  type HttpResponse,
 } from './http-endpoint.js';
 import { limitSessions } from './session-limit.js';
 import { webSocketTransport } from './websocket.js';
 import type { HandshakeRefusal, WebSocketServerOptions } from './websocket-server.js';
 import { ACP_KIT_PROTOCOL } from './websocket-token.js';
+
+/** A duplex over `socket` whose readable side starts with `first` (bytes already read from it). */
+function prefixed(socket: Socket, first: Buffer): Duplex {
+  const duplex = new Duplex({
+    read: () => void socket.resume(),
+    write: (chunk: Buffer, _encoding, done) => void socket.write(chunk, done),
+    final: (done) => {
+      socket.end();
+      done();
+    },
+    destroy: (error, done) => {
+      socket.destroy();
+      done(error);
+    },
+  });
+  duplex.push(first);
+  socket.on('data', (chunk: Buffer) => {
+    if (!duplex.push(chunk)) socket.pause();
+  });
+  socket.once('end', () => duplex.push(null));
+  socket.once('close', () => duplex.destroy());
+  socket.once('error', (error) => duplex.destroy(error));
+  socket.resume();
+  return duplex;
+}
 
 /** Which profile of the `/acp` endpoint a connection arrived on. */
 export interface AcpConnectionInfo {
@@ -90,9 +118,13 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
       secure: options.tls !== undefined,
       onConnection: (transport, request, connectionId) =>
         options.onConnection(transport, request, { profile: 'http', connectionId }),
+      addressOf: (request) => {
+        const session = (request as { stream?: { session?: Http2Session } }).stream?.session;
+        return (session && sessionAddress.get(session)) ?? request.socket?.remoteAddress ?? 'unknown';
+      },
       onRefused: (request, refusal) =>
         report(
-          request.socket?.remoteAddress ?? 'unknown',
+          (request.socket?.remoteAddress as string | undefined) ?? 'unknown',
           refusal.status,
           refusal.reason,
           request.headers.origin,
@@ -120,13 +152,69 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
     connectionsCheckingInterval: Math.min(1000, limits.handshakeTimeoutMs),
     keepAliveTimeout: 5000,
   };
-  const server: Server = options.tls
-    ? createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key })
-    : createHttpServer(serverOptions);
+  // Two protocol servers that never listen themselves: the front server below hands each socket to
+  // one of them — by ALPN over TLS (h2 or http/1.1), by the HTTP/2 preface in cleartext (h2c with
+  // prior knowledge, else HTTP/1.1, which is what Node's fetch speaks).
+  const server = createHttpServer(serverOptions);
+  const h2 = createH2Server({ maxSessionMemory: 16 });
+  const sessions = new Set<Http2Session>();
+  // A cleartext h2 session runs on a wrapper stream that has no address: remember its socket's.
+  const sessionAddress = new WeakMap<Http2Session, string>();
+  let dispatching: string | undefined;
+  h2.on('session', (session) => {
+    if (dispatching !== undefined) sessionAddress.set(session, dispatching);
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  const sockets = new Set<Socket>();
+  const dispatch = (socket: Socket, toH2: boolean): void => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    (toH2 ? h2 : server).emit('connection', socket);
+  };
+  const HTTP2_PREFACE = 'PRI * HTTP/2.0';
+  const front: Server = options.tls
+    ? createTlsServer(
+        {
+          cert: options.tls.cert,
+          key: options.tls.key,
+          ALPNProtocols: ['h2', 'http/1.1'],
+          handshakeTimeout: limits.handshakeTimeoutMs,
+        },
+        (socket: TLSSocket) => dispatch(socket, socket.alpnProtocol === 'h2'),
+      )
+    : createNetServer((socket) => {
+        const timer = setTimeout(() => socket.destroy(), limits.handshakeTimeoutMs);
+        socket.once('error', () => socket.destroy());
+        socket.once('close', () => clearTimeout(timer));
+        socket.once('data', (chunk: Buffer) => {
+          clearTimeout(timer);
+          socket.pause();
+          if (chunk.toString('latin1', 0, HTTP2_PREFACE.length) !== HTTP2_PREFACE) {
+            socket.unshift(chunk);
+            dispatch(socket, false);
+            socket.resume();
+            return;
+          }
+          // The HTTP/2 core reads a net socket's handle natively, past anything unshifted into
+          // the JS stream: hand it a stream that starts with the bytes already read.
+          sockets.add(socket);
+          socket.once('close', () => sockets.delete(socket));
+          dispatching = socket.remoteAddress ?? 'unknown';
+          try {
+            h2.emit('connection', prefixed(socket, chunk));
+          } finally {
+            dispatching = undefined;
+          }
+        });
+      });
+  front.on('tlsClientError', () => {});
   // Over HTTP/1.1 one ACP connection holds a socket per open stream plus its POSTs in flight.
-  server.maxConnections = limits.maxConnections * 8 + limits.maxPendingHandshakes;
+  front.maxConnections = limits.maxConnections * 8 + limits.maxPendingHandshakes;
+  // The HTTP/1.1 server starts enforcing headersTimeout/requestTimeout once it is "listening".
+  server.emit('listening');
 
-  server.on('request', (request, response) => {
+  const onRequest = (request: HttpRequest, response: HttpResponse): void => {
     const pathname = (request.url ?? '/').split('?')[0];
     if (pathname !== path) {
       response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
@@ -137,7 +225,9 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
       if (!response.headersSent) response.writeHead(500);
       response.end();
     });
-  });
+  };
+  h2.on('request', onRequest);
+  server.on('request', onRequest);
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (error.code === 'HPE_HEADER_OVERFLOW')
       refuseSocket(socket as Socket, 431, 'request headers too large');
@@ -181,13 +271,13 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
+    front.once('error', reject);
+    front.listen(options.port ?? 0, host, () => {
+      front.off('error', reject);
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  const { port } = front.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const secure = options.tls !== undefined;
   return {
@@ -202,8 +292,10 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
       new Promise<void>((done) => {
         endpoint.closeAll();
         for (const client of wss.clients) client.terminate();
+        for (const session of sessions) session.destroy();
+        for (const socket of sockets) socket.destroy();
         server.closeAllConnections();
-        server.close(() => wss.close(() => done()));
+        front.close(() => wss.close(() => done()));
       }),
   };
 }

@@ -10,6 +10,7 @@ import { limitSessions } from './session-limit.js';
 export interface HttpRequest extends Readable {
   readonly method?: string | undefined;
   readonly url?: string | undefined;
+  readonly httpVersionMajor: number;
   readonly headers: IncomingHttpHeaders;
   readonly socket: { readonly remoteAddress?: string | undefined } | null;
 }
@@ -61,6 +62,8 @@ export interface HttpEndpointContext {
   secure: boolean;
   /** Called with each new connection's transport (already limited in sessions). */
   onConnection(transport: Transport, request: HttpRequest, connectionId: string): void;
+  /** The remote address a request came from (rate limits and caps are per address). */
+  addressOf(request: HttpRequest): string;
   /** Called for each request refused by the guard. */
   onRefused(request: HttpRequest, refusal: GuardRefusal): void;
 }
@@ -123,7 +126,10 @@ export class HttpEndpoint {
     const reply = (status: number, body = '', headers: Record<string, string> = {}): void => {
       if (response.headersSent) return;
       const type = body.startsWith('{') ? 'application/json' : 'text/plain; charset=utf-8';
-      response.writeHead(status, { ...cors, ...(body ? { 'Content-Type': type } : {}), ...headers });
+      const all: Record<string, string> = { ...cors, ...(body ? { 'Content-Type': type } : {}), ...headers };
+      // HTTP/2 has no connection-specific headers (RFC 9113 §8.2.2).
+      if (request.httpVersionMajor === 2) delete all.Connection;
+      response.writeHead(status, all);
       if (body) response.end(type === 'application/json' ? body : `${body}\n`);
       else response.end();
     };
@@ -135,7 +141,7 @@ export class HttpEndpoint {
       });
       return;
     }
-    const address = request.socket?.remoteAddress ?? 'unknown';
+    const address = this.#context.addressOf(request);
     const connectionId = header(request.headers, CONNECTION_ID_HEADER);
     const sessionId = header(request.headers, SESSION_ID_HEADER);
     const opening = method === 'POST' && connectionId === undefined;
