@@ -4,6 +4,7 @@
  * lifecycle: initialize, session/new, a prompt with its receipt, a permission round trip, idle,
  * session/list, and a second connection resuming the session with replay.
  */
+import { client as officialV1Client } from '@agentclientprotocol/sdk';
 import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client';
 import {
   type ClientContext,
@@ -93,3 +94,32 @@ describe.each<Profile>(['http', 'websocket'])(
     });
   },
 );
+
+describe('the official v1 client over Streamable HTTP', () => {
+  it('is served v1 through negotiation, per connection, with a permission round trip', async () => {
+    const permissions: unknown[] = [];
+    const app = officialV1Client({ name: 'official-v1-http' }).onRequest(
+      'session/request_permission',
+      async ({ params }) => {
+        permissions.push(params);
+        const allow = params.options.find((option) => option.kind.startsWith('allow')) ?? params.options[0]!;
+        return { outcome: { outcome: 'selected', optionId: allow.optionId } };
+      },
+    );
+    const stream = createHttpStream(httpUrl, { headers: { Authorization: `Bearer ${agent.token}` } });
+    const outcome = await app.connectWith(stream, async (ctx) => {
+      const init = await ctx.request('initialize', {
+        protocolVersion: 1,
+        clientCapabilities: {},
+        clientInfo: { name: 'official-v1', version: '2.4.0' },
+      });
+      const session = await ctx.buildSession('/tmp').start();
+      const response = await session.prompt('/write notes.txt');
+      session.dispose();
+      return { init, response };
+    });
+    expect(outcome.init).toMatchObject({ protocolVersion: 1, agentInfo: { name: 'acp-kit-agent' } });
+    expect(outcome.response).toMatchObject({ stopReason: 'end_turn' });
+    expect(permissions).toHaveLength(1);
+  });
+});
