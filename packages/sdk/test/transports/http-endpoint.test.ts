@@ -347,6 +347,15 @@ describe('routing', () => {
     ).toEqual(['hello', 'there']);
   });
 
+  it('hands a second initialize on a connection to the agent, which answers it on the connection stream as on stdio', async () => {
+    await serve();
+    const connectionId = await initialize();
+    const main = await open(connectionId);
+    const again = await post({ ...INITIALIZE, id: 9 }, { 'Acp-Connection-Id': connectionId });
+    expect(again.status).toBe(202);
+    expect(await main.next()).toMatchObject({ id: 9, result: { protocolVersion: 2 } });
+  });
+
   it('400 for a session-scoped POST without Acp-Session-Id, or with one that differs from params.sessionId', async () => {
     await serve();
     const { connectionId, sessionId } = await withSession();
@@ -471,6 +480,21 @@ describe('the end of a connection', () => {
       ).status,
     ).toBe(404);
     expect(await agent.log.getSession(sessionId)).toBeDefined();
+
+    // The turn the DELETE interrupted is in the session for a client that resumes it.
+    const connectionId2 = await initialize();
+    await open(connectionId2);
+    const resumed = await open(connectionId2, sessionId);
+    const resume = {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'session/resume',
+      params: { sessionId, cwd: '/r', replayFrom: { type: 'start' } },
+    };
+    await post(resume, { 'Acp-Connection-Id': connectionId2, 'Acp-Session-Id': sessionId });
+    const seen = await resumed.until((m) => m.id === 4);
+    expect(seen.at(-1)).toMatchObject({ id: 4, result: {} });
+    expect(JSON.stringify(seen)).toContain('"a b c"');
   });
 
   it('reclaims a connection that vanished without DELETE once it had no stream open for idleTimeoutMs', async () => {
