@@ -389,6 +389,11 @@ export class AgentSession {
     });
   }
 
+  /** @internal Whether a client is attached (receives, or holds during a replay, the entries after its position). */
+  isAttached(peer: ClientPeer): boolean {
+    return this.#cursors.has(peer);
+  }
+
   /** @internal Sends a client the entries held during its replay, then lets entries flow to it. */
   async release(peer: ClientPeer): Promise<void> {
     const cursor = this.#cursors.get(peer);

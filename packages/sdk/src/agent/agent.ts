@@ -463,7 +463,8 @@ export class Agent {
   /**
    * `session/resume`: attaches the client at the session's position N (entries after N wait for
    * it), replays the retained log up to N if asked, reports the activity as of N, then lets the
-   * entries after N flow. `$/cancel_request` stops the replay (-32800) and detaches the client.
+   * entries after N flow. `$/cancel_request` stops the replay (-32800) and detaches the client —
+   * unless it was attached before this resume, which then goes on receiving the live entries.
    */
   async #resume(
     session: AgentSession,
@@ -483,6 +484,9 @@ export class Agent {
       );
     }
     await session.following();
+    // A client already following the session (through session/new, a prompt or an earlier resume)
+    // keeps following it if this replay fails: its prompts' receipts wait on their reports.
+    const wasAttached = session.isAttached(peer);
     attach(session, true);
     const upto = session.position;
     // The state as of `upto`: the entries after it reach this client after the replay.
@@ -497,7 +501,8 @@ export class Agent {
       // Current-state synchronisation: the resume response alone does not mean idle.
       await session.sendStateTo(peer, activity);
     } catch (error) {
-      session.detach(peer);
+      if (wasAttached) await session.release(peer);
+      else session.detach(peer);
       if (signal.aborted) throw new RpcError(ErrorCodes.RequestCancelled, 'The replay was cancelled.');
       throw error;
     }

@@ -223,6 +223,51 @@ describe('delivery from the session log', () => {
     expect(updatesOf(client.lines).length).toBeLessThan(40_000);
   });
 
+  it("keeps a client attached by its own prompt when it cancels a session/resume replay: the prompt's user_message still reaches it before its receipt (#24 item 11)", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const agent = new Agent({
+      info: { name: 'gated', version: '0' },
+      async onPrompt(prompt) {
+        await gate;
+        await prompt.insert();
+      },
+    });
+    const session = await agent.createSession('/repo');
+    for (let i = 0; i < 40_000; i++)
+      await session.importMessage('agent_message', [{ type: 'text', text: `m${i}` }]);
+    const client = rawClient(agent);
+    // The prompt attaches this client to the session; its insertion waits for the gate.
+    const prompted = client.request('session/prompt', {
+      sessionId: session.id,
+      prompt: [{ type: 'text', text: 'go' }],
+    });
+    const resumed = client.request('session/resume', {
+      sessionId: session.id,
+      cwd: '/repo',
+      replayFrom: { type: 'start' },
+    });
+    await client.until((lines) => updatesOf(lines).length >= 100);
+    client.send({ method: '$/cancel_request', params: { requestId: resumed } });
+    await client.until(() => client.response(resumed) !== undefined);
+    expect(client.response(resumed)?.error).toMatchObject({ code: -32800 });
+    release();
+    await client.until(() => client.response(prompted) !== undefined);
+    const messageId = client.response(prompted)?.result?.messageId;
+    expect(messageId).toEqual(expect.any(String));
+    const receiptAt = client.lines.indexOf(client.response(prompted)!);
+    const reportAt = client.lines.findIndex(
+      (line) =>
+        line.method === 'session/update' &&
+        line.params.update.sessionUpdate === 'user_message' &&
+        line.params.update.messageId === messageId,
+    );
+    expect(reportAt).toBeGreaterThanOrEqual(0);
+    expect(reportAt).toBeLessThan(receiptAt);
+  });
+
   it('cancels the turn of a prompt when session/cancel arrives right after it, before the turn started (#13 item 5)', async () => {
     const agent = new Agent({
       info: { name: 'queueing', version: '0' },
