@@ -80,12 +80,13 @@ export interface BridgeIdReport {
  * One session through `restarts` restarts of `acp-kit bridge --serve v2 --history`, every other
  * one a SIGKILL of the bridge. Every round replays the session (after the restart, and again after
  * the round's turns, in the same process), compares it with everything seen so far, and runs a few
- * turns — some split live by a permission request.
+ * turns — some split live by a permission request, picked with `random`.
  */
 export async function bridgeIdsAcrossRestarts(
   dir: string,
   env: Record<string, string>,
   restarts: number,
+  random: () => number,
 ): Promise<BridgeIdReport> {
   const ledger = join(dir, `ids-${Object.values(env).join('-') || 'none'}.ndjson`);
   const files = { ...env, V1_HISTORY: join(dir, `v1-${Object.values(env).join('-') || 'none'}.json`) };
@@ -127,7 +128,7 @@ export async function bridgeIdsAcrossRestarts(
       compare(t, sessionId, `round ${round}, after the restart`);
     }
     for (let turn = 0; turn < 3; turn++) {
-      const pick = Math.random();
+      const pick = random();
       const prompt = pick < 0.35 ? 'split' : pick < 0.5 ? 'permission' : `round ${round} turn ${turn}`;
       const from = t.updates().length;
       await t.client.prompt(sessionId, text(prompt));

@@ -102,9 +102,14 @@ interface Seen {
 /**
  * Restarts the agent `restarts` times on one SQLite file. Each round resumes with replay into a
  * fresh store and into the long-lived store, checks both against everything the client had seen,
- * prompts once more, and ends the process: gracefully on even rounds, SIGKILL mid-stream on odd ones.
+ * prompts once more, and ends the process: gracefully on even rounds, SIGKILL mid-stream on odd ones
+ * (after a number of chunks drawn with `random`).
  */
-export async function restartLoop(dir: string, restarts: number): Promise<RestartReport> {
+export async function restartLoop(
+  dir: string,
+  restarts: number,
+  random: () => number,
+): Promise<RestartReport> {
   const db = join(dir, 'history.db');
   const report: RestartReport = {
     restarts: 0,
@@ -139,7 +144,7 @@ export async function restartLoop(dir: string, restarts: number): Promise<Restar
     const id = await prompt.messageId;
     if (crash) {
       // Killed after a random number of this turn's chunks (replayed chunks do not count).
-      const killAfter = 3 + Math.floor(Math.random() * 20);
+      const killAfter = 3 + Math.floor(random() * 20);
       await t.until(() => t.updates().slice(before).filter(isChunk).length >= killAfter);
       transport.child.kill('SIGKILL');
       await transport.exited;

@@ -33,7 +33,7 @@ describe('faults with real agent processes', () => {
   });
 
   it('restores every retained message under its original ID, without duplicates, across graceful and SIGKILL restarts', async () => {
-    const report = await restartLoop(dir(), 3);
+    const report = await restartLoop(dir(), 3, Math.random);
     expect(report.samples).toEqual([]);
     expect(report).toMatchObject({ restarts: 3, survived: 3, lost: 0, duplicated: 0, changed: 0 });
     expect(report.checked).toBeGreaterThanOrEqual(12);
