@@ -1,4 +1,6 @@
 import {
+  decodeListCursor,
+  encodeListCursor,
   HistoryStoreError,
   historyValidation as check,
   type ListSessionRecordsOptions,
@@ -227,12 +229,7 @@ export class PostgresSessionLog implements SessionLog {
   async listSessions(options: ListSessionRecordsOptions = {}): Promise<SessionRecordPage> {
     this.#checkOpen();
     const limit = check.pageLimit(options.limit);
-    const after = options.cursor ? Number(options.cursor) : 0;
-    if (!Number.isSafeInteger(after) || after < 0) {
-      throw new HistoryStoreError('invalid_argument', '/cursor: expected a cursor from a previous page', {
-        pointer: '/cursor',
-      });
-    }
+    const after = decodeListCursor(options.cursor);
     const { rows } = await this.#query<RecordRow>(
       'read',
       `SELECT * FROM ${this.#s}.log_sessions WHERE ordinal > $1 ORDER BY ordinal LIMIT $2`,
@@ -241,7 +238,7 @@ export class PostgresSessionLog implements SessionLog {
     const page = rows.slice(0, limit);
     return {
       sessions: page.map(toRecord),
-      nextCursor: rows.length > limit ? String(page.at(-1)!.ordinal) : null,
+      nextCursor: rows.length > limit ? encodeListCursor(Number(page.at(-1)!.ordinal)) : null,
     };
   }
 

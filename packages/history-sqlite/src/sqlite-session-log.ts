@@ -1,4 +1,6 @@
 import {
+  decodeListCursor,
+  encodeListCursor,
   HistoryStoreError,
   historyValidation as check,
   issueMessageId,
@@ -432,15 +434,10 @@ export class SqliteSessionLog implements SessionLog {
   /** @internal Sessions page (rows). */
   listRows(options: ListSessionRecordsOptions): { rows: SessionRow[]; nextCursor: string | null } {
     const limit = check.pageLimit(options.limit);
-    const after = options.cursor ? Number(options.cursor) : 0;
-    if (!Number.isInteger(after) || after < 0) {
-      throw new HistoryStoreError('invalid_argument', '/cursor: expected a cursor from a previous page', {
-        pointer: '/cursor',
-      });
-    }
+    const after = decodeListCursor(options.cursor);
     const rows = this.#sql.listSessions.all(after, limit + 1);
     const page = rows.slice(0, limit);
-    return { rows: page, nextCursor: rows.length > limit ? String(page.at(-1)!.ordinal) : null };
+    return { rows: page, nextCursor: rows.length > limit ? encodeListCursor(page.at(-1)!.ordinal) : null };
   }
 
   /** @internal The session's row; `session_not_found` when missing. */

@@ -25,6 +25,7 @@ export {
  * same inputs with the same error code and JSON pointer. For authors of a new history store.
  */
 export * as historyValidation from './validate.js';
+export { decodeListCursor, encodeListCursor } from './list-cursor.js';
 export { LogFollowers } from './log-followers.js';
 export { MemorySessionLog, type MemorySessionLogOptions } from './memory-session-log.js';
 export {

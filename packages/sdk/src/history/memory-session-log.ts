@@ -1,5 +1,6 @@
 import type { MessageId, SessionId } from '@acp-kit/schema';
 import { HistoryStoreError } from './errors.js';
+import { decodeListCursor, encodeListCursor } from './list-cursor.js';
 import type { MessageRef } from './history-store.js';
 import { LogFollowers } from './log-followers.js';
 import { issueMessageId, randomMessageId } from './message-ids.js';
@@ -90,12 +91,7 @@ export class MemorySessionLog implements SessionLog {
   async listSessions(options: ListSessionRecordsOptions = {}): Promise<SessionRecordPage> {
     this.#open();
     const limit = pageLimit(options.limit);
-    const after = options.cursor ? Number(options.cursor) : 0;
-    if (!Number.isInteger(after) || after < 0) {
-      throw new HistoryStoreError('invalid_argument', '/cursor: expected a cursor from a previous page', {
-        pointer: '/cursor',
-      });
-    }
+    const after = decodeListCursor(options.cursor);
     const page: StoredSession[] = [];
     let more = false;
     for (const session of this.#sessions.values()) {
@@ -108,7 +104,7 @@ export class MemorySessionLog implements SessionLog {
     }
     return {
       sessions: page.map((s) => s.record),
-      nextCursor: more ? String(page.at(-1)!.ordinal) : null,
+      nextCursor: more ? encodeListCursor(page.at(-1)!.ordinal) : null,
     };
   }
 

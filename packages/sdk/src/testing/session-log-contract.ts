@@ -192,6 +192,44 @@ export function describeSessionLogContract(
         assert.deepEqual(ids, ['s0', 's1', 's2', 's3', 's4', 's5', 's6']);
       });
 
+      withLog(
+        'accepts as a list cursor only the exact text it issued: a look-alike is invalid_argument at /cursor',
+        async (log) => {
+          for (let i = 0; i < 12; i++) await log.createSession({ sessionId: `s${i}`, cwd: '/' });
+          const issued = (await log.listSessions({ limit: 7 })).nextCursor;
+          assert.ok(issued !== null);
+          assert.deepEqual(
+            (await log.listSessions({ cursor: issued, limit: 1 })).sessions.map((s) => s.sessionId),
+            ['s7'],
+          );
+          // Each of these reads as a number near an issued cursor, but none is the text one was issued as.
+          const forged = [
+            '',
+            '0',
+            '-0',
+            '+3',
+            '007',
+            ' 7 ',
+            '7 ',
+            '0x10',
+            '1e1',
+            '1e300',
+            '3.0',
+            'Infinity',
+            '\u0667',
+            '9007199254740993',
+            `${issued}\u0000`,
+          ];
+          for (const cursor of forged) {
+            assert.equal(
+              (await failsWith(log.listSessions({ cursor }), 'invalid_argument')).pointer,
+              '/cursor',
+              `cursor ${JSON.stringify(cursor)}`,
+            );
+          }
+        },
+      );
+
       withLog('rejects bad arguments with invalid_argument and a pointer', async (log) => {
         assert.equal((await failsWith(log.createSession({ cwd: '' }), 'invalid_argument')).pointer, '/cwd');
         await log.createSession({ sessionId: 's', cwd: '/' });

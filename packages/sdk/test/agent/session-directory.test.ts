@@ -82,6 +82,21 @@ describe('session/list', () => {
     expect(second.sessions[0]?.sessionId).not.toBe(first.sessions[0]?.sessionId);
   });
 
+  it('answers a forged cursor that reads as a number near an issued one with -32602 at /params/cursor (#24 item 7)', async () => {
+    const a = await agent(['--page-size', '1']);
+    for (let i = 0; i < 12; i++) await a.connection.sendRequest('session/new', { cwd: '/repo' });
+    const first = await a.connection.sendRequest('session/list', {});
+    expect(first.nextCursor).toEqual(expect.any(String));
+    for (const cursor of ['0x10', '1e1', ' 7 ', '+3', '007', '1e300', '-0', '0', `${first.nextCursor} `]) {
+      expect(await errorOf(a.connection.sendRequest('session/list', { cursor })), cursor).toMatchObject({
+        code: -32602,
+        data: { pointer: '/params/cursor', expected: 'a nextCursor from an earlier session/list response' },
+      });
+    }
+    const second = await a.connection.sendRequest('session/list', { cursor: first.nextCursor });
+    expect(second.sessions).toHaveLength(1);
+  });
+
   it('refuses a relative cwd filter with -32602 at /params/cwd (ACP paths are absolute) and keeps serving', async () => {
     const a = await agent();
     await a.connection.sendRequest('session/new', { cwd: '/work/repo' });
