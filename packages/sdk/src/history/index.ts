@@ -27,6 +27,7 @@ export {
 export * as historyValidation from './validate.js';
 export { decodeListCursor, encodeListCursor } from './list-cursor.js';
 export { LogFollowers } from './log-followers.js';
+export { findUnstorableText, isStorableText, STORABLE_TEXT } from './storable-text.js';
 export { MemorySessionLog, type MemorySessionLogOptions } from './memory-session-log.js';
 export {
   isSessionLog,

@@ -10,6 +10,7 @@ import {
   type ReplayVia,
 } from './history-store.js';
 import { randomId } from './message-ids.js';
+import { findUnstorableText, STORABLE_TEXT } from './storable-text.js';
 import type { NewLogEntry, NewSessionRecord, SessionConfig, SessionPatch } from './session-log.js';
 
 // Argument checks shared by every HistoryStore implementation, so that each one rejects the same
@@ -20,6 +21,12 @@ const VIAS: ReadonlySet<string> = new Set(['full', 'chunks']);
 
 function invalid(pointer: string, expected: string): never {
   throw new HistoryStoreError('invalid_argument', `${pointer || '/'}: expected ${expected}`, { pointer });
+}
+
+/** Throws `invalid_argument` at the first string in `value` no store can keep unchanged (see {@link findUnstorableText}). */
+export function checkStorable(value: unknown, pointer: string): void {
+  const at = findUnstorableText(value, pointer);
+  if (at !== undefined) invalid(at, STORABLE_TEXT);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -35,6 +42,7 @@ export function checkId(value: unknown, pointer: string): asserts value is strin
 export function checkBlock(value: unknown, pointer: string): asserts value is ContentBlock {
   if (!isRecord(value) || typeof value.type !== 'string')
     invalid(pointer, 'a content block with a string "type"');
+  checkStorable(value, pointer);
 }
 
 /** Throws `invalid_argument` unless `value` is an array of content blocks. */
@@ -49,6 +57,7 @@ export function checkNewSession(session: NewHistorySession): Required<NewHistory
   const sessionId = session.sessionId ?? randomId('sess_');
   checkId(sessionId, '/sessionId');
   checkId(session.cwd, '/cwd');
+  checkStorable(session.cwd, '/cwd');
   const createdAt = session.createdAt ?? new Date().toISOString();
   if (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt))) {
     invalid('/createdAt', 'an ISO 8601 date');
@@ -126,6 +135,7 @@ export function checkEntries(entries: unknown): asserts entries is readonly NewL
     if (entry.retain !== undefined && typeof entry.retain !== 'boolean')
       invalid(`${pointer}/retain`, 'a boolean');
     if (entry.claim !== undefined) checkRef(entry.claim as MessageRef, `${pointer}/claim`);
+    checkStorable(update, `${pointer}/update`);
   }
 }
 
@@ -142,6 +152,8 @@ export function checkNewSessionRecord(session: NewSessionRecord): {
   if (title !== null && typeof title !== 'string') invalid('/title', 'a string or null');
   const config = session.config ?? null;
   if (config !== null && !isRecord(config)) invalid('/config', 'an object or null');
+  checkStorable(title, '/title');
+  checkStorable(config, '/config');
   return { ...base, title, config };
 }
 
@@ -155,6 +167,9 @@ export function checkPatch(patch: SessionPatch): void {
   if (patch.config !== undefined && patch.config !== null && !isRecord(patch.config)) {
     invalid('/config', 'an object or null');
   }
+  checkStorable(patch.cwd, '/cwd');
+  checkStorable(patch.title, '/title');
+  checkStorable(patch.config, '/config');
 }
 
 /** Throws `duplicate_message` for a message claimed twice. */

@@ -230,6 +230,78 @@ export function describeSessionLogContract(
         },
       );
 
+      withLog(
+        'refuses a U+0000 or an unpaired surrogate in any string it would store, with invalid_argument at its pointer, and stores nothing of it',
+        async (log) => {
+          const bad = ['a\u0000b', 'lone \ud800 high', 'lone \udc00 low', 'reversed \udc00\ud800'];
+          await log.createSession({ sessionId: 's', cwd: '/ok', title: 'kept' });
+          for (const text of bad) {
+            const what = JSON.stringify(text);
+            const pointer = async (call: Promise<unknown>) =>
+              (await failsWith(call, 'invalid_argument')).pointer;
+            assert.equal(await pointer(log.createSession({ cwd: `/w/${text}` })), '/cwd', `cwd ${what}`);
+            assert.equal(
+              await pointer(log.createSession({ cwd: '/w', title: text })),
+              '/title',
+              `title ${what}`,
+            );
+            assert.equal(
+              await pointer(log.createSession({ cwd: '/w', config: { mode: { [text]: 1 } } })),
+              '/config/mode',
+              `config key ${what}`,
+            );
+            assert.equal(
+              await pointer(log.updateSession('s', { cwd: `/${text}` })),
+              '/cwd',
+              `new cwd ${what}`,
+            );
+            assert.equal(
+              await pointer(log.updateSession('s', { title: text })),
+              '/title',
+              `new title ${what}`,
+            );
+            assert.equal(
+              await pointer(log.updateSession('s', { config: { mode: 'ask', list: ['ok', text] } })),
+              '/config/list/1',
+              `config value ${what}`,
+            );
+            assert.equal(
+              await pointer(
+                log.append('s', [opens('user_message', 'u0', 'fine'), opens('user_message', 'u1', text)]),
+              ),
+              '/entries/1/update/content/0/text',
+              `message text ${what}`,
+            );
+            assert.equal(
+              await pointer(
+                log.append('s', [{ update: { ...state('idle'), _meta: { note: text } } as SessionUpdate }]),
+              ),
+              '/entries/0/update/_meta/note',
+              `meta ${what}`,
+            );
+          }
+          // Nothing of a refused call was stored; paired surrogates (an emoji) and other controls are kept.
+          const kept = '\ud83d\ude00 tab\t del\u007f \ufffe';
+          const page = await log.listSessions();
+          assert.deepEqual(
+            page.sessions.map((r) => [r.sessionId, r.cwd, r.title]),
+            [['s', '/ok', 'kept']],
+          );
+          assert.equal((await log.getSession('s'))?.lastSeq, 0);
+          await log.updateSession('s', { cwd: `/${kept}`, title: kept, config: { [kept]: kept } });
+          await log.append('s', [opens('user_message', 'u2', kept)]);
+          const record = await log.getSession('s');
+          assert.deepEqual(
+            [record?.cwd, record?.title, record?.config],
+            [`/${kept}`, kept, { [kept]: kept }],
+          );
+          assert.deepEqual(
+            (await log.read('s')).entries.map((e) => e.update),
+            [opens('user_message', 'u2', kept).update],
+          );
+        },
+      );
+
       withLog('rejects bad arguments with invalid_argument and a pointer', async (log) => {
         assert.equal((await failsWith(log.createSession({ cwd: '' }), 'invalid_argument')).pointer, '/cwd');
         await log.createSession({ sessionId: 's', cwd: '/' });
