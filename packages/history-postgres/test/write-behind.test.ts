@@ -97,6 +97,9 @@ describe('chunks an agent streams into PostgreSQL are written behind', () => {
     return { client, received };
   };
 
+  /** The idle that ends a turn; a resume's state report has no stop reason. */
+  const endsTurn = (u: Update) => u.state === 'idle' && u.stopReason !== undefined;
+
   const texts = (updates: readonly Update[]) =>
     updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content!.text!);
 
@@ -119,9 +122,10 @@ describe('chunks an agent streams into PostgreSQL are written behind', () => {
     // user message + running + 200 chunks + idle
     expect(a.outcome.inLogAtIdle).toBe(CHUNKS + 3);
     const whole = Array.from({ length: CHUNKS }, (_, i) => `${i};`);
-    await until(() => onB.received.some((u) => u.state === 'idle'));
+    // The turn's own idle (with its stop reason): B already holds the idle its resume reported.
+    await until(() => onB.received.some(endsTurn));
     expect(texts(onB.received)).toEqual(whole);
-    await until(() => onA.received.some((u) => u.state === 'idle'));
+    await until(() => onA.received.some(endsTurn));
     expect(texts(onA.received)).toEqual(whole);
   });
 

@@ -180,7 +180,10 @@ describe('agent sessions', () => {
     const reply = await session!.agentMessage();
     await reply.chunk({ type: 'text', text: 'still here' });
     await session!.idle('end_turn');
-    await b.until((r) => updates(r, 'state_update').some((u) => 'state' in u && u.state === 'idle'));
+    // The turn's idle (with its stop reason): b already holds the idle its resume reported.
+    await b.until((r) =>
+      updates(r, 'state_update').some((u) => 'state' in u && u.state === 'idle' && 'stopReason' in u),
+    );
     expect(updates(b.received, 'agent_message_chunk')).toHaveLength(1);
   });
 

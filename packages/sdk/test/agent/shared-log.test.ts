@@ -33,8 +33,12 @@ function streamingAgent(log: SessionLog, name: string): Agent {
   return new Agent(options);
 }
 
+/** A turn ended: an idle with a stop reason (a resume's state report is an idle without one). */
 const isIdle = (r: Received[]): boolean =>
-  updates(r, 'state_update').some((u) => (u as { state?: string }).state === 'idle');
+  updates(r, 'state_update').some((u) => {
+    const state = u as { state?: string; stopReason?: string };
+    return state.state === 'idle' && state.stopReason !== undefined;
+  });
 
 /** The updates from the first user_message on (the turn), as sent. */
 const turn = (r: Received[]) => {
