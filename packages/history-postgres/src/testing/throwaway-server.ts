@@ -41,7 +41,7 @@ export interface ThrowawayPostgres {
   readonly socketDir: string;
   /** The server's temporary directory (data directory, socket, log); removed by `stop`. */
   readonly dir: string;
-  /** The server's process ID. */
+  /** The server's process ID (a new one after {@link ThrowawayPostgres.restart}). */
   readonly pid: number;
   /** Connection URL of another database on this server (which `createDatabase` may have made). */
   urlFor(database: string): string;
@@ -49,6 +49,13 @@ export interface ThrowawayPostgres {
   createDatabase(database: string): Promise<string>;
   /** The server's log so far. */
   log(): string;
+  /**
+   * Restarts the server on the same data directory, as `pg_ctl restart -m fast` does: a fast
+   * shutdown (clients are disconnected, transactions in flight roll back), then a start. `whileDown`
+   * runs between the two, with the server stopped (its socket refuses connections): the outage
+   * lasts until it resolves. Resolves once the server accepts connections again.
+   */
+  restart(options?: { readonly whileDown?: () => Promise<void> }): Promise<void>;
   /** Stops the server (fast shutdown, then SIGKILL after 10 s) and removes its directory. Idempotent. */
   stop(): Promise<void>;
 }
@@ -184,22 +191,26 @@ export async function startThrowawayPostgres(
     const settings = { ...DEFAULT_SETTINGS, unix_socket_directories: dir, ...options.settings };
     const args = ['-D', data];
     for (const [name, value] of Object.entries(settings)) args.push('-c', `${name}=${value}`);
-    const log = openSync(logFile, 'a', 0o600);
-    if (account) chownSync(logFile, account.uid, account.gid);
-    child = spawn(join(bindir, 'postgres'), args, {
-      ...asServer,
-      cwd: dir,
-      stdio: ['ignore', log, log],
-      env: { ...process.env, LC_ALL: 'C' },
-    });
-    closeSync(log);
-    const server = child;
-    const pid = server.pid;
-    if (pid === undefined) throw new Error('could not start postgres');
-    server.unref();
+    const spawnServer = (): { server: ChildProcess; pid: number } => {
+      const log = openSync(logFile, 'a', 0o600);
+      if (account) chownSync(logFile, account.uid, account.gid);
+      const spawned = spawn(join(bindir, 'postgres'), args, {
+        ...asServer,
+        cwd: dir,
+        stdio: ['ignore', log, log],
+        env: { ...process.env, LC_ALL: 'C' },
+      });
+      closeSync(log);
+      if (spawned.pid === undefined) throw new Error('could not start postgres');
+      spawned.unref();
+      return { server: spawned, pid: spawned.pid };
+    };
+    let { server, pid } = spawnServer();
+    child = server;
 
     const url = urlFor(dir, 'postgres');
-    await waitForServer(url, server, options.startTimeoutMs ?? 60_000, readLog);
+    const timeoutMs = options.startTimeoutMs ?? 60_000;
+    await waitForServer(url, server, timeoutMs, readLog);
 
     const onExit = () => {
       if (stopped) return;
@@ -215,7 +226,9 @@ export async function startThrowawayPostgres(
       url,
       socketDir: dir,
       dir,
-      pid,
+      get pid() {
+        return pid;
+      },
       urlFor: (database) => urlFor(dir, database),
       async createDatabase(database) {
         if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`bad database name "${database}"`);
@@ -229,6 +242,14 @@ export async function startThrowawayPostgres(
         return urlFor(dir, database);
       },
       log: readLog,
+      async restart(restartOptions = {}) {
+        if (stopped) throw new Error('the throwaway server was stopped');
+        await stopProcess(server, pid);
+        await restartOptions.whileDown?.();
+        ({ server, pid } = spawnServer());
+        child = server;
+        await waitForServer(url, server, timeoutMs, readLog);
+      },
       async stop() {
         if (stopped) return;
         stopped = true;
