@@ -16,23 +16,41 @@ import type {
 } from '@acp-kit/sdk';
 import type { PostgresSessionLog } from './postgres-session-log.js';
 import type { SessionLease } from './session-leases.js';
+import type { SessionNotOwnedError } from './session-not-owned.js';
 
 type SessionId = SessionRecord['sessionId'];
 
+/** Where a {@link FencedSessionLog} gets the lease each append is fenced by. */
+export interface SessionFence {
+  /**
+   * The lease this replica holds on the session, to fence an append of `entries` with — taking
+   * the session if it is free — or a rejection ({@link SessionNotOwnedError}) when this replica
+   * may not write to it: it lost the lease, or another replica holds it.
+   */
+  leaseFor(sessionId: SessionId, entries: readonly NewLogEntry[]): SessionLease | Promise<SessionLease>;
+  /**
+   * An append fenced by `lease` failed with `error` (nothing of it may be assumed written): refused
+   * by the database because the lease was lost ({@link SessionNotOwnedError}), or the database
+   * could not be reached.
+   */
+  failed?(sessionId: SessionId, entries: readonly NewLogEntry[], lease: SessionLease, error: unknown): void;
+}
+
 /**
- * The session log as a replica's agent writes it: an append to a session this replica owns is
- * fenced by its lease ({@link PostgresSessionLog.appendAsOwner}), so once another replica has taken
- * the session over, a write from here — a turn still running on a replica that lost its lease
- * without noticing — fails with `locked` instead of landing in the other owner's turn. Everything
- * else is the log's.
+ * The session log as a replica's agent writes it: every append is fenced by this replica's lease
+ * on the session ({@link PostgresSessionLog.appendAsOwner}). Without a current lease nothing is
+ * written: a replica that lost its lease (paused past it, then taken over) or whose session is held
+ * by another replica gets {@link SessionNotOwnedError} — never an unfenced write. A lease that
+ * lapsed without this replica noticing is refused by the database (`locked`) instead of landing in
+ * the new owner's turn. Everything else is the log's.
  */
 export class FencedSessionLog implements SessionLog {
   readonly #log: PostgresSessionLog;
-  readonly #leaseOf: (sessionId: SessionId) => SessionLease | undefined;
+  readonly #fence: SessionFence;
 
-  constructor(log: PostgresSessionLog, leaseOf: (sessionId: SessionId) => SessionLease | undefined) {
+  constructor(log: PostgresSessionLog, fence: SessionFence) {
     this.#log = log;
-    this.#leaseOf = leaseOf;
+    this.#fence = fence;
   }
 
   /** The log underneath's suggestion to agents (see {@link PostgresSessionLog.writeBehind}). */
@@ -45,11 +63,14 @@ export class FencedSessionLog implements SessionLog {
     return this.#log;
   }
 
-  append(sessionId: SessionId, entries: readonly NewLogEntry[]): Promise<SeqRange> {
-    const lease = this.#leaseOf(sessionId);
-    return lease === undefined
-      ? this.#log.append(sessionId, entries)
-      : this.#log.appendAsOwner(sessionId, entries, lease);
+  async append(sessionId: SessionId, entries: readonly NewLogEntry[]): Promise<SeqRange> {
+    const lease = await this.#fence.leaseFor(sessionId, entries);
+    try {
+      return await this.#log.appendAsOwner(sessionId, entries, lease);
+    } catch (error) {
+      this.#fence.failed?.(sessionId, entries, lease, error);
+      throw error;
+    }
   }
 
   createSession(session: NewSessionRecord): Promise<SessionRecord> {

@@ -13,6 +13,7 @@ export {
   type SessionLease,
 } from './session-leases.js';
 export { FencedSessionLog } from './fenced-session-log.js';
+export { type NotOwnedReason, SessionNotOwnedError } from './session-not-owned.js';
 export {
   PostgresSessionOwnership,
   type PostgresSessionOwnershipOptions,

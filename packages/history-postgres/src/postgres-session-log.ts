@@ -26,6 +26,7 @@ import {
 import pg from 'pg';
 import { type OpenedDatabase, openDatabase, type PostgresConnectionOptions } from './connection.js';
 import { AppendQueue, type QueuedWrite, type SessionBatch } from './append-queue.js';
+import { SessionNotOwnedError } from './session-not-owned.js';
 import { translatePgError } from './pg-errors.js';
 import { RAISED } from './schema.js';
 
@@ -1012,11 +1013,7 @@ export class PostgresSessionLog implements SessionLog {
       if (sessionId !== undefined) {
         if (code === RAISED.sessionNotFound) throw notFound(sessionId);
         if (code === RAISED.leaseLost) {
-          throw new HistoryStoreError(
-            'locked',
-            `session "${sessionId}" is not owned here: its lease was lost or taken over`,
-            { sessionId },
-          );
+          throw new SessionNotOwnedError(sessionId, 'lost');
         }
         if (code === RAISED.duplicateMessage) {
           const messageId = (error as Error).message;

@@ -1,16 +1,19 @@
 import type {
   ForwardedError,
+  LogEntry,
+  NewLogEntry,
   ForwardedReceipt,
   OwnershipHost,
   PromptRoute,
   SessionLog,
   SessionOwnership,
 } from '@acp-kit/sdk';
-import { randomMessageId } from '@acp-kit/sdk';
+import { HistoryStoreError, randomMessageId } from '@acp-kit/sdk';
 import pg from 'pg';
 import { type OpenedDatabase, openDatabase, type PostgresConnectionOptions } from './connection.js';
 import { FencedSessionLog } from './fenced-session-log.js';
 import { translatePgError } from './pg-errors.js';
+import { SessionNotOwnedError } from './session-not-owned.js';
 import type { PostgresSessionLog } from './postgres-session-log.js';
 import { PostgresSessionLeases, type SessionLease } from './session-leases.js';
 import { endInterruptedTurn } from './takeover.js';
@@ -29,6 +32,12 @@ export interface PostgresSessionOwnershipOptions extends Omit<PostgresConnection
    * forwarded (default a quarter of the lease time).
    */
   readonly checkEveryMs?: number;
+  /**
+   * When leases are renewed: `'timer'` (the default) every third of the lease time, or `'manual'`:
+   * only when {@link PostgresSessionOwnership.renewNow} is called (tests that pause a replica
+   * deterministically, or an application driving renewals from its own scheduler).
+   */
+  readonly renewals?: 'timer' | 'manual';
 }
 
 type SessionId = string;
@@ -44,6 +53,19 @@ interface PromptRow {
   position: string | null;
   error: string | null;
 }
+
+/** A turn-ending idle still to be written (see {@link PostgresSessionOwnership}, "Database outages"). */
+interface OwedIdle {
+  readonly update: LogEntry['update'];
+  attempts: number;
+  timer: NodeJS.Timeout | undefined;
+  /** The write in flight, if any. */
+  writing: Promise<void> | undefined;
+}
+
+/** The first retry of an owed idle after this long, doubling up to {@link OWED_RETRY_MAX_MS}. */
+const OWED_RETRY_MS = 100;
+const OWED_RETRY_MAX_MS = 2000;
 
 const INTERNAL: ForwardedError = { code: -32603, message: 'Internal error' };
 const RELISTEN_DELAY_MS = 200;
@@ -78,9 +100,17 @@ export class PostgresSessionOwnership implements SessionOwnership {
   readonly #channel: string;
   readonly #leaseMs: number;
   readonly #checkEveryMs: number;
+  readonly #manualRenewals: boolean;
   /** This replica's name in leases and prompt rows. */
   readonly replica: string;
   readonly #owned = new Map<SessionId, SessionLease>();
+  /** Sessions whose lease this replica lost: it writes nothing to them until it takes one again. */
+  readonly #lost = new Set<SessionId>();
+  /**
+   * Turn-ending idles whose append failed while the database could not be reached, by session:
+   * written (once) as soon as it can be, before anything else this replica appends to the session.
+   */
+  readonly #owed = new Map<SessionId, OwedIdle>();
   readonly #claiming = new Map<SessionId, Promise<boolean>>();
   /** Forwarded prompts this replica waits for, by row ID: wake the waiter. */
   readonly #waiting = new Map<string, () => void>();
@@ -104,8 +134,12 @@ export class PostgresSessionOwnership implements SessionOwnership {
     this.#channel = `acp_own_${db.schema}`;
     this.#leaseMs = options.leaseMs ?? 5000;
     this.#checkEveryMs = options.checkEveryMs ?? Math.max(10, Math.floor(this.#leaseMs / 4));
+    this.#manualRenewals = options.renewals === 'manual';
     this.replica = options.replica ?? `replica_${randomMessageId().slice(4)}`;
-    this.#fenced = new FencedSessionLog(log, (sessionId) => this.#owned.get(sessionId));
+    this.#fenced = new FencedSessionLog(log, {
+      leaseFor: (sessionId, entries) => this.#leaseFor(sessionId, entries),
+      failed: (sessionId, entries, lease, error) => this.#failed(sessionId, entries, lease, error),
+    });
   }
 
   /**
@@ -189,6 +223,7 @@ export class PostgresSessionOwnership implements SessionOwnership {
     this.#closed = true;
     clearTimeout(this.#renewTimer);
     clearTimeout(this.#checkTimer);
+    for (const [sessionId, owed] of [...this.#owed]) this.#forget(sessionId, owed);
     for (const controller of this.#running.values()) controller.abort();
     for (const wake of this.#waiting.values()) wake();
     const owned = [...this.#owned.values()];
@@ -223,6 +258,7 @@ export class PostgresSessionOwnership implements SessionOwnership {
     const result = await this.#leases.acquire(sessionId, this.replica, this.#leaseMs);
     if (!result.acquired) return false;
     this.#owned.set(sessionId, result.lease);
+    this.#lost.delete(sessionId);
     // A turn the previous owner left running ends now, fenced by the new epoch.
     await endInterruptedTurn(this.#log, sessionId, result.lease, 'error');
     await this.#adopt(sessionId, result.lease);
@@ -398,28 +434,132 @@ export class PostgresSessionOwnership implements SessionOwnership {
     return rows[0];
   }
 
+  /**
+   * Renews every lease this replica holds, in one statement. A lease the database no longer has at
+   * its epoch was lost (it lapsed and another replica took the session): from then on this replica
+   * writes nothing to that session, and its turn there is cancelled. A failure to reach the
+   * database is thrown (the leases are kept: they may still be valid once it is back).
+   */
+  async renewNow(): Promise<void> {
+    this.#checkOpen();
+    const held = [...this.#owned.values()];
+    const renewed = await this.#leases.renewAll(this.replica, held, this.#leaseMs);
+    const kept = new Set(renewed.map((lease) => `${lease.sessionId}\u0000${lease.epoch}`));
+    for (const lease of held) {
+      // Lost (taken over after a missed renewal): writes to it are refused from now on.
+      if (!kept.has(`${lease.sessionId}\u0000${lease.epoch}`)) this.#lose(lease);
+    }
+    for (const lease of renewed) {
+      if (this.#owned.get(lease.sessionId)?.epoch === lease.epoch) this.#owned.set(lease.sessionId, lease);
+    }
+  }
+
+  /**
+   * The lease was lost (taken over after a missed renewal, or a fenced append was refused): writes
+   * to the session are refused from now on, and the turn running here is cancelled (it can report
+   * nothing more; the replica that took the session over ended it for every client).
+   */
+  #lose(lease: SessionLease): void {
+    if (this.#owned.get(lease.sessionId)?.epoch !== lease.epoch) return;
+    this.#owned.delete(lease.sessionId);
+    this.#lost.add(lease.sessionId);
+    void this.#host?.cancelForwarded(lease.sessionId).catch(() => undefined);
+  }
+
+  /**
+   * The lease to fence an append with: the one held, or — for a session this replica never held or
+   * gave up — the one it takes now if the session is free (as a prompt arriving here would). A
+   * session whose lease was lost here, or that another replica holds, is refused. An idle owed to
+   * the session is written first (or dropped, when `entries` end the turn themselves).
+   */
+  async #leaseFor(sessionId: SessionId, entries: readonly NewLogEntry[]): Promise<SessionLease> {
+    const owed = this.#owed.get(sessionId);
+    if (owed !== undefined) {
+      if (owed.writing === undefined && turnEnd(entries) !== undefined) this.#forget(sessionId, owed);
+      else await this.#writeOwed(sessionId);
+    }
+    const held = this.#owned.get(sessionId);
+    if (held !== undefined) return held;
+    if (this.#lost.has(sessionId)) throw new SessionNotOwnedError(sessionId, 'lost', this.replica);
+    const taken = (await this.#claim(sessionId)) ? this.#owned.get(sessionId) : undefined;
+    if (taken === undefined) throw new SessionNotOwnedError(sessionId, 'held_elsewhere', this.replica);
+    return taken;
+  }
+
+  /** A fenced append failed: a lost lease is given up; a turn-ending idle the database missed is owed. */
+  #failed(sessionId: SessionId, entries: readonly NewLogEntry[], lease: SessionLease, error: unknown): void {
+    if (error instanceof SessionNotOwnedError) this.#lose(lease);
+    const update = turnEnd(entries);
+    if (update === undefined || this.#closed || !mayPass(error)) return;
+    const previous = this.#owed.get(sessionId);
+    if (previous !== undefined) this.#forget(sessionId, previous);
+    const owed: OwedIdle = { update, attempts: 0, timer: undefined, writing: undefined };
+    this.#owed.set(sessionId, owed);
+    this.#retryOwed(sessionId, owed);
+  }
+
+  #retryOwed(sessionId: SessionId, owed: OwedIdle): void {
+    const delay = Math.min(OWED_RETRY_MAX_MS, OWED_RETRY_MS * 2 ** owed.attempts);
+    owed.timer = setTimeout(() => {
+      owed.timer = undefined;
+      this.#writeOwed(sessionId).catch(() => undefined);
+    }, delay).unref();
+  }
+
+  #forget(sessionId: SessionId, owed: OwedIdle): void {
+    clearTimeout(owed.timer);
+    if (this.#owed.get(sessionId) === owed) this.#owed.delete(sessionId);
+  }
+
+  /**
+   * Writes the idle owed to a session, once: only if the log's last state is not idle already (the
+   * failed append may have committed before its connection broke). With the lease lost meanwhile,
+   * the session is taken over if it is free, which ends the turn the same way; if another replica
+   * holds it, that replica ended it. Throws while the database still cannot be reached (and tries
+   * again later).
+   */
+  #writeOwed(sessionId: SessionId): Promise<void> {
+    const owed = this.#owed.get(sessionId);
+    if (owed === undefined) return Promise.resolve();
+    owed.writing ??= (async () => {
+      try {
+        const lease = this.#owned.get(sessionId);
+        if (lease === undefined) {
+          // A takeover (if the session is free) ends the turn if it is still open.
+          await this.#claim(sessionId);
+        } else {
+          const last = await this.#log.lastState(sessionId);
+          if ((last?.update as { state?: unknown } | undefined)?.state !== 'idle') {
+            await this.#log.appendAsOwner(sessionId, [{ update: owed.update, retain: false }], lease);
+          }
+        }
+        this.#forget(sessionId, owed);
+      } catch (error) {
+        if (error instanceof SessionNotOwnedError) {
+          // Lapsed while the database was away: take the session back if nobody else did.
+          const lease = this.#owned.get(sessionId);
+          if (lease !== undefined) this.#lose(lease);
+        } else if (!mayPass(error) || this.#closed) {
+          this.#forget(sessionId, owed);
+          throw error;
+        }
+        owed.attempts += 1;
+        if (this.#owed.get(sessionId) === owed) this.#retryOwed(sessionId, owed);
+        throw error;
+      } finally {
+        owed.writing = undefined;
+      }
+    })();
+    return owed.writing;
+  }
+
   #start(): void {
     const renewEvery = Math.max(10, Math.floor(this.#leaseMs / 3));
     const renew = async (): Promise<void> => {
       if (this.#closed) return;
       const startedAt = Date.now();
-      const held = [...this.#owned.values()];
       try {
-        const renewed = await this.#leases.renewAll(this.replica, held, this.#leaseMs);
-        const kept = new Set(renewed.map((lease) => `${lease.sessionId}\u0000${lease.epoch}`));
-        for (const lease of held) {
-          // Lost (taken over after a missed renewal): writes to it are refused from now on.
-          if (
-            !kept.has(`${lease.sessionId}\u0000${lease.epoch}`) &&
-            this.#owned.get(lease.sessionId) === lease
-          ) {
-            this.#owned.delete(lease.sessionId);
-          }
-        }
-        for (const lease of renewed) {
-          if (this.#owned.get(lease.sessionId)?.epoch === lease.epoch)
-            this.#owned.set(lease.sessionId, lease);
-        }
+        await this.renewNow();
       } catch {
         // The database is unreachable: fenced writes fail meanwhile; try again at the next tick.
       }
@@ -427,7 +567,7 @@ export class PostgresSessionOwnership implements SessionOwnership {
       if (!this.#closed)
         this.#renewTimer = setTimeout(renew, Math.max(0, renewEvery - (Date.now() - startedAt))).unref();
     };
-    this.#renewTimer = setTimeout(renew, renewEvery).unref();
+    if (!this.#manualRenewals) this.#renewTimer = setTimeout(renew, renewEvery).unref();
     const check = async (): Promise<void> => {
       if (this.#closed) return;
       await this.#checkBusySessions().catch(() => undefined);
@@ -518,4 +658,20 @@ export class PostgresSessionOwnership implements SessionOwnership {
       throw translatePgError(error, this.#db.location, `cannot ${doing}`);
     }
   }
+}
+
+/** The update of the last state in `entries` if it is `idle` (the turn's end), else undefined. */
+function turnEnd(entries: readonly NewLogEntry[]): LogEntry['update'] | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const update = entries[i]!.update as { sessionUpdate: string; state?: unknown };
+    if (update.sessionUpdate === 'state_update')
+      return update.state === 'idle' ? entries[i]!.update : undefined;
+  }
+  return undefined;
+}
+
+/** Whether a failed append may succeed later: the database was unreachable, or lost the lease race. */
+function mayPass(error: unknown): boolean {
+  if (error instanceof SessionNotOwnedError) return true;
+  return error instanceof HistoryStoreError && (error.code === 'io' || error.code === 'locked');
 }
