@@ -50,6 +50,10 @@ const printHandlerError: NonNullable<AgentOptions['onHandlerError']> = (error, {
   process.stderr.write(`acp-kit agent: ${handler} failed in ${sessionId}: ${detail}\n`);
 };
 
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 interface Queued {
   prompt: PendingPrompt;
   client: ClientPeer;
@@ -82,6 +86,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
   /** Sessions whose commands were announced in this process. */
   const announced = new Set<string>();
   const delay = options.chunkDelayMs ?? 2;
+  const reportError = options.onHandlerError ?? printHandlerError;
 
   const drain = async (session: AgentSession): Promise<void> => {
     if (busy.has(session.id)) return;
@@ -100,13 +105,23 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
             next.prompt.reject({ code: -32603, message: 'Internal error' });
             continue;
           }
+          // Both failures go to stderr: the turn's, and the idle's if it could not be written either
+          // (the history is unreachable: with PostgreSQL the replica writes the idle once it is back).
+          reportError(error, { handler: 'onPrompt', sessionId: session.id });
           const failure = error as { code?: unknown; message?: unknown };
           await session
             .idle('error', undefined, {
               code: typeof failure?.code === 'number' ? failure.code : -32603,
               message: typeof failure?.message === 'string' ? failure.message : 'Internal error',
             })
-            .catch(() => undefined);
+            .catch((idleError: unknown) =>
+              reportError(
+                new Error(`the turn's idle/error could not be written: ${messageOf(idleError)}`, {
+                  cause: idleError,
+                }),
+                { handler: 'onPrompt', sessionId: session.id },
+              ),
+            );
         }
       }
     } finally {
@@ -199,7 +214,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     replay: options.replay ?? 'chunks',
     ...(options.history ? { history: options.history } : {}),
     ...(options.ownership ? { ownership: options.ownership } : {}),
-    onHandlerError: options.onHandlerError ?? printHandlerError,
+    onHandlerError: reportError,
     onRefusedNotification: printRefusedNotification,
     capabilities: { session: { delete: {} } },
     ...(options.requireLogin
