@@ -1,5 +1,7 @@
 import type {
+  ForwardedAnswer,
   ForwardedError,
+  ForwardedRequest,
   LogEntry,
   NewLogEntry,
   ForwardedReceipt,
@@ -114,6 +116,10 @@ export class PostgresSessionOwnership implements SessionOwnership {
   readonly #claiming = new Map<SessionId, Promise<boolean>>();
   /** Forwarded prompts this replica waits for, by row ID: wake the waiter. */
   readonly #waiting = new Map<string, () => void>();
+  /** Forwarded requests this replica waits for an answer to, by request ID. */
+  readonly #asked = new Map<string, (answer: ForwardedAnswer) => void>();
+  /** Forwarded requests carried out here, by request ID: a repeated request gets the same answer. */
+  readonly #answers = new Map<string, Promise<ForwardedAnswer>>();
   /** Forwarded prompts running here, by row ID: abort when their client withdraws them. */
   readonly #running = new Map<string, AbortController>();
   #host: OwnershipHost | undefined;
@@ -217,6 +223,81 @@ export class PostgresSessionOwnership implements SessionOwnership {
     return true;
   }
 
+  /**
+   * Has the session's owner carry out `tool_call/cancel`, `terminal/cancel` or `session/close`:
+   * a `NOTIFY` the owner answers with another. Undefined when the session is owned here or is free
+   * (then it is taken here: a takeover ends a turn left running). The request is sent again every
+   * `checkEveryMs` until answered (the owner answers a repeated one once); if the owner neither
+   * answers nor loses its lease within twice the lease time, the answer is -32603.
+   */
+  async forward(sessionId: SessionId, request: ForwardedRequest): Promise<ForwardedAnswer | undefined> {
+    if (this.#owned.has(sessionId) || (await this.#claim(sessionId))) return undefined;
+    const id = randomMessageId().slice(4);
+    const payload = `request ${JSON.stringify({ id, sessionId, request })}`;
+    if (Buffer.byteLength(payload) > 7900) {
+      return {
+        error: {
+          code: -32603,
+          message: 'the request is too long to forward to the replica running this session',
+        },
+      };
+    }
+    const answered = new Promise<ForwardedAnswer>((resolve) => this.#asked.set(id, resolve));
+    const deadline = Date.now() + 2 * this.#leaseMs;
+    try {
+      for (;;) {
+        this.#checkOpen();
+        await this.#query('forward a request in', 'SELECT pg_notify($1, $2)', [this.#channel, payload]);
+        let timer: NodeJS.Timeout | undefined;
+        const waited = new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), this.#checkEveryMs);
+        });
+        const answer = await Promise.race([answered, waited]);
+        clearTimeout(timer);
+        if (answer !== undefined) return answer;
+        // Nobody holds the session any more: it is taken here, and handled here.
+        if (!this.#owned.has(sessionId) && (await this.#leases.holder(sessionId)) === undefined) {
+          if (await this.#claim(sessionId)) return undefined;
+        }
+        if (Date.now() > deadline) {
+          return { error: { code: -32603, message: 'the replica running this session did not answer' } };
+        }
+      }
+    } finally {
+      this.#asked.delete(id);
+    }
+  }
+
+  /** Carries out a request another replica forwarded, if this replica owns the session; answers it. */
+  #answer(text: string): void {
+    let message: { id: string; sessionId: string; request: ForwardedRequest };
+    try {
+      message = JSON.parse(text) as typeof message;
+    } catch {
+      return;
+    }
+    const { id, sessionId, request } = message;
+    const host = this.#host;
+    if (host === undefined || !this.#owned.has(sessionId)) return;
+    let answer = this.#answers.get(id);
+    if (answer === undefined) {
+      answer = host.runForwardedRequest(sessionId, request).then(
+        (): ForwardedAnswer => ({ ok: true }),
+        (error: unknown): ForwardedAnswer => ({ error: asForwardedError(error) }),
+      );
+      this.#answers.set(id, answer);
+      // Kept a while, for a repeated request (its sender missed the answer).
+      const forget = (): void => void this.#answers.delete(id);
+      answer.then(() => setTimeout(forget, 4 * this.#leaseMs).unref());
+    }
+    void answer.then((value) =>
+      this.#query('answer a forwarded request in', 'SELECT pg_notify($1, $2)', [
+        this.#channel,
+        `answer ${id} ${JSON.stringify(value)}`,
+      ]).catch(() => undefined),
+    );
+  }
+
   /** Releases every lease held (other replicas can take the sessions at once) and disconnects. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -226,6 +307,7 @@ export class PostgresSessionOwnership implements SessionOwnership {
     for (const [sessionId, owed] of [...this.#owed]) this.#forget(sessionId, owed);
     for (const controller of this.#running.values()) controller.abort();
     for (const wake of this.#waiting.values()) wake();
+    for (const asked of this.#asked.values()) asked({ error: INTERNAL });
     const owned = [...this.#owned.values()];
     this.#owned.clear();
     for (const lease of owned) {
@@ -391,12 +473,7 @@ export class PostgresSessionOwnership implements SessionOwnership {
       });
       await this.#settle(id, 'taken', receipt);
     } catch (error) {
-      const e = error as { code?: unknown; message?: unknown; data?: unknown };
-      const rejection: ForwardedError =
-        typeof e?.code === 'number' && typeof e.message === 'string'
-          ? { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) }
-          : INTERNAL;
-      await this.#settle(id, 'taken', rejection).catch(() => undefined);
+      await this.#settle(id, 'taken', asForwardedError(error)).catch(() => undefined);
     } finally {
       this.#running.delete(id);
     }
@@ -637,7 +714,12 @@ export class PostgresSessionOwnership implements SessionOwnership {
       const [id, ...session] = rest.split(' ');
       if (this.#owned.has(session.join(' '))) void this.#run(id!);
     } else if (kind === 'done') this.#waiting.get(rest)?.();
-    else if (kind === 'withdraw') this.#running.get(rest)?.abort();
+    else if (kind === 'request') this.#answer(rest);
+    else if (kind === 'answer') {
+      const space = rest.indexOf(' ');
+      const asked = this.#asked.get(rest.slice(0, space));
+      if (asked !== undefined) asked(JSON.parse(rest.slice(space + 1)) as ForwardedAnswer);
+    } else if (kind === 'withdraw') this.#running.get(rest)?.abort();
     else if (kind === 'cancel' && this.#owned.has(rest)) {
       void this.#host?.cancelForwarded(rest).catch(() => undefined);
     }
@@ -658,6 +740,14 @@ export class PostgresSessionOwnership implements SessionOwnership {
       throw translatePgError(error, this.#db.location, `cannot ${doing}`);
     }
   }
+}
+
+/** An error as it travels between replicas: a JSON-RPC error's code, message and data, else -32603. */
+function asForwardedError(error: unknown): ForwardedError {
+  const e = error as { code?: unknown; message?: unknown; data?: unknown };
+  return typeof e?.code === 'number' && typeof e.message === 'string'
+    ? { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) }
+    : INTERNAL;
 }
 
 /** The update of the last state in `entries` if it is `idle` (the turn's end), else undefined. */

@@ -23,7 +23,13 @@ import { AgentSession, sessionLogOf } from './agent-session.js';
 import { checkWriteBehind } from './session-writer.js';
 import { ConnectionState } from './connection-state.js';
 import type { AgentMethodOptions } from './method-options.js';
-import { newSession, prepareResume, registerSessionMethods, requireAbsolute } from './session-methods.js';
+import {
+  newSession,
+  prepareResume,
+  registerSessionMethods,
+  requireAbsolute,
+  runWorkRequest,
+} from './session-methods.js';
 import type { SessionSettings } from './session-settings.js';
 import { withSettings } from './session-settings.js';
 import { replayFromLog } from './log-replay.js';
@@ -177,6 +183,17 @@ export class Agent {
       sessions: this.#sessions,
       runForwardedPrompt: (prompt) => this.#runForwarded(prompt),
       cancelForwarded: (sessionId) => this.#cancelSession(sessionId),
+      runForwardedRequest: (sessionId, request) =>
+        runWorkRequest(
+          {
+            agent: this,
+            options: this.#options,
+            handlerFailed: (error, context) => this.#handlerFailed(error, context),
+          },
+          sessionId,
+          request,
+          { client: forwardedPromptPeer(sessionId), signal: new AbortController().signal },
+        ),
     });
   }
 

@@ -20,9 +20,11 @@ export { canElicit, type ElicitOptions, type FormElicitation, type UrlElicitatio
 export type { AgentAuthOptions, AgentMethodOptions, MethodContext, SessionSetup } from './method-options.js';
 export { type InsertOptions, PendingPrompt } from './pending-prompt.js';
 export type {
+  ForwardedAnswer,
   ForwardedError,
   ForwardedPrompt,
   ForwardedReceipt,
+  ForwardedRequest,
   OwnershipHost,
   PromptRoute,
   SessionOwnership,

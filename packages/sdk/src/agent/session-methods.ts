@@ -17,6 +17,7 @@ import type { MethodGate } from './method-gate.js';
 import type { MethodContext, SessionSetup } from './method-options.js';
 import { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionNotFound } from './session-directory.js';
 import { type SessionSettings, settingsOf, updateSettings } from './session-settings.js';
+import type { ForwardedRequest, SessionOwnership } from './session-ownership.js';
 import { wire } from './wire-errors.js';
 
 /** What the method handlers of one connection need from the agent serving it. */
@@ -36,7 +37,7 @@ export interface MethodHost {
  * is reported to `onHandlerError` and answered -32603 without details.
  */
 export async function runHandler<T>(
-  host: MethodHost,
+  host: Pick<MethodHost, 'handlerFailed'>,
   handler: HandlerErrorContext['handler'],
   sessionId: SessionId | undefined,
   run: () => T | Promise<T>,
@@ -152,6 +153,53 @@ export async function prepareResume(
 }
 
 /**
+ * Has the session's owner carry out a request about its work, when another replica owns it (see
+ * {@link SessionOwnership.forward}): true once the owner did, throws the error it answered with;
+ * false when the request is this replica's to carry out (no ownership, or the session is owned here).
+ */
+async function atOwner(
+  host: Pick<MethodHost, 'agent' | 'options'>,
+  sessionId: SessionId,
+  request: ForwardedRequest,
+): Promise<boolean> {
+  const forward = host.options.ownership?.forward;
+  if (forward === undefined) return false;
+  if (!(await host.agent.log.getSession(sessionId))) throw sessionNotFound(sessionId);
+  const answer = await forward.call(host.options.ownership, sessionId, request);
+  if (answer === undefined) return false;
+  if ('error' in answer) throw RpcError.fromObject(answer.error);
+  return true;
+}
+
+/**
+ * Carries out a request about a session's work here, where its tool calls, terminals and turn run:
+ * a cancel aborts the tool call's or terminal's signal; `session/close` cancels the work, calls
+ * `onCloseSession` and closes the live session (its clients are detached; the history stays).
+ * Also what a replica runs for a request another replica forwarded to it.
+ */
+export async function runWorkRequest(
+  host: Pick<MethodHost, 'agent' | 'options' | 'handlerFailed'>,
+  sessionId: SessionId,
+  request: ForwardedRequest,
+  context: MethodContext,
+): Promise<void> {
+  const { agent, options } = host;
+  if (request.method === 'session/close') {
+    const live = agent.sessions.get(sessionId);
+    if (live && options.onCloseSession) {
+      live.cancel();
+      await runHandler(host, 'onCloseSession', live.id, () => options.onCloseSession!(live, context));
+    }
+    await agent.closeSession(sessionId);
+    return;
+  }
+  const session = await agent.session(sessionId);
+  if (!session) throw sessionNotFound(sessionId);
+  if (request.method === 'tool_call/cancel') session.work.cancelToolCall(request.toolCallId);
+  else session.work.cancelTerminal(request.terminalId);
+}
+
+/**
  * Registers `session/list`, `session/close`, `session/delete` (only when advertised: otherwise the
  * connection answers it -32601 like any method it does not serve),
  * `session/set_config_option`, `tool_call/cancel`, `terminal/cancel` and, with `auth`,
@@ -179,14 +227,9 @@ export function registerSessionMethods(connection: Pick<MethodGate, 'onRequest'>
     'session/close',
     wire(async (params, request) => {
       if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
-      const live = agent.sessions.get(params.sessionId);
-      if (live && options.onCloseSession) {
-        live.cancel();
-        await runHandler(host, 'onCloseSession', live.id, () =>
-          options.onCloseSession!(live, context(request)),
-        );
-      }
-      await agent.closeSession(params.sessionId);
+      // The owner closes it too (its turn is aborted there); then it is closed here.
+      await atOwner(host, params.sessionId, { method: 'session/close' });
+      await runWorkRequest(host, params.sessionId, { method: 'session/close' }, context(request));
       return {};
     }),
   );
@@ -237,20 +280,20 @@ export function registerSessionMethods(connection: Pick<MethodGate, 'onRequest'>
 
   connection.onRequest(
     'tool_call/cancel',
-    wire(async (params) => {
-      const session = await agent.session(params.sessionId);
-      if (!session) throw sessionNotFound(params.sessionId);
-      session.work.cancelToolCall(params.toolCallId);
+    wire(async (params, request) => {
+      const work: ForwardedRequest = { method: 'tool_call/cancel', toolCallId: params.toolCallId };
+      if (!(await atOwner(host, params.sessionId, work)))
+        await runWorkRequest(host, params.sessionId, work, context(request));
       return {};
     }),
   );
 
   connection.onRequest(
     'terminal/cancel',
-    wire(async (params) => {
-      const session = await agent.session(params.sessionId);
-      if (!session) throw sessionNotFound(params.sessionId);
-      session.work.cancelTerminal(params.terminalId);
+    wire(async (params, request) => {
+      const work: ForwardedRequest = { method: 'terminal/cancel', terminalId: params.terminalId };
+      if (!(await atOwner(host, params.sessionId, work)))
+        await runWorkRequest(host, params.sessionId, work, context(request));
       return {};
     }),
   );

@@ -41,7 +41,24 @@ export interface OwnershipHost {
   runForwardedPrompt(prompt: ForwardedPrompt): Promise<ForwardedReceipt>;
   /** Applies a `session/cancel` that another replica received (as if its client had sent it here). */
   cancelForwarded(sessionId: SessionId): Promise<void>;
+  /**
+   * Runs a request about the session's work that another replica received (as if its client had
+   * sent it here); rejects with the error to answer it with (an `RpcError`).
+   */
+  runForwardedRequest(sessionId: SessionId, request: ForwardedRequest): Promise<void>;
 }
+
+/**
+ * A request about a session's running work, which only the replica running it can carry out: the
+ * replica that received it forwards it to the session's owner (see {@link SessionOwnership.forward}).
+ */
+export type ForwardedRequest =
+  | { readonly method: 'tool_call/cancel'; readonly toolCallId: string }
+  | { readonly method: 'terminal/cancel'; readonly terminalId: string }
+  | { readonly method: 'session/close' };
+
+/** The owner's answer to a {@link ForwardedRequest}: done, or the error to answer the client with. */
+export type ForwardedAnswer = { readonly ok: true } | { readonly error: ForwardedError };
 
 /** A JSON-RPC error object, as a forwarded prompt's rejection travels between replicas. */
 export interface ForwardedError {
@@ -78,6 +95,13 @@ export interface SessionOwnership {
   route(sessionId: SessionId, content: readonly ContentBlock[], signal: AbortSignal): Promise<PromptRoute>;
   /** Passes a `session/cancel` on to the owner; true if it was sent elsewhere (not owned here). */
   cancel(sessionId: SessionId): Promise<boolean>;
+  /**
+   * Has the session's owner carry out `tool_call/cancel`, `terminal/cancel` or `session/close`
+   * (its tool calls, terminals and turn live there) and resolves with its answer — or with
+   * undefined when this replica owns the session (or has just taken it over): handle it here.
+   * Without this method such requests are handled where they arrive.
+   */
+  forward?(sessionId: SessionId, request: ForwardedRequest): Promise<ForwardedAnswer | undefined>;
   /** Stops (releases what it holds). */
   close(): Promise<void>;
 }
