@@ -42,6 +42,42 @@ describe('startThrowawayPostgres', () => {
     await server.stop(); // idempotent
   });
 
+  it('restarts on the same data: a connection open before is cut, none is accepted while it is down, the data is kept', async () => {
+    const server = await startThrowawayPostgres();
+    try {
+      const before = new pg.Client({ connectionString: server.url });
+      await before.connect();
+      const cut = new Promise<unknown>((resolve) => before.on('error', resolve));
+      await before.query('CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)');
+      const firstPid = server.pid;
+      let refused: unknown;
+      await server.restart({
+        whileDown: async () => {
+          const probe = new pg.Client({ connectionString: server.url });
+          refused = await probe.connect().then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+          await probe.end().catch(() => undefined);
+        },
+      });
+      expect(await cut).toBeInstanceOf(Error);
+      await before.end().catch(() => undefined);
+      expect(refused).toBeInstanceOf(Error);
+      expect(server.pid).not.toBe(firstPid);
+      expect(alive(firstPid)).toBe(false);
+      const after = new pg.Client({ connectionString: server.url });
+      await after.connect();
+      const { rows } = await after.query<{ n: number }>('SELECT n FROM kept');
+      await after.end();
+      expect(rows).toEqual([{ n: 7 }]);
+    } finally {
+      await server.stop();
+    }
+    expect(alive(server.pid)).toBe(false);
+    expect(existsSync(server.dir)).toBe(false);
+  });
+
   it('is stopped and removed by its watchdog when the process that started it is killed', async () => {
     const child = spawn(
       process.execPath,
