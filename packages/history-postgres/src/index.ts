@@ -12,7 +12,7 @@ export {
   PostgresSessionLeases,
   type SessionLease,
 } from './session-leases.js';
-export { FencedSessionLog } from './fenced-session-log.js';
+export { FencedSessionLog, type SessionFence } from './fenced-session-log.js';
 export { type NotOwnedReason, SessionNotOwnedError } from './session-not-owned.js';
 export {
   PostgresSessionOwnership,
