@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { checkSchema } from './check-schema.js';
+import { runDiff, runReleaseCheck } from './diff/run-diff.js';
 import { describeDrift, generate, generateCompat, loadCompat } from './generate.js';
 import { SchemaError, formatProblem } from './problems.js';
 
@@ -9,7 +10,10 @@ const USAGE = `usage:
   acp-kit-codegen check-schema --schema <schema.json> [--examples <dir>] [--invalid <dir>]
   acp-kit-codegen compat --mapping <v1-v2.json> --v1 <schema.json> --v2 <schema.json> --out <dir> [--check]
                          [--v1-module <path>] [--v2-module <module>] [--custom-module <path>]
-  acp-kit-codegen check-compat --mapping <v1-v2.json> --v1 <schema.json> --v2 <schema.json>`;
+  acp-kit-codegen check-compat --mapping <v1-v2.json> --v1 <schema.json> --v2 <schema.json>
+  acp-kit-codegen diff [<old> <new>] [--format text|json|markdown] [--editorial] [--fail-on-breaking]
+                       <old>/<new>: a path, git:<ref>:<path>, or @acp-kit/schema@<version> (@acp-kit/v1-compat@<version>)
+  acp-kit-codegen release-check [--root <repo>]`;
 
 async function runGenerate(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -135,6 +139,8 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'check-schema') return runCheckSchema(rest);
     if (command === 'compat') return await runCompat(rest, false);
     if (command === 'check-compat') return await runCompat(rest, true);
+    if (command === 'diff') return runDiff(rest, USAGE);
+    if (command === 'release-check') return runReleaseCheck(rest);
   } catch (error) {
     if (error instanceof SchemaError) {
       for (const problem of error.problems) console.error(formatProblem(problem));

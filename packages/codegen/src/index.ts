@@ -51,3 +51,18 @@ export { SchemaError, formatProblem } from './problems.js';
 export type { SchemaProblem } from './problems.js';
 export { applyWrite, isUpToDate, planWrite } from './write/writer.js';
 export type { WritePlan } from './write/writer.js';
+export { type Bump, bumpCovers, requiredBump } from './diff/bump.js';
+export type { Change, DiffReport, Effect, Party, SchemaConventions, Verdict } from './diff/change.js';
+export { parseChangeset, pendingBumps } from './diff/changesets.js';
+export { diffSchemas } from './diff/diff-schemas.js';
+export { formatJson, formatMarkdown, formatText } from './diff/format-report.js';
+export {
+  checkRelease,
+  describeReleaseCheck,
+  insertReleaseNotes,
+  reExporters,
+  releaseNotes,
+} from './diff/release-check.js';
+export type { PackageCheck, ReleaseCheck } from './diff/release-check.js';
+export { SCHEMA_PACKAGES, readSchemaSource, releaseRef, releasedSchema } from './diff/schema-source.js';
+export type { SchemaPackage, SchemaSource } from './diff/schema-source.js';
