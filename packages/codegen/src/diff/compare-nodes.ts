@@ -56,6 +56,8 @@ export interface CompareContext {
   readonly findings: Finding[];
   /** Pairs of referenced definitions already compared inline (`Old→New`), against cycles. */
   readonly visited: Set<string>;
+  /** Set when the subject is a union's unknown branch: its tag's `not` lists the known tags and follows them. */
+  readonly unknownTag?: string;
 }
 
 interface NodeOptions {
@@ -116,6 +118,13 @@ function compareTypes(ctx: CompareContext, o: JsonObject, n: JsonObject, ptr: st
   const nt = typesOf(n);
   if (ot === undefined && nt === undefined) return;
   const at = child(ptr, 'type');
+  // A `const` or `enum` implies its values' types: `{const: "a"}` and `{type: "string", const: "a"}` agree.
+  const implied = (node: JsonObject, types: Set<string>): boolean => {
+    const values = valueTypes(node);
+    return values.length > 0 && values.every((t) => covers(types, t));
+  };
+  if (ot !== undefined && nt === undefined && implied(n, ot)) return;
+  if (nt !== undefined && ot === undefined && implied(o, nt)) return;
   if (ot === undefined) {
     add(ctx, at, 'type-added', 'narrow', `now restricted to type ${brief(n.type)}; any type was accepted`);
     return;
@@ -585,34 +594,35 @@ function isNull(node: JsonValue): boolean {
   );
 }
 
-/** `X` ⇄ `anyOf: [X, {type: null}]`: the one union change the rules can see through. */
+/** A nullable schema split into "null allowed" and the rest: `anyOf: [X, {type: null}]` or `type: [T, "null"]`. */
+function splitNull(node: JsonObject): { nullable: boolean; rest: JsonObject } {
+  const list = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
+  if (list?.length === 2) {
+    const inner = isNull(list[1]!) ? list[0] : isNull(list[0]!) ? list[1] : undefined;
+    if (inner !== undefined) {
+      const { anyOf: _a, oneOf: _o, ...rest } = node;
+      return { nullable: true, rest: merge(normalize(inner) ?? {}, rest) };
+    }
+  }
+  const types = typesOf(node);
+  if (types !== undefined && types.has('null') && types.size > 1) {
+    const remaining = [...types].filter((t) => t !== 'null');
+    return { nullable: true, rest: { ...node, type: remaining.length === 1 ? remaining[0]! : remaining } };
+  }
+  return { nullable: false, rest: node };
+}
+
+/** Null allowed or not, whichever way it is spelled; the rest compared without it. */
 function compareNullability(ctx: CompareContext, o: JsonObject, n: JsonObject, ptr: string): boolean {
-  const nullable = (node: JsonObject): JsonValue | undefined => {
-    const list = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
-    if (list?.length !== 2) return undefined;
-    if (isNull(list[1]!)) return list[0];
-    if (isNull(list[0]!)) return list[1];
-    return undefined;
-  };
-  const strip = (node: JsonObject): JsonObject => {
-    const { anyOf: _a, oneOf: _o, ...rest } = node;
-    return rest;
-  };
-  const nInner = nullable(n);
-  const oHasUnion = Array.isArray(o.anyOf) || Array.isArray(o.oneOf);
-  const nHasUnion = Array.isArray(n.anyOf) || Array.isArray(n.oneOf);
-  if (nInner !== undefined && !oHasUnion) {
+  const os = splitNull(o);
+  const ns = splitNull(n);
+  if (!os.nullable && !ns.nullable) return false;
+  if (ns.nullable && !os.nullable)
     add(ctx, ptr, 'now-nullable', 'widen', 'now accepts null: old receivers reject it');
-    compareNode(ctx, o, { ...(normalize(nInner) ?? {}), ...strip(n) }, ptr);
-    return true;
-  }
-  const oInner = nullable(o);
-  if (oInner !== undefined && !nHasUnion) {
+  if (os.nullable && !ns.nullable)
     add(ctx, ptr, 'no-longer-nullable', 'narrow', 'no longer accepts null: new receivers reject it');
-    compareNode(ctx, { ...(normalize(oInner) ?? {}), ...strip(o) }, n, ptr);
-    return true;
-  }
-  return false;
+  compareNode(ctx, os.rest, ns.rest, ptr);
+  return true;
 }
 
 function compareAnnotations(ctx: CompareContext, o: JsonObject, n: JsonObject, ptr: string): void {
@@ -639,7 +649,19 @@ function compareOthers(ctx: CompareContext, o: JsonObject, n: JsonObject, ptr: s
     );
   }
   if (!jsonEqual(o.not, n.not)) {
-    add(ctx, child(ptr, 'not'), 'not-changed', 'both', '`not` changed: what is excluded differs');
+    const tagPointer =
+      ctx.unknownTag === undefined
+        ? undefined
+        : child(`/$defs/${escapePointerToken(ctx.subject)}`, 'properties', ctx.unknownTag);
+    if (ptr === tagPointer)
+      add(
+        ctx,
+        child(ptr, 'not'),
+        'unknown-tags-follow',
+        'editorial',
+        'the tags excluded from the unknown branch follow the known variants',
+      );
+    else add(ctx, child(ptr, 'not'), 'not-changed', 'both', '`not` changed: what is excluded differs');
   }
   const oa = Array.isArray(o.allOf) ? o.allOf : [];
   const na = Array.isArray(n.allOf) ? n.allOf : [];
@@ -707,7 +729,7 @@ function compareSingleWithUnion(
       .map((b) => b.index),
   );
   list.forEach((branch, index) => {
-    if (catchAlls.has(index) && catchAlls.size < list.length) return;
+    if (toUnion && catchAlls.has(index) && catchAlls.size < list.length) return;
     const scratch: CompareContext = { ...ctx, findings: [], visited: new Set(ctx.visited) };
     const merged = { ...shared, ...resolveShallow(toUnion ? ctx.new : ctx.old, branch) };
     compareNode(scratch, toUnion ? single : merged, toUnion ? merged : single, child(ptr, keyword, index));
@@ -730,8 +752,17 @@ function compareSingleWithUnion(
   const view = toUnion ? ctx.new : ctx.old;
   const tag = unionTag(view, list, undefined);
   for (const b of branchesOf(view, list, tag, undefined)) {
-    if (b.index === best?.index || b.catchAll) continue;
+    if (b.index === best?.index || (toUnion && b.catchAll)) continue;
     const at = child(ptr, keyword, b.index);
+    // An alternative the single schema already covered (toUnion) or still covers (the reverse) is no new one.
+    const scratch: CompareContext = { ...ctx, findings: [], visited: new Set(ctx.visited) };
+    const merged = { ...shared, ...resolveShallow(view, b.node) };
+    compareNode(scratch, toUnion ? single : merged, toUnion ? merged : single, at);
+    const lost = toUnion ? 'widen' : 'narrow';
+    if (!scratch.findings.some((f) => f.effect === lost || f.effect === 'both')) {
+      ctx.findings.push(...scratch.findings);
+      continue;
+    }
     if (toUnion)
       add(
         ctx,

@@ -63,6 +63,12 @@ function defPointer(name: string): string {
   return `/$defs/${escapePointerToken(name)}`;
 }
 
+/** The tag of the union whose unknown branch `name` is, if it is one. */
+function unknownBranchTag(view: SchemaView, name: string): string | undefined {
+  for (const u of view.unions.values()) if (u.catchAll === name) return u.tag;
+  return undefined;
+}
+
 function compareDefinitions(old: SchemaView, next: SchemaView, findings: Finding[]): void {
   for (const [name, def] of Object.entries(next.defs)) {
     const pointer = defPointer(name);
@@ -77,7 +83,15 @@ function compareDefinitions(old: SchemaView, next: SchemaView, findings: Finding
       });
       continue;
     }
-    const ctx: CompareContext = { old, new: next, subject: name, findings, visited: new Set() };
+    const unknownTag = unknownBranchTag(old, name) ?? unknownBranchTag(next, name);
+    const ctx: CompareContext = {
+      old,
+      new: next,
+      subject: name,
+      findings,
+      visited: new Set(),
+      ...(unknownTag === undefined ? {} : { unknownTag }),
+    };
     compareNode(ctx, old.defs[name], def, pointer, { union: { old: name, new: name } });
   }
   for (const name of Object.keys(old.defs)) {

@@ -58,9 +58,43 @@ export function callees(direction: MethodDirection): readonly Party[] {
   return CALLEE[direction];
 }
 
-function ourMethods(model: SchemaModel): Map<string, DiffMethod> {
+/** `x-methods` as written, for a schema whose model cannot be built (it breaks a convention elsewhere). */
+function rawMethods(schema: JsonObject): SchemaModel['methods'] {
+  const list = isJsonObject(schema['x-methods']) ? Object.entries(schema['x-methods']) : [];
+  return list.flatMap(([name, info]) => {
+    if (!isJsonObject(info)) return [];
+    const cap = isJsonObject(info.capability) ? info.capability : undefined;
+    return [
+      {
+        name,
+        constName: name,
+        direction: (['client_to_agent', 'agent_to_client', 'both'].includes(String(info.direction))
+          ? info.direction
+          : 'both') as MethodDirection,
+        kind: (info.kind === 'notification' ? 'notification' : 'request') as MethodKind,
+        params: String(info.params),
+        ...(typeof info.result === 'string' ? { result: info.result } : {}),
+        description: '',
+        ...(cap === undefined
+          ? {}
+          : {
+              capability: {
+                in: String(cap.in),
+                pointer: String(cap.pointer),
+                path: [],
+                valueType: 'unknown',
+                atInitialize: false,
+                description: '',
+              },
+            }),
+      },
+    ];
+  });
+}
+
+function ourMethods(list: SchemaModel['methods']): Map<string, DiffMethod> {
   const methods = new Map<string, DiffMethod>();
-  for (const m of model.methods) {
+  for (const m of list) {
     const pointer = `/x-methods/${m.name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
     methods.set(m.name, {
       name: m.name,
@@ -169,8 +203,8 @@ function safeModel(label: string, schema: JsonObject): SchemaModel | undefined {
 export function schemaView(label: string, schema: JsonObject): SchemaView {
   const defs = isJsonObject(schema.$defs) ? schema.$defs : {};
   const model = safeModel(label, schema);
-  const hasXMethods = isJsonObject(schema['x-methods']) && model !== undefined;
-  const methods = hasXMethods ? ourMethods(model) : annotatedMethods(defs);
+  const hasXMethods = isJsonObject(schema['x-methods']);
+  const methods = hasXMethods ? ourMethods(model?.methods ?? rawMethods(schema)) : annotatedMethods(defs);
   const unions = new Map<string, DiffUnion>();
   for (const u of model?.unions ?? [])
     unions.set(u.name, u.extension === undefined ? { tag: u.tag } : { tag: u.tag, catchAll: u.extension });
