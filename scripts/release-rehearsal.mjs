@@ -2,7 +2,8 @@
 // Release rehearsal: the packages as an outside developer gets them.
 //
 // In a scratch copy of the repository (the built packages, .changeset/ and the workspace
-// manifests), version the packages with Changesets, publish them with `changeset publish` to a
+// manifests), version the packages with Changesets, add the schema change report to the schema
+// packages' changelogs (acp-kit-codegen's release check), publish them with `changeset publish` to a
 // local Verdaccio on 127.0.0.1 (temporary config and storage, a user created for the run), install
 // them into an empty consumer project, and there:
 //   - check every tarball carries README.md, CHANGELOG.md and the root LICENSE;
@@ -164,6 +165,28 @@ async function version(repo) {
     }
   }
   return packages;
+}
+
+/**
+ * 2b. The schema change report (acp-kit-codegen's release check, against the schema each schema
+ * package was last released with) goes into that package's new CHANGELOG section, as it would in a
+ * real release. It is computed from the repository (the scratch copy has no .git).
+ */
+async function schemaNotes(packages) {
+  const codegen = await import(join(ROOT, 'packages', 'codegen', 'dist', 'index.js'));
+  const check = codegen.checkRelease(ROOT);
+  if (!check.ok)
+    throw new Error(`schema release check failed:\n${codegen.describeReleaseCheck(check).join('\n')}`);
+  for (const entry of check.reports) {
+    const pkg = packages.find((p) => p.manifest.name === entry.pkg.name);
+    if (pkg === undefined) throw new Error(`no package ${entry.pkg.name} in the scratch copy`);
+    const path = join(pkg.dir, 'CHANGELOG.md');
+    const before = readFileSync(path, 'utf8');
+    const after = codegen.insertReleaseNotes(before, pkg.manifest.version, codegen.releaseNotes(entry));
+    if (!after.includes('### Schema changes')) throw new Error(`${path}: schema notes not inserted`);
+    writeFileSync(path, after);
+    log(`${entry.pkg.name} CHANGELOG.md ${pkg.manifest.version}: schema changes against ${entry.baseline}`);
+  }
 }
 
 /** 3. Verdaccio on 127.0.0.1 with a temporary config and storage; our scope is never proxied. */
@@ -377,6 +400,7 @@ async function main() {
   const repo = scratchCopy();
   const [packages, local] = await Promise.all([version(repo), startRegistry()]);
   registry = local;
+  await schemaNotes(packages);
   await publish(repo, packages);
   const [, { dir, installed }] = await Promise.all([checkTarballs(packages), consumer(packages)]);
   const entries = JSON.stringify(entryPoints(dir, installed));
