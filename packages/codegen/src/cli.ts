@@ -1,12 +1,15 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkSchema } from './check-schema.js';
 import { runDiff, runReleaseCheck } from './diff/run-diff.js';
+import type { OfficialNames } from './emit/official-aliases.js';
 import { describeDrift, generate, generateCompat, loadCompat } from './generate.js';
 import { SchemaError, formatProblem } from './problems.js';
 
 const USAGE = `usage:
   acp-kit-codegen generate --schema <schema.json> --out <dir> [--check] [--runtime-module <path>]
+                           [--official-names <names.json>]
   acp-kit-codegen check-schema --schema <schema.json> [--examples <dir>] [--invalid <dir>]
   acp-kit-codegen compat --mapping <v1-v2.json> --v1 <schema.json> --v2 <schema.json> --out <dir> [--check]
                          [--v1-module <path>] [--v2-module <module>] [--custom-module <path>]
@@ -23,6 +26,7 @@ async function runGenerate(args: string[]): Promise<number> {
       out: { type: 'string' },
       check: { type: 'boolean', default: false },
       'runtime-module': { type: 'string' },
+      'official-names': { type: 'string' },
     },
   });
   if (values.schema === undefined || values.out === undefined) {
@@ -30,7 +34,11 @@ async function runGenerate(args: string[]): Promise<number> {
     return 2;
   }
   const runtimeModule = values['runtime-module'];
+  const namesPath = values['official-names'];
+  const officialNames =
+    namesPath === undefined ? undefined : (JSON.parse(readFileSync(namesPath, 'utf8')) as OfficialNames);
   const result = await generate({
+    ...(officialNames === undefined ? {} : { officialNames }),
     schemaPath: values.schema,
     outDir: values.out,
     check: values.check,

@@ -26,6 +26,8 @@ export type { Emitter, StandardEmitterOptions } from './emit/index.js';
 export { emitFastChecks } from './emit/fast-checks.js';
 export { emitMethodCapabilities } from './emit/method-capabilities.js';
 export { emitMethods } from './emit/methods.js';
+export { emitOfficialAliases, officialAliases } from './emit/official-aliases.js';
+export type { OfficialCounterpart, OfficialNames } from './emit/official-aliases.js';
 export { emitKnownValues } from './emit/known-values.js';
 export {
   emitUpdateKinds,

@@ -3,6 +3,7 @@
  * schema/v2/schema.json by @acp-kit/codegen. Everything under `generated/` is machine-written.
  */
 export type * from './generated/types.js';
+export type * from './generated/official-names.js';
 export * from './generated/known-values.js';
 export * from './generated/method-capabilities.js';
 export * from './generated/methods.js';

@@ -605,7 +605,7 @@ function splitNull(node: JsonObject): { nullable: boolean; rest: JsonObject } {
     }
   }
   const types = typesOf(node);
-  if (types !== undefined && types.has('null') && types.size > 1) {
+  if (types?.has('null') && types.size > 1) {
     const remaining = [...types].filter((t) => t !== 'null');
     return { nullable: true, rest: { ...node, type: remaining.length === 1 ? remaining[0]! : remaining } };
   }

@@ -3,6 +3,7 @@ import type { EmittedFile } from './emitted-file.js';
 import { emitKnownValues } from './known-values.js';
 import { emitMethodCapabilities } from './method-capabilities.js';
 import { emitMethods } from './methods.js';
+import { type OfficialNames, emitOfficialAliases } from './official-aliases.js';
 import { emitTypes } from './types.js';
 import { emitUpdateKinds } from './update-kinds.js';
 import { emitValidateWrapper } from './validate-wrapper.js';
@@ -19,11 +20,14 @@ export interface Emitter {
 export interface StandardEmitterOptions {
   /** Runtime module for the validator wrapper, relative to the output directory. */
   readonly runtimeModule?: string;
+  /** The official SDK's names for our definitions (`schema/parity/names.json`): emits `official-names.ts`. */
+  readonly officialNames?: OfficialNames;
 }
 
 /** The emitters `acp-kit-codegen generate` runs, in order. */
 export function standardEmitters(options: StandardEmitterOptions = {}): Emitter[] {
   const runtimeModule = options.runtimeModule ?? '../validation-runtime.js';
+  const officialNames = options.officialNames;
   return [
     { step: 'emit types', emit: emitTypes },
     { step: 'emit methods', emit: emitMethods },
@@ -32,5 +36,13 @@ export function standardEmitters(options: StandardEmitterOptions = {}): Emitter[
     { step: 'emit known values', emit: emitKnownValues },
     { step: 'emit validators', emit: emitValidators },
     { step: 'emit validate wrapper', emit: (model) => emitValidateWrapper(model, { runtimeModule }) },
+    ...(officialNames === undefined
+      ? []
+      : [
+          {
+            step: 'emit official names',
+            emit: (model: SchemaModel) => emitOfficialAliases(model, officialNames),
+          },
+        ]),
   ];
 }
