@@ -274,7 +274,9 @@ describe('schema diff rules', () => {
       (defs(s).SessionUpdate!.oneOf as JsonObject[]).splice(1, 0, { $ref: '#/$defs/PlanUpdate' });
       (props(s, 'UnknownUpdate').kind!.not as JsonObject).enum = ['message', 'plan'];
     });
-    expect(report.changes.filter((c) => c.verdict === 'breaking').map((c) => `${c.pointer} ${c.rule} ${c.reason}`)).toEqual([]);
+    expect(
+      report.changes.filter((c) => c.verdict === 'breaking').map((c) => `${c.pointer} ${c.rule} ${c.reason}`),
+    ).toEqual([]);
     expect(report.changes.map((ch) => ch.rule)).toContain('union-variant-added-open');
     expect(report.changes.find((ch) => ch.rule === 'unknown-tags-follow')?.verdict).toBe('editorial');
   });
