@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkRelease, insertReleaseNotes, releaseNotes } from '../src/diff/release-check.js';
-import { readSchemaSource } from '../src/diff/schema-source.js';
+import { SCHEMA_PACKAGES, readSchemaSource } from '../src/diff/schema-source.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
@@ -130,7 +130,8 @@ describe('release check', () => {
 
   it('a package that re-exports the schema types must be bumped as much', () => {
     const repo = releasedRepo('0.3.0');
-    write(repo, 'packages/sdk/src/index.ts', "export type { Role } from '@acp-kit/schema';\n");
+    // The re-export is file content for the temporary repository (built from the package table, not an import here).
+    write(repo, 'packages/sdk/src/index.ts', `export type { Role } from '${SCHEMA_PACKAGES[0]!.name}';\n`);
     breakPrompt(repo);
     changeset(repo, 'role', { '@acp-kit/schema': 'minor', '@acp-kit/sdk': 'patch' });
     const check = checkRelease(repo);
