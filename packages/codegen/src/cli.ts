@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkSchema } from './check-schema.js';
-import { runDiff, runReleaseCheck } from './diff/run-diff.js';
+import { runDiff, runReleaseCheck, runReleaseNotes } from './diff/run-diff.js';
 import type { OfficialNames } from './emit/official-aliases.js';
 import { describeDrift, generate, generateCompat, loadCompat } from './generate.js';
 import { SchemaError, formatProblem } from './problems.js';
@@ -16,7 +16,8 @@ const USAGE = `usage:
   acp-kit-codegen check-compat --mapping <v1-v2.json> --v1 <schema.json> --v2 <schema.json>
   acp-kit-codegen diff [<old> <new>] [--format text|json|markdown] [--editorial] [--fail-on-breaking]
                        <old>/<new>: a path, git:<ref>:<path>, or @acp-kit/schema@<version> (@acp-kit/v1-compat@<version>)
-  acp-kit-codegen release-check [--root <repo>]`;
+  acp-kit-codegen release-check [--root <repo>]
+  acp-kit-codegen release-notes [--root <repo>]   (after changeset version)`;
 
 async function runGenerate(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -149,6 +150,7 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'check-compat') return await runCompat(rest, true);
     if (command === 'diff') return runDiff(rest, USAGE);
     if (command === 'release-check') return runReleaseCheck(rest);
+    if (command === 'release-notes') return runReleaseNotes(rest);
   } catch (error) {
     if (error instanceof SchemaError) {
       for (const problem of error.problems) console.error(formatProblem(problem));

@@ -64,6 +64,7 @@ export {
   insertReleaseNotes,
   reExporters,
   releaseNotes,
+  writeReleaseNotes,
 } from './diff/release-check.js';
 export type { PackageCheck, ReleaseCheck } from './diff/release-check.js';
 export { SCHEMA_PACKAGES, readSchemaSource, releaseRef, releasedSchema } from './diff/schema-source.js';

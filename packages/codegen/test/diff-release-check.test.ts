@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkRelease, insertReleaseNotes, releaseNotes } from '../src/diff/release-check.js';
+import {
+  checkRelease,
+  insertReleaseNotes,
+  releaseNotes,
+  writeReleaseNotes,
+} from '../src/diff/release-check.js';
 import { SCHEMA_PACKAGES, readSchemaSource } from '../src/diff/schema-source.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -178,6 +183,26 @@ describe('release check', () => {
     expect(changelog).toContain('## 0.4.0\n\n### Schema changes\n\n`@acp-kit/schema@0.3.0');
     expect(changelog).toContain(
       '| PromptRequest | `/$defs/PromptRequest/properties/priority` | client → agent | old senders (client) |',
+    );
+  });
+});
+
+describe('release notes after changeset version', () => {
+  it('write the report into the new CHANGELOG section of a schema package whose version changed', () => {
+    const repo = releasedRepo('0.3.0');
+    breakPrompt(repo);
+    // What `changeset version` leaves uncommitted: the new version and its changelog section.
+    write(repo, 'packages/schema/package.json', { name: '@acp-kit/schema', version: '0.4.0' });
+    write(
+      repo,
+      'packages/schema/CHANGELOG.md',
+      '# @acp-kit/schema\n\n## 0.4.0\n\n### Minor Changes\n\n- x\n',
+    );
+    expect(writeReleaseNotes(repo)).toEqual([join(repo, 'packages/schema/CHANGELOG.md')]);
+    const changelog = readFileSync(join(repo, 'packages/schema/CHANGELOG.md'), 'utf8');
+    expect(changelog).toContain('## 0.4.0\n\n### Schema changes\n\n`@acp-kit/schema@0.3.0');
+    expect(changelog).toContain(
+      '`/$defs/PromptRequest/properties/priority` | client → agent | old senders (client) |',
     );
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Bump, bumpCovers, requiredBump } from './bump.js';
 import type { DiffReport } from './change.js';
@@ -8,6 +8,7 @@ import { diffSchemas } from './diff-schemas.js';
 import {
   SCHEMA_PACKAGES,
   type SchemaPackage,
+  committedVersion,
   packageVersion,
   readSchemaSource,
   releasedSchema,
@@ -163,4 +164,29 @@ export function insertReleaseNotes(changelog: string, version: string, section: 
   if (at < 0) return `${section}\n${changelog}`;
   lines.splice(at + 1, 0, '', ...section.trimEnd().split('\n'));
   return lines.join('\n');
+}
+
+/**
+ * After `changeset version` (run by `npm run version-packages`): for each schema package whose version
+ * changed since the last commit, the report against the schema of the version it had there goes into
+ * its new CHANGELOG section. Returns the changelogs written.
+ */
+export function writeReleaseNotes(root: string): string[] {
+  const written: string[] = [];
+  for (const pkg of SCHEMA_PACKAGES) {
+    const before = committedVersion(root, pkg);
+    const now = packageVersion(root, pkg);
+    const path = join(root, pkg.dir, 'CHANGELOG.md');
+    if (before === undefined || before === now || !existsSync(path)) continue;
+    const base = releasedSchema(root, pkg, before);
+    const current = readSchemaSource(join(root, pkg.schema), root);
+    const report = diffSchemas(
+      { label: base.label, schema: base.schema },
+      { label: pkg.schema, schema: current.schema },
+    );
+    const notes = releaseNotes({ pkg, baseline: base.label, report, firstRelease: base.missing === true });
+    writeFileSync(path, insertReleaseNotes(readFileSync(path, 'utf8'), now, notes));
+    written.push(path);
+  }
+  return written;
 }

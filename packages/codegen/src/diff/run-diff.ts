@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { diffSchemas } from './diff-schemas.js';
 import { formatJson, formatMarkdown, formatText } from './format-report.js';
-import { describeReleaseCheck, checkRelease } from './release-check.js';
+import { checkRelease, describeReleaseCheck, writeReleaseNotes } from './release-check.js';
 import { SCHEMA_PACKAGES, packageVersion, readSchemaSource, repoRoot } from './schema-source.js';
 
 /** `acp-kit-codegen diff [<old> <new>] [--format text|json|markdown] [--editorial] [--fail-on-breaking]`. */
@@ -53,5 +53,14 @@ export function runReleaseCheck(args: string[]): number {
     );
     return 1;
   }
+  return 0;
+}
+
+/** `acp-kit-codegen release-notes [--root <dir>]`: after `changeset version`, the schema report into each schema package's changelog. */
+export function runReleaseNotes(args: string[]): number {
+  const { values } = parseArgs({ args, options: { root: { type: 'string' } } });
+  const written = writeReleaseNotes(values.root ?? repoRoot(process.cwd()));
+  for (const path of written) console.log(`schema changes added to ${path}`);
+  if (written.length === 0) console.log('no schema package changed version: no release notes written');
   return 0;
 }

@@ -106,6 +106,13 @@ export function releasedSchema(root: string, pkg: SchemaPackage, version: string
   };
 }
 
+/** A package's version at `HEAD` (before uncommitted changes such as `changeset version`'s), if committed. */
+export function committedVersion(root: string, pkg: SchemaPackage): string | undefined {
+  const text = git(root, ['show', `HEAD:${pkg.dir}/package.json`]);
+  if (text === undefined) return undefined;
+  return (JSON.parse(text) as { version?: string }).version;
+}
+
 /** A package's version in the working tree. */
 export function packageVersion(root: string, pkg: SchemaPackage): string {
   const json = JSON.parse(readFileSync(resolve(root, pkg.dir, 'package.json'), 'utf8')) as {
