@@ -1,6 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { type CompatEmitterOptions, emitCompatConverters } from './emit/compat-converters.js';
 import { type CompatModel, buildCompatModel, readMapping } from './emit/compat-mapping.js';
+import { type CompatUpdatesEmitterOptions, emitCompatUpdates } from './emit/compat-updates.js';
 import type { EmittedFile } from './emit/emitted-file.js';
 import { type StandardEmitterOptions, standardEmitters } from './emit/index.js';
 import { displayPath } from './load/display-path.js';
@@ -88,7 +89,7 @@ export function describeDrift(outDir: string, plan: WritePlan): string[] {
 }
 
 /** Options of {@link generateCompat}. */
-export interface GenerateCompatOptions extends CompatEmitterOptions {
+export interface GenerateCompatOptions extends CompatEmitterOptions, CompatUpdatesEmitterOptions {
   /** The conversion mapping, e.g. `schema/compat/v1-v2.json`. */
   readonly mappingPath: string;
   readonly v1SchemaPath: string;
@@ -113,14 +114,17 @@ export function loadCompat(
   return built.model;
 }
 
-/** Runs load (both schemas and the mapping) → converter emitter → writer (or drift check). */
+/** Runs load (both schemas and the mapping) → converter and update-table emitters → writer (or drift check). */
 export async function generateCompat(
   options: GenerateCompatOptions,
 ): Promise<Omit<GenerateResult, 'model'> & { model: CompatModel }> {
   const timings: StepTiming[] = [];
   const { onStep } = options;
   const model = await timed('load compat', timings, onStep, () => loadCompat(options));
-  const files = await timed('emit converters', timings, onStep, () => emitCompatConverters(model, options));
+  const files = await timed('emit converters', timings, onStep, () => [
+    ...emitCompatConverters(model, options),
+    ...emitCompatUpdates(model, options),
+  ]);
   const plan = await timed(options.check ? 'check' : 'write', timings, onStep, () =>
     options.check ? planWrite(options.outDir, files) : applyWrite(options.outDir, files),
   );

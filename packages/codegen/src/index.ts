@@ -6,6 +6,8 @@ export { diagnose } from './diagnose.js';
 export type { Diagnostic } from './diagnose.js';
 export { converterName, emitCompatConverters } from './emit/compat-converters.js';
 export type { CompatEmitterOptions } from './emit/compat-converters.js';
+export { emitCompatUpdates } from './emit/compat-updates.js';
+export type { CompatUpdatesEmitterOptions } from './emit/compat-updates.js';
 export { fieldShape, objectShape } from './emit/compat-fields.js';
 export type { FieldShape, ObjectShape } from './emit/compat-fields.js';
 export { buildCompatModel, readMapping } from './emit/compat-mapping.js';
@@ -18,6 +20,7 @@ export type {
   DirectionSettings,
   MethodMappingModel,
   UpdateMappingModel,
+  UpdateToV1Model,
 } from './emit/compat-mapping.js';
 export { generatedHeader } from './emit/emitted-file.js';
 export type { EmittedFile } from './emit/emitted-file.js';

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { emitCompatConverters } from '../src/emit/compat-converters.js';
+import { emitCompatUpdates } from '../src/emit/compat-updates.js';
 import { loadCompat } from '../src/generate.js';
 import { SchemaError } from '../src/problems.js';
 
@@ -137,4 +139,67 @@ describe('the compat emitter', () => {
       '/updates: v2 session update kind state_update is not listed; add it with its counterpart (or null and why)',
     );
   });
+
+  /** The repository mapping with its update table changed by `change`. */
+  const repositoryMappingWith = (change: (updates: Record<string, unknown>[]) => void): string[] => {
+    const mapping = JSON.parse(readFileSync(join(SCHEMA, 'compat/v1-v2.json'), 'utf8')) as {
+      conversions: unknown[];
+      methods: unknown[];
+      updates: Record<string, unknown>[];
+    };
+    change(mapping.updates);
+    return problemsOf(mapping.conversions, { methods: mapping.methods, updates: mapping.updates });
+  };
+
+  it('asks for a converterToV1 when a v2 update kind becomes more than one v1 kind', () => {
+    const problems = repositoryMappingWith((updates) => {
+      for (const row of updates) if (row.v2 === 'config_option_update') delete row.converterToV1;
+    });
+    expect(problems).toEqual([
+      '/updates/14: v2 kind config_option_update: it becomes current_mode_update or config_option_update in v1: name a converterToV1 that decides',
+    ]);
+  }, 60_000);
+
+  it('refuses an update conversion that does not convert the two update variants toV1', () => {
+    const problems = repositoryMappingWith((updates) => {
+      const row = updates.find((r) => r.v2 === 'plan_update');
+      if (row) row.conversion = 'UsageUpdate';
+    });
+    expect(problems).toEqual([
+      '/updates/12: v2 kind plan_update: conversion UsageUpdate must convert v2 PlanUpdate into v1 PlanUpdate (toV1), or name a converterToV1',
+    ]);
+  }, 60_000);
+
+  it('refuses a v1Capability that names no v1 client capability', () => {
+    const problems = repositoryMappingWith((updates) => {
+      const row = updates.find((r) => r.v2 === 'notice');
+      if (row) row.v1Capability = '/session/notes';
+    });
+    expect(problems).toEqual([
+      '/updates/18: v1Capability: pointer /session/notes does not resolve: ClientCapabilities at /session has no property "notes"',
+    ]);
+  }, 60_000);
+
+  it('emits the v2 → v1 update table for every v2 kind: hand-written converters, generated conversions, capabilities and losses', () => {
+    const model = loadCompat({
+      mappingPath: join(SCHEMA, 'compat/v1-v2.json'),
+      v1SchemaPath: V1,
+      v2SchemaPath: V2,
+    });
+    const [file] = emitCompatUpdates(model);
+    expect(file?.path).toBe('update-to-v1.ts');
+    expect(model.updatesToV1.map((u) => u.v2)).toEqual(
+      model.v2.unions.find((u) => u.name === 'SessionUpdate')?.variants.map((v) => v.tagValue),
+    );
+    expect(file?.contents).toContain(
+      'export const UPDATES_TO_V1: { readonly [K in V2.UpdateKind]: UpdateToV1<V2.UpdateOfKind[K]> } = {',
+    );
+    expect(file?.contents).toContain(
+      "  notice: {\n    v1: ['notice'],\n    v1Capability: '/session/notices',\n    convert: (update) => [v2ToV1Notice(update)],\n  },",
+    );
+    expect(file?.contents).toContain(
+      "  tool_call_update: {\n    v1: ['tool_call', 'tool_call_update'],\n    convert: updates.toolCallToV1,\n  },",
+    );
+    expect(file?.contents).toMatch(/ {2}terminal_update: \{\n {4}v1: \[\],\n {4}lossy: 'v1 shows terminals/);
+  }, 180_000);
 });

@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { type JsonObject, type JsonValue, isJsonObject, pointerOf } from '../json.js';
 import { createStrictAjv } from '../load/ajv.js';
+import { resolveCapabilityPointer } from '../load/capability-pointer.js';
 import { displayPath } from '../load/display-path.js';
 import { readJsonFile } from '../load/load-schema.js';
 import type { SchemaModel } from '../model/model.js';
@@ -44,8 +45,30 @@ export interface UpdateMappingModel {
   readonly v2: string | null;
   /** The conversion of the update variant, by name. */
   readonly conversion?: string;
+  /** The hand-written v2 → v1 converter of the v2 kind, by name (for more than one conversion). */
+  readonly converterToV1?: string;
+  /** Pointer into the v1 ClientCapabilities: sent only to a v1 client that advertised it. */
+  readonly v1Capability?: string;
+  /** Without a v1 counterpart: the v1 kinds the converterToV1 sends it as. */
+  readonly sentAsV1?: readonly string[];
   readonly lossy?: string;
   readonly note?: string;
+}
+
+/** How one v2 session/update kind reaches a v1 client, as the update table declares it. */
+export interface UpdateToV1Model {
+  /** The v2 kind. */
+  readonly v2: string;
+  /** The v1 kinds it may become (none when it has no v1 form). */
+  readonly v1: readonly string[];
+  /** The hand-written converter, when there is one. */
+  readonly converter?: string;
+  /** The generated conversion that translates it, when there is no hand-written converter. */
+  readonly conversion?: string;
+  /** The v1 client capability it needs. */
+  readonly v1Capability?: string;
+  /** Why it has no v1 form (reported as the loss), when it has neither converter nor conversion. */
+  readonly lossy?: string;
 }
 
 /** Per-direction settings of an object conversion. */
@@ -95,6 +118,8 @@ export interface CompatModel {
   readonly methods: readonly MethodMappingModel[];
   /** The session/update kind table, when the mapping declares one (every kind of both versions). */
   readonly updates: readonly UpdateMappingModel[];
+  /** Every v2 session/update kind and how it reaches v1, in v2 schema order (from `updates`). */
+  readonly updatesToV1: readonly UpdateToV1Model[];
 }
 
 function record<T extends JsonValue>(value: JsonValue | undefined): Record<string, T> {
@@ -333,9 +358,10 @@ export function buildCompatModel(
   }
   const methods = checkMethodTable(mapping, file, v1, v2, conversions, problems);
   const updates = checkUpdateTable(mapping, file, v1, v2, conversions, problems);
+  const updatesToV1 = updatesToV1Of(updates, file, v1, v2, conversions, problems);
   return problems.length > 0
     ? { problems }
-    : { model: { source: file, v1, v2, conversions, methods, updates }, problems };
+    : { model: { source: file, v1, v2, conversions, methods, updates, updatesToV1 }, problems };
 }
 
 function optional<K extends string>(entry: JsonObject, key: K): { [P in K]?: string } {
@@ -431,9 +457,26 @@ function checkUpdateTable(
       v1: nameOrNull(raw.v1),
       v2: nameOrNull(raw.v2),
       ...optional(raw, 'conversion'),
+      ...optional(raw, 'converterToV1'),
+      ...optional(raw, 'v1Capability'),
+      ...(Array.isArray(raw.sentAsV1)
+        ? { sentAsV1: raw.sentAsV1.filter((k): k is string => typeof k === 'string') }
+        : {}),
       ...optional(raw, 'lossy'),
       ...optional(raw, 'note'),
     };
+    for (const kind of entry.sentAsV1 ?? [])
+      if (!kinds.v1.includes(kind)) problem(`sentAsV1: v1 session update kind ${kind} does not exist`);
+    if (entry.sentAsV1 !== undefined && (entry.v1 !== null || entry.converterToV1 === undefined))
+      problem('sentAsV1 belongs on a row without a v1 counterpart that names a converterToV1');
+    if (entry.v1Capability !== undefined) {
+      const target = resolveCapabilityPointer(
+        v1.schema.$defs as JsonObject,
+        'ClientCapabilities',
+        entry.v1Capability,
+      );
+      if ('problem' in target) problem(`v1Capability: ${target.problem}`);
+    }
     for (const version of ['v1', 'v2'] as const) {
       const kind = entry[version];
       if (kind !== null && !kinds[version].includes(kind))
@@ -454,6 +497,79 @@ function checkUpdateTable(
           message: `${version} session update kind ${kind} is not listed; add it with its counterpart (or null and why)`,
         });
     }
+  }
+  return out;
+}
+
+/** The definition of one kind of a version's SessionUpdate union. */
+function updateDefinition(model: SchemaModel, kind: string): string | undefined {
+  return model.unions.find((u) => u.name === 'SessionUpdate')?.variants.find((v) => v.tagValue === kind)
+    ?.definition;
+}
+
+/**
+ * How each v2 kind reaches v1, from the update table: its hand-written converter (every row of the
+ * kind names the same one), else the conversion of its one row with a v1 counterpart (which must
+ * convert toV1 between the two update variants), else — no v1 counterpart — a loss with the row's
+ * lossy text. A kind that becomes several v1 kinds, or a v1 kind without a conversion, needs a
+ * converter: anything else is a problem, so no v2 kind is ever dropped without a word.
+ */
+function updatesToV1Of(
+  updates: readonly UpdateMappingModel[],
+  file: string,
+  v1: SchemaModel,
+  v2: SchemaModel,
+  conversions: readonly ConversionModel[],
+  problems: SchemaProblem[],
+): UpdateToV1Model[] {
+  if (updates.length === 0) return [];
+  const out: UpdateToV1Model[] = [];
+  for (const kind of updateKinds(v2)) {
+    const rows = updates.filter((u) => u.v2 === kind);
+    const index = updates.findIndex((u) => u.v2 === kind);
+    const problem = (message: string) =>
+      problems.push({ file, pointer: pointerOf('updates', index), message: `v2 kind ${kind}: ${message}` });
+    if (rows.length === 0) continue; // reported by checkUpdateTable
+    const v1Kinds = [...new Set(rows.flatMap((r) => (r.v1 === null ? (r.sentAsV1 ?? []) : [r.v1])))];
+    const converters = [...new Set(rows.map((r) => r.converterToV1).filter((c) => c !== undefined))];
+    const capabilities = [...new Set(rows.map((r) => r.v1Capability).filter((c) => c !== undefined))];
+    if (converters.length > 1) problem(`its rows name different converterToV1s (${converters.join(', ')})`);
+    if (capabilities.length > 1)
+      problem(`its rows name different v1Capabilities (${capabilities.join(', ')})`);
+    if (rows.some((r) => r.converterToV1 === undefined) && converters.length > 0)
+      problem('every row of a kind with a converterToV1 names it');
+    const base = {
+      v2: kind,
+      v1: v1Kinds,
+      ...(capabilities[0] === undefined ? {} : { v1Capability: capabilities[0] }),
+    };
+    if (converters[0] !== undefined) {
+      out.push({ ...base, converter: converters[0] });
+      continue;
+    }
+    if (rows.every((r) => r.v1 === null)) {
+      out.push({ ...base, lossy: rows.find((r) => r.lossy !== undefined)?.lossy ?? '' });
+      continue;
+    }
+    const row = rows.find((r) => r.v1 !== null);
+    const conversion = conversions.find((c) => c.name === row?.conversion);
+    if (v1Kinds.length > 1 || row === undefined || conversion === undefined) {
+      problem(
+        v1Kinds.length > 1
+          ? `it becomes ${v1Kinds.join(' or ')} in v1: name a converterToV1 that decides`
+          : 'its v1 counterpart has no conversion: give one, or name a converterToV1',
+      );
+      continue;
+    }
+    const d1 = row.v1 === null ? undefined : updateDefinition(v1, row.v1);
+    const d2 = updateDefinition(v2, kind);
+    if (!conversion.directions.includes('toV1') || conversion.v1 !== d1 || conversion.v2 !== d2) {
+      problem(
+        `conversion ${conversion.name} must convert v2 ${String(d2)} into v1 ${String(d1)} (toV1), or name a converterToV1`,
+      );
+      continue;
+    }
+    out.push({ ...base, conversion: conversion.name });
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import type {
   SessionId,
+  ToolCallContent,
   SessionUpdate as V2SessionUpdate,
   UserMessageChunk as V2UserMessageChunk,
   UserMessageUpdate as V2UserMessageUpdate,
@@ -7,19 +8,9 @@ import type {
 import type { BridgeLossListener } from '../bridge-loss.js';
 import { CompatError } from '../compat-error.js';
 import type * as V1 from '../generated/v1/types.js';
-import type { MessageKind } from '../message-ids.js';
 import { ChunkWriter } from './chunk-writer.js';
 import { type TurnError, TurnWatcher } from './turn-watcher.js';
-import { v2UpdateToV1 } from './update-to-v1.js';
-
-const MESSAGE_KINDS: Record<string, { kind: MessageKind; chunk: boolean }> = {
-  user_message: { kind: 'user_message', chunk: false },
-  user_message_chunk: { kind: 'user_message', chunk: true },
-  agent_message: { kind: 'agent_message', chunk: false },
-  agent_message_chunk: { kind: 'agent_message', chunk: true },
-  agent_thought: { kind: 'agent_thought', chunk: false },
-  agent_thought_chunk: { kind: 'agent_thought', chunk: true },
-};
+import { type LeftOut, type UpdateToV1Context, v2UpdateToV1 } from './update-to-v1.js';
 
 /** Sends one v1 update to the v1 client; resolves when its transport took it. */
 export type SendV1Update = (sessionId: SessionId, update: V1.SessionUpdate) => Promise<void> | void;
@@ -46,7 +37,8 @@ export type StreamNumbering = 'arrival' | 'log';
 export class SessionView {
   readonly turns = new TurnWatcher();
   readonly writer = new ChunkWriter();
-  readonly toolCalls = new Set<string>();
+  /** The tool calls the v1 client was shown, with their whole v2 content so far. */
+  readonly toolCalls = new Map<string, ToolCallContent[]>();
   /** User messages the v1 client submitted itself: it already shows them, so they are not echoed. */
   readonly ownMessages = new Set<string>();
   /** The position of the last update placed in the stream (by arrival: how many were received). */
@@ -67,14 +59,21 @@ export class SessionView {
   state = 'unknown';
   readonly #onLoss: BridgeLossListener | undefined;
   readonly #numbering: StreamNumbering;
+  readonly #capabilities: () => V1.ClientCapabilities | undefined;
 
   /**
    * `onLoss` is told what of an update had no v1 form and was left out (nothing is dropped
-   * silently); `numbering` says where positions come from (default: arrival).
+   * silently); `numbering` says where positions come from (default: arrival); `capabilities` gives
+   * what the v1 client advertised in its `initialize` (a kind it did not ask for is not sent).
    */
-  constructor(onLoss?: BridgeLossListener, numbering: StreamNumbering = 'arrival') {
+  constructor(
+    onLoss?: BridgeLossListener,
+    numbering: StreamNumbering = 'arrival',
+    capabilities: () => V1.ClientCapabilities | undefined = () => undefined,
+  ) {
     this.#onLoss = onLoss;
     this.#numbering = numbering;
+    this.#capabilities = capabilities;
   }
 
   /** Forgets what the v1 client was shown (it loads the session and starts from nothing). */
@@ -136,31 +135,32 @@ export class SessionView {
     return logSeq;
   }
 
-  /** Translates one v2 update and sends what it becomes (nothing for state updates). */
+  /** Translates one v2 update (see `v2UpdateToV1`) and sends what it becomes. */
   forward(sessionId: SessionId, update: V2SessionUpdate, send: SendV1Update): Promise<void> | void {
-    const message = MESSAGE_KINDS[update.sessionUpdate];
-    if (message !== undefined) {
-      const m = update as { messageId: string; content?: unknown };
-      if (message.kind === 'user_message' && !this.loading && this.ownMessages.has(m.messageId)) return;
-      const out = message.chunk
-        ? this.writer.chunk(message.kind, m.messageId, m.content as never)
-        : this.writer.update(message.kind, m.messageId, m.content as never);
-      return out.map((u) => send(sessionId, u)).at(-1);
-    }
-    if (update.sessionUpdate === 'state_update') return;
     const kind = update.sessionUpdate;
+    const leftOut = (pointer: string, reason: string) =>
+      this.#onLoss?.({ sessionId, in: kind, pointer, reason });
     let converted: V1.SessionUpdate[];
     try {
-      converted = v2UpdateToV1(update, this.toolCalls, (pointer, reason) =>
-        this.#onLoss?.({ sessionId, in: kind, pointer, reason }),
-      );
+      converted = v2UpdateToV1(update, this.#context(leftOut), this.#capabilities());
     } catch (error) {
       if (!(error instanceof CompatError)) throw error;
       // No v1 form at all (see the lossy table): reported, not sent.
-      this.#onLoss?.({ sessionId, in: kind, pointer: '', reason: `${error.message} (at ${error.pointer})` });
+      leftOut('', `${error.message} (at ${error.pointer})`);
       return;
     }
     return converted.map((u) => send(sessionId, u)).at(-1);
+  }
+
+  /** What the update converters read and change: this session as the v1 client was shown it. */
+  #context(leftOut: LeftOut): UpdateToV1Context {
+    return {
+      writer: this.writer,
+      toolCalls: this.toolCalls,
+      ownMessages: this.ownMessages,
+      loading: this.loading,
+      leftOut,
+    };
   }
 
   /** Sends the held updates up to position `through`. */

@@ -86,6 +86,8 @@ class V1AgentCodec implements CodecSession {
     this.#write({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } });
 
   readonly #onLoss: BridgeLossListener | undefined;
+  /** What the v1 client advertised in its initialize (kinds it did not ask for are not sent). */
+  #clientCapabilities: V1.ClientCapabilities | undefined;
 
   constructor(channel: CodecChannel, onLoss?: BridgeLossListener) {
     this.#channel = channel;
@@ -96,7 +98,7 @@ class V1AgentCodec implements CodecSession {
     let found = this.#sessions.get(sessionId);
     if (found === undefined) {
       // The core tells the codec each live update's seq in the session log.
-      found = new SessionView(this.#onLoss, 'log');
+      found = new SessionView(this.#onLoss, 'log', () => this.#clientCapabilities);
       this.#sessions.set(sessionId, found);
     }
     return found;
@@ -142,6 +144,8 @@ class V1AgentCodec implements CodecSession {
       return;
     }
     const params = message.params as { sessionId?: SessionId };
+    if (method === 'initialize')
+      this.#clientCapabilities = (message.params as V1.InitializeRequest).clientCapabilities;
     const request: { method: string; route: V1Route; sessionId?: SessionId; open?: OpenPrompt } = {
       method,
       route,

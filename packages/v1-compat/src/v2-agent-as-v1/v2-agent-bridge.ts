@@ -53,7 +53,6 @@ import { setModeErrorDataToV1, v2ModeOption } from '../mode-options.js';
 import { v1SchemaValidator } from '../v1-validator.js';
 import { WrappedPeer } from '../wrapped-peer.js';
 import { type OpenPrompt, SessionView } from './session-view.js';
-import { v2UpdateToV1 } from './update-to-v1.js';
 
 /** The bridge's connection to the v2 agent, as a v2 client. */
 type V2ClientConnection = Connection<
@@ -106,10 +105,12 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
   const peer = new WrappedPeer(options.name ?? 'v2 agent', v2);
   const v1: V1AgentConnection = new Connection(options.client, { validator: v1SchemaValidator });
   const sessions = new Map<SessionId, SessionView>();
+  /** What the v1 client advertised in its initialize (kinds it did not ask for are not sent). */
+  let clientCapabilities: V1.ClientCapabilities | undefined;
   const view = (sessionId: SessionId): SessionView => {
     let found = sessions.get(sessionId);
     if (found === undefined) {
-      found = new SessionView(options.onLoss);
+      found = new SessionView(options.onLoss, 'arrival', () => clientCapabilities);
       sessions.set(sessionId, found);
     }
     return found;
@@ -138,9 +139,7 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
     if (commands === undefined || commands === null) return;
     const update = { sessionUpdate: 'available_commands_update' as const, availableCommands: commands };
     // A command v1 cannot express is left out of the list and reported (see the lossy table).
-    const leftOut = (pointer: string, reason: string) =>
-      options.onLoss?.({ sessionId, in: 'available_commands_update', pointer, reason });
-    for (const u of v2UpdateToV1(update, new Set(), leftOut)) send(sessionId, u);
+    view(sessionId).forward(sessionId, update, send);
   };
 
   v2.onNotification('session/update', (params: V2SessionNotification) => {
@@ -176,6 +175,7 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
   });
 
   v1.onRequest('initialize', async (params) => {
+    clientCapabilities = params.clientCapabilities;
     const response = await call(() => v2.sendRequest('initialize', v1ToV2InitializeRequest(params)));
     return v2ToV1InitializeResponse(response);
   });

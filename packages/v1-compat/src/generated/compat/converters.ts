@@ -2865,7 +2865,7 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
   {
     v1: null,
     v2: 'state_update',
-    lossy: 'v1 has no session state: running and idle are implied by the open session/prompt request and its answer (the bridges translate); requires_action has no v1 form.',
+    lossy: 'v1 has no session state: running and idle are implied by the open session/prompt request and its answer (the bridges translate); requires_action and states v2 may add have no v1 form and are reported as lost (a v1 client sees the permission or elicitation request itself).',
   },
   {
     v1: 'tool_call',
@@ -2881,7 +2881,7 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
   {
     v1: null,
     v2: 'tool_call_content_chunk',
-    lossy: 'v1 has no appended tool call content: a bridge must send the whole content again in a tool_call_update.',
+    lossy: 'v1 has no appended tool call content: the bridge sends the tool call\'s whole content so far in a tool_call_update (a tool_call when the v1 client has not seen the tool call yet).',
   },
   {
     v1: null,
@@ -2891,7 +2891,7 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
   {
     v1: null,
     v2: 'terminal_output_chunk',
-    lossy: 'As terminal_update.',
+    lossy: 'v1 shows terminals only through terminal/* requests to the client, which have no v2 counterpart; a terminal_output_chunk has no v1 form.',
   },
   {
     v1: 'plan',
@@ -2928,15 +2928,18 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
     v1: 'notice',
     v2: 'notice',
     conversion: 'Notice',
+    note: 'Sent only to a v1 client that advertised session.notices; any other is told of the loss.',
   },
   {
     v1: 'compaction_update',
     v2: 'compaction_update',
     conversion: 'CompactionUpdate',
+    note: 'Sent only to a v1 client that advertised session.compaction; any other is told of the loss.',
   },
   {
     v1: 'compaction_summary_chunk',
     v2: 'compaction_summary_chunk',
     conversion: 'CompactionSummaryChunk',
+    note: 'Sent only to a v1 client that advertised session.compaction; any other is told of the loss.',
   },
 ];
