@@ -1,4 +1,5 @@
 import type {
+  RequestPermissionRequest as V2RequestPermissionRequest,
   SessionId,
   ToolCallContent,
   SessionUpdate as V2SessionUpdate,
@@ -7,6 +8,7 @@ import type {
 } from '@acp-kit/schema';
 import type { BridgeLossListener } from '../bridge-loss.js';
 import { CompatError } from '../compat-error.js';
+import { v2ToV1RequestPermissionRequest } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
 import { ChunkWriter } from './chunk-writer.js';
 import { type TurnError, TurnWatcher } from './turn-watcher.js';
@@ -60,6 +62,8 @@ export class SessionView {
   readonly #onLoss: BridgeLossListener | undefined;
   readonly #numbering: StreamNumbering;
   readonly #capabilities: () => V1.ClientCapabilities | undefined;
+  /** How many placeholder tool calls permission requests got. */
+  #placeholders = 0;
 
   /**
    * `onLoss` is told what of an update had no v1 form and was left out (nothing is dropped
@@ -161,6 +165,52 @@ export class SessionView {
       loading: this.loading,
       leftOut,
     };
+  }
+
+  /**
+   * The v1 form of a v2 permission request. A v1 request always names a tool call, which the v1
+   * client must have been shown: one it was not shown is announced first (a v1 `tool_call`,
+   * pending). A request about something else than a tool call (a command, say) that names none
+   * gets a tool call of its own, under an ID no other tool call of the session has; once the
+   * client answers (`answered`, with its v1 response, or nothing when the request failed) that
+   * tool call is settled: completed when an option was selected, failed otherwise.
+   */
+  askPermission(
+    sessionId: SessionId,
+    params: V2RequestPermissionRequest,
+    send: SendV1Update,
+  ): { request: V1.RequestPermissionRequest; answered: (response?: V1.RequestPermissionResponse) => void } {
+    const request = v2ToV1RequestPermissionRequest(params);
+    const subject = params.subject as { type?: string; toolCallId?: unknown } | null | undefined;
+    const named = subject?.type === 'tool_call' || typeof subject?.toolCallId === 'string';
+    if (!named) {
+      let toolCallId: string;
+      do toolCallId = `permission-${++this.#placeholders}`;
+      while (this.toolCalls.has(toolCallId));
+      request.toolCall = { ...request.toolCall, toolCallId };
+    } else if (subject?.type !== 'tool_call') {
+      request.toolCall = { ...request.toolCall, toolCallId: subject.toolCallId as string };
+    }
+    const { toolCallId } = request.toolCall;
+    if (!this.toolCalls.has(toolCallId)) {
+      this.toolCalls.set(toolCallId, []);
+      send(sessionId, {
+        status: 'pending',
+        ...request.toolCall,
+        sessionUpdate: 'tool_call',
+        title: request.toolCall.title ?? params.title,
+      } as V1.NewToolCall);
+    }
+    const answered = (response?: V1.RequestPermissionResponse): void => {
+      if (named) return; // the agent reports its own tool call's progress
+      const selected = response?.outcome.outcome === 'selected';
+      send(sessionId, {
+        sessionUpdate: 'tool_call_update',
+        toolCallId,
+        status: selected ? 'completed' : 'failed',
+      });
+    };
+    return { request, answered };
   }
 
   /** Sends the held updates up to position `through`. */

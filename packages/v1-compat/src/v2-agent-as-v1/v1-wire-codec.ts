@@ -1,6 +1,7 @@
 import type { BridgeLossListener } from '../bridge-loss.js';
 import type {
   PromptResponse as V2PromptResponse,
+  RequestPermissionRequest as V2RequestPermissionRequest,
   SessionConfigOption as V2SessionConfigOption,
   SessionId,
   SessionNotification as V2SessionNotification,
@@ -32,6 +33,13 @@ interface PeerRequest {
   readonly route: V1Route;
   readonly sessionId?: SessionId;
   readonly open?: OpenPrompt;
+}
+
+/** A request of the core to the v1 client, not answered yet. */
+interface CoreRequest {
+  readonly route: V1Route;
+  /** Told the v1 answer's result (undefined for an error). */
+  readonly answered?: (result?: V1.RequestPermissionResponse) => void;
 }
 
 /**
@@ -77,8 +85,8 @@ class V1AgentCodec implements CodecSession {
   readonly #channel: CodecChannel;
   /** v1 requests passed on to the core, by their id. */
   readonly #peerRequests = new Map<RpcId, PeerRequest>();
-  /** Requests of the core to the v1 client, by their id: how they crossed. */
-  readonly #coreRequests = new Map<RpcId, V1Route>();
+  /** Requests of the core to the v1 client, by their id: how they crossed, and who hears the answer. */
+  readonly #coreRequests = new Map<RpcId, CoreRequest>();
   readonly #sessions = new Map<SessionId, SessionView>();
   /** The configId of each session's mode option, as last reported (v1 session/set_mode sets it). */
   readonly #modeIds = new Map<SessionId, string>();
@@ -127,7 +135,10 @@ class V1AgentCodec implements CodecSession {
       this.#resultFromPeer(message, message.id);
       return;
     }
-    if (message.id !== undefined && message.id !== null) this.#coreRequests.delete(message.id);
+    if (message.id !== undefined && message.id !== null) {
+      this.#coreRequests.get(message.id)?.answered?.();
+      this.#coreRequests.delete(message.id);
+    }
     this.#channel.deliver(message);
   }
 
@@ -197,13 +208,15 @@ class V1AgentCodec implements CodecSession {
 
   /** The v1 client's answer to one of the core's requests: checked against v1, then translated. */
   #resultFromPeer(message: Message, id: RpcId): void {
-    const route = this.#coreRequests.get(id);
+    const request = this.#coreRequests.get(id);
     this.#coreRequests.delete(id);
-    if (route === undefined) {
+    if (request === undefined) {
       this.#channel.deliver(message);
       return;
     }
+    const { route } = request;
     const checked = validateResult(route.v1, message.result);
+    request.answered?.(checked === undefined || checked.ok ? (message.result as never) : undefined);
     if (checked !== undefined && !checked.ok) {
       this.#channel.deliver(
         invalid(id, ErrorCodes.InternalError, `Invalid result for ${route.v1}`, '/result', checked.issues),
@@ -246,8 +259,15 @@ class V1AgentCodec implements CodecSession {
 
   #requestFromCore(message: Message, method: string, id: RpcId): Promise<void> {
     const route = AGENT_ROUTES.get(method);
+    if (route !== undefined && method === 'session/request_permission') {
+      // The v1 client is shown the tool call it is asked about first (see SessionView.askPermission).
+      const params = message.params as V2RequestPermissionRequest;
+      const asked = this.#view(params.sessionId).askPermission(params.sessionId, params, this.#sendUpdate);
+      this.#coreRequests.set(id, { route, answered: asked.answered });
+      return this.#write({ ...message, method: route.v1, params: asked.request });
+    }
     if (route !== undefined) {
-      this.#coreRequests.set(id, route);
+      this.#coreRequests.set(id, { route });
       return this.#write({ ...message, method: route.v1, params: convert(route.params, message.params) });
     }
     if (method.startsWith('_')) return this.#write(message);

@@ -36,7 +36,6 @@ import {
   v2ToV1LoadSessionResponse,
   v2ToV1LogoutResponse,
   v2ToV1NewSessionResponse,
-  v2ToV1RequestPermissionRequest,
   v2ToV1ResumeSessionResponse,
   v2ToV1SetSessionConfigOptionResponse,
   v2ToV1SetSessionModeResponse,
@@ -152,11 +151,15 @@ export function serveV2AgentAsV1(options: ServeV2AgentAsV1Options): V2AgentBridg
   });
 
   v2.onRequest('session/request_permission', async (params) => {
-    const response = await v1.sendRequest(
-      'session/request_permission',
-      v2ToV1RequestPermissionRequest(params),
-    );
-    return v1ToV2RequestPermissionResponse(response);
+    // The v1 client is shown the tool call it is asked about first (see SessionView.askPermission).
+    const asked = view(params.sessionId).askPermission(params.sessionId, params, send);
+    let response: V1.RequestPermissionResponse | undefined;
+    try {
+      response = await v1.sendRequest('session/request_permission', asked.request);
+      return v1ToV2RequestPermissionResponse(response);
+    } finally {
+      asked.answered(response);
+    }
   });
 
   // A v1 client that advertised elicitation (its capabilities reach the v2 agent) is asked in v1 form.
