@@ -4,9 +4,11 @@
  */
 import type * as V2 from '@acp-kit/schema';
 import {
+  v1ToV2Implementation,
   v1ToV2PermissionOption,
   v1ToV2PlanEntry,
   v1ToV2ToolCall,
+  v2ToV1Implementation,
   v2ToV1PermissionOption,
   v2ToV1PlanEntry,
   v2ToV1ToolCall,
@@ -300,4 +302,45 @@ export function v2ToV1CreateElicitationRequest(
   value: V2.CreateElicitationRequest,
 ): V1.CreateElicitationRequest {
   return value as unknown as V1.CreateElicitationRequest;
+}
+
+/** v1 agentInfo and agentCapabilities are v2 info (required: unnamed-v1-agent when missing) and capabilities. */
+export function v1ToV2InitializeResponse(value: V1.InitializeResponse): V2.InitializeResponse {
+  return {
+    protocolVersion: 2,
+    info:
+      value.agentInfo === undefined || value.agentInfo === null
+        ? { name: 'unnamed-v1-agent', version: '0' }
+        : v1ToV2Implementation(value.agentInfo),
+    ...(value.agentCapabilities === undefined
+      ? {}
+      : { capabilities: v1ToV2AgentCapabilities(value.agentCapabilities) }),
+    ...(value.authMethods === undefined
+      ? {}
+      : { authMethods: value.authMethods.map((m) => v1ToV2AuthMethod(m)) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/**
+ * v2 info and capabilities are v1 agentInfo and agentCapabilities. A v2 agent serves auth/logout
+ * exactly when it lists auth methods, so the v1 `auth.logout` capability is kept only then: a v1
+ * client is offered what is served, no more.
+ */
+export function v2ToV1InitializeResponse(value: V2.InitializeResponse): V1.InitializeResponse {
+  const servesLogout = (value.authMethods?.length ?? 0) > 0;
+  let agentCapabilities: V1.AgentCapabilities | undefined;
+  if (value.capabilities !== undefined) {
+    const { auth, ...rest } = v2ToV1AgentCapabilities(value.capabilities);
+    agentCapabilities = servesLogout && auth !== undefined ? { ...rest, auth } : rest;
+  }
+  return {
+    protocolVersion: 1,
+    ...(agentCapabilities === undefined ? {} : { agentCapabilities }),
+    ...(value.authMethods === undefined
+      ? {}
+      : { authMethods: value.authMethods.map((m) => v2ToV1AuthMethod(m)) }),
+    agentInfo: v2ToV1Implementation(value.info),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
 }

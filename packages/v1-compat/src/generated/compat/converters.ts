@@ -1093,7 +1093,7 @@ export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCa
   return custom.v1ToV2AgentCapabilities(value);
 }
 
-/** Converts a v2 `AgentCapabilities` into a v1 `AgentCapabilities` (hand-written). Lossy: Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout, and the prompt, MCP http, delete and additionalDirectories capabilities. */
+/** Converts a v2 `AgentCapabilities` into a v1 `AgentCapabilities` (hand-written). Lossy: Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout (which the InitializeResponse conversion keeps only when the v2 agent lists auth methods), and the prompt, MCP http, delete and additionalDirectories capabilities. */
 export function v2ToV1AgentCapabilities(value: V2.AgentCapabilities): V1.AgentCapabilities {
   return custom.v2ToV1AgentCapabilities(value);
 }
@@ -1118,26 +1118,14 @@ export function v2ToV1InitializeRequest(value: V2.InitializeRequest): V1.Initial
   };
 }
 
-/** Converts a v1 `InitializeResponse` into a v2 `InitializeResponse`. Lossy: v2 requires agent info (unnamed-v1-agent when the v1 agent sent none). */
+/** Converts a v1 `InitializeResponse` into a v2 `InitializeResponse` (hand-written). Lossy: v2 requires agent info (unnamed-v1-agent when the v1 agent sent none). */
 export function v1ToV2InitializeResponse(value: V1.InitializeResponse): V2.InitializeResponse {
-  return {
-    protocolVersion: 2,
-    info: value.agentInfo === undefined || value.agentInfo === null ? { "name": "unnamed-v1-agent", "version": "0" } : v1ToV2Implementation(value.agentInfo),
-    ...(value.agentCapabilities === undefined ? {} : { capabilities: v1ToV2AgentCapabilities(value.agentCapabilities) }),
-    ...(value.authMethods === undefined ? {} : { authMethods: value.authMethods.map((item) => v1ToV2AuthMethod(item)) }),
-    ...(value._meta === undefined ? {} : { _meta: value._meta }),
-  };
+  return custom.v1ToV2InitializeResponse(value);
 }
 
-/** Converts a v2 `InitializeResponse` into a v1 `InitializeResponse`. Lossy: The agent capabilities change layout (see AgentCapabilities): v1 gets loadSession, resume, list, close and logout, which every v2 agent answers, so they do not round-trip. */
+/** Converts a v2 `InitializeResponse` into a v1 `InitializeResponse` (hand-written). Lossy: The agent capabilities change layout (see AgentCapabilities): v1 gets loadSession, resume, list and close, which every v2 agent answers, so they do not round-trip; logout only when the v2 agent lists auth methods (a v2 agent serves auth/logout exactly then). */
 export function v2ToV1InitializeResponse(value: V2.InitializeResponse): V1.InitializeResponse {
-  return {
-    protocolVersion: 1,
-    ...(value.capabilities === undefined ? {} : { agentCapabilities: v2ToV1AgentCapabilities(value.capabilities) }),
-    ...(value.authMethods === undefined ? {} : { authMethods: value.authMethods.map((item) => v2ToV1AuthMethod(item)) }),
-    agentInfo: v2ToV1Implementation(value.info),
-    ...(value._meta === undefined ? {} : { _meta: value._meta }),
-  };
+  return custom.v2ToV1InitializeResponse(value);
 }
 
 /** Converts a v1 `AuthMethod` into a v2 `AuthMethod` (hand-written). */
@@ -2303,7 +2291,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2AgentCapabilities,
     toV1: v2ToV1AgentCapabilities,
     lossyToV2: 'Prompt, MCP (http), delete and additionalDirectories capabilities carry over into v2 session capabilities. loadSession, resume, list, close and auth.logout have no v2 field: v2 requires session/list, session/close and session/resume of every agent and auth/logout of every agent with auth methods, so a bridge must answer those itself when the v1 agent lacks them. v1 SSE MCP support has no v2 field.',
-    lossyToV1: 'Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout, and the prompt, MCP http, delete and additionalDirectories capabilities.',
+    lossyToV1: 'Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout (which the InitializeResponse conversion keeps only when the v2 agent lists auth methods), and the prompt, MCP http, delete and additionalDirectories capabilities.',
   },
   {
     name: 'InitializeRequest',
@@ -2321,7 +2309,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2InitializeResponse,
     toV1: v2ToV1InitializeResponse,
     lossyToV2: 'v2 requires agent info (unnamed-v1-agent when the v1 agent sent none).',
-    lossyToV1: 'The agent capabilities change layout (see AgentCapabilities): v1 gets loadSession, resume, list, close and logout, which every v2 agent answers, so they do not round-trip.',
+    lossyToV1: 'The agent capabilities change layout (see AgentCapabilities): v1 gets loadSession, resume, list and close, which every v2 agent answers, so they do not round-trip; logout only when the v2 agent lists auth methods (a v2 agent serves auth/logout exactly then).',
   },
   {
     name: 'AuthMethod',
