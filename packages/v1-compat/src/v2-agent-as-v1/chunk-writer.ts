@@ -32,6 +32,11 @@ export class ChunkWriter {
     this.#shown.clear();
   }
 
+  /** Whether the v1 client was shown content of this message. */
+  shows(kind: MessageKind, messageId: MessageId): boolean {
+    return (this.#shown.get(`${kind}\u0000${messageId}`)?.blocks.length ?? 0) > 0;
+  }
+
   #entry(kind: MessageKind, messageId: MessageId): Shown {
     const key = `${kind}\u0000${messageId}`;
     let shown = this.#shown.get(key);

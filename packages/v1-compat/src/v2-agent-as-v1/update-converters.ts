@@ -47,7 +47,8 @@ type MessageUpdate =
 /**
  * A v2 message update or chunk becomes v1 chunks (see {@link ChunkWriter} for replacements). A
  * user message the v1 client sent itself is not echoed. What v1 cannot show is reported: an update
- * that changes only metadata, and content cleared or empty (v1 can only append).
+ * that changes only metadata, and the clearing of content the v1 client was shown (v1 can only
+ * append; an empty message it was never shown content of has nothing to show).
  */
 export function messageToV1(update: MessageUpdate, context: UpdateToV1Context): V1.SessionUpdate[] {
   const kind = update.sessionUpdate.replace(/_chunk$/, '') as MessageKind;
@@ -60,8 +61,9 @@ export function messageToV1(update: MessageUpdate, context: UpdateToV1Context): 
       context.leftOut('/_meta', 'v1 has no metadata-only message update: the metadata is not sent');
     return [];
   }
+  const shown = context.writer.shows(kind, update.messageId);
   const out = context.writer.update(kind, update.messageId, content);
-  if (out.length === 0 && (content === null || content.length === 0))
+  if (shown && out.length === 0 && (content === null || content.length === 0))
     context.leftOut(
       '/content',
       'v1 can only append to a message: it has no form for cleared or empty content',
@@ -71,12 +73,13 @@ export function messageToV1(update: MessageUpdate, context: UpdateToV1Context): 
 
 /**
  * v1 has no session state: `running` and `idle` are the open v1 `session/prompt` and its answer
- * (the bridge's turn watcher sees them before this), so they send nothing; any other state
- * (`requires_action`, a state from a later version) has no v1 form and is reported.
+ * (the bridge's turn watcher sees them before this), and `requires_action` is the permission or
+ * elicitation request the v1 client gets itself, so they send nothing; a state from a later
+ * version has no v1 form and is reported.
  */
 export function stateToV1(update: V2.StateUpdate, context: UpdateToV1Context): V1.SessionUpdate[] {
   const state = (update as { state?: unknown }).state;
-  if (state !== 'running' && state !== 'idle')
+  if (state !== 'running' && state !== 'idle' && state !== 'requires_action')
     context.leftOut(
       '/state',
       `v1 has no session state: ${JSON.stringify(state)} has no v1 form (running and idle are a v1 prompt's open request and its answer)`,

@@ -2853,7 +2853,7 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
   {
     v1: null,
     v2: 'state_update',
-    lossy: 'v1 has no session state: running and idle are implied by the open session/prompt request and its answer (the bridges translate); requires_action and states v2 may add have no v1 form and are reported as lost (a v1 client sees the permission or elicitation request itself).',
+    lossy: 'v1 has no session state: running and idle are implied by the open session/prompt request and its answer (the bridges translate), requires_action by the permission or elicitation request the v1 client gets; a state v2 may add has no v1 form and is reported as lost.',
   },
   {
     v1: 'tool_call',
