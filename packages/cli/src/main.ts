@@ -3,6 +3,7 @@ import { runBridgeCommand } from './commands/bridge.js';
 import { runConformanceCommand } from './commands/conformance.js';
 import { runDemo } from './commands/demo.js';
 import { runLintCommand } from './commands/lint.js';
+import { runServe } from './commands/serve.js';
 import { UsageError } from './usage-error.js';
 
 /** Exit code for a usage error, as the conformance and lint commands promise. */
@@ -36,6 +37,12 @@ Commands:
   bridge --serve v2|v1 [--history <ids.ndjson>] -- <agent command…>
         Serve a v1 agent to v2 clients (--serve v2) or a v2 agent to v1 clients (--serve v1) on stdio.
         With --serve v2, --history keeps the message IDs the bridge issues across restarts.
+  serve --listen <host:port> [listen options] [--v1] -- <agent command…>
+        Expose any stdio ACP agent on the same /acp endpoint as agent --listen (Streamable HTTP and
+        WebSocket, the same listen options and token), one agent process per client connection,
+        messages relayed unchanged. --v1: the agent speaks ACP v1; each process runs behind
+        bridge --serve v2 so v2 clients reach it. Logs each connection (address, Acp-Connection-Id)
+        and each refused handshake; stops a connection's agent when it ends, and all of them on SIGTERM.
   conformance [--json <report.json>] [--timeout <s>] [--record <file.ndjson>] -- <agent command…>
         Check an ACP v2 agent against the prompt-lifecycle rules (PASS / FAIL / SKIP per rule).
   lint <transcript.ndjson>
@@ -50,6 +57,7 @@ const commands: Record<string, Command> = {
   bridge: runBridgeCommand,
   conformance: runConformanceCommand,
   lint: runLintCommand,
+  serve: runServe,
 };
 
 /** Runs the `acp-kit` command line and resolves with the process exit code. */

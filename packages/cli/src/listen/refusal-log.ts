@@ -2,12 +2,13 @@ import type { HandshakeRefusal } from '@acp-kit/sdk';
 
 /**
  * Logs refused handshakes to stderr, at most `perWindow` lines per `windowMs`, then one line saying
- * how many more were refused, so a flood cannot flood the log too.
+ * how many more were refused, so a flood cannot flood the log too. Lines start `acp-kit <command>: `.
  */
 export function refusalLogger(
   write: (line: string) => void,
   perWindow = 10,
   windowMs = 10_000,
+  command = 'agent',
 ): (refusal: HandshakeRefusal) => void {
   let windowStart = 0;
   let logged = 0;
@@ -15,7 +16,7 @@ export function refusalLogger(
   return (refusal) => {
     const now = Date.now();
     if (now - windowStart >= windowMs) {
-      if (suppressed > 0) write(`acp-kit agent: … and ${suppressed} more handshakes refused\n`);
+      if (suppressed > 0) write(`acp-kit ${command}: … and ${suppressed} more handshakes refused\n`);
       windowStart = now;
       logged = 0;
       suppressed = 0;
@@ -27,7 +28,7 @@ export function refusalLogger(
     logged += 1;
     const origin = refusal.origin === undefined ? '' : `, Origin ${JSON.stringify(refusal.origin)}`;
     write(
-      `acp-kit agent: refused ${refusal.address} with HTTP ${refusal.status} (${refusal.reason}${origin})\n`,
+      `acp-kit ${command}: refused ${refusal.address} with HTTP ${refusal.status} (${refusal.reason}${origin})\n`,
     );
   };
 }

@@ -1,0 +1,103 @@
+import { parseArgs } from 'node:util';
+import {
+  type ChildProcessTransport,
+  listenAcp,
+  type MessageReader,
+  type MessageWriter,
+  spawnTransport,
+} from '@acp-kit/sdk';
+import {
+  announceListening,
+  LISTEN_OPTIONS,
+  listenSettings,
+  listenToken,
+  securityOptions,
+  stopOnSignal,
+} from '../listen/listen-flags.js';
+import { UsageError } from '../usage-error.js';
+
+const say = (line: string): void => void process.stderr.write(`acp-kit serve: ${line}\n`);
+
+/** Copies every frame `from` reads to `to`, unchanged; calls `onClose` once `from` ends. */
+function pipe(from: MessageReader, to: MessageWriter, onClose: () => void): void {
+  from.listen({
+    onMessage: (text) => void to.write(text).catch(() => {}),
+    // A frame that is not JSON still goes through: the agent (or client) answers it as it would on stdio.
+    onFrameError: () => {},
+    onClose,
+  });
+}
+
+/**
+ * `acp-kit serve --listen <host:port> [listen options] [--v1] -- <agent command…>`: exposes a stdio
+ * ACP agent on an `/acp` endpoint (Streamable HTTP and WebSocket), one agent process per client
+ * connection, messages relayed unchanged both ways. With `--v1` each child is the agent behind
+ * `acp-kit bridge --serve v2`, so v2 clients reach a v1 agent.
+ */
+export async function runServe(args: string[]): Promise<number> {
+  const separator = args.indexOf('--');
+  if (separator === -1) throw new UsageError('give the agent command after --');
+  const [command, ...commandArgs] = args.slice(separator + 1);
+  if (command === undefined) throw new UsageError('give the agent command after --');
+  let values: ReturnType<typeof parseServeArgs>;
+  try {
+    values = parseServeArgs(args.slice(0, separator));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.listen === undefined) throw new UsageError('acp-kit serve needs --listen <host:port>');
+  const listen = listenSettings(values)!;
+  const token = listenToken(listen);
+  const [file, argv] = values.v1
+    ? [process.execPath, [process.argv[1]!, 'bridge', '--serve', 'v2', '--', command, ...commandArgs]]
+    : [command, commandArgs];
+
+  const children = new Set<ChildProcessTransport>();
+  let server: Awaited<ReturnType<typeof listenAcp>>;
+  try {
+    server = await listenAcp({
+      ...securityOptions(listen, token, 'serve'),
+      onConnection: (transport, request, info) => {
+        const address = request.socket?.remoteAddress ?? 'unknown';
+        const child = spawnTransport(file, argv, {
+          name: 'agent',
+          onStderr: (text) => void process.stderr.write(text),
+        });
+        children.add(child);
+        say(
+          `connection ${info.connectionId} (${info.profile}) from ${address}: agent pid ${child.child.pid ?? '(not started)'}`,
+        );
+        let ended = false;
+        const end = (why: string): void => {
+          if (ended) return;
+          ended = true;
+          say(`connection ${info.connectionId} ${why}; stopping agent pid ${child.child.pid}`);
+          void transport.writer.close().catch(() => {});
+          void child.shutdown().finally(() => children.delete(child));
+        };
+        pipe(transport.reader, child.writer, () => end('closed'));
+        pipe(child.reader, transport.writer, () => end('lost its agent'));
+      },
+    });
+  } catch (error) {
+    token?.cleanup();
+    throw error;
+  }
+  const stopped = stopOnSignal(async () => {
+    await server.close();
+    await Promise.all([...children].map((child) => child.shutdown()));
+  });
+  announceListening('serve', server, listen, token);
+  say(`each connection runs: ${[file, ...argv].join(' ')}`);
+  await stopped;
+  token?.cleanup();
+  return 0;
+}
+
+function parseServeArgs(args: string[]) {
+  return parseArgs({
+    args,
+    options: { ...LISTEN_OPTIONS, v1: { type: 'boolean' } },
+    allowPositionals: false,
+  }).values;
+}
