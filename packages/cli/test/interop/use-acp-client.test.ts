@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { listeningAgent, requireBuild } from '../harness.js';
+import { type ListeningAgent, listeningAgent, requireBuild } from '../harness.js';
 
 beforeAll(requireBuild);
 const cleanups: (() => unknown)[] = [];
@@ -109,11 +109,22 @@ describe('use-acp against acp-kit agent --listen', () => {
   });
 });
 
+/** The first group of `pattern` in the agent's stderr, once it has been written (at most 15 s). */
+async function stderrMatch(agent: ListeningAgent, pattern: RegExp): Promise<string | undefined> {
+  for (const started = Date.now(); Date.now() - started < 15_000; ) {
+    const match = pattern.exec(agent.stderr());
+    if (match) return match[1];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return undefined;
+}
+
 describe('the browser hint of acp-kit agent --listen', () => {
   it('names the exact subprotocols a browser must offer, and offering them opens the connection', async () => {
     const agent = await listeningAgent();
     cleanups.push(() => agent.stop());
-    const hint = /browsers offer the subprotocols (\[[^\]]*\])/.exec(agent.stderr())?.[1];
+    // The hint is printed after the lines listeningAgent() waits for: wait for the hint itself.
+    const hint = await stderrMatch(agent, /browsers offer the subprotocols (\[[^\]]*\])/);
     expect(hint).toBe('["acp-kit", "acp-kit.token.<token>"]');
     const protocols = (JSON.parse(hint!) as string[]).map((p) => p.replace('<token>', agent.token!));
     const socket = new NodeWebSocket(agent.url, protocols);
