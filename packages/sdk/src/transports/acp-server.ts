@@ -1,7 +1,8 @@
+import { listenOn } from './listen-on.js';
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createServer as createH2Server, type Http2Session } from 'node:http2';
-import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { WebSocketServer } from 'ws';
@@ -270,15 +271,7 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    front.once('error', reject);
-    front.listen(options.port ?? 0, host, () => {
-      front.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = front.address() as AddressInfo;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const { port, urlHost } = await listenOn(front, options.port ?? 0, host);
   const secure = options.tls !== undefined;
   return {
     port,

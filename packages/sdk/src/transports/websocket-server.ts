@@ -1,6 +1,7 @@
+import { listenOn } from './listen-on.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { DEFAULT_MAX_MESSAGE_BYTES, type Transport } from '../rpc/index.js';
 import type { ConnectionLimits } from './connection-limits.js';
@@ -159,15 +160,7 @@ export async function listenWebSocket(options: WebSocketServerOptions): Promise<
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const { port, urlHost } = await listenOn(server, options.port ?? 0, host);
   return {
     port,
     url: `${options.tls ? 'wss' : 'ws'}://${urlHost}:${port}${options.path ?? ''}`,
