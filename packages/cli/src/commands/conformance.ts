@@ -8,13 +8,19 @@ import {
   runConformance,
 } from '@acp-kit/conformance';
 
-const USAGE = `Usage: acp-kit conformance [--json <report.json>] [--timeout <s>] [--record <file.ndjson>] -- <agent command…>
+const USAGE = `Usage: acp-kit conformance [--json <report.json>] [--timeout <s>] [--record <file.ndjson>]
+                          [--background-prompt <text>] -- <agent command…>
 
 Launches the agent once per scenario (a fresh process each time, ACP v2 over stdio), drives it,
 and checks every rule of the prompt-lifecycle catalog. Prints PASS / FAIL / SKIP per rule.
 
   --json <file>      write the full report, with the transcript of every failing scenario
   --timeout <s>      longest wait for any one answer (default 10)
+  --background-prompt <text>
+                     a prompt that makes the agent start background work (work listed in
+                     state_update.background that outlives its turn), e.g. "/background 2"
+                     for acp-kit agent; runs the background scenario, whose rules are
+                     skipped without it
   --record <file>    write each scenario's transcript, as <file> with the scenario name before
                      the extension (run.ndjson → run.lifecycle.ndjson, …): every message both
                      ways, one {"dir","t","msg"} line each, then {"note":…} lines with what the
@@ -36,6 +42,7 @@ interface Invocation {
   json?: string;
   record?: string;
   timeoutMs: number;
+  backgroundPrompt?: string;
 }
 
 function parse(argv: readonly string[]): Invocation {
@@ -43,11 +50,16 @@ function parse(argv: readonly string[]): Invocation {
   if (split < 0) throw new Usage('the agent command goes after "--"');
   const [command, ...args] = argv.slice(split + 1);
   if (command === undefined || command === '') throw new Usage('no agent command after "--"');
-  let values: { json?: string; record?: string; timeout?: string };
+  let values: { json?: string; record?: string; timeout?: string; 'background-prompt'?: string };
   try {
     ({ values } = parseArgs({
       args: argv.slice(0, split),
-      options: { json: { type: 'string' }, record: { type: 'string' }, timeout: { type: 'string' } },
+      options: {
+        json: { type: 'string' },
+        record: { type: 'string' },
+        timeout: { type: 'string' },
+        'background-prompt': { type: 'string' },
+      },
       allowPositionals: false,
       strict: true,
     }));
@@ -64,6 +76,7 @@ function parse(argv: readonly string[]): Invocation {
     timeoutMs: Math.round(seconds * 1000),
     ...(values.json !== undefined ? { json: values.json } : {}),
     ...(values.record !== undefined ? { record: values.record } : {}),
+    ...(values['background-prompt'] !== undefined ? { backgroundPrompt: values['background-prompt'] } : {}),
   };
 }
 
@@ -123,6 +136,7 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
     args: invocation.args,
     timeoutMs: invocation.timeoutMs,
     onProgress: progress,
+    ...(invocation.backgroundPrompt !== undefined ? { backgroundPrompt: invocation.backgroundPrompt } : {}),
     ...(invocation.record
       ? {
           record: async (scenario: string, transcript: string) => {

@@ -33,6 +33,12 @@ export interface ConformanceOptions {
   record?: (scenario: string, transcript: string) => void | Promise<void>;
   /** Receives progress events. */
   onProgress?: (event: ConformanceProgress) => void;
+  /**
+   * A prompt that makes the agent start background work (work that outlives its turn, listed in
+   * `state_update.background`), e.g. `/background 2` for `acp-kit agent`. Without it the background
+   * scenario is skipped: the kit cannot know how to ask an agent for such work.
+   */
+  backgroundPrompt?: string;
   /** Run only these scenarios (by name). Default: all. */
   scenarios?: readonly string[];
 }
@@ -49,10 +55,16 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const started = Date.now();
   const timeoutMs = options.timeoutMs ?? 10_000;
   const cwd = options.cwd ?? process.cwd();
-  const selected = SCENARIOS.filter(
+  const wanted = SCENARIOS.filter(
     (scenario) => !options.scenarios || options.scenarios.includes(scenario.name),
   );
-  const all: TranscriptOutcomes[] = [];
+  const selected = wanted.filter((scenario) => !scenario.requires || options[scenario.requires.setting]);
+  const all: TranscriptOutcomes[] = wanted
+    .filter((scenario) => !selected.includes(scenario))
+    .map(
+      (scenario) =>
+        new Map(scenario.covers.map((id) => [id, { applicable: false, reason: scenario.requires!.reason }])),
+    );
   const scenarios: ScenarioReport[] = [];
 
   for (const [index, scenario] of selected.entries()) {
@@ -119,7 +131,9 @@ async function runScenario(
   let notes: ScenarioNotes = {};
   let abort: ScenarioAbort | undefined;
   try {
-    notes = await scenario.run(agent, cwd);
+    notes = await scenario.run(agent, cwd, {
+      ...(options.backgroundPrompt !== undefined ? { backgroundPrompt: options.backgroundPrompt } : {}),
+    });
   } catch (error) {
     abort = error instanceof ScenarioAbort ? error : new ScenarioAbort(String(error), false);
   }

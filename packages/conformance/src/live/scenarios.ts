@@ -1,7 +1,7 @@
 import type { RuleId } from '../rules/catalog.js';
 import { asRecord } from '../analysis/envelope.js';
 import { FUTURE_VALUE_PREFIX } from '../checks/baseline.js';
-import { stateOf } from '../analysis/model.js';
+import { liveUpdates, stateOf } from '../analysis/model.js';
 import { type AgentProcess, ScenarioAbort } from './agent-process.js';
 import {
   describeReply,
@@ -28,7 +28,18 @@ export interface Scenario {
   description: string;
   /** The rules this scenario is designed to exercise; their skip reasons come from here. */
   covers: readonly RuleId[];
-  run(agent: AgentProcess, cwd: string): Promise<ScenarioNotes>;
+  /**
+   * A setting without which the scenario is left out of the run, and why its rules are then
+   * skipped (no agent process is started for it).
+   */
+  requires?: { setting: keyof ScenarioSettings; reason: string };
+  run(agent: AgentProcess, cwd: string, settings: ScenarioSettings): Promise<ScenarioNotes>;
+}
+
+/** What the caller of a run tells its scenarios. */
+export interface ScenarioSettings {
+  /** A prompt that makes the agent start background work (see the background scenario). */
+  backgroundPrompt?: string;
 }
 
 /** An extension request every agent must answer (if only with -32601); see cancel.ends-cancelled. */
@@ -177,5 +188,70 @@ const resume: Scenario = {
   },
 };
 
+const BACKGROUND_RULES = [
+  'background.announced-first',
+  'background.final-before-removal',
+  'background.listed-once',
+  'background.every-state-update',
+  'background.cancel-leaves-running',
+  'background.repeat-not-completion',
+] as const satisfies readonly RuleId[];
+
+const skipBackground = (reason: string): ScenarioNotes => ({
+  skipped: Object.fromEntries(BACKGROUND_RULES.map((id) => [id, reason])),
+});
+
+/** The last background list a session reported live, or undefined while it reported none. */
+function latestBackground(analysis: Parameters<typeof settled>[0], sessionId: string): unknown[] | undefined {
+  const lists = liveUpdates(analysis, sessionId)
+    .filter((update) => stateOf(update) !== undefined)
+    .map((update) => update.update.background)
+    .filter((list) => Array.isArray(list));
+  return lists.at(-1) as unknown[] | undefined;
+}
+
+const background: Scenario = {
+  name: 'background',
+  description:
+    'a prompt that starts background work (--background-prompt), a long prompt cancelled while that work runs, the work left to end, then a resume with replay',
+  covers: BACKGROUND_RULES,
+  requires: {
+    setting: 'backgroundPrompt',
+    reason:
+      'no background prompt was given (--background-prompt <text>: a prompt that makes the agent start background work)',
+  },
+  async run(agent, cwd, settings) {
+    if (settings.backgroundPrompt === undefined) throw new ScenarioAbort('no background prompt', false);
+    const init = await initialize(agent);
+    const sessionId = await newSession(agent, cwd);
+    await prompt(agent, sessionId, text(settings.backgroundPrompt));
+    if (!(await waitSettled(agent, sessionId))) return timedOut('the background prompt to end');
+    const listed = await agent.waitFor(
+      (analysis) => (latestBackground(analysis, sessionId)?.length ?? 0) > 0,
+    );
+    if (!listed) return skipBackground('the agent listed no background work after the background prompt');
+    const mark = agent.entries.length;
+    const answer = prompt(agent, sessionId, text(`Please repeat all of this back slowly: ${longText(400)}`));
+    const started = await agent.waitFor(
+      (analysis) =>
+        liveUpdates(analysis, sessionId).some((update) => {
+          const state = update.index >= mark ? stateOf(update) : undefined;
+          return state === 'running' || state === 'requires_action';
+        }) || settled(analysis, sessionId),
+    );
+    if (!started) return timedOut('the long prompt to start running');
+    await agent.notify('session/cancel', { sessionId });
+    await agent.request(READ_MARKER_METHOD, {});
+    await answer;
+    if (!(await waitSettled(agent, sessionId))) return timedOut('the cancelled turn to end');
+    const drained = await agent.waitFor((analysis) => latestBackground(analysis, sessionId)?.length === 0);
+    if (!drained) return timedOut('the background list to become empty');
+    if (asRecord(asRecord(init.capabilities)?.session)) {
+      await agent.request('session/resume', { sessionId, cwd, replayFrom: { type: 'start' } });
+    }
+    return {};
+  },
+};
+
 /** The scenarios of a conformance run, in order. */
-export const SCENARIOS: readonly Scenario[] = [lifecycle, rejection, cancel, resume];
+export const SCENARIOS: readonly Scenario[] = [lifecycle, rejection, cancel, resume, background];

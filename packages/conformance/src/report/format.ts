@@ -7,6 +7,7 @@ export function formatFinding(finding: Finding): string {
   const where = [
     finding.scenario ? `[${finding.scenario}]` : '',
     finding.line !== undefined ? `line ${finding.line}` : '',
+    finding.pointer !== undefined ? `at ${finding.pointer}` : '',
   ]
     .filter(Boolean)
     .join(' ');

@@ -88,6 +88,48 @@ export const RULES = [
     tier: 'mandatory',
   },
   {
+    id: 'background.announced-first',
+    statement:
+      'Each terminal or tool call a background list names was announced (terminal_update, tool_call_update) before the first list that names it.',
+    source: 'schema BackgroundWork (official v2 schema)',
+    tier: 'mandatory',
+  },
+  {
+    id: 'background.final-before-removal',
+    statement:
+      "An item leaves the background list only after its end was reported: a terminal's exitStatus, a tool call's final status.",
+    source: 'schema BackgroundWork (official v2 schema)',
+    tier: 'mandatory',
+  },
+  {
+    id: 'background.listed-once',
+    statement:
+      'Each piece of background work is listed once: no item twice, and process-backed work as its terminal, not also as its tool call.',
+    source: 'schema BackgroundWork (official v2 schema)',
+    tier: 'mandatory',
+  },
+  {
+    id: 'background.every-state-update',
+    statement:
+      'Once a session reported a background list, every later state_update of it carries one ([] when nothing runs; omitted or null means not reported).',
+    source: 'schema StateUpdate.background (official v2 schema)',
+    tier: 'mandatory',
+  },
+  {
+    id: 'background.cancel-leaves-running',
+    statement:
+      'session/cancel stops foreground work only: work in the last background list before it is still listed when the cancelled work ends.',
+    source: 'schema session/cancel (official v2 schema: background work is not covered)',
+    tier: 'advisory',
+  },
+  {
+    id: 'background.repeat-not-completion',
+    statement:
+      'An idle repeated without a running in between (a snapshot, e.g. of background work) ends nothing: it reports no usage of its own.',
+    source: 'schema IdleStateUpdate (official v2 schema: repeated snapshots are not completions or usage)',
+    tier: 'advisory',
+  },
+  {
     id: 'resume.replay.message-id',
     statement:
       "Replay (replayFrom start) keeps each retained user message's ID: no replayed user message has an ID the session never used.",

@@ -4,6 +4,14 @@ import {
   checkSessionList,
   checkUnknownValuesTolerated,
 } from '../checks/baseline.js';
+import {
+  checkBackgroundAnnounced,
+  checkBackgroundEveryState,
+  checkBackgroundListedOnce,
+  checkBackgroundRemoval,
+  checkCancelLeavesBackground,
+  checkRepeatedIdleUsage,
+} from '../checks/background.js';
 import { checkContext } from '../checks/context.js';
 import {
   checkDistinctIds,
@@ -48,6 +56,12 @@ const CHECKS: Partial<Record<RuleId, (context: CheckContext) => CheckOutcome>> =
   'state.stop-reason.known': checkStopReasons,
   'state.work-ends': checkWorkEnds,
   'cancel.ends-cancelled': checkCancel,
+  'background.announced-first': checkBackgroundAnnounced,
+  'background.final-before-removal': checkBackgroundRemoval,
+  'background.listed-once': checkBackgroundListedOnce,
+  'background.every-state-update': checkBackgroundEveryState,
+  'background.cancel-leaves-running': checkCancelLeavesBackground,
+  'background.repeat-not-completion': checkRepeatedIdleUsage,
   'resume.replay.message-id': checkReplayIds,
   'resume.replay.reset-before-chunks': checkReplayReset,
   'resume.replay.no-duplicate': checkReplayNoDuplicate,

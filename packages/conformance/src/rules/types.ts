@@ -21,6 +21,8 @@ export interface Finding {
   index?: number;
   /** 1-based line of that message in the transcript. */
   line?: number;
+  /** RFC 6901 pointer to the offending value inside that message, when one value is at fault. */
+  pointer?: string;
   /** What happened, in a sentence. */
   message: string;
   /** What the rule expected there. */
