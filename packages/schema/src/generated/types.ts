@@ -1121,7 +1121,7 @@ export type ExtensionBackgroundWork = {
   [k: string]: unknown;
   type: string;
 }>;
-/** Work that continues in the background, which session/cancel does not stop, discriminated on type. */
+/** One piece of work that runs independently of the foreground, which session/cancel does not stop (tool_call/cancel or terminal/cancel does), discriminated on type. It names a terminal or tool call the client already holds: the agent announces it before the first list that names it and reports its end (a terminal's exitStatus, a tool call's final status) before the list that drops it. Each piece of work is listed once: process-backed work as its terminal, not also as its tool call. */
 export type BackgroundWork = (BackgroundTerminal | BackgroundToolCall | ExtensionBackgroundWork);
 
 /** Foreground work has started or resumed. A snapshot of the session's state, not an event count. */
@@ -1130,7 +1130,7 @@ export interface RunningStateUpdate {
   sessionUpdate: "state_update";
   /** The agent is working in the foreground. */
   state: "running";
-  /** Work running in the background at this point; the latest list is authoritative. Omitted or null means none. */
+  /** A complete snapshot of the work running in the background now; the latest list is authoritative. [] means none runs. Omitted or null means the agent is not reporting background work (not that none runs); an agent that reports it includes the list on every state_update of the session. */
   background?: (BackgroundWork[] | null);
   /** Extension metadata. */
   _meta?: Meta;
@@ -1148,7 +1148,7 @@ export interface IdleStateUpdate {
   usage?: (Usage | null);
   /** With stopReason error: what went wrong, as a JSON-RPC error object. Post-insertion failures are reported here because the prompt's response has already been sent. */
   error?: (JsonRpcError | null);
-  /** Work running in the background at this point; the latest list is authoritative. Omitted or null means none. */
+  /** A complete snapshot of the work running in the background now; the latest list is authoritative. [] means none runs. Omitted or null means the agent is not reporting background work (not that none runs); an agent that reports it includes the list on every state_update of the session. */
   background?: (BackgroundWork[] | null);
   /** Extension metadata. */
   _meta?: Meta;
@@ -1160,7 +1160,7 @@ export interface RequiresActionStateUpdate {
   sessionUpdate: "state_update";
   /** The agent waits for user action. */
   state: "requires_action";
-  /** Work running in the background at this point; the latest list is authoritative. Omitted or null means none. */
+  /** A complete snapshot of the work running in the background now; the latest list is authoritative. [] means none runs. Omitted or null means the agent is not reporting background work (not that none runs); an agent that reports it includes the list on every state_update of the session. */
   background?: (BackgroundWork[] | null);
   /** Extension metadata. */
   _meta?: Meta;
