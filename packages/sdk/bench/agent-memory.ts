@@ -1,0 +1,54 @@
+/**
+ * The memory of an agent process, asked for over its IPC channel (`child_process.fork`-style
+ * `stdio: [..., 'ipc']`): the parent sends `'memory'`, the agent runs a full garbage collection
+ * (it is started with `--expose-gc`) and answers with `process.memoryUsage()`. Both halves live
+ * here so the message shapes cannot drift apart.
+ */
+import type { ChildProcess } from 'node:child_process';
+
+/** What an agent process reports: bytes, as `process.memoryUsage()` gives them after a GC. */
+export interface AgentMemory {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+const ASK = 'memory';
+
+/**
+ * In an agent process: answers `'memory'` on the IPC channel, and exits when the parent
+ * disconnects it (so an agent never outlives its benchmark).
+ */
+export function answerMemoryRequests(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!process.send) return;
+  process.on('message', (message) => {
+    if (message !== ASK) return;
+    if (gc) {
+      gc();
+      gc();
+    }
+    const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
+    const answer: AgentMemory = { rss, heapUsed, external, arrayBuffers };
+    process.send?.(answer);
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+/** In the benchmark: asks an agent process started with an IPC channel for its memory. */
+export function askMemory(child: ChildProcess): Promise<AgentMemory> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: unknown): void => {
+      child.off('exit', onExit);
+      resolve(message as AgentMemory);
+    };
+    const onExit = (): void => {
+      child.off('message', onMessage);
+      reject(new Error('the agent process exited before reporting its memory'));
+    };
+    child.once('message', onMessage);
+    child.once('exit', onExit);
+    child.send(ASK);
+  });
+}

@@ -1,0 +1,15 @@
+/**
+ * The connection limits of the benchmark's listening agents: every connection comes from
+ * 127.0.0.1, so the per-address caps and the handshake rate that protect a real endpoint are
+ * raised far past what the many-connections run opens (1 000 connections, each with two SSE
+ * streams). Nothing else about the endpoint is changed.
+ */
+import type { ConnectionLimits } from '../src/transports/index.js';
+
+export const BENCH_LIMITS: ConnectionLimits = {
+  maxConnections: 4096,
+  maxConnectionsPerAddress: 4096,
+  handshakeBurst: 1_000_000,
+  handshakesPerSecond: 1_000_000,
+  maxPendingHandshakes: 1024,
+};

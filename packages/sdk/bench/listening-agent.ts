@@ -1,0 +1,64 @@
+/**
+ * Starts a listening agent process of the remote-transports benchmark (bench/remote-agent.ts or
+ * bench/official-remote-agent.ts in `listen` mode) with `--expose-gc` and an IPC channel, and
+ * reads the endpoint it prints. Stopping it disconnects the channel (the agent exits on that) and
+ * kills it if it has not exited a few seconds later, so no agent outlives the benchmark.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { type AgentMemory, askMemory } from './agent-memory.js';
+
+/** Where a listening agent serves, and its token (ours only). */
+export interface Endpoint {
+  url: string;
+  webSocketUrl: string;
+  token?: string;
+}
+
+/** A running listening agent. */
+export interface ListeningAgent {
+  readonly endpoint: Endpoint;
+  readonly pid: number;
+  /** Its memory after a full GC. */
+  memory(): Promise<AgentMemory>;
+  stop(): Promise<void>;
+}
+
+const CWD = fileURLToPath(new URL('..', import.meta.url));
+
+/** Spawns `script listen` and resolves once it printed its endpoint. */
+export async function startListeningAgent(script: string): Promise<ListeningAgent> {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, 'listen'], {
+    cwd: CWD,
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const endpoint = await new Promise<Endpoint>((resolve, reject) => {
+    let text = '';
+    const onData = (chunk: Buffer): void => {
+      text += chunk.toString('utf8');
+      const end = text.indexOf('\n');
+      if (end === -1) return;
+      child.stdout!.off('data', onData);
+      child.off('exit', onExit);
+      resolve(JSON.parse(text.slice(0, end)) as Endpoint);
+    };
+    const onExit = (code: number | null): void =>
+      reject(new Error(`${script} exited with ${code} before printing its endpoint`));
+    child.stdout!.on('data', onData);
+    child.once('exit', onExit);
+  });
+  child.stdout!.resume();
+  return {
+    endpoint,
+    pid: child.pid!,
+    memory: () => askMemory(child),
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (child.connected) child.disconnect();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Our agent process for the remote-transports benchmark, as a user runs one: our `Agent` (schema
+ * validation on) with the behaviour of bench/remote-behaviour.ts, served either
+ * - `listen`: by `listenAcp` on 127.0.0.1 (Streamable HTTP and WebSocket on one `/acp` endpoint),
+ *   its limits raised so one benchmark address may hold a few thousand connections; it prints
+ *   `{ url, webSocketUrl, token }` as one JSON line on stdout and answers memory requests on its
+ *   IPC channel (bench/agent-memory.ts); or
+ * - `stdio`: over its stdin/stdout, until stdin ends.
+ *
+ * Usage: node --expose-gc --import tsx bench/remote-agent.ts <listen|stdio>
+ */
+import { Agent, type AgentConnection } from '../src/agent/index.js';
+import { Connection } from '../src/rpc/index.js';
+import { listenAcp, stdioTransport } from '../src/transports/index.js';
+import { answerMemoryRequests } from './agent-memory.js';
+import { BENCH_LIMITS } from './bench-limits.js';
+import { chunkText, promptText, turnLength } from './remote-behaviour.js';
+
+const mode = process.argv[2];
+if (mode !== 'listen' && mode !== 'stdio') throw new Error('usage: remote-agent.ts <listen|stdio>');
+
+const agent = new Agent({
+  info: { name: 'bench-remote-agent', version: '0.0.0' },
+  async onPrompt(prompt, { session }) {
+    await prompt.insert();
+    const chunks = turnLength(promptText(prompt.content));
+    if (chunks === 0) return;
+    await session.running();
+    const reply = await session.agentMessage();
+    for (let i = 0; i < chunks; i += 1) await reply.chunk({ type: 'text', text: chunkText(i) });
+    await session.idle('end_turn');
+  },
+});
+
+if (mode === 'stdio') {
+  const connection = new Connection(stdioTransport()) as AgentConnection;
+  const closed = new Promise<void>((resolve) => connection.onClose(() => resolve()));
+  agent.serve(connection, 'stdio');
+  await closed;
+  process.exit(0);
+} else {
+  const server = await listenAcp({
+    limits: BENCH_LIMITS,
+    onConnection: (transport) => agent.serve(new Connection(transport) as AgentConnection),
+  });
+  answerMemoryRequests();
+  process.stdout.write(
+    `${JSON.stringify({ url: server.url, webSocketUrl: server.webSocketUrl, token: server.token })}\n`,
+  );
+}
