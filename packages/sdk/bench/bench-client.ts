@@ -8,6 +8,8 @@
 
 /** One connected client with one session. */
 export interface BenchClient {
+  /** The agent process this client talks to (for its CPU time). */
+  readonly agentPid: number;
   /** Sends a prompt that only asks for its receipt; resolves when the `session/prompt` answer is in. */
   receipt(text: string): Promise<void>;
   /**

@@ -4,7 +4,7 @@
  * raised far past what the many-connections run opens (1 000 connections, each with two SSE
  * streams). Nothing else about the endpoint is changed.
  */
-import type { ConnectionLimits } from '../src/transports/index.js';
+import type { ConnectionLimits } from '@acp-kit/sdk';
 
 export const BENCH_LIMITS: ConnectionLimits = {
   maxConnections: 4096,

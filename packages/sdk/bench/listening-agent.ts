@@ -1,7 +1,7 @@
 /**
  * Starts a listening agent process of the remote-transports benchmark (bench/remote-agent.ts or
  * bench/official-remote-agent.ts in `listen` mode) with `--expose-gc` and an IPC channel, and
- * reads the endpoint it prints. Stopping it disconnects the channel (the agent exits on that) and
+ * reads the endpoint it prints (BENCH_AGENT_FLAGS adds Node flags, e.g. `--cpu-prof`). Stopping it disconnects the channel (the agent exits on that) and
  * kills it if it has not exited a few seconds later, so no agent outlives the benchmark.
  */
 import { spawn } from 'node:child_process';
@@ -13,6 +13,8 @@ export interface Endpoint {
   url: string;
   webSocketUrl: string;
   token?: string;
+  /** The agent process serving it. */
+  pid: number;
 }
 
 /** A running listening agent. */
@@ -25,13 +27,19 @@ export interface ListeningAgent {
 }
 
 const CWD = fileURLToPath(new URL('..', import.meta.url));
+/** Extra Node flags for the listening agents (for example `--cpu-prof`), space-separated. */
+const AGENT_FLAGS = (process.env.BENCH_AGENT_FLAGS ?? '').split(' ').filter(Boolean);
 
 /** Spawns `script listen` and resolves once it printed its endpoint. */
 export async function startListeningAgent(script: string): Promise<ListeningAgent> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, 'listen'], {
-    cwd: CWD,
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...AGENT_FLAGS, '--expose-gc', '--import', 'tsx', script, 'listen'],
+    {
+      cwd: CWD,
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const endpoint = await new Promise<Endpoint>((resolve, reject) => {
     let text = '';
@@ -41,7 +49,7 @@ export async function startListeningAgent(script: string): Promise<ListeningAgen
       if (end === -1) return;
       child.stdout!.off('data', onData);
       child.off('exit', onExit);
-      resolve(JSON.parse(text.slice(0, end)) as Endpoint);
+      resolve({ ...(JSON.parse(text.slice(0, end)) as Omit<Endpoint, 'pid'>), pid: child.pid! });
     };
     const onExit = (code: number | null): void =>
       reject(new Error(`${script} exited with ${code} before printing its endpoint`));

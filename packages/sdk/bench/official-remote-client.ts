@@ -29,7 +29,7 @@ function officialStream(
   profile: Profile,
   endpoint: Endpoint | undefined,
   fetchImpl?: typeof fetch,
-): { stream: OfficialStream; stop(): Promise<void> } {
+): { stream: OfficialStream; pid: number; stop(): Promise<void> } {
   if (profile === 'stdio') {
     const child = spawn(process.execPath, ['--import', 'tsx', AGENT, 'stdio'], {
       cwd: CWD,
@@ -42,6 +42,7 @@ function officialStream(
     );
     return {
       stream,
+      pid: child.pid!,
       stop: async () => {
         child.stdin.end();
         const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -55,7 +56,7 @@ function officialStream(
     profile === 'http'
       ? createHttpStream(endpoint.url, fetchImpl ? { fetch: fetchImpl } : {})
       : createWebSocketStream(endpoint.webSocketUrl, { WebSocket: WebSocket as never });
-  return { stream, stop: async () => {} };
+  return { stream, pid: endpoint.pid, stop: async () => {} };
 }
 
 /**
@@ -67,7 +68,7 @@ export async function connectOfficial(
   endpoint?: Endpoint,
   fetchImpl?: typeof fetch,
 ): Promise<BenchClient> {
-  const { stream, stop } = officialStream(profile, endpoint, fetchImpl);
+  const { stream, pid, stop } = officialStream(profile, endpoint, fetchImpl);
   const chunks = new ChunkCounter();
   let idles = 0;
   let idleWaiter: { target: number; resolve(): void } | undefined;
@@ -104,6 +105,7 @@ export async function connectOfficial(
   const prompt = (text: string) =>
     ctx.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
   return {
+    agentPid: pid,
     receipt: async (text) => {
       await prompt(text);
     },

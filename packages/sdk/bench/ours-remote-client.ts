@@ -1,13 +1,21 @@
 /**
  * Our side of the remote-transports benchmark: `connectHttp`, `connectWebSocket` or a child
  * process's stdio (`spawnTransport` running bench/remote-agent.ts), under an unchanged `Client`
- * whose `ConversationStore` counts the chunks it applies.
+ * whose `ConversationStore` counts the chunks it applies; all from the compiled package, as users
+ * run it (see bench/compiled-sdk.ts).
  */
 import { fileURLToPath } from 'node:url';
 import type { SessionNotification } from '@acp-kit/schema';
-import { Client, type ClientConnection, ConversationStore } from '../src/client/index.js';
-import { Connection, type Transport } from '../src/rpc/index.js';
-import { connectHttp, connectWebSocket, spawnTransport } from '../src/transports/index.js';
+import {
+  Client,
+  type ClientConnection,
+  Connection,
+  ConversationStore,
+  connectHttp,
+  connectWebSocket,
+  spawnTransport,
+  type Transport,
+} from '@acp-kit/sdk';
 import { type BenchClient, ChunkCounter } from './bench-client.js';
 import type { Endpoint } from './listening-agent.js';
 import { streamPrompt } from './remote-behaviour.js';
@@ -33,13 +41,13 @@ async function ourTransport(
   profile: Profile,
   endpoint: Endpoint | undefined,
   fetchImpl?: typeof fetch,
-): Promise<{ transport: Transport; stop(): Promise<void> }> {
+): Promise<{ transport: Transport; pid: number; stop(): Promise<void> }> {
   if (profile === 'stdio') {
     const transport = spawnTransport(process.execPath, ['--import', 'tsx', AGENT, 'stdio'], {
       cwd: CWD,
       name: 'bench-agent',
     });
-    return { transport, stop: async () => void (await transport.shutdown()) };
+    return { transport, pid: transport.child.pid!, stop: async () => void (await transport.shutdown()) };
   }
   if (!endpoint) throw new Error(`${profile} needs an endpoint`);
   const token = endpoint.token === undefined ? {} : { token: endpoint.token };
@@ -47,7 +55,7 @@ async function ourTransport(
     profile === 'http'
       ? await connectHttp(endpoint.url, { ...token, ...(fetchImpl ? { fetch: fetchImpl } : {}) })
       : await connectWebSocket(endpoint.webSocketUrl, token);
-  return { transport, stop: async () => {} };
+  return { transport, pid: endpoint.pid, stop: async () => {} };
 }
 
 /**
@@ -59,7 +67,7 @@ export async function connectOurs(
   endpoint?: Endpoint,
   fetchImpl?: typeof fetch,
 ): Promise<BenchClient> {
-  const { transport, stop } = await ourTransport(profile, endpoint, fetchImpl);
+  const { transport, pid, stop } = await ourTransport(profile, endpoint, fetchImpl);
   const store = new CountingStore();
   const client = new Client(new Connection(transport) as ClientConnection, {
     info: { name: 'bench-client', version: '0.0.0' },
@@ -68,6 +76,7 @@ export async function connectOurs(
   await client.initialize();
   const sessionId = await client.newSession('/repo');
   return {
+    agentPid: pid,
     receipt: async (text) => {
       await client.prompt(sessionId, [{ type: 'text', text }]);
     },

@@ -1,6 +1,7 @@
 /**
- * Our agent process for the remote-transports benchmark, as a user runs one: our `Agent` (schema
- * validation on) with the behaviour of bench/remote-behaviour.ts, served either
+ * Our agent process for the remote-transports benchmark, as a user runs one: our `Agent` from the
+ * compiled package (`@acp-kit/sdk`, its dist; schema validation on) with the behaviour of
+ * bench/remote-behaviour.ts, served either
  * - `listen`: by `listenAcp` on 127.0.0.1 (Streamable HTTP and WebSocket on one `/acp` endpoint),
  *   its limits raised so one benchmark address may hold a few thousand connections; it prints
  *   `{ url, webSocketUrl, token }` as one JSON line on stdout and answers memory requests on its
@@ -9,9 +10,7 @@
  *
  * Usage: node --expose-gc --import tsx bench/remote-agent.ts <listen|stdio>
  */
-import { Agent, type AgentConnection } from '../src/agent/index.js';
-import { Connection } from '../src/rpc/index.js';
-import { listenAcp, stdioTransport } from '../src/transports/index.js';
+import { Agent, type AgentConnection, Connection, listenAcp, stdioTransport } from '@acp-kit/sdk';
 import { answerMemoryRequests } from './agent-memory.js';
 import { BENCH_LIMITS } from './bench-limits.js';
 import { chunkText, promptText, turnLength } from './remote-behaviour.js';

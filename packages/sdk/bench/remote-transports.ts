@@ -9,9 +9,13 @@
  *   `createNodeWebSocketUpgradeHandler`), its client over `createHttpStream` or
  *   `createWebSocketStream`; for stdio the same app over `ndJsonStream`.
  * The agents' behaviour is bench/remote-behaviour.ts: a prompt is inserted at once; `stream <n>`
- * then streams one reply of n chunks back to back.
+ * then streams one reply of n chunks back to back. Ours runs compiled (`@acp-kit/sdk`, this
+ * package's dist: build it first; bench/compiled-sdk.ts says why and refuses a stale one), as the
+ * official SDK does from its package.
  *
- * Figures, each printed with the load average beside it:
+ * Figures, each printed with the load average beside it, and with the CPU time of the client
+ * (this process) and of the agent process per receipt or per chunk, which a loaded machine
+ * stretches far less than wall time:
  * 1. Insertion-receipt latency: each client submits prompts one after another, no turn running,
  *    each timed from sending `session/prompt` to its answer; p50 and p99 per transport. The six
  *    clients take turns in blocks so load drifting across the run hits them alike. Target: ours
@@ -31,12 +35,14 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { BenchClient } from './bench-client.js';
+import { assertCompiledSdkIsFresh } from './compiled-sdk.js';
 import { idleConnectionCost } from './idle-connections.js';
 import { type ListeningAgent, startListeningAgent } from './listening-agent.js';
 import { loadAverage } from './load-average.js';
 import { connectOfficial } from './official-remote-client.js';
 import { connectOurs, type Profile } from './ours-remote-client.js';
 import { median, percentile } from './percentile.js';
+import { ownCpuMs, processCpuMs } from './process-cpu.js';
 
 const small = process.env.BENCH_SCALE === 'small';
 const list = (value: string | undefined, fallback: number[]): number[] =>
@@ -82,39 +88,84 @@ async function connectAll(agents: Record<Implementation, ListeningAgent>): Promi
 
 const rotated = <T>(xs: T[], by: number): T[] => xs.map((_, i) => xs[(i + by) % xs.length]!);
 
-async function receipts(driven: Driven[]): Promise<Map<Driven, number[]>> {
+/** Receipt times (ascending, ms) and CPU per receipt (µs) of one client. */
+interface Receipts {
+  ms: number[];
+  clientCpuUs: number;
+  agentCpuUs: number;
+}
+
+async function receipts(driven: Driven[]): Promise<Map<Driven, Receipts>> {
   const times = new Map<Driven, number[]>(driven.map((d) => [d, []]));
+  const cpu = new Map<Driven, { client: number; agent: number }>(
+    driven.map((d) => [d, { client: 0, agent: 0 }]),
+  );
   const perBlock = Math.max(1, Math.ceil(SAMPLES / BLOCKS));
   for (let block = 0; block < BLOCKS; block += 1) {
     for (const d of rotated(driven, block)) {
       const mine = times.get(d)!;
+      const used = cpu.get(d)!;
+      const client = ownCpuMs();
+      const agent = processCpuMs(d.client.agentPid);
       for (let i = 0; i < perBlock && mine.length < SAMPLES; i += 1) {
         const start = performance.now();
         await d.client.receipt(`prompt ${mine.length}`);
         mine.push(performance.now() - start);
       }
+      used.client += ownCpuMs() - client;
+      used.agent += processCpuMs(d.client.agentPid) - agent;
     }
   }
-  for (const xs of times.values()) xs.sort((a, b) => a - b);
-  return times;
+  const out = new Map<Driven, Receipts>();
+  for (const d of driven) {
+    const ms = times.get(d)!.sort((a, b) => a - b);
+    const used = cpu.get(d)!;
+    out.set(d, {
+      ms,
+      clientCpuUs: (used.client * 1000) / ms.length,
+      agentCpuUs: (used.agent * 1000) / ms.length,
+    });
+  }
+  return out;
 }
 
-function printReceipts(driven: Driven[], times: Map<Driven, number[]>): void {
-  const of = (profile: Profile, implementation: Implementation): number[] =>
-    times.get(driven.find((d) => d.profile === profile && d.implementation === implementation)!)!;
+const cpuUs = (client: number, agent: number): string =>
+  `CPU ${fmt(client + agent).padStart(5)} µs (client ${fmt(client)} + agent ${fmt(agent)})`;
+
+function printReceipts(driven: Driven[], results: Map<Driven, Receipts>): void {
+  const of = (profile: Profile, implementation: Implementation): Receipts =>
+    results.get(driven.find((d) => d.profile === profile && d.implementation === implementation)!)!;
   for (const profile of PROFILES) {
-    const o = of(profile, 'ours');
-    const f = of(profile, 'official');
+    const row = (r: Receipts): string =>
+      `p50 ${us(percentile(r.ms, 50))}  p99 ${us(percentile(r.ms, 99))}  ${cpuUs(r.clientCpuUs, r.agentCpuUs)}`;
     console.log(
-      `  ${profile.padEnd(10)} ours p50 ${us(percentile(o, 50))}  p99 ${us(percentile(o, 99))}     official p50 ${us(percentile(f, 50))}  p99 ${us(percentile(f, 99))}`,
+      `  ${profile.padEnd(10)} ours ${row(of(profile, 'ours'))}     official ${row(of(profile, 'official'))}`,
     );
   }
-  const stdio = percentile(of('stdio', 'ours'), 99);
+  const stdio = percentile(of('stdio', 'ours').ms, 99);
   for (const profile of ['http', 'websocket'] as const) {
-    const ratio = percentile(of(profile, 'ours'), 99) / stdio;
+    const ratio = percentile(of(profile, 'ours').ms, 99) / stdio;
     const target = profile === 'http' ? `   (target ≤ 2: ${met(ratio <= 2)})` : '';
     console.log(`  ours p99 over ${profile} ÷ ours p99 over stdio: ${ratio.toFixed(2)}${target}`);
   }
+}
+
+/** One timed turn: chunks per second, and CPU per chunk (µs) of the client and the agent. */
+interface Turn {
+  rate: number;
+  clientCpuUs: number;
+  agentCpuUs: number;
+}
+
+async function timedTurn(d: Driven, chunks: number): Promise<Turn> {
+  const client = ownCpuMs();
+  const agent = processCpuMs(d.client.agentPid);
+  const ms = await d.client.streamTurn(chunks);
+  return {
+    rate: chunks / (ms / 1000),
+    clientCpuUs: ((ownCpuMs() - client) * 1000) / chunks,
+    agentCpuUs: ((processCpuMs(d.client.agentPid) - agent) * 1000) / chunks,
+  };
 }
 
 async function throughput(driven: Driven[]): Promise<void> {
@@ -124,22 +175,25 @@ async function throughput(driven: Driven[]): Promise<void> {
     for (const profile of PROFILES) {
       const ours = driven.find((d) => d.profile === profile && d.implementation === 'ours')!;
       const official = driven.find((d) => d.profile === profile && d.implementation === 'official')!;
-      const oursRate: number[] = [];
-      const officialRate: number[] = [];
+      const turns = new Map<Driven, Turn[]>([
+        [ours, []],
+        [official, []],
+      ]);
       const ratios: number[] = [];
       for (let round = 0; round < ROUNDS; round += 1) {
         // Alternate who goes first so load drifting across the run hits both alike.
         const pair = round % 2 === 0 ? [ours, official] : [official, ours];
-        const rate = new Map<Driven, number>();
-        for (const d of pair) rate.set(d, chunks / ((await d.client.streamTurn(chunks)) / 1000));
-        oursRate.push(rate.get(ours)!);
-        officialRate.push(rate.get(official)!);
-        ratios.push(rate.get(ours)! / rate.get(official)!);
+        for (const d of pair) turns.get(d)!.push(await timedTurn(d, chunks));
+        ratios.push(turns.get(ours)!.at(-1)!.rate / turns.get(official)!.at(-1)!.rate);
       }
+      const summary = (d: Driven): string => {
+        const t = turns.get(d)!;
+        return `${fmt(median(t.map((x) => x.rate))).padStart(9)} chunks/s, per chunk ${cpuUs(median(t.map((x) => x.clientCpuUs)), median(t.map((x) => x.agentCpuUs)))}`;
+      };
       const ratio = median(ratios);
       const target = profile === 'http' ? ` (target ≥ 2×: ${met(ratio >= 2)})` : '';
       console.log(
-        `  ${profile.padEnd(10)} ${fmt(chunks).padStart(6)}-chunk turn   ours ${fmt(median(oursRate)).padStart(9)} chunks/s   official ${fmt(median(officialRate)).padStart(9)} chunks/s   ours ÷ official ${ratio.toFixed(2)}×${target}   [load ${loadAverage()}]`,
+        `  ${profile.padEnd(10)} ${fmt(chunks).padStart(6)}-chunk turn   ours ${summary(ours)}   official ${summary(official)}   ours ÷ official ${ratio.toFixed(2)}×${target}   [load ${loadAverage()}]`,
       );
     }
   }
@@ -160,6 +214,7 @@ async function idle(): Promise<void> {
   }
 }
 
+assertCompiledSdkIsFresh();
 console.log(
   `remote transports on 127.0.0.1, ours (Agent + listenAcp, Client + connectHttp/connectWebSocket) against the official SDK 2.4.0 (agent app + AcpServer, createHttpStream/createWebSocketStream); every agent a child process${small ? '; BENCH_SCALE=small' : ''}`,
 );

@@ -1,0 +1,38 @@
+/**
+ * The remote-transports benchmark runs our code compiled (`@acp-kit/sdk` resolves to this
+ * package's dist), as users run it: `tsx` compiles TypeScript with esbuild's `keepNames`, which
+ * wraps every named function in a `__name(...)` call that gives each closure its own property
+ * storage, inflating per-connection memory (about a quarter of the agent's heap per idle
+ * connection) and the cost of making closures. This check refuses a dist older than the sources,
+ * so a stale build is never measured.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+function newest(dir: string): number {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+/** Throws unless dist/ was built after the last change under src/. */
+export function assertCompiledSdkIsFresh(): void {
+  const source = newest(join(ROOT, 'src'));
+  let built = 0;
+  try {
+    built = newest(join(ROOT, 'dist'));
+  } catch {
+    // No dist at all: reported below.
+  }
+  if (built < source) {
+    throw new Error(
+      'packages/sdk/dist is older than src/: run `npm run build -w @acp-kit/sdk` first (this benchmark measures the compiled package)',
+    );
+  }
+}
