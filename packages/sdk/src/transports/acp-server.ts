@@ -156,6 +156,8 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
   // Two protocol servers that never listen themselves: the front server below hands each socket to
   // one of them — by ALPN over TLS (h2 or http/1.1), by the HTTP/2 preface in cleartext (h2c with
   // prior knowledge, else HTTP/1.1, which is what Node's fetch speaks).
+  // The front server turns Nagle's algorithm off (node:http does so only on sockets it accepts
+  // itself): it would hold each small SSE event back until the previous one is acknowledged.
   const server = createHttpServer(serverOptions);
   const h2 = createH2Server({ maxSessionMemory: 16 });
   const sessions = new Set<Http2Session>();
@@ -181,10 +183,11 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
           key: options.tls.key,
           ALPNProtocols: ['h2', 'http/1.1'],
           handshakeTimeout: limits.handshakeTimeoutMs,
+          noDelay: true,
         },
         (socket: TLSSocket) => dispatch(socket, socket.alpnProtocol === 'h2'),
       )
-    : createNetServer((socket) => {
+    : createNetServer({ noDelay: true }, (socket) => {
         const timer = setTimeout(() => socket.destroy(), limits.handshakeTimeoutMs);
         socket.once('error', () => socket.destroy());
         socket.once('close', () => clearTimeout(timer));
