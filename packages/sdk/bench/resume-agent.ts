@@ -16,7 +16,7 @@ if (file === undefined || (style !== 'as-retained' && style !== 'full')) {
 const history = await openSqlite(file);
 const agent = new Agent({
   info: { name: 'bench-agent', version: '0.0.0' },
-  history,
+  history: history.log,
   replay: style,
   onPrompt: (prompt) => void prompt.insert(),
 });

@@ -6,13 +6,15 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HistoryStore, NewRetainedMessage } from '../src/history/index.js';
+import type { HistoryStore, NewRetainedMessage, SessionLog } from '../src/history/index.js';
 
 /** The session every benchmark file holds. */
 export const RESUME_SESSION = 'sess_resume_bench';
 
 /** What the benchmark uses of @acp-kit/history-sqlite's SqliteHistoryStore. */
 export interface SqliteStore extends HistoryStore {
+  /** The session log on the file, which an agent is given. */
+  readonly log: SessionLog;
   appendMessages(sessionId: string, messages: Iterable<NewRetainedMessage>): Promise<number>;
 }
 

@@ -120,7 +120,7 @@ export async function checkReplaySizes(limit: number): Promise<ReplaySizesReport
   // (so its line is a few bytes larger than the prompt's: the tag differs), or many small chunks.
   const agent = new Agent({
     info: { name: 'replay-sizes', version: '0' },
-    history: store,
+    history: store.log,
     async onPrompt(prompt, { session }) {
       const form = (prompt.content[0] as { text?: string }).text?.[0] ?? 'w';
       let messageId: string;
@@ -237,7 +237,7 @@ export async function checkReplaySizes(limit: number): Promise<ReplaySizesReport
     // A fresh agent on the same log: what a restarted agent offers.
     const replayer = new Agent({
       info: { name: 'replay-sizes', version: '0' },
-      history: store,
+      history: store.log,
       replay: style,
       onPrompt: (prompt) => prompt.reject(new Error('not here') as never),
     });

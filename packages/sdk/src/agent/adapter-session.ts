@@ -1,9 +1,8 @@
 import type { ContentBlock, PromptResponse, SessionId, SessionUpdate } from '@acp-kit/schema';
 import { HistoryStoreError } from '../history/errors.js';
-import type { HistoryStore } from '../history/history-store.js';
 import type { SessionLog } from '../history/session-log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { AgentSession, sessionLogOf } from './agent-session.js';
+import { AgentSession } from './agent-session.js';
 import type { ClientPeer } from './client-peer.js';
 import { PendingPrompt } from './pending-prompt.js';
 
@@ -14,11 +13,10 @@ export interface AdapterSessionOptions {
   /** The session's working directory. */
   readonly cwd: string;
   /**
-   * The log the session lives in: a {@link SessionLog}, or a message-level store with a `log`
-   * (`MemoryHistoryStore`, `SqliteHistoryStore`). Its directory gets a record for the session if it
-   * has none (see {@link AdapterSession.ready}).
+   * The log the session lives in. Its directory gets a record for the session if it has none
+   * (see {@link AdapterSession.ready}).
    */
-  readonly history: SessionLog | HistoryStore;
+  readonly history: SessionLog;
   /**
    * Live updates a client may have waiting while it receives a replay before it is disconnected
    * as too slow (default 65 536), like an `Agent`'s `maxHeldUpdates`.
@@ -83,7 +81,7 @@ export class AdapterSession {
       history,
       options.maxHeldUpdates === undefined ? {} : { maxHeldUpdates: options.maxHeldUpdates },
     );
-    this.ready = ensureRecord(sessionLogOf(history), sessionId, cwd).then(() => this.session.following());
+    this.ready = ensureRecord(history, sessionId, cwd).then(() => this.session.following());
     // Awaited by whoever cares; an adapter that never does must not see it as unhandled.
     this.ready.catch(() => undefined);
   }

@@ -19,16 +19,15 @@ import type {
   Usage,
 } from '@acp-kit/schema';
 import { HistoryStoreError } from '../history/errors.js';
-import type { HistoryStore, MessageKind, ReplayVia } from '../history/history-store.js';
+import type { MessageKind, ReplayVia } from '../history/history-store.js';
 import { chunkUpdate, messageUpdate } from '../history/message-updates.js';
-import {
-  isSessionLog,
-  type LogEntry,
-  type LogSubscription,
-  type NewLogEntry,
-  type SeqRange,
-  type SessionLog,
-  type WriteBehindLimits,
+import type {
+  LogEntry,
+  LogSubscription,
+  NewLogEntry,
+  SeqRange,
+  SessionLog,
+  WriteBehindLimits,
 } from '../history/session-log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../rpc/ndjson.js';
@@ -146,7 +145,7 @@ export class AgentSession {
   /** The working directory it was created or last resumed with. */
   cwd: string;
   readonly #log: SessionLog;
-  /** Issues message IDs: the store the agent was given (a message-level store delegates to its log). */
+  /** Issues message IDs: the session's log. */
   readonly #ids: Pick<SessionLog, 'nextMessageId'>;
   readonly #maxHeld: number;
   /** Appends to the log in call order, writing streamed chunks behind when the log suggests it. */
@@ -176,10 +175,10 @@ export class AgentSession {
   readonly #work = new WorkRegistry();
 
   /** @internal Sessions are created by the agent. */
-  constructor(id: SessionId, cwd: string, log: SessionLog | HistoryStore, options: AgentSessionOptions = {}) {
+  constructor(id: SessionId, cwd: string, log: SessionLog, options: AgentSessionOptions = {}) {
     this.id = id;
     this.cwd = cwd;
-    this.#log = sessionLogOf(log);
+    this.#log = log;
     this.#ids = log;
     this.#maxHeld = options.maxHeldUpdates ?? DEFAULT_MAX_HELD;
     const writeBehind =
@@ -960,16 +959,6 @@ export class AgentSession {
       if (this.#permissionsPending === 0 && this.#activity === 'requires_action') await this.running();
     }
   }
-}
-
-/** The log behind a store given to an agent: a {@link SessionLog}, or a message-level store's `log`. */
-export function sessionLogOf(store: SessionLog | HistoryStore): SessionLog {
-  if (isSessionLog(store)) return store;
-  const log = (store as { log?: unknown }).log;
-  if (isSessionLog(log)) return log;
-  throw new TypeError(
-    'the history store has no session log: pass a SessionLog, or a store with a `log` (MemoryHistoryStore, SqliteHistoryStore)',
-  );
 }
 
 function noop(): void {}

@@ -13,13 +13,13 @@ import type {
   SessionId,
 } from '@acp-kit/schema';
 import { randomUUID } from 'node:crypto';
-import type { HistoryStore, ReplayVia } from '../history/history-store.js';
-import { MemoryHistoryStore } from '../history/memory-history-store.js';
+import type { ReplayVia } from '../history/history-store.js';
+import { MemorySessionLog } from '../history/memory-session-log.js';
 import type { SessionLog, WriteBehindLimits } from '../history/session-log.js';
 import type { Connection, RequestContext } from '../rpc/connection.js';
 import { schemaValidator } from '../codec/v2-validator.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { AgentSession, sessionLogOf } from './agent-session.js';
+import { AgentSession } from './agent-session.js';
 import { checkWriteBehind } from './session-writer.js';
 import { ConnectionState } from './connection-state.js';
 import type { AgentMethodOptions } from './method-options.js';
@@ -95,12 +95,11 @@ export interface AgentOptions extends AgentMethodOptions {
    */
   capabilities?: AgentCapabilities;
   /**
-   * Where sessions live: a {@link SessionLog}, or a message-level store with a `log`
-   * ({@link MemoryHistoryStore}, `SqliteHistoryStore`). Agents given the same log share its
-   * sessions: their clients see the same updates in the same order. Default: a fresh
-   * {@link MemoryHistoryStore}.
+   * The {@link SessionLog} sessions live in (`SqliteSessionLog`, `PostgresSessionLog`…). Agents
+   * given the same log share its sessions: their clients see the same updates in the same order.
+   * Default: a fresh {@link MemorySessionLog}.
    */
-  history?: HistoryStore | SessionLog;
+  history?: SessionLog;
   /**
    * Live updates a client may have waiting while it receives a replay before it is disconnected
    * as too slow (default 65 536). Outside a replay a client's backlog is bounded by its
@@ -167,7 +166,6 @@ export interface AgentOptions extends AgentMethodOptions {
  */
 export class Agent {
   readonly #options: AgentOptions;
-  readonly #history: HistoryStore | SessionLog;
   readonly #log: SessionLog;
   readonly #sessions = new Map<SessionId, AgentSession>();
   readonly #loading = new Map<SessionId, Promise<AgentSession | undefined>>();
@@ -177,8 +175,7 @@ export class Agent {
     if (options.writeBehind !== undefined && options.writeBehind !== false)
       checkWriteBehind(options.writeBehind);
     this.#options = options;
-    this.#history = options.history ?? new MemoryHistoryStore();
-    this.#log = sessionLogOf(this.#history);
+    this.#log = options.history ?? new MemorySessionLog();
     options.ownership?.bind({
       sessions: this.#sessions,
       runForwardedPrompt: (prompt) => this.#runForwarded(prompt),
@@ -197,9 +194,9 @@ export class Agent {
     });
   }
 
-  /** The store the agent was given (or its default {@link MemoryHistoryStore}). */
-  get history(): HistoryStore | SessionLog {
-    return this.#history;
+  /** The log the agent was given (or its default {@link MemorySessionLog}); the same as {@link Agent.log}. */
+  get history(): SessionLog {
+    return this.#log;
   }
 
   /** The session log every session lives in. */
@@ -247,7 +244,7 @@ export class Agent {
       ...(this.#options.maxHeldUpdates === undefined ? {} : { maxHeldUpdates: this.#options.maxHeldUpdates }),
       ...(this.#options.writeBehind === undefined ? {} : { writeBehind: this.#options.writeBehind }),
     };
-    return new AgentSession(sessionId, cwd, this.#history, options);
+    return new AgentSession(sessionId, cwd, this.#log, options);
   }
 
   /**

@@ -1,4 +1,5 @@
 export { HistoryStoreError, type HistoryStoreErrorCode, type HistoryStoreErrorDetails } from './errors.js';
+export { LogHistoryStore } from './log-history-store.js';
 export { MemoryHistoryStore, type MemoryHistoryStoreOptions } from './memory-history-store.js';
 export { issueMessageId, randomId, randomMessageId } from './message-ids.js';
 export { replayUpdates, retainedMessages } from './replay.js';
@@ -29,23 +30,22 @@ export { decodeListCursor, encodeListCursor } from './list-cursor.js';
 export { LogFollowers } from './log-followers.js';
 export { findUnstorableText, isStorableText, STORABLE_TEXT } from './storable-text.js';
 export { MemorySessionLog, type MemorySessionLogOptions } from './memory-session-log.js';
-export {
-  isSessionLog,
-  type ListSessionRecordsOptions,
-  type LogEntry,
-  type LogListener,
-  type LogPage,
-  type LogSubscription,
-  type NewLogEntry,
-  type NewSessionRecord,
-  type ReadLogOptions,
-  type SeqRange,
-  type SessionConfig,
-  type SessionLog,
-  type SessionPatch,
-  type SessionRecord,
-  type SessionRecordPage,
-  type WriteBehindLimits,
+export type {
+  ListSessionRecordsOptions,
+  LogEntry,
+  LogListener,
+  LogPage,
+  LogSubscription,
+  NewLogEntry,
+  NewSessionRecord,
+  ReadLogOptions,
+  SeqRange,
+  SessionConfig,
+  SessionLog,
+  SessionPatch,
+  SessionRecord,
+  SessionRecordPage,
+  WriteBehindLimits,
 } from './session-log.js';
 export {
   CHUNK_OF,

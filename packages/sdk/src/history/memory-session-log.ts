@@ -125,7 +125,6 @@ export class MemorySessionLog implements SessionLog {
     this.#open();
     const existed = this.#sessions.delete(sessionId);
     if (existed) {
-      this.removed(sessionId);
       this.#followers.fail(
         new HistoryStoreError('session_not_found', `session "${sessionId}" was deleted`, { sessionId }),
         sessionId,
@@ -177,7 +176,6 @@ export class MemorySessionLog implements SessionLog {
       lastSeq: last,
       updatedAt: now(session.record.updatedAt),
     });
-    this.committed(sessionId, stored);
     this.#followers.published(sessionId, stored);
     return { first, last };
   }
@@ -209,12 +207,6 @@ export class MemorySessionLog implements SessionLog {
     this.#closed = true;
     this.#followers.fail(new HistoryStoreError('closed', 'the session log is closed'));
   }
-
-  /** Called synchronously after an append committed (subclasses keep projections with it). */
-  protected committed(_sessionId: SessionId, _entries: readonly LogEntry[]): void {}
-
-  /** Called after a session was deleted. */
-  protected removed(_sessionId: SessionId): void {}
 
   #open(): void {
     if (this.#closed) throw new HistoryStoreError('closed', 'the session log is closed');

@@ -192,15 +192,3 @@ export interface SessionLog {
   /** Releases resources; later calls fail with `closed`; subscribers get an error. Idempotent. */
   close(): Promise<void>;
 }
-
-/** Whether `value` is a {@link SessionLog} (has `append`, `read` and `subscribe`). */
-export function isSessionLog(value: unknown): value is SessionLog {
-  const v = value as Partial<SessionLog> | null;
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof v.append === 'function' &&
-    typeof v.read === 'function' &&
-    typeof v.subscribe === 'function'
-  );
-}

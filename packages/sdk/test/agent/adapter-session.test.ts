@@ -1,7 +1,7 @@
 import type { SessionNotification } from '@acp-kit/schema';
 import { describe, expect, it } from 'vitest';
 import { AdapterSession, type ClientPeer } from '../../src/agent/index.js';
-import { MemoryHistoryStore } from '../../src/history/index.js';
+import { MemoryHistoryStore, MemorySessionLog } from '../../src/history/index.js';
 import { ErrorCodes } from '../../src/rpc/index.js';
 import { tick, waitFor } from './harness.js';
 
@@ -23,17 +23,17 @@ const text = [{ type: 'text' as const, text: 'hello' }];
 describe('AdapterSession, the seam for agents you do not own', () => {
   it('creates the session in the log it is given, under the adapter-chosen ID', async () => {
     const store = new MemoryHistoryStore();
-    const adapter = new AdapterSession({ sessionId: 'their-id-1', cwd: '/work', history: store });
+    const adapter = new AdapterSession({ sessionId: 'their-id-1', cwd: '/work', history: store.log });
     await adapter.ready;
     expect(adapter.id).toBe('their-id-1');
     expect(await store.log.getSession('their-id-1')).toMatchObject({ sessionId: 'their-id-1', cwd: '/work' });
     // Opening it again over the same log finds the record instead of failing.
-    await new AdapterSession({ sessionId: 'their-id-1', cwd: '/work', history: store }).ready;
+    await new AdapterSession({ sessionId: 'their-id-1', cwd: '/work', history: store.log }).ready;
   });
 
   it('answers a received prompt only once it is inserted, after its report reached the submitting client', async () => {
     const events: string[] = [];
-    const adapter = new AdapterSession({ sessionId: 's1', cwd: '/work', history: new MemoryHistoryStore() });
+    const adapter = new AdapterSession({ sessionId: 's1', cwd: '/work', history: new MemorySessionLog() });
     const client = recordingPeer('a', events);
     adapter.attach(client);
     const { prompt, response } = adapter.receivePrompt(text, {
@@ -54,7 +54,7 @@ describe('AdapterSession, the seam for agents you do not own', () => {
 
   it('holds live updates behind a replay the adapter sends, then lets them through in order', async () => {
     const events: string[] = [];
-    const adapter = new AdapterSession({ sessionId: 's2', cwd: '/work', history: new MemoryHistoryStore() });
+    const adapter = new AdapterSession({ sessionId: 's2', cwd: '/work', history: new MemorySessionLog() });
     await adapter.ready;
     const client = recordingPeer('b', events);
     adapter.attach(client, { replay: true });
@@ -78,7 +78,7 @@ describe('AdapterSession, the seam for agents you do not own', () => {
   });
 
   it('answers a prompt still pending when the session is closed with -32800, and inserts nothing', async () => {
-    const adapter = new AdapterSession({ sessionId: 's3', cwd: '/work', history: new MemoryHistoryStore() });
+    const adapter = new AdapterSession({ sessionId: 's3', cwd: '/work', history: new MemorySessionLog() });
     await adapter.ready;
     const client = recordingPeer('c', []);
     const { prompt, response } = adapter.receivePrompt(text, {
@@ -92,7 +92,7 @@ describe('AdapterSession, the seam for agents you do not own', () => {
   });
 
   it('starts the turn of a prompt cancelled before its insertion already cancelled', async () => {
-    const adapter = new AdapterSession({ sessionId: 's4', cwd: '/work', history: new MemoryHistoryStore() });
+    const adapter = new AdapterSession({ sessionId: 's4', cwd: '/work', history: new MemorySessionLog() });
     await adapter.ready;
     const client = recordingPeer('d', []);
     adapter.attach(client);

@@ -13,7 +13,7 @@ function echoAgent(
 ) {
   return new Agent({
     info,
-    history,
+    history: history.log,
     replay,
     onPrompt: async (prompt, { session }) => {
       await prompt.insert();
