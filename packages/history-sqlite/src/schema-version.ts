@@ -1,2 +1,2 @@
 /** The schema version this package writes; stored in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;

@@ -45,11 +45,17 @@ const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
   ) STRICT, WITHOUT ROWID;
   `),
   toSessionLog,
+  logOnly,
 ];
 
-/** Tables every version from 1 has; later versions add their own (see {@link TABLES_SINCE}). */
-const OUR_TABLES = ['blocks', 'issued_ids', 'messages', 'sessions'];
-const TABLES_SINCE: Readonly<Record<number, readonly string[]>> = { 2: ['claims', 'entries'] };
+/** The tables each version adds and drops: a file of version n has those of 1..n, less the dropped. */
+const TABLES: Readonly<
+  Record<number, { readonly added: readonly string[]; readonly dropped?: readonly string[] }>
+> = {
+  1: { added: ['blocks', 'issued_ids', 'messages', 'sessions'] },
+  2: { added: ['claims', 'entries'] },
+  3: { added: [], dropped: ['blocks', 'messages'] },
+};
 
 /**
  * Read-only check run before anything is written (even the switch to WAL, which rewrites the
@@ -74,9 +80,12 @@ export function inspect(db: Database.Database, path: string): number {
     );
   }
   if (version > 0) {
-    const expected = [...OUR_TABLES];
-    for (let v = 2; v <= version; v++) expected.push(...(TABLES_SINCE[v] ?? []));
-    const missing = expected.filter((name) => !tables.includes(name));
+    const expected = new Set<string>();
+    for (let v = 1; v <= version; v++) {
+      for (const name of TABLES[v]?.added ?? []) expected.add(name);
+      for (const name of TABLES[v]?.dropped ?? []) expected.delete(name);
+    }
+    const missing = [...expected].filter((name) => !tables.includes(name));
     if (missing.length > 0) {
       throw new HistoryStoreError(
         'corrupt',
@@ -110,8 +119,8 @@ function tableNames(db: Database.Database): string[] {
 /**
  * Version 1 → 2: the session log. Each session gets an append-only log of updates (`entries`, the
  * truth that replay and live delivery read), the claimed message IDs (`claims`) and a directory
- * record (title, `updated_at`, config). `messages`/`blocks` stay as the per-message projection the
- * message-level API reads. Existing messages become retained log entries in their `seq` order, in
+ * record (title, `updated_at`, config). `messages`/`blocks` stay, for now, as a per-message
+ * projection (version 3 drops them). Existing messages become retained log entries in their `seq` order, in
  * the form they replay in (`full`: one whole update; `chunks`: `content: []` and one chunk per block),
  * and claim their IDs.
  */
@@ -163,4 +172,17 @@ function toSessionLog(db: Database.Database): void {
     }
     setSeq.run(seq, ordinal);
   }
+}
+
+/**
+ * Version 2 → 3: the log only. The per-message projection (`messages`, `blocks` and the sessions'
+ * `last_seq`) goes: the message-level view (`LogHistoryStore` in `@acp-kit/sdk`) folds the log's
+ * retained entries instead, which version 2 already wrote for every message.
+ */
+function logOnly(db: Database.Database): void {
+  db.exec(`
+    DROP TABLE blocks;
+    DROP TABLE messages;
+    ALTER TABLE sessions DROP COLUMN last_seq;
+  `);
 }

@@ -11,12 +11,10 @@ import {
   type LogPage,
   type LogSubscription,
   type MessageRef,
-  messageChange,
   type NewLogEntry,
   type NewSessionRecord,
   randomMessageId,
   type ReadLogOptions,
-  type ReplayVia,
   type SeqRange,
   type SessionConfig,
   type SessionLog,
@@ -46,26 +44,18 @@ export interface SqliteSessionLogOptions {
 
 type SessionId = SessionRecord['sessionId'];
 type MessageId = MessageRef['messageId'];
-type ContentBlock = NonNullable<Extract<ReturnType<typeof messageChange>, { op: 'chunk' }>>['block'];
 
-/** @internal A `sessions` row. */
-export interface SessionRow {
+/** A `sessions` row. */
+interface SessionRow {
   ordinal: number;
   session_id: string;
   cwd: string;
   created_at: string;
-  /** Last `seq` of the message projection. */
-  last_seq: number;
   title: string | null;
   updated_at: string;
   config: string | null;
   /** Last `seq` of the session log. */
   log_seq: number;
-}
-
-interface LocatedRow {
-  seq: number;
-  block_count: number;
 }
 
 function prepareAll(db: Database.Database) {
@@ -101,27 +91,14 @@ function prepareAll(db: Database.Database) {
         'SELECT seq, retain, body FROM entries WHERE session = ? AND seq > ? AND retain = 1 ORDER BY seq LIMIT ?',
       )
       .raw(true),
-    // The per-message projection (messages + blocks), read by the message-level API.
-    insertMessage: db.prepare(
-      'INSERT INTO messages (session, seq, kind, message_id, via, meta, block_count) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ),
-    setLastSeq: db.prepare('UPDATE sessions SET last_seq = ? WHERE ordinal = ?'),
-    insertBlock: db.prepare('INSERT INTO blocks (session, seq, idx, block) VALUES (?, ?, ?, ?)'),
-    deleteBlocks: db.prepare('DELETE FROM blocks WHERE session = ? AND seq = ?'),
-    setBlockCount: db.prepare('UPDATE messages SET block_count = ? WHERE session = ? AND seq = ?'),
-    setVia: db.prepare('UPDATE messages SET via = ? WHERE session = ? AND seq = ?'),
-    setMeta: db.prepare('UPDATE messages SET meta = ? WHERE session = ? AND seq = ?'),
-    byRef: db.prepare<[number, string, string], LocatedRow>(
-      'SELECT seq, block_count FROM messages WHERE session = ? AND kind = ? AND message_id = ?',
-    ),
   };
 }
 
 /**
- * Opens and migrates the database file; shared by the log and the message-level store. A new file
+ * Opens and migrates the database file. A new file
  * (and so its WAL/SHM companions) is created readable by its owner only: conversations are private.
  */
-export function openDatabase(path: string, options: SqliteSessionLogOptions): Database.Database {
+function openDatabase(path: string, options: SqliteSessionLogOptions): Database.Database {
   let db: Database.Database | undefined;
   try {
     createOwnerOnly(path);
@@ -156,12 +133,11 @@ export function openDatabase(path: string, options: SqliteSessionLogOptions): Da
 /**
  * A {@link SessionLog} in one SQLite file (better-sqlite3, WAL mode): sessions, their numbered
  * logs, claimed and issued message IDs survive restarts. Each `append` is one IMMEDIATE
- * transaction that checks the claims, writes the entries and the per-message projection, so
- * either all of it is stored or nothing. Subscriptions follow appends made through this object.
+ * transaction that checks the claims and writes the entries, so either all of it is stored or
+ * nothing. Subscriptions follow appends made through this object.
  *
- * Open it with {@link SqliteSessionLog.open} (or take `SqliteHistoryStore.log` to share one file
- * with the message-level API); problems with the file surface at open as a `HistoryStoreError`
- * naming the path, and the file is never rewritten to make it fit.
+ * Open it with {@link SqliteSessionLog.open}; problems with the file surface there as a
+ * `HistoryStoreError` naming the path, and the file is never rewritten to make it fit.
  */
 export class SqliteSessionLog implements SessionLog {
   readonly #db: Database.Database;
@@ -170,8 +146,7 @@ export class SqliteSessionLog implements SessionLog {
   readonly #generate: () => string;
   #closed = false;
 
-  /** @internal Use {@link SqliteSessionLog.open} or `SqliteHistoryStore.open(…).log`. */
-  constructor(
+  private constructor(
     db: Database.Database,
     /** The database file. */
     readonly path: string,
@@ -188,13 +163,8 @@ export class SqliteSessionLog implements SessionLog {
     return new SqliteSessionLog(db, path, options.generateMessageId ?? randomMessageId);
   }
 
-  /** @internal The database handle (for the message-level store on the same file). */
-  get db(): Database.Database {
-    return this.#db;
-  }
-
   async createSession(session: NewSessionRecord): Promise<SessionRecord> {
-    return this.write('create a session in', () => {
+    return this.#write('create a session in', () => {
       const input = check.checkNewSessionRecord(session);
       if (this.#sql.session.get(input.sessionId) !== undefined) {
         throw new HistoryStoreError('session_exists', `session "${input.sessionId}" already exists`, {
@@ -214,22 +184,22 @@ export class SqliteSessionLog implements SessionLog {
   }
 
   async getSession(sessionId: SessionId): Promise<SessionRecord | undefined> {
-    return this.run('read', () => {
+    return this.#run('read', () => {
       const row = this.#sql.session.get(sessionId);
       return row === undefined ? undefined : toRecord(row);
     });
   }
 
   async listSessions(options: ListSessionRecordsOptions = {}): Promise<SessionRecordPage> {
-    return this.run('read', () => {
-      const page = this.listRows(options);
+    return this.#run('read', () => {
+      const page = this.#listRows(options);
       return { sessions: page.rows.map(toRecord), nextCursor: page.nextCursor };
     });
   }
 
   async updateSession(sessionId: SessionId, patch: SessionPatch): Promise<SessionRecord> {
-    return this.write('update a session in', () => {
-      const row = this.sessionRow(sessionId);
+    return this.#write('update a session in', () => {
+      const row = this.#sessionRow(sessionId);
       check.checkPatch(patch);
       const config =
         patch.config === undefined ? row.config : patch.config === null ? null : JSON.stringify(patch.config);
@@ -245,7 +215,7 @@ export class SqliteSessionLog implements SessionLog {
   }
 
   async deleteSession(sessionId: SessionId): Promise<boolean> {
-    const deleted = this.write('delete a session in', () => {
+    const deleted = this.#write('delete a session in', () => {
       const row = this.#sql.session.get(sessionId);
       if (row === undefined) return false;
       this.#sql.deleteSession.run(row.ordinal);
@@ -261,8 +231,8 @@ export class SqliteSessionLog implements SessionLog {
   }
 
   async nextMessageId(sessionId: SessionId): Promise<MessageId> {
-    return this.write('issue a message ID in', () => {
-      const { ordinal } = this.sessionRow(sessionId);
+    return this.#write('issue a message ID in', () => {
+      const { ordinal } = this.#sessionRow(sessionId);
       // Claims are recorded as issued too, so a claimed ID is never handed out.
       return issueMessageId(
         sessionId,
@@ -273,8 +243,8 @@ export class SqliteSessionLog implements SessionLog {
   }
 
   async isClaimed(sessionId: SessionId, ref: MessageRef): Promise<boolean> {
-    return this.run('read', () => {
-      const { ordinal } = this.sessionRow(sessionId);
+    return this.#run('read', () => {
+      const { ordinal } = this.#sessionRow(sessionId);
       check.checkRef(ref);
       return this.#sql.claimed.get(ordinal, ref.kind, ref.messageId) !== undefined;
     });
@@ -282,10 +252,10 @@ export class SqliteSessionLog implements SessionLog {
 
   async append(sessionId: SessionId, entries: readonly NewLogEntry[]): Promise<SeqRange> {
     let stored: LogEntry[] = [];
-    const range = this.write('append to', () => {
-      const row = this.sessionRow(sessionId);
+    const range = this.#write('append to', () => {
+      const row = this.#sessionRow(sessionId);
       check.checkEntries(entries);
-      stored = this.appendRows(row, entries);
+      stored = this.#appendRows(row, entries);
       return { first: stored[0]!.seq, last: stored.at(-1)!.seq };
     });
     this.#followers.published(sessionId, stored);
@@ -293,10 +263,10 @@ export class SqliteSessionLog implements SessionLog {
   }
 
   async read(sessionId: SessionId, options: ReadLogOptions = {}): Promise<LogPage> {
-    return this.write(
+    return this.#write(
       'read',
       () => {
-        const row = this.sessionRow(sessionId);
+        const row = this.#sessionRow(sessionId);
         const after = check.afterSeq(options.afterSeq);
         const limit = check.pageLimit(options.limit);
         const rows = (options.retainedOnly ? this.#sql.readRetained : this.#sql.readEntries).all(
@@ -317,7 +287,7 @@ export class SqliteSessionLog implements SessionLog {
   }
 
   subscribe(sessionId: SessionId, afterSeq: number, listener: LogListener): LogSubscription {
-    this.open();
+    this.#open();
     check.checkId(sessionId, '/sessionId');
     const from = check.afterSeq(afterSeq);
     return this.#followers.subscribe(sessionId, from, listener, (id, options) => this.read(id, options));
@@ -330,27 +300,16 @@ export class SqliteSessionLog implements SessionLog {
     this.#followers.fail(new HistoryStoreError('closed', `the history store at ${this.path} is closed`));
   }
 
-  /** @internal Publishes entries committed by the message-level store's own transactions. */
-  publish(sessionId: SessionId, entries: readonly LogEntry[]): void {
-    if (entries.length > 0) this.#followers.published(sessionId, entries);
-  }
-
   /**
-   * @internal Inside a write transaction: checks claims, writes `entries` after the session's last
-   * seq and updates the message projection. `via` overrides the replay preference of the message
-   * the entries open or replace (the message-level API's `via`).
+   * Inside a write transaction: checks claims and writes `entries` after the session's last seq.
    */
-  appendRows(row: SessionRow, entries: readonly NewLogEntry[], via?: ReplayVia): LogEntry[] {
+  #appendRows(row: SessionRow, entries: readonly NewLogEntry[]): LogEntry[] {
     const fresh = new Set<string>();
     for (const entry of entries) {
       if (entry.claim === undefined) continue;
       const key = `${entry.claim.kind}\u0000${entry.claim.messageId}`;
       if (fresh.has(key) || this.#sql.claimed.get(row.ordinal, entry.claim.kind, entry.claim.messageId)) {
-        throw new HistoryStoreError(
-          'duplicate_message',
-          `${entry.claim.kind} "${entry.claim.messageId}" is already claimed`,
-          { sessionId: row.session_id, messageId: entry.claim.messageId },
-        );
+        check.duplicateClaim(row.session_id, entry.claim);
       }
       fresh.add(key);
     }
@@ -362,77 +321,15 @@ export class SqliteSessionLog implements SessionLog {
         this.#sql.claim.run(row.ordinal, entry.claim.kind, entry.claim.messageId);
         this.#sql.issueId.run(row.ordinal, entry.claim.messageId);
       }
-      const body = JSON.stringify(entry.update);
-      this.#sql.insertEntry.run(row.ordinal, ++seq, retain ? 1 : 0, body);
-      if (retain) this.#project(row, entry.update, via);
+      this.#sql.insertEntry.run(row.ordinal, ++seq, retain ? 1 : 0, JSON.stringify(entry.update));
       stored.push({ seq, retain, update: entry.update });
     }
-    row.log_seq = seq;
-    row.updated_at = check.monotonicNow(row.updated_at);
-    this.#sql.setLogSeq.run(seq, row.updated_at, row.ordinal);
+    this.#sql.setLogSeq.run(seq, check.monotonicNow(row.updated_at), row.ordinal);
     return stored;
   }
 
-  /** Applies one retained update to the per-message projection. */
-  #project(row: SessionRow, update: NewLogEntry['update'], via: ReplayVia | undefined): void {
-    const change = messageChange(update);
-    if (change === undefined) return;
-    let located = this.#sql.byRef.get(row.ordinal, change.kind, change.messageId);
-    if (change.op === 'chunk') {
-      located ??= this.#openMessage(row, change, [], 'chunks', null);
-      this.#sql.insertBlock.run(row.ordinal, located.seq, located.block_count, JSON.stringify(change.block));
-      this.#sql.setBlockCount.run(located.block_count + 1, row.ordinal, located.seq);
-      return;
-    }
-    if (located === undefined) {
-      const content = change.content ?? [];
-      this.#openMessage(
-        row,
-        change,
-        content,
-        via ?? (content.length === 0 ? 'chunks' : 'full'),
-        change.meta ?? null,
-      );
-      return;
-    }
-    if (change.content !== undefined) {
-      this.#sql.deleteBlocks.run(row.ordinal, located.seq);
-      for (const [idx, block] of change.content.entries()) {
-        this.#sql.insertBlock.run(row.ordinal, located.seq, idx, JSON.stringify(block));
-      }
-      this.#sql.setBlockCount.run(change.content.length, row.ordinal, located.seq);
-    }
-    if (change.meta !== undefined)
-      this.#sql.setMeta.run(JSON.stringify(change.meta), row.ordinal, located.seq);
-    if (via !== undefined) this.#sql.setVia.run(via, row.ordinal, located.seq);
-  }
-
-  #openMessage(
-    row: SessionRow,
-    ref: MessageRef,
-    content: readonly ContentBlock[],
-    via: ReplayVia,
-    meta: Readonly<Record<string, unknown>> | null,
-  ): LocatedRow {
-    const seq = ++row.last_seq;
-    this.#sql.insertMessage.run(
-      row.ordinal,
-      seq,
-      ref.kind,
-      ref.messageId,
-      via,
-      meta === null ? null : JSON.stringify(meta),
-      content.length,
-    );
-    for (const [idx, block] of content.entries()) {
-      this.#sql.insertBlock.run(row.ordinal, seq, idx, JSON.stringify(block));
-    }
-    this.#sql.setLastSeq.run(seq, row.ordinal);
-    return { seq, block_count: content.length };
-  }
-
-  /** @internal Sessions page (rows). */
-  listRows(options: ListSessionRecordsOptions): { rows: SessionRow[]; nextCursor: string | null } {
+  /** Sessions page (rows). */
+  #listRows(options: ListSessionRecordsOptions): { rows: SessionRow[]; nextCursor: string | null } {
     const limit = check.pageLimit(options.limit);
     const after = decodeListCursor(options.cursor);
     const rows = this.#sql.listSessions.all(after, limit + 1);
@@ -440,8 +337,8 @@ export class SqliteSessionLog implements SessionLog {
     return { rows: page, nextCursor: rows.length > limit ? encodeListCursor(page.at(-1)!.ordinal) : null };
   }
 
-  /** @internal The session's row; `session_not_found` when missing. */
-  sessionRow(sessionId: SessionId): SessionRow {
+  /** The session's row; `session_not_found` when missing. */
+  #sessionRow(sessionId: SessionId): SessionRow {
     check.checkId(sessionId, '/sessionId');
     const row = this.#sql.session.get(sessionId);
     if (row === undefined)
@@ -449,17 +346,17 @@ export class SqliteSessionLog implements SessionLog {
     return row;
   }
 
-  /** @internal Throws `closed` once closed. */
-  open(): void {
+  /** Throws `closed` once closed. */
+  #open(): void {
     if (this.#closed)
       throw new HistoryStoreError('closed', `the history store at ${this.path} is closed`, {
         path: this.path,
       });
   }
 
-  /** @internal Runs `work` outside a transaction, translating SQLite errors. */
-  run<T>(doing: string, work: () => T): T {
-    this.open();
+  /** Runs `work` outside a transaction, translating SQLite errors. */
+  #run<T>(doing: string, work: () => T): T {
+    this.#open();
     try {
       return work();
     } catch (error) {
@@ -467,14 +364,13 @@ export class SqliteSessionLog implements SessionLog {
     }
   }
 
-  /** @internal Runs `work` in one transaction (IMMEDIATE for writes), translating SQLite errors. */
-  write<T>(doing: string, work: () => T, mode: 'immediate' | 'deferred' = 'immediate'): T {
-    return this.run(doing, () => this.#db.transaction(work)[mode]());
+  /** Runs `work` in one transaction (IMMEDIATE for writes), translating SQLite errors. */
+  #write<T>(doing: string, work: () => T, mode: 'immediate' | 'deferred' = 'immediate'): T {
+    return this.#run(doing, () => this.#db.transaction(work)[mode]());
   }
 }
 
-/** @internal */
-export function toRecord(row: SessionRow): SessionRecord {
+function toRecord(row: SessionRow): SessionRecord {
   return Object.freeze({
     sessionId: row.session_id,
     cwd: row.cwd,
