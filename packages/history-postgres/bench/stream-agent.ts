@@ -1,31 +1,24 @@
 /**
  * The agent of the agent-level throughput benchmark (a child process of agent-throughput.ts), set
  * up as `acp-kit agent --history …` sets itself up: with `sqlite <file>`, an SDK agent on a
- * SqliteHistoryStore; with `postgres <url> <schema>`, on a PostgresSessionLog whose appends are
+ * SqliteSessionLog; with `postgres <url> <schema>`, on a PostgresSessionLog whose appends are
  * fenced by PostgresSessionOwnership's leases. It speaks ACP over stdio. Every prompt gets a turn:
  * the user message, `running`, an agent message streamed as chunks — as many as the prompt's
  * `chunks N` says (default CHUNKS), each awaited, as an agent reports them — and `idle`.
  */
-import {
-  Agent,
-  type AgentConnection,
-  Connection,
-  type HistoryStore,
-  type SessionLog,
-  stdioTransport,
-} from '@acp-kit/sdk';
-import { SqliteHistoryStore } from '@acp-kit/history-sqlite';
+import { Agent, type AgentConnection, Connection, type SessionLog, stdioTransport } from '@acp-kit/sdk';
+import { SqliteSessionLog } from '@acp-kit/history-sqlite';
 import { PostgresSessionLog, PostgresSessionOwnership } from '../src/index.js';
 import { CHUNKS } from './stream-shape.js';
 
 const [kind, location, schema] = process.argv.slice(2) as ['sqlite' | 'postgres', string, string?];
-let history: HistoryStore | SessionLog;
+let history: SessionLog;
 let ownership: PostgresSessionOwnership | undefined;
 let close: () => Promise<void>;
 if (kind === 'sqlite') {
-  const store = SqliteHistoryStore.open(location);
-  history = store;
-  close = () => store.close();
+  const log = SqliteSessionLog.open(location);
+  history = log;
+  close = () => log.close();
 } else {
   const log = await PostgresSessionLog.open(location, { schema });
   ownership = await PostgresSessionOwnership.open(log, location);

@@ -5,12 +5,10 @@ export interface QueuedWrite {
   /** Bytes of its update bodies. */
   readonly bytes: number;
   /**
-   * Appends with different keys are never written by one call for the same session (a fence — the
-   * lease and epoch it is written under — or an append that must be written alone).
+   * Appends with different keys are never written by one call for the same session (a fence: the
+   * lease and epoch it is written under).
    */
   readonly groupKey: string;
-  /** Written alone, in a batch of its own for its session. */
-  readonly alone: boolean;
 }
 
 /** One session's appends, in call order, taken off the queue to be written together. */
@@ -91,7 +89,7 @@ export class AppendQueue<T extends QueuedWrite> {
       let batchEntries = 0;
       let batchBytes = 0;
       for (const item of queue) {
-        if (n > 0 && (item.alone || head.alone || item.groupKey !== head.groupKey)) break;
+        if (n > 0 && item.groupKey !== head.groupKey) break;
         const over =
           entries + batchEntries + item.entryCount > this.#limits.maxEntries ||
           bytes + batchBytes + item.bytes > this.#limits.maxBytes;

@@ -14,7 +14,6 @@ import {
   type NewLogEntry,
   type NewSessionRecord,
   type ReadLogOptions,
-  type ReplayVia,
   randomMessageId,
   type SeqRange,
   type SessionLog,
@@ -64,11 +63,6 @@ interface RecordRow {
   last_seq: string;
 }
 
-/** An appended range, and how many messages the session has retained after the append. */
-interface AppendedRange extends SeqRange {
-  readonly messages: number;
-}
-
 /** A lease an append is fenced by: holder and epoch. */
 interface Fence {
   readonly owner: string;
@@ -86,9 +80,7 @@ interface QueuedAppend extends QueuedWrite {
   readonly msgChunk: readonly boolean[];
   readonly msgEmpty: readonly boolean[];
   readonly lease: Fence | undefined;
-  /** Replay preference for the messages this append opens or replaces (message-level API). */
-  readonly via: ReplayVia | undefined;
-  readonly resolve: (range: AppendedRange) => void;
+  readonly resolve: (range: SeqRange) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -331,21 +323,8 @@ export class PostgresSessionLog implements SessionLog {
     return rows[0].claimed;
   }
 
-  async append(sessionId: SessionId, entries: readonly NewLogEntry[]): Promise<SeqRange> {
-    const { first, last } = await this.#append(sessionId, entries, undefined, undefined);
-    return { first, last };
-  }
-
-  /**
-   * @internal For {@link PostgresHistoryStore}: `append` with a replay preference for the messages
-   * it opens or replaces; also resolves with how many messages the session has retained.
-   */
-  appendWithVia(
-    sessionId: SessionId,
-    entries: readonly NewLogEntry[],
-    via: ReplayVia | undefined,
-  ): Promise<AppendedRange> {
-    return this.#append(sessionId, entries, undefined, via);
+  append(sessionId: SessionId, entries: readonly NewLogEntry[]): Promise<SeqRange> {
+    return this.#append(sessionId, entries, undefined);
   }
 
   /**
@@ -354,18 +333,8 @@ export class PostgresSessionLog implements SessionLog {
    * otherwise — so a replica that lost a session (paused past its lease, then taken over) cannot
    * write into a turn that is no longer its own. A takeover waits for a fenced append in flight.
    */
-  async appendAsOwner(
-    sessionId: SessionId,
-    entries: readonly NewLogEntry[],
-    lease: Fence,
-  ): Promise<SeqRange> {
-    const { first, last } = await this.#append(
-      sessionId,
-      entries,
-      { owner: lease.owner, epoch: lease.epoch },
-      undefined,
-    );
-    return { first, last };
+  appendAsOwner(sessionId: SessionId, entries: readonly NewLogEntry[], lease: Fence): Promise<SeqRange> {
+    return this.#append(sessionId, entries, { owner: lease.owner, epoch: lease.epoch });
   }
 
   /**
@@ -403,8 +372,7 @@ export class PostgresSessionLog implements SessionLog {
     sessionId: SessionId,
     entries: readonly NewLogEntry[],
     lease: Fence | undefined,
-    via: ReplayVia | undefined,
-  ): Promise<AppendedRange> {
+  ): Promise<SeqRange> {
     this.#checkOpen();
     check.checkId(sessionId, '/sessionId');
     check.checkEntries(entries);
@@ -437,12 +405,11 @@ export class PostgresSessionLog implements SessionLog {
       msgChunk.push(change?.op === 'chunk');
       msgEmpty.push(change?.op === 'upsert' && (change.content === undefined || change.content.length === 0));
     }
-    return new Promise<AppendedRange>((resolve, reject) => {
+    return new Promise<SeqRange>((resolve, reject) => {
       this.#appends.push(sessionId, {
         entryCount: bodies.length,
         bytes,
         groupKey: lease === undefined ? '' : `${lease.owner}\u0000${lease.epoch}`,
-        alone: via !== undefined,
         bodies,
         retain,
         claims,
@@ -451,7 +418,6 @@ export class PostgresSessionLog implements SessionLog {
         msgChunk,
         msgEmpty,
         lease,
-        via,
         resolve,
         reject,
       });
@@ -472,7 +438,7 @@ export class PostgresSessionLog implements SessionLog {
         let first = range.first;
         for (const item of batch.items) {
           const last = first + item.bodies.length - 1;
-          item.resolve({ first, last, messages: range.messages });
+          item.resolve({ first, last });
           first = last + 1;
         }
       });
@@ -490,7 +456,7 @@ export class PostgresSessionLog implements SessionLog {
   }
 
   /** Writes the group's appends as one transaction: the plain statement when it can, else `log_write`. */
-  async #write(group: readonly SessionBatch<QueuedAppend>[]): Promise<AppendedRange[]> {
+  async #write(group: readonly SessionBatch<QueuedAppend>[]): Promise<SeqRange[]> {
     const ranges =
       (group.length === 1 && (await this.#writePlain(group[0]!))) || (await this.#writeAll(group));
     group.forEach(({ sessionId, items }, i) => {
@@ -514,9 +480,8 @@ export class PostgresSessionLog implements SessionLog {
    * not apply, or when the statement finds the session, the message or the lease missing (then
    * `log_write` writes the batch, or raises the error that says why).
    */
-  async #writePlain({ sessionId, items }: SessionBatch<QueuedAppend>): Promise<AppendedRange[] | undefined> {
+  async #writePlain({ sessionId, items }: SessionBatch<QueuedAppend>): Promise<SeqRange[] | undefined> {
     const head = items[0]!;
-    if (head.via !== undefined) return undefined;
     let kind: string | null = null;
     let messageId: string | null = null;
     const bodies: string[] = [];
@@ -540,7 +505,7 @@ export class PostgresSessionLog implements SessionLog {
       }
     }
     const s = this.#s;
-    const { rows } = await this.#query<{ o_last: string; o_messages: string }>(
+    const { rows } = await this.#query<{ o_last: string }>(
       'append to',
       // Fenced (an owner given): the share lock on the lease makes a takeover wait for this write.
       `WITH f AS (
@@ -559,7 +524,7 @@ export class PostgresSessionLog implements SessionLog {
          WHERE session_id = $1
            AND ($6::text IS NULL OR EXISTS (SELECT 1 FROM f))
            AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM m))
-         RETURNING ordinal, last_seq, message_count
+         RETURNING ordinal, last_seq
        ),
        i AS (
          INSERT INTO ${s}.log_entries (session, seq, retain, body, message)
@@ -572,7 +537,7 @@ export class PostgresSessionLog implements SessionLog {
            CASE WHEN octet_length($1) <= 7000 THEN $1 ELSE '' END)
          FROM u
        )
-       SELECT u.last_seq AS o_last, u.message_count AS o_messages, (SELECT count(*) FROM n) AS notified FROM u`,
+       SELECT u.last_seq AS o_last, (SELECT count(*) FROM n) AS notified FROM u`,
       [
         sessionId,
         bodies,
@@ -590,15 +555,14 @@ export class PostgresSessionLog implements SessionLog {
     const row = rows[0];
     if (row === undefined) return undefined;
     const last = Number(row.o_last);
-    return [{ first: last - bodies.length + 1, last, messages: Number(row.o_messages) }];
+    return [{ first: last - bodies.length + 1, last }];
   }
 
   /** One call of the schema's `log_write`: the group's appends, as one transaction. */
-  async #writeAll(group: readonly SessionBatch<QueuedAppend>[]): Promise<AppendedRange[]> {
+  async #writeAll(group: readonly SessionBatch<QueuedAppend>[]): Promise<SeqRange[]> {
     const sessions: string[] = [];
     const owners: (string | null)[] = [];
     const epochs: (number | null)[] = [];
-    const vias: (string | null)[] = [];
     const starts: number[] = [];
     const counts: number[] = [];
     const claimStarts: number[] = [];
@@ -616,7 +580,6 @@ export class PostgresSessionLog implements SessionLog {
       sessions.push(sessionId);
       owners.push(head.lease?.owner ?? null);
       epochs.push(head.lease?.epoch ?? null);
-      vias.push(head.via ?? null);
       starts.push(bodies.length + 1);
       claimStarts.push(claimIds.length + 1);
       for (const item of items) {
@@ -634,14 +597,10 @@ export class PostgresSessionLog implements SessionLog {
       counts.push(bodies.length + 1 - starts.at(-1)!);
       claimCounts.push(claimIds.length + 1 - claimStarts.at(-1)!);
     }
-    const { rows } = await this.#query<{
-      o_index: number;
-      o_first: string;
-      o_last: string;
-      o_messages: string;
-    }>(
+    const { rows } = await this.#query<{ o_index: number; o_first: string; o_last: string }>(
       'append to',
-      `SELECT o_index, o_first, o_last, o_messages FROM ${this.#s}.log_write(
+      // The schema's replay-preference argument (p_vias, for the message-level store of old) is null.
+      `SELECT o_index, o_first, o_last FROM ${this.#s}.log_write(
          $1::text[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::integer[], $7::integer[],
          $8::integer[], $9::text[], $10::boolean[], $11::text[], $12::text[], $13::text[], $14::text[],
          $15::boolean[], $16::boolean[], $17, $18)`,
@@ -649,7 +608,7 @@ export class PostgresSessionLog implements SessionLog {
         sessions,
         owners,
         epochs,
-        vias,
+        sessions.map(() => null),
         starts,
         counts,
         claimStarts,
@@ -668,30 +627,10 @@ export class PostgresSessionLog implements SessionLog {
       // Errors are told apart per session only for a call of one session (a group falls back to that).
       group.length === 1 ? group[0]!.sessionId : undefined,
     );
-    const ranges: AppendedRange[] = new Array(group.length);
-    for (const row of rows) {
-      ranges[row.o_index - 1] = {
-        first: Number(row.o_first),
-        last: Number(row.o_last),
-        messages: Number(row.o_messages),
-      };
-    }
+    const ranges: SeqRange[] = new Array(group.length);
+    for (const row of rows)
+      ranges[row.o_index - 1] = { first: Number(row.o_first), last: Number(row.o_last) };
     return ranges;
-  }
-
-  /**
-   * @internal For {@link PostgresHistoryStore}: runs one read statement over this log's tables
-   * (`$S` stands for the schema), with errors translated; fails with `session_not_found` when the
-   * statement's session (`sessionId`) raises it.
-   */
-  async queryView<R extends pg.QueryResultRow>(
-    text: string,
-    values: unknown[],
-    sessionId: SessionId,
-  ): Promise<R[]> {
-    this.#checkOpen();
-    const { rows } = await this.#query<R>('read', text.replaceAll('$S', this.#s), values, sessionId);
-    return rows;
   }
 
   async read(sessionId: SessionId, options: ReadLogOptions = {}): Promise<LogPage> {

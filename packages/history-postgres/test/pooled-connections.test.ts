@@ -1,14 +1,30 @@
 import type { HistoryStoreError } from '@acp-kit/sdk';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PostgresSessionLog, type PostgresSessionLogOptions } from '../src/index.js';
 import { freshSchema, postgresUrl } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The server process behind the pooled connection the log's next statement runs on. */
+/**
+ * The server process behind the pooled connection the log's next statement runs on: the log runs
+ * a statement of its schema, and the server, asked on a connection of the test's own, names the
+ * backends whose last statement that was (the log's schema is fresh, so only the log's).
+ */
 async function backendPid(log: PostgresSessionLog): Promise<number> {
-  const [row] = await log.queryView<{ pid: number }>('SELECT pg_backend_pid() AS pid', [], 's');
-  return row!.pid;
+  await log.getSession('s');
+  const client = new pg.Client({ connectionString: postgresUrl() });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND position($1 IN query) > 0',
+      [log.schema],
+    );
+    expect(rows).toHaveLength(1);
+    return rows[0]!.pid;
+  } finally {
+    await client.end();
+  }
 }
 
 async function openLog(options: PostgresSessionLogOptions = {}): Promise<PostgresSessionLog> {
