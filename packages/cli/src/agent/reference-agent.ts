@@ -3,7 +3,6 @@ import {
   type AgentOptions,
   type AgentSession,
   type ClientPeer,
-  type HistoryStore,
   type PendingPrompt,
   type SessionLog,
 } from '@acp-kit/sdk';
@@ -21,8 +20,8 @@ import {
 
 /** Options for {@link createReferenceAgent}. */
 export interface ReferenceAgentOptions {
-  /** Where sessions live (default: in memory): a history store or a session log (PostgreSQL). */
-  history?: HistoryStore | SessionLog;
+  /** The session log sessions live in (default: in memory). */
+  history?: SessionLog;
   /** Pause between streamed reply chunks, in ms (default 2), so a turn can be cancelled mid-stream. */
   chunkDelayMs?: number;
   /** How replay sends retained messages (default `'chunks'`: reset, then one chunk per block). */

@@ -2,7 +2,6 @@ import { parseArgs } from 'node:util';
 import {
   type AgentConnection,
   Connection,
-  type HistoryStore,
   type AcpServerOptions,
   listenAcp,
   negotiateAgentVersion,
@@ -49,9 +48,7 @@ function parse(args: string[]) {
 async function openHistory(
   path: string | undefined,
   leaseMs: number | undefined,
-): Promise<
-  { history: HistoryStore | SessionLog; ownership?: SessionOwnership; close(): Promise<void> } | undefined
-> {
+): Promise<{ history: SessionLog; ownership?: SessionOwnership; close(): Promise<void> } | undefined> {
   if (leaseMs !== undefined && !(path !== undefined && isPostgresUrl(path))) {
     throw new UsageError('--lease-ms only applies with --history postgres://…');
   }

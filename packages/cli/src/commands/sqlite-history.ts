@@ -1,4 +1,4 @@
-import type { HistoryStore } from '@acp-kit/sdk';
+import type { SessionLog } from '@acp-kit/sdk';
 
 /** The optional package behind `--history`; everything else in the CLI runs without it. */
 const PACKAGE = '@acp-kit/history-sqlite';
@@ -18,10 +18,10 @@ function isMissingModule(error: unknown): boolean {
 }
 
 /**
- * Opens retained history in a SQLite file. The SQLite package is loaded here, on first use, so
+ * Opens the session log in a SQLite file. The SQLite package is loaded here, on first use, so
  * commands without `--history` never load (or need) a native module.
  */
-export async function openSqliteHistory(path: string): Promise<HistoryStore> {
+export async function openSqliteHistory(path: string): Promise<SessionLog> {
   let sqlite: typeof import('@acp-kit/history-sqlite');
   try {
     sqlite = await import(PACKAGE);
@@ -29,5 +29,5 @@ export async function openSqliteHistory(path: string): Promise<HistoryStore> {
     if (isMissingModule(error)) throw new Error(SQLITE_MISSING_MESSAGE, { cause: error });
     throw error;
   }
-  return sqlite.SqliteHistoryStore.open(path);
+  return sqlite.SqliteSessionLog.open(path);
 }

@@ -1,10 +1,10 @@
-import { Connection, createInProcessPair, MemoryHistoryStore } from '@acp-kit/sdk';
+import { Connection, createInProcessPair, MemorySessionLog } from '@acp-kit/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createReferenceAgent } from '../../src/agent/reference-agent.js';
 import { clientOver } from '../harness.js';
 
-/** A history store whose ID counter is broken, so the reference agent's onPrompt throws. */
-class BrokenIdHistory extends MemoryHistoryStore {
+/** A session log whose ID counter is broken, so the reference agent's onPrompt throws. */
+class BrokenIdHistory extends MemorySessionLog {
   override async nextMessageId(): Promise<string> {
     throw new Error('the ID counter is gone');
   }

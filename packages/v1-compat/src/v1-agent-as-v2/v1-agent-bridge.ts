@@ -12,7 +12,7 @@ import {
   type ClientPeer,
   Connection,
   ErrorCodes,
-  MemoryHistoryStore,
+  MemorySessionLog,
   RpcError,
   schemaValidator,
   type Transport,
@@ -103,7 +103,7 @@ export interface V1AgentBridgeOptions {
 export class V1AgentBridge {
   readonly #v1: V1ClientConnection;
   readonly #peer: WrappedPeer;
-  readonly #history = new MemoryHistoryStore();
+  readonly #history = new MemorySessionLog();
   readonly #ledger: IdLedger;
   readonly #onLoss: BridgeLossListener | undefined;
   readonly #sessions = new Map<SessionId, BridgedSession>();
