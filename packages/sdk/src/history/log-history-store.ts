@@ -1,20 +1,22 @@
 import type { ContentBlock, MessageId, SessionId } from '@acp-kit/schema';
 import { HistoryStoreError } from './errors.js';
-import type {
-  HistorySession,
-  HistoryStore,
-  ListSessionsOptions,
-  MessagePage,
-  MessageTarget,
-  NewHistorySession,
-  NewRetainedMessage,
-  ReadMessagesOptions,
-  ReplayVia,
-  RetainedMessage,
-  SessionPage,
-  StreamMessagesOptions,
+import {
+  type HistorySession,
+  type HistoryStore,
+  type ListSessionsOptions,
+  MAX_PAGE_SIZE,
+  type MessagePage,
+  type MessageTarget,
+  type NewHistorySession,
+  type NewRetainedMessage,
+  type ReadMessagesOptions,
+  type ReplayVia,
+  type RetainedMessage,
+  type SessionPage,
+  type StreamMessagesOptions,
 } from './history-store.js';
 import { MessageFold, messageEntries, retainedMessage } from './message-fold.js';
+import { chunkUpdate } from './message-updates.js';
 import { retainedMessages } from './replay.js';
 import type { NewLogEntry, SessionLog } from './session-log.js';
 import {
@@ -29,8 +31,6 @@ import {
   defaultVia,
   pageLimit,
 } from './validate.js';
-import { MAX_PAGE_SIZE } from './history-store.js';
-import { chunkUpdate } from './message-updates.js';
 
 /**
  * The message-level view of any {@link SessionLog}: a {@link HistoryStore} whose retained messages
@@ -86,6 +86,7 @@ export class LogHistoryStore<Log extends SessionLog = SessionLog> implements His
   async appendMessages(sessionId: SessionId, messages: Iterable<NewRetainedMessage>): Promise<number> {
     const list = [...messages];
     if (list.length > 0) await this.#appendAll(sessionId, list);
+    else await this.#fold(sessionId); // the session checks, as for a batch
     return list.length;
   }
 
@@ -150,19 +151,14 @@ export class LogHistoryStore<Log extends SessionLog = SessionLog> implements His
     try {
       return await this.#append(sessionId, fold, entries);
     } catch (error) {
-      const duplicate = messages.find(
-        (m) =>
-          error instanceof HistoryStoreError &&
-          error.code === 'duplicate_message' &&
-          m.messageId === error.messageId,
-      );
-      if (duplicate === undefined) throw error;
+      if (!(error instanceof HistoryStoreError) || error.code !== 'duplicate_message') throw error;
+      const taken = messages.find((m) => m.messageId === error.messageId) ?? messages[0]!;
       throw new HistoryStoreError(
         'duplicate_message',
-        `${duplicate.kind} "${duplicate.messageId}" is already retained`,
+        `${taken.kind} "${taken.messageId}" is already retained`,
         {
           sessionId,
-          messageId: duplicate.messageId,
+          messageId: taken.messageId,
         },
       );
     }
