@@ -9,3 +9,12 @@ export {
   type Submission,
 } from './client.js';
 export * from './conversation/index.js';
+export {
+  connectClient,
+  type DisconnectedEvent,
+  type ReconnectedEvent,
+  ReconnectFailedError,
+  ReconnectingClient,
+  type ReconnectingClientOptions,
+  type ReconnectOptions,
+} from './reconnecting-client.js';
