@@ -28,6 +28,8 @@ Commands:
         --max-connections <n>  --max-per-address <n>  --max-sessions <n per connection>
                     open connections in total, from one address, sessions each (64, 16, 32)
         --no-auth   accept clients without a token: loopback only, for tests and trusted setups
+        --affinity <value>   the value of the acp_affinity cookie this process sets (default: random),
+                    for a load balancer to route each connection's requests back to it
         New --history files are created readable by you only (0600). With a postgres:// URL, several
         agent processes share the sessions: a client may attach to any of them; each session's turns
         run on one of them, and a killed one's sessions move on after --lease-ms <ms> (default 5000).

@@ -78,14 +78,18 @@ export async function runAgent(args: string[]): Promise<number> {
   });
 
   if (listen) {
+    const security = securityOptions(listen, tokenSource, 'agent');
     const options: AcpServerOptions = {
-      ...securityOptions(listen, tokenSource, 'agent'),
+      ...security,
       onConnection: (transport) => {
         agent.serve(versionedConnection(transport));
       },
       // A GET may open the stream of a session this connection has not named yet (a client about
       // to resume it) only if the agent has that session: the RFD's 404 otherwise.
-      http: { sessionExists: async (sessionId) => (await agent.log.getSession(sessionId)) !== undefined },
+      http: {
+        ...security.http,
+        sessionExists: async (sessionId) => (await agent.log.getSession(sessionId)) !== undefined,
+      },
     };
     let server: Awaited<ReturnType<typeof listenAcp>>;
     try {

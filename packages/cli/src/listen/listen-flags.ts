@@ -15,6 +15,7 @@ export const LISTEN_OPTIONS = {
   'max-connections': { type: 'string' },
   'max-per-address': { type: 'string' },
   'max-sessions': { type: 'string' },
+  affinity: { type: 'string' },
 } as const;
 
 /** The parsed values of {@link LISTEN_OPTIONS}. */
@@ -28,6 +29,7 @@ export interface ListenFlagValues {
   'max-connections'?: string | undefined;
   'max-per-address'?: string | undefined;
   'max-sessions'?: string | undefined;
+  affinity?: string | undefined;
 }
 
 function parseListen(value: string): { host: string; port: number } {
@@ -87,7 +89,14 @@ export function listenSettings(values: ListenFlagValues) {
   const maxConnections = positiveInteger('--max-connections', values['max-connections']);
   const maxPerAddress = positiveInteger('--max-per-address', values['max-per-address']);
   const maxSessions = positiveInteger('--max-sessions', values['max-sessions']);
+  const affinity = values.affinity;
+  if (affinity !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(affinity)) {
+    throw new UsageError(
+      `--affinity expects 1 to 64 letters, digits, ".", "_" or "-" (a cookie value), got "${affinity}"`,
+    );
+  }
   return {
+    affinity,
     ...listen,
     noAuth,
     tokenFile: values['token-file'],
@@ -119,6 +128,8 @@ export function securityOptions(
     limits: listen.limits,
     ...(listen.tls ? { tls: listen.tls } : {}),
     ...(token ? { token: token.token } : { noAuth: true }),
+    // A fixed affinity cookie value lets a load balancer map it to this process.
+    ...(listen.affinity === undefined ? {} : { http: { affinityCookie: { value: listen.affinity } } }),
     onRefused: refusalLogger((line) => void process.stderr.write(line), 10, 10_000, command),
   };
 }
