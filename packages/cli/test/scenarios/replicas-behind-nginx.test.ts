@@ -213,6 +213,7 @@ describe('three replicas behind nginx', () => {
     const event = await reconnected;
     expect(disconnected).toHaveLength(1);
     expect(disconnected[0]!.cause.message).toMatch(/ACP over HTTP: .*stream/);
+    console.log(`behind nginx: the SIGKILL was reported as "${disconnected[0]!.cause.message}"`);
     expect(event.resumed).toEqual([sessionId]);
     expect(event.lost).toEqual([]);
     const newReplica = /acp_affinity=(r\d)/.exec(cookies.header() ?? '')?.[1];

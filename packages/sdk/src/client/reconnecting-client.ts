@@ -89,8 +89,7 @@ type Message = { id?: unknown; method?: unknown; params?: unknown; result?: unkn
 function statusOf(error: unknown): number | undefined {
   for (let current = error, depth = 0; current instanceof Error && depth < 8; depth++) {
     const status =
-      (current as { status?: unknown }).status ??
-      (current as { data?: { status?: unknown } }).data?.status;
+      (current as { status?: unknown }).status ?? (current as { data?: { status?: unknown } }).data?.status;
     if (typeof status === 'number') return status;
     current = current.cause;
   }

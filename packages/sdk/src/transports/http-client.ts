@@ -303,7 +303,9 @@ class HttpClientTransport implements Transport {
  * `http://127.0.0.1:8080/acp`) and resolves with a {@link Transport} a `Client` uses unchanged.
  * Nothing is sent until the client's `initialize`; a refusal then (401 token, 403 origin, 429/503
  * limits) fails that request and closes the transport with an {@link HttpStatusError}.
- * Reconnecting is the caller's: a new transport, `initialize`, then `session/resume`.
+ * One transport is one connection: to survive a drop, give `connectClient` (in `client/`) a factory
+ * such as `() => connectHttp(url, { token, cookies })`; it reconnects and resumes every session
+ * with replay into the same store.
  */
 export async function connectHttp(url: string, options: HttpClientOptions = {}): Promise<Transport> {
   return new HttpClientTransport(url, options);

@@ -28,7 +28,8 @@ export class WebSocketHandshakeError extends Error {
 
 /**
  * Connects to a WebSocket server (`ws://` or `wss://`) and resolves with the transport once the
- * socket is open. A refused handshake rejects with a {@link WebSocketHandshakeError}.
+ * socket is open. A refused handshake rejects with a {@link WebSocketHandshakeError}. To survive a
+ * dropped socket, pass `() => connectWebSocket(url, options)` to `connectClient`.
  */
 export function connectWebSocket(url: string, options: WebSocketClientOptions = {}): Promise<Transport> {
   const headers: Record<string, string> = { ...options.headers };
