@@ -219,7 +219,10 @@ export class ReconnectingClient {
     return [...this.#sessions.keys()];
   }
 
-  /** Resolves with the client once connected (at once, unless reconnecting); rejects if reconnecting failed. */
+  /**
+   * Resolves with the client once connected (at once, unless reconnecting); rejects with the
+   * {@link ReconnectFailedError} if reconnecting failed, or -32099 if {@link close} ended it first.
+   */
   ready(): Promise<Client> {
     return this.#ready;
   }
@@ -262,6 +265,7 @@ export class ReconnectingClient {
       void this.#reconnect(cause).then(
         (next) => {
           if (next) resolveReady(next);
+          else rejectReady(new RpcError(ErrorCodes.ConnectionClosed, 'the reconnecting client was closed'));
         },
         (error: Error) => {
           this.#stopped = true;
@@ -323,7 +327,9 @@ export class ReconnectingClient {
     throw new ReconnectFailedError(attempts, statusOf(last), false, last);
   }
 
+  /** Waits `ms`, or less when {@link close} is called meanwhile (or was already). */
   #sleep(ms: number): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done(): void {

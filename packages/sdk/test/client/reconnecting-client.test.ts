@@ -198,5 +198,34 @@ describe('connectClient gives up', () => {
     await expect(remote.closed).resolves.toBeUndefined();
     await connections[0]!.writer.close();
     expect(connections).toHaveLength(1);
+    await expect(remote.ready()).resolves.toBe(remote.client);
+  });
+
+  it('stops waiting between attempts on close(), and ready() then rejects', async () => {
+    const { server, connections } = await serve();
+    let calls = 0;
+    let failedOnce!: () => void;
+    const secondCall = new Promise<void>((resolve) => {
+      failedOnce = resolve;
+    });
+    const remote = await connectClient(
+      async () => {
+        if (calls++ === 0) return connectHttp(server.url, { token: server.token! });
+        failedOnce();
+        throw new Error('unreachable');
+      },
+      {
+        info: { name: 'reconnecting-test', version: '0.0.0' },
+        reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
+      },
+    );
+    await remote.client.newSession('/repo');
+    await connections[0]!.writer.close();
+    await secondCall;
+    const ready = remote.ready();
+    remote.close();
+    await expect(ready).rejects.toMatchObject({ code: -32099 });
+    await expect(remote.closed).resolves.toBeUndefined();
+    expect(calls).toBe(2);
   });
 });
