@@ -11,7 +11,9 @@ const NGINX = '/usr/sbin/nginx';
 /** Debian's nginx, installed when missing (CI runs as root on a fresh machine). */
 export function ensureNginx(): string {
   if (!existsSync(NGINX)) {
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'nginx'], { stdio: 'inherit' });
+    execFileSync('sh', [fileURLToPath(new URL('../../../scripts/ensure-nginx.sh', import.meta.url))], {
+      stdio: 'inherit',
+    });
   }
   return NGINX;
 }
