@@ -1,5 +1,6 @@
 import { ErrorCodes } from './errors.js';
 import type { RpcErrorResponse, RpcId, RpcSuccessResponse } from './messages.js';
+import { utf8ByteLength } from './utf8-length.js';
 
 /** A response to one received request. */
 export type RpcResponse = RpcSuccessResponse | RpcErrorResponse;
@@ -87,7 +88,7 @@ export class BatchAnswer {
     this.#push(
       json === undefined
         ? this.#tooLarge(message, idText)
-        : { json, bytes: byteLength(json), message, idText },
+        : { json, bytes: utf8ByteLength(json), message, idText },
     );
     // Over the limit: the largest results give way to short errors, largest first.
     while (this.#bytes > this.#sink.limit) {
@@ -123,7 +124,7 @@ export class BatchAnswer {
       error: { code: ErrorCodes.InternalError, message: 'Internal error: result too large' },
     };
     const json = this.#sink.serialize(error, idText);
-    return { json, bytes: byteLength(json), message: error, idText };
+    return { json, bytes: utf8ByteLength(json), message: error, idText };
   }
 
   #serialize(message: RpcResponse, idText: string | undefined): string | undefined {
@@ -167,8 +168,4 @@ export class BatchAnswer {
       .catch(() => {})
       .then(() => this.#resolve());
   }
-}
-
-function byteLength(json: string): number {
-  return Buffer.byteLength(json, 'utf8');
 }

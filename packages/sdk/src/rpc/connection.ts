@@ -23,6 +23,7 @@ import { scanEnvelope, splitArray } from './envelope-scan.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, excerpt, type FrameError } from './ndjson.js';
 import type { Disposable, Transport, WriteNote } from './transport.js';
 import { noValidation, type ValidationIssue, type Validator } from './validation.js';
+import { utf8ByteLength } from './utf8-length.js';
 
 /** Default cap on bytes handed to the writer but not yet accepted by the transport: 64 MiB. */
 export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
@@ -450,7 +451,7 @@ export class Connection<
    * the writer, under the size and outgoing-queue limits.
    */
   #write(json: string, tapped: readonly RpcMessage[], note?: WriteNote): Promise<void> {
-    const bytes = Buffer.byteLength(json, 'utf8');
+    const bytes = utf8ByteLength(json);
     if (bytes > this.#messageLimit) return Promise.reject(this.#oversized(bytes));
     if (this.#queuedBytes + bytes > this.#maxQueuedBytes) return Promise.reject(this.#queueFull(bytes));
     if (!this.#messages.empty) for (const message of tapped) this.#messages.fire('out', message);
@@ -468,7 +469,7 @@ export class Connection<
     let refused: RpcError | undefined;
     let count = jsons.length;
     for (let i = 0; i < jsons.length; i += 1) {
-      const size = Buffer.byteLength(jsons[i]!, 'utf8');
+      const size = utf8ByteLength(jsons[i]!);
       if (size > this.#messageLimit) {
         refused = this.#oversized(size);
         count = i;
