@@ -184,7 +184,13 @@ export class HttpEndpoint {
   ): void {
     const origin = header(request.headers, 'origin');
     if (origin === undefined || !this.#context.guard.allowsOrigin(origin)) {
-      reply(403, 'origin not allowed: this endpoint accepts web pages only from its configured origins');
+      // A refused preflight is the only request a browser sends for a page of another origin: log it.
+      const refusal = {
+        status: 403,
+        reason: 'origin not allowed: this endpoint accepts web pages only from its configured origins',
+      };
+      this.#context.onRefused(request, refusal);
+      reply(refusal.status, refusal.reason);
     } else {
       reply(204, '', {
         'Access-Control-Allow-Methods': 'GET, POST, DELETE',

@@ -2,6 +2,9 @@ import type { SecureContextOptions } from 'node:tls';
 import { WebSocket } from 'ws';
 import { DEFAULT_MAX_MESSAGE_BYTES, type Transport } from '../rpc/index.js';
 import { type WebSocketTransportOptions, webSocketTransport } from './websocket.js';
+import { WebSocketHandshakeError } from './websocket-handshake-error.js';
+
+export { WebSocketHandshakeError };
 
 /** Options for {@link connectWebSocket}. */
 export interface WebSocketClientOptions extends WebSocketTransportOptions {
@@ -11,19 +14,6 @@ export interface WebSocketClientOptions extends WebSocketTransportOptions {
   ca?: SecureContextOptions['ca'];
   /** Extra HTTP headers for the handshake. */
   headers?: Record<string, string>;
-}
-
-/** The server answered the handshake with an HTTP status instead of switching to WebSocket. */
-export class WebSocketHandshakeError extends Error {
-  constructor(
-    /** The HTTP status (401 token, 403 origin, 429 rate or per-address cap, 503 total cap, …). */
-    readonly status: number,
-    /** The reason the server gave in the response body. */
-    readonly reason: string,
-  ) {
-    super(`websocket handshake refused with HTTP ${status}${reason ? `: ${reason}` : ''}`);
-    this.name = 'WebSocketHandshakeError';
-  }
 }
 
 /**

@@ -1,15 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { ACP_KIT_PROTOCOL, TOKEN_PROTOCOL_PREFIX } from './websocket-protocol.js';
 
-/**
- * The subprotocol a WebSocket server of this SDK selects when a client offers it. Browser clients,
- * which cannot set an `Authorization` header, offer it together with
- * `` `${TOKEN_PROTOCOL_PREFIX}${token}` ``; the server answers with this one, never with the token.
- */
-export const ACP_KIT_PROTOCOL = 'acp-kit';
-
-/** Prefix of the subprotocol that carries the connection token for browser clients. */
-export const TOKEN_PROTOCOL_PREFIX = 'acp-kit.token.';
+export { ACP_KIT_PROTOCOL, TOKEN_PROTOCOL_PREFIX };
 
 /** Characters a token may contain: base64url, which is also valid inside an HTTP header token. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{16,512}$/;
