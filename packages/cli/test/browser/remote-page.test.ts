@@ -1,0 +1,189 @@
+/**
+ * A real web page in Debian's Chromium against `acp-kit agent --listen` (a child process): served
+ * on 127.0.0.1 from an allowed origin, it connects with `connectHttp` and with `connectWebSocket`
+ * from `@acp-kit/sdk/browser` (bundled with esbuild, nothing from Node), runs a prompt whose
+ * permission request is answered by clicking in the page, and shows the conversation. A page from
+ * another origin is refused, so is a wrong token, and no token ever appears in a URL.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ListeningAgent, listeningAgent, requireBuild } from '../harness.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ENSURE_CHROMIUM = fileURLToPath(new URL('../../../../scripts/ensure-chromium.sh', import.meta.url));
+const PAGE = new URL('./page/', import.meta.url);
+
+/** Serves the page and its bundle on 127.0.0.1 (a port of its own, so an origin of its own). */
+async function servePage(bundle: string): Promise<{ server: Server; origin: string }> {
+  const html = readFileSync(new URL('index.html', PAGE), 'utf8');
+  const server = createServer((request, response) => {
+    if (request.url === '/app.js') {
+      response.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' });
+      response.end(bundle);
+    } else if (request.url === '/') {
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      response.end(html);
+    } else {
+      response.writeHead(404);
+      response.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+type Profile = 'http' | 'websocket';
+/** How a connection attempt ended, as the page saw it (the error's name, status and cause's name). */
+interface Attempt {
+  ok: boolean;
+  name?: string;
+  code?: number;
+  status?: number;
+  cause?: string;
+  message?: string;
+}
+
+let browser: Browser | undefined;
+let context: BrowserContext;
+let agent: ListeningAgent | undefined;
+let allowed: { server: Server; origin: string } | undefined;
+let foreign: { server: Server; origin: string } | undefined;
+let endpoint: Record<Profile, string>;
+/** Every URL the browser asked for: requests (fetch, documents, scripts) and WebSocket handshakes. */
+const urls: string[] = [];
+
+beforeAll(async () => {
+  requireBuild();
+  if (!existsSync(CHROMIUM)) {
+    const result = spawnSync('sh', [ENSURE_CHROMIUM], { stdio: ['ignore', 'inherit', 'inherit'] });
+    if (result.status !== 0) throw new Error(`${CHROMIUM} is missing and ${ENSURE_CHROMIUM} failed`);
+  }
+  const bundled = await build({
+    entryPoints: [fileURLToPath(new URL('app.js', PAGE))],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    write: false,
+    logLevel: 'silent',
+  });
+  const bundle = bundled.outputFiles[0]!.text;
+  allowed = await servePage(bundle);
+  foreign = await servePage(bundle);
+  agent = await listeningAgent(['--chunk-delay', '0', '--allow-origin', allowed.origin]);
+  const http = /ACP endpoint \(Streamable HTTP and WebSocket\): (\S+)/.exec(agent.stderr())![1]!;
+  endpoint = { http, websocket: http.replace(/^http/, 'ws') };
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+    ],
+  });
+  context = await browser.newContext();
+  context.on('request', (request) => void urls.push(request.url()));
+  context.on('page', (page) => page.on('websocket', (socket) => void urls.push(socket.url())));
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await agent?.stop();
+  for (const page of [allowed, foreign]) await new Promise((resolve) => page?.server.close(resolve));
+});
+
+async function open(origin: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${origin}/`);
+  await page.waitForFunction(() => 'acp' in globalThis);
+  return page;
+}
+
+const attempt = (page: Page, profile: Profile, token: string): Promise<Attempt> =>
+  page.evaluate(
+    (args) => (globalThis as unknown as { acp: { attempt(a: unknown): Promise<Attempt> } }).acp.attempt(args),
+    {
+      profile,
+      url: endpoint[profile],
+      token,
+    },
+  );
+
+describe.each<Profile>(['http', 'websocket'])('a page on an allowed origin, over %s', (profile) => {
+  it('completes a prompt whose permission request is answered in the page, and shows the conversation', async () => {
+    const page = await open(allowed!.origin);
+    const turn = page.evaluate(
+      (args) =>
+        (
+          globalThis as unknown as {
+            acp: { converse(a: unknown): Promise<{ messageId: string; stopReason: string }> };
+          }
+        ).acp.converse(args),
+      { profile, url: endpoint[profile], token: agent!.token!, text: '/write notes.txt' },
+    );
+    // The turn waits for the click; a page that fails first fails the test at once.
+    await Promise.race([page.locator('#permission button[data-option-id="allow"]').click(), turn]);
+    const end = await turn;
+    expect(end.stopReason).toBe('end_turn');
+    expect(end.messageId).toEqual(expect.any(String));
+    await expect
+      .poll(() => page.locator('#conversation li').allTextContents())
+      .toEqual(['user_message: /write notes.txt', 'agent_message: Permission granted: done.']);
+    expect(await page.locator('#permission').textContent()).toBe('');
+    await page.close();
+  });
+
+  it('is refused with a wrong token (401), as the page sees it and as the agent logs it', async () => {
+    const page = await open(allowed!.origin);
+    const wrong = `${agent!.token!.slice(0, -4)}abcd`;
+    const refusals = agent!.stderr().split('with HTTP 401').length;
+    const outcome = await attempt(page, profile, wrong);
+    expect(outcome.ok).toBe(false);
+    // connectHttp closes the transport with an HttpStatusError; the client's request fails with it as the cause.
+    if (profile === 'http') expect(outcome).toMatchObject({ cause: 'HttpStatusError', status: 401 });
+    // A browser tells a page nothing about a refused WebSocket handshake but that it failed.
+    else expect(outcome).toMatchObject({ name: 'WebSocketHandshakeError', status: 0 });
+    await expect.poll(() => agent!.stderr().split('with HTTP 401').length).toBe(refusals + 1);
+    expect(agent!.stderr()).not.toContain(wrong);
+    await page.close();
+  });
+});
+
+describe('a page on an origin that is not allowed', () => {
+  it.each<Profile>(['http', 'websocket'])(
+    'is refused over %s (403), even with the right token',
+    async (profile) => {
+      const page = await open(foreign!.origin);
+      const logged = `refused 127.0.0.1 with HTTP 403 (origin not allowed`;
+      const before = agent!.stderr().split(logged).length;
+      const outcome = await attempt(page, profile, agent!.token!);
+      expect(outcome.ok).toBe(false);
+      // The browser reports a refused CORS preflight as a failed fetch and a refused upgrade as a
+      // failed handshake; the agent's log names the status and the origin.
+      if (profile === 'http')
+        expect(outcome).toMatchObject({ cause: 'TypeError', message: 'connection closed: Failed to fetch' });
+      else expect(outcome).toMatchObject({ name: 'WebSocketHandshakeError', status: 0 });
+      await expect.poll(() => agent!.stderr().split(logged).length).toBe(before + 1);
+      expect(agent!.stderr()).toContain(`Origin "${foreign!.origin}"`);
+      await page.close();
+    },
+  );
+});
+
+describe('the token', () => {
+  it('never appears in a URL the browser asked for', () => {
+    // The file's earlier tests made these requests: fetches to /acp and WebSocket handshakes.
+    expect(urls.filter((url) => url.startsWith(endpoint.http)).length).toBeGreaterThan(4);
+    expect(urls.filter((url) => url.startsWith(endpoint.websocket)).length).toBeGreaterThan(2);
+    expect(urls.filter((url) => url.includes(agent!.token!))).toEqual([]);
+    expect(urls.filter((url) => url.includes(agent!.token!.slice(0, -4)))).toEqual([]);
+  });
+});
