@@ -18,10 +18,18 @@ import { UsageError } from '../usage-error.js';
 
 const say = (line: string): void => void process.stderr.write(`acp-kit serve: ${line}\n`);
 
-/** Copies every frame `from` reads to `to`, unchanged; calls `onClose` once `from` ends. */
-function pipe(from: MessageReader, to: MessageWriter, onClose: () => void): void {
+/** Copies every frame `from` reads to `to`, unchanged (`look` sees each); calls `onClose` once `from` ends. */
+function pipe(
+  from: MessageReader,
+  to: MessageWriter,
+  onClose: () => void,
+  look: (text: string) => void = () => {},
+): void {
   from.listen({
-    onMessage: (text) => void to.write(text).catch(() => {}),
+    onMessage: (text) => {
+      look(text);
+      void to.write(text).catch(() => {});
+    },
     // A frame that is not JSON still goes through: the agent (or client) answers it as it would on stdio.
     onFrameError: () => {},
     onClose,
@@ -75,8 +83,19 @@ export async function runServe(args: string[]): Promise<number> {
           void transport.writer.close().catch(() => {});
           void child.shutdown().finally(() => children.delete(child));
         };
-        pipe(transport.reader, child.writer, () => end('closed'));
-        pipe(child.reader, transport.writer, () => end('lost its agent'));
+        const version = initializeWatch();
+        pipe(transport.reader, child.writer, () => end('closed'), version.fromClient);
+        pipe(
+          child.reader,
+          transport.writer,
+          () => end('lost its agent'),
+          (text) => {
+            if (!values.v1 && version.fromAgent(text) === 'v1-agent')
+              say(
+                `connection ${info.connectionId}: the agent answered a v2 client with protocolVersion 1: it is an ACP v1 agent; serve it with acp-kit serve --v1 -- ${[command, ...commandArgs].join(' ')}`,
+              );
+          },
+        );
       },
     });
   } catch (error) {
@@ -92,6 +111,41 @@ export async function runServe(args: string[]): Promise<number> {
   await stopped;
   token?.cleanup();
   return 0;
+}
+
+/**
+ * Watches one connection's `initialize`: the protocol version the client asked for and the one the
+ * agent answered. `v1-agent` once a v2 (or later) client was answered with version 1 — a v1 agent
+ * run without `--v1` (the gateway relays unchanged; it does not pick the bridge by itself).
+ */
+function initializeWatch() {
+  let id: string | undefined;
+  let asked: unknown;
+  const parse = (text: string): { id?: unknown; method?: unknown; params?: unknown; result?: unknown } => {
+    try {
+      const value: unknown = JSON.parse(text);
+      return value !== null && typeof value === 'object' ? value : {};
+    } catch {
+      return {};
+    }
+  };
+  return {
+    fromClient: (text: string): void => {
+      if (id !== undefined) return;
+      const message = parse(text);
+      if (message.method !== 'initialize') return;
+      id = JSON.stringify(message.id);
+      asked = (message.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    },
+    fromAgent: (text: string): 'v1-agent' | undefined => {
+      if (id === undefined) return undefined;
+      const message = parse(text);
+      if (message.method !== undefined || JSON.stringify(message.id) !== id) return undefined;
+      id = '';
+      const answered = (message.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+      return typeof asked === 'number' && asked >= 2 && answered === 1 ? 'v1-agent' : undefined;
+    },
+  };
 }
 
 function parseServeArgs(args: string[]) {

@@ -3,8 +3,6 @@
  * gateway, one process per connection, reached by the official SDK's HTTP client and by ours; a
  * refused handshake is logged; no agent process outlives its connection or the gateway.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { connectWebSocket } from '@acp-kit/sdk';
 import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client';
 import {
@@ -12,43 +10,17 @@ import {
   type UpdateSessionNotification,
 } from '@agentclientprotocol/sdk/experimental/v2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BIN, clientOver, idleCount, requireBuild } from '../harness.js';
-
-interface Gateway {
-  child: ChildProcess;
-  url: string;
-  token: string;
-  stderr(): string;
-}
+import { BIN, clientOver, idleCount } from '../harness.js';
+import { type Gateway, startGateway } from './gateway.js';
 
 let gateway: Gateway | undefined;
 afterEach(() => {
-  if (gateway && gateway.child.exitCode === null && gateway.child.signalCode === null)
-    gateway.child.kill('SIGKILL');
+  gateway?.kill();
   gateway = undefined;
 });
 
-async function startGateway(): Promise<Gateway> {
-  requireBuild();
-  const child = spawn(
-    process.execPath,
-    [BIN, 'serve', '--listen', '127.0.0.1:0', '--', process.execPath, BIN, 'agent', '--chunk-delay', '0'],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let text = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    text += chunk;
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', () => {
-      if (/each connection runs: /.test(text)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with code ${code}: ${text}`)));
-  });
-  const url = /ACP endpoint \(Streamable HTTP and WebSocket\): (\S+)/.exec(text)![1]!;
-  const token = readFileSync(/token file: (\S+)/.exec(text)![1]!, 'utf8').trim();
-  gateway = { child, url, token, stderr: () => text };
+async function start(): Promise<Gateway> {
+  gateway = await startGateway([process.execPath, BIN, 'agent', '--chunk-delay', '0']);
   return gateway;
 }
 
@@ -69,7 +41,7 @@ const isIdle = (u: UpdateSessionNotification): boolean =>
 
 describe('acp-kit serve -- acp-kit agent', () => {
   it('serves the official HTTP client a prompt with its receipt and idle, then stops that agent process', async () => {
-    const g = await startGateway();
+    const g = await start();
     const updates: UpdateSessionNotification[] = [];
     const app = officialClient({ name: 'official-through-serve' }).onNotification(
       'session/update',
@@ -102,7 +74,7 @@ describe('acp-kit serve -- acp-kit agent', () => {
   });
 
   it('serves connectWebSocket the same turn; SIGTERM of the gateway leaves no agent process behind', async () => {
-    const g = await startGateway();
+    const g = await start();
     const t = await clientOver(await connectWebSocket(g.url.replace(/^http/, 'ws'), { token: g.token }));
     const sessionId = await t.client.newSession('/repo');
     const messageId = await t.client.prompt(sessionId, [{ type: 'text', text: 'hello' }]);
@@ -118,7 +90,7 @@ describe('acp-kit serve -- acp-kit agent', () => {
   });
 
   it('logs a handshake refused for a bad token and starts no agent for it', async () => {
-    const g = await startGateway();
+    const g = await start();
     const response = await fetch(g.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' },
