@@ -94,8 +94,13 @@ export class HttpConnection {
     };
     const writer: MessageWriter = {
       write: (json) => this.#send(json),
-      writeBatch: async (jsons) => {
-        for (const json of jsons) await this.#send(json);
+      // All at once: a write made meanwhile (the answer that follows a replay) must not land inside.
+      writeBatch: (jsons) => {
+        for (const json of jsons) {
+          const sent = this.#send(json);
+          if (this.#ended) return sent;
+        }
+        return Promise.resolve();
       },
       close: async () => this.end(),
     };

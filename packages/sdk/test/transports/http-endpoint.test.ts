@@ -4,6 +4,7 @@
  * back, which stream carries what, and that the endpoint keeps serving everyone else.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { Agent, type AgentConnection } from '../../src/agent/index.js';
@@ -11,7 +12,13 @@ import { Connection } from '../../src/rpc/index.js';
 import { type AcpServerOptions, type AcpTransportServer, listenAcp } from '../../src/transports/index.js';
 import { readSseData } from '../../src/transports/sse-parser.js';
 
-/** Replies with one chunk per word of the prompt; "flood N" replies with N chunks of 1 KB. */
+/** Releases the turn of a "hold" prompt, which waits between its two chunks until this is called. */
+let releaseHeld: (() => void) | undefined;
+
+/**
+ * Replies with one chunk per word of the prompt; "flood N" replies with N chunks of 1 KB; "hold"
+ * replies "before", waits for {@link releaseHeld}, then replies "after".
+ */
 function wordsAgent(): Agent {
   return new Agent({
     info: { name: 'acp-kit-test-agent', version: '0.0.0' },
@@ -21,6 +28,15 @@ function wordsAgent(): Agent {
       await session.running();
       const text = prompt.content.map((block) => ('text' in block ? block.text : '')).join(' ');
       const reply = await session.agentMessage();
+      if (text === 'hold') {
+        await reply.chunk({ type: 'text', text: 'before' });
+        await new Promise<void>((resolve) => {
+          releaseHeld = resolve;
+        });
+        await reply.chunk({ type: 'text', text: 'after' });
+        await session.idle('end_turn');
+        return;
+      }
       const flood = /^flood (\d+)$/.exec(text);
       const chunks = flood
         ? Array.from({ length: Number(flood[1]) }, () => 'x'.repeat(1024))
@@ -535,6 +551,209 @@ describe('the end of a connection', () => {
     expect((await post(promptMessage(3, stalled.sessionId, 'x'), headers)).status).toBe(404);
     response.destroy();
   });
+});
+
+/** A second connection that resumes `sessionId` with replay from the start; resolves once it has the answer. */
+async function resumer(
+  sessionId: string,
+  id = 9,
+): Promise<{ connectionId: string; session: Stream; replay: Record<string, unknown>[] }> {
+  const connectionId = await initialize();
+  await open(connectionId);
+  const session = await open(connectionId, sessionId);
+  const resume = {
+    jsonrpc: '2.0',
+    id,
+    method: 'session/resume',
+    params: { sessionId, cwd: '/r', replayFrom: { type: 'start' } },
+  };
+  expect(
+    (await post(resume, { 'Acp-Connection-Id': connectionId, 'Acp-Session-Id': sessionId })).status,
+  ).toBe(202);
+  const replay = await session.until((m) => m.id === id);
+  return { connectionId, session, replay };
+}
+
+const remove = (connectionId: string): Promise<Response> =>
+  fetch(server!.url, { method: 'DELETE', headers: auth({ 'Acp-Connection-Id': connectionId }) });
+
+/** The agent's text in these messages: its chunks, and whole-message updates (a folded replay). */
+const textsIn = (messages: Record<string, unknown>[]): string[] =>
+  messages.flatMap((m) => {
+    const update = (
+      m.params as
+        | { update?: { sessionUpdate?: string; content?: { text?: string } | { text?: string }[] } }
+        | undefined
+    )?.update;
+    const blocks = update?.content === undefined ? [] : [update.content].flat();
+    const texts = blocks.flatMap((block) => (block?.text ? [block.text] : []));
+    return update?.sessionUpdate === 'agent_message_chunk' || update?.sessionUpdate === 'agent_message'
+      ? texts
+      : [];
+  });
+
+describe('DELETE in the middle of things', () => {
+  it('mid-turn: the connection is gone, the turn goes on for another attached client, and nothing retained is lost', async () => {
+    await serve();
+    const a = await withSession();
+    const headersA = { 'Acp-Connection-Id': a.connectionId, 'Acp-Session-Id': a.sessionId };
+    const b = await resumer(a.sessionId);
+    expect((await post(promptMessage(2, a.sessionId, 'hold'), headersA)).status).toBe(202);
+    await b.session.until((m) => textsIn([m]).includes('before'));
+
+    expect((await remove(a.connectionId)).status).toBe(202);
+    await expect(a.session.until(() => false)).rejects.toThrow('stream ended');
+    await expect(a.main.until(() => false)).rejects.toThrow('stream ended');
+    expect((await post(promptMessage(3, a.sessionId, 'x'), headersA)).status).toBe(404);
+    await vi.waitFor(() => expect(agent.sessions.get(a.sessionId)?.attachedCount).toBe(1));
+
+    releaseHeld!();
+    const rest = await b.session.until(isIdle);
+    expect(textsIn(rest)).toEqual(['after']);
+    expect(JSON.stringify(rest.at(-1))).toContain('"stopReason":"end_turn"');
+
+    // A third client resuming the session gets the whole turn, the user message included.
+    const c = await resumer(a.sessionId, 10);
+    expect(JSON.stringify(c.replay)).toContain('"hold"');
+    expect(textsIn(c.replay).join('')).toBe('beforeafter');
+  });
+
+  it('mid-replay: the replay stops, the connection leaves nothing attached, and the agent keeps serving', async () => {
+    await serve();
+    const first = await withSession();
+    const headers = { 'Acp-Connection-Id': first.connectionId, 'Acp-Session-Id': first.sessionId };
+    expect((await post(promptMessage(2, first.sessionId, 'flood 3000'), headers)).status).toBe(202);
+    await first.session.until(isIdle);
+    expect((await remove(first.connectionId)).status).toBe(202);
+
+    // A resume whose replay (3 000 retained chunks, about 3 MB) is read a little, then DELETEd.
+    const connectionId = await initialize();
+    await open(connectionId);
+    const replaying = await open(connectionId, first.sessionId);
+    const resume = {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'session/resume',
+      params: { sessionId: first.sessionId, cwd: '/r', replayFrom: { type: 'start' } },
+    };
+    await post(resume, { 'Acp-Connection-Id': connectionId, 'Acp-Session-Id': first.sessionId });
+    const started = await replaying.until((m) => textsIn([m]).length > 0);
+    expect(started.some((m) => m.id === 4)).toBe(false);
+    expect((await remove(connectionId)).status).toBe(202);
+    const afterDelete = await replaying.until(() => false).catch((error: Error) => error);
+    expect(afterDelete).toBeInstanceOf(Error);
+    expect((afterDelete as Error).message).toBe('stream ended');
+    await vi.waitFor(() => expect(server!.openConnections).toBe(0));
+    await vi.waitFor(() => expect(agent.sessions.get(first.sessionId)?.attachedCount ?? 0).toBe(0));
+
+    // The agent serves a new turn on that session, and a full replay, read up to its answer, holds
+    // all 3 000 chunks (the answer follows the whole replay).
+    const next = await resumer(first.sessionId, 5);
+    expect(textsIn(next.replay).join('')).toHaveLength(3000 * 1024);
+    const nextHeaders = { 'Acp-Connection-Id': next.connectionId, 'Acp-Session-Id': first.sessionId };
+    await post(promptMessage(6, first.sessionId, 'still here'), nextHeaders);
+    expect(textsIn(await next.session.until(isIdle))).toEqual(['still', 'here']);
+  }, 60_000);
+});
+
+describe('thousands of half-open connections', () => {
+  const sockets: Socket[] = [];
+  afterEach(() => {
+    for (const socket of sockets.splice(0)) socket.destroy();
+  });
+
+  /** Opens `count` TCP sockets that each send `head` (a partial request) and then nothing. */
+  async function stall(count: number, head: string): Promise<{ closed(): number }> {
+    let closed = 0;
+    const { port } = new URL(server!.url);
+    await Promise.all(
+      Array.from(
+        { length: count },
+        () =>
+          new Promise<void>((resolve) => {
+            const socket = connect(Number(port), '127.0.0.1');
+            sockets.push(socket);
+            socket.on('error', () => {});
+            // Read what the server sends (a 408), so its close is seen.
+            socket.resume();
+            socket.once('close', () => {
+              closed += 1;
+              resolve();
+            });
+            socket.once('connect', () => {
+              socket.write(head);
+              resolve();
+            });
+          }),
+      ),
+    );
+    return { closed: () => closed };
+  }
+
+  it('2000 sockets stalled in a partial request head: the excess is dropped at once, the rest at the timeout, and a client is served', async () => {
+    // Sockets the endpoint holds at once: maxConnections × 8 + maxPendingHandshakes (40 here).
+    await serve({ limits: { maxConnections: 4, maxPendingHandshakes: 8, handshakeTimeoutMs: 60_000 } });
+    const flood = await stall(2000, 'POST /acp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl');
+    await vi.waitFor(() => expect(flood.closed()).toBeGreaterThanOrEqual(2000 - 40), { timeout: 30_000 });
+    expect(flood.closed()).toBe(2000 - 40);
+    for (const socket of sockets.splice(0)) socket.destroy();
+    // Served once the server has seen those sockets close (until then it drops new ones too); an
+    // attempt that reached it in that moment may go unanswered, so each attempt has a bound.
+    const attempt = (): Promise<number | undefined> =>
+      fetch(server!.url, {
+        method: 'POST',
+        headers: auth({ 'Content-Type': 'application/json' }),
+        body: JSON.stringify(INITIALIZE),
+        signal: AbortSignal.timeout(2000),
+      }).then(
+        (response) => response.status,
+        () => undefined,
+      );
+    await vi.waitFor(async () => expect(await attempt()).toBe(200), { timeout: 20_000, interval: 100 });
+  }, 60_000);
+
+  it('partial request heads are closed by the server once the handshake timeout passes', async () => {
+    await serve({ limits: { handshakeTimeoutMs: 300 } });
+    const flood = await stall(200, 'GET /acp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    await vi.waitFor(() => expect(flood.closed()).toBe(200), { timeout: 30_000 });
+    expect((await post(INITIALIZE)).status).toBe(200);
+  }, 60_000);
+
+  it('2000 initializes that never open a stream are capped (429/503) and reclaimed when idle; then a client is served', async () => {
+    await serve({
+      limits: {
+        maxConnections: 8,
+        maxConnectionsPerAddress: 8,
+        handshakeBurst: 10_000,
+        handshakesPerSecond: 10_000,
+      },
+      http: { idleTimeoutMs: 200 },
+    });
+    const tally = new Map<number | 'reset', number>();
+    for (let batch = 0; batch < 40; batch += 1) {
+      // A refused POST may be answered before its body is read: the client can see a reset then.
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          post(INITIALIZE).then(
+            (response) => response.status,
+            () => 'reset' as const,
+          ),
+        ),
+      );
+      for (const status of statuses) tally.set(status, (tally.get(status) ?? 0) + 1);
+      expect(server!.openConnections).toBeLessThanOrEqual(8);
+    }
+    expect([...tally.keys()].every((k) => [200, 429, 503, 'reset'].includes(k))).toBe(true);
+    expect((tally.get(429) ?? 0) + (tally.get(503) ?? 0)).toBeGreaterThan(0);
+    expect(tally.get(200)).toBeLessThan(2000);
+    await vi.waitFor(() => expect(server!.openConnections).toBe(0), { timeout: 10_000 });
+    const { connectionId, sessionId, session } = await withSession();
+    await post(promptMessage(2, sessionId, 'served'), {
+      'Acp-Connection-Id': connectionId,
+      'Acp-Session-Id': sessionId,
+    });
+    expect(textsIn(await session.until(isIdle))).toEqual(['served']);
+  }, 60_000);
 });
 
 describe('WebSocket on the same endpoint', () => {
