@@ -145,6 +145,7 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
   wss.on('headers', (headers, request) => {
     const id = upgradeIds.get(request);
     if (id !== undefined) headers.push(`${CONNECTION_ID_HEADER}: ${id}`);
+    if (endpoint.affinityCookie !== undefined) headers.push(`Set-Cookie: ${endpoint.affinityCookie}`);
   });
 
   const serverOptions = {

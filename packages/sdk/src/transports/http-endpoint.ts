@@ -110,6 +110,11 @@ export class HttpEndpoint {
     }
   }
 
+  /** The affinity cookie (a `Set-Cookie` value) new connections get, if any; the 101 of an upgrade carries it too. */
+  get affinityCookie(): string | undefined {
+    return this.#cookie;
+  }
+
   /** Streamable HTTP connections open right now. */
   get openConnections(): number {
     return this.#connections.size;

@@ -1,6 +1,7 @@
 import type { SecureContextOptions } from 'node:tls';
 import { WebSocket } from 'ws';
 import { DEFAULT_MAX_MESSAGE_BYTES, type Transport } from '../rpc/index.js';
+import type { CookieStore } from './cookie-jar.js';
 import { type WebSocketTransportOptions, webSocketTransport } from './websocket.js';
 import { WebSocketHandshakeError } from './websocket-handshake-error.js';
 
@@ -14,6 +15,12 @@ export interface WebSocketClientOptions extends WebSocketTransportOptions {
   ca?: SecureContextOptions['ca'];
   /** Extra HTTP headers for the handshake. */
   headers?: Record<string, string>;
+  /**
+   * Where the server's cookies are kept: sent on the handshake, and given the `Set-Cookie` headers
+   * of its 101 (the RFD requires clients to keep and return cookies on WebSocket too). Pass the
+   * store of an earlier connection to keep a load balancer's affinity across a reconnect.
+   */
+  cookies?: CookieStore;
 }
 
 /**
@@ -24,6 +31,8 @@ export interface WebSocketClientOptions extends WebSocketTransportOptions {
 export function connectWebSocket(url: string, options: WebSocketClientOptions = {}): Promise<Transport> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.Authorization = `Bearer ${options.token}`;
+  const cookie = options.cookies?.header();
+  if (cookie !== undefined) headers.Cookie = cookie;
   const socket = new WebSocket(url, {
     maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     skipUTF8Validation: true,
@@ -32,6 +41,10 @@ export function connectWebSocket(url: string, options: WebSocketClientOptions = 
   });
   // Created before 'open' so no early frame is missed.
   const transport = webSocketTransport(socket);
+  socket.once('upgrade', (response) => {
+    const setCookie = response.headers['set-cookie'];
+    if (options.cookies && setCookie !== undefined) options.cookies.store(setCookie);
+  });
   return new Promise((resolve, reject) => {
     socket.once('unexpected-response', (request, response) => {
       let body = '';

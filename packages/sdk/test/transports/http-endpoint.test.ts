@@ -9,7 +9,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { Agent, type AgentConnection } from '../../src/agent/index.js';
 import { Connection } from '../../src/rpc/index.js';
-import { type AcpServerOptions, type AcpTransportServer, listenAcp } from '../../src/transports/index.js';
+import {
+  type AcpServerOptions,
+  type AcpTransportServer,
+  connectWebSocket,
+  listenAcp,
+  MemoryCookieStore,
+} from '../../src/transports/index.js';
 import { readSseData } from '../../src/transports/sse-parser.js';
 
 /** Releases the turn of a "hold" prompt, which waits between its two chunks until this is called. */
@@ -775,6 +781,24 @@ describe('WebSocket on the same endpoint', () => {
     );
     expect(JSON.parse(answer)).toMatchObject({ id: 0, result: { protocolVersion: 2 } });
     socket.close();
+  });
+
+  it('sets the affinity cookie on the 101, which connectWebSocket keeps and returns on its next handshake', async () => {
+    const cookies: (string | undefined)[] = [];
+    agent = wordsAgent();
+    server = await listenAcp({
+      onConnection: (transport, request) => {
+        cookies.push(request.headers.cookie);
+        agent.serve(new Connection(transport) as AgentConnection);
+      },
+    });
+    const jar = new MemoryCookieStore();
+    const first = await connectWebSocket(server.webSocketUrl, { token: server.token!, cookies: jar });
+    expect(jar.header()).toMatch(/^acp_affinity=[A-Za-z0-9_-]{16}$/);
+    await first.writer.close();
+    const second = await connectWebSocket(server.webSocketUrl, { token: server.token!, cookies: jar });
+    await second.writer.close();
+    expect(cookies).toEqual([undefined, jar.header()]);
   });
 
   it('refuses an upgrade without the token (401) like any other request', async () => {
