@@ -369,6 +369,32 @@ describe('routing', () => {
     ).toEqual(['hello', 'there']);
   });
 
+  it('hosts two sessions on one connection, each on its own stream: neither sees the other’s turn', async () => {
+    await serve();
+    const { connectionId, sessionId: first, main, session: firstStream } = await withSession();
+    await post(
+      { jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/r' } },
+      { 'Acp-Connection-Id': connectionId },
+    );
+    const second = ((await main.until((m) => m.id === 2)).at(-1)!.result as { sessionId: string }).sessionId;
+    expect(second).not.toBe(first);
+    const secondStream = await open(connectionId, second);
+    await post(promptMessage(3, first, 'one'), {
+      'Acp-Connection-Id': connectionId,
+      'Acp-Session-Id': first,
+    });
+    await post(promptMessage(4, second, 'two'), {
+      'Acp-Connection-Id': connectionId,
+      'Acp-Session-Id': second,
+    });
+    const seenFirst = await firstStream.until(isIdle);
+    const seenSecond = await secondStream.until(isIdle);
+    expect(JSON.stringify(seenFirst)).toContain('"one"');
+    expect(JSON.stringify(seenFirst)).not.toContain(second);
+    expect(JSON.stringify(seenSecond)).not.toContain(first);
+    expect(JSON.stringify(seenSecond)).toContain('"two"');
+  });
+
   it('hands a second initialize on a connection to the agent, which answers it on the connection stream as on stdio', async () => {
     await serve();
     const connectionId = await initialize();
