@@ -1,9 +1,9 @@
-import type { ClientCapabilities, Implementation } from '@acp-kit/schema';
+import type { Implementation } from '@acp-kit/schema';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 
 /**
  * What the agent knows about one client connection: whether it completed `initialize`, what the
- * client said about itself there, and whether it logged in (when the agent requires it).
+ * client said about itself there (its capabilities are the method gate's), and whether it logged in (when the agent requires it).
  */
 export class ConnectionState {
   /** Set once `initialize` was answered on this connection. */
@@ -12,8 +12,6 @@ export class ConnectionState {
   authenticated = false;
   /** The client's `info` from `initialize`. */
   clientInfo: Implementation | undefined;
-  /** The client's `capabilities` from `initialize` (elicitation modes, terminal auth…). */
-  clientCapabilities: ClientCapabilities | undefined;
   /** Whether session methods need a login first (the agent's `auth.required`). */
   readonly loginRequired: boolean;
 

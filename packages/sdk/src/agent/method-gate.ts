@@ -11,8 +11,11 @@ import {
   type MethodGate as MethodGateRow,
   type MethodName,
 } from '@acp-kit/schema';
+import { HistoryStoreError } from '../history/errors.js';
+import { findUnstorableText, STORABLE_TEXT } from '../history/storable-text.js';
 import type { Connection, NotificationHandler, RequestHandler } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { toWireError } from './wire-errors.js';
 
 /** The part of the `initialize` response that says what an agent serves. */
 export interface Advertisement {
@@ -37,6 +40,45 @@ type GatedConnection = Pick<
 >;
 
 type Json = Record<string, unknown>;
+
+/** The handler of each agent request a feature serves, by method name. */
+type RequestHandlers = {
+  [M in keyof AgentRequestMap & string]?: RequestHandler<
+    AgentRequestMap[M]['params'],
+    AgentRequestMap[M]['result']
+  >;
+};
+/** The handler of each agent notification a feature serves, by method name. */
+type NotificationHandlers = {
+  [M in keyof AgentNotificationMap & string]?: NotificationHandler<AgentNotificationMap[M]>;
+};
+
+/**
+ * Handlers of agent methods keyed by method name, as a feature module returns them
+ * ({@link MethodGate.serve}): whether each is a request or a notification is the generated
+ * method table's to say, so the name is written once.
+ */
+export type AgentMethodHandlers = RequestHandlers & NotificationHandlers;
+
+/**
+ * Params holding a string no history store keeps unchanged (U+0000 or an unpaired surrogate, see
+ * {@link findUnstorableText}) are refused, -32602 at that string's pointer: such a string would
+ * otherwise be stored changed by one store and refused by another in the middle of a turn.
+ */
+function refuseUnstorable(params: unknown): void {
+  const unstorable = findUnstorableText(params, '/params');
+  if (unstorable === undefined) return;
+  throw new RpcError(ErrorCodes.InvalidParams, `${unstorable}: expected ${STORABLE_TEXT}`, {
+    pointer: unstorable,
+    expected: STORABLE_TEXT,
+  });
+}
+
+/** A {@link HistoryStoreError} reaches the client through {@link toWireError}; anything else passes. */
+function toAnswer(error: unknown): unknown {
+  if (!(error instanceof HistoryStoreError)) return error;
+  return toWireError(error, () => new RpcError(ErrorCodes.InternalError, 'Internal error'));
+}
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -122,7 +164,8 @@ export interface Admission {
  * its check first (the agent's: `initialize` completed, and a login when one is required): a
  * request is answered with the check's error, a notification is dropped and reported.
  *
- * One per connection, created by `Agent.serve`; not exported from the package.
+ * Feature modules give it their handlers by method name ({@link MethodGate.serve}); one gate per
+ * connection, created by `Agent.serve`; not exported from the package.
  */
 export class MethodGate {
   readonly #connection: GatedConnection;
@@ -150,24 +193,36 @@ export class MethodGate {
     return this.#served;
   }
 
-  /** Registers the handler of a request the agent serves (an `initialize` handler also records the client's capabilities). */
+  /**
+   * Registers the handler of a request the agent serves (an `initialize` handler also records the
+   * client's capabilities). Every request gets the same checks before its handler: the method is
+   * served and its capability advertised (-32601), the {@link Admission} (-32600, -32000), params
+   * without text no store keeps (-32602 at its pointer); a {@link HistoryStoreError} the handler
+   * throws is answered by its wire code (unknown session -32002, bad argument -32602, storage
+   * -32603 without details).
+   */
   onRequest<M extends keyof AgentRequestMap & string>(
     method: M,
     handler: RequestHandler<AgentRequestMap[M]['params'], AgentRequestMap[M]['result']>,
   ): void {
     this.#served.add(method);
     this.#advertisement = undefined;
-    const gated: RequestHandler<AgentRequestMap[M]['params'], AgentRequestMap[M]['result']> = (
+    const gated: RequestHandler<AgentRequestMap[M]['params'], AgentRequestMap[M]['result']> = async (
       params,
       context,
     ) => {
       if (method === 'initialize') {
-        this.#client = (params as InitializeRequest).capabilities ?? {};
+        this.#client = (params as InitializeRequest).capabilities ?? undefined;
       }
       const refusal = this.refusal(method);
       if (refusal !== undefined) throw refusal;
       this.#admit(method);
-      return handler(params, context);
+      refuseUnstorable(params);
+      try {
+        return await handler(params, context);
+      } catch (error) {
+        throw toAnswer(error);
+      }
     };
     this.#connection.onRequest(method, gated as never);
   }
@@ -196,6 +251,22 @@ export class MethodGate {
       return handler(params, context);
     };
     this.#connection.onNotification(method, gated as never);
+  }
+
+  /**
+   * Registers the handlers of a feature module. Each method's kind (request or notification) is
+   * read from the generated method table; a name the table does not have is a programming error.
+   */
+  serve(handlers: AgentMethodHandlers): void {
+    for (const [method, handler] of Object.entries(handlers)) {
+      if (handler === undefined) continue;
+      const row = rowOf(method);
+      if (row === undefined || row.servedBy === 'client') {
+        throw new TypeError(`${method} is not a method the agent serves in the schema's method table`);
+      }
+      if (row.kind === 'request') this.onRequest(method as keyof AgentRequestMap & string, handler as never);
+      else this.onNotification(method as keyof AgentNotificationMap & string, handler as never);
+    }
   }
 
   /** Throws the admission's error unless `method` may run on this connection now. */

@@ -1,6 +1,4 @@
 import { HistoryStoreError } from '../history/errors.js';
-import { findUnstorableText, STORABLE_TEXT } from '../history/storable-text.js';
-import type { RequestContext } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 
 /**
@@ -20,31 +18,4 @@ export function toWireError(error: unknown, fallback: () => RpcError): RpcError 
     );
   }
   return fallback();
-}
-
-/**
- * Wraps a request handler so that a {@link HistoryStoreError} it throws reaches the client through
- * {@link toWireError}; any other error passes unchanged to the connection's own handling. Params
- * holding a string no history store keeps unchanged (U+0000 or an unpaired surrogate, see
- * {@link findUnstorableText}) are refused first, -32602 at that string's pointer: such a string
- * would otherwise be stored changed by one store and refused by another in the middle of a turn.
- */
-export function wire<P, R>(handler: (params: P, context: RequestContext) => Promise<R>) {
-  return async (params: P, context: RequestContext): Promise<R> => {
-    const unstorable = findUnstorableText(params, '/params');
-    if (unstorable !== undefined) {
-      throw new RpcError(ErrorCodes.InvalidParams, `${unstorable}: expected ${STORABLE_TEXT}`, {
-        pointer: unstorable,
-        expected: STORABLE_TEXT,
-      });
-    }
-    try {
-      return await handler(params, context);
-    } catch (error) {
-      if (error instanceof HistoryStoreError) {
-        throw toWireError(error, () => new RpcError(ErrorCodes.InternalError, 'Internal error'));
-      }
-      throw error;
-    }
-  };
 }

@@ -1,0 +1,56 @@
+import type { InitializeResponse } from '@acp-kit/schema';
+import { ErrorCodes, RpcError } from '../../rpc/errors.js';
+import { methodContext, type MethodFeature, runHandler } from '../serving.js';
+
+/** The protocol version this agent speaks. */
+export const PROTOCOL_VERSION = 2;
+
+/**
+ * The way in and out of a connection: `initialize` (what the agent serves, from the gate) and,
+ * with `auth`, `auth/login` / `auth/logout`. A logout under a required login detaches the
+ * connection from its sessions.
+ */
+export const connectionLifecycle: MethodFeature = (agent, connection) => {
+  const { state, gate } = connection;
+  const auth = agent.options.auth;
+  return {
+    initialize: (params): InitializeResponse => {
+      state.initialized = true;
+      state.clientInfo = params.info;
+      return { protocolVersion: PROTOCOL_VERSION, info: agent.options.info, ...gate.advertisement() };
+    },
+    ...(auth && {
+      'auth/login': async (params, request) => {
+        if (!state.initialized) state.gate('auth/login');
+        const ids = auth.methods.map((method) => method.methodId);
+        if (!ids.includes(params.methodId)) {
+          throw new RpcError(
+            ErrorCodes.InvalidParams,
+            `Unknown auth method ${JSON.stringify(params.methodId)}`,
+            {
+              pointer: '/params/methodId',
+              expected: `one of ${ids.map((id) => JSON.stringify(id)).join(', ')}`,
+            },
+          );
+        }
+        if (auth.login)
+          await runHandler(agent, 'login', undefined, () =>
+            auth.login!(params, methodContext(connection, request)),
+          );
+        state.authenticated = true;
+        return {};
+      },
+      'auth/logout': async (params, request) => {
+        if (!state.initialized) state.gate('auth/logout');
+        if (auth.logout)
+          await runHandler(agent, 'logout', undefined, () =>
+            auth.logout!(params, methodContext(connection, request)),
+          );
+        state.authenticated = false;
+        // Logged out, the connection may no longer read sessions: it stops following them.
+        if (state.loginRequired) connection.detachAll();
+        return {};
+      },
+    }),
+  };
+};

@@ -1,0 +1,193 @@
+import type {
+  NewSessionRequest,
+  NewSessionResponse,
+  ReplayFrom,
+  ResumeSessionRequest,
+  ResumeSessionResponse,
+} from '@acp-kit/schema';
+import { ErrorCodes, RpcError } from '../../rpc/errors.js';
+import { requireAbsolute, requireAbsoluteDirectories } from '../absolute-paths.js';
+import type { AgentSession } from '../agent-session.js';
+import { replayFromLog } from '../log-replay.js';
+import type { MethodContext, SessionSetup } from '../method-options.js';
+import { replayCursorOf } from '../replay-cursor.js';
+import { sendReplay } from '../send-replay.js';
+import { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionNotFound } from '../session-directory.js';
+import { type SessionSettings, settingsOf, updateSettings } from '../session-settings.js';
+import {
+  type AgentHost,
+  type ConnectionHost,
+  methodContext,
+  type MethodFeature,
+  runHandler,
+} from '../serving.js';
+import { atOwner, closeHere, runWorkRequest } from './work-requests.js';
+
+/** The settings a setup and the request's directories give a session. */
+function settingsFrom(
+  setup: SessionSetup | undefined,
+  additionalDirectories: readonly string[] | undefined,
+): SessionSettings {
+  return {
+    ...(setup?.configOptions === undefined ? {} : { configOptions: setup.configOptions }),
+    ...(setup?.availableCommands === undefined ? {} : { availableCommands: setup.availableCommands }),
+    ...(additionalDirectories === undefined ? {} : { additionalDirectories }),
+  };
+}
+
+/** The `configOptions` / `availableCommands` part of a new or resume response. */
+function responseSettings(
+  settings: SessionSettings,
+): Pick<NewSessionResponse, 'configOptions' | 'availableCommands'> {
+  return {
+    ...(settings.configOptions === undefined ? {} : { configOptions: [...settings.configOptions] }),
+    ...(settings.availableCommands === undefined
+      ? {}
+      : { availableCommands: [...settings.availableCommands] }),
+  };
+}
+
+/** `session/new`: asks the application (which may refuse), then creates the session with its settings. */
+async function newSession(
+  agent: AgentHost,
+  request: NewSessionRequest,
+  context: MethodContext,
+): Promise<{ session: AgentSession; response: NewSessionResponse }> {
+  requireAbsolute(request.cwd);
+  requireAbsoluteDirectories(request.additionalDirectories);
+  const sessionId = agent.newSessionId();
+  const onNew = agent.options.onNewSession;
+  const setup = onNew
+    ? await runHandler(agent, 'onNewSession', sessionId, () => onNew(request, { ...context, sessionId }))
+    : undefined;
+  const settings = settingsFrom(setup, request.additionalDirectories);
+  const session = await agent.createSession(request.cwd, {
+    sessionId,
+    settings,
+    ...(setup?.title === undefined ? {} : { title: setup.title }),
+  });
+  return { session, response: { sessionId: session.id, ...responseSettings(settings) } };
+}
+
+/**
+ * `session/resume` before the attach and replay: asks the application (which may refuse), keeps
+ * what it and the request change, and returns the response's settings part.
+ */
+async function prepareResume(
+  agent: AgentHost,
+  session: AgentSession,
+  request: ResumeSessionRequest,
+  context: MethodContext,
+): Promise<Pick<ResumeSessionResponse, 'configOptions' | 'availableCommands'>> {
+  requireAbsoluteDirectories(request.additionalDirectories);
+  const onResume = agent.options.onResumeSession;
+  const setup = onResume
+    ? await runHandler(agent, 'onResumeSession', session.id, () => onResume(request, { ...context, session }))
+    : undefined;
+  const changes = settingsFrom(setup, request.additionalDirectories);
+  const log = session.log;
+  const settings =
+    Object.keys(changes).length > 0
+      ? await updateSettings(log, session.id, () => changes)
+      : settingsOf(await log.getSession(session.id));
+  if (setup?.title !== undefined) await log.updateSession(session.id, { title: setup.title });
+  return responseSettings(settings);
+}
+
+/**
+ * Attaches the client at the session's position N (entries after N wait for it), replays the
+ * retained log up to N if asked, reports the activity as of N, then lets the entries after N flow.
+ * `$/cancel_request` stops the replay (-32800) and detaches the client — unless it was attached
+ * before this resume, which then goes on receiving the live entries.
+ */
+async function attachResumed(
+  agent: AgentHost,
+  connection: ConnectionHost,
+  session: AgentSession,
+  cursor: ReplayFrom | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const { peer } = connection;
+  await session.following();
+  // A client already following the session (through session/new, a prompt or an earlier resume)
+  // keeps following it if this replay fails: its prompts' receipts wait on their reports.
+  const wasAttached = session.isAttached(peer);
+  connection.attach(session, true);
+  const upto = session.position;
+  // The state as of `upto`: the entries after it reach this client after the replay.
+  const activity = session.reportedActivity;
+  try {
+    if (cursor !== undefined) {
+      const style = agent.options.replay ?? 'full';
+      const limit = peer.maxMessageBytes ?? Number.POSITIVE_INFINITY;
+      await sendReplay(session, peer, replayFromLog(agent.log, session.id, upto, style, limit, signal));
+      signal.throwIfAborted();
+    }
+    // Current-state synchronisation: the resume response alone does not mean idle.
+    await session.sendStateTo(peer, activity);
+  } catch (error) {
+    if (wasAttached) await session.release(peer);
+    else session.detach(peer);
+    if (signal.aborted) throw new RpcError(ErrorCodes.RequestCancelled, 'The replay was cancelled.');
+    throw error;
+  }
+  await session.release(peer);
+}
+
+/**
+ * The session directory's methods: `session/new`, `session/resume`, `session/list`,
+ * `session/close` and, when advertised, `session/delete` (otherwise the gate answers it -32601
+ * like any method the agent does not serve).
+ */
+export const sessions: MethodFeature = (agent, connection) => {
+  const { options } = agent;
+  const context = (request: { signal: AbortSignal }) => methodContext(connection, request);
+  return {
+    'session/new': async (params, request) => {
+      const { session, response } = await newSession(agent, params, context(request));
+      await options.ownership?.created(session.id);
+      connection.attach(session);
+      return response;
+    },
+    'session/resume': async (params, request) => {
+      requireAbsolute(params.cwd);
+      const session = await agent.require(params.sessionId);
+      const settings = await prepareResume(agent, session, params, context(request));
+      session.cwd = params.cwd;
+      const cursor = replayCursorOf(params);
+      await attachResumed(agent, connection, session, cursor, request.signal);
+      return settings;
+    },
+    'session/list': async (params, request) => {
+      if (typeof params.cwd === 'string') requireAbsolute(params.cwd);
+      const builtIn = (p: typeof params) =>
+        listSessionPage(agent.log, p, options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE);
+      const list = options.listSessions;
+      if (!list) return builtIn(params);
+      return runHandler(agent, 'listSessions', undefined, () =>
+        list(params, { ...context(request), builtIn }),
+      );
+    },
+    'session/close': async (params, request) => {
+      if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
+      // The owner closes it too (its turn is aborted there); then it is closed here.
+      await atOwner(agent, params.sessionId, { method: 'session/close' });
+      await runWorkRequest(agent, params.sessionId, { method: 'session/close' }, context(request));
+      return {};
+    },
+    ...(agent.capabilities.session?.delete && {
+      'session/delete': async (params, request) => {
+        if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
+        const onDelete = options.onDeleteSession;
+        if (onDelete) {
+          await runHandler(agent, 'onDeleteSession', params.sessionId, () =>
+            onDelete(params.sessionId, context(request)),
+          );
+        }
+        await closeHere(agent, params.sessionId, context(request));
+        if (!(await agent.deleteSession(params.sessionId))) throw sessionNotFound(params.sessionId);
+        return {};
+      },
+    }),
+  };
+};

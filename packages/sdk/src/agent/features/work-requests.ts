@@ -1,0 +1,89 @@
+import type { SessionId } from '@acp-kit/schema';
+import { RpcError } from '../../rpc/errors.js';
+import type { MethodContext } from '../method-options.js';
+import { sessionNotFound } from '../session-directory.js';
+import type { ForwardedRequest, SessionOwnership } from '../session-ownership.js';
+import { type AgentHost, methodContext, type MethodFeature, runHandler } from '../serving.js';
+
+/**
+ * Has the session's owner carry out a request about its work, when another replica owns it (see
+ * {@link SessionOwnership.forward}): true once the owner did, throws the error it answered with;
+ * false when the request is this replica's to carry out (no ownership, or the session is owned here).
+ */
+export async function atOwner(
+  agent: AgentHost,
+  sessionId: SessionId,
+  request: ForwardedRequest,
+): Promise<boolean> {
+  const ownership = agent.options.ownership;
+  const forward = ownership?.forward;
+  if (forward === undefined) return false;
+  if (!(await agent.log.getSession(sessionId))) throw sessionNotFound(sessionId);
+  const answer = await forward.call(ownership, sessionId, request);
+  if (answer === undefined) return false;
+  if ('error' in answer) throw RpcError.fromObject(answer.error);
+  return true;
+}
+
+/**
+ * Closes a session here: a live one has its work cancelled and `onCloseSession` called first (the
+ * application frees what it holds); then its clients are detached and the agent lets it go. The
+ * history stays. What `session/close` and `session/delete` both do to the live session.
+ */
+export async function closeHere(
+  agent: AgentHost,
+  sessionId: SessionId,
+  context: MethodContext,
+): Promise<void> {
+  const live = agent.sessions.get(sessionId);
+  const onClose = agent.options.onCloseSession;
+  if (live && onClose) {
+    live.cancel();
+    await runHandler(agent, 'onCloseSession', live.id, () => onClose(live, context));
+  }
+  await agent.closeSession(sessionId);
+}
+
+/**
+ * Carries out a request about a session's work here, where its tool calls, terminals and turn run:
+ * a cancel aborts the tool call's or terminal's signal; `session/close` is {@link closeHere}.
+ * Also what a replica runs for a request another replica forwarded to it.
+ */
+export async function runWorkRequest(
+  agent: AgentHost,
+  sessionId: SessionId,
+  request: ForwardedRequest,
+  context: MethodContext,
+): Promise<void> {
+  if (request.method === 'session/close') return closeHere(agent, sessionId, context);
+  const session = await agent.session(sessionId);
+  if (!session) throw sessionNotFound(sessionId);
+  if (request.method === 'tool_call/cancel') session.work.cancelToolCall(request.toolCallId);
+  else session.work.cancelTerminal(request.terminalId);
+}
+
+/** `tool_call/cancel` and `terminal/cancel`: run by the session's owner (here, or forwarded to it). */
+export const workRequests: MethodFeature = (agent, connection) => {
+  const run = async (
+    sessionId: SessionId,
+    work: ForwardedRequest,
+    context: MethodContext,
+  ): Promise<Record<string, never>> => {
+    if (!(await atOwner(agent, sessionId, work))) await runWorkRequest(agent, sessionId, work, context);
+    return {};
+  };
+  return {
+    'tool_call/cancel': (params, request) =>
+      run(
+        params.sessionId,
+        { method: 'tool_call/cancel', toolCallId: params.toolCallId },
+        methodContext(connection, request),
+      ),
+    'terminal/cancel': (params, request) =>
+      run(
+        params.sessionId,
+        { method: 'terminal/cancel', terminalId: params.terminalId },
+        methodContext(connection, request),
+      ),
+  };
+};
