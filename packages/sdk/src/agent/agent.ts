@@ -24,9 +24,6 @@ export type { AgentOptions, HandlerErrorContext, PromptContext } from './agent-o
 export type { AgentConnection } from './connection-peer.js';
 export { PROTOCOL_VERSION } from './features/connection-lifecycle.js';
 
-/** The methods a connection may call before it completed `initialize` and any required login. */
-const UNGATED_METHODS: ReadonlySet<string> = new Set(['initialize', 'auth/login', 'auth/logout']);
-
 /**
  * An ACP v2 agent: sessions, their retained history and the prompt lifecycle, served to any
  * number of client connections at once (each {@link Agent.serve} call adds one).
@@ -207,7 +204,6 @@ export class Agent {
       },
       {
         check: (method) => state.gate(method),
-        exempt: UNGATED_METHODS,
         dropped: (method, error) => {
           try {
             this.#options.onRefusedNotification?.({ method, client: label, error });

@@ -14,6 +14,18 @@ export {
   type SessionActivity,
 } from './agent-session.js';
 export type { ClientPeer } from './client-peer.js';
+export { connectionPeer, type ConnectionPeerOptions } from './connection-peer.js';
+export { ConnectionState as AgentConnectionState } from './connection-state.js';
+export {
+  type Admission,
+  type Advertisement,
+  type AgentMethodHandlers,
+  isAdvertised,
+  MethodGate,
+  type MethodRefusalData,
+  WAY_IN_AND_OUT,
+} from './method-gate.js';
+export { replayCursorOf } from './replay-cursor.js';
 export type { CompactionFields, CompactionHandle, CompactionOptions } from './compaction.js';
 export { applyConfigOption } from './config-options.js';
 export { canElicit, type ElicitOptions, type FormElicitation, type UrlElicitation } from './elicitation.js';

@@ -133,6 +133,9 @@ function deleteAt(root: Json, path: readonly string[]): void {
   if (isObject(parent)) delete parent[path[path.length - 1]!];
 }
 
+/** The methods a connection may call before it completed `initialize` and any required login. */
+export const WAY_IN_AND_OUT: ReadonlySet<string> = new Set(['initialize', 'auth/login', 'auth/logout']);
+
 /**
  * What a connection must have done before a method runs on it (for the agent: completed
  * `initialize`, and logged in when a login is required), checked by the gate for every request
@@ -141,8 +144,8 @@ function deleteAt(root: Json, path: readonly string[]): void {
 export interface Admission {
   /** Throws the `RpcError` a request for `method` is answered with, unless it may run now. */
   check(method: string): void;
-  /** Methods not checked (`initialize`, `auth/login`, `auth/logout`: the way in and out). */
-  exempt: ReadonlySet<string>;
+  /** Methods not checked (default {@link WAY_IN_AND_OUT}). */
+  exempt?: ReadonlySet<string>;
   /** Called with a notification the check refused; it is dropped (a notification has no answer). */
   dropped?(method: string, error: RpcError): void;
 }
@@ -165,11 +168,17 @@ export interface Admission {
  * request is answered with the check's error, a notification is dropped and reported.
  *
  * Feature modules give it their handlers by method name ({@link MethodGate.serve}); one gate per
- * connection, created by `Agent.serve`; not exported from the package.
+ * connection, created by `Agent.serve`, or by an adapter for each client connection it serves
+ * (see {@link MethodGate.adapt}).
  */
 export class MethodGate {
   readonly #connection: GatedConnection;
-  readonly #configured: Advertisement;
+  #configured: Advertisement;
+  /**
+   * An adapter's gate advertises exactly what the agent behind it does ({@link MethodGate.adapt}):
+   * `pending` until that agent's answer is known (no capability refusals meanwhile), then `known`.
+   */
+  #adapted: 'no' | 'pending' | 'known' = 'no';
   readonly #served = new Set<string>();
   readonly #admission: Admission | undefined;
   #advertisement: Advertisement | undefined;
@@ -186,6 +195,19 @@ export class MethodGate {
       capabilities: configured.capabilities ?? {},
       ...(configured.authMethods === undefined ? {} : { authMethods: configured.authMethods }),
     };
+  }
+
+  /**
+   * Makes this the gate of an adapter (the v1 agent bridge): what it advertises is `advertised`,
+   * the agent behind it's answer translated, with the capabilities of methods it does not serve
+   * removed and none added, and a method whose capability is not there is refused (-32601) as by
+   * an agent. Call it with undefined while that answer is not known yet: until it is, nothing is
+   * refused for its capability.
+   */
+  adapt(advertised: Advertisement | undefined): void {
+    this.#adapted = advertised === undefined ? 'pending' : 'known';
+    if (advertised !== undefined) this.#configured = structuredClone(advertised);
+    this.#advertisement = undefined;
   }
 
   /** The methods handlers were registered for. */
@@ -272,7 +294,7 @@ export class MethodGate {
   /** Throws the admission's error unless `method` may run on this connection now. */
   #admit(method: string): void {
     const admission = this.#admission;
-    if (admission === undefined || admission.exempt.has(method)) return;
+    if (admission === undefined || (admission.exempt ?? WAY_IN_AND_OUT).has(method)) return;
     admission.check(method);
   }
 
@@ -300,7 +322,7 @@ export class MethodGate {
       if (!served) deleteAt(root, capability.path);
     }
     for (const { capability, served } of entries) {
-      if (!served || isAdvertised(root, capability)) continue;
+      if (this.#adapted !== 'no' || !served || isAdvertised(root, capability)) continue;
       if (capability.valueType === 'object') setAt(root, capability.path, {});
       else if (capability.valueType === 'boolean') setAt(root, capability.path, true);
     }
@@ -320,7 +342,7 @@ export class MethodGate {
     }
     const capability = rowOf(method)?.capability;
     if (capability == null || capability.in !== AGENT_ADVERTISES_IN) return undefined;
-    if (isAdvertised(this.advertisement(), capability)) return undefined;
+    if (this.#adapted === 'pending' || isAdvertised(this.advertisement(), capability)) return undefined;
     return new RpcError(
       ErrorCodes.MethodNotFound,
       `Method not found: ${method} (this agent does not advertise ${capability.pointer.slice(1).replaceAll('/', '.')})`,

@@ -9,11 +9,15 @@ import type {
 import {
   AdapterSession,
   type AgentConnection,
+  AgentConnectionState,
   type ClientPeer,
   Connection,
+  connectionPeer,
   ErrorCodes,
   MemorySessionLog,
+  MethodGate,
   RpcError,
+  replayCursorOf,
   schemaValidator,
   type Transport,
 } from '@acp-kit/sdk';
@@ -234,203 +238,208 @@ export class V1AgentBridge {
     return session;
   }
 
-  /** Serves one v2 client connection over `transport`; returns the connection (already listening). */
+  /**
+   * Serves one v2 client connection over `transport`; returns the connection (already listening).
+   * The connection's methods go through the SDK's {@link MethodGate}, as an agent's do: served
+   * after `initialize` (-32600 before it), refused -32601 when the v1 agent does not advertise
+   * their capability, params with text no store keeps refused -32602.
+   */
   serve(transport: Transport): AgentConnection {
     const connection: AgentConnection = new Connection(transport, { validator: schemaValidator });
-    const peer: ClientPeer = {
+    const state = new AgentConnectionState(false);
+    const gate = new MethodGate(connection, {}, { check: (method) => state.gate(method) });
+    // What this bridge advertises is the v1 agent's answer, known at the client's initialize.
+    gate.adapt(undefined);
+    const peer = connectionPeer(connection, {
       label: `v2-client#${++this.#clientCount}`,
-      get open() {
-        return !connection.isClosed;
-      },
-      notify: (params) => connection.sendNotification('session/update', params),
-      request: (method, params, signal) =>
-        connection.sendRequest(method, params, signal ? { signal } : undefined) as never,
-    };
+      capabilities: () => gate.clientCapabilities,
+      checkOutgoing: (method) => gate.checkOutgoing(method),
+    });
     const attached = new Set<BridgedSession>();
     const attach = (session: BridgedSession): void => {
       session.adapter.attach(peer);
       attached.add(session);
     };
 
-    connection.onRequest('initialize', async (params) => {
-      // The v1 agent is initialized once, by the bridge; each v2 client gets the translated answer.
-      return v1ToV2InitializeResponse(await this.#v1Capabilities(params));
-    });
+    gate.serve({
+      initialize: async (params) => {
+        // The v1 agent is initialized once, by the bridge; each v2 client gets the translated answer.
+        const response = v1ToV2InitializeResponse(await this.#v1Capabilities(params));
+        // Every v1 agent serves the baseline session methods, whatever capabilities it lists.
+        const capabilities = { ...response.capabilities, session: response.capabilities?.session ?? {} };
+        gate.adapt({
+          capabilities,
+          ...(response.authMethods === undefined ? {} : { authMethods: response.authMethods }),
+        });
+        state.initialized = true;
+        return { ...response, ...gate.advertisement() };
+      },
 
-    connection.onRequest('session/new', async (params) => {
-      await this.#v1Capabilities();
-      const created = await this.#call(() =>
-        this.#v1.sendRequest(
-          'session/new',
-          convertParams(() => v2ToV1NewSessionRequest(params), serversPointer(params.mcpServers)),
-        ),
-      );
-      const session = this.#open(created.sessionId, params.cwd);
-      session.options.take(created);
-      attach(session);
-      return { sessionId: created.sessionId, ...this.#settings(session) };
-    });
-
-    connection.onRequest('session/resume', async (params) => {
-      const caps = (await this.#v1Capabilities()).agentCapabilities;
-      const cursor = params.replayFrom ?? undefined;
-      if (cursor !== undefined && cursor.type !== 'start') {
-        throw new RpcError(
-          ErrorCodes.InvalidParams,
-          `Unsupported replay cursor type ${JSON.stringify(cursor.type)}`,
-          {
-            pointer: '/params/replayFrom/type',
-            expected: 'start',
-          },
-        );
-      }
-      const live = this.#sessions.get(params.sessionId);
-      if (live !== undefined && cursor === undefined) {
-        attach(live);
-        await this.#current(live, peer);
-        return this.#settings(live);
-      }
-      if (caps?.loadSession === true) {
-        // Also without replay: loading lets the bridge recount message positions, so the
-        // derived IDs of later messages continue where the conversation left off.
-        const session = this.#open(params.sessionId, params.cwd);
-        const loaded = await session.load(cursor === undefined ? undefined : peer, () =>
-          this.#call(() =>
-            this.#v1.sendRequest(
-              'session/load',
-              convertParams(() => v2ToV1LoadSessionRequest(params), serversPointer(params.mcpServers)),
-            ),
+      'session/new': async (params) => {
+        await this.#v1Capabilities();
+        const created = await this.#call(() =>
+          this.#v1.sendRequest(
+            'session/new',
+            convertParams(() => v2ToV1NewSessionRequest(params), serversPointer(params.mcpServers)),
           ),
         );
-        session.options.take(loaded);
+        const session = this.#open(created.sessionId, params.cwd);
+        session.options.take(created);
+        attach(session);
+        return { sessionId: created.sessionId, ...this.#settings(session) };
+      },
+
+      'session/resume': async (params) => {
+        const caps = (await this.#v1Capabilities()).agentCapabilities;
+        const cursor = replayCursorOf(params);
+        const live = this.#sessions.get(params.sessionId);
+        if (live !== undefined && cursor === undefined) {
+          attach(live);
+          await this.#current(live, peer);
+          return this.#settings(live);
+        }
+        if (caps?.loadSession === true) {
+          // Also without replay: loading lets the bridge recount message positions, so the
+          // derived IDs of later messages continue where the conversation left off.
+          const session = this.#open(params.sessionId, params.cwd);
+          const loaded = await session.load(cursor === undefined ? undefined : peer, () =>
+            this.#call(() =>
+              this.#v1.sendRequest(
+                'session/load',
+                convertParams(() => v2ToV1LoadSessionRequest(params), serversPointer(params.mcpServers)),
+              ),
+            ),
+          );
+          session.options.take(loaded);
+          attach(session);
+          await this.#current(session, peer);
+          return this.#settings(session);
+        }
+        if (live !== undefined) {
+          // Asked for replay, but the v1 agent cannot load: nothing is retained, nothing replayed.
+          attach(live);
+          await this.#current(live, peer);
+          return this.#settings(live);
+        }
+        if (caps?.sessionCapabilities?.resume === undefined || caps.sessionCapabilities.resume === null) {
+          throw new RpcError(
+            ErrorCodes.ResourceNotFound,
+            'Session not found: the v1 agent can neither load nor resume sessions',
+            {
+              sessionId: params.sessionId,
+            },
+          );
+        }
+        const resumed = await this.#call(() =>
+          this.#v1.sendRequest(
+            'session/resume',
+            convertParams(() => v2ToV1ResumeSessionRequest(params), serversPointer(params.mcpServers)),
+          ),
+        );
+        // Positions are unknown without a replay: later derived IDs are salted to stay unique.
+        const session = this.#open(params.sessionId, params.cwd, randomUUID());
+        session.options.take(resumed);
         attach(session);
         await this.#current(session, peer);
         return this.#settings(session);
-      }
-      if (live !== undefined) {
-        // Asked for replay, but the v1 agent cannot load: nothing is retained, nothing replayed.
-        attach(live);
-        await this.#current(live, peer);
-        return this.#settings(live);
-      }
-      if (caps?.sessionCapabilities?.resume === undefined || caps.sessionCapabilities.resume === null) {
-        throw new RpcError(
-          ErrorCodes.ResourceNotFound,
-          'Session not found: the v1 agent can neither load nor resume sessions',
-          {
+      },
+
+      'auth/login': async (params) => {
+        await this.#v1Capabilities();
+        const result = await this.#call(() =>
+          this.#v1.sendRequest('authenticate', v2ToV1Authenticate(params)),
+        );
+        return v1ToV2AuthenticateResponse(result);
+      },
+
+      'auth/logout': async (params) => {
+        const caps = (await this.#v1Capabilities()).agentCapabilities;
+        // v2 advertises logout with the auth methods; v1 says it separately.
+        if (caps?.auth?.logout === undefined || caps.auth.logout === null) {
+          throw new RpcError(ErrorCodes.MethodNotFound, 'The v1 agent does not support logout', {
+            method: 'auth/logout',
+          });
+        }
+        const result = await this.#call(() => this.#v1.sendRequest('logout', v2ToV1Logout(params)));
+        return v1ToV2LogoutResponse(result);
+      },
+
+      'session/set_config_option': async (params) => {
+        const session = this.#require(params.sessionId);
+        if (session.options.isMode(params.configId)) {
+          // The option that stands for the v1 modes: a v1 session/set_mode.
+          const request = convertParams(() => v2ToV1SetSessionMode(params), '/params');
+          await this.#call(() => this.#v1.sendRequest('session/set_mode', request));
+          session.options.take({ modes: session.options.modesWith(request.modeId) });
+        } else {
+          const result = await this.#call(() =>
+            this.#v1.sendRequest('session/set_config_option', v2ToV1SetSessionConfigOptionRequest(params)),
+          );
+          session.options.take(result);
+        }
+        return { configOptions: session.options.v2() ?? [] };
+      },
+
+      'session/list': async (params) => {
+        const caps = (await this.#v1Capabilities()).agentCapabilities;
+        if (caps?.sessionCapabilities?.list !== undefined && caps.sessionCapabilities.list !== null) {
+          const page = await this.#call(() =>
+            this.#v1.sendRequest('session/list', v2ToV1ListSessionsRequest(params)),
+          );
+          return v1ToV2ListSessionsResponse(page);
+        }
+        // The v1 agent cannot list: the bridge lists the sessions it holds (created or resumed
+        // through it), on one page.
+        const cwd = params.cwd ?? undefined;
+        const sessions = [...this.#sessions.values()]
+          .filter((s) => cwd === undefined || s.agentSession.cwd === cwd)
+          .map((s) => ({ sessionId: s.id, cwd: s.agentSession.cwd }));
+        return { sessions };
+      },
+
+      'session/close': async (params) => {
+        const caps = (await this.#v1Capabilities()).agentCapabilities;
+        const session = this.#sessions.get(params.sessionId);
+        if (caps?.sessionCapabilities?.close !== undefined && caps.sessionCapabilities.close !== null) {
+          const result = await this.#call(() =>
+            this.#v1.sendRequest('session/close', v2ToV1CloseSessionRequest(params)),
+          );
+          this.#forget(params.sessionId);
+          return v1ToV2CloseSessionResponse(result);
+        }
+        // The v1 agent cannot close: the session stays open there (and listed); this client is detached.
+        if (session === undefined)
+          throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', {
             sessionId: params.sessionId,
-          },
-        );
-      }
-      const resumed = await this.#call(() =>
-        this.#v1.sendRequest(
-          'session/resume',
-          convertParams(() => v2ToV1ResumeSessionRequest(params), serversPointer(params.mcpServers)),
-        ),
-      );
-      // Positions are unknown without a replay: later derived IDs are salted to stay unique.
-      const session = this.#open(params.sessionId, params.cwd, randomUUID());
-      session.options.take(resumed);
-      attach(session);
-      await this.#current(session, peer);
-      return this.#settings(session);
-    });
+          });
+        session.adapter.detach(peer);
+        attached.delete(session);
+        return {};
+      },
 
-    connection.onRequest('auth/login', async (params) => {
-      await this.#v1Capabilities();
-      const result = await this.#call(() => this.#v1.sendRequest('authenticate', v2ToV1Authenticate(params)));
-      return v1ToV2AuthenticateResponse(result);
-    });
-
-    connection.onRequest('auth/logout', async (params) => {
-      const caps = (await this.#v1Capabilities()).agentCapabilities;
-      if (caps?.auth?.logout === undefined || caps.auth.logout === null) {
-        throw new RpcError(ErrorCodes.MethodNotFound, 'The v1 agent does not support logout', {
-          method: 'auth/logout',
-        });
-      }
-      const result = await this.#call(() => this.#v1.sendRequest('logout', v2ToV1Logout(params)));
-      return v1ToV2LogoutResponse(result);
-    });
-
-    connection.onRequest('session/set_config_option', async (params) => {
-      const session = this.#require(params.sessionId);
-      if (session.options.isMode(params.configId)) {
-        // The option that stands for the v1 modes: a v1 session/set_mode.
-        const request = convertParams(() => v2ToV1SetSessionMode(params), '/params');
-        await this.#call(() => this.#v1.sendRequest('session/set_mode', request));
-        session.options.take({ modes: session.options.modesWith(request.modeId) });
-      } else {
+      // Served when the v1 agent advertises it (the gate refuses it otherwise, -32601).
+      'session/delete': async (params) => {
         const result = await this.#call(() =>
-          this.#v1.sendRequest('session/set_config_option', v2ToV1SetSessionConfigOptionRequest(params)),
-        );
-        session.options.take(result);
-      }
-      return { configOptions: session.options.v2() ?? [] };
-    });
-
-    connection.onRequest('session/list', async (params) => {
-      const caps = (await this.#v1Capabilities()).agentCapabilities;
-      if (caps?.sessionCapabilities?.list !== undefined && caps.sessionCapabilities.list !== null) {
-        const page = await this.#call(() =>
-          this.#v1.sendRequest('session/list', v2ToV1ListSessionsRequest(params)),
-        );
-        return v1ToV2ListSessionsResponse(page);
-      }
-      // The v1 agent cannot list: the bridge lists the sessions it holds (created or resumed
-      // through it), on one page.
-      const cwd = params.cwd ?? undefined;
-      const sessions = [...this.#sessions.values()]
-        .filter((s) => cwd === undefined || s.agentSession.cwd === cwd)
-        .map((s) => ({ sessionId: s.id, cwd: s.agentSession.cwd }));
-      return { sessions };
-    });
-
-    connection.onRequest('session/close', async (params) => {
-      const caps = (await this.#v1Capabilities()).agentCapabilities;
-      const session = this.#sessions.get(params.sessionId);
-      if (caps?.sessionCapabilities?.close !== undefined && caps.sessionCapabilities.close !== null) {
-        const result = await this.#call(() =>
-          this.#v1.sendRequest('session/close', v2ToV1CloseSessionRequest(params)),
+          this.#v1.sendRequest('session/delete', v2ToV1DeleteSessionRequest(params)),
         );
         this.#forget(params.sessionId);
-        return v1ToV2CloseSessionResponse(result);
-      }
-      // The v1 agent cannot close: the session stays open there (and listed); this client is detached.
-      if (session === undefined)
-        throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId: params.sessionId });
-      session.adapter.detach(peer);
-      attached.delete(session);
-      return {};
-    });
+        return v1ToV2DeleteSessionResponse(result);
+      },
 
-    connection.onRequest('session/delete', async (params) => {
-      const caps = (await this.#v1Capabilities()).agentCapabilities;
-      if (caps?.sessionCapabilities?.delete === undefined || caps.sessionCapabilities.delete === null) {
-        throw new RpcError(ErrorCodes.MethodNotFound, 'The v1 agent does not support session/delete', {
-          method: 'session/delete',
+      'session/prompt': (params, context) => {
+        const session = this.#require(params.sessionId);
+        attach(session);
+        const { prompt, response } = session.adapter.receivePrompt(params.prompt, {
+          client: peer,
+          signal: context.signal,
         });
-      }
-      const result = await this.#call(() =>
-        this.#v1.sendRequest('session/delete', v2ToV1DeleteSessionRequest(params)),
-      );
-      this.#forget(params.sessionId);
-      return v1ToV2DeleteSessionResponse(result);
-    });
+        session.submit(prompt, peer);
+        return response;
+      },
 
-    connection.onRequest('session/prompt', (params, context) => {
-      const session = this.#require(params.sessionId);
-      attach(session);
-      const { prompt, response } = session.adapter.receivePrompt(params.prompt, {
-        client: peer,
-        signal: context.signal,
-      });
-      session.submit(prompt, peer);
-      return response;
-    });
-
-    connection.onNotification('session/cancel', async (params) => {
-      await this.#sessions.get(params.sessionId)?.cancel();
+      'session/cancel': async (params) => {
+        await this.#sessions.get(params.sessionId)?.cancel();
+      },
     });
 
     connection.onClose(() => {
