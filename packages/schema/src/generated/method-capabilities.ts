@@ -222,6 +222,21 @@ export const METHOD_CAPABILITIES = {
       description: 'Scoped to one session: the client may set only an option the agent reported for that session (configOptions of session/new or session/resume, or a later config_option_update), within capabilities.session.',
     },
   },
+  /** Unstable (upstream's unstable surface; may change): sets the title of any session the agent would list, live on this connection or not. The agent may normalize the title and answers with the one it stored, after storing it; attached clients see it as a session_info_update. */
+  'session/set_title': {
+    method: 'session/set_title',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/capabilities/session/title',
+      path: ['capabilities', 'session', 'title'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has capabilities.session.title; a client must not call it otherwise. Agents report titles (session/list, session_info_update) without it.',
+    },
+  },
   /** Reports a change in a session: a user, agent or thought message (whole or chunked), a state change, a tool call, a plan or usage. Agents may send it at any time after the session exists, with or without a prompt. */
   'session/update': {
     method: 'session/update',

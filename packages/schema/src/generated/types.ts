@@ -249,7 +249,7 @@ export interface SessionAdditionalDirectoriesCapabilities {
   _meta?: Meta;
 }
 
-/** Session features the agent offers. Present (even empty) it means the baseline session methods are served (session/new, session/list, session/resume, session/close, session/prompt, session/cancel); its members advertise optional methods (delete) and content or transport support. */
+/** Session features the agent offers. Present (even empty) it means the baseline session methods are served (session/new, session/list, session/resume, session/close, session/prompt, session/cancel); its members advertise optional methods (delete, title) and content or transport support. */
 export interface SessionCapabilities {
   /** Content types accepted in prompts. */
   prompt?: (PromptCapabilities | null);
@@ -257,6 +257,8 @@ export interface SessionCapabilities {
   mcp?: (McpCapabilities | null);
   /** session/delete is available. */
   delete?: (SessionDeleteCapabilities | null);
+  /** Unstable: session/set_title is available (clients may set titles). */
+  title?: (SessionTitleCapabilities | null);
   /** Sessions may span directories besides cwd. */
   additionalDirectories?: (SessionAdditionalDirectoriesCapabilities | null);
   /** Extension metadata. */
@@ -2003,6 +2005,30 @@ export interface CompleteElicitationNotification {
   _meta?: Meta;
 }
 
+/** Unstable: present (as an object, possibly empty) when the agent answers session/set_title; omitted or null when not. Later versions may add fields. */
+export interface SessionTitleCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: parameters of session/set_title. */
+export interface SetSessionTitleRequest {
+  /** The session to retitle: any session session/list would show, attached to this connection or not; an unknown one gets -32002. */
+  sessionId: SessionId;
+  /** The new title. The agent may normalize it (trim, shorten) and refuses one it cannot keep, such as one empty after trimming, with -32602 at /params/title. */
+  title: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: result of session/set_title, sent once the title is stored. */
+export interface SetSessionTitleResponse {
+  /** The title as the agent stored it, which clients show (it differs from the one sent when the agent normalized it). */
+  title: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 export type ElicitationFormRequest1 = (ElicitationSessionScope | ElicitationRequestScope);
 export type ElicitationUrlRequest1 = (ElicitationSessionScope | ElicitationRequestScope);
 /** A {@link AuthMethod} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
@@ -2271,6 +2297,9 @@ export interface Definitions {
   ExtensionElicitationAction: ExtensionElicitationAction;
   CreateElicitationResponse: CreateElicitationResponse;
   CompleteElicitationNotification: CompleteElicitationNotification;
+  SessionTitleCapabilities: SessionTitleCapabilities;
+  SetSessionTitleRequest: SetSessionTitleRequest;
+  SetSessionTitleResponse: SetSessionTitleResponse;
 }
 
 /** The name of a schema definition (a key of `$defs`). */

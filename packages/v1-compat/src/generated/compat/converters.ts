@@ -2817,6 +2817,11 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
     v2: 'terminal/cancel',
     lossy: 'v1 cannot cancel one terminal; a v1 agent behind a bridge advertises no cancellable terminals, so v2 clients do not ask.',
   },
+  {
+    v1: null,
+    v2: 'session/set_title',
+    lossy: 'v1 has no way to set a title: a v1 agent behind a bridge is advertised without capabilities.session.title and the bridge answers session/set_title -32601; a v1 client of a v2 agent is not offered it.',
+  },
 ];
 /** Every session/update kind of both versions with its counterpart, in mapping order. */
 export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
