@@ -200,3 +200,20 @@ describe('a v1 agent served as v2', () => {
     });
   }
 });
+
+describe('session/set_title through the v1 agent bridge (v1 has no such method)', () => {
+  it('is not advertised to the v2 client and is answered -32601 naming the method', async () => {
+    rig = v1Rig({});
+    const init = await rig.client.initialize();
+    expect(init.capabilities?.session).toBeDefined();
+    expect(init.capabilities?.session?.title).toBeUndefined();
+    const sessionId = await rig.client.newSession(CWD);
+    const refused = await rig.client.setTitle(sessionId, 'A title').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(RpcError);
+    expect((refused as RpcError).code).toBe(-32601);
+    expect((refused as RpcError).data).toMatchObject({ method: 'session/set_title' });
+  });
+});

@@ -215,7 +215,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     ...(options.ownership ? { ownership: options.ownership } : {}),
     onHandlerError: reportError,
     onRefusedNotification: printRefusedNotification,
-    capabilities: { session: { delete: {} } },
+    capabilities: { session: { delete: {}, title: {} } },
     ...(options.requireLogin
       ? {
           auth: {

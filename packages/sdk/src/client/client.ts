@@ -323,6 +323,21 @@ export class Client {
     return this.store.snapshot(request.sessionId).configOptions ?? [];
   }
 
+  /**
+   * Sets a session's title (`session/set_title`, unstable; agents that advertise
+   * `capabilities.session.title`). Resolves with the title the agent stored, which may be
+   * normalized (trimmed, shortened): show that one. Attached clients also get it as a
+   * `session_info_update`.
+   */
+  async setTitle(sessionId: SessionId, title: string, options: CallOptions = {}): Promise<string> {
+    const response = await this.#connection.sendRequest(
+      'session/set_title',
+      withMeta({ sessionId, title }, options),
+      signalOf(options),
+    );
+    return response.title;
+  }
+
   /** Cancels one tool call that advertises the cancel capability (`tool_call/cancel`); the rest of the work goes on. */
   cancelToolCall(
     sessionId: SessionId,

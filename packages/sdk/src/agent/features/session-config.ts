@@ -1,3 +1,4 @@
+import { ErrorCodes, RpcError } from '../../rpc/errors.js';
 import { applyConfigOption } from '../config-options.js';
 import { sessionNotFound } from '../session-directory.js';
 import { methodContext, type MethodFeature, runHandler } from '../serving.js';
@@ -5,7 +6,10 @@ import { methodContext, type MethodFeature, runHandler } from '../serving.js';
 /**
  * A session's settings as the client changes them: `session/set_config_option` (the built-in, or
  * the application's `setConfigOption`), kept in the directory and reported as
- * `config_option_update`.
+ * `config_option_update`; and, when the agent advertises `capabilities.session.title`,
+ * `session/set_title` (unstable): the title trimmed (-32602 when nothing is left), kept in the
+ * directory for any session the log knows (-32002 otherwise), reported as `session_info_update`,
+ * and answered as stored.
  */
 export const sessionConfig: MethodFeature = (agent, connection) => ({
   'session/set_config_option': async (params, request) => {
@@ -26,4 +30,19 @@ export const sessionConfig: MethodFeature = (agent, connection) => ({
     await session.setConfigOptions(next);
     return { configOptions: [...next] };
   },
+  ...(agent.capabilities.session?.title && {
+    'session/set_title': async (params) => {
+      const title = params.title.trim();
+      if (title === '') {
+        throw new RpcError(ErrorCodes.InvalidParams, 'The title is empty after trimming whitespace', {
+          pointer: '/params/title',
+          expected: 'a title with a character that is not whitespace',
+        });
+      }
+      const session = await agent.session(params.sessionId);
+      if (!session) throw sessionNotFound(params.sessionId);
+      await session.setTitle(title);
+      return { title };
+    },
+  }),
 });
