@@ -30,7 +30,6 @@ import type {
   WriteBehindLimits,
 } from '../history/session-log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../rpc/ndjson.js';
 import type { ClientPeer } from './client-peer.js';
 import {
   type CompactionFields,
@@ -41,6 +40,7 @@ import {
 import { askClients, type ElicitOptions, type FormElicitation, type UrlElicitation } from './elicitation.js';
 import type { InsertOptions } from './pending-prompt.js';
 import { settingsOf, updateSettings } from './session-settings.js';
+import { SessionDelivery } from './session-delivery.js';
 import { SessionWriter } from './session-writer.js';
 import {
   type TerminalFields,
@@ -101,27 +101,6 @@ export interface InsertContext {
 }
 
 /** One attached client: where its updates go, and the live updates held while it replays. */
-interface Cursor {
-  held: HeldEntry[] | undefined;
-  released: (() => void)[];
-  /** The last send handed to the connection (resolves when its transport accepted it). */
-  last: Promise<unknown> | undefined;
-  /** When its backlog last went over {@link PACING_BYTES} (undefined while under). */
-  behindSince: number | undefined;
-}
-
-/** A log entry waiting for a client that receives a replay: the update and its seq. */
-interface HeldEntry {
-  readonly params: SessionNotification;
-  readonly seq: number;
-}
-
-/** A client behind for longer than this is not waited for: it is not reading. */
-const STALLED_MS = 100;
-
-/** Backlog past which a client counts as behind (see {@link AgentSession} pacing). */
-const PACING_BYTES = 64 * 1024;
-
 const DEFAULT_MAX_HELD = 65_536;
 /** How far back a session loaded from the log looks for its last reported activity. */
 const ACTIVITY_LOOKBACK_PAGES = 8;
@@ -147,10 +126,10 @@ export class AgentSession {
   readonly #log: SessionLog;
   /** Issues message IDs: the session's log. */
   readonly #ids: Pick<SessionLog, 'nextMessageId'>;
-  readonly #maxHeld: number;
   /** Appends to the log in call order, writing streamed chunks behind when the log suggests it. */
   readonly #writer: SessionWriter;
-  readonly #cursors = new Map<ClientPeer, Cursor>();
+  /** The attached clients and the sends to them. */
+  readonly #delivery: SessionDelivery;
   #activity: SessionActivity = 'idle';
   /** The activity as of {@link position}: set only from the log's entries. */
   #reported: SessionActivity = 'idle';
@@ -180,7 +159,7 @@ export class AgentSession {
     this.cwd = cwd;
     this.#log = log;
     this.#ids = log;
-    this.#maxHeld = options.maxHeldUpdates ?? DEFAULT_MAX_HELD;
+    this.#delivery = new SessionDelivery(id, options.maxHeldUpdates ?? DEFAULT_MAX_HELD);
     const writeBehind =
       options.writeBehind === false ? undefined : (options.writeBehind ?? this.#log.writeBehind);
     this.#writer = new SessionWriter((entries) => this.#log.append(this.id, entries), writeBehind);
@@ -243,7 +222,7 @@ export class AgentSession {
     this.#work.abortAll(this.#closed.signal.reason);
     this.#subscription?.close();
     this.#subscription = undefined;
-    for (const peer of [...this.#cursors.keys()]) this.detach(peer);
+    this.#delivery.detachAll();
     for (const waiter of this.#waiters) waiter.resolve();
     this.#waiters.clear();
     this.#wakeIdleWaiters();
@@ -276,7 +255,7 @@ export class AgentSession {
 
   /** How many clients are attached. */
   get attachedCount(): number {
-    return this.#cursors.size;
+    return this.#delivery.size;
   }
 
   /**
@@ -320,12 +299,7 @@ export class AgentSession {
         this.#activity = update.state;
         this.#reported = update.state;
       }
-      const params: SessionNotification = { sessionId: this.id, update: entry.update };
-      for (const [peer, cursor] of this.#cursors) {
-        if (cursor.held === undefined) this.#send(peer, params, entry.seq);
-        else if (cursor.held.length < this.#maxHeld) cursor.held.push({ params, seq: entry.seq });
-        else this.#tooSlow(peer);
-      }
+      this.#delivery.deliver({ sessionId: this.id, update: entry.update }, entry.seq);
     }
     for (const waiter of this.#waiters) {
       if (waiter.seq <= this.#position) {
@@ -334,32 +308,6 @@ export class AgentSession {
       }
     }
     this.#wakeIdleWaiters();
-  }
-
-  /** Hands one log entry's update to a client's connection; never waits for it to be written. */
-  #send(peer: ClientPeer, params: SessionNotification, seq: number): void {
-    if (!peer.open) {
-      this.detach(peer);
-      return;
-    }
-    const sent = peer.notify(params, undefined, seq);
-    const cursor = this.#cursors.get(peer);
-    if (cursor) cursor.last = sent;
-    sent.catch(() => {
-      // A client whose connection failed (closed, or its queue full) is detached; the update itself
-      // fitted every attached client's limit when it was appended.
-      if (!peer.open) this.detach(peer);
-    });
-  }
-
-  #tooSlow(peer: ClientPeer): void {
-    this.detach(peer);
-    peer.close?.(
-      new RpcError(
-        ErrorCodes.OutgoingBufferFull,
-        `more than ${this.#maxHeld} live updates waited while the client received a replay: the peer is not reading, so the connection was closed`,
-      ),
-    );
   }
 
   /** Resolves once the session handed every entry up to `seq` to its clients. */
@@ -375,88 +323,41 @@ export class AgentSession {
    * it. With `hold`, those entries wait until {@link release} (while the client gets a replay).
    */
   attach(peer: ClientPeer, hold = false): void {
-    const existing = this.#cursors.get(peer);
-    if (existing) {
-      if (hold && !existing.held) existing.held = [];
-      return;
-    }
-    this.#cursors.set(peer, {
-      held: hold ? [] : undefined,
-      released: [],
-      last: undefined,
-      behindSince: undefined,
-    });
+    this.#delivery.attach(peer, hold);
   }
 
   /** @internal Whether a client is attached (receives, or holds during a replay, the entries after its position). */
   isAttached(peer: ClientPeer): boolean {
-    return this.#cursors.has(peer);
+    return this.#delivery.isAttached(peer);
   }
 
   /** @internal Sends a client the entries held during its replay, then lets entries flow to it. */
-  async release(peer: ClientPeer): Promise<void> {
-    const cursor = this.#cursors.get(peer);
-    if (!cursor?.held) return;
-    const held = cursor.held;
-    cursor.held = undefined;
-    for (const { params, seq } of held) this.#send(peer, params, seq);
-    for (const resolve of cursor.released.splice(0)) resolve();
+  release(peer: ClientPeer): Promise<void> {
+    return this.#delivery.release(peer);
   }
 
   /** @internal Detaches a client (its connection closed). Work in the session goes on. */
   detach(peer: ClientPeer): void {
-    const cursor = this.#cursors.get(peer);
-    this.#cursors.delete(peer);
-    for (const resolve of cursor?.released.splice(0) ?? []) resolve();
+    this.#delivery.detach(peer);
   }
 
   /**
    * @internal Sends one update to one client only, outside the log (replay goes to the resuming
    * client). `json`, when given, is JSON text of `update` on one line (a log entry's stored text).
    */
-  async sendTo(peer: ClientPeer, update: SessionUpdate, json?: string): Promise<void> {
-    if (!peer.open) {
-      this.detach(peer);
-      return;
-    }
-    try {
-      const params = { sessionId: this.id, update };
-      await (json === undefined
-        ? peer.notify(params)
-        : peer.notify(params, `{"sessionId":${JSON.stringify(this.id)},"update":${json}}`));
-    } catch (error) {
-      if (!peer.open) {
-        this.detach(peer);
-        return;
-      }
-      throw error;
-    }
+  sendTo(peer: ClientPeer, update: SessionUpdate, json?: string): Promise<void> {
+    return this.#delivery.sendTo(peer, update, json);
   }
 
   /**
    * @internal Sends several updates to one client only, outside the log, in order, handed to its
-   * connection together (see {@link ClientPeer.notifyBatch}; one by one without it). Each item's
-   * `paramsJson` is the JSON text of its params on one line.
+   * connection together (see {@link ClientPeer.notifyBatch}; one by one without it).
    */
-  async sendBatchTo(
+  sendBatchTo(
     peer: ClientPeer,
     items: readonly { params: SessionNotification; paramsJson: string }[],
   ): Promise<void> {
-    if (!peer.open) {
-      this.detach(peer);
-      return;
-    }
-    try {
-      await (peer.notifyBatch !== undefined
-        ? peer.notifyBatch(items)
-        : Promise.all(items.map(({ params, paramsJson }) => peer.notify(params, paramsJson))));
-    } catch (error) {
-      if (!peer.open) {
-        this.detach(peer);
-        return;
-      }
-      throw error;
-    }
+    return this.#delivery.sendBatchTo(peer, items);
   }
 
   /**
@@ -484,7 +385,7 @@ export class AgentSession {
    */
   async #write(entries: readonly NewLogEntry[], behind: boolean): Promise<SeqRange | undefined> {
     await this.following();
-    await this.#pace();
+    await this.#delivery.pace();
     const bytes = this.#assertReportable(entries.map((entry) => entry.update));
     try {
       return await this.#writer.write(entries, behind, bytes);
@@ -500,50 +401,13 @@ export class AgentSession {
   }
 
   /**
-   * Paces a producer by the fastest live client, never the slowest: while every live client has
-   * more than {@link PACING_BYTES} waiting, wait until one of them has taken its backlog — but never
-   * for a client that has been behind for more than {@link STALLED_MS}: it is not reading, so it
-   * holds nobody up (its own queue fills until it is cut off with -32098), while healthy clients
-   * are not flooded faster than they read.
-   */
-  async #pace(): Promise<void> {
-    for (;;) {
-      const now = performance.now();
-      const pending: Promise<unknown>[] = [];
-      for (const [peer, cursor] of this.#cursors) {
-        if (cursor.held !== undefined || !peer.open) continue;
-        if ((peer.pendingBytes ?? 0) <= PACING_BYTES || cursor.last === undefined) {
-          cursor.behindSince = undefined;
-          return;
-        }
-        cursor.behindSince ??= now;
-        if (now - cursor.behindSince <= STALLED_MS) pending.push(cursor.last.then(noop, noop));
-      }
-      if (pending.length === 0) return;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, STALLED_MS);
-      });
-      await Promise.race([...pending, timeout]);
-      clearTimeout(timer);
-    }
-  }
-
-  /** The largest update any attached client's connection sends (the default limit when none is attached). */
-  #messageLimit(): number {
-    let limit = DEFAULT_MAX_MESSAGE_BYTES;
-    for (const peer of this.#cursors.keys()) limit = Math.min(limit, peer.maxMessageBytes ?? limit);
-    return limit;
-  }
-
-  /**
    * Throws an invalid-params error unless every update can be sent to every attached client, so
    * that a message is either retained, reported and acknowledged, or none of these. Replay never
    * sends an update larger than one that was appended, so this also keeps retained content replayable.
    * Returns the bytes of their reports.
    */
   #assertReportable(updates: readonly SessionUpdate[]): number {
-    const limit = this.#messageLimit();
+    const limit = this.#delivery.messageLimit();
     let total = 0;
     for (const update of updates) {
       let json: string;
@@ -616,8 +480,7 @@ export class AgentSession {
     if (this.#activity === 'idle') this.#waiting.push(context.arrival ?? this.#cancelGeneration);
     // The receipt follows the report: wait until the report was handed to the submitting client.
     await this.#reached(range.last);
-    const cursor = context.peer === undefined ? undefined : this.#cursors.get(context.peer);
-    if (cursor?.held !== undefined) await new Promise<void>((resolve) => cursor.released.push(resolve));
+    if (context.peer !== undefined) await this.#delivery.released(context.peer);
     return messageId;
   }
 
@@ -627,8 +490,7 @@ export class AgentSession {
    */
   async reportedTo(peer: ClientPeer, seq: number): Promise<void> {
     await this.#reached(seq);
-    const cursor = this.#cursors.get(peer);
-    if (cursor?.held !== undefined) await new Promise<void>((resolve) => cursor.released.push(resolve));
+    await this.#delivery.released(peer);
   }
 
   /**
@@ -887,7 +749,7 @@ export class AgentSession {
       if (blocking && this.#permissionsPending === 1 && this.#activity !== 'requires_action') {
         await this.requiresAction();
       }
-      return await askClients(this.id, request, () => this.#cursors.keys(), signal, options);
+      return await askClients(this.id, request, () => this.#delivery.peers(), signal, options);
     } finally {
       if (blocking) {
         this.#permissionsPending -= 1;
@@ -899,7 +761,7 @@ export class AgentSession {
   /** Tells attached clients that a URL elicitation finished (`elicitation/complete`). */
   async completeElicitation(elicitationId: string): Promise<void> {
     await Promise.all(
-      [...this.#cursors.keys()]
+      [...this.#delivery.peers()]
         .filter((peer) => peer.open && peer.notification !== undefined)
         .map((peer) => peer.notification!('elicitation/complete', { elicitationId }).catch(() => undefined)),
     );
@@ -924,9 +786,9 @@ export class AgentSession {
     try {
       for (;;) {
         const peer =
-          preferred?.open && this.#cursors.has(preferred) && !asked.has(preferred)
+          preferred?.open && this.#delivery.isAttached(preferred) && !asked.has(preferred)
             ? preferred
-            : [...this.#cursors.keys()].find((candidate) => candidate.open && !asked.has(candidate));
+            : [...this.#delivery.peers()].find((candidate) => candidate.open && !asked.has(candidate));
         if (!peer || signal.aborted) return { outcome: { outcome: 'cancelled' } };
         asked.add(peer);
         if (this.#permissionsPending === 1 && this.#activity !== 'requires_action')
@@ -961,7 +823,6 @@ export class AgentSession {
   }
 }
 
-function noop(): void {}
 
 function cancelledError(): RpcError {
   return new RpcError(ErrorCodes.RequestCancelled, 'The session was cancelled.');
