@@ -41,6 +41,7 @@ import { askClients, type ElicitOptions, type FormElicitation, type UrlElicitati
 import type { InsertOptions } from './pending-prompt.js';
 import { settingsOf, updateSettings } from './session-settings.js';
 import { SessionDelivery } from './session-delivery.js';
+import { type SessionActivity, TurnTracker } from './turn-tracker.js';
 import { SessionWriter } from './session-writer.js';
 import {
   type TerminalFields,
@@ -52,8 +53,7 @@ import {
   WorkRegistry,
 } from './tool-calls.js';
 
-/** The session's foreground activity, as last reported in a `state_update`. */
-export type SessionActivity = 'idle' | 'running' | 'requires_action';
+export type { SessionActivity } from './turn-tracker.js';
 
 /** Options for a message the agent writes (an agent message or thought). */
 export interface OutgoingMessageOptions {
@@ -130,9 +130,8 @@ export class AgentSession {
   readonly #writer: SessionWriter;
   /** The attached clients and the sends to them. */
   readonly #delivery: SessionDelivery;
-  #activity: SessionActivity = 'idle';
-  /** The activity as of {@link position}: set only from the log's entries. */
-  #reported: SessionActivity = 'idle';
+  /** The turn and cancel state. */
+  readonly #turns = new TurnTracker();
   #position = 0;
   #following: Promise<void> | undefined;
   #subscription: LogSubscription | undefined;
@@ -141,15 +140,6 @@ export class AgentSession {
   readonly #waiters = new Set<{ seq: number; resolve: () => void }>();
   /** Callers of {@link whenIdle} waiting for this process's turn to end. */
   readonly #idleWaiters = new Set<() => void>();
-  /** Set by `running()` / `requiresAction()` here, cleared once an `idle()` here was written (or failed). */
-  #turnHere = false;
-  #turn = new AbortController();
-  /** Incremented by every `session/cancel` that found work to cancel. */
-  #cancelGeneration = 0;
-  /** Prompts received and not yet settled. */
-  #unsettled = 0;
-  /** Arrival generations of prompts inserted since the current turn started (their turn is next). */
-  #waiting: number[] = [];
   #permissionsPending = 0;
   readonly #work = new WorkRegistry();
 
@@ -175,7 +165,7 @@ export class AgentSession {
    * their state update is in the log), and by every state update the log reports.
    */
   get activity(): SessionActivity {
-    return this.#activity;
+    return this.#turns.activity;
   }
 
   /**
@@ -184,7 +174,7 @@ export class AgentSession {
    * updates of the turn that are still being written.
    */
   get reportedActivity(): SessionActivity {
-    return this.#reported;
+    return this.#turns.reported;
   }
 
   /** The seq of the last log entry handed to attached clients. */
@@ -198,7 +188,7 @@ export class AgentSession {
    * before the turn started.
    */
   get signal(): AbortSignal {
-    return this.#turn.signal;
+    return this.#turns.signal;
   }
 
   /**
@@ -216,8 +206,7 @@ export class AgentSession {
    */
   close(): void {
     if (this.#closed.signal.aborted) return;
-    this.#turn.abort(cancelledError());
-    this.#cancelGeneration += 1;
+    this.#turns.close();
     this.#closed.abort(new RpcError(ErrorCodes.RequestCancelled, 'The session was closed.'));
     this.#work.abortAll(this.#closed.signal.reason);
     this.#subscription?.close();
@@ -244,7 +233,7 @@ export class AgentSession {
   }
 
   #settledIdle(): boolean {
-    return !this.#turnHere || this.#closed.signal.aborted || this.#lost !== undefined;
+    return !this.#turns.turnHere || this.#closed.signal.aborted || this.#lost !== undefined;
   }
 
   #wakeIdleWaiters(): void {
@@ -275,8 +264,7 @@ export class AgentSession {
     if (record === undefined) {
       throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId: this.id });
     }
-    this.#activity = await lastActivity(this.#log, this.id, record.lastSeq);
-    this.#reported = this.#activity;
+    this.#turns.fromLog(await lastActivity(this.#log, this.id, record.lastSeq));
     this.#position = record.lastSeq;
     if (this.#closed.signal.aborted) return;
     this.#subscription = this.#log.subscribe(this.id, record.lastSeq, {
@@ -296,8 +284,7 @@ export class AgentSession {
       this.#position = entry.seq;
       const update = entry.update as { sessionUpdate: string; state?: unknown };
       if (update.sessionUpdate === 'state_update' && isActivity(update.state)) {
-        this.#activity = update.state;
-        this.#reported = update.state;
+        this.#turns.fromLog(update.state);
       }
       this.#delivery.deliver({ sessionId: this.id, update: entry.update }, entry.seq);
     }
@@ -446,16 +433,7 @@ export class AgentSession {
    * it); returns its arrival generation and a function to call when it is settled.
    */
   promptArrived(): { arrival: number; settled: () => void } {
-    this.#unsettled += 1;
-    let done = false;
-    return {
-      arrival: this.#cancelGeneration,
-      settled: () => {
-        if (done) return;
-        done = true;
-        this.#unsettled -= 1;
-      },
-    };
+    return this.#turns.promptArrived();
   }
 
   /** @internal Implements {@link PendingPrompt.insert}. */
@@ -477,7 +455,7 @@ export class AgentSession {
       ),
     );
     // Inserted while idle, the prompt's turn is the next one; inserted during a turn, it is that turn's.
-    if (this.#activity === 'idle') this.#waiting.push(context.arrival ?? this.#cancelGeneration);
+    this.#turns.inserted(context.arrival);
     // The receipt follows the report: wait until the report was handed to the submitting client.
     await this.#reached(range.last);
     if (context.peer !== undefined) await this.#delivery.released(context.peer);
@@ -573,18 +551,8 @@ export class AgentSession {
    * the turn started.
    */
   async running(): Promise<void> {
-    if (this.#activity === 'idle') this.#startTurn();
-    this.#activity = 'running';
-    this.#turnHere = true;
+    this.#turns.running();
     await this.update({ sessionUpdate: 'state_update', state: 'running' });
-  }
-
-  #startTurn(): void {
-    const cancelled = this.#waiting.some((arrival) => arrival < this.#cancelGeneration);
-    this.#waiting = [];
-    if (!this.#turn.signal.aborted && !cancelled) return;
-    this.#turn = new AbortController();
-    if (cancelled) this.#turn.abort(cancelledError());
   }
 
   /**
@@ -593,7 +561,7 @@ export class AgentSession {
    * after insertion is reported here).
    */
   async idle(stopReason?: StopReason, usage?: Usage, error?: JsonRpcError): Promise<void> {
-    this.#activity = 'idle';
+    this.#turns.activity = 'idle';
     try {
       await this.update({
         sessionUpdate: 'state_update',
@@ -604,8 +572,8 @@ export class AgentSession {
       });
     } finally {
       // A turn started again (running() while this idle was written) stays open.
-      if (this.#activity === 'idle') {
-        this.#turnHere = false;
+      if (this.#turns.activity === 'idle') {
+        this.#turns.turnHere = false;
         this.#wakeIdleWaiters();
       }
     }
@@ -615,15 +583,14 @@ export class AgentSession {
    * @internal Sends one client the session's current state (after a resume, so the client does not
    * take the resume response for `idle`).
    */
-  async sendStateTo(peer: ClientPeer, state: SessionActivity = this.#reported): Promise<void> {
+  async sendStateTo(peer: ClientPeer, state: SessionActivity = this.#turns.reported): Promise<void> {
     const update: KnownSessionUpdate = { sessionUpdate: 'state_update', state };
     await this.sendTo(peer, update);
   }
 
   /** Reports that the work is blocked on the user. */
   async requiresAction(): Promise<void> {
-    this.#activity = 'requires_action';
-    this.#turnHere = true;
+    this.#turns.requiresAction();
     await this.update({ sessionUpdate: 'state_update', state: 'requires_action' });
   }
 
@@ -633,10 +600,7 @@ export class AgentSession {
    * yet starts its turn already cancelled. With nothing pending or running it does nothing.
    */
   cancel(): void {
-    const running = this.#activity !== 'idle';
-    if (!running && this.#unsettled === 0 && this.#waiting.length === 0) return;
-    this.#cancelGeneration += 1;
-    if (running) this.#turn.abort(cancelledError());
+    this.#turns.cancel();
   }
 
   /** @internal The session's tool calls and terminals, for `tool_call/cancel` and `terminal/cancel`. */
@@ -743,17 +707,18 @@ export class AgentSession {
   ): Promise<CreateElicitationResponse> {
     const signal = options.signal ?? this.signal;
     // Asked during a turn, the turn waits on the user; asked while idle, nothing is reported.
-    const blocking = this.#activity !== 'idle';
+    const blocking = this.#turns.activity !== 'idle';
     if (blocking) this.#permissionsPending += 1;
     try {
-      if (blocking && this.#permissionsPending === 1 && this.#activity !== 'requires_action') {
+      if (blocking && this.#permissionsPending === 1 && this.#turns.activity !== 'requires_action') {
         await this.requiresAction();
       }
       return await askClients(this.id, request, () => this.#delivery.peers(), signal, options);
     } finally {
       if (blocking) {
         this.#permissionsPending -= 1;
-        if (this.#permissionsPending === 0 && this.#activity === 'requires_action') await this.running();
+        if (this.#permissionsPending === 0 && this.#turns.activity === 'requires_action')
+          await this.running();
       }
     }
   }
@@ -791,7 +756,7 @@ export class AgentSession {
             : [...this.#delivery.peers()].find((candidate) => candidate.open && !asked.has(candidate));
         if (!peer || signal.aborted) return { outcome: { outcome: 'cancelled' } };
         asked.add(peer);
-        if (this.#permissionsPending === 1 && this.#activity !== 'requires_action')
+        if (this.#permissionsPending === 1 && this.#turns.activity !== 'requires_action')
           await this.requiresAction();
         try {
           const answer = peer.request(
@@ -818,15 +783,11 @@ export class AgentSession {
       }
     } finally {
       this.#permissionsPending -= 1;
-      if (this.#permissionsPending === 0 && this.#activity === 'requires_action') await this.running();
+      if (this.#permissionsPending === 0 && this.#turns.activity === 'requires_action') await this.running();
     }
   }
 }
 
-
-function cancelledError(): RpcError {
-  return new RpcError(ErrorCodes.RequestCancelled, 'The session was cancelled.');
-}
 
 function isActivity(value: unknown): value is SessionActivity {
   return value === 'idle' || value === 'running' || value === 'requires_action';
