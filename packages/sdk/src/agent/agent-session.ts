@@ -788,7 +788,6 @@ export class AgentSession {
   }
 }
 
-
 function isActivity(value: unknown): value is SessionActivity {
   return value === 'idle' || value === 'running' || value === 'requires_action';
 }
