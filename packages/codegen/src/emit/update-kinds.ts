@@ -16,8 +16,17 @@ export interface UpdateKindRow {
   readonly definition: string;
   /** The required property naming the entity the update is about (`messageId`, `toolCallId`), if any. */
   readonly idField: string | null;
-  /** For a chunk (one content block appended to an entity): the kind of the whole update it belongs to. */
+  /** For a chunk (one piece appended to an entity): the kind of the whole update it belongs to. */
   readonly chunkOf: string | null;
+  /** For a kind that chunks append to: the chunk kind. */
+  readonly chunk: string | null;
+  /** For a chunk and the kind it belongs to: the property of the whole kind that the chunks append to. */
+  readonly appendsTo: string | null;
+  /**
+   * For a kind that chunks append to: whether an update carrying only its tag, its ID and
+   * `appendsTo: null` is valid (the kind requires nothing else), so it can clear the entity alone.
+   */
+  readonly clearsAlone: boolean;
   readonly description: string;
 }
 
@@ -67,23 +76,40 @@ function idFieldOf(properties: Map<string, JsonObject>, required: Set<string>): 
   return null;
 }
 
-/** The item definition of a `content` that is one block (`$ref`), or of one that is an array of them. */
-function contentShape(properties: Map<string, JsonObject>): { single?: string; array?: string } {
+/** The definition of a `content` that is one block (`$ref`), if it is one. */
+function singleContent(properties: Map<string, JsonObject>): string | undefined {
   const content = properties.get('content');
-  if (content === undefined) return {};
-  const single = defNameOfRef(content.$ref);
-  if (single !== undefined) return { single };
-  const items = isJsonObject(content.items) ? defNameOfRef(content.items.$ref) : undefined;
-  return items === undefined ? {} : { array: items };
+  return content === undefined ? undefined : defNameOfRef(content.$ref);
+}
+
+/** Each property that is an array of one definition's values, by name (`content` first). */
+function arrays(properties: Map<string, JsonObject>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, schema] of [...properties].sort(
+    ([a], [b]) => Number(b === 'content') - Number(a === 'content'),
+  )) {
+    const items = isJsonObject(schema.items) ? defNameOfRef(schema.items.$ref) : undefined;
+    if (items !== undefined) out.set(key, items);
+  }
+  return out;
+}
+
+/** The property of `whole` an array of `block` values, if it has one. */
+function arrayOf(whole: { arrays: Map<string, string> }, block: string | undefined): string | undefined {
+  for (const [key, items] of whole.arrays) if (items === block) return key;
+  return undefined;
 }
 
 /**
  * Derives the update-kind table of the `session/update` union from the schema: each known tag,
  * its body definition, its ID field (a required `…Id` property typed by an `…Id` definition), and
- * for a chunk — a body keyed like another kind whose `content` is one block where the other's is
- * an array of the same blocks — the kind it is a chunk of. `x-chunk-of` on a chunk's definition
- * names the whole kind explicitly; without it the protocol's naming (`<kind>_chunk`) decides
- * between structurally equal candidates, and a chunk with no whole kind has `chunkOf: null`.
+ * for a chunk — a body keyed like another kind whose `content` is one block where the other has an
+ * array of the same blocks — the kind it is a chunk of and the property it appends to. `x-chunk-of`
+ * on a chunk's definition names the whole kind explicitly, and `x-appends-to` the whole kind's
+ * property when the shapes do not say it (a terminal's output is text, not blocks); without them
+ * the protocol's naming (`<kind>_chunk`) decides between structurally equal candidates, and a chunk
+ * with no whole kind has `chunkOf: null`. A whole kind records its chunk kind, and whether it can
+ * clear the appended property alone (it requires nothing but its tag and ID).
  */
 export function updateKindTable(model: SchemaModel): UpdateKindTable | undefined {
   const method = model.methods.find((m) => m.name === UPDATE_METHOD);
@@ -109,42 +135,60 @@ export function updateKindTable(model: SchemaModel): UpdateKindTable | undefined
     return {
       variant,
       definition,
+      properties,
+      required,
       idField: variant.kind === 'known' ? idFieldOf(properties, required) : null,
-      content: contentShape(properties),
+      single: singleContent(properties),
+      arrays: arrays(properties),
       explicitChunkOf: definition.schema['x-chunk-of'],
+      explicitAppendsTo: definition.schema['x-appends-to'],
     };
   });
 
-  const rows: UpdateKindRow[] = shaped.map((entry) => {
-    let chunkOf: string | null = null;
-    const { single } = entry.content;
-    if (entry.idField !== null && single !== undefined) {
-      const candidates = shaped.filter(
-        (other) => other !== entry && other.idField === entry.idField && other.content.array === single,
-      );
-      const explicit = typeof entry.explicitChunkOf === 'string' ? entry.explicitChunkOf : undefined;
-      const whole =
-        candidates.find((c) => c.variant.tagValue === explicit) ??
-        (explicit === undefined
-          ? (candidates.find((c) => `${c.variant.tagValue}_chunk` === entry.variant.tagValue) ??
-            (candidates.length === 1 ? candidates[0] : undefined))
-          : undefined);
-      if (whole === undefined && explicit !== undefined) {
+  const chunks = new Map<(typeof shaped)[number], { whole: (typeof shaped)[number]; field: string }>();
+  for (const entry of shaped) {
+    if (entry.idField === null) continue;
+    const explicit = typeof entry.explicitChunkOf === 'string' ? entry.explicitChunkOf : undefined;
+    const field = typeof entry.explicitAppendsTo === 'string' ? entry.explicitAppendsTo : undefined;
+    const keyed = shaped.filter((other) => other !== entry && other.idField === entry.idField);
+    if (explicit !== undefined) {
+      const whole = keyed.find((c) => c.variant.tagValue === explicit);
+      const appended = whole === undefined ? undefined : (field ?? arrayOf(whole, entry.single));
+      if (whole === undefined || appended === undefined || !whole.properties.has(appended)) {
         throw new SchemaError([
           {
             file: model.source,
             pointer: entry.definition.pointer,
-            message: `x-chunk-of names "${explicit}", which is not an update kind carrying ${entry.idField} and an array of the same content blocks`,
+            message: `x-chunk-of names "${explicit}", which is not an update kind carrying ${entry.idField} and an array of the same content blocks (or the property x-appends-to names)`,
           },
         ]);
       }
-      chunkOf = whole?.variant.tagValue ?? null;
+      chunks.set(entry, { whole, field: appended });
+      continue;
     }
+    if (entry.single === undefined) continue;
+    const candidates = keyed.filter((c) => arrayOf(c, entry.single) !== undefined);
+    const whole =
+      candidates.find((c) => `${c.variant.tagValue}_chunk` === entry.variant.tagValue) ??
+      (candidates.length === 1 ? candidates[0] : undefined);
+    if (whole !== undefined) chunks.set(entry, { whole, field: arrayOf(whole, entry.single)! });
+  }
+
+  const rows: UpdateKindRow[] = shaped.map((entry) => {
+    const asChunk = chunks.get(entry);
+    const asWhole = [...chunks].find(([, c]) => c.whole === entry);
+    const appendsTo = asChunk?.field ?? asWhole?.[1].field ?? null;
+    const clearsAlone =
+      asWhole !== undefined &&
+      [...entry.required].every((key) => key === union.tag || key === entry.idField || key === appendsTo);
     return {
       kind: entry.variant.tagValue,
       definition: entry.variant.definition,
       idField: entry.idField,
-      chunkOf,
+      chunkOf: asChunk?.whole.variant.tagValue ?? null,
+      chunk: asWhole?.[0].variant.tagValue ?? null,
+      appendsTo,
+      clearsAlone,
       description: entry.definition.description,
     };
   });
@@ -225,7 +269,29 @@ export function emitUpdateKinds(model: SchemaModel): EmittedFile[] {
         isReadonly: true,
         type: 'UpdateKind | null',
         docs: [
-          'For a chunk (one content block appended by ID): the kind carrying the whole content; else null.',
+          'For a chunk (one piece appended to an entity by ID): the kind carrying the whole value; else null.',
+        ],
+      },
+      {
+        name: 'chunk',
+        isReadonly: true,
+        type: 'UpdateKind | null',
+        docs: ['For a kind that chunks append to: the chunk kind; else null.'],
+      },
+      {
+        name: 'appendsTo',
+        isReadonly: true,
+        type: 'string | null',
+        docs: [
+          "For a chunk and the kind it belongs to: the whole kind's property the chunks append to (`content`, `output`, `summary`); else null.",
+        ],
+      },
+      {
+        name: 'clearsAlone',
+        isReadonly: true,
+        type: 'boolean',
+        docs: [
+          'For a kind that chunks append to: an update carrying only its tag, its ID and `null` for `appendsTo` is valid (what a replay sends to start the entity empty); else false.',
         ],
       },
     ],
@@ -246,6 +312,9 @@ export function emitUpdateKinds(model: SchemaModel): EmittedFile[] {
                 writer.writeLine(`definition: ${quote(row.definition)},`);
                 writer.writeLine(`idField: ${row.idField === null ? 'null' : quote(row.idField)},`);
                 writer.writeLine(`chunkOf: ${row.chunkOf === null ? 'null' : quote(row.chunkOf)},`);
+                writer.writeLine(`chunk: ${row.chunk === null ? 'null' : quote(row.chunk)},`);
+                writer.writeLine(`appendsTo: ${row.appendsTo === null ? 'null' : quote(row.appendsTo)},`);
+                writer.writeLine(`clearsAlone: ${row.clearsAlone},`);
               });
               writer.write(',').newLine();
             }
@@ -279,6 +348,18 @@ export function emitUpdateKinds(model: SchemaModel): EmittedFile[] {
     isExported: true,
     docs: [{ description: 'The kinds whose content chunks extend: the targets of `chunkOf`.' }],
     type: "(typeof UPDATE_KIND_TABLE)[ChunkUpdateKind]['chunkOf']",
+  });
+  file.addTypeAlias({
+    name: 'UpdateKindKeyedBy',
+    isExported: true,
+    typeParameters: [{ name: 'F', constraint: 'string' }],
+    docs: [
+      {
+        description:
+          'The kinds whose updates are about an entity named by the property `F` (`messageId`, `toolCallId`…).',
+      },
+    ],
+    type: "{ [K in UpdateKind]: (typeof UPDATE_KIND_TABLE)[K]['idField'] extends F ? K : never }[UpdateKind]",
   });
   file.addFunction({
     name: 'isKnownUpdateKind',

@@ -2,7 +2,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Options } from 'ajv';
 
 /** The annotation keywords our schemas add on top of draft 2020-12. */
-export const ANNOTATION_KEYWORDS = ['x-methods', 'x-discriminator', 'x-open-enum'] as const;
+export const ANNOTATION_KEYWORDS = [
+  'x-methods',
+  'x-discriminator',
+  'x-open-enum',
+  'x-chunk-of',
+  'x-appends-to',
+] as const;
 
 /**
  * A strict draft 2020-12 Ajv instance that knows our annotation keywords.

@@ -37,8 +37,14 @@ export interface UpdateKindInfo {
   readonly definition: DefinitionName;
   /** The property naming the entity the update is about (`messageId`, `toolCallId`), or null. */
   readonly idField: string | null;
-  /** For a chunk (one content block appended by ID): the kind carrying the whole content; else null. */
+  /** For a chunk (one piece appended to an entity by ID): the kind carrying the whole value; else null. */
   readonly chunkOf: UpdateKind | null;
+  /** For a kind that chunks append to: the chunk kind; else null. */
+  readonly chunk: UpdateKind | null;
+  /** For a chunk and the kind it belongs to: the whole kind's property the chunks append to (`content`, `output`, `summary`); else null. */
+  readonly appendsTo: string | null;
+  /** For a kind that chunks append to: an update carrying only its tag, its ID and `null` for `appendsTo` is valid (what a replay sends to start the entity empty); else false. */
+  readonly clearsAlone: boolean;
 }
 
 /** The update-kind table, by kind. */
@@ -49,6 +55,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'UserMessageUpdate',
     idField: 'messageId',
     chunkOf: null,
+    chunk: 'user_message_chunk',
+    appendsTo: 'content',
+    clearsAlone: true,
   },
   /** Appends one content block to a user message. Applied in the order received, after any earlier update or chunk for the same messageId. */
   user_message_chunk: {
@@ -56,6 +65,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'UserMessageChunk',
     idField: 'messageId',
     chunkOf: 'user_message',
+    chunk: null,
+    appendsTo: 'content',
+    clearsAlone: false,
   },
   /** Upserts an agent message by messageId, with the same rules as user_message. */
   agent_message: {
@@ -63,6 +75,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'AgentMessageUpdate',
     idField: 'messageId',
     chunkOf: null,
+    chunk: 'agent_message_chunk',
+    appendsTo: 'content',
+    clearsAlone: true,
   },
   /** Appends one content block to an agent message; the usual way replies are streamed. */
   agent_message_chunk: {
@@ -70,6 +85,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'AgentMessageChunk',
     idField: 'messageId',
     chunkOf: 'agent_message',
+    chunk: null,
+    appendsTo: 'content',
+    clearsAlone: false,
   },
   /** Upserts an agent thought (visible reasoning) by messageId, with the same rules as user_message. */
   agent_thought: {
@@ -77,6 +95,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'AgentThoughtUpdate',
     idField: 'messageId',
     chunkOf: null,
+    chunk: 'agent_thought_chunk',
+    appendsTo: 'content',
+    clearsAlone: true,
   },
   /** Appends one content block to an agent thought. */
   agent_thought_chunk: {
@@ -84,6 +105,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'AgentThoughtChunk',
     idField: 'messageId',
     chunkOf: 'agent_thought',
+    chunk: null,
+    appendsTo: 'content',
+    clearsAlone: false,
   },
   /** A snapshot of the session's foreground activity, discriminated on state: running, idle or requires_action. Session-scoped: it is not tied to any one prompt. */
   state_update: {
@@ -91,6 +115,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'StateUpdate',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** Creates or updates a tool call by toolCallId; omitted fields keep their previous values. */
   tool_call_update: {
@@ -98,6 +125,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'ToolCallUpdate',
     idField: 'toolCallId',
     chunkOf: null,
+    chunk: 'tool_call_content_chunk',
+    appendsTo: 'content',
+    clearsAlone: true,
   },
   /** Appends one piece of content to a tool call (the content list of tool_call_update replaces; this adds). */
   tool_call_content_chunk: {
@@ -105,6 +135,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'ToolCallContentChunk',
     idField: 'toolCallId',
     chunkOf: 'tool_call_update',
+    chunk: null,
+    appendsTo: 'content',
+    clearsAlone: false,
   },
   /** Creates or updates a terminal by terminalId; omitted fields keep their previous values. */
   terminal_update: {
@@ -112,13 +145,19 @@ export const UPDATE_KIND_TABLE = {
     definition: 'TerminalUpdate',
     idField: 'terminalId',
     chunkOf: null,
+    chunk: 'terminal_output_chunk',
+    appendsTo: 'output',
+    clearsAlone: true,
   },
   /** Appends output to a terminal. */
   terminal_output_chunk: {
     kind: 'terminal_output_chunk',
     definition: 'TerminalOutputChunk',
     idField: 'terminalId',
-    chunkOf: null,
+    chunkOf: 'terminal_update',
+    chunk: null,
+    appendsTo: 'output',
+    clearsAlone: false,
   },
   /** Replaces the agent's plan for the session. */
   plan_update: {
@@ -126,6 +165,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'PlanUpdate',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** Replaces the list of commands available in the session. */
   available_commands_update: {
@@ -133,6 +175,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'AvailableCommandsUpdate',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** Replaces the session's configuration options (the agent changed one, or its choices). */
   config_option_update: {
@@ -140,6 +185,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'ConfigOptionUpdate',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** Changes what session/list reports about the session; omitted fields keep their values, null clears them. */
   session_info_update: {
@@ -147,6 +195,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'SessionInfoUpdate',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** Reports how much of the context window the session uses, and optionally its cost so far. */
   usage_update: {
@@ -154,6 +205,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'UsageUpdate',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** A message for the user that is not part of the conversation (a rate limit, a degraded service…). */
   notice: {
@@ -161,6 +215,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'Notice',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** Reports the agent compacting (summarising) the session's context to free the context window. */
   compaction_update: {
@@ -168,13 +225,19 @@ export const UPDATE_KIND_TABLE = {
     definition: 'CompactionUpdate',
     idField: 'compactionId',
     chunkOf: null,
+    chunk: 'compaction_summary_chunk',
+    appendsTo: 'summary',
+    clearsAlone: false,
   },
   /** Appends one block to a compaction's summary. */
   compaction_summary_chunk: {
     kind: 'compaction_summary_chunk',
     definition: 'CompactionSummaryChunk',
     idField: 'compactionId',
-    chunkOf: null,
+    chunkOf: 'compaction_update',
+    chunk: null,
+    appendsTo: 'summary',
+    clearsAlone: false,
   },
 } as const satisfies { readonly [K in UpdateKind]: UpdateKindInfo & { readonly kind: K } };
 
@@ -205,6 +268,8 @@ export interface UpdateOfKind {
 export type ChunkUpdateKind = { [K in UpdateKind]: (typeof UPDATE_KIND_TABLE)[K]['chunkOf'] extends null ? never : K }[UpdateKind];
 /** The kinds whose content chunks extend: the targets of `chunkOf`. */
 export type ChunkedUpdateKind = (typeof UPDATE_KIND_TABLE)[ChunkUpdateKind]['chunkOf'];
+/** The kinds whose updates are about an entity named by the property `F` (`messageId`, `toolCallId`…). */
+export type UpdateKindKeyedBy<F extends string> = { [K in UpdateKind]: (typeof UPDATE_KIND_TABLE)[K]['idField'] extends F ? K : never }[UpdateKind];
 
 /** True when `kind` is an update kind this schema defines (a newer peer may send others; they are not errors). */
 export function isKnownUpdateKind(kind: string): kind is UpdateKind {

@@ -1,4 +1,11 @@
-import type { SessionUpdate } from '@acp-kit/schema';
+import {
+  type SessionUpdate,
+  UPDATE_KIND_TABLE,
+  UPDATE_KINDS,
+  type UpdateKind,
+  type UpdateKindInfo,
+} from '@acp-kit/schema';
+import { isMessageKind } from '../history/message-updates.js';
 
 /**
  * An upserted entity whose chunks append to one of its fields: replayed as logged into a client
@@ -6,7 +13,7 @@ import type { SessionUpdate } from '@acp-kit/schema';
  */
 interface Appended {
   /** The upsert kind. */
-  readonly upsert: string;
+  readonly upsert: UpdateKind;
   /** The property naming the entity. */
   readonly idField: string;
   /** The field the chunks append to; `null` clears it (the schema's upsert rules). */
@@ -15,34 +22,20 @@ interface Appended {
   readonly standalone: boolean;
 }
 
-const TOOL_CALL: Appended = {
-  upsert: 'tool_call_update',
-  idField: 'toolCallId',
-  field: 'content',
-  standalone: true,
-};
-const TERMINAL: Appended = {
-  upsert: 'terminal_update',
-  idField: 'terminalId',
-  field: 'output',
-  standalone: true,
-};
-// compaction_update requires `status`: a reset cannot precede a summary chunk that comes first.
-const COMPACTION: Appended = {
-  upsert: 'compaction_update',
-  idField: 'compactionId',
-  field: 'summary',
-  standalone: false,
-};
-
-const APPENDED: ReadonlyMap<string, Appended> = new Map([
-  ['tool_call_update', TOOL_CALL],
-  ['tool_call_content_chunk', TOOL_CALL],
-  ['terminal_update', TERMINAL],
-  ['terminal_output_chunk', TERMINAL],
-  ['compaction_update', COMPACTION],
-  ['compaction_summary_chunk', COMPACTION],
-]);
+/**
+ * Every kind that upserts or appends to such an entity, read from the generated update-kind table
+ * (`chunkOf`, `appendsTo`, `clearsAlone`), so a kind the schema gains with chunks is reset too.
+ * Messages are not here: the replay folds them itself (see `replayFromLog`).
+ */
+const APPENDED: ReadonlyMap<string, Appended> = new Map(
+  UPDATE_KINDS.flatMap((kind): [string, Appended][] => {
+    const row: UpdateKindInfo = UPDATE_KIND_TABLE[kind];
+    const upsert = row.chunkOf ?? kind;
+    if (row.appendsTo === null || row.idField === null || isMessageKind(upsert)) return [];
+    const standalone = UPDATE_KIND_TABLE[upsert].clearsAlone;
+    return [[kind, { upsert, idField: row.idField, field: row.appendsTo, standalone }]];
+  }),
+);
 
 /**
  * The updates that replay one logged update (other than a message's) so that a tool call's

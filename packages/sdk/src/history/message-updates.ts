@@ -1,12 +1,23 @@
-import type { ContentBlock, MessageId, SessionUpdate } from '@acp-kit/schema';
+import {
+  type ContentBlock,
+  type MessageId,
+  type SessionUpdate,
+  UPDATE_KIND_TABLE,
+  UPDATE_KINDS,
+} from '@acp-kit/schema';
 import type { MessageKind } from './history-store.js';
 
-/** The chunk update tag of each message kind. */
-export const CHUNK_OF: Readonly<Record<MessageKind, `${MessageKind}_chunk`>> = {
-  user_message: 'user_message_chunk',
-  agent_message: 'agent_message_chunk',
-  agent_thought: 'agent_thought_chunk',
-};
+/** The message kinds, read from the generated update-kind table: the kinds keyed by `messageId` that chunks append to. */
+const MESSAGE_KINDS: ReadonlySet<string> = new Set(
+  UPDATE_KINDS.filter(
+    (kind) => UPDATE_KIND_TABLE[kind].idField === 'messageId' && UPDATE_KIND_TABLE[kind].chunk !== null,
+  ),
+);
+
+/** The chunk update tag of each message kind, from the generated update-kind table. */
+export const CHUNK_OF = Object.fromEntries(
+  [...MESSAGE_KINDS].map((kind) => [kind, UPDATE_KIND_TABLE[kind as MessageKind].chunk]),
+) as { readonly [K in MessageKind]: (typeof UPDATE_KIND_TABLE)[K]['chunk'] };
 
 const KIND_OF_CHUNK: ReadonlyMap<string, MessageKind> = new Map(
   Object.entries(CHUNK_OF).map(([kind, chunk]) => [chunk, kind as MessageKind]),
@@ -14,7 +25,7 @@ const KIND_OF_CHUNK: ReadonlyMap<string, MessageKind> = new Map(
 
 /** Whether an update tag names a message kind. */
 export function isMessageKind(tag: string): tag is MessageKind {
-  return tag === 'user_message' || tag === 'agent_message' || tag === 'agent_thought';
+  return MESSAGE_KINDS.has(tag);
 }
 
 /** What one log entry does to a message, if it is about a message. */

@@ -6,15 +6,16 @@ import type {
   SessionConfigOption,
   SessionId,
   StopReason,
+  UpdateKindKeyedBy,
   Usage,
 } from '@acp-kit/schema';
 
 /**
  * The message kinds of an ACP conversation (`user_message`, `agent_message`, `agent_thought`); each
- * has its own `messageId` space. Derived from the generated update-kind table: the kinds that
- * chunks append to, except tool calls (whose content chunks append to a tool call, not a message).
+ * has its own `messageId` space. Derived from the generated update-kind table: the kinds keyed by
+ * `messageId` that chunks append to.
  */
-export type MessageKind = Exclude<ChunkedUpdateKind, 'tool_call_update'>;
+export type MessageKind = Extract<ChunkedUpdateKind, UpdateKindKeyedBy<'messageId'>>;
 
 /**
  * Where a feed entry comes from.
