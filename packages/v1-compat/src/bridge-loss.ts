@@ -14,6 +14,9 @@ export interface BridgeLoss {
   reason: string;
 }
 
+/** Told what part of an update (pointer into it) was left out, and why. */
+export type LeftOut = (pointer: string, reason: string) => void;
+
 /** Receives each {@link BridgeLoss} a bridge reports. */
 export type BridgeLossListener = (loss: BridgeLoss) => void;
 

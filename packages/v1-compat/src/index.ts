@@ -24,7 +24,7 @@ export {
 } from './v1-agent-as-v2/v1-agent-bridge.js';
 export { FileIdLedger } from './v1-agent-as-v2/file-id-ledger.js';
 export { type IdLedger, type LedgerRecord, MemoryIdLedger } from './v1-agent-as-v2/id-ledger.js';
-export { V1_ONLY_UPDATES } from './v1-agent-as-v2/update-to-v2.js';
+export { V1_ONLY_UPDATES } from './v1-only-updates.js';
 export {
   type ServeV2AgentAsV1Options,
   serveV2AgentAsV1,

@@ -47,6 +47,8 @@ export interface UpdateMappingModel {
   readonly conversion?: string;
   /** The hand-written v2 → v1 converter of the v2 kind, by name (for more than one conversion). */
   readonly converterToV1?: string;
+  /** The hand-written v1 → v2 converter of the v1 kind, by name (for what needs the bridge's session). */
+  readonly converterToV2?: string;
   /** Pointer into the v1 ClientCapabilities: sent only to a v1 client that advertised it. */
   readonly v1Capability?: string;
   /** Without a v1 counterpart: the v1 kinds the converterToV1 sends it as. */
@@ -68,6 +70,20 @@ export interface UpdateToV1Model {
   /** The v1 client capability it needs. */
   readonly v1Capability?: string;
   /** Why it has no v1 form (reported as the loss), when it has neither converter nor conversion. */
+  readonly lossy?: string;
+}
+
+/** How one v1 session/update kind reaches a v2 client, as the update table declares it. */
+export interface UpdateToV2Model {
+  /** The v1 kind. */
+  readonly v1: string;
+  /** The v2 kinds it may become (none when it has no v2 form). */
+  readonly v2: readonly string[];
+  /** The hand-written converter, when there is one. */
+  readonly converter?: string;
+  /** The generated conversion that translates it, when there is no hand-written converter. */
+  readonly conversion?: string;
+  /** Why it has no v2 form (reported as the loss), when it has neither converter nor conversion. */
   readonly lossy?: string;
 }
 
@@ -120,6 +136,8 @@ export interface CompatModel {
   readonly updates: readonly UpdateMappingModel[];
   /** Every v2 session/update kind and how it reaches v1, in v2 schema order (from `updates`). */
   readonly updatesToV1: readonly UpdateToV1Model[];
+  /** Every v1 session/update kind and how it reaches v2, in v1 schema order (from `updates`). */
+  readonly updatesToV2: readonly UpdateToV2Model[];
 }
 
 function record<T extends JsonValue>(value: JsonValue | undefined): Record<string, T> {
@@ -358,10 +376,29 @@ export function buildCompatModel(
   }
   const methods = checkMethodTable(mapping, file, v1, v2, conversions, problems);
   const updates = checkUpdateTable(mapping, file, v1, v2, conversions, problems);
-  const updatesToV1 = updatesToV1Of(updates, file, v1, v2, conversions, problems);
+  const models = { v1, v2 };
+  const updatesToV1: UpdateToV1Model[] = updateRoutes(
+    'toV1',
+    updates,
+    file,
+    models,
+    conversions,
+    problems,
+  ).map(({ from, to, ...rest }) => ({ v2: from, v1: to, ...rest }));
+  // A row already reported for v2 → v1 is not reported again for v1 → v2: one problem per row.
+  const reverse: SchemaProblem[] = [];
+  const updatesToV2: UpdateToV2Model[] = updateRoutes(
+    'toV2',
+    updates,
+    file,
+    models,
+    conversions,
+    reverse,
+  ).map(({ from, to, v1Capability: _, ...rest }) => ({ v1: from, v2: to, ...rest }));
+  problems.push(...reverse.filter((r) => !problems.some((p) => p.pointer === r.pointer)));
   return problems.length > 0
     ? { problems }
-    : { model: { source: file, v1, v2, conversions, methods, updates, updatesToV1 }, problems };
+    : { model: { source: file, v1, v2, conversions, methods, updates, updatesToV1, updatesToV2 }, problems };
 }
 
 function optional<K extends string>(entry: JsonObject, key: K): { [P in K]?: string } {
@@ -458,6 +495,7 @@ function checkUpdateTable(
       v2: nameOrNull(raw.v2),
       ...optional(raw, 'conversion'),
       ...optional(raw, 'converterToV1'),
+      ...optional(raw, 'converterToV2'),
       ...optional(raw, 'v1Capability'),
       ...(Array.isArray(raw.sentAsV1)
         ? { sentAsV1: raw.sentAsV1.filter((k): k is string => typeof k === 'string') }
@@ -507,65 +545,96 @@ function updateDefinition(model: SchemaModel, kind: string): string | undefined 
     ?.definition;
 }
 
+/** How one kind of one version reaches the other version (either direction's model, before naming). */
+interface UpdateRoute {
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly converter?: string;
+  readonly conversion?: string;
+  readonly v1Capability?: string;
+  readonly lossy?: string;
+}
+
 /**
- * How each v2 kind reaches v1, from the update table: its hand-written converter (every row of the
- * kind names the same one), else the conversion of its one row with a v1 counterpart (which must
- * convert toV1 between the two update variants), else — no v1 counterpart — a loss with the row's
- * lossy text. A kind that becomes several v1 kinds, or a v1 kind without a conversion, needs a
- * converter: anything else is a problem, so no v2 kind is ever dropped without a word.
+ * How each kind of the source version reaches the other (`toV1`: every v2 kind; `toV2`: every v1
+ * kind), from the update table: its hand-written converter (`converterToV1` / `converterToV2`;
+ * every row of the kind names the same one), else the conversion of its one row with a
+ * counterpart (which must convert in that direction between the two update variants), else — no
+ * counterpart — a loss with the row's lossy text. A kind that becomes several kinds, or a
+ * counterpart without a conversion, needs a converter: anything else is a problem, so no kind is
+ * ever dropped without a word. Only v2 → v1 has client capabilities (`v1Capability`) and kinds sent
+ * as others (`sentAsV1`).
  */
-function updatesToV1Of(
+function updateRoutes(
+  direction: CompatDirection,
   updates: readonly UpdateMappingModel[],
   file: string,
-  v1: SchemaModel,
-  v2: SchemaModel,
+  models: { readonly v1: SchemaModel; readonly v2: SchemaModel },
   conversions: readonly ConversionModel[],
   problems: SchemaProblem[],
-): UpdateToV1Model[] {
+): UpdateRoute[] {
   if (updates.length === 0) return [];
-  const out: UpdateToV1Model[] = [];
-  for (const kind of updateKinds(v2)) {
-    const rows = updates.filter((u) => u.v2 === kind);
-    const index = updates.findIndex((u) => u.v2 === kind);
+  const [from, to] = direction === 'toV1' ? (['v2', 'v1'] as const) : (['v1', 'v2'] as const);
+  const converterKey = direction === 'toV1' ? 'converterToV1' : 'converterToV2';
+  const out: UpdateRoute[] = [];
+  for (const kind of updateKinds(models[from])) {
+    const rows = updates.filter((u) => u[from] === kind);
+    const index = updates.findIndex((u) => u[from] === kind);
     const problem = (message: string) =>
-      problems.push({ file, pointer: pointerOf('updates', index), message: `v2 kind ${kind}: ${message}` });
+      problems.push({
+        file,
+        pointer: pointerOf('updates', index),
+        message: `${from} kind ${kind}: ${message}`,
+      });
     if (rows.length === 0) continue; // reported by checkUpdateTable
-    const v1Kinds = [...new Set(rows.flatMap((r) => (r.v1 === null ? (r.sentAsV1 ?? []) : [r.v1])))];
-    const converters = [...new Set(rows.map((r) => r.converterToV1).filter((c) => c !== undefined))];
-    const capabilities = [...new Set(rows.map((r) => r.v1Capability).filter((c) => c !== undefined))];
-    if (converters.length > 1) problem(`its rows name different converterToV1s (${converters.join(', ')})`);
+    const targets = [
+      ...new Set(
+        rows.flatMap((r) => {
+          const target = r[to];
+          if (target !== null) return [target];
+          return direction === 'toV1' ? (r.sentAsV1 ?? []) : [];
+        }),
+      ),
+    ];
+    const converters = [...new Set(rows.map((r) => r[converterKey]).filter((c) => c !== undefined))];
+    const capabilities =
+      direction === 'toV1'
+        ? [...new Set(rows.map((r) => r.v1Capability).filter((c) => c !== undefined))]
+        : [];
+    if (converters.length > 1) problem(`its rows name different ${converterKey}s (${converters.join(', ')})`);
     if (capabilities.length > 1)
       problem(`its rows name different v1Capabilities (${capabilities.join(', ')})`);
-    if (rows.some((r) => r.converterToV1 === undefined) && converters.length > 0)
-      problem('every row of a kind with a converterToV1 names it');
+    if (rows.some((r) => r[converterKey] === undefined) && converters.length > 0)
+      problem(`every row of a kind with a ${converterKey} names it`);
     const base = {
-      v2: kind,
-      v1: v1Kinds,
+      from: kind,
+      to: targets,
       ...(capabilities[0] === undefined ? {} : { v1Capability: capabilities[0] }),
     };
     if (converters[0] !== undefined) {
       out.push({ ...base, converter: converters[0] });
       continue;
     }
-    if (rows.every((r) => r.v1 === null)) {
+    if (rows.every((r) => r[to] === null)) {
       out.push({ ...base, lossy: rows.find((r) => r.lossy !== undefined)?.lossy ?? '' });
       continue;
     }
-    const row = rows.find((r) => r.v1 !== null);
+    const row = rows.find((r) => r[to] !== null);
     const conversion = conversions.find((c) => c.name === row?.conversion);
-    if (v1Kinds.length > 1 || row === undefined || conversion === undefined) {
+    if (targets.length > 1 || row === undefined || conversion === undefined) {
       problem(
-        v1Kinds.length > 1
-          ? `it becomes ${v1Kinds.join(' or ')} in v1: name a converterToV1 that decides`
-          : 'its v1 counterpart has no conversion: give one, or name a converterToV1',
+        targets.length > 1
+          ? `it becomes ${targets.join(' or ')} in ${to}: name a ${converterKey} that decides`
+          : `its ${to} counterpart has no conversion: give one, or name a ${converterKey}`,
       );
       continue;
     }
-    const d1 = row.v1 === null ? undefined : updateDefinition(v1, row.v1);
-    const d2 = updateDefinition(v2, kind);
-    if (!conversion.directions.includes('toV1') || conversion.v1 !== d1 || conversion.v2 !== d2) {
+    const d1 = updateDefinition(models.v1, (direction === 'toV1' ? row.v1 : kind) ?? '');
+    const d2 = updateDefinition(models.v2, (direction === 'toV1' ? kind : row.v2) ?? '');
+    const [source, target] = direction === 'toV1' ? [d2, d1] : [d1, d2];
+    if (!conversion.directions.includes(direction) || conversion.v1 !== d1 || conversion.v2 !== d2) {
       problem(
-        `conversion ${conversion.name} must convert v2 ${String(d2)} into v1 ${String(d1)} (toV1), or name a converterToV1`,
+        `conversion ${conversion.name} must convert ${from} ${String(source)} into ${to} ${String(target)} (${direction}), or name a ${converterKey}`,
       );
       continue;
     }

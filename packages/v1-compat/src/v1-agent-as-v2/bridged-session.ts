@@ -1,8 +1,6 @@
 import type { BridgeLossListener } from '../bridge-loss.js';
 import type {
   AvailableCommand,
-  ContentBlock,
-  KnownSessionUpdate,
   RequestPermissionResponse as V2RequestPermissionResponse,
   SessionUpdate as V2SessionUpdate,
 } from '@acp-kit/schema';
@@ -23,10 +21,11 @@ import {
 } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
 import { convertParams } from '../compat-error.js';
-import type { MessageKind } from '../message-ids.js';
 import type { MessageTracker } from './message-tracker.js';
 import { SessionOptions } from './session-options.js';
 import { v1UpdateToV2 } from './update-to-v2.js';
+import { messageChunkToV2 } from './update-converters.js';
+import { UPDATES_TO_V2 } from '../generated/compat/update-to-v2.js';
 
 /** The error a prompt gets when the bridge cannot record message IDs. */
 function ledgerError(error: unknown): RpcError {
@@ -64,11 +63,12 @@ interface Replay {
   readonly peer: ClientPeer | undefined;
 }
 
-const CHUNK_KINDS: Record<string, MessageKind> = {
-  user_message_chunk: 'user_message',
-  agent_message_chunk: 'agent_message',
-  agent_thought_chunk: 'agent_thought',
-};
+/** The v1 message chunk kinds (those the mapping hands to `messageChunkToV2`): the updates that do not end a run of chunks. */
+const CHUNK_KINDS: ReadonlySet<string> = new Set(
+  Object.entries(UPDATES_TO_V2)
+    .filter(([, entry]) => entry.convert === messageChunkToV2)
+    .map(([kind]) => kind),
+);
 
 /**
  * One v1 session seen through v2: the v2 side is the SDK's adapter seam, an {@link AdapterSession}
@@ -171,29 +171,18 @@ export class BridgedSession {
 
   /** v2 updates for one v1 update; in a replay a new message first gets `content: []` (RFD). */
   #convert(update: V1.SessionUpdate, replaying: boolean): V2SessionUpdate[] {
-    const kind = CHUNK_KINDS[update.sessionUpdate];
-    if (kind === undefined) {
-      this.#tracker.breakRun();
-      if (update.sessionUpdate === 'current_mode_update')
-        return [this.options.modeChanged(update as V1.CurrentModeUpdate)];
-      if (update.sessionUpdate === 'config_option_update')
-        return [this.options.optionsChanged(update as V1.ConfigOptionUpdate)];
-      const kind = update.sessionUpdate;
-      const converted = v1UpdateToV2(update, (pointer, reason) =>
-        this.#link.onLoss?.({ sessionId: this.id, in: kind, pointer, reason }),
-      );
-      if (converted?.sessionUpdate === 'available_commands_update')
-        this.commands = (converted as { availableCommands: AvailableCommand[] }).availableCommands;
-      return converted === undefined ? [] : [converted];
-    }
-    const chunk = update as V1.UserMessageChunk | V1.AgentMessageChunk | V1.AgentThoughtChunk;
-    const { messageId, isNew } = this.#tracker.chunk(kind, chunk.messageId);
-    const meta = chunk._meta === undefined ? {} : { _meta: chunk._meta };
-    const block: ContentBlock = v1ToV2ContentBlock(chunk.content);
-    const out: KnownSessionUpdate[] = [];
-    if (replaying && isNew) out.push({ sessionUpdate: kind, messageId, content: [] });
-    out.push({ sessionUpdate: `${kind}_chunk`, messageId, content: block, ...meta } as KnownSessionUpdate);
-    return out;
+    const kind = update.sessionUpdate;
+    if (!CHUNK_KINDS.has(kind)) this.#tracker.breakRun();
+    const converted = v1UpdateToV2(update, {
+      tracker: this.#tracker,
+      options: this.options,
+      replaying,
+      leftOut: (pointer, reason) => this.#link.onLoss?.({ sessionId: this.id, in: kind, pointer, reason }),
+    });
+    for (const u of converted)
+      if (u.sessionUpdate === 'available_commands_update')
+        this.commands = (u as { availableCommands: AvailableCommand[] }).availableCommands;
+    return converted;
   }
 
   /**

@@ -6,6 +6,7 @@
  * as lost there.
  */
 import type * as V2 from '@acp-kit/schema';
+import type { LeftOut } from '../bridge-loss.js';
 import { CompatError } from '../compat-error.js';
 import {
   v2ToV1AvailableCommand,
@@ -19,8 +20,7 @@ import type { MessageKind } from '../message-ids.js';
 import { v2ModeOption } from '../mode-options.js';
 import type { ChunkWriter } from './chunk-writer.js';
 
-/** Told what part of an update (pointer into it) was left out, and why. */
-export type LeftOut = (pointer: string, reason: string) => void;
+export type { LeftOut };
 
 /** What a v2 → v1 update converter may read and change: the session as the v1 client was shown it. */
 export interface UpdateToV1Context {

@@ -2,7 +2,7 @@ import { isKnownUpdateKind, type SessionUpdate as V2SessionUpdate } from '@acp-k
 import { UPDATES_TO_V1, type UpdateToV1 } from '../generated/compat/update-to-v1.js';
 import type * as V1 from '../generated/v1/types.js';
 import { UPDATE_KINDS as V1_UPDATE_KINDS } from '../generated/v1/update-kinds.js';
-import { V1_ONLY_UPDATES } from '../v1-agent-as-v2/update-to-v2.js';
+import { V1_ONLY_UPDATES } from '../v1-only-updates.js';
 import type { UpdateToV1Context } from './update-converters.js';
 
 export type { LeftOut, UpdateToV1Context } from './update-converters.js';

@@ -32,8 +32,14 @@ export interface UpdateKindInfo {
   readonly definition: DefinitionName;
   /** The property naming the entity the update is about (`messageId`, `toolCallId`), or null. */
   readonly idField: string | null;
-  /** For a chunk (one content block appended by ID): the kind carrying the whole content; else null. */
+  /** For a chunk (one piece appended to an entity by ID): the kind carrying the whole value; else null. */
   readonly chunkOf: UpdateKind | null;
+  /** For a kind that chunks append to: the chunk kind; else null. */
+  readonly chunk: UpdateKind | null;
+  /** For a chunk and the kind it belongs to: the whole kind's property the chunks append to (`content`, `output`, `summary`); else null. */
+  readonly appendsTo: string | null;
+  /** For a kind that chunks append to: an update carrying only its tag, its ID and `null` for `appendsTo` is valid (what a replay sends to start the entity empty); else false. */
+  readonly clearsAlone: boolean;
 }
 
 /** The update-kind table, by kind. */
@@ -44,6 +50,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'UserMessageChunk',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** Streams one content block of the agent's reply. Without messageId, consecutive chunks of this kind form one message. */
   agent_message_chunk: {
@@ -51,6 +60,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'AgentMessageChunk',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** Streams one content block of the agent's visible reasoning. Without messageId, consecutive chunks of this kind form one message. */
   agent_thought_chunk: {
@@ -58,6 +70,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'AgentThoughtChunk',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** Reports a tool call the agent started; v1 requires a title here. */
   tool_call: {
@@ -65,6 +80,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'NewToolCall',
     idField: 'toolCallId',
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** Changes fields of a tool call reported earlier. */
   tool_call_update: {
@@ -72,6 +90,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'ToolCallUpdate',
     idField: 'toolCallId',
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** The agent's whole current plan; each one replaces the previous. */
   plan: {
@@ -79,6 +100,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'PlanUpdate',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** The commands the agent currently offers; replaces the previous list. */
   available_commands_update: {
@@ -86,6 +110,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'AvailableCommandsUpdate',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** The session switched to another mode. */
   current_mode_update: {
@@ -93,6 +120,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'CurrentModeUpdate',
     idField: 'currentModeId',
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** The session's configuration options changed; each option is an object the client shows as a control. */
   config_option_update: {
@@ -100,6 +130,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'ConfigOptionUpdate',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** Descriptive information about the session changed. */
   session_info_update: {
@@ -107,6 +140,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'SessionInfoUpdate',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** How much of the model's context window the session uses, and optionally its cost. */
   usage_update: {
@@ -114,6 +150,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'UsageUpdate',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** A message for the user that is not part of the conversation (a rate limit, a degraded service…). */
   notice: {
@@ -121,6 +160,9 @@ export const UPDATE_KIND_TABLE = {
     definition: 'Notice',
     idField: null,
     chunkOf: null,
+    chunk: null,
+    appendsTo: null,
+    clearsAlone: false,
   },
   /** Reports the agent compacting (summarising) the session's context to free the context window. */
   compaction_update: {
@@ -128,13 +170,19 @@ export const UPDATE_KIND_TABLE = {
     definition: 'CompactionUpdate',
     idField: 'compactionId',
     chunkOf: null,
+    chunk: 'compaction_summary_chunk',
+    appendsTo: 'summary',
+    clearsAlone: false,
   },
   /** Appends one block to a compaction's summary. */
   compaction_summary_chunk: {
     kind: 'compaction_summary_chunk',
     definition: 'CompactionSummaryChunk',
     idField: 'compactionId',
-    chunkOf: null,
+    chunkOf: 'compaction_update',
+    chunk: null,
+    appendsTo: 'summary',
+    clearsAlone: false,
   },
 } as const satisfies { readonly [K in UpdateKind]: UpdateKindInfo & { readonly kind: K } };
 
@@ -160,6 +208,8 @@ export interface UpdateOfKind {
 export type ChunkUpdateKind = { [K in UpdateKind]: (typeof UPDATE_KIND_TABLE)[K]['chunkOf'] extends null ? never : K }[UpdateKind];
 /** The kinds whose content chunks extend: the targets of `chunkOf`. */
 export type ChunkedUpdateKind = (typeof UPDATE_KIND_TABLE)[ChunkUpdateKind]['chunkOf'];
+/** The kinds whose updates are about an entity named by the property `F` (`messageId`, `toolCallId`…). */
+export type UpdateKindKeyedBy<F extends string> = { [K in UpdateKind]: (typeof UPDATE_KIND_TABLE)[K]['idField'] extends F ? K : never }[UpdateKind];
 
 /** True when `kind` is an update kind this schema defines (a newer peer may send others; they are not errors). */
 export function isKnownUpdateKind(kind: string): kind is UpdateKind {
