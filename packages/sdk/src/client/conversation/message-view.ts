@@ -1,6 +1,17 @@
 import type { ContentBlock } from '@acp-kit/schema';
-import type { MessageRecord } from './entries.js';
 import type { ConversationMessage, MessageKind, MessageOrigin, StoredMeta } from './types.js';
+
+/** What a view reads of the message it shows (a `MessageRecord`, in `entries.ts`). */
+export interface ViewedMessage {
+  readonly key: string;
+  readonly kind: MessageKind;
+  readonly messageId: string;
+  readonly meta: StoredMeta;
+  readonly local: { readonly localId: string } | null;
+  readonly position: number;
+  /** The frozen first `length` blocks of `backing`, copied once per distinct prefix. */
+  prefix(backing: readonly ContentBlock[], length: number): readonly ContentBlock[];
+}
 
 /**
  * The `content` accessor every {@link ReportedMessageView} shares. One getter function for all
@@ -32,12 +43,12 @@ export class ReportedMessageView implements ConversationMessage {
   declare readonly localId: string | null;
   declare readonly error: unknown;
   declare readonly position: number | null;
-  readonly #record: MessageRecord;
+  readonly #record: ViewedMessage;
   readonly #backing: readonly ContentBlock[];
   readonly #length: number;
   #content: readonly ContentBlock[] | undefined = undefined;
 
-  constructor(record: MessageRecord, backing: readonly ContentBlock[], length: number) {
+  constructor(record: ViewedMessage, backing: readonly ContentBlock[], length: number) {
     this.#record = record;
     this.#backing = backing;
     this.#length = length;
