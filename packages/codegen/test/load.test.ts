@@ -34,6 +34,16 @@ describe('load', () => {
     expect(problemsOf(schema).map((p) => p.pointer)).toContain('/$defs/MessageId');
   });
 
+  it('accepts x-unstable: true on a definition and reports any other value', () => {
+    const schema = miniSchema();
+    at(schema, '$defs', 'MessageId')['x-unstable'] = true;
+    expect(problemsOf(schema)).toEqual([]);
+    at(schema, '$defs', 'MessageId')['x-unstable'] = 'yes';
+    expect(problemsOf(schema)).toContainEqual(
+      expect.objectContaining({ pointer: '/$defs/MessageId/x-unstable', message: 'x-unstable must be true' }),
+    );
+  });
+
   it('reports a property without a description at the property', () => {
     const schema = miniSchema();
     delete at(schema, '$defs', 'PromptResponse', 'properties', 'messageId').description;

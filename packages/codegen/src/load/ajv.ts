@@ -8,6 +8,7 @@ export const ANNOTATION_KEYWORDS = [
   'x-open-enum',
   'x-chunk-of',
   'x-appends-to',
+  'x-unstable',
 ] as const;
 
 /**

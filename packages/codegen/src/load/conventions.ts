@@ -369,6 +369,8 @@ export function checkConventions(schema: JsonObject, file: string): SchemaProble
       });
     }
     if (def['x-open-enum'] !== undefined) checkOpenEnum(file, name, def, out);
+    if (def['x-unstable'] !== undefined && def['x-unstable'] !== true)
+      out.push({ file, pointer: pointerOf('$defs', name, 'x-unstable'), message: 'x-unstable must be true' });
   }
   checkMethods(file, defs, schema['x-methods'], out);
   return out;
