@@ -17,6 +17,13 @@ export class KeyedViews<V> {
     this.#list = null;
   }
 
+  /** Removes the view under `id`; false when there was none (the list is then kept). */
+  delete(id: string): boolean {
+    if (!this.#byId.delete(id)) return false;
+    this.#list = null;
+    return true;
+  }
+
   /** The frozen list of every view, shared across snapshots until the next change. */
   views(): readonly V[] {
     this.#list ??= Object.freeze([...this.#byId.values()]);
