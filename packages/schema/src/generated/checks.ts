@@ -2,7 +2,7 @@
 // @ts-nocheck
 const SET0 = new Set(["text", "image", "audio", "resource_link", "resource"]);
 const SET1 = new Set(["add", "delete", "modify", "move", "copy"]);
-const SET2 = new Set(["user_message", "user_message_chunk", "agent_message", "agent_message_chunk", "agent_thought", "agent_thought_chunk", "state_update", "tool_call_update", "tool_call_content_chunk", "terminal_update", "terminal_output_chunk", "plan_update", "available_commands_update", "config_option_update", "session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk"]);
+const SET2 = new Set(["user_message", "user_message_chunk", "agent_message", "agent_message_chunk", "agent_thought", "agent_thought_chunk", "state_update", "tool_call_update", "tool_call_content_chunk", "terminal_update", "terminal_output_chunk", "plan_update", "plan_removed", "available_commands_update", "config_option_update", "session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk"]);
 const SET3 = new Set(["string", "number", "integer", "boolean", "array"]);
 
 function sub0(v) {
@@ -606,19 +606,14 @@ function checkSessionCapabilities(v) {
     if (!(checkSessionDeleteCapabilities(p3) || p3 === null)) return false;
   }
 
-  const p4 = v.title;
+  const p4 = v.additionalDirectories;
   if (p4 !== undefined) {
-    if (!(checkSessionTitleCapabilities(p4) || p4 === null)) return false;
+    if (!(checkSessionAdditionalDirectoriesCapabilities(p4) || p4 === null)) return false;
   }
 
-  const p5 = v.additionalDirectories;
+  const p5 = v._meta;
   if (p5 !== undefined) {
-    if (!(checkSessionAdditionalDirectoriesCapabilities(p5) || p5 === null)) return false;
-  }
-
-  const p6 = v._meta;
-  if (p6 !== undefined) {
-    if (!checkMeta(p6)) return false;
+    if (!checkMeta(p5)) return false;
   }
 
   return true;
@@ -3723,6 +3718,21 @@ function checkPlanUpdate(v) {
   return true;
 }
 
+function checkPlanRemoved(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionUpdate === undefined || v.planId === undefined) return false;
+  const p1 = v.sessionUpdate;
+  if (p1 !== "plan_removed") return false;
+  const p2 = v.planId;
+  if (!checkPlanId(p2)) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
 function checkAvailableCommandsUpdate(v) {
   if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
   if (v.sessionUpdate === undefined || v.availableCommands === undefined) return false;
@@ -4135,18 +4145,30 @@ function checkSessionUpdate(v) {
       break;
     }
 
-    case "available_commands_update": {
-      if (v.availableCommands === undefined) return false;
-      const p43 = v.availableCommands;
-      if (!(Array.isArray(p43))) return false;
-      for (let i44 = 0; i44 < p43.length; i44 += 1) {
-        const x45 = p43[i44];
-        if (!checkAvailableCommand(x45)) return false;
+    case "plan_removed": {
+      if (v.planId === undefined) return false;
+      const p43 = v.planId;
+      if (!checkPlanId(p43)) return false;
+      const p44 = v._meta;
+      if (p44 !== undefined) {
+        if (!checkMeta(p44)) return false;
       }
 
-      const p46 = v._meta;
-      if (p46 !== undefined) {
-        if (!checkMeta(p46)) return false;
+      break;
+    }
+
+    case "available_commands_update": {
+      if (v.availableCommands === undefined) return false;
+      const p45 = v.availableCommands;
+      if (!(Array.isArray(p45))) return false;
+      for (let i46 = 0; i46 < p45.length; i46 += 1) {
+        const x47 = p45[i46];
+        if (!checkAvailableCommand(x47)) return false;
+      }
+
+      const p48 = v._meta;
+      if (p48 !== undefined) {
+        if (!checkMeta(p48)) return false;
       }
 
       break;
@@ -4154,35 +4176,35 @@ function checkSessionUpdate(v) {
 
     case "config_option_update": {
       if (v.configOptions === undefined) return false;
-      const p47 = v.configOptions;
-      if (!(Array.isArray(p47))) return false;
-      for (let i48 = 0; i48 < p47.length; i48 += 1) {
-        const x49 = p47[i48];
-        if (!checkSessionConfigOption(x49)) return false;
+      const p49 = v.configOptions;
+      if (!(Array.isArray(p49))) return false;
+      for (let i50 = 0; i50 < p49.length; i50 += 1) {
+        const x51 = p49[i50];
+        if (!checkSessionConfigOption(x51)) return false;
       }
 
-      const p50 = v._meta;
-      if (p50 !== undefined) {
-        if (!checkMeta(p50)) return false;
+      const p52 = v._meta;
+      if (p52 !== undefined) {
+        if (!checkMeta(p52)) return false;
       }
 
       break;
     }
 
     case "session_info_update": {
-      const p51 = v.title;
-      if (p51 !== undefined) {
-        if (!(typeof p51 === 'string' || p51 === null)) return false;
-      }
-
-      const p52 = v.updatedAt;
-      if (p52 !== undefined) {
-        if (!(typeof p52 === 'string' || p52 === null)) return false;
-      }
-
-      const p53 = v._meta;
+      const p53 = v.title;
       if (p53 !== undefined) {
-        if (!checkMeta(p53)) return false;
+        if (!(typeof p53 === 'string' || p53 === null)) return false;
+      }
+
+      const p54 = v.updatedAt;
+      if (p54 !== undefined) {
+        if (!(typeof p54 === 'string' || p54 === null)) return false;
+      }
+
+      const p55 = v._meta;
+      if (p55 !== undefined) {
+        if (!checkMeta(p55)) return false;
       }
 
       break;
@@ -4190,20 +4212,20 @@ function checkSessionUpdate(v) {
 
     case "usage_update": {
       if (v.used === undefined || v.size === undefined) return false;
-      const p54 = v.used;
-      if (!(Number.isInteger(p54))) return false;
-      if (!(p54 >= 0)) return false;
-      const p55 = v.size;
-      if (!(Number.isInteger(p55))) return false;
-      if (!(p55 >= 0)) return false;
-      const p56 = v.cost;
-      if (p56 !== undefined) {
-        if (!(checkCost(p56) || p56 === null)) return false;
+      const p56 = v.used;
+      if (!(Number.isInteger(p56))) return false;
+      if (!(p56 >= 0)) return false;
+      const p57 = v.size;
+      if (!(Number.isInteger(p57))) return false;
+      if (!(p57 >= 0)) return false;
+      const p58 = v.cost;
+      if (p58 !== undefined) {
+        if (!(checkCost(p58) || p58 === null)) return false;
       }
 
-      const p57 = v._meta;
-      if (p57 !== undefined) {
-        if (!checkMeta(p57)) return false;
+      const p59 = v._meta;
+      if (p59 !== undefined) {
+        if (!checkMeta(p59)) return false;
       }
 
       break;
@@ -4211,19 +4233,19 @@ function checkSessionUpdate(v) {
 
     case "notice": {
       if (v.severity === undefined || v.title === undefined) return false;
-      const p58 = v.severity;
-      if (!checkNoticeSeverity(p58)) return false;
-      const p59 = v.title;
-      if (!(typeof p59 === 'string')) return false;
-      if (p59.length < 1) return false;
-      const p60 = v.description;
-      if (p60 !== undefined) {
-        if (!(typeof p60 === 'string' || p60 === null)) return false;
+      const p60 = v.severity;
+      if (!checkNoticeSeverity(p60)) return false;
+      const p61 = v.title;
+      if (!(typeof p61 === 'string')) return false;
+      if (p61.length < 1) return false;
+      const p62 = v.description;
+      if (p62 !== undefined) {
+        if (!(typeof p62 === 'string' || p62 === null)) return false;
       }
 
-      const p61 = v._meta;
-      if (p61 !== undefined) {
-        if (!checkMeta(p61)) return false;
+      const p63 = v._meta;
+      if (p63 !== undefined) {
+        if (!checkMeta(p63)) return false;
       }
 
       break;
@@ -4231,31 +4253,31 @@ function checkSessionUpdate(v) {
 
     case "compaction_update": {
       if (v.compactionId === undefined || v.status === undefined) return false;
-      const p62 = v.compactionId;
-      if (!checkCompactionId(p62)) return false;
-      const p63 = v.status;
-      if (!checkCompactionStatus(p63)) return false;
-      const p64 = v.summary;
-      if (p64 !== undefined) {
-        if (!(Array.isArray(p64) || p64 === null)) return false;
-        if (Array.isArray(p64)) {
-          for (let i65 = 0; i65 < p64.length; i65 += 1) {
-            const x66 = p64[i65];
-            if (!checkContentBlock(x66)) return false;
+      const p64 = v.compactionId;
+      if (!checkCompactionId(p64)) return false;
+      const p65 = v.status;
+      if (!checkCompactionStatus(p65)) return false;
+      const p66 = v.summary;
+      if (p66 !== undefined) {
+        if (!(Array.isArray(p66) || p66 === null)) return false;
+        if (Array.isArray(p66)) {
+          for (let i67 = 0; i67 < p66.length; i67 += 1) {
+            const x68 = p66[i67];
+            if (!checkContentBlock(x68)) return false;
           }
 
         }
 
       }
 
-      const p67 = v.error;
-      if (p67 !== undefined) {
-        if (!(typeof p67 === 'string' || p67 === null)) return false;
+      const p69 = v.error;
+      if (p69 !== undefined) {
+        if (!(typeof p69 === 'string' || p69 === null)) return false;
       }
 
-      const p68 = v._meta;
-      if (p68 !== undefined) {
-        if (!checkMeta(p68)) return false;
+      const p70 = v._meta;
+      if (p70 !== undefined) {
+        if (!checkMeta(p70)) return false;
       }
 
       break;
@@ -4263,13 +4285,13 @@ function checkSessionUpdate(v) {
 
     case "compaction_summary_chunk": {
       if (v.compactionId === undefined || v.content === undefined) return false;
-      const p69 = v.compactionId;
-      if (!checkCompactionId(p69)) return false;
-      const p70 = v.content;
-      if (!checkContentBlock(p70)) return false;
-      const p71 = v._meta;
-      if (p71 !== undefined) {
-        if (!checkMeta(p71)) return false;
+      const p71 = v.compactionId;
+      if (!checkCompactionId(p71)) return false;
+      const p72 = v.content;
+      if (!checkContentBlock(p72)) return false;
+      const p73 = v._meta;
+      if (p73 !== undefined) {
+        if (!checkMeta(p73)) return false;
       }
 
       break;
@@ -5497,44 +5519,6 @@ function checkCompleteElicitationNotification(v) {
   return true;
 }
 
-function checkSessionTitleCapabilities(v) {
-  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
-  const p1 = v._meta;
-  if (p1 !== undefined) {
-    if (!checkMeta(p1)) return false;
-  }
-
-  return true;
-}
-
-function checkSetSessionTitleRequest(v) {
-  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
-  if (v.sessionId === undefined || v.title === undefined) return false;
-  const p1 = v.sessionId;
-  if (!checkSessionId(p1)) return false;
-  const p2 = v.title;
-  if (!(typeof p2 === 'string')) return false;
-  const p3 = v._meta;
-  if (p3 !== undefined) {
-    if (!checkMeta(p3)) return false;
-  }
-
-  return true;
-}
-
-function checkSetSessionTitleResponse(v) {
-  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
-  if (v.title === undefined) return false;
-  const p1 = v.title;
-  if (!(typeof p1 === 'string')) return false;
-  const p2 = v._meta;
-  if (p2 !== undefined) {
-    if (!checkMeta(p2)) return false;
-  }
-
-  return true;
-}
-
 function checkExtensionAuthMethodWithUncheckedTag(v) {
   if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
   if (v.type === undefined || v.methodId === undefined || v.name === undefined) return false;
@@ -5709,4 +5693,4 @@ function checkExtensionElicitationActionWithUncheckedTag(v) {
   return true;
 }
 
-export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkAbsolutePath as AbsolutePath, checkToolCallId as ToolCallId, checkPlanId as PlanId, checkTerminalId as TerminalId, checkPermissionOptionId as PermissionOptionId, checkAuthMethodId as AuthMethodId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkSessionListCursor as SessionListCursor, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkMediaType as MediaType, checkErrorCode as ErrorCode, checkUnsupportedProtocolVersionErrorData as UnsupportedProtocolVersionErrorData, checkSessionNotFoundErrorData as SessionNotFoundErrorData, checkErrorData as ErrorData, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkImplementation as Implementation, checkTerminalAuthCapabilities as TerminalAuthCapabilities, checkClientAuthCapabilities as ClientAuthCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptImageCapabilities as PromptImageCapabilities, checkPromptAudioCapabilities as PromptAudioCapabilities, checkPromptEmbeddedContextCapabilities as PromptEmbeddedContextCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpStdioCapabilities as McpStdioCapabilities, checkMcpHttpCapabilities as McpHttpCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAgentCapabilities as AgentCapabilities, checkToolCallCancelCapabilities as ToolCallCancelCapabilities, checkToolCallCapabilities as ToolCallCapabilities, checkTerminalCancelCapabilities as TerminalCancelCapabilities, checkTerminalCapabilities as TerminalCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkExtensionAuthMethod as ExtensionAuthMethod, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkLoginAuthRequest as LoginAuthRequest, checkLoginAuthResponse as LoginAuthResponse, checkLogoutAuthRequest as LogoutAuthRequest, checkLogoutAuthResponse as LogoutAuthResponse, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkExtensionMcpServer as ExtensionMcpServer, checkMcpServer as McpServer, checkNewSessionRequest as NewSessionRequest, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkTextCommandInput as TextCommandInput, checkExtensionCommandInput as ExtensionCommandInput, checkAvailableCommandInput as AvailableCommandInput, checkCommand as Command, checkExtensionAvailableCommand as ExtensionAvailableCommand, checkAvailableCommand as AvailableCommand, checkNewSessionResponse as NewSessionResponse, checkReplayFromStart as ReplayFromStart, checkExtensionReplayFrom as ExtensionReplayFrom, checkReplayFrom as ReplayFrom, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkCancelToolCallRequest as CancelToolCallRequest, checkCancelToolCallResponse as CancelToolCallResponse, checkCancelTerminalRequest as CancelTerminalRequest, checkCancelTerminalResponse as CancelTerminalResponse, checkSetSessionConfigOptionValueRequest as SetSessionConfigOptionValueRequest, checkSetSessionConfigOptionBooleanRequest as SetSessionConfigOptionBooleanRequest, checkExtensionSetSessionConfigOptionRequest as ExtensionSetSessionConfigOptionRequest, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkRole as Role, checkAnnotations as Annotations, checkIconTheme as IconTheme, checkIcon as Icon, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkCancelRequestNotification as CancelRequestNotification, checkUserMessageUpdate as UserMessageUpdate, checkUserMessageChunk as UserMessageChunk, checkAgentMessageUpdate as AgentMessageUpdate, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtUpdate as AgentThoughtUpdate, checkAgentThoughtChunk as AgentThoughtChunk, checkStopReason as StopReason, checkUsage as Usage, checkBackgroundTerminal as BackgroundTerminal, checkBackgroundToolCall as BackgroundToolCall, checkExtensionBackgroundWork as ExtensionBackgroundWork, checkBackgroundWork as BackgroundWork, checkRunningStateUpdate as RunningStateUpdate, checkIdleStateUpdate as IdleStateUpdate, checkRequiresActionStateUpdate as RequiresActionStateUpdate, checkExtensionStateUpdate as ExtensionStateUpdate, checkStateUpdate as StateUpdate, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkDiffChange as DiffChange, checkDiffPatch as DiffPatch, checkDiffPatchFormat as DiffPatchFormat, checkDiffFileType as DiffFileType, checkDiffAddChange as DiffAddChange, checkDiffDeleteChange as DiffDeleteChange, checkDiffModifyChange as DiffModifyChange, checkDiffMoveChange as DiffMoveChange, checkDiffCopyChange as DiffCopyChange, checkExtensionDiffChange as ExtensionDiffChange, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCall as ToolCall, checkToolCallUpdate as ToolCallUpdate, checkToolCallContentChunk as ToolCallContentChunk, checkTerminalOutput as TerminalOutput, checkTerminalExitStatus as TerminalExitStatus, checkTerminalSize as TerminalSize, checkTerminalUpdate as TerminalUpdate, checkTerminalOutputChunk as TerminalOutputChunk, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanItems as PlanItems, checkExtensionPlanContent as ExtensionPlanContent, checkPlanContent as PlanContent, checkPlanUpdate as PlanUpdate, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkToolCallPermissionSubject as ToolCallPermissionSubject, checkCommandPermissionSubject as CommandPermissionSubject, checkExtensionPermissionSubject as ExtensionPermissionSubject, checkPermissionSubject as PermissionSubject, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchemaType as ElicitationSchemaType, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification, checkSessionTitleCapabilities as SessionTitleCapabilities, checkSetSessionTitleRequest as SetSessionTitleRequest, checkSetSessionTitleResponse as SetSessionTitleResponse };
+export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkAbsolutePath as AbsolutePath, checkToolCallId as ToolCallId, checkPlanId as PlanId, checkTerminalId as TerminalId, checkPermissionOptionId as PermissionOptionId, checkAuthMethodId as AuthMethodId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkSessionListCursor as SessionListCursor, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkMediaType as MediaType, checkErrorCode as ErrorCode, checkUnsupportedProtocolVersionErrorData as UnsupportedProtocolVersionErrorData, checkSessionNotFoundErrorData as SessionNotFoundErrorData, checkErrorData as ErrorData, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkImplementation as Implementation, checkTerminalAuthCapabilities as TerminalAuthCapabilities, checkClientAuthCapabilities as ClientAuthCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptImageCapabilities as PromptImageCapabilities, checkPromptAudioCapabilities as PromptAudioCapabilities, checkPromptEmbeddedContextCapabilities as PromptEmbeddedContextCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpStdioCapabilities as McpStdioCapabilities, checkMcpHttpCapabilities as McpHttpCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAgentCapabilities as AgentCapabilities, checkToolCallCancelCapabilities as ToolCallCancelCapabilities, checkToolCallCapabilities as ToolCallCapabilities, checkTerminalCancelCapabilities as TerminalCancelCapabilities, checkTerminalCapabilities as TerminalCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkExtensionAuthMethod as ExtensionAuthMethod, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkLoginAuthRequest as LoginAuthRequest, checkLoginAuthResponse as LoginAuthResponse, checkLogoutAuthRequest as LogoutAuthRequest, checkLogoutAuthResponse as LogoutAuthResponse, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkExtensionMcpServer as ExtensionMcpServer, checkMcpServer as McpServer, checkNewSessionRequest as NewSessionRequest, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkTextCommandInput as TextCommandInput, checkExtensionCommandInput as ExtensionCommandInput, checkAvailableCommandInput as AvailableCommandInput, checkCommand as Command, checkExtensionAvailableCommand as ExtensionAvailableCommand, checkAvailableCommand as AvailableCommand, checkNewSessionResponse as NewSessionResponse, checkReplayFromStart as ReplayFromStart, checkExtensionReplayFrom as ExtensionReplayFrom, checkReplayFrom as ReplayFrom, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkCancelToolCallRequest as CancelToolCallRequest, checkCancelToolCallResponse as CancelToolCallResponse, checkCancelTerminalRequest as CancelTerminalRequest, checkCancelTerminalResponse as CancelTerminalResponse, checkSetSessionConfigOptionValueRequest as SetSessionConfigOptionValueRequest, checkSetSessionConfigOptionBooleanRequest as SetSessionConfigOptionBooleanRequest, checkExtensionSetSessionConfigOptionRequest as ExtensionSetSessionConfigOptionRequest, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkRole as Role, checkAnnotations as Annotations, checkIconTheme as IconTheme, checkIcon as Icon, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkCancelRequestNotification as CancelRequestNotification, checkUserMessageUpdate as UserMessageUpdate, checkUserMessageChunk as UserMessageChunk, checkAgentMessageUpdate as AgentMessageUpdate, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtUpdate as AgentThoughtUpdate, checkAgentThoughtChunk as AgentThoughtChunk, checkStopReason as StopReason, checkUsage as Usage, checkBackgroundTerminal as BackgroundTerminal, checkBackgroundToolCall as BackgroundToolCall, checkExtensionBackgroundWork as ExtensionBackgroundWork, checkBackgroundWork as BackgroundWork, checkRunningStateUpdate as RunningStateUpdate, checkIdleStateUpdate as IdleStateUpdate, checkRequiresActionStateUpdate as RequiresActionStateUpdate, checkExtensionStateUpdate as ExtensionStateUpdate, checkStateUpdate as StateUpdate, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkDiffChange as DiffChange, checkDiffPatch as DiffPatch, checkDiffPatchFormat as DiffPatchFormat, checkDiffFileType as DiffFileType, checkDiffAddChange as DiffAddChange, checkDiffDeleteChange as DiffDeleteChange, checkDiffModifyChange as DiffModifyChange, checkDiffMoveChange as DiffMoveChange, checkDiffCopyChange as DiffCopyChange, checkExtensionDiffChange as ExtensionDiffChange, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCall as ToolCall, checkToolCallUpdate as ToolCallUpdate, checkToolCallContentChunk as ToolCallContentChunk, checkTerminalOutput as TerminalOutput, checkTerminalExitStatus as TerminalExitStatus, checkTerminalSize as TerminalSize, checkTerminalUpdate as TerminalUpdate, checkTerminalOutputChunk as TerminalOutputChunk, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanItems as PlanItems, checkExtensionPlanContent as ExtensionPlanContent, checkPlanContent as PlanContent, checkPlanUpdate as PlanUpdate, checkPlanRemoved as PlanRemoved, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkToolCallPermissionSubject as ToolCallPermissionSubject, checkCommandPermissionSubject as CommandPermissionSubject, checkExtensionPermissionSubject as ExtensionPermissionSubject, checkPermissionSubject as PermissionSubject, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchemaType as ElicitationSchemaType, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification };

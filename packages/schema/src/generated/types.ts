@@ -1508,6 +1508,16 @@ export interface PlanUpdate {
   _meta?: Meta;
 }
 
+/** Unstable (upstream's unstable surface; may change or go away): removes the plan reported under planId. A client drops that plan; a later plan_update with the same planId reports a new one. Removing a plan the client does not hold changes nothing. */
+export interface PlanRemoved {
+  /** Discriminator: plan_removed. */
+  sessionUpdate: "plan_removed";
+  /** The plan removed. */
+  planId: PlanId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** Replaces the list of commands available in the session. */
 export interface AvailableCommandsUpdate {
   /** Discriminator: available_commands_update. */
@@ -1621,7 +1631,7 @@ export type ExtensionSessionUpdate = {
   sessionUpdate: string;
 }>;
 /** One change in a session, discriminated on sessionUpdate: message upserts and chunks for user, agent and thought messages, state updates, tool calls, plans and usage. */
-export type SessionUpdate = (UserMessageUpdate | UserMessageChunk | AgentMessageUpdate | AgentMessageChunk | AgentThoughtUpdate | AgentThoughtChunk | StateUpdate | ToolCallUpdate | ToolCallContentChunk | TerminalUpdate | TerminalOutputChunk | PlanUpdate | AvailableCommandsUpdate | ConfigOptionUpdate | SessionInfoUpdate | UsageUpdate | Notice | CompactionUpdate | CompactionSummaryChunk | ExtensionSessionUpdate);
+export type SessionUpdate = (UserMessageUpdate | UserMessageChunk | AgentMessageUpdate | AgentMessageChunk | AgentThoughtUpdate | AgentThoughtChunk | StateUpdate | ToolCallUpdate | ToolCallContentChunk | TerminalUpdate | TerminalOutputChunk | PlanUpdate | PlanRemoved | AvailableCommandsUpdate | ConfigOptionUpdate | SessionInfoUpdate | UsageUpdate | Notice | CompactionUpdate | CompactionSummaryChunk | ExtensionSessionUpdate);
 
 /** Parameters of session/update. */
 export interface SessionNotification {
@@ -2244,6 +2254,7 @@ export interface Definitions {
   ExtensionPlanContent: ExtensionPlanContent;
   PlanContent: PlanContent;
   PlanUpdate: PlanUpdate;
+  PlanRemoved: PlanRemoved;
   AvailableCommandsUpdate: AvailableCommandsUpdate;
   ConfigOptionUpdate: ConfigOptionUpdate;
   SessionInfoUpdate: SessionInfoUpdate;

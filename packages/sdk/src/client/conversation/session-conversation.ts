@@ -76,6 +76,7 @@ export const REDUCERS: { readonly [K in keyof typeof UPDATE_KIND_TABLE]: Reducer
   terminal_update: entity((e, u, c) => e.terminal(u, c)),
   terminal_output_chunk: entity((e, u, c) => e.terminalOutput(u, c)),
   plan_update: entity((e, u, c) => e.plan(u, c)),
+  plan_removed: entity((e, u, c) => e.planRemoved(u, c)),
   available_commands_update: entity((e, u, c) => e.availableCommandsUpdate(u, c)),
   config_option_update: entity((e, u, c) => e.configOptionUpdate(u, c)),
   session_info_update: entity((e, u, c) => e.sessionInfoUpdate(u, c)),

@@ -165,6 +165,14 @@ export class SessionEntities {
     return null;
   }
 
+  /** `plan_removed` (unstable): drops the plan named by `planId`; a plan the store does not hold changes nothing. */
+  planRemoved(update: RawUpdate, changes: SessionChanges | null): Rejection {
+    const { planId } = update;
+    if (typeof planId !== 'string') return 'plan_removed without a string planId';
+    if (this.plans.delete(planId)) changes?.plan(planId);
+    return null;
+  }
+
   /** `config_option_update`: replaces every option. */
   configOptionUpdate(update: RawUpdate, changes: SessionChanges | null): Rejection {
     const { configOptions } = update;

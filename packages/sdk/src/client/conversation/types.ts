@@ -136,7 +136,7 @@ export interface NoticeView {
   readonly position: number;
 }
 
-/** Latest `plan_update` received under one plan ID (a plan update replaces the plan whole). */
+/** Latest `plan_update` received under one plan ID (a plan update replaces the plan whole; `plan_removed` drops it). */
 export interface PlanView {
   /** Plan ID (`plan.planId`), or `''` for updates that carry none. */
   readonly planId: string;

@@ -2892,6 +2892,11 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
     conversion: 'PlanUpdate',
   },
   {
+    v1: null,
+    v2: 'plan_removed',
+    lossy: 'v1 has no plan removal (it is upstream\'s unstable surface, and a v1 plan update replaces the one plan a v1 client shows): a plan_removed is reported as lost.',
+  },
+  {
     v1: 'available_commands_update',
     v2: 'available_commands_update',
     conversion: 'AvailableCommandsUpdate',

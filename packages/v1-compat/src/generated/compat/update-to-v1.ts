@@ -69,6 +69,11 @@ export const UPDATES_TO_V1: { readonly [K in V2.UpdateKind]: UpdateToV1<V2.Updat
     v1: ['plan'],
     convert: (update) => [v2ToV1PlanUpdate(update)],
   },
+  /** v1 has no plan removal (it is upstream's unstable surface, and a v1 plan update replaces the one plan a v1 client shows): a plan_removed is reported as lost. */
+  plan_removed: {
+    v1: [],
+    lossy: 'v1 has no plan removal (it is upstream\'s unstable surface, and a v1 plan update replaces the one plan a v1 client shows): a plan_removed is reported as lost.',
+  },
   available_commands_update: {
     v1: ['available_commands_update'],
     convert: updates.commandsToV1,
