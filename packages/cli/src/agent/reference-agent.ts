@@ -16,6 +16,7 @@ import {
   pause as sleep,
   runCommand,
   titleCommand,
+  unplanCommand,
 } from './session-features.js';
 
 /** Options for {@link createReferenceAgent}. */
@@ -74,7 +75,7 @@ interface Queued {
  *   `config_option_update`); slash commands (`available_commands_update` at a session's first turn
  *   and when the mode changes); `/run <cmd>` (a plan, a cancellable tool call with a display
  *   terminal streaming simulated output — nothing executes), `/ask <question>` (an elicitation),
- *   `/title <text>` (`session_info_update`), `/compact` (a compaction whose summary is derived from
+ *   `/title <text>` (`session_info_update`), `/unplan` (`plan_removed`), `/compact` (a compaction whose summary is derived from
  *   the session's retained messages); `session/list`, `session/close`, `session/delete`;
  *   with `requireLogin`, `auth/login` first.
  */
@@ -166,6 +167,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     if (text === '/ask' || text.startsWith('/ask ')) return askCommand(session, text.slice(5).trim(), client);
     if (text === '/title' || text.startsWith('/title ')) return titleCommand(session, text.slice(7).trim());
     if (text === '/compact') return compactCommand(session, messageId, delay);
+    if (text === '/unplan') return unplanCommand(session);
     if (text.startsWith('/write')) {
       const answer = await session.requestPermission(
         {

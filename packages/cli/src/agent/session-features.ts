@@ -4,7 +4,7 @@ import type { AgentSession, ClientPeer } from '@acp-kit/sdk';
 /**
  * The reference agent's v2 session features: a `mode` and a `model` configuration option, slash
  * commands, and the commands that exercise tool calls, display terminals, plans, usage, notices,
- * elicitation and titles (`/compact`, for compactions, is in `compact-command.ts`). Everything is simulated: `/run` executes nothing.
+ * elicitation, titles and plan removal (`/compact`, for compactions, is in `compact-command.ts`). Everything is simulated: `/run` executes nothing.
  */
 
 /** The configuration options every new session starts with. */
@@ -78,6 +78,7 @@ const COMMON_COMMANDS: readonly AvailableCommand[] = [
     name: 'compact',
     description: 'Compact the context: report a summary of the retained messages (a compaction)',
   },
+  { type: 'command', name: 'unplan', description: 'Remove the plan /run reported (plan_removed, unstable)' },
 ];
 
 /** The current value of a select option, or `fallback`. */
@@ -115,6 +116,9 @@ export function simulatedOutput(command: string): string[] {
   ];
 }
 
+/** The plan `/run` reports, and `/unplan` removes. */
+const RUN_PLAN_ID = 'plan_run';
+
 /**
  * `/run <command>`: a plan, a cancellable tool call whose content is a display terminal plus a
  * streamed summary, the terminal's output in chunks and its exit status, a notice and usage. In
@@ -133,7 +137,7 @@ export async function runCommand(session: AgentSession, command: string, delayMs
     await session.idle('end_turn');
     return;
   }
-  const planId = `plan_run`;
+  const planId = RUN_PLAN_ID;
   const steps = (first: string, second: string) => ({
     type: 'items' as const,
     planId,
@@ -214,5 +218,13 @@ export async function titleCommand(session: AgentSession, title: string): Promis
   await session.setTitle(title.length > 0 ? title : null);
   const reply = await session.agentMessage();
   await reply.chunk({ type: 'text', text: title.length > 0 ? `Title set: ${title}` : 'Title cleared.' });
+  await session.idle('end_turn');
+}
+
+/** `/unplan`: removes the plan `/run` reported (`plan_removed`, upstream's unstable surface). Ends the turn. */
+export async function unplanCommand(session: AgentSession): Promise<void> {
+  await session.update({ sessionUpdate: 'plan_removed', planId: RUN_PLAN_ID });
+  const reply = await session.agentMessage();
+  await reply.chunk({ type: 'text', text: `Plan ${RUN_PLAN_ID} removed.` });
   await session.idle('end_turn');
 }

@@ -54,6 +54,7 @@ describe('acp-kit agent: v2 session features', () => {
       'status',
       'write',
       'compact',
+      'unplan',
     ]);
     await first.t.client.setConfigOption(sessionId, 'model', 'echo-twice');
     let turns = 0;
@@ -116,6 +117,36 @@ describe('acp-kit agent: v2 session features', () => {
         )
         .filter(Boolean);
     expect(ids(replayed)).toEqual(ids(live));
+    await second.stop();
+  });
+
+  it('removes the plan /run reported on /unplan (plan_removed, unstable), live and in a replay', async () => {
+    const db = join(temp.dir, 'unplan.db');
+    const { t, stop } = await started(['--history', db, '--chunk-delay', '1']);
+    const sessionId = await t.client.newSession('/repo');
+    await t.client.prompt(sessionId, [{ type: 'text', text: '/run ls' }]);
+    await idleCount(t, 1);
+    await t.client.prompt(sessionId, [{ type: 'text', text: '/unplan' }]);
+    await idleCount(t, 2);
+    const plans = (updates: Update[]) =>
+      updates
+        .filter((u) => u.sessionUpdate.startsWith('plan_'))
+        .map((u) => [
+          u.sessionUpdate,
+          (u as { planId?: string }).planId ?? (u as { plan: { planId: string } }).plan.planId,
+        ]);
+    const live = plans(t.updates());
+    expect(live).toEqual([
+      ['plan_update', 'plan_run'],
+      ['plan_update', 'plan_run'],
+      ['plan_removed', 'plan_run'],
+    ]);
+    expect(agentText(t).at(-1)).toBe('Plan plan_run removed.');
+    await stop();
+
+    const second = await started(['--history', db]);
+    await second.t.client.resume(sessionId, { cwd: '/repo', replay: true });
+    expect(plans(second.t.updates())).toEqual(live);
     await second.stop();
   });
 
