@@ -21,6 +21,7 @@ export type {
   MethodMappingModel,
   UpdateMappingModel,
   UpdateToV1Model,
+  UpdateToV2Model,
 } from './emit/compat-mapping.js';
 export { generatedHeader } from './emit/emitted-file.js';
 export type { EmittedFile } from './emit/emitted-file.js';
