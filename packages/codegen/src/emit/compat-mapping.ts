@@ -546,8 +546,10 @@ function updateDefinition(model: SchemaModel, kind: string): string | undefined 
 }
 
 /** How one kind of one version reaches the other version (either direction's model, before naming). */
-interface UpdateRoute {
+export interface UpdateRoute {
+  /** The kind of the source version. */
   readonly from: string;
+  /** The kinds of the other version it may become. */
   readonly to: readonly string[];
   readonly converter?: string;
   readonly conversion?: string;
