@@ -2892,11 +2892,6 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
     conversion: 'PlanUpdate',
   },
   {
-    v1: null,
-    v2: 'plan_removed',
-    lossy: 'v1 has no plan removal (it is upstream\'s unstable surface, and a v1 plan update replaces the one plan a v1 client shows): a plan_removed is reported as lost.',
-  },
-  {
     v1: 'available_commands_update',
     v2: 'available_commands_update',
     conversion: 'AvailableCommandsUpdate',
@@ -2939,5 +2934,10 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
     v2: 'compaction_summary_chunk',
     conversion: 'CompactionSummaryChunk',
     note: 'Sent only to a v1 client that advertised session.compaction; any other is told of the loss.',
+  },
+  {
+    v1: null,
+    v2: 'plan_removed',
+    lossy: 'v1 has no plan removal (it is upstream\'s unstable surface, and a v1 plan update replaces the one plan a v1 client shows): a plan_removed is reported as lost.',
   },
 ];
