@@ -2,6 +2,7 @@ import { runAgent } from './commands/agent.js';
 import { runBridgeCommand } from './commands/bridge.js';
 import { runConformanceCommand } from './commands/conformance.js';
 import { runDemo } from './commands/demo.js';
+import { runInspect } from './commands/inspect.js';
 import { runLintCommand } from './commands/lint.js';
 import { runServe } from './commands/serve.js';
 import { UsageError } from './usage-error.js';
@@ -49,6 +50,12 @@ Commands:
         Check an ACP v2 agent against the prompt-lifecycle rules (PASS / FAIL / SKIP per rule).
   lint <transcript.ndjson>
         Check a recorded transcript against the same rules, with line numbers.
+  inspect [--v1] [--port <n>] -- <agent command…>  |  inspect --url <http(s)://…/acp | ws(s)://…> [--token-file <file>]
+        Drive an agent from a web page on 127.0.0.1 and see every JSON-RPC message validated against
+        the negotiated version's schema and the prompt-lifecycle rules checked live. Prints the URL to
+        open (it carries a fresh session token in its #fragment) and never opens a browser itself.
+        --v1: the stdio agent speaks ACP v1 and runs behind bridge --serve v2. The inspector stays up
+        when the agent crashes or writes garbage; the page restarts it.
 `;
 
 type Command = (args: string[]) => Promise<number>;
@@ -59,6 +66,7 @@ const commands: Record<string, Command> = {
   bridge: runBridgeCommand,
   conformance: runConformanceCommand,
   lint: runLintCommand,
+  inspect: runInspect,
   serve: runServe,
 };
 

@@ -1,0 +1,205 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generateToken, HandshakeGuard } from '@acp-kit/sdk';
+import { type AgentRun, type AgentTarget, startRun } from './agent-target.js';
+import { EventLog } from './event-log.js';
+
+/** Where the bundled web app lives (built by `scripts/bundle-inspector.mjs` next to this module's folder). */
+const APP_DIR = new URL('../inspector/', import.meta.url);
+
+const ASSETS: Record<string, [file: string, type: string]> = {
+  '/': ['index.html', 'text/html; charset=utf-8'],
+  '/index.html': ['index.html', 'text/html; charset=utf-8'],
+  '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
+  '/app.css': ['app.css', 'text/css; charset=utf-8'],
+};
+
+/**
+ * Nothing but this origin: scripts, styles, fetches. The app is one bundle; it never loads anything
+ * from outside 127.0.0.1, and an injected `<script>` from a hostile agent string could not run.
+ */
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** The largest frame the page may send to the agent. */
+const MAX_SEND_BYTES = 8 * 1024 * 1024;
+
+/** Options of {@link startInspector}. */
+export interface InspectorOptions {
+  target: AgentTarget;
+  /** The CLI's entry script, to run `acp-kit bridge` for a v1 agent. */
+  cliEntry: string;
+  /** Port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+  /** The session token of the UI's API; a fresh random one by default. */
+  token?: string;
+}
+
+/** A running inspector. */
+export interface Inspector {
+  /** `http://127.0.0.1:<port>/` */
+  readonly origin: string;
+  /** The URL to open: the origin with the session token in the fragment (never sent to the server). */
+  readonly url: string;
+  /** The UI's session token (`Authorization: Bearer <token>` on every /api request). */
+  readonly token: string;
+  /** Every event so far. */
+  readonly events: EventLog;
+  /** Stops the agent and the server. */
+  close(): Promise<void>;
+}
+
+function send(
+  response: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
+  response.end(body);
+}
+
+function readBody(request: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_SEND_BYTES) {
+        resolve(undefined);
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+/**
+ * Serves the inspector on 127.0.0.1: the web app (static, no secrets) and its API under `/api/`,
+ * which demands the per-run session token and this server's own origin. The agent runs here; the
+ * page is the ACP client, and every raw frame goes through this process both ways, so a crashing,
+ * flooding or garbage-writing agent can only end its own run: the server stays up and
+ * `POST /api/restart` starts a fresh one.
+ *
+ * Both directions are logged here, on one clock, so the traffic's order and timing are the wire's,
+ * and a page that reloads rebuilds the whole session from the log.
+ *
+ * API: `GET /api/events?after=<seq>` (Server-Sent Events, each `data:` one {@link InspectorEvent}),
+ * `POST /api/send` (one JSON-RPC frame for the agent), `POST /api/restart`.
+ */
+export async function startInspector(options: InspectorOptions): Promise<Inspector> {
+  const token = options.token ?? generateToken();
+  const events = new EventLog();
+  const started = Date.now();
+  let runNumber = 0;
+  let current: AgentRun | undefined;
+  let live = false;
+  const streams = new Set<ServerResponse>();
+
+  const begin = async (): Promise<void> => {
+    const run = ++runNumber;
+    live = true;
+    current = await startRun(options.target, options.cliEntry, {
+      onFrame: (text) => events.push({ type: 'frame', run, t: Date.now() - started, text }),
+      onStderr: (text) => events.push({ type: 'stderr', run, text }),
+      onEnd: (end) => {
+        if (run === runNumber) live = false;
+        events.push({ type: 'ended', run, ...end });
+      },
+    });
+    events.push({ type: 'started', run, description: current.description });
+  };
+
+  let guard: HandshakeGuard | undefined;
+  let origin = '';
+  const server: Server = createServer((request, response) => {
+    void handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) send(response, 500, error instanceof Error ? error.message : String(error));
+      else response.destroy();
+    });
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', origin);
+    // DNS rebinding: a page of another name that resolves here gets nothing, not even the app.
+    if (request.headers.host !== new URL(origin).host) return send(response, 421, 'wrong Host header');
+    const asset = ASSETS[url.pathname];
+    if (request.method === 'GET' && asset) {
+      const body = await readFile(new URL(asset[0], APP_DIR));
+      response.writeHead(200, {
+        'Content-Type': asset[1],
+        'Content-Security-Policy': CSP,
+        'X-Content-Type-Options': 'nosniff',
+        'Referrer-Policy': 'no-referrer',
+        'Cache-Control': 'no-store',
+      });
+      response.end(body);
+      return;
+    }
+    if (!url.pathname.startsWith('/api/')) return send(response, 404, 'not found');
+    const refusal = guard!.check(request, request.socket.remoteAddress ?? '');
+    if (refusal) return send(response, refusal.status, refusal.reason, refusal.headers);
+    if (url.pathname === '/api/events' && request.method === 'GET') {
+      const after = Number(url.searchParams.get('after') ?? '0');
+      response.writeHead(200, {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      });
+      const write = (event: unknown): void => void response.write(`data: ${JSON.stringify(event)}\n\n`);
+      const backlog = events.since(Number.isFinite(after) ? after : 0);
+      for (const event of backlog) write(event);
+      // Not logged: tells this page that what follows happens now, not in the replayed log.
+      write({ seq: backlog.at(-1)?.seq ?? after, type: 'live' });
+      const unsubscribe = events.subscribe(write);
+      streams.add(response);
+      response.on('close', () => {
+        unsubscribe();
+        streams.delete(response);
+      });
+      return;
+    }
+    if (url.pathname === '/api/send' && request.method === 'POST') {
+      const body = await readBody(request);
+      if (body === undefined) return send(response, 413, `a frame is at most ${MAX_SEND_BYTES} bytes`);
+      if (!live || current === undefined) return send(response, 409, 'the agent is not running; restart it');
+      // Logged before it is written, so the agent's answer can never be listed ahead of it.
+      events.push({ type: 'sent', run: runNumber, t: Date.now() - started, text: body });
+      await current.send(body);
+      return send(response, 204, '');
+    }
+    if (url.pathname === '/api/restart' && request.method === 'POST') {
+      const previous = current;
+      current = undefined;
+      live = false;
+      await previous?.stop();
+      await begin();
+      return send(response, 204, '');
+    }
+    return send(response, 404, 'no such API');
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
+  guard = new HandshakeGuard({ host: '127.0.0.1', token, allowedOrigins: [origin] });
+  await begin();
+  return {
+    origin: `${origin}/`,
+    url: `${origin}/#token=${token}`,
+    token,
+    events,
+    close: async () => {
+      for (const stream of streams) stream.destroy();
+      await current?.stop();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/** One event of the inspector process (see packages/cli/src/inspect/event-log.ts). */
+export type ServerEvent =
+  | { seq: number; type: 'live' }
+  | { seq: number; type: 'started'; run: number; description: string }
+  | { seq: number; type: 'frame'; run: number; t: number; text: string }
+  | { seq: number; type: 'sent'; run: number; t: number; text: string }
+  | { seq: number; type: 'stderr'; run: number; text: string }
+  | {
+      seq: number;
+      type: 'ended';
+      run: number;
+      code: number | null;
+      signal: string | null;
+      reason: string;
+      stderr: string;
+    };
+
+const TOKEN_KEY = 'acp-kit-inspect-token';
+
+/**
+ * The session token: taken once from the URL's `#token=` fragment (then removed from the address
+ * bar and history), kept in this tab's sessionStorage so a reload still works, and sent only as an
+ * `Authorization` header.
+ */
+export function takeToken(): string | undefined {
+  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (match?.[1] !== undefined) {
+    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(match[1]));
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+}
+
+/** The inspector's API, with the session token on every request. */
+export class InspectorApi {
+  readonly #token: string;
+
+  constructor(token: string) {
+    this.#token = token;
+  }
+
+  #headers(): Record<string, string> {
+    return { Authorization: `Bearer ${this.#token}` };
+  }
+
+  /** Sends one JSON-RPC frame to the agent; rejects with the server's reason when it refused. */
+  async send(text: string): Promise<void> {
+    const response = await fetch('/api/send', { method: 'POST', headers: this.#headers(), body: text });
+    if (!response.ok) throw new Error(`${response.status}: ${await response.text()}`);
+  }
+
+  /** Stops the agent (if it still runs) and starts it again. */
+  async restart(): Promise<void> {
+    const response = await fetch('/api/restart', { method: 'POST', headers: this.#headers() });
+    if (!response.ok) throw new Error(`${response.status}: ${await response.text()}`);
+  }
+
+  /**
+   * Follows the event stream (fetch, not EventSource, which cannot send a header), reconnecting
+   * after a drop from the last event seen, so nothing is missed or shown twice. A `live` event marks
+   * the end of the replayed log.
+   */
+  async follow(onEvent: (event: ServerEvent) => void, onStatus: (status: string) => void): Promise<never> {
+    let after = 0;
+    for (;;) {
+      try {
+        const response = await fetch(`/api/events?after=${after}`, { headers: this.#headers() });
+        if (!response.ok || response.body === null)
+          throw new Error(`${response.status}: ${await response.text()}`);
+        onStatus('connected to the inspector');
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let end = buffer.indexOf('\n\n');
+          while (end !== -1) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = block
+              .split('\n')
+              .filter((line) => line.startsWith('data: '))
+              .map((line) => line.slice(6))
+              .join('\n');
+            if (data !== '') {
+              const event = JSON.parse(data) as ServerEvent;
+              after = event.seq;
+              onEvent(event);
+            }
+            end = buffer.indexOf('\n\n');
+          }
+        }
+        onStatus('the inspector closed the event stream; reconnecting');
+      } catch (error) {
+        onStatus(
+          `lost the inspector (${error instanceof Error ? error.message : String(error)}); reconnecting`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import { ruleInfo, type RuleId } from '@acp-kit/conformance/lint';
+import { el } from './dom.js';
+import type { Traffic, TrafficRow } from './traffic.js';
+
+/** The Traffic tab's filters. */
+export interface TrafficFilter {
+  session: string;
+  method: string;
+  kind: string;
+}
+
+const ARROW = { 'client->agent': 'client → agent', 'agent->client': 'agent → client' } as const;
+
+function matches(row: TrafficRow, filter: TrafficFilter): boolean {
+  if (filter.session !== '' && !row.sessionId.includes(filter.session)) return false;
+  if (filter.method !== '' && !row.method.includes(filter.method)) return false;
+  if (filter.kind !== '' && row.kind !== filter.kind) return false;
+  return true;
+}
+
+function rowView(traffic: Traffic, row: TrafficRow, lintOn: boolean): HTMLElement {
+  const findings = lintOn ? traffic.findingsOf(row) : [];
+  const validity =
+    row.validity === 'valid'
+      ? `valid (v${row.version})`
+      : row.validity === 'unchecked'
+        ? `no v${row.version} schema for this method`
+        : row.validity === 'garbage'
+          ? `parse error: ${row.issues[0]?.message ?? ''}`
+          : `invalid (v${row.version})`;
+  return el(
+    'tr',
+    {
+      class: `row ${row.kind} ${row.validity}${findings.length > 0 ? ' has-findings' : ''}`,
+      'data-index': row.index,
+      'data-line': row.line,
+    },
+    el('td', { class: 'n' }, String(row.index + 1)),
+    el('td', { class: 'dir' }, ARROW[row.dir]),
+    el('td', { class: 't' }, `${row.t} ms`),
+    el('td', { class: 'kind' }, row.kind),
+    el('td', { class: 'method' }, row.method),
+    el('td', { class: 'session' }, row.sessionId),
+    el(
+      'td',
+      { class: 'check' },
+      el('div', { class: 'validity' }, validity),
+      ...row.issues
+        .filter(() => row.validity === 'invalid')
+        .map((issue) =>
+          el(
+            'div',
+            { class: 'issue' },
+            el('code', { class: 'pointer' }, issue.pointer || '/'),
+            ` ${issue.message}`,
+          ),
+        ),
+      ...findings.map((finding) =>
+        el(
+          'div',
+          { class: 'finding', 'data-rule': finding.ruleId },
+          `${ruleTier(finding.ruleId)} ${finding.ruleId}: ${finding.message}`,
+          finding.pointer ? el('code', { class: 'pointer' }, ` ${finding.pointer}`) : undefined,
+        ),
+      ),
+    ),
+    el(
+      'td',
+      { class: 'raw' },
+      el('code', {}, row.text.length > 2000 ? `${row.text.slice(0, 2000)}…` : row.text),
+    ),
+  );
+}
+
+function ruleTier(id: string): string {
+  try {
+    return ruleInfo(id as RuleId).tier === 'mandatory' ? 'MUST' : 'SHOULD';
+  } catch {
+    return '';
+  }
+}
+
+/** Renders the traffic table and the lint summary. The lint runs only on v2 traffic (its rules are v2's). */
+export function renderTraffic(
+  traffic: Traffic,
+  filter: TrafficFilter,
+  body: HTMLElement,
+  summary: HTMLElement,
+): void {
+  const lintOn = traffic.version === 2;
+  body.replaceChildren(
+    ...traffic.rows.filter((row) => matches(row, filter)).map((row) => rowView(traffic, row, lintOn)),
+  );
+  if (!lintOn) {
+    summary.replaceChildren('The prompt-lifecycle lint applies to v2 traffic; this connection speaks v1.');
+    return;
+  }
+  const lint = traffic.lint();
+  const failed = lint.results.filter((result) => result.status === 'fail');
+  const unlocated = lint.findings.filter((finding) => finding.line === undefined);
+  summary.replaceChildren(
+    el(
+      'p',
+      { class: failed.length === 0 ? 'lint-clean' : 'lint-failed' },
+      failed.length === 0
+        ? `lint: ${lint.messages} message(s), no rule broken so far`
+        : `lint: ${lint.messages} message(s), broken: ${failed.map((result) => result.id).join(', ')}`,
+    ),
+    ...unlocated.map((finding) => el('p', { class: 'finding' }, `${finding.ruleId}: ${finding.message}`)),
+  );
+}

@@ -1,0 +1,186 @@
+import { type Finding, lintTranscript, type LintResult } from '@acp-kit/conformance/lint';
+import * as v2 from '@acp-kit/schema';
+import * as v1 from 'acp-kit-v1-validate';
+
+/** Which way a frame travelled, in the transcript format's words. */
+export type Direction = 'client->agent' | 'agent->client';
+
+/** What a frame is on the wire. */
+export type Kind = 'request' | 'notification' | 'response' | 'error' | 'garbage';
+
+/** One schema issue of a message, with its pointer from the message's root. */
+export interface Issue {
+  pointer: string;
+  message: string;
+}
+
+/** One frame of the traffic, as shown in the Traffic tab. */
+export interface TrafficRow {
+  /** Position in the traffic, from 0. */
+  readonly index: number;
+  readonly dir: Direction;
+  /** Milliseconds since the inspector started. */
+  readonly t: number;
+  readonly text: string;
+  readonly msg: unknown;
+  readonly kind: Kind;
+  /** The method, for requests and notifications, and for responses the request's. */
+  readonly method: string;
+  readonly sessionId: string;
+  /** `valid`, `invalid` (see `issues`), `unchecked` (no schema for the method), or `garbage`. */
+  readonly validity: 'valid' | 'invalid' | 'unchecked' | 'garbage';
+  readonly issues: readonly Issue[];
+  /** The schema version it was checked against. */
+  readonly version: 1 | 2;
+  /** 1-based line of this message in the exported transcript (garbage frames are not exported). */
+  readonly line?: number;
+}
+
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+
+interface Validators {
+  validateParams(method: string, params: unknown): { ok: boolean; issues?: readonly Issue[] } | undefined;
+  validateResult(method: string, result: unknown): { ok: boolean; issues?: readonly Issue[] } | undefined;
+}
+
+const VALIDATORS: Record<1 | 2, Validators> = {
+  1: v1 as unknown as Validators,
+  2: v2 as unknown as Validators,
+};
+
+function issuesOf(
+  result: { ok: boolean; issues?: readonly Issue[] } | undefined,
+  base: string,
+): Issue[] | undefined {
+  if (result === undefined) return undefined;
+  if (result.ok) return [];
+  return (result.issues ?? []).map((issue) => ({
+    pointer: `${base}${issue.pointer}`,
+    message: issue.message,
+  }));
+}
+
+/**
+ * Every frame both ways, classified and validated against the schema of the version in force
+ * (the version the page asked for until the agent's initialize answer says which one it speaks).
+ */
+export class Traffic {
+  readonly rows: TrafficRow[] = [];
+  /** Requests awaiting an answer, by `<sender>:<id>`, with their method. */
+  readonly #open = new Map<string, string>();
+  #version: 1 | 2 = 2;
+  #lines = 0;
+  #lint: { result: LintResult; rows: number } | undefined;
+
+  /** The version frames are validated against now. */
+  get version(): 1 | 2 {
+    return this.#version;
+  }
+
+  /** Sets the version for the frames that follow (the one chosen before initialize). */
+  set version(version: 1 | 2) {
+    this.#version = version;
+  }
+
+  /** Adds one frame; returns its row. */
+  add(dir: Direction, t: number, text: string): TrafficRow {
+    let msg: unknown;
+    let parsed = true;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      parsed = false;
+    }
+    const m = record(msg);
+    const index = this.rows.length;
+    if (!parsed || m === undefined) {
+      const row: TrafficRow = {
+        index,
+        dir,
+        t,
+        text,
+        msg,
+        kind: 'garbage',
+        method: '',
+        sessionId: '',
+        validity: 'garbage',
+        issues: [{ pointer: '', message: parsed ? 'not a JSON-RPC object' : 'not JSON' }],
+        version: this.#version,
+      };
+      this.rows.push(row);
+      return row;
+    }
+    const sender = dir === 'client->agent' ? 'client' : 'agent';
+    const validators = VALIDATORS[this.#version];
+    let kind: Kind;
+    let method = '';
+    let issues: Issue[] | undefined;
+    if (typeof m.method === 'string') {
+      kind = 'id' in m ? 'request' : 'notification';
+      method = m.method;
+      if (kind === 'request') this.#open.set(`${sender}:${JSON.stringify(m.id)}`, method);
+      issues = issuesOf(validators.validateParams(method, m.params), '/params');
+    } else {
+      kind = 'error' in m ? 'error' : 'response';
+      const requester = sender === 'agent' ? 'client' : 'agent';
+      const key = `${requester}:${JSON.stringify(m.id)}`;
+      method = this.#open.get(key) ?? '';
+      this.#open.delete(key);
+      if (kind === 'response' && method !== '') {
+        issues = issuesOf(validators.validateResult(method, m.result), '/result');
+        if (method === 'initialize') {
+          const version = record(m.result)?.protocolVersion;
+          if (version === 1 || version === 2) this.#version = version;
+        }
+      } else if (kind === 'error') {
+        const error = record(m.error);
+        issues =
+          typeof error?.code === 'number' && typeof error.message === 'string'
+            ? []
+            : [{ pointer: '/error', message: 'a JSON-RPC error needs a numeric code and a string message' }];
+      }
+    }
+    if (m.jsonrpc !== '2.0') issues = [...(issues ?? []), { pointer: '/jsonrpc', message: 'must be "2.0"' }];
+    const params = record(m.params);
+    const sessionId = typeof params?.sessionId === 'string' ? params.sessionId : '';
+    const row: TrafficRow = {
+      index,
+      dir,
+      t,
+      text,
+      msg,
+      kind,
+      method,
+      sessionId,
+      validity: issues === undefined ? 'unchecked' : issues.length === 0 ? 'valid' : 'invalid',
+      issues: issues ?? [],
+      version: this.#version,
+      line: ++this.#lines,
+    };
+    this.rows.push(row);
+    return row;
+  }
+
+  /** The transcript in the project's ndjson format: one `{"dir","t","msg"}` line per JSON-RPC message. */
+  transcript(): string {
+    return this.rows
+      .filter((row) => row.line !== undefined)
+      .map((row) => `${JSON.stringify({ dir: row.dir, t: row.t, msg: row.msg })}\n`)
+      .join('');
+  }
+
+  /** The conformance kit's lint over the transcript so far (recomputed only when frames were added). */
+  lint(): LintResult {
+    if (this.#lint?.rows !== this.rows.length)
+      this.#lint = { result: lintTranscript(this.transcript()), rows: this.rows.length };
+    return this.#lint.result;
+  }
+
+  /** The lint's findings of one row. */
+  findingsOf(row: TrafficRow): Finding[] {
+    return row.line === undefined ? [] : this.lint().findings.filter((finding) => finding.line === row.line);
+  }
+}
