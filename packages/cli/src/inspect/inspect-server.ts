@@ -198,8 +198,11 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     events,
     close: async () => {
       for (const stream of streams) stream.destroy();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A browser keeps its connections open; they must not hold the shutdown.
+      server.closeAllConnections();
       await current?.stop();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed;
     },
   };
 }

@@ -32,8 +32,12 @@ let replaying = true;
 const held = new Map<string, unknown>();
 let stderrLive = '';
 
+/** Whether the agent's current run is alive (a frame for a dead agent is refused here, not sent). */
+let agentRunning = false;
+
 const peer = new Peer(
-  (text) => api.send(text),
+  (text) =>
+    agentRunning ? api.send(text) : Promise.reject(new Error('the agent is not running; restart it')),
   (method, params, id) => {
     if (method === 'session/request_permission') {
       return new Promise((answer) => {
@@ -63,10 +67,11 @@ let scheduled = false;
 function schedule(): void {
   if (scheduled) return;
   scheduled = true;
-  requestAnimationFrame(() => {
+  // A timer, not requestAnimationFrame: a tab in the background must keep up with the traffic too.
+  setTimeout(() => {
     scheduled = false;
     render();
-  });
+  }, 16);
 }
 
 function render(): void {
@@ -81,46 +86,59 @@ function render(): void {
     byId('traffic-body'),
     byId('lint-summary'),
   );
-  byId('permissions').replaceChildren(
-    ...[...permissions].map(([id, { params, answer }]) => {
-      const options = Array.isArray(params.options) ? (params.options as Record<string, unknown>[]) : [];
-      const done = (result: unknown): void => {
-        permissions.delete(id);
-        answer(result);
-        schedule();
-      };
-      return el(
-        'div',
-        { class: 'permission', 'data-request-id': id },
-        el(
-          'p',
-          {},
-          `${String(params.title ?? record(params.toolCall)?.title ?? 'permission')} (session ${String(params.sessionId)})`,
-        ),
-        ...options.map((option) =>
-          el(
-            'button',
-            {
-              type: 'button',
-              'data-option-id': String(option.optionId),
-              onclick: () => done({ outcome: { outcome: 'selected', optionId: option.optionId } }),
-            },
-            String(option.name ?? option.optionId),
-          ),
-        ),
-        el(
-          'button',
-          { type: 'button', class: 'cancel', onclick: () => done({ outcome: { outcome: 'cancelled' } }) },
-          'Cancel',
-        ),
-      );
-    }),
-  );
+  renderPermissions();
   const select = byId<HTMLSelectElement>('session-select');
   const chosen = select.value;
   for (const id of store.sessionIds()) if (!sessions.includes(id)) sessions.push(id);
-  select.replaceChildren(...sessions.map((id) => el('option', { value: id, selected: id === chosen }, id)));
+  // Rebuilt only when the list changed, so an open menu or a choice is never reset under the user.
+  if (select.options.length !== sessions.length) {
+    select.replaceChildren(...sessions.map((id) => el('option', { value: id, selected: id === chosen }, id)));
+  }
   if (chosen === '' && sessions.length > 0) select.value = sessions.at(-1)!;
+}
+
+/** The permission cards on screen, by request id: kept, not rebuilt, so a click never lands on a replaced node. */
+const permissionCards = new Map<string, HTMLElement>();
+
+function renderPermissions(): void {
+  const container = byId('permissions');
+  for (const [id, card] of permissionCards) {
+    if (permissions.has(id)) continue;
+    card.remove();
+    permissionCards.delete(id);
+  }
+  for (const [id, { params, answer }] of permissions) {
+    if (permissionCards.has(id)) continue;
+    const options = Array.isArray(params.options) ? (params.options as Record<string, unknown>[]) : [];
+    const done = (result: unknown): void => {
+      permissions.delete(id);
+      answer(result);
+      schedule();
+    };
+    const card = el(
+      'div',
+      { class: 'permission', 'data-request-id': id },
+      el('p', {}, `${String(params.title ?? 'permission')} (session ${String(params.sessionId)})`),
+      ...options.map((option) =>
+        el(
+          'button',
+          {
+            type: 'button',
+            'data-option-id': String(option.optionId),
+            onclick: () => done({ outcome: { outcome: 'selected', optionId: option.optionId } }),
+          },
+          String(option.name ?? option.optionId),
+        ),
+      ),
+      el(
+        'button',
+        { type: 'button', class: 'cancel', onclick: () => done({ outcome: { outcome: 'cancelled' } }) },
+        'Cancel',
+      ),
+    );
+    permissionCards.set(id, card);
+    container.append(card);
+  }
 }
 
 function addSession(id: string): void {
@@ -137,6 +155,7 @@ function onEvent(event: ServerEvent): void {
   } else if (event.type === 'started') {
     byId('agent-status').textContent = `agent run ${event.run} started: ${event.description}`;
     byId('agent-status').className = 'running';
+    agentRunning = true;
     stderrLive = '';
     byId('agent-stderr').textContent = '';
     if (!replaying) say('agent started; initialize it to begin');
@@ -144,6 +163,7 @@ function onEvent(event: ServerEvent): void {
     byId('agent-status').textContent =
       `agent run ${event.run} ended: ${event.reason}${event.code === null ? '' : ` (exit code ${event.code})`}`;
     byId('agent-status').className = 'ended';
+    agentRunning = false;
     byId('agent-stderr').textContent = event.stderr;
     peer.abandon(event.reason);
     for (const id of store.sessionIds()) store.setConnection(id, 'disconnected');

@@ -1,0 +1,306 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { lintTranscript } from '@acp-kit/conformance';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, requireBuild } from '../harness.js';
+import { spawnListeningAgent } from '../../src/listen/spawn-listening-agent.js';
+import { openChromium } from './chromium.js';
+import { type InspectorProcess, startInspectorProcess } from './inspector-process.js';
+
+const FIXTURE_AGENT = fileURLToPath(
+  new URL('../../../conformance/test/fixtures/fixture-agent.mjs', import.meta.url),
+);
+const V1_AGENT = fileURLToPath(
+  new URL('../../../v1-compat/test/fixtures/official-v1-agent.ts', import.meta.url),
+);
+const HOSTILE_AGENT = fileURLToPath(new URL('./fixtures/hostile-agent.mjs', import.meta.url));
+
+let browser: Awaited<ReturnType<typeof openChromium>>;
+let context: BrowserContext;
+const running = new Set<InspectorProcess>();
+const problems: string[] = [];
+
+beforeAll(async () => {
+  requireBuild();
+  browser = await openChromium();
+  context = browser.context;
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([...running].map((inspector) => inspector.stop()));
+  await browser?.close();
+});
+
+/** Starts `acp-kit inspect <args>` and opens its URL in a new page that reports console errors and outside requests. */
+async function inspect(args: string[]): Promise<{ page: Page; inspector: InspectorProcess }> {
+  const inspector = await startInspectorProcess(args);
+  running.add(inspector);
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('request', (request) => {
+    if (!request.url().startsWith(inspector.origin) && !request.url().startsWith('blob:')) {
+      problems.push(`request outside the inspector: ${request.url()}`);
+    }
+  });
+  await page.goto(inspector.url);
+  await page.locator('#status', { hasText: 'connected to the inspector' }).waitFor();
+  return { page, inspector };
+}
+
+async function finish(page: Page, inspector: InspectorProcess): Promise<void> {
+  await page.close();
+  await inspector.stop();
+  running.delete(inspector);
+}
+
+async function initializeAndCreateSession(page: Page, version: 1 | 2 = 2): Promise<string> {
+  await page.locator('#agent-status', { hasText: 'started' }).waitFor();
+  await page.selectOption('#protocol', String(version));
+  await page.click('#initialize');
+  await page.locator('#log', { hasText: `initialized (protocol version ${version})` }).waitFor();
+  await page.click('#new-session');
+  const log = page.locator('#log', { hasText: /session \S+ created/ });
+  await log.waitFor();
+  // Read from the log line itself: the session menu is filled by the next render.
+  return /session (\S+) created/.exec((await log.textContent()) ?? '')![1]!;
+}
+
+/**
+ * Waits until some element matching `selector` holds `text`, reading the DOM afresh each time:
+ * the page re-renders its lists as frames arrive, so element handles do not outlive a render.
+ */
+async function waitForText(page: Page, selector: string, text: string): Promise<void> {
+  await expect
+    .poll(async () => (await page.locator(selector).allTextContents()).some((t) => t.includes(text)), {
+      timeout: 20_000,
+    })
+    .toBe(true);
+}
+
+async function prompt(page: Page, text: string): Promise<void> {
+  await page.fill('#prompt', text);
+  await page.click('#send');
+}
+
+describe('acp-kit inspect in Chromium', () => {
+  it('drives the reference agent: a /write permission answered in the page, every message validated, an export that lints clean', async () => {
+    const { page, inspector } = await inspect(['--', process.execPath, BIN, 'agent']);
+    // The token left the address bar once the page took it.
+    expect(page.url()).not.toContain('token');
+    const sessionId = await initializeAndCreateSession(page);
+    await expect(page.locator('#agent-info').textContent()).resolves.toContain('acp-kit-agent');
+
+    await prompt(page, '/write notes.txt');
+    const permission = page.locator('.permission');
+    await permission.waitFor();
+    await expect(permission.textContent()).resolves.toContain('Allow: /write notes.txt');
+    await permission.locator('button[data-option-id="allow"]').click();
+    const session = page.locator(`section.session[data-session-id="${sessionId}"]`);
+    const inSession = `section.session[data-session-id="${sessionId}"]`;
+    await waitForText(page, `${inSession} .message.agent_message`, 'Permission granted: done.');
+    await waitForText(page, `${inSession} .state`, 'state: idle (end_turn)');
+    await expect(session.locator('.message.user_message .text').allTextContents()).resolves.toEqual([
+      '/write notes.txt',
+    ]);
+    await expect(page.locator('#permissions .permission').count()).resolves.toBe(0);
+
+    // Every message both ways is listed and valid against the v2 schema; the lint found nothing.
+    const rows = page.locator('#traffic-body tr.row');
+    const methods = await page.locator('#traffic-body tr.row td.method').allTextContents();
+    for (const method of [
+      'initialize',
+      'session/new',
+      'session/prompt',
+      'session/request_permission',
+      'session/update',
+    ])
+      expect(methods).toContain(method);
+    const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
+    expect(checks.length).toBe(await rows.count());
+    expect(checks.filter((check) => check !== 'valid (v2)')).toEqual([]);
+    await expect(page.locator('#lint-summary').textContent()).resolves.toMatch(/no rule broken so far/);
+
+    // The permission answer travelled client → agent as a response to the agent's request.
+    await page.fill('#filter-method', 'session/request_permission');
+    await expect
+      .poll(() => page.locator('#traffic-body tr.row td.dir').allTextContents())
+      .toEqual(['agent → client', 'client → agent']);
+    await page.fill('#filter-method', '');
+    await expect.poll(() => rows.count()).toBe(checks.length);
+
+    const download = page.waitForEvent('download');
+    await page.click('#export');
+    const file = await (await download).path();
+    const transcript = readFileSync(file, 'utf8');
+    const lint = lintTranscript(transcript);
+    expect(lint.findings).toEqual([]);
+    expect(lint.messages).toBe(checks.length);
+    const cli = spawnSync(process.execPath, [BIN, 'lint', file], { encoding: 'utf8' });
+    expect(cli.status).toBe(0);
+    await finish(page, inspector);
+  });
+
+  it('pins the violation of an agent that never reports the user message to the prompt it broke', async () => {
+    const { page, inspector } = await inspect([
+      '--',
+      process.execPath,
+      FIXTURE_AGENT,
+      '--break',
+      'no-user-message',
+    ]);
+    const sessionId = await initializeAndCreateSession(page);
+    await prompt(page, 'hello');
+    await waitForText(page, `section.session[data-session-id="${sessionId}"] .state`, 'state: idle');
+    await waitForText(page, '#lint-summary', 'prompt.user-message');
+    const flagged = page.locator('#traffic-body tr.row.has-findings');
+    const findings = await flagged.locator('.finding').allTextContents();
+    expect(findings.some((text) => text.includes('user-message'))).toBe(true);
+    // The finding sits on the prompt's own messages (its request or its receipt), not elsewhere.
+    const flaggedMethods = await flagged.locator('td.method').allTextContents();
+    expect(new Set(flaggedMethods)).toEqual(new Set(['session/prompt']));
+    await expect(page.locator('#lint-summary .lint-failed').textContent()).resolves.toContain('user-message');
+    await finish(page, inspector);
+  });
+
+  it('shows a hostile agent’s HTML and a line that is not JSON as text, and runs none of it', async () => {
+    const { page, inspector } = await inspect(['--', process.execPath, HOSTILE_AGENT]);
+    const message = page.locator(
+      'section.session[data-session-id="hostile-session"] .message.agent_message .text',
+    );
+    await message.waitFor();
+    await expect(message.textContent()).resolves.toBe(
+      '<img id="injected" src="x" onerror="window.__pwned = 1"><script>window.__pwned = 1</script>',
+    );
+    const garbage = page.locator('#traffic-body tr.row.garbage');
+    await expect(garbage.locator('.validity').textContent()).resolves.toBe('parse error: not JSON');
+    await expect(garbage.locator('td.raw').textContent()).resolves.toBe(
+      '<b id="garbage-markup">not json</b>',
+    );
+    await expect(page.locator('#injected, #garbage-markup, main script').count()).resolves.toBe(0);
+    await expect(page.evaluate(() => (window as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
+    await finish(page, inspector);
+  });
+
+  it('shows a crashed agent’s exit code and stderr, stays up, and starts the agent again', async () => {
+    const crash = "process.stderr.write('fatal: out of cheese\\n'); process.exit(3)";
+    const { page, inspector } = await inspect(['--', process.execPath, '-e', crash]);
+    await page
+      .locator('#agent-status', { hasText: 'agent run 1 ended: the agent exited with code 3' })
+      .waitFor();
+    await expect(page.locator('#agent-stderr').textContent()).resolves.toContain('fatal: out of cheese');
+    await page.click('#initialize');
+    await page.locator('#log', { hasText: 'the agent is not running' }).waitFor();
+    await page.click('#restart');
+    await page
+      .locator('#agent-status', { hasText: 'agent run 2 ended: the agent exited with code 3' })
+      .waitFor();
+    expect(inspector.child.exitCode).toBeNull();
+    await finish(page, inspector);
+  });
+
+  it('drives a v1 agent through the bridge (--v1) as a v2 client', async () => {
+    const { page, inspector } = await inspect(['--v1', '--', process.execPath, '--import', 'tsx', V1_AGENT]);
+    const sessionId = await initializeAndCreateSession(page);
+    await prompt(page, 'hello');
+    const session = page.locator(`section.session[data-session-id="${sessionId}"]`);
+    await waitForText(page, `section.session[data-session-id="${sessionId}"] .state`, 'state: idle');
+    await expect(session.locator('.message.user_message .text').allTextContents()).resolves.toEqual([
+      'hello',
+    ]);
+    await expect(session.locator('.message.agent_message').count()).resolves.toBeGreaterThan(0);
+    const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
+    expect(checks.filter((check) => check !== 'valid (v2)')).toEqual([]);
+    await finish(page, inspector);
+  });
+
+  it('speaks v1 to an unbridged v1 agent and validates each message against the v1 schema', async () => {
+    const { page, inspector } = await inspect(['--', process.execPath, '--import', 'tsx', V1_AGENT]);
+    await initializeAndCreateSession(page, 1);
+    const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
+    expect(checks).toEqual(['valid (v1)', 'valid (v1)', 'valid (v1)', 'valid (v1)']);
+    await expect(page.locator('#lint-summary').textContent()).resolves.toContain('applies to v2 traffic');
+    await finish(page, inspector);
+  });
+
+  it('inspects a remote agent (--url, --token-file) without handing its token to the page', async () => {
+    const agent = await spawnListeningAgent(BIN, []);
+    const dir = mkdtempSync(join(tmpdir(), 'acp-kit-inspect-'));
+    try {
+      const tokenFile = join(dir, 'token');
+      writeFileSync(tokenFile, agent.token, { mode: 0o600 });
+      const { page, inspector } = await inspect(['--url', agent.url, '--token-file', tokenFile]);
+      await initializeAndCreateSession(page);
+      await expect(page.locator('#agent-info').textContent()).resolves.toContain('acp-kit-agent');
+      const seen = await page.evaluate(
+        () => `${document.documentElement.outerHTML}${JSON.stringify(sessionStorage)}`,
+      );
+      expect(seen).not.toContain(agent.token);
+      await finish(page, inspector);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await agent.stop();
+    }
+  });
+
+  it('raised no console error and made no request outside the inspector', () => {
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('acp-kit inspect API', () => {
+  it('refuses requests without the session token, from another origin, or for another host name', async () => {
+    const inspector = await startInspectorProcess(['--', process.execPath, HOSTILE_AGENT]);
+    running.add(inspector);
+    const auth = { Authorization: `Bearer ${inspector.token}` };
+    const status = async (path: string, init: RequestInit = {}): Promise<number> =>
+      (await fetch(`${inspector.origin}${path}`, init)).status;
+    expect(await status('/api/send', { method: 'POST', body: '{}' })).toBe(401);
+    expect(
+      await status('/api/send', {
+        method: 'POST',
+        body: '{}',
+        headers: { Authorization: 'Bearer wrong-token-wrong-token-wrong-token-00' },
+      }),
+    ).toBe(401);
+    expect(
+      await status('/api/send', {
+        method: 'POST',
+        body: '{}',
+        headers: { ...auth, Origin: 'http://evil.example' },
+      }),
+    ).toBe(403);
+    expect(
+      await status('/api/restart', { method: 'POST', headers: { ...auth, Origin: 'http://localhost:1' } }),
+    ).toBe(403);
+    // The page itself needs no token (it holds no secret), but only under the inspector's own host name.
+    expect(await status('/')).toBe(200);
+    const rebound = spawnSync(
+      'curl',
+      ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', 'Host: attacker.example', `${inspector.origin}/`],
+      { encoding: 'utf8' },
+    );
+    if (rebound.status === 0) expect(rebound.stdout).toBe('421');
+    expect(
+      await status('/api/send', {
+        method: 'POST',
+        body: '{"jsonrpc":"2.0","method":"x"}',
+        headers: { ...auth, Origin: inspector.origin },
+      }),
+    ).toBe(204);
+    await inspector.stop();
+    running.delete(inspector);
+  });
+
+  it('refuses a --url that is neither http(s) nor ws(s) with a usage error', () => {
+    const bad = spawnSync(process.execPath, [BIN, 'inspect', '--url', 'ftp://example'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--url expects http(s)://…/acp or ws(s)://…');
+  });
+});
