@@ -184,7 +184,7 @@ describe('acp-kit inspect in Chromium', () => {
       '<b id="garbage-markup">not json</b>',
     );
     await expect(page.locator('#injected, #garbage-markup, main script').count()).resolves.toBe(0);
-    await expect(page.evaluate(() => (window as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
+    await expect(page.evaluate('window.__pwned')).resolves.toBeUndefined();
     await finish(page, inspector);
   });
 
@@ -238,8 +238,8 @@ describe('acp-kit inspect in Chromium', () => {
       const { page, inspector } = await inspect(['--url', agent.url, '--token-file', tokenFile]);
       await initializeAndCreateSession(page);
       await expect(page.locator('#agent-info').textContent()).resolves.toContain('acp-kit-agent');
-      const seen = await page.evaluate(
-        () => `${document.documentElement.outerHTML}${JSON.stringify(sessionStorage)}`,
+      const seen = await page.evaluate<string>(
+        'document.documentElement.outerHTML + JSON.stringify(sessionStorage)',
       );
       expect(seen).not.toContain(agent.token);
       await finish(page, inspector);
