@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type {
   AvailableCommand,
+  BackgroundWork,
   ContentBlock,
   CreateElicitationResponse,
   Notice,
@@ -142,6 +143,12 @@ export class AgentSession {
   readonly #idleWaiters = new Set<() => void>();
   #permissionsPending = 0;
   readonly #work = new WorkRegistry();
+  /** Whether the session reports background work: every state update then carries a list. */
+  #reportsBackground = false;
+  /** The background list as of {@link position} (the last one the log delivered). */
+  #reportedBackground: BackgroundWork[] = [];
+  /** The list the last state update appended here carried (JSON), to report only changes. */
+  #listed = '[]';
 
   /** @internal Sessions are created by the agent. */
   constructor(id: SessionId, cwd: string, log: SessionLog, options: AgentSessionOptions = {}) {
@@ -175,6 +182,14 @@ export class AgentSession {
    */
   get reportedActivity(): SessionActivity {
     return this.#turns.reported;
+  }
+
+  /**
+   * The background list as of {@link position} (what the last state update handed to attached
+   * clients listed), or undefined while the session does not report background work.
+   */
+  get reportedBackground(): readonly BackgroundWork[] | undefined {
+    return this.#reportsBackground ? this.#reportedBackground : undefined;
   }
 
   /** The seq of the last log entry handed to attached clients. */
@@ -264,7 +279,9 @@ export class AgentSession {
     if (record === undefined) {
       throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId: this.id });
     }
-    this.#turns.fromLog(await lastActivity(this.#log, this.id, record.lastSeq));
+    const last = await lastState(this.#log, this.id, record.lastSeq);
+    this.#turns.fromLog(last.activity);
+    if (last.background !== undefined) this.#fromLogBackground(last.background);
     this.#position = record.lastSeq;
     if (this.#closed.signal.aborted) return;
     this.#subscription = this.#log.subscribe(this.id, record.lastSeq, {
@@ -285,6 +302,8 @@ export class AgentSession {
       const update = entry.update as { sessionUpdate: string; state?: unknown };
       if (update.sessionUpdate === 'state_update' && isActivity(update.state)) {
         this.#turns.fromLog(update.state);
+        const { background } = update as { background?: unknown };
+        if (Array.isArray(background)) this.#fromLogBackground(background as BackgroundWork[]);
       }
       this.#delivery.deliver({ sessionId: this.id, update: entry.update }, entry.seq);
     }
@@ -356,7 +375,40 @@ export class AgentSession {
    */
   async update(update: SessionUpdate, options: { retain?: boolean } = {}): Promise<void> {
     const retain = options.retain ?? update.sessionUpdate !== 'state_update';
+    if (update.sessionUpdate === 'state_update') update = this.#withBackground(update);
     await this.#write([{ update, retain }], update.sessionUpdate.endsWith('_chunk'));
+  }
+
+  /**
+   * A state update with the session's background list, once the session reports one (a list the
+   * caller set is kept): the list is built from the handles moved to the background here, each
+   * listed after its announcing update and dropped only after its end was appended.
+   */
+  #withBackground(update: SessionUpdate): SessionUpdate {
+    if (this.#work.reportsBackground) this.#reportsBackground = true;
+    if (!this.#reportsBackground) return update;
+    const given = (update as { background?: unknown }).background;
+    if (given !== undefined && given !== null) return update;
+    const background = this.#work.background();
+    this.#listed = JSON.stringify(background);
+    return { ...update, background } as SessionUpdate;
+  }
+
+  /** A state update the log delivered carried a background list. */
+  #fromLogBackground(background: BackgroundWork[]): void {
+    this.#reportsBackground = true;
+    this.#reportedBackground = background;
+  }
+
+  /**
+   * @internal The background list may have changed (a handle moved to the background or ended):
+   * when it did, reports a state snapshot with the current activity and the new list — while idle
+   * a repeated idle with no stop reason and no usage, which ends nothing.
+   */
+  async backgroundChanged(): Promise<void> {
+    this.#reportsBackground = true;
+    if (JSON.stringify(this.#work.background()) === this.#listed) return;
+    await this.update({ sessionUpdate: 'state_update', state: this.#turns.activity } as SessionUpdate);
   }
 
   /** Appends entries, each call after the one before, and resolves once the log has them. */
@@ -583,8 +635,16 @@ export class AgentSession {
    * @internal Sends one client the session's current state (after a resume, so the client does not
    * take the resume response for `idle`).
    */
-  async sendStateTo(peer: ClientPeer, state: SessionActivity = this.#turns.reported): Promise<void> {
-    const update: KnownSessionUpdate = { sessionUpdate: 'state_update', state };
+  async sendStateTo(
+    peer: ClientPeer,
+    state: SessionActivity = this.#turns.reported,
+    background: readonly BackgroundWork[] | undefined = this.reportedBackground,
+  ): Promise<void> {
+    const update: KnownSessionUpdate = {
+      sessionUpdate: 'state_update',
+      state,
+      ...(background === undefined ? {} : { background: [...background] }),
+    };
     await this.sendTo(peer, update);
   }
 
@@ -797,23 +857,34 @@ function isPermissionResponse(value: unknown): value is RequestPermissionRespons
   return typeof outcome === 'object' && outcome !== null && typeof outcome.outcome === 'string';
 }
 
-/** The activity the log last reported, looking back a few pages from `lastSeq` (idle if none). */
-async function lastActivity(
+/**
+ * The activity the log last reported, looking back a few pages from `lastSeq` (idle if none), and
+ * the background list that state update carried (undefined if it carried none).
+ */
+async function lastState(
   log: SessionLog,
   sessionId: SessionId,
   lastSeq: number,
-): Promise<SessionActivity> {
+): Promise<{ activity: SessionActivity; background?: BackgroundWork[] }> {
   let end = lastSeq;
   for (let pages = 0; end > 0 && pages < ACTIVITY_LOOKBACK_PAGES; pages++) {
     const from = Math.max(0, end - 1024);
     const page = await log.read(sessionId, { afterSeq: from, limit: end - from });
     for (let i = page.entries.length - 1; i >= 0; i--) {
-      const update = page.entries[i]!.update as { sessionUpdate: string; state?: unknown };
-      if (update.sessionUpdate === 'state_update' && isActivity(update.state)) return update.state;
+      const update = page.entries[i]!.update as {
+        sessionUpdate: string;
+        state?: unknown;
+        background?: unknown;
+      };
+      if (update.sessionUpdate === 'state_update' && isActivity(update.state)) {
+        return Array.isArray(update.background)
+          ? { activity: update.state, background: update.background as BackgroundWork[] }
+          : { activity: update.state };
+      }
     }
     end = from;
   }
-  return 'idle';
+  return { activity: 'idle' };
 }
 
 /** Log entries for a message's report; the first claims its ID. */

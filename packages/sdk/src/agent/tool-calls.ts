@@ -1,4 +1,5 @@
 import type {
+  BackgroundWork,
   SessionUpdate,
   TerminalExitStatus,
   TerminalUpdate,
@@ -15,6 +16,8 @@ export interface UpdateSink {
   update(update: SessionUpdate, options?: { retain?: boolean }): Promise<void>;
   /** Aborted when the session's turn is cancelled (`session/cancel`). */
   readonly signal: AbortSignal;
+  /** The background list may have changed: the session reports it if it did (after the update that changed it). */
+  backgroundChanged(): Promise<void>;
 }
 
 /** The fields of a tool call other than its ID and the update tag. */
@@ -50,6 +53,15 @@ export interface ToolCallHandle {
   update(fields: ToolCallFields): Promise<void>;
   /** Appends one piece of content (`tool_call_content_chunk`). */
   content(content: ToolCallContent): Promise<void>;
+  /**
+   * Moves the tool call to the background: `session/cancel` no longer aborts its signal (only
+   * `tool_call/cancel` or the session's close do), and every `state_update` lists it until its
+   * final status (`completed`, `failed`, `cancelled`) was reported. A tool call whose content
+   * embeds a terminal of this session is listed as that terminal (and stays listed until the
+   * terminal's exit status was reported too). Resolves once the list naming it was appended
+   * (at once when it already ended or runs in the background).
+   */
+  runInBackground(): Promise<void>;
 }
 
 /** The fields of a display terminal other than its ID and the update tag. */
@@ -81,6 +93,13 @@ export interface TerminalHandle {
   update(fields: TerminalFields): Promise<void>;
   /** Reports how the command ended (`terminal_update` with `exitStatus`). */
   exit(status: TerminalExitStatus): Promise<void>;
+  /**
+   * Moves the terminal to the background: `session/cancel` no longer aborts its signal (only
+   * `terminal/cancel` or the session's close do), and every `state_update` lists it until its
+   * exit status was reported. Resolves once the list naming it was appended (at once when it
+   * already exited or runs in the background).
+   */
+  runInBackground(): Promise<void>;
 }
 
 /** Something a cancel request can stop. */
@@ -89,7 +108,17 @@ interface Cancellable {
   /** The handle's signal: the controller's or the turn's, whichever aborts first. */
   readonly signal: AbortSignal;
   readonly cancellable: boolean;
+  /** Stops the turn's cancel from aborting {@link signal} (the work moved to the background). */
+  readonly detach: () => void;
 }
+
+/** A handle moved to the background: what it is listed as, and whether it still runs. */
+interface Backgrounded {
+  readonly item: () => BackgroundWork;
+  readonly ended: () => boolean;
+}
+
+const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled']);
 
 /**
  * The tool calls and terminals of one live session, by ID, for `tool_call/cancel` and
@@ -98,6 +127,36 @@ interface Cancellable {
 export class WorkRegistry {
   readonly #toolCalls = new Map<string, Cancellable>();
   readonly #terminals = new Map<string, Cancellable>();
+  /** Terminals whose exit status was reported. */
+  readonly #exited = new Set<string>();
+  /** Work moved to the background, in the order it moved. */
+  readonly #background = new Set<Backgrounded>();
+
+  /**
+   * The background list now: each backgrounded handle that has not ended, once (by the item it is
+   * listed as), in the order they moved to the background.
+   */
+  background(): BackgroundWork[] {
+    const list = new Map<string, BackgroundWork>();
+    for (const work of this.#background) {
+      if (work.ended()) continue;
+      const item = work.item();
+      list.set(JSON.stringify(item), item);
+    }
+    return [...list.values()];
+  }
+
+  /** Whether any work was ever moved to the background here (the session then reports a list). */
+  get reportsBackground(): boolean {
+    return this.#background.size > 0;
+  }
+
+  async #toBackground(sink: UpdateSink, entry: Cancellable, work: Backgrounded): Promise<void> {
+    if (work.ended() || this.#background.has(work)) return;
+    entry.detach();
+    this.#background.add(work);
+    await sink.backgroundChanged();
+  }
 
   /** Starts a tool call: reports it at once with `fields` and returns its handle. */
   async toolCall(
@@ -115,8 +174,30 @@ export class WorkRegistry {
     const entry = cancellable(sink.signal, options.cancellable ?? false);
     this.#toolCalls.set(toolCallId, entry);
     const retain = { retain: options.retain ?? true };
-    const send = (more: ToolCallFields): Promise<void> =>
-      sink.update({ sessionUpdate: 'tool_call_update', toolCallId, ...more } as ToolCallUpdate, retain);
+    let final = false;
+    let terminalId: string | undefined;
+    const observe = (more: { status?: unknown; content?: unknown }): void => {
+      if (typeof more.status === 'string' && FINAL_STATUSES.has(more.status)) final = true;
+      if (Array.isArray(more.content)) {
+        const embedded = more.content.find(isTerminalContent);
+        if (embedded !== undefined) terminalId = embedded.terminalId;
+      }
+    };
+    const work: Backgrounded = {
+      item: () =>
+        terminalId !== undefined && this.#terminals.has(terminalId)
+          ? { type: 'terminal', terminalId }
+          : { type: 'tool_call', toolCallId },
+      ended: () =>
+        final &&
+        (terminalId === undefined || !this.#terminals.has(terminalId) || this.#exited.has(terminalId)),
+    };
+    const send = async (more: ToolCallFields): Promise<void> => {
+      await sink.update({ sessionUpdate: 'tool_call_update', toolCallId, ...more } as ToolCallUpdate, retain);
+      observe(more);
+      if (this.#background.has(work)) await sink.backgroundChanged();
+    };
+    observe(fields);
     await sink.update(
       {
         sessionUpdate: 'tool_call_update',
@@ -130,8 +211,13 @@ export class WorkRegistry {
       toolCallId,
       signal: entry.signal,
       update: send,
-      content: (content) =>
-        sink.update({ sessionUpdate: 'tool_call_content_chunk', toolCallId, content }, retain),
+      content: async (content) => {
+        await sink.update({ sessionUpdate: 'tool_call_content_chunk', toolCallId, content }, retain);
+        if (!isTerminalContent(content)) return;
+        terminalId = content.terminalId;
+        if (this.#background.has(work)) await sink.backgroundChanged();
+      },
+      runInBackground: () => this.#toBackground(sink, entry, work),
     };
   }
 
@@ -151,8 +237,18 @@ export class WorkRegistry {
     const entry = cancellable(sink.signal, options.cancellable ?? false);
     this.#terminals.set(terminalId, entry);
     const retain = { retain: options.retain ?? true };
-    const send = (more: TerminalFields): Promise<void> =>
-      sink.update({ sessionUpdate: 'terminal_update', terminalId, ...more } as TerminalUpdate, retain);
+    const work: Backgrounded = {
+      item: () => ({ type: 'terminal', terminalId }),
+      ended: () => this.#exited.has(terminalId),
+    };
+    const send = async (more: TerminalFields): Promise<void> => {
+      await sink.update({ sessionUpdate: 'terminal_update', terminalId, ...more } as TerminalUpdate, retain);
+      if (more.exitStatus === undefined || more.exitStatus === null) return;
+      this.#exited.add(terminalId);
+      // A backgrounded tool call listed as this terminal may end with it too.
+      if (this.#background.size > 0) await sink.backgroundChanged();
+    };
+    if (fields.exitStatus !== undefined && fields.exitStatus !== null) this.#exited.add(terminalId);
     await sink.update(
       {
         sessionUpdate: 'terminal_update',
@@ -168,6 +264,7 @@ export class WorkRegistry {
       output: (data) => sink.update({ sessionUpdate: 'terminal_output_chunk', terminalId, data }, retain),
       update: send,
       exit: (exitStatus) => send({ exitStatus }),
+      runInBackground: () => this.#toBackground(sink, entry, work),
     };
   }
 
@@ -190,7 +287,22 @@ export class WorkRegistry {
 
 function cancellable(turn: AbortSignal, advertised: boolean): Cancellable {
   const controller = new AbortController();
-  return { controller, signal: AbortSignal.any([turn, controller.signal]), cancellable: advertised };
+  const combined = new AbortController();
+  const onTurn = (): void => combined.abort(turn.reason);
+  if (turn.aborted) combined.abort(turn.reason);
+  else turn.addEventListener('abort', onTurn, { once: true });
+  controller.signal.addEventListener('abort', () => combined.abort(controller.signal.reason), { once: true });
+  return {
+    controller,
+    signal: combined.signal,
+    cancellable: advertised,
+    detach: () => turn.removeEventListener('abort', onTurn),
+  };
+}
+
+function isTerminalContent(value: unknown): value is { type: 'terminal'; terminalId: string } {
+  const content = value as { type?: unknown; terminalId?: unknown } | null;
+  return content?.type === 'terminal' && typeof content.terminalId === 'string';
 }
 
 function cancel(entry: Cancellable | undefined, what: string, pointer: string, id: string): void {

@@ -116,6 +116,7 @@ async function attachResumed(
   const upto = session.position;
   // The state as of `upto`: the entries after it reach this client after the replay.
   const activity = session.reportedActivity;
+  const background = session.reportedBackground;
   try {
     if (cursor !== undefined) {
       const style = agent.options.replay ?? 'full';
@@ -124,7 +125,7 @@ async function attachResumed(
       signal.throwIfAborted();
     }
     // Current-state synchronisation: the resume response alone does not mean idle.
-    await session.sendStateTo(peer, activity);
+    await session.sendStateTo(peer, activity, background);
   } catch (error) {
     if (wasAttached) await session.release(peer);
     else session.detach(peer);
