@@ -6,6 +6,7 @@ import {
   type PendingPrompt,
   type SessionLog,
 } from '@acp-kit/sdk';
+import { backgroundCommand, subtaskCommand } from './background-command.js';
 import { compactCommand } from './compact-command.js';
 import { promptText, replyTo } from './reply-model.js';
 import {
@@ -76,7 +77,9 @@ interface Queued {
  *   and when the mode changes); `/run <cmd>` (a plan, a cancellable tool call with a display
  *   terminal streaming simulated output — nothing executes), `/ask <question>` (an elicitation),
  *   `/title <text>` (`session_info_update`), `/unplan` (`plan_removed`), `/compact` (a compaction whose summary is derived from
- *   the session's retained messages); `session/list`, `session/close`, `session/delete`;
+ *   the session's retained messages), `/background <seconds>` (a terminal that keeps writing
+ *   after the turn ended idle, listed in `background` until its exit status) and `/subtask <text>`
+ *   (the same as a background tool call); `session/list`, `session/close`, `session/delete`;
  *   with `requireLogin`, `auth/login` first.
  */
 export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent {
@@ -168,6 +171,10 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     if (text === '/title' || text.startsWith('/title ')) return titleCommand(session, text.slice(7).trim());
     if (text === '/compact') return compactCommand(session, messageId, delay);
     if (text === '/unplan') return unplanCommand(session);
+    if (text === '/background' || text.startsWith('/background '))
+      return backgroundCommand(session, text.slice(12).trim());
+    if (text === '/subtask' || text.startsWith('/subtask '))
+      return subtaskCommand(session, text.slice(9).trim());
     if (text.startsWith('/write')) {
       const answer = await session.requestPermission(
         {

@@ -34,6 +34,15 @@ const CORE_RULES = [
   'baseline.unknown-values',
 ];
 
+const BACKGROUND_RULES = [
+  'background.announced-first',
+  'background.final-before-removal',
+  'background.listed-once',
+  'background.every-state-update',
+  'background.cancel-leaves-running',
+  'background.repeat-not-completion',
+];
+
 describe.concurrent('the kit against the reference agent (acp-kit agent)', () => {
   it('passes with in-memory history, checking every core rule, and its transcripts lint clean', async () => {
     const transcripts = new Map<string, string>();
@@ -53,6 +62,29 @@ describe.concurrent('the kit against the reference agent (acp-kit agent)', () =>
     expect([...transcripts.keys()]).toEqual(['lifecycle', 'rejection', 'cancel', 'resume']);
     for (const [scenario, text] of transcripts) {
       const lint = lintTranscript(text);
+      expect(lint.failed, scenario).toBe(false);
+    }
+  });
+
+  it('passes all six background rules with --background-prompt "/background 1", and the background transcript lints clean', async () => {
+    const transcripts = new Map<string, string>();
+    const report = await runConformance({
+      command: process.execPath,
+      args: [BIN, 'agent', '--chunk-delay', '1'],
+      timeoutMs: 15_000,
+      cwd: dir,
+      backgroundPrompt: '/background 1',
+      record: (scenario, text) => {
+        transcripts.set(scenario, text);
+      },
+    });
+    expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
+    const status = Object.fromEntries(report.results.map((result) => [result.id, result.status]));
+    for (const id of BACKGROUND_RULES) expect(status[id], id).toBe('pass');
+    for (const [scenario, text] of transcripts) {
+      const lint = lintTranscript(text);
+      const background = lint.findings.filter((finding) => finding.ruleId.startsWith('background.'));
+      expect(background, scenario).toEqual([]);
       expect(lint.failed, scenario).toBe(false);
     }
   });
