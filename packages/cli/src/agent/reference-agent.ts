@@ -32,6 +32,8 @@ export interface ReferenceAgentOptions {
   ownership?: AgentOptions['ownership'];
   /** Require `auth/login` before session methods (`--require-login`); -32000 until then. */
   requireLogin?: boolean;
+  /** Send an agent message on every `session/new`, before any prompt (`--greet`). */
+  greet?: boolean;
   /** Where errors thrown by the agent's handlers go (default: one line each on stderr). */
   onHandlerError?: AgentOptions['onHandlerError'];
 }
@@ -242,6 +244,14 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
       }
       return next;
     },
+    ...(options.greet
+      ? {
+          async onSessionStarted(session: AgentSession) {
+            const hello = await session.agentMessage();
+            await hello.replace([{ type: 'text', text: 'Hello! I am the acp-kit reference agent.' }]);
+          },
+        }
+      : {}),
     onCloseSession(session) {
       queues.delete(session.id);
       announced.delete(session.id);

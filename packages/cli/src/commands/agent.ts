@@ -35,6 +35,7 @@ function parse(args: string[]) {
         history: { type: 'string' },
         'chunk-delay': { type: 'string' },
         'require-login': { type: 'boolean' },
+        greet: { type: 'boolean' },
         'lease-ms': { type: 'string' },
         ...LISTEN_OPTIONS,
       },
@@ -71,6 +72,7 @@ export async function runAgent(args: string[]): Promise<number> {
   const leaseMs = positiveInteger('--lease-ms', values['lease-ms']);
   const opened = await openHistory(values.history, leaseMs);
   const agent = createReferenceAgent({
+    ...(values.greet ? { greet: true } : {}),
     ...(opened ? { history: opened.history } : {}),
     ...(opened?.ownership ? { ownership: opened.ownership } : {}),
     ...(delay === undefined ? {} : { chunkDelayMs: delay }),

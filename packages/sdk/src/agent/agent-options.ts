@@ -23,6 +23,7 @@ export interface HandlerErrorContext {
     | 'onPrompt'
     | 'onCancel'
     | 'onNewSession'
+    | 'onSessionStarted'
     | 'onResumeSession'
     | 'onCloseSession'
     | 'onDeleteSession'

@@ -86,6 +86,13 @@ export interface AgentMethodOptions {
     context: MethodContext & { sessionId: SessionId },
   ): SessionSetup | undefined | Promise<SessionSetup | undefined>;
   /**
+   * Called once per `session/new` after the session was created, the requesting client attached
+   * and the response handed to its connection: the place for agent-initiated updates before any
+   * prompt (a greeting with {@link AgentSession.agentMessage}, a notice). They open no turn. What
+   * it throws goes to {@link AgentOptions.onHandlerError}; the session is unaffected.
+   */
+  onSessionStarted?(session: AgentSession): void | Promise<void>;
+  /**
    * Called for every valid `session/resume` of a known session with the whole request, before the
    * client is attached and anything is replayed. Throw an `RpcError` to refuse; return a
    * {@link SessionSetup} to change the session's settings.

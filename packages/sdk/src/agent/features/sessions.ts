@@ -148,6 +148,15 @@ export const sessions: MethodFeature = (agent, connection) => {
       const { session, response } = await newSession(agent, params, context(request));
       await options.ownership?.created(session.id);
       connection.attach(session);
+      const started = options.onSessionStarted;
+      // After the response was written (it is written as soon as this handler resolves).
+      if (started) {
+        setImmediate(() => {
+          void runHandler(agent, 'onSessionStarted', session.id, () => started(session)).catch(
+            () => undefined,
+          );
+        });
+      }
       return response;
     },
     'session/resume': async (params, request) => {
