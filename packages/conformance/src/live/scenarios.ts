@@ -157,9 +157,12 @@ const RESUME_RULES = [
   'resume.no-replay-without-replay-from',
 ] as const satisfies readonly RuleId[];
 
-const skipResume = (reason: string): ScenarioNotes => ({
-  skipped: Object.fromEntries(RESUME_RULES.map((id) => [id, reason])),
-});
+/** Notes that skip every rule of a scenario for one reason. */
+const skipAll =
+  (rules: readonly RuleId[]) =>
+  (reason: string): ScenarioNotes => ({ skipped: Object.fromEntries(rules.map((id) => [id, reason])) });
+
+const skipResume = skipAll(RESUME_RULES);
 
 const resume: Scenario = {
   name: 'resume',
@@ -197,9 +200,7 @@ const BACKGROUND_RULES = [
   'background.repeat-not-completion',
 ] as const satisfies readonly RuleId[];
 
-const skipBackground = (reason: string): ScenarioNotes => ({
-  skipped: Object.fromEntries(BACKGROUND_RULES.map((id) => [id, reason])),
-});
+const skipBackground = skipAll(BACKGROUND_RULES);
 
 /** The last background list a session reported live, or undefined while it reported none. */
 function latestBackground(analysis: Parameters<typeof settled>[0], sessionId: string): unknown[] | undefined {

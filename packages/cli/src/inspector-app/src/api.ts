@@ -1,19 +1,7 @@
-/** One event of the inspector process (see packages/cli/src/inspect/event-log.ts). */
-export type ServerEvent =
-  | { seq: number; type: 'live' }
-  | { seq: number; type: 'started'; run: number; description: string }
-  | { seq: number; type: 'frame'; run: number; t: number; text: string }
-  | { seq: number; type: 'sent'; run: number; t: number; text: string }
-  | { seq: number; type: 'stderr'; run: number; text: string }
-  | {
-      seq: number;
-      type: 'ended';
-      run: number;
-      code: number | null;
-      signal: string | null;
-      reason: string;
-      stderr: string;
-    };
+import type { InspectorEvent } from '../../inspect/event-log.js';
+
+/** One event of the inspector process, or the marker that the replay of past events is over. */
+export type ServerEvent = InspectorEvent | { seq: number; type: 'live' };
 
 const TOKEN_KEY = 'acp-kit-inspect-token';
 
