@@ -33,10 +33,15 @@ const turnEnds = (t: TestClient) =>
 const chunks = (t: TestClient) => t.updates().filter((u) => u.sessionUpdate === 'agent_message_chunk').length;
 
 /** Resolves when `check` holds, polling (stderr has no event to wait on here). */
-async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+async function until(
+  check: () => boolean,
+  what: string,
+  timeoutMs = 60_000,
+  seen: () => string = () => '',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${seen()}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -108,14 +113,28 @@ describe('acp-kit agent --history postgres://… when PostgreSQL restarts or can
       });
 
       // Once the database is back, the interrupted turn ends, for clients of both replicas.
-      await until(() => turnEnds(alice).length === 2 && turnEnds(bob).length === 1, 'the turn to end');
+      // (What each side saw, should it not: the ends so far and both replicas' stderr.)
+      const seen = () =>
+        `; alice's ends ${JSON.stringify(turnEnds(alice))}, bob's ${JSON.stringify(turnEnds(bob))}` +
+        `\nA's stderr:\n${a.stderr()}\nB's stderr:\n${b.stderr()}`;
+      await until(
+        () => turnEnds(alice).length === 2 && turnEnds(bob).length === 1,
+        'the turn to end',
+        60_000,
+        seen,
+      );
       expect(turnEnds(alice)[1]).toMatchObject({ stopReason: 'error', error: { code: expect.any(Number) } });
       expect(turnEnds(bob)[0]).toMatchObject({ stopReason: 'error' });
       expect(a.stderr()).toMatch(/onPrompt failed in sess_\S+: .*PostgreSQL failed/);
 
       // Exactly once: the next turn (prompted on either replica) is the only idle after it.
       await bob.client.prompt(sessionId, text('after the outage'));
-      await until(() => turnEnds(alice).length === 3 && turnEnds(bob).length === 2, 'the next turn');
+      await until(
+        () => turnEnds(alice).length === 3 && turnEnds(bob).length === 2,
+        'the next turn',
+        60_000,
+        seen,
+      );
       expect(turnEnds(alice).map((u) => u.stopReason)).toEqual(['end_turn', 'error', 'end_turn']);
       expect(turnEnds(bob).map((u) => u.stopReason)).toEqual(['error', 'end_turn']);
 

@@ -1,8 +1,21 @@
 import type { SessionId } from '@acp-kit/schema';
+import { HistoryStoreError } from './errors.js';
 import type { LogEntry, LogListener, LogSubscription, ReadLogOptions, LogPage } from './session-log.js';
 
 /** Entries read per page while a follower catches up. */
 const CATCH_UP_PAGE = 1024;
+/** The first retry of a catch-up read that failed transiently, doubling up to {@link RETRY_MAX_MS}. */
+const RETRY_MS = 50;
+const RETRY_MAX_MS = 2000;
+
+/**
+ * Whether a failed read may succeed if tried again: the storage could not be reached (`io`, as
+ * while a database restarts) or was busy (`locked`). Anything else (the session is gone, the store
+ * closed, damaged data) ends the follower.
+ */
+function transient(error: unknown): boolean {
+  return error instanceof HistoryStoreError && (error.code === 'io' || error.code === 'locked');
+}
 
 type Reader = (sessionId: SessionId, options: ReadLogOptions) => Promise<LogPage>;
 
@@ -79,9 +92,21 @@ class Follower implements LogSubscription {
     if (this.#catchingUp || this.#closed) return;
     this.#catchingUp = true;
     try {
-      for (;;) {
+      for (let failures = 0; ; ) {
         this.#missed = false;
-        const page = await this.#read(this.sessionId, { afterSeq: this.#position, limit: CATCH_UP_PAGE });
+        let page: LogPage;
+        try {
+          page = await this.#read(this.sessionId, { afterSeq: this.#position, limit: CATCH_UP_PAGE });
+        } catch (error) {
+          // The storage is unreachable for now (a database restarting): the follower stays, and
+          // reads from where it is once it can, so nothing committed meanwhile is skipped.
+          if (!transient(error) || this.#closed) throw error;
+          const delay = Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** failures++);
+          await new Promise((resolve) => setTimeout(resolve, delay).unref?.());
+          if (this.#closed) return;
+          continue;
+        }
+        failures = 0;
         if (this.#closed) return;
         if (page.entries.length > 0) {
           this.#position = page.entries.at(-1)!.seq;
@@ -107,7 +132,9 @@ class Follower implements LogSubscription {
  * that can `read` and calls {@link LogFollowers.published} after each committed append. A follower
  * first reads its backlog, then takes published batches directly (no read per append); a batch
  * that does not continue its position (an append it missed) makes it read from the store again,
- * so it never skips or repeats an entry.
+ * so it never skips or repeats an entry. A read that fails because the storage is unreachable or
+ * busy for now (`io`, `locked`) is tried again with backoff, the follower kept; any other failure
+ * ends the follower with that error.
  */
 export class LogFollowers {
   readonly #bySession = new Map<SessionId, Set<Follower>>();
