@@ -126,7 +126,7 @@ describe('SqliteHistoryStore across restarts', () => {
       content: [text(String(total - 1))],
     });
     await reopened.close();
-  });
+  }, 180_000); // a hang guard, not a speed check: 100k messages take a minute on a loaded 2-core machine
 
   it('applies a batch append all-or-nothing', async () => {
     const store = SqliteHistoryStore.open(tmp.file('batch.sqlite'));

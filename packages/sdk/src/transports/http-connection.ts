@@ -1,4 +1,5 @@
 import type { MessageReader, MessageReaderListener, MessageWriter, Transport } from '../rpc/index.js';
+import { notificationSession } from './notification-session.js';
 import { type SseSink, SseOutbox } from './sse-outbox.js';
 
 /** The fields of a JSON-RPC message the router looks at. */
@@ -33,6 +34,9 @@ export interface HttpConnectionSettings {
 
 /** Answers to these go on the connection-scoped stream even when the request names a session. */
 const CONNECTION_SCOPED_ANSWERS = new Set<unknown>(['session/load']);
+
+/** One settled promise for every message a stream took (a write has nothing to wait for). */
+const TAKEN = Promise.resolve();
 
 const idKey = (id: unknown): string | undefined =>
   typeof id === 'string' || typeof id === 'number' ? JSON.stringify(id) : undefined;
@@ -252,6 +256,9 @@ export class HttpConnection {
 
   #send(json: string): Promise<void> {
     if (this.#ended) return Promise.reject(this.#endReason ?? new Error('HTTP connection ended'));
+    // The common case — a session's notification, as this SDK writes it — is routed without a parse.
+    const notified = notificationSession(json);
+    if (notified !== undefined) return this.#push(this.#sessionStream(notified), notified, json);
     let message: RoutedMessage | undefined;
     try {
       const value: unknown = JSON.parse(json);
@@ -278,7 +285,11 @@ export class HttpConnection {
       route = sessionIdIn(message.params) ?? null;
       if (key !== undefined && message.method !== undefined) this.#requestRoutes.set(key, route);
     }
-    const stream = route === null ? this.#connectionStream : this.#sessionStream(route);
+    return this.#push(route === null ? this.#connectionStream : this.#sessionStream(route), route, json);
+  }
+
+  /** Puts one message on a stream, or ends the connection when the stream's reader is too far behind. */
+  #push(stream: SseOutbox, route: string | null, json: string): Promise<void> {
     if (!stream.push(json)) {
       const which = route === null ? 'the connection-scoped stream' : `the stream of session ${route}`;
       const error = new Error(
@@ -287,7 +298,7 @@ export class HttpConnection {
       this.end(error);
       return Promise.reject(error);
     }
-    return Promise.resolve();
+    return TAKEN;
   }
 
   #sessionStream(sessionId: string): SseOutbox {

@@ -21,10 +21,17 @@ export const SSE_KEEPALIVE = ':\n\n';
  * while one does. Either way the bytes not yet taken by the reader are bounded by `limit`: a push
  * past it returns false, and the owner cuts the connection off instead of growing memory (a reader
  * that stopped reading stalls no one else).
+ *
+ * Messages pushed in one turn of the event loop reach the response as one write (flushed in a
+ * microtask): a streaming turn's chunks cost one chunked-encoding frame and one system call per
+ * batch, not per message.
  */
 export class SseOutbox {
   readonly #waiting: string[] = [];
   #waitingBytes = 0;
+  /** Events for the attached response, written together at the end of this turn of the event loop. */
+  #unflushed: string[] = [];
+  #unflushedBytes = 0;
   #sink: SseSink | undefined;
   readonly #limit: number;
 
@@ -39,7 +46,7 @@ export class SseOutbox {
 
   /** Bytes accepted but not yet taken by a reader. */
   get pendingBytes(): number {
-    return this.#waitingBytes + (this.#sink?.writableLength ?? 0);
+    return this.#waitingBytes + this.#unflushedBytes + (this.#sink?.writableLength ?? 0);
   }
 
   /** Queues or sends one message; false when that would pass the limit (nothing is sent then). */
@@ -47,8 +54,11 @@ export class SseOutbox {
     const event = sseEvent(json);
     const bytes = Buffer.byteLength(event);
     if (this.pendingBytes + bytes > this.#limit) return false;
-    if (this.#sink) this.#sink.write(event);
-    else {
+    if (this.#sink) {
+      if (this.#unflushed.length === 0) queueMicrotask(this.#flush);
+      this.#unflushed.push(event);
+      this.#unflushedBytes += bytes;
+    } else {
       this.#waiting.push(event);
       this.#waitingBytes += bytes;
     }
@@ -62,22 +72,42 @@ export class SseOutbox {
     this.#waitingBytes = 0;
   }
 
-  /** The GET went away (its reader closed it); later messages wait again. */
+  /**
+   * The GET went away (its reader closed it); later messages wait again, and so do those pushed
+   * for it that it was not handed yet.
+   */
   detach(sink: SseSink): void {
-    if (this.#sink === sink) this.#sink = undefined;
+    if (this.#sink !== sink) return;
+    this.#sink = undefined;
+    this.#waiting.push(...this.#unflushed);
+    this.#waitingBytes += this.#unflushedBytes;
+    this.#unflushed = [];
+    this.#unflushedBytes = 0;
   }
 
   /** Writes a keepalive comment when a reader holds the stream and has taken everything. */
   keepAlive(): void {
-    if (this.#sink && this.#sink.writableLength === 0) this.#sink.write(SSE_KEEPALIVE);
+    if (this.#sink && this.#unflushed.length === 0 && this.#sink.writableLength === 0)
+      this.#sink.write(SSE_KEEPALIVE);
   }
 
-  /** Ends the response holding the stream, if any, and drops what waits. */
+  /** Ends the response holding the stream, if any (after what was pushed for it), and drops what waits. */
   close(): void {
+    this.#flush();
     const sink = this.#sink;
     this.#sink = undefined;
     this.#waiting.length = 0;
     this.#waitingBytes = 0;
     if (sink && !sink.destroyed) sink.end();
   }
+
+  /** Writes the events pushed for the attached response since the last flush, as one write. */
+  readonly #flush = (): void => {
+    if (this.#unflushed.length === 0) return;
+    const events = this.#unflushed;
+    this.#unflushed = [];
+    this.#unflushedBytes = 0;
+    const sink = this.#sink;
+    if (sink !== undefined && !sink.destroyed) sink.write(events.length === 1 ? events[0]! : events.join(''));
+  };
 }
