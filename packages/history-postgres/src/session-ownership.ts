@@ -86,9 +86,10 @@ const RELISTEN_DELAY_MS = 200;
  *   error) back with another `NOTIFY`. The receiving replica answers its client only then, once
  *   that client was handed the inserted message's report. `session/cancel` travels the same way.
  * - **Failover.** A replica checks the owners of the busy sessions it serves and of the prompts it
- *   forwarded every `checkEveryMs`; when a lease has lapsed it takes the session over (a new epoch:
- *   the old owner's writes are refused from then on), ends the interrupted turn `idle` with stop
- *   reason `error`, and settles the prompts the old owner left: one never taken is run here; one
+ *   forwarded every `checkEveryMs` (a session is busy while its turn runs or its `background` list
+ *   is not empty); when a lease has lapsed it takes the session over (a new epoch: the old owner's
+ *   writes are refused from then on), ends the interrupted turn `idle` with stop reason `error` and
+ *   the background work it left with a final status saying so (see `endInterruptedTurn`), and settles the prompts the old owner left: one never taken is run here; one
  *   taken and inserted (its message ID is claimed in the log) gets its receipt; one taken and not
  *   inserted is rejected (-32603), since the old owner can no longer insert it. A prompt whose
  *   client was attached to the killed replica lost its response with it: that client knows only
@@ -341,7 +342,7 @@ export class PostgresSessionOwnership implements SessionOwnership {
     if (!result.acquired) return false;
     this.#owned.set(sessionId, result.lease);
     this.#lost.delete(sessionId);
-    // A turn the previous owner left running ends now, fenced by the new epoch.
+    // A turn and background work the previous owner left running end now, fenced by the new epoch.
     await endInterruptedTurn(this.#log, sessionId, result.lease, 'error');
     await this.#adopt(sessionId, result.lease);
     return true;
@@ -653,11 +654,15 @@ export class PostgresSessionOwnership implements SessionOwnership {
     this.#checkTimer = setTimeout(check, this.#checkEveryMs).unref();
   }
 
-  /** Takes over the busy sessions served here whose owner stopped renewing its lease. */
+  /**
+   * Takes over the busy sessions served here whose owner stopped renewing its lease: a turn runs,
+   * or background work is listed (it would otherwise stay listed forever; the takeover ends it).
+   */
   async #checkBusySessions(): Promise<void> {
     const busy: SessionId[] = [];
     for (const [sessionId, session] of this.#host?.sessions ?? []) {
-      if (session.activity !== 'idle' && !this.#owned.has(sessionId)) busy.push(sessionId);
+      const working = session.activity !== 'idle' || (session.reportedBackground?.length ?? 0) > 0;
+      if (working && !this.#owned.has(sessionId)) busy.push(sessionId);
     }
     if (busy.length === 0) return;
     const { rows } = await this.#query<{ session_id: string }>(

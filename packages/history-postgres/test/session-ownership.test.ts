@@ -197,6 +197,85 @@ describe('PostgresSessionOwnership: prompts run on the session owner, inserted o
     expect(typeof id).toBe('string');
     expect(b.ran).toEqual(['left pending null', 'after']);
   });
+
+  it('takes over an idle session whose dead owner left background work listed: ends each item with a final status saying why before the list that drops it', async () => {
+    const schema = freshSchema('orphan');
+    const b = await replica(schema, 'b', 600);
+    const setup = await PostgresSessionLog.open(postgresUrl(), { schema, maxConnections: 2 });
+    const leases = await PostgresSessionLeases.open(postgresUrl(), { schema, maxConnections: 2 });
+    open.push(async () => {
+      await leases.close();
+      await setup.close();
+    });
+    // The dead owner ended its turn idle with three items in the background: a terminal still
+    // writing, a tool call in progress, and a terminal whose exit it appended just before dying
+    // (before the state update that would have dropped it).
+    await setup.createSession({ sessionId: 's', cwd: '/w' });
+    const held = await leases.acquire('s', 'dead', 600);
+    if (!held.acquired) throw new Error('expected the lease');
+    const u = (update: object, retain = true) => ({ update: update as never, retain });
+    await setup.appendAsOwner(
+      's',
+      [
+        u({ sessionUpdate: 'terminal_update', terminalId: 't1', command: 'sleep 30' }),
+        u({ sessionUpdate: 'tool_call_update', toolCallId: 'c1', title: 'Subtask', status: 'in_progress' }),
+        u({ sessionUpdate: 'terminal_update', terminalId: 't2', command: 'sleep 1' }),
+        u(
+          {
+            sessionUpdate: 'state_update',
+            state: 'idle',
+            stopReason: 'end_turn',
+            background: [
+              { type: 'terminal', terminalId: 't1' },
+              { type: 'tool_call', toolCallId: 'c1' },
+              { type: 'terminal', terminalId: 't2' },
+            ],
+          },
+          false,
+        ),
+        u({ sessionUpdate: 'terminal_output_chunk', terminalId: 't1', data: 'tick 1\n' }),
+        u({ sessionUpdate: 'terminal_update', terminalId: 't2', exitStatus: { exitCode: 0 } }),
+      ],
+      held.lease,
+    );
+
+    // A client on b resumes the session: idle, three items listed. b takes it over once the lease lapses.
+    const onB = await connect(b);
+    await onB.client.resume('s', { cwd: '/w' });
+    const updates = () =>
+      onB.received.flatMap((r) => ('update' in r ? [r.update as Record<string, unknown>] : []));
+    const dropped = (x: Record<string, unknown>) =>
+      x.sessionUpdate === 'state_update' && Array.isArray(x.background) && x.background.length === 0;
+    await until(() => updates().some(dropped));
+    expect(b.ownership.leaseOf('s')).toMatchObject({ owner: 'b', epoch: held.lease.epoch + 1 });
+    const seen = updates();
+    const listedFirst = seen.find((x) => x.sessionUpdate === 'state_update');
+    expect(listedFirst?.background).toHaveLength(3);
+    const end = seen.findIndex(dropped);
+    const ends = seen.slice(seen.indexOf(listedFirst!) + 1, end);
+    expect(ends.map((x) => x.sessionUpdate)).toEqual([
+      'notice',
+      'terminal_update',
+      'tool_call_content_chunk',
+      'tool_call_update',
+    ]);
+    expect(ends[0]).toMatchObject({ severity: 'error', title: 'Background work was interrupted' });
+    expect(ends[0]!.description).toContain('terminal t1, tool call c1');
+    expect(ends[1]).toEqual({
+      sessionUpdate: 'terminal_update',
+      terminalId: 't1',
+      exitStatus: { exitCode: null, signal: null },
+    });
+    expect(JSON.stringify(ends[2])).toContain('another replica took the session over');
+    expect(ends[3]).toEqual({ sessionUpdate: 'tool_call_update', toolCallId: 'c1', status: 'failed' });
+    // The list is dropped by a repeated idle: it ends no turn (the dead owner's turn had ended).
+    expect(seen[end]).toEqual({ sessionUpdate: 'state_update', state: 'idle', background: [] });
+    // The ends are retained: a later replay shows how the work ended.
+    const replayed = await setup.read('s', { afterSeq: 0, limit: 100, retainedOnly: true });
+    expect(replayed.entries.map((e) => e.update.sessionUpdate).slice(-4)).toEqual(
+      ends.map((x) => x.sessionUpdate),
+    );
+  });
 });
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {

@@ -1,4 +1,4 @@
-import type { ContentBlock, MessageId, SessionId } from '@acp-kit/schema';
+import type { BackgroundWork, ContentBlock, MessageId, SessionId } from '@acp-kit/schema';
 import type { SessionActivity } from './agent-session.js';
 
 /**
@@ -31,8 +31,18 @@ export interface ForwardedReceipt {
 
 /** What the agent offers its {@link SessionOwnership}. */
 export interface OwnershipHost {
-  /** The sessions loaded here, with the activity their log last reported. */
-  readonly sessions: ReadonlyMap<SessionId, { readonly activity: SessionActivity }>;
+  /**
+   * The sessions loaded here, with the activity their log last reported and the background list
+   * its last state update carried (undefined while the session reports none): a session is busy
+   * while either its turn runs or its background list is not empty.
+   */
+  readonly sessions: ReadonlyMap<
+    SessionId,
+    {
+      readonly activity: SessionActivity;
+      readonly reportedBackground?: readonly BackgroundWork[] | undefined;
+    }
+  >;
   /**
    * Runs a prompt forwarded from another replica through the agent's `onPrompt`; resolves with its
    * receipt once inserted, rejects with the error it was rejected with (an `RpcError`: its `code`,

@@ -10,6 +10,7 @@ import type {
 } from '@acp-kit/schema';
 import { randomId } from '../history/message-ids.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { TaskQueue } from './task-queue.js';
 
 /** Where a tool call or terminal reports to: its session's `update`. */
 export interface UpdateSink {
@@ -59,7 +60,8 @@ export interface ToolCallHandle {
    * final status (`completed`, `failed`, `cancelled`) was reported. A tool call whose content
    * embeds a terminal of this session is listed as that terminal (and stays listed until the
    * terminal's exit status was reported too). Resolves once the list naming it was appended
-   * (at once when it already ended or runs in the background).
+   * (at once when it already ended or runs in the background). From then on its reports are
+   * written one at a time, in call order, through its own queue (as a background terminal's).
    */
   runInBackground(): Promise<void>;
 }
@@ -98,6 +100,12 @@ export interface TerminalHandle {
    * `terminal/cancel` or the session's close do), and every `state_update` lists it until its
    * exit status was reported. Resolves once the list naming it was appended (at once when it
    * already exited or runs in the background).
+   *
+   * From then on its reports go through its own queue (`TaskQueue`): one write at a time, in call
+   * order, so a flood of output cannot delay the foreground turn or other work by more than one
+   * entry; output that waits is merged into chunks of up to 32 KiB, and past 1 MiB waiting (a
+   * producer that does not await `output()`) the excess is dropped and a line saying how many
+   * bytes were dropped is written in its place.
    */
   runInBackground(): Promise<void>;
 }
@@ -207,17 +215,23 @@ export class WorkRegistry {
       } as ToolCallUpdate,
       retain,
     );
+    const content = async (more: ToolCallContent): Promise<void> => {
+      await sink.update({ sessionUpdate: 'tool_call_content_chunk', toolCallId, content: more }, retain);
+      if (!isTerminalContent(more)) return;
+      terminalId = more.terminalId;
+      if (this.#background.has(work)) await sink.backgroundChanged();
+    };
+    // In the background, the tool call's reports go through its own queue (one write at a time).
+    let queue: TaskQueue | undefined;
     return {
       toolCallId,
       signal: entry.signal,
-      update: send,
-      content: async (content) => {
-        await sink.update({ sessionUpdate: 'tool_call_content_chunk', toolCallId, content }, retain);
-        if (!isTerminalContent(content)) return;
-        terminalId = content.terminalId;
-        if (this.#background.has(work)) await sink.backgroundChanged();
+      update: (more) => (queue ? queue.run(() => send(more)) : send(more)),
+      content: (more) => (queue ? queue.run(() => content(more)) : content(more)),
+      runInBackground: () => {
+        queue ??= new TaskQueue();
+        return this.#toBackground(sink, entry, work);
       },
-      runInBackground: () => this.#toBackground(sink, entry, work),
     };
   }
 
@@ -258,13 +272,20 @@ export class WorkRegistry {
       } as TerminalUpdate,
       retain,
     );
+    const output = (data: string): Promise<void> =>
+      sink.update({ sessionUpdate: 'terminal_output_chunk', terminalId, data }, retain);
+    // In the background, the terminal's reports go through its own bounded queue (see TaskQueue).
+    let queue: TaskQueue | undefined;
     return {
       terminalId,
       signal: entry.signal,
-      output: (data) => sink.update({ sessionUpdate: 'terminal_output_chunk', terminalId, data }, retain),
-      update: send,
-      exit: (exitStatus) => send({ exitStatus }),
-      runInBackground: () => this.#toBackground(sink, entry, work),
+      output: (data) => (queue ? queue.output(data) : output(data)),
+      update: (more) => (queue ? queue.run(() => send(more)) : send(more)),
+      exit: (exitStatus) => (queue ? queue.run(() => send({ exitStatus })) : send({ exitStatus })),
+      runInBackground: () => {
+        queue ??= new TaskQueue(output);
+        return this.#toBackground(sink, entry, work);
+      },
     };
   }
 

@@ -1,0 +1,145 @@
+/**
+ * #30 item 3 on two `acp-kit agent --history postgres://…` replicas: background work survives the
+ * client that started it leaving (clients on both replicas see it through to its exit status),
+ * and when the replica running it is killed, the replica that takes the session over reports its
+ * final status before dropping it from the list, so no client shows it running forever.
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { SessionNotification } from '@acp-kit/schema';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  clientOverWebSocket,
+  type ListeningAgent,
+  listeningAgent,
+  requireBuild,
+  type TestClient,
+} from '../harness.js';
+
+const ENSURE = fileURLToPath(new URL('../../../../scripts/ensure-postgres.sh', import.meta.url));
+const LEASE_MS = 2000;
+
+type Update = SessionNotification['update'];
+const listOf = (u: Update): unknown[] | undefined =>
+  u.sessionUpdate === 'state_update'
+    ? ((u as { background?: unknown[] }).background ?? undefined)
+    : undefined;
+const isExit = (u: Update): boolean =>
+  u.sessionUpdate === 'terminal_update' && (u as { exitStatus?: unknown }).exitStatus != null;
+const isOutput = (u: Update): boolean => u.sessionUpdate === 'terminal_output_chunk';
+const dropped = (t: TestClient): boolean => t.updates().some((u) => listOf(u)?.length === 0);
+
+describe('acp-kit agent --history postgres://…: background work on two replicas', () => {
+  let server: ThrowawayPostgres;
+  const agents: ListeningAgent[] = [];
+  const clients: TestClient[] = [];
+  beforeAll(async () => {
+    requireBuild();
+    // Debian's PostgreSQL, installed when missing (CI runs as root on a fresh machine).
+    const bindir = execFileSync('sh', [ENSURE], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
+    server = await startThrowawayPostgres({ bindir });
+  }, 180_000);
+  afterAll(async () => {
+    for (const t of clients) t.client.close();
+    for (const agent of agents) await agent.stop();
+    await server?.stop();
+  }, 60_000);
+
+  const start = async (url: string) => {
+    const agent = await listeningAgent([
+      '--history',
+      url,
+      '--lease-ms',
+      String(LEASE_MS),
+      '--chunk-delay',
+      '1',
+    ]);
+    agents.push(agent);
+    return agent;
+  };
+  const connect = async (agent: ListeningAgent) => {
+    const t = await clientOverWebSocket(agent.url);
+    clients.push(t);
+    return t;
+  };
+
+  it('keeps a background terminal running after the client that started it leaves: clients on both replicas see its output continue and its exit status before it leaves the list', async () => {
+    const url = await server.createDatabase('background_survives');
+    const [a, b] = [await start(url), await start(url)];
+    const alice = await connect(a);
+    const carol = await connect(a);
+    const bob = await connect(b);
+    const sessionId = await alice.client.newSession('/work');
+    await carol.client.resume(sessionId, { cwd: '/work' });
+    await bob.client.resume(sessionId, { cwd: '/work' });
+
+    const end = await alice.client.promptToEnd(sessionId, [{ type: 'text', text: '/background 3' }]);
+    expect(end.stopReason).toBe('end_turn');
+    // Alice leaves as soon as her turn ended; Carol (same replica) and Bob (the other) stay.
+    alice.client.close();
+    const atLeave = new Map([carol, bob].map((t) => [t, t.updates().length]));
+    await Promise.all([carol.until(() => dropped(carol)), bob.until(() => dropped(bob))]);
+
+    for (const t of [carol, bob]) {
+      const all = t.updates();
+      const after = all.slice(atLeave.get(t)!);
+      const exited = all.findIndex(isExit);
+      const drop = all.findIndex((u) => listOf(u)?.length === 0);
+      expect(after.some(isOutput)).toBe(true);
+      expect(all[exited]).toMatchObject({ exitStatus: { exitCode: 0 } });
+      expect(exited).toBeLessThan(drop);
+      expect(all.findIndex((u) => (listOf(u)?.length ?? 0) > 0)).toBeLessThan(exited);
+    }
+    // Both followers saw the same terminal output, in the same order.
+    const text = (t: TestClient) =>
+      t
+        .updates()
+        .filter(isOutput)
+        .map((u) => (u as { data: string }).data)
+        .join('');
+    expect(text(bob)).toBe(text(carol));
+  }, 120_000);
+
+  it('reports a killed replica’s background terminal as ended (exit status unknown, with a notice saying why) from the replica that takes the session over, before the list drops it', async () => {
+    const url = await server.createDatabase('background_orphaned');
+    const [a, b] = [await start(url), await start(url)];
+    const alice = await connect(a);
+    const bob = await connect(b);
+    const sessionId = await alice.client.newSession('/work');
+    await bob.client.resume(sessionId, { cwd: '/work' });
+    const end = await alice.client.promptToEnd(sessionId, [{ type: 'text', text: '/background 120' }]);
+    expect(end.stopReason).toBe('end_turn');
+    await bob.until(() => bob.updates().filter(isOutput).length >= 2);
+
+    // The replica running the terminal dies; B takes the session over once the lease lapses.
+    await a.kill();
+    await bob.until(() => dropped(bob));
+    const all = bob.updates();
+    const drop = all.findIndex((u) => listOf(u)?.length === 0);
+    const exited = all.findIndex(isExit);
+    const notice = all.findIndex((u) => u.sessionUpdate === 'notice');
+    expect(notice).toBeGreaterThanOrEqual(0);
+    expect(all[notice]).toMatchObject({ severity: 'error', title: 'Background work was interrupted' });
+    expect(notice).toBeLessThan(exited);
+    expect(exited).toBeLessThan(drop);
+    expect(all[exited]).toMatchObject({ exitStatus: { exitCode: null, signal: null } });
+    // The list is dropped by a repeated idle: the turn had ended, nothing ends twice.
+    expect(all[drop]).toEqual({ sessionUpdate: 'state_update', state: 'idle', background: [] });
+    expect(all.slice(exited + 1).some(isOutput)).toBe(false);
+
+    // A client arriving later on B replays how it ended, and the state lists nothing running.
+    const dave = await connect(b);
+    await dave.client.resume(sessionId, { cwd: '/work', replay: true });
+    await dave.until(() => dave.updates().some((u) => u.sessionUpdate === 'state_update'));
+    const replay = dave.updates();
+    expect(replay.some(isExit)).toBe(true);
+    expect(replay.find((u) => u.sessionUpdate === 'state_update')).toMatchObject({
+      state: 'idle',
+      background: [],
+    });
+  }, 120_000);
+});
