@@ -9,6 +9,12 @@ import {
 } from '@acp-kit/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKeyedAgent } from '../src/examples/guides/auth-agent.ts';
+import { createBuildAgent } from '../src/examples/guides/background-work-agent.ts';
+import {
+  attachMidway,
+  backgroundView,
+  trackBackground,
+} from '../src/examples/guides/background-work-client.ts';
 import { startSignedIn } from '../src/examples/guides/auth-client.ts';
 import { createStreamingAgent } from '../src/examples/guides/cancellation-agent.ts';
 import { askWithDeadline, submitOrWithdraw } from '../src/examples/guides/cancellation-client.ts';
@@ -477,5 +483,75 @@ describe('the cancellation guide', () => {
     expect(await waiting.messageId).toMatch(/\S/);
     expect((await waiting.turnEnd).stopReason).toBe('cancelled');
     expect(agentText(client, sessionId)).not.toContain('next');
+  });
+});
+
+describe('the background-work guide', () => {
+  /** A client with a background tracker on its connection. */
+  async function tracked(agent: Agent) {
+    let tracker!: ReturnType<typeof trackBackground>;
+    const client = connectWith(agent, (connection) => {
+      tracker = trackBackground(connection);
+      return new Client(connection, { info: { name: 'guide-test', version: '1.0.0' } });
+    });
+    await client.initialize();
+    return { client, tracker };
+  }
+
+  it('greets before any prompt, ends the /build turn at once while the terminal keeps writing, and drops it only after its exit status', async () => {
+    const agent = createBuildAgent({ steps: 10, stepMs: 10 });
+    const { client, tracker } = await tracked(agent);
+    const sessionId = await client.newSession('/repo');
+    await expect.poll(() => agentText(client, sessionId)).toContain('Hello!');
+    const end = await client.promptToEnd(sessionId, [{ type: 'text', text: '/build' }]);
+    expect(end.stopReason).toBe('end_turn');
+    // The turn is over; the build is listed and still running.
+    expect(backgroundView(client, tracker.current(sessionId)!, sessionId)).toEqual([
+      { kind: 'terminal', command: 'npm run build', output: expect.any(String) },
+    ]);
+    const terminal = () => client.store.snapshot(sessionId).terminals[0]!;
+    expect(terminal().fields.exitStatus).toBeUndefined();
+    await expect.poll(() => tracker.current(sessionId)?.length, { timeout: 10_000 }).toBe(0);
+    // Dropped after its exit status, with all its output.
+    expect(terminal().fields.exitStatus).toEqual({ exitCode: 0 });
+    expect(terminal().output).toContain('step 10 of 10');
+  });
+
+  it('shows a second client attaching mid-way the terminal with its output so far and the list naming it, then its end', async () => {
+    const agent = createBuildAgent({ steps: 20, stepMs: 10 });
+    const alice = await tracked(agent);
+    const sessionId = await alice.client.newSession('/repo');
+    await alice.client.promptToEnd(sessionId, [{ type: 'text', text: '/build' }]);
+    await expect
+      .poll(() => alice.client.store.snapshot(sessionId).terminals[0]?.output ?? '')
+      .toContain('step 3 of 20');
+    const bob = await tracked(agent);
+    const shown = await attachMidway(bob.client, bob.tracker, sessionId, '/repo');
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatchObject({ kind: 'terminal', command: 'npm run build' });
+    expect((shown[0] as { output: string }).output).toContain('step 3 of 20');
+    await expect.poll(() => bob.tracker.current(sessionId)?.length, { timeout: 10_000 }).toBe(0);
+    const bobs = bob.client.store.snapshot(sessionId).terminals[0]!;
+    expect(bobs.fields.exitStatus).toEqual({ exitCode: 0 });
+    expect(bobs.output).toBe(alice.client.store.snapshot(sessionId).terminals[0]!.output);
+  });
+
+  it('keeps the build running through session/cancel, and stops it on terminal/cancel', async () => {
+    const agent = createBuildAgent({ steps: 1000, stepMs: 5 });
+    const { client, tracker } = await tracked(agent);
+    const sessionId = await client.newSession('/repo');
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/build' }]);
+    await client.cancel(sessionId);
+    const output = () => client.store.snapshot(sessionId).terminals[0]?.output ?? '';
+    const before = output().length;
+    await expect.poll(() => output().length).toBeGreaterThan(before);
+    expect(tracker.current(sessionId)).toHaveLength(1);
+    const { terminalId } = client.store.snapshot(sessionId).terminals[0]!;
+    await client.cancelTerminal(sessionId, terminalId);
+    await expect.poll(() => tracker.current(sessionId)?.length, { timeout: 10_000 }).toBe(0);
+    expect(client.store.snapshot(sessionId).terminals[0]!.fields.exitStatus).toEqual({
+      exitCode: null,
+      signal: 'SIGTERM',
+    });
   });
 });

@@ -443,6 +443,10 @@ describe('the built docs site', () => {
         diagrams: ['diagram-cancellation'],
         files: ['cancellation-agent.ts', 'cancellation-client.ts'],
       },
+      '/guides/background-work/': {
+        diagrams: ['diagram-background-work'],
+        files: ['background-work-agent.ts', 'background-work-client.ts'],
+      },
       '/guides/version-negotiation/': {
         diagrams: ['diagram-version-negotiation'],
         files: ['serve-both-versions.ts', 'serve-both-versions-websocket.ts', 'connect-any-version.ts'],

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,4 +173,32 @@ export function idleCount(t: TestClient, count: number): Promise<void> {
 /** The text of a message's content blocks, concatenated. */
 export function textOf(content: readonly unknown[]): string {
   return content.map((b) => (b as { text?: string }).text ?? '').join('');
+}
+
+/** The `background` list of a `state_update` (undefined for other updates, or when it carries none). */
+export const backgroundListOf = (u: SessionNotification['update']): unknown[] | undefined =>
+  u.sessionUpdate === 'state_update'
+    ? ((u as { background?: unknown[] }).background ?? undefined)
+    : undefined;
+
+/** Whether an update reports a terminal's exit status. */
+export const isTerminalExit = (u: SessionNotification['update']): boolean =>
+  u.sessionUpdate === 'terminal_update' && (u as { exitStatus?: unknown }).exitStatus != null;
+
+/** Whether the client was sent a state update whose background list is empty (the work it listed ended). */
+export const backgroundDropped = (t: TestClient): boolean =>
+  t.updates().some((u) => backgroundListOf(u)?.length === 0);
+
+/**
+ * A throwaway PostgreSQL server for the replicas scenarios, on Debian's PostgreSQL (installed
+ * when missing: CI runs as root on a fresh machine). Stop it with `stop()`.
+ */
+export async function scenarioPostgres() {
+  const { startThrowawayPostgres } = await import('@acp-kit/history-postgres/testing');
+  const ensure = fileURLToPath(new URL('../../../scripts/ensure-postgres.sh', import.meta.url));
+  const bindir = execFileSync('sh', [ensure], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+  return startThrowawayPostgres({ bindir });
 }

@@ -119,20 +119,29 @@ describe('PostgresSessionOwnership: prompts run on the session owner, inserted o
     expect(rows.rows[0]).toEqual({ n: 0 });
   });
 
-  it('takes over a session whose owner stopped renewing: ends its turn idle/error and settles the prompts it left', async () => {
-    const schema = freshSchema('own');
-    const b = await replica(schema, 'b', 600);
+  /**
+   * Session `s` in a fresh log, held by a replica "dead" that will never renew its lease (600 ms),
+   * and the log and leases to write as it did.
+   */
+  const deadOwner = async (schema: string) => {
     const setup = await PostgresSessionLog.open(postgresUrl(), { schema, maxConnections: 2 });
     const leases = await PostgresSessionLeases.open(postgresUrl(), { schema, maxConnections: 2 });
     open.push(async () => {
       await leases.close();
       await setup.close();
     });
-    // A replica "dead" owned the session, was mid-turn, and had taken two forwarded prompts: one
-    // inserted (its ID claimed in the log), one not yet; a third waited untaken.
     await setup.createSession({ sessionId: 's', cwd: '/w' });
     const held = await leases.acquire('s', 'dead', 600);
     if (!held.acquired) throw new Error('expected the lease');
+    return { setup, held };
+  };
+
+  it('takes over a session whose owner stopped renewing: ends its turn idle/error and settles the prompts it left', async () => {
+    const schema = freshSchema('own');
+    const b = await replica(schema, 'b', 600);
+    // A replica "dead" owned the session, was mid-turn, and had taken two forwarded prompts: one
+    // inserted (its ID claimed in the log), one not yet; a third waited untaken.
+    const { setup, held } = await deadOwner(schema);
     await setup.appendAsOwner(
       's',
       [
@@ -201,18 +210,10 @@ describe('PostgresSessionOwnership: prompts run on the session owner, inserted o
   it('takes over an idle session whose dead owner left background work listed: ends each item with a final status saying why before the list that drops it', async () => {
     const schema = freshSchema('orphan');
     const b = await replica(schema, 'b', 600);
-    const setup = await PostgresSessionLog.open(postgresUrl(), { schema, maxConnections: 2 });
-    const leases = await PostgresSessionLeases.open(postgresUrl(), { schema, maxConnections: 2 });
-    open.push(async () => {
-      await leases.close();
-      await setup.close();
-    });
     // The dead owner ended its turn idle with three items in the background: a terminal still
     // writing, a tool call in progress, and a terminal whose exit it appended just before dying
     // (before the state update that would have dropped it).
-    await setup.createSession({ sessionId: 's', cwd: '/w' });
-    const held = await leases.acquire('s', 'dead', 600);
-    if (!held.acquired) throw new Error('expected the lease');
+    const { setup, held } = await deadOwner(schema);
     const u = (update: object, retain = true) => ({ update: update as never, retain });
     await setup.appendAsOwner(
       's',

@@ -4,24 +4,17 @@
  * client that attaches mid-way (resume with replay) holds the terminal before any list names it,
  * then sees the rest of its output, its exit status, and the list that drops it — in that order.
  */
-import type { SessionNotification } from '@acp-kit/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  backgroundDropped,
+  backgroundListOf,
   clientOverWebSocket,
+  isTerminalExit,
   type ListeningAgent,
   listeningAgent,
   requireBuild,
   type TestClient,
 } from '../harness.js';
-
-type Update = SessionNotification['update'];
-const listOf = (u: Update): unknown[] | undefined =>
-  u.sessionUpdate === 'state_update'
-    ? ((u as { background?: unknown[] }).background ?? undefined)
-    : undefined;
-const isExit = (u: Update): boolean =>
-  u.sessionUpdate === 'terminal_update' && (u as { exitStatus?: unknown }).exitStatus != null;
-const dropped = (t: TestClient): boolean => t.updates().some((u) => listOf(u)?.length === 0);
 
 describe('acp-kit agent --listen: /background over WebSocket', () => {
   let agent: ListeningAgent;
@@ -49,14 +42,14 @@ describe('acp-kit agent --listen: /background over WebSocket', () => {
     const bob = await clientOverWebSocket(agent.url);
     clients.push(bob);
     await bob.client.resume(sessionId, { cwd: '/repo', replay: true });
-    await Promise.all([alice.until(() => dropped(alice)), bob.until(() => dropped(bob))]);
+    await Promise.all([alice.until(() => backgroundDropped(alice)), bob.until(() => backgroundDropped(bob))]);
 
     for (const t of [alice, bob]) {
       const all = t.updates();
       const announced = all.findIndex((u) => u.sessionUpdate === 'terminal_update');
-      const listed = all.findIndex((u) => (listOf(u)?.length ?? 0) > 0);
-      const exited = all.findIndex(isExit);
-      const drop = all.findIndex((u) => listOf(u)?.length === 0);
+      const listed = all.findIndex((u) => (backgroundListOf(u)?.length ?? 0) > 0);
+      const exited = all.findIndex(isTerminalExit);
+      const drop = all.findIndex((u) => backgroundListOf(u)?.length === 0);
       expect(announced).toBeGreaterThanOrEqual(0);
       expect(announced).toBeLessThan(listed);
       expect(listed).toBeLessThan(exited);

@@ -4,31 +4,25 @@
  * and when the replica running it is killed, the replica that takes the session over reports its
  * final status before dropping it from the list, so no client shows it running forever.
  */
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { SessionNotification } from '@acp-kit/schema';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
+import type { ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  backgroundDropped,
+  backgroundListOf,
   clientOverWebSocket,
+  isTerminalExit,
   type ListeningAgent,
   listeningAgent,
   requireBuild,
+  scenarioPostgres,
   type TestClient,
 } from '../harness.js';
 
-const ENSURE = fileURLToPath(new URL('../../../../scripts/ensure-postgres.sh', import.meta.url));
 const LEASE_MS = 2000;
 
 type Update = SessionNotification['update'];
-const listOf = (u: Update): unknown[] | undefined =>
-  u.sessionUpdate === 'state_update'
-    ? ((u as { background?: unknown[] }).background ?? undefined)
-    : undefined;
-const isExit = (u: Update): boolean =>
-  u.sessionUpdate === 'terminal_update' && (u as { exitStatus?: unknown }).exitStatus != null;
 const isOutput = (u: Update): boolean => u.sessionUpdate === 'terminal_output_chunk';
-const dropped = (t: TestClient): boolean => t.updates().some((u) => listOf(u)?.length === 0);
 
 describe('acp-kit agent --history postgres://…: background work on two replicas', () => {
   let server: ThrowawayPostgres;
@@ -36,12 +30,7 @@ describe('acp-kit agent --history postgres://…: background work on two replica
   const clients: TestClient[] = [];
   beforeAll(async () => {
     requireBuild();
-    // Debian's PostgreSQL, installed when missing (CI runs as root on a fresh machine).
-    const bindir = execFileSync('sh', [ENSURE], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }).trim();
-    server = await startThrowawayPostgres({ bindir });
+    server = await scenarioPostgres();
   }, 180_000);
   afterAll(async () => {
     for (const t of clients) t.client.close();
@@ -82,17 +71,17 @@ describe('acp-kit agent --history postgres://…: background work on two replica
     // Alice leaves as soon as her turn ended; Carol (same replica) and Bob (the other) stay.
     alice.client.close();
     const atLeave = new Map([carol, bob].map((t) => [t, t.updates().length]));
-    await Promise.all([carol.until(() => dropped(carol)), bob.until(() => dropped(bob))]);
+    await Promise.all([carol.until(() => backgroundDropped(carol)), bob.until(() => backgroundDropped(bob))]);
 
     for (const t of [carol, bob]) {
       const all = t.updates();
       const after = all.slice(atLeave.get(t)!);
-      const exited = all.findIndex(isExit);
-      const drop = all.findIndex((u) => listOf(u)?.length === 0);
+      const exited = all.findIndex(isTerminalExit);
+      const drop = all.findIndex((u) => backgroundListOf(u)?.length === 0);
       expect(after.some(isOutput)).toBe(true);
       expect(all[exited]).toMatchObject({ exitStatus: { exitCode: 0 } });
       expect(exited).toBeLessThan(drop);
-      expect(all.findIndex((u) => (listOf(u)?.length ?? 0) > 0)).toBeLessThan(exited);
+      expect(all.findIndex((u) => (backgroundListOf(u)?.length ?? 0) > 0)).toBeLessThan(exited);
     }
     // Both followers saw the same terminal output, in the same order.
     const text = (t: TestClient) =>
@@ -117,10 +106,10 @@ describe('acp-kit agent --history postgres://…: background work on two replica
 
     // The replica running the terminal dies; B takes the session over once the lease lapses.
     await a.kill();
-    await bob.until(() => dropped(bob));
+    await bob.until(() => backgroundDropped(bob));
     const all = bob.updates();
-    const drop = all.findIndex((u) => listOf(u)?.length === 0);
-    const exited = all.findIndex(isExit);
+    const drop = all.findIndex((u) => backgroundListOf(u)?.length === 0);
+    const exited = all.findIndex(isTerminalExit);
     const notice = all.findIndex((u) => u.sessionUpdate === 'notice');
     expect(notice).toBeGreaterThanOrEqual(0);
     expect(all[notice]).toMatchObject({ severity: 'error', title: 'Background work was interrupted' });
@@ -136,7 +125,7 @@ describe('acp-kit agent --history postgres://…: background work on two replica
     await dave.client.resume(sessionId, { cwd: '/work', replay: true });
     await dave.until(() => dave.updates().some((u) => u.sessionUpdate === 'state_update'));
     const replay = dave.updates();
-    expect(replay.some(isExit)).toBe(true);
+    expect(replay.some(isTerminalExit)).toBe(true);
     expect(replay.find((u) => u.sessionUpdate === 'state_update')).toMatchObject({
       state: 'idle',
       background: [],

@@ -1,4 +1,5 @@
 import { authBeforeSession } from './auth-before-session.ts';
+import { backgroundWork } from './background-work.ts';
 import { cancellationFlow } from './cancellation-flow.ts';
 import { configOptionChange } from './config-option-change.ts';
 import { elicitationFlow } from './elicitation-flow.ts';
@@ -14,6 +15,7 @@ import { versionNegotiation } from './version-negotiation.ts';
 
 export {
   authBeforeSession,
+  backgroundWork,
   cancellationFlow,
   configOptionChange,
   elicitationFlow,
@@ -43,4 +45,5 @@ export const allDiagrams = [
   toolCallTerminal,
   cancellationFlow,
   versionNegotiation,
+  backgroundWork,
 ] as const;
