@@ -277,6 +277,40 @@ describe('PostgresSessionOwnership: prompts run on the session owner, inserted o
       ends.map((x) => x.sessionUpdate),
     );
   });
+
+  it('ends a dead owner’s turn and its background work together: the terminal’s end first, then one idle/error that drops the list', async () => {
+    const schema = freshSchema('orphan_turn');
+    const b = await replica(schema, 'b', 600);
+    const { setup, held } = await deadOwner(schema);
+    const u = (update: object, retain = true) => ({ update: update as never, retain });
+    await setup.appendAsOwner(
+      's',
+      [
+        u({ sessionUpdate: 'terminal_update', terminalId: 't1', command: 'npm run watch' }),
+        u(
+          {
+            sessionUpdate: 'state_update',
+            state: 'running',
+            background: [{ type: 'terminal', terminalId: 't1' }],
+          },
+          false,
+        ),
+      ],
+      held.lease,
+    );
+    const onB = await connect(b);
+    await onB.client.resume('s', { cwd: '/w' });
+    const updates = () =>
+      onB.received.flatMap((r) => ('update' in r ? [r.update as Record<string, unknown>] : []));
+    await until(() => updates().some((x) => x.stopReason === 'error'));
+    const seen = updates();
+    const exit = seen.findIndex((x) => x.sessionUpdate === 'terminal_update');
+    const end = seen.findIndex((x) => x.stopReason === 'error');
+    expect(exit).toBeGreaterThan(0);
+    expect(exit).toBeLessThan(end);
+    expect(seen[end]).toMatchObject({ state: 'idle', stopReason: 'error', background: [] });
+    expect(seen.filter((x) => x.sessionUpdate === 'state_update' && x.state === 'idle')).toHaveLength(1);
+  });
 });
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
