@@ -98,7 +98,7 @@ export class AdapterSession {
    * client again changes nothing (except that `replay: true` starts holding its updates).
    */
   attach(client: ClientPeer, options: { replay?: boolean } = {}): void {
-    this.session.attach(client, options.replay ?? false);
+    this.session.clients.attach(client, options.replay ?? false);
   }
 
   /**
@@ -106,12 +106,12 @@ export class AdapterSession {
    * agent keeps). Nothing is retained, no other client sees it.
    */
   replayTo(client: ClientPeer, update: SessionUpdate): Promise<void> {
-    return this.session.sendTo(client, update);
+    return this.session.clients.sendTo(client, update);
   }
 
   /** Ends a client's replay: the updates held meanwhile are sent, then updates flow to it live. */
   endReplay(client: ClientPeer): Promise<void> {
-    return this.session.release(client);
+    return this.session.clients.release(client);
   }
 
   /**
@@ -124,7 +124,7 @@ export class AdapterSession {
 
   /** Detaches a client (its connection closed, or it closed the session). Work in the session goes on. */
   detach(client: ClientPeer): void {
-    this.session.detach(client);
+    this.session.clients.detach(client);
   }
 
   /**

@@ -13,24 +13,16 @@ import type {
   RequestPermissionRequest,
   RequestPermissionResponse,
   SessionId,
-  SessionNotification,
   KnownSessionUpdate,
   SessionUpdate,
   StopReason,
   Usage,
 } from '@acp-kit/schema';
-import { HistoryStoreError } from '../history/errors.js';
 import type { MessageKind, ReplayVia } from '../history/history-store.js';
-import { chunkUpdate, messageUpdate } from '../history/message-updates.js';
-import type {
-  LogEntry,
-  LogSubscription,
-  NewLogEntry,
-  SeqRange,
-  SessionLog,
-  WriteBehindLimits,
-} from '../history/session-log.js';
+import type { LogEntry, SessionLog, WriteBehindLimits } from '../history/session-log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { AwaitingUser } from './awaiting-user.js';
+import { BackgroundReport } from './background-report.js';
 import type { ClientPeer } from './client-peer.js';
 import {
   type CompactionFields,
@@ -38,12 +30,21 @@ import {
   type CompactionOptions,
   startCompaction,
 } from './compaction.js';
-import { askClients, type ElicitOptions, type FormElicitation, type UrlElicitation } from './elicitation.js';
+import {
+  announceCompletion,
+  askClients,
+  type ElicitOptions,
+  type FormElicitation,
+  type UrlElicitation,
+} from './elicitation.js';
+import { isActivity } from './last-state.js';
+import { LogFollower } from './log-follower.js';
 import type { InsertOptions } from './pending-prompt.js';
+import { askPermission } from './permission-request.js';
 import { settingsOf, updateSettings } from './session-settings.js';
+import { type OutgoingMessage, type OutgoingMessageOptions, SessionAppender } from './session-appender.js';
 import { SessionDelivery } from './session-delivery.js';
 import { type SessionActivity, TurnTracker } from './turn-tracker.js';
-import { SessionWriter } from './session-writer.js';
 import {
   type TerminalFields,
   type TerminalHandle,
@@ -56,27 +57,7 @@ import {
 
 export type { SessionActivity } from './turn-tracker.js';
 
-/** Options for a message the agent writes (an agent message or thought). */
-export interface OutgoingMessageOptions {
-  /** Keep it for replay (default `true`). */
-  retain?: boolean;
-  /** Use this ID instead of a fresh one (an adapter reusing the underlying agent's IDs); must be unused. */
-  messageId?: MessageId;
-}
-
-/**
- * An agent message or thought being written. Chunks append; `replace` upserts the whole content.
- * Every call appends the change to the session log (retained for replay unless `retain: false`);
- * attached clients receive it from there.
- */
-export interface OutgoingMessage {
-  /** The agent-assigned ID the message is reported under. */
-  readonly messageId: MessageId;
-  /** Appends one block (`agent_message_chunk` / `agent_thought_chunk`). */
-  chunk(block: ContentBlock): Promise<void>;
-  /** Replaces the whole content (`agent_message` / `agent_thought` with `content`). */
-  replace(content: readonly ContentBlock[]): Promise<void>;
-}
+export type { OutgoingMessage, OutgoingMessageOptions } from './session-appender.js';
 
 /** Options of an {@link AgentSession} (set by the agent). */
 export interface AgentSessionOptions {
@@ -101,10 +82,8 @@ export interface InsertContext {
   readonly arrival?: number;
 }
 
-/** One attached client: where its updates go, and the live updates held while it replays. */
+/** Live updates a client may have waiting while it receives a replay, by default. */
 const DEFAULT_MAX_HELD = 65_536;
-/** How far back a session loaded from the log looks for its last reported activity. */
-const ACTIVITY_LOOKBACK_PAGES = 8;
 
 /**
  * One session inside an agent: a view of its log in the {@link SessionLog}, the clients attached to
@@ -125,41 +104,47 @@ export class AgentSession {
   /** The working directory it was created or last resumed with. */
   cwd: string;
   readonly #log: SessionLog;
-  /** Issues message IDs: the session's log. */
-  readonly #ids: Pick<SessionLog, 'nextMessageId'>;
   /** Appends to the log in call order, writing streamed chunks behind when the log suggests it. */
-  readonly #writer: SessionWriter;
+  readonly #appender: SessionAppender;
   /** The attached clients and the sends to them. */
   readonly #delivery: SessionDelivery;
   /** The turn and cancel state. */
   readonly #turns = new TurnTracker();
-  #position = 0;
-  #following: Promise<void> | undefined;
-  #subscription: LogSubscription | undefined;
   readonly #closed = unboundedListeners(new AbortController());
-  #lost: unknown;
-  readonly #waiters = new Set<{ seq: number; resolve: () => void }>();
+  /** The subscription to the log, and the position it reached. */
+  readonly #follower: LogFollower;
   /** Callers of {@link whenIdle} waiting for this process's turn to end. */
   readonly #idleWaiters = new Set<() => void>();
-  #permissionsPending = 0;
   readonly #work = new WorkRegistry();
-  /** Whether the session reports background work: every state update then carries a list. */
-  #reportsBackground = false;
-  /** The background list as of {@link position} (the last one the log delivered). */
-  #reportedBackground: BackgroundWork[] = [];
-  /** The list the last state update appended here carried (JSON), to report only changes. */
-  #listed = '[]';
+  /** The background list each state update carries, once the session reports background work. */
+  readonly #background = new BackgroundReport(this.#work);
+  /** The permission requests and elicitations pending, and the `requires_action` they report. */
+  readonly #awaiting = new AwaitingUser(this.#turns, {
+    requiresAction: () => this.requiresAction(),
+    running: () => this.running(),
+  });
 
   /** @internal Sessions are created by the agent. */
   constructor(id: SessionId, cwd: string, log: SessionLog, options: AgentSessionOptions = {}) {
     this.id = id;
     this.cwd = cwd;
     this.#log = log;
-    this.#ids = log;
     this.#delivery = new SessionDelivery(id, options.maxHeldUpdates ?? DEFAULT_MAX_HELD);
-    const writeBehind =
-      options.writeBehind === false ? undefined : (options.writeBehind ?? this.#log.writeBehind);
-    this.#writer = new SessionWriter((entries) => this.#log.append(this.id, entries), writeBehind);
+    this.#appender = new SessionAppender(
+      id,
+      log,
+      this.#delivery,
+      () => this.following(),
+      options.writeBehind,
+    );
+    this.#follower = new LogFollower(log, id, this.#closed.signal, {
+      started: (last) => {
+        this.#turns.fromLog(last.activity);
+        if (last.background !== undefined) this.#background.fromLog(last.background);
+      },
+      entry: (entry) => this.#handOn(entry),
+      moved: () => this.#wakeIdleWaiters(),
+    });
   }
 
   /** The log this session lives in. */
@@ -189,12 +174,12 @@ export class AgentSession {
    * clients listed), or undefined while the session does not report background work.
    */
   get reportedBackground(): readonly BackgroundWork[] | undefined {
-    return this.#reportsBackground ? this.#reportedBackground : undefined;
+    return this.#background.reported;
   }
 
   /** The seq of the last log entry handed to attached clients. */
   get position(): number {
-    return this.#position;
+    return this.#follower.position;
   }
 
   /**
@@ -224,11 +209,8 @@ export class AgentSession {
     this.#turns.close();
     this.#closed.abort(new RpcError(ErrorCodes.RequestCancelled, 'The session was closed.'));
     this.#work.abortAll(this.#closed.signal.reason);
-    this.#subscription?.close();
-    this.#subscription = undefined;
+    this.#follower.close();
     this.#delivery.detachAll();
-    for (const waiter of this.#waiters) waiter.resolve();
-    this.#waiters.clear();
     this.#wakeIdleWaiters();
   }
 
@@ -248,7 +230,7 @@ export class AgentSession {
   }
 
   #settledIdle(): boolean {
-    return !this.#turns.turnHere || this.#closed.signal.aborted || this.#lost !== undefined;
+    return !this.#turns.turnHere || this.#closed.signal.aborted || this.#follower.lost;
   }
 
   #wakeIdleWaiters(): void {
@@ -267,103 +249,26 @@ export class AgentSession {
    * activity. Fails with -32002 while the session is not in the log.
    */
   following(): Promise<void> {
-    this.#following ??= this.#follow().catch((error: unknown) => {
-      this.#following = undefined;
-      throw error;
-    });
-    return this.#following;
+    return this.#follower.following();
   }
 
-  async #follow(): Promise<void> {
-    const record = await this.#log.getSession(this.id);
-    if (record === undefined) {
-      throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId: this.id });
+  /** A log entry reached the session: it updates the activity and goes to every attached client. */
+  #handOn(entry: LogEntry): void {
+    const update = entry.update as { sessionUpdate: string; state?: unknown; background?: unknown };
+    if (update.sessionUpdate === 'state_update' && isActivity(update.state)) {
+      this.#turns.fromLog(update.state);
+      if (Array.isArray(update.background)) this.#background.fromLog(update.background as BackgroundWork[]);
     }
-    const last = await lastState(this.#log, this.id, record.lastSeq);
-    this.#turns.fromLog(last.activity);
-    if (last.background !== undefined) this.#fromLogBackground(last.background);
-    this.#position = record.lastSeq;
-    if (this.#closed.signal.aborted) return;
-    this.#subscription = this.#log.subscribe(this.id, record.lastSeq, {
-      entries: (batch) => this.#fanOut(batch),
-      error: (error) => {
-        this.#lost = error;
-        this.#following = undefined;
-        for (const waiter of this.#waiters) waiter.resolve();
-        this.#waiters.clear();
-        this.#wakeIdleWaiters();
-      },
-    });
-  }
-
-  #fanOut(batch: readonly LogEntry[]): void {
-    for (const entry of batch) {
-      this.#position = entry.seq;
-      const update = entry.update as { sessionUpdate: string; state?: unknown };
-      if (update.sessionUpdate === 'state_update' && isActivity(update.state)) {
-        this.#turns.fromLog(update.state);
-        const { background } = update as { background?: unknown };
-        if (Array.isArray(background)) this.#fromLogBackground(background as BackgroundWork[]);
-      }
-      this.#delivery.deliver({ sessionId: this.id, update: entry.update }, entry.seq);
-    }
-    for (const waiter of this.#waiters) {
-      if (waiter.seq <= this.#position) {
-        this.#waiters.delete(waiter);
-        waiter.resolve();
-      }
-    }
-    this.#wakeIdleWaiters();
-  }
-
-  /** Resolves once the session handed every entry up to `seq` to its clients. */
-  #reached(seq: number): Promise<void> {
-    if (seq <= this.#position || this.#lost !== undefined || this.#closed.signal.aborted) {
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.#waiters.add({ seq, resolve }));
+    this.#delivery.deliver({ sessionId: this.id, update: entry.update }, entry.seq);
   }
 
   /**
-   * @internal Attaches a client at the session's current position: it receives every entry after
-   * it. With `hold`, those entries wait until {@link release} (while the client gets a replay).
+   * @internal The attached clients and the sends to them: a client attaches at the session's
+   * position and receives every entry after it (with `hold`, they wait until `release`, while it
+   * gets a replay); `sendTo` / `sendBatchTo` send it updates outside the log.
    */
-  attach(peer: ClientPeer, hold = false): void {
-    this.#delivery.attach(peer, hold);
-  }
-
-  /** @internal Whether a client is attached (receives, or holds during a replay, the entries after its position). */
-  isAttached(peer: ClientPeer): boolean {
-    return this.#delivery.isAttached(peer);
-  }
-
-  /** @internal Sends a client the entries held during its replay, then lets entries flow to it. */
-  release(peer: ClientPeer): Promise<void> {
-    return this.#delivery.release(peer);
-  }
-
-  /** @internal Detaches a client (its connection closed). Work in the session goes on. */
-  detach(peer: ClientPeer): void {
-    this.#delivery.detach(peer);
-  }
-
-  /**
-   * @internal Sends one update to one client only, outside the log (replay goes to the resuming
-   * client). `json`, when given, is JSON text of `update` on one line (a log entry's stored text).
-   */
-  sendTo(peer: ClientPeer, update: SessionUpdate, json?: string): Promise<void> {
-    return this.#delivery.sendTo(peer, update, json);
-  }
-
-  /**
-   * @internal Sends several updates to one client only, outside the log, in order, handed to its
-   * connection together (see {@link ClientPeer.notifyBatch}; one by one without it).
-   */
-  sendBatchTo(
-    peer: ClientPeer,
-    items: readonly { params: SessionNotification; paramsJson: string }[],
-  ): Promise<void> {
-    return this.#delivery.sendBatchTo(peer, items);
+  get clients(): SessionDelivery {
+    return this.#delivery;
   }
 
   /**
@@ -375,29 +280,8 @@ export class AgentSession {
    */
   async update(update: SessionUpdate, options: { retain?: boolean } = {}): Promise<void> {
     const retain = options.retain ?? update.sessionUpdate !== 'state_update';
-    if (update.sessionUpdate === 'state_update') update = this.#withBackground(update);
-    await this.#write([{ update, retain }], update.sessionUpdate.endsWith('_chunk'));
-  }
-
-  /**
-   * A state update with the session's background list, once the session reports one (a list the
-   * caller set is kept): the list is built from the handles moved to the background here, each
-   * listed after its announcing update and dropped only after its end was appended.
-   */
-  #withBackground(update: SessionUpdate): SessionUpdate {
-    if (this.#work.reportsBackground) this.#reportsBackground = true;
-    if (!this.#reportsBackground) return update;
-    const given = (update as { background?: unknown }).background;
-    if (given !== undefined && given !== null) return update;
-    const background = this.#work.background();
-    this.#listed = JSON.stringify(background);
-    return { ...update, background } as SessionUpdate;
-  }
-
-  /** A state update the log delivered carried a background list. */
-  #fromLogBackground(background: BackgroundWork[]): void {
-    this.#reportsBackground = true;
-    this.#reportedBackground = background;
+    if (update.sessionUpdate === 'state_update') update = this.#background.withList(update);
+    await this.#appender.write([{ update, retain }], update.sessionUpdate.endsWith('_chunk'));
   }
 
   /**
@@ -406,78 +290,8 @@ export class AgentSession {
    * a repeated idle with no stop reason and no usage, which ends nothing.
    */
   async backgroundChanged(): Promise<void> {
-    this.#reportsBackground = true;
-    if (JSON.stringify(this.#work.background()) === this.#listed) return;
+    if (!this.#background.changed()) return;
     await this.update({ sessionUpdate: 'state_update', state: this.#turns.activity } as SessionUpdate);
-  }
-
-  /** Appends entries, each call after the one before, and resolves once the log has them. */
-  async #append(entries: readonly NewLogEntry[]): Promise<{ first: number; last: number }> {
-    return (await this.#write(entries, false))!;
-  }
-
-  /**
-   * Appends entries: checks that every update can be sent to every attached client (so nothing is
-   * retained that cannot be reported or replayed), queues them behind the session's earlier
-   * appends, and maps a duplicate claim to the ID error. With `behind`, resolves (undefined) as
-   * soon as the session's writer takes them within its write-behind limits.
-   */
-  async #write(entries: readonly NewLogEntry[], behind: boolean): Promise<SeqRange | undefined> {
-    await this.following();
-    await this.#delivery.pace();
-    const bytes = this.#assertReportable(entries.map((entry) => entry.update));
-    try {
-      return await this.#writer.write(entries, behind, bytes);
-    } catch (error) {
-      if (error instanceof HistoryStoreError && error.code === 'duplicate_message') {
-        throw new RpcError(
-          ErrorCodes.InternalError,
-          `messageId ${JSON.stringify(error.messageId)} is already used in this session`,
-        );
-      }
-      throw error;
-    }
-  }
-
-  /**
-   * Throws an invalid-params error unless every update can be sent to every attached client, so
-   * that a message is either retained, reported and acknowledged, or none of these. Replay never
-   * sends an update larger than one that was appended, so this also keeps retained content replayable.
-   * Returns the bytes of their reports.
-   */
-  #assertReportable(updates: readonly SessionUpdate[]): number {
-    const limit = this.#delivery.messageLimit();
-    let total = 0;
-    for (const update of updates) {
-      let json: string;
-      try {
-        json = JSON.stringify({
-          jsonrpc: '2.0',
-          method: 'session/update',
-          params: { sessionId: this.id, update },
-        });
-      } catch {
-        throw new RpcError(
-          ErrorCodes.InvalidParams,
-          'The message cannot be reported: its content cannot be serialized',
-          {
-            pointer: '/params/prompt',
-            expected: 'content that can be serialized to JSON',
-          },
-        );
-      }
-      // Headroom for the longest form replay may use for it (a chunk tag instead of the message tag).
-      const bytes = Buffer.byteLength(json, 'utf8');
-      if (bytes > limit) {
-        throw new RpcError(
-          ErrorCodes.InvalidParams,
-          `The message cannot be reported: its update would be ${bytes} bytes, over the ${limit}-byte message limit`,
-          { pointer: '/params/prompt', expected: `content whose report fits in ${limit} bytes` },
-        );
-      }
-      total += bytes;
-    }
-    return total;
   }
 
   /**
@@ -496,20 +310,11 @@ export class AgentSession {
   ): Promise<MessageId> {
     // A closed session inserts nothing more: its prompts are answered -32800 (see `closed`).
     this.#closed.signal.throwIfAborted();
-    this.#assertReportable(reportUpdates('user_message', 'pending', content, options.via));
-    const messageId = options.messageId ?? (await this.#ids.nextMessageId(this.id));
-    const range = await this.#append(
-      claimFirst(
-        'user_message',
-        messageId,
-        reportUpdates('user_message', messageId, content, options.via),
-        options.retain,
-      ),
-    );
+    const { messageId, range } = await this.#appender.appendMessage('user_message', content, options);
     // Inserted while idle, the prompt's turn is the next one; inserted during a turn, it is that turn's.
     this.#turns.inserted(context.arrival);
     // The receipt follows the report: wait until the report was handed to the submitting client.
-    await this.#reached(range.last);
+    await this.#follower.reached(range.last);
     if (context.peer !== undefined) await this.#delivery.released(context.peer);
     return messageId;
   }
@@ -519,7 +324,7 @@ export class AgentSession {
    * if it is receiving one): a receipt for a message another replica inserted follows its report.
    */
   async reportedTo(peer: ClientPeer, seq: number): Promise<void> {
-    await this.#reached(seq);
+    await this.#follower.reached(seq);
     await this.#delivery.released(peer);
   }
 
@@ -528,18 +333,7 @@ export class AgentSession {
    * prompt is acknowledged only by `insert({ messageId })`, which may use the reserved ID later.
    */
   reserveMessageId(): Promise<MessageId> {
-    return this.#ids.nextMessageId(this.id);
-  }
-
-  async #unusedId(kind: MessageKind, wanted: MessageId | undefined): Promise<MessageId> {
-    if (wanted === undefined) return this.#ids.nextMessageId(this.id);
-    if (await this.#log.isClaimed(this.id, { kind, messageId: wanted })) {
-      throw new RpcError(
-        ErrorCodes.InternalError,
-        `messageId ${JSON.stringify(wanted)} is already used in this session`,
-      );
-    }
-    return wanted;
+    return this.#log.nextMessageId(this.id);
   }
 
   /**
@@ -552,49 +346,22 @@ export class AgentSession {
     content: readonly ContentBlock[],
     options: { retain?: boolean; via?: ReplayVia; messageId?: MessageId } = {},
   ): Promise<MessageId> {
-    const via = options.via ?? 'full';
-    this.#assertReportable(reportUpdates(kind, 'pending', content, via));
-    const messageId = options.messageId ?? (await this.#ids.nextMessageId(this.id));
-    await this.#append(
-      claimFirst(kind, messageId, reportUpdates(kind, messageId, content, via), options.retain ?? true),
-    );
+    const { messageId } = await this.#appender.appendMessage(kind, content, {
+      retain: options.retain ?? true,
+      via: options.via ?? 'full',
+      messageId: options.messageId,
+    });
     return messageId;
   }
 
   /** Starts an agent message, streamed with chunks or replaced whole. */
   agentMessage(options: OutgoingMessageOptions = {}): Promise<OutgoingMessage> {
-    return this.#outgoing('agent_message', options);
+    return this.#appender.outgoing('agent_message', options);
   }
 
   /** Starts an agent thought (visible reasoning), streamed with chunks or replaced whole. */
   thought(options: OutgoingMessageOptions = {}): Promise<OutgoingMessage> {
-    return this.#outgoing('agent_thought', options);
-  }
-
-  async #outgoing(
-    kind: 'agent_message' | 'agent_thought',
-    options: OutgoingMessageOptions,
-  ): Promise<OutgoingMessage> {
-    const retain = options.retain ?? true;
-    await this.following();
-    const messageId = await this.#unusedId(kind, options.messageId);
-    // The first write claims the ID (a message never written is never reported).
-    let claimed = false;
-    const write = async (update: SessionUpdate, chunk: boolean): Promise<void> => {
-      const claim = claimed ? undefined : { kind, messageId };
-      claimed = true;
-      try {
-        await this.#write([{ update, retain, ...(claim ? { claim } : {}) }], chunk);
-      } catch (error) {
-        if (claim) claimed = false;
-        throw error;
-      }
-    };
-    return {
-      messageId,
-      chunk: (block) => write(chunkUpdate(kind, messageId, block), true),
-      replace: (content) => write(messageUpdate(kind, messageId, content), false),
-    };
+    return this.#appender.outgoing('agent_thought', options);
   }
 
   /**
@@ -645,7 +412,7 @@ export class AgentSession {
       state,
       ...(background === undefined ? {} : { background: [...background] }),
     };
-    await this.sendTo(peer, update);
+    await this.#delivery.sendTo(peer, update);
   }
 
   /** Reports that the work is blocked on the user. */
@@ -766,30 +533,19 @@ export class AgentSession {
     options: ElicitOptions = {},
   ): Promise<CreateElicitationResponse> {
     const signal = options.signal ?? this.signal;
-    // Asked during a turn, the turn waits on the user; asked while idle, nothing is reported.
-    const blocking = this.#turns.activity !== 'idle';
-    if (blocking) this.#permissionsPending += 1;
-    try {
-      if (blocking && this.#permissionsPending === 1 && this.#turns.activity !== 'requires_action') {
-        await this.requiresAction();
-      }
-      return await askClients(this.id, request, () => this.#delivery.peers(), signal, options);
-    } finally {
-      if (blocking) {
-        this.#permissionsPending -= 1;
-        if (this.#permissionsPending === 0 && this.#turns.activity === 'requires_action')
-          await this.running();
-      }
-    }
+    const ask = (): Promise<CreateElicitationResponse> =>
+      askClients(this.id, request, () => this.#delivery.peers(), signal, options);
+    // Asked while idle, nothing is reported; asked during a turn, the turn waits on the user.
+    if (this.#turns.activity === 'idle') return ask();
+    return this.#awaiting.during(async () => {
+      await this.#awaiting.blocked();
+      return ask();
+    });
   }
 
   /** Tells attached clients that a URL elicitation finished (`elicitation/complete`). */
   async completeElicitation(elicitationId: string): Promise<void> {
-    await Promise.all(
-      [...this.#delivery.peers()]
-        .filter((peer) => peer.open && peer.notification !== undefined)
-        .map((peer) => peer.notification!('elicitation/complete', { elicitationId }).catch(() => undefined)),
-    );
+    await announceCompletion(this.#delivery.peers(), elicitationId);
   }
 
   /**
@@ -805,121 +561,17 @@ export class AgentSession {
     params: Omit<RequestPermissionRequest, 'sessionId'>,
     preferred?: ClientPeer,
   ): Promise<RequestPermissionResponse> {
-    this.#permissionsPending += 1;
     const signal = this.signal;
-    const asked = new Set<ClientPeer>();
-    try {
-      for (;;) {
-        const peer =
-          preferred?.open && this.#delivery.isAttached(preferred) && !asked.has(preferred)
-            ? preferred
-            : [...this.#delivery.peers()].find((candidate) => candidate.open && !asked.has(candidate));
-        if (!peer || signal.aborted) return { outcome: { outcome: 'cancelled' } };
-        asked.add(peer);
-        if (this.#permissionsPending === 1 && this.#turns.activity !== 'requires_action')
-          await this.requiresAction();
-        try {
-          const answer = peer.request(
-            'session/request_permission',
-            { ...params, sessionId: this.id },
-            signal,
-          );
-          // On cancel the request is withdrawn ($/cancel_request); the work does not wait for the
-          // client to acknowledge that.
-          const response = await Promise.race([answer, aborted(signal)]);
-          if (!isPermissionResponse(response)) {
-            throw new RpcError(
-              ErrorCodes.InternalError,
-              'The client answered the permission request without an outcome.',
-            );
-          }
-          return response;
-        } catch (error) {
-          if (signal.aborted) return { outcome: { outcome: 'cancelled' } };
-          // The client went away while asked: ask another one, if any is attached.
-          if (!peer.open) continue;
-          throw error;
-        }
-      }
-    } finally {
-      this.#permissionsPending -= 1;
-      if (this.#permissionsPending === 0 && this.#turns.activity === 'requires_action') await this.running();
-    }
+    return this.#awaiting.during(() =>
+      askPermission(params, {
+        sessionId: this.id,
+        preferred,
+        audience: this.#delivery,
+        signal,
+        beforeAsking: () => this.#awaiting.blocked(),
+      }),
+    );
   }
-}
-
-function isActivity(value: unknown): value is SessionActivity {
-  return value === 'idle' || value === 'running' || value === 'requires_action';
-}
-
-function isPermissionResponse(value: unknown): value is RequestPermissionResponse {
-  const outcome = (value as { outcome?: { outcome?: unknown } } | null)?.outcome;
-  return typeof outcome === 'object' && outcome !== null && typeof outcome.outcome === 'string';
-}
-
-/**
- * The activity the log last reported, looking back a few pages from `lastSeq` (idle if none), and
- * the background list that state update carried (undefined if it carried none).
- */
-async function lastState(
-  log: SessionLog,
-  sessionId: SessionId,
-  lastSeq: number,
-): Promise<{ activity: SessionActivity; background?: BackgroundWork[] }> {
-  let end = lastSeq;
-  for (let pages = 0; end > 0 && pages < ACTIVITY_LOOKBACK_PAGES; pages++) {
-    const from = Math.max(0, end - 1024);
-    const page = await log.read(sessionId, { afterSeq: from, limit: end - from });
-    for (let i = page.entries.length - 1; i >= 0; i--) {
-      const update = page.entries[i]!.update as {
-        sessionUpdate: string;
-        state?: unknown;
-        background?: unknown;
-      };
-      if (update.sessionUpdate === 'state_update' && isActivity(update.state)) {
-        return Array.isArray(update.background)
-          ? { activity: update.state, background: update.background as BackgroundWork[] }
-          : { activity: update.state };
-      }
-    }
-    end = from;
-  }
-  return { activity: 'idle' };
-}
-
-/** Log entries for a message's report; the first claims its ID. */
-function claimFirst(
-  kind: MessageKind,
-  messageId: MessageId,
-  updates: readonly SessionUpdate[],
-  retain: boolean,
-): NewLogEntry[] {
-  return updates.map((update, i) => ({
-    update,
-    retain,
-    ...(i === 0 ? { claim: { kind, messageId } } : {}),
-  }));
-}
-
-/** The updates that report a message: one whole update, or a reset followed by one chunk per block. */
-function reportUpdates(
-  kind: MessageKind,
-  messageId: MessageId,
-  content: readonly ContentBlock[],
-  via: ReplayVia,
-): SessionUpdate[] {
-  if (via === 'full') return [messageUpdate(kind, messageId, content)];
-  return [
-    messageUpdate(kind, messageId, []),
-    ...content.map((block): SessionUpdate => chunkUpdate(kind, messageId, block)),
-  ];
-}
-
-/** Resolves with a `cancelled` outcome once `signal` aborts (never, if it never does). */
-function aborted(signal: AbortSignal): Promise<RequestPermissionResponse> {
-  const cancelled: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
-  if (signal.aborted) return Promise.resolve(cancelled);
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(cancelled), { once: true }));
 }
 
 /**

@@ -224,12 +224,12 @@ export class Agent {
       peer,
       gate,
       attach: (session, hold = false) => {
-        session.attach(peer, hold);
+        session.clients.attach(peer, hold);
         attached.add(session);
       },
       // It closed, or logged out.
       detachAll: () => {
-        for (const session of attached) session.detach(peer);
+        for (const session of attached) session.clients.detach(peer);
         attached.clear();
       },
     };

@@ -89,6 +89,15 @@ export async function askClients(
   }
 }
 
+/** Tells every open client that takes notifications that a URL elicitation finished (`elicitation/complete`). */
+export async function announceCompletion(peers: Iterable<ClientPeer>, elicitationId: string): Promise<void> {
+  await Promise.all(
+    [...peers]
+      .filter((peer) => peer.open && peer.notification !== undefined)
+      .map((peer) => peer.notification!('elicitation/complete', { elicitationId }).catch(() => undefined)),
+  );
+}
+
 /** Resolves `cancel` once `signal` aborts; `dispose` removes the listener when the answer came first. */
 function abortedWith(signal: AbortSignal): {
   promise: Promise<CreateElicitationResponse>;

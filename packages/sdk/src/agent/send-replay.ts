@@ -45,7 +45,7 @@ export async function sendReplay(
   for await (const batch of batches) {
     let last: Promise<void> | undefined;
     for (const { update, json } of batch) {
-      last = session.sendTo(peer, update, json).catch(fail);
+      last = session.clients.sendTo(peer, update, json).catch(fail);
       if ((peer.pendingBytes ?? 0) > REPLAY_BACKLOG_BYTES) await last;
       if (failure !== undefined) throw failure.error;
     }
@@ -69,7 +69,7 @@ async function sendGrouped(
   let last: Promise<void> | undefined;
   const handOver = async (): Promise<void> => {
     if (group.length > 0) {
-      last = session.sendBatchTo(peer, group).catch(fail);
+      last = session.clients.sendBatchTo(peer, group).catch(fail);
       group = [];
       chars = 0;
       if ((peer.pendingBytes ?? 0) > REPLAY_BACKLOG_BYTES) await last;

@@ -111,7 +111,7 @@ async function attachResumed(
   await session.following();
   // A client already following the session (through session/new, a prompt or an earlier resume)
   // keeps following it if this replay fails: its prompts' receipts wait on their reports.
-  const wasAttached = session.isAttached(peer);
+  const wasAttached = session.clients.isAttached(peer);
   connection.attach(session, true);
   const upto = session.position;
   // The state as of `upto`: the entries after it reach this client after the replay.
@@ -127,12 +127,12 @@ async function attachResumed(
     // Current-state synchronisation: the resume response alone does not mean idle.
     await session.sendStateTo(peer, activity, background);
   } catch (error) {
-    if (wasAttached) await session.release(peer);
-    else session.detach(peer);
+    if (wasAttached) await session.clients.release(peer);
+    else session.clients.detach(peer);
     if (signal.aborted) throw new RpcError(ErrorCodes.RequestCancelled, 'The replay was cancelled.');
     throw error;
   }
-  await session.release(peer);
+  await session.clients.release(peer);
 }
 
 /**
