@@ -6,7 +6,7 @@ import type {
   SessionId,
   ToolCallId,
 } from '@acp-kit/schema';
-import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { askOneClientAtATime } from './ask-one-client.js';
 import type { ClientPeer } from './client-peer.js';
 
 /** A form elicitation as the agent writes it: the session scope is filled in by the session. */
@@ -54,39 +54,29 @@ export async function askClients(
   signal: AbortSignal,
   options: ElicitOptions,
 ): Promise<CreateElicitationResponse> {
-  const asked = new Set<ClientPeer>();
   const params = {
     ...request,
     sessionId,
     ...(options.toolCallId === undefined ? {} : { toolCallId: options.toolCallId }),
   } as CreateElicitationRequest;
-  for (;;) {
-    const eligible = (peer: ClientPeer): boolean =>
-      peer.open && !asked.has(peer) && canElicit(peer, request.mode);
-    const preferred = options.client;
-    const peer =
-      preferred !== undefined && eligible(preferred) && [...peers()].includes(preferred)
-        ? preferred
-        : [...peers()].find(eligible);
-    if (peer === undefined || signal.aborted) return CANCELLED;
-    asked.add(peer);
-    try {
-      const answer = peer.request('elicitation/create', params, signal);
-      const withdrawn = abortedWith(signal);
-      const response = await Promise.race([answer, withdrawn.promise]).finally(withdrawn.dispose);
-      if (typeof (response as { action?: unknown } | null)?.action !== 'string') {
-        throw new RpcError(
-          ErrorCodes.InternalError,
-          'The client answered the elicitation without an action.',
-        );
-      }
-      return response;
-    } catch (error) {
-      if (signal.aborted) return CANCELLED;
-      if (!peer.open) continue;
-      throw error;
-    }
-  }
+  const eligible = (peer: ClientPeer, asked: ReadonlySet<ClientPeer>): boolean =>
+    peer.open && !asked.has(peer) && canElicit(peer, request.mode);
+  return askOneClientAtATime<CreateElicitationResponse>(
+    {
+      next: (asked) => {
+        const preferred = options.client;
+        if (preferred !== undefined && eligible(preferred, asked) && [...peers()].includes(preferred))
+          return preferred;
+        return [...peers()].find((peer) => eligible(peer, asked));
+      },
+      ask: (peer, withdraw) => peer.request('elicitation/create', params, withdraw),
+      isAnswer: (value): value is CreateElicitationResponse =>
+        typeof (value as { action?: unknown } | null)?.action === 'string',
+      invalid: 'The client answered the elicitation without an action.',
+      cancelled: CANCELLED,
+    },
+    signal,
+  );
 }
 
 /** Tells every open client that takes notifications that a URL elicitation finished (`elicitation/complete`). */
@@ -96,18 +86,4 @@ export async function announceCompletion(peers: Iterable<ClientPeer>, elicitatio
       .filter((peer) => peer.open && peer.notification !== undefined)
       .map((peer) => peer.notification!('elicitation/complete', { elicitationId }).catch(() => undefined)),
   );
-}
-
-/** Resolves `cancel` once `signal` aborts; `dispose` removes the listener when the answer came first. */
-function abortedWith(signal: AbortSignal): {
-  promise: Promise<CreateElicitationResponse>;
-  dispose: () => void;
-} {
-  if (signal.aborted) return { promise: Promise.resolve(CANCELLED), dispose: () => undefined };
-  let onAbort: () => void = () => undefined;
-  const promise = new Promise<CreateElicitationResponse>((resolve) => {
-    onAbort = () => resolve(CANCELLED);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }

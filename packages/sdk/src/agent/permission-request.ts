@@ -1,5 +1,5 @@
 import type { RequestPermissionRequest, RequestPermissionResponse, SessionId } from '@acp-kit/schema';
-import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { askOneClientAtATime } from './ask-one-client.js';
 import type { ClientPeer } from './client-peer.js';
 
 /** The session's clients as a permission request sees them (see {@link askPermission}). */
@@ -36,48 +36,25 @@ export async function askPermission(
   params: Omit<RequestPermissionRequest, 'sessionId'>,
   ask: PermissionAsk,
 ): Promise<RequestPermissionResponse> {
-  const { preferred, audience, signal } = ask;
-  const asked = new Set<ClientPeer>();
-  for (;;) {
-    const peer =
-      preferred?.open && audience.isAttached(preferred) && !asked.has(preferred)
-        ? preferred
-        : [...audience.peers()].find((candidate) => candidate.open && !asked.has(candidate));
-    if (!peer || signal.aborted) return CANCELLED;
-    asked.add(peer);
-    await ask.beforeAsking();
-    try {
-      const answer = peer.request(
-        'session/request_permission',
-        { ...params, sessionId: ask.sessionId },
-        signal,
-      );
-      // On cancel the request is withdrawn ($/cancel_request); the work does not wait for the
-      // client to acknowledge that.
-      const response = await Promise.race([answer, aborted(signal)]);
-      if (!isPermissionResponse(response)) {
-        throw new RpcError(
-          ErrorCodes.InternalError,
-          'The client answered the permission request without an outcome.',
-        );
-      }
-      return response;
-    } catch (error) {
-      if (signal.aborted) return CANCELLED;
-      // The client went away while asked: ask another one, if any is attached.
-      if (!peer.open) continue;
-      throw error;
-    }
-  }
+  const { preferred, audience } = ask;
+  return askOneClientAtATime<RequestPermissionResponse>(
+    {
+      next: (asked) =>
+        preferred?.open && audience.isAttached(preferred) && !asked.has(preferred)
+          ? preferred
+          : [...audience.peers()].find((candidate) => candidate.open && !asked.has(candidate)),
+      ask: (peer, withdraw) =>
+        peer.request('session/request_permission', { ...params, sessionId: ask.sessionId }, withdraw),
+      isAnswer: isPermissionResponse,
+      invalid: 'The client answered the permission request without an outcome.',
+      cancelled: CANCELLED,
+      beforeAsking: () => ask.beforeAsking(),
+    },
+    ask.signal,
+  );
 }
 
 function isPermissionResponse(value: unknown): value is RequestPermissionResponse {
   const outcome = (value as { outcome?: { outcome?: unknown } } | null)?.outcome;
   return typeof outcome === 'object' && outcome !== null && typeof outcome.outcome === 'string';
-}
-
-/** Resolves with a `cancelled` outcome once `signal` aborts (never, if it never does). */
-function aborted(signal: AbortSignal): Promise<RequestPermissionResponse> {
-  if (signal.aborted) return Promise.resolve(CANCELLED);
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(CANCELLED), { once: true }));
 }
