@@ -182,6 +182,49 @@ describe('v1WireCodec behind negotiateAgentVersion', () => {
     expect(loaded.modes?.currentModeId).toBe('build');
   });
 
+  it('sends the commands a new or loaded session has as an available_commands_update (a v1 answer has no place for them): after the session/new answer, before the session/load answer', async () => {
+    const commands = [{ type: 'command' as const, name: 'plan', description: 'Make a plan' }];
+    const { raw, wire, initialize } = setup(
+      async (prompt) => {
+        await prompt.insert();
+      },
+      {
+        capabilities: { session: { resume: {} } },
+        onNewSession: () => ({ availableCommands: commands }),
+      },
+    );
+    await initialize();
+    const { sessionId } = (await raw.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] })) as {
+      sessionId: string;
+    };
+    const v1Commands = {
+      sessionUpdate: 'available_commands_update',
+      availableCommands: [{ name: 'plan', description: 'Make a plan' }],
+    };
+    const commandUpdates = () =>
+      wire.filter(
+        (m) =>
+          m.method === 'session/update' &&
+          (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate ===
+            'available_commands_update',
+      );
+    await expect.poll(() => commandUpdates().length).toBe(1);
+    const answered = wire.findIndex(
+      (m) => (m.result as { sessionId?: string } | undefined)?.sessionId === sessionId,
+    );
+    expect(wire.indexOf(commandUpdates()[0]!)).toBeGreaterThan(answered);
+    expect((commandUpdates()[0]!.params as { update: unknown }).update).toEqual(v1Commands);
+
+    const before = wire.length;
+    await raw.sendRequest('session/load', { sessionId, cwd: '/tmp', mcpServers: [] });
+    const loadAnswer = wire.findIndex((m, i) => i >= before && m.result !== undefined);
+    const loaded = commandUpdates()
+      .map((m) => wire.indexOf(m))
+      .filter((i) => i >= before);
+    expect(loaded).toHaveLength(1);
+    expect(loaded[0]).toBeLessThan(loadAnswer);
+  });
+
   it('leaves a command whose input type v1 does not know out of the list it sends, and reports it to onLoss', async () => {
     const losses: BridgeLoss[] = [];
     const { raw, wire, initialize } = setup(

@@ -2,6 +2,7 @@ import type { BridgeLossListener } from '../bridge-loss.js';
 import type {
   PromptResponse as V2PromptResponse,
   RequestPermissionRequest as V2RequestPermissionRequest,
+  AvailableCommand as V2AvailableCommand,
   SessionConfigOption as V2SessionConfigOption,
   SessionId,
   SessionNotification as V2SessionNotification,
@@ -22,7 +23,7 @@ import { validateParams, validateResult } from '../generated/v1/validate.js';
 import { setModeErrorDataToV1, v2ModeOption } from '../mode-options.js';
 import { v1BatchRefusal } from '../no-batches.js';
 import { openV1ClientCodec } from '../v1-agent-as-v2/v1-client-codec.js';
-import { type OpenPrompt, SessionView } from './session-view.js';
+import { type OpenPrompt, SessionView, type StreamNumbering } from './session-view.js';
 import { AGENT_ROUTES, CLIENT_ROUTES, type Convert, type V1Route } from './v1-routes.js';
 
 type Message = Record<string, unknown> & { id?: RpcId | null; method?: unknown; params?: unknown };
@@ -81,7 +82,13 @@ export function createV1WireCodec(options: V1WireCodecOptions = {}): WireCodec {
   };
 }
 
-class V1AgentCodec implements CodecSession {
+/**
+ * The agent side of the v1 codec: a v1 client in front, the v2 core behind. In process (the
+ * codec an `Agent` negotiates) the core tells each live update's log seq, and turns are found by
+ * it; in front of a v2 agent process (`serveV2AgentAsV1`), which only has the wire, updates are
+ * numbered by arrival.
+ */
+export class V1AgentCodec implements CodecSession {
   readonly #channel: CodecChannel;
   /** v1 requests passed on to the core, by their id. */
   readonly #peerRequests = new Map<RpcId, PeerRequest>();
@@ -97,16 +104,18 @@ class V1AgentCodec implements CodecSession {
   /** What the v1 client advertised in its initialize (kinds it did not ask for are not sent). */
   #clientCapabilities: V1.ClientCapabilities | undefined;
 
-  constructor(channel: CodecChannel, onLoss?: BridgeLossListener) {
+  readonly #numbering: StreamNumbering;
+
+  constructor(channel: CodecChannel, onLoss?: BridgeLossListener, numbering: StreamNumbering = 'log') {
     this.#channel = channel;
     this.#onLoss = onLoss;
+    this.#numbering = numbering;
   }
 
   #view(sessionId: SessionId): SessionView {
     let found = this.#sessions.get(sessionId);
     if (found === undefined) {
-      // The core tells the codec each live update's seq in the session log.
-      found = new SessionView(this.#onLoss, 'log', () => this.#clientCapabilities);
+      found = new SessionView(this.#onLoss, this.#numbering, () => this.#clientCapabilities);
       this.#sessions.set(sessionId, found);
     }
     return found;
@@ -301,9 +310,33 @@ class V1AgentCodec implements CodecSession {
     if (!('result' in message)) {
       return this.#write(method === 'session/set_mode' ? modeErrorInV1(message) : message);
     }
-    const answered = message.result as { sessionId?: SessionId; configOptions?: unknown } | null;
-    this.#noteOptions(sessionId ?? answered?.sessionId, answered?.configOptions);
-    return this.#write({ ...message, result: convert(request.route.result, message.result) });
+    const answered = message.result as {
+      sessionId?: SessionId;
+      configOptions?: unknown;
+      availableCommands?: V2AvailableCommand[] | null;
+    } | null;
+    const session = sessionId ?? answered?.sessionId;
+    this.#noteOptions(session, answered?.configOptions);
+    const commands = answered?.availableCommands;
+    // Before the answer to a load or resume: the client sees the commands once the session is loaded.
+    if (session !== undefined && (method === 'session/load' || method === 'session/resume'))
+      this.#sendCommands(session, commands);
+    const written = this.#write({ ...message, result: convert(request.route.result, message.result) });
+    if (session !== undefined && method === 'session/new') {
+      const created = this.#view(session);
+      if (created.state === 'unknown') created.state = 'idle'; // a new session has run nothing yet
+      // After the answer, as v1 agents announce their commands: the client knows the session then.
+      void written.then(() => this.#sendCommands(session, commands));
+    }
+    return written;
+  }
+
+  /** A v1 answer has no place for the commands a v2 answer lists: they follow as an update. */
+  #sendCommands(sessionId: SessionId, commands: V2AvailableCommand[] | null | undefined): void {
+    if (commands === undefined || commands === null) return;
+    const update = { sessionUpdate: 'available_commands_update' as const, availableCommands: commands };
+    // A command v1 cannot express is left out of the list and reported (see the lossy table).
+    void this.#view(sessionId).forward(sessionId, update, this.#sendUpdate);
   }
 
   /**
@@ -365,7 +398,11 @@ class V1AgentCodec implements CodecSession {
   }
 
   close(reason?: Error): void {
-    const error = new Error(`connection closed${reason ? `: ${reason.message}` : ''}`);
+    this.fail(new Error(`connection closed${reason ? `: ${reason.message}` : ''}`));
+  }
+
+  /** Ends every v1 prompt still waiting for its turn with `error` (the core is gone). */
+  fail(error: Error): void {
     for (const s of this.#sessions.values()) s.turns.fail(error);
   }
 }
