@@ -50,8 +50,8 @@ interface CoreRequest {
  * `openV1ClientCodec`). Pass it to `negotiateAgentVersion(transport, { codecs: [v1WireCodec] })`;
  * a client whose `initialize` asks for version 1 then gets a v1 connection.
  *
- * The translation is the v2→v1 one of `serveV2AgentAsV1` (they share {@link SessionView}). Every
- * v1 method crosses by the routes read from the generated compat tables (`METHOD_MAPPING`,
+ * `serveV2AgentAsV1` is this codec in front of a relay to a v2 agent process, so both translate
+ * alike. Every v1 method crosses by the routes read from the generated compat tables (`METHOD_MAPPING`,
  * `CONVERSIONS`: `session/load` is `session/resume` with replay, `authenticate` is `auth/login`,
  * `session/set_mode` is `session/set_config_option`), so
  * the codec follows the schemas and the compat mapping as they grow. A v1 `session/prompt` is
