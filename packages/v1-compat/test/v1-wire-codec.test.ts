@@ -189,7 +189,6 @@ describe('v1WireCodec behind negotiateAgentVersion', () => {
         await prompt.insert();
       },
       {
-        capabilities: { session: { resume: {} } },
         onNewSession: () => ({ availableCommands: commands }),
       },
     );

@@ -8,7 +8,7 @@ import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import type { AgentOptions, HandlerErrorContext } from './agent-options.js';
 import { AgentSession } from './agent-session.js';
 import type { ClientPeer } from './client-peer.js';
-import { type AgentConnection, connectionPeer } from './connection-peer.js';
+import type { AgentConnection } from './connection-peer.js';
 import { ConnectionState } from './connection-state.js';
 import { AGENT_FEATURES } from './features/index.js';
 import { cancelHere, runForwardedPrompt } from './features/prompts.js';
@@ -213,11 +213,7 @@ export class Agent {
         },
       },
     );
-    const peer = connectionPeer(connection, {
-      label,
-      capabilities: () => gate.clientCapabilities,
-      checkOutgoing: (method) => gate.checkOutgoing(method),
-    });
+    const peer = gate.clientPeer(connection, label);
     const attached = new Set<AgentSession>();
     const served: ConnectionHost = {
       state,

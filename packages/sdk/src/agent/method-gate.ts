@@ -15,6 +15,8 @@ import { HistoryStoreError } from '../history/errors.js';
 import { findUnstorableText, STORABLE_TEXT } from '../history/storable-text.js';
 import type { Connection, NotificationHandler, RequestHandler } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import type { ClientPeer } from './client-peer.js';
+import { type AgentConnection, connectionPeer } from './connection-peer.js';
 import { toWireError } from './wire-errors.js';
 
 /** The part of the `initialize` response that says what an agent serves. */
@@ -348,6 +350,19 @@ export class MethodGate {
       `Method not found: ${method} (this agent does not advertise ${capability.pointer.slice(1).replaceAll('/', '.')})`,
       { method, capability: { in: capability.in, pointer: capability.pointer } },
     );
+  }
+
+  /**
+   * The {@link ClientPeer} that stands for this gate's client on `connection` inside sessions: it
+   * reads the capabilities the client's `initialize` gave the gate, and refuses locally a request
+   * they do not advertise ({@link MethodGate.checkOutgoing}). The one place the two are wired.
+   */
+  clientPeer(connection: AgentConnection, label: string): ClientPeer {
+    return connectionPeer(connection, {
+      label,
+      capabilities: () => this.#client,
+      checkOutgoing: (method) => this.checkOutgoing(method),
+    });
   }
 
   /** The client's capabilities from its `initialize` request (undefined before it). */

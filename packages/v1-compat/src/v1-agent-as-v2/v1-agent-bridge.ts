@@ -12,7 +12,6 @@ import {
   AgentConnectionState,
   type ClientPeer,
   Connection,
-  connectionPeer,
   ErrorCodes,
   MemorySessionLog,
   MethodGate,
@@ -250,11 +249,7 @@ export class V1AgentBridge {
     const gate = new MethodGate(connection, {}, { check: (method) => state.gate(method) });
     // What this bridge advertises is the v1 agent's answer, known at the client's initialize.
     gate.adapt(undefined);
-    const peer = connectionPeer(connection, {
-      label: `v2-client#${++this.#clientCount}`,
-      capabilities: () => gate.clientCapabilities,
-      checkOutgoing: (method) => gate.checkOutgoing(method),
-    });
+    const peer = gate.clientPeer(connection, `v2-client#${++this.#clientCount}`);
     const attached = new Set<BridgedSession>();
     const attach = (session: BridgedSession): void => {
       session.adapter.attach(peer);
