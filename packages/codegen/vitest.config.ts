@@ -4,6 +4,6 @@ export default defineConfig({
   test: {
     // Tests here compile whole schemas (ts-morph, Ajv); on a shared, loaded machine that can take
     // seconds. The limit only guards against hangs — no test asserts on time.
-    testTimeout: 60_000,
+    testTimeout: 180_000,
   },
 });

@@ -16,7 +16,7 @@ export default defineConfig({
     // One throwaway PostgreSQL server for the whole run (installed when missing, removed after).
     globalSetup: ['./test/global-setup.ts'],
     // The limits only guard against hangs (a loaded machine, a server starting); no test asserts on time.
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
   },
 });

@@ -18,6 +18,6 @@ export default defineConfig({
   },
   test: {
     // The limit only guards against hangs (SQLite files on a shared disk); no test asserts on time.
-    testTimeout: 60_000,
+    testTimeout: 180_000,
   },
 });

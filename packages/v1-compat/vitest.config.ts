@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     // Lifecycle tests spawn child processes (tsx fixtures); on a shared, loaded machine that can
     // take seconds. The limit only guards against hangs — no test asserts on time.
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
   },
 });

@@ -21,7 +21,7 @@ describe('the getting-started examples', () => {
     expect(lines[0]).toMatch(/^inserted as \S+/);
     expect(lines).toContain('user_message: Hello, agent');
     expect(lines.some((line) => /^agent_message: .+/.test(line))).toBe(true);
-  }, 60_000);
+  });
 
   it('first-agent.ts, run as a child process over stdio, inserts the prompt and answers with a word count', async () => {
     const agent = spawnTransport(process.execPath, [TSX_CLI, FIRST_AGENT]);
@@ -49,5 +49,5 @@ describe('the getting-started examples', () => {
       client.close();
       await agent.shutdown();
     }
-  }, 60_000);
+  });
 });

@@ -511,7 +511,7 @@ describe('the background-work guide', () => {
     ]);
     const terminal = () => client.store.snapshot(sessionId).terminals[0]!;
     expect(terminal().fields.exitStatus).toBeUndefined();
-    await expect.poll(() => tracker.current(sessionId)?.length, { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => tracker.current(sessionId)?.length, { timeout: 60_000 }).toBe(0);
     // Dropped after its exit status, with all its output.
     expect(terminal().fields.exitStatus).toEqual({ exitCode: 0 });
     expect(terminal().output).toContain('step 10 of 10');
@@ -530,7 +530,7 @@ describe('the background-work guide', () => {
     expect(shown).toHaveLength(1);
     expect(shown[0]).toMatchObject({ kind: 'terminal', command: 'npm run build' });
     expect((shown[0] as { output: string }).output).toContain('step 3 of 20');
-    await expect.poll(() => bob.tracker.current(sessionId)?.length, { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => bob.tracker.current(sessionId)?.length, { timeout: 60_000 }).toBe(0);
     const bobs = bob.client.store.snapshot(sessionId).terminals[0]!;
     expect(bobs.fields.exitStatus).toEqual({ exitCode: 0 });
     expect(bobs.output).toBe(alice.client.store.snapshot(sessionId).terminals[0]!.output);
@@ -548,7 +548,7 @@ describe('the background-work guide', () => {
     expect(tracker.current(sessionId)).toHaveLength(1);
     const { terminalId } = client.store.snapshot(sessionId).terminals[0]!;
     await client.cancelTerminal(sessionId, terminalId);
-    await expect.poll(() => tracker.current(sessionId)?.length, { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => tracker.current(sessionId)?.length, { timeout: 60_000 }).toBe(0);
     expect(client.store.snapshot(sessionId).terminals[0]!.fields.exitStatus).toEqual({
       exitCode: null,
       signal: 'SIGTERM',

@@ -54,7 +54,7 @@ describe('the version-negotiation guide: one agent program serving v1 and v2 cli
     const reply = client.store.snapshot(sessionId).messages.find((m) => m.kind === 'agent_message');
     expect(reply?.content).toEqual([{ type: 'text', text: 'Hello v2' }]);
     await expect.poll(() => agent.stderr()).toContain('speaking ACP v2');
-  }, 60_000);
+  });
 
   it('serves a client asking for v1 as v1: v1 shapes only, the prompt answered {stopReason} at the end of the turn', async () => {
     const agent = startAgent();
@@ -94,7 +94,7 @@ describe('the version-negotiation guide: one agent program serving v1 and v2 cli
       );
     }
     await expect.poll(() => agent.stderr()).toContain('speaking ACP v1');
-  }, 60_000);
+  });
 
   it('answers a version below both with -32022 and the supported versions, and stays usable', async () => {
     const agent = startAgent();
@@ -110,7 +110,7 @@ describe('the version-negotiation guide: one agent program serving v1 and v2 cli
       info: { name: 'retry', version: '1.0.0' },
     })) as { protocolVersion: number };
     expect(retry.protocolVersion).toBe(2);
-  }, 60_000);
+  });
 });
 
 describe('the version-negotiation guide: a v2 client in front of a v1-only agent', () => {
@@ -140,7 +140,7 @@ describe('the version-negotiation guide: a v2 client in front of a v1-only agent
       { type: 'text', text: 'echo: hello over v1' },
     ]);
     expect(state.state).toBe('idle');
-  }, 60_000);
+  });
 });
 
 /** Starts serve-both-versions-websocket.ts; resolves once it printed its URL and token file. */
@@ -246,7 +246,7 @@ describe('the version-negotiation guide: the same agent over WebSocket', () => {
     }
     await expect.poll(() => agent.stderr()).toContain('a client speaks ACP v2');
     await expect.poll(() => agent.stderr()).toContain('a client speaks ACP v1');
-  }, 60_000);
+  });
 
   it('keeps the WebSocket rules: the token in a 0600 file and never printed, 401 without it, 403 for a web page, the file removed on SIGTERM', async () => {
     const agent = await startWebSocketAgent();
@@ -277,5 +277,5 @@ describe('the version-negotiation guide: the same agent over WebSocket', () => {
 
     expect(await agent.stop()).toEqual({ code: 0, signal: null });
     expect(existsSync(agent.tokenFile)).toBe(false);
-  }, 60_000);
+  });
 });

@@ -158,7 +158,7 @@ describe('the compat emitter', () => {
     expect(problems).toEqual([
       '/updates/14: v2 kind config_option_update: it becomes current_mode_update or config_option_update in v1: name a converterToV1 that decides',
     ]);
-  }, 60_000);
+  });
 
   it('refuses an update conversion that does not convert the two update variants toV1', () => {
     const problems = repositoryMappingWith((updates) => {
@@ -168,7 +168,7 @@ describe('the compat emitter', () => {
     expect(problems).toEqual([
       '/updates/12: v2 kind plan_update: conversion UsageUpdate must convert v2 PlanUpdate into v1 PlanUpdate (toV1), or name a converterToV1',
     ]);
-  }, 60_000);
+  });
 
   it('refuses a v1Capability that names no v1 client capability', () => {
     const problems = repositoryMappingWith((updates) => {
@@ -178,7 +178,7 @@ describe('the compat emitter', () => {
     expect(problems).toEqual([
       '/updates/18: v1Capability: pointer /session/notes does not resolve: ClientCapabilities at /session has no property "notes"',
     ]);
-  }, 60_000);
+  });
 
   it('emits the v2 → v1 update table for every v2 kind: hand-written converters, generated conversions, capabilities and losses', () => {
     const model = loadCompat({

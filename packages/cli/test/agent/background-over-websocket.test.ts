@@ -68,5 +68,5 @@ describe('acp-kit agent --listen: /background over WebSocket', () => {
         .map((u) => (u as { data: string }).data)
         .join('');
     expect(text(bob)).toBe(text(alice));
-  }, 60_000);
+  });
 });

@@ -92,7 +92,7 @@ beforeAll(async () => {
   context = await browser.newContext();
   context.on('request', (request) => void urls.push(request.url()));
   context.on('page', (page) => page.on('websocket', (socket) => void urls.push(socket.url())));
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -18,7 +18,7 @@ beforeAll(requireBuild);
 /** Runs the built `acp-kit` with `args`; resolves with its stdout and exit code. */
 function runCli(args: string[]): Promise<{ stdout: string; code: number }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { timeout: 50_000 }, (error, stdout) => {
+    execFile(process.execPath, [BIN, ...args], { timeout: 60_000 }, (error, stdout) => {
       resolve({ stdout, code: error ? (typeof error.code === 'number' ? error.code : 1) : 0 });
     });
   });
@@ -45,7 +45,7 @@ describe('conformance of a v1 agent run without the bridge', () => {
     expect(report.scenarios).toHaveLength(1);
   });
 
-  it('prints the bridge command from acp-kit conformance and exits 1', { timeout: 60_000 }, async () => {
+  it('prints the bridge command from acp-kit conformance and exits 1', async () => {
     const { stdout, code } = await runCli([
       'conformance',
       '--',

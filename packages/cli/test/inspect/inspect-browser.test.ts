@@ -28,7 +28,7 @@ beforeAll(async () => {
   requireBuild();
   browser = await openChromium();
   context = browser.context;
-}, 60_000);
+});
 
 afterAll(async () => {
   await Promise.all([...running].map((inspector) => inspector.stop()));

@@ -227,7 +227,7 @@ describe.skipIf(skipReason !== undefined)(
       expect(processesWith(`CODEX_HOME=${home}`).length).toBeGreaterThan(0);
       bridge.stdin!.end();
       await expect(exited).resolves.toBe(0);
-      await vi.waitFor(() => expect(processesWith(`CODEX_HOME=${home}`)).toEqual([]), { timeout: 30_000 });
+      await vi.waitFor(() => expect(processesWith(`CODEX_HOME=${home}`)).toEqual([]), { timeout: 60_000 });
       expect(stderr).not.toMatch(/TypeError|ReferenceError/);
     }, 300_000);
   },

@@ -53,7 +53,7 @@ describe('acp-kit agent and JSON-RPC batches around version negotiation', () => 
     });
     a.send(request(2, 'session/new', { cwd: '/tmp' }));
     expect(await a.next(answerTo(2))).toMatchObject({ result: { sessionId: expect.any(String) } });
-  }, 90_000);
+  });
 
   it('refuses a batched initialize asking for 1 with -32600 per request in one array; a single one then negotiates v1', async () => {
     const a = agent();
@@ -73,7 +73,7 @@ describe('acp-kit agent and JSON-RPC batches around version negotiation', () => 
     expect(await a.next(answerTo(3))).toMatchObject({
       result: { protocolVersion: 1, agentCapabilities: { loadSession: true } },
     });
-  }, 90_000);
+  });
 
   it('answers a batch on a connection negotiated to v1 with one -32600 (id null) and keeps serving it', async () => {
     const a = agent();
@@ -89,5 +89,5 @@ describe('acp-kit agent and JSON-RPC batches around version negotiation', () => 
     a.send(request(4, 'session/list', {}));
     const listed = (await a.next(answerTo(4))) as Answer;
     expect((listed.result?.sessions as unknown[] | undefined)?.length).toBe(1);
-  }, 90_000);
+  });
 });

@@ -142,5 +142,5 @@ describe('the official v1 client switching session modes on `acp-kit agent` (neg
       /^acp-kit agent: left out (terminal_update|terminal_output_chunk|notice) \(whole update\) for session sess_\S+: (v1 shows terminals only|the v1 client did not advertise session\.notices)/;
     expect(lines.filter((line) => !loss.test(line))).toEqual([]);
     expect(lines.some((line) => line.includes('left out notice'))).toBe(true);
-  }, 120_000);
+  });
 });

@@ -36,7 +36,7 @@ describe('acp-kit agent --history postgres://…: background work on two replica
     for (const t of clients) t.client.close();
     for (const agent of agents) await agent.stop();
     await server?.stop();
-  }, 60_000);
+  });
 
   const start = async (url: string) => {
     const agent = await listeningAgent([
@@ -91,7 +91,7 @@ describe('acp-kit agent --history postgres://…: background work on two replica
         .map((u) => (u as { data: string }).data)
         .join('');
     expect(text(bob)).toBe(text(carol));
-  }, 120_000);
+  });
 
   it('reports a killed replica’s background terminal as ended (exit status unknown, with a notice saying why) from the replica that takes the session over, before the list drops it', async () => {
     const url = await server.createDatabase('background_orphaned');
@@ -130,5 +130,5 @@ describe('acp-kit agent --history postgres://…: background work on two replica
       state: 'idle',
       background: [],
     });
-  }, 120_000);
+  });
 });

@@ -153,7 +153,7 @@ describe('acp-kit agent --history postgres://… when PostgreSQL restarts or can
       expect(notes).toHaveLength(1);
       alice.client.close();
       bob.client.close();
-    }, 120_000);
+    });
   }
 
   it('exits at start-up with an error naming the database when PostgreSQL cannot be reached', async () => {

@@ -64,7 +64,7 @@ describe('acp-kit agent --history postgres://…: three replicas, the owner kill
     for (const t of clients) t.client.close();
     for (const agent of agents) await agent.stop();
     await server?.stop();
-  }, 60_000);
+  });
 
   it('forwards prompts to the owner, fails over to a survivor, and both clients resume there with identical transcripts', async () => {
     const url = await server.createDatabase('failover');

@@ -13,5 +13,5 @@ describe('acp-kit demo --websocket', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/agent listening on ws:\/\/127\.0\.0\.1:\d+; connecting with the token/);
     expect(result.stdout.match(/same ID as before the restart/g)).toHaveLength(6);
-  }, 150_000);
+  });
 });

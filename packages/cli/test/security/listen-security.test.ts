@@ -68,7 +68,7 @@ describe('acp-kit agent --listen, by default', () => {
     };
     expect(outcomes).toEqual({ foreignOrigin: 403, noToken: 401, wrongToken: 401, goodToken: 'open' });
     // The refusals are logged for the operator, without any token.
-    await expect.poll(() => agent.stderr(), { timeout: 10_000 }).toContain('HTTP 401');
+    await expect.poll(() => agent.stderr(), { timeout: 60_000 }).toContain('HTTP 401');
     expect(agent.stderr()).toContain('refused 127.0.0.1 with HTTP 403 (origin not allowed');
     expect(agent.stderr()).toContain('Origin "https://evil.example"');
     expect(agent.stderr()).not.toContain(token);
@@ -105,7 +105,7 @@ describe('acp-kit agent --listen limits', () => {
       status: 429,
       reason: 'too many open connections from this address (at most 2)',
     });
-    await expect.poll(() => agent.stderr(), { timeout: 10_000 }).toContain('HTTP 429');
+    await expect.poll(() => agent.stderr(), { timeout: 60_000 }).toContain('HTTP 429');
   });
 });
 

@@ -70,7 +70,7 @@ describe('acp-kit serve -- acp-kit agent', () => {
     expect(g.stderr()).toMatch(/connection \S+ \(http\) from 127\.0\.0\.1: agent pid \d+/);
     const [pid] = agentPids(g);
     expect(pid).toBeDefined();
-    await vi.waitFor(() => expect(alive(pid!)).toBe(false), { timeout: 10_000 });
+    await vi.waitFor(() => expect(alive(pid!)).toBe(false), { timeout: 60_000 });
   });
 
   it('serves connectWebSocket the same turn; SIGTERM of the gateway leaves no agent process behind', async () => {

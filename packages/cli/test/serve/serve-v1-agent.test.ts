@@ -42,7 +42,7 @@ describe('acp-kit serve --v1 -- <official-SDK v1 agent>', () => {
     );
     expect(snapshot.state.state).toBe('idle');
     t.client.close();
-  }, 60_000);
+  });
 
   it('serves the official HTTP client the same turn', async () => {
     gateway = await startGateway(V1_AGENT, ['--v1']);
@@ -79,7 +79,7 @@ describe('acp-kit serve --v1 -- <official-SDK v1 agent>', () => {
     expect(updates.find((u) => u.update.sessionUpdate === 'user_message')?.update).toMatchObject({
       messageId: turn.messageId,
     });
-  }, 60_000);
+  });
 });
 
 describe('acp-kit serve -- <v1 agent> without --v1', () => {
@@ -102,5 +102,5 @@ describe('acp-kit serve -- <v1 agent> without --v1', () => {
         'the agent answered a v2 client with protocolVersion 1: it is an ACP v1 agent; serve it with acp-kit serve --v1',
       ),
     );
-  }, 60_000);
+  });
 });

@@ -80,7 +80,7 @@ describe('initialize gate (#13 item 9)', () => {
     const created = await request('session/new', { cwd: '/work', mcpServers: [] });
     expect(created.error).toBeUndefined();
     expect(typeof created.result?.sessionId).toBe('string');
-  }, 30_000);
+  });
 
   it('refuses session/prompt and session/resume before initialize even for an existing session', async () => {
     const agent = new Agent({
@@ -106,5 +106,5 @@ describe('initialize gate (#13 item 9)', () => {
     expect(resume.error?.code).toBe(-32600);
     expect(resume.error?.message).toMatch(/^initialize first: session\/resume/);
     expect(resume.error?.data).toEqual({ pointer: '/method', expected: 'initialize' });
-  }, 30_000);
+  });
 });

@@ -79,7 +79,7 @@ describe('method gate: an agent advertises exactly what it serves (#17 item 4)',
       capabilities: { session: { prompt: { image: {} }, delete: {} }, auth: { _meta: { x: 1 } } },
     });
     expect((await request('session/delete', { sessionId })).result).toEqual({});
-  }, 30_000);
+  });
 
   it('removes a configured capability whose methods have no handler; the client gets -32601 naming the method', async () => {
     const request = await overSocket((connection) => {
@@ -93,7 +93,7 @@ describe('method gate: an agent advertises exactly what it serves (#17 item 4)',
     const refused = await request('session/delete', { sessionId });
     expect(refused.error?.code).toBe(-32601);
     expect(refused.error?.data).toEqual({ method: 'session/delete' });
-  }, 30_000);
+  });
 
   it('refuses a served method whose capability cannot be advertised (auth/login without authMethods) with -32601 naming the capability', async () => {
     const request = await overSocket((connection) => {
@@ -111,7 +111,7 @@ describe('method gate: an agent advertises exactly what it serves (#17 item 4)',
       method: 'auth/login',
       capability: { in: 'InitializeResponse', pointer: '/authMethods' },
     });
-  }, 30_000);
+  });
 
   it('serves auth/login when authMethods are configured, and advertises them', async () => {
     const authMethods: AuthMethod[] = [{ type: 'agent', methodId: 'password', name: 'Password' }];
@@ -125,7 +125,7 @@ describe('method gate: an agent advertises exactly what it serves (#17 item 4)',
     const init = await request('initialize', initializeParams);
     expect(init.result).toEqual({ protocolVersion: 2, info, capabilities: {}, authMethods });
     expect((await request('auth/login', { methodId: 'password' })).result).toEqual({});
-  }, 30_000);
+  });
 
   it('refuses locally a request the client did not advertise the capability for', async () => {
     let gate: MethodGate | undefined;
@@ -151,7 +151,7 @@ describe('method gate: an agent advertises exactly what it serves (#17 item 4)',
       method: 'elicitation/complete',
       capability: { in: 'InitializeRequest', pointer: '/capabilities/elicitation/url' },
     });
-  }, 30_000);
+  });
 
   it('reads advertisement by the table rule: present and not null, false or an empty array', () => {
     const cap = (path: string[]): MethodCapability => ({
@@ -198,5 +198,5 @@ describe('method gate: an agent advertises exactly what it serves (#17 item 4)',
         isServed,
       ]);
     }
-  }, 60_000);
+  });
 });

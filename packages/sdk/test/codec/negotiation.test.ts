@@ -190,7 +190,7 @@ async function rawLines(port: number) {
     send: (value: unknown) => socket.write(`${JSON.stringify(value)}\n`),
     /** Resolves with the `count`-th line the agent wrote. */
     line: async (count: number): Promise<unknown> => {
-      await expect.poll(() => lines.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(count);
+      await expect.poll(() => lines.length, { timeout: 60_000 }).toBeGreaterThanOrEqual(count);
       return lines[count - 1];
     },
   };

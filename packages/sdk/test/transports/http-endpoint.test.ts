@@ -685,7 +685,7 @@ describe('DELETE in the middle of things', () => {
     const nextHeaders = { 'Acp-Connection-Id': next.connectionId, 'Acp-Session-Id': first.sessionId };
     await post(promptMessage(6, first.sessionId, 'still here'), nextHeaders);
     expect(textsIn(await next.session.until(isIdle))).toEqual(['still', 'here']);
-  }, 60_000);
+  });
 });
 
 describe('thousands of half-open connections', () => {
@@ -726,7 +726,7 @@ describe('thousands of half-open connections', () => {
     // Sockets the endpoint holds at once: maxConnections × 8 + maxPendingHandshakes (40 here).
     await serve({ limits: { maxConnections: 4, maxPendingHandshakes: 8, handshakeTimeoutMs: 60_000 } });
     const flood = await stall(2000, 'POST /acp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl');
-    await vi.waitFor(() => expect(flood.closed()).toBeGreaterThanOrEqual(2000 - 40), { timeout: 30_000 });
+    await vi.waitFor(() => expect(flood.closed()).toBeGreaterThanOrEqual(2000 - 40), { timeout: 60_000 });
     expect(flood.closed()).toBe(2000 - 40);
     for (const socket of sockets.splice(0)) socket.destroy();
     // Served once the server has seen those sockets close (until then it drops new ones too); an
@@ -742,14 +742,14 @@ describe('thousands of half-open connections', () => {
         () => undefined,
       );
     await vi.waitFor(async () => expect(await attempt()).toBe(200), { timeout: 20_000, interval: 100 });
-  }, 60_000);
+  });
 
   it('partial request heads are closed by the server once the handshake timeout passes', async () => {
     await serve({ limits: { handshakeTimeoutMs: 300 } });
     const flood = await stall(200, 'GET /acp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-    await vi.waitFor(() => expect(flood.closed()).toBe(200), { timeout: 30_000 });
+    await vi.waitFor(() => expect(flood.closed()).toBe(200), { timeout: 60_000 });
     expect((await post(INITIALIZE)).status).toBe(200);
-  }, 60_000);
+  });
 
   it('2000 initializes that never open a stream are capped (429/503) and reclaimed when idle; then a client is served', async () => {
     await serve({
@@ -778,14 +778,14 @@ describe('thousands of half-open connections', () => {
     expect([...tally.keys()].every((k) => [200, 429, 503, 'reset'].includes(k))).toBe(true);
     expect((tally.get(429) ?? 0) + (tally.get(503) ?? 0)).toBeGreaterThan(0);
     expect(tally.get(200)).toBeLessThan(2000);
-    await vi.waitFor(() => expect(server!.openConnections).toBe(0), { timeout: 10_000 });
+    await vi.waitFor(() => expect(server!.openConnections).toBe(0), { timeout: 60_000 });
     const { connectionId, sessionId, session } = await withSession();
     await post(promptMessage(2, sessionId, 'served'), {
       'Acp-Connection-Id': connectionId,
       'Acp-Session-Id': sessionId,
     });
     expect(textsIn(await session.until(isIdle))).toEqual(['served']);
-  }, 60_000);
+  });
 });
 
 describe('WebSocket on the same endpoint', () => {
