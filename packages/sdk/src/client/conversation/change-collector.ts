@@ -56,6 +56,7 @@ export class SessionChanges {
   availableCommandsChanged = false;
   sessionInfoChanged = false;
   noticesChanged = false;
+  backgroundChanged = false;
 
   constructor(readonly sessionId: SessionId) {}
 
@@ -103,7 +104,8 @@ export class SessionChanges {
       !this.configOptionsChanged &&
       !this.availableCommandsChanged &&
       !this.sessionInfoChanged &&
-      !this.noticesChanged
+      !this.noticesChanged &&
+      !this.backgroundChanged
     );
   }
 
@@ -125,6 +127,7 @@ export class SessionChanges {
     if (this.availableCommandsChanged) change.availableCommandsChanged = true;
     if (this.sessionInfoChanged) change.sessionInfoChanged = true;
     if (this.noticesChanged) change.noticesChanged = true;
+    if (this.backgroundChanged) change.backgroundChanged = true;
     return Object.freeze(change);
   }
 }

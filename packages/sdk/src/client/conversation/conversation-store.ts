@@ -235,6 +235,7 @@ export class ConversationStore {
       availableCommands: null,
       sessionInfo: null,
       notices: [],
+      background: null,
     });
   }
 

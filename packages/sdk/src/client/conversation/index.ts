@@ -2,6 +2,7 @@ export { ConversationStore } from './conversation-store.js';
 export { ConversationStoreError, type ConversationStoreErrorCode } from './errors.js';
 export type { IdleOutcome, TurnEnd } from './turn-end.js';
 export type {
+  BackgroundWorkView,
   CompactionView,
   ConnectionState,
   ConversationChange,

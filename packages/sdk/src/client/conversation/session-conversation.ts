@@ -9,6 +9,7 @@ import {
   UPDATE_KIND_TABLE,
   type Usage,
 } from '@acp-kit/schema';
+import { BackgroundList } from './background-work.js';
 import type { SessionChanges } from './change-collector.js';
 import { type LocalEntry, MessageRecord } from './entries.js';
 import type { IdleOutcome } from './turn-end.js';
@@ -119,6 +120,8 @@ export class SessionConversation {
   #connection: ConnectionState = 'connected';
   /** Tool calls, terminals, plans, options, commands, info, usage, notices, unknown kinds. */
   readonly #entities = new SessionEntities(() => this.#nextPosition++);
+  /** The background work the last state update listed. */
+  readonly #background = new BackgroundList();
 
   #messagesDirty = true;
   /** Set when the message list must be rebuilt whole (an entry added, removed or linked). */
@@ -283,6 +286,9 @@ export class SessionConversation {
     }
     const previous = this.#state;
     this.#state = next as WorkState;
+    // A state this SDK does not know keeps the background list unless it carries one.
+    const known = next === 'running' || next === 'idle' || next === 'requires_action';
+    if (known || update.background !== undefined) this.#applyBackground(update.background, changes);
     if (next === 'idle') {
       const entering = previous !== 'idle';
       const { stopReason, usage } = update;
@@ -296,6 +302,13 @@ export class SessionConversation {
     this.#stateDirty = true;
     this.#cached = null;
     if (changes) changes.stateChanged = true;
+  }
+
+  #applyBackground(background: unknown, changes: SessionChanges | null): void {
+    const changed = this.#background.apply(background, this.#entities, (code, message) =>
+      this.#report(code, message, 'state_update'),
+    );
+    if (changed && changes) changes.backgroundChanged = true;
   }
 
   /**
@@ -405,6 +418,7 @@ export class SessionConversation {
       availableCommands: entities.availableCommands,
       sessionInfo: entities.sessionInfo,
       notices: entities.notices,
+      background: this.#background.views(entities),
     });
     return this.#cached;
   }

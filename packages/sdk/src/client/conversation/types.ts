@@ -160,6 +160,26 @@ export interface OtherUpdateView {
   readonly position: number;
 }
 
+/**
+ * One piece of background work the last `state_update` listed, resolved to the terminal or tool
+ * call it names. An item naming an ID the store holds no entity for is kept as an unresolved
+ * reference (`resolved: false`), and resolves once that entity is reported.
+ */
+export interface BackgroundWorkView {
+  /** The item's `type`: `terminal`, `tool_call`, or a kind this SDK does not know (kept, unresolved). */
+  readonly type: string;
+  /** The ID the item names (its `terminalId` or `toolCallId`); null for a kind this SDK does not know. */
+  readonly id: string | null;
+  /** The item as listed (`type`, its ID, `_meta`, fields this SDK does not know). */
+  readonly item: Readonly<Record<string, unknown>>;
+  /** Whether the store holds the terminal or tool call the item names. */
+  readonly resolved: boolean;
+  /** The terminal named, as `terminals` shows it now; null for another type or an unresolved ID. */
+  readonly terminal: TerminalView | null;
+  /** The tool call named, as `toolCalls` shows it now; null for another type or an unresolved ID. */
+  readonly toolCall: ToolCallView | null;
+}
+
 /** An immutable view of one session's conversation. */
 export interface ConversationSnapshot {
   /** Session ID. */
@@ -194,6 +214,13 @@ export interface ConversationSnapshot {
   readonly sessionInfo: Readonly<Record<string, unknown>> | null;
   /** Every notice received, in order. A replay shows a retained notice again. */
   readonly notices: readonly NoticeView[];
+  /**
+   * The work running in the background now, in listed order, each item once: the `background`
+   * list of the last `state_update`, resolved to `terminals` and `toolCalls`. `[]` when none runs;
+   * null while the agent does not report background work (no list yet, or the last state update
+   * carried none). An update of a state this SDK does not know keeps the list unless it carries one.
+   */
+  readonly background: readonly BackgroundWorkView[] | null;
 }
 
 /** What one applied batch changed in one session. */
@@ -226,6 +253,8 @@ export interface ConversationChange {
   readonly sessionInfoChanged?: true;
   /** True when a notice was added; present only then. */
   readonly noticesChanged?: true;
+  /** True when the background list changed; present only then (its terminals' and tool calls' changes are in `terminalIds` and `toolCallIds`). */
+  readonly backgroundChanged?: true;
 }
 
 /** Called after each applied batch with the sessions it changed (never with an empty list). */
@@ -236,9 +265,15 @@ export type ConversationDiagnosticCode =
   | 'unknown_update_kind'
   | 'extension_update'
   | 'malformed_update'
-  | 'duplicate_message_id';
+  | 'duplicate_message_id'
+  | 'inconsistent_background';
 
-/** A non-fatal report about input the store could not apply as-is. */
+/**
+ * A non-fatal report about input the store could not apply as-is. `inconsistent_background`: a
+ * `state_update`'s background list broke the schema's rules (it names a terminal or tool call no
+ * update announced, lists an item twice, or drops one before its final status); the store kept the
+ * message and shows what it can (see {@link ConversationSnapshot.background}).
+ */
 export interface ConversationDiagnostic {
   /** Machine-readable reason. */
   readonly code: ConversationDiagnosticCode;
