@@ -10,6 +10,7 @@ import type { BridgeLossListener } from '../bridge-loss.js';
 import { CompatError } from '../compat-error.js';
 import { v2ToV1RequestPermissionRequest } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
+import type { TerminalShown } from './background-to-v1.js';
 import { ChunkWriter } from './chunk-writer.js';
 import { type TurnError, TurnWatcher } from './turn-watcher.js';
 import { type LeftOut, type UpdateToV1Context, v2UpdateToV1 } from './update-to-v1.js';
@@ -41,6 +42,8 @@ export class SessionView {
   readonly writer = new ChunkWriter();
   /** The tool calls the v1 client was shown, with their whole v2 content so far. */
   readonly toolCalls = new Map<string, ToolCallContent[]>();
+  /** The terminals the agent reported (shown as v1 tool calls once in the background). */
+  readonly terminals = new Map<string, TerminalShown>();
   /** User messages the v1 client submitted itself: it already shows them, so they are not echoed. */
   readonly ownMessages = new Set<string>();
   /** The position of the last update placed in the stream (by arrival: how many were received). */
@@ -84,6 +87,7 @@ export class SessionView {
   startLoading(): void {
     this.writer.reset();
     this.toolCalls.clear();
+    this.terminals.clear();
     this.loading = true;
   }
 
@@ -161,6 +165,7 @@ export class SessionView {
     return {
       writer: this.writer,
       toolCalls: this.toolCalls,
+      terminals: this.terminals,
       ownMessages: this.ownMessages,
       loading: this.loading,
       leftOut,

@@ -18,9 +18,11 @@ import {
 import type * as V1 from '../generated/v1/types.js';
 import type { MessageKind } from '../message-ids.js';
 import { v2ModeOption } from '../mode-options.js';
+import { backgroundToV1, type TerminalShown } from './background-to-v1.js';
 import type { ChunkWriter } from './chunk-writer.js';
 
 export type { LeftOut };
+export { terminalOutputToV1, terminalToV1 } from './background-to-v1.js';
 
 /** What a v2 → v1 update converter may read and change: the session as the v1 client was shown it. */
 export interface UpdateToV1Context {
@@ -28,6 +30,8 @@ export interface UpdateToV1Context {
   readonly writer: ChunkWriter;
   /** Each tool call the v1 client was shown, by toolCallId, with its whole v2 content so far. */
   readonly toolCalls: Map<string, V2.ToolCallContent[]>;
+  /** Each terminal the agent reported, kept to show it as a v1 tool call once it runs in the background. */
+  readonly terminals: Map<string, TerminalShown>;
   /** User messages the v1 client submitted itself (it shows them already: not echoed). */
   readonly ownMessages: ReadonlySet<string>;
   /** A v1 session/load is replaying: the client's own messages go out too. */
@@ -75,7 +79,9 @@ export function messageToV1(update: MessageUpdate, context: UpdateToV1Context): 
  * v1 has no session state: `running` and `idle` are the open v1 `session/prompt` and its answer
  * (the bridge's turn watcher sees them before this), and `requires_action` is the permission or
  * elicitation request the v1 client gets itself, so they send nothing; a state from a later
- * version has no v1 form and is reported.
+ * version has no v1 form and is reported. Nor has v1 a background list: it is reported, and the
+ * terminals it names reach the v1 client as tool calls from their next update (see
+ * `background-to-v1.ts`).
  */
 export function stateToV1(update: V2.StateUpdate, context: UpdateToV1Context): V1.SessionUpdate[] {
   const state = (update as { state?: unknown }).state;
@@ -84,6 +90,7 @@ export function stateToV1(update: V2.StateUpdate, context: UpdateToV1Context): V
       '/state',
       `v1 has no session state: ${JSON.stringify(state)} has no v1 form (running and idle are a v1 prompt's open request and its answer)`,
     );
+  backgroundToV1((update as { background?: unknown }).background, context);
   return [];
 }
 

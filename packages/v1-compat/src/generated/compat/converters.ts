@@ -2858,7 +2858,7 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
   {
     v1: null,
     v2: 'state_update',
-    lossy: 'v1 has no session state: running and idle are implied by the open session/prompt request and its answer (the bridges translate), requires_action by the permission or elicitation request the v1 client gets; a state v2 may add has no v1 form and is reported as lost.',
+    lossy: 'v1 has no session state: running and idle are implied by the open session/prompt request and its answer (the bridges translate), requires_action by the permission or elicitation request the v1 client gets; a state v2 may add has no v1 form and is reported as lost. v1 has no background list either: it is reported as lost (the background tool calls and terminals it names reach v1 as tool call updates).',
   },
   {
     v1: 'tool_call',
@@ -2879,12 +2879,12 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
   {
     v1: null,
     v2: 'terminal_update',
-    lossy: 'v1 shows terminals only through terminal/* requests to the client, which have no v2 counterpart; a terminal_update has no v1 form.',
+    lossy: 'v1 shows terminals only through terminal/* requests to the client, which have no v2 counterpart. A terminal a background list named reaches a v1 client as a v1 tool call of kind execute (ID terminal-<terminalId>): its output as text content, its exit status as the final status; any other terminal_update is reported as lost.',
   },
   {
     v1: null,
     v2: 'terminal_output_chunk',
-    lossy: 'v1 shows terminals only through terminal/* requests to the client, which have no v2 counterpart; a terminal_output_chunk has no v1 form.',
+    lossy: 'v1 shows terminals only through terminal/* requests to the client, which have no v2 counterpart. Output of a terminal a background list named reaches a v1 client as its tool call\'s whole output so far (the last 16 KiB; v1 replaces tool call content whole); any other terminal_output_chunk is reported as lost.',
   },
   {
     v1: 'plan',

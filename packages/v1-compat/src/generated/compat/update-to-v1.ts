@@ -55,15 +55,13 @@ export const UPDATES_TO_V1: { readonly [K in V2.UpdateKind]: UpdateToV1<V2.Updat
     v1: ['tool_call', 'tool_call_update'],
     convert: updates.toolCallContentToV1,
   },
-  /** v1 shows terminals only through terminal/* requests to the client, which have no v2 counterpart; a terminal_update has no v1 form. */
   terminal_update: {
-    v1: [],
-    lossy: 'v1 shows terminals only through terminal/* requests to the client, which have no v2 counterpart; a terminal_update has no v1 form.',
+    v1: ['tool_call', 'tool_call_update'],
+    convert: updates.terminalToV1,
   },
-  /** v1 shows terminals only through terminal/* requests to the client, which have no v2 counterpart; a terminal_output_chunk has no v1 form. */
   terminal_output_chunk: {
-    v1: [],
-    lossy: 'v1 shows terminals only through terminal/* requests to the client, which have no v2 counterpart; a terminal_output_chunk has no v1 form.',
+    v1: ['tool_call', 'tool_call_update'],
+    convert: updates.terminalOutputToV1,
   },
   plan_update: {
     v1: ['plan'],

@@ -1,0 +1,169 @@
+/**
+ * #30 item 4: a v1 client, through the in-process v1 codec in front of an SDK agent, gets the
+ * background work of a turn after its prompt was answered, in the forms v1 has: a background tool
+ * call as its v1 tool call updates, a background terminal as a v1 tool call of kind `execute`
+ * (`terminal-<terminalId>`) carrying its output and ending with its exit status. The background
+ * list itself has no v1 form and is reported to `onLoss`.
+ */
+import {
+  Agent,
+  Connection,
+  createInProcessPair,
+  negotiateAgentVersion,
+  schemaValidator,
+  type TerminalHandle,
+  type ToolCallHandle,
+} from '@acp-kit/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import type * as V1 from '../src/generated/v1/types.js';
+import { type BridgeLoss, createV1WireCodec, v1SchemaValidator } from '../src/index.js';
+
+const closers: (() => void)[] = [];
+afterEach(() => {
+  for (const close of closers.splice(0)) close();
+});
+
+type Seen = { answer?: unknown; update?: V1.SessionUpdate };
+
+async function until(predicate: () => boolean): Promise<void> {
+  for (let i = 0; !predicate(); i++) {
+    if (i > 400) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** An SDK agent whose prompt leaves a terminal and a tool call running in the background, behind the v1 codec. */
+function backgroundBehindCodec() {
+  const handles: { terminal?: TerminalHandle; tool?: ToolCallHandle } = {};
+  const agent = new Agent({
+    info: { name: 'background-v1', version: '1.0.0' },
+    onPrompt: async (prompt, { session }) => {
+      await prompt.insert();
+      await session.running();
+      const terminal = await session.terminal({ command: 'sleep 1' }, { cancellable: true });
+      await terminal.output('tick 0\n');
+      const tool = await session.toolCall({ title: 'Subtask: tidy', kind: 'think', status: 'in_progress' });
+      await terminal.runInBackground();
+      await tool.runInBackground();
+      await session.idle('end_turn');
+      Object.assign(handles, { terminal, tool });
+    },
+  });
+  const losses: BridgeLoss[] = [];
+  const [agentSide, clientSide] = createInProcessPair();
+  agent.serve(
+    new Connection(
+      negotiateAgentVersion(agentSide, { codecs: [createV1WireCodec({ onLoss: (l) => losses.push(l) })] }),
+      { validator: schemaValidator },
+    ),
+  );
+  const v1 = new Connection(clientSide, { validator: v1SchemaValidator });
+  closers.push(() => v1.close());
+  const seen: Seen[] = [];
+  const invalid: unknown[] = [];
+  v1.onDiagnostic((d) => invalid.push(d));
+  v1.onNotification('session/update', (params) => {
+    seen.push({ update: (params as { update: V1.SessionUpdate }).update });
+  });
+  v1.listen();
+  return { v1, handles, losses, seen, invalid };
+}
+
+describe('background work to a v1 client (in-process codec)', () => {
+  it('sends a background terminal as a v1 execute tool call and a background tool call as its updates, after the prompt was answered', async () => {
+    const { v1, handles, losses, seen, invalid } = backgroundBehindCodec();
+    await v1.sendRequest('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = (await v1.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] })) as {
+      sessionId: string;
+    };
+    const answer = await v1.sendRequest('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'go' }],
+    });
+    seen.push({ answer });
+    expect(answer).toEqual({ stopReason: 'end_turn' });
+    await until(() => handles.tool !== undefined);
+    const { terminal, tool } = handles as Required<typeof handles>;
+    await terminal.output('tick 1\n');
+    await tool.content({ type: 'content', content: { type: 'text', text: 'step 1' } });
+    await tool.update({ status: 'completed' });
+    await terminal.exit({ exitCode: 0 });
+    const toolCallId = `terminal-${terminal.terminalId}`;
+    await until(() =>
+      seen.some(
+        (s) =>
+          (s.update as { status?: string } | undefined)?.status === 'completed' &&
+          (s.update as { toolCallId?: string }).toolCallId === toolCallId,
+      ),
+    );
+
+    const answeredAt = seen.findIndex((s) => s.answer !== undefined);
+    const after = seen
+      .slice(answeredAt + 1)
+      .map((s) => s.update as V1.SessionUpdate & Record<string, unknown>);
+    const ofTerminal = after.filter((u) => u.toolCallId === toolCallId);
+    // The terminal's first update after the list named it announces it, with its output so far.
+    expect(ofTerminal).toEqual([
+      {
+        sessionUpdate: 'tool_call',
+        toolCallId,
+        title: 'sleep 1',
+        kind: 'execute',
+        status: 'in_progress',
+        content: [{ type: 'content', content: { type: 'text', text: 'tick 0\ntick 1\n' } }],
+      },
+      {
+        sessionUpdate: 'tool_call_update',
+        toolCallId,
+        status: 'completed',
+        content: [{ type: 'content', content: { type: 'text', text: 'tick 0\ntick 1\n' } }],
+      },
+    ]);
+    const ofTool = after.filter((u) => u.toolCallId === tool.toolCallId);
+    expect(
+      ofTool.map((u) => [
+        u.sessionUpdate,
+        u.status ?? null,
+        (u.content as unknown[] | undefined)?.length ?? null,
+      ]),
+    ).toEqual([
+      ['tool_call_update', null, 1],
+      ['tool_call_update', 'completed', null],
+    ]);
+    // Before the answer the v1 client saw the tool call but nothing of the foreground terminal.
+    expect(
+      seen.slice(0, answeredAt).some((s) => (s.update as { toolCallId?: string })?.toolCallId === toolCallId),
+    ).toBe(false);
+    // What v1 cannot carry: the background list (on every state update that had one), and the
+    // terminal's updates before it ran in the background.
+    const lost = losses.map((l) => `${l.in} ${l.pointer}`);
+    expect(lost).toContain('state_update /background');
+    expect(lost.filter((l) => l.startsWith('terminal'))).toEqual([
+      'terminal_update ',
+      'terminal_output_chunk ',
+    ]);
+    expect(losses.every((l) => l.sessionId === sessionId)).toBe(true);
+    expect(invalid).toEqual([]);
+  });
+
+  it('shows only the tail of a flooding background terminal, and says so once', async () => {
+    const { v1, handles, losses, seen } = backgroundBehindCodec();
+    await v1.sendRequest('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = (await v1.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] })) as {
+      sessionId: string;
+    };
+    await v1.sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'go' }] });
+    await until(() => handles.terminal !== undefined);
+    const terminal = handles.terminal!;
+    for (let i = 0; i < 40; i++) await terminal.output(`${String(i).padStart(4, '0')}${'x'.repeat(1019)}\n`);
+    await terminal.exit({ exitCode: 3 });
+    const toolCallId = `terminal-${terminal.terminalId}`;
+    await until(() => seen.some((s) => (s.update as { status?: string })?.status === 'failed'));
+    const last = seen.filter((s) => (s.update as { toolCallId?: string })?.toolCallId === toolCallId).at(-1)!
+      .update as { content: { content: { text: string } }[] };
+    const shown = last.content[0]!.content.text;
+    expect(shown.length).toBe(16 * 1024);
+    expect(shown.endsWith(`0039${'x'.repeat(1019)}\n`)).toBe(true);
+    expect(losses.filter((l) => l.pointer === '/output')).toHaveLength(1);
+  });
+});
