@@ -1,7 +1,30 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { PassThrough, Readable, Writable } from 'node:stream';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import { BIN } from '../harness.js';
+
+interface ZodIssueLike {
+  path: PropertyKey[];
+  message: string;
+}
+interface ZodLike {
+  safeParse(value: unknown): { success: true } | { success: false; error: { issues: ZodIssueLike[] } };
+}
+
+/** The official zod schemas are not exported; load the module its v2 entry imports them from. */
+export async function officialSchemas(): Promise<Record<'notification' | 'promptResponse', ZodLike>> {
+  const entry = createRequire(import.meta.url).resolve('@agentclientprotocol/sdk/experimental/v2');
+  const zod = (await import(
+    pathToFileURL(join(dirname(entry), '..', 'schema', 'zod.gen.js')).href
+  )) as Record<string, ZodLike | undefined>;
+  const notification = zod.zUpdateSessionNotification;
+  const promptResponse = zod.zPromptResponse;
+  if (!notification || !promptResponse) throw new Error('official zod schemas not found');
+  return { notification, promptResponse };
+}
 
 /** One message `acp-kit agent` wrote, parsed from its line. */
 export type WireMessage = {
@@ -25,9 +48,9 @@ export interface AgentProcess {
   stop(): Promise<void>;
 }
 
-/** Spawns `acp-kit agent --chunk-delay <ms>` on stdio. */
-export function spawnAgentProcess(chunkDelay = 0): AgentProcess {
-  const child = spawn(process.execPath, [BIN, 'agent', '--chunk-delay', String(chunkDelay)], {
+/** Spawns `acp-kit agent --chunk-delay <ms>` on stdio, with `extraArgs` after (e.g. `--greet`). */
+export function spawnAgentProcess(chunkDelay = 0, extraArgs: readonly string[] = []): AgentProcess {
+  const child = spawn(process.execPath, [BIN, 'agent', '--chunk-delay', String(chunkDelay), ...extraArgs], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const wire: WireMessage[] = [];

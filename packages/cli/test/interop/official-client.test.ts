@@ -5,38 +5,17 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import {
   type ActiveSessionMessage,
   client as officialClient,
   ndJsonStream,
 } from '@agentclientprotocol/sdk/experimental/v2';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { officialSchemas } from './agent-process.js';
 
 const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
-
-interface ZodIssueLike {
-  path: PropertyKey[];
-  message: string;
-}
-interface ZodLike {
-  safeParse(value: unknown): { success: true } | { success: false; error: { issues: ZodIssueLike[] } };
-}
-
-/** The official zod schemas are not exported; load the module its v2 entry imports them from. */
-async function officialSchemas(): Promise<Record<'notification' | 'promptResponse', ZodLike>> {
-  const entry = createRequire(import.meta.url).resolve('@agentclientprotocol/sdk/experimental/v2');
-  const zod = (await import(
-    pathToFileURL(join(dirname(entry), '..', 'schema', 'zod.gen.js')).href
-  )) as Record<string, ZodLike | undefined>;
-  const notification = zod.zUpdateSessionNotification;
-  const promptResponse = zod.zPromptResponse;
-  if (!notification || !promptResponse) throw new Error('official zod schemas not found');
-  return { notification, promptResponse };
-}
 
 type WireMessage = { id?: unknown; method?: string; params?: unknown; result?: unknown; error?: unknown };
 
