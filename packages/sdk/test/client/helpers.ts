@@ -43,3 +43,11 @@ export function texts(snapshot: ConversationSnapshot): string[] {
     (m) => `${m.key}=${m.content.map((b) => (b as { text?: string }).text ?? `<${b.type}>`).join('|')}`,
   );
 }
+
+/** Settles to 'pending' when the promise has not settled after the microtask queue drained. */
+export async function peek<T>(promise: Promise<T>): Promise<T | 'pending'> {
+  return Promise.race([
+    promise,
+    new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), 10)),
+  ]);
+}

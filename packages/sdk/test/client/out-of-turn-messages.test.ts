@@ -5,15 +5,7 @@
 // the agent says around it.
 import { describe, expect, it } from 'vitest';
 import { ConversationStore } from '../../src/client/conversation/index.js';
-import { chunk, note, SESSION, state, text, texts, upsert } from './helpers.js';
-
-/** Settles to 'pending' when the promise has not settled after the microtask queue drained. */
-async function peek<T>(promise: Promise<T>): Promise<T | 'pending'> {
-  return Promise.race([
-    promise,
-    new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), 10)),
-  ]);
-}
+import { chunk, note, SESSION, state, text, texts, upsert, peek } from './helpers.js';
 
 describe('agent messages outside a turn', () => {
   it('shows a greeting, a turn and a note after the turn in the order reported, interleaved with the background terminal', async () => {

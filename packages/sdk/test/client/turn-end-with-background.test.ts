@@ -3,15 +3,7 @@
 // is not a second end, and does not end a submission inserted after the turn.
 import { describe, expect, it } from 'vitest';
 import { ConversationStore } from '../../src/client/conversation/index.js';
-import { note, SESSION, state, text, upsert } from './helpers.js';
-
-/** Settles to 'pending' when the promise has not settled after the microtask queue drained. */
-async function peek<T>(promise: Promise<T>): Promise<T | 'pending'> {
-  return Promise.race([
-    promise,
-    new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), 10)),
-  ]);
-}
+import { note, SESSION, state, text, upsert, peek } from './helpers.js';
 
 const T1 = { type: 'terminal', terminalId: 't1' };
 const usage = { totalTokens: 2, inputTokens: 1, outputTokens: 1 };

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConversationStore, ConversationStoreError } from '../../src/client/index.js';
-import { SESSION, state, text, upsert } from './helpers.js';
-
-/** Settles to 'pending' when the promise has not settled after the microtask queue drained. */
-async function peek<T>(promise: Promise<T>): Promise<T | 'pending'> {
-  return Promise.race([
-    promise,
-    new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), 10)),
-  ]);
-}
+import { SESSION, state, text, upsert, peek } from './helpers.js';
 
 describe('the end of a submission’s turn', () => {
   it('never takes the previous turn’s idle, even when it arrives after the submit', async () => {
