@@ -5,18 +5,21 @@
  * (`terminal-<terminalId>`) carrying its output and ending with its exit status. The background
  * list itself has no v1 form and is reported to `onLoss`.
  */
+import { spawn } from 'node:child_process';
 import {
   Agent,
   Connection,
   createInProcessPair,
   negotiateAgentVersion,
   schemaValidator,
+  streamTransport,
   type TerminalHandle,
   type ToolCallHandle,
 } from '@acp-kit/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type * as V1 from '../src/generated/v1/types.js';
 import { type BridgeLoss, createV1WireCodec, v1SchemaValidator } from '../src/index.js';
+import { bridgeArgs } from './helpers.js';
 
 const closers: (() => void)[] = [];
 afterEach(() => {
@@ -33,7 +36,7 @@ async function until(predicate: () => boolean): Promise<void> {
 }
 
 /** An SDK agent whose prompt leaves a terminal and a tool call running in the background, behind the v1 codec. */
-function backgroundBehindCodec() {
+function backgroundBehindCodec(afterIdle?: (terminal: TerminalHandle) => Promise<void>) {
   const handles: { terminal?: TerminalHandle; tool?: ToolCallHandle } = {};
   const agent = new Agent({
     info: { name: 'background-v1', version: '1.0.0' },
@@ -45,7 +48,11 @@ function backgroundBehindCodec() {
       const tool = await session.toolCall({ title: 'Subtask: tidy', kind: 'think', status: 'in_progress' });
       await terminal.runInBackground();
       await tool.runInBackground();
-      await session.idle('end_turn');
+      const idle = session.idle('end_turn');
+      // Output written right behind the idle, in the same batch of the session's log writer.
+      const more = afterIdle?.(terminal);
+      await idle;
+      await more;
       Object.assign(handles, { terminal, tool });
     },
   });
@@ -65,8 +72,13 @@ function backgroundBehindCodec() {
   v1.onNotification('session/update', (params) => {
     seen.push({ update: (params as { update: V1.SessionUpdate }).update });
   });
+  // Everything the v1 client received, in wire order (a response resolves its promise only later).
+  const wire: { id?: unknown; method?: string; params?: { update?: { toolCallId?: string } } }[] = [];
+  v1.onMessage((direction, message) => {
+    if (direction === 'in') wire.push(message as (typeof wire)[number]);
+  });
   v1.listen();
-  return { v1, handles, losses, seen, invalid };
+  return { v1, handles, losses, seen, invalid, wire };
 }
 
 describe('background work to a v1 client (in-process codec)', () => {
@@ -146,6 +158,29 @@ describe('background work to a v1 client (in-process codec)', () => {
     expect(invalid).toEqual([]);
   });
 
+  it('answers the prompt before the updates that follow its idle, even when they are written with it', async () => {
+    const { v1, handles, wire } = backgroundBehindCodec(async (terminal) => {
+      await terminal.output('tick 1\n');
+      await terminal.exit({ exitCode: 0 });
+    });
+    await v1.sendRequest('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = (await v1.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] })) as {
+      sessionId: string;
+    };
+    const promptAt = wire.length;
+    const answer = await v1.sendRequest('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'go' }],
+    });
+    expect(answer).toEqual({ stopReason: 'end_turn' });
+    await until(() => handles.terminal !== undefined);
+    const toolCallId = `terminal-${handles.terminal!.terminalId}`;
+    const ofTerminal = (m: (typeof wire)[number]) => m.params?.update?.toolCallId === toolCallId;
+    await until(() => wire.filter(ofTerminal).length === 2);
+    const answeredAt = wire.findIndex((m, i) => i >= promptAt && m.method === undefined);
+    expect(wire.findIndex(ofTerminal)).toBeGreaterThan(answeredAt);
+  });
+
   it('shows only the tail of a flooding background terminal, and says so once', async () => {
     const { v1, handles, losses, seen } = backgroundBehindCodec();
     await v1.sendRequest('initialize', { protocolVersion: 1, clientCapabilities: {} });
@@ -166,4 +201,52 @@ describe('background work to a v1 client (in-process codec)', () => {
     expect(shown.endsWith(`0039${'x'.repeat(1019)}\n`)).toBe(true);
     expect(losses.filter((l) => l.pointer === '/output')).toHaveLength(1);
   });
+});
+
+describe('background work to a v1 client (process-level bridge)', () => {
+  it('answers the prompt before the background terminal, written right behind the idle, reaches the v1 client as a tool call', async () => {
+    const child = spawn(process.execPath, bridgeArgs('v1', 'v2-agent.ts'), {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const v1 = new Connection(streamTransport(child.stdout!, child.stdin!), { validator: v1SchemaValidator });
+    closers.push(() => {
+      v1.close();
+      child.kill('SIGTERM');
+    });
+    const wire: {
+      method?: string;
+      params?: { update?: { sessionUpdate: string; toolCallId?: string; status?: string } };
+    }[] = [];
+    v1.onMessage((direction, message) => {
+      if (direction === 'in') wire.push(message as (typeof wire)[number]);
+    });
+    v1.onUnhandledNotification(() => undefined);
+    v1.listen();
+    await v1.sendRequest('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = (await v1.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] })) as {
+      sessionId: string;
+    };
+    const promptAt = wire.length;
+    expect(
+      await v1.sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'background' }] }),
+    ).toEqual({
+      stopReason: 'end_turn',
+    });
+    const ofTerminal = (m: (typeof wire)[number]) =>
+      m.params?.update?.toolCallId?.startsWith('terminal-') === true;
+    await until(() => wire.some((m) => ofTerminal(m) && m.params?.update?.status === 'completed'));
+    const answeredAt = wire.findIndex((m, i) => i >= promptAt && m.method === undefined);
+    expect(wire.findIndex(ofTerminal)).toBeGreaterThan(answeredAt);
+    expect(
+      wire.filter(ofTerminal).map((m) => [m.params?.update?.sessionUpdate, m.params?.update?.status]),
+    ).toEqual([
+      ['tool_call', 'in_progress'],
+      ['tool_call_update', 'completed'],
+    ]);
+    expect(stderr).toMatch(/left out state_update \/background for session/);
+  }, 60_000);
 });

@@ -48,7 +48,11 @@ export class SessionView {
   readonly ownMessages = new Set<string>();
   /** The position of the last update placed in the stream (by arrival: how many were received). */
   received = 0;
-  /** v1 prompts whose v2 response has not arrived: updates wait so the echo can be recognised. */
+  /**
+   * v1 prompts whose v2 response has not arrived (updates wait so the echo can be recognised), and
+   * v1 prompts whose turn ended but whose answer has not gone out yet (updates after the idle wait
+   * for it: see {@link answered}).
+   */
   answering = 0;
   buffered: { seq: number; update: V2SessionUpdate }[] = [];
   /** A v1 session/load is replaying: everything goes out, the client's own prompts included. */
@@ -110,7 +114,10 @@ export class SessionView {
       this.turns.userMessage((update as V2UserMessageUpdate | V2UserMessageChunk).messageId, seq);
     } else if (update.sessionUpdate === 'state_update' && update.state === 'idle') {
       const idle = update as { stopReason?: V1.StopReason | null; error?: TurnError | null };
-      if (this.#endsTurn(idle.stopReason)) this.turns.idle(idle.stopReason, seq, idle.error);
+      // A turn it ends is answered first: what follows waits until that answer went out
+      // (see {@link answered}), so a v1 client sees background updates after its prompt's answer.
+      if (this.#endsTurn(idle.stopReason))
+        this.answering += this.turns.idle(idle.stopReason, seq, idle.error);
       else this.turns.saw(seq);
     } else {
       this.turns.saw(seq);
@@ -216,6 +223,33 @@ export class SessionView {
       });
     };
     return { request, answered };
+  }
+
+  /**
+   * The v2 response of a v1 prompt arrived (`messageId` names its inserted message; undefined when
+   * it was refused): the updates held for its echo go out — but when an idle already ended its
+   * turn, only those up to that idle, and the rest wait for its answer. Returns whether they wait
+   * (the caller then calls {@link answered} once it wrote the answer).
+   */
+  responded(sessionId: SessionId, messageId: string | undefined, send: SendV1Update): boolean {
+    this.answering -= 1;
+    const ended = messageId === undefined ? undefined : this.turns.endedFor(messageId);
+    if (ended === undefined) {
+      if (this.answering === 0) this.flush(sessionId, Number.POSITIVE_INFINITY, send);
+      return false;
+    }
+    if (this.answering === 0) this.flush(sessionId, ended.seq, send);
+    this.answering += 1;
+    return true;
+  }
+
+  /**
+   * The answer of a v1 prompt whose turn an idle ended went out (or was handed to the transport):
+   * the updates held behind it follow once no other prompt is being answered.
+   */
+  answered(sessionId: SessionId, send: SendV1Update): void {
+    this.answering -= 1;
+    if (this.answering === 0) this.flush(sessionId, Number.POSITIVE_INFINITY, send);
   }
 
   /** Sends the held updates up to position `through`. */

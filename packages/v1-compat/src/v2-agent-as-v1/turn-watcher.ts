@@ -19,6 +19,12 @@ export interface TurnEnd {
   readonly seq: number;
   /** With stopReason `error`: what went wrong, when the agent said. */
   readonly error?: TurnError | null;
+  /**
+   * The idle ended this turn as it arrived, while the prompt waited (so the session holds the
+   * updates behind it until the answer is out; see `SessionView.answered`). False when the turn
+   * had already ended when its prompt's response came.
+   */
+  readonly held: boolean;
 }
 
 interface Waiter {
@@ -51,20 +57,32 @@ export class TurnWatcher {
     if (!this.#userSeenAt.has(messageId)) this.#userSeenAt.set(messageId, this.#seq);
   }
 
-  /** Records an idle state update at position `seq`. */
-  idle(stopReason: StopReason | null | undefined, seq: number, error?: TurnError | null): void {
+  /** Records an idle state update at position `seq`; returns how many waited-for turns it ended. */
+  idle(stopReason: StopReason | null | undefined, seq: number, error?: TurnError | null): number {
     this.#seq = seq;
     this.#idles.push({ seq: this.#seq, stopReason, error });
     if (this.#idles.length > KEPT_IDLES) this.#idles.shift();
-    this.#waiters = this.#waiters.filter((w) => !this.#settle(w));
+    const before = this.#waiters.length;
+    this.#waiters = this.#waiters.filter((w) => !this.#settle(w, true));
+    return before - this.#waiters.length;
   }
 
-  #settle(waiter: Waiter): boolean {
+  #settle(waiter: Waiter, held: boolean): boolean {
     const after = this.#userSeenAt.get(waiter.messageId) ?? waiter.answeredAt;
     const idle = this.#idles.find((i) => i.seq > after);
     if (idle === undefined) return false;
-    waiter.resolve(idle);
+    waiter.resolve({ ...idle, held });
     return true;
+  }
+
+  /**
+   * The end of the turn that processes `messageId`, when an idle after it was already seen (the
+   * prompt's response came after that idle); undefined while its turn runs.
+   */
+  endedFor(messageId: MessageId): TurnEnd | undefined {
+    const after = this.#userSeenAt.get(messageId) ?? this.#seq;
+    const idle = this.#idles.find((i) => i.seq > after);
+    return idle === undefined ? undefined : { ...idle, held: false };
   }
 
   /** Notes the position of an update that is neither a user message nor an idle. */
@@ -76,7 +94,7 @@ export class TurnWatcher {
   turnEnd(messageId: MessageId): Promise<TurnEnd> {
     return new Promise((resolve, reject) => {
       const waiter = { messageId, answeredAt: this.#seq, resolve, reject };
-      if (!this.#settle(waiter)) this.#waiters.push(waiter);
+      if (!this.#settle(waiter, false)) this.#waiters.push(waiter);
     });
   }
 

@@ -24,6 +24,7 @@ import { setModeErrorDataToV1, v2ModeOption } from '../mode-options.js';
 import { v1BatchRefusal } from '../no-batches.js';
 import { openV1ClientCodec } from '../v1-agent-as-v2/v1-client-codec.js';
 import { type OpenPrompt, SessionView, type StreamNumbering } from './session-view.js';
+import type { TurnEnd } from './turn-watcher.js';
 import { AGENT_ROUTES, CLIENT_ROUTES, type Convert, type V1Route } from './v1-routes.js';
 
 type Message = Record<string, unknown> & { id?: RpcId | null; method?: unknown; params?: unknown };
@@ -353,10 +354,11 @@ export class V1AgentCodec implements CodecSession {
     s: SessionView,
     open: OpenPrompt,
   ): Promise<void> {
-    s.answering -= 1;
+    // Whether updates are held behind this prompt's answer (released once it is written).
+    let holding = false;
     try {
       if ('error' in message) {
-        if (s.answering === 0) s.flush(sessionId, Number.POSITIVE_INFINITY, this.#sendUpdate);
+        s.responded(sessionId, undefined, this.#sendUpdate);
         const error = message.error as RpcErrorObject;
         // A prompt dropped because the session was cancelled ends the v1 turn as cancelled.
         if (error.code === ErrorCodes.RequestCancelled)
@@ -366,7 +368,7 @@ export class V1AgentCodec implements CodecSession {
       }
       const { messageId } = message.result as V2PromptResponse;
       s.ownMessages.add(messageId);
-      if (s.answering === 0) s.flush(sessionId, Number.POSITIVE_INFINITY, this.#sendUpdate);
+      holding = s.responded(sessionId, messageId, this.#sendUpdate);
       if (open.cancelledAt !== undefined && open.cancelledAt === s.sent) {
         queueMicrotask(() =>
           this.#channel.deliver({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId } }),
@@ -378,23 +380,33 @@ export class V1AgentCodec implements CodecSession {
         await this.#write(errorResponse(id, ErrorCodes.InternalError, reason));
         return;
       }
+      holding ||= end.held;
       // Updates of this turn still held for another prompt's echo go out before the answer.
       s.flush(sessionId, end.seq, this.#sendUpdate);
-      if (end.stopReason === 'error') {
-        // v1 has no error stop reason: a turn that failed ends its session/prompt with an error.
-        const error = end.error ?? {
-          code: ErrorCodes.InternalError,
-          message: 'The agent reported an error.',
-        };
-        await this.#write({ jsonrpc: '2.0', id, error });
-        return;
+      const written = this.#write(this.#turnAnswer(id, end, open));
+      // Written in order: the updates held behind the idle (background work, out-of-turn
+      // messages) follow the answer.
+      if (holding) {
+        holding = false;
+        s.answered(sessionId, this.#sendUpdate);
       }
-      const stopReason =
-        open.cancelledAt !== undefined ? 'cancelled' : v2ToV1StopReason(end.stopReason ?? 'end_turn');
-      await this.#write(result(id, { stopReason } satisfies V1.PromptResponse));
+      await written;
     } finally {
+      if (holding) s.answered(sessionId, this.#sendUpdate);
       s.open.delete(open);
     }
+  }
+
+  /** The v1 answer of a prompt whose turn ended: its stop reason, or the error the failed turn reported. */
+  #turnAnswer(id: RpcId, end: TurnEnd, open: OpenPrompt): Message {
+    if (end.stopReason === 'error') {
+      // v1 has no error stop reason: a turn that failed ends its session/prompt with an error.
+      const error = end.error ?? { code: ErrorCodes.InternalError, message: 'The agent reported an error.' };
+      return { jsonrpc: '2.0', id, error };
+    }
+    const stopReason =
+      open.cancelledAt !== undefined ? 'cancelled' : v2ToV1StopReason(end.stopReason ?? 'end_turn');
+    return result(id, { stopReason } satisfies V1.PromptResponse);
   }
 
   close(reason?: Error): void {
