@@ -248,5 +248,5 @@ describe('background work to a v1 client (process-level bridge)', () => {
       ['tool_call_update', 'completed'],
     ]);
     expect(stderr).toMatch(/left out state_update \/background for session/);
-  }, 60_000);
+  });
 });

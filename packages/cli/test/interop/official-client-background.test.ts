@@ -110,5 +110,5 @@ describe('the official v2 client and acp-kit agent background work and agent-ini
     expect(errors.mock.calls).toEqual([]);
     errors.mockRestore();
     expect(agent.stderr()).toBe('');
-  }, 120_000);
+  });
 });

@@ -79,5 +79,5 @@ describe('the official v1 client and `acp-kit agent` background work (negotiated
         /left out state_update \/background for session sess_\S+: v1 has no background list/.test(line),
       ),
     ).toBe(true);
-  }, 120_000);
+  });
 });
