@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { UPDATE_KIND_TABLE, UPDATE_KINDS } from '@acp-kit/schema';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,7 +9,45 @@ import {
 import { REDUCERS } from '../../src/client/conversation/session-conversation.js';
 import { chunk, note, SESSION, text } from './helpers.js';
 
+const EXAMPLES = new URL('../../../../schema/v2/examples/', import.meta.url);
+
+/** What a change says changed, as a list of its non-empty parts (empty: listeners learn nothing). */
+function changedParts(change: ConversationChange): string[] {
+  return Object.entries(change)
+    .filter(
+      ([key, value]) => key !== 'sessionId' && (value === true || (Array.isArray(value) && value.length > 0)),
+    )
+    .map(([key]) => key);
+}
+
 describe('update kinds', () => {
+  it('tells listeners what every example of every update kind in the schema changed', () => {
+    const silent: string[] = [];
+    for (const kind of UPDATE_KINDS) {
+      const dir = new URL(`${UPDATE_KIND_TABLE[kind].definition}/`, EXAMPLES);
+      const files = readdirSync(dir).filter((name) => name.endsWith('.json'));
+      expect(files.length, `${kind} has examples`).toBeGreaterThan(0);
+      for (const file of files) {
+        const update = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as Record<string, unknown>;
+        const store = new ConversationStore();
+        // A removal changes something only when what it removes is there.
+        if (kind === 'plan_removed') {
+          store.apply(
+            note({
+              sessionUpdate: 'plan_update',
+              plan: { type: 'items', planId: update.planId, entries: [] },
+            }),
+          );
+        }
+        const changes: ConversationChange[] = [];
+        store.subscribe((batch) => changes.push(...batch));
+        store.apply(note(update));
+        if (changes.flatMap(changedParts).length === 0) silent.push(`${kind} (${file})`);
+      }
+    }
+    expect(silent).toEqual([]);
+  });
+
   it('has a reducer for every update kind of the generated table and for nothing else', () => {
     expect(Object.keys(REDUCERS).sort()).toEqual([...UPDATE_KINDS].sort());
   });
