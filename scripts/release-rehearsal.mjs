@@ -126,7 +126,9 @@ function scratchCopy() {
   const skip = new Set(['node_modules', '.turbo', 'test', 'stress', 'bench', 'test-artifacts']);
   cpSync(join(ROOT, 'packages'), join(repo, 'packages'), {
     recursive: true,
-    filter: (from) => !skip.has(from.split('/').at(-1)),
+    // Tarballs are left out too: a package's publint task (attw --pack) packs one into its folder and
+    // removes it while this copy may run (a fresh-clone check failed on the vanished file).
+    filter: (from) => !skip.has(from.split('/').at(-1)) && !from.endsWith('.tgz'),
   });
   // Private apps are versioned by nobody but must be seen, so that ignoring them is tested.
   for (const app of readdirSync(join(ROOT, 'apps'))) {
