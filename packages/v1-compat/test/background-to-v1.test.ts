@@ -247,6 +247,8 @@ describe('background work to a v1 client (process-level bridge)', () => {
       ['tool_call', 'in_progress'],
       ['tool_call_update', 'completed'],
     ]);
+    // The loss line comes on stderr, a pipe of its own: wait for it rather than read it at once.
+    await until(() => /left out state_update \/background for session/.test(stderr));
     expect(stderr).toMatch(/left out state_update \/background for session/);
   });
 });
