@@ -20,6 +20,8 @@ type Update = LogEntry['update'];
 const MAX_COALESCED_READ = 1024;
 /** Wait before reconnecting a lost LISTEN connection. */
 const RELISTEN_DELAY_MS = 200;
+/** How often the followed sessions' last seqs are compared with what reached this process. */
+const AUDIT_EVERY_MS = 1000;
 
 /**
  * The live side of a {@link PostgresSessionLog}: this process's followers of its sessions.
@@ -29,6 +31,9 @@ const RELISTEN_DELAY_MS = 200;
  * connection. When a range arrives for a session someone follows here, it reads those rows once
  * and hands them to every follower in this process. A follower that sees a gap (a lost
  * notification, a reconnect) reads the missing entries itself, so none is skipped or repeated.
+ * Since a notification can also be lost without a gap ever showing (the last append of a turn,
+ * sent while this process reconnected), an audit compares the followed sessions' last seqs with
+ * what reached this process once a second, and reads a session found behind.
  * Deletes are announced the same way and end the session's followers on every replica.
  */
 export class NotificationFollower {
@@ -47,6 +52,10 @@ export class NotificationFollower {
   #reading = false;
   #listener: pg.Client | undefined;
   #listening: Promise<void> | undefined;
+  /** The audit's timer, while sessions are followed here. */
+  #auditTimer: NodeJS.Timeout | undefined;
+  /** Per followed session: the last seq the previous audit found in the database, if it was ahead. */
+  readonly #behind = new Map<SessionId, number>();
 
   /** `read` reads a page of the log (the backlog, and gaps). */
   constructor(db: LogDatabase, read: (sessionId: SessionId, options: ReadLogOptions) => Promise<LogPage>) {
@@ -72,9 +81,14 @@ export class NotificationFollower {
       else {
         this.#followed.delete(sessionId);
         this.#known.delete(sessionId);
+        this.#behind.delete(sessionId);
       }
     };
     this.#followed.set(sessionId, (this.#followed.get(sessionId) ?? 0) + 1);
+    // The new follower reads everything up to `from` itself; a follower here further behind reads
+    // its own gap when the next entries arrive.
+    if (from > (this.#known.get(sessionId) ?? 0)) this.#known.set(sessionId, from);
+    this.#startAudit();
     const listening = this.#listen();
     const subscription = this.#followers.subscribe(
       sessionId,
@@ -287,6 +301,55 @@ export class NotificationFollower {
     });
   }
 
+  #startAudit(): void {
+    if (this.#auditTimer !== undefined || this.#db.closed) return;
+    const tick = (): void => {
+      this.#auditTimer = undefined;
+      if (this.#db.closed || this.#followed.size === 0) return;
+      void this.#audit().finally(() => {
+        if (!this.#db.closed && this.#followed.size > 0 && this.#auditTimer === undefined)
+          this.#auditTimer = setTimeout(tick, AUDIT_EVERY_MS).unref();
+      });
+    };
+    this.#auditTimer = setTimeout(tick, AUDIT_EVERY_MS).unref();
+  }
+
+  /**
+   * The safety net under `LISTEN`/`NOTIFY`: a notification can be lost without the connection
+   * reporting it (sent while this process was reconnecting, or read by a statement that failed).
+   * Once a second, one statement reads the last seq of every session followed here; a session
+   * found ahead of what reached this process twice in a row with the same last seq (so not a
+   * notification still on its way) is read again. A failed audit is skipped: the next one tries.
+   */
+  async #audit(): Promise<void> {
+    const sessions = [...this.#followed.keys()];
+    let rows: { session_id: string; last_seq: string }[];
+    try {
+      ({ rows } = await this.#db.query<{ session_id: string; last_seq: string }>(
+        'read the last entries of',
+        `SELECT session_id, last_seq FROM ${this.#db.s}.log_sessions WHERE session_id = ANY($1::text[])`,
+        [sessions],
+      ));
+    } catch {
+      return;
+    }
+    for (const row of rows) {
+      const sessionId = row.session_id;
+      const last = Number(row.last_seq);
+      if (!this.#followed.has(sessionId)) continue;
+      if (last <= (this.#known.get(sessionId) ?? 0)) {
+        this.#behind.delete(sessionId);
+        continue;
+      }
+      if (this.#behind.get(sessionId) !== last) {
+        this.#behind.set(sessionId, last);
+        continue;
+      }
+      this.#behind.delete(sessionId);
+      this.#resync(sessionId);
+    }
+  }
+
   #deliver(sessionId: SessionId, work: () => Promise<void>): void {
     const previous = this.#deliveries.get(sessionId) ?? Promise.resolve();
     const next = previous
@@ -311,6 +374,8 @@ export class NotificationFollower {
 
   /** Ends every follower (the log closed) and the LISTEN connection. */
   async close(): Promise<void> {
+    clearTimeout(this.#auditTimer);
+    this.#auditTimer = undefined;
     this.#followers.fail(
       new HistoryStoreError('closed', `the session log at ${this.#db.location} is closed`),
     );

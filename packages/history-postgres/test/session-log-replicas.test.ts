@@ -116,6 +116,35 @@ describe('PostgresSessionLog across replicas (one log object per process, one da
     onB.subscription.close();
   });
 
+  it('gets an append whose notification it never heard: the audit finds the session ahead and reads it', async () => {
+    const [a, b] = await replicas(2);
+    await a!.createSession({ sessionId: 's', cwd: '/w' });
+    const onB = follow(b!, 's');
+    await a!.append('s', [{ update: chunk('m', '0') }]);
+    await onB.count(1);
+    // An append committed without its NOTIFY: to B it is as if the notification was lost (sent
+    // while B reconnected, or dropped with a failed read).
+    const admin = new pg.Client({ connectionString: postgresUrl() });
+    await admin.connect();
+    try {
+      const s = `"${b!.schema}"`;
+      await admin.query(
+        `WITH u AS (UPDATE ${s}.log_sessions SET last_seq = last_seq + 1 WHERE session_id = 's' RETURNING ordinal, last_seq)
+         INSERT INTO ${s}.log_entries (session, seq, retain, body) SELECT ordinal, last_seq, true, $1 FROM u`,
+        [JSON.stringify(chunk('m', 'unheard'))],
+      );
+    } finally {
+      await admin.end();
+    }
+    // Nothing else is appended: only the audit can bring it to B.
+    await onB.count(2);
+    expect(onB.seen.map((e) => [e.seq, (e.update as { content: { text: string } }).content.text])).toEqual([
+      [1, '0'],
+      [2, 'unheard'],
+    ]);
+    onB.subscription.close();
+  });
+
   it('lets one replica claim a message ID that several try to claim at once', async () => {
     const logs = await replicas(3);
     await logs[0]!.createSession({ sessionId: 's', cwd: '/w' });

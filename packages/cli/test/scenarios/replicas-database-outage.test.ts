@@ -41,7 +41,12 @@ async function until(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${seen()}`);
+    if (Date.now() > deadline) {
+      // Printed as well as thrown: a try that is retried and then passes leaves its reason here.
+      const message = `timed out waiting for ${what}${seen()}`;
+      console.warn(message);
+      throw new Error(message);
+    }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -89,6 +94,9 @@ describe('acp-kit agent --history postgres://… when PostgreSQL restarts or can
       retry: 2,
     }, async () => {
       attempt += 1;
+      // Loud, so a check's log shows whether the defect still occurs (a retried pass is green).
+      if (attempt > 1)
+        console.warn(`replicas-database-outage: try ${attempt} of "${outage}" (the previous one failed)`);
       const url = await server.createDatabase(`outage_${leaseMs}_${attempt}`);
       const args = ['--history', url, '--chunk-delay', '20', '--lease-ms', leaseMs];
       const a = await listeningAgent(args);

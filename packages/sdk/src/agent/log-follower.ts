@@ -19,7 +19,8 @@ export interface FollowerSink {
  * (one subscription, started once), hands every later entry to the session in seq order, and
  * knows the position reached — the seq of the last entry handed on — so a caller can wait until
  * an entry it appended has reached the session's clients. A lost subscription (a log that failed)
- * wakes every waiter; the next {@link LogFollower.following} starts again.
+ * wakes every waiter; the next {@link LogFollower.following} follows again from the position
+ * reached, so nothing appended meanwhile is skipped.
  */
 export class LogFollower {
   readonly #log: SessionLog;
@@ -67,13 +68,20 @@ export class LogFollower {
     if (record === undefined) {
       throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId: this.#sessionId });
     }
-    this.#sink.started(await lastState(this.#log, this.#sessionId, record.lastSeq));
-    this.#position = record.lastSeq;
+    // After a lost subscription, following starts again where it stopped, so the attached clients
+    // get every entry appended meanwhile; the first time, at the log's end.
+    const resumed = this.#lost !== undefined;
+    const from = resumed ? this.#position : record.lastSeq;
+    if (!resumed) {
+      this.#sink.started(await lastState(this.#log, this.#sessionId, record.lastSeq));
+      this.#position = record.lastSeq;
+    }
     if (this.#closed.aborted) return;
-    this.#subscription = this.#log.subscribe(this.#sessionId, record.lastSeq, {
+    this.#lost = undefined;
+    this.#subscription = this.#log.subscribe(this.#sessionId, from, {
       entries: (batch) => this.#handOn(batch),
       error: (error) => {
-        this.#lost = error;
+        this.#lost = error ?? new Error('the log subscription was lost');
         this.#following = undefined;
         this.#wakeAll();
         this.#sink.moved();
