@@ -10,10 +10,14 @@
  * Size: BENCH_SAMPLES turns per row (default 300), BENCH_BURST lines per macrotask (default 200).
  * `BENCH_SAMPLES=5 npx tsx bench/background-flood.ts` is a quick check that it runs.
  */
-import type { AgentConnection } from '../src/agent/index.js';
-import { Client, type ClientConnection } from '../src/client/index.js';
-import { Connection, schemaValidator } from '../src/index.js';
-import { createInProcessPair } from '../src/transports/index.js';
+import {
+  type AgentConnection,
+  Client,
+  type ClientConnection,
+  Connection,
+  createInProcessPair,
+  schemaValidator,
+} from '@acp-kit/sdk';
 import { floodingAgent } from '../test/agent/fixtures/flooding-agent.js';
 import { median, percentile } from './percentile.js';
 

@@ -1,10 +1,7 @@
 /**
- * The remote-transports benchmark runs our code compiled (`@acp-kit/sdk` resolves to this
- * package's dist), as users run it: `tsx` compiles TypeScript with esbuild's `keepNames`, which
- * wraps every named function in a `__name(...)` call that gives each closure its own property
- * storage, inflating per-connection memory (about a quarter of the agent's heap per idle
- * connection) and the cost of making closures. This check refuses a dist older than the sources,
- * so a stale build is never measured.
+ * The benchmarks measure our code compiled, as users run it: run through bench/all.ts,
+ * `@acp-kit/sdk` resolves to this package's dist/ (see tsconfig.bench.json). This check refuses a
+ * dist older than the sources, so a stale build is never measured.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -14,10 +14,15 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { Agent, type AgentConnection, type AgentSession } from '../src/agent/index.js';
-import { Client, type ClientConnection } from '../src/client/index.js';
-import { Connection } from '../src/rpc/index.js';
-import { createInProcessPair } from '../src/transports/index.js';
+import {
+  Agent,
+  type AgentConnection,
+  type AgentSession,
+  Client,
+  type ClientConnection,
+  Connection,
+  createInProcessPair,
+} from '@acp-kit/sdk';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 2000);
 

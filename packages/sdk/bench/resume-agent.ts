@@ -4,9 +4,7 @@
  *
  * Usage: node --import tsx bench/resume-agent.ts <sqlite file> <as-retained|full>
  */
-import { Agent, type AgentConnection } from '../src/agent/index.js';
-import { Connection } from '../src/rpc/index.js';
-import { stdioTransport } from '../src/transports/index.js';
+import { Agent, type AgentConnection, Connection, stdioTransport } from '@acp-kit/sdk';
 import { openSqlite } from './sqlite-history.js';
 
 const [file, style] = process.argv.slice(2);

@@ -30,9 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { client as officialClient, ndJsonStream } from '@agentclientprotocol/sdk/experimental/v2';
 import { Readable, Writable } from 'node:stream';
 import type { SessionNotification } from '@acp-kit/schema';
-import { Client, type ClientConnection, ConversationStore } from '../src/client/index.js';
-import { Connection } from '../src/rpc/index.js';
-import { spawnTransport } from '../src/transports/index.js';
+import { Client, type ClientConnection, Connection, ConversationStore, spawnTransport } from '@acp-kit/sdk';
 import { historyFile, populate, RESUME_SESSION } from './sqlite-history.js';
 
 type Style = 'as-retained' | 'full';

@@ -6,10 +6,16 @@
  * attached whose socket is never read (a paused WebSocket) — and printed as ratios. Asserts nothing.
  */
 import { PassThrough } from 'node:stream';
-import { Agent, type AgentConnection, type AgentSession } from '../src/agent/index.js';
-import { Client, type ClientConnection } from '../src/client/index.js';
-import { Connection } from '../src/rpc/index.js';
-import { createInProcessPair, streamTransport } from '../src/transports/index.js';
+import {
+  Agent,
+  type AgentConnection,
+  type AgentSession,
+  Client,
+  type ClientConnection,
+  Connection,
+  createInProcessPair,
+  streamTransport,
+} from '@acp-kit/sdk';
 
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 20_000);
 const PROMPTS = Number(process.env.BENCH_PROMPTS ?? 300);

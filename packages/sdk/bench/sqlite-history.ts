@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HistoryStore, NewRetainedMessage, SessionLog } from '../src/history/index.js';
+import type { HistoryStore, NewRetainedMessage, SessionLog } from '@acp-kit/sdk';
 
 /** The session every benchmark file holds. */
 export const RESUME_SESSION = 'sess_resume_bench';

@@ -19,9 +19,7 @@ import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { client as officialClient, ndJsonStream } from '@agentclientprotocol/sdk/experimental/v2';
 import type { SessionNotification } from '@acp-kit/schema';
-import { Client, type ClientConnection, ConversationStore } from '../src/client/index.js';
-import { Connection } from '../src/rpc/index.js';
-import { spawnTransport } from '../src/transports/index.js';
+import { Client, type ClientConnection, Connection, ConversationStore, spawnTransport } from '@acp-kit/sdk';
 import { BENCH_SESSION } from './update-stream.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

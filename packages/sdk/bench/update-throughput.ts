@@ -10,9 +10,7 @@
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { client as officialClient, ndJsonStream } from '@agentclientprotocol/sdk/experimental/v2';
 import type { SessionNotification } from '@acp-kit/schema';
-import { Client, type ClientConnection, ConversationStore } from '../src/client/index.js';
-import { Connection } from '../src/rpc/index.js';
-import { streamTransport } from '../src/transports/index.js';
+import { Client, type ClientConnection, Connection, ConversationStore, streamTransport } from '@acp-kit/sdk';
 import { answerHandshake } from './fake-agent.js';
 import { BENCH_SESSION, buildUpdateStream } from './update-stream.js';
 
