@@ -301,14 +301,14 @@ export class SessionConversation {
     }
     this.#stateDirty = true;
     this.#cached = null;
-    if (changes) changes.stateChanged = true;
+    changes?.flag('state_update');
   }
 
   #applyBackground(background: unknown, changes: SessionChanges | null): void {
     const changed = this.#background.apply(background, this.#entities, (code, message) =>
       this.#report(code, message, 'state_update'),
     );
-    if (changed && changes) changes.backgroundChanged = true;
+    if (changed) changes?.background();
   }
 
   /**
@@ -393,7 +393,7 @@ export class SessionConversation {
     this.#connection = connection;
     this.#stateDirty = true;
     this.#cached = null;
-    if (changes) changes.stateChanged = true;
+    changes?.flag('state_update');
   }
 
   snapshot(): ConversationSnapshot {

@@ -65,7 +65,7 @@ export class SessionEntities {
     const fields = upsertFields(existing?.fields ?? null, update, TOOL_CALL_SKIP);
     const position = existing?.position ?? this.#nextPosition();
     this.toolCalls.set(toolCallId, Object.freeze({ toolCallId, fields, position }));
-    changes?.toolCall(toolCallId);
+    changes?.entity('tool_call_update', toolCallId);
     return null;
   }
 
@@ -84,7 +84,7 @@ export class SessionEntities {
     );
     const position = existing?.position ?? this.#nextPosition();
     this.toolCalls.set(toolCallId, Object.freeze({ toolCallId, fields, position }));
-    changes?.toolCall(toolCallId);
+    changes?.entity('tool_call_content_chunk', toolCallId);
     return null;
   }
 
@@ -101,7 +101,7 @@ export class SessionEntities {
       output === undefined ? (existing?.output ?? null) : output === null ? null : (output.data as string);
     const position = existing?.position ?? this.#nextPosition();
     this.terminals.set(terminalId, Object.freeze({ terminalId, fields, output: text, position }));
-    changes?.terminal(terminalId);
+    changes?.entity('terminal_update', terminalId);
     return null;
   }
 
@@ -115,7 +115,7 @@ export class SessionEntities {
     const position = existing?.position ?? this.#nextPosition();
     const output = (existing?.output ?? '') + data;
     this.terminals.set(terminalId, Object.freeze({ terminalId, fields, output, position }));
-    changes?.terminal(terminalId);
+    changes?.entity('terminal_output_chunk', terminalId);
     return null;
   }
 
@@ -136,7 +136,7 @@ export class SessionEntities {
           : frozenList(summary as ContentBlock[]);
     const position = existing?.position ?? this.#nextPosition();
     this.compactions.set(compactionId, Object.freeze({ compactionId, fields, summary: next, position }));
-    changes?.compaction(compactionId);
+    changes?.entity('compaction_update', compactionId);
     return null;
   }
 
@@ -150,7 +150,7 @@ export class SessionEntities {
     const fields = existing?.fields ?? Object.freeze({});
     const position = existing?.position ?? this.#nextPosition();
     this.compactions.set(compactionId, Object.freeze({ compactionId, fields, summary, position }));
-    changes?.compaction(compactionId);
+    changes?.entity('compaction_summary_chunk', compactionId);
     return null;
   }
 
@@ -161,7 +161,7 @@ export class SessionEntities {
     const planId = typeof id === 'string' ? id : '';
     const position = this.plans.get(planId)?.position ?? this.#nextPosition();
     this.plans.set(planId, Object.freeze({ planId, update: Object.freeze({ ...update }), position }));
-    changes?.plan(planId);
+    changes?.entity('plan_update', planId);
     return null;
   }
 
@@ -169,7 +169,7 @@ export class SessionEntities {
   planRemoved(update: RawUpdate, changes: SessionChanges | null): Rejection {
     const { planId } = update;
     if (typeof planId !== 'string') return 'plan_removed without a string planId';
-    if (this.plans.delete(planId)) changes?.plan(planId);
+    if (this.plans.delete(planId)) changes?.entity('plan_removed', planId);
     return null;
   }
 
@@ -184,7 +184,7 @@ export class SessionEntities {
   /** Replaces the configuration options (from an update or a session response). */
   setConfigOptions(options: readonly SessionConfigOption[], changes: SessionChanges | null): void {
     this.configOptions = frozenList(options);
-    if (changes) changes.configOptionsChanged = true;
+    changes?.flag('config_option_update');
   }
 
   /** `available_commands_update`: replaces the command list. */
@@ -200,20 +200,20 @@ export class SessionEntities {
   /** Replaces the available commands (from an update or a session response). */
   setAvailableCommands(commands: readonly AvailableCommand[], changes: SessionChanges | null): void {
     this.availableCommands = frozenList(commands);
-    if (changes) changes.availableCommandsChanged = true;
+    changes?.flag('available_commands_update');
   }
 
   /** `session_info_update`: an upsert of title, updatedAt and the rest. */
   sessionInfoUpdate(update: RawUpdate, changes: SessionChanges | null): Rejection {
     this.sessionInfo = upsertFields(this.sessionInfo, update, SESSION_INFO_SKIP);
-    if (changes) changes.sessionInfoChanged = true;
+    changes?.flag('session_info_update');
     return null;
   }
 
   /** `usage_update`: the context window figures, kept whole. */
   usage(update: RawUpdate, changes: SessionChanges | null): Rejection {
     this.contextUsage = Object.freeze({ ...update });
-    if (changes) changes.contextUsageChanged = true;
+    changes?.flag('usage_update');
     return null;
   }
 
@@ -224,7 +224,7 @@ export class SessionEntities {
       position: this.#nextPosition(),
     });
     this.notices = Object.freeze([...this.notices, notice]);
-    if (changes) changes.noticesChanged = true;
+    changes?.flag('notice');
     return null;
   }
 
