@@ -768,5 +768,5 @@ function turnEnd(entries: readonly NewLogEntry[]): LogEntry['update'] | undefine
 /** Whether a failed append may succeed later: the database was unreachable, or lost the lease race. */
 function mayPass(error: unknown): boolean {
   if (error instanceof SessionNotOwnedError) return true;
-  return error instanceof HistoryStoreError && (error.code === 'io' || error.code === 'locked');
+  return error instanceof HistoryStoreError && error.transient;
 }

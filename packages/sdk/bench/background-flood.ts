@@ -4,8 +4,9 @@
  * each is timed from sending `session/prompt` to its turn-ending idle. Measured with no background
  * work, then while a background terminal of the same session writes BENCH_BURST lines every
  * macrotask without waiting for its writes (the flood fixture of the tests), and for a turn of
- * another session beside the same flood. Prints medians and p99, and each flooded median as a ratio
- * of the quiet one; asserts nothing.
+ * another session beside the same flood, then with no background work again. Every row follows a
+ * discarded warm-up. Prints medians and p99, and each later median as a ratio of the quiet one;
+ * asserts nothing.
  *
  * Size: BENCH_SAMPLES turns per row (default 300), BENCH_BURST lines per macrotask (default 200).
  * `BENCH_SAMPLES=5 npx tsx bench/background-flood.ts` is a quick check that it runs.
@@ -53,7 +54,7 @@ const row = (name: string, times: number[], quiet?: number): string => {
   const sorted = [...times].sort((a, b) => a - b);
   const m = median(times);
   const ratio = quiet === undefined ? '' : `  ×${(m / quiet).toFixed(2)} the quiet median`;
-  return `${name.padEnd(36)} median ${m.toFixed(3)} ms  p99 ${percentile(sorted, 99).toFixed(3)} ms${ratio}`;
+  return `${name.padEnd(38)} median ${m.toFixed(3)} ms  p99 ${percentile(sorted, 99).toFixed(3)} ms${ratio}`;
 };
 
 const alice = await connect();
@@ -61,6 +62,10 @@ const bob = await connect();
 const own = await alice.newSession('/bench');
 const other = await bob.newSession('/bench');
 
+// Warm-up, discarded: without it the first row also pays for compiling the code paths, and the
+// flooded rows look faster than the quiet one.
+await turns(alice, own);
+await turns(bob, other);
 const quiet = await turns(alice, own);
 const quietMedian = median(quiet);
 await alice.prompt(own, [{ type: 'text', text: 'flood' }]);
@@ -69,11 +74,13 @@ const sameSession = await turns(alice, own);
 const otherSession = await turns(bob, other);
 const calls = written.calls - callsAtStart;
 await alice.cancelTerminal(own, terminals.get(own)!.terminalId);
+const quietAgain = await turns(alice, own);
 
 console.log(`background-flood: ${SAMPLES} foreground turns per row, flood of ${BURST} lines per macrotask`);
 console.log(row('no background work', quiet));
 console.log(row('flooding terminal, same session', sameSession, quietMedian));
 console.log(row('flooding terminal, other session', otherSession, quietMedian));
+console.log(row('no background work (after the flood)', quietAgain, quietMedian));
 console.log(`the flooding terminal made ${calls} output calls while the flooded rows ran`);
 alice.close();
 bob.close();

@@ -70,6 +70,14 @@ export class HistoryStoreError extends Error {
     this.pointer = details.pointer;
   }
 
+  /**
+   * Whether the same call may succeed if tried again later: the storage could not be reached
+   * (`io`, as while a database restarts) or was busy (`locked`). Every other code is final.
+   */
+  get transient(): boolean {
+    return this.code === 'io' || this.code === 'locked';
+  }
+
   /** The JSON-RPC error code an agent should answer with when this error ends a request. */
   get rpcCode(): number {
     return RPC_CODES[this.code] ?? -32603;

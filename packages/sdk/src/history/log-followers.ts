@@ -14,7 +14,7 @@ const RETRY_MAX_MS = 2000;
  * closed, damaged data) ends the follower.
  */
 function transient(error: unknown): boolean {
-  return error instanceof HistoryStoreError && (error.code === 'io' || error.code === 'locked');
+  return error instanceof HistoryStoreError && error.transient;
 }
 
 type Reader = (sessionId: SessionId, options: ReadLogOptions) => Promise<LogPage>;
