@@ -36,7 +36,10 @@ async function until(predicate: () => boolean): Promise<void> {
 }
 
 /** An SDK agent whose prompt leaves a terminal and a tool call running in the background, behind the v1 codec. */
-function backgroundBehindCodec(afterIdle?: (terminal: TerminalHandle) => Promise<void>) {
+function backgroundBehindCodec(
+  afterIdle?: (terminal: TerminalHandle) => Promise<void>,
+  { embed = false }: { embed?: boolean } = {},
+) {
   const handles: { terminal?: TerminalHandle; tool?: ToolCallHandle } = {};
   const agent = new Agent({
     info: { name: 'background-v1', version: '1.0.0' },
@@ -47,7 +50,9 @@ function backgroundBehindCodec(afterIdle?: (terminal: TerminalHandle) => Promise
       await terminal.output('tick 0\n');
       const tool = await session.toolCall({ title: 'Subtask: tidy', kind: 'think', status: 'in_progress' });
       await terminal.runInBackground();
-      await tool.runInBackground();
+      // Embedded: the tool call shows the terminal, and the work is listed once, as its terminal.
+      if (embed) await tool.content({ type: 'terminal', terminalId: terminal.terminalId });
+      else await tool.runInBackground();
       const idle = session.idle('end_turn');
       // Output written right behind the idle, in the same batch of the session's log writer.
       const more = afterIdle?.(terminal);
@@ -155,6 +160,45 @@ describe('background work to a v1 client (in-process codec)', () => {
       'terminal_output_chunk ',
     ]);
     expect(losses.every((l) => l.sessionId === sessionId)).toBe(true);
+    expect(invalid).toEqual([]);
+  });
+
+  it('shows a terminal a tool call embeds in that tool call: its output in the card, no second card of its own', async () => {
+    const { v1, handles, seen, invalid } = backgroundBehindCodec(undefined, { embed: true });
+    await v1.sendRequest('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = (await v1.sendRequest('session/new', { cwd: '/tmp', mcpServers: [] })) as {
+      sessionId: string;
+    };
+    await v1.sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'go' }] });
+    await until(() => handles.tool !== undefined);
+    const { terminal, tool } = handles as Required<typeof handles>;
+    await terminal.output('tick 1\n');
+    await terminal.exit({ exitCode: 0 });
+    await tool.update({ status: 'completed' });
+    await until(() =>
+      seen.some(
+        (s) =>
+          (s.update as { toolCallId?: string } | undefined)?.toolCallId === tool.toolCallId &&
+          (s.update as { status?: string }).status === 'completed',
+      ),
+    );
+    const updates = seen.flatMap((s) =>
+      s.update === undefined ? [] : [s.update as V1.SessionUpdate & Record<string, unknown>],
+    );
+    // One card: nothing under the terminal's own ID.
+    expect(updates.filter((u) => String(u.toolCallId).startsWith('terminal-'))).toEqual([]);
+    const ofTool = updates.filter((u) => u.toolCallId === tool.toolCallId);
+    const texts = ofTool.map((u) =>
+      ((u.content as { type: string; content?: { text?: string } }[] | undefined) ?? []).map((c) =>
+        c.type === 'content' ? c.content?.text : c.type,
+      ),
+    );
+    // The embedded terminal's item is its output as text, growing with each output; never a v1
+    // terminal item (v1 terminals are the client's own, made by terminal/create).
+    expect(texts.flat()).not.toContain('terminal');
+    expect(texts).toContainEqual(['tick 0\n']);
+    expect(texts).toContainEqual(['tick 0\ntick 1\n']);
+    expect(ofTool.at(-1)).toMatchObject({ sessionUpdate: 'tool_call_update', status: 'completed' });
     expect(invalid).toEqual([]);
   });
 

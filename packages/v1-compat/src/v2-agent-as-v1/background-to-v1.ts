@@ -7,12 +7,19 @@
  * status. A tool call that runs in the background needs nothing here: v1 tool call updates already
  * carry it. The list itself has no v1 form and is reported as lost.
  *
+ * A terminal a tool call embeds (`{ type: 'terminal', terminalId }` in its content) shows in that
+ * tool call's card instead, in the background or not: v1 has no terminal the agent reports, so the
+ * item becomes the terminal's output as text, and each terminal update is a `tool_call_update` of
+ * the embedding tool call (its status stays the tool call's own). The v1 client gets one card for
+ * the work, not a second `terminal-<terminalId>` one.
+ *
  * Why a tool call and not agent message text: after the prompt was answered a v1 client has no
  * open turn, and a v1 message chunk carries no message ID, so many clients append it to the last
  * reply or drop it; a tool call update names its tool call, so a client updates that card in place
  * whenever it arrives.
  */
 import type * as V2 from '@acp-kit/schema';
+import { v2ToV1ToolCallUpdate } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
 import type { LeftOut } from '../bridge-loss.js';
 
@@ -31,6 +38,8 @@ export interface TerminalShown {
   toolCallId: string | null;
   /** The v1 client was sent the `tool_call` that announces it. */
   announced: boolean;
+  /** The tool call whose content embeds it, if one does: the terminal shows in that card. */
+  host: string | null;
 }
 
 /** What the terminal converters read and change of the session as the v1 client was shown it. */
@@ -44,7 +53,7 @@ export interface BackgroundContext {
 const FOREGROUND_TERMINAL =
   'v1 shows terminals only through terminal/* requests to the client, which have no v2 counterpart; a terminal reaches a v1 client only once it runs in the background (as a tool call)';
 
-function shown(context: BackgroundContext, terminalId: string): TerminalShown {
+function shown(context: Pick<BackgroundContext, 'terminals'>, terminalId: string): TerminalShown {
   let terminal = context.terminals.get(terminalId);
   if (terminal === undefined) {
     terminal = {
@@ -54,6 +63,7 @@ function shown(context: BackgroundContext, terminalId: string): TerminalShown {
       exitStatus: null,
       toolCallId: null,
       announced: false,
+      host: null,
     };
     context.terminals.set(terminalId, terminal);
   }
@@ -66,7 +76,7 @@ function keepTail(terminal: TerminalShown, output: string, context: BackgroundCo
     return;
   }
   terminal.output = output.slice(-TERMINAL_TAIL_CHARS);
-  if (terminal.cut || terminal.toolCallId === null) return;
+  if (terminal.cut || (terminal.toolCallId === null && terminal.host === null)) return;
   terminal.cut = true;
   context.leftOut(
     '/output',
@@ -114,6 +124,7 @@ export function terminalToV1(update: V2.TerminalUpdate, context: BackgroundConte
   if (update.command !== undefined) terminal.command = update.command;
   if (update.exitStatus !== undefined) terminal.exitStatus = update.exitStatus;
   if (update.output !== undefined) keepTail(terminal, update.output?.data ?? '', context);
+  if (terminal.host !== null) return inHost(terminal.host, context);
   if (terminal.toolCallId === null) {
     context.leftOut('', FOREGROUND_TERMINAL);
     return [];
@@ -128,6 +139,7 @@ export function terminalOutputToV1(
 ): V1.SessionUpdate[] {
   const terminal = shown(context, update.terminalId);
   keepTail(terminal, terminal.output + update.data, context);
+  if (terminal.host !== null) return inHost(terminal.host, context);
   if (terminal.toolCallId === null) {
     context.leftOut('', FOREGROUND_TERMINAL);
     return [];
@@ -145,7 +157,8 @@ export function backgroundToV1(background: unknown, context: BackgroundContext):
     const terminalId = (item as { type?: unknown; terminalId?: unknown }).terminalId;
     if (item.type !== 'terminal' || typeof terminalId !== 'string') continue;
     const terminal = shown(context, terminalId);
-    if (terminal.toolCallId !== null) continue;
+    // Shown in the card of the tool call that embeds it, or in its own card already.
+    if (terminal.host !== null || terminal.toolCallId !== null) continue;
     let toolCallId = `terminal-${terminalId}`;
     for (let n = 2; context.toolCalls.has(toolCallId); n++) toolCallId = `terminal-${terminalId}-${n}`;
     context.toolCalls.set(toolCallId, []);
@@ -155,4 +168,41 @@ export function backgroundToV1(background: unknown, context: BackgroundContext):
     '/background',
     'v1 has no background list: a background tool call goes on as its v1 tool call updates, a background terminal as a v1 tool call of its own from its next update',
   );
+}
+
+/**
+ * Records which terminals a tool call's content embeds (each then shows in that tool call's card)
+ * and returns the content as a v1 client is shown it: each embedded terminal's item replaced by
+ * its output so far as text (left out while there is none).
+ */
+export function showEmbeddedTerminals(
+  toolCallId: string,
+  content: readonly V2.ToolCallContent[],
+  context: Pick<BackgroundContext, 'terminals'>,
+): V2.ToolCallContent[] {
+  const shownContent: V2.ToolCallContent[] = [];
+  for (const item of content) {
+    const terminalId = (item as { type?: unknown; terminalId?: unknown }).terminalId;
+    if (item.type !== 'terminal' || typeof terminalId !== 'string') {
+      shownContent.push(item);
+      continue;
+    }
+    const terminal = shown(context, terminalId);
+    terminal.host = toolCallId;
+    if (terminal.output !== '')
+      shownContent.push({ type: 'content', content: { type: 'text', text: terminal.output } });
+  }
+  return shownContent;
+}
+
+/** A terminal embedded in a tool call changed: that tool call's update, with the output shown. */
+function inHost(toolCallId: string, context: BackgroundContext): V1.SessionUpdate[] {
+  const content = context.toolCalls.get(toolCallId) ?? [];
+  return [
+    v2ToV1ToolCallUpdate({
+      sessionUpdate: 'tool_call_update',
+      toolCallId,
+      content: showEmbeddedTerminals(toolCallId, content, context),
+    }),
+  ];
 }

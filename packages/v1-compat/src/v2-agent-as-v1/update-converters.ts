@@ -18,7 +18,7 @@ import {
 import type * as V1 from '../generated/v1/types.js';
 import type { MessageKind } from '../message-ids.js';
 import { v2ModeOption } from '../mode-options.js';
-import { backgroundToV1, type TerminalShown } from './background-to-v1.js';
+import { backgroundToV1, showEmbeddedTerminals, type TerminalShown } from './background-to-v1.js';
 import type { ChunkWriter } from './chunk-writer.js';
 
 export type { LeftOut };
@@ -102,7 +102,12 @@ export function toolCallToV1(update: V2.ToolCallUpdate, context: UpdateToV1Conte
   const shown = context.toolCalls.get(update.toolCallId);
   const content = update.content === undefined ? shown : [...(update.content ?? [])];
   context.toolCalls.set(update.toolCallId, content ?? []);
-  return [shown === undefined ? v2ToV1NewToolCall(update) : v2ToV1ToolCallUpdate(update)];
+  // An embedded terminal shows as its output (v1 knows only terminals the client made itself).
+  const v1Ready =
+    update.content == null
+      ? update
+      : { ...update, content: showEmbeddedTerminals(update.toolCallId, update.content, context) };
+  return [shown === undefined ? v2ToV1NewToolCall(v1Ready) : v2ToV1ToolCallUpdate(v1Ready)];
 }
 
 /**
