@@ -55,11 +55,26 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export async function runBridge(options: RunBridgeOptions): Promise<number> {
   const log = options.log ?? ((text: string) => process.stderr.write(text));
   const name = options.serve === 'v2' ? 'v1 agent' : 'v2 agent';
+  // Signal handlers first: a SIGTERM while the bridge starts (its agent already spawned, the rest
+  // not set up yet) must still stop the agent's process group, not kill the bridge and orphan it.
+  const handlers: [NodeJS.Signals, () => void][] = [];
+  const removeHandlers = (): void => {
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+  };
+  const signalled = new Promise<{ signal: NodeJS.Signals }>((resolve) => {
+    if (options.client !== undefined) return;
+    for (const signal of SIGNALS) {
+      const handler = (): void => resolve({ signal });
+      handlers.push([signal, handler]);
+      process.once(signal, handler);
+    }
+  });
   let ledger: FileIdLedger | undefined;
   if (options.history !== undefined) {
     try {
       ledger = await FileIdLedger.open(options.history);
     } catch (error) {
+      removeHandlers();
       log(`acp-kit bridge: ${error instanceof Error ? error.message : String(error)}\n`);
       return 1;
     }
@@ -92,18 +107,9 @@ export async function runBridge(options: RunBridgeOptions): Promise<number> {
           onLoss,
         });
   const clientGone = new Promise<'client'>((resolve) => bridge.connection.onClose(() => resolve('client')));
-  const handlers: [NodeJS.Signals, () => void][] = [];
-  const signalled = new Promise<{ signal: NodeJS.Signals }>((resolve) => {
-    if (options.client !== undefined) return;
-    for (const signal of SIGNALS) {
-      const handler = (): void => resolve({ signal });
-      handlers.push([signal, handler]);
-      process.once(signal, handler);
-    }
-  });
   const ended = await Promise.race([clientGone, bridge.closed, signalled]).finally(() => {
     ledger?.close();
-    for (const [signal, handler] of handlers) process.off(signal, handler);
+    removeHandlers();
   });
   if (ended === 'client' || typeof ended === 'object') {
     bridge.close();
