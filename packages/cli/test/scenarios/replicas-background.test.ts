@@ -2,7 +2,8 @@
  * #30 item 3 on two `acp-kit agent --history postgres://…` replicas: background work survives the
  * client that started it leaving (clients on both replicas see it through to its exit status),
  * and when the replica running it is killed, the replica that takes the session over reports its
- * final status before dropping it from the list, so no client shows it running forever.
+ * final status before dropping it from the list, so no client shows it running forever — also
+ * when no other replica had the session loaded: the first replica a client resumes it on does.
  */
 import type { SessionNotification } from '@acp-kit/schema';
 import type { ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
@@ -130,5 +131,34 @@ describe('acp-kit agent --history postgres://…: background work on two replica
       state: 'idle',
       background: [],
     });
+  });
+  it('ends the work of a replica that died while no other replica had the session loaded, once a client resumes it on a survivor', async () => {
+    const url = await server.createDatabase('background_orphaned_unloaded');
+    const [a, b] = [await start(url), await start(url)];
+    const alice = await connect(a);
+    const sessionId = await alice.client.newSession('/work');
+    const end = await alice.client.promptToEnd(sessionId, [{ type: 'text', text: '/background 120' }]);
+    expect(end.stopReason).toBe('end_turn');
+    await alice.until(() => alice.updates().filter(isOutput).length >= 2);
+
+    // A dies with nobody on B: no replica serves the session, so nothing can take it over yet.
+    await a.kill();
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 500));
+    // Erin resumes on B: B loads the session, sees work listed under a lapsed lease, takes the
+    // session over and ends that work; Erin is told, and is not left with work running forever.
+    const erin = await connect(b);
+    await erin.client.resume(sessionId, { cwd: '/work' });
+    await erin.until(() => backgroundDropped(erin));
+    const all = erin.updates();
+    const exited = all.findIndex(isTerminalExit);
+    const drop = all.findIndex((u) => backgroundListOf(u)?.length === 0);
+    expect(all.find((u) => u.sessionUpdate === 'notice')).toMatchObject({
+      severity: 'error',
+      title: 'Background work was interrupted',
+    });
+    expect(exited).toBeGreaterThanOrEqual(0);
+    expect(exited).toBeLessThan(drop);
+    expect(all[exited]).toMatchObject({ exitStatus: { exitCode: null, signal: null } });
+    expect(erin.client.store.snapshot(sessionId).background).toEqual([]);
   });
 });
