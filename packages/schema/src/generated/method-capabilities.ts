@@ -222,6 +222,21 @@ export const METHOD_CAPABILITIES = {
       description: 'Scoped to one session: the client may set only an option the agent reported for that session (configOptions of session/new or session/resume, or a later config_option_update), within capabilities.session.',
     },
   },
+  /** Unstable (upstream's unstable surface; may change): creates a new session that starts with the retained history of an existing one, so a client can branch a conversation (try another direction, ask for a summary) without changing the original. The original is not touched; the fork has its own ID and its own history from then on, and the connection that forked it is attached to it. Any session the agent would list can be forked, live on this connection or not. */
+  'session/fork': {
+    method: 'session/fork',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/capabilities/session/fork',
+      path: ['capabilities', 'session', 'fork'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has capabilities.session.fork; a client must not call it otherwise.',
+    },
+  },
   /** Unstable (upstream's unstable surface; may change): sets the title of any session the agent would list, live on this connection or not. The agent may normalize the title and answers with the one it stored, after storing it; attached clients see it as a session_info_update. */
   'session/set_title': {
     method: 'session/set_title',

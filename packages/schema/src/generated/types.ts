@@ -249,7 +249,7 @@ export interface SessionAdditionalDirectoriesCapabilities {
   _meta?: Meta;
 }
 
-/** Session features the agent offers. Present (even empty) it means the baseline session methods are served (session/new, session/list, session/resume, session/close, session/prompt, session/cancel); its members advertise optional methods (delete, title) and content or transport support. */
+/** Session features the agent offers. Present (even empty) it means the baseline session methods are served (session/new, session/list, session/resume, session/close, session/prompt, session/cancel); its members advertise optional methods (delete, fork, title) and content or transport support. */
 export interface SessionCapabilities {
   /** Content types accepted in prompts. */
   prompt?: (PromptCapabilities | null);
@@ -257,6 +257,8 @@ export interface SessionCapabilities {
   mcp?: (McpCapabilities | null);
   /** session/delete is available. */
   delete?: (SessionDeleteCapabilities | null);
+  /** Unstable: session/fork is available (clients may fork sessions). */
+  fork?: (SessionForkCapabilities | null);
   /** Unstable: session/set_title is available (clients may set titles). */
   title?: (SessionTitleCapabilities | null);
   /** Sessions may span directories besides cwd. */
@@ -2039,6 +2041,38 @@ export interface SetSessionTitleResponse {
   _meta?: Meta;
 }
 
+/** Unstable: present (as an object, possibly empty) when the agent answers session/fork; omitted or null when not. Later versions may add fields. */
+export interface SessionForkCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: parameters of session/fork. */
+export interface ForkSessionRequest {
+  /** The session to fork: any session session/list would show; an unknown one gets -32002. A turn running in it does not stop the fork: the fork starts with what was retained when it was made. */
+  sessionId: SessionId;
+  /** The working directory of the fork. */
+  cwd: AbsolutePath;
+  /** Further directories the fork may use: the complete list (the source's are not inherited). */
+  additionalDirectories?: AbsolutePath[];
+  /** MCP servers the agent should connect to for the fork. */
+  mcpServers?: McpServer[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: result of session/fork, sent once the fork holds the source's retained history (a session/resume with replay of the fork replays it). */
+export interface ForkSessionResponse {
+  /** The fork's ID, new and different from the source's. */
+  sessionId: SessionId;
+  /** The fork's configuration options and their current values. */
+  configOptions?: SessionConfigOption[];
+  /** The commands available in the fork right away. */
+  availableCommands?: AvailableCommand[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 export type ElicitationFormRequest1 = (ElicitationSessionScope | ElicitationRequestScope);
 export type ElicitationUrlRequest1 = (ElicitationSessionScope | ElicitationRequestScope);
 /** A {@link AuthMethod} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
@@ -2311,6 +2345,9 @@ export interface Definitions {
   SessionTitleCapabilities: SessionTitleCapabilities;
   SetSessionTitleRequest: SetSessionTitleRequest;
   SetSessionTitleResponse: SetSessionTitleResponse;
+  SessionForkCapabilities: SessionForkCapabilities;
+  ForkSessionRequest: ForkSessionRequest;
+  ForkSessionResponse: ForkSessionResponse;
 }
 
 /** The name of a schema definition (a key of `$defs`). */

@@ -9,6 +9,8 @@ import type {
   CloseSessionResponse,
   CompleteElicitationNotification,
   DeleteSessionResponse,
+  ForkSessionRequest,
+  ForkSessionResponse,
   Implementation,
   InitializeResponse,
   ListSessionsRequest,
@@ -329,6 +331,30 @@ export class Client {
    * normalized (trimmed, shortened): show that one. Attached clients also get it as a
    * `session_info_update`.
    */
+  /**
+   * Forks a session (`session/fork`, upstream's unstable surface; the agent must advertise
+   * `capabilities.session.fork`): the agent makes a new session that starts with the source's
+   * retained history, attaches this connection to it and answers with its ID. The source is not
+   * changed. The store tracks the fork from its response on; its copied history reaches the store
+   * only by replay, so pass `replay: true` to resume the fork with replay right away (the store
+   * then shows the fork as the agent holds it).
+   */
+  async forkSession(
+    request: ForkSessionRequest,
+    options: CallOptions & { replay?: boolean } = {},
+  ): Promise<ForkSessionResponse> {
+    const { replay, ...call } = options;
+    const response = await this.#connection.sendRequest(
+      'session/fork',
+      withMeta(request, call),
+      signalOf(call),
+    );
+    this.#track(response.sessionId);
+    this.#recordSessionResponse(response.sessionId, response);
+    if (replay) await this.resume(response.sessionId, { ...call, cwd: request.cwd, replay: true });
+    return response;
+  }
+
   async setTitle(sessionId: SessionId, title: string, options: CallOptions = {}): Promise<string> {
     const response = await this.#connection.sendRequest(
       'session/set_title',

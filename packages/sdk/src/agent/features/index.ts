@@ -2,6 +2,7 @@ import type { MethodFeature } from '../serving.js';
 import { connectionLifecycle } from './connection-lifecycle.js';
 import { prompts } from './prompts.js';
 import { sessionConfig } from './session-config.js';
+import { sessionFork } from './session-fork.js';
 import { sessions } from './sessions.js';
 import { workRequests } from './work-requests.js';
 
@@ -15,5 +16,6 @@ export const AGENT_FEATURES: readonly MethodFeature[] = [
   sessions,
   prompts,
   sessionConfig,
+  sessionFork,
   workRequests,
 ];

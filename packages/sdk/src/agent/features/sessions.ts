@@ -48,7 +48,7 @@ function responseSettings(
 }
 
 /** `session/new`: asks the application (which may refuse), then creates the session with its settings. */
-async function newSession(
+export async function newSession(
   agent: AgentHost,
   request: NewSessionRequest,
   context: MethodContext,

@@ -2822,6 +2822,11 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
     v2: 'session/set_title',
     lossy: 'v1 has no way to set a title: a v1 agent behind a bridge is advertised without capabilities.session.title and the bridge answers session/set_title -32601; a v1 client of a v2 agent is not offered it.',
   },
+  {
+    v1: null,
+    v2: 'session/fork',
+    lossy: 'v1 has no session fork: a v1 agent behind a bridge is advertised without capabilities.session.fork and the bridge answers session/fork -32601; a v1 client of a v2 agent is not offered it.',
+  },
 ];
 /** Every session/update kind of both versions with its counterpart, in mapping order. */
 export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
