@@ -1,7 +1,7 @@
 import type { SessionNotification } from '@acp-kit/schema';
 import { Agent, type AgentConnection, type AgentOptions } from '../../src/agent/index.js';
 import { Client, type ClientConnection, type ClientOptions } from '../../src/client/index.js';
-import { Connection } from '../../src/rpc/index.js';
+import { Connection, RpcError } from '../../src/rpc/index.js';
 import { createInProcessPair } from '../../src/transports/index.js';
 
 /** One message a client connection received, in arrival order. */
@@ -87,4 +87,14 @@ export const tick = (ms = 10): Promise<void> => new Promise((resolve) => setTime
 /** Polls `predicate` until it holds (for state outside the received log, such as held prompts). */
 export async function waitFor(predicate: () => boolean, intervalMs = 2): Promise<void> {
   while (!predicate()) await tick(intervalMs);
+}
+
+/** The RpcError a call is refused with (fails the test if it resolves or throws something else). */
+export async function refusal(call: Promise<unknown>): Promise<RpcError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof RpcError)) throw new Error(`expected an RpcError, got ${String(error)}`);
+  return error;
 }

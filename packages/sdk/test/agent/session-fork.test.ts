@@ -6,8 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/agent/index.js';
 import type { Client } from '../../src/client/index.js';
-import { RpcError } from '../../src/rpc/index.js';
-import { wire } from './harness.js';
+import { refusal, wire } from './harness.js';
 
 const options = (forks: boolean): AgentOptions => ({
   info: { name: 'fork-agent', version: '0.0.0' },
@@ -31,15 +30,6 @@ const messages = (client: Client, sessionId: string) =>
       m.messageId,
       m.content.map((b) => (b as { text?: string }).text ?? '').join(''),
     ]);
-
-async function refusal(call: Promise<unknown>): Promise<RpcError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof RpcError)) throw new Error(`expected an RpcError, got ${String(error)}`);
-  return error;
-}
 
 describe('session/fork', () => {
   it('starts the fork with the source’s history, under a new ID, and lets each go on without the other', async () => {

@@ -5,23 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/agent/index.js';
-import { RpcError } from '../../src/rpc/index.js';
-import { updates, wire } from './harness.js';
+import { refusal, updates, wire } from './harness.js';
 
 const options = (titled: boolean): AgentOptions => ({
   info: { name: 'title-agent', version: '0.0.0' },
   onPrompt: (prompt) => void prompt.insert(),
   ...(titled ? { capabilities: { session: { title: {} } } } : {}),
 });
-
-async function refusal(call: Promise<unknown>): Promise<RpcError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof RpcError)) throw new Error(`expected an RpcError, got ${String(error)}`);
-  return error;
-}
 
 describe('session/set_title', () => {
   it('advertises capabilities.session.title, stores the trimmed title, answers it and reports it to attached clients', async () => {
