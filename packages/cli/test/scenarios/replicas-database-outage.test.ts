@@ -86,18 +86,8 @@ describe('acp-kit agent --history postgres://… when PostgreSQL restarts or can
     ['a fast restart', '60000', 0],
     ['an outage longer than the lease', '1500', 2500],
   ] as const) {
-    // Tried up to three times: under heavy load a client of the replica that took the session over
-    // sometimes never gets the idle that replica wrote (an open defect, #24 item 2; what each side
-    // saw is printed when a try times out). Each try gets its own database.
-    let attempt = 0;
-    it(`ends a turn interrupted by ${outage} once the database is back: one idle/error for the clients of every replica, the failure on stderr, the history intact`, {
-      retry: 2,
-    }, async () => {
-      attempt += 1;
-      // Loud, so a check's log shows whether the defect still occurs (a retried pass is green).
-      if (attempt > 1)
-        console.warn(`replicas-database-outage: try ${attempt} of "${outage}" (the previous one failed)`);
-      const url = await server.createDatabase(`outage_${leaseMs}_${attempt}`);
+    it(`ends a turn interrupted by ${outage} once the database is back: one idle/error for the clients of every replica, the failure on stderr, the history intact`, async () => {
+      const url = await server.createDatabase(`outage_${leaseMs}`);
       const args = ['--history', url, '--chunk-delay', '20', '--lease-ms', leaseMs];
       const a = await listeningAgent(args);
       agents.push(a);
