@@ -132,6 +132,21 @@ type AnyRequestHandler = (params: unknown, context: RequestContext) => unknown;
 type AnyNotificationHandler = (params: unknown, context: NotificationContext) => unknown;
 
 /**
+ * Handlers built once and shared by any number of connections ({@link Connection.serveTable}): a
+ * server holding thousands of connections then keeps one closure per method, not one per method
+ * per connection. Each handler is also passed the `owner` its connection registered the table with
+ * (the per-connection state the handlers need).
+ */
+export interface HandlerTable<O> {
+  /** The handler of a request method, if the table has one. */
+  request(method: string): ((params: unknown, context: RequestContext, owner: O) => unknown) | undefined;
+  /** The handler of a notification method, if the table has one. */
+  notification(
+    method: string,
+  ): ((params: unknown, context: NotificationContext, owner: O) => unknown) | undefined;
+}
+
+/**
  * A JSON-RPC 2.0 connection over any {@link Transport}, typed by four method maps: requests and
  * notifications this side handles (`InReq`, `InNotif`) and those it sends (`OutReq`, `OutNotif`).
  * An ACP agent is `Connection<AgentRequestMap, AgentNotificationMap, ClientRequestMap, ClientNotificationMap>`.
@@ -171,17 +186,20 @@ export class Connection<
   readonly #messageLimit: number;
   readonly #batchLimit: number;
 
-  readonly #requestHandlers = new Map<string, AnyRequestHandler>();
-  readonly #notificationHandlers = new Map<string, AnyNotificationHandler>();
+  // Collections below are created when first needed and dropped when they empty: an idle
+  // connection of a server holding thousands pays for none of them.
+  #requestHandlers: Map<string, AnyRequestHandler> | undefined;
+  #notificationHandlers: Map<string, AnyNotificationHandler> | undefined;
   #requestFallback: AnyRequestHandler | undefined;
   #notificationFallback: AnyNotificationHandler | undefined;
+  #table: { readonly handlers: HandlerTable<unknown>; readonly owner: unknown } | undefined;
 
-  readonly #pending = new Map<number, PendingRequest>();
-  readonly #incoming = new Map<RpcId, AbortController>();
+  #pending: Map<number, PendingRequest> | undefined;
+  #incoming: Map<RpcId, AbortController> | undefined;
   /** Answers to received requests not yet handed to the writer (waited for when the peer ends its stream). */
-  readonly #answering = new Set<Promise<void>>();
+  #answering: Set<Promise<void>> | undefined;
   /** IDs whose answers may still be sent although the connection closed (see `closeWith`). */
-  readonly #draining = new Set<RpcId>();
+  #draining: Set<RpcId> | undefined;
   /** The last write handed to the writer; writes complete in order. */
   #lastWrite: Promise<unknown> = Promise.resolve();
   #nextId = 1;
@@ -254,7 +272,7 @@ export class Connection<
   /** Registers a handler for an extension request method (`_`-prefixed, untyped). */
   onRequest(method: ExtensionMethod, handler: RequestHandler<unknown, unknown>): Disposable;
   onRequest(method: string, handler: (params: never, context: RequestContext) => unknown): Disposable {
-    return register(this.#requestHandlers, method, handler as AnyRequestHandler);
+    return register((this.#requestHandlers ??= new Map()), method, handler as AnyRequestHandler);
   }
 
   /** Registers the handler for one notification method; a method has at most one handler. */
@@ -268,7 +286,24 @@ export class Connection<
     method: string,
     handler: (params: never, context: NotificationContext) => unknown,
   ): Disposable {
-    return register(this.#notificationHandlers, method, handler as AnyNotificationHandler);
+    return register((this.#notificationHandlers ??= new Map()), method, handler as AnyNotificationHandler);
+  }
+
+  /**
+   * Serves the methods of a shared {@link HandlerTable}, each call passed `owner`. A handler
+   * registered with {@link Connection.onRequest} / {@link Connection.onNotification} wins over the
+   * table's for its method; the unhandled-method handlers see what neither claims. One table per
+   * connection.
+   */
+  serveTable<O>(handlers: HandlerTable<O>, owner: O): Disposable {
+    if (this.#table) throw new Error('a handler table is already served on this connection');
+    const installed = { handlers: handlers as HandlerTable<unknown>, owner };
+    this.#table = installed;
+    return {
+      dispose: () => {
+        if (this.#table === installed) this.#table = undefined;
+      },
+    };
   }
 
   /**
@@ -342,12 +377,12 @@ export class Connection<
     const id = this.#nextId++;
     return new Promise<unknown>((resolve, reject) => {
       const onAbort = (): void => {
-        if (this.#pending.has(id)) {
+        if (this.#pending?.has(id)) {
           this.#sendNotificationUnchecked(CANCEL_REQUEST_METHOD, { requestId: id }).catch(() => {});
         }
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#pending.set(id, {
+      (this.#pending ??= new Map()).set(id, {
         method,
         resolve,
         reject,
@@ -430,7 +465,7 @@ export class Connection<
   }
 
   #send(message: RpcMessage, wire: WireId | undefined = undefined, note?: WriteNote): Promise<void> {
-    if (this.#closedWith && !(wire?.draining && 'id' in message && this.#draining.has(message.id as RpcId))) {
+    if (this.#closedWith && !(wire?.draining && 'id' in message && this.#draining?.has(message.id as RpcId))) {
       return Promise.reject(this.#closedWith);
     }
     let json: string;
@@ -543,7 +578,7 @@ export class Connection<
    */
   #reply(message: RpcResponse, idText?: string): Promise<void> {
     const wire: WireId = { text: idText, draining: true };
-    if (this.#closedWith && !(message.id !== null && this.#draining.has(message.id)))
+    if (this.#closedWith && !(message.id !== null && this.#draining?.has(message.id)))
       return Promise.resolve();
     return this.#send(message, wire).catch((error: unknown) => {
       const oversized =
@@ -646,7 +681,7 @@ export class Connection<
       limit: this.#messageLimit,
       serialize,
       write: (json, answers, ids) =>
-        this.#closedWith && !ids.some((id) => this.#draining.has(id))
+        this.#closedWith && !ids.some((id) => this.#draining?.has(id))
           ? Promise.resolve()
           : this.#write(json, answers),
       replaced: (id, reason) =>
@@ -687,7 +722,7 @@ export class Connection<
         });
         // A broken answer to one of our own requests fails that request; replying to a response
         // would only confuse the peer.
-        if (classified.looksLikeResponse && typeof id === 'number' && this.#pending.has(id)) {
+        if (classified.looksLikeResponse && typeof id === 'number' && this.#pending?.has(id)) {
           this.#settle(
             id,
             undefined,
@@ -711,7 +746,7 @@ export class Connection<
     const fail = (id: RpcId | null, error: RpcError, text?: string): Promise<void> =>
       answer({ jsonrpc: '2.0', id, error: error.toObject() }, text);
     const { id, method } = request;
-    if (this.#incoming.has(id)) {
+    if (this.#incoming?.has(id)) {
       this.#diagnose({
         kind: 'invalid-message',
         message: `duplicate request id ${JSON.stringify(id)}`,
@@ -731,7 +766,9 @@ export class Connection<
       );
       return;
     }
-    const handler = this.#requestHandlers.get(method) ?? this.#requestFallback;
+    const table = this.#table;
+    const handler =
+      this.#requestHandlers?.get(method) ?? table?.handlers.request(method) ?? this.#requestFallback;
     if (!handler) {
       this.#diagnose({ kind: 'unknown-method', message: `no handler for request ${method}`, id, method });
       fail(id, new RpcError(ErrorCodes.MethodNotFound, `Method not found: ${method}`, { method }), idText);
@@ -745,18 +782,28 @@ export class Connection<
       return;
     }
     const controller = new AbortController();
-    this.#incoming.set(id, controller);
+    (this.#incoming ??= new Map()).set(id, controller);
     const context: RequestContext = { id, method, signal: controller.signal };
     let outcome: Promise<unknown>;
     try {
-      outcome = Promise.resolve(handler(checked ? checked.value : request.params, context));
+      // A table's handler takes the owner as a third argument; any other ignores it.
+      outcome = Promise.resolve(
+        (handler as (p: unknown, c: RequestContext, o: unknown) => unknown)(
+          checked ? checked.value : request.params,
+          context,
+          table?.owner,
+        ),
+      );
     } catch (error) {
       outcome = Promise.reject(error);
     }
     // The id is free again once its answer is handed to the writer: a peer in the same process may
     // get the answer and reuse the id before the write has finished.
     const release = (): void => {
-      if (this.#incoming.get(id) === controller) this.#incoming.delete(id);
+      const incoming = this.#incoming;
+      if (incoming?.get(id) !== controller) return;
+      incoming.delete(id);
+      if (incoming.size === 0) this.#incoming = undefined;
     };
     const answered: Promise<void> = outcome
       .then(
@@ -772,10 +819,12 @@ export class Connection<
       )
       .finally(() => {
         release();
-        this.#draining.delete(id);
-        this.#answering.delete(answered);
+        if (this.#draining?.delete(id) && this.#draining.size === 0) this.#draining = undefined;
+        const answering = this.#answering!;
+        answering.delete(answered);
+        if (answering.size === 0) this.#answering = undefined;
       });
-    this.#answering.add(answered);
+    (this.#answering ??= new Set()).add(answered);
   }
 
   #handlerFailure(error: unknown, signal: AbortSignal, id: RpcId, method: string): RpcError {
@@ -797,7 +846,11 @@ export class Connection<
       this.#receiveCancel(notification.params);
       return;
     }
-    const handler = this.#notificationHandlers.get(method) ?? this.#notificationFallback;
+    const table = this.#table;
+    const handler =
+      this.#notificationHandlers?.get(method) ??
+      table?.handlers.notification(method) ??
+      this.#notificationFallback;
     if (!handler) {
       if (!method.startsWith('_')) {
         this.#diagnose({
@@ -815,7 +868,11 @@ export class Connection<
       return;
     }
     try {
-      const result = handler(checked ? checked.value : notification.params, { method });
+      const result = (handler as (p: unknown, c: NotificationContext, o: unknown) => unknown)(
+        checked ? checked.value : notification.params,
+        { method },
+        table?.owner,
+      );
       // No closure unless a handler is async: this path runs once per streamed update.
       if (result instanceof Promise)
         result.catch((error: unknown) => this.#reportHandlerError(method, error));
@@ -847,7 +904,7 @@ export class Connection<
       return;
     }
     // Cancelling something already answered is a normal race, not an irregularity.
-    this.#incoming.get(requestId)?.abort(new RpcError(ErrorCodes.RequestCancelled, 'Request cancelled'));
+    this.#incoming?.get(requestId)?.abort(new RpcError(ErrorCodes.RequestCancelled, 'Request cancelled'));
   }
 
   #receiveResponse(response: RpcSuccessResponse | RpcErrorResponse): void {
@@ -861,7 +918,7 @@ export class Connection<
       });
       return;
     }
-    const pending = typeof id === 'number' ? this.#pending.get(id) : undefined;
+    const pending = typeof id === 'number' ? this.#pending?.get(id) : undefined;
     if (!pending) {
       this.#diagnose({
         kind: 'unknown-response',
@@ -890,9 +947,11 @@ export class Connection<
   }
 
   #settle(id: number, value: unknown, error?: RpcError): void {
-    const pending = this.#pending.get(id);
-    if (!pending) return;
-    this.#pending.delete(id);
+    const all = this.#pending;
+    const pending = all?.get(id);
+    if (!all || !pending) return;
+    all.delete(id);
+    if (all.size === 0) this.#pending = undefined;
     pending.cleanup();
     if (error) pending.reject(error);
     else pending.resolve(value);
@@ -907,14 +966,15 @@ export class Connection<
   #closeWith(reason: RpcError, drain = false): void {
     if (this.#closedWith) return;
     this.#closedWith = reason;
-    for (const id of [...this.#pending.keys()]) this.#settle(id, undefined, reason);
-    if (drain) for (const id of this.#incoming.keys()) this.#draining.add(id);
-    for (const controller of this.#incoming.values()) controller.abort(reason);
-    this.#incoming.clear();
+    for (const id of [...(this.#pending?.keys() ?? [])]) this.#settle(id, undefined, reason);
+    const incoming = this.#incoming;
+    this.#incoming = undefined;
+    if (drain && incoming) this.#draining = new Set(incoming.keys());
+    for (const controller of incoming?.values() ?? []) controller.abort(reason);
     this.#transport.reader.dispose();
-    if (drain && this.#answering.size > 0) {
+    if (drain && this.#answering !== undefined) {
       const closeWriter = (): void => {
-        this.#draining.clear();
+        this.#draining = undefined;
         this.#transport.writer.close().catch(() => {});
       };
       const timer = setTimeout(closeWriter, DRAIN_MS);

@@ -5,7 +5,8 @@ import type { Disposable } from './transport.js';
  * or the connection's message loop, so errors go to `onListenerError` instead of propagating.
  */
 export class Emitter<Args extends unknown[]> {
-  #listeners = new Set<(...args: Args) => void>();
+  /** Created with the first listener: most emitters of an idle connection never get one. */
+  #listeners: Set<(...args: Args) => void> | undefined;
 
   readonly #onListenerError: (error: unknown) => void;
 
@@ -15,17 +16,19 @@ export class Emitter<Args extends unknown[]> {
 
   /** Adds a listener; dispose the result to remove it. */
   on(listener: (...args: Args) => void): Disposable {
-    this.#listeners.add(listener);
-    return { dispose: () => this.#listeners.delete(listener) };
+    const listeners = (this.#listeners ??= new Set());
+    listeners.add(listener);
+    return { dispose: () => listeners.delete(listener) };
   }
 
   /** True when nobody listens, so callers can skip building an event. */
   get empty(): boolean {
-    return this.#listeners.size === 0;
+    return this.#listeners === undefined || this.#listeners.size === 0;
   }
 
   /** Calls every listener in registration order. */
   fire(...args: Args): void {
+    if (this.#listeners === undefined || this.#listeners.size === 0) return;
     for (const listener of [...this.#listeners]) {
       try {
         listener(...args);
@@ -37,6 +40,6 @@ export class Emitter<Args extends unknown[]> {
 
   /** Drops every listener. */
   clear(): void {
-    this.#listeners.clear();
+    this.#listeners?.clear();
   }
 }

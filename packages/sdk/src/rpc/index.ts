@@ -4,6 +4,7 @@ export {
   type ConnectionOptions,
   DEFAULT_MAX_BATCH_ENTRIES,
   DEFAULT_MAX_QUEUED_BYTES,
+  type HandlerTable,
   type MessageDirection,
   type NotificationContext,
   type NotificationHandler,
