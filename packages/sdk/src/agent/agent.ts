@@ -14,7 +14,9 @@ import { AGENT_FEATURES } from './features/index.js';
 import { cancelHere, runForwardedPrompt } from './features/prompts.js';
 import { runWorkRequest } from './features/work-requests.js';
 import { forwardedPromptPeer } from './forwarded-prompt-peer.js';
-import { MethodGate } from './method-gate.js';
+import type { Admission } from './method-gate.js';
+import { MethodTable } from './method-table.js';
+import { ServedConnection } from './served-connection.js';
 import type { AgentHost, ConnectionHost } from './serving.js';
 import { checkWriteBehind } from './session-writer.js';
 import type { SessionSettings } from './session-settings.js';
@@ -34,6 +36,7 @@ export class Agent {
   readonly #sessions = new Map<SessionId, AgentSession>();
   readonly #loading = new Map<SessionId, Promise<AgentSession | undefined>>();
   #peerCount = 0;
+  #table: MethodTable<ConnectionHost> | undefined;
 
   /** What the feature modules use of this agent (they never see the class). */
   readonly #host: AgentHost;
@@ -191,49 +194,43 @@ export class Agent {
   #serve(connection: AgentConnection, label: string): ClientPeer {
     connection.useDefaultValidator(schemaValidator);
     const state = new ConnectionState(this.#options.auth?.required ?? false);
-    /**
-     * Which methods this connection serves, what initialize advertises, and what is refused: every
-     * request and notification but the way in and out is served only after `initialize` (-32600)
-     * and any required login (-32000); a notification that fails this is dropped and reported.
-     */
-    const gate = new MethodGate(
-      connection,
-      {
-        capabilities: this.capabilities,
-        authMethods: this.#options.auth ? [...this.#options.auth.methods] : undefined,
-      },
-      {
-        check: (method) => state.gate(method),
-        dropped: (method, error) => {
-          try {
-            this.#options.onRefusedNotification?.({ method, client: label, error });
-          } catch {
-            // The hook is for logging; its own failure must not disturb the connection.
-          }
-        },
-      },
-    );
-    const peer = gate.clientPeer(connection, label);
-    const attached = new Set<AgentSession>();
-    const served: ConnectionHost = {
-      state,
-      peer,
-      gate,
-      attach: (session, hold = false) => {
-        session.clients.attach(peer, hold);
-        attached.add(session);
-      },
-      // It closed, or logged out.
-      detachAll: () => {
-        for (const session of attached) session.clients.detach(peer);
-        attached.clear();
-      },
-    };
-    for (const feature of AGENT_FEATURES) gate.serve(feature(this.#host, served));
-    connection.onClose(served.detachAll);
+    const served = new ServedConnection(connection, this.#methods(), this.#admission, state, label);
+    connection.onClose(() => served.detachAll());
     connection.listen();
-    return peer;
+    return served.peer;
   }
+
+  /**
+   * Which methods the agent serves, what initialize advertises, and what is refused: built at the
+   * first `serve` from every feature module and shared by every connection (the handlers are given
+   * the connection they run for).
+   */
+  #methods(): MethodTable<ConnectionHost> {
+    if (this.#table) return this.#table;
+    const table = new MethodTable<ConnectionHost>({
+      capabilities: this.capabilities,
+      authMethods: this.#options.auth ? [...this.#options.auth.methods] : undefined,
+    });
+    for (const feature of AGENT_FEATURES) table.serve(feature(this.#host));
+    this.#table = table;
+    return table;
+  }
+
+  /**
+   * Every request and notification but the way in and out is served only after `initialize`
+   * (-32600) and any required login (-32000); a notification that fails this is dropped and
+   * reported to `onRefusedNotification`.
+   */
+  readonly #admission: Admission<ConnectionHost> = {
+    check: (method, connection) => connection.state.gate(method),
+    dropped: (method, error, connection) => {
+      try {
+        this.#options.onRefusedNotification?.({ method, client: connection.label, error });
+      } catch {
+        // The hook is for logging; its own failure must not disturb the connection.
+      }
+    },
+  };
 
   async #require(sessionId: SessionId): Promise<AgentSession> {
     const session = await this.session(sessionId);

@@ -4,6 +4,7 @@ import type {
   ClientCapabilities,
   ClientNotificationMap,
   ClientRequestMap,
+  SessionNotification,
 } from '@acp-kit/schema';
 import type { Connection } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
@@ -25,6 +26,85 @@ export interface ConnectionPeerOptions {
   capabilities?(): ClientCapabilities | undefined;
   /** Throws to refuse, before anything is sent, a request the client cannot answer. */
   checkOutgoing?(method: string): void;
+  /**
+   * Where both come from instead, without a closure each: the connection's method gate (its
+   * `clientCapabilities` and `checkOutgoing`).
+   */
+  gate?: { readonly clientCapabilities: ClientCapabilities | undefined; checkOutgoing(method: string): void };
+}
+
+/**
+ * A client connection as a {@link ClientPeer}: a class, so a server holding thousands of idle
+ * connections keeps one copy of these methods rather than a set of closures per connection.
+ */
+class ConnectionPeer implements ClientPeer {
+  readonly label: string;
+  readonly maxMessageBytes: number | undefined;
+  readonly #connection: AgentConnection;
+  readonly #options: ConnectionPeerOptions;
+
+  constructor(connection: AgentConnection, options: ConnectionPeerOptions) {
+    this.#connection = connection;
+    this.#options = options;
+    this.label = options.label;
+    this.maxMessageBytes = connection.maxMessageBytes;
+  }
+
+  get open(): boolean {
+    return !this.#connection.isClosed;
+  }
+
+  get capabilities(): ClientCapabilities | undefined {
+    const options = this.#options;
+    return options.gate ? options.gate.clientCapabilities : options.capabilities?.();
+  }
+
+  get pendingBytes(): number {
+    return this.#connection.pendingOutgoingBytes;
+  }
+
+  notify(params: SessionNotification, paramsJson?: string, seq?: number): Promise<void> {
+    const note = seq === undefined ? undefined : { seq };
+    return paramsJson === undefined
+      ? this.#connection.sendNotification('session/update', params, note)
+      : this.#connection.sendSerializedNotification('session/update', params, paramsJson, note);
+  }
+
+  notifyBatch(items: readonly { params: SessionNotification; paramsJson: string }[]): Promise<void> {
+    return this.#connection.sendSerializedNotifications('session/update', items);
+  }
+
+  notification<M extends Exclude<keyof ClientNotificationMap, 'session/update'>>(
+    method: M,
+    params: ClientNotificationMap[M],
+  ): Promise<void> {
+    return this.#connection.sendNotification(method, params as never);
+  }
+
+  request<M extends keyof ClientRequestMap>(
+    method: M,
+    params: ClientRequestMap[M]['params'],
+    signal?: AbortSignal,
+  ): Promise<ClientRequestMap[M]['result']> {
+    const options = this.#options;
+    try {
+      if (options.gate) options.gate.checkOutgoing(method);
+      else options.checkOutgoing?.(method);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#connection.sendRequest(method, params as never, signal ? { signal } : undefined) as never;
+  }
+
+  close(reason: Error): void {
+    this.#connection.close(
+      reason instanceof RpcError
+        ? reason
+        : new RpcError(ErrorCodes.ConnectionClosed, `connection closed: ${reason.message}`, undefined, {
+            cause: reason,
+          }),
+    );
+  }
 }
 
 /**
@@ -34,42 +114,5 @@ export interface ConnectionPeerOptions {
  * keep up is closed with the reason (-32098 stays -32098; anything else becomes -32099).
  */
 export function connectionPeer(connection: AgentConnection, options: ConnectionPeerOptions): ClientPeer {
-  const { capabilities, checkOutgoing } = options;
-  return {
-    label: options.label,
-    get open() {
-      return !connection.isClosed;
-    },
-    maxMessageBytes: connection.maxMessageBytes,
-    get capabilities() {
-      return capabilities?.();
-    },
-    notify: (params, paramsJson, seq) => {
-      const note = seq === undefined ? undefined : { seq };
-      return paramsJson === undefined
-        ? connection.sendNotification('session/update', params, note)
-        : connection.sendSerializedNotification('session/update', params, paramsJson, note);
-    },
-    notifyBatch: (items) => connection.sendSerializedNotifications('session/update', items),
-    notification: (method, params) => connection.sendNotification(method, params as never),
-    request: (method, params, signal) => {
-      try {
-        checkOutgoing?.(method);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      return connection.sendRequest(method, params, signal ? { signal } : undefined) as never;
-    },
-    get pendingBytes() {
-      return connection.pendingOutgoingBytes;
-    },
-    close: (reason) =>
-      connection.close(
-        reason instanceof RpcError
-          ? reason
-          : new RpcError(ErrorCodes.ConnectionClosed, `connection closed: ${reason.message}`, undefined, {
-              cause: reason,
-            }),
-      ),
-  };
+  return new ConnectionPeer(connection, options);
 }

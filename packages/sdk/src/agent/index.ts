@@ -16,15 +16,15 @@ export {
 export type { ClientPeer } from './client-peer.js';
 export { connectionPeer, type ConnectionPeerOptions } from './connection-peer.js';
 export { ConnectionState as AgentConnectionState } from './connection-state.js';
+export { isAdvertised } from './capability-paths.js';
+export { type Admission, MethodGate, WAY_IN_AND_OUT } from './method-gate.js';
 export {
-  type Admission,
   type Advertisement,
   type AgentMethodHandlers,
-  isAdvertised,
-  MethodGate,
+  type GateOf,
   type MethodRefusalData,
-  WAY_IN_AND_OUT,
-} from './method-gate.js';
+  MethodTable,
+} from './method-table.js';
 export { replayCursorOf } from './replay-cursor.js';
 export type { CompactionFields, CompactionHandle, CompactionOptions } from './compaction.js';
 export { applyConfigOption } from './config-options.js';

@@ -6,7 +6,8 @@ import type { AgentOptions, HandlerErrorContext } from './agent-options.js';
 import type { AgentSession } from './agent-session.js';
 import type { ClientPeer } from './client-peer.js';
 import type { ConnectionState } from './connection-state.js';
-import type { AgentMethodHandlers, MethodGate } from './method-gate.js';
+import type { MethodGate } from './method-gate.js';
+import type { AgentMethodHandlers } from './method-table.js';
 import type { MethodContext } from './method-options.js';
 import type { SessionSettings } from './session-settings.js';
 
@@ -39,7 +40,9 @@ export interface AgentHost {
 export interface ConnectionHost {
   readonly state: ConnectionState;
   readonly peer: ClientPeer;
-  readonly gate: MethodGate;
+  readonly gate: MethodGate<ConnectionHost>;
+  /** The label the connection was served with (`stdio`, `client#3`). */
+  readonly label: string;
   /** Attaches the connection to a session (with `hold`, live entries wait until `release`). */
   attach(session: AgentSession, hold?: boolean): void;
   /** Detaches the connection from every session it follows (at `auth/logout`). */
@@ -48,10 +51,12 @@ export interface ConnectionHost {
 
 /**
  * A feature module: the handlers of one family of methods (sessions, prompts, configuration…),
- * keyed by method name. The gate looks each up in the generated method table and applies the
- * checks every method gets (admission, capability, storable text, error mapping) before it runs.
+ * keyed by method name, built once per agent; each call is given the {@link ConnectionHost} of
+ * the connection it arrived on. The table looks each method up in the generated method table and
+ * applies the checks every method gets (admission, capability, storable text, error mapping)
+ * before it runs.
  */
-export type MethodFeature = (agent: AgentHost, connection: ConnectionHost) => AgentMethodHandlers;
+export type MethodFeature = (agent: AgentHost) => AgentMethodHandlers<ConnectionHost>;
 
 /** What every handler an application gives is passed: the client asking and the cancellation. */
 export function methodContext(

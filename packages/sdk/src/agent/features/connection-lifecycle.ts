@@ -10,17 +10,17 @@ export const PROTOCOL_VERSION = 2;
  * with `auth`, `auth/login` / `auth/logout`. A logout under a required login detaches the
  * connection from its sessions.
  */
-export const connectionLifecycle: MethodFeature = (agent, connection) => {
-  const { state, gate } = connection;
+export const connectionLifecycle: MethodFeature = (agent) => {
   const auth = agent.options.auth;
   return {
-    initialize: (params): InitializeResponse => {
+    initialize: (params, _request, { state, gate }): InitializeResponse => {
       state.initialized = true;
       state.clientInfo = params.info;
       return { protocolVersion: PROTOCOL_VERSION, info: agent.options.info, ...gate.advertisement() };
     },
     ...(auth && {
-      'auth/login': async (params, request) => {
+      'auth/login': async (params, request, connection) => {
+        const { state } = connection;
         if (!state.initialized) state.gate('auth/login');
         const ids = auth.methods.map((method) => method.methodId);
         if (!ids.includes(params.methodId)) {
@@ -40,7 +40,8 @@ export const connectionLifecycle: MethodFeature = (agent, connection) => {
         state.authenticated = true;
         return {};
       },
-      'auth/logout': async (params, request) => {
+      'auth/logout': async (params, request, connection) => {
+        const { state } = connection;
         if (!state.initialized) state.gate('auth/logout');
         if (auth.logout)
           await runHandler(agent, 'logout', undefined, () =>

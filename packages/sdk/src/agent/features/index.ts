@@ -7,9 +7,10 @@ import { sessions } from './sessions.js';
 import { workRequests } from './work-requests.js';
 
 /**
- * Every method family the agent serves, one feature module each; `Agent.serve` hands each
- * connection's {@link MethodGate} their handlers. A new method goes into its family's module (or a
- * new module listed here), and the gate applies the checks every method gets.
+ * Every method family the agent serves, one feature module each; the agent builds its method
+ * table from them once and every connection it serves shares it. A new method goes into its
+ * family's module (or a new module listed here), and the table applies the checks every method
+ * gets.
  */
 export const AGENT_FEATURES: readonly MethodFeature[] = [
   connectionLifecycle,

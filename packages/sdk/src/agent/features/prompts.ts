@@ -115,8 +115,8 @@ export async function cancelHere(agent: AgentHost, sessionId: SessionId): Promis
  * the session, with the owner's receipt once this client was handed the message's report) and
  * `session/cancel` (applied to the work pending or running when it arrives).
  */
-export const prompts: MethodFeature = (agent, connection) => ({
-  'session/prompt': async (params, context) => {
+export const prompts: MethodFeature = (agent) => ({
+  'session/prompt': async (params, context, connection) => {
     const { peer } = connection;
     // Counted before any await, so a session/cancel right behind it applies to it.
     const arrived = agent.sessions.get(params.sessionId)?.promptArrived();

@@ -11,8 +11,8 @@ import { methodContext, type MethodFeature, runHandler } from '../serving.js';
  * directory for any session the log knows (-32002 otherwise), reported as `session_info_update`,
  * and answered as stored.
  */
-export const sessionConfig: MethodFeature = (agent, connection) => ({
-  'session/set_config_option': async (params, request) => {
+export const sessionConfig: MethodFeature = (agent) => ({
+  'session/set_config_option': async (params, request, connection) => {
     const session = await agent.session(params.sessionId);
     if (!session) throw sessionNotFound(params.sessionId);
     const current = await session.configOptions();

@@ -39,9 +39,9 @@ async function copyRetained(log: SessionLog, from: SessionId, to: SessionId): Pr
  * holds the source's retained history before the response is sent; the forking connection is
  * attached to it. The source is only read. A copy that fails deletes the half-made fork.
  */
-export const sessionFork: MethodFeature = (agent, connection) => ({
+export const sessionFork: MethodFeature = (agent) => ({
   ...(agent.capabilities.session?.fork && {
-    'session/fork': async (params: ForkSessionRequest, request) => {
+    'session/fork': async (params: ForkSessionRequest, request, connection) => {
       if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
       const { session, response } = await newSession(
         agent,

@@ -140,12 +140,11 @@ async function attachResumed(
  * `session/close` and, when advertised, `session/delete` (otherwise the gate answers it -32601
  * like any method the agent does not serve).
  */
-export const sessions: MethodFeature = (agent, connection) => {
+export const sessions: MethodFeature = (agent) => {
   const { options } = agent;
-  const context = (request: { signal: AbortSignal }) => methodContext(connection, request);
   return {
-    'session/new': async (params, request) => {
-      const { session, response } = await newSession(agent, params, context(request));
+    'session/new': async (params, request, connection) => {
+      const { session, response } = await newSession(agent, params, methodContext(connection, request));
       await options.ownership?.created(session.id);
       connection.attach(session);
       const started = options.onSessionStarted;
@@ -159,42 +158,48 @@ export const sessions: MethodFeature = (agent, connection) => {
       }
       return response;
     },
-    'session/resume': async (params, request) => {
+    'session/resume': async (params, request, connection) => {
       requireAbsolute(params.cwd);
       const session = await agent.require(params.sessionId);
-      const settings = await prepareResume(agent, session, params, context(request));
+      const settings = await prepareResume(agent, session, params, methodContext(connection, request));
       session.cwd = params.cwd;
       const cursor = replayCursorOf(params);
       await attachResumed(agent, connection, session, cursor, request.signal);
       return settings;
     },
-    'session/list': async (params, request) => {
+    'session/list': async (params, request, connection) => {
       if (typeof params.cwd === 'string') requireAbsolute(params.cwd);
       const builtIn = (p: typeof params) =>
         listSessionPage(agent.log, p, options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE);
       const list = options.listSessions;
       if (!list) return builtIn(params);
       return runHandler(agent, 'listSessions', undefined, () =>
-        list(params, { ...context(request), builtIn }),
+        list(params, { ...methodContext(connection, request), builtIn }),
       );
     },
-    'session/close': async (params, request) => {
+    'session/close': async (params, request, connection) => {
       if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
       // The owner closes it too (its turn is aborted there); then it is closed here.
       await atOwner(agent, params.sessionId, { method: 'session/close' });
-      await runWorkRequest(agent, params.sessionId, { method: 'session/close' }, context(request));
+      await runWorkRequest(
+        agent,
+        params.sessionId,
+        { method: 'session/close' },
+        methodContext(connection, request),
+      );
       return {};
     },
     ...(agent.capabilities.session?.delete && {
-      'session/delete': async (params, request) => {
+      'session/delete': async (params, request, connection) => {
+        const context = methodContext(connection, request);
         if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
         const onDelete = options.onDeleteSession;
         if (onDelete) {
           await runHandler(agent, 'onDeleteSession', params.sessionId, () =>
-            onDelete(params.sessionId, context(request)),
+            onDelete(params.sessionId, context),
           );
         }
-        await closeHere(agent, params.sessionId, context(request));
+        await closeHere(agent, params.sessionId, context);
         if (!(await agent.deleteSession(params.sessionId))) throw sessionNotFound(params.sessionId);
         return {};
       },

@@ -63,7 +63,7 @@ export async function runWorkRequest(
 }
 
 /** `tool_call/cancel` and `terminal/cancel`: run by the session's owner (here, or forwarded to it). */
-export const workRequests: MethodFeature = (agent, connection) => {
+export const workRequests: MethodFeature = (agent) => {
   const run = async (
     sessionId: SessionId,
     work: ForwardedRequest,
@@ -73,13 +73,13 @@ export const workRequests: MethodFeature = (agent, connection) => {
     return {};
   };
   return {
-    'tool_call/cancel': (params, request) =>
+    'tool_call/cancel': (params, request, connection) =>
       run(
         params.sessionId,
         { method: 'tool_call/cancel', toolCallId: params.toolCallId },
         methodContext(connection, request),
       ),
-    'terminal/cancel': (params, request) =>
+    'terminal/cancel': (params, request, connection) =>
       run(
         params.sessionId,
         { method: 'terminal/cancel', terminalId: params.terminalId },
