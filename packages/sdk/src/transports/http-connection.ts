@@ -26,8 +26,6 @@ export interface HttpConnectionSettings {
   maxStreams: number;
   /** A connection with no stream open and no POST for this long is ended. */
   idleTimeoutMs: number;
-  /** How often an open stream that is otherwise quiet gets a keepalive comment. */
-  keepAliveMs: number;
   /** Called once when the connection ends, for whatever reason. */
   onEnd(): void;
 }
@@ -48,6 +46,42 @@ export const sessionIdIn = (value: unknown): string | undefined => {
   return typeof id === 'string' ? id : undefined;
 };
 
+/** `map` without `key`; undefined once it holds nothing. */
+function without<V>(map: Map<string, V> | undefined, key: string): Map<string, V> | undefined {
+  if (map === undefined) return undefined;
+  map.delete(key);
+  return map.size === 0 ? undefined : map;
+}
+
+/** The connection's reader and writer in one object, its methods on the prototype (no closures per connection). */
+class HttpConnectionPort implements MessageReader, MessageWriter {
+  readonly #connection: HttpConnection;
+
+  constructor(connection: HttpConnection) {
+    this.#connection = connection;
+  }
+
+  listen(listener: MessageReaderListener): void {
+    this.#connection.listen(listener);
+  }
+
+  dispose(): void {
+    this.#connection.unlisten();
+  }
+
+  write(json: string): Promise<void> {
+    return this.#connection.write(json);
+  }
+
+  writeBatch(jsons: readonly string[]): Promise<void> {
+    return this.#connection.writeBatch(jsons);
+  }
+
+  async close(): Promise<void> {
+    this.#connection.end();
+  }
+}
+
 /**
  * One Streamable HTTP connection on the agent side, as an ordinary {@link Transport}: POSTed
  * messages come out of its reader, and what the agent writes is routed onto SSE streams as the RFD
@@ -66,55 +100,63 @@ export class HttpConnection {
 
   readonly #settings: HttpConnectionSettings;
   readonly #connectionStream: SseOutbox;
+  // A server may hold thousands of idle connections: what most of them never need is created
+  // when first needed, and the in-flight routes are dropped when they empty.
   readonly #sessionStreams = new Map<string, SseOutbox>();
   /** Sessions this connection has named or been told about: a GET may open their streams. */
   readonly #known = new Set<string>();
   /** Where the answer to each client request in flight goes (a session ID, or null). */
-  readonly #answerRoutes = new Map<string, string | null>();
+  #answerRoutes: Map<string, string | null> | undefined;
   /** Which session's stream each server→client request in flight went on. */
-  readonly #requestRoutes = new Map<string, string | null>();
+  #requestRoutes: Map<string, string | null> | undefined;
   #listener: MessageReaderListener | undefined;
-  readonly #early: string[] = [];
+  #early: string[] | undefined;
   #initial: { key: string; resolve(json: string): void; reject(error: Error): void } | undefined;
   #ended = false;
   #endReason: Error | undefined;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
-  readonly #keepAlive: ReturnType<typeof setInterval>;
 
   constructor(settings: HttpConnectionSettings) {
     this.id = settings.id;
     this.#settings = settings;
     this.#connectionStream = new SseOutbox(settings.streamLimitBytes);
-    const reader: MessageReader = {
-      listen: (listener) => {
-        if (this.#listener) throw new Error('HTTP connection reader.listen() was already called');
-        this.#listener = listener;
-        for (const text of this.#early.splice(0)) listener.onMessage(text);
-        if (this.#ended) listener.onClose(this.#endReason);
-      },
-      dispose: () => {
-        this.#listener = undefined;
-      },
-    };
-    const writer: MessageWriter = {
-      write: (json) => this.#send(json),
-      // All at once: a write made meanwhile (the answer that follows a replay) must not land inside.
-      writeBatch: (jsons) => {
-        for (const json of jsons) {
-          const sent = this.#send(json);
-          if (this.#ended) return sent;
-        }
-        return Promise.resolve();
-      },
-      close: async () => this.end(),
-    };
-    this.transport = { reader, writer };
-    this.#keepAlive = setInterval(
-      () => this.#eachStream((stream) => stream.keepAlive()),
-      settings.keepAliveMs,
-    );
-    this.#keepAlive.unref?.();
+    const port = new HttpConnectionPort(this);
+    this.transport = { reader: port, writer: port };
     this.#touch();
+  }
+
+  /** The reader's `listen` (see {@link HttpConnectionPort}). */
+  listen(listener: MessageReaderListener): void {
+    if (this.#listener) throw new Error('HTTP connection reader.listen() was already called');
+    this.#listener = listener;
+    const early = this.#early;
+    this.#early = undefined;
+    for (const text of early ?? []) listener.onMessage(text);
+    if (this.#ended) listener.onClose(this.#endReason);
+  }
+
+  /** The reader's `dispose`. */
+  unlisten(): void {
+    this.#listener = undefined;
+  }
+
+  /** The writer's `write`: routes one message the agent wrote onto its stream. */
+  write(json: string): Promise<void> {
+    return this.#send(json);
+  }
+
+  /** The writer's `writeBatch`: all at once, so a write made meanwhile (the answer that follows a replay) cannot land inside. */
+  writeBatch(jsons: readonly string[]): Promise<void> {
+    for (const json of jsons) {
+      const sent = this.#send(json);
+      if (this.#ended) return sent;
+    }
+    return Promise.resolve();
+  }
+
+  /** Writes a keepalive comment on each open stream that is otherwise quiet (the endpoint's ticker calls it). */
+  keepAlive(): void {
+    this.#eachStream((stream) => stream.keepAlive());
   }
 
   /** Whether the connection has ended (DELETE, idle, a stalled stream, the agent closing it). */
@@ -143,7 +185,7 @@ export class HttpConnection {
     const key = idKey(message.id);
     if (message.method === undefined) {
       // An answer to a request the agent sent: it must come with the session that request went to.
-      const route = key === undefined ? undefined : this.#requestRoutes.get(key);
+      const route = key === undefined ? undefined : this.#requestRoutes?.get(key);
       if (route !== undefined && route !== null) {
         if (sessionHeader === undefined)
           return {
@@ -156,7 +198,7 @@ export class HttpConnection {
             reason: `Mismatched Acp-Session-Id: this answers a request of session ${route}`,
           };
       }
-      if (key !== undefined) this.#requestRoutes.delete(key);
+      if (key !== undefined) this.#requestRoutes = without(this.#requestRoutes, key);
       this.#deliver(text);
       return { status: 202 };
     }
@@ -175,7 +217,7 @@ export class HttpConnection {
     if (session !== undefined) this.#known.add(session);
     if (key !== undefined) {
       const answerOnSession = session !== undefined && !CONNECTION_SCOPED_ANSWERS.has(message.method);
-      this.#answerRoutes.set(key, answerOnSession ? session : null);
+      (this.#answerRoutes ??= new Map()).set(key, answerOnSession ? session : null);
     }
     this.#deliver(text);
     return { status: 202 };
@@ -220,7 +262,6 @@ export class HttpConnection {
     if (this.#ended) return;
     this.#ended = true;
     this.#endReason = reason;
-    clearInterval(this.#keepAlive);
     if (this.#idleTimer) clearTimeout(this.#idleTimer);
     this.#eachStream((stream) => stream.close());
     this.#initial?.reject(reason ?? new Error('HTTP connection ended before initialize was answered'));
@@ -237,7 +278,7 @@ export class HttpConnection {
   #deliver(text: string): void {
     if (this.#ended) return;
     if (this.#listener) this.#listener.onMessage(text);
-    else this.#early.push(text);
+    else (this.#early ??= []).push(text);
   }
 
   /** Restarts the idle clock, or stops it while a stream is open. */
@@ -277,13 +318,14 @@ export class HttpConnection {
     }
     let route: string | null = null;
     if (isAnswer) {
-      route = this.#answerRoutes.get(key) ?? null;
-      this.#answerRoutes.delete(key);
+      route = this.#answerRoutes?.get(key) ?? null;
+      this.#answerRoutes = without(this.#answerRoutes, key);
       const created = sessionIdIn(message?.result);
       if (created !== undefined) this.#known.add(created);
     } else if (message !== undefined) {
       route = sessionIdIn(message.params) ?? null;
-      if (key !== undefined && message.method !== undefined) this.#requestRoutes.set(key, route);
+      if (key !== undefined && message.method !== undefined)
+        (this.#requestRoutes ??= new Map()).set(key, route);
     }
     return this.#push(route === null ? this.#connectionStream : this.#sessionStream(route), route, json);
   }

@@ -5,6 +5,7 @@ import { decodeStrict, type Transport } from '../rpc/index.js';
 import type { GuardRefusal, HandshakeGuard } from './handshake-guard.js';
 import { HttpConnection, type RoutedMessage } from './http-connection.js';
 import { limitSessions } from './session-limit.js';
+import type { SseSink } from './sse-outbox.js';
 
 /** A request of either HTTP version (`http.IncomingMessage`, `http2.Http2ServerRequest`), as the endpoint reads it. */
 export interface HttpRequest extends Readable {
@@ -83,6 +84,31 @@ const rpcError = (code: number, message: string, data?: unknown): string =>
     error: { code, message, ...(data === undefined ? {} : { data }) },
   });
 
+/** A GET's response as the {@link SseSink} of its stream (a class: no closures per stream). */
+class ResponseSink implements SseSink {
+  readonly #response: HttpResponse;
+
+  constructor(response: HttpResponse) {
+    this.#response = response;
+  }
+
+  write(chunk: string): boolean {
+    return this.#response.write(chunk);
+  }
+
+  end(): void {
+    this.#response.end();
+  }
+
+  get writableLength(): number {
+    return this.#response.writableLength;
+  }
+
+  get destroyed(): boolean {
+    return this.#response.destroyed;
+  }
+}
+
 /**
  * The Streamable HTTP half of an `/acp` endpoint (the WebSocket half is the server's upgrade
  * handler): POST carries client→server messages, GET opens SSE streams, DELETE ends a connection.
@@ -94,6 +120,8 @@ export class HttpEndpoint {
   readonly #streamLimit: number;
   readonly #idleTimeoutMs: number;
   readonly #keepAliveMs: number;
+  /** One timer for the keepalives of every open connection (none while there is none). */
+  #keepAliveTimer: ReturnType<typeof setInterval> | undefined;
   readonly #cookie: string | undefined;
   readonly #sessionExists: HttpEndpointOptions['sessionExists'];
 
@@ -301,13 +329,22 @@ export class HttpEndpoint {
       streamLimitBytes: this.#streamLimit,
       maxStreams: this.#context.guard.limits.maxSessionsPerConnection + 1,
       idleTimeoutMs: this.#idleTimeoutMs,
-      keepAliveMs: this.#keepAliveMs,
       onEnd: () => {
         this.#connections.delete(connectionId);
+        if (this.#connections.size === 0 && this.#keepAliveTimer !== undefined) {
+          clearInterval(this.#keepAliveTimer);
+          this.#keepAliveTimer = undefined;
+        }
         release();
       },
     });
     this.#connections.set(connectionId, connection);
+    if (this.#keepAliveTimer === undefined) {
+      this.#keepAliveTimer = setInterval(() => {
+        for (const open of this.#connections.values()) open.keepAlive();
+      }, this.#keepAliveMs);
+      this.#keepAliveTimer.unref?.();
+    }
     const gone = (): void => connection.end(new Error('client went away before initialize was answered'));
     request.once('close', gone);
     try {
@@ -367,16 +404,7 @@ export class HttpEndpoint {
       if (!exists) return reply(404, `Unknown ${SESSION_ID_HEADER} for this connection`);
       if (connection.ended) return reply(404, `Unknown ${CONNECTION_ID_HEADER}`);
     }
-    const sink = {
-      write: (chunk: string) => response.write(chunk),
-      end: () => response.end(),
-      get writableLength() {
-        return response.writableLength;
-      },
-      get destroyed() {
-        return response.destroyed;
-      },
-    };
+    const sink = new ResponseSink(response);
     const outcome = connection.openStream(sessionId, sink, () => {
       response.writeHead(200, {
         ...cors,

@@ -1,4 +1,11 @@
-import type { MessageReader, MessageReaderListener, MessageWriter, Transport } from '../rpc/index.js';
+import type {
+  FrameError,
+  MessageReader,
+  MessageReaderListener,
+  MessageWriter,
+  Transport,
+  WriteNote,
+} from '../rpc/index.js';
 import { SESSION_LIMIT_ERROR_CODE } from './connection-limits.js';
 
 type Parsed = { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
@@ -40,91 +47,122 @@ type Claim = { kind: 'new'; key: string } | { kind: 'session'; sessionId: string
  * the same bookkeeping per frame as single writes.
  */
 export function limitSessions(transport: Transport, max: number): Transport {
-  const known = new Set<string>();
-  /** Request ids of `session/new` calls in flight, each holding one slot. */
-  const creating = new Set<string>();
-  const key = (id: unknown): string => JSON.stringify(id);
-  const used = (): number => known.size + creating.size;
-  const { writer } = transport;
+  const limited = new SessionLimitedTransport(transport, max);
+  return { reader: limited, writer: limited };
+}
 
-  /** An answer to a `session/new` in flight frees its slot, or keeps it for the session it created. */
-  const answered = (message: Parsed | undefined): void => {
-    if (message && message.method === undefined && creating.delete(key(message.id))) {
-      const created = sessionIdOf(message.result);
-      if (created !== undefined) known.add(created);
-    }
-  };
+/** Why a request over the limit is refused. */
+const full = (max: number): string =>
+  `this connection already holds ${max} sessions, the most it may; open another connection or reuse a session`;
+/** Why a batch over the limit is refused. */
+const batchOver = (max: number): string =>
+  `this batch would take this connection past ${max} sessions, the most it may hold, so none of it was run; send fewer session requests at once, or open another connection`;
 
-  /** The bookkeeping of one outgoing frame: a single message or a batch answer (an array). */
-  const sent = (json: string): void => {
-    if (creating.size === 0) return;
+const key = (id: unknown): string => JSON.stringify(id);
+
+const isRequest = (message: Parsed | undefined): message is Parsed & { id: unknown } =>
+  message !== undefined && message.id !== undefined && message.id !== null;
+
+/**
+ * The reader and writer {@link limitSessions} returns, in one object whose methods live on the
+ * prototype: a server holding thousands of idle connections keeps no closures per connection.
+ */
+class SessionLimitedTransport implements MessageReader, MessageWriter, MessageReaderListener {
+  readonly #transport: Transport;
+  readonly #max: number;
+  /** Sessions this connection uses. */
+  readonly #known = new Set<string>();
+  /** `session/new` requests not answered yet, by request id (created when one is pending). */
+  #creating: Set<string> | undefined;
+  #listener: MessageReaderListener | undefined;
+
+  constructor(transport: Transport, max: number) {
+    this.#transport = transport;
+    this.#max = max;
+    // Batches stay batches (one write to an ndjson stream) where the transport takes them; without
+    // `writeBatch` here the connection falls back to `write` per message, as it would on `writer`.
+    if (transport.writer.writeBatch === undefined) this.writeBatch = undefined;
+  }
+
+  #used(): number {
+    return this.#known.size + (this.#creating?.size ?? 0);
+  }
+
+  #answered(message: Parsed | undefined): void {
+    const creating = this.#creating;
+    if (!message || message.method !== undefined || !creating?.delete(key(message.id))) return;
+    if (creating.size === 0) this.#creating = undefined;
+    const created = sessionIdOf(message.result);
+    if (created !== undefined) this.#known.add(created);
+  }
+
+  #sent(json: string): void {
+    if (this.#creating === undefined) return;
     const value = parse(json);
-    if (Array.isArray(value)) for (const entry of value) answered(asMessage(entry));
-    else answered(asMessage(value));
-  };
+    if (Array.isArray(value)) for (const entry of value) this.#answered(asMessage(entry));
+    else this.#answered(asMessage(value));
+  }
 
-  const limitedWriter: MessageWriter = {
-    write(json, note) {
-      sent(json);
-      return note === undefined ? writer.write(json) : writer.write(json, note);
-    },
-    close: () => writer.close(),
-  };
-  // Batches stay batches (one write to an ndjson stream) where the transport takes them; without
-  // `writeBatch` here the connection falls back to `write` per message, as it would on `writer`.
-  if (writer.writeBatch !== undefined) {
-    const writeBatch = writer.writeBatch.bind(writer);
-    limitedWriter.writeBatch = (jsons) => {
-      for (const json of jsons) sent(json);
-      return writeBatch(jsons);
+  write(json: string, note?: WriteNote): Promise<void> {
+    this.#sent(json);
+    const { writer } = this.#transport;
+    return note === undefined ? writer.write(json) : writer.write(json, note);
+  }
+
+  writeBatch?(jsons: readonly string[]): Promise<void> {
+    for (const json of jsons) this.#sent(json);
+    return this.#transport.writer.writeBatch!(jsons);
+  }
+
+  close(): Promise<void> {
+    return this.#transport.writer.close();
+  }
+
+  #refusal(id: unknown, message: string) {
+    return {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: SESSION_LIMIT_ERROR_CODE,
+        message,
+        data: { limit: 'sessions-per-connection', max: this.#max },
+      },
     };
   }
 
-  const FULL = `this connection already holds ${max} sessions, the most it may; open another connection or reuse a session`;
-  const BATCH = `this batch would take this connection past ${max} sessions, the most it may hold, so none of it was run; send fewer session requests at once, or open another connection`;
-  const refusal = (id: unknown, message: string) => ({
-    jsonrpc: '2.0',
-    id,
-    error: { code: SESSION_LIMIT_ERROR_CODE, message, data: { limit: 'sessions-per-connection', max } },
-  });
-  const send = (value: unknown): void => {
-    void writer.write(JSON.stringify(value)).catch(() => {});
-  };
+  #send(value: unknown): void {
+    void this.#transport.writer.write(JSON.stringify(value)).catch(() => {});
+  }
 
-  const isRequest = (message: Parsed | undefined): message is Parsed & { id: unknown } =>
-    message !== undefined && message.id !== undefined && message.id !== null;
-
-  /** What the message takes that the connection does not hold yet, if it is such a request. */
-  const claimOf = (message: Parsed | undefined): Claim | undefined => {
+  #claimOf(message: Parsed | undefined): Claim | undefined {
     if (!isRequest(message) || typeof message.method !== 'string') return undefined;
     if (message.method === 'session/new') return { kind: 'new', key: key(message.id) };
     if (!message.method.startsWith('session/')) return undefined;
     const sessionId = sessionIdOf(message.params);
-    return sessionId !== undefined && !known.has(sessionId) ? { kind: 'session', sessionId } : undefined;
-  };
-  const take = (claim: Claim): void => {
-    if (claim.kind === 'new') creating.add(claim.key);
-    else known.add(claim.sessionId);
-  };
+    return sessionId !== undefined && !this.#known.has(sessionId) ? { kind: 'session', sessionId } : undefined;
+  }
 
-  /** Whether a single message may pass (refused here when it would pass the limit). */
-  const admit = (message: Parsed | undefined): boolean => {
-    const claim = claimOf(message);
+  #take(claim: Claim): void {
+    if (claim.kind === 'new') (this.#creating ??= new Set()).add(claim.key);
+    else this.#known.add(claim.sessionId);
+  }
+
+  #admit(message: Parsed | undefined): boolean {
+    const claim = this.#claimOf(message);
     if (claim === undefined) return true;
-    if (used() >= max) {
-      send(refusal(message!.id, FULL));
+    if (this.#used() >= this.#max) {
+      this.#send(this.#refusal(message!.id, full(this.#max)));
       return false;
     }
-    take(claim);
+    this.#take(claim);
     return true;
-  };
+  }
 
-  /** Whether a batch may pass: only if all of its requests fit together; otherwise refused whole. */
-  const admitBatch = (entries: readonly unknown[]): boolean => {
+  #admitBatch(entries: readonly unknown[]): boolean {
     const claims: Claim[] = [];
     const named = new Set<string>();
     for (const entry of entries) {
-      const claim = claimOf(asMessage(entry));
+      const claim = this.#claimOf(asMessage(entry));
       if (claim === undefined) continue;
       if (claim.kind === 'session') {
         if (named.has(claim.sessionId)) continue;
@@ -133,31 +171,38 @@ export function limitSessions(transport: Transport, max: number): Transport {
       claims.push(claim);
     }
     if (claims.length === 0) return true;
-    if (used() + claims.length > max) {
+    if (this.#used() + claims.length > this.#max) {
       const requests = entries.map(asMessage).filter(isRequest);
-      send(requests.map((request) => refusal(request.id, BATCH)));
+      const reason = batchOver(this.#max);
+      this.#send(requests.map((request) => this.#refusal(request.id, reason)));
       return false;
     }
-    for (const claim of claims) take(claim);
+    for (const claim of claims) this.#take(claim);
     return true;
-  };
+  }
 
-  const reader: MessageReader = {
-    listen(listener: MessageReaderListener) {
-      transport.reader.listen({
-        onMessage(text) {
-          if (text.includes('"session/')) {
-            const value = parse(text);
-            if (!(Array.isArray(value) ? admitBatch(value) : admit(asMessage(value)))) return;
-          }
-          listener.onMessage(text);
-        },
-        onFrameError: (error) => listener.onFrameError(error),
-        onClose: (reason) => listener.onClose(reason),
-      });
-    },
-    dispose: () => transport.reader.dispose(),
-  };
+  listen(listener: MessageReaderListener): void {
+    this.#listener = listener;
+    this.#transport.reader.listen(this);
+  }
 
-  return { reader, writer: limitedWriter };
+  dispose(): void {
+    this.#transport.reader.dispose();
+  }
+
+  onMessage(text: string): void {
+    if (text.includes('"session/')) {
+      const value = parse(text);
+      if (!(Array.isArray(value) ? this.#admitBatch(value) : this.#admit(asMessage(value)))) return;
+    }
+    this.#listener?.onMessage(text);
+  }
+
+  onFrameError(error: FrameError): void {
+    this.#listener?.onFrameError(error);
+  }
+
+  onClose(reason?: Error): void {
+    this.#listener?.onClose(reason);
+  }
 }

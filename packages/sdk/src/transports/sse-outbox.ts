@@ -27,10 +27,11 @@ export const SSE_KEEPALIVE = ':\n\n';
  * batch, not per message.
  */
 export class SseOutbox {
-  readonly #waiting: string[] = [];
+  // Both created when needed: a server may hold thousands of idle streams.
+  #waiting: string[] | undefined;
   #waitingBytes = 0;
   /** Events for the attached response, written together at the end of this turn of the event loop. */
-  #unflushed: string[] = [];
+  #unflushed: string[] | undefined;
   #unflushedBytes = 0;
   #sink: SseSink | undefined;
   readonly #limit: number;
@@ -55,11 +56,14 @@ export class SseOutbox {
     const bytes = Buffer.byteLength(event);
     if (this.pendingBytes + bytes > this.#limit) return false;
     if (this.#sink) {
-      if (this.#unflushed.length === 0) queueMicrotask(this.#flush);
+      if (this.#unflushed === undefined) {
+        this.#unflushed = [];
+        queueMicrotask(() => this.#flush());
+      }
       this.#unflushed.push(event);
       this.#unflushedBytes += bytes;
     } else {
-      this.#waiting.push(event);
+      (this.#waiting ??= []).push(event);
       this.#waitingBytes += bytes;
     }
     return true;
@@ -68,8 +72,10 @@ export class SseOutbox {
   /** Hands the stream to a GET's response: what waited is written first, in order. */
   attach(sink: SseSink): void {
     this.#sink = sink;
-    if (this.#waiting.length > 0) sink.write(this.#waiting.splice(0).join(''));
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
     this.#waitingBytes = 0;
+    if (waiting !== undefined) sink.write(waiting.join(''));
   }
 
   /**
@@ -79,15 +85,15 @@ export class SseOutbox {
   detach(sink: SseSink): void {
     if (this.#sink !== sink) return;
     this.#sink = undefined;
-    this.#waiting.push(...this.#unflushed);
+    if (this.#unflushed !== undefined) (this.#waiting ??= []).push(...this.#unflushed);
     this.#waitingBytes += this.#unflushedBytes;
-    this.#unflushed = [];
+    this.#unflushed = undefined;
     this.#unflushedBytes = 0;
   }
 
   /** Writes a keepalive comment when a reader holds the stream and has taken everything. */
   keepAlive(): void {
-    if (this.#sink && this.#unflushed.length === 0 && this.#sink.writableLength === 0)
+    if (this.#sink && this.#unflushed === undefined && this.#sink.writableLength === 0)
       this.#sink.write(SSE_KEEPALIVE);
   }
 
@@ -96,18 +102,18 @@ export class SseOutbox {
     this.#flush();
     const sink = this.#sink;
     this.#sink = undefined;
-    this.#waiting.length = 0;
+    this.#waiting = undefined;
     this.#waitingBytes = 0;
     if (sink && !sink.destroyed) sink.end();
   }
 
   /** Writes the events pushed for the attached response since the last flush, as one write. */
-  readonly #flush = (): void => {
-    if (this.#unflushed.length === 0) return;
+  #flush(): void {
     const events = this.#unflushed;
-    this.#unflushed = [];
+    if (events === undefined) return;
+    this.#unflushed = undefined;
     this.#unflushedBytes = 0;
     const sink = this.#sink;
     if (sink !== undefined && !sink.destroyed) sink.write(events.length === 1 ? events[0]! : events.join(''));
-  };
+  }
 }
