@@ -36,7 +36,8 @@ export class ServedConnection implements ConnectionHost {
   /** Attaches the connection to a session (with `hold`, live entries wait until `release`). */
   attach(session: AgentSession, hold = false): void {
     session.clients.attach(this.peer, hold);
-    (this.#attached ??= new Set()).add(session);
+    this.#attached ??= new Set();
+    this.#attached.add(session);
   }
 
   /** Detaches the connection from every session it follows (it closed, or logged out). */

@@ -272,7 +272,8 @@ export class Connection<
   /** Registers a handler for an extension request method (`_`-prefixed, untyped). */
   onRequest(method: ExtensionMethod, handler: RequestHandler<unknown, unknown>): Disposable;
   onRequest(method: string, handler: (params: never, context: RequestContext) => unknown): Disposable {
-    return register((this.#requestHandlers ??= new Map()), method, handler as AnyRequestHandler);
+    this.#requestHandlers ??= new Map();
+    return register(this.#requestHandlers, method, handler as AnyRequestHandler);
   }
 
   /** Registers the handler for one notification method; a method has at most one handler. */
@@ -286,7 +287,8 @@ export class Connection<
     method: string,
     handler: (params: never, context: NotificationContext) => unknown,
   ): Disposable {
-    return register((this.#notificationHandlers ??= new Map()), method, handler as AnyNotificationHandler);
+    this.#notificationHandlers ??= new Map();
+    return register(this.#notificationHandlers, method, handler as AnyNotificationHandler);
   }
 
   /**
@@ -382,7 +384,8 @@ export class Connection<
         }
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      (this.#pending ??= new Map()).set(id, {
+      this.#pending ??= new Map();
+      this.#pending.set(id, {
         method,
         resolve,
         reject,
@@ -465,7 +468,10 @@ export class Connection<
   }
 
   #send(message: RpcMessage, wire: WireId | undefined = undefined, note?: WriteNote): Promise<void> {
-    if (this.#closedWith && !(wire?.draining && 'id' in message && this.#draining?.has(message.id as RpcId))) {
+    if (
+      this.#closedWith &&
+      !(wire?.draining && 'id' in message && this.#draining?.has(message.id as RpcId))
+    ) {
       return Promise.reject(this.#closedWith);
     }
     let json: string;
@@ -782,7 +788,8 @@ export class Connection<
       return;
     }
     const controller = new AbortController();
-    (this.#incoming ??= new Map()).set(id, controller);
+    this.#incoming ??= new Map();
+    this.#incoming.set(id, controller);
     const context: RequestContext = { id, method, signal: controller.signal };
     let outcome: Promise<unknown>;
     try {
@@ -824,7 +831,8 @@ export class Connection<
         answering.delete(answered);
         if (answering.size === 0) this.#answering = undefined;
       });
-    (this.#answering ??= new Set()).add(answered);
+    this.#answering ??= new Set();
+    this.#answering.add(answered);
   }
 
   #handlerFailure(error: unknown, signal: AbortSignal, id: RpcId, method: string): RpcError {

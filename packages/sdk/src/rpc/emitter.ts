@@ -16,7 +16,8 @@ export class Emitter<Args extends unknown[]> {
 
   /** Adds a listener; dispose the result to remove it. */
   on(listener: (...args: Args) => void): Disposable {
-    const listeners = (this.#listeners ??= new Set());
+    this.#listeners ??= new Set();
+    const listeners = this.#listeners;
     listeners.add(listener);
     return { dispose: () => listeners.delete(listener) };
   }

@@ -139,12 +139,16 @@ class SessionLimitedTransport implements MessageReader, MessageWriter, MessageRe
     if (message.method === 'session/new') return { kind: 'new', key: key(message.id) };
     if (!message.method.startsWith('session/')) return undefined;
     const sessionId = sessionIdOf(message.params);
-    return sessionId !== undefined && !this.#known.has(sessionId) ? { kind: 'session', sessionId } : undefined;
+    return sessionId !== undefined && !this.#known.has(sessionId)
+      ? { kind: 'session', sessionId }
+      : undefined;
   }
 
   #take(claim: Claim): void {
-    if (claim.kind === 'new') (this.#creating ??= new Set()).add(claim.key);
-    else this.#known.add(claim.sessionId);
+    if (claim.kind === 'new') {
+      this.#creating ??= new Set();
+      this.#creating.add(claim.key);
+    } else this.#known.add(claim.sessionId);
   }
 
   #admit(message: Parsed | undefined): boolean {

@@ -63,7 +63,8 @@ export class SseOutbox {
       this.#unflushed.push(event);
       this.#unflushedBytes += bytes;
     } else {
-      (this.#waiting ??= []).push(event);
+      this.#waiting ??= [];
+      this.#waiting.push(event);
       this.#waitingBytes += bytes;
     }
     return true;
@@ -85,7 +86,10 @@ export class SseOutbox {
   detach(sink: SseSink): void {
     if (this.#sink !== sink) return;
     this.#sink = undefined;
-    if (this.#unflushed !== undefined) (this.#waiting ??= []).push(...this.#unflushed);
+    if (this.#unflushed !== undefined) {
+      this.#waiting ??= [];
+      this.#waiting.push(...this.#unflushed);
+    }
     this.#waitingBytes += this.#unflushedBytes;
     this.#unflushed = undefined;
     this.#unflushedBytes = 0;
