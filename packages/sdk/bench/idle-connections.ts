@@ -1,34 +1,48 @@
 /**
- * What idle Streamable HTTP connections cost an agent process: a fresh listening agent (ours or
- * the official one), a few connections opened and closed first (so lazily compiled code and
- * first-use tables are in the baseline), then the agent's memory after a full GC; then `n` clients
- * each `initialize` and open a session, and the run waits until the server has answered every
- * session's SSE stream (each connection then holds its connection-scoped and its session-scoped
- * stream open, idle); the agent's memory again. The growth divided by `n` is the cost of one idle
- * connection.
+ * What idle Streamable HTTP connections cost an agent process. One fresh listening agent (ours or
+ * the official one); a few connections opened first (so lazily compiled code and first-use tables
+ * are in the baseline) and its memory read after a full GC. Then connections are added in steps
+ * (for example up to 100, then up to 1 000, then up to 2 000), the agent's memory read after each:
+ * every client `initialize`s and opens a session, and a step ends when the server has answered
+ * every session's SSE stream (each connection then holds its connection-scoped and its
+ * session-scoped stream open, idle).
+ *
+ * Each step gives two figures:
+ * - the growth since the baseline divided by the connections added since then (the average);
+ * - the growth over the step divided by the connections it added (the marginal cost of one more
+ *   connection).
+ * They differ because V8 grows its young generation (up to tens of MB, once) under the allocation
+ * burst of opening many connections and keeps it after a GC: a fixed cost that the average spreads
+ * over however many connections were opened, and that the marginal cost of later steps no longer
+ * holds. The marginal cost at a large step is what each idle connection costs.
  */
 import type { BenchClient } from './bench-client.js';
 import { type Endpoint, startListeningAgent } from './listening-agent.js';
 import { watchedFetch } from './watched-fetch.js';
 
-/** One measurement: bytes per idle connection. */
+/** One step: bytes per idle connection, averaged since the baseline and marginal over the step. */
 export interface IdleCost {
+  /** Connections open at the end of the step (beyond the baseline ones). */
   connections: number;
-  rssPerConnection: number;
-  heapPerConnection: number;
+  averageRss: number;
+  marginalRss: number;
+  marginalHeap: number;
   /** Memory outside the V8 heap (`external`, array buffers included: socket and stream buffers live there). */
-  externalPerConnection: number;
+  marginalExternal: number;
 }
 
 type Connect = (endpoint: Endpoint, fetchImpl: typeof fetch) => Promise<BenchClient>;
 
-const WARM_UP = 10;
+const BASELINE = 10;
 /** Connections being opened at once (a client opening a thousand at a stroke is not the point). */
 const CONCURRENCY = 32;
 
-async function openAll(count: number, open: () => Promise<BenchClient>): Promise<BenchClient[]> {
-  const clients: BenchClient[] = [];
-  let next = 0;
+async function openUpTo(
+  clients: BenchClient[],
+  count: number,
+  open: () => Promise<BenchClient>,
+): Promise<void> {
+  let next = clients.length;
   const worker = async (): Promise<void> => {
     while (next < count) {
       next += 1;
@@ -36,7 +50,6 @@ async function openAll(count: number, open: () => Promise<BenchClient>): Promise
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
-  return clients;
 }
 
 async function closeAll(clients: BenchClient[]): Promise<void> {
@@ -45,27 +58,42 @@ async function closeAll(clients: BenchClient[]): Promise<void> {
   }
 }
 
-/** Measures `n` idle connections on a fresh agent process started from `script`. */
-export async function idleConnectionCost(script: string, connect: Connect, n: number): Promise<IdleCost> {
+/**
+ * Measures idle connections on a fresh agent process started from `script`, opened up to each of
+ * `steps` (ascending) in turn.
+ */
+export async function idleConnectionCosts(
+  script: string,
+  connect: Connect,
+  steps: readonly number[],
+): Promise<IdleCost[]> {
   const agent = await startListeningAgent(script);
   const watched = watchedFetch();
+  const clients: BenchClient[] = [];
   try {
     const open = () => connect(agent.endpoint, watched.fetch);
-    const warm = await openAll(WARM_UP, open);
-    await watched.sessionStreams(WARM_UP);
-    await closeAll(warm);
-    const before = await agent.memory();
-    const clients = await openAll(n, open);
-    await watched.sessionStreams(WARM_UP + n);
-    const after = await agent.memory();
-    await closeAll(clients);
-    return {
-      connections: n,
-      rssPerConnection: (after.rss - before.rss) / n,
-      heapPerConnection: (after.heapUsed - before.heapUsed) / n,
-      externalPerConnection: (after.external - before.external) / n,
-    };
+    await openUpTo(clients, BASELINE, open);
+    await watched.sessionStreams(BASELINE);
+    const baseline = await agent.memory();
+    let previous = { memory: baseline, connections: 0 };
+    const costs: IdleCost[] = [];
+    for (const step of steps) {
+      await openUpTo(clients, BASELINE + step, open);
+      await watched.sessionStreams(BASELINE + step);
+      const memory = await agent.memory();
+      const added = step - previous.connections;
+      costs.push({
+        connections: step,
+        averageRss: (memory.rss - baseline.rss) / step,
+        marginalRss: (memory.rss - previous.memory.rss) / added,
+        marginalHeap: (memory.heapUsed - previous.memory.heapUsed) / added,
+        marginalExternal: (memory.external - previous.memory.external) / added,
+      });
+      previous = { memory, connections: step };
+    }
+    return costs;
   } finally {
+    await closeAll(clients);
     await agent.stop();
   }
 }

@@ -25,9 +25,11 @@
  *    timed from sending `stream <n>` to the last chunk in, for turns of 1 000 and 10 000 chunks
  *    (a cost that grows faster than the turn shows as falling chunks/s); the median of each
  *    round's ratio. Target: ours ≥ 2× the official server over HTTP.
- * 3. Many idle connections (bench/idle-connections.ts): 100 and 1 000 Streamable HTTP connections,
- *    each with a session and both SSE streams open, on one fresh agent process; its memory growth
- *    per connection. Target: ours under 50 KB of RSS per idle connection.
+ * 3. Many idle connections (bench/idle-connections.ts): Streamable HTTP connections opened up to
+ *    100, 1 000 and 2 000 on one fresh agent process, each with a session and both SSE streams
+ *    open; the memory each step adds per connection (the marginal cost) and the average since the
+ *    baseline (which also holds V8's one-off young-generation growth). Target: ours under 50 KB of
+ *    RSS per idle connection, marginal at the last step.
  *
  * Scale: BENCH_SCALE=small runs a few seconds' worth (to check the benchmark works); the sizes can
  * be set one by one: BENCH_SAMPLES (receipts per client), BENCH_ROUNDS, BENCH_TURNS (chunks per
@@ -36,7 +38,7 @@
 import { fileURLToPath } from 'node:url';
 import type { BenchClient } from './bench-client.js';
 import { assertCompiledSdkIsFresh } from './compiled-sdk.js';
-import { idleConnectionCost } from './idle-connections.js';
+import { idleConnectionCosts } from './idle-connections.js';
 import { type ListeningAgent, startListeningAgent } from './listening-agent.js';
 import { loadAverage } from './load-average.js';
 import { connectOfficial } from './official-remote-client.js';
@@ -50,7 +52,7 @@ const list = (value: string | undefined, fallback: number[]): number[] =>
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? (small ? 40 : 2000));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (small ? 1 : 5));
 const TURNS = list(process.env.BENCH_TURNS, small ? [100, 1_000] : [1_000, 10_000]);
-const CONNECTIONS = list(process.env.BENCH_CONNECTIONS, small ? [10, 50] : [100, 1_000]);
+const CONNECTIONS = list(process.env.BENCH_CONNECTIONS, small ? [10, 50] : [100, 1_000, 2_000]);
 const BLOCKS = 10;
 const PROFILES: Profile[] = ['http', 'websocket', 'stdio'];
 const IMPLEMENTATIONS = ['ours', 'official'] as const;
@@ -137,7 +139,9 @@ function printReceipts(driven: Driven[], results: Map<Driven, Receipts>): void {
     results.get(driven.find((d) => d.profile === profile && d.implementation === implementation)!)!;
   for (const profile of PROFILES) {
     const row = (r: Receipts): string =>
-      `p50 ${us(percentile(r.ms, 50))}  p99 ${us(percentile(r.ms, 99))}  ${cpuUs(r.clientCpuUs, r.agentCpuUs)}`;
+      `p50 ${us(percentile(r.ms, 50))}  p99 ${us(
+        percentile(r.ms, 99),
+      )}  ${cpuUs(r.clientCpuUs, r.agentCpuUs)}`;
     console.log(
       `  ${profile.padEnd(10)} ours ${row(of(profile, 'ours'))}     official ${row(of(profile, 'official'))}`,
     );
@@ -188,12 +192,19 @@ async function throughput(driven: Driven[]): Promise<void> {
       }
       const summary = (d: Driven): string => {
         const t = turns.get(d)!;
-        return `${fmt(median(t.map((x) => x.rate))).padStart(9)} chunks/s, per chunk ${cpuUs(median(t.map((x) => x.clientCpuUs)), median(t.map((x) => x.agentCpuUs)))}`;
+        return `${fmt(median(t.map((x) => x.rate))).padStart(9)} chunks/s, per chunk ${cpuUs(
+          median(t.map((x) => x.clientCpuUs)),
+          median(t.map((x) => x.agentCpuUs)),
+        )}`;
       };
       const ratio = median(ratios);
       const target = profile === 'http' ? ` (target ≥ 2×: ${met(ratio >= 2)})` : '';
       console.log(
-        `  ${profile.padEnd(10)} ${fmt(chunks).padStart(6)}-chunk turn   ours ${summary(ours)}   official ${summary(official)}   ours ÷ official ${ratio.toFixed(2)}×${target}   [load ${loadAverage()}]`,
+        `  ${profile.padEnd(10)} ${fmt(chunks).padStart(
+          6,
+        )}-chunk turn   ours ${summary(ours)}   official ${summary(
+          official,
+        )}   ours ÷ official ${ratio.toFixed(2)}×${target}   [load ${loadAverage()}]`,
       );
     }
   }
@@ -201,22 +212,47 @@ async function throughput(driven: Driven[]): Promise<void> {
 
 async function idle(): Promise<void> {
   const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1).padStart(6)} KB`;
-  for (const n of CONNECTIONS) {
-    const ours = await idleConnectionCost(OUR_AGENT, (endpoint, f) => connectOurs('http', endpoint, f), n);
-    const official = await idleConnectionCost(
-      OFFICIAL_AGENT,
-      (endpoint, f) => connectOfficial('http', endpoint, f),
-      n,
-    );
+  const ours = await idleConnectionCosts(
+    OUR_AGENT,
+    (endpoint, f) => connectOurs('http', endpoint, f),
+    CONNECTIONS,
+  );
+  const official = await idleConnectionCosts(
+    OFFICIAL_AGENT,
+    (endpoint, f) => connectOfficial('http', endpoint, f),
+    CONNECTIONS,
+  );
+  let from = 0;
+  for (const [at, step] of ours.entries()) {
+    const theirs = official[at]!;
     console.log(
-      `  ${fmt(n).padStart(5)} connections   ours RSS ${kb(ours.rssPerConnection)} (heap ${kb(ours.heapPerConnection)}, external ${kb(ours.externalPerConnection)}) per connection (target RSS < 50 KB: ${met(ours.rssPerConnection < 50 * 1024)})   official RSS ${kb(official.rssPerConnection)} (heap ${kb(official.heapPerConnection)}, external ${kb(official.externalPerConnection)})   [load ${loadAverage()}]`,
+      `  ${fmt(from).padStart(5)} → ${fmt(step.connections).padStart(
+        5,
+      )} connections   ours RSS ${kb(step.marginalRss)} (heap ${kb(
+        step.marginalHeap,
+      )}, external ${kb(step.marginalExternal)}) per added connection, ${kb(
+        step.averageRss,
+      )} on average since the baseline   official RSS ${kb(
+        theirs.marginalRss,
+      )} (heap ${kb(theirs.marginalHeap)}), ${kb(theirs.averageRss)} on average   ours ÷ official ${(
+        step.marginalRss / theirs.marginalRss
+      ).toFixed(2)}×   [load ${loadAverage()}]`,
     );
+    from = step.connections;
   }
+  const last = ours.at(-1)!;
+  console.log(
+    `  target: under 50 KB of RSS per idle connection, the marginal cost of the last step (${fmt(
+      last.connections,
+    )} connections): ${met(last.marginalRss < 50 * 1024)}`,
+  );
 }
 
 assertCompiledSdkIsFresh();
 console.log(
-  `remote transports on 127.0.0.1, ours (Agent + listenAcp, Client + connectHttp/connectWebSocket) against the official SDK 2.4.0 (agent app + AcpServer, createHttpStream/createWebSocketStream); every agent a child process${small ? '; BENCH_SCALE=small' : ''}`,
+  `remote transports on 127.0.0.1, ours (Agent + listenAcp, Client + connectHttp/connectWebSocket) against the official SDK 2.4.0 (agent app + AcpServer, createHttpStream/createWebSocketStream); every agent a child process${
+    small ? '; BENCH_SCALE=small' : ''
+  }`,
 );
 const agents = {
   ours: await startListeningAgent(OUR_AGENT),
@@ -238,7 +274,7 @@ try {
   await agents.official.stop();
 }
 console.log(
-  `idle Streamable HTTP connections (initialize + a session, both SSE streams open), a fresh agent process per row, growth per connection after a full GC`,
+  `idle Streamable HTTP connections (initialize + a session, both SSE streams open), opened in steps on one fresh agent process per implementation, its growth per connection after a full GC`,
 );
 await idle();
 process.exit(0);
