@@ -1,5 +1,6 @@
 import type { MessageReader, MessageReaderListener, MessageWriter, Transport } from '../rpc/index.js';
 import { type CookieStore, MemoryCookieStore } from './cookie-jar.js';
+import { negotiatedVersion, PROTOCOL_VERSION_HEADER } from './protocol-version-header.js';
 import { readSseData } from './sse-parser.js';
 
 /** Options for {@link connectHttp}. */
@@ -101,6 +102,8 @@ class HttpClientTransport implements Transport {
   #listener: MessageReaderListener | undefined;
   readonly #early: string[] = [];
   #connectionId: string | undefined;
+  /** The version `initialize` negotiated, sent in `Acp-Protocol-Version` on every later request. */
+  #protocolVersion: string | undefined;
   /** Session streams opened (or opening): resolves once the GET was answered. */
   readonly #streams = new Map<string, Promise<void>>();
   /** Which session's stream each server→client request arrived on (its answer goes back with it). */
@@ -168,6 +171,7 @@ class HttpClientTransport implements Transport {
     abortable = true,
   ): Promise<Response> {
     const all: Record<string, string> = { ...this.#options.headers, ...headers };
+    if (this.#protocolVersion !== undefined) all[PROTOCOL_VERSION_HEADER] = this.#protocolVersion;
     if (this.#options.token !== undefined) all.Authorization = `Bearer ${this.#options.token}`;
     const cookie = this.#cookies.header();
     if (cookie !== undefined) all.Cookie = cookie;
@@ -208,6 +212,7 @@ class HttpClientTransport implements Transport {
     if (!id) throw new Error('ACP over HTTP: the initialize answer has no Acp-Connection-Id header');
     const answer = await bodyText(response, this.#limit);
     this.#connectionId = id;
+    this.#protocolVersion = negotiatedVersion(answer);
     await this.#openStream(undefined);
     this.#deliver(answer);
   }

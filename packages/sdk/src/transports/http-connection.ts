@@ -97,6 +97,11 @@ export class HttpConnection {
   readonly id: string;
   /** The transport to hand to the agent. */
   readonly transport: Transport;
+  /**
+   * The protocol version the agent's `initialize` answer negotiated (as the client sends it in
+   * `Acp-Protocol-Version`), once that answer went out.
+   */
+  protocolVersion: string | undefined;
 
   readonly #settings: HttpConnectionSettings;
   readonly #connectionStream: SseOutbox;
@@ -217,7 +222,8 @@ export class HttpConnection {
     if (session !== undefined) this.#known.add(session);
     if (key !== undefined) {
       const answerOnSession = session !== undefined && !CONNECTION_SCOPED_ANSWERS.has(message.method);
-      (this.#answerRoutes ??= new Map()).set(key, answerOnSession ? session : null);
+      this.#answerRoutes ??= new Map();
+      this.#answerRoutes.set(key, answerOnSession ? session : null);
     }
     this.#deliver(text);
     return { status: 202 };
@@ -278,7 +284,10 @@ export class HttpConnection {
   #deliver(text: string): void {
     if (this.#ended) return;
     if (this.#listener) this.#listener.onMessage(text);
-    else (this.#early ??= []).push(text);
+    else {
+      this.#early ??= [];
+      this.#early.push(text);
+    }
   }
 
   /** Restarts the idle clock, or stops it while a stream is open. */
@@ -324,8 +333,10 @@ export class HttpConnection {
       if (created !== undefined) this.#known.add(created);
     } else if (message !== undefined) {
       route = sessionIdIn(message.params) ?? null;
-      if (key !== undefined && message.method !== undefined)
-        (this.#requestRoutes ??= new Map()).set(key, route);
+      if (key !== undefined && message.method !== undefined) {
+        this.#requestRoutes ??= new Map();
+        this.#requestRoutes.set(key, route);
+      }
     }
     return this.#push(route === null ? this.#connectionStream : this.#sessionStream(route), route, json);
   }

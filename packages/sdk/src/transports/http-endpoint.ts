@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { decodeStrict, type Transport } from '../rpc/index.js';
 import type { GuardRefusal, HandshakeGuard } from './handshake-guard.js';
 import { HttpConnection, type RoutedMessage } from './http-connection.js';
+import { negotiatedVersion, PROTOCOL_VERSION_HEADER } from './protocol-version-header.js';
 import { limitSessions } from './session-limit.js';
 import type { SseSink } from './sse-outbox.js';
 
@@ -75,6 +76,18 @@ const MAX_ID_LENGTH = 1024;
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const value = headers[name.toLowerCase()];
   return Array.isArray(value) ? value[0] : value;
+};
+
+/**
+ * Why a request's `Acp-Protocol-Version` does not fit its connection, or undefined when it fits or
+ * is absent (the header is a SHOULD: clients that never send it, such as the official SDK's, are
+ * served).
+ */
+const versionMismatch = (headers: IncomingHttpHeaders, connection: HttpConnection): string | undefined => {
+  const sent = header(headers, PROTOCOL_VERSION_HEADER);
+  if (sent === undefined || connection.protocolVersion === undefined) return undefined;
+  if (sent.trim() === connection.protocolVersion) return undefined;
+  return `${PROTOCOL_VERSION_HEADER} ${JSON.stringify(sent)} does not match the protocol version this connection negotiated at initialize (${connection.protocolVersion})`;
 };
 
 const rpcError = (code: number, message: string, data?: unknown): string =>
@@ -193,6 +206,8 @@ export class HttpEndpoint {
     if (connectionId === undefined) return reply(400, `Missing ${CONNECTION_ID_HEADER}`);
     const connection = this.#connections.get(connectionId);
     if (!connection) return reply(404, `Unknown ${CONNECTION_ID_HEADER}`);
+    const mismatch = versionMismatch(request.headers, connection);
+    if (mismatch !== undefined) return reply(400, mismatch);
     if (method === 'DELETE') {
       connection.end();
       return reply(202);
@@ -227,7 +242,7 @@ export class HttpEndpoint {
     } else {
       reply(204, '', {
         'Access-Control-Allow-Methods': 'GET, POST, DELETE',
-        'Access-Control-Allow-Headers': `Authorization, Content-Type, Accept, ${CONNECTION_ID_HEADER}, ${SESSION_ID_HEADER}, Acp-Protocol-Version`,
+        'Access-Control-Allow-Headers': `Authorization, Content-Type, Accept, ${CONNECTION_ID_HEADER}, ${SESSION_ID_HEADER}, ${PROTOCOL_VERSION_HEADER}`,
         'Access-Control-Max-Age': '600',
       });
     }
@@ -246,6 +261,8 @@ export class HttpEndpoint {
     }
     const connection = connectionId === undefined ? undefined : this.#connections.get(connectionId);
     if (connectionId !== undefined && !connection) return reply(404, `Unknown ${CONNECTION_ID_HEADER}`);
+    const mismatch = connection && versionMismatch(request.headers, connection);
+    if (mismatch !== undefined) return reply(400, mismatch);
     const body = await this.#readBody(request);
     if (body === 'too-large') {
       return reply(
@@ -375,6 +392,7 @@ export class HttpEndpoint {
     } finally {
       request.off('close', gone);
     }
+    connection.protocolVersion = negotiatedVersion(answer);
     reply(200, answer, {
       [CONNECTION_ID_HEADER]: connectionId,
       ...(this.#cookie ? { 'Set-Cookie': this.#cookie } : {}),

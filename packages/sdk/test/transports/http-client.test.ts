@@ -163,6 +163,31 @@ describe.each<Profile>(['http', 'websocket'])('our Client over %s', (profile) =>
   });
 });
 
+describe('connectHttp headers', () => {
+  it('sends Acp-Protocol-Version with the negotiated version on every request after initialize', async () => {
+    const server = await ours();
+    const seen: { method: string; version: string | null }[] = [];
+    const recording: typeof fetch = (input, init) => {
+      seen.push({
+        method: init?.method ?? 'GET',
+        version: new Headers(init?.headers).get('acp-protocol-version'),
+      });
+      return fetch(input, init);
+    };
+    const client = clientOver(await connectHttp(server.url, { token: server.token!, fetch: recording }));
+    await client.initialize();
+    const sessionId = await client.newSession('/repo');
+    const done = turnsDone(client.store, sessionId, 1);
+    await client.prompt(sessionId, [{ type: 'text', text: 'write it' }]);
+    await done;
+    expect(seen[0]).toEqual({ method: 'POST', version: null });
+    const later = seen.slice(1);
+    // The connection stream, session/new, the session stream, the prompt and the permission answer.
+    expect(later.length).toBeGreaterThanOrEqual(5);
+    expect(later.filter((request) => request.version !== '2')).toEqual([]);
+  });
+});
+
 describe('connectHttp errors', () => {
   it('fails initialize with an HttpStatusError naming 401 for a wrong token', async () => {
     const server = await ours();

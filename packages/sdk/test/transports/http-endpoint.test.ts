@@ -418,6 +418,35 @@ describe('routing', () => {
     expect(await mismatched.text()).toContain('Mismatched Acp-Session-Id');
   });
 
+  it('400 for a request whose Acp-Protocol-Version differs from the version initialize negotiated; the header may be left out', async () => {
+    await serve();
+    const connectionId = await initialize();
+    const headers = { 'Acp-Connection-Id': connectionId };
+    const wrong = await post(
+      { jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } },
+      { ...headers, 'Acp-Protocol-Version': '1' },
+    );
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain(
+      'Acp-Protocol-Version "1" does not match the protocol version this connection negotiated at initialize (2)',
+    );
+    const wrongGet = await fetch(server!.url, {
+      headers: auth({ ...headers, Accept: 'text/event-stream', 'Acp-Protocol-Version': '3' }),
+    });
+    expect(wrongGet.status).toBe(400);
+    const main = await open(connectionId);
+    const right = await post(
+      { jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/r' } },
+      { ...headers, 'Acp-Protocol-Version': '2' },
+    );
+    expect(right.status).toBe(202);
+    expect(await main.next()).toMatchObject({ id: 2, result: { sessionId: expect.any(String) } });
+    const without = await post({ jsonrpc: '2.0', id: 3, method: 'session/list', params: {} }, headers);
+    expect(without.status).toBe(202);
+    expect(await main.next()).toMatchObject({ id: 3 });
+    main.close();
+  });
+
   it('409 for a second GET on a stream that is open; the first keeps delivering', async () => {
     await serve();
     const { connectionId, sessionId, session } = await withSession();
