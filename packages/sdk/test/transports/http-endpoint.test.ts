@@ -586,6 +586,28 @@ describe('the end of a connection', () => {
     expect(response.status).toBe(404);
   });
 
+  it('writes a keepalive comment on a stream that stays quiet, so proxies do not time it out', async () => {
+    await serve({ http: { keepAliveMs: 50 } });
+    const connectionId = await initialize();
+    const controller = new AbortController();
+    const response = await fetch(server!.url, {
+      headers: auth({ Accept: 'text/event-stream', 'Acp-Connection-Id': connectionId }),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    // Nothing is sent on this connection: whatever arrives is the server's own keepalive.
+    while (!text.includes(':\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('stream ended before a keepalive');
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(text.trim()).toMatch(/^:/);
+    controller.abort();
+  });
+
   it('cuts off a connection whose session stream reader stopped reading; other connections are served meanwhile', async () => {
     await serve({ http: { maxStreamBufferBytes: 64 * 1024 } });
     const stalled = await withSession();
