@@ -10,7 +10,7 @@ import {
   createNodeHttpHandler,
   createNodeWebSocketUpgradeHandler,
 } from '@agentclientprotocol/sdk/experimental/node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { Agent, type AgentConnection } from '../../src/agent/index.js';
 import { Client, type ClientConnection, ConversationStore } from '../../src/client/index.js';
@@ -196,13 +196,27 @@ describe('connectHttp errors', () => {
     expect(String(failure)).toContain('HTTP 401');
   });
 
-  it('keeps the server’s affinity cookie and returns it on later requests', async () => {
+  it('keeps the server’s affinity cookie and returns it on every later request of the connection, DELETE included', async () => {
     const server = await ours();
     const cookies = new MemoryCookieStore();
-    const client = clientOver(await connectHttp(server.url, { token: server.token!, cookies }));
+    const sent: { method: string; cookie: string | null }[] = [];
+    const recording: typeof fetch = (input, init) => {
+      sent.push({ method: init?.method ?? 'GET', cookie: new Headers(init?.headers).get('cookie') });
+      return fetch(input, init);
+    };
+    const client = clientOver(
+      await connectHttp(server.url, { token: server.token!, cookies, fetch: recording }),
+    );
     await client.initialize();
-    expect(cookies.header()).toMatch(/^acp_affinity=[A-Za-z0-9_-]+$/);
+    const cookie = cookies.header();
+    expect(cookie).toMatch(/^acp_affinity=[A-Za-z0-9_-]+$/);
     await client.newSession('/repo');
+    client.close();
+    await vi.waitFor(() => expect(sent.at(-1)?.method).toBe('DELETE'));
+    expect(sent[0]).toEqual({ method: 'POST', cookie: null });
+    // The connection stream, session/new, the session stream, and the DELETE.
+    expect(sent.length).toBeGreaterThanOrEqual(5);
+    expect(sent.slice(1).filter((request) => request.cookie !== cookie)).toEqual([]);
   });
 
   it('HttpStatusError carries the status and the reason', () => {

@@ -21,15 +21,24 @@ import { readSseData } from '../../src/transports/sse-parser.js';
 /** Releases the turn of a "hold" prompt, which waits between its two chunks until this is called. */
 let releaseHeld: (() => void) | undefined;
 
+/** Sessions whose held turn was cancelled (session/cancel releases the hold). */
+const cancelled = new Set<string>();
+
 /**
  * Replies with one chunk per word of the prompt; "flood N" replies with N chunks of 1 KB; "hold"
- * replies "before", waits for {@link releaseHeld}, then replies "after".
+ * replies "before", waits for {@link releaseHeld} (or a session/cancel, which ends the turn
+ * `cancelled`), then replies "after"; "ask" asks the submitter's permission and replies with the
+ * option chosen.
  */
 function wordsAgent(): Agent {
   return new Agent({
     info: { name: 'acp-kit-test-agent', version: '0.0.0' },
     replay: 'as-retained',
-    async onPrompt(prompt, { session }) {
+    onCancel(session) {
+      cancelled.add(session.id);
+      releaseHeld?.();
+    },
+    async onPrompt(prompt, { session, client }) {
       await prompt.insert();
       await session.running();
       const text = prompt.content.map((block) => ('text' in block ? block.text : '')).join(' ');
@@ -39,7 +48,20 @@ function wordsAgent(): Agent {
         await new Promise<void>((resolve) => {
           releaseHeld = resolve;
         });
+        if (cancelled.delete(session.id)) return session.idle('cancelled');
         await reply.chunk({ type: 'text', text: 'after' });
+        await session.idle('end_turn');
+        return;
+      }
+      if (text === 'ask') {
+        const answer = await session.requestPermission(
+          { title: 'write file', options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }] },
+          client,
+        );
+        await reply.chunk({
+          type: 'text',
+          text: `chose ${answer.outcome.outcome === 'selected' ? answer.outcome.optionId : 'none'}`,
+        });
         await session.idle('end_turn');
         return;
       }
@@ -445,6 +467,90 @@ describe('routing', () => {
     expect(without.status).toBe(202);
     expect(await main.next()).toMatchObject({ id: 3 });
     main.close();
+  });
+
+  it('session/cancel: 400 without Acp-Session-Id; with it 202 and an empty body, and the held turn ends cancelled on the session stream', async () => {
+    await serve();
+    const { connectionId, sessionId, session } = await withSession();
+    const headers = { 'Acp-Connection-Id': connectionId, 'Acp-Session-Id': sessionId };
+    expect((await post(promptMessage(2, sessionId, 'hold'), headers)).status).toBe(202);
+    await session.until((m) => JSON.stringify(m).includes('"before"'));
+    const cancel = { jsonrpc: '2.0', method: 'session/cancel', params: { sessionId } };
+    const missing = await post(cancel, { 'Acp-Connection-Id': connectionId });
+    expect(missing.status).toBe(400);
+    expect(await missing.text()).toContain('Missing Acp-Session-Id');
+    const accepted = await post(cancel, headers);
+    expect(accepted.status).toBe(202);
+    expect(await accepted.text()).toBe('');
+    const seen = await session.until((m) => JSON.stringify(m).includes('"stopReason":"cancelled"'));
+    expect(JSON.stringify(seen)).not.toContain('"after"');
+  });
+
+  it('a permission answer: 400 without the session its request went on; with it 202, and the turn goes on', async () => {
+    await serve();
+    const { connectionId, sessionId, session } = await withSession();
+    const headers = { 'Acp-Connection-Id': connectionId, 'Acp-Session-Id': sessionId };
+    expect((await post(promptMessage(2, sessionId, 'ask'), headers)).status).toBe(202);
+    const [asked] = (await session.until((m) => m.method === 'session/request_permission')).slice(-1);
+    const answer = {
+      jsonrpc: '2.0',
+      id: asked!.id,
+      result: { outcome: { outcome: 'selected', optionId: 'allow' } },
+    };
+    const missing = await post(answer, { 'Acp-Connection-Id': connectionId });
+    expect(missing.status).toBe(400);
+    expect(await missing.text()).toContain('Acp-Session-Id');
+    expect((await post(answer, headers)).status).toBe(202);
+    const seen = await session.until(isIdle);
+    expect(JSON.stringify(seen)).toContain('chose allow');
+  });
+
+  it('sends the initialize answer unchanged: no connectionId in the body, the ID in the header only', async () => {
+    await serve();
+    const response = await post(INITIALIZE);
+    const body = (await response.json()) as { result: Record<string, unknown> };
+    expect(body.result).not.toHaveProperty('connectionId');
+    expect(JSON.stringify(body)).not.toContain(response.headers.get('acp-connection-id')!);
+  });
+
+  it('a v1 session/load (the RFD’s resume flow, as a v1 agent behind the gateway serves it): its replay on the session stream, its answer on the connection stream', async () => {
+    // A bare v1 agent, not ours: it answers initialize and session/load, sending one replayed update first.
+    server = await listenAcp({
+      onConnection: (transport) => {
+        const connection = new Connection(transport);
+        connection.onRequest('initialize', () => ({
+          protocolVersion: 1,
+          agentCapabilities: { loadSession: true },
+        }));
+        connection.onRequest('session/load', async (raw) => {
+          const params = raw as { sessionId: string };
+          await connection.sendNotification('session/update', {
+            sessionId: params.sessionId,
+            update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'replayed' } },
+          });
+          return {};
+        });
+        connection.listen();
+      },
+    });
+    const connectionId = await initialize();
+    const main = await open(connectionId);
+    const headers = { 'Acp-Connection-Id': connectionId, 'Acp-Session-Id': 'sess_v1' };
+    const load = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'session/load',
+      params: { sessionId: 'sess_v1', cwd: '/r', mcpServers: [] },
+    };
+    expect((await post(load, headers)).status).toBe(202);
+    const session = await open(connectionId, 'sess_v1');
+    expect(await session.next()).toMatchObject({
+      method: 'session/update',
+      params: { sessionId: 'sess_v1', update: { content: { text: 'replayed' } } },
+    });
+    expect(await main.next()).toMatchObject({ id: 7, result: {} });
+    main.close();
+    session.close();
   });
 
   it('409 for a second GET on a stream that is open; the first keeps delivering', async () => {
