@@ -39,11 +39,7 @@ export async function checkCancelRaces(rounds: number, chunks = 200): Promise<Ca
   const client = connectClient(agent);
   await initialize(client);
   const report: CancelRacesReport = { timings: [], stuck: 0, samples: [] };
-  const idles = (): { stopReason?: string }[] =>
-    client
-      .updates()
-      .map((p) => p.update as { sessionUpdate: string; state?: string; stopReason?: string })
-      .filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle');
+  const idles = () => client.idles();
   const prompt = { sessionId: session.id, prompt: [{ type: 'text', text: 'go' }] };
   const cancel = (): void => client.notify('session/cancel', { sessionId: session.id });
 

@@ -70,7 +70,7 @@ function content(bytes: number, blocks: number, fill: string): ContentBlock[] {
 }
 
 /** Folds `session/update` params into final content per `kind:messageId`. */
-function fold(updates: Record<string, unknown>[]): Map<string, ContentBlock[]> {
+function fold(updates: readonly Record<string, unknown>[]): Map<string, ContentBlock[]> {
   const messages = new Map<string, ContentBlock[]>();
   for (const params of updates) {
     const update = params.update as { sessionUpdate: string; messageId?: string; content?: unknown };

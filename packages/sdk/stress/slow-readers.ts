@@ -84,9 +84,7 @@ export async function checkSlowReaders(options: {
 
   const reader = connectClient(agent);
   await init(reader);
-  const idleCount = (client: WireClient): number =>
-    client.updates().filter((p) => (p.update as { sessionUpdate: string; state?: string }).state === 'idle')
-      .length;
+  const idleCount = (client: WireClient): number => client.idles().length;
   const readerReceipt = reader.request('session/prompt', promptOf('long'));
   await readerReceipt;
   // The third client prompts while the long turn may still be streaming to the slow ones.

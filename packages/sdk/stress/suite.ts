@@ -103,8 +103,10 @@ export async function sizedSections(f: Figures, scale: number): Promise<void> {
   // STRESS_SCALE the stream really fills the queue and the larger load is 4× the smaller.
   const cap = Math.max(MiB, Math.round(4 * MiB * Math.min(1, scale)));
   const chunkBytes = 1024;
-  const small = await stalledClient(cap, (5 * cap) / chunkBytes, chunkBytes);
-  const stalled = await stalledClient(cap, (20 * cap) / chunkBytes, chunkBytes);
+  // Whole chunks: at a scale that makes the cap no multiple of a chunk, a fractional count would
+  // never equal the chunks a reader counts.
+  const small = await stalledClient(cap, Math.round((5 * cap) / chunkBytes), chunkBytes);
+  const stalled = await stalledClient(cap, Math.round((20 * cap) / chunkBytes), chunkBytes);
   const stalledOk = [small, stalled].every(
     (r) => r.closedWith?.code === BUFFER_FULL && r.otherClientGotEverything,
   );

@@ -30,7 +30,9 @@ export interface WireClient {
   /** Counts received `session/update` notifications whose update has this `sessionUpdate`. */
   count(kind: string): number;
   /** The `session/update` params received, in order. */
-  updates(): Record<string, unknown>[];
+  updates(): readonly Record<string, unknown>[];
+  /** The idle state updates received, in order. */
+  idles(): readonly { stopReason?: string }[];
 }
 
 /** Lets the event loop run once. */
@@ -59,6 +61,10 @@ export function connectClient(
     closed = reason;
   });
   const received: Received[] = [];
+  // Kept as messages arrive, so a check polling them each event-loop turn costs O(1), not O(all).
+  const updateList: Record<string, unknown>[] = [];
+  const counts = new Map<string, number>();
+  const idleList: { stopReason?: string }[] = [];
   const waiting = new Map<number, (message: Record<string, unknown>) => void>();
   let nextId = 1;
   let buffered = '';
@@ -72,6 +78,14 @@ export function connectClient(
       nl = buffered.indexOf('\n');
       const message = JSON.parse(line) as Record<string, unknown>;
       received.push({ message, bytes: Buffer.byteLength(line, 'utf8') });
+      if (message.method === 'session/update') {
+        const params = message.params as Record<string, unknown>;
+        updateList.push(params);
+        const kind = (params?.update as { sessionUpdate?: unknown } | undefined)?.sessionUpdate;
+        if (typeof kind === 'string') counts.set(kind, (counts.get(kind) ?? 0) + 1);
+        const update = params?.update as { state?: unknown; stopReason?: string } | undefined;
+        if (kind === 'state_update' && update?.state === 'idle') idleList.push(update);
+      }
       if (typeof message.id === 'number' && !('method' in message)) {
         waiting.get(message.id)?.(message);
         waiting.delete(message.id);
@@ -81,10 +95,7 @@ export function connectClient(
   const send = (message: Record<string, unknown>): void => {
     toAgent.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
   };
-  const updates = (): Record<string, unknown>[] =>
-    received
-      .filter((r) => r.message.method === 'session/update')
-      .map((r) => r.message.params as Record<string, unknown>);
+  const updates = (): readonly Record<string, unknown>[] => updateList;
   return {
     received,
     connection,
@@ -98,8 +109,8 @@ export function connectClient(
     },
     notify: (method, params) => send({ method, params }),
     pause: () => fromAgent.pause(),
-    count: (kind) =>
-      updates().filter((p) => (p.update as { sessionUpdate?: string }).sessionUpdate === kind).length,
+    count: (kind) => counts.get(kind) ?? 0,
+    idles: () => idleList,
     updates,
   };
 }
