@@ -15,6 +15,7 @@ export const KNOWN_ENUM_VALUES = {
   CompactionStatus: ['in_progress', 'completed', 'failed', 'cancelled'],
   PermissionOptionKind: ['allow_once', 'allow_always', 'reject_once', 'reject_always'],
   StringFormat: ['email', 'uri', 'date', 'date-time'],
+  SessionStatus: ['open', 'saved'],
 } as const;
 /** The tag property and the tag values this schema version defines for each discriminated union, by definition name (a nested union counts once, under its outer tag value). */
 export const KNOWN_UNION_TAGS = {

@@ -252,6 +252,21 @@ export const METHOD_CAPABILITIES = {
       description: 'Served only when the agent\'s initialize response has capabilities.session.title; a client must not call it otherwise. Agents report titles (session/list, session_info_update) without it.',
     },
   },
+  /** Unstable (upstream's unstable surface; may change): says whether the agent holds a session in memory (open) or only knows it and can resume it (saved), with the session's current activity when open. It has no side effects: the session is not loaded, resumed or changed, and the asking connection is not attached to it. */
+  'session/status': {
+    method: 'session/status',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/capabilities/session/status',
+      path: ['capabilities', 'session', 'status'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has capabilities.session.status; a client must not call it otherwise.',
+    },
+  },
   /** Reports a change in a session: a user, agent or thought message (whole or chunked), a state change, a tool call, a plan or usage. Agents may send it at any time after the session exists, with or without a prompt. */
   'session/update': {
     method: 'session/update',

@@ -261,6 +261,8 @@ export interface SessionCapabilities {
   fork?: (SessionForkCapabilities | null);
   /** Unstable: session/set_title is available (clients may set titles). */
   title?: (SessionTitleCapabilities | null);
+  /** Unstable: session/status is available (clients may ask whether a session is open or saved). */
+  status?: (SessionStatusCapabilities | null);
   /** Sessions may span directories besides cwd. */
   additionalDirectories?: (SessionAdditionalDirectoriesCapabilities | null);
   /** Extension metadata. */
@@ -2041,6 +2043,51 @@ export interface SetSessionTitleResponse {
   _meta?: Meta;
 }
 
+/** Unstable: present (as an object, possibly empty) when the agent answers session/status; omitted or null when not. Later versions may add fields. */
+export interface SessionStatusCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: parameters of session/status. */
+export interface SessionStatusRequest {
+  /** The session asked about: any session session/list would show, attached to this connection or not; one the agent does not know gets -32002 with the sessionId in the error's data. */
+  sessionId: SessionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: whether the agent holds a session in memory: open (it does, for some connection; the asking connection still resumes it before prompting or expecting updates) or saved (it knows the session and session/resume would start it). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them. */
+export type SessionStatus = 'open' | 'saved' | UnknownValue;
+
+/** Unstable: the activity of an open session when session/status answered: the fields of its latest state update (state, and with it stopReason, usage, error and background as that update carried them). sessionUpdate may be present (as in a state_update) or left out. A snapshot: the session may have moved on. */
+export interface SessionStatusState {
+  /** Present when the agent sends the state update as it reported it; may be left out. */
+  sessionUpdate?: "state_update";
+  /** running, idle or requires_action; other values are from a later protocol version or implementation-defined, and receivers keep them. */
+  state: string;
+  /** With idle: why the last foreground work ended, when that update said. */
+  stopReason?: (StopReason | null);
+  /** Token counts of the work that ended, when that update carried them. */
+  usage?: (Usage | null);
+  /** With stopReason error: what went wrong, as that update carried it. */
+  error?: (JsonRpcError | null);
+  /** The work running in the background, as the latest state update listed it. */
+  background?: (BackgroundWork[] | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: result of session/status, a snapshot: a session reported open may be closed or evicted before the client's next request. */
+export interface SessionStatusResponse {
+  /** open or saved. */
+  status: SessionStatus;
+  /** With open: the session's current activity. Omitted or null when saved, or when the agent does not say. */
+  state?: (SessionStatusState | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** Unstable: present (as an object, possibly empty) when the agent answers session/fork; omitted or null when not. Later versions may add fields. */
 export interface SessionForkCapabilities {
   /** Extension metadata. */
@@ -2345,6 +2392,11 @@ export interface Definitions {
   SessionTitleCapabilities: SessionTitleCapabilities;
   SetSessionTitleRequest: SetSessionTitleRequest;
   SetSessionTitleResponse: SetSessionTitleResponse;
+  SessionStatusCapabilities: SessionStatusCapabilities;
+  SessionStatusRequest: SessionStatusRequest;
+  SessionStatus: SessionStatus;
+  SessionStatusState: SessionStatusState;
+  SessionStatusResponse: SessionStatusResponse;
   SessionForkCapabilities: SessionForkCapabilities;
   ForkSessionRequest: ForkSessionRequest;
   ForkSessionResponse: ForkSessionResponse;

@@ -28,6 +28,7 @@ import type {
   SessionConfigOption,
   SessionId,
   SessionInfo,
+  SessionStatusResponse,
   SetSessionConfigOptionRequest,
   SetSessionConfigOptionResponse,
 } from '@acp-kit/schema';
@@ -326,12 +327,6 @@ export class Client {
   }
 
   /**
-   * Sets a session's title (`session/set_title`, unstable; agents that advertise
-   * `capabilities.session.title`). Resolves with the title the agent stored, which may be
-   * normalized (trimmed, shortened): show that one. Attached clients also get it as a
-   * `session_info_update`.
-   */
-  /**
    * Forks a session (`session/fork`, upstream's unstable surface; the agent must advertise
    * `capabilities.session.fork`): the agent makes a new session that starts with the source's
    * retained history, attaches this connection to it and answers with its ID. The source is not
@@ -355,6 +350,12 @@ export class Client {
     return response;
   }
 
+  /**
+   * Sets a session's title (`session/set_title`, unstable; agents that advertise
+   * `capabilities.session.title`). Resolves with the title the agent stored, which may be
+   * normalized (trimmed, shortened): show that one. Attached clients also get it as a
+   * `session_info_update`.
+   */
   async setTitle(sessionId: SessionId, title: string, options: CallOptions = {}): Promise<string> {
     const response = await this.#connection.sendRequest(
       'session/set_title',
@@ -362,6 +363,21 @@ export class Client {
       signalOf(options),
     );
     return response.title;
+  }
+
+  /**
+   * Asks whether the agent holds a session in memory (`session/status`, unstable; agents that
+   * advertise `capabilities.session.status`): `open`, with its current activity in `state`, or
+   * `saved` (resume it to start it). It changes nothing and does not attach this connection: an
+   * `open` session still needs `resume` before prompting it. A snapshot, which may be stale by the
+   * next request; an unknown session rejects with -32002.
+   */
+  sessionStatus(sessionId: SessionId, options: CallOptions = {}): Promise<SessionStatusResponse> {
+    return this.#connection.sendRequest(
+      'session/status',
+      withMeta({ sessionId }, options),
+      signalOf(options),
+    );
   }
 
   /** Cancels one tool call that advertises the cancel capability (`tool_call/cancel`); the rest of the work goes on. */

@@ -3,6 +3,7 @@ import { connectionLifecycle } from './connection-lifecycle.js';
 import { prompts } from './prompts.js';
 import { sessionConfig } from './session-config.js';
 import { sessionFork } from './session-fork.js';
+import { sessionStatus } from './session-status.js';
 import { sessions } from './sessions.js';
 import { workRequests } from './work-requests.js';
 
@@ -18,5 +19,6 @@ export const AGENT_FEATURES: readonly MethodFeature[] = [
   prompts,
   sessionConfig,
   sessionFork,
+  sessionStatus,
   workRequests,
 ];

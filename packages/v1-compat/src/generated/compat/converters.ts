@@ -2827,6 +2827,11 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
     v2: 'session/fork',
     lossy: 'v1 has no session fork: a v1 agent behind a bridge is advertised without capabilities.session.fork and the bridge answers session/fork -32601; a v1 client of a v2 agent is not offered it.',
   },
+  {
+    v1: null,
+    v2: 'session/status',
+    lossy: 'v1 has no session status: a v1 agent behind a bridge is advertised without capabilities.session.status and the bridge answers session/status -32601; a v1 client of a v2 agent is not offered it.',
+  },
 ];
 /** Every session/update kind of both versions with its counterpart, in mapping order. */
 export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
