@@ -25,6 +25,11 @@ describe('the Streamable HTTP client', () => {
       }
     };
     visit('http-client.ts');
-    expect([...seen].sort()).toEqual(['cookie-jar.ts', 'http-client.ts', 'sse-parser.ts']);
+    expect([...seen].sort()).toEqual([
+      'cookie-jar.ts',
+      'http-client.ts',
+      'protocol-version-header.ts',
+      'sse-parser.ts',
+    ]);
   });
 });
