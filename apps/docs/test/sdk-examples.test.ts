@@ -9,6 +9,7 @@ import {
 import { describe, expect, it, vi } from 'vitest';
 import { interactiveClient } from '../src/examples/sdk/answer-the-agent.ts';
 import { askOnce } from '../src/examples/sdk/ask-once.ts';
+import { branchAndShelve } from '../src/examples/sdk/branch-and-shelve.ts';
 import { createEchoAgent } from '../src/examples/sdk/echo-agent.ts';
 import { listWithin, sessionTitles, switchMode } from '../src/examples/sdk/manage-sessions.ts';
 import { createPlanningAgent } from '../src/examples/sdk/report-progress.ts';
@@ -199,5 +200,39 @@ describe('the planning agent example', () => {
     expect(replayed.availableCommands?.map((c) => c.name)).toEqual(['review', 'test']);
     client.close();
     later.close();
+  });
+});
+
+describe('branch-and-shelve.ts (the unstable session methods)', () => {
+  it('forks with the history, titles the fork, archives the original, and the lists show only the branch', async () => {
+    const { Agent } = await import('@acp-kit/sdk');
+    const agent = new Agent({
+      info: { name: 'unstable-agent', version: '0.0.0' },
+      capabilities: { session: { fork: {}, title: {}, status: {}, archive: {} } },
+      async onPrompt(prompt, { session }) {
+        await prompt.insert();
+        await session.running();
+        const reply = await session.agentMessage();
+        await reply.chunk({ type: 'text', text: 'first direction' });
+        await session.idle('end_turn');
+      },
+    });
+    const [agentSide, clientSide] = createInProcessPair();
+    agent.serve(new Connection(agentSide) as AgentConnection);
+    const client = new Client(new Connection(clientSide) as ClientConnection, {
+      info: { name: 'docs', version: '0.0.0' },
+    });
+    await client.initialize();
+    const { sessionId } = await client.createSession({ cwd: '/work' });
+    await client.promptToEnd(sessionId, [{ type: 'text', text: 'go' }]);
+    const outcome = await branchAndShelve(client, sessionId, '/work', '  Second try  ');
+    expect(outcome.branch).not.toBe(sessionId);
+    expect(outcome.title).toBe('Second try');
+    expect(outcome.original).toBe('saved');
+    expect(outcome.visible).toEqual([outcome.branch]);
+    expect(outcome.shelved).toEqual([sessionId]);
+    // The fork's store holds the original's messages under their IDs.
+    const ids = (id: string) => client.store.snapshot(id).messages.map((m) => m.messageId);
+    expect(ids(outcome.branch)).toEqual(ids(sessionId));
   });
 });

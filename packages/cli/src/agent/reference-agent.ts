@@ -226,7 +226,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     ...(options.ownership ? { ownership: options.ownership } : {}),
     onHandlerError: reportError,
     onRefusedNotification: printRefusedNotification,
-    capabilities: { session: { delete: {}, fork: {}, status: {}, title: {} } },
+    capabilities: { session: { archive: {}, delete: {}, fork: {}, status: {}, title: {} } },
     ...(options.requireLogin
       ? {
           auth: {

@@ -16,6 +16,7 @@ export const KNOWN_ENUM_VALUES = {
   PermissionOptionKind: ['allow_once', 'allow_always', 'reject_once', 'reject_always'],
   StringFormat: ['email', 'uri', 'date', 'date-time'],
   SessionStatus: ['open', 'saved'],
+  SessionArchiveFilter: ['exclude', 'include', 'only'],
 } as const;
 /** The tag property and the tag values this schema version defines for each discriminated union, by definition name (a nested union counts once, under its outer tag value). */
 export const KNOWN_UNION_TAGS = {

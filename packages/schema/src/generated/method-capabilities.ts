@@ -267,6 +267,36 @@ export const METHOD_CAPABILITIES = {
       description: 'Served only when the agent\'s initialize response has capabilities.session.status; a client must not call it otherwise.',
     },
   },
+  /** Unstable (upstream's unstable surface; may change): hides a session from the default session/list results, keeping its ID and retained history. A session with work running is closed first, as session/close would (its turn ends cancelled). Archiving an archived session succeeds. */
+  'session/archive': {
+    method: 'session/archive',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/capabilities/session/archive',
+      path: ['capabilities', 'session', 'archive'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has capabilities.session.archive (which also means session/list takes the archived filter and reports SessionInfo.archived); a client must not call it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): returns an archived session to the default session/list results, same ID and history. It does not load or resume the session; a client that wants to go on with it unarchives it, then resumes it. Unarchiving a session that is not archived succeeds. */
+  'session/unarchive': {
+    method: 'session/unarchive',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/capabilities/session/archive',
+      path: ['capabilities', 'session', 'archive'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has capabilities.session.archive (which also means session/list takes the archived filter and reports SessionInfo.archived); a client must not call it otherwise.',
+    },
+  },
   /** Reports a change in a session: a user, agent or thought message (whole or chunked), a state change, a tool call, a plan or usage. Agents may send it at any time after the session exists, with or without a prompt. */
   'session/update': {
     method: 'session/update',

@@ -263,6 +263,8 @@ export interface SessionCapabilities {
   title?: (SessionTitleCapabilities | null);
   /** Unstable: session/status is available (clients may ask whether a session is open or saved). */
   status?: (SessionStatusCapabilities | null);
+  /** Unstable: session/archive and session/unarchive are available, session/list takes the archived filter and reports SessionInfo.archived. */
+  archive?: (SessionArchiveCapabilities | null);
   /** Sessions may span directories besides cwd. */
   additionalDirectories?: (SessionAdditionalDirectoriesCapabilities | null);
   /** Extension metadata. */
@@ -681,6 +683,8 @@ export interface ListSessionsRequest {
   cwd?: (AbsolutePath | null);
   /** Where to continue; omitted for the first page. */
   cursor?: (SessionListCursor | null);
+  /** Unstable (with capabilities.session.archive): which sessions to list by their archive state; omitted or null means exclude (archived sessions are left out). A value the agent does not support is refused with -32602 at /params/archived, never read as exclude. */
+  archived?: (SessionArchiveFilter | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -697,6 +701,8 @@ export interface SessionInfo {
   title?: (string | null);
   /** When the session last changed (ISO 8601 date-time). */
   updatedAt?: (string | null);
+  /** Unstable (with capabilities.session.archive): whether the session is archived. Omitted or null means not archived. */
+  archived?: (boolean | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -2088,6 +2094,43 @@ export interface SessionStatusResponse {
   _meta?: Meta;
 }
 
+/** Unstable: present (as an object, possibly empty) when the agent answers session/archive and session/unarchive, takes the archived filter of session/list and reports SessionInfo.archived; omitted or null when not. Later versions may add fields. */
+export interface SessionArchiveCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: which sessions session/list returns by their archive state: exclude (only sessions not archived; the default), include (both) or only (only archived ones). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them, and an agent refuses one it does not support with -32602. */
+export type SessionArchiveFilter = 'exclude' | 'include' | 'only' | UnknownValue;
+
+/** Unstable: parameters of session/archive. */
+export interface ArchiveSessionRequest {
+  /** The session to archive: any session the agent knows, attached to this connection or not; an unknown one gets -32002 with the sessionId in the error's data. */
+  sessionId: SessionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: result of session/archive, sent once the session is archived (and closed, if work was running). */
+export interface ArchiveSessionResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: parameters of session/unarchive. */
+export interface UnarchiveSessionRequest {
+  /** The session to unarchive; an unknown one gets -32002 with the sessionId in the error's data. */
+  sessionId: SessionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: result of session/unarchive, sent once the session is listed again by default. */
+export interface UnarchiveSessionResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** Unstable: present (as an object, possibly empty) when the agent answers session/fork; omitted or null when not. Later versions may add fields. */
 export interface SessionForkCapabilities {
   /** Extension metadata. */
@@ -2397,6 +2440,12 @@ export interface Definitions {
   SessionStatus: SessionStatus;
   SessionStatusState: SessionStatusState;
   SessionStatusResponse: SessionStatusResponse;
+  SessionArchiveCapabilities: SessionArchiveCapabilities;
+  SessionArchiveFilter: SessionArchiveFilter;
+  ArchiveSessionRequest: ArchiveSessionRequest;
+  ArchiveSessionResponse: ArchiveSessionResponse;
+  UnarchiveSessionRequest: UnarchiveSessionRequest;
+  UnarchiveSessionResponse: UnarchiveSessionResponse;
   SessionForkCapabilities: SessionForkCapabilities;
   ForkSessionRequest: ForkSessionRequest;
   ForkSessionResponse: ForkSessionResponse;

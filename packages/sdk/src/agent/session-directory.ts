@@ -10,9 +10,13 @@ export const DEFAULT_LIST_PAGE_SIZE = 50;
 /** Directory pages read for one filtered `session/list` page before answering with what was found. */
 const MAX_SCANNED_PAGES = 16;
 
-/** What `session/list` reports about one directory record. */
-export function sessionInfo(record: SessionRecord): SessionInfo {
-  const { additionalDirectories } = settingsOf(record);
+/**
+ * What `session/list` reports about one directory record; with `reportArchived` (the agent
+ * advertises `capabilities.session.archive`, which obliges it to say so of every listed session)
+ * also whether it is archived.
+ */
+export function sessionInfo(record: SessionRecord, reportArchived = false): SessionInfo {
+  const { additionalDirectories, archived } = settingsOf(record);
   return {
     sessionId: record.sessionId,
     cwd: record.cwd,
@@ -21,21 +25,48 @@ export function sessionInfo(record: SessionRecord): SessionInfo {
       : {}),
     ...(record.title === null ? {} : { title: record.title }),
     updatedAt: record.updatedAt,
+    ...(reportArchived ? { archived: archived === true } : {}),
   };
+}
+
+/** The archive filters `session/list` supports (`SessionArchiveFilter`). */
+const ARCHIVE_FILTERS = new Set(['exclude', 'include', 'only']);
+
+/**
+ * Whether a record passes `session/list`'s archive filter: with archiving served, `exclude` (the
+ * default) leaves archived sessions out, `only` keeps only them, `include` keeps all; a filter this
+ * agent does not support is -32602 at `/params/archived`. Without archiving every record passes.
+ */
+function archiveFilter(request: ListSessionsRequest, served: boolean): (record: SessionRecord) => boolean {
+  if (!served) return () => true;
+  const filter = request.archived ?? 'exclude';
+  if (!ARCHIVE_FILTERS.has(filter)) {
+    throw new RpcError(ErrorCodes.InvalidParams, `Unsupported archive filter: ${JSON.stringify(filter)}`, {
+      pointer: '/params/archived',
+      expected: 'exclude, include or only',
+    });
+  }
+  if (filter === 'include') return () => true;
+  const want = filter === 'only';
+  return (record) => (settingsOf(record).archived === true) === want;
 }
 
 /**
  * The built-in `session/list`: one page of the session log's directory, in creation order, with
  * titles and `updatedAt`. With `cwd`, only sessions rooted there (a page may then hold fewer than
  * `pageSize` sessions and still have a `nextCursor`). The cursor is the directory's own; a cursor
- * the directory does not recognise is -32602 at `/params/cursor`.
+ * the directory does not recognise is -32602 at `/params/cursor`. With `archive` (the agent serves
+ * `session/archive`) the request's `archived` filter applies like `cwd`, before paging, and every
+ * listed session says whether it is archived.
  */
 export async function listSessionPage(
   log: SessionLog,
   request: ListSessionsRequest,
   pageSize = DEFAULT_LIST_PAGE_SIZE,
+  archive = false,
 ): Promise<ListSessionsResponse> {
   const cwd = request.cwd ?? undefined;
+  const passes = archiveFilter(request, archive);
   const sessions: SessionInfo[] = [];
   let cursor = request.cursor ?? null;
   // An empty string is no position (the directory would read it as the first page): never issued.
@@ -52,7 +83,8 @@ export async function listSessionPage(
       throw error;
     }
     for (const record of page.sessions) {
-      if (cwd === undefined || record.cwd === cwd) sessions.push(sessionInfo(record));
+      if ((cwd === undefined || record.cwd === cwd) && passes(record))
+        sessions.push(sessionInfo(record, archive));
     }
     cursor = page.nextCursor;
     if (cursor === null || sessions.length >= pageSize) break;

@@ -13,6 +13,8 @@ export interface SessionSettings {
   readonly availableCommands?: readonly AvailableCommand[];
   /** Directories beyond `cwd` the session may use. */
   readonly additionalDirectories?: readonly string[];
+  /** Archived (`session/archive`, unstable): left out of `session/list` unless asked for. */
+  readonly archived?: boolean;
 }
 
 /** The settings kept in a directory record (an empty object when none were kept). */
@@ -25,6 +27,7 @@ export function settingsOf(record: Pick<SessionRecord, 'config'> | undefined): S
     out.availableCommands = config.availableCommands as AvailableCommand[];
   if (Array.isArray(config.additionalDirectories))
     out.additionalDirectories = config.additionalDirectories as string[];
+  if (config.archived === true) out.archived = true;
   return out;
 }
 

@@ -380,6 +380,32 @@ export class Client {
     );
   }
 
+  /**
+   * Archives a session (`session/archive`, unstable; agents that advertise
+   * `capabilities.session.archive`): it leaves the default `session/list` results, keeps its ID
+   * and history, and is closed first if work runs (its turn ends `cancelled`). List archived
+   * sessions with `listSessions({ archived: 'only' })` (or `'include'`).
+   */
+  async archiveSession(sessionId: SessionId, options: CallOptions = {}): Promise<void> {
+    await this.#connection.sendRequest(
+      'session/archive',
+      withMeta({ sessionId }, options),
+      signalOf(options),
+    );
+  }
+
+  /**
+   * Unarchives a session (`session/unarchive`, unstable): it is listed by default again. Nothing is
+   * resumed; call `resume` to go on with it.
+   */
+  async unarchiveSession(sessionId: SessionId, options: CallOptions = {}): Promise<void> {
+    await this.#connection.sendRequest(
+      'session/unarchive',
+      withMeta({ sessionId }, options),
+      signalOf(options),
+    );
+  }
+
   /** Cancels one tool call that advertises the cancel capability (`tool_call/cancel`); the rest of the work goes on. */
   cancelToolCall(
     sessionId: SessionId,

@@ -1,5 +1,6 @@
 import { authBeforeSession } from './auth-before-session.ts';
 import { backgroundWork } from './background-work.ts';
+import { branchAndShelve } from './branch-and-shelve.ts';
 import { cancellationFlow } from './cancellation-flow.ts';
 import { configOptionChange } from './config-option-change.ts';
 import { elicitationFlow } from './elicitation-flow.ts';
@@ -16,6 +17,7 @@ import { versionNegotiation } from './version-negotiation.ts';
 export {
   authBeforeSession,
   backgroundWork,
+  branchAndShelve,
   cancellationFlow,
   configOptionChange,
   elicitationFlow,
@@ -46,4 +48,5 @@ export const allDiagrams = [
   cancellationFlow,
   versionNegotiation,
   backgroundWork,
+  branchAndShelve,
 ] as const;

@@ -1,6 +1,7 @@
 import type { MethodFeature } from '../serving.js';
 import { connectionLifecycle } from './connection-lifecycle.js';
 import { prompts } from './prompts.js';
+import { sessionArchive } from './session-archive.js';
 import { sessionConfig } from './session-config.js';
 import { sessionFork } from './session-fork.js';
 import { sessionStatus } from './session-status.js';
@@ -20,5 +21,6 @@ export const AGENT_FEATURES: readonly MethodFeature[] = [
   sessionConfig,
   sessionFork,
   sessionStatus,
+  sessionArchive,
   workRequests,
 ];

@@ -170,7 +170,12 @@ export const sessions: MethodFeature = (agent) => {
     'session/list': async (params, request, connection) => {
       if (typeof params.cwd === 'string') requireAbsolute(params.cwd);
       const builtIn = (p: typeof params) =>
-        listSessionPage(agent.log, p, options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE);
+        listSessionPage(
+          agent.log,
+          p,
+          options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE,
+          Boolean(agent.capabilities.session?.archive),
+        );
       const list = options.listSessions;
       if (!list) return builtIn(params);
       return runHandler(agent, 'listSessions', undefined, () =>

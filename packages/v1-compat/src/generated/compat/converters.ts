@@ -1577,7 +1577,7 @@ export function v1ToV2SessionInfo(value: V1.SessionInfo): V2.SessionInfo {
   };
 }
 
-/** Converts a v2 `SessionInfo` into a v1 `SessionInfo`. */
+/** Converts a v2 `SessionInfo` into a v1 `SessionInfo`. Lossy: v1 has no archive: SessionInfo.archived is dropped (a v1 client of a v2 agent is never offered the archive capability, so every session it lists is one it may use). */
 export function v2ToV1SessionInfo(value: V2.SessionInfo): V1.SessionInfo {
   return {
     sessionId: value.sessionId,
@@ -1598,7 +1598,7 @@ export function v1ToV2ListSessionsRequest(value: V1.ListSessionsRequest): V2.Lis
   };
 }
 
-/** Converts a v2 `ListSessionsRequest` into a v1 `ListSessionsRequest`. */
+/** Converts a v2 `ListSessionsRequest` into a v1 `ListSessionsRequest`. Lossy: v1 has no archive filter: archived is dropped, and a v1 agent behind a bridge lists every session (the bridge never advertises capabilities.session.archive). */
 export function v2ToV1ListSessionsRequest(value: V2.ListSessionsRequest): V1.ListSessionsRequest {
   return {
     ...(value.cwd === undefined ? {} : { cwd: value.cwd }),
@@ -2532,6 +2532,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'SessionInfo',
     toV2: v1ToV2SessionInfo,
     toV1: v2ToV1SessionInfo,
+    lossyToV1: 'v1 has no archive: SessionInfo.archived is dropped (a v1 client of a v2 agent is never offered the archive capability, so every session it lists is one it may use).',
   },
   {
     name: 'ListSessionsRequest',
@@ -2539,6 +2540,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ListSessionsRequest',
     toV2: v1ToV2ListSessionsRequest,
     toV1: v2ToV1ListSessionsRequest,
+    lossyToV1: 'v1 has no archive filter: archived is dropped, and a v1 agent behind a bridge lists every session (the bridge never advertises capabilities.session.archive).',
   },
   {
     name: 'ListSessionsResponse',
@@ -2831,6 +2833,16 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
     v1: null,
     v2: 'session/status',
     lossy: 'v1 has no session status: a v1 agent behind a bridge is advertised without capabilities.session.status and the bridge answers session/status -32601; a v1 client of a v2 agent is not offered it.',
+  },
+  {
+    v1: null,
+    v2: 'session/archive',
+    lossy: 'v1 has no archive: a v1 agent behind a bridge is advertised without capabilities.session.archive and the bridge answers session/archive -32601; a v1 client of a v2 agent is not offered it.',
+  },
+  {
+    v1: null,
+    v2: 'session/unarchive',
+    lossy: 'v1 has no archive: a v1 agent behind a bridge is advertised without capabilities.session.archive and the bridge answers session/unarchive -32601; a v1 client of a v2 agent is not offered it.',
   },
 ];
 /** Every session/update kind of both versions with its counterpart, in mapping order. */

@@ -1,0 +1,37 @@
+import type { SessionId } from '@acp-kit/schema';
+import type { MethodContext } from '../method-options.js';
+import { sessionNotFound } from '../session-directory.js';
+import { updateSettings } from '../session-settings.js';
+import { type AgentHost, methodContext, type MethodFeature } from '../serving.js';
+import { atOwner, runWorkRequest } from './work-requests.js';
+
+/** Archives a session: closed first where its work runs (as `session/close`), then marked. */
+async function archive(agent: AgentHost, sessionId: SessionId, context: MethodContext): Promise<void> {
+  if (!(await agent.log.getSession(sessionId))) throw sessionNotFound(sessionId);
+  await atOwner(agent, sessionId, { method: 'session/close' });
+  await runWorkRequest(agent, sessionId, { method: 'session/close' }, context);
+  await updateSettings(agent.log, sessionId, (current) => ({ ...current, archived: true }));
+}
+
+/**
+ * `session/archive` and `session/unarchive` (upstream's unstable surface), served when the agent
+ * advertises `capabilities.session.archive` (then `session/list` also takes the `archived` filter
+ * and reports `archived` on every session: see `listSessionPage`). Archiving closes the session as
+ * `session/close` does — its turn, if one runs, ends `cancelled` and its clients are detached —
+ * and keeps its ID and history; the mark lives in the session's directory record, so it survives
+ * a restart in every store. Unarchiving only clears the mark: nothing is loaded or resumed. Both
+ * succeed when there is nothing to change; an unknown session gets -32002.
+ */
+export const sessionArchive: MethodFeature = (agent) => ({
+  ...(agent.capabilities.session?.archive && {
+    'session/archive': async (params, request, connection) => {
+      await archive(agent, params.sessionId, methodContext(connection, request));
+      return {};
+    },
+    'session/unarchive': async (params) => {
+      if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
+      await updateSettings(agent.log, params.sessionId, (current) => ({ ...current, archived: false }));
+      return {};
+    },
+  }),
+});
