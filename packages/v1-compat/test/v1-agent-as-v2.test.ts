@@ -217,3 +217,27 @@ describe('session/set_title through the v1 agent bridge (v1 has no such method)'
     expect((refused as RpcError).data).toMatchObject({ method: 'session/set_title' });
   });
 });
+
+describe('session/status, session/archive and session/unarchive through the v1 agent bridge (v1 has none)', () => {
+  it('are not advertised to the v2 client, and each is answered -32601 naming the method', async () => {
+    rig = v1Rig({});
+    const init = await rig.client.initialize();
+    expect(init.capabilities?.session?.status).toBeUndefined();
+    expect(init.capabilities?.session?.archive).toBeUndefined();
+    const sessionId = await rig.client.newSession(CWD);
+    const calls: [string, Promise<unknown>][] = [
+      ['session/status', rig.client.sessionStatus(sessionId)],
+      ['session/archive', rig.client.archiveSession(sessionId)],
+      ['session/unarchive', rig.client.unarchiveSession(sessionId)],
+    ];
+    for (const [method, call] of calls) {
+      const refused = await call.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(RpcError);
+      expect((refused as RpcError).code).toBe(-32601);
+      expect((refused as RpcError).data).toMatchObject({ method });
+    }
+  });
+});
