@@ -23,8 +23,12 @@ function packageRoot(name: string): string {
 
 const PARITY_DIR = fileURLToPath(new URL('../../../../schema/parity/', import.meta.url));
 
-/** A protocol version whose official schema the official SDK ships. */
-export type ProtocolVersion = 'v1' | 'v2';
+/**
+ * A protocol version whose official schema the official SDK ships: `v2-unstable` is v2 with
+ * upstream's unstable surface (`schema/v2/schema.unstable.json`), checked against the same
+ * canonical schema of ours, whose unstable definitions carry `x-unstable`.
+ */
+export type ProtocolVersion = 'v1' | 'v2' | 'v2-unstable';
 
 /** schema/parity/[v1-]names.json: official definitions we spell or split differently. */
 export interface Counterpart {
@@ -59,7 +63,11 @@ export interface OfficialParity {
   readonly file: string;
   readonly schema: Schema;
   readonly defs: Record<string, Schema>;
-  readonly names: { counterparts: Record<string, Counterpart> };
+  readonly names: {
+    counterparts: Record<string, Counterpart>;
+    /** Official methods with no counterpart yet (`ours: null`), each with the reason. */
+    methods?: Record<string, { ours: null; reason: string }>;
+  };
   readonly deltas: readonly Delta[];
   /** The names and deltas files, as shown in messages. */
   readonly namesFile: string;
@@ -75,23 +83,42 @@ export interface OfficialParity {
   wrapperTags(official: string): Record<string, unknown>;
 }
 
+/** Reads one parity file of schema/parity/. */
+function parityFile<T>(name: string): T {
+  return JSON.parse(readFileSync(join(PARITY_DIR, name), 'utf8')) as T;
+}
+
+type NamesFile = OfficialParity['names'];
+
 /**
  * Loads the official schema of `version` from @agentclientprotocol/sdk and our parity files for it:
- * `schema/parity/names.json` and `deltas.json` for v2, `v1-names.json` and `v1-deltas.json` for v1.
+ * `schema/parity/names.json` and `deltas.json` for v2, `v1-names.json` and `v1-deltas.json` for v1;
+ * for `v2-unstable` the v2 files and, on top of them, `unstable-names.json` and
+ * `unstable-deltas.json` (the official unstable definitions and methods acp-kit does not have yet
+ * are listed there with `ours: null`).
  */
 export function loadOfficialParity(version: ProtocolVersion): OfficialParity {
-  const file = join(packageRoot('@agentclientprotocol/sdk'), `schema/${version}/schema.json`);
+  const unstable = version === 'v2-unstable';
+  const dir = unstable ? 'v2' : version;
+  const file = join(
+    packageRoot('@agentclientprotocol/sdk'),
+    `schema/${dir}/schema${unstable ? '.unstable' : ''}.json`,
+  );
   const schema = JSON.parse(readFileSync(file, 'utf8')) as Schema;
   const defs = schema.$defs as Record<string, Schema>;
-  const prefix = version === 'v2' ? '' : `${version}-`;
+  const prefix = version === 'v1' ? 'v1-' : unstable ? 'unstable-' : '';
   const namesFile = `schema/parity/${prefix}names.json`;
   const deltasFile = `schema/parity/${prefix}deltas.json`;
-  const names = JSON.parse(readFileSync(join(PARITY_DIR, `${prefix}names.json`), 'utf8')) as {
-    counterparts: Record<string, Counterpart>;
-  };
-  const deltas = (
-    JSON.parse(readFileSync(join(PARITY_DIR, `${prefix}deltas.json`), 'utf8')) as { deltas: Delta[] }
-  ).deltas;
+  let names = parityFile<NamesFile>(`${prefix}names.json`);
+  let deltas = parityFile<{ deltas: Delta[] }>(`${prefix}deltas.json`).deltas;
+  if (unstable) {
+    const stable = parityFile<NamesFile>('names.json');
+    names = {
+      counterparts: { ...stable.counterparts, ...names.counterparts },
+      methods: { ...stable.methods, ...names.methods },
+    };
+    deltas = [...parityFile<{ deltas: Delta[] }>('deltas.json').deltas, ...deltas];
+  }
 
   const counterpartOf = (official: string): string | null => {
     const mapped = names.counterparts[official];
