@@ -231,7 +231,7 @@ export async function checkReplaySizes(limit: number): Promise<ReplaySizesReport
   }
   writer.connection.close();
   // The writer's copies of every line are no longer needed; at the full limit they are gigabytes.
-  writer.received.length = 0;
+  writer.clear();
 
   for (const style of REPLAY_STYLES) {
     // A fresh agent on the same log: what a restarted agent offers.

@@ -31,6 +31,8 @@ export interface WireClient {
   count(kind: string): number;
   /** The `session/update` params received, in order. */
   updates(): readonly Record<string, unknown>[];
+  /** Drops every message kept so far (received, updates, idles, counts): their memory is freed. */
+  clear(): void;
   /** The idle state updates received, in order. */
   idles(): readonly { stopReason?: string }[];
 }
@@ -111,6 +113,12 @@ export function connectClient(
     pause: () => fromAgent.pause(),
     count: (kind) => counts.get(kind) ?? 0,
     idles: () => idleList,
+    clear: () => {
+      received.length = 0;
+      updateList.length = 0;
+      idleList.length = 0;
+      counts.clear();
+    },
     updates,
   };
 }
