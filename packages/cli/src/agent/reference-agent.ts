@@ -226,7 +226,10 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     ...(options.ownership ? { ownership: options.ownership } : {}),
     onHandlerError: reportError,
     onRefusedNotification: printRefusedNotification,
-    capabilities: { session: { archive: {}, delete: {}, fork: {}, status: {}, title: {} } },
+    capabilities: {
+      auth: { status: {} },
+      session: { archive: {}, delete: {}, fork: {}, status: {}, title: {} },
+    },
     ...(options.requireLogin
       ? {
           auth: {

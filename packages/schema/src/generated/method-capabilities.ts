@@ -72,6 +72,29 @@ export const METHOD_CAPABILITIES = {
       description: 'Served exactly when the agent\'s initialize response lists at least one auth method: a non-empty authMethods obliges the agent to answer both auth/login and auth/logout, and a client must not call either when authMethods is omitted or empty.',
     },
   },
+  /** Unstable (upstream's unstable surface; may change): reports the agent's authentication state on this connection, and the accounts it has configured, without changing anything. It is never refused for want of a login (no -32000): clients call it to learn whether a login is needed. */
+  'auth/status': {
+    method: 'auth/status',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/capabilities/auth/status',
+      path: ['capabilities', 'auth', 'status'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has capabilities.auth.status; a client must not call it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): the agent's authentication state changed (a login, a logout, an expired credential); carries what auth/status would answer now. Sent only by an agent that advertised capabilities.auth.status, and only when the state differs from the last one it reported on the connection. */
+  'auth/status_update': {
+    method: 'auth/status_update',
+    direction: 'agent_to_client',
+    kind: 'notification',
+    servedBy: 'client',
+    capability: null,
+  },
   /** Creates a new session (conversation) rooted at a working directory and returns its ID. */
   'session/new': {
     method: 'session/new',

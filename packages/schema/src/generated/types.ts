@@ -273,6 +273,8 @@ export interface SessionCapabilities {
 
 /** Present (as an object, possibly empty) when the agent advertises authentication-related extensions; omitted or null when not. It does not advertise auth/login or auth/logout, which a non-empty authMethods in the initialize response does. Later versions may add fields. */
 export interface AgentAuthCapabilities {
+  /** Unstable: auth/status is available, and the agent may send auth/status_update. */
+  status?: (AuthStatusCapabilities | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -410,6 +412,57 @@ export interface LogoutAuthRequest {
 
 /** Result of auth/logout: the connection is no longer authenticated. */
 export interface LogoutAuthResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: present (as an object, possibly empty) when the agent answers auth/status and may send auth/status_update; omitted or null when not. Later versions may add fields. */
+export interface AuthStatusCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: the agent's authentication state: authenticated (a login succeeded, or the agent holds credentials), unauthenticated (a login is needed before session methods), not_required (the agent needs none) or unknown (it cannot tell). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them. */
+export type AuthState = 'authenticated' | 'unauthenticated' | 'not_required' | 'unknown' | UnknownValue;
+
+/** Unstable: an account or credential the agent has configured (a signed-in user, an API key). Every field is for display only: clients must not use them as stable account identifiers, and should neither log them nor send them elsewhere. */
+export interface AuthAccount {
+  /** What to show for the account, e.g. "API key ending 4f2a". */
+  label: string;
+  /** Whether the agent uses this account now; omitted or null when it does not say. */
+  active?: (boolean | null);
+  /** The account holder's name. */
+  name?: (string | null);
+  /** The account's email address. */
+  email?: (string | null);
+  /** The organization the account belongs to. */
+  organization?: (string | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: parameters of auth/status (none besides _meta). */
+export interface AuthStatusRequest {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: result of auth/status. */
+export interface AuthStatusResponse {
+  /** The agent's authentication state as this connection sees it. */
+  state: AuthState;
+  /** The accounts or credentials the agent has configured, for display; omitted when the agent does not say. */
+  accounts?: AuthAccount[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: parameters of auth/status_update, the same fields as the auth/status result. */
+export interface AuthStatusUpdateNotification {
+  /** The agent's authentication state as this connection sees it. */
+  state: AuthState;
+  /** The accounts or credentials the agent has configured, for display; omitted when the agent does not say. */
+  accounts?: AuthAccount[];
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -2267,6 +2320,12 @@ export interface Definitions {
   LoginAuthResponse: LoginAuthResponse;
   LogoutAuthRequest: LogoutAuthRequest;
   LogoutAuthResponse: LogoutAuthResponse;
+  AuthStatusCapabilities: AuthStatusCapabilities;
+  AuthState: AuthState;
+  AuthAccount: AuthAccount;
+  AuthStatusRequest: AuthStatusRequest;
+  AuthStatusResponse: AuthStatusResponse;
+  AuthStatusUpdateNotification: AuthStatusUpdateNotification;
   EnvVariable: EnvVariable;
   HttpHeader: HttpHeader;
   McpServerStdio: McpServerStdio;

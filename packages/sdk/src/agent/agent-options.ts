@@ -30,7 +30,8 @@ export interface HandlerErrorContext {
     | 'listSessions'
     | 'setConfigOption'
     | 'login'
-    | 'logout';
+    | 'logout'
+    | 'authStatus';
   /** The session it was called for (empty for handlers outside a session: list, login, logout). */
   sessionId: SessionId;
 }

@@ -10,6 +10,8 @@ export class ConnectionState {
   initialized = false;
   /** Set by a successful `auth/login`, cleared by `auth/logout`. */
   authenticated = false;
+  /** The last `auth/status` state reported to this connection (answer or update), as JSON. */
+  lastAuthStatus: string | undefined;
   /** The client's `info` from `initialize`. */
   clientInfo: Implementation | undefined;
   /** Whether session methods need a login first (the agent's `auth.required`). */

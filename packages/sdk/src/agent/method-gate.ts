@@ -28,8 +28,17 @@ type GatedConnection = Pick<
   'serveTable'
 >;
 
-/** The methods a connection may call before it completed `initialize` and any required login. */
-export const WAY_IN_AND_OUT: ReadonlySet<string> = new Set(['initialize', 'auth/login', 'auth/logout']);
+/**
+ * The methods a connection may call before it completed `initialize` and any required login (each
+ * checks `initialize` itself where it needs it).
+ */
+export const WAY_IN_AND_OUT: ReadonlySet<string> = new Set([
+  'initialize',
+  'auth/login',
+  'auth/logout',
+  // Asked to learn whether a login is needed: never refused for want of one (unstable).
+  'auth/status',
+]);
 
 /**
  * What a connection must have done before a method runs on it (for the agent: completed

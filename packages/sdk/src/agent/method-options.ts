@@ -1,5 +1,6 @@
 import type {
   AuthMethod,
+  AuthStatusResponse,
   AvailableCommand,
   ListSessionsRequest,
   ListSessionsResponse,
@@ -55,6 +56,13 @@ export interface AgentAuthOptions {
   login?(request: LoginAuthRequest, context: MethodContext): void | Promise<void>;
   /** Called on `auth/logout`, after which the connection needs a new login. Default: nothing else. */
   logout?(request: LogoutAuthRequest, context: MethodContext): void | Promise<void>;
+  /**
+   * What `auth/status` (unstable; served with `capabilities.auth.status`) reports, given whether
+   * this connection has logged in — for example the accounts the agent has configured. Default:
+   * `authenticated` after a login; before one `unauthenticated` when {@link required}, else
+   * `not_required`; no accounts.
+   */
+  status?(loggedIn: boolean, context: MethodContext): AuthStatusResponse | Promise<AuthStatusResponse>;
 }
 
 /**

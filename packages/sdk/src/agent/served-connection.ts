@@ -1,3 +1,4 @@
+import type { ClientNotificationMap } from '@acp-kit/schema';
 import type { AgentSession } from './agent-session.js';
 import type { ClientPeer } from './client-peer.js';
 import type { AgentConnection } from './connection-peer.js';
@@ -17,6 +18,7 @@ export class ServedConnection implements ConnectionHost {
   readonly label: string;
   readonly gate: MethodGate<ConnectionHost>;
   readonly peer: ClientPeer;
+  readonly #connection: AgentConnection;
   /** The sessions this connection follows (created with the first). */
   #attached: Set<AgentSession> | undefined;
 
@@ -27,6 +29,7 @@ export class ServedConnection implements ConnectionHost {
     state: ConnectionState,
     label: string,
   ) {
+    this.#connection = connection;
     this.state = state;
     this.label = label;
     this.gate = new MethodGate<ConnectionHost>(connection, table, admission, this);
@@ -38,6 +41,14 @@ export class ServedConnection implements ConnectionHost {
     session.clients.attach(this.peer, hold);
     this.#attached ??= new Set();
     this.#attached.add(session);
+  }
+
+  /** Sends the client a notification outside any session (for example `auth/status_update`). */
+  notify<M extends keyof ClientNotificationMap & string>(
+    method: M,
+    params: ClientNotificationMap[M],
+  ): Promise<void> {
+    return this.#connection.sendNotification(method, params);
   }
 
   /** Detaches the connection from every session it follows (it closed, or logged out). */

@@ -1,4 +1,4 @@
-import type { AgentCapabilities, SessionId } from '@acp-kit/schema';
+import type { AgentCapabilities, ClientNotificationMap, SessionId } from '@acp-kit/schema';
 import type { SessionLog } from '../history/session-log.js';
 import type { RequestContext } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
@@ -47,6 +47,11 @@ export interface ConnectionHost {
   attach(session: AgentSession, hold?: boolean): void;
   /** Detaches the connection from every session it follows (at `auth/logout`). */
   detachAll(): void;
+  /** Sends the client a notification outside any session (for example `auth/status_update`). */
+  notify<M extends keyof ClientNotificationMap & string>(
+    method: M,
+    params: ClientNotificationMap[M],
+  ): Promise<void>;
 }
 
 /**

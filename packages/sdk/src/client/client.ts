@@ -7,6 +7,8 @@ import type {
   ClientNotificationMap,
   ClientRequestMap,
   CloseSessionResponse,
+  AuthStatusResponse,
+  AuthStatusUpdateNotification,
   CompleteElicitationNotification,
   DeleteSessionResponse,
   ForkSessionRequest,
@@ -80,6 +82,12 @@ export interface ClientOptions {
   onElicitation?: ElicitationCallback;
   /** Called when the agent reports a URL elicitation finished (`elicitation/complete`). */
   onElicitationComplete?(notification: CompleteElicitationNotification): void;
+  /**
+   * Called when the agent reports its authentication state changed (`auth/status_update`,
+   * unstable; agents that advertise `capabilities.auth.status`): a login, a logout, an expired
+   * credential. The same fields as {@link Client.authStatus}'s answer.
+   */
+  onAuthStatus?(update: AuthStatusUpdateNotification): void;
 }
 
 /** Per-call options of the {@link Client} methods that send a request. */
@@ -154,6 +162,7 @@ export class Client {
         : ELICITATION_CANCELLED,
     );
     typed.onNotification('elicitation/complete', (params) => options.onElicitationComplete?.(params));
+    typed.onNotification('auth/status_update', (params) => options.onAuthStatus?.(params));
     typed.onClose(() => {
       for (const sessionId of this.#sessions) this.store.setConnection(sessionId, 'disconnected');
     });
@@ -275,6 +284,16 @@ export class Client {
   /** Authenticates with one of the `authMethods` the agent advertised in `initialize` (`auth/login`). */
   login(methodId: string, options: CallOptions = {}): Promise<LoginAuthResponse> {
     return this.#connection.sendRequest('auth/login', withMeta({ methodId }, options), signalOf(options));
+  }
+
+  /**
+   * Asks the agent for its authentication state on this connection (`auth/status`, unstable;
+   * agents that advertise `capabilities.auth.status`): `authenticated`, `unauthenticated` (log in
+   * before session methods), `not_required` or `unknown`, with the accounts it has configured for
+   * display. Never refused for want of a login.
+   */
+  authStatus(options: CallOptions = {}): Promise<AuthStatusResponse> {
+    return this.#connection.sendRequest('auth/status', withMeta({}, options), signalOf(options));
   }
 
   /** Ends the authenticated state (`auth/logout`). */

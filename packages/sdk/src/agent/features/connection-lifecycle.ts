@@ -1,6 +1,7 @@
 import type { InitializeResponse } from '@acp-kit/schema';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
 import { methodContext, type MethodFeature, runHandler } from '../serving.js';
+import { authStatusOf, reportAuthStatus } from './auth-status.js';
 
 /** The protocol version this agent speaks. */
 export const PROTOCOL_VERSION = 2;
@@ -8,7 +9,9 @@ export const PROTOCOL_VERSION = 2;
 /**
  * The way in and out of a connection: `initialize` (what the agent serves, from the gate) and,
  * with `auth`, `auth/login` / `auth/logout`. A logout under a required login detaches the
- * connection from its sessions.
+ * connection from its sessions. With `capabilities.auth.status` (unstable), `auth/status` answers
+ * the connection's authentication state, never refused for want of a login, and a login or logout
+ * that changes it is followed by `auth/status_update`.
  */
 export const connectionLifecycle: MethodFeature = (agent) => {
   const auth = agent.options.auth;
@@ -38,6 +41,8 @@ export const connectionLifecycle: MethodFeature = (agent) => {
             auth.login!(params, methodContext(connection, request)),
           );
         state.authenticated = true;
+        // After the answer: the update reports what the login changed.
+        queueMicrotask(() => void reportAuthStatus(agent, connection, methodContext(connection, request)));
         return {};
       },
       'auth/logout': async (params, request, connection) => {
@@ -50,7 +55,16 @@ export const connectionLifecycle: MethodFeature = (agent) => {
         state.authenticated = false;
         // Logged out, the connection may no longer read sessions: it stops following them.
         if (state.loginRequired) connection.detachAll();
+        queueMicrotask(() => void reportAuthStatus(agent, connection, methodContext(connection, request)));
         return {};
+      },
+    }),
+    ...(agent.capabilities.auth?.status && {
+      'auth/status': async (_params, request, connection) => {
+        if (!connection.state.initialized) connection.state.gate('auth/status');
+        const status = await authStatusOf(agent, connection, methodContext(connection, request));
+        connection.state.lastAuthStatus = JSON.stringify(status);
+        return status;
       },
     }),
   };
