@@ -63,12 +63,31 @@ export function v1ToV2PlanUpdate(value: V1.PlanUpdate): V2.PlanUpdate {
   };
 }
 
-/** Any v2 plan becomes the session's v1 plan; extension plan content has no entries to show. */
+/**
+ * The v1 entries a v2 plan's content shows as: its items; a Markdown or file plan as one pending
+ * entry holding the Markdown or naming the file (v1 plans are lists); extension content as none.
+ */
+function v1EntriesOf(plan: V2.PlanUpdate['plan']): V1.PlanUpdate['entries'] {
+  const one = (content: string): V1.PlanUpdate['entries'] => [
+    { content, priority: 'medium', status: 'pending' },
+  ];
+  switch (plan.type) {
+    case 'items':
+      return (plan as V2.PlanItems).entries.map((e) => v2ToV1PlanEntry(e));
+    case 'markdown':
+      return one((plan as V2.PlanMarkdown).content);
+    case 'file':
+      return one(`Plan: ${(plan as V2.PlanFile).uri}`);
+    default:
+      return [];
+  }
+}
+
+/** Any v2 plan becomes the session's v1 plan (see {@link v1EntriesOf} for its entries). */
 export function v2ToV1PlanUpdate(value: V2.PlanUpdate): V1.PlanUpdate {
-  const entries = value.plan.type === 'items' ? (value.plan as V2.PlanItems).entries : [];
   return {
     sessionUpdate: 'plan',
-    entries: entries.map((e) => v2ToV1PlanEntry(e)),
+    entries: v1EntriesOf(value.plan),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }

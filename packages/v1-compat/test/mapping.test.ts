@@ -24,6 +24,7 @@ import {
   v2ToV1CurrentModeUpdate,
   v2ToV1InitializeResponse,
   v2ToV1NewSessionResponse,
+  v2ToV1PlanUpdate,
   v2ToV1SetSessionConfigOptionRequest,
   v2ToV1SetSessionMode,
 } from '../src/index.js';
@@ -335,6 +336,21 @@ describe('slash commands', () => {
         availableCommands: [{ type: 'workflow', name: 'x' } as unknown as V2.AvailableCommand],
       }),
     ).toThrow(CompatError);
+  });
+});
+
+describe('plans', () => {
+  it('show a v1 client a Markdown or file plan (unstable) as one pending entry, and extension content as none', () => {
+    const plan = (content: V2.PlanUpdate['plan']): V1.PlanUpdate =>
+      v2ToV1PlanUpdate({ sessionUpdate: 'plan_update', plan: content });
+    const markdown = plan({ type: 'markdown', planId: 'notes', content: '1. Read\n2. Fix' });
+    expect(markdown.entries).toEqual([{ content: '1. Read\n2. Fix', priority: 'medium', status: 'pending' }]);
+    const file = plan({ type: 'file', planId: 'notes', uri: 'file:///repo/PLAN.md' });
+    expect(file.entries).toEqual([
+      { content: 'Plan: file:///repo/PLAN.md', priority: 'medium', status: 'pending' },
+    ]);
+    expect(plan({ type: '_mindmap', planId: 'notes' } as never).entries).toEqual([]);
+    for (const converted of [markdown, file]) expect(validV1('SessionUpdate', converted)).toEqual([]);
   });
 });
 

@@ -17,6 +17,7 @@ import {
   pause as sleep,
   runCommand,
   titleCommand,
+  planCommand,
   unplanCommand,
 } from './session-features.js';
 
@@ -78,7 +79,7 @@ interface Queued {
  *   `config_option_update`); slash commands (`available_commands_update` at a session's first turn
  *   and when the mode changes); `/run <cmd>` (a plan, a cancellable tool call with a display
  *   terminal streaming simulated output — nothing executes), `/ask <question>` (an elicitation),
- *   `/title <text>` (`session_info_update`), `/unplan` (`plan_removed`), `/compact` (a compaction whose summary is derived from
+ *   `/title <text>` (`session_info_update`), `/unplan` (`plan_removed`), `/plan <markdown>` (a Markdown plan), `/compact` (a compaction whose summary is derived from
  *   the session's retained messages), `/background <seconds>` (a terminal that keeps writing
  *   after the turn ended idle, listed in `background` until its exit status) and `/subtask <text>`
  *   (the same as a background tool call); `session/list`, `session/close`, `session/delete`;
@@ -173,6 +174,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     if (text === '/title' || text.startsWith('/title ')) return titleCommand(session, text.slice(7).trim());
     if (text === '/compact') return compactCommand(session, messageId, delay);
     if (text === '/unplan') return unplanCommand(session);
+    if (text === '/plan' || text.startsWith('/plan ')) return planCommand(session, text.slice(6).trim());
     if (text === '/background' || text.startsWith('/background '))
       return backgroundCommand(session, text.slice(12).trim());
     if (text === '/subtask' || text.startsWith('/subtask '))

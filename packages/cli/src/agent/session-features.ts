@@ -79,6 +79,12 @@ const COMMON_COMMANDS: readonly AvailableCommand[] = [
     description: 'Compact the context: report a summary of the retained messages (a compaction)',
   },
   { type: 'command', name: 'unplan', description: 'Remove the plan /run reported (plan_removed, unstable)' },
+  {
+    type: 'command',
+    name: 'plan',
+    description: 'Report the text as a Markdown plan (plan_update with markdown content, unstable)',
+    input: { type: 'text', hint: 'the plan, as Markdown' },
+  },
 ];
 
 /** The current value of a select option, or `fallback`. */
@@ -218,6 +224,25 @@ export async function titleCommand(session: AgentSession, title: string): Promis
   await session.setTitle(title.length > 0 ? title : null);
   const reply = await session.agentMessage();
   await reply.chunk({ type: 'text', text: title.length > 0 ? `Title set: ${title}` : 'Title cleared.' });
+  await session.idle('end_turn');
+}
+
+/** The plan `/plan` reports (and replaces on each `/plan`). */
+const NOTES_PLAN_ID = 'plan_notes';
+
+/**
+ * `/plan <markdown>`: reports the text as a Markdown plan (`plan_update` whose content has type
+ * `markdown`, upstream's unstable surface) under one plan ID, so each `/plan` replaces the last.
+ * Ends the turn.
+ */
+export async function planCommand(session: AgentSession, markdown: string): Promise<void> {
+  const content = markdown.length > 0 ? markdown : '(empty plan)';
+  await session.update({
+    sessionUpdate: 'plan_update',
+    plan: { type: 'markdown', planId: NOTES_PLAN_ID, content },
+  });
+  const reply = await session.agentMessage();
+  await reply.chunk({ type: 'text', text: `Plan ${NOTES_PLAN_ID} reported.` });
   await session.idle('end_turn');
 }
 

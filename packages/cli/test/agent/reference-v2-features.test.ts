@@ -55,6 +55,7 @@ describe('acp-kit agent: v2 session features', () => {
       'write',
       'compact',
       'unplan',
+      'plan',
     ]);
     await first.t.client.setConfigOption(sessionId, 'model', 'echo-twice');
     let turns = 0;
@@ -147,6 +148,27 @@ describe('acp-kit agent: v2 session features', () => {
     const second = await started(['--history', db]);
     await second.t.client.resume(sessionId, { cwd: '/repo', replay: true });
     expect(plans(second.t.updates())).toEqual(live);
+    await second.stop();
+  });
+
+  it('reports /plan as a Markdown plan (unstable plan content), kept whole by the store and in a replay', async () => {
+    const db = join(temp.dir, 'plan.db');
+    const { t, stop } = await started(['--history', db]);
+    const sessionId = await t.client.newSession('/repo');
+    await t.client.prompt(sessionId, [{ type: 'text', text: '/plan 1. Read the test\n2. Fix it' }]);
+    await idleCount(t, 1);
+    await t.client.prompt(sessionId, [{ type: 'text', text: '/plan 1. Ship it' }]);
+    await idleCount(t, 2);
+    const markdown = { type: 'markdown', planId: 'plan_notes', content: '1. Ship it' };
+    // A later plan_update for the same planId replaces the plan whole.
+    const plansOf = (store: typeof t.client.store) =>
+      store.snapshot(sessionId).plans.map((p) => (p.update as { plan: unknown }).plan);
+    expect(plansOf(t.client.store)).toEqual([markdown]);
+    await stop();
+
+    const second = await started(['--history', db]);
+    await second.t.client.resume(sessionId, { cwd: '/repo', replay: true });
+    expect(plansOf(second.t.client.store)).toEqual([markdown]);
     await second.stop();
   });
 

@@ -1548,6 +1548,30 @@ export interface PlanItems {
   _meta?: Meta;
 }
 
+/** Unstable: a plan kept in a file, given by its URI (the agent writes the file; a client shows or opens it). A later plan_update for the same planId replaces it whole, as for any plan. */
+export interface PlanFile {
+  /** Discriminator: a plan in a file. */
+  type: "file";
+  /** The plan this is. */
+  planId: PlanId;
+  /** Where the plan is, for example a file:// URI inside the session's cwd. */
+  uri: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: a plan given as Markdown text. A later plan_update for the same planId replaces it whole, as for any plan. */
+export interface PlanMarkdown {
+  /** Discriminator: a plan in Markdown. */
+  type: "markdown";
+  /** The plan this is. */
+  planId: PlanId;
+  /** The plan, as Markdown. */
+  content: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** A plan representation this schema does not know. Receivers keep it and may skip displaying it. Values starting with `_` are implementation-defined; any other unknown value comes from a later protocol version. Receivers keep the message instead of rejecting it. */
 export type ExtensionPlanContent = {
   [k: string]: unknown;
@@ -1559,7 +1583,7 @@ export type ExtensionPlanContent = {
   planId: PlanId;
 }>;
 /** A plan's content, discriminated on type. */
-export type PlanContent = (PlanItems | ExtensionPlanContent);
+export type PlanContent = (PlanItems | PlanFile | PlanMarkdown | ExtensionPlanContent);
 
 /** Replaces the agent's plan for the session. */
 export interface PlanUpdate {
@@ -2434,6 +2458,8 @@ export interface Definitions {
   PlanEntryStatus: PlanEntryStatus;
   PlanEntry: PlanEntry;
   PlanItems: PlanItems;
+  PlanFile: PlanFile;
+  PlanMarkdown: PlanMarkdown;
   ExtensionPlanContent: ExtensionPlanContent;
   PlanContent: PlanContent;
   PlanUpdate: PlanUpdate;

@@ -20117,8 +20117,8 @@ validate302.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPlanContent = validate304;
-const schema494 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["items"]}},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
+export const PlanFile = validate304;
+const schema494 = {"type":"object","properties":{"type":{"const":"file"},"planId":{"$ref":"#/$defs/PlanId"},"uri":{"type":"string","format":"uri"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","uri"]};
 
 function validate304(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -20126,8 +20126,184 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))){
+if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.uri === undefined) && (missing0 = "uri"))){
 validate304.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("file" !== data.type){
+validate304.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.planId !== undefined){
+let data1 = data.planId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate304.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate304.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.uri !== undefined){
+const _errs5 = errors;
+if(errors === _errs5){
+if(errors === _errs5){
+if(!(typeof data.uri === "string")){
+validate304.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs7 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate304.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate304.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate304.errors = vErrors;
+return errors === 0;
+}
+
+export const PlanMarkdown = validate305;
+const schema497 = {"type":"object","properties":{"type":{"const":"markdown"},"planId":{"$ref":"#/$defs/PlanId"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","content"]};
+
+function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.content === undefined) && (missing0 = "content"))){
+validate305.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("markdown" !== data.type){
+validate305.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "markdown"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.planId !== undefined){
+let data1 = data.planId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate305.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate305.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs5 = errors;
+if(typeof data.content !== "string"){
+validate305.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs7 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate305.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate305.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate305.errors = vErrors;
+return errors === 0;
+}
+
+export const ExtensionPlanContent = validate306;
+const schema500 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["items","file","markdown"]}},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
+
+function validate306(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))){
+validate306.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20135,12 +20311,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate304.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate306.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 const _errs5 = errors;
-if(!(data0 === "items")){
+if(!(((data0 === "items") || (data0 === "file")) || (data0 === "markdown"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -20152,7 +20328,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate304.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate306.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -20179,12 +20355,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate304.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate306.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate304.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate306.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20197,33 +20373,33 @@ var valid0 = true;
 }
 }
 else {
-validate304.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate306.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate304.errors = vErrors;
+validate306.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanContent = validate305;
-const schema496 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["items"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"items"},"planId":{"$ref":"#/$defs/PlanId"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","entries"]}]},"else":{"$ref":"#/$defs/ExtensionPlanContentWithUncheckedTag"}};
-const schema499 = {"type":"object","properties":{"type":{"type":"string"},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
+export const PlanContent = validate307;
+const schema502 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["items","file","markdown"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"items"},"planId":{"$ref":"#/$defs/PlanId"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","entries"]},{"type":"object","properties":{"type":{"const":"file"},"planId":{"$ref":"#/$defs/PlanId"},"uri":{"type":"string","format":"uri"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","uri"]},{"type":"object","properties":{"type":{"const":"markdown"},"planId":{"$ref":"#/$defs/PlanId"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","content"]}]},"else":{"$ref":"#/$defs/ExtensionPlanContentWithUncheckedTag"}};
+const schema509 = {"type":"object","properties":{"type":{"type":"string"},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
 
-function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))){
-validate307.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate309.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs2 = errors;
 if(typeof data.type !== "string"){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate309.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -20239,12 +20415,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate309.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate309.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20257,16 +20433,16 @@ var valid0 = true;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate309.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate307.errors = vErrors;
+validate309.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -20274,7 +20450,8 @@ let valid0 = true;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type !== undefined){
-if(!(data.type === "items")){
+let data0 = data.type;
+if(!(((data0 === "items") || (data0 === "file")) || (data0 === "markdown"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -20303,7 +20480,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate305.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate307.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20315,14 +20492,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((data.type === undefined) && (missing1 = "type")) || ((data.planId === undefined) && (missing1 = "planId"))) || ((data.entries === undefined) && (missing1 = "entries"))){
-validate305.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("items" !== data.type){
-validate305.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "items"},message:"must be equal to constant"}];
+validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "items"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -20338,12 +20515,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate305.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate305.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20373,7 +20550,7 @@ break;
 }
 }
 else {
-validate305.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/then/oneOf/0/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate307.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/then/oneOf/0/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20387,7 +20564,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs16 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate305.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -20401,24 +20578,186 @@ var valid4 = true;
 }
 }
 else {
-validate305.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+else if(tag0 === "file"){
+const _errs20 = errors;
+if(errors === _errs20){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((((data.type === undefined) && (missing2 = "type")) || ((data.planId === undefined) && (missing2 = "planId"))) || ((data.uri === undefined) && (missing2 = "uri"))){
+validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs22 = errors;
+if("file" !== data.type){
+validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+return false;
+}
+var valid9 = _errs22 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data.planId !== undefined){
+let data7 = data.planId;
+const _errs23 = errors;
+const _errs24 = errors;
+if(errors === _errs24){
+if(typeof data7 === "string"){
+if(data7.length < 1){
+validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid9 = _errs23 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data.uri !== undefined){
+const _errs26 = errors;
+if(errors === _errs26){
+if(errors === _errs26){
+if(!(typeof data.uri === "string")){
+validate307.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/1/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid9 = _errs26 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data._meta !== undefined){
+let data9 = data._meta;
+const _errs28 = errors;
+if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
+validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid9 = _errs28 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+else if(tag0 === "markdown"){
+const _errs32 = errors;
+if(errors === _errs32){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((((data.type === undefined) && (missing3 = "type")) || ((data.planId === undefined) && (missing3 = "planId"))) || ((data.content === undefined) && (missing3 = "content"))){
+validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs34 = errors;
+if("markdown" !== data.type){
+validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "markdown"},message:"must be equal to constant"}];
+return false;
+}
+var valid13 = _errs34 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.planId !== undefined){
+let data11 = data.planId;
+const _errs35 = errors;
+const _errs36 = errors;
+if(errors === _errs36){
+if(typeof data11 === "string"){
+if(data11.length < 1){
+validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid13 = _errs35 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.content !== undefined){
+const _errs38 = errors;
+if(typeof data.content !== "string"){
+validate307.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/2/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid13 = _errs38 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data._meta !== undefined){
+let data13 = data._meta;
+const _errs40 = errors;
+if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
+validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid13 = _errs40 === errors;
+}
+else {
+var valid13 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate305.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate307.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate305.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate307.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate305.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate307.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20427,12 +20766,12 @@ valid0 = _valid0;
 ifClause0 = "then";
 }
 else {
-const _errs20 = errors;
-if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+const _errs44 = errors;
+if(!(validate309(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate309.errors : vErrors.concat(validate309.errors);
 errors = vErrors.length;
 }
-var _valid0 = _errs20 === errors;
+var _valid0 = _errs44 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
@@ -20445,52 +20784,52 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate305.errors = vErrors;
+validate307.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing2;
-if((data.type === undefined) && (missing2 = "type")){
-validate305.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+let missing4;
+if((data.type === undefined) && (missing4 = "type")){
+validate307.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate305.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate305.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate307.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate305.errors = vErrors;
+validate307.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanUpdate = validate309;
-const schema501 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]};
+export const PlanUpdate = validate311;
+const schema511 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]};
 
-function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.plan === undefined) && (missing0 = "plan"))){
-validate309.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate311.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("plan_update" !== data.sessionUpdate){
-validate309.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
+validate311.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20501,8 +20840,8 @@ var valid0 = true;
 if(valid0){
 if(data.plan !== undefined){
 const _errs2 = errors;
-if(!(validate305(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
-vErrors = vErrors === null ? validate305.errors : vErrors.concat(validate305.errors);
+if(!(validate307(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
+vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -20515,83 +20854,10 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate309.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate309.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate309.errors = vErrors;
-return errors === 0;
-}
-
-export const PlanRemoved = validate311;
-const schema503 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_removed"},"planId":{"$ref":"#/$defs/PlanId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","planId"]};
-
-function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.planId === undefined) && (missing0 = "planId"))){
-validate311.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("plan_removed" !== data.sessionUpdate){
-validate311.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_removed"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.planId !== undefined){
-let data1 = data.planId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate311.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate311.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs5 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
 validate311.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
@@ -20609,24 +20875,97 @@ validate311.errors = vErrors;
 return errors === 0;
 }
 
-export const AvailableCommandsUpdate = validate312;
-const schema506 = {"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]};
+export const PlanRemoved = validate313;
+const schema513 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_removed"},"planId":{"$ref":"#/$defs/PlanId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","planId"]};
 
-function validate312(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.planId === undefined) && (missing0 = "planId"))){
+validate313.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("plan_removed" !== data.sessionUpdate){
+validate313.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_removed"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.planId !== undefined){
+let data1 = data.planId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate313.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate313.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs5 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate313.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate313.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate313.errors = vErrors;
+return errors === 0;
+}
+
+export const AvailableCommandsUpdate = validate314;
+const schema516 = {"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]};
+
+function validate314(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.availableCommands === undefined) && (missing0 = "availableCommands"))){
-validate312.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate314.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("available_commands_update" !== data.sessionUpdate){
-validate312.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
+validate314.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20655,88 +20994,7 @@ break;
 }
 }
 else {
-validate312.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs5 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate312.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate312.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate312.errors = vErrors;
-return errors === 0;
-}
-
-export const ConfigOptionUpdate = validate314;
-const schema508 = {"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]};
-
-function validate314(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing0 = "configOptions"))){
-validate314.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("config_option_update" !== data.sessionUpdate){
-validate314.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.configOptions !== undefined){
-let data1 = data.configOptions;
-const _errs2 = errors;
-if(errors === _errs2){
-if(Array.isArray(data1)){
-var valid1 = true;
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-const _errs4 = errors;
-if(!(validate146(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
-}
-}
-else {
-validate314.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate314.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20771,8 +21029,8 @@ validate314.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionInfoUpdate = validate316;
-const schema510 = {"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]};
+export const ConfigOptionUpdate = validate316;
+const schema518 = {"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]};
 
 function validate316(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -20780,15 +21038,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
+if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing0 = "configOptions"))){
 validate316.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
-if("session_info_update" !== data.sessionUpdate){
-validate316.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
+if("config_option_update" !== data.sessionUpdate){
+validate316.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20797,12 +21055,29 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.title !== undefined){
-let data1 = data.title;
+if(data.configOptions !== undefined){
+let data1 = data.configOptions;
 const _errs2 = errors;
-if((typeof data1 !== "string") && (data1 !== null)){
-validate316.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema510.properties.title.type},message:"must be string,null"}];
+if(errors === _errs2){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs4 = errors;
+if(!(validate146(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate316.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
+}
 }
 var valid0 = _errs2 === errors;
 }
@@ -20810,31 +21085,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.updatedAt !== undefined){
-let data2 = data.updatedAt;
-const _errs4 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate316.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema510.properties.updatedAt.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data._meta !== undefined){
 let data3 = data._meta;
-const _errs6 = errors;
+const _errs5 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
 validate316.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
-}
 }
 }
 }
@@ -20849,17 +21110,95 @@ validate316.errors = vErrors;
 return errors === 0;
 }
 
-export const Cost = validate317;
-const schema512 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
+export const SessionInfoUpdate = validate318;
+const schema520 = {"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]};
 
-function validate317(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate318(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
+validate318.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("session_info_update" !== data.sessionUpdate){
+validate318.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+let data1 = data.title;
+const _errs2 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate318.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema520.properties.title.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.updatedAt !== undefined){
+let data2 = data.updatedAt;
+const _errs4 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate318.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema520.properties.updatedAt.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs6 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate318.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate318.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate318.errors = vErrors;
+return errors === 0;
+}
+
+export const Cost = validate319;
+const schema522 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
+
+function validate319(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.amount === undefined) && (missing0 = "amount")) || ((data.currency === undefined) && (missing0 = "currency"))){
-validate317.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate319.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20867,7 +21206,7 @@ if(data.amount !== undefined){
 let data0 = data.amount;
 const _errs1 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate317.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate319.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20879,7 +21218,7 @@ if(valid0){
 if(data.currency !== undefined){
 const _errs3 = errors;
 if(typeof data.currency !== "string"){
-validate317.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate319.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -20892,7 +21231,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate317.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate319.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -20905,32 +21244,32 @@ var valid0 = true;
 }
 }
 else {
-validate317.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate319.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate317.errors = vErrors;
+validate319.errors = vErrors;
 return errors === 0;
 }
 
-export const UsageUpdate = validate318;
-const schema514 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
+export const UsageUpdate = validate320;
+const schema524 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
 
-function validate318(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.used === undefined) && (missing0 = "used"))) || ((data.size === undefined) && (missing0 = "size"))){
-validate318.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate320.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("usage_update" !== data.sessionUpdate){
-validate318.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
+validate320.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20943,13 +21282,13 @@ if(data.used !== undefined){
 let data1 = data.used;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate318.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate320.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate318.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate320.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -20964,13 +21303,13 @@ if(data.size !== undefined){
 let data2 = data.size;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate318.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate320.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate318.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate320.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -20987,8 +21326,8 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid1 = false;
 const _errs8 = errors;
-if(!(validate317(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
-vErrors = vErrors === null ? validate317.errors : vErrors.concat(validate317.errors);
+if(!(validate319(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
+vErrors = vErrors === null ? validate319.errors : vErrors.concat(validate319.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -21017,7 +21356,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate318.errors = vErrors;
+validate320.errors = vErrors;
 return false;
 }
 else {
@@ -21041,7 +21380,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs11 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate318.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate320.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -21056,46 +21395,46 @@ var valid0 = true;
 }
 }
 else {
-validate318.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate320.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-validate318.errors = vErrors;
-return errors === 0;
-}
-
-export const NoticeSeverity = validate320;
-const schema516 = {"type":"string"};
-
-function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate320.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
 validate320.errors = vErrors;
 return errors === 0;
 }
 
-export const Notice = validate321;
-const schema517 = {"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]};
+export const NoticeSeverity = validate322;
+const schema526 = {"type":"string"};
 
-function validate321(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate322(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate322.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate322.errors = vErrors;
+return errors === 0;
+}
+
+export const Notice = validate323;
+const schema527 = {"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]};
+
+function validate323(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.severity === undefined) && (missing0 = "severity"))) || ((data.title === undefined) && (missing0 = "title"))){
-validate321.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate323.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("notice" !== data.sessionUpdate){
-validate321.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+validate323.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -21107,7 +21446,7 @@ if(valid0){
 if(data.severity !== undefined){
 const _errs2 = errors;
 if(typeof data.severity !== "string"){
-validate321.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate323.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -21122,12 +21461,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate321.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate323.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate321.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate323.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21141,7 +21480,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate321.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema517.properties.description.type},message:"must be string,null"}];
+validate323.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema527.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -21154,158 +21493,13 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs9 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate321.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate323.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate321.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate321.errors = vErrors;
-return errors === 0;
-}
-
-export const CompactionStatus = validate322;
-const schema520 = {"type":"string"};
-
-function validate322(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate322.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate322.errors = vErrors;
-return errors === 0;
-}
-
-export const CompactionUpdate = validate323;
-const schema521 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]};
-
-function validate323(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.status === undefined) && (missing0 = "status"))){
-validate323.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("compaction_update" !== data.sessionUpdate){
-validate323.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.compactionId !== undefined){
-let data1 = data.compactionId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate323.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate323.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.status !== undefined){
-const _errs5 = errors;
-if(typeof data.status !== "string"){
-validate323.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.summary !== undefined){
-let data3 = data.summary;
-const _errs8 = errors;
-if((!(Array.isArray(data3))) && (data3 !== null)){
-validate323.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: schema521.properties.summary.type},message:"must be array,null"}];
-return false;
-}
-if(errors === _errs8){
-if(Array.isArray(data3)){
-var valid3 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-const _errs10 = errors;
-if(!(validate212(data3[i0], {instancePath:instancePath+"/summary/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
-errors = vErrors.length;
-}
-var valid3 = _errs10 === errors;
-if(!valid3){
-break;
-}
-}
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.error !== undefined){
-let data5 = data.error;
-const _errs11 = errors;
-if((typeof data5 !== "string") && (data5 !== null)){
-validate323.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema521.properties.error.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data6 = data._meta;
-const _errs13 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate323.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -21322,8 +21516,22 @@ validate323.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionSummaryChunk = validate325;
-const schema525 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]};
+export const CompactionStatus = validate324;
+const schema530 = {"type":"string"};
+
+function validate324(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate324.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate324.errors = vErrors;
+return errors === 0;
+}
+
+export const CompactionUpdate = validate325;
+const schema531 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]};
 
 function validate325(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -21331,15 +21539,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.content === undefined) && (missing0 = "content"))){
+if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.status === undefined) && (missing0 = "status"))){
 validate325.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
-if("compaction_summary_chunk" !== data.sessionUpdate){
-validate325.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
+if("compaction_update" !== data.sessionUpdate){
+validate325.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -21370,6 +21578,137 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.status !== undefined){
+const _errs5 = errors;
+if(typeof data.status !== "string"){
+validate325.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.summary !== undefined){
+let data3 = data.summary;
+const _errs8 = errors;
+if((!(Array.isArray(data3))) && (data3 !== null)){
+validate325.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: schema531.properties.summary.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs8){
+if(Array.isArray(data3)){
+var valid3 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+const _errs10 = errors;
+if(!(validate212(data3[i0], {instancePath:instancePath+"/summary/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
+errors = vErrors.length;
+}
+var valid3 = _errs10 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data5 = data.error;
+const _errs11 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate325.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema531.properties.error.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data6 = data._meta;
+const _errs13 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate325.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate325.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate325.errors = vErrors;
+return errors === 0;
+}
+
+export const CompactionSummaryChunk = validate327;
+const schema535 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]};
+
+function validate327(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.content === undefined) && (missing0 = "content"))){
+validate327.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("compaction_summary_chunk" !== data.sessionUpdate){
+validate327.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.compactionId !== undefined){
+let data1 = data.compactionId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate327.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate327.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.content !== undefined){
 const _errs5 = errors;
 if(!(validate212(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
@@ -21386,7 +21725,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate325.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -21400,32 +21739,32 @@ var valid0 = true;
 }
 }
 else {
-validate325.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate327.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate325.errors = vErrors;
+validate327.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionSessionUpdate = validate327;
-const schema528 = {"type":"object","properties":{"sessionUpdate":{"type":"string","not":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","tool_call_content_chunk","terminal_update","terminal_output_chunk","plan_update","plan_removed","available_commands_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"required":["sessionUpdate"],"additionalProperties":true};
+export const ExtensionSessionUpdate = validate329;
+const schema538 = {"type":"object","properties":{"sessionUpdate":{"type":"string","not":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","tool_call_content_chunk","terminal_update","terminal_output_chunk","plan_update","plan_removed","available_commands_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate327(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate329(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate327.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate329.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 let data0 = data.sessionUpdate;
 if(typeof data0 !== "string"){
-validate327.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate329.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -21442,7 +21781,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate327.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate329.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -21460,19 +21799,19 @@ vErrors = null;
 }
 }
 else {
-validate327.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate329.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate327.errors = vErrors;
+validate329.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionUpdate = validate328;
-const schema529 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","tool_call_content_chunk","terminal_update","terminal_output_chunk","plan_update","plan_removed","available_commands_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"user_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"$ref":"#/$defs/StateUpdate"},{"type":"object","allOf":[{"$ref":"#/$defs/ToolCall"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"tool_call_content_chunk"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"content":{"$ref":"#/$defs/ToolCallContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"terminal_update"},"terminalId":{"$ref":"#/$defs/TerminalId"},"command":{"type":["string","null"]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"output":{"anyOf":[{"$ref":"#/$defs/TerminalOutput"},{"type":"null"}]},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"size":{"anyOf":[{"$ref":"#/$defs/TerminalSize"},{"type":"null"}]},"capabilities":{"anyOf":[{"$ref":"#/$defs/TerminalCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId"]},{"type":"object","properties":{"sessionUpdate":{"const":"terminal_output_chunk"},"terminalId":{"$ref":"#/$defs/TerminalId"},"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId","data"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan_removed"},"planId":{"$ref":"#/$defs/PlanId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","planId"]},{"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]},{"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]},{"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]}]},"else":{"$ref":"#/$defs/ExtensionSessionUpdateWithUncheckedTag"}};
-const schema563 = {"type":"object","properties":{"sessionUpdate":{"type":"string"}},"required":["sessionUpdate"],"additionalProperties":true};
+export const SessionUpdate = validate330;
+const schema539 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","tool_call_content_chunk","terminal_update","terminal_output_chunk","plan_update","plan_removed","available_commands_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"user_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"$ref":"#/$defs/StateUpdate"},{"type":"object","allOf":[{"$ref":"#/$defs/ToolCall"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"tool_call_content_chunk"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"content":{"$ref":"#/$defs/ToolCallContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"terminal_update"},"terminalId":{"$ref":"#/$defs/TerminalId"},"command":{"type":["string","null"]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"output":{"anyOf":[{"$ref":"#/$defs/TerminalOutput"},{"type":"null"}]},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"size":{"anyOf":[{"$ref":"#/$defs/TerminalSize"},{"type":"null"}]},"capabilities":{"anyOf":[{"$ref":"#/$defs/TerminalCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId"]},{"type":"object","properties":{"sessionUpdate":{"const":"terminal_output_chunk"},"terminalId":{"$ref":"#/$defs/TerminalId"},"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId","data"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan_removed"},"planId":{"$ref":"#/$defs/PlanId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","planId"]},{"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]},{"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]},{"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]}]},"else":{"$ref":"#/$defs/ExtensionSessionUpdateWithUncheckedTag"}};
+const schema573 = {"type":"object","properties":{"sessionUpdate":{"type":"string"}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate328(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate330(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -21510,7 +21849,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate328.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21522,14 +21861,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")) || ((data.messageId === undefined) && (missing1 = "messageId"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs9 = errors;
 if("user_message" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -21545,12 +21884,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate328.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21564,7 +21903,7 @@ if(data.content !== undefined){
 let data3 = data.content;
 const _errs13 = errors;
 if((!(Array.isArray(data3))) && (data3 !== null)){
-validate328.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema529.then.oneOf[0].properties.content.type},message:"must be array,null"}];
+validate330.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema539.then.oneOf[0].properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs13){
@@ -21594,7 +21933,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs16 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -21608,7 +21947,7 @@ var valid4 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21619,14 +21958,14 @@ if(errors === _errs20){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.sessionUpdate === undefined) && (missing2 = "sessionUpdate")) || ((data.messageId === undefined) && (missing2 = "messageId"))) || ((data.content === undefined) && (missing2 = "content"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs22 = errors;
 if("user_message_chunk" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs22 === errors;
@@ -21642,12 +21981,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data7 === "string"){
 if(data7.length < 1){
-validate328.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21673,7 +22012,7 @@ if(data._meta !== undefined){
 let data9 = data._meta;
 const _errs27 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid9 = _errs27 === errors;
@@ -21687,7 +22026,7 @@ var valid9 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21698,14 +22037,14 @@ if(errors === _errs31){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.sessionUpdate === undefined) && (missing3 = "sessionUpdate")) || ((data.messageId === undefined) && (missing3 = "messageId"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs33 = errors;
 if("agent_message" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message"},message:"must be equal to constant"}];
 return false;
 }
 var valid13 = _errs33 === errors;
@@ -21721,12 +22060,12 @@ const _errs35 = errors;
 if(errors === _errs35){
 if(typeof data11 === "string"){
 if(data11.length < 1){
-validate328.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21740,7 +22079,7 @@ if(data.content !== undefined){
 let data12 = data.content;
 const _errs37 = errors;
 if((!(Array.isArray(data12))) && (data12 !== null)){
-validate328.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/2/properties/content/type",keyword:"type",params:{type: schema529.then.oneOf[2].properties.content.type},message:"must be array,null"}];
+validate330.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/2/properties/content/type",keyword:"type",params:{type: schema539.then.oneOf[2].properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs37){
@@ -21770,7 +22109,7 @@ if(data._meta !== undefined){
 let data14 = data._meta;
 const _errs40 = errors;
 if((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid13 = _errs40 === errors;
@@ -21784,7 +22123,7 @@ var valid13 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21795,14 +22134,14 @@ if(errors === _errs44){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((((data.sessionUpdate === undefined) && (missing4 = "sessionUpdate")) || ((data.messageId === undefined) && (missing4 = "messageId"))) || ((data.content === undefined) && (missing4 = "content"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs46 = errors;
 if("agent_message_chunk" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/3/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/3/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid18 = _errs46 === errors;
@@ -21818,12 +22157,12 @@ const _errs48 = errors;
 if(errors === _errs48){
 if(typeof data16 === "string"){
 if(data16.length < 1){
-validate328.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21849,7 +22188,7 @@ if(data._meta !== undefined){
 let data18 = data._meta;
 const _errs51 = errors;
 if((!(data18 && typeof data18 == "object" && !Array.isArray(data18))) && (data18 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid18 = _errs51 === errors;
@@ -21863,7 +22202,7 @@ var valid18 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21874,14 +22213,14 @@ if(errors === _errs55){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if(((data.sessionUpdate === undefined) && (missing5 = "sessionUpdate")) || ((data.messageId === undefined) && (missing5 = "messageId"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs57 = errors;
 if("agent_thought" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/4/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/4/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought"},message:"must be equal to constant"}];
 return false;
 }
 var valid22 = _errs57 === errors;
@@ -21897,12 +22236,12 @@ const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data20 === "string"){
 if(data20.length < 1){
-validate328.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21916,7 +22255,7 @@ if(data.content !== undefined){
 let data21 = data.content;
 const _errs61 = errors;
 if((!(Array.isArray(data21))) && (data21 !== null)){
-validate328.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/4/properties/content/type",keyword:"type",params:{type: schema529.then.oneOf[4].properties.content.type},message:"must be array,null"}];
+validate330.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/4/properties/content/type",keyword:"type",params:{type: schema539.then.oneOf[4].properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs61){
@@ -21946,7 +22285,7 @@ if(data._meta !== undefined){
 let data23 = data._meta;
 const _errs64 = errors;
 if((!(data23 && typeof data23 == "object" && !Array.isArray(data23))) && (data23 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid22 = _errs64 === errors;
@@ -21960,7 +22299,7 @@ var valid22 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21971,14 +22310,14 @@ if(errors === _errs68){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((((data.sessionUpdate === undefined) && (missing6 = "sessionUpdate")) || ((data.messageId === undefined) && (missing6 = "messageId"))) || ((data.content === undefined) && (missing6 = "content"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/5/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/5/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs70 = errors;
 if("agent_thought_chunk" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/5/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/5/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid27 = _errs70 === errors;
@@ -21994,12 +22333,12 @@ const _errs72 = errors;
 if(errors === _errs72){
 if(typeof data25 === "string"){
 if(data25.length < 1){
-validate328.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22025,7 +22364,7 @@ if(data._meta !== undefined){
 let data27 = data._meta;
 const _errs75 = errors;
 if((!(data27 && typeof data27 == "object" && !Array.isArray(data27))) && (data27 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid27 = _errs75 === errors;
@@ -22039,7 +22378,7 @@ var valid27 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22060,20 +22399,20 @@ if(errors === _errs80){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if((data.sessionUpdate === undefined) && (missing7 = "sessionUpdate")){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/7/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/7/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if("tool_call_update" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/7/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/7/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
 return false;
 }
 }
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/7/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/7/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22084,14 +22423,14 @@ if(errors === _errs84){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing8;
 if((((data.sessionUpdate === undefined) && (missing8 = "sessionUpdate")) || ((data.toolCallId === undefined) && (missing8 = "toolCallId"))) || ((data.content === undefined) && (missing8 = "content"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/8/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/8/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs86 = errors;
 if("tool_call_content_chunk" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/8/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_content_chunk"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/8/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_content_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid35 = _errs86 === errors;
@@ -22107,12 +22446,12 @@ const _errs88 = errors;
 if(errors === _errs88){
 if(typeof data30 === "string"){
 if(data30.length < 1){
-validate328.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22138,7 +22477,7 @@ if(data._meta !== undefined){
 let data32 = data._meta;
 const _errs91 = errors;
 if((!(data32 && typeof data32 == "object" && !Array.isArray(data32))) && (data32 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid35 = _errs91 === errors;
@@ -22152,7 +22491,7 @@ var valid35 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/8/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/8/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22163,14 +22502,14 @@ if(errors === _errs95){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing9;
 if(((data.sessionUpdate === undefined) && (missing9 = "sessionUpdate")) || ((data.terminalId === undefined) && (missing9 = "terminalId"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/9/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/9/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs97 = errors;
 if("terminal_update" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/9/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_update"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/9/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid39 = _errs97 === errors;
@@ -22186,12 +22525,12 @@ const _errs99 = errors;
 if(errors === _errs99){
 if(typeof data34 === "string"){
 if(data34.length < 1){
-validate328.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22205,7 +22544,7 @@ if(data.command !== undefined){
 let data35 = data.command;
 const _errs101 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate328.errors = [{instancePath:instancePath+"/command",schemaPath:"#/then/oneOf/9/properties/command/type",keyword:"type",params:{type: schema529.then.oneOf[9].properties.command.type},message:"must be string,null"}];
+validate330.errors = [{instancePath:instancePath+"/command",schemaPath:"#/then/oneOf/9/properties/command/type",keyword:"type",params:{type: schema539.then.oneOf[9].properties.command.type},message:"must be string,null"}];
 return false;
 }
 var valid39 = _errs101 === errors;
@@ -22271,7 +22610,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate328.errors = vErrors;
+validate330.errors = vErrors;
 return false;
 }
 else {
@@ -22327,7 +22666,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate328.errors = vErrors;
+validate330.errors = vErrors;
 return false;
 }
 else {
@@ -22383,7 +22722,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate328.errors = vErrors;
+validate330.errors = vErrors;
 return false;
 }
 else {
@@ -22439,7 +22778,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate328.errors = vErrors;
+validate330.errors = vErrors;
 return false;
 }
 else {
@@ -22495,7 +22834,7 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate328.errors = vErrors;
+validate330.errors = vErrors;
 return false;
 }
 else {
@@ -22519,7 +22858,7 @@ if(data._meta !== undefined){
 let data41 = data._meta;
 const _errs130 = errors;
 if((!(data41 && typeof data41 == "object" && !Array.isArray(data41))) && (data41 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid39 = _errs130 === errors;
@@ -22538,7 +22877,7 @@ var valid39 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/9/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/9/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22549,14 +22888,14 @@ if(errors === _errs134){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing10;
 if((((data.sessionUpdate === undefined) && (missing10 = "sessionUpdate")) || ((data.terminalId === undefined) && (missing10 = "terminalId"))) || ((data.data === undefined) && (missing10 = "data"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/10/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/10/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs136 = errors;
 if("terminal_output_chunk" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/10/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_output_chunk"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/10/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_output_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid49 = _errs136 === errors;
@@ -22572,12 +22911,12 @@ const _errs138 = errors;
 if(errors === _errs138){
 if(typeof data43 === "string"){
 if(data43.length < 1){
-validate328.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22590,7 +22929,7 @@ if(valid49){
 if(data.data !== undefined){
 const _errs140 = errors;
 if(typeof data.data !== "string"){
-validate328.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/10/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/10/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid49 = _errs140 === errors;
@@ -22603,7 +22942,7 @@ if(data._meta !== undefined){
 let data45 = data._meta;
 const _errs142 = errors;
 if((!(data45 && typeof data45 == "object" && !Array.isArray(data45))) && (data45 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid49 = _errs142 === errors;
@@ -22617,7 +22956,7 @@ var valid49 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/10/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/10/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22628,14 +22967,14 @@ if(errors === _errs146){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing11;
 if(((data.sessionUpdate === undefined) && (missing11 = "sessionUpdate")) || ((data.plan === undefined) && (missing11 = "plan"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/11/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/11/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs148 = errors;
 if("plan_update" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/11/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/11/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid53 = _errs148 === errors;
@@ -22646,8 +22985,8 @@ var valid53 = true;
 if(valid53){
 if(data.plan !== undefined){
 const _errs149 = errors;
-if(!(validate305(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
-vErrors = vErrors === null ? validate305.errors : vErrors.concat(validate305.errors);
+if(!(validate307(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
+vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
 errors = vErrors.length;
 }
 var valid53 = _errs149 === errors;
@@ -22660,7 +22999,7 @@ if(data._meta !== undefined){
 let data48 = data._meta;
 const _errs150 = errors;
 if((!(data48 && typeof data48 == "object" && !Array.isArray(data48))) && (data48 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid53 = _errs150 === errors;
@@ -22673,7 +23012,7 @@ var valid53 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/11/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/11/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22684,14 +23023,14 @@ if(errors === _errs154){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing12;
 if(((data.sessionUpdate === undefined) && (missing12 = "sessionUpdate")) || ((data.planId === undefined) && (missing12 = "planId"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/12/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/12/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs156 = errors;
 if("plan_removed" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/12/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_removed"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/12/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_removed"},message:"must be equal to constant"}];
 return false;
 }
 var valid56 = _errs156 === errors;
@@ -22707,12 +23046,12 @@ const _errs158 = errors;
 if(errors === _errs158){
 if(typeof data50 === "string"){
 if(data50.length < 1){
-validate328.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22726,7 +23065,7 @@ if(data._meta !== undefined){
 let data51 = data._meta;
 const _errs160 = errors;
 if((!(data51 && typeof data51 == "object" && !Array.isArray(data51))) && (data51 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid56 = _errs160 === errors;
@@ -22739,7 +23078,7 @@ var valid56 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/12/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/12/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22750,14 +23089,14 @@ if(errors === _errs164){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing13;
 if(((data.sessionUpdate === undefined) && (missing13 = "sessionUpdate")) || ((data.availableCommands === undefined) && (missing13 = "availableCommands"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/13/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/13/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs166 = errors;
 if("available_commands_update" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/13/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/13/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid60 = _errs166 === errors;
@@ -22786,7 +23125,7 @@ break;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/then/oneOf/13/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate330.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/then/oneOf/13/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -22800,7 +23139,7 @@ if(data._meta !== undefined){
 let data55 = data._meta;
 const _errs170 = errors;
 if((!(data55 && typeof data55 == "object" && !Array.isArray(data55))) && (data55 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid60 = _errs170 === errors;
@@ -22813,7 +23152,7 @@ var valid60 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/13/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/13/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22824,14 +23163,14 @@ if(errors === _errs174){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing14;
 if(((data.sessionUpdate === undefined) && (missing14 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing14 = "configOptions"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/14/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/14/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs176 = errors;
 if("config_option_update" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/14/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/14/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid64 = _errs176 === errors;
@@ -22860,7 +23199,7 @@ break;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/then/oneOf/14/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate330.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/then/oneOf/14/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -22874,7 +23213,7 @@ if(data._meta !== undefined){
 let data59 = data._meta;
 const _errs180 = errors;
 if((!(data59 && typeof data59 == "object" && !Array.isArray(data59))) && (data59 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid64 = _errs180 === errors;
@@ -22887,7 +23226,7 @@ var valid64 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/14/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/14/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22898,14 +23237,14 @@ if(errors === _errs184){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing15;
 if((data.sessionUpdate === undefined) && (missing15 = "sessionUpdate")){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/15/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/15/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs186 = errors;
 if("session_info_update" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/15/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/15/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid68 = _errs186 === errors;
@@ -22918,7 +23257,7 @@ if(data.title !== undefined){
 let data61 = data.title;
 const _errs187 = errors;
 if((typeof data61 !== "string") && (data61 !== null)){
-validate328.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/15/properties/title/type",keyword:"type",params:{type: schema529.then.oneOf[15].properties.title.type},message:"must be string,null"}];
+validate330.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/15/properties/title/type",keyword:"type",params:{type: schema539.then.oneOf[15].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid68 = _errs187 === errors;
@@ -22931,7 +23270,7 @@ if(data.updatedAt !== undefined){
 let data62 = data.updatedAt;
 const _errs189 = errors;
 if((typeof data62 !== "string") && (data62 !== null)){
-validate328.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/then/oneOf/15/properties/updatedAt/type",keyword:"type",params:{type: schema529.then.oneOf[15].properties.updatedAt.type},message:"must be string,null"}];
+validate330.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/then/oneOf/15/properties/updatedAt/type",keyword:"type",params:{type: schema539.then.oneOf[15].properties.updatedAt.type},message:"must be string,null"}];
 return false;
 }
 var valid68 = _errs189 === errors;
@@ -22944,7 +23283,7 @@ if(data._meta !== undefined){
 let data63 = data._meta;
 const _errs191 = errors;
 if((!(data63 && typeof data63 == "object" && !Array.isArray(data63))) && (data63 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid68 = _errs191 === errors;
@@ -22958,7 +23297,7 @@ var valid68 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/15/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/15/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22969,14 +23308,14 @@ if(errors === _errs195){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing16;
 if((((data.sessionUpdate === undefined) && (missing16 = "sessionUpdate")) || ((data.used === undefined) && (missing16 = "used"))) || ((data.size === undefined) && (missing16 = "size"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/16/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/16/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs197 = errors;
 if("usage_update" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/16/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/16/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid71 = _errs197 === errors;
@@ -22989,13 +23328,13 @@ if(data.used !== undefined){
 let data65 = data.used;
 const _errs198 = errors;
 if(!(((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65))) && (isFinite(data65)))){
-validate328.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/16/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate330.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/16/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs198){
 if((typeof data65 == "number") && (isFinite(data65))){
 if(data65 < 0 || isNaN(data65)){
-validate328.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/16/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate330.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/16/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -23010,13 +23349,13 @@ if(data.size !== undefined){
 let data66 = data.size;
 const _errs200 = errors;
 if(!(((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66))) && (isFinite(data66)))){
-validate328.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/16/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate330.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/16/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs200){
 if((typeof data66 == "number") && (isFinite(data66))){
 if(data66 < 0 || isNaN(data66)){
-validate328.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/16/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate330.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/16/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -23033,8 +23372,8 @@ const _errs202 = errors;
 const _errs203 = errors;
 let valid72 = false;
 const _errs204 = errors;
-if(!(validate317(data67, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
-vErrors = vErrors === null ? validate317.errors : vErrors.concat(validate317.errors);
+if(!(validate319(data67, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
+vErrors = vErrors === null ? validate319.errors : vErrors.concat(validate319.errors);
 errors = vErrors.length;
 }
 var _valid6 = _errs204 === errors;
@@ -23063,7 +23402,7 @@ else {
 vErrors.push(err14);
 }
 errors++;
-validate328.errors = vErrors;
+validate330.errors = vErrors;
 return false;
 }
 else {
@@ -23087,7 +23426,7 @@ if(data._meta !== undefined){
 let data68 = data._meta;
 const _errs207 = errors;
 if((!(data68 && typeof data68 == "object" && !Array.isArray(data68))) && (data68 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid71 = _errs207 === errors;
@@ -23102,7 +23441,7 @@ var valid71 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/16/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/16/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23113,14 +23452,14 @@ if(errors === _errs211){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing17;
 if((((data.sessionUpdate === undefined) && (missing17 = "sessionUpdate")) || ((data.severity === undefined) && (missing17 = "severity"))) || ((data.title === undefined) && (missing17 = "title"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/17/required",keyword:"required",params:{missingProperty: missing17},message:"must have required property '"+missing17+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/17/required",keyword:"required",params:{missingProperty: missing17},message:"must have required property '"+missing17+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs213 = errors;
 if("notice" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/17/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/17/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 var valid75 = _errs213 === errors;
@@ -23132,7 +23471,7 @@ if(valid75){
 if(data.severity !== undefined){
 const _errs214 = errors;
 if(typeof data.severity !== "string"){
-validate328.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid75 = _errs214 === errors;
@@ -23147,12 +23486,12 @@ const _errs217 = errors;
 if(errors === _errs217){
 if(typeof data71 === "string"){
 if(data71.length < 1){
-validate328.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/17/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/17/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/17/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/17/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23166,7 +23505,7 @@ if(data.description !== undefined){
 let data72 = data.description;
 const _errs219 = errors;
 if((typeof data72 !== "string") && (data72 !== null)){
-validate328.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/17/properties/description/type",keyword:"type",params:{type: schema529.then.oneOf[17].properties.description.type},message:"must be string,null"}];
+validate330.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/17/properties/description/type",keyword:"type",params:{type: schema539.then.oneOf[17].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid75 = _errs219 === errors;
@@ -23179,7 +23518,7 @@ if(data._meta !== undefined){
 let data73 = data._meta;
 const _errs221 = errors;
 if((!(data73 && typeof data73 == "object" && !Array.isArray(data73))) && (data73 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid75 = _errs221 === errors;
@@ -23194,7 +23533,7 @@ var valid75 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/17/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/17/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23205,14 +23544,14 @@ if(errors === _errs225){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing18;
 if((((data.sessionUpdate === undefined) && (missing18 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing18 = "compactionId"))) || ((data.status === undefined) && (missing18 = "status"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/18/required",keyword:"required",params:{missingProperty: missing18},message:"must have required property '"+missing18+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/18/required",keyword:"required",params:{missingProperty: missing18},message:"must have required property '"+missing18+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs227 = errors;
 if("compaction_update" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/18/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/18/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid79 = _errs227 === errors;
@@ -23228,12 +23567,12 @@ const _errs229 = errors;
 if(errors === _errs229){
 if(typeof data75 === "string"){
 if(data75.length < 1){
-validate328.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23246,7 +23585,7 @@ if(valid79){
 if(data.status !== undefined){
 const _errs231 = errors;
 if(typeof data.status !== "string"){
-validate328.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid79 = _errs231 === errors;
@@ -23259,7 +23598,7 @@ if(data.summary !== undefined){
 let data77 = data.summary;
 const _errs234 = errors;
 if((!(Array.isArray(data77))) && (data77 !== null)){
-validate328.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/then/oneOf/18/properties/summary/type",keyword:"type",params:{type: schema529.then.oneOf[18].properties.summary.type},message:"must be array,null"}];
+validate330.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/then/oneOf/18/properties/summary/type",keyword:"type",params:{type: schema539.then.oneOf[18].properties.summary.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs234){
@@ -23289,7 +23628,7 @@ if(data.error !== undefined){
 let data79 = data.error;
 const _errs237 = errors;
 if((typeof data79 !== "string") && (data79 !== null)){
-validate328.errors = [{instancePath:instancePath+"/error",schemaPath:"#/then/oneOf/18/properties/error/type",keyword:"type",params:{type: schema529.then.oneOf[18].properties.error.type},message:"must be string,null"}];
+validate330.errors = [{instancePath:instancePath+"/error",schemaPath:"#/then/oneOf/18/properties/error/type",keyword:"type",params:{type: schema539.then.oneOf[18].properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid79 = _errs237 === errors;
@@ -23302,7 +23641,7 @@ if(data._meta !== undefined){
 let data80 = data._meta;
 const _errs239 = errors;
 if((!(data80 && typeof data80 == "object" && !Array.isArray(data80))) && (data80 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid79 = _errs239 === errors;
@@ -23318,7 +23657,7 @@ var valid79 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/18/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/18/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23329,14 +23668,14 @@ if(errors === _errs243){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing19;
 if((((data.sessionUpdate === undefined) && (missing19 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing19 = "compactionId"))) || ((data.content === undefined) && (missing19 = "content"))){
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/19/required",keyword:"required",params:{missingProperty: missing19},message:"must have required property '"+missing19+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/19/required",keyword:"required",params:{missingProperty: missing19},message:"must have required property '"+missing19+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs245 = errors;
 if("compaction_summary_chunk" !== data.sessionUpdate){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/19/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/19/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid85 = _errs245 === errors;
@@ -23352,12 +23691,12 @@ const _errs247 = errors;
 if(errors === _errs247){
 if(typeof data82 === "string"){
 if(data82.length < 1){
-validate328.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate330.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23383,7 +23722,7 @@ if(data._meta !== undefined){
 let data84 = data._meta;
 const _errs250 = errors;
 if((!(data84 && typeof data84 == "object" && !Array.isArray(data84))) && (data84 !== null)){
-validate328.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid85 = _errs250 === errors;
@@ -23397,24 +23736,24 @@ var valid85 = true;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/oneOf/19/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/19/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23429,20 +23768,20 @@ if(errors === _errs255){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing20;
 if((data.sessionUpdate === undefined) && (missing20 = "sessionUpdate")){
-validate328.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing20},message:"must have required property '"+missing20+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing20},message:"must have required property '"+missing20+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if(typeof data.sessionUpdate !== "string"){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23459,45 +23798,45 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate328.errors = vErrors;
+validate330.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing21;
 if((data.sessionUpdate === undefined) && (missing21 = "sessionUpdate")){
-validate328.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing21},message:"must have required property '"+missing21+"'"}];
+validate330.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing21},message:"must have required property '"+missing21+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if(typeof data.sessionUpdate !== "string"){
-validate328.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate328.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate330.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate328.errors = vErrors;
+validate330.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionNotification = validate348;
-const schema564 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
+export const SessionNotification = validate350;
+const schema574 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
 
-function validate348(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate350(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.update === undefined) && (missing0 = "update"))){
-validate348.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate350.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23508,12 +23847,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate348.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate350.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate348.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate350.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23525,8 +23864,8 @@ var valid0 = true;
 if(valid0){
 if(data.update !== undefined){
 const _errs4 = errors;
-if(!(validate328(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
-vErrors = vErrors === null ? validate328.errors : vErrors.concat(validate328.errors);
+if(!(validate330(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
+vErrors = vErrors === null ? validate330.errors : vErrors.concat(validate330.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -23539,7 +23878,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate348.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate350.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -23552,39 +23891,39 @@ var valid0 = true;
 }
 }
 else {
-validate348.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate350.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-validate348.errors = vErrors;
-return errors === 0;
-}
-
-export const PermissionOptionKind = validate350;
-const schema567 = {"type":"string"};
-
-function validate350(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate350.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
 validate350.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOption = validate351;
-const schema568 = {"type":"object","properties":{"optionId":{"type":"string","minLength":1},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
+export const PermissionOptionKind = validate352;
+const schema577 = {"type":"string"};
 
-function validate351(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate352(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate352.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate352.errors = vErrors;
+return errors === 0;
+}
+
+export const PermissionOption = validate353;
+const schema578 = {"type":"object","properties":{"optionId":{"type":"string","minLength":1},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
+
+function validate353(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.optionId === undefined) && (missing0 = "optionId")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.kind === undefined) && (missing0 = "kind"))){
-validate351.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate353.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23594,12 +23933,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate351.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate353.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate351.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate353.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23612,7 +23951,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate351.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate353.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -23624,7 +23963,7 @@ if(valid0){
 if(data.kind !== undefined){
 const _errs5 = errors;
 if(typeof data.kind !== "string"){
-validate351.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate353.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -23637,7 +23976,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate351.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate353.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -23651,32 +23990,32 @@ var valid0 = true;
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate353.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate351.errors = vErrors;
+validate353.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallPermissionSubject = validate352;
-const schema571 = {"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]};
+export const ToolCallPermissionSubject = validate354;
+const schema581 = {"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]};
 
-function validate352(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate354(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.toolCall === undefined) && (missing0 = "toolCall"))){
-validate352.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate354.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("tool_call" !== data.type){
-validate352.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate354.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -23701,7 +24040,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate352.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate354.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -23714,32 +24053,32 @@ var valid0 = true;
 }
 }
 else {
-validate352.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate354.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate352.errors = vErrors;
+validate354.errors = vErrors;
 return errors === 0;
 }
 
-export const CommandPermissionSubject = validate354;
-const schema573 = {"type":"object","properties":{"type":{"const":"command"},"command":{"type":"string"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"terminalId":{"anyOf":[{"$ref":"#/$defs/TerminalId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","command","cwd"]};
+export const CommandPermissionSubject = validate356;
+const schema583 = {"type":"object","properties":{"type":{"const":"command"},"command":{"type":"string"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"terminalId":{"anyOf":[{"$ref":"#/$defs/TerminalId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","command","cwd"]};
 
-function validate354(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate356(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.command === undefined) && (missing0 = "command"))) || ((data.cwd === undefined) && (missing0 = "cwd"))){
-validate354.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate356.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("command" !== data.type){
-validate354.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "command"},message:"must be equal to constant"}];
+validate356.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "command"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -23751,7 +24090,7 @@ if(valid0){
 if(data.command !== undefined){
 const _errs2 = errors;
 if(typeof data.command !== "string"){
-validate354.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate356.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -23767,12 +24106,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate354.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate356.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate354.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate356.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23839,7 +24178,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate354.errors = vErrors;
+validate356.errors = vErrors;
 return false;
 }
 else {
@@ -23916,7 +24255,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate354.errors = vErrors;
+validate356.errors = vErrors;
 return false;
 }
 else {
@@ -23940,7 +24279,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs21 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate354.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate356.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -23956,32 +24295,32 @@ var valid0 = true;
 }
 }
 else {
-validate354.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate356.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate354.errors = vErrors;
+validate356.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPermissionSubject = validate355;
-const schema578 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["tool_call","command"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionPermissionSubject = validate357;
+const schema588 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["tool_call","command"]}}},"required":["type"],"additionalProperties":true};
 
-function validate355(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate357(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate355.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate357.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate355.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate357.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -23998,7 +24337,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate355.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate357.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -24016,19 +24355,19 @@ vErrors = null;
 }
 }
 else {
-validate355.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate357.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate355.errors = vErrors;
+validate357.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionSubject = validate356;
-const schema579 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["tool_call","command"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]},{"type":"object","properties":{"type":{"const":"command"},"command":{"type":"string"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"terminalId":{"anyOf":[{"$ref":"#/$defs/TerminalId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","command","cwd"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionSubjectWithUncheckedTag"}};
-const schema585 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const PermissionSubject = validate358;
+const schema589 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["tool_call","command"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]},{"type":"object","properties":{"type":{"const":"command"},"command":{"type":"string"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"terminalId":{"anyOf":[{"$ref":"#/$defs/TerminalId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","command","cwd"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionSubjectWithUncheckedTag"}};
+const schema595 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate356(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate358(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -24066,7 +24405,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate356.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate358.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24078,14 +24417,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.toolCall === undefined) && (missing1 = "toolCall"))){
-validate356.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate358.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("tool_call" !== data.type){
-validate356.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate358.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -24110,7 +24449,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs11 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate356.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate358.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -24123,7 +24462,7 @@ var valid4 = true;
 }
 }
 else {
-validate356.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate358.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -24134,14 +24473,14 @@ if(errors === _errs15){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.type === undefined) && (missing2 = "type")) || ((data.command === undefined) && (missing2 = "command"))) || ((data.cwd === undefined) && (missing2 = "cwd"))){
-validate356.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate358.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs17 = errors;
 if("command" !== data.type){
-validate356.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "command"},message:"must be equal to constant"}];
+validate358.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "command"},message:"must be equal to constant"}];
 return false;
 }
 var valid7 = _errs17 === errors;
@@ -24153,7 +24492,7 @@ if(valid7){
 if(data.command !== undefined){
 const _errs18 = errors;
 if(typeof data.command !== "string"){
-validate356.errors = [{instancePath:instancePath+"/command",schemaPath:"#/then/oneOf/1/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate358.errors = [{instancePath:instancePath+"/command",schemaPath:"#/then/oneOf/1/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs18 === errors;
@@ -24169,12 +24508,12 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data6 === "string"){
 if(data6.length < 1){
-validate356.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate358.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate356.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate358.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -24241,7 +24580,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate356.errors = vErrors;
+validate358.errors = vErrors;
 return false;
 }
 else {
@@ -24318,7 +24657,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate356.errors = vErrors;
+validate358.errors = vErrors;
 return false;
 }
 else {
@@ -24342,7 +24681,7 @@ if(data._meta !== undefined){
 let data9 = data._meta;
 const _errs37 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate356.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate358.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid7 = _errs37 === errors;
@@ -24358,24 +24697,24 @@ var valid7 = true;
 }
 }
 else {
-validate356.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate358.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate356.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate358.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate356.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate358.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate356.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate358.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -24390,20 +24729,20 @@ if(errors === _errs42){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate356.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate358.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate356.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate358.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate356.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate358.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -24420,45 +24759,45 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate356.errors = vErrors;
+validate358.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate356.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate358.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate356.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate358.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate356.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate358.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate356.errors = vErrors;
+validate358.errors = vErrors;
 return errors === 0;
 }
 
-export const RequestPermissionRequest = validate358;
-const schema586 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"subject":{"anyOf":[{"$ref":"#/$defs/PermissionSubject"},{"type":"null"}]},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"},"minItems":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title","options"]};
+export const RequestPermissionRequest = validate360;
+const schema596 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"subject":{"anyOf":[{"$ref":"#/$defs/PermissionSubject"},{"type":"null"}]},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"},"minItems":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title","options"]};
 
-function validate358(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate360(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate358.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate360.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24469,12 +24808,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate358.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate360.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate358.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate360.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -24487,7 +24826,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs4 = errors;
 if(typeof data.title !== "string"){
-validate358.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate360.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -24502,8 +24841,8 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid2 = false;
 const _errs8 = errors;
-if(!(validate356(data2, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData}))){
-vErrors = vErrors === null ? validate356.errors : vErrors.concat(validate356.errors);
+if(!(validate358(data2, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData}))){
+vErrors = vErrors === null ? validate358.errors : vErrors.concat(validate358.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -24532,7 +24871,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate358.errors = vErrors;
+validate360.errors = vErrors;
 return false;
 }
 else {
@@ -24558,7 +24897,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(Array.isArray(data3)){
 if(data3.length < 1){
-validate358.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate360.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -24566,8 +24905,8 @@ var valid3 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
-if(!(validate351(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate351.errors : vErrors.concat(validate351.errors);
+if(!(validate353(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate353.errors : vErrors.concat(validate353.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs13 === errors;
@@ -24578,7 +24917,7 @@ break;
 }
 }
 else {
-validate358.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate360.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -24592,7 +24931,7 @@ if(data.description !== undefined){
 let data5 = data.description;
 const _errs14 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate358.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema586.properties.description.type},message:"must be string,null"}];
+validate360.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema596.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -24605,7 +24944,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs16 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate358.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate360.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -24621,32 +24960,32 @@ var valid0 = true;
 }
 }
 else {
-validate358.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate360.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate358.errors = vErrors;
+validate360.errors = vErrors;
 return errors === 0;
 }
 
-export const SelectedPermissionOutcome = validate361;
-const schema589 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
+export const SelectedPermissionOutcome = validate363;
+const schema599 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
 
-function validate361(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate363(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.outcome === undefined) && (missing0 = "outcome")) || ((data.optionId === undefined) && (missing0 = "optionId"))){
-validate361.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate363.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
 if("selected" !== data.outcome){
-validate361.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
+validate363.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -24661,12 +25000,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate361.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate363.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate361.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate363.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -24680,7 +25019,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate361.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate363.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -24693,32 +25032,32 @@ var valid0 = true;
 }
 }
 else {
-validate361.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate363.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate361.errors = vErrors;
+validate363.errors = vErrors;
 return errors === 0;
 }
 
-export const CancelledPermissionOutcome = validate362;
-const schema591 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
+export const CancelledPermissionOutcome = validate364;
+const schema601 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
-function validate362(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate364(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate362.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate364.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
 if("cancelled" !== data.outcome){
-validate362.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
+validate364.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -24731,7 +25070,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate362.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate364.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -24743,32 +25082,32 @@ var valid0 = true;
 }
 }
 else {
-validate362.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate364.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate362.errors = vErrors;
+validate364.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPermissionOutcome = validate363;
-const schema593 = {"type":"object","properties":{"outcome":{"type":"string","not":{"enum":["selected","cancelled"]}}},"required":["outcome"],"additionalProperties":true};
+export const ExtensionPermissionOutcome = validate365;
+const schema603 = {"type":"object","properties":{"outcome":{"type":"string","not":{"enum":["selected","cancelled"]}}},"required":["outcome"],"additionalProperties":true};
 
-function validate363(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate365(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate363.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate365.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 let data0 = data.outcome;
 if(typeof data0 !== "string"){
-validate363.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate365.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -24785,7 +25124,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate363.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate365.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -24803,19 +25142,19 @@ vErrors = null;
 }
 }
 else {
-validate363.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate365.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate363.errors = vErrors;
+validate365.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOutcome = validate364;
-const schema594 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]},{"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag"}};
-const schema597 = {"type":"object","properties":{"outcome":{"type":"string"}},"required":["outcome"],"additionalProperties":true};
+export const PermissionOutcome = validate366;
+const schema604 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]},{"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag"}};
+const schema607 = {"type":"object","properties":{"outcome":{"type":"string"}},"required":["outcome"],"additionalProperties":true};
 
-function validate364(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate366(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -24853,7 +25192,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate364.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate366.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24865,14 +25204,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.outcome === undefined) && (missing1 = "outcome")) || ((data.optionId === undefined) && (missing1 = "optionId"))){
-validate364.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate366.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs9 = errors;
 if("selected" !== data.outcome){
-validate364.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/0/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
+validate366.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/0/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -24887,12 +25226,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate364.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate366.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate364.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate366.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -24906,7 +25245,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs12 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate364.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate366.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs12 === errors;
@@ -24919,7 +25258,7 @@ var valid4 = true;
 }
 }
 else {
-validate364.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate366.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -24930,14 +25269,14 @@ if(errors === _errs16){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.outcome === undefined) && (missing2 = "outcome")){
-validate364.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate366.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs18 = errors;
 if("cancelled" !== data.outcome){
-validate364.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/1/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
+validate366.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/1/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
 return false;
 }
 var valid7 = _errs18 === errors;
@@ -24950,7 +25289,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs19 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate364.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate366.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid7 = _errs19 === errors;
@@ -24962,24 +25301,24 @@ var valid7 = true;
 }
 }
 else {
-validate364.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate366.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate364.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
+validate366.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate364.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
+validate366.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate364.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate366.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -24994,20 +25333,20 @@ if(errors === _errs24){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.outcome === undefined) && (missing3 = "outcome")){
-validate364.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate366.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 if(typeof data.outcome !== "string"){
-validate364.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate366.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate364.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate366.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -25024,52 +25363,52 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate364.errors = vErrors;
+validate366.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.outcome === undefined) && (missing4 = "outcome")){
-validate364.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate366.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 if(typeof data.outcome !== "string"){
-validate364.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate366.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate364.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate366.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate364.errors = vErrors;
+validate366.errors = vErrors;
 return errors === 0;
 }
 
-export const RequestPermissionResponse = validate365;
-const schema598 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
+export const RequestPermissionResponse = validate367;
+const schema608 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
-function validate365(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate367(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate365.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate367.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
-if(!(validate364(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
-vErrors = vErrors === null ? validate364.errors : vErrors.concat(validate364.errors);
+if(!(validate366(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
+vErrors = vErrors === null ? validate366.errors : vErrors.concat(validate366.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -25082,7 +25421,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate365.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate367.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -25094,25 +25433,25 @@ var valid0 = true;
 }
 }
 else {
-validate365.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate367.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate365.errors = vErrors;
+validate367.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSessionScope = validate367;
-const schema600 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]}},"required":["sessionId"]};
+export const ElicitationSessionScope = validate369;
+const schema610 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]}},"required":["sessionId"]};
 
-function validate367(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate369(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate367.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate369.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25123,12 +25462,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate367.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate369.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate367.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate369.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -25195,7 +25534,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate367.errors = vErrors;
+validate369.errors = vErrors;
 return false;
 }
 else {
@@ -25218,62 +25557,16 @@ var valid0 = true;
 }
 }
 else {
-validate367.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate369.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-validate367.errors = vErrors;
-return errors === 0;
-}
-
-export const ElicitationRequestScope = validate368;
-const schema603 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"}},"required":["requestId"]};
-
-function validate368(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.requestId === undefined) && (missing0 = "requestId")){
-validate368.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.requestId !== undefined){
-let data0 = data.requestId;
-if((typeof data0 !== "string") && (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))))){
-validate368.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
-return false;
-}
-}
-}
-}
-else {
-validate368.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate368.errors = vErrors;
-return errors === 0;
-}
-
-export const StringFormat = validate369;
-const schema605 = {"type":"string"};
-
-function validate369(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate369.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
 validate369.errors = vErrors;
 return errors === 0;
 }
 
-export const EnumOption = validate370;
-const schema606 = {"type":"object","properties":{"const":{"type":"string"},"title":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["const","title"]};
+export const ElicitationRequestScope = validate370;
+const schema613 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"}},"required":["requestId"]};
 
 function validate370(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -25281,61 +25574,16 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.const === undefined) && (missing0 = "const")) || ((data.title === undefined) && (missing0 = "title"))){
+if((data.requestId === undefined) && (missing0 = "requestId")){
 validate370.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.const !== undefined){
-const _errs1 = errors;
-if(typeof data.const !== "string"){
-validate370.errors = [{instancePath:instancePath+"/const",schemaPath:"#/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.requestId !== undefined){
+let data0 = data.requestId;
+if((typeof data0 !== "string") && (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))))){
+validate370.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.title !== undefined){
-const _errs3 = errors;
-if(typeof data.title !== "string"){
-validate370.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data2 = data.description;
-const _errs5 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate370.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema606.properties.description.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs7 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate370.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-}
 }
 }
 }
@@ -25349,24 +25597,115 @@ validate370.errors = vErrors;
 return errors === 0;
 }
 
-export const StringPropertySchema = validate371;
-const schema608 = {"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const StringFormat = validate371;
+const schema615 = {"type":"string"};
 
 function validate371(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate371.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate371.errors = vErrors;
+return errors === 0;
+}
+
+export const EnumOption = validate372;
+const schema616 = {"type":"object","properties":{"const":{"type":"string"},"title":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["const","title"]};
+
+function validate372(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.const === undefined) && (missing0 = "const")) || ((data.title === undefined) && (missing0 = "title"))){
+validate372.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.const !== undefined){
+const _errs1 = errors;
+if(typeof data.const !== "string"){
+validate372.errors = [{instancePath:instancePath+"/const",schemaPath:"#/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs3 = errors;
+if(typeof data.title !== "string"){
+validate372.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data2 = data.description;
+const _errs5 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate372.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema616.properties.description.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs7 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate372.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate372.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate372.errors = vErrors;
+return errors === 0;
+}
+
+export const StringPropertySchema = validate373;
+const schema618 = {"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+
+function validate373(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate371.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate373.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("string" !== data.type){
-validate371.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate373.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25379,7 +25718,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate371.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema608.properties.title.type},message:"must be string,null"}];
+validate373.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema618.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -25392,7 +25731,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate371.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema608.properties.description.type},message:"must be string,null"}];
+validate373.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema618.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -25405,13 +25744,13 @@ if(data.minLength !== undefined){
 let data3 = data.minLength;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate371.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/type",keyword:"type",params:{type: schema608.properties.minLength.type},message:"must be integer,null"}];
+validate373.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/type",keyword:"type",params:{type: schema618.properties.minLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate371.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate373.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -25426,13 +25765,13 @@ if(data.maxLength !== undefined){
 let data4 = data.maxLength;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate371.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/type",keyword:"type",params:{type: schema608.properties.maxLength.type},message:"must be integer,null"}];
+validate373.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/type",keyword:"type",params:{type: schema618.properties.maxLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate371.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate373.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -25447,7 +25786,7 @@ if(data.pattern !== undefined){
 let data5 = data.pattern;
 const _errs10 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate371.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/properties/pattern/type",keyword:"type",params:{type: schema608.properties.pattern.type},message:"must be string,null"}];
+validate373.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/properties/pattern/type",keyword:"type",params:{type: schema618.properties.pattern.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -25498,7 +25837,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate371.errors = vErrors;
+validate373.errors = vErrors;
 return false;
 }
 else {
@@ -25522,7 +25861,7 @@ if(data.default !== undefined){
 let data7 = data.default;
 const _errs19 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate371.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema608.properties.default.type},message:"must be string,null"}];
+validate373.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema618.properties.default.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -25535,7 +25874,7 @@ if(data.enum !== undefined){
 let data8 = data.enum;
 const _errs21 = errors;
 if((!(Array.isArray(data8))) && (data8 !== null)){
-validate371.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: schema608.properties.enum.type},message:"must be array,null"}];
+validate373.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: schema618.properties.enum.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs21){
@@ -25545,7 +25884,7 @@ const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
 const _errs23 = errors;
 if(typeof data8[i0] !== "string"){
-validate371.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate373.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -25565,7 +25904,7 @@ if(data.oneOf !== undefined){
 let data10 = data.oneOf;
 const _errs25 = errors;
 if((!(Array.isArray(data10))) && (data10 !== null)){
-validate371.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/properties/oneOf/type",keyword:"type",params:{type: schema608.properties.oneOf.type},message:"must be array,null"}];
+validate373.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/properties/oneOf/type",keyword:"type",params:{type: schema618.properties.oneOf.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs25){
@@ -25574,8 +25913,8 @@ var valid4 = true;
 const len1 = data10.length;
 for(let i1=0; i1<len1; i1++){
 const _errs27 = errors;
-if(!(validate370(data10[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data10,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
+if(!(validate372(data10[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data10,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate372.errors : vErrors.concat(validate372.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs27 === errors;
@@ -25595,7 +25934,7 @@ if(data._meta !== undefined){
 let data12 = data._meta;
 const _errs28 = errors;
 if((!(data12 && typeof data12 == "object" && !Array.isArray(data12))) && (data12 !== null)){
-validate371.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate373.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -25616,126 +25955,6 @@ var valid0 = true;
 }
 }
 else {
-validate371.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate371.errors = vErrors;
-return errors === 0;
-}
-
-export const NumberPropertySchema = validate373;
-const schema611 = {"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
-
-function validate373(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.type === undefined) && (missing0 = "type")){
-validate373.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-const _errs1 = errors;
-if("number" !== data.type){
-validate373.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.title !== undefined){
-let data1 = data.title;
-const _errs2 = errors;
-if((typeof data1 !== "string") && (data1 !== null)){
-validate373.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema611.properties.title.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data2 = data.description;
-const _errs4 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate373.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema611.properties.description.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.minimum !== undefined){
-let data3 = data.minimum;
-const _errs6 = errors;
-if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate373.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema611.properties.minimum.type},message:"must be number,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.maximum !== undefined){
-let data4 = data.maximum;
-const _errs8 = errors;
-if((!((typeof data4 == "number") && (isFinite(data4)))) && (data4 !== null)){
-validate373.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema611.properties.maximum.type},message:"must be number,null"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.default !== undefined){
-let data5 = data.default;
-const _errs10 = errors;
-if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate373.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema611.properties.default.type},message:"must be number,null"}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data6 = data._meta;
-const _errs12 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate373.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
 validate373.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -25744,128 +25963,8 @@ validate373.errors = vErrors;
 return errors === 0;
 }
 
-export const IntegerPropertySchema = validate374;
-const schema613 = {"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
-
-function validate374(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.type === undefined) && (missing0 = "type")){
-validate374.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-const _errs1 = errors;
-if("integer" !== data.type){
-validate374.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.title !== undefined){
-let data1 = data.title;
-const _errs2 = errors;
-if((typeof data1 !== "string") && (data1 !== null)){
-validate374.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema613.properties.title.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data2 = data.description;
-const _errs4 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate374.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema613.properties.description.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.minimum !== undefined){
-let data3 = data.minimum;
-const _errs6 = errors;
-if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate374.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema613.properties.minimum.type},message:"must be integer,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.maximum !== undefined){
-let data4 = data.maximum;
-const _errs8 = errors;
-if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate374.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema613.properties.maximum.type},message:"must be integer,null"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.default !== undefined){
-let data5 = data.default;
-const _errs10 = errors;
-if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate374.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema613.properties.default.type},message:"must be integer,null"}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data6 = data._meta;
-const _errs12 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate374.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate374.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate374.errors = vErrors;
-return errors === 0;
-}
-
-export const BooleanPropertySchema = validate375;
-const schema615 = {"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const NumberPropertySchema = validate375;
+const schema621 = {"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
 function validate375(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -25880,8 +25979,8 @@ return false;
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
-if("boolean" !== data.type){
-validate375.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+if("number" !== data.type){
+validate375.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25894,7 +25993,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate375.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema615.properties.title.type},message:"must be string,null"}];
+validate375.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema621.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -25907,7 +26006,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate375.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema615.properties.description.type},message:"must be string,null"}];
+validate375.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema621.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -25916,11 +26015,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.default !== undefined){
-let data3 = data.default;
+if(data.minimum !== undefined){
+let data3 = data.minimum;
 const _errs6 = errors;
-if((typeof data3 !== "boolean") && (data3 !== null)){
-validate375.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema615.properties.default.type},message:"must be boolean,null"}];
+if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
+validate375.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema621.properties.minimum.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -25929,17 +26028,45 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data._meta !== undefined){
-let data4 = data._meta;
+if(data.maximum !== undefined){
+let data4 = data.maximum;
 const _errs8 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate375.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+if((!((typeof data4 == "number") && (isFinite(data4)))) && (data4 !== null)){
+validate375.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema621.properties.maximum.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.default !== undefined){
+let data5 = data.default;
+const _errs10 = errors;
+if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
+validate375.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema621.properties.default.type},message:"must be number,null"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data6 = data._meta;
+const _errs12 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate375.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -25956,8 +26083,8 @@ validate375.errors = vErrors;
 return errors === 0;
 }
 
-export const StringMultiSelectItems = validate376;
-const schema617 = {"type":"object","properties":{"type":{"const":"string"},"enum":{"type":"array","items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","enum"]};
+export const IntegerPropertySchema = validate376;
+const schema623 = {"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
 function validate376(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -25965,15 +26092,227 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.type === undefined) && (missing0 = "type")) || ((data.enum === undefined) && (missing0 = "enum"))){
+if((data.type === undefined) && (missing0 = "type")){
 validate376.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
+if("integer" !== data.type){
+validate376.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+let data1 = data.title;
+const _errs2 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate376.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema623.properties.title.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data2 = data.description;
+const _errs4 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate376.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema623.properties.description.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.minimum !== undefined){
+let data3 = data.minimum;
+const _errs6 = errors;
+if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
+validate376.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema623.properties.minimum.type},message:"must be integer,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.maximum !== undefined){
+let data4 = data.maximum;
+const _errs8 = errors;
+if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
+validate376.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema623.properties.maximum.type},message:"must be integer,null"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.default !== undefined){
+let data5 = data.default;
+const _errs10 = errors;
+if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
+validate376.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema623.properties.default.type},message:"must be integer,null"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data6 = data._meta;
+const _errs12 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate376.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate376.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate376.errors = vErrors;
+return errors === 0;
+}
+
+export const BooleanPropertySchema = validate377;
+const schema625 = {"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+
+function validate377(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.type === undefined) && (missing0 = "type")){
+validate377.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("boolean" !== data.type){
+validate377.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+let data1 = data.title;
+const _errs2 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate377.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema625.properties.title.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data2 = data.description;
+const _errs4 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate377.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema625.properties.description.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.default !== undefined){
+let data3 = data.default;
+const _errs6 = errors;
+if((typeof data3 !== "boolean") && (data3 !== null)){
+validate377.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema625.properties.default.type},message:"must be boolean,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data4 = data._meta;
+const _errs8 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+validate377.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate377.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate377.errors = vErrors;
+return errors === 0;
+}
+
+export const StringMultiSelectItems = validate378;
+const schema627 = {"type":"object","properties":{"type":{"const":"string"},"enum":{"type":"array","items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","enum"]};
+
+function validate378(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.enum === undefined) && (missing0 = "enum"))){
+validate378.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
 if("string" !== data.type){
-validate376.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate378.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25992,7 +26331,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
 if(typeof data1[i0] !== "string"){
-validate376.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate378.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -26002,7 +26341,7 @@ break;
 }
 }
 else {
-validate376.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate378.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -26016,7 +26355,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate376.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate378.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -26029,25 +26368,25 @@ var valid0 = true;
 }
 }
 else {
-validate376.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate378.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate376.errors = vErrors;
+validate378.errors = vErrors;
 return errors === 0;
 }
 
-export const TitledMultiSelectItems = validate377;
-const schema619 = {"type":"object","properties":{"anyOf":{"type":"array","items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["anyOf"]};
+export const TitledMultiSelectItems = validate379;
+const schema629 = {"type":"object","properties":{"anyOf":{"type":"array","items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["anyOf"]};
 
-function validate377(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate379(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.anyOf === undefined) && (missing0 = "anyOf")){
-validate377.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate379.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26060,8 +26399,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate370(data0[i0], {instancePath:instancePath+"/anyOf/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
+if(!(validate372(data0[i0], {instancePath:instancePath+"/anyOf/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate372.errors : vErrors.concat(validate372.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -26071,7 +26410,7 @@ break;
 }
 }
 else {
-validate377.errors = [{instancePath:instancePath+"/anyOf",schemaPath:"#/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate379.errors = [{instancePath:instancePath+"/anyOf",schemaPath:"#/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -26085,7 +26424,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate377.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate379.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -26097,32 +26436,32 @@ var valid0 = true;
 }
 }
 else {
-validate377.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate379.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate377.errors = vErrors;
+validate379.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionMultiSelectItems = validate379;
-const schema621 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionMultiSelectItems = validate381;
+const schema631 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string"]}}},"required":["type"],"additionalProperties":true};
 
-function validate379(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate381(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate379.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate381.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate379.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate381.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -26139,7 +26478,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate379.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate381.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -26157,33 +26496,33 @@ vErrors = null;
 }
 }
 else {
-validate379.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate381.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate379.errors = vErrors;
+validate381.errors = vErrors;
 return errors === 0;
 }
 
-export const MultiSelectItems = validate380;
-const schema622 = {"anyOf":[{"$ref":"#/$defs/StringMultiSelectItems"},{"$ref":"#/$defs/TitledMultiSelectItems"},{"$ref":"#/$defs/ExtensionMultiSelectItems"}]};
+export const MultiSelectItems = validate382;
+const schema632 = {"anyOf":[{"$ref":"#/$defs/StringMultiSelectItems"},{"$ref":"#/$defs/TitledMultiSelectItems"},{"$ref":"#/$defs/ExtensionMultiSelectItems"}]};
 
-function validate380(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate382(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate376(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate376.errors : vErrors.concat(validate376.errors);
+if(!(validate378(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate378.errors : vErrors.concat(validate378.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs2 = errors;
-if(!(validate377(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate377.errors : vErrors.concat(validate377.errors);
+if(!(validate379(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate379.errors : vErrors.concat(validate379.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -26278,7 +26617,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate380.errors = vErrors;
+validate382.errors = vErrors;
 return false;
 }
 else {
@@ -26292,28 +26631,28 @@ vErrors = null;
 }
 }
 }
-validate380.errors = vErrors;
+validate382.errors = vErrors;
 return errors === 0;
 }
 
-export const MultiSelectPropertySchema = validate383;
-const schema624 = {"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]};
+export const MultiSelectPropertySchema = validate385;
+const schema634 = {"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]};
 
-function validate383(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate385(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.items === undefined) && (missing0 = "items"))){
-validate383.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate385.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("array" !== data.type){
-validate383.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
+validate385.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -26326,7 +26665,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate383.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema624.properties.title.type},message:"must be string,null"}];
+validate385.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema634.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -26339,7 +26678,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate383.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema624.properties.description.type},message:"must be string,null"}];
+validate385.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema634.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -26352,13 +26691,13 @@ if(data.minItems !== undefined){
 let data3 = data.minItems;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate383.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/type",keyword:"type",params:{type: schema624.properties.minItems.type},message:"must be integer,null"}];
+validate385.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/type",keyword:"type",params:{type: schema634.properties.minItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate383.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate385.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -26373,13 +26712,13 @@ if(data.maxItems !== undefined){
 let data4 = data.maxItems;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate383.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/type",keyword:"type",params:{type: schema624.properties.maxItems.type},message:"must be integer,null"}];
+validate385.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/type",keyword:"type",params:{type: schema634.properties.maxItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate383.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate385.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -26392,8 +26731,8 @@ var valid0 = true;
 if(valid0){
 if(data.items !== undefined){
 const _errs10 = errors;
-if(!(validate380(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
-vErrors = vErrors === null ? validate380.errors : vErrors.concat(validate380.errors);
+if(!(validate382(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
+vErrors = vErrors === null ? validate382.errors : vErrors.concat(validate382.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -26406,7 +26745,7 @@ if(data.default !== undefined){
 let data6 = data.default;
 const _errs11 = errors;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-validate383.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema624.properties.default.type},message:"must be array,null"}];
+validate385.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema634.properties.default.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs11){
@@ -26416,7 +26755,7 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
 if(typeof data6[i0] !== "string"){
-validate383.errors = [{instancePath:instancePath+"/default/" + i0,schemaPath:"#/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate385.errors = [{instancePath:instancePath+"/default/" + i0,schemaPath:"#/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -26436,7 +26775,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs15 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate383.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate385.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -26454,32 +26793,32 @@ var valid0 = true;
 }
 }
 else {
-validate383.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate385.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate383.errors = vErrors;
+validate385.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPropertySchema = validate385;
-const schema626 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string","number","integer","boolean","array"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionPropertySchema = validate387;
+const schema636 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string","number","integer","boolean","array"]}}},"required":["type"],"additionalProperties":true};
 
-function validate385(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate387(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate385.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate387.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate385.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate387.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -26496,7 +26835,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate385.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate387.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -26514,19 +26853,19 @@ vErrors = null;
 }
 }
 else {
-validate385.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate387.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate385.errors = vErrors;
+validate387.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationPropertySchema = validate386;
-const schema627 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["string","number","integer","boolean","array"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]}]},"else":{"$ref":"#/$defs/ExtensionPropertySchemaWithUncheckedTag"}};
-const schema634 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const ElicitationPropertySchema = validate388;
+const schema637 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["string","number","integer","boolean","array"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]}]},"else":{"$ref":"#/$defs/ExtensionPropertySchemaWithUncheckedTag"}};
+const schema644 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate386(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate388(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -26564,7 +26903,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate386.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26576,14 +26915,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate386.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("string" !== data.type){
-validate386.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -26596,7 +26935,7 @@ if(data.title !== undefined){
 let data2 = data.title;
 const _errs10 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate386.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/0/properties/title/type",keyword:"type",params:{type: schema627.then.oneOf[0].properties.title.type},message:"must be string,null"}];
+validate388.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/0/properties/title/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -26609,7 +26948,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs12 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate386.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema627.then.oneOf[0].properties.description.type},message:"must be string,null"}];
+validate388.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs12 === errors;
@@ -26622,13 +26961,13 @@ if(data.minLength !== undefined){
 let data4 = data.minLength;
 const _errs14 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate386.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/type",keyword:"type",params:{type: schema627.then.oneOf[0].properties.minLength.type},message:"must be integer,null"}];
+validate388.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.minLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate386.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate388.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -26643,13 +26982,13 @@ if(data.maxLength !== undefined){
 let data5 = data.maxLength;
 const _errs16 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate386.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/type",keyword:"type",params:{type: schema627.then.oneOf[0].properties.maxLength.type},message:"must be integer,null"}];
+validate388.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.maxLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate386.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate388.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -26664,7 +27003,7 @@ if(data.pattern !== undefined){
 let data6 = data.pattern;
 const _errs18 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate386.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/then/oneOf/0/properties/pattern/type",keyword:"type",params:{type: schema627.then.oneOf[0].properties.pattern.type},message:"must be string,null"}];
+validate388.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/then/oneOf/0/properties/pattern/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.pattern.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs18 === errors;
@@ -26715,7 +27054,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate386.errors = vErrors;
+validate388.errors = vErrors;
 return false;
 }
 else {
@@ -26739,7 +27078,7 @@ if(data.default !== undefined){
 let data8 = data.default;
 const _errs27 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate386.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/0/properties/default/type",keyword:"type",params:{type: schema627.then.oneOf[0].properties.default.type},message:"must be string,null"}];
+validate388.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/0/properties/default/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.default.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -26752,7 +27091,7 @@ if(data.enum !== undefined){
 let data9 = data.enum;
 const _errs29 = errors;
 if((!(Array.isArray(data9))) && (data9 !== null)){
-validate386.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/then/oneOf/0/properties/enum/type",keyword:"type",params:{type: schema627.then.oneOf[0].properties.enum.type},message:"must be array,null"}];
+validate388.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/then/oneOf/0/properties/enum/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.enum.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs29){
@@ -26762,7 +27101,7 @@ const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 const _errs31 = errors;
 if(typeof data9[i0] !== "string"){
-validate386.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/then/oneOf/0/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate388.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/then/oneOf/0/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs31 === errors;
@@ -26782,7 +27121,7 @@ if(data.oneOf !== undefined){
 let data11 = data.oneOf;
 const _errs33 = errors;
 if((!(Array.isArray(data11))) && (data11 !== null)){
-validate386.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/then/oneOf/0/properties/oneOf/type",keyword:"type",params:{type: schema627.then.oneOf[0].properties.oneOf.type},message:"must be array,null"}];
+validate388.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/then/oneOf/0/properties/oneOf/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.oneOf.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs33){
@@ -26791,8 +27130,8 @@ var valid8 = true;
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
 const _errs35 = errors;
-if(!(validate370(data11[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
+if(!(validate372(data11[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate372.errors : vErrors.concat(validate372.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs35 === errors;
@@ -26812,7 +27151,7 @@ if(data._meta !== undefined){
 let data13 = data._meta;
 const _errs36 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate386.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate388.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs36 === errors;
@@ -26833,7 +27172,7 @@ var valid4 = true;
 }
 }
 else {
-validate386.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -26844,14 +27183,14 @@ if(errors === _errs40){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate386.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs42 = errors;
 if("number" !== data.type){
-validate386.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
+validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
 return false;
 }
 var valid11 = _errs42 === errors;
@@ -26864,7 +27203,7 @@ if(data.title !== undefined){
 let data15 = data.title;
 const _errs43 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate386.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/1/properties/title/type",keyword:"type",params:{type: schema627.then.oneOf[1].properties.title.type},message:"must be string,null"}];
+validate388.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/1/properties/title/type",keyword:"type",params:{type: schema637.then.oneOf[1].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs43 === errors;
@@ -26877,7 +27216,7 @@ if(data.description !== undefined){
 let data16 = data.description;
 const _errs45 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate386.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema627.then.oneOf[1].properties.description.type},message:"must be string,null"}];
+validate388.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema637.then.oneOf[1].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs45 === errors;
@@ -26890,7 +27229,7 @@ if(data.minimum !== undefined){
 let data17 = data.minimum;
 const _errs47 = errors;
 if((!((typeof data17 == "number") && (isFinite(data17)))) && (data17 !== null)){
-validate386.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/1/properties/minimum/type",keyword:"type",params:{type: schema627.then.oneOf[1].properties.minimum.type},message:"must be number,null"}];
+validate388.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/1/properties/minimum/type",keyword:"type",params:{type: schema637.then.oneOf[1].properties.minimum.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs47 === errors;
@@ -26903,7 +27242,7 @@ if(data.maximum !== undefined){
 let data18 = data.maximum;
 const _errs49 = errors;
 if((!((typeof data18 == "number") && (isFinite(data18)))) && (data18 !== null)){
-validate386.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/1/properties/maximum/type",keyword:"type",params:{type: schema627.then.oneOf[1].properties.maximum.type},message:"must be number,null"}];
+validate388.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/1/properties/maximum/type",keyword:"type",params:{type: schema637.then.oneOf[1].properties.maximum.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs49 === errors;
@@ -26916,7 +27255,7 @@ if(data.default !== undefined){
 let data19 = data.default;
 const _errs51 = errors;
 if((!((typeof data19 == "number") && (isFinite(data19)))) && (data19 !== null)){
-validate386.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/1/properties/default/type",keyword:"type",params:{type: schema627.then.oneOf[1].properties.default.type},message:"must be number,null"}];
+validate388.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/1/properties/default/type",keyword:"type",params:{type: schema637.then.oneOf[1].properties.default.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs51 === errors;
@@ -26929,7 +27268,7 @@ if(data._meta !== undefined){
 let data20 = data._meta;
 const _errs53 = errors;
 if((!(data20 && typeof data20 == "object" && !Array.isArray(data20))) && (data20 !== null)){
-validate386.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate388.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid11 = _errs53 === errors;
@@ -26946,7 +27285,7 @@ var valid11 = true;
 }
 }
 else {
-validate386.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -26957,14 +27296,14 @@ if(errors === _errs57){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate386.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs59 = errors;
 if("integer" !== data.type){
-validate386.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
+validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
 return false;
 }
 var valid14 = _errs59 === errors;
@@ -26977,7 +27316,7 @@ if(data.title !== undefined){
 let data22 = data.title;
 const _errs60 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate386.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/2/properties/title/type",keyword:"type",params:{type: schema627.then.oneOf[2].properties.title.type},message:"must be string,null"}];
+validate388.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/2/properties/title/type",keyword:"type",params:{type: schema637.then.oneOf[2].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid14 = _errs60 === errors;
@@ -26990,7 +27329,7 @@ if(data.description !== undefined){
 let data23 = data.description;
 const _errs62 = errors;
 if((typeof data23 !== "string") && (data23 !== null)){
-validate386.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/2/properties/description/type",keyword:"type",params:{type: schema627.then.oneOf[2].properties.description.type},message:"must be string,null"}];
+validate388.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/2/properties/description/type",keyword:"type",params:{type: schema637.then.oneOf[2].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid14 = _errs62 === errors;
@@ -27003,7 +27342,7 @@ if(data.minimum !== undefined){
 let data24 = data.minimum;
 const _errs64 = errors;
 if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
-validate386.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/2/properties/minimum/type",keyword:"type",params:{type: schema627.then.oneOf[2].properties.minimum.type},message:"must be integer,null"}];
+validate388.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/2/properties/minimum/type",keyword:"type",params:{type: schema637.then.oneOf[2].properties.minimum.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs64 === errors;
@@ -27016,7 +27355,7 @@ if(data.maximum !== undefined){
 let data25 = data.maximum;
 const _errs66 = errors;
 if((!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))) && (data25 !== null)){
-validate386.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/2/properties/maximum/type",keyword:"type",params:{type: schema627.then.oneOf[2].properties.maximum.type},message:"must be integer,null"}];
+validate388.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/2/properties/maximum/type",keyword:"type",params:{type: schema637.then.oneOf[2].properties.maximum.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs66 === errors;
@@ -27029,7 +27368,7 @@ if(data.default !== undefined){
 let data26 = data.default;
 const _errs68 = errors;
 if((!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))) && (data26 !== null)){
-validate386.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/2/properties/default/type",keyword:"type",params:{type: schema627.then.oneOf[2].properties.default.type},message:"must be integer,null"}];
+validate388.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/2/properties/default/type",keyword:"type",params:{type: schema637.then.oneOf[2].properties.default.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs68 === errors;
@@ -27042,7 +27381,7 @@ if(data._meta !== undefined){
 let data27 = data._meta;
 const _errs70 = errors;
 if((!(data27 && typeof data27 == "object" && !Array.isArray(data27))) && (data27 !== null)){
-validate386.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate388.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid14 = _errs70 === errors;
@@ -27059,7 +27398,7 @@ var valid14 = true;
 }
 }
 else {
-validate386.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27070,14 +27409,14 @@ if(errors === _errs74){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate386.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs76 = errors;
 if("boolean" !== data.type){
-validate386.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid17 = _errs76 === errors;
@@ -27090,7 +27429,7 @@ if(data.title !== undefined){
 let data29 = data.title;
 const _errs77 = errors;
 if((typeof data29 !== "string") && (data29 !== null)){
-validate386.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema627.then.oneOf[3].properties.title.type},message:"must be string,null"}];
+validate388.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema637.then.oneOf[3].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid17 = _errs77 === errors;
@@ -27103,7 +27442,7 @@ if(data.description !== undefined){
 let data30 = data.description;
 const _errs79 = errors;
 if((typeof data30 !== "string") && (data30 !== null)){
-validate386.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema627.then.oneOf[3].properties.description.type},message:"must be string,null"}];
+validate388.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema637.then.oneOf[3].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid17 = _errs79 === errors;
@@ -27116,7 +27455,7 @@ if(data.default !== undefined){
 let data31 = data.default;
 const _errs81 = errors;
 if((typeof data31 !== "boolean") && (data31 !== null)){
-validate386.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/3/properties/default/type",keyword:"type",params:{type: schema627.then.oneOf[3].properties.default.type},message:"must be boolean,null"}];
+validate388.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/3/properties/default/type",keyword:"type",params:{type: schema637.then.oneOf[3].properties.default.type},message:"must be boolean,null"}];
 return false;
 }
 var valid17 = _errs81 === errors;
@@ -27129,7 +27468,7 @@ if(data._meta !== undefined){
 let data32 = data._meta;
 const _errs83 = errors;
 if((!(data32 && typeof data32 == "object" && !Array.isArray(data32))) && (data32 !== null)){
-validate386.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate388.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid17 = _errs83 === errors;
@@ -27144,7 +27483,7 @@ var valid17 = true;
 }
 }
 else {
-validate386.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27155,14 +27494,14 @@ if(errors === _errs87){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if(((data.type === undefined) && (missing5 = "type")) || ((data.items === undefined) && (missing5 = "items"))){
-validate386.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs89 = errors;
 if("array" !== data.type){
-validate386.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
+validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
 return false;
 }
 var valid20 = _errs89 === errors;
@@ -27175,7 +27514,7 @@ if(data.title !== undefined){
 let data34 = data.title;
 const _errs90 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate386.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/4/properties/title/type",keyword:"type",params:{type: schema627.then.oneOf[4].properties.title.type},message:"must be string,null"}];
+validate388.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/4/properties/title/type",keyword:"type",params:{type: schema637.then.oneOf[4].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs90 === errors;
@@ -27188,7 +27527,7 @@ if(data.description !== undefined){
 let data35 = data.description;
 const _errs92 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate386.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/4/properties/description/type",keyword:"type",params:{type: schema627.then.oneOf[4].properties.description.type},message:"must be string,null"}];
+validate388.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/4/properties/description/type",keyword:"type",params:{type: schema637.then.oneOf[4].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs92 === errors;
@@ -27201,13 +27540,13 @@ if(data.minItems !== undefined){
 let data36 = data.minItems;
 const _errs94 = errors;
 if((!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))) && (data36 !== null)){
-validate386.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/type",keyword:"type",params:{type: schema627.then.oneOf[4].properties.minItems.type},message:"must be integer,null"}];
+validate388.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/type",keyword:"type",params:{type: schema637.then.oneOf[4].properties.minItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs94){
 if((typeof data36 == "number") && (isFinite(data36))){
 if(data36 < 0 || isNaN(data36)){
-validate386.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate388.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -27222,13 +27561,13 @@ if(data.maxItems !== undefined){
 let data37 = data.maxItems;
 const _errs96 = errors;
 if((!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))) && (data37 !== null)){
-validate386.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/type",keyword:"type",params:{type: schema627.then.oneOf[4].properties.maxItems.type},message:"must be integer,null"}];
+validate388.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/type",keyword:"type",params:{type: schema637.then.oneOf[4].properties.maxItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs96){
 if((typeof data37 == "number") && (isFinite(data37))){
 if(data37 < 0 || isNaN(data37)){
-validate386.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate388.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -27241,8 +27580,8 @@ var valid20 = true;
 if(valid20){
 if(data.items !== undefined){
 const _errs98 = errors;
-if(!(validate380(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
-vErrors = vErrors === null ? validate380.errors : vErrors.concat(validate380.errors);
+if(!(validate382(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
+vErrors = vErrors === null ? validate382.errors : vErrors.concat(validate382.errors);
 errors = vErrors.length;
 }
 var valid20 = _errs98 === errors;
@@ -27255,7 +27594,7 @@ if(data.default !== undefined){
 let data39 = data.default;
 const _errs99 = errors;
 if((!(Array.isArray(data39))) && (data39 !== null)){
-validate386.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/4/properties/default/type",keyword:"type",params:{type: schema627.then.oneOf[4].properties.default.type},message:"must be array,null"}];
+validate388.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/4/properties/default/type",keyword:"type",params:{type: schema637.then.oneOf[4].properties.default.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs99){
@@ -27265,7 +27604,7 @@ const len2 = data39.length;
 for(let i2=0; i2<len2; i2++){
 const _errs101 = errors;
 if(typeof data39[i2] !== "string"){
-validate386.errors = [{instancePath:instancePath+"/default/" + i2,schemaPath:"#/then/oneOf/4/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate388.errors = [{instancePath:instancePath+"/default/" + i2,schemaPath:"#/then/oneOf/4/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs101 === errors;
@@ -27285,7 +27624,7 @@ if(data._meta !== undefined){
 let data41 = data._meta;
 const _errs103 = errors;
 if((!(data41 && typeof data41 == "object" && !Array.isArray(data41))) && (data41 !== null)){
-validate386.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate388.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid20 = _errs103 === errors;
@@ -27303,24 +27642,24 @@ var valid20 = true;
 }
 }
 else {
-validate386.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate386.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate386.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate386.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate388.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27335,20 +27674,20 @@ if(errors === _errs108){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((data.type === undefined) && (missing6 = "type")){
-validate386.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate388.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate386.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate386.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate388.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27365,63 +27704,63 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate386.errors = vErrors;
+validate388.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if((data.type === undefined) && (missing7 = "type")){
-validate386.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate388.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate386.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate386.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate388.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate386.errors = vErrors;
+validate388.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSchemaType = validate389;
-const schema635 = {"type":"string","const":"object"};
+export const ElicitationSchemaType = validate391;
+const schema645 = {"type":"string","const":"object"};
 
-function validate389(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate391(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate389.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate391.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("object" !== data){
-validate389.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
+validate391.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
 return false;
 }
-validate389.errors = vErrors;
+validate391.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSchema = validate390;
-const schema636 = {"type":"object","properties":{"type":{"$ref":"#/$defs/ElicitationSchemaType"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"properties":{"type":"object","additionalProperties":{"$ref":"#/$defs/ElicitationPropertySchema"}},"required":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","properties"]};
+export const ElicitationSchema = validate392;
+const schema646 = {"type":"object","properties":{"type":{"$ref":"#/$defs/ElicitationSchemaType"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"properties":{"type":"object","additionalProperties":{"$ref":"#/$defs/ElicitationPropertySchema"}},"required":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","properties"]};
 
-function validate390(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate392(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.properties === undefined) && (missing0 = "properties"))){
-validate390.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate392.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27429,11 +27768,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate390.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate392.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("object" !== data0){
-validate390.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
+validate392.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -27446,7 +27785,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate390.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema636.properties.title.type},message:"must be string,null"}];
+validate392.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema646.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -27459,7 +27798,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate390.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema636.properties.description.type},message:"must be string,null"}];
+validate392.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema646.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -27475,8 +27814,8 @@ if(errors === _errs8){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key0 in data3){
 const _errs11 = errors;
-if(!(validate386(data3[key0], {instancePath:instancePath+"/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key0,rootData}))){
-vErrors = vErrors === null ? validate386.errors : vErrors.concat(validate386.errors);
+if(!(validate388(data3[key0], {instancePath:instancePath+"/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key0,rootData}))){
+vErrors = vErrors === null ? validate388.errors : vErrors.concat(validate388.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs11 === errors;
@@ -27486,7 +27825,7 @@ break;
 }
 }
 else {
-validate390.errors = [{instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate392.errors = [{instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27500,7 +27839,7 @@ if(data.required !== undefined){
 let data5 = data.required;
 const _errs12 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate390.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: schema636.properties.required.type},message:"must be array,null"}];
+validate392.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: schema646.properties.required.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs12){
@@ -27510,7 +27849,7 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs14 = errors;
 if(typeof data5[i0] !== "string"){
-validate390.errors = [{instancePath:instancePath+"/required/" + i0,schemaPath:"#/properties/required/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate392.errors = [{instancePath:instancePath+"/required/" + i0,schemaPath:"#/properties/required/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -27530,7 +27869,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs16 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate390.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate392.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -27546,26 +27885,26 @@ var valid0 = true;
 }
 }
 else {
-validate390.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate392.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate390.errors = vErrors;
+validate392.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationFormRequest = validate392;
-const schema639 = {"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
+export const ElicitationFormRequest = validate394;
+const schema649 = {"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
 
-function validate392(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate394(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs2 = errors;
-if(!(validate367(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate367.errors : vErrors.concat(validate367.errors);
+if(!(validate369(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate369.errors : vErrors.concat(validate369.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -27574,8 +27913,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs3 = errors;
-if(!(validate368(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate368.errors : vErrors.concat(validate368.errors);
+if(!(validate370(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -27598,7 +27937,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate392.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -27616,14 +27955,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.requestedSchema === undefined) && (missing0 = "requestedSchema"))){
-validate392.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs4 = errors;
 if("form" !== data.mode){
-validate392.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -27635,7 +27974,7 @@ if(valid1){
 if(data.message !== undefined){
 const _errs5 = errors;
 if(typeof data.message !== "string"){
-validate392.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -27646,8 +27985,8 @@ var valid1 = true;
 if(valid1){
 if(data.requestedSchema !== undefined){
 const _errs7 = errors;
-if(!(validate390(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
-vErrors = vErrors === null ? validate390.errors : vErrors.concat(validate390.errors);
+if(!(validate392(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
+vErrors = vErrors === null ? validate392.errors : vErrors.concat(validate392.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -27663,12 +28002,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate392.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate392.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -27735,7 +28074,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate392.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -27759,7 +28098,7 @@ if(data.requestId !== undefined){
 let data5 = data.requestId;
 const _errs18 = errors;
 if((typeof data5 !== "string") && (!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5))))){
-validate392.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate394.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -27772,7 +28111,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs21 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate392.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid1 = _errs21 === errors;
@@ -27789,26 +28128,26 @@ var valid1 = true;
 }
 }
 else {
-validate392.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate392.errors = vErrors;
+validate394.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationUrlRequest = validate396;
-const schema644 = {"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
+export const ElicitationUrlRequest = validate398;
+const schema654 = {"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
 
-function validate396(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate398(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs2 = errors;
-if(!(validate367(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate367.errors : vErrors.concat(validate367.errors);
+if(!(validate369(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate369.errors : vErrors.concat(validate369.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -27817,8 +28156,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs3 = errors;
-if(!(validate368(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate368.errors : vErrors.concat(validate368.errors);
+if(!(validate370(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -27841,7 +28180,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate396.errors = vErrors;
+validate398.errors = vErrors;
 return false;
 }
 else {
@@ -27859,14 +28198,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.elicitationId === undefined) && (missing0 = "elicitationId"))) || ((data.url === undefined) && (missing0 = "url"))){
-validate396.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate398.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs4 = errors;
 if("url" !== data.mode){
-validate396.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
+validate398.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -27878,7 +28217,7 @@ if(valid1){
 if(data.message !== undefined){
 const _errs5 = errors;
 if(typeof data.message !== "string"){
-validate396.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate398.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -27894,12 +28233,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate396.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate398.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate396.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate398.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -27914,7 +28253,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(errors === _errs10){
 if(!(typeof data.url === "string")){
-validate396.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate398.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -27932,12 +28271,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data4 === "string"){
 if(data4.length < 1){
-validate396.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate398.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate396.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate398.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28004,7 +28343,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate396.errors = vErrors;
+validate398.errors = vErrors;
 return false;
 }
 else {
@@ -28028,7 +28367,7 @@ if(data.requestId !== undefined){
 let data6 = data.requestId;
 const _errs22 = errors;
 if((typeof data6 !== "string") && (!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6))))){
-validate396.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate398.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid1 = _errs22 === errors;
@@ -28041,7 +28380,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs25 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate396.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate398.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid1 = _errs25 === errors;
@@ -28059,25 +28398,25 @@ var valid1 = true;
 }
 }
 else {
-validate396.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate398.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate396.errors = vErrors;
+validate398.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionElicitationRequest = validate399;
-const schema650 = {"type":"object","properties":{"mode":{"type":"string","not":{"enum":["form","url"]}},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
+export const ExtensionElicitationRequest = validate401;
+const schema660 = {"type":"object","properties":{"mode":{"type":"string","not":{"enum":["form","url"]}},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
 
-function validate399(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate401(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))){
-validate399.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate401.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28085,7 +28424,7 @@ if(data.mode !== undefined){
 let data0 = data.mode;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate399.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate401.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -28102,7 +28441,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate399.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate401.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -28125,7 +28464,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs6 = errors;
 if(typeof data.message !== "string"){
-validate399.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate401.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -28137,19 +28476,19 @@ var valid0 = true;
 }
 }
 else {
-validate399.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate401.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate399.errors = vErrors;
+validate401.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateElicitationRequest = validate400;
-const schema651 = {"type":"object","required":["mode"],"properties":{"mode":{"type":"string"}},"if":{"properties":{"mode":{"enum":["form","url"]}}},"then":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]},{"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]}]},"else":{"$ref":"#/$defs/ExtensionElicitationRequestWithUncheckedTag"}};
-const schema661 = {"type":"object","properties":{"mode":{"type":"string"},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
+export const CreateElicitationRequest = validate402;
+const schema661 = {"type":"object","required":["mode"],"properties":{"mode":{"type":"string"}},"if":{"properties":{"mode":{"enum":["form","url"]}}},"then":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]},{"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]}]},"else":{"$ref":"#/$defs/ExtensionElicitationRequestWithUncheckedTag"}};
+const schema671 = {"type":"object","properties":{"mode":{"type":"string"},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
 
-function validate400(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate402(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -28187,7 +28526,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.mode === undefined) && (missing0 = "mode")){
-validate400.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate402.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28199,8 +28538,8 @@ const _errs9 = errors;
 let valid4 = false;
 let passing0 = null;
 const _errs10 = errors;
-if(!(validate367(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate367.errors : vErrors.concat(validate367.errors);
+if(!(validate369(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate369.errors : vErrors.concat(validate369.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs10 === errors;
@@ -28209,8 +28548,8 @@ valid4 = true;
 passing0 = 0;
 }
 const _errs11 = errors;
-if(!(validate368(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate368.errors : vErrors.concat(validate368.errors);
+if(!(validate370(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs11 === errors;
@@ -28233,7 +28572,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate400.errors = vErrors;
+validate402.errors = vErrors;
 return false;
 }
 else {
@@ -28251,14 +28590,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((data.mode === undefined) && (missing1 = "mode")) || ((data.message === undefined) && (missing1 = "message"))) || ((data.requestedSchema === undefined) && (missing1 = "requestedSchema"))){
-validate400.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate402.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs12 = errors;
 if("form" !== data.mode){
-validate400.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
+validate402.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
 return false;
 }
 var valid5 = _errs12 === errors;
@@ -28270,7 +28609,7 @@ if(valid5){
 if(data.message !== undefined){
 const _errs13 = errors;
 if(typeof data.message !== "string"){
-validate400.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate402.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs13 === errors;
@@ -28281,8 +28620,8 @@ var valid5 = true;
 if(valid5){
 if(data.requestedSchema !== undefined){
 const _errs15 = errors;
-if(!(validate390(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
-vErrors = vErrors === null ? validate390.errors : vErrors.concat(validate390.errors);
+if(!(validate392(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
+vErrors = vErrors === null ? validate392.errors : vErrors.concat(validate392.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs15 === errors;
@@ -28298,12 +28637,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data4 === "string"){
 if(data4.length < 1){
-validate400.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate402.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate400.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate402.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28370,7 +28709,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate400.errors = vErrors;
+validate402.errors = vErrors;
 return false;
 }
 else {
@@ -28394,7 +28733,7 @@ if(data.requestId !== undefined){
 let data6 = data.requestId;
 const _errs26 = errors;
 if((typeof data6 !== "string") && (!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6))))){
-validate400.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate402.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid5 = _errs26 === errors;
@@ -28407,7 +28746,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs29 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate400.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate402.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid5 = _errs29 === errors;
@@ -28424,7 +28763,7 @@ var valid5 = true;
 }
 }
 else {
-validate400.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate402.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28435,8 +28774,8 @@ const _errs35 = errors;
 let valid12 = false;
 let passing1 = null;
 const _errs36 = errors;
-if(!(validate367(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate367.errors : vErrors.concat(validate367.errors);
+if(!(validate369(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate369.errors : vErrors.concat(validate369.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs36 === errors;
@@ -28445,8 +28784,8 @@ valid12 = true;
 passing1 = 0;
 }
 const _errs37 = errors;
-if(!(validate368(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate368.errors : vErrors.concat(validate368.errors);
+if(!(validate370(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs37 === errors;
@@ -28469,7 +28808,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate400.errors = vErrors;
+validate402.errors = vErrors;
 return false;
 }
 else {
@@ -28487,14 +28826,14 @@ if(errors === _errs33){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((((data.mode === undefined) && (missing2 = "mode")) || ((data.message === undefined) && (missing2 = "message"))) || ((data.elicitationId === undefined) && (missing2 = "elicitationId"))) || ((data.url === undefined) && (missing2 = "url"))){
-validate400.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate402.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs38 = errors;
 if("url" !== data.mode){
-validate400.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
+validate402.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
 return false;
 }
 var valid13 = _errs38 === errors;
@@ -28506,7 +28845,7 @@ if(valid13){
 if(data.message !== undefined){
 const _errs39 = errors;
 if(typeof data.message !== "string"){
-validate400.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate402.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid13 = _errs39 === errors;
@@ -28522,12 +28861,12 @@ const _errs42 = errors;
 if(errors === _errs42){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate400.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate402.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate400.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate402.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28542,7 +28881,7 @@ const _errs44 = errors;
 if(errors === _errs44){
 if(errors === _errs44){
 if(!(typeof data.url === "string")){
-validate400.errors = [{instancePath:instancePath+"/url",schemaPath:"#/then/oneOf/1/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate402.errors = [{instancePath:instancePath+"/url",schemaPath:"#/then/oneOf/1/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28560,12 +28899,12 @@ const _errs47 = errors;
 if(errors === _errs47){
 if(typeof data12 === "string"){
 if(data12.length < 1){
-validate400.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate402.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate400.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate402.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28632,7 +28971,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate400.errors = vErrors;
+validate402.errors = vErrors;
 return false;
 }
 else {
@@ -28656,7 +28995,7 @@ if(data.requestId !== undefined){
 let data14 = data.requestId;
 const _errs56 = errors;
 if((typeof data14 !== "string") && (!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14))))){
-validate400.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate402.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid13 = _errs56 === errors;
@@ -28669,7 +29008,7 @@ if(data._meta !== undefined){
 let data15 = data._meta;
 const _errs59 = errors;
 if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-validate400.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate402.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid13 = _errs59 === errors;
@@ -28687,24 +29026,24 @@ var valid13 = true;
 }
 }
 else {
-validate400.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate402.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate400.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "mode", tagValue: tag0},message:"value of tag \"mode\" must be in oneOf"}];
+validate402.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "mode", tagValue: tag0},message:"value of tag \"mode\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate400.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "mode", tagValue: tag0},message:"tag \"mode\" must be string"}];
+validate402.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "mode", tagValue: tag0},message:"tag \"mode\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate400.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate402.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28719,14 +29058,14 @@ if(errors === _errs64){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.mode === undefined) && (missing3 = "mode")) || ((data.message === undefined) && (missing3 = "message"))){
-validate400.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate402.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs67 = errors;
 if(typeof data.mode !== "string"){
-validate400.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate402.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs67 === errors;
@@ -28738,7 +29077,7 @@ if(valid21){
 if(data.message !== undefined){
 const _errs69 = errors;
 if(typeof data.message !== "string"){
-validate400.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate402.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs69 === errors;
@@ -28750,7 +29089,7 @@ var valid21 = true;
 }
 }
 else {
-validate400.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate402.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28767,62 +29106,62 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate400.errors = vErrors;
+validate402.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.mode === undefined) && (missing4 = "mode")){
-validate400.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate402.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 if(typeof data.mode !== "string"){
-validate400.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate402.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate400.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate402.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate400.errors = vErrors;
+validate402.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationContentValue = validate406;
-const schema662 = {"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}},{}]};
+export const ElicitationContentValue = validate408;
+const schema672 = {"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}},{}]};
 
-function validate406(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate408(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-validate406.errors = vErrors;
+validate408.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationAcceptAction = validate407;
-const schema663 = {"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+export const ElicitationAcceptAction = validate409;
+const schema673 = {"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
 
-function validate407(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate409(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate407.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate409.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs1 = errors;
 if("accept" !== data.action){
-validate407.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+validate409.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -28835,7 +29174,7 @@ if(data.content !== undefined){
 let data1 = data.content;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate407.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema663.properties.content.type},message:"must be object,null"}];
+validate409.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema673.properties.content.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs2){
@@ -28859,7 +29198,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate407.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate409.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -28867,106 +29206,6 @@ var valid0 = _errs8 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-}
-else {
-validate407.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate407.errors = vErrors;
-return errors === 0;
-}
-
-export const ElicitationDeclineAction = validate408;
-const schema666 = {"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
-
-function validate408(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.action === undefined) && (missing0 = "action")){
-validate408.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.action !== undefined){
-const _errs1 = errors;
-if("decline" !== data.action){
-validate408.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs2 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate408.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate408.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate408.errors = vErrors;
-return errors === 0;
-}
-
-export const ElicitationCancelAction = validate409;
-const schema668 = {"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
-
-function validate409(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.action === undefined) && (missing0 = "action")){
-validate409.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.action !== undefined){
-const _errs1 = errors;
-if("cancel" !== data.action){
-validate409.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs2 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate409.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -28980,8 +29219,8 @@ validate409.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionElicitationAction = validate410;
-const schema670 = {"type":"object","properties":{"action":{"type":"string","not":{"enum":["accept","decline","cancel"]}}},"required":["action"],"additionalProperties":true};
+export const ElicitationDeclineAction = validate410;
+const schema676 = {"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
 
 function validate410(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -28995,9 +29234,109 @@ return false;
 }
 else {
 if(data.action !== undefined){
+const _errs1 = errors;
+if("decline" !== data.action){
+validate410.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs2 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate410.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate410.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate410.errors = vErrors;
+return errors === 0;
+}
+
+export const ElicitationCancelAction = validate411;
+const schema678 = {"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+
+function validate411(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.action === undefined) && (missing0 = "action")){
+validate411.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.action !== undefined){
+const _errs1 = errors;
+if("cancel" !== data.action){
+validate411.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs2 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate411.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate411.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate411.errors = vErrors;
+return errors === 0;
+}
+
+export const ExtensionElicitationAction = validate412;
+const schema680 = {"type":"object","properties":{"action":{"type":"string","not":{"enum":["accept","decline","cancel"]}}},"required":["action"],"additionalProperties":true};
+
+function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.action === undefined) && (missing0 = "action")){
+validate412.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.action !== undefined){
 let data0 = data.action;
 if(typeof data0 !== "string"){
-validate410.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate412.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -29014,7 +29353,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate410.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate412.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -29032,19 +29371,19 @@ vErrors = null;
 }
 }
 else {
-validate410.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate412.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate410.errors = vErrors;
+validate412.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateElicitationResponse = validate411;
-const schema671 = {"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"if":{"properties":{"action":{"enum":["accept","decline","cancel"]}}},"then":{"type":"object","required":["action"],"discriminator":{"propertyName":"action"},"oneOf":[{"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]}]},"else":{"$ref":"#/$defs/ExtensionElicitationActionWithUncheckedTag"}};
-const schema676 = {"type":"object","properties":{"action":{"type":"string"}},"required":["action"],"additionalProperties":true};
+export const CreateElicitationResponse = validate413;
+const schema681 = {"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"if":{"properties":{"action":{"enum":["accept","decline","cancel"]}}},"then":{"type":"object","required":["action"],"discriminator":{"propertyName":"action"},"oneOf":[{"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]}]},"else":{"$ref":"#/$defs/ExtensionElicitationActionWithUncheckedTag"}};
+const schema686 = {"type":"object","properties":{"action":{"type":"string"}},"required":["action"],"additionalProperties":true};
 
-function validate411(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate413(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -29082,7 +29421,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate411.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate413.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29094,14 +29433,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.action === undefined) && (missing1 = "action")){
-validate411.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate413.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs9 = errors;
 if("accept" !== data.action){
-validate411.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/0/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+validate413.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/0/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -29114,7 +29453,7 @@ if(data.content !== undefined){
 let data2 = data.content;
 const _errs10 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate411.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema671.then.oneOf[0].properties.content.type},message:"must be object,null"}];
+validate413.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema681.then.oneOf[0].properties.content.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs10){
@@ -29138,7 +29477,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs16 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate411.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate413.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -29151,7 +29490,7 @@ var valid4 = true;
 }
 }
 else {
-validate411.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate413.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29162,14 +29501,14 @@ if(errors === _errs20){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.action === undefined) && (missing2 = "action")){
-validate411.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate413.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs22 = errors;
 if("decline" !== data.action){
-validate411.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/1/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
+validate413.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/1/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs22 === errors;
@@ -29182,7 +29521,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs23 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate411.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate413.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid9 = _errs23 === errors;
@@ -29194,7 +29533,7 @@ var valid9 = true;
 }
 }
 else {
-validate411.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate413.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29205,14 +29544,14 @@ if(errors === _errs27){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.action === undefined) && (missing3 = "action")){
-validate411.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate413.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs29 = errors;
 if("cancel" !== data.action){
-validate411.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/2/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
+validate413.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/2/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
 return false;
 }
 var valid12 = _errs29 === errors;
@@ -29225,7 +29564,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs30 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate411.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate413.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid12 = _errs30 === errors;
@@ -29237,24 +29576,24 @@ var valid12 = true;
 }
 }
 else {
-validate411.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate413.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate411.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "action", tagValue: tag0},message:"value of tag \"action\" must be in oneOf"}];
+validate413.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "action", tagValue: tag0},message:"value of tag \"action\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate411.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "action", tagValue: tag0},message:"tag \"action\" must be string"}];
+validate413.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "action", tagValue: tag0},message:"tag \"action\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate411.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate413.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29269,20 +29608,20 @@ if(errors === _errs35){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.action === undefined) && (missing4 = "action")){
-validate411.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate413.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 if(typeof data.action !== "string"){
-validate411.errors = [{instancePath:instancePath+"/action",schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate413.errors = [{instancePath:instancePath+"/action",schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate411.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate413.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29299,45 +29638,45 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate411.errors = vErrors;
+validate413.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((data.action === undefined) && (missing5 = "action")){
-validate411.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate413.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 if(typeof data.action !== "string"){
-validate411.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate413.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate411.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate413.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate411.errors = vErrors;
+validate413.errors = vErrors;
 return errors === 0;
 }
 
-export const CompleteElicitationNotification = validate412;
-const schema677 = {"type":"object","properties":{"elicitationId":{"$ref":"#/$defs/ElicitationId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["elicitationId"]};
+export const CompleteElicitationNotification = validate414;
+const schema687 = {"type":"object","properties":{"elicitationId":{"$ref":"#/$defs/ElicitationId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["elicitationId"]};
 
-function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate414(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.elicitationId === undefined) && (missing0 = "elicitationId")){
-validate412.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate414.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29348,12 +29687,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate412.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate414.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate412.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate414.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -29367,110 +29706,13 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate412.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate412.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate412.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionTitleCapabilities = validate413;
-
-function validate413(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate413.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate413.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate413.errors = vErrors;
-return errors === 0;
-}
-
-export const SetSessionTitleRequest = validate414;
-const schema682 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title"]};
-
-function validate414(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.title === undefined) && (missing0 = "title"))){
-validate414.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate414.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate414.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.title !== undefined){
-const _errs4 = errors;
-if(typeof data.title !== "string"){
-validate414.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs6 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
 validate414.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
-}
 }
 }
 }
@@ -29484,44 +29726,18 @@ validate414.errors = vErrors;
 return errors === 0;
 }
 
-export const SetSessionTitleResponse = validate415;
-const schema685 = {"type":"object","properties":{"title":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["title"]};
+export const SessionTitleCapabilities = validate415;
 
 function validate415(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.title === undefined) && (missing0 = "title")){
-validate415.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.title !== undefined){
-const _errs1 = errors;
-if(typeof data.title !== "string"){
-validate415.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs3 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
 validate415.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -29534,18 +29750,67 @@ validate415.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatusCapabilities = validate416;
+export const SetSessionTitleRequest = validate416;
+const schema692 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title"]};
 
 function validate416(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.title === undefined) && (missing0 = "title"))){
+validate416.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate416.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate416.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate416.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+let data2 = data._meta;
+const _errs6 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
 validate416.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -29558,8 +29823,8 @@ validate416.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatusRequest = validate417;
-const schema689 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const SetSessionTitleResponse = validate417;
+const schema695 = {"type":"object","properties":{"title":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["title"]};
 
 function validate417(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -29567,26 +29832,16 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
+if((data.title === undefined) && (missing0 = "title")){
 validate417.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
+if(data.title !== undefined){
 const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate417.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(typeof data.title !== "string"){
+validate417.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-else {
-validate417.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 var valid0 = _errs1 === errors;
 }
@@ -29596,12 +29851,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data1 = data._meta;
-const _errs4 = errors;
+const _errs3 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
 validate417.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
@@ -29618,22 +29873,32 @@ validate417.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatus = validate418;
-const schema692 = {"type":"string"};
+export const SessionStatusCapabilities = validate418;
 
 function validate418(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "string"){
-validate418.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate418.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
+}
+}
+}
+else {
+validate418.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate418.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatusState = validate419;
-const schema693 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["state"]};
+export const SessionStatusRequest = validate419;
+const schema699 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
 function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -29641,15 +29906,89 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.state === undefined) && (missing0 = "state")){
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
 validate419.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate419.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate419.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate419.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate419.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate419.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionStatus = validate420;
+const schema702 = {"type":"string"};
+
+function validate420(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate420.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate420.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionStatusState = validate421;
+const schema703 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["state"]};
+
+function validate421(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.state === undefined) && (missing0 = "state")){
+validate421.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("state_update" !== data.sessionUpdate){
-validate419.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate421.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -29661,7 +30000,7 @@ if(valid0){
 if(data.state !== undefined){
 const _errs2 = errors;
 if(typeof data.state !== "string"){
-validate419.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate421.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -29712,7 +30051,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate419.errors = vErrors;
+validate421.errors = vErrors;
 return false;
 }
 else {
@@ -29768,7 +30107,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate419.errors = vErrors;
+validate421.errors = vErrors;
 return false;
 }
 else {
@@ -29824,7 +30163,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate419.errors = vErrors;
+validate421.errors = vErrors;
 return false;
 }
 else {
@@ -29848,7 +30187,7 @@ if(data.background !== undefined){
 let data5 = data.background;
 const _errs21 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate419.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema693.properties.background.type},message:"must be array,null"}];
+validate421.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema703.properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs21){
@@ -29878,7 +30217,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs24 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate419.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate421.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -29895,32 +30234,32 @@ var valid0 = true;
 }
 }
 else {
-validate419.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate421.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate419.errors = vErrors;
+validate421.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatusResponse = validate423;
-const schema696 = {"type":"object","properties":{"status":{"$ref":"#/$defs/SessionStatus"},"state":{"anyOf":[{"$ref":"#/$defs/SessionStatusState"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["status"]};
+export const SessionStatusResponse = validate425;
+const schema706 = {"type":"object","properties":{"status":{"$ref":"#/$defs/SessionStatus"},"state":{"anyOf":[{"$ref":"#/$defs/SessionStatusState"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["status"]};
 
-function validate423(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate425(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.status === undefined) && (missing0 = "status")){
-validate423.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate425.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.status !== undefined){
 const _errs1 = errors;
 if(typeof data.status !== "string"){
-validate423.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/SessionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate425.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/SessionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -29935,8 +30274,8 @@ const _errs4 = errors;
 const _errs5 = errors;
 let valid2 = false;
 const _errs6 = errors;
-if(!(validate419(data1, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
-vErrors = vErrors === null ? validate419.errors : vErrors.concat(validate419.errors);
+if(!(validate421(data1, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate421.errors : vErrors.concat(validate421.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
@@ -29965,7 +30304,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate423.errors = vErrors;
+validate425.errors = vErrors;
 return false;
 }
 else {
@@ -29989,7 +30328,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs9 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate423.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate425.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -30002,30 +30341,6 @@ var valid0 = true;
 }
 }
 else {
-validate423.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate423.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionArchiveCapabilities = validate425;
-
-function validate425(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate425.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
 validate425.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -30034,67 +30349,18 @@ validate425.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionArchiveFilter = validate426;
-
-function validate426(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate426.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate426.errors = vErrors;
-return errors === 0;
-}
-
-export const ArchiveSessionRequest = validate427;
-const schema702 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const SessionArchiveCapabilities = validate427;
 
 function validate427(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate427.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate427.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate427.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
 validate427.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -30107,33 +30373,21 @@ validate427.errors = vErrors;
 return errors === 0;
 }
 
-export const ArchiveSessionResponse = validate428;
-const schema705 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+export const SessionArchiveFilter = validate428;
 
 function validate428(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate428.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+if(typeof data !== "string"){
+validate428.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-}
-else {
-validate428.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate428.errors = vErrors;
 return errors === 0;
 }
 
-export const UnarchiveSessionRequest = validate429;
-const schema707 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const ArchiveSessionRequest = validate429;
+const schema712 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
 function validate429(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -30192,8 +30446,8 @@ validate429.errors = vErrors;
 return errors === 0;
 }
 
-export const UnarchiveSessionResponse = validate430;
-const schema710 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+export const ArchiveSessionResponse = validate430;
+const schema715 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate430(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -30217,18 +30471,54 @@ validate430.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionForkCapabilities = validate431;
+export const UnarchiveSessionRequest = validate431;
+const schema717 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
 function validate431(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
+validate431.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate431.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate431.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
 validate431.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -30241,17 +30531,66 @@ validate431.errors = vErrors;
 return errors === 0;
 }
 
-export const ForkSessionRequest = validate432;
-const schema714 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"additionalDirectories":{"type":"array","items":{"$ref":"#/$defs/AbsolutePath"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+export const UnarchiveSessionResponse = validate432;
+const schema720 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate432(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate432.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate432.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate432.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionForkCapabilities = validate433;
+
+function validate433(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate433.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate433.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate433.errors = vErrors;
+return errors === 0;
+}
+
+export const ForkSessionRequest = validate434;
+const schema724 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"additionalDirectories":{"type":"array","items":{"$ref":"#/$defs/AbsolutePath"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+
+function validate434(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))){
-validate432.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate434.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30262,12 +30601,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate432.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate434.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate432.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate434.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30284,12 +30623,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate432.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate434.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate432.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate434.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30313,12 +30652,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate432.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate434.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate432.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate434.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30329,7 +30668,7 @@ break;
 }
 }
 else {
-validate432.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate434.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30359,7 +30698,7 @@ break;
 }
 }
 else {
-validate432.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate434.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30373,7 +30712,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs15 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate432.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate434.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -30388,25 +30727,25 @@ var valid0 = true;
 }
 }
 else {
-validate432.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate434.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate432.errors = vErrors;
+validate434.errors = vErrors;
 return errors === 0;
 }
 
-export const ForkSessionResponse = validate434;
-const schema719 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const ForkSessionResponse = validate436;
+const schema729 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
-function validate434(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate436(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate434.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate436.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30417,12 +30756,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate434.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate436.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate434.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate436.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30452,7 +30791,7 @@ break;
 }
 }
 else {
-validate434.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate436.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30482,7 +30821,7 @@ break;
 }
 }
 else {
-validate434.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate436.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30496,7 +30835,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs10 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate434.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate436.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -30510,10 +30849,10 @@ var valid0 = true;
 }
 }
 else {
-validate434.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate436.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate434.errors = vErrors;
+validate436.errors = vErrors;
 return errors === 0;
 }

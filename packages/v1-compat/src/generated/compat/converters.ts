@@ -570,7 +570,7 @@ export function v1ToV2PlanUpdate(value: V1.PlanUpdate): V2.PlanUpdate {
   return custom.v1ToV2PlanUpdate(value);
 }
 
-/** Converts a v2 `PlanUpdate` into a v1 `PlanUpdate` (hand-written). Lossy: v1 has one plan per session: every v2 plan (any planId) becomes the session's plan, and extension plan content is dropped. */
+/** Converts a v2 `PlanUpdate` into a v1 `PlanUpdate` (hand-written). Lossy: v1 has one plan per session: every v2 plan (any planId) becomes the session's plan; a Markdown or file plan (unstable) becomes one pending entry holding the Markdown or naming the file, and extension plan content is dropped. */
 export function v2ToV1PlanUpdate(value: V2.PlanUpdate): V1.PlanUpdate {
   return custom.v2ToV1PlanUpdate(value);
 }
@@ -2058,7 +2058,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2PlanUpdate,
     toV1: v2ToV1PlanUpdate,
     lossyToV2: 'The v1 plan gets the fixed planId "plan".',
-    lossyToV1: 'v1 has one plan per session: every v2 plan (any planId) becomes the session\'s plan, and extension plan content is dropped.',
+    lossyToV1: 'v1 has one plan per session: every v2 plan (any planId) becomes the session\'s plan; a Markdown or file plan (unstable) becomes one pending entry holding the Markdown or naming the file, and extension plan content is dropped.',
   },
   {
     name: 'Cost',
