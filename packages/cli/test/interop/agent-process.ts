@@ -26,6 +26,13 @@ export async function officialSchemas(): Promise<Record<'notification' | 'prompt
   return { notification, promptResponse };
 }
 
+/** The `initialize` params the official-client tests send: protocol v2, no client capabilities. */
+export const OFFICIAL_INITIALIZE = {
+  protocolVersion: 2,
+  info: { name: 'official-client', version: '2.4.0' },
+  capabilities: {},
+};
+
 /** One message `acp-kit agent` wrote, parsed from its line. */
 export type WireMessage = {
   id?: unknown;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { client as officialClient } from '@agentclientprotocol/sdk/experimental/v2';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { requireBuild } from '../harness.js';
-import { type AgentProcess, spawnAgentProcess } from './agent-process.js';
+import { type AgentProcess, OFFICIAL_INITIALIZE, spawnAgentProcess } from './agent-process.js';
 
 beforeAll(requireBuild);
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -35,11 +35,7 @@ async function withAgent<T>(
   const result = await officialClient({ name: 'interop-official-archive' }).connectWith(
     agent.stream,
     async (ctx) => {
-      await ctx.request('initialize', {
-        protocolVersion: 2,
-        info: { name: 'official-client', version: '2.4.0' },
-        capabilities: {},
-      });
+      await ctx.request('initialize', OFFICIAL_INITIALIZE);
       // Unstable methods and fields: the official client's request map has no types for them.
       return steps({
         request: (method, params) => ctx.request(method as never, params as never) as Promise<unknown>,

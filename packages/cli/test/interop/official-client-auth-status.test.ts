@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { client as officialClient } from '@agentclientprotocol/sdk/experimental/v2';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { requireBuild } from '../harness.js';
-import { type AgentProcess, spawnAgentProcess } from './agent-process.js';
+import { type AgentProcess, OFFICIAL_INITIALIZE, spawnAgentProcess } from './agent-process.js';
 
 beforeAll(requireBuild);
 let running: AgentProcess | undefined;
@@ -37,11 +37,7 @@ describe('the official v2 client asking acp-kit agent --require-login for auth/s
     const outcome = await officialClient({ name: 'interop-official-auth-status' }).connectWith(
       agent.stream,
       async (ctx) => {
-        await ctx.request('initialize', {
-          protocolVersion: 2,
-          info: { name: 'official-client', version: '2.4.0' },
-          capabilities: {},
-        });
+        await ctx.request('initialize', OFFICIAL_INITIALIZE);
         // Unstable: the official client's request map has no type for it.
         const status = () => ctx.request('auth/status' as never, {} as never) as Promise<unknown>;
         const before = await status();

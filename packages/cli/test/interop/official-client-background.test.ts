@@ -13,7 +13,12 @@ import {
 } from '@agentclientprotocol/sdk/experimental/v2';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { requireBuild } from '../harness.js';
-import { type AgentProcess, officialSchemas, spawnAgentProcess } from './agent-process.js';
+import {
+  type AgentProcess,
+  OFFICIAL_INITIALIZE,
+  officialSchemas,
+  spawnAgentProcess,
+} from './agent-process.js';
 
 beforeAll(requireBuild);
 let running: AgentProcess | undefined;
@@ -38,11 +43,7 @@ describe('the official v2 client and acp-kit agent background work and agent-ini
     const outcome = await officialClient({ name: 'interop-official-background' }).connectWith(
       agent.stream,
       async (ctx) => {
-        await ctx.request('initialize', {
-          protocolVersion: 2,
-          info: { name: 'official-client', version: '2.4.0' },
-          capabilities: {},
-        });
+        await ctx.request('initialize', OFFICIAL_INITIALIZE);
         const session = await ctx.buildSession('/tmp').start();
         const greeting = await session.nextUpdate();
         const backgroundBeforePrompt = session.background;

@@ -8,7 +8,7 @@
 import { client as officialClient } from '@agentclientprotocol/sdk/experimental/v2';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { requireBuild } from '../harness.js';
-import { type AgentProcess, spawnAgentProcess } from './agent-process.js';
+import { type AgentProcess, OFFICIAL_INITIALIZE, spawnAgentProcess } from './agent-process.js';
 
 beforeAll(requireBuild);
 let running: AgentProcess | undefined;
@@ -33,11 +33,7 @@ describe('the official v2 client asking acp-kit agent for session/status', () =>
     const outcome = await officialClient({ name: 'interop-official-status' }).connectWith(
       agent.stream,
       async (ctx) => {
-        await ctx.request('initialize', {
-          protocolVersion: 2,
-          info: { name: 'official-client', version: '2.4.0' },
-          capabilities: {},
-        });
+        await ctx.request('initialize', OFFICIAL_INITIALIZE);
         const { sessionId } = await ctx.request('session/new', { cwd: '/tmp', mcpServers: [] });
         // Unstable: the official client's request map has no type for it (its zod schemas check it).
         const status = (id: string) => ctx.request('session/status' as never, { sessionId: id } as never);
