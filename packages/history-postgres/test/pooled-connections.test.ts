@@ -9,13 +9,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * The server process behind the pooled connection the log's next statement runs on: the log runs
  * a statement of its schema, and the server, asked on a connection of the test's own, names the
- * backends whose last statement that was (the log's schema is fresh, so only the log's).
+ * backends whose last statement that was (the log's schema is fresh, so only the log's). The
+ * test's connection is opened first, so the question follows the log's statement at once: a
+ * connection the pool closes when idle is still there to be named.
  */
 async function backendPid(log: PostgresSessionLog): Promise<number> {
-  await log.getSession('s');
   const client = new pg.Client({ connectionString: postgresUrl() });
   await client.connect();
   try {
+    await log.getSession('s');
     const { rows } = await client.query<{ pid: number }>(
       'SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND position($1 IN query) > 0',
       [log.schema],
@@ -51,10 +53,12 @@ describe('pooled connections of the PostgreSQL session log', () => {
   });
 
   it('are closed after idleTimeoutMs when one is given, and the next statement reconnects', async () => {
-    const log = await openLog({ idleTimeoutMs: 100 });
+    // Long enough that the question right after a statement finds its connection still open on a
+    // loaded machine; the sleep is several times longer, so the pool has closed it by then.
+    const log = await openLog({ idleTimeoutMs: 1_000 });
     try {
       const before = await backendPid(log);
-      await sleep(1_000);
+      await sleep(3_000);
       expect(await backendPid(log)).not.toBe(before);
       await log.append('s', [
         { update: { sessionUpdate: 'state_update', state: 'running' } as never, retain: false },
