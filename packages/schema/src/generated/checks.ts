@@ -2,7 +2,7 @@
 // @ts-nocheck
 const SET0 = new Set(["text", "image", "audio", "resource_link", "resource"]);
 const SET1 = new Set(["add", "delete", "modify", "move", "copy"]);
-const SET2 = new Set(["user_message", "user_message_chunk", "agent_message", "agent_message_chunk", "agent_thought", "agent_thought_chunk", "state_update", "tool_call_update", "tool_call_content_chunk", "terminal_update", "terminal_output_chunk", "plan_update", "plan_removed", "available_commands_update", "config_option_update", "session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk"]);
+const SET2 = new Set(["user_message", "user_message_chunk", "agent_message", "agent_message_chunk", "agent_thought", "agent_thought_chunk", "state_update", "tool_call_update", "tool_call_content_chunk", "terminal_update", "terminal_output_chunk", "plan_update", "plan_removed", "available_commands_update", "config_option_update", "session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk", "session_message", "session_message_chunk"]);
 const SET3 = new Set(["string", "number", "integer", "boolean", "array"]);
 
 function sub0(v) {
@@ -2683,6 +2683,71 @@ function checkAgentThoughtChunk(v) {
   return true;
 }
 
+function checkSessionMessage(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionUpdate === undefined || v.messageId === undefined) return false;
+  const p1 = v.sessionUpdate;
+  if (p1 !== "session_message") return false;
+  const p2 = v.messageId;
+  if (!checkMessageId(p2)) return false;
+  const p3 = v.senderSessionId;
+  if (p3 !== undefined) {
+    if (!(checkSessionId(p3) || p3 === null)) return false;
+  }
+
+  const p4 = v.recipientSessionId;
+  if (p4 !== undefined) {
+    if (!(checkSessionId(p4) || p4 === null)) return false;
+  }
+
+  const p5 = v.senderMessageId;
+  if (p5 !== undefined) {
+    if (!(checkMessageId(p5) || p5 === null)) return false;
+  }
+
+  const p6 = v.recipientMessageId;
+  if (p6 !== undefined) {
+    if (!(checkMessageId(p6) || p6 === null)) return false;
+  }
+
+  const p7 = v.content;
+  if (p7 !== undefined) {
+    if (!(Array.isArray(p7) || p7 === null)) return false;
+    if (Array.isArray(p7)) {
+      for (let i8 = 0; i8 < p7.length; i8 += 1) {
+        const x9 = p7[i8];
+        if (!checkContentBlock(x9)) return false;
+      }
+
+    }
+
+  }
+
+  const p10 = v._meta;
+  if (p10 !== undefined) {
+    if (!checkMeta(p10)) return false;
+  }
+
+  return true;
+}
+
+function checkSessionMessageChunk(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionUpdate === undefined || v.messageId === undefined || v.content === undefined) return false;
+  const p1 = v.sessionUpdate;
+  if (p1 !== "session_message_chunk") return false;
+  const p2 = v.messageId;
+  if (!checkMessageId(p2)) return false;
+  const p3 = v.content;
+  if (!checkContentBlock(p3)) return false;
+  const p4 = v._meta;
+  if (p4 !== undefined) {
+    if (!checkMeta(p4)) return false;
+  }
+
+  return true;
+}
+
 function checkStopReason(v) {
   if (!(typeof v === 'string')) return false;
   return true;
@@ -4498,6 +4563,65 @@ function checkSessionUpdate(v) {
       break;
     }
 
+    case "session_message": {
+      if (v.messageId === undefined) return false;
+      const p74 = v.messageId;
+      if (!checkMessageId(p74)) return false;
+      const p75 = v.senderSessionId;
+      if (p75 !== undefined) {
+        if (!(checkSessionId(p75) || p75 === null)) return false;
+      }
+
+      const p76 = v.recipientSessionId;
+      if (p76 !== undefined) {
+        if (!(checkSessionId(p76) || p76 === null)) return false;
+      }
+
+      const p77 = v.senderMessageId;
+      if (p77 !== undefined) {
+        if (!(checkMessageId(p77) || p77 === null)) return false;
+      }
+
+      const p78 = v.recipientMessageId;
+      if (p78 !== undefined) {
+        if (!(checkMessageId(p78) || p78 === null)) return false;
+      }
+
+      const p79 = v.content;
+      if (p79 !== undefined) {
+        if (!(Array.isArray(p79) || p79 === null)) return false;
+        if (Array.isArray(p79)) {
+          for (let i80 = 0; i80 < p79.length; i80 += 1) {
+            const x81 = p79[i80];
+            if (!checkContentBlock(x81)) return false;
+          }
+
+        }
+
+      }
+
+      const p82 = v._meta;
+      if (p82 !== undefined) {
+        if (!checkMeta(p82)) return false;
+      }
+
+      break;
+    }
+
+    case "session_message_chunk": {
+      if (v.messageId === undefined || v.content === undefined) return false;
+      const p83 = v.messageId;
+      if (!checkMessageId(p83)) return false;
+      const p84 = v.content;
+      if (!checkContentBlock(p84)) return false;
+      const p85 = v._meta;
+      if (p85 !== undefined) {
+        if (!checkMeta(p85)) return false;
+      }
+
+      break;
+    }
+
     default: {
       if (!checkExtensionSessionUpdateWithUncheckedTag(v)) return false;
     }
@@ -6163,4 +6287,4 @@ function checkExtensionElicitationActionWithUncheckedTag(v) {
   return true;
 }
 
-export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkAbsolutePath as AbsolutePath, checkToolCallId as ToolCallId, checkPlanId as PlanId, checkTerminalId as TerminalId, checkPermissionOptionId as PermissionOptionId, checkAuthMethodId as AuthMethodId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkSessionListCursor as SessionListCursor, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkMediaType as MediaType, checkErrorCode as ErrorCode, checkUnsupportedProtocolVersionErrorData as UnsupportedProtocolVersionErrorData, checkSessionNotFoundErrorData as SessionNotFoundErrorData, checkErrorData as ErrorData, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkImplementation as Implementation, checkTerminalAuthCapabilities as TerminalAuthCapabilities, checkClientAuthCapabilities as ClientAuthCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptImageCapabilities as PromptImageCapabilities, checkPromptAudioCapabilities as PromptAudioCapabilities, checkPromptEmbeddedContextCapabilities as PromptEmbeddedContextCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpStdioCapabilities as McpStdioCapabilities, checkMcpHttpCapabilities as McpHttpCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAgentCapabilities as AgentCapabilities, checkToolCallCancelCapabilities as ToolCallCancelCapabilities, checkToolCallCapabilities as ToolCallCapabilities, checkTerminalCancelCapabilities as TerminalCancelCapabilities, checkTerminalCapabilities as TerminalCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkExtensionAuthMethod as ExtensionAuthMethod, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkLoginAuthRequest as LoginAuthRequest, checkLoginAuthResponse as LoginAuthResponse, checkLogoutAuthRequest as LogoutAuthRequest, checkLogoutAuthResponse as LogoutAuthResponse, checkAuthStatusCapabilities as AuthStatusCapabilities, checkAuthState as AuthState, checkAuthAccount as AuthAccount, checkAuthStatusRequest as AuthStatusRequest, checkAuthStatusResponse as AuthStatusResponse, checkAuthStatusUpdateNotification as AuthStatusUpdateNotification, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkExtensionMcpServer as ExtensionMcpServer, checkMcpServer as McpServer, checkNewSessionRequest as NewSessionRequest, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkTextCommandInput as TextCommandInput, checkExtensionCommandInput as ExtensionCommandInput, checkAvailableCommandInput as AvailableCommandInput, checkCommand as Command, checkExtensionAvailableCommand as ExtensionAvailableCommand, checkAvailableCommand as AvailableCommand, checkNewSessionResponse as NewSessionResponse, checkReplayFromStart as ReplayFromStart, checkExtensionReplayFrom as ExtensionReplayFrom, checkReplayFrom as ReplayFrom, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkCancelToolCallRequest as CancelToolCallRequest, checkCancelToolCallResponse as CancelToolCallResponse, checkCancelTerminalRequest as CancelTerminalRequest, checkCancelTerminalResponse as CancelTerminalResponse, checkSetSessionConfigOptionValueRequest as SetSessionConfigOptionValueRequest, checkSetSessionConfigOptionBooleanRequest as SetSessionConfigOptionBooleanRequest, checkExtensionSetSessionConfigOptionRequest as ExtensionSetSessionConfigOptionRequest, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkRole as Role, checkAnnotations as Annotations, checkIconTheme as IconTheme, checkIcon as Icon, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkCancelRequestNotification as CancelRequestNotification, checkUserMessageUpdate as UserMessageUpdate, checkUserMessageChunk as UserMessageChunk, checkAgentMessageUpdate as AgentMessageUpdate, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtUpdate as AgentThoughtUpdate, checkAgentThoughtChunk as AgentThoughtChunk, checkStopReason as StopReason, checkUsage as Usage, checkBackgroundTerminal as BackgroundTerminal, checkBackgroundToolCall as BackgroundToolCall, checkExtensionBackgroundWork as ExtensionBackgroundWork, checkBackgroundWork as BackgroundWork, checkRunningStateUpdate as RunningStateUpdate, checkIdleStateUpdate as IdleStateUpdate, checkRequiresActionStateUpdate as RequiresActionStateUpdate, checkExtensionStateUpdate as ExtensionStateUpdate, checkStateUpdate as StateUpdate, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkDiffChange as DiffChange, checkDiffPatch as DiffPatch, checkDiffPatchFormat as DiffPatchFormat, checkDiffFileType as DiffFileType, checkDiffAddChange as DiffAddChange, checkDiffDeleteChange as DiffDeleteChange, checkDiffModifyChange as DiffModifyChange, checkDiffMoveChange as DiffMoveChange, checkDiffCopyChange as DiffCopyChange, checkExtensionDiffChange as ExtensionDiffChange, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCall as ToolCall, checkToolCallUpdate as ToolCallUpdate, checkToolCallContentChunk as ToolCallContentChunk, checkTerminalOutput as TerminalOutput, checkTerminalExitStatus as TerminalExitStatus, checkTerminalSize as TerminalSize, checkTerminalUpdate as TerminalUpdate, checkTerminalOutputChunk as TerminalOutputChunk, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanItems as PlanItems, checkPlanFile as PlanFile, checkPlanMarkdown as PlanMarkdown, checkExtensionPlanContent as ExtensionPlanContent, checkPlanContent as PlanContent, checkPlanUpdate as PlanUpdate, checkPlanRemoved as PlanRemoved, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkToolCallPermissionSubject as ToolCallPermissionSubject, checkCommandPermissionSubject as CommandPermissionSubject, checkExtensionPermissionSubject as ExtensionPermissionSubject, checkPermissionSubject as PermissionSubject, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchemaType as ElicitationSchemaType, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification, checkSessionTitleCapabilities as SessionTitleCapabilities, checkSetSessionTitleRequest as SetSessionTitleRequest, checkSetSessionTitleResponse as SetSessionTitleResponse, checkSessionStatusCapabilities as SessionStatusCapabilities, checkSessionStatusRequest as SessionStatusRequest, checkSessionStatus as SessionStatus, checkSessionStatusState as SessionStatusState, checkSessionStatusResponse as SessionStatusResponse, checkSessionArchiveCapabilities as SessionArchiveCapabilities, checkSessionArchiveFilter as SessionArchiveFilter, checkArchiveSessionRequest as ArchiveSessionRequest, checkArchiveSessionResponse as ArchiveSessionResponse, checkUnarchiveSessionRequest as UnarchiveSessionRequest, checkUnarchiveSessionResponse as UnarchiveSessionResponse, checkSessionForkCapabilities as SessionForkCapabilities, checkForkSessionRequest as ForkSessionRequest, checkForkSessionResponse as ForkSessionResponse };
+export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkAbsolutePath as AbsolutePath, checkToolCallId as ToolCallId, checkPlanId as PlanId, checkTerminalId as TerminalId, checkPermissionOptionId as PermissionOptionId, checkAuthMethodId as AuthMethodId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkSessionListCursor as SessionListCursor, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkMediaType as MediaType, checkErrorCode as ErrorCode, checkUnsupportedProtocolVersionErrorData as UnsupportedProtocolVersionErrorData, checkSessionNotFoundErrorData as SessionNotFoundErrorData, checkErrorData as ErrorData, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkImplementation as Implementation, checkTerminalAuthCapabilities as TerminalAuthCapabilities, checkClientAuthCapabilities as ClientAuthCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptImageCapabilities as PromptImageCapabilities, checkPromptAudioCapabilities as PromptAudioCapabilities, checkPromptEmbeddedContextCapabilities as PromptEmbeddedContextCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpStdioCapabilities as McpStdioCapabilities, checkMcpHttpCapabilities as McpHttpCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAgentCapabilities as AgentCapabilities, checkToolCallCancelCapabilities as ToolCallCancelCapabilities, checkToolCallCapabilities as ToolCallCapabilities, checkTerminalCancelCapabilities as TerminalCancelCapabilities, checkTerminalCapabilities as TerminalCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkExtensionAuthMethod as ExtensionAuthMethod, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkLoginAuthRequest as LoginAuthRequest, checkLoginAuthResponse as LoginAuthResponse, checkLogoutAuthRequest as LogoutAuthRequest, checkLogoutAuthResponse as LogoutAuthResponse, checkAuthStatusCapabilities as AuthStatusCapabilities, checkAuthState as AuthState, checkAuthAccount as AuthAccount, checkAuthStatusRequest as AuthStatusRequest, checkAuthStatusResponse as AuthStatusResponse, checkAuthStatusUpdateNotification as AuthStatusUpdateNotification, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkExtensionMcpServer as ExtensionMcpServer, checkMcpServer as McpServer, checkNewSessionRequest as NewSessionRequest, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkTextCommandInput as TextCommandInput, checkExtensionCommandInput as ExtensionCommandInput, checkAvailableCommandInput as AvailableCommandInput, checkCommand as Command, checkExtensionAvailableCommand as ExtensionAvailableCommand, checkAvailableCommand as AvailableCommand, checkNewSessionResponse as NewSessionResponse, checkReplayFromStart as ReplayFromStart, checkExtensionReplayFrom as ExtensionReplayFrom, checkReplayFrom as ReplayFrom, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkCancelToolCallRequest as CancelToolCallRequest, checkCancelToolCallResponse as CancelToolCallResponse, checkCancelTerminalRequest as CancelTerminalRequest, checkCancelTerminalResponse as CancelTerminalResponse, checkSetSessionConfigOptionValueRequest as SetSessionConfigOptionValueRequest, checkSetSessionConfigOptionBooleanRequest as SetSessionConfigOptionBooleanRequest, checkExtensionSetSessionConfigOptionRequest as ExtensionSetSessionConfigOptionRequest, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkRole as Role, checkAnnotations as Annotations, checkIconTheme as IconTheme, checkIcon as Icon, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkCancelRequestNotification as CancelRequestNotification, checkUserMessageUpdate as UserMessageUpdate, checkUserMessageChunk as UserMessageChunk, checkAgentMessageUpdate as AgentMessageUpdate, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtUpdate as AgentThoughtUpdate, checkAgentThoughtChunk as AgentThoughtChunk, checkSessionMessage as SessionMessage, checkSessionMessageChunk as SessionMessageChunk, checkStopReason as StopReason, checkUsage as Usage, checkBackgroundTerminal as BackgroundTerminal, checkBackgroundToolCall as BackgroundToolCall, checkExtensionBackgroundWork as ExtensionBackgroundWork, checkBackgroundWork as BackgroundWork, checkRunningStateUpdate as RunningStateUpdate, checkIdleStateUpdate as IdleStateUpdate, checkRequiresActionStateUpdate as RequiresActionStateUpdate, checkExtensionStateUpdate as ExtensionStateUpdate, checkStateUpdate as StateUpdate, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkDiffChange as DiffChange, checkDiffPatch as DiffPatch, checkDiffPatchFormat as DiffPatchFormat, checkDiffFileType as DiffFileType, checkDiffAddChange as DiffAddChange, checkDiffDeleteChange as DiffDeleteChange, checkDiffModifyChange as DiffModifyChange, checkDiffMoveChange as DiffMoveChange, checkDiffCopyChange as DiffCopyChange, checkExtensionDiffChange as ExtensionDiffChange, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCall as ToolCall, checkToolCallUpdate as ToolCallUpdate, checkToolCallContentChunk as ToolCallContentChunk, checkTerminalOutput as TerminalOutput, checkTerminalExitStatus as TerminalExitStatus, checkTerminalSize as TerminalSize, checkTerminalUpdate as TerminalUpdate, checkTerminalOutputChunk as TerminalOutputChunk, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanItems as PlanItems, checkPlanFile as PlanFile, checkPlanMarkdown as PlanMarkdown, checkExtensionPlanContent as ExtensionPlanContent, checkPlanContent as PlanContent, checkPlanUpdate as PlanUpdate, checkPlanRemoved as PlanRemoved, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkToolCallPermissionSubject as ToolCallPermissionSubject, checkCommandPermissionSubject as CommandPermissionSubject, checkExtensionPermissionSubject as ExtensionPermissionSubject, checkPermissionSubject as PermissionSubject, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchemaType as ElicitationSchemaType, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification, checkSessionTitleCapabilities as SessionTitleCapabilities, checkSetSessionTitleRequest as SetSessionTitleRequest, checkSetSessionTitleResponse as SetSessionTitleResponse, checkSessionStatusCapabilities as SessionStatusCapabilities, checkSessionStatusRequest as SessionStatusRequest, checkSessionStatus as SessionStatus, checkSessionStatusState as SessionStatusState, checkSessionStatusResponse as SessionStatusResponse, checkSessionArchiveCapabilities as SessionArchiveCapabilities, checkSessionArchiveFilter as SessionArchiveFilter, checkArchiveSessionRequest as ArchiveSessionRequest, checkArchiveSessionResponse as ArchiveSessionResponse, checkUnarchiveSessionRequest as UnarchiveSessionRequest, checkUnarchiveSessionResponse as UnarchiveSessionResponse, checkSessionForkCapabilities as SessionForkCapabilities, checkForkSessionRequest as ForkSessionRequest, checkForkSessionResponse as ForkSessionResponse };

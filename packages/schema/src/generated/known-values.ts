@@ -34,7 +34,7 @@ export const KNOWN_UNION_TAGS = {
   DiffChange: { tag: 'operation', values: ['add', 'delete', 'modify', 'move', 'copy'] },
   ToolCallContent: { tag: 'type', values: ['content', 'diff', 'terminal'] },
   PlanContent: { tag: 'type', values: ['items', 'file', 'markdown'] },
-  SessionUpdate: { tag: 'sessionUpdate', values: ['user_message', 'user_message_chunk', 'agent_message', 'agent_message_chunk', 'agent_thought', 'agent_thought_chunk', 'state_update', 'tool_call_update', 'tool_call_content_chunk', 'terminal_update', 'terminal_output_chunk', 'plan_update', 'plan_removed', 'available_commands_update', 'config_option_update', 'session_info_update', 'usage_update', 'notice', 'compaction_update', 'compaction_summary_chunk'] },
+  SessionUpdate: { tag: 'sessionUpdate', values: ['user_message', 'user_message_chunk', 'agent_message', 'agent_message_chunk', 'agent_thought', 'agent_thought_chunk', 'state_update', 'tool_call_update', 'tool_call_content_chunk', 'terminal_update', 'terminal_output_chunk', 'plan_update', 'plan_removed', 'available_commands_update', 'config_option_update', 'session_info_update', 'usage_update', 'notice', 'compaction_update', 'compaction_summary_chunk', 'session_message', 'session_message_chunk'] },
   PermissionSubject: { tag: 'type', values: ['tool_call', 'command'] },
   PermissionOutcome: { tag: 'outcome', values: ['selected', 'cancelled'] },
   ElicitationPropertySchema: { tag: 'type', values: ['string', 'number', 'integer', 'boolean', 'array'] },

@@ -1137,6 +1137,38 @@ export interface AgentThoughtChunk {
   _meta?: Meta;
 }
 
+/** Unstable: upserts an inter-session message (one session's message to another, such as a parent and its subagent) by messageId, with the same rules as user_message for content. The other fields patch what is stored: omitted leaves a field unchanged, null clears it, a value replaces it. */
+export interface SessionMessage {
+  /** Discriminator: a whole inter-session message. */
+  sessionUpdate: "session_message";
+  /** The message in this session's transcript. */
+  messageId: MessageId;
+  /** The sending session. */
+  senderSessionId?: (SessionId | null);
+  /** The receiving session. */
+  recipientSessionId?: (SessionId | null);
+  /** On the recipient's copy: the messageId of the same message in the sender's transcript (may arrive after the message started streaming). */
+  senderMessageId?: (MessageId | null);
+  /** On the sender's copy: the messageId of the same message in the recipient's transcript (may arrive after the message started streaming). */
+  recipientMessageId?: (MessageId | null);
+  /** The message's full content. Omitted: unchanged. null or []: cleared. An array: replaces the stored content. */
+  content?: (ContentBlock[] | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: appends one content block to an inter-session message. A chunk carries only content: the participants and references come from session_message upserts, which may arrive before, between or after its chunks. */
+export interface SessionMessageChunk {
+  /** Discriminator: a chunk of an inter-session message. */
+  sessionUpdate: "session_message_chunk";
+  /** The message the chunk belongs to. */
+  messageId: MessageId;
+  /** The block to append. */
+  content: ContentBlock;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** Why foreground work ended: end_turn (finished), max_tokens, max_turn_requests, refusal, cancelled (after session/cancel), error (the work failed after the prompt was accepted; the idle update may carry the error). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them. */
 export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled' | 'error' | UnknownValue;
 
@@ -1718,7 +1750,7 @@ export type ExtensionSessionUpdate = {
   sessionUpdate: string;
 }>;
 /** One change in a session, discriminated on sessionUpdate: message upserts and chunks for user, agent and thought messages, state updates, tool calls, plans and usage. */
-export type SessionUpdate = (UserMessageUpdate | UserMessageChunk | AgentMessageUpdate | AgentMessageChunk | AgentThoughtUpdate | AgentThoughtChunk | StateUpdate | ToolCallUpdate | ToolCallContentChunk | TerminalUpdate | TerminalOutputChunk | PlanUpdate | PlanRemoved | AvailableCommandsUpdate | ConfigOptionUpdate | SessionInfoUpdate | UsageUpdate | Notice | CompactionUpdate | CompactionSummaryChunk | ExtensionSessionUpdate);
+export type SessionUpdate = (UserMessageUpdate | UserMessageChunk | AgentMessageUpdate | AgentMessageChunk | AgentThoughtUpdate | AgentThoughtChunk | StateUpdate | ToolCallUpdate | ToolCallContentChunk | TerminalUpdate | TerminalOutputChunk | PlanUpdate | PlanRemoved | AvailableCommandsUpdate | ConfigOptionUpdate | SessionInfoUpdate | UsageUpdate | Notice | CompactionUpdate | CompactionSummaryChunk | SessionMessage | SessionMessageChunk | ExtensionSessionUpdate);
 
 /** Parameters of session/update. */
 export interface SessionNotification {
@@ -2417,6 +2449,8 @@ export interface Definitions {
   AgentMessageChunk: AgentMessageChunk;
   AgentThoughtUpdate: AgentThoughtUpdate;
   AgentThoughtChunk: AgentThoughtChunk;
+  SessionMessage: SessionMessage;
+  SessionMessageChunk: SessionMessageChunk;
   StopReason: StopReason;
   Usage: Usage;
   BackgroundTerminal: BackgroundTerminal;

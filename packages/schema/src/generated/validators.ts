@@ -13648,31 +13648,533 @@ validate235.errors = vErrors;
 return errors === 0;
 }
 
-export const StopReason = validate237;
-const schema357 = {"type":"string"};
+export const SessionMessage = validate237;
+const schema357 = {"type":"object","properties":{"sessionUpdate":{"const":"session_message"},"messageId":{"$ref":"#/$defs/MessageId"},"senderSessionId":{"anyOf":[{"$ref":"#/$defs/SessionId"},{"type":"null"}]},"recipientSessionId":{"anyOf":[{"$ref":"#/$defs/SessionId"},{"type":"null"}]},"senderMessageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"recipientMessageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]};
 
 function validate237(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "string"){
-validate237.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))){
+validate237.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("session_message" !== data.sessionUpdate){
+validate237.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_message"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messageId !== undefined){
+let data1 = data.messageId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate237.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate237.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.senderSessionId !== undefined){
+let data2 = data.senderSessionId;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data2 === "string"){
+if(data2.length < 1){
+const err0 = {instancePath:instancePath+"/senderSessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/senderSessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs7 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const _errs10 = errors;
+if(data2 !== null){
+const err2 = {instancePath:instancePath+"/senderSessionId",schemaPath:"#/properties/senderSessionId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid2 = valid2 || _valid0;
+}
+if(!valid2){
+const err3 = {instancePath:instancePath+"/senderSessionId",schemaPath:"#/properties/senderSessionId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate237.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.recipientSessionId !== undefined){
+let data3 = data.recipientSessionId;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid4 = false;
+const _errs14 = errors;
+const _errs15 = errors;
+if(errors === _errs15){
+if(typeof data3 === "string"){
+if(data3.length < 1){
+const err4 = {instancePath:instancePath+"/recipientSessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/recipientSessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var _valid1 = _errs14 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const _errs17 = errors;
+if(data3 !== null){
+const err6 = {instancePath:instancePath+"/recipientSessionId",schemaPath:"#/properties/recipientSessionId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid1 = _errs17 === errors;
+valid4 = valid4 || _valid1;
+}
+if(!valid4){
+const err7 = {instancePath:instancePath+"/recipientSessionId",schemaPath:"#/properties/recipientSessionId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate237.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.senderMessageId !== undefined){
+let data4 = data.senderMessageId;
+const _errs19 = errors;
+const _errs20 = errors;
+let valid6 = false;
+const _errs21 = errors;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data4 === "string"){
+if(data4.length < 1){
+const err8 = {instancePath:instancePath+"/senderMessageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/senderMessageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+var _valid2 = _errs21 === errors;
+valid6 = valid6 || _valid2;
+if(!valid6){
+const _errs24 = errors;
+if(data4 !== null){
+const err10 = {instancePath:instancePath+"/senderMessageId",schemaPath:"#/properties/senderMessageId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid2 = _errs24 === errors;
+valid6 = valid6 || _valid2;
+}
+if(!valid6){
+const err11 = {instancePath:instancePath+"/senderMessageId",schemaPath:"#/properties/senderMessageId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+validate237.errors = vErrors;
+return false;
+}
+else {
+errors = _errs20;
+if(vErrors !== null){
+if(_errs20){
+vErrors.length = _errs20;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.recipientMessageId !== undefined){
+let data5 = data.recipientMessageId;
+const _errs26 = errors;
+const _errs27 = errors;
+let valid8 = false;
+const _errs28 = errors;
+const _errs29 = errors;
+if(errors === _errs29){
+if(typeof data5 === "string"){
+if(data5.length < 1){
+const err12 = {instancePath:instancePath+"/recipientMessageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/recipientMessageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+var _valid3 = _errs28 === errors;
+valid8 = valid8 || _valid3;
+if(!valid8){
+const _errs31 = errors;
+if(data5 !== null){
+const err14 = {instancePath:instancePath+"/recipientMessageId",schemaPath:"#/properties/recipientMessageId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid3 = _errs31 === errors;
+valid8 = valid8 || _valid3;
+}
+if(!valid8){
+const err15 = {instancePath:instancePath+"/recipientMessageId",schemaPath:"#/properties/recipientMessageId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+validate237.errors = vErrors;
+return false;
+}
+else {
+errors = _errs27;
+if(vErrors !== null){
+if(_errs27){
+vErrors.length = _errs27;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+let data6 = data.content;
+const _errs33 = errors;
+if((!(Array.isArray(data6))) && (data6 !== null)){
+validate237.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema357.properties.content.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs33){
+if(Array.isArray(data6)){
+var valid10 = true;
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+const _errs35 = errors;
+if(!(validate212(data6[i0], {instancePath:instancePath+"/content/" + i0,parentData:data6,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
+errors = vErrors.length;
+}
+var valid10 = _errs35 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data8 = data._meta;
+const _errs36 = errors;
+if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
+validate237.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs36 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate237.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate237.errors = vErrors;
 return errors === 0;
 }
 
-export const Usage = validate238;
-const schema358 = {"type":"object","properties":{"totalTokens":{"type":"integer","minimum":0},"inputTokens":{"type":"integer","minimum":0},"outputTokens":{"type":"integer","minimum":0},"thoughtTokens":{"type":["integer","null"],"minimum":0},"cachedReadTokens":{"type":["integer","null"],"minimum":0},"cachedWriteTokens":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["totalTokens","inputTokens","outputTokens"]};
+export const SessionMessageChunk = validate239;
+const schema364 = {"type":"object","properties":{"sessionUpdate":{"const":"session_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]};
 
-function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.messageId === undefined) && (missing0 = "messageId"))) || ((data.content === undefined) && (missing0 = "content"))){
+validate239.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("session_message_chunk" !== data.sessionUpdate){
+validate239.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_message_chunk"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messageId !== undefined){
+let data1 = data.messageId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate239.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate239.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs5 = errors;
+if(!(validate212(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs6 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate239.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate239.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate239.errors = vErrors;
+return errors === 0;
+}
+
+export const StopReason = validate241;
+const schema367 = {"type":"string"};
+
+function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate241.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate241.errors = vErrors;
+return errors === 0;
+}
+
+export const Usage = validate242;
+const schema368 = {"type":"object","properties":{"totalTokens":{"type":"integer","minimum":0},"inputTokens":{"type":"integer","minimum":0},"outputTokens":{"type":"integer","minimum":0},"thoughtTokens":{"type":["integer","null"],"minimum":0},"cachedReadTokens":{"type":["integer","null"],"minimum":0},"cachedWriteTokens":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["totalTokens","inputTokens","outputTokens"]};
+
+function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.totalTokens === undefined) && (missing0 = "totalTokens")) || ((data.inputTokens === undefined) && (missing0 = "inputTokens"))) || ((data.outputTokens === undefined) && (missing0 = "outputTokens"))){
-validate238.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate242.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13680,13 +14182,13 @@ if(data.totalTokens !== undefined){
 let data0 = data.totalTokens;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate238.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate242.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate238.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate242.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13701,13 +14203,13 @@ if(data.inputTokens !== undefined){
 let data1 = data.inputTokens;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate238.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate242.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate238.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate242.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13722,13 +14224,13 @@ if(data.outputTokens !== undefined){
 let data2 = data.outputTokens;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate238.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate242.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate238.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate242.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13743,13 +14245,13 @@ if(data.thoughtTokens !== undefined){
 let data3 = data.thoughtTokens;
 const _errs7 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate238.errors = [{instancePath:instancePath+"/thoughtTokens",schemaPath:"#/properties/thoughtTokens/type",keyword:"type",params:{type: schema358.properties.thoughtTokens.type},message:"must be integer,null"}];
+validate242.errors = [{instancePath:instancePath+"/thoughtTokens",schemaPath:"#/properties/thoughtTokens/type",keyword:"type",params:{type: schema368.properties.thoughtTokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate238.errors = [{instancePath:instancePath+"/thoughtTokens",schemaPath:"#/properties/thoughtTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate242.errors = [{instancePath:instancePath+"/thoughtTokens",schemaPath:"#/properties/thoughtTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13764,13 +14266,13 @@ if(data.cachedReadTokens !== undefined){
 let data4 = data.cachedReadTokens;
 const _errs9 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate238.errors = [{instancePath:instancePath+"/cachedReadTokens",schemaPath:"#/properties/cachedReadTokens/type",keyword:"type",params:{type: schema358.properties.cachedReadTokens.type},message:"must be integer,null"}];
+validate242.errors = [{instancePath:instancePath+"/cachedReadTokens",schemaPath:"#/properties/cachedReadTokens/type",keyword:"type",params:{type: schema368.properties.cachedReadTokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate238.errors = [{instancePath:instancePath+"/cachedReadTokens",schemaPath:"#/properties/cachedReadTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate242.errors = [{instancePath:instancePath+"/cachedReadTokens",schemaPath:"#/properties/cachedReadTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13785,13 +14287,13 @@ if(data.cachedWriteTokens !== undefined){
 let data5 = data.cachedWriteTokens;
 const _errs11 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate238.errors = [{instancePath:instancePath+"/cachedWriteTokens",schemaPath:"#/properties/cachedWriteTokens/type",keyword:"type",params:{type: schema358.properties.cachedWriteTokens.type},message:"must be integer,null"}];
+validate242.errors = [{instancePath:instancePath+"/cachedWriteTokens",schemaPath:"#/properties/cachedWriteTokens/type",keyword:"type",params:{type: schema368.properties.cachedWriteTokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate238.errors = [{instancePath:instancePath+"/cachedWriteTokens",schemaPath:"#/properties/cachedWriteTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate242.errors = [{instancePath:instancePath+"/cachedWriteTokens",schemaPath:"#/properties/cachedWriteTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13806,7 +14308,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs13 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate238.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate242.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -13823,32 +14325,32 @@ var valid0 = true;
 }
 }
 else {
-validate238.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate242.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate238.errors = vErrors;
+validate242.errors = vErrors;
 return errors === 0;
 }
 
-export const BackgroundTerminal = validate239;
-const schema360 = {"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]};
+export const BackgroundTerminal = validate243;
+const schema370 = {"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]};
 
-function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate239.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate243.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("terminal" !== data.type){
-validate239.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate243.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -13864,12 +14366,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate239.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate243.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate239.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate243.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13883,7 +14385,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate239.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate243.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -13896,32 +14398,32 @@ var valid0 = true;
 }
 }
 else {
-validate239.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate243.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate239.errors = vErrors;
+validate243.errors = vErrors;
 return errors === 0;
 }
 
-export const BackgroundToolCall = validate240;
-const schema363 = {"type":"object","properties":{"type":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCallId"]};
+export const BackgroundToolCall = validate244;
+const schema373 = {"type":"object","properties":{"type":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCallId"]};
 
-function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate244(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.toolCallId === undefined) && (missing0 = "toolCallId"))){
-validate240.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate244.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("tool_call" !== data.type){
-validate240.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate244.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -13937,12 +14439,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate240.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate244.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate240.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate244.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13956,7 +14458,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate240.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate244.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -13969,32 +14471,32 @@ var valid0 = true;
 }
 }
 else {
-validate240.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate244.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate240.errors = vErrors;
+validate244.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionBackgroundWork = validate241;
-const schema366 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["terminal","tool_call"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionBackgroundWork = validate245;
+const schema376 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["terminal","tool_call"]}}},"required":["type"],"additionalProperties":true};
 
-function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate241.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate245.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate241.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate245.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -14011,7 +14513,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate241.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate245.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -14029,19 +14531,19 @@ vErrors = null;
 }
 }
 else {
-validate241.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate245.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate241.errors = vErrors;
+validate245.errors = vErrors;
 return errors === 0;
 }
 
-export const BackgroundWork = validate242;
-const schema367 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["terminal","tool_call"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]},{"type":"object","properties":{"type":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCallId"]}]},"else":{"$ref":"#/$defs/ExtensionBackgroundWorkWithUncheckedTag"}};
-const schema372 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const BackgroundWork = validate246;
+const schema377 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["terminal","tool_call"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]},{"type":"object","properties":{"type":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCallId"]}]},"else":{"$ref":"#/$defs/ExtensionBackgroundWorkWithUncheckedTag"}};
+const schema382 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate246(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -14079,7 +14581,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate242.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate246.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14091,14 +14593,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.terminalId === undefined) && (missing1 = "terminalId"))){
-validate242.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate246.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("terminal" !== data.type){
-validate242.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate246.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -14114,12 +14616,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate242.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate246.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate242.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14133,7 +14635,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs13 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate242.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate246.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs13 === errors;
@@ -14146,7 +14648,7 @@ var valid4 = true;
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate246.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14157,14 +14659,14 @@ if(errors === _errs17){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.type === undefined) && (missing2 = "type")) || ((data.toolCallId === undefined) && (missing2 = "toolCallId"))){
-validate242.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate246.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs19 = errors;
 if("tool_call" !== data.type){
-validate242.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate246.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid8 = _errs19 === errors;
@@ -14180,12 +14682,12 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data5 === "string"){
 if(data5.length < 1){
-validate242.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate246.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate242.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14199,7 +14701,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs23 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate242.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate246.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid8 = _errs23 === errors;
@@ -14212,24 +14714,24 @@ var valid8 = true;
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate246.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate246.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate246.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate246.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14244,20 +14746,20 @@ if(errors === _errs28){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate242.errors = [{instancePath,schemaPath:"#/$defs/ExtensionBackgroundWorkWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate246.errors = [{instancePath,schemaPath:"#/$defs/ExtensionBackgroundWorkWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate242.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionBackgroundWorkWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionBackgroundWorkWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/$defs/ExtensionBackgroundWorkWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate246.errors = [{instancePath,schemaPath:"#/$defs/ExtensionBackgroundWorkWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14274,52 +14776,52 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate242.errors = vErrors;
+validate246.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate242.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate246.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate242.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate246.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate242.errors = vErrors;
+validate246.errors = vErrors;
 return errors === 0;
 }
 
-export const RunningStateUpdate = validate243;
-const schema373 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"running"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
+export const RunningStateUpdate = validate247;
+const schema383 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"running"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
 
-function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate247(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.state === undefined) && (missing0 = "state"))){
-validate243.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate247.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("state_update" !== data.sessionUpdate){
-validate243.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate247.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -14331,7 +14833,7 @@ if(valid0){
 if(data.state !== undefined){
 const _errs2 = errors;
 if("running" !== data.state){
-validate243.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "running"},message:"must be equal to constant"}];
+validate247.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "running"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14344,7 +14846,7 @@ if(data.background !== undefined){
 let data2 = data.background;
 const _errs3 = errors;
 if((!(Array.isArray(data2))) && (data2 !== null)){
-validate243.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema373.properties.background.type},message:"must be array,null"}];
+validate247.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema383.properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs3){
@@ -14353,8 +14855,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate242(data2[i0], {instancePath:instancePath+"/background/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate246(data2[i0], {instancePath:instancePath+"/background/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -14374,7 +14876,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs6 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate243.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate247.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -14388,32 +14890,32 @@ var valid0 = true;
 }
 }
 else {
-validate243.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate247.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate243.errors = vErrors;
+validate247.errors = vErrors;
 return errors === 0;
 }
 
-export const IdleStateUpdate = validate245;
-const schema375 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"idle"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
+export const IdleStateUpdate = validate249;
+const schema385 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"idle"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
 
-function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate249(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.state === undefined) && (missing0 = "state"))){
-validate245.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate249.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("state_update" !== data.sessionUpdate){
-validate245.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate249.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -14425,7 +14927,7 @@ if(valid0){
 if(data.state !== undefined){
 const _errs2 = errors;
 if("idle" !== data.state){
-validate245.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "idle"},message:"must be equal to constant"}];
+validate249.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "idle"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14476,7 +14978,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate245.errors = vErrors;
+validate249.errors = vErrors;
 return false;
 }
 else {
@@ -14502,8 +15004,8 @@ const _errs10 = errors;
 const _errs11 = errors;
 let valid3 = false;
 const _errs12 = errors;
-if(!(validate238(data3, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData}))){
-vErrors = vErrors === null ? validate238.errors : vErrors.concat(validate238.errors);
+if(!(validate242(data3, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData}))){
+vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs12 === errors;
@@ -14532,7 +15034,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate245.errors = vErrors;
+validate249.errors = vErrors;
 return false;
 }
 else {
@@ -14588,7 +15090,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate245.errors = vErrors;
+validate249.errors = vErrors;
 return false;
 }
 else {
@@ -14612,7 +15114,7 @@ if(data.background !== undefined){
 let data5 = data.background;
 const _errs20 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate245.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema375.properties.background.type},message:"must be array,null"}];
+validate249.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema385.properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs20){
@@ -14621,8 +15123,8 @@ var valid5 = true;
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs22 = errors;
-if(!(validate242(data5[i0], {instancePath:instancePath+"/background/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate246(data5[i0], {instancePath:instancePath+"/background/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs22 === errors;
@@ -14642,7 +15144,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs23 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate245.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate249.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs23 === errors;
@@ -14659,32 +15161,32 @@ var valid0 = true;
 }
 }
 else {
-validate245.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate249.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate245.errors = vErrors;
+validate249.errors = vErrors;
 return errors === 0;
 }
 
-export const RequiresActionStateUpdate = validate249;
-const schema378 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"requires_action"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
+export const RequiresActionStateUpdate = validate253;
+const schema388 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"requires_action"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
 
-function validate249(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate253(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.state === undefined) && (missing0 = "state"))){
-validate249.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate253.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("state_update" !== data.sessionUpdate){
-validate249.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate253.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -14696,7 +15198,7 @@ if(valid0){
 if(data.state !== undefined){
 const _errs2 = errors;
 if("requires_action" !== data.state){
-validate249.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "requires_action"},message:"must be equal to constant"}];
+validate253.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "requires_action"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14709,7 +15211,7 @@ if(data.background !== undefined){
 let data2 = data.background;
 const _errs3 = errors;
 if((!(Array.isArray(data2))) && (data2 !== null)){
-validate249.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema378.properties.background.type},message:"must be array,null"}];
+validate253.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema388.properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs3){
@@ -14718,8 +15220,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate242(data2[i0], {instancePath:instancePath+"/background/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate246(data2[i0], {instancePath:instancePath+"/background/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -14739,7 +15241,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs6 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate249.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate253.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -14753,32 +15255,32 @@ var valid0 = true;
 }
 }
 else {
-validate249.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate253.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate249.errors = vErrors;
+validate253.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionStateUpdate = validate251;
-const schema380 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string","not":{"enum":["running","idle","requires_action"]}}},"required":["sessionUpdate","state"],"additionalProperties":true};
+export const ExtensionStateUpdate = validate255;
+const schema390 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string","not":{"enum":["running","idle","requires_action"]}}},"required":["sessionUpdate","state"],"additionalProperties":true};
 
-function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate255(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.state === undefined) && (missing0 = "state"))){
-validate251.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate255.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs2 = errors;
 if("state_update" !== data.sessionUpdate){
-validate251.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate255.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14791,7 +15293,7 @@ if(data.state !== undefined){
 let data1 = data.state;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate251.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate255.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -14808,7 +15310,7 @@ errors++;
 }
 var valid1 = _errs6 === errors;
 if(valid1){
-validate251.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate255.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -14831,19 +15333,19 @@ var valid0 = true;
 }
 }
 else {
-validate251.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate255.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate251.errors = vErrors;
+validate255.errors = vErrors;
 return errors === 0;
 }
 
-export const StateUpdate = validate252;
-const schema381 = {"type":"object","required":["state","sessionUpdate"],"properties":{"state":{"type":"string"},"sessionUpdate":{"const":"state_update"}},"if":{"properties":{"state":{"enum":["running","idle","requires_action"]}}},"then":{"type":"object","required":["state"],"discriminator":{"propertyName":"state"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"running"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]},{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"idle"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]},{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"requires_action"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]}]},"else":{"$ref":"#/$defs/ExtensionStateUpdateWithUncheckedTag"}};
-const schema386 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string"}},"required":["sessionUpdate","state"],"additionalProperties":true};
+export const StateUpdate = validate256;
+const schema391 = {"type":"object","required":["state","sessionUpdate"],"properties":{"state":{"type":"string"},"sessionUpdate":{"const":"state_update"}},"if":{"properties":{"state":{"enum":["running","idle","requires_action"]}}},"then":{"type":"object","required":["state"],"discriminator":{"propertyName":"state"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"running"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]},{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"idle"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]},{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"requires_action"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]}]},"else":{"$ref":"#/$defs/ExtensionStateUpdateWithUncheckedTag"}};
+const schema396 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string"}},"required":["sessionUpdate","state"],"additionalProperties":true};
 
-function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate256(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -14881,7 +15383,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.state === undefined) && (missing0 = "state")){
-validate252.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate256.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14893,14 +15395,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")) || ((data.state === undefined) && (missing1 = "state"))){
-validate252.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate256.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs9 = errors;
 if("state_update" !== data.sessionUpdate){
-validate252.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate256.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -14912,7 +15414,7 @@ if(valid4){
 if(data.state !== undefined){
 const _errs10 = errors;
 if("running" !== data.state){
-validate252.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/0/properties/state/const",keyword:"const",params:{allowedValue: "running"},message:"must be equal to constant"}];
+validate256.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/0/properties/state/const",keyword:"const",params:{allowedValue: "running"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -14925,7 +15427,7 @@ if(data.background !== undefined){
 let data3 = data.background;
 const _errs11 = errors;
 if((!(Array.isArray(data3))) && (data3 !== null)){
-validate252.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/0/properties/background/type",keyword:"type",params:{type: schema381.then.oneOf[0].properties.background.type},message:"must be array,null"}];
+validate256.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/0/properties/background/type",keyword:"type",params:{type: schema391.then.oneOf[0].properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs11){
@@ -14934,8 +15436,8 @@ var valid5 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
-if(!(validate242(data3[i0], {instancePath:instancePath+"/background/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate246(data3[i0], {instancePath:instancePath+"/background/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs13 === errors;
@@ -14955,7 +15457,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs14 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate252.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate256.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs14 === errors;
@@ -14969,7 +15471,7 @@ var valid4 = true;
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate256.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14980,14 +15482,14 @@ if(errors === _errs18){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.sessionUpdate === undefined) && (missing2 = "sessionUpdate")) || ((data.state === undefined) && (missing2 = "state"))){
-validate252.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate256.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs20 = errors;
 if("state_update" !== data.sessionUpdate){
-validate252.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate256.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid8 = _errs20 === errors;
@@ -14999,7 +15501,7 @@ if(valid8){
 if(data.state !== undefined){
 const _errs21 = errors;
 if("idle" !== data.state){
-validate252.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/1/properties/state/const",keyword:"const",params:{allowedValue: "idle"},message:"must be equal to constant"}];
+validate256.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/1/properties/state/const",keyword:"const",params:{allowedValue: "idle"},message:"must be equal to constant"}];
 return false;
 }
 var valid8 = _errs21 === errors;
@@ -15050,7 +15552,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate252.errors = vErrors;
+validate256.errors = vErrors;
 return false;
 }
 else {
@@ -15076,8 +15578,8 @@ const _errs29 = errors;
 const _errs30 = errors;
 let valid11 = false;
 const _errs31 = errors;
-if(!(validate238(data9, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData}))){
-vErrors = vErrors === null ? validate238.errors : vErrors.concat(validate238.errors);
+if(!(validate242(data9, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData}))){
+vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
 errors = vErrors.length;
 }
 var _valid2 = _errs31 === errors;
@@ -15106,7 +15608,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate252.errors = vErrors;
+validate256.errors = vErrors;
 return false;
 }
 else {
@@ -15162,7 +15664,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate252.errors = vErrors;
+validate256.errors = vErrors;
 return false;
 }
 else {
@@ -15186,7 +15688,7 @@ if(data.background !== undefined){
 let data11 = data.background;
 const _errs39 = errors;
 if((!(Array.isArray(data11))) && (data11 !== null)){
-validate252.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/1/properties/background/type",keyword:"type",params:{type: schema381.then.oneOf[1].properties.background.type},message:"must be array,null"}];
+validate256.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/1/properties/background/type",keyword:"type",params:{type: schema391.then.oneOf[1].properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs39){
@@ -15195,8 +15697,8 @@ var valid13 = true;
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
 const _errs41 = errors;
-if(!(validate242(data11[i1], {instancePath:instancePath+"/background/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate246(data11[i1], {instancePath:instancePath+"/background/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
 errors = vErrors.length;
 }
 var valid13 = _errs41 === errors;
@@ -15216,7 +15718,7 @@ if(data._meta !== undefined){
 let data13 = data._meta;
 const _errs42 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate252.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate256.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid8 = _errs42 === errors;
@@ -15233,7 +15735,7 @@ var valid8 = true;
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate256.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15244,14 +15746,14 @@ if(errors === _errs46){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.sessionUpdate === undefined) && (missing3 = "sessionUpdate")) || ((data.state === undefined) && (missing3 = "state"))){
-validate252.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate256.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs48 = errors;
 if("state_update" !== data.sessionUpdate){
-validate252.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate256.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid16 = _errs48 === errors;
@@ -15263,7 +15765,7 @@ if(valid16){
 if(data.state !== undefined){
 const _errs49 = errors;
 if("requires_action" !== data.state){
-validate252.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/2/properties/state/const",keyword:"const",params:{allowedValue: "requires_action"},message:"must be equal to constant"}];
+validate256.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/2/properties/state/const",keyword:"const",params:{allowedValue: "requires_action"},message:"must be equal to constant"}];
 return false;
 }
 var valid16 = _errs49 === errors;
@@ -15276,7 +15778,7 @@ if(data.background !== undefined){
 let data16 = data.background;
 const _errs50 = errors;
 if((!(Array.isArray(data16))) && (data16 !== null)){
-validate252.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/2/properties/background/type",keyword:"type",params:{type: schema381.then.oneOf[2].properties.background.type},message:"must be array,null"}];
+validate256.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/2/properties/background/type",keyword:"type",params:{type: schema391.then.oneOf[2].properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs50){
@@ -15285,8 +15787,8 @@ var valid17 = true;
 const len2 = data16.length;
 for(let i2=0; i2<len2; i2++){
 const _errs52 = errors;
-if(!(validate242(data16[i2], {instancePath:instancePath+"/background/" + i2,parentData:data16,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate246(data16[i2], {instancePath:instancePath+"/background/" + i2,parentData:data16,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
 errors = vErrors.length;
 }
 var valid17 = _errs52 === errors;
@@ -15306,7 +15808,7 @@ if(data._meta !== undefined){
 let data18 = data._meta;
 const _errs53 = errors;
 if((!(data18 && typeof data18 == "object" && !Array.isArray(data18))) && (data18 !== null)){
-validate252.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate256.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid16 = _errs53 === errors;
@@ -15320,24 +15822,24 @@ var valid16 = true;
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate256.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "state", tagValue: tag0},message:"value of tag \"state\" must be in oneOf"}];
+validate256.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "state", tagValue: tag0},message:"value of tag \"state\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "state", tagValue: tag0},message:"tag \"state\" must be string"}];
+validate256.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "state", tagValue: tag0},message:"tag \"state\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate256.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15352,14 +15854,14 @@ if(errors === _errs58){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if(((data.sessionUpdate === undefined) && (missing4 = "sessionUpdate")) || ((data.state === undefined) && (missing4 = "state"))){
-validate252.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate256.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs61 = errors;
 if("state_update" !== data.sessionUpdate){
-validate252.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate256.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid20 = _errs61 === errors;
@@ -15371,7 +15873,7 @@ if(valid20){
 if(data.state !== undefined){
 const _errs62 = errors;
 if(typeof data.state !== "string"){
-validate252.errors = [{instancePath:instancePath+"/state",schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate256.errors = [{instancePath:instancePath+"/state",schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid20 = _errs62 === errors;
@@ -15383,7 +15885,7 @@ var valid20 = true;
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate256.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15400,21 +15902,21 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate252.errors = vErrors;
+validate256.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if(((data.state === undefined) && (missing5 = "state")) || ((data.sessionUpdate === undefined) && (missing5 = "sessionUpdate"))){
-validate252.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate256.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.state !== undefined){
 const _errs64 = errors;
 if(typeof data.state !== "string"){
-validate252.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate256.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs64 === errors;
@@ -15426,7 +15928,7 @@ if(valid21){
 if(data.sessionUpdate !== undefined){
 const _errs66 = errors;
 if("state_update" !== data.sessionUpdate){
-validate252.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate256.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid21 = _errs66 === errors;
@@ -15438,53 +15940,53 @@ var valid21 = true;
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate256.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate252.errors = vErrors;
+validate256.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolKind = validate258;
-const schema387 = {"type":"string"};
+export const ToolKind = validate262;
+const schema397 = {"type":"string"};
 
-function validate258(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate262(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate258.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate262.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate258.errors = vErrors;
+validate262.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallStatus = validate259;
-const schema388 = {"type":"string"};
+export const ToolCallStatus = validate263;
+const schema398 = {"type":"string"};
 
-function validate259(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate263(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate259.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate263.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate259.errors = vErrors;
+validate263.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallLocation = validate260;
-const schema389 = {"type":"object","properties":{"path":{"$ref":"#/$defs/AbsolutePath"},"line":{"type":["integer","null"],"minimum":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["path"]};
+export const ToolCallLocation = validate264;
+const schema399 = {"type":"object","properties":{"path":{"$ref":"#/$defs/AbsolutePath"},"line":{"type":["integer","null"],"minimum":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["path"]};
 
-function validate260(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate264(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.path === undefined) && (missing0 = "path")){
-validate260.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate264.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15495,12 +15997,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate260.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate264.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate260.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate264.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15514,13 +16016,13 @@ if(data.line !== undefined){
 let data1 = data.line;
 const _errs4 = errors;
 if((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)){
-validate260.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema389.properties.line.type},message:"must be integer,null"}];
+validate264.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema399.properties.line.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate260.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate264.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -15535,7 +16037,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs6 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate260.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate264.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -15548,32 +16050,32 @@ var valid0 = true;
 }
 }
 else {
-validate260.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate264.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate260.errors = vErrors;
+validate264.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallContentBlock = validate261;
-const schema392 = {"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]};
+export const ToolCallContentBlock = validate265;
+const schema402 = {"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]};
 
-function validate261(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate265(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.content === undefined) && (missing0 = "content"))){
-validate261.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate265.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("content" !== data.type){
-validate261.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
+validate265.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15598,7 +16100,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate261.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate265.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -15611,20 +16113,20 @@ var valid0 = true;
 }
 }
 else {
-validate261.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate265.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate261.errors = vErrors;
+validate265.errors = vErrors;
 return errors === 0;
 }
 
-export const DiffChange = validate263;
-const schema394 = {"type":"object","required":["operation"],"properties":{"operation":{"type":"string"}},"if":{"properties":{"operation":{"enum":["add","delete","modify","move","copy"]}}},"then":{"type":"object","required":["operation"],"discriminator":{"propertyName":"operation"},"oneOf":[{"type":"object","properties":{"operation":{"const":"add"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]},{"type":"object","properties":{"operation":{"const":"delete"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]},{"type":"object","properties":{"operation":{"const":"modify"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]},{"type":"object","properties":{"operation":{"const":"move"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]},{"type":"object","properties":{"operation":{"const":"copy"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]}]},"else":{"$ref":"#/$defs/ExtensionDiffChangeWithUncheckedTag"}};
-const schema396 = {"type":"string"};
-const schema417 = {"type":"object","properties":{"operation":{"type":"string"}},"required":["operation"],"additionalProperties":true};
+export const DiffChange = validate267;
+const schema404 = {"type":"object","required":["operation"],"properties":{"operation":{"type":"string"}},"if":{"properties":{"operation":{"enum":["add","delete","modify","move","copy"]}}},"then":{"type":"object","required":["operation"],"discriminator":{"propertyName":"operation"},"oneOf":[{"type":"object","properties":{"operation":{"const":"add"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]},{"type":"object","properties":{"operation":{"const":"delete"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]},{"type":"object","properties":{"operation":{"const":"modify"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]},{"type":"object","properties":{"operation":{"const":"move"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]},{"type":"object","properties":{"operation":{"const":"copy"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]}]},"else":{"$ref":"#/$defs/ExtensionDiffChangeWithUncheckedTag"}};
+const schema406 = {"type":"string"};
+const schema427 = {"type":"object","properties":{"operation":{"type":"string"}},"required":["operation"],"additionalProperties":true};
 
-function validate263(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate267(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -15662,7 +16164,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.operation === undefined) && (missing0 = "operation")){
-validate263.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15674,14 +16176,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.operation === undefined) && (missing1 = "operation")) || ((data.path === undefined) && (missing1 = "path"))){
-validate263.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs9 = errors;
 if("add" !== data.operation){
-validate263.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/0/properties/operation/const",keyword:"const",params:{allowedValue: "add"},message:"must be equal to constant"}];
+validate267.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/0/properties/operation/const",keyword:"const",params:{allowedValue: "add"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -15697,12 +16199,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate263.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate267.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate263.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15754,7 +16256,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate263.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -15816,7 +16318,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate263.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -15840,7 +16342,7 @@ if(data.oldText !== undefined){
 let data5 = data.oldText;
 const _errs27 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate263.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/0/properties/oldText/type",keyword:"type",params:{type: schema394.then.oneOf[0].properties.oldText.type},message:"must be string,null"}];
+validate267.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/0/properties/oldText/type",keyword:"type",params:{type: schema404.then.oneOf[0].properties.oldText.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -15853,7 +16355,7 @@ if(data.newText !== undefined){
 let data6 = data.newText;
 const _errs29 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate263.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/0/properties/newText/type",keyword:"type",params:{type: schema394.then.oneOf[0].properties.newText.type},message:"must be string,null"}];
+validate267.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/0/properties/newText/type",keyword:"type",params:{type: schema404.then.oneOf[0].properties.newText.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -15866,7 +16368,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs31 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate263.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate267.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -15883,7 +16385,7 @@ var valid4 = true;
 }
 }
 else {
-validate263.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15894,14 +16396,14 @@ if(errors === _errs35){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.operation === undefined) && (missing2 = "operation")) || ((data.path === undefined) && (missing2 = "path"))){
-validate263.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs37 = errors;
 if("delete" !== data.operation){
-validate263.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/1/properties/operation/const",keyword:"const",params:{allowedValue: "delete"},message:"must be equal to constant"}];
+validate267.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/1/properties/operation/const",keyword:"const",params:{allowedValue: "delete"},message:"must be equal to constant"}];
 return false;
 }
 var valid12 = _errs37 === errors;
@@ -15917,12 +16419,12 @@ const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data9 === "string"){
 if(data9.length < 1){
-validate263.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate267.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate263.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15974,7 +16476,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate263.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -16036,7 +16538,7 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate263.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -16060,7 +16562,7 @@ if(data.oldText !== undefined){
 let data12 = data.oldText;
 const _errs55 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate263.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/1/properties/oldText/type",keyword:"type",params:{type: schema394.then.oneOf[1].properties.oldText.type},message:"must be string,null"}];
+validate267.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/1/properties/oldText/type",keyword:"type",params:{type: schema404.then.oneOf[1].properties.oldText.type},message:"must be string,null"}];
 return false;
 }
 var valid12 = _errs55 === errors;
@@ -16073,7 +16575,7 @@ if(data.newText !== undefined){
 let data13 = data.newText;
 const _errs57 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate263.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/1/properties/newText/type",keyword:"type",params:{type: schema394.then.oneOf[1].properties.newText.type},message:"must be string,null"}];
+validate267.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/1/properties/newText/type",keyword:"type",params:{type: schema404.then.oneOf[1].properties.newText.type},message:"must be string,null"}];
 return false;
 }
 var valid12 = _errs57 === errors;
@@ -16086,7 +16588,7 @@ if(data._meta !== undefined){
 let data14 = data._meta;
 const _errs59 = errors;
 if((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)){
-validate263.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate267.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid12 = _errs59 === errors;
@@ -16103,7 +16605,7 @@ var valid12 = true;
 }
 }
 else {
-validate263.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16114,14 +16616,14 @@ if(errors === _errs63){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.operation === undefined) && (missing3 = "operation")) || ((data.path === undefined) && (missing3 = "path"))){
-validate263.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs65 = errors;
 if("modify" !== data.operation){
-validate263.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/2/properties/operation/const",keyword:"const",params:{allowedValue: "modify"},message:"must be equal to constant"}];
+validate267.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/2/properties/operation/const",keyword:"const",params:{allowedValue: "modify"},message:"must be equal to constant"}];
 return false;
 }
 var valid20 = _errs65 === errors;
@@ -16137,12 +16639,12 @@ const _errs67 = errors;
 if(errors === _errs67){
 if(typeof data16 === "string"){
 if(data16.length < 1){
-validate263.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate267.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate263.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16194,7 +16696,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate263.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -16256,7 +16758,7 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate263.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -16280,7 +16782,7 @@ if(data.oldText !== undefined){
 let data19 = data.oldText;
 const _errs83 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate263.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/2/properties/oldText/type",keyword:"type",params:{type: schema394.then.oneOf[2].properties.oldText.type},message:"must be string,null"}];
+validate267.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/2/properties/oldText/type",keyword:"type",params:{type: schema404.then.oneOf[2].properties.oldText.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs83 === errors;
@@ -16293,7 +16795,7 @@ if(data.newText !== undefined){
 let data20 = data.newText;
 const _errs85 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate263.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/2/properties/newText/type",keyword:"type",params:{type: schema394.then.oneOf[2].properties.newText.type},message:"must be string,null"}];
+validate267.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/2/properties/newText/type",keyword:"type",params:{type: schema404.then.oneOf[2].properties.newText.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs85 === errors;
@@ -16306,7 +16808,7 @@ if(data._meta !== undefined){
 let data21 = data._meta;
 const _errs87 = errors;
 if((!(data21 && typeof data21 == "object" && !Array.isArray(data21))) && (data21 !== null)){
-validate263.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate267.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid20 = _errs87 === errors;
@@ -16323,7 +16825,7 @@ var valid20 = true;
 }
 }
 else {
-validate263.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16334,14 +16836,14 @@ if(errors === _errs91){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((((data.operation === undefined) && (missing4 = "operation")) || ((data.oldPath === undefined) && (missing4 = "oldPath"))) || ((data.path === undefined) && (missing4 = "path"))){
-validate263.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs93 = errors;
 if("move" !== data.operation){
-validate263.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/3/properties/operation/const",keyword:"const",params:{allowedValue: "move"},message:"must be equal to constant"}];
+validate267.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/3/properties/operation/const",keyword:"const",params:{allowedValue: "move"},message:"must be equal to constant"}];
 return false;
 }
 var valid28 = _errs93 === errors;
@@ -16357,12 +16859,12 @@ const _errs95 = errors;
 if(errors === _errs95){
 if(typeof data23 === "string"){
 if(data23.length < 1){
-validate263.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate267.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate263.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16379,12 +16881,12 @@ const _errs98 = errors;
 if(errors === _errs98){
 if(typeof data24 === "string"){
 if(data24.length < 1){
-validate263.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate267.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate263.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16436,7 +16938,7 @@ else {
 vErrors.push(err21);
 }
 errors++;
-validate263.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -16498,7 +17000,7 @@ else {
 vErrors.push(err24);
 }
 errors++;
-validate263.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -16522,7 +17024,7 @@ if(data._meta !== undefined){
 let data27 = data._meta;
 const _errs114 = errors;
 if((!(data27 && typeof data27 == "object" && !Array.isArray(data27))) && (data27 !== null)){
-validate263.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate267.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid28 = _errs114 === errors;
@@ -16538,7 +17040,7 @@ var valid28 = true;
 }
 }
 else {
-validate263.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16549,14 +17051,14 @@ if(errors === _errs118){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((((data.operation === undefined) && (missing5 = "operation")) || ((data.oldPath === undefined) && (missing5 = "oldPath"))) || ((data.path === undefined) && (missing5 = "path"))){
-validate263.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs120 = errors;
 if("copy" !== data.operation){
-validate263.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/4/properties/operation/const",keyword:"const",params:{allowedValue: "copy"},message:"must be equal to constant"}];
+validate267.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/4/properties/operation/const",keyword:"const",params:{allowedValue: "copy"},message:"must be equal to constant"}];
 return false;
 }
 var valid37 = _errs120 === errors;
@@ -16572,12 +17074,12 @@ const _errs122 = errors;
 if(errors === _errs122){
 if(typeof data29 === "string"){
 if(data29.length < 1){
-validate263.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate267.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate263.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16594,12 +17096,12 @@ const _errs125 = errors;
 if(errors === _errs125){
 if(typeof data30 === "string"){
 if(data30.length < 1){
-validate263.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate267.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate263.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16651,7 +17153,7 @@ else {
 vErrors.push(err27);
 }
 errors++;
-validate263.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -16713,7 +17215,7 @@ else {
 vErrors.push(err30);
 }
 errors++;
-validate263.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -16737,7 +17239,7 @@ if(data._meta !== undefined){
 let data33 = data._meta;
 const _errs141 = errors;
 if((!(data33 && typeof data33 == "object" && !Array.isArray(data33))) && (data33 !== null)){
-validate263.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate267.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid37 = _errs141 === errors;
@@ -16753,24 +17255,24 @@ var valid37 = true;
 }
 }
 else {
-validate263.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate263.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "operation", tagValue: tag0},message:"value of tag \"operation\" must be in oneOf"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "operation", tagValue: tag0},message:"value of tag \"operation\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate263.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "operation", tagValue: tag0},message:"tag \"operation\" must be string"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "operation", tagValue: tag0},message:"tag \"operation\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate263.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16785,20 +17287,20 @@ if(errors === _errs146){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((data.operation === undefined) && (missing6 = "operation")){
-validate263.errors = [{instancePath,schemaPath:"#/$defs/ExtensionDiffChangeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/$defs/ExtensionDiffChangeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 if(typeof data.operation !== "string"){
-validate263.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/$defs/ExtensionDiffChangeWithUncheckedTag/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/$defs/ExtensionDiffChangeWithUncheckedTag/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate263.errors = [{instancePath,schemaPath:"#/$defs/ExtensionDiffChangeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/$defs/ExtensionDiffChangeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16815,338 +17317,21 @@ else {
 vErrors.push(err31);
 }
 errors++;
-validate263.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if((data.operation === undefined) && (missing7 = "operation")){
-validate263.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 if(typeof data.operation !== "string"){
-validate263.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-}
-}
-else {
-validate263.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate263.errors = vErrors;
-return errors === 0;
-}
-
-export const DiffPatch = validate264;
-const schema418 = {"type":"object","properties":{"format":{"$ref":"#/$defs/DiffPatchFormat"},"text":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["format","text"]};
-const schema419 = {"type":"string"};
-
-function validate264(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.format === undefined) && (missing0 = "format")) || ((data.text === undefined) && (missing0 = "text"))){
-validate264.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.format !== undefined){
-const _errs1 = errors;
-if(typeof data.format !== "string"){
-validate264.errors = [{instancePath:instancePath+"/format",schemaPath:"#/$defs/DiffPatchFormat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.text !== undefined){
-const _errs4 = errors;
-if(typeof data.text !== "string"){
-validate264.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs6 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate264.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate264.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate264.errors = vErrors;
-return errors === 0;
-}
-
-export const DiffPatchFormat = validate265;
-
-function validate265(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate265.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate265.errors = vErrors;
-return errors === 0;
-}
-
-export const DiffFileType = validate266;
-
-function validate266(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate266.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate266.errors = vErrors;
-return errors === 0;
-}
-
-export const DiffAddChange = validate267;
-const schema423 = {"type":"object","properties":{"operation":{"const":"add"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]};
-
-function validate267(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.operation === undefined) && (missing0 = "operation")) || ((data.path === undefined) && (missing0 = "path"))){
-validate267.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.operation !== undefined){
-const _errs1 = errors;
-if("add" !== data.operation){
-validate267.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "add"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.path !== undefined){
-let data1 = data.path;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate267.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate267.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.fileType !== undefined){
-let data2 = data.fileType;
-const _errs5 = errors;
-const _errs6 = errors;
-let valid2 = false;
-const _errs7 = errors;
-if(typeof data2 !== "string"){
-const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const _errs10 = errors;
-if(data2 !== null){
-const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-valid2 = valid2 || _valid0;
-}
-if(!valid2){
-const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate267.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mimeType !== undefined){
-let data3 = data.mimeType;
-const _errs12 = errors;
-const _errs13 = errors;
-let valid4 = false;
-const _errs14 = errors;
-if(typeof data3 !== "string"){
-const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid1 = _errs14 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const _errs17 = errors;
-if(data3 !== null){
-const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid1 = _errs17 === errors;
-valid4 = valid4 || _valid1;
-}
-if(!valid4){
-const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate267.errors = vErrors;
-return false;
-}
-else {
-errors = _errs13;
-if(vErrors !== null){
-if(_errs13){
-vErrors.length = _errs13;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.oldText !== undefined){
-let data4 = data.oldText;
-const _errs19 = errors;
-if((typeof data4 !== "string") && (data4 !== null)){
-validate267.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema423.properties.oldText.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs19 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.newText !== undefined){
-let data5 = data.newText;
-const _errs21 = errors;
-if((typeof data5 !== "string") && (data5 !== null)){
-validate267.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema423.properties.newText.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data6 = data._meta;
-const _errs23 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate267.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs23 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
 }
 }
 }
@@ -17160,8 +17345,9 @@ validate267.errors = vErrors;
 return errors === 0;
 }
 
-export const DiffDeleteChange = validate268;
-const schema428 = {"type":"object","properties":{"operation":{"const":"delete"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]};
+export const DiffPatch = validate268;
+const schema428 = {"type":"object","properties":{"format":{"$ref":"#/$defs/DiffPatchFormat"},"text":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["format","text"]};
+const schema429 = {"type":"string"};
 
 function validate268(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -17169,15 +17355,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.operation === undefined) && (missing0 = "operation")) || ((data.path === undefined) && (missing0 = "path"))){
+if(((data.format === undefined) && (missing0 = "format")) || ((data.text === undefined) && (missing0 = "text"))){
 validate268.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.operation !== undefined){
+if(data.format !== undefined){
 const _errs1 = errors;
-if("delete" !== data.operation){
-validate268.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "delete"},message:"must be equal to constant"}];
+if(typeof data.format !== "string"){
+validate268.errors = [{instancePath:instancePath+"/format",schemaPath:"#/$defs/DiffPatchFormat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17186,193 +17372,29 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.path !== undefined){
-let data1 = data.path;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate268.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(data.text !== undefined){
+const _errs4 = errors;
+if(typeof data.text !== "string"){
+validate268.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate268.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.fileType !== undefined){
-let data2 = data.fileType;
-const _errs5 = errors;
-const _errs6 = errors;
-let valid2 = false;
-const _errs7 = errors;
-if(typeof data2 !== "string"){
-const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const _errs10 = errors;
-if(data2 !== null){
-const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-valid2 = valid2 || _valid0;
-}
-if(!valid2){
-const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate268.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mimeType !== undefined){
-let data3 = data.mimeType;
-const _errs12 = errors;
-const _errs13 = errors;
-let valid4 = false;
-const _errs14 = errors;
-if(typeof data3 !== "string"){
-const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid1 = _errs14 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const _errs17 = errors;
-if(data3 !== null){
-const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid1 = _errs17 === errors;
-valid4 = valid4 || _valid1;
-}
-if(!valid4){
-const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate268.errors = vErrors;
-return false;
-}
-else {
-errors = _errs13;
-if(vErrors !== null){
-if(_errs13){
-vErrors.length = _errs13;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.oldText !== undefined){
-let data4 = data.oldText;
-const _errs19 = errors;
-if((typeof data4 !== "string") && (data4 !== null)){
-validate268.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema428.properties.oldText.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs19 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.newText !== undefined){
-let data5 = data.newText;
-const _errs21 = errors;
-if((typeof data5 !== "string") && (data5 !== null)){
-validate268.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema428.properties.newText.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs21 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data._meta !== undefined){
-let data6 = data._meta;
-const _errs23 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+let data2 = data._meta;
+const _errs6 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
 validate268.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs23 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
 }
 }
 }
@@ -17387,24 +17409,50 @@ validate268.errors = vErrors;
 return errors === 0;
 }
 
-export const DiffModifyChange = validate269;
-const schema433 = {"type":"object","properties":{"operation":{"const":"modify"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]};
+export const DiffPatchFormat = validate269;
 
 function validate269(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate269.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate269.errors = vErrors;
+return errors === 0;
+}
+
+export const DiffFileType = validate270;
+
+function validate270(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate270.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate270.errors = vErrors;
+return errors === 0;
+}
+
+export const DiffAddChange = validate271;
+const schema433 = {"type":"object","properties":{"operation":{"const":"add"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]};
+
+function validate271(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.operation === undefined) && (missing0 = "operation")) || ((data.path === undefined) && (missing0 = "path"))){
-validate269.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate271.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs1 = errors;
-if("modify" !== data.operation){
-validate269.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "modify"},message:"must be equal to constant"}];
+if("add" !== data.operation){
+validate271.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "add"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17420,12 +17468,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate269.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate271.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate269.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate271.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17477,7 +17525,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate269.errors = vErrors;
+validate271.errors = vErrors;
 return false;
 }
 else {
@@ -17539,7 +17587,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate269.errors = vErrors;
+validate271.errors = vErrors;
 return false;
 }
 else {
@@ -17563,7 +17611,7 @@ if(data.oldText !== undefined){
 let data4 = data.oldText;
 const _errs19 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate269.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema433.properties.oldText.type},message:"must be string,null"}];
+validate271.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema433.properties.oldText.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -17576,7 +17624,7 @@ if(data.newText !== undefined){
 let data5 = data.newText;
 const _errs21 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate269.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema433.properties.newText.type},message:"must be string,null"}];
+validate271.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema433.properties.newText.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -17589,7 +17637,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs23 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate269.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate271.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs23 === errors;
@@ -17597,450 +17645,6 @@ var valid0 = _errs23 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate269.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate269.errors = vErrors;
-return errors === 0;
-}
-
-export const DiffMoveChange = validate270;
-const schema438 = {"type":"object","properties":{"operation":{"const":"move"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]};
-
-function validate270(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.operation === undefined) && (missing0 = "operation")) || ((data.oldPath === undefined) && (missing0 = "oldPath"))) || ((data.path === undefined) && (missing0 = "path"))){
-validate270.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.operation !== undefined){
-const _errs1 = errors;
-if("move" !== data.operation){
-validate270.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "move"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.oldPath !== undefined){
-let data1 = data.oldPath;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate270.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate270.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.path !== undefined){
-let data2 = data.path;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(data2.length < 1){
-validate270.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate270.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.fileType !== undefined){
-let data3 = data.fileType;
-const _errs8 = errors;
-const _errs9 = errors;
-let valid3 = false;
-const _errs10 = errors;
-if(typeof data3 !== "string"){
-const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const _errs13 = errors;
-if(data3 !== null){
-const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs13 === errors;
-valid3 = valid3 || _valid0;
-}
-if(!valid3){
-const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate270.errors = vErrors;
-return false;
-}
-else {
-errors = _errs9;
-if(vErrors !== null){
-if(_errs9){
-vErrors.length = _errs9;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mimeType !== undefined){
-let data4 = data.mimeType;
-const _errs15 = errors;
-const _errs16 = errors;
-let valid5 = false;
-const _errs17 = errors;
-if(typeof data4 !== "string"){
-const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid1 = _errs17 === errors;
-valid5 = valid5 || _valid1;
-if(!valid5){
-const _errs20 = errors;
-if(data4 !== null){
-const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid1 = _errs20 === errors;
-valid5 = valid5 || _valid1;
-}
-if(!valid5){
-const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate270.errors = vErrors;
-return false;
-}
-else {
-errors = _errs16;
-if(vErrors !== null){
-if(_errs16){
-vErrors.length = _errs16;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data5 = data._meta;
-const _errs22 = errors;
-if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate270.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs22 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate270.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate270.errors = vErrors;
-return errors === 0;
-}
-
-export const DiffCopyChange = validate271;
-const schema444 = {"type":"object","properties":{"operation":{"const":"copy"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]};
-
-function validate271(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.operation === undefined) && (missing0 = "operation")) || ((data.oldPath === undefined) && (missing0 = "oldPath"))) || ((data.path === undefined) && (missing0 = "path"))){
-validate271.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.operation !== undefined){
-const _errs1 = errors;
-if("copy" !== data.operation){
-validate271.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "copy"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.oldPath !== undefined){
-let data1 = data.oldPath;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate271.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate271.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.path !== undefined){
-let data2 = data.path;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(data2.length < 1){
-validate271.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate271.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.fileType !== undefined){
-let data3 = data.fileType;
-const _errs8 = errors;
-const _errs9 = errors;
-let valid3 = false;
-const _errs10 = errors;
-if(typeof data3 !== "string"){
-const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const _errs13 = errors;
-if(data3 !== null){
-const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs13 === errors;
-valid3 = valid3 || _valid0;
-}
-if(!valid3){
-const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate271.errors = vErrors;
-return false;
-}
-else {
-errors = _errs9;
-if(vErrors !== null){
-if(_errs9){
-vErrors.length = _errs9;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mimeType !== undefined){
-let data4 = data.mimeType;
-const _errs15 = errors;
-const _errs16 = errors;
-let valid5 = false;
-const _errs17 = errors;
-if(typeof data4 !== "string"){
-const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid1 = _errs17 === errors;
-valid5 = valid5 || _valid1;
-if(!valid5){
-const _errs20 = errors;
-if(data4 !== null){
-const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid1 = _errs20 === errors;
-valid5 = valid5 || _valid1;
-}
-if(!valid5){
-const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate271.errors = vErrors;
-return false;
-}
-else {
-errors = _errs16;
-if(vErrors !== null){
-if(_errs16){
-vErrors.length = _errs16;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data5 = data._meta;
-const _errs22 = errors;
-if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate271.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs22 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -18058,8 +17662,8 @@ validate271.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionDiffChange = validate272;
-const schema450 = {"type":"object","properties":{"operation":{"type":"string","not":{"enum":["add","delete","modify","move","copy"]}}},"required":["operation"],"additionalProperties":true};
+export const DiffDeleteChange = validate272;
+const schema438 = {"type":"object","properties":{"operation":{"const":"delete"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]};
 
 function validate272(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -18067,15 +17671,913 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.operation === undefined) && (missing0 = "operation")){
+if(((data.operation === undefined) && (missing0 = "operation")) || ((data.path === undefined) && (missing0 = "path"))){
 validate272.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.operation !== undefined){
+const _errs1 = errors;
+if("delete" !== data.operation){
+validate272.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "delete"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+let data1 = data.path;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate272.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate272.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.fileType !== undefined){
+let data2 = data.fileType;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+const _errs7 = errors;
+if(typeof data2 !== "string"){
+const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs7 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const _errs10 = errors;
+if(data2 !== null){
+const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid2 = valid2 || _valid0;
+}
+if(!valid2){
+const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate272.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mimeType !== undefined){
+let data3 = data.mimeType;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid4 = false;
+const _errs14 = errors;
+if(typeof data3 !== "string"){
+const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs14 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const _errs17 = errors;
+if(data3 !== null){
+const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs17 === errors;
+valid4 = valid4 || _valid1;
+}
+if(!valid4){
+const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate272.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.oldText !== undefined){
+let data4 = data.oldText;
+const _errs19 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate272.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema438.properties.oldText.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.newText !== undefined){
+let data5 = data.newText;
+const _errs21 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate272.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema438.properties.newText.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data6 = data._meta;
+const _errs23 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate272.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate272.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate272.errors = vErrors;
+return errors === 0;
+}
+
+export const DiffModifyChange = validate273;
+const schema443 = {"type":"object","properties":{"operation":{"const":"modify"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]};
+
+function validate273(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.operation === undefined) && (missing0 = "operation")) || ((data.path === undefined) && (missing0 = "path"))){
+validate273.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.operation !== undefined){
+const _errs1 = errors;
+if("modify" !== data.operation){
+validate273.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "modify"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+let data1 = data.path;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate273.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate273.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.fileType !== undefined){
+let data2 = data.fileType;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+const _errs7 = errors;
+if(typeof data2 !== "string"){
+const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs7 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const _errs10 = errors;
+if(data2 !== null){
+const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid2 = valid2 || _valid0;
+}
+if(!valid2){
+const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate273.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mimeType !== undefined){
+let data3 = data.mimeType;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid4 = false;
+const _errs14 = errors;
+if(typeof data3 !== "string"){
+const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs14 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const _errs17 = errors;
+if(data3 !== null){
+const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs17 === errors;
+valid4 = valid4 || _valid1;
+}
+if(!valid4){
+const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate273.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.oldText !== undefined){
+let data4 = data.oldText;
+const _errs19 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate273.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema443.properties.oldText.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.newText !== undefined){
+let data5 = data.newText;
+const _errs21 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate273.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema443.properties.newText.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data6 = data._meta;
+const _errs23 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate273.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate273.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate273.errors = vErrors;
+return errors === 0;
+}
+
+export const DiffMoveChange = validate274;
+const schema448 = {"type":"object","properties":{"operation":{"const":"move"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]};
+
+function validate274(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.operation === undefined) && (missing0 = "operation")) || ((data.oldPath === undefined) && (missing0 = "oldPath"))) || ((data.path === undefined) && (missing0 = "path"))){
+validate274.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.operation !== undefined){
+const _errs1 = errors;
+if("move" !== data.operation){
+validate274.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "move"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.oldPath !== undefined){
+let data1 = data.oldPath;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate274.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate274.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+let data2 = data.path;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(data2.length < 1){
+validate274.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate274.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.fileType !== undefined){
+let data3 = data.fileType;
+const _errs8 = errors;
+const _errs9 = errors;
+let valid3 = false;
+const _errs10 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _errs13 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs13 === errors;
+valid3 = valid3 || _valid0;
+}
+if(!valid3){
+const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate274.errors = vErrors;
+return false;
+}
+else {
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mimeType !== undefined){
+let data4 = data.mimeType;
+const _errs15 = errors;
+const _errs16 = errors;
+let valid5 = false;
+const _errs17 = errors;
+if(typeof data4 !== "string"){
+const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs17 === errors;
+valid5 = valid5 || _valid1;
+if(!valid5){
+const _errs20 = errors;
+if(data4 !== null){
+const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs20 === errors;
+valid5 = valid5 || _valid1;
+}
+if(!valid5){
+const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate274.errors = vErrors;
+return false;
+}
+else {
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data5 = data._meta;
+const _errs22 = errors;
+if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
+validate274.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate274.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate274.errors = vErrors;
+return errors === 0;
+}
+
+export const DiffCopyChange = validate275;
+const schema454 = {"type":"object","properties":{"operation":{"const":"copy"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]};
+
+function validate275(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.operation === undefined) && (missing0 = "operation")) || ((data.oldPath === undefined) && (missing0 = "oldPath"))) || ((data.path === undefined) && (missing0 = "path"))){
+validate275.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.operation !== undefined){
+const _errs1 = errors;
+if("copy" !== data.operation){
+validate275.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "copy"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.oldPath !== undefined){
+let data1 = data.oldPath;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate275.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate275.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+let data2 = data.path;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(data2.length < 1){
+validate275.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate275.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.fileType !== undefined){
+let data3 = data.fileType;
+const _errs8 = errors;
+const _errs9 = errors;
+let valid3 = false;
+const _errs10 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _errs13 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs13 === errors;
+valid3 = valid3 || _valid0;
+}
+if(!valid3){
+const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate275.errors = vErrors;
+return false;
+}
+else {
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mimeType !== undefined){
+let data4 = data.mimeType;
+const _errs15 = errors;
+const _errs16 = errors;
+let valid5 = false;
+const _errs17 = errors;
+if(typeof data4 !== "string"){
+const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs17 === errors;
+valid5 = valid5 || _valid1;
+if(!valid5){
+const _errs20 = errors;
+if(data4 !== null){
+const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs20 === errors;
+valid5 = valid5 || _valid1;
+}
+if(!valid5){
+const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate275.errors = vErrors;
+return false;
+}
+else {
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data5 = data._meta;
+const _errs22 = errors;
+if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
+validate275.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate275.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate275.errors = vErrors;
+return errors === 0;
+}
+
+export const ExtensionDiffChange = validate276;
+const schema460 = {"type":"object","properties":{"operation":{"type":"string","not":{"enum":["add","delete","modify","move","copy"]}}},"required":["operation"],"additionalProperties":true};
+
+function validate276(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.operation === undefined) && (missing0 = "operation")){
+validate276.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 let data0 = data.operation;
 if(typeof data0 !== "string"){
-validate272.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate276.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -18092,7 +18594,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate272.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate276.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -18110,32 +18612,32 @@ vErrors = null;
 }
 }
 else {
-validate272.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate276.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate272.errors = vErrors;
+validate276.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallDiff = validate273;
-const schema451 = {"type":"object","properties":{"type":{"const":"diff"},"changes":{"type":"array","items":{"$ref":"#/$defs/DiffChange"}},"patch":{"anyOf":[{"$ref":"#/$defs/DiffPatch"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","changes"]};
+export const ToolCallDiff = validate277;
+const schema461 = {"type":"object","properties":{"type":{"const":"diff"},"changes":{"type":"array","items":{"$ref":"#/$defs/DiffChange"}},"patch":{"anyOf":[{"$ref":"#/$defs/DiffPatch"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","changes"]};
 
-function validate273(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate277(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.changes === undefined) && (missing0 = "changes"))){
-validate273.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate277.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("diff" !== data.type){
-validate273.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
+validate277.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -18153,8 +18655,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate263(data1[i0], {instancePath:instancePath+"/changes/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate263.errors : vErrors.concat(validate263.errors);
+if(!(validate267(data1[i0], {instancePath:instancePath+"/changes/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate267.errors : vErrors.concat(validate267.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -18164,7 +18666,7 @@ break;
 }
 }
 else {
-validate273.errors = [{instancePath:instancePath+"/changes",schemaPath:"#/properties/changes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate277.errors = [{instancePath:instancePath+"/changes",schemaPath:"#/properties/changes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18180,8 +18682,8 @@ const _errs5 = errors;
 const _errs6 = errors;
 let valid2 = false;
 const _errs7 = errors;
-if(!(validate264(data3, {instancePath:instancePath+"/patch",parentData:data,parentDataProperty:"patch",rootData}))){
-vErrors = vErrors === null ? validate264.errors : vErrors.concat(validate264.errors);
+if(!(validate268(data3, {instancePath:instancePath+"/patch",parentData:data,parentDataProperty:"patch",rootData}))){
+vErrors = vErrors === null ? validate268.errors : vErrors.concat(validate268.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
@@ -18210,7 +18712,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate273.errors = vErrors;
+validate277.errors = vErrors;
 return false;
 }
 else {
@@ -18234,7 +18736,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs10 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate273.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate277.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -18248,32 +18750,32 @@ var valid0 = true;
 }
 }
 else {
-validate273.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate277.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate273.errors = vErrors;
+validate277.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallTerminal = validate276;
-const schema453 = {"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]};
+export const ToolCallTerminal = validate280;
+const schema463 = {"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]};
 
-function validate276(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate280(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate276.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate280.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("terminal" !== data.type){
-validate276.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate280.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -18289,12 +18791,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate276.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate280.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate276.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate280.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -18308,7 +18810,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate276.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate280.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -18321,32 +18823,32 @@ var valid0 = true;
 }
 }
 else {
-validate276.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate280.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate276.errors = vErrors;
+validate280.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionToolCallContent = validate277;
-const schema456 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["content","diff","terminal"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionToolCallContent = validate281;
+const schema466 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["content","diff","terminal"]}}},"required":["type"],"additionalProperties":true};
 
-function validate277(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate281(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate277.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate281.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate277.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate281.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -18363,7 +18865,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate277.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate281.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -18381,19 +18883,19 @@ vErrors = null;
 }
 }
 else {
-validate277.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate281.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate277.errors = vErrors;
+validate281.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallContent = validate278;
-const schema457 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]},{"type":"object","properties":{"type":{"const":"diff"},"changes":{"type":"array","items":{"$ref":"#/$defs/DiffChange"}},"patch":{"anyOf":[{"$ref":"#/$defs/DiffPatch"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","changes"]},{"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]}]},"else":{"$ref":"#/$defs/ExtensionToolCallContentWithUncheckedTag"}};
-const schema462 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const ToolCallContent = validate282;
+const schema467 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]},{"type":"object","properties":{"type":{"const":"diff"},"changes":{"type":"array","items":{"$ref":"#/$defs/DiffChange"}},"patch":{"anyOf":[{"$ref":"#/$defs/DiffPatch"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","changes"]},{"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]}]},"else":{"$ref":"#/$defs/ExtensionToolCallContentWithUncheckedTag"}};
+const schema472 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate278(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate282(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -18431,7 +18933,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate278.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate282.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18443,14 +18945,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.content === undefined) && (missing1 = "content"))){
-validate278.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate282.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("content" !== data.type){
-validate278.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
+validate282.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -18475,7 +18977,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs11 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate278.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate282.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -18488,7 +18990,7 @@ var valid4 = true;
 }
 }
 else {
-validate278.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate282.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18499,14 +19001,14 @@ if(errors === _errs15){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.type === undefined) && (missing2 = "type")) || ((data.changes === undefined) && (missing2 = "changes"))){
-validate278.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate282.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs17 = errors;
 if("diff" !== data.type){
-validate278.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
+validate282.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
 return false;
 }
 var valid7 = _errs17 === errors;
@@ -18524,8 +19026,8 @@ var valid8 = true;
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs20 = errors;
-if(!(validate263(data5[i0], {instancePath:instancePath+"/changes/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate263.errors : vErrors.concat(validate263.errors);
+if(!(validate267(data5[i0], {instancePath:instancePath+"/changes/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate267.errors : vErrors.concat(validate267.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs20 === errors;
@@ -18535,7 +19037,7 @@ break;
 }
 }
 else {
-validate278.errors = [{instancePath:instancePath+"/changes",schemaPath:"#/then/oneOf/1/properties/changes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate282.errors = [{instancePath:instancePath+"/changes",schemaPath:"#/then/oneOf/1/properties/changes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18551,8 +19053,8 @@ const _errs21 = errors;
 const _errs22 = errors;
 let valid9 = false;
 const _errs23 = errors;
-if(!(validate264(data7, {instancePath:instancePath+"/patch",parentData:data,parentDataProperty:"patch",rootData}))){
-vErrors = vErrors === null ? validate264.errors : vErrors.concat(validate264.errors);
+if(!(validate268(data7, {instancePath:instancePath+"/patch",parentData:data,parentDataProperty:"patch",rootData}))){
+vErrors = vErrors === null ? validate268.errors : vErrors.concat(validate268.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs23 === errors;
@@ -18581,7 +19083,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate278.errors = vErrors;
+validate282.errors = vErrors;
 return false;
 }
 else {
@@ -18605,7 +19107,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs26 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate278.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate282.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid7 = _errs26 === errors;
@@ -18619,7 +19121,7 @@ var valid7 = true;
 }
 }
 else {
-validate278.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate282.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18630,14 +19132,14 @@ if(errors === _errs30){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.type === undefined) && (missing3 = "type")) || ((data.terminalId === undefined) && (missing3 = "terminalId"))){
-validate278.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate282.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs32 = errors;
 if("terminal" !== data.type){
-validate278.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate282.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid12 = _errs32 === errors;
@@ -18653,12 +19155,12 @@ const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate278.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate282.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate278.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate282.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -18672,7 +19174,7 @@ if(data._meta !== undefined){
 let data11 = data._meta;
 const _errs36 = errors;
 if((!(data11 && typeof data11 == "object" && !Array.isArray(data11))) && (data11 !== null)){
-validate278.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate282.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid12 = _errs36 === errors;
@@ -18685,24 +19187,24 @@ var valid12 = true;
 }
 }
 else {
-validate278.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate282.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate278.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate282.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate278.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate282.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate278.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate282.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18717,20 +19219,20 @@ if(errors === _errs41){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate278.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate282.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate278.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate282.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate278.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate282.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18747,45 +19249,45 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate278.errors = vErrors;
+validate282.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((data.type === undefined) && (missing5 = "type")){
-validate278.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate282.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate278.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate282.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate278.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate282.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate278.errors = vErrors;
+validate282.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCall = validate282;
-const schema463 = {"type":"object","properties":{"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":["string","null"]},"kind":{"anyOf":[{"$ref":"#/$defs/ToolKind"},{"type":"null"}]},"status":{"anyOf":[{"$ref":"#/$defs/ToolCallStatus"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"name":{"type":["string","null"]},"capabilities":{"anyOf":[{"$ref":"#/$defs/ToolCallCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["toolCallId"]};
+export const ToolCall = validate286;
+const schema473 = {"type":"object","properties":{"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":["string","null"]},"kind":{"anyOf":[{"$ref":"#/$defs/ToolKind"},{"type":"null"}]},"status":{"anyOf":[{"$ref":"#/$defs/ToolCallStatus"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"name":{"type":["string","null"]},"capabilities":{"anyOf":[{"$ref":"#/$defs/ToolCallCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["toolCallId"]};
 
-function validate282(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate286(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.toolCallId === undefined) && (missing0 = "toolCallId")){
-validate282.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate286.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18796,12 +19298,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate282.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate286.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate282.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate286.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -18815,7 +19317,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate282.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema463.properties.title.type},message:"must be string,null"}];
+validate286.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema473.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -18866,7 +19368,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate282.errors = vErrors;
+validate286.errors = vErrors;
 return false;
 }
 else {
@@ -18928,7 +19430,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate282.errors = vErrors;
+validate286.errors = vErrors;
 return false;
 }
 else {
@@ -18952,7 +19454,7 @@ if(data.content !== undefined){
 let data4 = data.content;
 const _errs20 = errors;
 if((!(Array.isArray(data4))) && (data4 !== null)){
-validate282.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema463.properties.content.type},message:"must be array,null"}];
+validate286.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema473.properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs20){
@@ -18961,8 +19463,8 @@ var valid6 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 const _errs22 = errors;
-if(!(validate278(data4[i0], {instancePath:instancePath+"/content/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate278.errors : vErrors.concat(validate278.errors);
+if(!(validate282(data4[i0], {instancePath:instancePath+"/content/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate282.errors : vErrors.concat(validate282.errors);
 errors = vErrors.length;
 }
 var valid6 = _errs22 === errors;
@@ -18982,7 +19484,7 @@ if(data.locations !== undefined){
 let data6 = data.locations;
 const _errs23 = errors;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-validate282.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: schema463.properties.locations.type},message:"must be array,null"}];
+validate286.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: schema473.properties.locations.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs23){
@@ -18991,8 +19493,8 @@ var valid7 = true;
 const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
 const _errs25 = errors;
-if(!(validate260(data6[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data6,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate260.errors : vErrors.concat(validate260.errors);
+if(!(validate264(data6[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data6,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate264.errors : vErrors.concat(validate264.errors);
 errors = vErrors.length;
 }
 var valid7 = _errs25 === errors;
@@ -19012,7 +19514,7 @@ if(data.name !== undefined){
 let data8 = data.name;
 const _errs26 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate282.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema463.properties.name.type},message:"must be string,null"}];
+validate286.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema473.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -19057,7 +19559,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate282.errors = vErrors;
+validate286.errors = vErrors;
 return false;
 }
 else {
@@ -19081,7 +19583,7 @@ if(data._meta !== undefined){
 let data10 = data._meta;
 const _errs33 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate282.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate286.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs33 === errors;
@@ -19100,41 +19602,6 @@ var valid0 = true;
 }
 }
 else {
-validate282.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate282.errors = vErrors;
-return errors === 0;
-}
-
-export const ToolCallUpdate = validate286;
-const schema468 = {"type":"object","allOf":[{"$ref":"#/$defs/ToolCall"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]};
-
-function validate286(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate282(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate282.errors : vErrors.concat(validate282.errors);
-errors = vErrors.length;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate286.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-if("tool_call_update" !== data.sessionUpdate){
-validate286.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
 validate286.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -19143,24 +19610,59 @@ validate286.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallContentChunk = validate288;
-const schema469 = {"type":"object","properties":{"sessionUpdate":{"const":"tool_call_content_chunk"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"content":{"$ref":"#/$defs/ToolCallContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","content"]};
+export const ToolCallUpdate = validate290;
+const schema478 = {"type":"object","allOf":[{"$ref":"#/$defs/ToolCall"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]};
 
-function validate288(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate290(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate286(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate286.errors : vErrors.concat(validate286.errors);
+errors = vErrors.length;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
+validate290.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+if("tool_call_update" !== data.sessionUpdate){
+validate290.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate290.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate290.errors = vErrors;
+return errors === 0;
+}
+
+export const ToolCallContentChunk = validate292;
+const schema479 = {"type":"object","properties":{"sessionUpdate":{"const":"tool_call_content_chunk"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"content":{"$ref":"#/$defs/ToolCallContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","content"]};
+
+function validate292(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.toolCallId === undefined) && (missing0 = "toolCallId"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate288.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate292.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("tool_call_content_chunk" !== data.sessionUpdate){
-validate288.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_content_chunk"},message:"must be equal to constant"}];
+validate292.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_content_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -19176,12 +19678,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate288.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate292.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate288.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate292.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19193,8 +19695,8 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 const _errs5 = errors;
-if(!(validate278(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate278.errors : vErrors.concat(validate278.errors);
+if(!(validate282(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate282.errors : vErrors.concat(validate282.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -19207,7 +19709,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate288.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate292.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -19221,32 +19723,32 @@ var valid0 = true;
 }
 }
 else {
-validate288.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate292.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate288.errors = vErrors;
+validate292.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalOutput = validate290;
-const schema472 = {"type":"object","properties":{"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["data"]};
+export const TerminalOutput = validate294;
+const schema482 = {"type":"object","properties":{"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["data"]};
 
-function validate290(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate294(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate290.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate294.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.data !== undefined){
 const _errs1 = errors;
 if(typeof data.data !== "string"){
-validate290.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate294.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -19259,7 +19761,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs3 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate290.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate294.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -19271,18 +19773,18 @@ var valid0 = true;
 }
 }
 else {
-validate290.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate294.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate290.errors = vErrors;
+validate294.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalExitStatus = validate291;
-const schema474 = {"type":"object","properties":{"exitCode":{"type":["integer","null"]},"signal":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const TerminalExitStatus = validate295;
+const schema484 = {"type":"object","properties":{"exitCode":{"type":["integer","null"]},"signal":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate291(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate295(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -19291,7 +19793,7 @@ if(data.exitCode !== undefined){
 let data0 = data.exitCode;
 const _errs1 = errors;
 if((!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) && (data0 !== null)){
-validate291.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: schema474.properties.exitCode.type},message:"must be integer,null"}];
+validate295.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: schema484.properties.exitCode.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -19304,7 +19806,7 @@ if(data.signal !== undefined){
 let data1 = data.signal;
 const _errs3 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate291.errors = [{instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: schema474.properties.signal.type},message:"must be string,null"}];
+validate295.errors = [{instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: schema484.properties.signal.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -19317,7 +19819,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate291.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate295.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -19329,25 +19831,25 @@ var valid0 = true;
 }
 }
 else {
-validate291.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate295.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate291.errors = vErrors;
+validate295.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalSize = validate292;
-const schema476 = {"type":"object","properties":{"cols":{"type":"integer","minimum":1,"maximum":65535},"rows":{"type":"integer","minimum":1,"maximum":65535},"_meta":{"$ref":"#/$defs/Meta"}},"required":["cols","rows"]};
+export const TerminalSize = validate296;
+const schema486 = {"type":"object","properties":{"cols":{"type":"integer","minimum":1,"maximum":65535},"rows":{"type":"integer","minimum":1,"maximum":65535},"_meta":{"$ref":"#/$defs/Meta"}},"required":["cols","rows"]};
 
-function validate292(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate296(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.cols === undefined) && (missing0 = "cols")) || ((data.rows === undefined) && (missing0 = "rows"))){
-validate292.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate296.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19355,18 +19857,18 @@ if(data.cols !== undefined){
 let data0 = data.cols;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate292.errors = [{instancePath:instancePath+"/cols",schemaPath:"#/properties/cols/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate296.errors = [{instancePath:instancePath+"/cols",schemaPath:"#/properties/cols/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 65535 || isNaN(data0)){
-validate292.errors = [{instancePath:instancePath+"/cols",schemaPath:"#/properties/cols/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate296.errors = [{instancePath:instancePath+"/cols",schemaPath:"#/properties/cols/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate292.errors = [{instancePath:instancePath+"/cols",schemaPath:"#/properties/cols/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate296.errors = [{instancePath:instancePath+"/cols",schemaPath:"#/properties/cols/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -19382,18 +19884,18 @@ if(data.rows !== undefined){
 let data1 = data.rows;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate292.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate296.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 65535 || isNaN(data1)){
-validate292.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate296.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate292.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate296.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -19409,7 +19911,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate292.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate296.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -19422,32 +19924,32 @@ var valid0 = true;
 }
 }
 else {
-validate292.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate296.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate292.errors = vErrors;
+validate296.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalUpdate = validate293;
-const schema478 = {"type":"object","properties":{"sessionUpdate":{"const":"terminal_update"},"terminalId":{"$ref":"#/$defs/TerminalId"},"command":{"type":["string","null"]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"output":{"anyOf":[{"$ref":"#/$defs/TerminalOutput"},{"type":"null"}]},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"size":{"anyOf":[{"$ref":"#/$defs/TerminalSize"},{"type":"null"}]},"capabilities":{"anyOf":[{"$ref":"#/$defs/TerminalCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId"]};
+export const TerminalUpdate = validate297;
+const schema488 = {"type":"object","properties":{"sessionUpdate":{"const":"terminal_update"},"terminalId":{"$ref":"#/$defs/TerminalId"},"command":{"type":["string","null"]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"output":{"anyOf":[{"$ref":"#/$defs/TerminalOutput"},{"type":"null"}]},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"size":{"anyOf":[{"$ref":"#/$defs/TerminalSize"},{"type":"null"}]},"capabilities":{"anyOf":[{"$ref":"#/$defs/TerminalCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId"]};
 
-function validate293(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate297(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate293.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate297.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("terminal_update" !== data.sessionUpdate){
-validate293.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_update"},message:"must be equal to constant"}];
+validate297.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -19463,12 +19965,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate293.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate297.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate293.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate297.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19482,7 +19984,7 @@ if(data.command !== undefined){
 let data2 = data.command;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate293.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: schema478.properties.command.type},message:"must be string,null"}];
+validate297.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: schema488.properties.command.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -19548,7 +20050,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate293.errors = vErrors;
+validate297.errors = vErrors;
 return false;
 }
 else {
@@ -19574,8 +20076,8 @@ const _errs14 = errors;
 const _errs15 = errors;
 let valid4 = false;
 const _errs16 = errors;
-if(!(validate290(data4, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData}))){
-vErrors = vErrors === null ? validate290.errors : vErrors.concat(validate290.errors);
+if(!(validate294(data4, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData}))){
+vErrors = vErrors === null ? validate294.errors : vErrors.concat(validate294.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs16 === errors;
@@ -19604,7 +20106,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate293.errors = vErrors;
+validate297.errors = vErrors;
 return false;
 }
 else {
@@ -19630,8 +20132,8 @@ const _errs19 = errors;
 const _errs20 = errors;
 let valid5 = false;
 const _errs21 = errors;
-if(!(validate291(data5, {instancePath:instancePath+"/exitStatus",parentData:data,parentDataProperty:"exitStatus",rootData}))){
-vErrors = vErrors === null ? validate291.errors : vErrors.concat(validate291.errors);
+if(!(validate295(data5, {instancePath:instancePath+"/exitStatus",parentData:data,parentDataProperty:"exitStatus",rootData}))){
+vErrors = vErrors === null ? validate295.errors : vErrors.concat(validate295.errors);
 errors = vErrors.length;
 }
 var _valid2 = _errs21 === errors;
@@ -19660,7 +20162,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate293.errors = vErrors;
+validate297.errors = vErrors;
 return false;
 }
 else {
@@ -19686,8 +20188,8 @@ const _errs24 = errors;
 const _errs25 = errors;
 let valid6 = false;
 const _errs26 = errors;
-if(!(validate292(data6, {instancePath:instancePath+"/size",parentData:data,parentDataProperty:"size",rootData}))){
-vErrors = vErrors === null ? validate292.errors : vErrors.concat(validate292.errors);
+if(!(validate296(data6, {instancePath:instancePath+"/size",parentData:data,parentDataProperty:"size",rootData}))){
+vErrors = vErrors === null ? validate296.errors : vErrors.concat(validate296.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs26 === errors;
@@ -19716,7 +20218,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate293.errors = vErrors;
+validate297.errors = vErrors;
 return false;
 }
 else {
@@ -19772,7 +20274,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate293.errors = vErrors;
+validate297.errors = vErrors;
 return false;
 }
 else {
@@ -19796,7 +20298,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs34 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate293.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate297.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs34 === errors;
@@ -19815,32 +20317,32 @@ var valid0 = true;
 }
 }
 else {
-validate293.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate297.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate293.errors = vErrors;
+validate297.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalOutputChunk = validate298;
-const schema482 = {"type":"object","properties":{"sessionUpdate":{"const":"terminal_output_chunk"},"terminalId":{"$ref":"#/$defs/TerminalId"},"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId","data"]};
+export const TerminalOutputChunk = validate302;
+const schema492 = {"type":"object","properties":{"sessionUpdate":{"const":"terminal_output_chunk"},"terminalId":{"$ref":"#/$defs/TerminalId"},"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId","data"]};
 
-function validate298(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate302(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate298.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate302.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("terminal_output_chunk" !== data.sessionUpdate){
-validate298.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_output_chunk"},message:"must be equal to constant"}];
+validate302.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_output_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -19856,12 +20358,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate298.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate302.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate298.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate302.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19874,7 +20376,7 @@ if(valid0){
 if(data.data !== undefined){
 const _errs5 = errors;
 if(typeof data.data !== "string"){
-validate298.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate302.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -19887,218 +20389,10 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate298.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate298.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate298.errors = vErrors;
-return errors === 0;
-}
-
-export const PlanEntryPriority = validate299;
-const schema485 = {"type":"string"};
-
-function validate299(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate299.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate299.errors = vErrors;
-return errors === 0;
-}
-
-export const PlanEntryStatus = validate300;
-const schema486 = {"type":"string"};
-
-function validate300(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate300.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate300.errors = vErrors;
-return errors === 0;
-}
-
-export const PlanEntry = validate301;
-const schema487 = {"type":"object","properties":{"content":{"type":"string"},"priority":{"$ref":"#/$defs/PlanEntryPriority"},"status":{"$ref":"#/$defs/PlanEntryStatus"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content","priority","status"]};
-
-function validate301(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.content === undefined) && (missing0 = "content")) || ((data.priority === undefined) && (missing0 = "priority"))) || ((data.status === undefined) && (missing0 = "status"))){
-validate301.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.content !== undefined){
-const _errs1 = errors;
-if(typeof data.content !== "string"){
-validate301.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.priority !== undefined){
-const _errs3 = errors;
-if(typeof data.priority !== "string"){
-validate301.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.status !== undefined){
-const _errs6 = errors;
-if(typeof data.status !== "string"){
-validate301.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs9 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate301.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate301.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate301.errors = vErrors;
-return errors === 0;
-}
-
-export const PlanItems = validate302;
-const schema491 = {"type":"object","properties":{"type":{"const":"items"},"planId":{"$ref":"#/$defs/PlanId"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","entries"]};
-
-function validate302(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.entries === undefined) && (missing0 = "entries"))){
-validate302.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-const _errs1 = errors;
-if("items" !== data.type){
-validate302.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "items"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.planId !== undefined){
-let data1 = data.planId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate302.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate302.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.entries !== undefined){
-let data2 = data.entries;
-const _errs5 = errors;
-if(errors === _errs5){
-if(Array.isArray(data2)){
-var valid2 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-const _errs7 = errors;
-if(!(validate301(data2[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate301.errors : vErrors.concat(validate301.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs7 === errors;
-if(!valid2){
-break;
-}
-}
-}
-else {
-validate302.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data4 = data._meta;
-const _errs8 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
 validate302.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
 var valid0 = true;
@@ -20117,98 +20411,36 @@ validate302.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanFile = validate304;
-const schema494 = {"type":"object","properties":{"type":{"const":"file"},"planId":{"$ref":"#/$defs/PlanId"},"uri":{"type":"string","format":"uri"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","uri"]};
+export const PlanEntryPriority = validate303;
+const schema495 = {"type":"string"};
+
+function validate303(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate303.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate303.errors = vErrors;
+return errors === 0;
+}
+
+export const PlanEntryStatus = validate304;
+const schema496 = {"type":"string"};
 
 function validate304(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.uri === undefined) && (missing0 = "uri"))){
-validate304.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(typeof data !== "string"){
+validate304.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-else {
-if(data.type !== undefined){
-const _errs1 = errors;
-if("file" !== data.type){
-validate304.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.planId !== undefined){
-let data1 = data.planId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate304.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate304.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.uri !== undefined){
-const _errs5 = errors;
-if(errors === _errs5){
-if(errors === _errs5){
-if(!(typeof data.uri === "string")){
-validate304.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs7 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate304.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate304.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate304.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanMarkdown = validate305;
-const schema497 = {"type":"object","properties":{"type":{"const":"markdown"},"planId":{"$ref":"#/$defs/PlanId"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","content"]};
+export const PlanEntry = validate305;
+const schema497 = {"type":"object","properties":{"content":{"type":"string"},"priority":{"$ref":"#/$defs/PlanEntryPriority"},"status":{"$ref":"#/$defs/PlanEntryStatus"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content","priority","status"]};
 
 function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -20216,15 +20448,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.content === undefined) && (missing0 = "content"))){
+if((((data.content === undefined) && (missing0 = "content")) || ((data.priority === undefined) && (missing0 = "priority"))) || ((data.status === undefined) && (missing0 = "status"))){
 validate305.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.type !== undefined){
+if(data.content !== undefined){
 const _errs1 = errors;
-if("markdown" !== data.type){
-validate305.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "markdown"},message:"must be equal to constant"}];
+if(typeof data.content !== "string"){
+validate305.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20233,35 +20465,25 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.planId !== undefined){
-let data1 = data.planId;
-const _errs2 = errors;
+if(data.priority !== undefined){
 const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate305.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(typeof data.priority !== "string"){
+validate305.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate305.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.content !== undefined){
-const _errs5 = errors;
-if(typeof data.content !== "string"){
-validate305.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.status !== undefined){
+const _errs6 = errors;
+if(typeof data.status !== "string"){
+validate305.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -20269,12 +20491,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data3 = data._meta;
-const _errs7 = errors;
+const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
 validate305.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
@@ -20293,8 +20515,8 @@ validate305.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPlanContent = validate306;
-const schema500 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["items","file","markdown"]}},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
+export const PlanItems = validate306;
+const schema501 = {"type":"object","properties":{"type":{"const":"items"},"planId":{"$ref":"#/$defs/PlanId"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","entries"]};
 
 function validate306(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -20302,8 +20524,288 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))){
+if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.entries === undefined) && (missing0 = "entries"))){
 validate306.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("items" !== data.type){
+validate306.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "items"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.planId !== undefined){
+let data1 = data.planId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate306.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate306.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.entries !== undefined){
+let data2 = data.entries;
+const _errs5 = errors;
+if(errors === _errs5){
+if(Array.isArray(data2)){
+var valid2 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs7 = errors;
+if(!(validate305(data2[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate305.errors : vErrors.concat(validate305.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs7 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate306.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data4 = data._meta;
+const _errs8 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+validate306.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate306.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate306.errors = vErrors;
+return errors === 0;
+}
+
+export const PlanFile = validate308;
+const schema504 = {"type":"object","properties":{"type":{"const":"file"},"planId":{"$ref":"#/$defs/PlanId"},"uri":{"type":"string","format":"uri"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","uri"]};
+
+function validate308(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.uri === undefined) && (missing0 = "uri"))){
+validate308.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("file" !== data.type){
+validate308.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.planId !== undefined){
+let data1 = data.planId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate308.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate308.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.uri !== undefined){
+const _errs5 = errors;
+if(errors === _errs5){
+if(errors === _errs5){
+if(!(typeof data.uri === "string")){
+validate308.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs7 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate308.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate308.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate308.errors = vErrors;
+return errors === 0;
+}
+
+export const PlanMarkdown = validate309;
+const schema507 = {"type":"object","properties":{"type":{"const":"markdown"},"planId":{"$ref":"#/$defs/PlanId"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","content"]};
+
+function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.content === undefined) && (missing0 = "content"))){
+validate309.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("markdown" !== data.type){
+validate309.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "markdown"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.planId !== undefined){
+let data1 = data.planId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate309.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate309.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs5 = errors;
+if(typeof data.content !== "string"){
+validate309.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs7 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate309.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate309.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate309.errors = vErrors;
+return errors === 0;
+}
+
+export const ExtensionPlanContent = validate310;
+const schema510 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["items","file","markdown"]}},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
+
+function validate310(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))){
+validate310.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20311,7 +20813,7 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate306.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate310.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -20328,7 +20830,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate306.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate310.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -20355,12 +20857,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate306.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate310.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate306.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate310.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20373,33 +20875,33 @@ var valid0 = true;
 }
 }
 else {
-validate306.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate310.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate306.errors = vErrors;
+validate310.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanContent = validate307;
-const schema502 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["items","file","markdown"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"items"},"planId":{"$ref":"#/$defs/PlanId"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","entries"]},{"type":"object","properties":{"type":{"const":"file"},"planId":{"$ref":"#/$defs/PlanId"},"uri":{"type":"string","format":"uri"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","uri"]},{"type":"object","properties":{"type":{"const":"markdown"},"planId":{"$ref":"#/$defs/PlanId"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","content"]}]},"else":{"$ref":"#/$defs/ExtensionPlanContentWithUncheckedTag"}};
-const schema509 = {"type":"object","properties":{"type":{"type":"string"},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
+export const PlanContent = validate311;
+const schema512 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["items","file","markdown"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"items"},"planId":{"$ref":"#/$defs/PlanId"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","entries"]},{"type":"object","properties":{"type":{"const":"file"},"planId":{"$ref":"#/$defs/PlanId"},"uri":{"type":"string","format":"uri"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","uri"]},{"type":"object","properties":{"type":{"const":"markdown"},"planId":{"$ref":"#/$defs/PlanId"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","content"]}]},"else":{"$ref":"#/$defs/ExtensionPlanContentWithUncheckedTag"}};
+const schema519 = {"type":"object","properties":{"type":{"type":"string"},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
 
-function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))){
-validate309.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate313.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs2 = errors;
 if(typeof data.type !== "string"){
-validate309.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate313.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -20415,12 +20917,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate309.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate313.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate309.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate313.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20433,16 +20935,16 @@ var valid0 = true;
 }
 }
 else {
-validate309.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate313.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate309.errors = vErrors;
+validate313.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -20480,7 +20982,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate307.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate311.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20492,14 +20994,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((data.type === undefined) && (missing1 = "type")) || ((data.planId === undefined) && (missing1 = "planId"))) || ((data.entries === undefined) && (missing1 = "entries"))){
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate311.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("items" !== data.type){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "items"},message:"must be equal to constant"}];
+validate311.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "items"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -20515,12 +21017,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate311.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20539,8 +21041,8 @@ var valid6 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs15 = errors;
-if(!(validate301(data3[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate301.errors : vErrors.concat(validate301.errors);
+if(!(validate305(data3[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate305.errors : vErrors.concat(validate305.errors);
 errors = vErrors.length;
 }
 var valid6 = _errs15 === errors;
@@ -20550,7 +21052,7 @@ break;
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/then/oneOf/0/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate311.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/then/oneOf/0/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20564,7 +21066,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs16 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate311.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -20578,7 +21080,7 @@ var valid4 = true;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate311.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20589,14 +21091,14 @@ if(errors === _errs20){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.type === undefined) && (missing2 = "type")) || ((data.planId === undefined) && (missing2 = "planId"))) || ((data.uri === undefined) && (missing2 = "uri"))){
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate311.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs22 = errors;
 if("file" !== data.type){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+validate311.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs22 === errors;
@@ -20612,12 +21114,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data7 === "string"){
 if(data7.length < 1){
-validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate311.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20632,7 +21134,7 @@ const _errs26 = errors;
 if(errors === _errs26){
 if(errors === _errs26){
 if(!(typeof data.uri === "string")){
-validate307.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/1/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/1/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20647,7 +21149,7 @@ if(data._meta !== undefined){
 let data9 = data._meta;
 const _errs28 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate311.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid9 = _errs28 === errors;
@@ -20661,7 +21163,7 @@ var valid9 = true;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate311.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20672,14 +21174,14 @@ if(errors === _errs32){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((((data.type === undefined) && (missing3 = "type")) || ((data.planId === undefined) && (missing3 = "planId"))) || ((data.content === undefined) && (missing3 = "content"))){
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate311.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs34 = errors;
 if("markdown" !== data.type){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "markdown"},message:"must be equal to constant"}];
+validate311.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "markdown"},message:"must be equal to constant"}];
 return false;
 }
 var valid13 = _errs34 === errors;
@@ -20695,12 +21197,12 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data11 === "string"){
 if(data11.length < 1){
-validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate311.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20713,7 +21215,7 @@ if(valid13){
 if(data.content !== undefined){
 const _errs38 = errors;
 if(typeof data.content !== "string"){
-validate307.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/2/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/2/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid13 = _errs38 === errors;
@@ -20726,7 +21228,7 @@ if(data._meta !== undefined){
 let data13 = data._meta;
 const _errs40 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate311.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid13 = _errs40 === errors;
@@ -20740,24 +21242,24 @@ var valid13 = true;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate311.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate311.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate311.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate311.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20767,8 +21269,8 @@ ifClause0 = "then";
 }
 else {
 const _errs44 = errors;
-if(!(validate309(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate309.errors : vErrors.concat(validate309.errors);
+if(!(validate313(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate313.errors : vErrors.concat(validate313.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs44 === errors;
@@ -20784,84 +21286,21 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate307.errors = vErrors;
+validate311.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate307.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate311.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-}
-}
-else {
-validate307.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate307.errors = vErrors;
-return errors === 0;
-}
-
-export const PlanUpdate = validate311;
-const schema511 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]};
-
-function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.plan === undefined) && (missing0 = "plan"))){
-validate311.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("plan_update" !== data.sessionUpdate){
-validate311.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.plan !== undefined){
-const _errs2 = errors;
-if(!(validate307(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs3 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate311.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -20875,24 +21314,87 @@ validate311.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanRemoved = validate313;
-const schema513 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_removed"},"planId":{"$ref":"#/$defs/PlanId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","planId"]};
+export const PlanUpdate = validate315;
+const schema521 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]};
 
-function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate315(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.plan === undefined) && (missing0 = "plan"))){
+validate315.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("plan_update" !== data.sessionUpdate){
+validate315.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.plan !== undefined){
+const _errs2 = errors;
+if(!(validate311(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
+vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs3 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate315.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate315.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate315.errors = vErrors;
+return errors === 0;
+}
+
+export const PlanRemoved = validate317;
+const schema523 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_removed"},"planId":{"$ref":"#/$defs/PlanId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","planId"]};
+
+function validate317(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.planId === undefined) && (missing0 = "planId"))){
-validate313.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate317.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("plan_removed" !== data.sessionUpdate){
-validate313.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_removed"},message:"must be equal to constant"}];
+validate317.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_removed"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20908,12 +21410,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate313.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate317.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate313.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate317.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20927,7 +21429,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate313.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate317.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -20940,32 +21442,32 @@ var valid0 = true;
 }
 }
 else {
-validate313.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate317.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate313.errors = vErrors;
+validate317.errors = vErrors;
 return errors === 0;
 }
 
-export const AvailableCommandsUpdate = validate314;
-const schema516 = {"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]};
+export const AvailableCommandsUpdate = validate318;
+const schema526 = {"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]};
 
-function validate314(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate318(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.availableCommands === undefined) && (missing0 = "availableCommands"))){
-validate314.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate318.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("available_commands_update" !== data.sessionUpdate){
-validate314.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
+validate318.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20994,7 +21496,7 @@ break;
 }
 }
 else {
-validate314.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate318.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -21008,7 +21510,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs5 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate314.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate318.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -21021,32 +21523,32 @@ var valid0 = true;
 }
 }
 else {
-validate314.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate318.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate314.errors = vErrors;
+validate318.errors = vErrors;
 return errors === 0;
 }
 
-export const ConfigOptionUpdate = validate316;
-const schema518 = {"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]};
+export const ConfigOptionUpdate = validate320;
+const schema528 = {"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]};
 
-function validate316(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing0 = "configOptions"))){
-validate316.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate320.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("config_option_update" !== data.sessionUpdate){
-validate316.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
+validate320.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -21075,7 +21577,7 @@ break;
 }
 }
 else {
-validate316.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate320.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -21089,7 +21591,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs5 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate316.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate320.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -21102,32 +21604,32 @@ var valid0 = true;
 }
 }
 else {
-validate316.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate320.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate316.errors = vErrors;
+validate320.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionInfoUpdate = validate318;
-const schema520 = {"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]};
+export const SessionInfoUpdate = validate322;
+const schema530 = {"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]};
 
-function validate318(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate322(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate318.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate322.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("session_info_update" !== data.sessionUpdate){
-validate318.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
+validate322.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -21140,7 +21642,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate318.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema520.properties.title.type},message:"must be string,null"}];
+validate322.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema530.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -21153,7 +21655,7 @@ if(data.updatedAt !== undefined){
 let data2 = data.updatedAt;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate318.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema520.properties.updatedAt.type},message:"must be string,null"}];
+validate322.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema530.properties.updatedAt.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -21166,7 +21668,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate318.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate322.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -21180,25 +21682,25 @@ var valid0 = true;
 }
 }
 else {
-validate318.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate322.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate318.errors = vErrors;
+validate322.errors = vErrors;
 return errors === 0;
 }
 
-export const Cost = validate319;
-const schema522 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
+export const Cost = validate323;
+const schema532 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
 
-function validate319(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate323(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.amount === undefined) && (missing0 = "amount")) || ((data.currency === undefined) && (missing0 = "currency"))){
-validate319.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate323.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21206,7 +21708,7 @@ if(data.amount !== undefined){
 let data0 = data.amount;
 const _errs1 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate319.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate323.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -21218,7 +21720,7 @@ if(valid0){
 if(data.currency !== undefined){
 const _errs3 = errors;
 if(typeof data.currency !== "string"){
-validate319.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate323.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -21231,7 +21733,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate319.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate323.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -21244,32 +21746,32 @@ var valid0 = true;
 }
 }
 else {
-validate319.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate323.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate319.errors = vErrors;
+validate323.errors = vErrors;
 return errors === 0;
 }
 
-export const UsageUpdate = validate320;
-const schema524 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
+export const UsageUpdate = validate324;
+const schema534 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
 
-function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate324(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.used === undefined) && (missing0 = "used"))) || ((data.size === undefined) && (missing0 = "size"))){
-validate320.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate324.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("usage_update" !== data.sessionUpdate){
-validate320.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
+validate324.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -21282,13 +21784,13 @@ if(data.used !== undefined){
 let data1 = data.used;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate320.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate324.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate320.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate324.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -21303,13 +21805,13 @@ if(data.size !== undefined){
 let data2 = data.size;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate320.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate324.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate320.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate324.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -21326,8 +21828,8 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid1 = false;
 const _errs8 = errors;
-if(!(validate319(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
-vErrors = vErrors === null ? validate319.errors : vErrors.concat(validate319.errors);
+if(!(validate323(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
+vErrors = vErrors === null ? validate323.errors : vErrors.concat(validate323.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -21356,7 +21858,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate320.errors = vErrors;
+validate324.errors = vErrors;
 return false;
 }
 else {
@@ -21380,7 +21882,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs11 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate320.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate324.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -21395,46 +21897,46 @@ var valid0 = true;
 }
 }
 else {
-validate320.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate324.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate320.errors = vErrors;
+validate324.errors = vErrors;
 return errors === 0;
 }
 
-export const NoticeSeverity = validate322;
-const schema526 = {"type":"string"};
+export const NoticeSeverity = validate326;
+const schema536 = {"type":"string"};
 
-function validate322(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate326(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate322.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate326.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate322.errors = vErrors;
+validate326.errors = vErrors;
 return errors === 0;
 }
 
-export const Notice = validate323;
-const schema527 = {"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]};
+export const Notice = validate327;
+const schema537 = {"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]};
 
-function validate323(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate327(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.severity === undefined) && (missing0 = "severity"))) || ((data.title === undefined) && (missing0 = "title"))){
-validate323.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate327.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("notice" !== data.sessionUpdate){
-validate323.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+validate327.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -21446,7 +21948,7 @@ if(valid0){
 if(data.severity !== undefined){
 const _errs2 = errors;
 if(typeof data.severity !== "string"){
-validate323.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate327.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -21461,12 +21963,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate323.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate323.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21480,7 +21982,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate323.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema527.properties.description.type},message:"must be string,null"}];
+validate327.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema537.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -21493,7 +21995,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs9 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate323.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -21508,46 +22010,46 @@ var valid0 = true;
 }
 }
 else {
-validate323.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate327.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate323.errors = vErrors;
+validate327.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionStatus = validate324;
-const schema530 = {"type":"string"};
+export const CompactionStatus = validate328;
+const schema540 = {"type":"string"};
 
-function validate324(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate328(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate324.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate328.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate324.errors = vErrors;
+validate328.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionUpdate = validate325;
-const schema531 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]};
+export const CompactionUpdate = validate329;
+const schema541 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]};
 
-function validate325(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate329(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.status === undefined) && (missing0 = "status"))){
-validate325.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate329.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("compaction_update" !== data.sessionUpdate){
-validate325.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
+validate329.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -21563,12 +22065,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate325.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate329.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate325.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate329.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21581,7 +22083,7 @@ if(valid0){
 if(data.status !== undefined){
 const _errs5 = errors;
 if(typeof data.status !== "string"){
-validate325.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate329.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -21594,7 +22096,7 @@ if(data.summary !== undefined){
 let data3 = data.summary;
 const _errs8 = errors;
 if((!(Array.isArray(data3))) && (data3 !== null)){
-validate325.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: schema531.properties.summary.type},message:"must be array,null"}];
+validate329.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: schema541.properties.summary.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs8){
@@ -21624,7 +22126,7 @@ if(data.error !== undefined){
 let data5 = data.error;
 const _errs11 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate325.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema531.properties.error.type},message:"must be string,null"}];
+validate329.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema541.properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -21637,7 +22139,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs13 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate325.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate329.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -21653,32 +22155,32 @@ var valid0 = true;
 }
 }
 else {
-validate325.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate329.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate325.errors = vErrors;
+validate329.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionSummaryChunk = validate327;
-const schema535 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]};
+export const CompactionSummaryChunk = validate331;
+const schema545 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]};
 
-function validate327(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate331(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate327.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate331.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("compaction_summary_chunk" !== data.sessionUpdate){
-validate327.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
+validate331.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -21694,12 +22196,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate327.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate331.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate327.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate331.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21725,7 +22227,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate331.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -21739,37 +22241,37 @@ var valid0 = true;
 }
 }
 else {
-validate327.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate331.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate327.errors = vErrors;
+validate331.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionSessionUpdate = validate329;
-const schema538 = {"type":"object","properties":{"sessionUpdate":{"type":"string","not":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","tool_call_content_chunk","terminal_update","terminal_output_chunk","plan_update","plan_removed","available_commands_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"required":["sessionUpdate"],"additionalProperties":true};
+export const ExtensionSessionUpdate = validate333;
+const schema548 = {"type":"object","properties":{"sessionUpdate":{"type":"string","not":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","tool_call_content_chunk","terminal_update","terminal_output_chunk","plan_update","plan_removed","available_commands_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk","session_message","session_message_chunk"]}}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate329(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate333(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate329.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate333.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 let data0 = data.sessionUpdate;
 if(typeof data0 !== "string"){
-validate329.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate333.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 const _errs5 = errors;
-if(!((((((((((((((((((((data0 === "user_message") || (data0 === "user_message_chunk")) || (data0 === "agent_message")) || (data0 === "agent_message_chunk")) || (data0 === "agent_thought")) || (data0 === "agent_thought_chunk")) || (data0 === "state_update")) || (data0 === "tool_call_update")) || (data0 === "tool_call_content_chunk")) || (data0 === "terminal_update")) || (data0 === "terminal_output_chunk")) || (data0 === "plan_update")) || (data0 === "plan_removed")) || (data0 === "available_commands_update")) || (data0 === "config_option_update")) || (data0 === "session_info_update")) || (data0 === "usage_update")) || (data0 === "notice")) || (data0 === "compaction_update")) || (data0 === "compaction_summary_chunk"))){
+if(!((((((((((((((((((((((data0 === "user_message") || (data0 === "user_message_chunk")) || (data0 === "agent_message")) || (data0 === "agent_message_chunk")) || (data0 === "agent_thought")) || (data0 === "agent_thought_chunk")) || (data0 === "state_update")) || (data0 === "tool_call_update")) || (data0 === "tool_call_content_chunk")) || (data0 === "terminal_update")) || (data0 === "terminal_output_chunk")) || (data0 === "plan_update")) || (data0 === "plan_removed")) || (data0 === "available_commands_update")) || (data0 === "config_option_update")) || (data0 === "session_info_update")) || (data0 === "usage_update")) || (data0 === "notice")) || (data0 === "compaction_update")) || (data0 === "compaction_summary_chunk")) || (data0 === "session_message")) || (data0 === "session_message_chunk"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -21781,7 +22283,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate329.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate333.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -21799,19 +22301,19 @@ vErrors = null;
 }
 }
 else {
-validate329.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate333.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate329.errors = vErrors;
+validate333.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionUpdate = validate330;
-const schema539 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","tool_call_content_chunk","terminal_update","terminal_output_chunk","plan_update","plan_removed","available_commands_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"user_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"$ref":"#/$defs/StateUpdate"},{"type":"object","allOf":[{"$ref":"#/$defs/ToolCall"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"tool_call_content_chunk"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"content":{"$ref":"#/$defs/ToolCallContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"terminal_update"},"terminalId":{"$ref":"#/$defs/TerminalId"},"command":{"type":["string","null"]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"output":{"anyOf":[{"$ref":"#/$defs/TerminalOutput"},{"type":"null"}]},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"size":{"anyOf":[{"$ref":"#/$defs/TerminalSize"},{"type":"null"}]},"capabilities":{"anyOf":[{"$ref":"#/$defs/TerminalCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId"]},{"type":"object","properties":{"sessionUpdate":{"const":"terminal_output_chunk"},"terminalId":{"$ref":"#/$defs/TerminalId"},"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId","data"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan_removed"},"planId":{"$ref":"#/$defs/PlanId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","planId"]},{"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]},{"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]},{"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]}]},"else":{"$ref":"#/$defs/ExtensionSessionUpdateWithUncheckedTag"}};
-const schema573 = {"type":"object","properties":{"sessionUpdate":{"type":"string"}},"required":["sessionUpdate"],"additionalProperties":true};
+export const SessionUpdate = validate334;
+const schema549 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","tool_call_content_chunk","terminal_update","terminal_output_chunk","plan_update","plan_removed","available_commands_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk","session_message","session_message_chunk"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"user_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"$ref":"#/$defs/StateUpdate"},{"type":"object","allOf":[{"$ref":"#/$defs/ToolCall"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"tool_call_content_chunk"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"content":{"$ref":"#/$defs/ToolCallContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"terminal_update"},"terminalId":{"$ref":"#/$defs/TerminalId"},"command":{"type":["string","null"]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"output":{"anyOf":[{"$ref":"#/$defs/TerminalOutput"},{"type":"null"}]},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"size":{"anyOf":[{"$ref":"#/$defs/TerminalSize"},{"type":"null"}]},"capabilities":{"anyOf":[{"$ref":"#/$defs/TerminalCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId"]},{"type":"object","properties":{"sessionUpdate":{"const":"terminal_output_chunk"},"terminalId":{"$ref":"#/$defs/TerminalId"},"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId","data"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan_removed"},"planId":{"$ref":"#/$defs/PlanId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","planId"]},{"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]},{"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]},{"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_message"},"messageId":{"$ref":"#/$defs/MessageId"},"senderSessionId":{"anyOf":[{"$ref":"#/$defs/SessionId"},{"type":"null"}]},"recipientSessionId":{"anyOf":[{"$ref":"#/$defs/SessionId"},{"type":"null"}]},"senderMessageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"recipientMessageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]}]},"else":{"$ref":"#/$defs/ExtensionSessionUpdateWithUncheckedTag"}};
+const schema591 = {"type":"object","properties":{"sessionUpdate":{"type":"string"}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate330(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate334(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -21820,7 +22322,7 @@ const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.sessionUpdate !== undefined){
 let data0 = data.sessionUpdate;
-if(!((((((((((((((((((((data0 === "user_message") || (data0 === "user_message_chunk")) || (data0 === "agent_message")) || (data0 === "agent_message_chunk")) || (data0 === "agent_thought")) || (data0 === "agent_thought_chunk")) || (data0 === "state_update")) || (data0 === "tool_call_update")) || (data0 === "tool_call_content_chunk")) || (data0 === "terminal_update")) || (data0 === "terminal_output_chunk")) || (data0 === "plan_update")) || (data0 === "plan_removed")) || (data0 === "available_commands_update")) || (data0 === "config_option_update")) || (data0 === "session_info_update")) || (data0 === "usage_update")) || (data0 === "notice")) || (data0 === "compaction_update")) || (data0 === "compaction_summary_chunk"))){
+if(!((((((((((((((((((((((data0 === "user_message") || (data0 === "user_message_chunk")) || (data0 === "agent_message")) || (data0 === "agent_message_chunk")) || (data0 === "agent_thought")) || (data0 === "agent_thought_chunk")) || (data0 === "state_update")) || (data0 === "tool_call_update")) || (data0 === "tool_call_content_chunk")) || (data0 === "terminal_update")) || (data0 === "terminal_output_chunk")) || (data0 === "plan_update")) || (data0 === "plan_removed")) || (data0 === "available_commands_update")) || (data0 === "config_option_update")) || (data0 === "session_info_update")) || (data0 === "usage_update")) || (data0 === "notice")) || (data0 === "compaction_update")) || (data0 === "compaction_summary_chunk")) || (data0 === "session_message")) || (data0 === "session_message_chunk"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -21849,7 +22351,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate330.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21861,14 +22363,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")) || ((data.messageId === undefined) && (missing1 = "messageId"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs9 = errors;
 if("user_message" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -21884,12 +22386,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21903,7 +22405,7 @@ if(data.content !== undefined){
 let data3 = data.content;
 const _errs13 = errors;
 if((!(Array.isArray(data3))) && (data3 !== null)){
-validate330.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema539.then.oneOf[0].properties.content.type},message:"must be array,null"}];
+validate334.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema549.then.oneOf[0].properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs13){
@@ -21933,7 +22435,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs16 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -21947,7 +22449,7 @@ var valid4 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21958,14 +22460,14 @@ if(errors === _errs20){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.sessionUpdate === undefined) && (missing2 = "sessionUpdate")) || ((data.messageId === undefined) && (missing2 = "messageId"))) || ((data.content === undefined) && (missing2 = "content"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs22 = errors;
 if("user_message_chunk" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs22 === errors;
@@ -21981,12 +22483,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data7 === "string"){
 if(data7.length < 1){
-validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22012,7 +22514,7 @@ if(data._meta !== undefined){
 let data9 = data._meta;
 const _errs27 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid9 = _errs27 === errors;
@@ -22026,7 +22528,7 @@ var valid9 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22037,14 +22539,14 @@ if(errors === _errs31){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.sessionUpdate === undefined) && (missing3 = "sessionUpdate")) || ((data.messageId === undefined) && (missing3 = "messageId"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs33 = errors;
 if("agent_message" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message"},message:"must be equal to constant"}];
 return false;
 }
 var valid13 = _errs33 === errors;
@@ -22060,12 +22562,12 @@ const _errs35 = errors;
 if(errors === _errs35){
 if(typeof data11 === "string"){
 if(data11.length < 1){
-validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22079,7 +22581,7 @@ if(data.content !== undefined){
 let data12 = data.content;
 const _errs37 = errors;
 if((!(Array.isArray(data12))) && (data12 !== null)){
-validate330.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/2/properties/content/type",keyword:"type",params:{type: schema539.then.oneOf[2].properties.content.type},message:"must be array,null"}];
+validate334.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/2/properties/content/type",keyword:"type",params:{type: schema549.then.oneOf[2].properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs37){
@@ -22109,7 +22611,7 @@ if(data._meta !== undefined){
 let data14 = data._meta;
 const _errs40 = errors;
 if((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid13 = _errs40 === errors;
@@ -22123,7 +22625,7 @@ var valid13 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22134,14 +22636,14 @@ if(errors === _errs44){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((((data.sessionUpdate === undefined) && (missing4 = "sessionUpdate")) || ((data.messageId === undefined) && (missing4 = "messageId"))) || ((data.content === undefined) && (missing4 = "content"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs46 = errors;
 if("agent_message_chunk" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/3/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/3/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid18 = _errs46 === errors;
@@ -22157,12 +22659,12 @@ const _errs48 = errors;
 if(errors === _errs48){
 if(typeof data16 === "string"){
 if(data16.length < 1){
-validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22188,7 +22690,7 @@ if(data._meta !== undefined){
 let data18 = data._meta;
 const _errs51 = errors;
 if((!(data18 && typeof data18 == "object" && !Array.isArray(data18))) && (data18 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid18 = _errs51 === errors;
@@ -22202,7 +22704,7 @@ var valid18 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22213,14 +22715,14 @@ if(errors === _errs55){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if(((data.sessionUpdate === undefined) && (missing5 = "sessionUpdate")) || ((data.messageId === undefined) && (missing5 = "messageId"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs57 = errors;
 if("agent_thought" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/4/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/4/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought"},message:"must be equal to constant"}];
 return false;
 }
 var valid22 = _errs57 === errors;
@@ -22236,12 +22738,12 @@ const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data20 === "string"){
 if(data20.length < 1){
-validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22255,7 +22757,7 @@ if(data.content !== undefined){
 let data21 = data.content;
 const _errs61 = errors;
 if((!(Array.isArray(data21))) && (data21 !== null)){
-validate330.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/4/properties/content/type",keyword:"type",params:{type: schema539.then.oneOf[4].properties.content.type},message:"must be array,null"}];
+validate334.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/4/properties/content/type",keyword:"type",params:{type: schema549.then.oneOf[4].properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs61){
@@ -22285,7 +22787,7 @@ if(data._meta !== undefined){
 let data23 = data._meta;
 const _errs64 = errors;
 if((!(data23 && typeof data23 == "object" && !Array.isArray(data23))) && (data23 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid22 = _errs64 === errors;
@@ -22299,7 +22801,7 @@ var valid22 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22310,14 +22812,14 @@ if(errors === _errs68){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((((data.sessionUpdate === undefined) && (missing6 = "sessionUpdate")) || ((data.messageId === undefined) && (missing6 = "messageId"))) || ((data.content === undefined) && (missing6 = "content"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/5/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/5/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs70 = errors;
 if("agent_thought_chunk" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/5/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/5/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid27 = _errs70 === errors;
@@ -22333,12 +22835,12 @@ const _errs72 = errors;
 if(errors === _errs72){
 if(typeof data25 === "string"){
 if(data25.length < 1){
-validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22364,7 +22866,7 @@ if(data._meta !== undefined){
 let data27 = data._meta;
 const _errs75 = errors;
 if((!(data27 && typeof data27 == "object" && !Array.isArray(data27))) && (data27 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid27 = _errs75 === errors;
@@ -22378,41 +22880,41 @@ var valid27 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else if(tag0 === "state_update"){
-if(!(validate252(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate252.errors : vErrors.concat(validate252.errors);
+if(!(validate256(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate256.errors : vErrors.concat(validate256.errors);
 errors = vErrors.length;
 }
 }
 else if(tag0 === "tool_call_update"){
 const _errs80 = errors;
-if(!(validate282(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate282.errors : vErrors.concat(validate282.errors);
+if(!(validate286(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate286.errors : vErrors.concat(validate286.errors);
 errors = vErrors.length;
 }
 if(errors === _errs80){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if((data.sessionUpdate === undefined) && (missing7 = "sessionUpdate")){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/7/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/7/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if("tool_call_update" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/7/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/7/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
 return false;
 }
 }
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/7/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/7/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22423,14 +22925,14 @@ if(errors === _errs84){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing8;
 if((((data.sessionUpdate === undefined) && (missing8 = "sessionUpdate")) || ((data.toolCallId === undefined) && (missing8 = "toolCallId"))) || ((data.content === undefined) && (missing8 = "content"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/8/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/8/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs86 = errors;
 if("tool_call_content_chunk" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/8/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_content_chunk"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/8/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_content_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid35 = _errs86 === errors;
@@ -22446,12 +22948,12 @@ const _errs88 = errors;
 if(errors === _errs88){
 if(typeof data30 === "string"){
 if(data30.length < 1){
-validate330.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22463,8 +22965,8 @@ var valid35 = true;
 if(valid35){
 if(data.content !== undefined){
 const _errs90 = errors;
-if(!(validate278(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate278.errors : vErrors.concat(validate278.errors);
+if(!(validate282(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate282.errors : vErrors.concat(validate282.errors);
 errors = vErrors.length;
 }
 var valid35 = _errs90 === errors;
@@ -22477,7 +22979,7 @@ if(data._meta !== undefined){
 let data32 = data._meta;
 const _errs91 = errors;
 if((!(data32 && typeof data32 == "object" && !Array.isArray(data32))) && (data32 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid35 = _errs91 === errors;
@@ -22491,7 +22993,7 @@ var valid35 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/8/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/8/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22502,14 +23004,14 @@ if(errors === _errs95){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing9;
 if(((data.sessionUpdate === undefined) && (missing9 = "sessionUpdate")) || ((data.terminalId === undefined) && (missing9 = "terminalId"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/9/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/9/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs97 = errors;
 if("terminal_update" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/9/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_update"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/9/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid39 = _errs97 === errors;
@@ -22525,12 +23027,12 @@ const _errs99 = errors;
 if(errors === _errs99){
 if(typeof data34 === "string"){
 if(data34.length < 1){
-validate330.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22544,7 +23046,7 @@ if(data.command !== undefined){
 let data35 = data.command;
 const _errs101 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate330.errors = [{instancePath:instancePath+"/command",schemaPath:"#/then/oneOf/9/properties/command/type",keyword:"type",params:{type: schema539.then.oneOf[9].properties.command.type},message:"must be string,null"}];
+validate334.errors = [{instancePath:instancePath+"/command",schemaPath:"#/then/oneOf/9/properties/command/type",keyword:"type",params:{type: schema549.then.oneOf[9].properties.command.type},message:"must be string,null"}];
 return false;
 }
 var valid39 = _errs101 === errors;
@@ -22610,7 +23112,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate330.errors = vErrors;
+validate334.errors = vErrors;
 return false;
 }
 else {
@@ -22636,8 +23138,8 @@ const _errs110 = errors;
 const _errs111 = errors;
 let valid43 = false;
 const _errs112 = errors;
-if(!(validate290(data37, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData}))){
-vErrors = vErrors === null ? validate290.errors : vErrors.concat(validate290.errors);
+if(!(validate294(data37, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData}))){
+vErrors = vErrors === null ? validate294.errors : vErrors.concat(validate294.errors);
 errors = vErrors.length;
 }
 var _valid2 = _errs112 === errors;
@@ -22666,7 +23168,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate330.errors = vErrors;
+validate334.errors = vErrors;
 return false;
 }
 else {
@@ -22692,8 +23194,8 @@ const _errs115 = errors;
 const _errs116 = errors;
 let valid44 = false;
 const _errs117 = errors;
-if(!(validate291(data38, {instancePath:instancePath+"/exitStatus",parentData:data,parentDataProperty:"exitStatus",rootData}))){
-vErrors = vErrors === null ? validate291.errors : vErrors.concat(validate291.errors);
+if(!(validate295(data38, {instancePath:instancePath+"/exitStatus",parentData:data,parentDataProperty:"exitStatus",rootData}))){
+vErrors = vErrors === null ? validate295.errors : vErrors.concat(validate295.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs117 === errors;
@@ -22722,7 +23224,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate330.errors = vErrors;
+validate334.errors = vErrors;
 return false;
 }
 else {
@@ -22748,8 +23250,8 @@ const _errs120 = errors;
 const _errs121 = errors;
 let valid45 = false;
 const _errs122 = errors;
-if(!(validate292(data39, {instancePath:instancePath+"/size",parentData:data,parentDataProperty:"size",rootData}))){
-vErrors = vErrors === null ? validate292.errors : vErrors.concat(validate292.errors);
+if(!(validate296(data39, {instancePath:instancePath+"/size",parentData:data,parentDataProperty:"size",rootData}))){
+vErrors = vErrors === null ? validate296.errors : vErrors.concat(validate296.errors);
 errors = vErrors.length;
 }
 var _valid4 = _errs122 === errors;
@@ -22778,7 +23280,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate330.errors = vErrors;
+validate334.errors = vErrors;
 return false;
 }
 else {
@@ -22834,7 +23336,7 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate330.errors = vErrors;
+validate334.errors = vErrors;
 return false;
 }
 else {
@@ -22858,7 +23360,7 @@ if(data._meta !== undefined){
 let data41 = data._meta;
 const _errs130 = errors;
 if((!(data41 && typeof data41 == "object" && !Array.isArray(data41))) && (data41 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid39 = _errs130 === errors;
@@ -22877,7 +23379,7 @@ var valid39 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/9/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/9/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22888,14 +23390,14 @@ if(errors === _errs134){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing10;
 if((((data.sessionUpdate === undefined) && (missing10 = "sessionUpdate")) || ((data.terminalId === undefined) && (missing10 = "terminalId"))) || ((data.data === undefined) && (missing10 = "data"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/10/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/10/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs136 = errors;
 if("terminal_output_chunk" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/10/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_output_chunk"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/10/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_output_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid49 = _errs136 === errors;
@@ -22911,12 +23413,12 @@ const _errs138 = errors;
 if(errors === _errs138){
 if(typeof data43 === "string"){
 if(data43.length < 1){
-validate330.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22929,7 +23431,7 @@ if(valid49){
 if(data.data !== undefined){
 const _errs140 = errors;
 if(typeof data.data !== "string"){
-validate330.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/10/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/10/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid49 = _errs140 === errors;
@@ -22942,7 +23444,7 @@ if(data._meta !== undefined){
 let data45 = data._meta;
 const _errs142 = errors;
 if((!(data45 && typeof data45 == "object" && !Array.isArray(data45))) && (data45 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid49 = _errs142 === errors;
@@ -22956,7 +23458,7 @@ var valid49 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/10/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/10/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22967,14 +23469,14 @@ if(errors === _errs146){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing11;
 if(((data.sessionUpdate === undefined) && (missing11 = "sessionUpdate")) || ((data.plan === undefined) && (missing11 = "plan"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/11/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/11/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs148 = errors;
 if("plan_update" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/11/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/11/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid53 = _errs148 === errors;
@@ -22985,8 +23487,8 @@ var valid53 = true;
 if(valid53){
 if(data.plan !== undefined){
 const _errs149 = errors;
-if(!(validate307(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate311(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
+vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
 errors = vErrors.length;
 }
 var valid53 = _errs149 === errors;
@@ -22999,7 +23501,7 @@ if(data._meta !== undefined){
 let data48 = data._meta;
 const _errs150 = errors;
 if((!(data48 && typeof data48 == "object" && !Array.isArray(data48))) && (data48 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid53 = _errs150 === errors;
@@ -23012,7 +23514,7 @@ var valid53 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/11/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/11/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23023,14 +23525,14 @@ if(errors === _errs154){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing12;
 if(((data.sessionUpdate === undefined) && (missing12 = "sessionUpdate")) || ((data.planId === undefined) && (missing12 = "planId"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/12/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/12/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs156 = errors;
 if("plan_removed" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/12/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_removed"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/12/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_removed"},message:"must be equal to constant"}];
 return false;
 }
 var valid56 = _errs156 === errors;
@@ -23046,12 +23548,12 @@ const _errs158 = errors;
 if(errors === _errs158){
 if(typeof data50 === "string"){
 if(data50.length < 1){
-validate330.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23065,7 +23567,7 @@ if(data._meta !== undefined){
 let data51 = data._meta;
 const _errs160 = errors;
 if((!(data51 && typeof data51 == "object" && !Array.isArray(data51))) && (data51 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid56 = _errs160 === errors;
@@ -23078,7 +23580,7 @@ var valid56 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/12/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/12/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23089,14 +23591,14 @@ if(errors === _errs164){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing13;
 if(((data.sessionUpdate === undefined) && (missing13 = "sessionUpdate")) || ((data.availableCommands === undefined) && (missing13 = "availableCommands"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/13/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/13/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs166 = errors;
 if("available_commands_update" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/13/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/13/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid60 = _errs166 === errors;
@@ -23125,7 +23627,7 @@ break;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/then/oneOf/13/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate334.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/then/oneOf/13/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -23139,7 +23641,7 @@ if(data._meta !== undefined){
 let data55 = data._meta;
 const _errs170 = errors;
 if((!(data55 && typeof data55 == "object" && !Array.isArray(data55))) && (data55 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid60 = _errs170 === errors;
@@ -23152,7 +23654,7 @@ var valid60 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/13/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/13/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23163,14 +23665,14 @@ if(errors === _errs174){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing14;
 if(((data.sessionUpdate === undefined) && (missing14 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing14 = "configOptions"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/14/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/14/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs176 = errors;
 if("config_option_update" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/14/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/14/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid64 = _errs176 === errors;
@@ -23199,7 +23701,7 @@ break;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/then/oneOf/14/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate334.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/then/oneOf/14/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -23213,7 +23715,7 @@ if(data._meta !== undefined){
 let data59 = data._meta;
 const _errs180 = errors;
 if((!(data59 && typeof data59 == "object" && !Array.isArray(data59))) && (data59 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid64 = _errs180 === errors;
@@ -23226,7 +23728,7 @@ var valid64 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/14/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/14/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23237,14 +23739,14 @@ if(errors === _errs184){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing15;
 if((data.sessionUpdate === undefined) && (missing15 = "sessionUpdate")){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/15/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/15/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs186 = errors;
 if("session_info_update" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/15/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/15/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid68 = _errs186 === errors;
@@ -23257,7 +23759,7 @@ if(data.title !== undefined){
 let data61 = data.title;
 const _errs187 = errors;
 if((typeof data61 !== "string") && (data61 !== null)){
-validate330.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/15/properties/title/type",keyword:"type",params:{type: schema539.then.oneOf[15].properties.title.type},message:"must be string,null"}];
+validate334.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/15/properties/title/type",keyword:"type",params:{type: schema549.then.oneOf[15].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid68 = _errs187 === errors;
@@ -23270,7 +23772,7 @@ if(data.updatedAt !== undefined){
 let data62 = data.updatedAt;
 const _errs189 = errors;
 if((typeof data62 !== "string") && (data62 !== null)){
-validate330.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/then/oneOf/15/properties/updatedAt/type",keyword:"type",params:{type: schema539.then.oneOf[15].properties.updatedAt.type},message:"must be string,null"}];
+validate334.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/then/oneOf/15/properties/updatedAt/type",keyword:"type",params:{type: schema549.then.oneOf[15].properties.updatedAt.type},message:"must be string,null"}];
 return false;
 }
 var valid68 = _errs189 === errors;
@@ -23283,7 +23785,7 @@ if(data._meta !== undefined){
 let data63 = data._meta;
 const _errs191 = errors;
 if((!(data63 && typeof data63 == "object" && !Array.isArray(data63))) && (data63 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid68 = _errs191 === errors;
@@ -23297,7 +23799,7 @@ var valid68 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/15/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/15/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23308,14 +23810,14 @@ if(errors === _errs195){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing16;
 if((((data.sessionUpdate === undefined) && (missing16 = "sessionUpdate")) || ((data.used === undefined) && (missing16 = "used"))) || ((data.size === undefined) && (missing16 = "size"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/16/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/16/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs197 = errors;
 if("usage_update" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/16/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/16/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid71 = _errs197 === errors;
@@ -23328,13 +23830,13 @@ if(data.used !== undefined){
 let data65 = data.used;
 const _errs198 = errors;
 if(!(((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65))) && (isFinite(data65)))){
-validate330.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/16/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate334.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/16/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs198){
 if((typeof data65 == "number") && (isFinite(data65))){
 if(data65 < 0 || isNaN(data65)){
-validate330.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/16/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate334.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/16/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -23349,13 +23851,13 @@ if(data.size !== undefined){
 let data66 = data.size;
 const _errs200 = errors;
 if(!(((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66))) && (isFinite(data66)))){
-validate330.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/16/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate334.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/16/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs200){
 if((typeof data66 == "number") && (isFinite(data66))){
 if(data66 < 0 || isNaN(data66)){
-validate330.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/16/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate334.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/16/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -23372,8 +23874,8 @@ const _errs202 = errors;
 const _errs203 = errors;
 let valid72 = false;
 const _errs204 = errors;
-if(!(validate319(data67, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
-vErrors = vErrors === null ? validate319.errors : vErrors.concat(validate319.errors);
+if(!(validate323(data67, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
+vErrors = vErrors === null ? validate323.errors : vErrors.concat(validate323.errors);
 errors = vErrors.length;
 }
 var _valid6 = _errs204 === errors;
@@ -23402,7 +23904,7 @@ else {
 vErrors.push(err14);
 }
 errors++;
-validate330.errors = vErrors;
+validate334.errors = vErrors;
 return false;
 }
 else {
@@ -23426,7 +23928,7 @@ if(data._meta !== undefined){
 let data68 = data._meta;
 const _errs207 = errors;
 if((!(data68 && typeof data68 == "object" && !Array.isArray(data68))) && (data68 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid71 = _errs207 === errors;
@@ -23441,7 +23943,7 @@ var valid71 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/16/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/16/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23452,14 +23954,14 @@ if(errors === _errs211){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing17;
 if((((data.sessionUpdate === undefined) && (missing17 = "sessionUpdate")) || ((data.severity === undefined) && (missing17 = "severity"))) || ((data.title === undefined) && (missing17 = "title"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/17/required",keyword:"required",params:{missingProperty: missing17},message:"must have required property '"+missing17+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/17/required",keyword:"required",params:{missingProperty: missing17},message:"must have required property '"+missing17+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs213 = errors;
 if("notice" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/17/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/17/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 var valid75 = _errs213 === errors;
@@ -23471,7 +23973,7 @@ if(valid75){
 if(data.severity !== undefined){
 const _errs214 = errors;
 if(typeof data.severity !== "string"){
-validate330.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid75 = _errs214 === errors;
@@ -23486,12 +23988,12 @@ const _errs217 = errors;
 if(errors === _errs217){
 if(typeof data71 === "string"){
 if(data71.length < 1){
-validate330.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/17/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/17/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/17/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/17/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23505,7 +24007,7 @@ if(data.description !== undefined){
 let data72 = data.description;
 const _errs219 = errors;
 if((typeof data72 !== "string") && (data72 !== null)){
-validate330.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/17/properties/description/type",keyword:"type",params:{type: schema539.then.oneOf[17].properties.description.type},message:"must be string,null"}];
+validate334.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/17/properties/description/type",keyword:"type",params:{type: schema549.then.oneOf[17].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid75 = _errs219 === errors;
@@ -23518,7 +24020,7 @@ if(data._meta !== undefined){
 let data73 = data._meta;
 const _errs221 = errors;
 if((!(data73 && typeof data73 == "object" && !Array.isArray(data73))) && (data73 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid75 = _errs221 === errors;
@@ -23533,7 +24035,7 @@ var valid75 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/17/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/17/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23544,14 +24046,14 @@ if(errors === _errs225){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing18;
 if((((data.sessionUpdate === undefined) && (missing18 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing18 = "compactionId"))) || ((data.status === undefined) && (missing18 = "status"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/18/required",keyword:"required",params:{missingProperty: missing18},message:"must have required property '"+missing18+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/18/required",keyword:"required",params:{missingProperty: missing18},message:"must have required property '"+missing18+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs227 = errors;
 if("compaction_update" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/18/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/18/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid79 = _errs227 === errors;
@@ -23567,12 +24069,12 @@ const _errs229 = errors;
 if(errors === _errs229){
 if(typeof data75 === "string"){
 if(data75.length < 1){
-validate330.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23585,7 +24087,7 @@ if(valid79){
 if(data.status !== undefined){
 const _errs231 = errors;
 if(typeof data.status !== "string"){
-validate330.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid79 = _errs231 === errors;
@@ -23598,7 +24100,7 @@ if(data.summary !== undefined){
 let data77 = data.summary;
 const _errs234 = errors;
 if((!(Array.isArray(data77))) && (data77 !== null)){
-validate330.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/then/oneOf/18/properties/summary/type",keyword:"type",params:{type: schema539.then.oneOf[18].properties.summary.type},message:"must be array,null"}];
+validate334.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/then/oneOf/18/properties/summary/type",keyword:"type",params:{type: schema549.then.oneOf[18].properties.summary.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs234){
@@ -23628,7 +24130,7 @@ if(data.error !== undefined){
 let data79 = data.error;
 const _errs237 = errors;
 if((typeof data79 !== "string") && (data79 !== null)){
-validate330.errors = [{instancePath:instancePath+"/error",schemaPath:"#/then/oneOf/18/properties/error/type",keyword:"type",params:{type: schema539.then.oneOf[18].properties.error.type},message:"must be string,null"}];
+validate334.errors = [{instancePath:instancePath+"/error",schemaPath:"#/then/oneOf/18/properties/error/type",keyword:"type",params:{type: schema549.then.oneOf[18].properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid79 = _errs237 === errors;
@@ -23641,7 +24143,7 @@ if(data._meta !== undefined){
 let data80 = data._meta;
 const _errs239 = errors;
 if((!(data80 && typeof data80 == "object" && !Array.isArray(data80))) && (data80 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid79 = _errs239 === errors;
@@ -23657,7 +24159,7 @@ var valid79 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/18/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/18/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23668,14 +24170,14 @@ if(errors === _errs243){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing19;
 if((((data.sessionUpdate === undefined) && (missing19 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing19 = "compactionId"))) || ((data.content === undefined) && (missing19 = "content"))){
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/19/required",keyword:"required",params:{missingProperty: missing19},message:"must have required property '"+missing19+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/19/required",keyword:"required",params:{missingProperty: missing19},message:"must have required property '"+missing19+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs245 = errors;
 if("compaction_summary_chunk" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/19/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/19/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid85 = _errs245 === errors;
@@ -23691,12 +24193,12 @@ const _errs247 = errors;
 if(errors === _errs247){
 if(typeof data82 === "string"){
 if(data82.length < 1){
-validate330.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate334.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23722,7 +24224,7 @@ if(data._meta !== undefined){
 let data84 = data._meta;
 const _errs250 = errors;
 if((!(data84 && typeof data84 == "object" && !Array.isArray(data84))) && (data84 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid85 = _errs250 === errors;
@@ -23736,24 +24238,512 @@ var valid85 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/oneOf/19/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/19/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+else if(tag0 === "session_message"){
+const _errs254 = errors;
+if(errors === _errs254){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing20;
+if(((data.sessionUpdate === undefined) && (missing20 = "sessionUpdate")) || ((data.messageId === undefined) && (missing20 = "messageId"))){
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/20/required",keyword:"required",params:{missingProperty: missing20},message:"must have required property '"+missing20+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs256 = errors;
+if("session_message" !== data.sessionUpdate){
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/20/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_message"},message:"must be equal to constant"}];
+return false;
+}
+var valid89 = _errs256 === errors;
+}
+else {
+var valid89 = true;
+}
+if(valid89){
+if(data.messageId !== undefined){
+let data86 = data.messageId;
+const _errs257 = errors;
+const _errs258 = errors;
+if(errors === _errs258){
+if(typeof data86 === "string"){
+if(data86.length < 1){
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid89 = _errs257 === errors;
+}
+else {
+var valid89 = true;
+}
+if(valid89){
+if(data.senderSessionId !== undefined){
+let data87 = data.senderSessionId;
+const _errs260 = errors;
+const _errs261 = errors;
+let valid91 = false;
+const _errs262 = errors;
+const _errs263 = errors;
+if(errors === _errs263){
+if(typeof data87 === "string"){
+if(data87.length < 1){
+const err15 = {instancePath:instancePath+"/senderSessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/senderSessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+var _valid7 = _errs262 === errors;
+valid91 = valid91 || _valid7;
+if(!valid91){
+const _errs265 = errors;
+if(data87 !== null){
+const err17 = {instancePath:instancePath+"/senderSessionId",schemaPath:"#/then/oneOf/20/properties/senderSessionId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+var _valid7 = _errs265 === errors;
+valid91 = valid91 || _valid7;
+}
+if(!valid91){
+const err18 = {instancePath:instancePath+"/senderSessionId",schemaPath:"#/then/oneOf/20/properties/senderSessionId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+validate334.errors = vErrors;
+return false;
+}
+else {
+errors = _errs261;
+if(vErrors !== null){
+if(_errs261){
+vErrors.length = _errs261;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid89 = _errs260 === errors;
+}
+else {
+var valid89 = true;
+}
+if(valid89){
+if(data.recipientSessionId !== undefined){
+let data88 = data.recipientSessionId;
+const _errs267 = errors;
+const _errs268 = errors;
+let valid93 = false;
+const _errs269 = errors;
+const _errs270 = errors;
+if(errors === _errs270){
+if(typeof data88 === "string"){
+if(data88.length < 1){
+const err19 = {instancePath:instancePath+"/recipientSessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/recipientSessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+var _valid8 = _errs269 === errors;
+valid93 = valid93 || _valid8;
+if(!valid93){
+const _errs272 = errors;
+if(data88 !== null){
+const err21 = {instancePath:instancePath+"/recipientSessionId",schemaPath:"#/then/oneOf/20/properties/recipientSessionId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+var _valid8 = _errs272 === errors;
+valid93 = valid93 || _valid8;
+}
+if(!valid93){
+const err22 = {instancePath:instancePath+"/recipientSessionId",schemaPath:"#/then/oneOf/20/properties/recipientSessionId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+validate334.errors = vErrors;
+return false;
+}
+else {
+errors = _errs268;
+if(vErrors !== null){
+if(_errs268){
+vErrors.length = _errs268;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid89 = _errs267 === errors;
+}
+else {
+var valid89 = true;
+}
+if(valid89){
+if(data.senderMessageId !== undefined){
+let data89 = data.senderMessageId;
+const _errs274 = errors;
+const _errs275 = errors;
+let valid95 = false;
+const _errs276 = errors;
+const _errs277 = errors;
+if(errors === _errs277){
+if(typeof data89 === "string"){
+if(data89.length < 1){
+const err23 = {instancePath:instancePath+"/senderMessageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/senderMessageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+var _valid9 = _errs276 === errors;
+valid95 = valid95 || _valid9;
+if(!valid95){
+const _errs279 = errors;
+if(data89 !== null){
+const err25 = {instancePath:instancePath+"/senderMessageId",schemaPath:"#/then/oneOf/20/properties/senderMessageId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid9 = _errs279 === errors;
+valid95 = valid95 || _valid9;
+}
+if(!valid95){
+const err26 = {instancePath:instancePath+"/senderMessageId",schemaPath:"#/then/oneOf/20/properties/senderMessageId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+validate334.errors = vErrors;
+return false;
+}
+else {
+errors = _errs275;
+if(vErrors !== null){
+if(_errs275){
+vErrors.length = _errs275;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid89 = _errs274 === errors;
+}
+else {
+var valid89 = true;
+}
+if(valid89){
+if(data.recipientMessageId !== undefined){
+let data90 = data.recipientMessageId;
+const _errs281 = errors;
+const _errs282 = errors;
+let valid97 = false;
+const _errs283 = errors;
+const _errs284 = errors;
+if(errors === _errs284){
+if(typeof data90 === "string"){
+if(data90.length < 1){
+const err27 = {instancePath:instancePath+"/recipientMessageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/recipientMessageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+var _valid10 = _errs283 === errors;
+valid97 = valid97 || _valid10;
+if(!valid97){
+const _errs286 = errors;
+if(data90 !== null){
+const err29 = {instancePath:instancePath+"/recipientMessageId",schemaPath:"#/then/oneOf/20/properties/recipientMessageId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid10 = _errs286 === errors;
+valid97 = valid97 || _valid10;
+}
+if(!valid97){
+const err30 = {instancePath:instancePath+"/recipientMessageId",schemaPath:"#/then/oneOf/20/properties/recipientMessageId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate334.errors = vErrors;
+return false;
+}
+else {
+errors = _errs282;
+if(vErrors !== null){
+if(_errs282){
+vErrors.length = _errs282;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid89 = _errs281 === errors;
+}
+else {
+var valid89 = true;
+}
+if(valid89){
+if(data.content !== undefined){
+let data91 = data.content;
+const _errs288 = errors;
+if((!(Array.isArray(data91))) && (data91 !== null)){
+validate334.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/20/properties/content/type",keyword:"type",params:{type: schema549.then.oneOf[20].properties.content.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs288){
+if(Array.isArray(data91)){
+var valid99 = true;
+const len6 = data91.length;
+for(let i6=0; i6<len6; i6++){
+const _errs290 = errors;
+if(!(validate212(data91[i6], {instancePath:instancePath+"/content/" + i6,parentData:data91,parentDataProperty:i6,rootData}))){
+vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
+errors = vErrors.length;
+}
+var valid99 = _errs290 === errors;
+if(!valid99){
+break;
+}
+}
+}
+}
+var valid89 = _errs288 === errors;
+}
+else {
+var valid89 = true;
+}
+if(valid89){
+if(data._meta !== undefined){
+let data93 = data._meta;
+const _errs291 = errors;
+if((!(data93 && typeof data93 == "object" && !Array.isArray(data93))) && (data93 !== null)){
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid89 = _errs291 === errors;
+}
+else {
+var valid89 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/20/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+else if(tag0 === "session_message_chunk"){
+const _errs295 = errors;
+if(errors === _errs295){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing21;
+if((((data.sessionUpdate === undefined) && (missing21 = "sessionUpdate")) || ((data.messageId === undefined) && (missing21 = "messageId"))) || ((data.content === undefined) && (missing21 = "content"))){
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/21/required",keyword:"required",params:{missingProperty: missing21},message:"must have required property '"+missing21+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs297 = errors;
+if("session_message_chunk" !== data.sessionUpdate){
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/21/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_message_chunk"},message:"must be equal to constant"}];
+return false;
+}
+var valid102 = _errs297 === errors;
+}
+else {
+var valid102 = true;
+}
+if(valid102){
+if(data.messageId !== undefined){
+let data95 = data.messageId;
+const _errs298 = errors;
+const _errs299 = errors;
+if(errors === _errs299){
+if(typeof data95 === "string"){
+if(data95.length < 1){
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate334.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid102 = _errs298 === errors;
+}
+else {
+var valid102 = true;
+}
+if(valid102){
+if(data.content !== undefined){
+const _errs301 = errors;
+if(!(validate212(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
+errors = vErrors.length;
+}
+var valid102 = _errs301 === errors;
+}
+else {
+var valid102 = true;
+}
+if(valid102){
+if(data._meta !== undefined){
+let data97 = data._meta;
+const _errs302 = errors;
+if((!(data97 && typeof data97 == "object" && !Array.isArray(data97))) && (data97 !== null)){
+validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid102 = _errs302 === errors;
+}
+else {
+var valid102 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate334.errors = [{instancePath,schemaPath:"#/then/oneOf/21/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23762,81 +24752,81 @@ valid0 = _valid0;
 ifClause0 = "then";
 }
 else {
-const _errs254 = errors;
-const _errs255 = errors;
-if(errors === _errs255){
+const _errs306 = errors;
+const _errs307 = errors;
+if(errors === _errs307){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing20;
-if((data.sessionUpdate === undefined) && (missing20 = "sessionUpdate")){
-validate330.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing20},message:"must have required property '"+missing20+"'"}];
+let missing22;
+if((data.sessionUpdate === undefined) && (missing22 = "sessionUpdate")){
+validate334.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing22},message:"must have required property '"+missing22+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if(typeof data.sessionUpdate !== "string"){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var _valid0 = _errs254 === errors;
+var _valid0 = _errs306 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
 if(!valid0){
-const err15 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+const err31 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err31];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err31);
 }
 errors++;
-validate330.errors = vErrors;
+validate334.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing21;
-if((data.sessionUpdate === undefined) && (missing21 = "sessionUpdate")){
-validate330.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing21},message:"must have required property '"+missing21+"'"}];
+let missing23;
+if((data.sessionUpdate === undefined) && (missing23 = "sessionUpdate")){
+validate334.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing23},message:"must have required property '"+missing23+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if(typeof data.sessionUpdate !== "string"){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate330.errors = vErrors;
+validate334.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionNotification = validate350;
-const schema574 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
+export const SessionNotification = validate356;
+const schema592 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
 
-function validate350(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate356(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.update === undefined) && (missing0 = "update"))){
-validate350.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate356.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23847,12 +24837,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate350.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate356.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate350.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate356.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23864,8 +24854,8 @@ var valid0 = true;
 if(valid0){
 if(data.update !== undefined){
 const _errs4 = errors;
-if(!(validate330(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
-vErrors = vErrors === null ? validate330.errors : vErrors.concat(validate330.errors);
+if(!(validate334(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
+vErrors = vErrors === null ? validate334.errors : vErrors.concat(validate334.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -23878,7 +24868,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate350.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate356.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -23891,39 +24881,39 @@ var valid0 = true;
 }
 }
 else {
-validate350.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate356.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate350.errors = vErrors;
+validate356.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOptionKind = validate352;
-const schema577 = {"type":"string"};
+export const PermissionOptionKind = validate358;
+const schema595 = {"type":"string"};
 
-function validate352(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate358(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate352.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate358.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate352.errors = vErrors;
+validate358.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOption = validate353;
-const schema578 = {"type":"object","properties":{"optionId":{"type":"string","minLength":1},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
+export const PermissionOption = validate359;
+const schema596 = {"type":"object","properties":{"optionId":{"type":"string","minLength":1},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
 
-function validate353(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate359(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.optionId === undefined) && (missing0 = "optionId")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.kind === undefined) && (missing0 = "kind"))){
-validate353.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate359.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23933,12 +24923,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate353.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate359.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate353.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate359.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23951,7 +24941,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate353.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate359.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -23963,7 +24953,7 @@ if(valid0){
 if(data.kind !== undefined){
 const _errs5 = errors;
 if(typeof data.kind !== "string"){
-validate353.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate359.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -23976,7 +24966,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate353.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate359.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -23990,32 +24980,32 @@ var valid0 = true;
 }
 }
 else {
-validate353.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate359.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate353.errors = vErrors;
+validate359.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallPermissionSubject = validate354;
-const schema581 = {"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]};
+export const ToolCallPermissionSubject = validate360;
+const schema599 = {"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]};
 
-function validate354(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate360(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.toolCall === undefined) && (missing0 = "toolCall"))){
-validate354.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate360.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("tool_call" !== data.type){
-validate354.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate360.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -24026,8 +25016,8 @@ var valid0 = true;
 if(valid0){
 if(data.toolCall !== undefined){
 const _errs2 = errors;
-if(!(validate282(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
-vErrors = vErrors === null ? validate282.errors : vErrors.concat(validate282.errors);
+if(!(validate286(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
+vErrors = vErrors === null ? validate286.errors : vErrors.concat(validate286.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -24040,7 +25030,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate354.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate360.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -24053,32 +25043,32 @@ var valid0 = true;
 }
 }
 else {
-validate354.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate360.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate354.errors = vErrors;
+validate360.errors = vErrors;
 return errors === 0;
 }
 
-export const CommandPermissionSubject = validate356;
-const schema583 = {"type":"object","properties":{"type":{"const":"command"},"command":{"type":"string"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"terminalId":{"anyOf":[{"$ref":"#/$defs/TerminalId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","command","cwd"]};
+export const CommandPermissionSubject = validate362;
+const schema601 = {"type":"object","properties":{"type":{"const":"command"},"command":{"type":"string"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"terminalId":{"anyOf":[{"$ref":"#/$defs/TerminalId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","command","cwd"]};
 
-function validate356(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate362(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.command === undefined) && (missing0 = "command"))) || ((data.cwd === undefined) && (missing0 = "cwd"))){
-validate356.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate362.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("command" !== data.type){
-validate356.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "command"},message:"must be equal to constant"}];
+validate362.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "command"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -24090,7 +25080,7 @@ if(valid0){
 if(data.command !== undefined){
 const _errs2 = errors;
 if(typeof data.command !== "string"){
-validate356.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate362.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -24106,12 +25096,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate356.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate362.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate356.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate362.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -24178,7 +25168,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate356.errors = vErrors;
+validate362.errors = vErrors;
 return false;
 }
 else {
@@ -24255,7 +25245,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate356.errors = vErrors;
+validate362.errors = vErrors;
 return false;
 }
 else {
@@ -24279,7 +25269,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs21 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate356.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate362.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -24295,32 +25285,32 @@ var valid0 = true;
 }
 }
 else {
-validate356.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate362.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate356.errors = vErrors;
+validate362.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPermissionSubject = validate357;
-const schema588 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["tool_call","command"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionPermissionSubject = validate363;
+const schema606 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["tool_call","command"]}}},"required":["type"],"additionalProperties":true};
 
-function validate357(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate363(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate357.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate363.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate357.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate363.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -24337,7 +25327,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate357.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate363.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -24355,19 +25345,19 @@ vErrors = null;
 }
 }
 else {
-validate357.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate363.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate357.errors = vErrors;
+validate363.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionSubject = validate358;
-const schema589 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["tool_call","command"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]},{"type":"object","properties":{"type":{"const":"command"},"command":{"type":"string"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"terminalId":{"anyOf":[{"$ref":"#/$defs/TerminalId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","command","cwd"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionSubjectWithUncheckedTag"}};
-const schema595 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const PermissionSubject = validate364;
+const schema607 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["tool_call","command"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]},{"type":"object","properties":{"type":{"const":"command"},"command":{"type":"string"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"terminalId":{"anyOf":[{"$ref":"#/$defs/TerminalId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","command","cwd"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionSubjectWithUncheckedTag"}};
+const schema613 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate358(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate364(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -24405,7 +25395,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate358.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate364.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24417,14 +25407,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.toolCall === undefined) && (missing1 = "toolCall"))){
-validate358.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate364.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("tool_call" !== data.type){
-validate358.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate364.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -24435,8 +25425,8 @@ var valid4 = true;
 if(valid4){
 if(data.toolCall !== undefined){
 const _errs10 = errors;
-if(!(validate282(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
-vErrors = vErrors === null ? validate282.errors : vErrors.concat(validate282.errors);
+if(!(validate286(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
+vErrors = vErrors === null ? validate286.errors : vErrors.concat(validate286.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs10 === errors;
@@ -24449,7 +25439,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs11 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate358.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate364.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -24462,7 +25452,7 @@ var valid4 = true;
 }
 }
 else {
-validate358.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate364.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -24473,14 +25463,14 @@ if(errors === _errs15){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.type === undefined) && (missing2 = "type")) || ((data.command === undefined) && (missing2 = "command"))) || ((data.cwd === undefined) && (missing2 = "cwd"))){
-validate358.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate364.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs17 = errors;
 if("command" !== data.type){
-validate358.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "command"},message:"must be equal to constant"}];
+validate364.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "command"},message:"must be equal to constant"}];
 return false;
 }
 var valid7 = _errs17 === errors;
@@ -24492,7 +25482,7 @@ if(valid7){
 if(data.command !== undefined){
 const _errs18 = errors;
 if(typeof data.command !== "string"){
-validate358.errors = [{instancePath:instancePath+"/command",schemaPath:"#/then/oneOf/1/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate364.errors = [{instancePath:instancePath+"/command",schemaPath:"#/then/oneOf/1/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs18 === errors;
@@ -24508,12 +25498,12 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data6 === "string"){
 if(data6.length < 1){
-validate358.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate364.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate358.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate364.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -24580,7 +25570,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate358.errors = vErrors;
+validate364.errors = vErrors;
 return false;
 }
 else {
@@ -24657,7 +25647,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate358.errors = vErrors;
+validate364.errors = vErrors;
 return false;
 }
 else {
@@ -24681,7 +25671,7 @@ if(data._meta !== undefined){
 let data9 = data._meta;
 const _errs37 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate358.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate364.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid7 = _errs37 === errors;
@@ -24697,24 +25687,24 @@ var valid7 = true;
 }
 }
 else {
-validate358.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate364.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate358.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate364.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate358.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate364.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate358.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate364.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -24729,20 +25719,20 @@ if(errors === _errs42){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate358.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate364.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate358.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate364.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate358.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate364.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -24759,45 +25749,45 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate358.errors = vErrors;
+validate364.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate358.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate364.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate358.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate364.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate358.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate364.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate358.errors = vErrors;
+validate364.errors = vErrors;
 return errors === 0;
 }
 
-export const RequestPermissionRequest = validate360;
-const schema596 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"subject":{"anyOf":[{"$ref":"#/$defs/PermissionSubject"},{"type":"null"}]},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"},"minItems":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title","options"]};
+export const RequestPermissionRequest = validate366;
+const schema614 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"subject":{"anyOf":[{"$ref":"#/$defs/PermissionSubject"},{"type":"null"}]},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"},"minItems":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title","options"]};
 
-function validate360(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate366(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate360.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate366.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24808,12 +25798,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate360.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate366.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate360.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate366.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -24826,7 +25816,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs4 = errors;
 if(typeof data.title !== "string"){
-validate360.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate366.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -24841,8 +25831,8 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid2 = false;
 const _errs8 = errors;
-if(!(validate358(data2, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData}))){
-vErrors = vErrors === null ? validate358.errors : vErrors.concat(validate358.errors);
+if(!(validate364(data2, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData}))){
+vErrors = vErrors === null ? validate364.errors : vErrors.concat(validate364.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -24871,7 +25861,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate360.errors = vErrors;
+validate366.errors = vErrors;
 return false;
 }
 else {
@@ -24897,7 +25887,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(Array.isArray(data3)){
 if(data3.length < 1){
-validate360.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate366.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -24905,8 +25895,8 @@ var valid3 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
-if(!(validate353(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate353.errors : vErrors.concat(validate353.errors);
+if(!(validate359(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate359.errors : vErrors.concat(validate359.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs13 === errors;
@@ -24917,7 +25907,7 @@ break;
 }
 }
 else {
-validate360.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate366.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -24931,7 +25921,7 @@ if(data.description !== undefined){
 let data5 = data.description;
 const _errs14 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate360.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema596.properties.description.type},message:"must be string,null"}];
+validate366.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema614.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -24944,7 +25934,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs16 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate360.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate366.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -24960,32 +25950,32 @@ var valid0 = true;
 }
 }
 else {
-validate360.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate366.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate360.errors = vErrors;
+validate366.errors = vErrors;
 return errors === 0;
 }
 
-export const SelectedPermissionOutcome = validate363;
-const schema599 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
+export const SelectedPermissionOutcome = validate369;
+const schema617 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
 
-function validate363(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate369(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.outcome === undefined) && (missing0 = "outcome")) || ((data.optionId === undefined) && (missing0 = "optionId"))){
-validate363.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate369.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
 if("selected" !== data.outcome){
-validate363.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
+validate369.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25000,12 +25990,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate363.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate369.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate363.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate369.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -25019,7 +26009,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate363.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate369.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -25032,32 +26022,32 @@ var valid0 = true;
 }
 }
 else {
-validate363.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate369.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate363.errors = vErrors;
+validate369.errors = vErrors;
 return errors === 0;
 }
 
-export const CancelledPermissionOutcome = validate364;
-const schema601 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
+export const CancelledPermissionOutcome = validate370;
+const schema619 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
-function validate364(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate370(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate364.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate370.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
 if("cancelled" !== data.outcome){
-validate364.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
+validate370.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25070,7 +26060,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate364.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate370.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -25082,32 +26072,32 @@ var valid0 = true;
 }
 }
 else {
-validate364.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate370.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate364.errors = vErrors;
+validate370.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPermissionOutcome = validate365;
-const schema603 = {"type":"object","properties":{"outcome":{"type":"string","not":{"enum":["selected","cancelled"]}}},"required":["outcome"],"additionalProperties":true};
+export const ExtensionPermissionOutcome = validate371;
+const schema621 = {"type":"object","properties":{"outcome":{"type":"string","not":{"enum":["selected","cancelled"]}}},"required":["outcome"],"additionalProperties":true};
 
-function validate365(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate371(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate365.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate371.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 let data0 = data.outcome;
 if(typeof data0 !== "string"){
-validate365.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate371.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -25124,7 +26114,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate365.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate371.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -25142,19 +26132,19 @@ vErrors = null;
 }
 }
 else {
-validate365.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate371.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate365.errors = vErrors;
+validate371.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOutcome = validate366;
-const schema604 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]},{"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag"}};
-const schema607 = {"type":"object","properties":{"outcome":{"type":"string"}},"required":["outcome"],"additionalProperties":true};
+export const PermissionOutcome = validate372;
+const schema622 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]},{"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag"}};
+const schema625 = {"type":"object","properties":{"outcome":{"type":"string"}},"required":["outcome"],"additionalProperties":true};
 
-function validate366(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate372(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -25192,7 +26182,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate366.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate372.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25204,14 +26194,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.outcome === undefined) && (missing1 = "outcome")) || ((data.optionId === undefined) && (missing1 = "optionId"))){
-validate366.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate372.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs9 = errors;
 if("selected" !== data.outcome){
-validate366.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/0/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
+validate372.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/0/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -25226,12 +26216,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate366.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate372.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate366.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate372.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -25245,7 +26235,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs12 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate366.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate372.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs12 === errors;
@@ -25258,7 +26248,7 @@ var valid4 = true;
 }
 }
 else {
-validate366.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate372.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -25269,14 +26259,14 @@ if(errors === _errs16){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.outcome === undefined) && (missing2 = "outcome")){
-validate366.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate372.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs18 = errors;
 if("cancelled" !== data.outcome){
-validate366.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/1/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
+validate372.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/1/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
 return false;
 }
 var valid7 = _errs18 === errors;
@@ -25289,7 +26279,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs19 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate366.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate372.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid7 = _errs19 === errors;
@@ -25301,24 +26291,24 @@ var valid7 = true;
 }
 }
 else {
-validate366.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate372.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate366.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
+validate372.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate366.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
+validate372.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate366.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate372.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -25333,20 +26323,20 @@ if(errors === _errs24){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.outcome === undefined) && (missing3 = "outcome")){
-validate366.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate372.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 if(typeof data.outcome !== "string"){
-validate366.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate372.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate366.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate372.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -25363,52 +26353,52 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate366.errors = vErrors;
+validate372.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.outcome === undefined) && (missing4 = "outcome")){
-validate366.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate372.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 if(typeof data.outcome !== "string"){
-validate366.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate372.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate366.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate372.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate366.errors = vErrors;
+validate372.errors = vErrors;
 return errors === 0;
 }
 
-export const RequestPermissionResponse = validate367;
-const schema608 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
+export const RequestPermissionResponse = validate373;
+const schema626 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
-function validate367(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate373(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate367.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate373.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
-if(!(validate366(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
-vErrors = vErrors === null ? validate366.errors : vErrors.concat(validate366.errors);
+if(!(validate372(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
+vErrors = vErrors === null ? validate372.errors : vErrors.concat(validate372.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -25421,7 +26411,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate367.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate373.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -25433,25 +26423,25 @@ var valid0 = true;
 }
 }
 else {
-validate367.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate373.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate367.errors = vErrors;
+validate373.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSessionScope = validate369;
-const schema610 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]}},"required":["sessionId"]};
+export const ElicitationSessionScope = validate375;
+const schema628 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]}},"required":["sessionId"]};
 
-function validate369(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate375(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate369.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate375.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25462,12 +26452,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate369.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate375.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate369.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate375.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -25534,7 +26524,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate369.errors = vErrors;
+validate375.errors = vErrors;
 return false;
 }
 else {
@@ -25557,78 +26547,78 @@ var valid0 = true;
 }
 }
 else {
-validate369.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate375.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate369.errors = vErrors;
+validate375.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationRequestScope = validate370;
-const schema613 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"}},"required":["requestId"]};
+export const ElicitationRequestScope = validate376;
+const schema631 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"}},"required":["requestId"]};
 
-function validate370(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate376(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.requestId === undefined) && (missing0 = "requestId")){
-validate370.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate376.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.requestId !== undefined){
 let data0 = data.requestId;
 if((typeof data0 !== "string") && (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))))){
-validate370.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate376.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 }
 }
 }
 else {
-validate370.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate376.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate370.errors = vErrors;
+validate376.errors = vErrors;
 return errors === 0;
 }
 
-export const StringFormat = validate371;
-const schema615 = {"type":"string"};
+export const StringFormat = validate377;
+const schema633 = {"type":"string"};
 
-function validate371(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate377(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate371.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate377.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate371.errors = vErrors;
+validate377.errors = vErrors;
 return errors === 0;
 }
 
-export const EnumOption = validate372;
-const schema616 = {"type":"object","properties":{"const":{"type":"string"},"title":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["const","title"]};
+export const EnumOption = validate378;
+const schema634 = {"type":"object","properties":{"const":{"type":"string"},"title":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["const","title"]};
 
-function validate372(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate378(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.const === undefined) && (missing0 = "const")) || ((data.title === undefined) && (missing0 = "title"))){
-validate372.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate378.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.const !== undefined){
 const _errs1 = errors;
 if(typeof data.const !== "string"){
-validate372.errors = [{instancePath:instancePath+"/const",schemaPath:"#/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate378.errors = [{instancePath:instancePath+"/const",schemaPath:"#/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25640,7 +26630,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs3 = errors;
 if(typeof data.title !== "string"){
-validate372.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate378.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -25653,7 +26643,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate372.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema616.properties.description.type},message:"must be string,null"}];
+validate378.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema634.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -25666,7 +26656,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate372.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate378.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -25680,32 +26670,32 @@ var valid0 = true;
 }
 }
 else {
-validate372.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate378.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate372.errors = vErrors;
+validate378.errors = vErrors;
 return errors === 0;
 }
 
-export const StringPropertySchema = validate373;
-const schema618 = {"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const StringPropertySchema = validate379;
+const schema636 = {"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate373(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate379(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate373.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate379.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("string" !== data.type){
-validate373.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate379.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25718,7 +26708,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate373.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema618.properties.title.type},message:"must be string,null"}];
+validate379.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema636.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -25731,7 +26721,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate373.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema618.properties.description.type},message:"must be string,null"}];
+validate379.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema636.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -25744,13 +26734,13 @@ if(data.minLength !== undefined){
 let data3 = data.minLength;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate373.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/type",keyword:"type",params:{type: schema618.properties.minLength.type},message:"must be integer,null"}];
+validate379.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/type",keyword:"type",params:{type: schema636.properties.minLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate373.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate379.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -25765,13 +26755,13 @@ if(data.maxLength !== undefined){
 let data4 = data.maxLength;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate373.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/type",keyword:"type",params:{type: schema618.properties.maxLength.type},message:"must be integer,null"}];
+validate379.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/type",keyword:"type",params:{type: schema636.properties.maxLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate373.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate379.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -25786,7 +26776,7 @@ if(data.pattern !== undefined){
 let data5 = data.pattern;
 const _errs10 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate373.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/properties/pattern/type",keyword:"type",params:{type: schema618.properties.pattern.type},message:"must be string,null"}];
+validate379.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/properties/pattern/type",keyword:"type",params:{type: schema636.properties.pattern.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -25837,7 +26827,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate373.errors = vErrors;
+validate379.errors = vErrors;
 return false;
 }
 else {
@@ -25861,7 +26851,7 @@ if(data.default !== undefined){
 let data7 = data.default;
 const _errs19 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate373.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema618.properties.default.type},message:"must be string,null"}];
+validate379.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema636.properties.default.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -25874,7 +26864,7 @@ if(data.enum !== undefined){
 let data8 = data.enum;
 const _errs21 = errors;
 if((!(Array.isArray(data8))) && (data8 !== null)){
-validate373.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: schema618.properties.enum.type},message:"must be array,null"}];
+validate379.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: schema636.properties.enum.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs21){
@@ -25884,7 +26874,7 @@ const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
 const _errs23 = errors;
 if(typeof data8[i0] !== "string"){
-validate373.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate379.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -25904,7 +26894,7 @@ if(data.oneOf !== undefined){
 let data10 = data.oneOf;
 const _errs25 = errors;
 if((!(Array.isArray(data10))) && (data10 !== null)){
-validate373.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/properties/oneOf/type",keyword:"type",params:{type: schema618.properties.oneOf.type},message:"must be array,null"}];
+validate379.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/properties/oneOf/type",keyword:"type",params:{type: schema636.properties.oneOf.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs25){
@@ -25913,8 +26903,8 @@ var valid4 = true;
 const len1 = data10.length;
 for(let i1=0; i1<len1; i1++){
 const _errs27 = errors;
-if(!(validate372(data10[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data10,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate372.errors : vErrors.concat(validate372.errors);
+if(!(validate378(data10[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data10,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate378.errors : vErrors.concat(validate378.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs27 === errors;
@@ -25934,7 +26924,7 @@ if(data._meta !== undefined){
 let data12 = data._meta;
 const _errs28 = errors;
 if((!(data12 && typeof data12 == "object" && !Array.isArray(data12))) && (data12 !== null)){
-validate373.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate379.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -25955,32 +26945,32 @@ var valid0 = true;
 }
 }
 else {
-validate373.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate379.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate373.errors = vErrors;
+validate379.errors = vErrors;
 return errors === 0;
 }
 
-export const NumberPropertySchema = validate375;
-const schema621 = {"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const NumberPropertySchema = validate381;
+const schema639 = {"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate375(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate381(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate375.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate381.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("number" !== data.type){
-validate375.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
+validate381.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25993,7 +26983,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate375.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema621.properties.title.type},message:"must be string,null"}];
+validate381.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema639.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -26006,7 +26996,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate375.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema621.properties.description.type},message:"must be string,null"}];
+validate381.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema639.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -26019,7 +27009,7 @@ if(data.minimum !== undefined){
 let data3 = data.minimum;
 const _errs6 = errors;
 if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate375.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema621.properties.minimum.type},message:"must be number,null"}];
+validate381.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema639.properties.minimum.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -26032,7 +27022,7 @@ if(data.maximum !== undefined){
 let data4 = data.maximum;
 const _errs8 = errors;
 if((!((typeof data4 == "number") && (isFinite(data4)))) && (data4 !== null)){
-validate375.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema621.properties.maximum.type},message:"must be number,null"}];
+validate381.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema639.properties.maximum.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -26045,7 +27035,7 @@ if(data.default !== undefined){
 let data5 = data.default;
 const _errs10 = errors;
 if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate375.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema621.properties.default.type},message:"must be number,null"}];
+validate381.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema639.properties.default.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -26058,7 +27048,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs12 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate375.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate381.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -26075,32 +27065,32 @@ var valid0 = true;
 }
 }
 else {
-validate375.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate381.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate375.errors = vErrors;
+validate381.errors = vErrors;
 return errors === 0;
 }
 
-export const IntegerPropertySchema = validate376;
-const schema623 = {"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const IntegerPropertySchema = validate382;
+const schema641 = {"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate376(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate382(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate376.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate382.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("integer" !== data.type){
-validate376.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
+validate382.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -26113,7 +27103,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate376.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema623.properties.title.type},message:"must be string,null"}];
+validate382.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema641.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -26126,7 +27116,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate376.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema623.properties.description.type},message:"must be string,null"}];
+validate382.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema641.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -26139,7 +27129,7 @@ if(data.minimum !== undefined){
 let data3 = data.minimum;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate376.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema623.properties.minimum.type},message:"must be integer,null"}];
+validate382.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema641.properties.minimum.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -26152,7 +27142,7 @@ if(data.maximum !== undefined){
 let data4 = data.maximum;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate376.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema623.properties.maximum.type},message:"must be integer,null"}];
+validate382.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema641.properties.maximum.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -26165,7 +27155,7 @@ if(data.default !== undefined){
 let data5 = data.default;
 const _errs10 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate376.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema623.properties.default.type},message:"must be integer,null"}];
+validate382.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema641.properties.default.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -26178,7 +27168,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs12 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate376.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate382.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -26195,32 +27185,32 @@ var valid0 = true;
 }
 }
 else {
-validate376.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate382.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate376.errors = vErrors;
+validate382.errors = vErrors;
 return errors === 0;
 }
 
-export const BooleanPropertySchema = validate377;
-const schema625 = {"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const BooleanPropertySchema = validate383;
+const schema643 = {"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate377(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate383(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate377.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate383.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("boolean" !== data.type){
-validate377.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate383.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -26233,7 +27223,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate377.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema625.properties.title.type},message:"must be string,null"}];
+validate383.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema643.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -26246,7 +27236,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate377.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema625.properties.description.type},message:"must be string,null"}];
+validate383.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema643.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -26259,7 +27249,7 @@ if(data.default !== undefined){
 let data3 = data.default;
 const _errs6 = errors;
 if((typeof data3 !== "boolean") && (data3 !== null)){
-validate377.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema625.properties.default.type},message:"must be boolean,null"}];
+validate383.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema643.properties.default.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -26272,7 +27262,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs8 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate377.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate383.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -26287,32 +27277,32 @@ var valid0 = true;
 }
 }
 else {
-validate377.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate383.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate377.errors = vErrors;
+validate383.errors = vErrors;
 return errors === 0;
 }
 
-export const StringMultiSelectItems = validate378;
-const schema627 = {"type":"object","properties":{"type":{"const":"string"},"enum":{"type":"array","items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","enum"]};
+export const StringMultiSelectItems = validate384;
+const schema645 = {"type":"object","properties":{"type":{"const":"string"},"enum":{"type":"array","items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","enum"]};
 
-function validate378(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate384(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.enum === undefined) && (missing0 = "enum"))){
-validate378.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate384.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("string" !== data.type){
-validate378.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate384.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -26331,7 +27321,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
 if(typeof data1[i0] !== "string"){
-validate378.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate384.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -26341,7 +27331,7 @@ break;
 }
 }
 else {
-validate378.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate384.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -26355,7 +27345,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate378.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate384.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -26368,25 +27358,25 @@ var valid0 = true;
 }
 }
 else {
-validate378.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate384.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate378.errors = vErrors;
+validate384.errors = vErrors;
 return errors === 0;
 }
 
-export const TitledMultiSelectItems = validate379;
-const schema629 = {"type":"object","properties":{"anyOf":{"type":"array","items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["anyOf"]};
+export const TitledMultiSelectItems = validate385;
+const schema647 = {"type":"object","properties":{"anyOf":{"type":"array","items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["anyOf"]};
 
-function validate379(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate385(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.anyOf === undefined) && (missing0 = "anyOf")){
-validate379.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate385.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26399,8 +27389,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate372(data0[i0], {instancePath:instancePath+"/anyOf/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate372.errors : vErrors.concat(validate372.errors);
+if(!(validate378(data0[i0], {instancePath:instancePath+"/anyOf/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate378.errors : vErrors.concat(validate378.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -26410,7 +27400,7 @@ break;
 }
 }
 else {
-validate379.errors = [{instancePath:instancePath+"/anyOf",schemaPath:"#/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate385.errors = [{instancePath:instancePath+"/anyOf",schemaPath:"#/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -26424,7 +27414,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate379.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate385.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -26436,32 +27426,32 @@ var valid0 = true;
 }
 }
 else {
-validate379.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate385.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate379.errors = vErrors;
+validate385.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionMultiSelectItems = validate381;
-const schema631 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionMultiSelectItems = validate387;
+const schema649 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string"]}}},"required":["type"],"additionalProperties":true};
 
-function validate381(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate387(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate381.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate387.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate381.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate387.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -26478,7 +27468,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate381.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate387.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -26496,33 +27486,33 @@ vErrors = null;
 }
 }
 else {
-validate381.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate387.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate381.errors = vErrors;
+validate387.errors = vErrors;
 return errors === 0;
 }
 
-export const MultiSelectItems = validate382;
-const schema632 = {"anyOf":[{"$ref":"#/$defs/StringMultiSelectItems"},{"$ref":"#/$defs/TitledMultiSelectItems"},{"$ref":"#/$defs/ExtensionMultiSelectItems"}]};
+export const MultiSelectItems = validate388;
+const schema650 = {"anyOf":[{"$ref":"#/$defs/StringMultiSelectItems"},{"$ref":"#/$defs/TitledMultiSelectItems"},{"$ref":"#/$defs/ExtensionMultiSelectItems"}]};
 
-function validate382(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate388(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate378(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate378.errors : vErrors.concat(validate378.errors);
+if(!(validate384(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate384.errors : vErrors.concat(validate384.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs2 = errors;
-if(!(validate379(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate379.errors : vErrors.concat(validate379.errors);
+if(!(validate385(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate385.errors : vErrors.concat(validate385.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -26617,7 +27607,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate382.errors = vErrors;
+validate388.errors = vErrors;
 return false;
 }
 else {
@@ -26631,28 +27621,28 @@ vErrors = null;
 }
 }
 }
-validate382.errors = vErrors;
+validate388.errors = vErrors;
 return errors === 0;
 }
 
-export const MultiSelectPropertySchema = validate385;
-const schema634 = {"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]};
+export const MultiSelectPropertySchema = validate391;
+const schema652 = {"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]};
 
-function validate385(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate391(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.items === undefined) && (missing0 = "items"))){
-validate385.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate391.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("array" !== data.type){
-validate385.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
+validate391.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -26665,7 +27655,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate385.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema634.properties.title.type},message:"must be string,null"}];
+validate391.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema652.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -26678,7 +27668,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate385.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema634.properties.description.type},message:"must be string,null"}];
+validate391.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema652.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -26691,13 +27681,13 @@ if(data.minItems !== undefined){
 let data3 = data.minItems;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate385.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/type",keyword:"type",params:{type: schema634.properties.minItems.type},message:"must be integer,null"}];
+validate391.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/type",keyword:"type",params:{type: schema652.properties.minItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate385.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate391.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -26712,13 +27702,13 @@ if(data.maxItems !== undefined){
 let data4 = data.maxItems;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate385.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/type",keyword:"type",params:{type: schema634.properties.maxItems.type},message:"must be integer,null"}];
+validate391.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/type",keyword:"type",params:{type: schema652.properties.maxItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate385.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate391.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -26731,8 +27721,8 @@ var valid0 = true;
 if(valid0){
 if(data.items !== undefined){
 const _errs10 = errors;
-if(!(validate382(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
-vErrors = vErrors === null ? validate382.errors : vErrors.concat(validate382.errors);
+if(!(validate388(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
+vErrors = vErrors === null ? validate388.errors : vErrors.concat(validate388.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -26745,7 +27735,7 @@ if(data.default !== undefined){
 let data6 = data.default;
 const _errs11 = errors;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-validate385.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema634.properties.default.type},message:"must be array,null"}];
+validate391.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema652.properties.default.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs11){
@@ -26755,7 +27745,7 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
 if(typeof data6[i0] !== "string"){
-validate385.errors = [{instancePath:instancePath+"/default/" + i0,schemaPath:"#/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate391.errors = [{instancePath:instancePath+"/default/" + i0,schemaPath:"#/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -26775,7 +27765,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs15 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate385.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -26793,32 +27783,32 @@ var valid0 = true;
 }
 }
 else {
-validate385.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate391.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate385.errors = vErrors;
+validate391.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPropertySchema = validate387;
-const schema636 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string","number","integer","boolean","array"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionPropertySchema = validate393;
+const schema654 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string","number","integer","boolean","array"]}}},"required":["type"],"additionalProperties":true};
 
-function validate387(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate393(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate387.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate393.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate387.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate393.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -26835,7 +27825,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate387.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate393.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -26853,19 +27843,19 @@ vErrors = null;
 }
 }
 else {
-validate387.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate393.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate387.errors = vErrors;
+validate393.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationPropertySchema = validate388;
-const schema637 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["string","number","integer","boolean","array"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]}]},"else":{"$ref":"#/$defs/ExtensionPropertySchemaWithUncheckedTag"}};
-const schema644 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const ElicitationPropertySchema = validate394;
+const schema655 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["string","number","integer","boolean","array"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]}]},"else":{"$ref":"#/$defs/ExtensionPropertySchemaWithUncheckedTag"}};
+const schema662 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate388(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate394(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -26903,7 +27893,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate388.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26915,14 +27905,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("string" !== data.type){
-validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -26935,7 +27925,7 @@ if(data.title !== undefined){
 let data2 = data.title;
 const _errs10 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate388.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/0/properties/title/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.title.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/0/properties/title/type",keyword:"type",params:{type: schema655.then.oneOf[0].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -26948,7 +27938,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs12 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate388.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.description.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema655.then.oneOf[0].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs12 === errors;
@@ -26961,13 +27951,13 @@ if(data.minLength !== undefined){
 let data4 = data.minLength;
 const _errs14 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate388.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.minLength.type},message:"must be integer,null"}];
+validate394.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/type",keyword:"type",params:{type: schema655.then.oneOf[0].properties.minLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate388.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate394.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -26982,13 +27972,13 @@ if(data.maxLength !== undefined){
 let data5 = data.maxLength;
 const _errs16 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate388.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.maxLength.type},message:"must be integer,null"}];
+validate394.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/type",keyword:"type",params:{type: schema655.then.oneOf[0].properties.maxLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate388.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate394.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -27003,7 +27993,7 @@ if(data.pattern !== undefined){
 let data6 = data.pattern;
 const _errs18 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate388.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/then/oneOf/0/properties/pattern/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.pattern.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/then/oneOf/0/properties/pattern/type",keyword:"type",params:{type: schema655.then.oneOf[0].properties.pattern.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs18 === errors;
@@ -27054,7 +28044,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate388.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -27078,7 +28068,7 @@ if(data.default !== undefined){
 let data8 = data.default;
 const _errs27 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate388.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/0/properties/default/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.default.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/0/properties/default/type",keyword:"type",params:{type: schema655.then.oneOf[0].properties.default.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -27091,7 +28081,7 @@ if(data.enum !== undefined){
 let data9 = data.enum;
 const _errs29 = errors;
 if((!(Array.isArray(data9))) && (data9 !== null)){
-validate388.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/then/oneOf/0/properties/enum/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.enum.type},message:"must be array,null"}];
+validate394.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/then/oneOf/0/properties/enum/type",keyword:"type",params:{type: schema655.then.oneOf[0].properties.enum.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs29){
@@ -27101,7 +28091,7 @@ const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 const _errs31 = errors;
 if(typeof data9[i0] !== "string"){
-validate388.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/then/oneOf/0/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/then/oneOf/0/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs31 === errors;
@@ -27121,7 +28111,7 @@ if(data.oneOf !== undefined){
 let data11 = data.oneOf;
 const _errs33 = errors;
 if((!(Array.isArray(data11))) && (data11 !== null)){
-validate388.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/then/oneOf/0/properties/oneOf/type",keyword:"type",params:{type: schema637.then.oneOf[0].properties.oneOf.type},message:"must be array,null"}];
+validate394.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/then/oneOf/0/properties/oneOf/type",keyword:"type",params:{type: schema655.then.oneOf[0].properties.oneOf.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs33){
@@ -27130,8 +28120,8 @@ var valid8 = true;
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
 const _errs35 = errors;
-if(!(validate372(data11[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate372.errors : vErrors.concat(validate372.errors);
+if(!(validate378(data11[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate378.errors : vErrors.concat(validate378.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs35 === errors;
@@ -27151,7 +28141,7 @@ if(data._meta !== undefined){
 let data13 = data._meta;
 const _errs36 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate388.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs36 === errors;
@@ -27172,7 +28162,7 @@ var valid4 = true;
 }
 }
 else {
-validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27183,14 +28173,14 @@ if(errors === _errs40){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs42 = errors;
 if("number" !== data.type){
-validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
 return false;
 }
 var valid11 = _errs42 === errors;
@@ -27203,7 +28193,7 @@ if(data.title !== undefined){
 let data15 = data.title;
 const _errs43 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate388.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/1/properties/title/type",keyword:"type",params:{type: schema637.then.oneOf[1].properties.title.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/1/properties/title/type",keyword:"type",params:{type: schema655.then.oneOf[1].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs43 === errors;
@@ -27216,7 +28206,7 @@ if(data.description !== undefined){
 let data16 = data.description;
 const _errs45 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate388.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema637.then.oneOf[1].properties.description.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema655.then.oneOf[1].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs45 === errors;
@@ -27229,7 +28219,7 @@ if(data.minimum !== undefined){
 let data17 = data.minimum;
 const _errs47 = errors;
 if((!((typeof data17 == "number") && (isFinite(data17)))) && (data17 !== null)){
-validate388.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/1/properties/minimum/type",keyword:"type",params:{type: schema637.then.oneOf[1].properties.minimum.type},message:"must be number,null"}];
+validate394.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/1/properties/minimum/type",keyword:"type",params:{type: schema655.then.oneOf[1].properties.minimum.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs47 === errors;
@@ -27242,7 +28232,7 @@ if(data.maximum !== undefined){
 let data18 = data.maximum;
 const _errs49 = errors;
 if((!((typeof data18 == "number") && (isFinite(data18)))) && (data18 !== null)){
-validate388.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/1/properties/maximum/type",keyword:"type",params:{type: schema637.then.oneOf[1].properties.maximum.type},message:"must be number,null"}];
+validate394.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/1/properties/maximum/type",keyword:"type",params:{type: schema655.then.oneOf[1].properties.maximum.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs49 === errors;
@@ -27255,7 +28245,7 @@ if(data.default !== undefined){
 let data19 = data.default;
 const _errs51 = errors;
 if((!((typeof data19 == "number") && (isFinite(data19)))) && (data19 !== null)){
-validate388.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/1/properties/default/type",keyword:"type",params:{type: schema637.then.oneOf[1].properties.default.type},message:"must be number,null"}];
+validate394.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/1/properties/default/type",keyword:"type",params:{type: schema655.then.oneOf[1].properties.default.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs51 === errors;
@@ -27268,7 +28258,7 @@ if(data._meta !== undefined){
 let data20 = data._meta;
 const _errs53 = errors;
 if((!(data20 && typeof data20 == "object" && !Array.isArray(data20))) && (data20 !== null)){
-validate388.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid11 = _errs53 === errors;
@@ -27285,7 +28275,7 @@ var valid11 = true;
 }
 }
 else {
-validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27296,14 +28286,14 @@ if(errors === _errs57){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs59 = errors;
 if("integer" !== data.type){
-validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
 return false;
 }
 var valid14 = _errs59 === errors;
@@ -27316,7 +28306,7 @@ if(data.title !== undefined){
 let data22 = data.title;
 const _errs60 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate388.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/2/properties/title/type",keyword:"type",params:{type: schema637.then.oneOf[2].properties.title.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/2/properties/title/type",keyword:"type",params:{type: schema655.then.oneOf[2].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid14 = _errs60 === errors;
@@ -27329,7 +28319,7 @@ if(data.description !== undefined){
 let data23 = data.description;
 const _errs62 = errors;
 if((typeof data23 !== "string") && (data23 !== null)){
-validate388.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/2/properties/description/type",keyword:"type",params:{type: schema637.then.oneOf[2].properties.description.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/2/properties/description/type",keyword:"type",params:{type: schema655.then.oneOf[2].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid14 = _errs62 === errors;
@@ -27342,7 +28332,7 @@ if(data.minimum !== undefined){
 let data24 = data.minimum;
 const _errs64 = errors;
 if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
-validate388.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/2/properties/minimum/type",keyword:"type",params:{type: schema637.then.oneOf[2].properties.minimum.type},message:"must be integer,null"}];
+validate394.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/2/properties/minimum/type",keyword:"type",params:{type: schema655.then.oneOf[2].properties.minimum.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs64 === errors;
@@ -27355,7 +28345,7 @@ if(data.maximum !== undefined){
 let data25 = data.maximum;
 const _errs66 = errors;
 if((!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))) && (data25 !== null)){
-validate388.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/2/properties/maximum/type",keyword:"type",params:{type: schema637.then.oneOf[2].properties.maximum.type},message:"must be integer,null"}];
+validate394.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/2/properties/maximum/type",keyword:"type",params:{type: schema655.then.oneOf[2].properties.maximum.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs66 === errors;
@@ -27368,7 +28358,7 @@ if(data.default !== undefined){
 let data26 = data.default;
 const _errs68 = errors;
 if((!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))) && (data26 !== null)){
-validate388.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/2/properties/default/type",keyword:"type",params:{type: schema637.then.oneOf[2].properties.default.type},message:"must be integer,null"}];
+validate394.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/2/properties/default/type",keyword:"type",params:{type: schema655.then.oneOf[2].properties.default.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs68 === errors;
@@ -27381,7 +28371,7 @@ if(data._meta !== undefined){
 let data27 = data._meta;
 const _errs70 = errors;
 if((!(data27 && typeof data27 == "object" && !Array.isArray(data27))) && (data27 !== null)){
-validate388.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid14 = _errs70 === errors;
@@ -27398,7 +28388,7 @@ var valid14 = true;
 }
 }
 else {
-validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27409,14 +28399,14 @@ if(errors === _errs74){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs76 = errors;
 if("boolean" !== data.type){
-validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid17 = _errs76 === errors;
@@ -27429,7 +28419,7 @@ if(data.title !== undefined){
 let data29 = data.title;
 const _errs77 = errors;
 if((typeof data29 !== "string") && (data29 !== null)){
-validate388.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema637.then.oneOf[3].properties.title.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema655.then.oneOf[3].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid17 = _errs77 === errors;
@@ -27442,7 +28432,7 @@ if(data.description !== undefined){
 let data30 = data.description;
 const _errs79 = errors;
 if((typeof data30 !== "string") && (data30 !== null)){
-validate388.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema637.then.oneOf[3].properties.description.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema655.then.oneOf[3].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid17 = _errs79 === errors;
@@ -27455,7 +28445,7 @@ if(data.default !== undefined){
 let data31 = data.default;
 const _errs81 = errors;
 if((typeof data31 !== "boolean") && (data31 !== null)){
-validate388.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/3/properties/default/type",keyword:"type",params:{type: schema637.then.oneOf[3].properties.default.type},message:"must be boolean,null"}];
+validate394.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/3/properties/default/type",keyword:"type",params:{type: schema655.then.oneOf[3].properties.default.type},message:"must be boolean,null"}];
 return false;
 }
 var valid17 = _errs81 === errors;
@@ -27468,7 +28458,7 @@ if(data._meta !== undefined){
 let data32 = data._meta;
 const _errs83 = errors;
 if((!(data32 && typeof data32 == "object" && !Array.isArray(data32))) && (data32 !== null)){
-validate388.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid17 = _errs83 === errors;
@@ -27483,7 +28473,7 @@ var valid17 = true;
 }
 }
 else {
-validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27494,14 +28484,14 @@ if(errors === _errs87){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if(((data.type === undefined) && (missing5 = "type")) || ((data.items === undefined) && (missing5 = "items"))){
-validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs89 = errors;
 if("array" !== data.type){
-validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
 return false;
 }
 var valid20 = _errs89 === errors;
@@ -27514,7 +28504,7 @@ if(data.title !== undefined){
 let data34 = data.title;
 const _errs90 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate388.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/4/properties/title/type",keyword:"type",params:{type: schema637.then.oneOf[4].properties.title.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/4/properties/title/type",keyword:"type",params:{type: schema655.then.oneOf[4].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs90 === errors;
@@ -27527,7 +28517,7 @@ if(data.description !== undefined){
 let data35 = data.description;
 const _errs92 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate388.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/4/properties/description/type",keyword:"type",params:{type: schema637.then.oneOf[4].properties.description.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/4/properties/description/type",keyword:"type",params:{type: schema655.then.oneOf[4].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs92 === errors;
@@ -27540,13 +28530,13 @@ if(data.minItems !== undefined){
 let data36 = data.minItems;
 const _errs94 = errors;
 if((!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))) && (data36 !== null)){
-validate388.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/type",keyword:"type",params:{type: schema637.then.oneOf[4].properties.minItems.type},message:"must be integer,null"}];
+validate394.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/type",keyword:"type",params:{type: schema655.then.oneOf[4].properties.minItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs94){
 if((typeof data36 == "number") && (isFinite(data36))){
 if(data36 < 0 || isNaN(data36)){
-validate388.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate394.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -27561,13 +28551,13 @@ if(data.maxItems !== undefined){
 let data37 = data.maxItems;
 const _errs96 = errors;
 if((!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))) && (data37 !== null)){
-validate388.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/type",keyword:"type",params:{type: schema637.then.oneOf[4].properties.maxItems.type},message:"must be integer,null"}];
+validate394.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/type",keyword:"type",params:{type: schema655.then.oneOf[4].properties.maxItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs96){
 if((typeof data37 == "number") && (isFinite(data37))){
 if(data37 < 0 || isNaN(data37)){
-validate388.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate394.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -27580,8 +28570,8 @@ var valid20 = true;
 if(valid20){
 if(data.items !== undefined){
 const _errs98 = errors;
-if(!(validate382(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
-vErrors = vErrors === null ? validate382.errors : vErrors.concat(validate382.errors);
+if(!(validate388(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
+vErrors = vErrors === null ? validate388.errors : vErrors.concat(validate388.errors);
 errors = vErrors.length;
 }
 var valid20 = _errs98 === errors;
@@ -27594,7 +28584,7 @@ if(data.default !== undefined){
 let data39 = data.default;
 const _errs99 = errors;
 if((!(Array.isArray(data39))) && (data39 !== null)){
-validate388.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/4/properties/default/type",keyword:"type",params:{type: schema637.then.oneOf[4].properties.default.type},message:"must be array,null"}];
+validate394.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/4/properties/default/type",keyword:"type",params:{type: schema655.then.oneOf[4].properties.default.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs99){
@@ -27604,7 +28594,7 @@ const len2 = data39.length;
 for(let i2=0; i2<len2; i2++){
 const _errs101 = errors;
 if(typeof data39[i2] !== "string"){
-validate388.errors = [{instancePath:instancePath+"/default/" + i2,schemaPath:"#/then/oneOf/4/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/default/" + i2,schemaPath:"#/then/oneOf/4/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs101 === errors;
@@ -27624,7 +28614,7 @@ if(data._meta !== undefined){
 let data41 = data._meta;
 const _errs103 = errors;
 if((!(data41 && typeof data41 == "object" && !Array.isArray(data41))) && (data41 !== null)){
-validate388.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid20 = _errs103 === errors;
@@ -27642,24 +28632,24 @@ var valid20 = true;
 }
 }
 else {
-validate388.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate388.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate388.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate388.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27674,20 +28664,20 @@ if(errors === _errs108){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((data.type === undefined) && (missing6 = "type")){
-validate388.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate388.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27704,63 +28694,63 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate388.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if((data.type === undefined) && (missing7 = "type")){
-validate388.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate388.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate388.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate388.errors = vErrors;
+validate394.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSchemaType = validate391;
-const schema645 = {"type":"string","const":"object"};
+export const ElicitationSchemaType = validate397;
+const schema663 = {"type":"string","const":"object"};
 
-function validate391(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate397(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate391.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate397.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("object" !== data){
-validate391.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
+validate397.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
 return false;
 }
-validate391.errors = vErrors;
+validate397.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSchema = validate392;
-const schema646 = {"type":"object","properties":{"type":{"$ref":"#/$defs/ElicitationSchemaType"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"properties":{"type":"object","additionalProperties":{"$ref":"#/$defs/ElicitationPropertySchema"}},"required":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","properties"]};
+export const ElicitationSchema = validate398;
+const schema664 = {"type":"object","properties":{"type":{"$ref":"#/$defs/ElicitationSchemaType"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"properties":{"type":"object","additionalProperties":{"$ref":"#/$defs/ElicitationPropertySchema"}},"required":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","properties"]};
 
-function validate392(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate398(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.properties === undefined) && (missing0 = "properties"))){
-validate392.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate398.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27768,11 +28758,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate392.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate398.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("object" !== data0){
-validate392.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
+validate398.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -27785,7 +28775,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate392.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema646.properties.title.type},message:"must be string,null"}];
+validate398.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema664.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -27798,7 +28788,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate392.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema646.properties.description.type},message:"must be string,null"}];
+validate398.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema664.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -27814,8 +28804,8 @@ if(errors === _errs8){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key0 in data3){
 const _errs11 = errors;
-if(!(validate388(data3[key0], {instancePath:instancePath+"/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key0,rootData}))){
-vErrors = vErrors === null ? validate388.errors : vErrors.concat(validate388.errors);
+if(!(validate394(data3[key0], {instancePath:instancePath+"/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key0,rootData}))){
+vErrors = vErrors === null ? validate394.errors : vErrors.concat(validate394.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs11 === errors;
@@ -27825,7 +28815,7 @@ break;
 }
 }
 else {
-validate392.errors = [{instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate398.errors = [{instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27839,7 +28829,7 @@ if(data.required !== undefined){
 let data5 = data.required;
 const _errs12 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate392.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: schema646.properties.required.type},message:"must be array,null"}];
+validate398.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: schema664.properties.required.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs12){
@@ -27849,7 +28839,7 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs14 = errors;
 if(typeof data5[i0] !== "string"){
-validate392.errors = [{instancePath:instancePath+"/required/" + i0,schemaPath:"#/properties/required/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate398.errors = [{instancePath:instancePath+"/required/" + i0,schemaPath:"#/properties/required/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -27869,7 +28859,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs16 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate392.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate398.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -27885,26 +28875,26 @@ var valid0 = true;
 }
 }
 else {
-validate392.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate398.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate392.errors = vErrors;
+validate398.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationFormRequest = validate394;
-const schema649 = {"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
+export const ElicitationFormRequest = validate400;
+const schema667 = {"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
 
-function validate394(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate400(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs2 = errors;
-if(!(validate369(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate369.errors : vErrors.concat(validate369.errors);
+if(!(validate375(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate375.errors : vErrors.concat(validate375.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -27913,8 +28903,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs3 = errors;
-if(!(validate370(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
+if(!(validate376(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate376.errors : vErrors.concat(validate376.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -27937,7 +28927,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate394.errors = vErrors;
+validate400.errors = vErrors;
 return false;
 }
 else {
@@ -27955,14 +28945,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.requestedSchema === undefined) && (missing0 = "requestedSchema"))){
-validate394.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate400.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs4 = errors;
 if("form" !== data.mode){
-validate394.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
+validate400.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -27974,7 +28964,7 @@ if(valid1){
 if(data.message !== undefined){
 const _errs5 = errors;
 if(typeof data.message !== "string"){
-validate394.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate400.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -27985,8 +28975,8 @@ var valid1 = true;
 if(valid1){
 if(data.requestedSchema !== undefined){
 const _errs7 = errors;
-if(!(validate392(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
-vErrors = vErrors === null ? validate392.errors : vErrors.concat(validate392.errors);
+if(!(validate398(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
+vErrors = vErrors === null ? validate398.errors : vErrors.concat(validate398.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -28002,12 +28992,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate394.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate400.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate394.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate400.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28074,7 +29064,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate394.errors = vErrors;
+validate400.errors = vErrors;
 return false;
 }
 else {
@@ -28098,7 +29088,7 @@ if(data.requestId !== undefined){
 let data5 = data.requestId;
 const _errs18 = errors;
 if((typeof data5 !== "string") && (!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5))))){
-validate394.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate400.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -28111,7 +29101,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs21 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate400.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid1 = _errs21 === errors;
@@ -28128,26 +29118,26 @@ var valid1 = true;
 }
 }
 else {
-validate394.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate400.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate394.errors = vErrors;
+validate400.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationUrlRequest = validate398;
-const schema654 = {"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
+export const ElicitationUrlRequest = validate404;
+const schema672 = {"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
 
-function validate398(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate404(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs2 = errors;
-if(!(validate369(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate369.errors : vErrors.concat(validate369.errors);
+if(!(validate375(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate375.errors : vErrors.concat(validate375.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -28156,8 +29146,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs3 = errors;
-if(!(validate370(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
+if(!(validate376(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate376.errors : vErrors.concat(validate376.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -28180,7 +29170,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate398.errors = vErrors;
+validate404.errors = vErrors;
 return false;
 }
 else {
@@ -28198,14 +29188,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.elicitationId === undefined) && (missing0 = "elicitationId"))) || ((data.url === undefined) && (missing0 = "url"))){
-validate398.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate404.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs4 = errors;
 if("url" !== data.mode){
-validate398.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
+validate404.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -28217,7 +29207,7 @@ if(valid1){
 if(data.message !== undefined){
 const _errs5 = errors;
 if(typeof data.message !== "string"){
-validate398.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate404.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -28233,12 +29223,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate398.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate404.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate398.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate404.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28253,7 +29243,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(errors === _errs10){
 if(!(typeof data.url === "string")){
-validate398.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate404.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28271,12 +29261,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data4 === "string"){
 if(data4.length < 1){
-validate398.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate404.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate398.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate404.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28343,7 +29333,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate398.errors = vErrors;
+validate404.errors = vErrors;
 return false;
 }
 else {
@@ -28367,7 +29357,7 @@ if(data.requestId !== undefined){
 let data6 = data.requestId;
 const _errs22 = errors;
 if((typeof data6 !== "string") && (!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6))))){
-validate398.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate404.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid1 = _errs22 === errors;
@@ -28380,7 +29370,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs25 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate398.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate404.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid1 = _errs25 === errors;
@@ -28398,25 +29388,25 @@ var valid1 = true;
 }
 }
 else {
-validate398.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate404.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate398.errors = vErrors;
+validate404.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionElicitationRequest = validate401;
-const schema660 = {"type":"object","properties":{"mode":{"type":"string","not":{"enum":["form","url"]}},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
+export const ExtensionElicitationRequest = validate407;
+const schema678 = {"type":"object","properties":{"mode":{"type":"string","not":{"enum":["form","url"]}},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
 
-function validate401(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate407(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))){
-validate401.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate407.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28424,7 +29414,7 @@ if(data.mode !== undefined){
 let data0 = data.mode;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate401.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate407.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -28441,7 +29431,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate401.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate407.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -28464,7 +29454,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs6 = errors;
 if(typeof data.message !== "string"){
-validate401.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate407.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -28476,19 +29466,19 @@ var valid0 = true;
 }
 }
 else {
-validate401.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate407.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate401.errors = vErrors;
+validate407.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateElicitationRequest = validate402;
-const schema661 = {"type":"object","required":["mode"],"properties":{"mode":{"type":"string"}},"if":{"properties":{"mode":{"enum":["form","url"]}}},"then":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]},{"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]}]},"else":{"$ref":"#/$defs/ExtensionElicitationRequestWithUncheckedTag"}};
-const schema671 = {"type":"object","properties":{"mode":{"type":"string"},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
+export const CreateElicitationRequest = validate408;
+const schema679 = {"type":"object","required":["mode"],"properties":{"mode":{"type":"string"}},"if":{"properties":{"mode":{"enum":["form","url"]}}},"then":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]},{"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]}]},"else":{"$ref":"#/$defs/ExtensionElicitationRequestWithUncheckedTag"}};
+const schema689 = {"type":"object","properties":{"mode":{"type":"string"},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
 
-function validate402(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate408(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -28526,7 +29516,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.mode === undefined) && (missing0 = "mode")){
-validate402.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate408.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28538,8 +29528,8 @@ const _errs9 = errors;
 let valid4 = false;
 let passing0 = null;
 const _errs10 = errors;
-if(!(validate369(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate369.errors : vErrors.concat(validate369.errors);
+if(!(validate375(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate375.errors : vErrors.concat(validate375.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs10 === errors;
@@ -28548,8 +29538,8 @@ valid4 = true;
 passing0 = 0;
 }
 const _errs11 = errors;
-if(!(validate370(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
+if(!(validate376(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate376.errors : vErrors.concat(validate376.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs11 === errors;
@@ -28572,7 +29562,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate402.errors = vErrors;
+validate408.errors = vErrors;
 return false;
 }
 else {
@@ -28590,14 +29580,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((data.mode === undefined) && (missing1 = "mode")) || ((data.message === undefined) && (missing1 = "message"))) || ((data.requestedSchema === undefined) && (missing1 = "requestedSchema"))){
-validate402.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate408.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs12 = errors;
 if("form" !== data.mode){
-validate402.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
+validate408.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
 return false;
 }
 var valid5 = _errs12 === errors;
@@ -28609,7 +29599,7 @@ if(valid5){
 if(data.message !== undefined){
 const _errs13 = errors;
 if(typeof data.message !== "string"){
-validate402.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate408.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs13 === errors;
@@ -28620,8 +29610,8 @@ var valid5 = true;
 if(valid5){
 if(data.requestedSchema !== undefined){
 const _errs15 = errors;
-if(!(validate392(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
-vErrors = vErrors === null ? validate392.errors : vErrors.concat(validate392.errors);
+if(!(validate398(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
+vErrors = vErrors === null ? validate398.errors : vErrors.concat(validate398.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs15 === errors;
@@ -28637,12 +29627,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data4 === "string"){
 if(data4.length < 1){
-validate402.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate408.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate402.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate408.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28709,7 +29699,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate402.errors = vErrors;
+validate408.errors = vErrors;
 return false;
 }
 else {
@@ -28733,7 +29723,7 @@ if(data.requestId !== undefined){
 let data6 = data.requestId;
 const _errs26 = errors;
 if((typeof data6 !== "string") && (!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6))))){
-validate402.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate408.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid5 = _errs26 === errors;
@@ -28746,7 +29736,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs29 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate402.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate408.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid5 = _errs29 === errors;
@@ -28763,7 +29753,7 @@ var valid5 = true;
 }
 }
 else {
-validate402.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate408.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28774,8 +29764,8 @@ const _errs35 = errors;
 let valid12 = false;
 let passing1 = null;
 const _errs36 = errors;
-if(!(validate369(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate369.errors : vErrors.concat(validate369.errors);
+if(!(validate375(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate375.errors : vErrors.concat(validate375.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs36 === errors;
@@ -28784,8 +29774,8 @@ valid12 = true;
 passing1 = 0;
 }
 const _errs37 = errors;
-if(!(validate370(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
+if(!(validate376(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate376.errors : vErrors.concat(validate376.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs37 === errors;
@@ -28808,7 +29798,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate402.errors = vErrors;
+validate408.errors = vErrors;
 return false;
 }
 else {
@@ -28826,14 +29816,14 @@ if(errors === _errs33){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((((data.mode === undefined) && (missing2 = "mode")) || ((data.message === undefined) && (missing2 = "message"))) || ((data.elicitationId === undefined) && (missing2 = "elicitationId"))) || ((data.url === undefined) && (missing2 = "url"))){
-validate402.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate408.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs38 = errors;
 if("url" !== data.mode){
-validate402.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
+validate408.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
 return false;
 }
 var valid13 = _errs38 === errors;
@@ -28845,7 +29835,7 @@ if(valid13){
 if(data.message !== undefined){
 const _errs39 = errors;
 if(typeof data.message !== "string"){
-validate402.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate408.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid13 = _errs39 === errors;
@@ -28861,12 +29851,12 @@ const _errs42 = errors;
 if(errors === _errs42){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate402.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate408.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate402.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate408.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28881,7 +29871,7 @@ const _errs44 = errors;
 if(errors === _errs44){
 if(errors === _errs44){
 if(!(typeof data.url === "string")){
-validate402.errors = [{instancePath:instancePath+"/url",schemaPath:"#/then/oneOf/1/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate408.errors = [{instancePath:instancePath+"/url",schemaPath:"#/then/oneOf/1/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28899,12 +29889,12 @@ const _errs47 = errors;
 if(errors === _errs47){
 if(typeof data12 === "string"){
 if(data12.length < 1){
-validate402.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate408.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate402.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate408.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28971,7 +29961,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate402.errors = vErrors;
+validate408.errors = vErrors;
 return false;
 }
 else {
@@ -28995,7 +29985,7 @@ if(data.requestId !== undefined){
 let data14 = data.requestId;
 const _errs56 = errors;
 if((typeof data14 !== "string") && (!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14))))){
-validate402.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate408.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid13 = _errs56 === errors;
@@ -29008,7 +29998,7 @@ if(data._meta !== undefined){
 let data15 = data._meta;
 const _errs59 = errors;
 if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-validate402.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate408.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid13 = _errs59 === errors;
@@ -29026,24 +30016,24 @@ var valid13 = true;
 }
 }
 else {
-validate402.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate408.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate402.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "mode", tagValue: tag0},message:"value of tag \"mode\" must be in oneOf"}];
+validate408.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "mode", tagValue: tag0},message:"value of tag \"mode\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate402.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "mode", tagValue: tag0},message:"tag \"mode\" must be string"}];
+validate408.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "mode", tagValue: tag0},message:"tag \"mode\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate402.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate408.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29058,14 +30048,14 @@ if(errors === _errs64){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.mode === undefined) && (missing3 = "mode")) || ((data.message === undefined) && (missing3 = "message"))){
-validate402.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate408.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs67 = errors;
 if(typeof data.mode !== "string"){
-validate402.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate408.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs67 === errors;
@@ -29077,7 +30067,7 @@ if(valid21){
 if(data.message !== undefined){
 const _errs69 = errors;
 if(typeof data.message !== "string"){
-validate402.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate408.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs69 === errors;
@@ -29089,7 +30079,7 @@ var valid21 = true;
 }
 }
 else {
-validate402.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate408.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29106,62 +30096,62 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate402.errors = vErrors;
+validate408.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.mode === undefined) && (missing4 = "mode")){
-validate402.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate408.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 if(typeof data.mode !== "string"){
-validate402.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate408.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate402.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate408.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate402.errors = vErrors;
-return errors === 0;
-}
-
-export const ElicitationContentValue = validate408;
-const schema672 = {"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}},{}]};
-
-function validate408(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
 validate408.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationAcceptAction = validate409;
-const schema673 = {"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+export const ElicitationContentValue = validate414;
+const schema690 = {"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}},{}]};
 
-function validate409(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate414(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+validate414.errors = vErrors;
+return errors === 0;
+}
+
+export const ElicitationAcceptAction = validate415;
+const schema691 = {"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+
+function validate415(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate409.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate415.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs1 = errors;
 if("accept" !== data.action){
-validate409.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+validate415.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -29174,7 +30164,7 @@ if(data.content !== undefined){
 let data1 = data.content;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate409.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema673.properties.content.type},message:"must be object,null"}];
+validate415.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema691.properties.content.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs2){
@@ -29198,7 +30188,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate409.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate415.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -29211,32 +30201,32 @@ var valid0 = true;
 }
 }
 else {
-validate409.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate415.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate409.errors = vErrors;
+validate415.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationDeclineAction = validate410;
-const schema676 = {"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+export const ElicitationDeclineAction = validate416;
+const schema694 = {"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
 
-function validate410(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate416(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate410.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate416.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs1 = errors;
 if("decline" !== data.action){
-validate410.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
+validate416.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -29249,7 +30239,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate410.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate416.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -29261,32 +30251,32 @@ var valid0 = true;
 }
 }
 else {
-validate410.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate416.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate410.errors = vErrors;
+validate416.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationCancelAction = validate411;
-const schema678 = {"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+export const ElicitationCancelAction = validate417;
+const schema696 = {"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
 
-function validate411(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate417(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate411.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate417.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs1 = errors;
 if("cancel" !== data.action){
-validate411.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
+validate417.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -29299,7 +30289,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate411.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate417.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -29311,32 +30301,32 @@ var valid0 = true;
 }
 }
 else {
-validate411.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate417.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate411.errors = vErrors;
+validate417.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionElicitationAction = validate412;
-const schema680 = {"type":"object","properties":{"action":{"type":"string","not":{"enum":["accept","decline","cancel"]}}},"required":["action"],"additionalProperties":true};
+export const ExtensionElicitationAction = validate418;
+const schema698 = {"type":"object","properties":{"action":{"type":"string","not":{"enum":["accept","decline","cancel"]}}},"required":["action"],"additionalProperties":true};
 
-function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate418(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate412.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate418.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 let data0 = data.action;
 if(typeof data0 !== "string"){
-validate412.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate418.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -29353,7 +30343,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate412.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate418.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -29371,19 +30361,19 @@ vErrors = null;
 }
 }
 else {
-validate412.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate418.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate412.errors = vErrors;
+validate418.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateElicitationResponse = validate413;
-const schema681 = {"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"if":{"properties":{"action":{"enum":["accept","decline","cancel"]}}},"then":{"type":"object","required":["action"],"discriminator":{"propertyName":"action"},"oneOf":[{"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]}]},"else":{"$ref":"#/$defs/ExtensionElicitationActionWithUncheckedTag"}};
-const schema686 = {"type":"object","properties":{"action":{"type":"string"}},"required":["action"],"additionalProperties":true};
+export const CreateElicitationResponse = validate419;
+const schema699 = {"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"if":{"properties":{"action":{"enum":["accept","decline","cancel"]}}},"then":{"type":"object","required":["action"],"discriminator":{"propertyName":"action"},"oneOf":[{"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]}]},"else":{"$ref":"#/$defs/ExtensionElicitationActionWithUncheckedTag"}};
+const schema704 = {"type":"object","properties":{"action":{"type":"string"}},"required":["action"],"additionalProperties":true};
 
-function validate413(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -29421,7 +30411,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate413.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate419.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29433,14 +30423,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.action === undefined) && (missing1 = "action")){
-validate413.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate419.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs9 = errors;
 if("accept" !== data.action){
-validate413.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/0/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+validate419.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/0/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -29453,7 +30443,7 @@ if(data.content !== undefined){
 let data2 = data.content;
 const _errs10 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate413.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema681.then.oneOf[0].properties.content.type},message:"must be object,null"}];
+validate419.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema699.then.oneOf[0].properties.content.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs10){
@@ -29477,7 +30467,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs16 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate413.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate419.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -29490,7 +30480,7 @@ var valid4 = true;
 }
 }
 else {
-validate413.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate419.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29501,14 +30491,14 @@ if(errors === _errs20){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.action === undefined) && (missing2 = "action")){
-validate413.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate419.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs22 = errors;
 if("decline" !== data.action){
-validate413.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/1/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
+validate419.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/1/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs22 === errors;
@@ -29521,7 +30511,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs23 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate413.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate419.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid9 = _errs23 === errors;
@@ -29533,7 +30523,7 @@ var valid9 = true;
 }
 }
 else {
-validate413.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate419.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29544,14 +30534,14 @@ if(errors === _errs27){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.action === undefined) && (missing3 = "action")){
-validate413.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate419.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs29 = errors;
 if("cancel" !== data.action){
-validate413.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/2/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
+validate419.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/2/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
 return false;
 }
 var valid12 = _errs29 === errors;
@@ -29564,7 +30554,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs30 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate413.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate419.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid12 = _errs30 === errors;
@@ -29576,24 +30566,24 @@ var valid12 = true;
 }
 }
 else {
-validate413.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate419.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate413.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "action", tagValue: tag0},message:"value of tag \"action\" must be in oneOf"}];
+validate419.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "action", tagValue: tag0},message:"value of tag \"action\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate413.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "action", tagValue: tag0},message:"tag \"action\" must be string"}];
+validate419.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "action", tagValue: tag0},message:"tag \"action\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate413.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate419.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29608,20 +30598,20 @@ if(errors === _errs35){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.action === undefined) && (missing4 = "action")){
-validate413.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate419.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 if(typeof data.action !== "string"){
-validate413.errors = [{instancePath:instancePath+"/action",schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate419.errors = [{instancePath:instancePath+"/action",schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate413.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate419.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29638,312 +30628,21 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate413.errors = vErrors;
+validate419.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((data.action === undefined) && (missing5 = "action")){
-validate413.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate419.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 if(typeof data.action !== "string"){
-validate413.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate419.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-}
-}
-else {
-validate413.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate413.errors = vErrors;
-return errors === 0;
-}
-
-export const CompleteElicitationNotification = validate414;
-const schema687 = {"type":"object","properties":{"elicitationId":{"$ref":"#/$defs/ElicitationId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["elicitationId"]};
-
-function validate414(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.elicitationId === undefined) && (missing0 = "elicitationId")){
-validate414.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.elicitationId !== undefined){
-let data0 = data.elicitationId;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate414.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate414.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate414.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate414.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate414.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionTitleCapabilities = validate415;
-
-function validate415(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate415.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate415.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate415.errors = vErrors;
-return errors === 0;
-}
-
-export const SetSessionTitleRequest = validate416;
-const schema692 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title"]};
-
-function validate416(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.title === undefined) && (missing0 = "title"))){
-validate416.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate416.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate416.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.title !== undefined){
-const _errs4 = errors;
-if(typeof data.title !== "string"){
-validate416.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs6 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate416.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate416.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate416.errors = vErrors;
-return errors === 0;
-}
-
-export const SetSessionTitleResponse = validate417;
-const schema695 = {"type":"object","properties":{"title":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["title"]};
-
-function validate417(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.title === undefined) && (missing0 = "title")){
-validate417.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.title !== undefined){
-const _errs1 = errors;
-if(typeof data.title !== "string"){
-validate417.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs3 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate417.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate417.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate417.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionStatusCapabilities = validate418;
-
-function validate418(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate418.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate418.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate418.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionStatusRequest = validate419;
-const schema699 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
-
-function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate419.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate419.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate419.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate419.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -29957,38 +30656,329 @@ validate419.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatus = validate420;
-const schema702 = {"type":"string"};
+export const CompleteElicitationNotification = validate420;
+const schema705 = {"type":"object","properties":{"elicitationId":{"$ref":"#/$defs/ElicitationId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["elicitationId"]};
 
 function validate420(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "string"){
-validate420.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.elicitationId === undefined) && (missing0 = "elicitationId")){
+validate420.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
+}
+else {
+if(data.elicitationId !== undefined){
+let data0 = data.elicitationId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate420.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate420.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate420.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate420.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate420.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatusState = validate421;
-const schema703 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["state"]};
+export const SessionTitleCapabilities = validate421;
 
 function validate421(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate421.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate421.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate421.errors = vErrors;
+return errors === 0;
+}
+
+export const SetSessionTitleRequest = validate422;
+const schema710 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title"]};
+
+function validate422(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.title === undefined) && (missing0 = "title"))){
+validate422.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate422.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate422.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate422.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs6 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate422.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate422.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate422.errors = vErrors;
+return errors === 0;
+}
+
+export const SetSessionTitleResponse = validate423;
+const schema713 = {"type":"object","properties":{"title":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["title"]};
+
+function validate423(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.title === undefined) && (missing0 = "title")){
+validate423.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.title !== undefined){
+const _errs1 = errors;
+if(typeof data.title !== "string"){
+validate423.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs3 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate423.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate423.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate423.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionStatusCapabilities = validate424;
+
+function validate424(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate424.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate424.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate424.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionStatusRequest = validate425;
+const schema717 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+
+function validate425(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
+validate425.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate425.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate425.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate425.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate425.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate425.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionStatus = validate426;
+const schema720 = {"type":"string"};
+
+function validate426(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate426.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate426.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionStatusState = validate427;
+const schema721 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["state"]};
+
+function validate427(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.state === undefined) && (missing0 = "state")){
-validate421.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate427.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("state_update" !== data.sessionUpdate){
-validate421.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate427.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -30000,7 +30990,7 @@ if(valid0){
 if(data.state !== undefined){
 const _errs2 = errors;
 if(typeof data.state !== "string"){
-validate421.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate427.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -30051,7 +31041,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate421.errors = vErrors;
+validate427.errors = vErrors;
 return false;
 }
 else {
@@ -30077,8 +31067,8 @@ const _errs11 = errors;
 const _errs12 = errors;
 let valid3 = false;
 const _errs13 = errors;
-if(!(validate238(data3, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData}))){
-vErrors = vErrors === null ? validate238.errors : vErrors.concat(validate238.errors);
+if(!(validate242(data3, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData}))){
+vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs13 === errors;
@@ -30107,7 +31097,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate421.errors = vErrors;
+validate427.errors = vErrors;
 return false;
 }
 else {
@@ -30163,7 +31153,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate421.errors = vErrors;
+validate427.errors = vErrors;
 return false;
 }
 else {
@@ -30187,7 +31177,7 @@ if(data.background !== undefined){
 let data5 = data.background;
 const _errs21 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate421.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema703.properties.background.type},message:"must be array,null"}];
+validate427.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema721.properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs21){
@@ -30196,8 +31186,8 @@ var valid5 = true;
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs23 = errors;
-if(!(validate242(data5[i0], {instancePath:instancePath+"/background/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate246(data5[i0], {instancePath:instancePath+"/background/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs23 === errors;
@@ -30217,7 +31207,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs24 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate421.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate427.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -30234,32 +31224,32 @@ var valid0 = true;
 }
 }
 else {
-validate421.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate427.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate421.errors = vErrors;
+validate427.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatusResponse = validate425;
-const schema706 = {"type":"object","properties":{"status":{"$ref":"#/$defs/SessionStatus"},"state":{"anyOf":[{"$ref":"#/$defs/SessionStatusState"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["status"]};
+export const SessionStatusResponse = validate431;
+const schema724 = {"type":"object","properties":{"status":{"$ref":"#/$defs/SessionStatus"},"state":{"anyOf":[{"$ref":"#/$defs/SessionStatusState"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["status"]};
 
-function validate425(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate431(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.status === undefined) && (missing0 = "status")){
-validate425.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate431.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.status !== undefined){
 const _errs1 = errors;
 if(typeof data.status !== "string"){
-validate425.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/SessionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate431.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/SessionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -30274,8 +31264,8 @@ const _errs4 = errors;
 const _errs5 = errors;
 let valid2 = false;
 const _errs6 = errors;
-if(!(validate421(data1, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
-vErrors = vErrors === null ? validate421.errors : vErrors.concat(validate421.errors);
+if(!(validate427(data1, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate427.errors : vErrors.concat(validate427.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
@@ -30304,7 +31294,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate425.errors = vErrors;
+validate431.errors = vErrors;
 return false;
 }
 else {
@@ -30328,7 +31318,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs9 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate425.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate431.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -30336,188 +31326,6 @@ var valid0 = _errs9 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-}
-else {
-validate425.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate425.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionArchiveCapabilities = validate427;
-
-function validate427(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate427.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate427.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate427.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionArchiveFilter = validate428;
-
-function validate428(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate428.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate428.errors = vErrors;
-return errors === 0;
-}
-
-export const ArchiveSessionRequest = validate429;
-const schema712 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
-
-function validate429(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate429.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate429.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate429.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate429.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate429.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate429.errors = vErrors;
-return errors === 0;
-}
-
-export const ArchiveSessionResponse = validate430;
-const schema715 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate430(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate430.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate430.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate430.errors = vErrors;
-return errors === 0;
-}
-
-export const UnarchiveSessionRequest = validate431;
-const schema717 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
-
-function validate431(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate431.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate431.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate431.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate431.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -30531,32 +31339,7 @@ validate431.errors = vErrors;
 return errors === 0;
 }
 
-export const UnarchiveSessionResponse = validate432;
-const schema720 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate432(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate432.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate432.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate432.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionForkCapabilities = validate433;
+export const SessionArchiveCapabilities = validate433;
 
 function validate433(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -30580,17 +31363,30 @@ validate433.errors = vErrors;
 return errors === 0;
 }
 
-export const ForkSessionRequest = validate434;
-const schema724 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"additionalDirectories":{"type":"array","items":{"$ref":"#/$defs/AbsolutePath"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+export const SessionArchiveFilter = validate434;
 
 function validate434(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate434.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate434.errors = vErrors;
+return errors === 0;
+}
+
+export const ArchiveSessionRequest = validate435;
+const schema730 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+
+function validate435(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))){
-validate434.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
+validate435.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30601,12 +31397,206 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate434.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate435.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate434.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate435.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate435.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate435.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate435.errors = vErrors;
+return errors === 0;
+}
+
+export const ArchiveSessionResponse = validate436;
+const schema733 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate436(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate436.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate436.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate436.errors = vErrors;
+return errors === 0;
+}
+
+export const UnarchiveSessionRequest = validate437;
+const schema735 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+
+function validate437(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
+validate437.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate437.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate437.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate437.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate437.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate437.errors = vErrors;
+return errors === 0;
+}
+
+export const UnarchiveSessionResponse = validate438;
+const schema738 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate438(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate438.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate438.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate438.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionForkCapabilities = validate439;
+
+function validate439(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate439.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate439.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate439.errors = vErrors;
+return errors === 0;
+}
+
+export const ForkSessionRequest = validate440;
+const schema742 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"additionalDirectories":{"type":"array","items":{"$ref":"#/$defs/AbsolutePath"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+
+function validate440(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))){
+validate440.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate440.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate440.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30623,12 +31613,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate434.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate440.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate434.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate440.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30652,12 +31642,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate434.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate440.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate434.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate440.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30668,7 +31658,7 @@ break;
 }
 }
 else {
-validate434.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate440.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30698,7 +31688,7 @@ break;
 }
 }
 else {
-validate434.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate440.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30712,7 +31702,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs15 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate434.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate440.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -30727,25 +31717,25 @@ var valid0 = true;
 }
 }
 else {
-validate434.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate440.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate434.errors = vErrors;
+validate440.errors = vErrors;
 return errors === 0;
 }
 
-export const ForkSessionResponse = validate436;
-const schema729 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const ForkSessionResponse = validate442;
+const schema747 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
-function validate436(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate442(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate436.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate442.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30756,12 +31746,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate436.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate442.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate436.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate442.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30791,7 +31781,7 @@ break;
 }
 }
 else {
-validate436.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate442.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30821,7 +31811,7 @@ break;
 }
 }
 else {
-validate436.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate442.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30835,7 +31825,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs10 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate436.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate442.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -30849,10 +31839,10 @@ var valid0 = true;
 }
 }
 else {
-validate436.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate442.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate436.errors = vErrors;
+validate442.errors = vErrors;
 return errors === 0;
 }

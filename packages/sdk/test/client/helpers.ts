@@ -1,5 +1,5 @@
 import type { ContentBlock, SessionNotification } from '@acp-kit/schema';
-import type { ConversationSnapshot } from '../../src/client/conversation/index.js';
+import type { ConversationSnapshot, MessageKind } from '../../src/client/conversation/index.js';
 
 export const SESSION = 'sess_1';
 
@@ -15,7 +15,7 @@ export function note(update: Record<string, unknown>, sessionId = SESSION): Sess
 
 /** Full-content (or metadata-only) message update. */
 export function upsert(
-  kind: 'user_message' | 'agent_message' | 'agent_thought',
+  kind: MessageKind,
   messageId: string,
   content?: ContentBlock[] | null,
   extra: Record<string, unknown> = {},
@@ -24,11 +24,7 @@ export function upsert(
 }
 
 /** One streamed chunk. */
-export function chunk(
-  kind: 'user_message' | 'agent_message' | 'agent_thought',
-  messageId: string,
-  block: ContentBlock,
-): SessionNotification {
+export function chunk(kind: MessageKind, messageId: string, block: ContentBlock): SessionNotification {
   return note({ sessionUpdate: `${kind}_chunk`, messageId, content: block });
 }
 

@@ -17,7 +17,12 @@ interface Stream {
 }
 
 const RUNS = 150;
-const kindArb = fc.constantFrom<MessageKind>('user_message', 'agent_message', 'agent_thought');
+const kindArb = fc.constantFrom<MessageKind>(
+  'user_message',
+  'agent_message',
+  'agent_thought',
+  'session_message',
+);
 // A tiny alphabet so identical content across messages is common.
 const blockArb = fc.constantFrom('a', 'b', 'hi').map(text);
 const opArb: fc.Arbitrary<Op> = fc.oneof(

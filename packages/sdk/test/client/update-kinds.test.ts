@@ -58,7 +58,12 @@ describe('update kinds', () => {
     const chunkKinds = UPDATE_KINDS.filter(
       (kind) => UPDATE_KIND_TABLE[kind].chunkOf !== null && UPDATE_KIND_TABLE[kind].idField === 'messageId',
     );
-    expect(chunkKinds).toEqual(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
+    expect(chunkKinds).toEqual([
+      'user_message_chunk',
+      'agent_message_chunk',
+      'agent_thought_chunk',
+      'session_message_chunk',
+    ]);
     for (const kind of chunkKinds) {
       store.apply(note({ sessionUpdate: kind, messageId: 'm', content: text(kind) }));
     }

@@ -76,6 +76,8 @@ export const CHANGE_OF = {
   notice: 'noticesChanged',
   compaction_update: 'compactionIds',
   compaction_summary_chunk: 'compactionIds',
+  session_message: 'messageKeys',
+  session_message_chunk: 'messageKeys',
 } as const satisfies { readonly [K in UpdateKind]: IdList | Flag };
 
 type ChangeOf = typeof CHANGE_OF;

@@ -2,6 +2,7 @@ import type { ContentBlock, MessageId, SessionId } from '@acp-kit/schema';
 import { ReportedMessageView } from './message-view.js';
 import { type IdleOutcome, TurnWatch } from './turn-end.js';
 import type { ConversationMessage, MessageKind, StoredMeta } from './types.js';
+import type { StoredFields } from './upsert-fields.js';
 
 const EMPTY: readonly ContentBlock[] = Object.freeze([]);
 
@@ -25,6 +26,8 @@ export class MessageRecord {
   /** True once any update or chunk carried content; until then a linked local entry shows its own. */
   contentReported = false;
   meta: StoredMeta = null;
+  /** The upserts' other fields, patched by the upsert rules (null while there are none). */
+  fields: StoredFields | null = null;
   local: LocalEntry | null = null;
   /** For a user message: how the first work that ended after it was reported ended (see TurnWatch). */
   turnEnd: IdleOutcome | null = null;
@@ -53,6 +56,7 @@ export class MessageRecord {
           messageId: this.messageId,
           content: this.local!.content,
           meta: this.meta,
+          ...(this.fields === null ? {} : { fields: this.fields }),
           origin: 'agent',
           localId: this.local?.localId ?? null,
           error: undefined,

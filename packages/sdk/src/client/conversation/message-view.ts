@@ -7,6 +7,7 @@ export interface ViewedMessage {
   readonly kind: MessageKind;
   readonly messageId: string;
   readonly meta: StoredMeta;
+  readonly fields: Readonly<Record<string, unknown>> | null;
   readonly local: { readonly localId: string } | null;
   readonly position: number;
   /** The frozen first `length` blocks of `backing`, copied once per distinct prefix. */
@@ -39,6 +40,7 @@ export class ReportedMessageView implements ConversationMessage {
   declare readonly messageId: string;
   declare readonly content: readonly ContentBlock[];
   declare readonly meta: StoredMeta;
+  declare readonly fields?: Readonly<Record<string, unknown>>;
   declare readonly origin: MessageOrigin;
   declare readonly localId: string | null;
   declare readonly error: unknown;
@@ -58,6 +60,7 @@ export class ReportedMessageView implements ConversationMessage {
     self.messageId = record.messageId;
     Object.defineProperty(this, 'content', CONTENT);
     self.meta = record.meta;
+    if (record.fields !== null) self.fields = record.fields;
     self.origin = 'agent';
     self.localId = record.local?.localId ?? null;
     self.error = undefined;

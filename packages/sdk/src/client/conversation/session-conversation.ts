@@ -14,6 +14,10 @@ import type { SessionChanges } from './change-collector.js';
 import { type LocalEntry, MessageRecord } from './entries.js';
 import type { IdleOutcome } from './turn-end.js';
 import { patchMeta } from './meta-patch.js';
+import { upsertFields } from './upsert-fields.js';
+
+/** The keys of a message upsert the store keeps in a record's own fields; the rest go to `fields`. */
+const MESSAGE_OWN_KEYS: ReadonlySet<string> = new Set(['sessionUpdate', 'messageId', 'content', '_meta']);
 import { type RawUpdate, type Rejection, SessionEntities } from './session-entities.js';
 import type {
   ConnectionState,
@@ -85,6 +89,8 @@ export const REDUCERS: { readonly [K in keyof typeof UPDATE_KIND_TABLE]: Reducer
   notice: entity((e, u, c) => e.notice(u, c)),
   compaction_update: entity((e, u, c) => e.compaction(u, c)),
   compaction_summary_chunk: entity((e, u, c) => e.compactionSummary(u, c)),
+  session_message: upsert('session_message'),
+  session_message_chunk: chunk('session_message_chunk'),
 };
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -102,6 +108,7 @@ export class SessionConversation {
     user_message: new Map(),
     agent_message: new Map(),
     agent_thought: new Map(),
+    session_message: new Map(),
   };
   /** Local entries not (yet) rendered through an agent record, in submission order. */
   readonly #locals = new Set<LocalEntry>();
@@ -216,6 +223,8 @@ export class SessionConversation {
       record.contentReported = true;
     }
     record.meta = patchMeta(record.meta, update._meta);
+    const fields = upsertFields(record.fields, update, MESSAGE_OWN_KEYS);
+    record.fields = Object.keys(fields).length === 0 ? null : fields;
     this.#touch(record, changes);
   }
 

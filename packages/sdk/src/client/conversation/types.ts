@@ -41,6 +41,13 @@ export interface ConversationMessage {
   readonly content: readonly ContentBlock[];
   /** Message `_meta` after applying every metadata patch. */
   readonly meta: StoredMeta;
+  /**
+   * The other fields the agent's upserts of this message carried, patched by the upsert rules
+   * (omitted: unchanged, `null`: cleared): an inter-session message's `senderSessionId`,
+   * `recipientSessionId`, `senderMessageId` and `recipientMessageId` (`session_message`, unstable),
+   * or a newer protocol version's fields. Absent when there are none.
+   */
+  readonly fields?: Readonly<Record<string, unknown>>;
   /** Where this entry comes from. */
   readonly origin: MessageOrigin;
   /** The local submission this entry belongs to, when this client submitted it. */

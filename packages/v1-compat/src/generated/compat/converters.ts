@@ -2972,4 +2972,14 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
     v2: 'plan_removed',
     lossy: 'v1 has no plan removal (it is upstream\'s unstable surface, and a v1 plan update replaces the one plan a v1 client shows): a plan_removed is reported as lost.',
   },
+  {
+    v1: null,
+    v2: 'session_message',
+    lossy: 'v1 has no inter-session messages (upstream\'s unstable surface): a session_message is reported as lost.',
+  },
+  {
+    v1: null,
+    v2: 'session_message_chunk',
+    lossy: 'v1 has no inter-session messages (upstream\'s unstable surface): a session_message_chunk is reported as lost.',
+  },
 ];

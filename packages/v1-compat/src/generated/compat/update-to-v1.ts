@@ -103,4 +103,14 @@ export const UPDATES_TO_V1: { readonly [K in V2.UpdateKind]: UpdateToV1<V2.Updat
     v1Capability: '/session/compaction',
     convert: (update) => [v2ToV1CompactionSummaryChunk(update)],
   },
+  /** v1 has no inter-session messages (upstream's unstable surface): a session_message is reported as lost. */
+  session_message: {
+    v1: [],
+    lossy: 'v1 has no inter-session messages (upstream\'s unstable surface): a session_message is reported as lost.',
+  },
+  /** v1 has no inter-session messages (upstream's unstable surface): a session_message_chunk is reported as lost. */
+  session_message_chunk: {
+    v1: [],
+    lossy: 'v1 has no inter-session messages (upstream\'s unstable surface): a session_message_chunk is reported as lost.',
+  },
 };
