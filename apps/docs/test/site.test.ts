@@ -300,8 +300,21 @@ describe('the built docs site', () => {
     await input.fill('messageId');
     const results = page.locator('#starlight__search .pagefind-ui__result-link');
     await results.first().waitFor({ state: 'visible' });
-    const hrefs = await results.evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).pathname));
-    expect(hrefs).toContain('/guides/correlation/');
+    const hrefs = () => results.evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).pathname));
+    // The results come a page at a time, ranked: the reference pages of definitions with a messageId
+    // field come first, and the more the schema has, the further down the guide is. Load more until
+    // it shows or there is nothing more to load.
+    const more = page.locator('#starlight__search .pagefind-ui__button');
+    for (let pages = 0; pages < 10 && !(await hrefs()).includes('/guides/correlation/'); pages++) {
+      if ((await more.count()) === 0) break;
+      const shown = (await hrefs()).length;
+      await more.first().click();
+      await page.waitForFunction(
+        (before) => document.querySelectorAll('#starlight__search .pagefind-ui__result-link').length > before,
+        shown,
+      );
+    }
+    expect(await hrefs()).toContain('/guides/correlation/');
     await page.close();
     expect(problems).toEqual([]);
   });
