@@ -1,17 +1,7 @@
-import type { SessionId } from '@acp-kit/schema';
-import type { MethodContext } from '../method-options.js';
 import { sessionNotFound } from '../session-directory.js';
 import { updateSettings } from '../session-settings.js';
-import { type AgentHost, methodContext, type MethodFeature } from '../serving.js';
-import { atOwner, runWorkRequest } from './work-requests.js';
-
-/** Archives a session: closed first where its work runs (as `session/close`), then marked. */
-async function archive(agent: AgentHost, sessionId: SessionId, context: MethodContext): Promise<void> {
-  if (!(await agent.log.getSession(sessionId))) throw sessionNotFound(sessionId);
-  await atOwner(agent, sessionId, { method: 'session/close' });
-  await runWorkRequest(agent, sessionId, { method: 'session/close' }, context);
-  await updateSettings(agent.log, sessionId, (current) => ({ ...current, archived: true }));
-}
+import { methodContext, type MethodFeature } from '../serving.js';
+import { closeEverywhere } from './work-requests.js';
 
 /**
  * `session/archive` and `session/unarchive` (upstream's unstable surface), served when the agent
@@ -25,7 +15,9 @@ async function archive(agent: AgentHost, sessionId: SessionId, context: MethodCo
 export const sessionArchive: MethodFeature = (agent) => ({
   ...(agent.capabilities.session?.archive && {
     'session/archive': async (params, request, connection) => {
-      await archive(agent, params.sessionId, methodContext(connection, request));
+      // Closed first where its work runs, as session/close does; then marked.
+      await closeEverywhere(agent, params.sessionId, methodContext(connection, request));
+      await updateSettings(agent.log, params.sessionId, (current) => ({ ...current, archived: true }));
       return {};
     },
     'session/unarchive': async (params) => {

@@ -21,7 +21,7 @@ import {
   type MethodFeature,
   runHandler,
 } from '../serving.js';
-import { atOwner, closeHere, runWorkRequest } from './work-requests.js';
+import { closeEverywhere, closeHere } from './work-requests.js';
 
 /** The settings a setup and the request's directories give a session. */
 function settingsFrom(
@@ -183,15 +183,7 @@ export const sessions: MethodFeature = (agent) => {
       );
     },
     'session/close': async (params, request, connection) => {
-      if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
-      // The owner closes it too (its turn is aborted there); then it is closed here.
-      await atOwner(agent, params.sessionId, { method: 'session/close' });
-      await runWorkRequest(
-        agent,
-        params.sessionId,
-        { method: 'session/close' },
-        methodContext(connection, request),
-      );
+      await closeEverywhere(agent, params.sessionId, methodContext(connection, request));
       return {};
     },
     ...(agent.capabilities.session?.delete && {

@@ -45,6 +45,21 @@ export async function closeHere(
 }
 
 /**
+ * `session/close` for a session any replica may run: -32002 when the log does not know it; the
+ * owner closes it (its turn is aborted there), then it is closed here. What `session/close` and
+ * `session/archive` both do.
+ */
+export async function closeEverywhere(
+  agent: AgentHost,
+  sessionId: SessionId,
+  context: MethodContext,
+): Promise<void> {
+  if (!(await agent.log.getSession(sessionId))) throw sessionNotFound(sessionId);
+  await atOwner(agent, sessionId, { method: 'session/close' });
+  await runWorkRequest(agent, sessionId, { method: 'session/close' }, context);
+}
+
+/**
  * Carries out a request about a session's work here, where its tool calls, terminals and turn run:
  * a cancel aborts the tool call's or terminal's signal; `session/close` is {@link closeHere}.
  * Also what a replica runs for a request another replica forwarded to it.

@@ -18,6 +18,12 @@ import { upsertFields } from './upsert-fields.js';
 
 /** The keys of a message upsert the store keeps in a record's own fields; the rest go to `fields`. */
 const MESSAGE_OWN_KEYS: ReadonlySet<string> = new Set(['sessionUpdate', 'messageId', 'content', '_meta']);
+
+/** Whether a message upsert carries a key besides the message's own (see {@link MESSAGE_OWN_KEYS}). */
+function hasOtherKeys(update: RawUpdate): boolean {
+  for (const key in update) if (!MESSAGE_OWN_KEYS.has(key) && Object.hasOwn(update, key)) return true;
+  return false;
+}
 import { type RawUpdate, type Rejection, SessionEntities } from './session-entities.js';
 import type {
   ConnectionState,
@@ -223,8 +229,12 @@ export class SessionConversation {
       record.contentReported = true;
     }
     record.meta = patchMeta(record.meta, update._meta);
-    const fields = upsertFields(record.fields, update, MESSAGE_OWN_KEYS);
-    record.fields = Object.keys(fields).length === 0 ? null : fields;
+    // Most upserts carry only the message's own keys: they leave the other fields as they are
+    // without copying anything.
+    if (hasOtherKeys(update)) {
+      const fields = upsertFields(record.fields, update, MESSAGE_OWN_KEYS);
+      record.fields = Object.keys(fields).length === 0 ? null : fields;
+    }
     this.#touch(record, changes);
   }
 
