@@ -2,6 +2,7 @@ import type { MessageReader, MessageReaderListener, MessageWriter, Transport } f
 import { type CookieStore, MemoryCookieStore } from './cookie-jar.js';
 import { negotiatedVersion, PROTOCOL_VERSION_HEADER } from './protocol-version-header.js';
 import { readSseData } from './sse-parser.js';
+import { fetchExchange, type OwnedExchange, responseText, type ShortAnswer } from './short-exchange.js';
 
 /** Options for {@link connectHttp}. */
 export interface HttpClientOptions {
@@ -60,23 +61,6 @@ const parse = (json: string): Message | undefined => {
   }
 };
 
-async function bodyText(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return text + decoder.decode();
-      text += decoder.decode(value, { stream: true });
-      if (text.length > limit) return text.slice(0, limit);
-    }
-  } finally {
-    reader.cancel().catch(() => undefined);
-  }
-}
-
 /**
  * One Streamable HTTP connection on the client side (the upstream RFD's profile): the first message
  * (`initialize`) is POSTed and answered with `200` and the `Acp-Connection-Id`; then a GET holds the
@@ -86,8 +70,8 @@ async function bodyText(response: Response, limit: number): Promise<string> {
  *
  * A request the server refuses with an HTTP status is answered locally with a JSON-RPC error whose
  * message names the status; 401, 403, 404 and 410, a network error, or the end of a stream close the
- * transport with an {@link HttpStatusError} (or the network error). Browser-safe: only `fetch`,
- * streams and `TextDecoder`.
+ * transport with an {@link HttpStatusError} (or the network error). Streams are read over `fetch`;
+ * the short requests go through the {@link OwnedExchange} it is given (`fetch` in a browser).
  */
 class HttpClientTransport implements Transport {
   readonly reader: MessageReader;
@@ -96,6 +80,7 @@ class HttpClientTransport implements Transport {
   readonly #url: string;
   readonly #options: HttpClientOptions;
   readonly #fetch: typeof fetch;
+  readonly #exchange: OwnedExchange;
   readonly #cookies: CookieStore;
   readonly #limit: number;
   readonly #abort = new AbortController();
@@ -112,13 +97,14 @@ class HttpClientTransport implements Transport {
   #closed = false;
   #closeReason: Error | undefined;
 
-  constructor(url: string, options: HttpClientOptions) {
+  constructor(url: string, options: HttpClientOptions, exchange: (fetchImpl: typeof fetch) => OwnedExchange) {
     this.#url = url;
     this.#options = options;
     const fetchImpl = options.fetch ?? globalThis.fetch;
     if (typeof fetchImpl !== 'function')
       throw new Error('connectHttp needs fetch (globalThis.fetch or options.fetch)');
     this.#fetch = fetchImpl.bind(globalThis);
+    this.#exchange = exchange(this.#fetch);
     this.#cookies = options.cookies ?? new MemoryCookieStore();
     this.#limit = options.maxMessageBytes ?? 8 * 1024 * 1024;
     options.signal?.addEventListener('abort', () => void this.#close(), { once: true });
@@ -158,33 +144,58 @@ class HttpClientTransport implements Transport {
     this.#listener?.onClose(reason);
     const id = this.#connectionId;
     if (id !== undefined) {
-      await this.#request('DELETE', { 'Acp-Connection-Id': id }, undefined, false)
-        .then((response) => response.body?.cancel())
+      await this.#short('DELETE', { 'Acp-Connection-Id': id }, undefined, false)
+        .then((answer) => answer.discard())
         .catch(() => undefined);
     }
+    this.#exchange.close();
   }
 
-  async #request(
-    method: string,
-    headers: Record<string, string>,
-    body: string | undefined,
-    abortable = true,
-  ): Promise<Response> {
+  /** `headers` with the ones every request carries: extra headers, version, token, cookies. */
+  #headers(headers: Record<string, string>): Record<string, string> {
     const all: Record<string, string> = { ...this.#options.headers, ...headers };
     if (this.#protocolVersion !== undefined) all[PROTOCOL_VERSION_HEADER] = this.#protocolVersion;
     if (this.#options.token !== undefined) all.Authorization = `Bearer ${this.#options.token}`;
     const cookie = this.#cookies.header();
     if (cookie !== undefined) all.Cookie = cookie;
+    return all;
+  }
+
+  /** A stream's GET, or the initialize POST (its answer's body is read as a stream), over fetch. */
+  async #request(
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+  ): Promise<Response> {
     const response = await this.#fetch(this.#url, {
       method,
-      headers: all,
+      headers: this.#headers(headers),
       ...(body === undefined ? {} : { body }),
       credentials: 'include',
-      ...(abortable ? { signal: this.#abort.signal } : {}),
+      signal: this.#abort.signal,
     });
     const setCookie = response.headers.getSetCookie?.() ?? [];
     if (setCookie.length > 0) this.#cookies.store(setCookie);
     return response;
+  }
+
+  /** A POST after initialize or the DELETE, through the exchange. */
+  async #short(
+    method: 'POST' | 'DELETE',
+    headers: Record<string, string>,
+    body: string | undefined,
+    abortable = true,
+  ): Promise<ShortAnswer> {
+    const answer = await this.#exchange.send({
+      method,
+      url: this.#url,
+      headers: this.#headers(headers),
+      ...(body === undefined ? {} : { body }),
+      ...(abortable ? { signal: this.#abort.signal } : {}),
+    });
+    const setCookie = answer.setCookies();
+    if (setCookie.length > 0) this.#cookies.store(setCookie);
+    return answer;
   }
 
   async #send(json: string): Promise<void> {
@@ -206,11 +217,15 @@ class HttpClientTransport implements Transport {
     }
     const response = await this.#request('POST', { 'Content-Type': 'application/json' }, json);
     if (response.status !== 200) {
-      throw new HttpStatusError('POST initialize', response.status, (await bodyText(response, 1024)).trim());
+      throw new HttpStatusError(
+        'POST initialize',
+        response.status,
+        (await responseText(response, 1024)).trim(),
+      );
     }
     const id = response.headers.get('Acp-Connection-Id');
     if (!id) throw new Error('ACP over HTTP: the initialize answer has no Acp-Connection-Id header');
-    const answer = await bodyText(response, this.#limit);
+    const answer = await responseText(response, this.#limit);
     this.#connectionId = id;
     this.#protocolVersion = negotiatedVersion(answer);
     await this.#openStream(undefined);
@@ -231,7 +246,7 @@ class HttpClientTransport implements Transport {
     const what = sessionId === undefined ? 'GET (connection stream)' : `GET (stream of session ${sessionId})`;
     const opened = this.#request('GET', headers, undefined).then(async (response) => {
       if (response.status !== 200 || !response.body) {
-        throw new HttpStatusError(what, response.status, (await bodyText(response, 1024)).trim());
+        throw new HttpStatusError(what, response.status, (await responseText(response, 1024)).trim());
       }
       void this.#follow(response.body, sessionId, what);
     });
@@ -284,14 +299,14 @@ class HttpClientTransport implements Transport {
       ...(sessionId === undefined ? {} : { 'Acp-Session-Id': sessionId }),
     };
     const what = `POST ${typeof message?.method === 'string' ? message.method : 'answer'}`;
-    const response = await this.#request('POST', headers, json);
-    if (response.status === 202 || response.status === 200) {
-      await response.body?.cancel();
+    const answer = await this.#short('POST', headers, json);
+    if (answer.status === 202 || answer.status === 200) {
+      answer.discard();
       return;
     }
-    const error = new HttpStatusError(what, response.status, (await bodyText(response, 1024)).trim());
+    const error = new HttpStatusError(what, answer.status, (await answer.text(1024)).trim());
     const isRequest = message?.method !== undefined && message.id !== undefined;
-    if (FATAL.has(response.status) || !isRequest) throw error;
+    if (FATAL.has(answer.status) || !isRequest) throw error;
     // Only this request failed: answer it here, the connection carries on.
     this.#deliver(
       JSON.stringify({
@@ -313,5 +328,18 @@ class HttpClientTransport implements Transport {
  * with replay into the same store.
  */
 export async function connectHttp(url: string, options: HttpClientOptions = {}): Promise<Transport> {
-  return new HttpClientTransport(url, options);
+  return new HttpClientTransport(url, options, fetchExchange);
+}
+
+/**
+ * The transport {@link connectHttp} makes, with its short requests sent through `exchange` (given
+ * the `fetch` in use). The Node entry point passes a `node:http` exchange here.
+ * @internal
+ */
+export function httpClientTransport(
+  url: string,
+  options: HttpClientOptions,
+  exchange: (fetchImpl: typeof fetch) => OwnedExchange,
+): Transport {
+  return new HttpClientTransport(url, options, exchange);
 }

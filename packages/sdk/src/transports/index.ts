@@ -62,5 +62,6 @@ export {
 } from './http-endpoint.js';
 export { type GuardRefusal, HandshakeGuard, type HandshakeGuardOptions } from './handshake-guard.js';
 export { type CookieStore, MemoryCookieStore } from './cookie-jar.js';
-export { connectHttp, type HttpClientOptions, HttpStatusError } from './http-client.js';
+export { type HttpClientOptions, HttpStatusError } from './http-client.js';
+export { connectHttp } from './node-http-client.js';
 export { readSseData, SseEventTooLargeError } from './sse-parser.js';

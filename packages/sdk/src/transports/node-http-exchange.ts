@@ -1,0 +1,71 @@
+/**
+ * Short requests of the Streamable HTTP client over `node:http` / `node:https` with keep-alive
+ * sockets (Node only; the browser entry never imports this file). `fetch` in Node allocates a
+ * Request, a Response, Headers and web streams per call; a plain `http.request` on a kept-alive
+ * socket does a fraction of that work, and a prompt's receipt waits on one such request.
+ */
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { OwnedExchange, ShortAnswer, ShortRequest } from './short-exchange.js';
+
+function answerOf(response: IncomingMessage): ShortAnswer {
+  const status = response.statusCode ?? 0;
+  return {
+    status,
+    header: (name) => {
+      const value = response.headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    setCookies: () => response.headers['set-cookie'] ?? [],
+    text: (limit) =>
+      new Promise((resolve, reject) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (piece: string) => {
+          text += piece;
+          if (text.length > limit) {
+            response.destroy();
+            resolve(text.slice(0, limit));
+          }
+        });
+        response.once('end', () => resolve(text));
+        response.once('error', reject);
+        response.once('close', () => resolve(text));
+      }),
+    discard: () => void response.resume(),
+  };
+}
+
+/**
+ * An exchange owning one keep-alive agent (a few sockets to the one server of a connection);
+ * `close()` destroys its sockets.
+ */
+export function nodeHttpExchange(url: string): OwnedExchange {
+  const secure = new URL(url).protocol === 'https:';
+  const agent = secure
+    ? new HttpsAgent({ keepAlive: true, maxSockets: 8 })
+    : new HttpAgent({ keepAlive: true, maxSockets: 8 });
+  const request = secure ? httpsRequest : httpRequest;
+  return {
+    send: ({ method, url: target, headers, body, signal }: ShortRequest) =>
+      new Promise<ShortAnswer>((resolve, reject) => {
+        if (signal?.aborted) {
+          reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+          return;
+        }
+        const all: Record<string, string | number> = { ...headers };
+        if (body !== undefined) all['Content-Length'] = Buffer.byteLength(body);
+        const outgoing = request(target, {
+          method,
+          headers: all,
+          agent,
+          ...(signal === undefined ? {} : { signal }),
+        });
+        outgoing.once('response', (response) => resolve(answerOf(response)));
+        outgoing.once('error', reject);
+        outgoing.end(body);
+      }),
+    close: () => agent.destroy(),
+  };
+}
