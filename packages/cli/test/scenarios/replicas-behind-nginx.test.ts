@@ -257,6 +257,9 @@ describe('three replicas behind nginx', () => {
       socket.store.snapshot(sessionId).messages.some((m) => m.messageId === third.messageId),
     );
 
+    // The official client, on its own replica, sees the third turn end too (it arrives there
+    // through PostgreSQL, after our client saw it: wait for it rather than race it).
+    await officialSawTurns(3);
     releaseOfficial();
     await official;
     expect(officialUpdates.filter(endsTurn).length).toBeGreaterThanOrEqual(3);
