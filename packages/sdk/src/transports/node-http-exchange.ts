@@ -9,14 +9,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { OwnedExchange, ShortAnswer, ShortRequest } from './short-exchange.js';
 
 function answerOf(response: IncomingMessage): ShortAnswer {
-  const status = response.statusCode ?? 0;
   return {
-    status,
-    header: (name) => {
-      const value = response.headers[name.toLowerCase()];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
+    status: response.statusCode ?? 0,
     setCookies: () => response.headers['set-cookie'] ?? [],
     text: (limit) =>
       new Promise((resolve, reject) => {
@@ -48,12 +42,9 @@ export function nodeHttpExchange(url: string): OwnedExchange {
     : new HttpAgent({ keepAlive: true, maxSockets: 8 });
   const request = secure ? httpsRequest : httpRequest;
   return {
+    // An aborted signal fails the request with an AbortError, already aborted or not.
     send: ({ method, url: target, headers, body, signal }: ShortRequest) =>
       new Promise<ShortAnswer>((resolve, reject) => {
-        if (signal?.aborted) {
-          reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-          return;
-        }
         const all: Record<string, string | number> = { ...headers };
         if (body !== undefined) all['Content-Length'] = Buffer.byteLength(body);
         const outgoing = request(target, {

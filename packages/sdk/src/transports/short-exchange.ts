@@ -19,8 +19,6 @@ export interface ShortRequest {
 /** The answer to a {@link ShortRequest}. */
 export interface ShortAnswer {
   status: number;
-  /** A response header, or `null`. */
-  header(name: string): string | null;
   /** Every `Set-Cookie` header, in order. */
   setCookies(): string[];
   /** The body as text, cut at `limit` characters; reading it ends the response. */
@@ -29,12 +27,9 @@ export interface ShortAnswer {
   discard(): void;
 }
 
-/** Sends one short request. */
-export type ShortExchange = (request: ShortRequest) => Promise<ShortAnswer>;
-
-/** A transport-owned exchange: `close()` releases what it holds (e.g. idle keep-alive sockets). */
+/** A transport-owned way to send short requests; `close()` releases what it holds (e.g. idle keep-alive sockets). */
 export interface OwnedExchange {
-  send: ShortExchange;
+  send(request: ShortRequest): Promise<ShortAnswer>;
   close(): void;
 }
 
@@ -72,7 +67,6 @@ export function fetchExchange(fetchImpl: typeof fetch): OwnedExchange {
       });
       return {
         status: response.status,
-        header: (name) => response.headers.get(name),
         setCookies: () => response.headers.getSetCookie?.() ?? [],
         text: (limit) => responseText(response, limit),
         discard: () => void response.body?.cancel().catch(() => undefined),
