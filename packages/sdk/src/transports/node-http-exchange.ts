@@ -9,11 +9,18 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { OwnedExchange, ShortAnswer, ShortRequest } from './short-exchange.js';
 
 function answerOf(response: IncomingMessage): ShortAnswer {
+  // A reset after the head (a server answering 413 and closing while the body is still going out)
+  // must not become an uncaught stream error; `text()` reports it, `discard()` ignores it.
+  let failure: Error | undefined;
+  response.on('error', (error) => {
+    failure = error;
+  });
   return {
     status: response.statusCode ?? 0,
     setCookies: () => response.headers['set-cookie'] ?? [],
     text: (limit) =>
       new Promise((resolve, reject) => {
+        if (failure !== undefined) return reject(failure);
         let text = '';
         response.setEncoding('utf8');
         response.on('data', (piece: string) => {
@@ -53,8 +60,20 @@ export function nodeHttpExchange(url: string): OwnedExchange {
           agent,
           ...(signal === undefined ? {} : { signal }),
         });
-        outgoing.once('response', (response) => resolve(answerOf(response)));
-        outgoing.once('error', reject);
+        outgoing.once('response', (response) => {
+          // A server may answer before it read the body (413) and stop reading: the body then never
+          // finishes, and the socket would hold one of the agent's slots for good. Once the answer
+          // is over, such a request is ended here; its socket is not reused.
+          const release = () => {
+            if (!outgoing.writableFinished) outgoing.destroy();
+          };
+          response.once('end', release);
+          response.once('close', release);
+          resolve(answerOf(response));
+        });
+        // `on`, not `once`: the socket may fail again after the answer arrived (a reset while the
+        // body still streams), and an error with no listener would be thrown from the socket.
+        outgoing.on('error', reject);
         outgoing.end(body);
       }),
     close: () => agent.destroy(),

@@ -62,6 +62,9 @@ async function recordedAgent(): Promise<{ url: string; token: string; seen: Seen
         answer.pipe(outgoing);
       },
     );
+    // The agent answers 413 and closes while the body still streams: the reset ends this exchange.
+    forward.on('error', () => outgoing.destroy());
+    incoming.on('error', () => forward.destroy());
     incoming.pipe(forward);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
