@@ -2,7 +2,7 @@
 // @ts-nocheck
 const SET0 = new Set(["text", "image", "audio", "resource_link", "resource"]);
 const SET1 = new Set(["add", "delete", "modify", "move", "copy"]);
-const SET2 = new Set(["user_message", "user_message_chunk", "agent_message", "agent_message_chunk", "agent_thought", "agent_thought_chunk", "state_update", "tool_call_update", "tool_call_content_chunk", "terminal_update", "terminal_output_chunk", "plan_update", "plan_removed", "available_commands_update", "config_option_update", "session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk", "session_message", "session_message_chunk"]);
+const SET2 = new Set(["user_message", "user_message_chunk", "agent_message", "agent_message_chunk", "agent_thought", "agent_thought_chunk", "state_update", "tool_call_update", "tool_call_content_chunk", "terminal_update", "terminal_output_chunk", "plan_update", "plan_removed", "available_commands_update", "config_option_update", "session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk", "session_message", "session_message_chunk", "subagent_update"]);
 const SET3 = new Set(["string", "number", "integer", "boolean", "array"]);
 
 function sub0(v) {
@@ -74,7 +74,7 @@ function sub10(v) {
 }
 
 function sub11(v) {
-  if (!(v === "terminal" || v === "tool_call")) return false;
+  if (!(v === "terminal" || v === "tool_call" || v === "subagent")) return false;
   return true;
 }
 
@@ -2830,6 +2830,21 @@ function checkBackgroundToolCall(v) {
   return true;
 }
 
+function checkBackgroundSubagent(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.type === undefined || v.sessionId === undefined) return false;
+  const p1 = v.type;
+  if (p1 !== "subagent") return false;
+  const p2 = v.sessionId;
+  if (!checkSessionId(p2)) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
 function checkExtensionBackgroundWork(v) {
   if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
   if (v.type === undefined) return false;
@@ -2865,6 +2880,18 @@ function checkBackgroundWork(v) {
       const p6 = v._meta;
       if (p6 !== undefined) {
         if (!checkMeta(p6)) return false;
+      }
+
+      break;
+    }
+
+    case "subagent": {
+      if (v.sessionId === undefined) return false;
+      const p7 = v.sessionId;
+      if (!checkSessionId(p7)) return false;
+      const p8 = v._meta;
+      if (p8 !== undefined) {
+        if (!checkMeta(p8)) return false;
       }
 
       break;
@@ -3999,6 +4026,125 @@ function checkPlanRemoved(v) {
   return true;
 }
 
+function checkSubagentUpdate(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionUpdate === undefined || v.sessionId === undefined) return false;
+  const p1 = v.sessionUpdate;
+  if (p1 !== "subagent_update") return false;
+  const p2 = v.sessionId;
+  if (!checkSessionId(p2)) return false;
+  const p3 = v.title;
+  if (p3 !== undefined) {
+    if (!(typeof p3 === 'string' || p3 === null)) return false;
+  }
+
+  const p4 = v.description;
+  if (p4 !== undefined) {
+    if (!(typeof p4 === 'string' || p4 === null)) return false;
+  }
+
+  const p5 = v.capabilities;
+  if (p5 !== undefined) {
+    if (!(checkSubagentSessionCapabilities(p5) || p5 === null)) return false;
+  }
+
+  const p6 = v.state;
+  if (p6 !== undefined) {
+    if (!(checkSubagentState(p6) || p6 === null)) return false;
+  }
+
+  const p7 = v.cwd;
+  if (p7 !== undefined) {
+    if (!(checkAbsolutePath(p7) || p7 === null)) return false;
+  }
+
+  const p8 = v.additionalDirectories;
+  if (p8 !== undefined) {
+    if (!(Array.isArray(p8) || p8 === null)) return false;
+    if (Array.isArray(p8)) {
+      for (let i9 = 0; i9 < p8.length; i9 += 1) {
+        const x10 = p8[i9];
+        if (!checkAbsolutePath(x10)) return false;
+      }
+
+    }
+
+  }
+
+  const p11 = v._meta;
+  if (p11 !== undefined) {
+    if (!checkMeta(p11)) return false;
+  }
+
+  return true;
+}
+
+function checkSubagentSessionCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v.cancel;
+  if (p1 !== undefined) {
+    if (!(checkSessionCancelCapabilities(p1) || p1 === null)) return false;
+  }
+
+  const p2 = v._meta;
+  if (p2 !== undefined) {
+    if (!checkMeta(p2)) return false;
+  }
+
+  return true;
+}
+
+function checkSessionCancelCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkSubagentState(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.state === undefined) return false;
+  const p1 = v.state;
+  if (!(typeof p1 === 'string')) return false;
+  const p2 = v.stopReason;
+  if (p2 !== undefined) {
+    if (!(checkStopReason(p2) || p2 === null)) return false;
+  }
+
+  const p3 = v.usage;
+  if (p3 !== undefined) {
+    if (!(checkUsage(p3) || p3 === null)) return false;
+  }
+
+  const p4 = v.error;
+  if (p4 !== undefined) {
+    if (!(checkJsonRpcError(p4) || p4 === null)) return false;
+  }
+
+  const p5 = v.background;
+  if (p5 !== undefined) {
+    if (!(Array.isArray(p5) || p5 === null)) return false;
+    if (Array.isArray(p5)) {
+      for (let i6 = 0; i6 < p5.length; i6 += 1) {
+        const x7 = p5[i6];
+        if (!checkBackgroundWork(x7)) return false;
+      }
+
+    }
+
+  }
+
+  const p8 = v._meta;
+  if (p8 !== undefined) {
+    if (!checkMeta(p8)) return false;
+  }
+
+  return true;
+}
+
 function checkAvailableCommandsUpdate(v) {
   if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
   if (v.sessionUpdate === undefined || v.availableCommands === undefined) return false;
@@ -4617,6 +4763,56 @@ function checkSessionUpdate(v) {
       const p85 = v._meta;
       if (p85 !== undefined) {
         if (!checkMeta(p85)) return false;
+      }
+
+      break;
+    }
+
+    case "subagent_update": {
+      if (v.sessionId === undefined) return false;
+      const p86 = v.sessionId;
+      if (!checkSessionId(p86)) return false;
+      const p87 = v.title;
+      if (p87 !== undefined) {
+        if (!(typeof p87 === 'string' || p87 === null)) return false;
+      }
+
+      const p88 = v.description;
+      if (p88 !== undefined) {
+        if (!(typeof p88 === 'string' || p88 === null)) return false;
+      }
+
+      const p89 = v.capabilities;
+      if (p89 !== undefined) {
+        if (!(checkSubagentSessionCapabilities(p89) || p89 === null)) return false;
+      }
+
+      const p90 = v.state;
+      if (p90 !== undefined) {
+        if (!(checkSubagentState(p90) || p90 === null)) return false;
+      }
+
+      const p91 = v.cwd;
+      if (p91 !== undefined) {
+        if (!(checkAbsolutePath(p91) || p91 === null)) return false;
+      }
+
+      const p92 = v.additionalDirectories;
+      if (p92 !== undefined) {
+        if (!(Array.isArray(p92) || p92 === null)) return false;
+        if (Array.isArray(p92)) {
+          for (let i93 = 0; i93 < p92.length; i93 += 1) {
+            const x94 = p92[i93];
+            if (!checkAbsolutePath(x94)) return false;
+          }
+
+        }
+
+      }
+
+      const p95 = v._meta;
+      if (p95 !== undefined) {
+        if (!checkMeta(p95)) return false;
       }
 
       break;
@@ -6287,4 +6483,4 @@ function checkExtensionElicitationActionWithUncheckedTag(v) {
   return true;
 }
 
-export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkAbsolutePath as AbsolutePath, checkToolCallId as ToolCallId, checkPlanId as PlanId, checkTerminalId as TerminalId, checkPermissionOptionId as PermissionOptionId, checkAuthMethodId as AuthMethodId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkSessionListCursor as SessionListCursor, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkMediaType as MediaType, checkErrorCode as ErrorCode, checkUnsupportedProtocolVersionErrorData as UnsupportedProtocolVersionErrorData, checkSessionNotFoundErrorData as SessionNotFoundErrorData, checkErrorData as ErrorData, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkImplementation as Implementation, checkTerminalAuthCapabilities as TerminalAuthCapabilities, checkClientAuthCapabilities as ClientAuthCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptImageCapabilities as PromptImageCapabilities, checkPromptAudioCapabilities as PromptAudioCapabilities, checkPromptEmbeddedContextCapabilities as PromptEmbeddedContextCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpStdioCapabilities as McpStdioCapabilities, checkMcpHttpCapabilities as McpHttpCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAgentCapabilities as AgentCapabilities, checkToolCallCancelCapabilities as ToolCallCancelCapabilities, checkToolCallCapabilities as ToolCallCapabilities, checkTerminalCancelCapabilities as TerminalCancelCapabilities, checkTerminalCapabilities as TerminalCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkExtensionAuthMethod as ExtensionAuthMethod, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkLoginAuthRequest as LoginAuthRequest, checkLoginAuthResponse as LoginAuthResponse, checkLogoutAuthRequest as LogoutAuthRequest, checkLogoutAuthResponse as LogoutAuthResponse, checkAuthStatusCapabilities as AuthStatusCapabilities, checkAuthState as AuthState, checkAuthAccount as AuthAccount, checkAuthStatusRequest as AuthStatusRequest, checkAuthStatusResponse as AuthStatusResponse, checkAuthStatusUpdateNotification as AuthStatusUpdateNotification, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkExtensionMcpServer as ExtensionMcpServer, checkMcpServer as McpServer, checkNewSessionRequest as NewSessionRequest, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkTextCommandInput as TextCommandInput, checkExtensionCommandInput as ExtensionCommandInput, checkAvailableCommandInput as AvailableCommandInput, checkCommand as Command, checkExtensionAvailableCommand as ExtensionAvailableCommand, checkAvailableCommand as AvailableCommand, checkNewSessionResponse as NewSessionResponse, checkReplayFromStart as ReplayFromStart, checkExtensionReplayFrom as ExtensionReplayFrom, checkReplayFrom as ReplayFrom, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkCancelToolCallRequest as CancelToolCallRequest, checkCancelToolCallResponse as CancelToolCallResponse, checkCancelTerminalRequest as CancelTerminalRequest, checkCancelTerminalResponse as CancelTerminalResponse, checkSetSessionConfigOptionValueRequest as SetSessionConfigOptionValueRequest, checkSetSessionConfigOptionBooleanRequest as SetSessionConfigOptionBooleanRequest, checkExtensionSetSessionConfigOptionRequest as ExtensionSetSessionConfigOptionRequest, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkRole as Role, checkAnnotations as Annotations, checkIconTheme as IconTheme, checkIcon as Icon, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkCancelRequestNotification as CancelRequestNotification, checkUserMessageUpdate as UserMessageUpdate, checkUserMessageChunk as UserMessageChunk, checkAgentMessageUpdate as AgentMessageUpdate, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtUpdate as AgentThoughtUpdate, checkAgentThoughtChunk as AgentThoughtChunk, checkSessionMessage as SessionMessage, checkSessionMessageChunk as SessionMessageChunk, checkStopReason as StopReason, checkUsage as Usage, checkBackgroundTerminal as BackgroundTerminal, checkBackgroundToolCall as BackgroundToolCall, checkExtensionBackgroundWork as ExtensionBackgroundWork, checkBackgroundWork as BackgroundWork, checkRunningStateUpdate as RunningStateUpdate, checkIdleStateUpdate as IdleStateUpdate, checkRequiresActionStateUpdate as RequiresActionStateUpdate, checkExtensionStateUpdate as ExtensionStateUpdate, checkStateUpdate as StateUpdate, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkDiffChange as DiffChange, checkDiffPatch as DiffPatch, checkDiffPatchFormat as DiffPatchFormat, checkDiffFileType as DiffFileType, checkDiffAddChange as DiffAddChange, checkDiffDeleteChange as DiffDeleteChange, checkDiffModifyChange as DiffModifyChange, checkDiffMoveChange as DiffMoveChange, checkDiffCopyChange as DiffCopyChange, checkExtensionDiffChange as ExtensionDiffChange, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCall as ToolCall, checkToolCallUpdate as ToolCallUpdate, checkToolCallContentChunk as ToolCallContentChunk, checkTerminalOutput as TerminalOutput, checkTerminalExitStatus as TerminalExitStatus, checkTerminalSize as TerminalSize, checkTerminalUpdate as TerminalUpdate, checkTerminalOutputChunk as TerminalOutputChunk, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanItems as PlanItems, checkPlanFile as PlanFile, checkPlanMarkdown as PlanMarkdown, checkExtensionPlanContent as ExtensionPlanContent, checkPlanContent as PlanContent, checkPlanUpdate as PlanUpdate, checkPlanRemoved as PlanRemoved, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkToolCallPermissionSubject as ToolCallPermissionSubject, checkCommandPermissionSubject as CommandPermissionSubject, checkExtensionPermissionSubject as ExtensionPermissionSubject, checkPermissionSubject as PermissionSubject, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchemaType as ElicitationSchemaType, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification, checkSessionTitleCapabilities as SessionTitleCapabilities, checkSetSessionTitleRequest as SetSessionTitleRequest, checkSetSessionTitleResponse as SetSessionTitleResponse, checkSessionStatusCapabilities as SessionStatusCapabilities, checkSessionStatusRequest as SessionStatusRequest, checkSessionStatus as SessionStatus, checkSessionStatusState as SessionStatusState, checkSessionStatusResponse as SessionStatusResponse, checkSessionArchiveCapabilities as SessionArchiveCapabilities, checkSessionArchiveFilter as SessionArchiveFilter, checkArchiveSessionRequest as ArchiveSessionRequest, checkArchiveSessionResponse as ArchiveSessionResponse, checkUnarchiveSessionRequest as UnarchiveSessionRequest, checkUnarchiveSessionResponse as UnarchiveSessionResponse, checkSessionForkCapabilities as SessionForkCapabilities, checkForkSessionRequest as ForkSessionRequest, checkForkSessionResponse as ForkSessionResponse };
+export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkAbsolutePath as AbsolutePath, checkToolCallId as ToolCallId, checkPlanId as PlanId, checkTerminalId as TerminalId, checkPermissionOptionId as PermissionOptionId, checkAuthMethodId as AuthMethodId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkSessionListCursor as SessionListCursor, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkMediaType as MediaType, checkErrorCode as ErrorCode, checkUnsupportedProtocolVersionErrorData as UnsupportedProtocolVersionErrorData, checkSessionNotFoundErrorData as SessionNotFoundErrorData, checkErrorData as ErrorData, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkImplementation as Implementation, checkTerminalAuthCapabilities as TerminalAuthCapabilities, checkClientAuthCapabilities as ClientAuthCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptImageCapabilities as PromptImageCapabilities, checkPromptAudioCapabilities as PromptAudioCapabilities, checkPromptEmbeddedContextCapabilities as PromptEmbeddedContextCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpStdioCapabilities as McpStdioCapabilities, checkMcpHttpCapabilities as McpHttpCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAgentCapabilities as AgentCapabilities, checkToolCallCancelCapabilities as ToolCallCancelCapabilities, checkToolCallCapabilities as ToolCallCapabilities, checkTerminalCancelCapabilities as TerminalCancelCapabilities, checkTerminalCapabilities as TerminalCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkExtensionAuthMethod as ExtensionAuthMethod, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkLoginAuthRequest as LoginAuthRequest, checkLoginAuthResponse as LoginAuthResponse, checkLogoutAuthRequest as LogoutAuthRequest, checkLogoutAuthResponse as LogoutAuthResponse, checkAuthStatusCapabilities as AuthStatusCapabilities, checkAuthState as AuthState, checkAuthAccount as AuthAccount, checkAuthStatusRequest as AuthStatusRequest, checkAuthStatusResponse as AuthStatusResponse, checkAuthStatusUpdateNotification as AuthStatusUpdateNotification, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkExtensionMcpServer as ExtensionMcpServer, checkMcpServer as McpServer, checkNewSessionRequest as NewSessionRequest, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkTextCommandInput as TextCommandInput, checkExtensionCommandInput as ExtensionCommandInput, checkAvailableCommandInput as AvailableCommandInput, checkCommand as Command, checkExtensionAvailableCommand as ExtensionAvailableCommand, checkAvailableCommand as AvailableCommand, checkNewSessionResponse as NewSessionResponse, checkReplayFromStart as ReplayFromStart, checkExtensionReplayFrom as ExtensionReplayFrom, checkReplayFrom as ReplayFrom, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkCancelToolCallRequest as CancelToolCallRequest, checkCancelToolCallResponse as CancelToolCallResponse, checkCancelTerminalRequest as CancelTerminalRequest, checkCancelTerminalResponse as CancelTerminalResponse, checkSetSessionConfigOptionValueRequest as SetSessionConfigOptionValueRequest, checkSetSessionConfigOptionBooleanRequest as SetSessionConfigOptionBooleanRequest, checkExtensionSetSessionConfigOptionRequest as ExtensionSetSessionConfigOptionRequest, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkRole as Role, checkAnnotations as Annotations, checkIconTheme as IconTheme, checkIcon as Icon, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkCancelRequestNotification as CancelRequestNotification, checkUserMessageUpdate as UserMessageUpdate, checkUserMessageChunk as UserMessageChunk, checkAgentMessageUpdate as AgentMessageUpdate, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtUpdate as AgentThoughtUpdate, checkAgentThoughtChunk as AgentThoughtChunk, checkSessionMessage as SessionMessage, checkSessionMessageChunk as SessionMessageChunk, checkStopReason as StopReason, checkUsage as Usage, checkBackgroundTerminal as BackgroundTerminal, checkBackgroundToolCall as BackgroundToolCall, checkBackgroundSubagent as BackgroundSubagent, checkExtensionBackgroundWork as ExtensionBackgroundWork, checkBackgroundWork as BackgroundWork, checkRunningStateUpdate as RunningStateUpdate, checkIdleStateUpdate as IdleStateUpdate, checkRequiresActionStateUpdate as RequiresActionStateUpdate, checkExtensionStateUpdate as ExtensionStateUpdate, checkStateUpdate as StateUpdate, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkDiffChange as DiffChange, checkDiffPatch as DiffPatch, checkDiffPatchFormat as DiffPatchFormat, checkDiffFileType as DiffFileType, checkDiffAddChange as DiffAddChange, checkDiffDeleteChange as DiffDeleteChange, checkDiffModifyChange as DiffModifyChange, checkDiffMoveChange as DiffMoveChange, checkDiffCopyChange as DiffCopyChange, checkExtensionDiffChange as ExtensionDiffChange, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCall as ToolCall, checkToolCallUpdate as ToolCallUpdate, checkToolCallContentChunk as ToolCallContentChunk, checkTerminalOutput as TerminalOutput, checkTerminalExitStatus as TerminalExitStatus, checkTerminalSize as TerminalSize, checkTerminalUpdate as TerminalUpdate, checkTerminalOutputChunk as TerminalOutputChunk, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanItems as PlanItems, checkPlanFile as PlanFile, checkPlanMarkdown as PlanMarkdown, checkExtensionPlanContent as ExtensionPlanContent, checkPlanContent as PlanContent, checkPlanUpdate as PlanUpdate, checkPlanRemoved as PlanRemoved, checkSubagentUpdate as SubagentUpdate, checkSubagentSessionCapabilities as SubagentSessionCapabilities, checkSessionCancelCapabilities as SessionCancelCapabilities, checkSubagentState as SubagentState, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkToolCallPermissionSubject as ToolCallPermissionSubject, checkCommandPermissionSubject as CommandPermissionSubject, checkExtensionPermissionSubject as ExtensionPermissionSubject, checkPermissionSubject as PermissionSubject, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchemaType as ElicitationSchemaType, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification, checkSessionTitleCapabilities as SessionTitleCapabilities, checkSetSessionTitleRequest as SetSessionTitleRequest, checkSetSessionTitleResponse as SetSessionTitleResponse, checkSessionStatusCapabilities as SessionStatusCapabilities, checkSessionStatusRequest as SessionStatusRequest, checkSessionStatus as SessionStatus, checkSessionStatusState as SessionStatusState, checkSessionStatusResponse as SessionStatusResponse, checkSessionArchiveCapabilities as SessionArchiveCapabilities, checkSessionArchiveFilter as SessionArchiveFilter, checkArchiveSessionRequest as ArchiveSessionRequest, checkArchiveSessionResponse as ArchiveSessionResponse, checkUnarchiveSessionRequest as UnarchiveSessionRequest, checkUnarchiveSessionResponse as UnarchiveSessionResponse, checkSessionForkCapabilities as SessionForkCapabilities, checkForkSessionRequest as ForkSessionRequest, checkForkSessionResponse as ForkSessionResponse };

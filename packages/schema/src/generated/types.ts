@@ -1210,6 +1210,16 @@ export interface BackgroundToolCall {
   _meta?: Meta;
 }
 
+/** Unstable (upstream's unstable surface; may change or go away): a detached subagent that still has something running (its state is not idle, or its own background list is not empty or not reported). It names a child the parent announced with subagent_update. */
+export interface BackgroundSubagent {
+  /** Discriminator: a subagent. */
+  type: "subagent";
+  /** The child session. */
+  sessionId: SessionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** Background work of a kind this schema does not know. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
 export type ExtensionBackgroundWork = {
   [k: string]: unknown;
@@ -1219,7 +1229,7 @@ export type ExtensionBackgroundWork = {
   type: string;
 }>;
 /** One piece of work that runs independently of the foreground, which session/cancel does not stop (tool_call/cancel or terminal/cancel does), discriminated on type. It names a terminal or tool call the client already holds: the agent announces it before the first list that names it and reports its end (a terminal's exitStatus, a tool call's final status) before the list that drops it. Each piece of work is listed once: process-backed work as its terminal, not also as its tool call. */
-export type BackgroundWork = (BackgroundTerminal | BackgroundToolCall | ExtensionBackgroundWork);
+export type BackgroundWork = (BackgroundTerminal | BackgroundToolCall | BackgroundSubagent | ExtensionBackgroundWork);
 
 /** Foreground work has started or resumed. A snapshot of the session's state, not an event count. */
 export interface RunningStateUpdate {
@@ -1637,6 +1647,59 @@ export interface PlanRemoved {
   _meta?: Meta;
 }
 
+/** Unstable (upstream's unstable surface; may change or go away): announces a child session this session created and owns (a subagent), or patches what the parent reports about it. The first subagent_update naming a sessionId announces the child and comes before anything else bearing that sessionId; the child's own updates then arrive under its sessionId with no session/load or subscription. Only sessionId is required: an omitted field leaves the stored value unchanged, null clears it, a value replaces it, and _meta patches the stored metadata key by key. Ending or cancelling the child's work does not end the association. */
+export interface SubagentUpdate {
+  /** Discriminator: a subagent announcement or patch. */
+  sessionUpdate: "subagent_update";
+  /** The child session, as every message about it names it. */
+  sessionId: SessionId;
+  /** The parent's display title for the child (need not be unique). Omitted: unchanged. null: cleared, and the client picks a fallback. */
+  title?: (string | null);
+  /** What the child is for, in the parent's words: current display metadata, not the history of what it was told. Omitted: unchanged. null: cleared. */
+  description?: (string | null);
+  /** What the client may do to this child (a method supported on ordinary sessions is not thereby allowed on a child). Omitted: unchanged. null or never set: nothing. */
+  capabilities?: (SubagentSessionCapabilities | null);
+  /** The child's foreground state, mirroring its own state_update. A value replaces the whole previous snapshot; null removes it, leaving the child's activity unconfirmed (neither idle nor cancelled). Omitted: unchanged. */
+  state?: (SubagentState | null);
+  /** Where the agent placed the child. Omitted: unchanged. null or never set: the parent's working directory. */
+  cwd?: (AbsolutePath | null);
+  /** The child's extra workspace roots; an array replaces the whole list, [] means none. Omitted: unchanged. null or never set: the parent's. */
+  additionalDirectories?: (AbsolutePath[] | null);
+  /** Extension metadata, patched by top-level key: an omitted key is unchanged, a key set to null is removed, any other value replaces the key's value (nested objects are not merged). null clears all of it. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): what the client may do to one subagent session. Each mutation needs its own entry here: the same method being supported on ordinary sessions does not grant it on a child. Read-only methods keep their usual rules. */
+export interface SubagentSessionCapabilities {
+  /** Present (even {}): the client may send session/cancel for this child to stop its current work; the child session stays. Omitted or null: it may not. */
+  cancel?: (SessionCancelCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): the client may cancel a subagent's current work without ending its session. {} advertises it. */
+export interface SessionCancelCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): a subagent's foreground state as its parent mirrors it: the fields of the child's own state_update without the sessionUpdate discriminator. state is running, idle, requires_action or any other value (a later protocol version's or an implementation's, starting with `_`), which receivers keep. */
+export interface SubagentState {
+  [k: string]: unknown;
+  /** running, idle, requires_action, or another state a receiver keeps as it is. */
+  state: string;
+  /** With idle: why the child's foreground work ended. */
+  stopReason?: (StopReason | null);
+  /** With idle: token counts for the work that ended, when known. */
+  usage?: (Usage | null);
+  /** With stopReason error: what went wrong. */
+  error?: (JsonRpcError | null);
+  /** The child's background work, with the same rules as on a state_update. */
+  background?: (BackgroundWork[] | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** Replaces the list of commands available in the session. */
 export interface AvailableCommandsUpdate {
   /** Discriminator: available_commands_update. */
@@ -1750,7 +1813,7 @@ export type ExtensionSessionUpdate = {
   sessionUpdate: string;
 }>;
 /** One change in a session, discriminated on sessionUpdate: message upserts and chunks for user, agent and thought messages, state updates, tool calls, plans and usage. */
-export type SessionUpdate = (UserMessageUpdate | UserMessageChunk | AgentMessageUpdate | AgentMessageChunk | AgentThoughtUpdate | AgentThoughtChunk | StateUpdate | ToolCallUpdate | ToolCallContentChunk | TerminalUpdate | TerminalOutputChunk | PlanUpdate | PlanRemoved | AvailableCommandsUpdate | ConfigOptionUpdate | SessionInfoUpdate | UsageUpdate | Notice | CompactionUpdate | CompactionSummaryChunk | SessionMessage | SessionMessageChunk | ExtensionSessionUpdate);
+export type SessionUpdate = (UserMessageUpdate | UserMessageChunk | AgentMessageUpdate | AgentMessageChunk | AgentThoughtUpdate | AgentThoughtChunk | StateUpdate | ToolCallUpdate | ToolCallContentChunk | TerminalUpdate | TerminalOutputChunk | PlanUpdate | PlanRemoved | AvailableCommandsUpdate | ConfigOptionUpdate | SessionInfoUpdate | UsageUpdate | Notice | CompactionUpdate | CompactionSummaryChunk | SessionMessage | SessionMessageChunk | SubagentUpdate | ExtensionSessionUpdate);
 
 /** Parameters of session/update. */
 export interface SessionNotification {
@@ -2455,6 +2518,7 @@ export interface Definitions {
   Usage: Usage;
   BackgroundTerminal: BackgroundTerminal;
   BackgroundToolCall: BackgroundToolCall;
+  BackgroundSubagent: BackgroundSubagent;
   ExtensionBackgroundWork: ExtensionBackgroundWork;
   BackgroundWork: BackgroundWork;
   RunningStateUpdate: RunningStateUpdate;
@@ -2498,6 +2562,10 @@ export interface Definitions {
   PlanContent: PlanContent;
   PlanUpdate: PlanUpdate;
   PlanRemoved: PlanRemoved;
+  SubagentUpdate: SubagentUpdate;
+  SubagentSessionCapabilities: SubagentSessionCapabilities;
+  SessionCancelCapabilities: SessionCancelCapabilities;
+  SubagentState: SubagentState;
   AvailableCommandsUpdate: AvailableCommandsUpdate;
   ConfigOptionUpdate: ConfigOptionUpdate;
   SessionInfoUpdate: SessionInfoUpdate;

@@ -2982,4 +2982,9 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
     v2: 'session_message_chunk',
     lossy: 'v1 has no inter-session messages (upstream\'s unstable surface): a session_message_chunk is reported as lost.',
   },
+  {
+    v1: null,
+    v2: 'subagent_update',
+    lossy: 'v1 has no subagents (upstream\'s unstable surface): a subagent_update is reported as lost; the child\'s own updates reach a v1 client only if it loads the child session.',
+  },
 ];

@@ -113,4 +113,9 @@ export const UPDATES_TO_V1: { readonly [K in V2.UpdateKind]: UpdateToV1<V2.Updat
     v1: [],
     lossy: 'v1 has no inter-session messages (upstream\'s unstable surface): a session_message_chunk is reported as lost.',
   },
+  /** v1 has no subagents (upstream's unstable surface): a subagent_update is reported as lost; the child's own updates reach a v1 client only if it loads the child session. */
+  subagent_update: {
+    v1: [],
+    lossy: 'v1 has no subagents (upstream\'s unstable surface): a subagent_update is reported as lost; the child\'s own updates reach a v1 client only if it loads the child session.',
+  },
 };
