@@ -41,6 +41,7 @@ describe('background work in the snapshot', () => {
         resolved: true,
         terminal: snapshot.terminals[0],
         toolCall: null,
+        subagent: null,
       },
       {
         type: 'tool_call',
@@ -49,6 +50,7 @@ describe('background work in the snapshot', () => {
         resolved: true,
         terminal: null,
         toolCall: snapshot.toolCalls[0],
+        subagent: null,
       },
     ]);
     // Output that arrived after the list shows through the background view too.
@@ -123,8 +125,24 @@ describe('background lists that break the schema’s rules (kept, shown as far a
     // The message is kept: the state applies as any other.
     expect(snapshot.state).toMatchObject({ state: 'idle', stopReason: 'end_turn' });
     expect(snapshot.background).toEqual([
-      { type: 'terminal', id: 't9', item: T('t9'), resolved: false, terminal: null, toolCall: null },
-      { type: 'tool_call', id: 'c9', item: C('c9'), resolved: false, terminal: null, toolCall: null },
+      {
+        type: 'terminal',
+        id: 't9',
+        item: T('t9'),
+        resolved: false,
+        terminal: null,
+        toolCall: null,
+        subagent: null,
+      },
+      {
+        type: 'tool_call',
+        id: 'c9',
+        item: C('c9'),
+        resolved: false,
+        terminal: null,
+        toolCall: null,
+        subagent: null,
+      },
     ]);
     expect(diagnostics).toEqual([
       {
@@ -194,16 +212,32 @@ describe('background lists that break the schema’s rules (kept, shown as far a
 
   it('keeps items of a type it does not know (unresolved) and leaves out items it cannot read, reporting them', () => {
     const { store, diagnostics } = storeWithDiagnostics();
-    const subagent = { type: 'subagent', agentId: 'a1' };
+    const watcher = { type: 'watcher', watchId: 'w1' };
     const extension = { type: '_vendor_job', job: 7 };
     store.applyBatch([
       terminal('t1'),
-      state('running', { background: [subagent, 5, { type: 'terminal' }, T('t1'), extension] }),
+      state('running', { background: [watcher, 5, { type: 'terminal' }, T('t1'), extension] }),
     ]);
     expect(store.snapshot(SESSION).background).toEqual([
-      { type: 'subagent', id: null, item: subagent, resolved: false, terminal: null, toolCall: null },
+      {
+        type: 'watcher',
+        id: null,
+        item: watcher,
+        resolved: false,
+        terminal: null,
+        toolCall: null,
+        subagent: null,
+      },
       expect.objectContaining({ type: 'terminal', id: 't1', resolved: true }),
-      { type: '_vendor_job', id: null, item: extension, resolved: false, terminal: null, toolCall: null },
+      {
+        type: '_vendor_job',
+        id: null,
+        item: extension,
+        resolved: false,
+        terminal: null,
+        toolCall: null,
+        subagent: null,
+      },
     ]);
     expect(store.snapshot(SESSION).state.state).toBe('running');
     expect(diagnostics.map((d) => [d.code, d.message])).toEqual([

@@ -1,16 +1,16 @@
 import { type KNOWN_UNION_TAGS, type ToolCallStatus, UPDATE_KIND_TABLE } from '@acp-kit/schema';
 import type { SessionEntities } from './session-entities.js';
-import type { BackgroundWorkView, TerminalView, ToolCallView } from './types.js';
+import type { BackgroundWorkView, SubagentView, TerminalView, ToolCallView } from './types.js';
 
-/** The background work types this schema version defines (`terminal`, `tool_call`). */
+/** The background work types this schema version defines (`terminal`, `tool_call`, `subagent`). */
 type BackgroundType = (typeof KNOWN_UNION_TAGS.BackgroundWork.values)[number];
 
-/** A terminal or tool call, as the store keeps it. */
-type Entity = TerminalView | ToolCallView;
+/** A terminal, tool call or subagent, as the store keeps it. */
+type Entity = TerminalView | ToolCallView | SubagentView;
 
 /** How the store resolves one background type: the entity kind it names, and when that entity has ended. */
 interface Resolution {
-  readonly kind: 'terminal_update' | 'tool_call_update';
+  readonly kind: 'terminal_update' | 'tool_call_update' | 'subagent_update';
   readonly get: (entities: SessionEntities, id: string) => Entity | undefined;
   /** Whether the entity reported its end (the final status after which a list may drop it). */
   readonly ended: (entity: Entity) => boolean;
@@ -37,6 +37,13 @@ const RESOLUTIONS: { readonly [T in BackgroundType]: Resolution } = {
     kind: 'tool_call_update',
     get: (entities, id) => entities.toolCalls.get(id),
     ended: (entity) => FINAL_TOOL_CALL_STATUSES.has(entity.fields.status),
+  },
+  // A subagent may leave the list once its mirrored state is idle (its own background list is
+  // the child's to report).
+  subagent: {
+    kind: 'subagent_update',
+    get: (entities, id) => entities.subagents.get(id),
+    ended: (entity) => (entity.fields.state as { state?: unknown } | undefined)?.state === 'idle',
   },
 };
 
@@ -80,6 +87,7 @@ export class BackgroundList {
     items: readonly ListedItem[];
     terminals: readonly TerminalView[];
     toolCalls: readonly ToolCallView[];
+    subagents: readonly SubagentView[];
   } | null = null;
 
   /**
@@ -171,18 +179,20 @@ export class BackgroundList {
     if (items === null) return null;
     const terminals = entities.terminals.views();
     const toolCalls = entities.toolCalls.views();
+    const subagents = entities.subagents.views();
     const built = this.#builtFrom;
     if (
       this.#views !== null &&
       built !== null &&
       built.items === items &&
       built.terminals === terminals &&
-      built.toolCalls === toolCalls
+      built.toolCalls === toolCalls &&
+      built.subagents === subagents
     ) {
       return this.#views;
     }
     this.#views = Object.freeze(items.map((listed) => view(listed, entities)));
-    this.#builtFrom = { items, terminals, toolCalls };
+    this.#builtFrom = { items, terminals, toolCalls, subagents };
     return this.#views;
   }
 }
@@ -199,5 +209,7 @@ function view(listed: ListedItem, entities: SessionEntities): BackgroundWorkView
       listed.resolution?.kind === 'terminal_update' ? ((entity as TerminalView | undefined) ?? null) : null,
     toolCall:
       listed.resolution?.kind === 'tool_call_update' ? ((entity as ToolCallView | undefined) ?? null) : null,
+    subagent:
+      listed.resolution?.kind === 'subagent_update' ? ((entity as SubagentView | undefined) ?? null) : null,
   });
 }

@@ -39,7 +39,7 @@ function list(keys: Keys | null): readonly string[] {
 }
 
 /** The ID lists of a {@link ConversationChange}. */
-type IdList = 'messageKeys' | 'toolCallIds' | 'planIds' | 'terminalIds' | 'compactionIds';
+type IdList = 'messageKeys' | 'toolCallIds' | 'planIds' | 'terminalIds' | 'compactionIds' | 'subagentIds';
 /** The flags of a {@link ConversationChange} an update kind sets. */
 type Flag =
   | 'stateChanged'
@@ -78,6 +78,7 @@ export const CHANGE_OF = {
   compaction_summary_chunk: 'compactionIds',
   session_message: 'messageKeys',
   session_message_chunk: 'messageKeys',
+  subagent_update: 'subagentIds',
 } as const satisfies { readonly [K in UpdateKind]: IdList | Flag };
 
 type ChangeOf = typeof CHANGE_OF;
@@ -90,7 +91,7 @@ export type FlagKind = { [K in UpdateKind]: ChangeOf[K] extends Flag ? K : never
 
 /** The lists that are always present in a change (empty when untouched); the others only when set. */
 const ALWAYS_LISTED: readonly IdList[] = ['messageKeys', 'toolCallIds', 'planIds'];
-const SOMETIMES_LISTED: readonly IdList[] = ['terminalIds', 'compactionIds'];
+const SOMETIMES_LISTED: readonly IdList[] = ['terminalIds', 'compactionIds', 'subagentIds'];
 /** The flags that are always present (false when unset); the others only when set. */
 const ALWAYS_FLAGGED = ['stateChanged', 'contextUsageChanged'] as const;
 const SOMETIMES_FLAGGED = [
@@ -112,6 +113,7 @@ export class SessionChanges {
     planIds: null,
     terminalIds: null,
     compactionIds: null,
+    subagentIds: null,
   };
   #otherKinds: Keys | null = null;
   readonly #flags: Record<Flag | 'backgroundChanged', boolean> = {

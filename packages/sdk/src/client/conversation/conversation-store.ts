@@ -231,6 +231,7 @@ export class ConversationStore {
       otherUpdates: [],
       terminals: [],
       compactions: [],
+      subagents: [],
       configOptions: null,
       availableCommands: null,
       sessionInfo: null,

@@ -19,6 +19,7 @@ export type {
   PlanView,
   SessionStateView,
   StoredMeta,
+  SubagentView,
   TerminalView,
   ToolCallView,
   WorkState,

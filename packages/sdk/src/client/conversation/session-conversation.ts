@@ -97,6 +97,7 @@ export const REDUCERS: { readonly [K in keyof typeof UPDATE_KIND_TABLE]: Reducer
   compaction_summary_chunk: entity((e, u, c) => e.compactionSummary(u, c)),
   session_message: upsert('session_message'),
   session_message_chunk: chunk('session_message_chunk'),
+  subagent_update: entity((e, u, c) => e.subagent(u, c)),
 };
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -433,6 +434,7 @@ export class SessionConversation {
       otherUpdates: entities.others.views(),
       terminals: entities.terminals.views(),
       compactions: entities.compactions.views(),
+      subagents: entities.subagents.views(),
       configOptions: entities.configOptions,
       availableCommands: entities.availableCommands,
       sessionInfo: entities.sessionInfo,

@@ -6,6 +6,7 @@ import type {
   NoticeView,
   OtherUpdateView,
   PlanView,
+  SubagentView,
   TerminalView,
   ToolCallView,
 } from './types.js';
@@ -20,6 +21,7 @@ export type Rejection = string | null;
 const TOOL_CALL_SKIP: ReadonlySet<string> = new Set();
 const TERMINAL_SKIP: ReadonlySet<string> = new Set(['sessionUpdate', 'terminalId', 'output']);
 const COMPACTION_SKIP: ReadonlySet<string> = new Set(['sessionUpdate', 'compactionId', 'summary']);
+const SUBAGENT_SKIP: ReadonlySet<string> = new Set(['sessionUpdate', 'sessionId']);
 const SESSION_INFO_SKIP: ReadonlySet<string> = new Set(['sessionUpdate']);
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -41,6 +43,7 @@ export class SessionEntities {
   readonly terminals = new KeyedViews<TerminalView>();
   readonly compactions = new KeyedViews<CompactionView>();
   readonly plans = new KeyedViews<PlanView>();
+  readonly subagents = new KeyedViews<SubagentView>();
   readonly others = new KeyedViews<OtherUpdateView>();
   configOptions: readonly SessionConfigOption[] | null = null;
   availableCommands: readonly AvailableCommand[] | null = null;
@@ -137,6 +140,25 @@ export class SessionEntities {
     const position = existing?.position ?? this.#nextPosition();
     this.compactions.set(compactionId, Object.freeze({ compactionId, fields, summary: next, position }));
     changes?.entity('compaction_update', compactionId);
+    return null;
+  }
+
+  /**
+   * `subagent_update` (unstable): announces a child session, or patches what the parent reports
+   * about it (title, description, capabilities, mirrored state, cwd, directories) by the upsert
+   * rules. A `state` that is neither an object nor null is refused; the rest is kept as reported.
+   */
+  subagent(update: RawUpdate, changes: SessionChanges | null): Rejection {
+    const { sessionId, state } = update;
+    if (typeof sessionId !== 'string') return 'subagent_update without a string sessionId';
+    if (state !== undefined && state !== null && (!isObject(state) || typeof state.state !== 'string')) {
+      return `subagent_update "${sessionId}" has a state that is not a snapshot with a string state`;
+    }
+    const existing = this.subagents.get(sessionId);
+    const fields = upsertFields(existing?.fields ?? null, update, SUBAGENT_SKIP);
+    const position = existing?.position ?? this.#nextPosition();
+    this.subagents.set(sessionId, Object.freeze({ sessionId, fields, position }));
+    changes?.entity('subagent_update', sessionId);
     return null;
   }
 

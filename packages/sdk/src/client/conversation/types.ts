@@ -121,6 +121,23 @@ export interface TerminalView {
 }
 
 /**
+ * What the parent session reports about one of its subagents (unstable): every `subagent_update`
+ * naming the child applied by the upsert rules. The child's own conversation is the store's
+ * snapshot of `sessionId`, filled by the updates the agent sends under that ID.
+ */
+export interface SubagentView {
+  /** The child session's ID. */
+  readonly sessionId: string;
+  /**
+   * `title`, `description`, `capabilities`, `state` (the mirrored snapshot), `cwd`,
+   * `additionalDirectories`, `_meta` and fields this SDK does not know; a cleared field is absent.
+   */
+  readonly fields: Readonly<Record<string, unknown>>;
+  /** Feed position of the update that announced the child. */
+  readonly position: number;
+}
+
+/**
  * Latest known state of one context compaction: `compaction_update`s applied by the upsert rules
  * and `compaction_summary_chunk`s appended to `summary`.
  */
@@ -175,7 +192,7 @@ export interface OtherUpdateView {
 export interface BackgroundWorkView {
   /** The item's `type`: `terminal`, `tool_call`, or a kind this SDK does not know (kept, unresolved). */
   readonly type: string;
-  /** The ID the item names (its `terminalId` or `toolCallId`); null for a kind this SDK does not know. */
+  /** The ID the item names (its `terminalId`, `toolCallId` or subagent `sessionId`); null for a kind this SDK does not know. */
   readonly id: string | null;
   /** The item as listed (`type`, its ID, `_meta`, fields this SDK does not know). */
   readonly item: Readonly<Record<string, unknown>>;
@@ -185,6 +202,8 @@ export interface BackgroundWorkView {
   readonly terminal: TerminalView | null;
   /** The tool call named, as `toolCalls` shows it now; null for another type or an unresolved ID. */
   readonly toolCall: ToolCallView | null;
+  /** The subagent named (unstable), as `subagents` shows it now; null for another type or an unresolved ID. */
+  readonly subagent: SubagentView | null;
 }
 
 /** An immutable view of one session's conversation. */
@@ -207,6 +226,8 @@ export interface ConversationSnapshot {
   readonly terminals: readonly TerminalView[];
   /** Context compactions in first-reported order. */
   readonly compactions: readonly CompactionView[];
+  /** The child sessions this session announced (`subagent_update`, unstable), in announcement order. */
+  readonly subagents: readonly SubagentView[];
   /**
    * The session's configuration options: the last `config_option_update`, or the list a
    * `session/new`, `session/resume` or `session/set_config_option` response carried; null before any.
@@ -252,6 +273,8 @@ export interface ConversationChange {
   readonly terminalIds?: readonly string[];
   /** Compaction IDs updated; present only when some were. */
   readonly compactionIds?: readonly string[];
+  /** Subagent session IDs whose `subagents` entry changed; present only when some did. */
+  readonly subagentIds?: readonly string[];
   /** True when `configOptions` changed; present only then. */
   readonly configOptionsChanged?: true;
   /** True when `availableCommands` changed; present only then. */
