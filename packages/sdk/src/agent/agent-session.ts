@@ -44,6 +44,7 @@ import { askPermission } from './permission-request.js';
 import { settingsOf, updateSettings } from './session-settings.js';
 import { type OutgoingMessage, type OutgoingMessageOptions, SessionAppender } from './session-appender.js';
 import { SessionDelivery } from './session-delivery.js';
+import { announcement, SubagentFamily, type SubagentOptions, type SubagentPatch } from './subagents.js';
 import { type SessionActivity, TurnTracker } from './turn-tracker.js';
 import {
   type TerminalFields,
@@ -72,6 +73,8 @@ export interface AgentSessionOptions {
    * ({@link SessionLog.writeBehind}), none for the in-process logs.
    */
   readonly writeBehind?: WriteBehindLimits | false;
+  /** Creates a session in the same agent (a subagent's session, see {@link AgentSession.subagent}). */
+  readonly spawn?: (cwd: string) => Promise<AgentSession>;
 }
 
 /** What the agent passes along with an insertion (see {@link AgentSession.insertUserMessage}). */
@@ -124,11 +127,18 @@ export class AgentSession {
     running: () => this.running(),
   });
 
+  /** @internal The session's parent and children (subagents, unstable). */
+  readonly family = new SubagentFamily();
+  readonly #spawn: ((cwd: string) => Promise<AgentSession>) | undefined;
+  /** Children started here whose announcement has not reached the attached clients yet. */
+  readonly #announcing = new Map<SessionId, () => void>();
+
   /** @internal Sessions are created by the agent. */
   constructor(id: SessionId, cwd: string, log: SessionLog, options: AgentSessionOptions = {}) {
     this.id = id;
     this.cwd = cwd;
     this.#log = log;
+    this.#spawn = options.spawn;
     this.#delivery = new SessionDelivery(id, options.maxHeldUpdates ?? DEFAULT_MAX_HELD);
     this.#appender = new SessionAppender(
       id,
@@ -260,6 +270,21 @@ export class AgentSession {
       if (Array.isArray(update.background)) this.#background.fromLog(update.background as BackgroundWork[]);
     }
     this.#delivery.deliver({ sessionId: this.id, update: entry.update }, entry.seq);
+    if (update.sessionUpdate === 'subagent_update') this.#announced(entry.update as { sessionId?: unknown });
+  }
+
+  /**
+   * A child's announcement was handed to the attached clients: they now follow the child too (its
+   * updates reach them with no session/resume), and {@link subagent} may return it.
+   */
+  #announced(update: { sessionId?: unknown }): void {
+    if (typeof update.sessionId !== 'string') return;
+    const done = this.#announcing.get(update.sessionId);
+    if (done === undefined) return;
+    this.#announcing.delete(update.sessionId);
+    const child = this.family.children.get(update.sessionId);
+    if (child) for (const peer of this.#delivery.peers()) child.clients.attach(peer);
+    done();
   }
 
   /**
@@ -282,6 +307,59 @@ export class AgentSession {
     const retain = options.retain ?? update.sessionUpdate !== 'state_update';
     if (update.sessionUpdate === 'state_update') update = this.#background.withList(update);
     await this.#appender.write([{ update, retain }], update.sessionUpdate.endsWith('_chunk'));
+    // A subagent's state is mirrored on its parent (the parent's clients see the child's activity).
+    const parent = this.family.parent;
+    if (parent !== undefined && update.sessionUpdate === 'state_update') {
+      const { sessionUpdate: _, ...state } = update as { sessionUpdate: string; state: string };
+      await parent.update({ sessionUpdate: 'subagent_update', sessionId: this.id, state } as SessionUpdate);
+    }
+  }
+
+  /**
+   * Starts a subagent (unstable, upstream's subagents draft): creates a child session in this
+   * agent, announces it to this session's clients with a `subagent_update` (retained, so a resume
+   * replays it), and resolves with the child once the announcement reached them — from then on they
+   * follow the child with no `session/resume`, a resume of this session replays the child's history
+   * too, and the child's state updates are mirrored on this session. Report the child's work on
+   * the returned session like any other (`running()`, `agentMessage()`, `idle()`…). Clients may
+   * not prompt, close or configure the child; with `cancellable` they may cancel its work.
+   */
+  async subagent(options: SubagentOptions = {}): Promise<AgentSession> {
+    if (this.#spawn === undefined)
+      throw new Error('This session cannot start subagents (it was not created by an Agent).');
+    await this.following();
+    const child = await this.#spawn(options.cwd ?? this.cwd);
+    SubagentFamily.link(this, child, options.cancellable ?? false);
+    const announced = new Promise<void>((resolve) => this.#announcing.set(child.id, resolve));
+    try {
+      await this.update(announcement(child.id, options));
+    } catch (error) {
+      this.#announcing.delete(child.id);
+      throw error;
+    }
+    await Promise.race([
+      announced,
+      new Promise((resolve) => this.#closed.signal.addEventListener('abort', resolve, { once: true })),
+    ]);
+    return child;
+  }
+
+  /**
+   * Changes what this session reports about one of its subagents (`subagent_update` by the upsert
+   * rules: omitted fields unchanged, `null` clears); `cancellable` changes whether the client may
+   * cancel the child's work.
+   */
+  async patchSubagent(sessionId: SessionId, patch: SubagentPatch & { cancellable?: boolean }): Promise<void> {
+    const child = this.family.children.get(sessionId);
+    if (child === undefined) throw new RangeError(`${sessionId} is not a subagent of ${this.id}`);
+    const { cancellable, ...fields } = patch;
+    if (cancellable !== undefined && child !== null) child.family.cancellable = cancellable;
+    await this.update({
+      sessionUpdate: 'subagent_update',
+      sessionId,
+      ...fields,
+      ...(cancellable === undefined ? {} : { capabilities: cancellable ? { cancel: {} } : null }),
+    } as SessionUpdate);
   }
 
   /**

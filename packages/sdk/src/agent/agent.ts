@@ -19,6 +19,7 @@ import { MethodTable } from './method-table.js';
 import { ServedConnection } from './served-connection.js';
 import type { AgentHost, ConnectionHost } from './serving.js';
 import { checkWriteBehind } from './session-writer.js';
+import { guardSubagents } from './subagents.js';
 import type { SessionSettings } from './session-settings.js';
 import { withSettings } from './session-settings.js';
 
@@ -124,6 +125,7 @@ export class Agent {
     const options = {
       ...(this.#options.maxHeldUpdates === undefined ? {} : { maxHeldUpdates: this.#options.maxHeldUpdates }),
       ...(this.#options.writeBehind === undefined ? {} : { writeBehind: this.#options.writeBehind }),
+      spawn: (childCwd: string) => this.createSession(childCwd),
     };
     return new AgentSession(sessionId, cwd, this.#log, options);
   }
@@ -211,7 +213,10 @@ export class Agent {
       capabilities: this.capabilities,
       authMethods: this.#options.auth ? [...this.#options.auth.methods] : undefined,
     });
-    for (const feature of AGENT_FEATURES) table.serve(feature(this.#host));
+    const find = (sessionId: SessionId) => this.#sessions.get(sessionId);
+    const dropped = (method: string, error: RpcError, connection: unknown) =>
+      this.#admission.dropped?.(method, error, connection as ConnectionHost);
+    for (const feature of AGENT_FEATURES) table.serve(guardSubagents(feature(this.#host), find, dropped));
     this.#table = table;
     return table;
   }

@@ -43,6 +43,7 @@ export type {
 } from './session-ownership.js';
 export { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionInfo } from './session-directory.js';
 export type { SessionSettings } from './session-settings.js';
+export type { SubagentOptions, SubagentPatch } from './subagents.js';
 export type {
   TerminalFields,
   TerminalHandle,

@@ -55,6 +55,12 @@ export class ServedConnection implements ConnectionHost {
   detachAll(): void {
     const attached = this.#attached;
     this.#attached = undefined;
-    for (const session of attached ?? []) session.clients.detach(this.peer);
+    for (const session of attached ?? []) detachFamily(session, this.peer);
   }
+}
+
+/** Detaches `peer` from a session and from every subagent under it (which it followed through it). */
+function detachFamily(session: AgentSession, peer: ClientPeer): void {
+  session.clients.detach(peer);
+  for (const child of session.family.children.values()) if (child !== null) detachFamily(child, peer);
 }

@@ -12,6 +12,7 @@ import { replayFromLog } from '../log-replay.js';
 import type { MethodContext, SessionSetup } from '../method-options.js';
 import { replayCursorOf } from '../replay-cursor.js';
 import { sendReplay } from '../send-replay.js';
+import { discoverChildren } from '../subagents.js';
 import { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionNotFound } from '../session-directory.js';
 import { type SessionSettings, settingsOf, updateSettings } from '../session-settings.js';
 import {
@@ -126,6 +127,12 @@ async function attachResumed(
     }
     // Current-state synchronisation: the resume response alone does not mean idle.
     await session.sendStateTo(peer, activity, background);
+    // Subagents (unstable): the client follows them with no resume of its own. Their histories
+    // follow this one (whose replay carried their announcements), each with its current state.
+    await discoverChildren(agent.log, session, (id) => agent.session(id));
+    for (const child of session.family.children.values()) {
+      if (child !== null) await attachResumed(agent, connection, child, cursor, signal);
+    }
   } catch (error) {
     if (wasAttached) await session.clients.release(peer);
     else session.clients.detach(peer);

@@ -1,0 +1,176 @@
+import type { SessionId, SubagentUpdate } from '@acp-kit/schema';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import type { SessionLog } from '../history/session-log.js';
+import type { AgentSession } from './agent-session.js';
+
+/**
+ * What a parent reports about a subagent when it starts one (unstable, upstream's subagents
+ * draft): its display title and description, where it works, and whether the client may cancel
+ * its work. A later {@link AgentSession.patchSubagent} changes these by the upsert rules.
+ */
+export interface SubagentOptions {
+  /** The parent's display title for the child. */
+  readonly title?: string;
+  /** What the child is for, in the parent's words. */
+  readonly description?: string;
+  /** The child's working directory (absolute); default: the parent's. */
+  readonly cwd?: string;
+  /** The child's extra workspace roots; default: the parent's. */
+  readonly additionalDirectories?: readonly string[];
+  /** Whether the client may stop the child's current work with `session/cancel` (default false). */
+  readonly cancellable?: boolean;
+}
+
+/** The patchable fields of a `subagent_update` (omitted: unchanged, `null`: cleared). */
+export type SubagentPatch = Partial<
+  Pick<SubagentUpdate, 'title' | 'description' | 'cwd' | 'additionalDirectories' | '_meta'>
+>;
+
+/**
+ * A session's place in a family of sessions: the parent that started it (undefined for an
+ * ordinary session), the children it announced, and what the client may do to it as a child.
+ * Kept by each {@link AgentSession}; children announced before this process loaded the parent are
+ * found again in the parent's log by {@link discoverChildren}.
+ */
+export class SubagentFamily {
+  /** The session that started this one, when it is a subagent loaded here. */
+  parent: AgentSession | undefined;
+  /** Whether the client may cancel this child's work (the announcement's `capabilities.cancel`). */
+  cancellable = false;
+  /** The children this session announced: the live object, or null while not loaded here. */
+  readonly children = new Map<SessionId, AgentSession | null>();
+  /** Whether the parent's log was read for children announced before this process loaded it. */
+  discovered = false;
+
+  /** Makes `child` a child of `parent` (both directions). */
+  static link(parent: AgentSession, child: AgentSession, cancellable: boolean): void {
+    child.family.parent = parent;
+    child.family.cancellable = cancellable;
+    parent.family.children.set(child.id, child);
+  }
+}
+
+/** The `subagent_update` that announces a child with these options. */
+export function announcement(sessionId: SessionId, options: SubagentOptions): SubagentUpdate {
+  return {
+    sessionUpdate: 'subagent_update',
+    sessionId,
+    ...(options.title === undefined ? {} : { title: options.title }),
+    ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.additionalDirectories === undefined
+      ? {}
+      : { additionalDirectories: [...options.additionalDirectories] }),
+    ...(options.cancellable ? { capabilities: { cancel: {} } } : {}),
+  };
+}
+
+/**
+ * The client-initiated methods that change a session: on a subagent each needs a permission of
+ * its own in the parent's announcement (only `session/cancel` has one in the draft), whatever the
+ * agent supports on ordinary sessions. Read-only methods (`session/resume`, `session/list`,
+ * `session/status`, `session/fork`) keep their usual rules.
+ */
+export const CHILD_MUTATIONS: ReadonlySet<string> = new Set([
+  'session/prompt',
+  'session/cancel',
+  'session/close',
+  'session/delete',
+  'session/set_config_option',
+  'session/set_title',
+  'session/archive',
+  'session/unarchive',
+]);
+
+/**
+ * The error a client's `method` on `session` gets because the session is a subagent its parent
+ * did not open to that method; undefined when it may run (not a child, or `session/cancel` on a
+ * cancellable child).
+ */
+export function childRefusal(session: AgentSession, method: string): RpcError | undefined {
+  const { parent, cancellable } = session.family;
+  if (parent === undefined || !CHILD_MUTATIONS.has(method)) return undefined;
+  if (method === 'session/cancel' && cancellable) return undefined;
+  return new RpcError(
+    ErrorCodes.InvalidParams,
+    `${method} is not permitted on session ${session.id}: it is a subagent of ${parent.id}, whose announcement ${
+      method === 'session/cancel' ? 'does not make it cancellable' : 'grants the client no such change'
+    }`,
+    { sessionId: session.id, parentSessionId: parent.id, method },
+  );
+}
+
+/**
+ * Loads the children `session` announced (every `subagent_update` in its log naming a session,
+ * read once per session for one this process loaded after they were announced) and links each to
+ * it, cancellable as its latest announcement says. A child whose session is gone is skipped.
+ */
+export async function discoverChildren(
+  log: SessionLog,
+  session: AgentSession,
+  load: (sessionId: SessionId) => Promise<AgentSession | undefined>,
+): Promise<void> {
+  const family = session.family;
+  if (!family.discovered) {
+    family.discovered = true;
+    const cancellable = new Map<SessionId, boolean>();
+    let afterSeq = 0;
+    for (;;) {
+      const page = await log.read(session.id, { afterSeq, retainedOnly: true });
+      for (const entry of page.entries) {
+        const update = entry.update as { sessionUpdate: string; sessionId?: unknown; capabilities?: unknown };
+        if (update.sessionUpdate !== 'subagent_update' || typeof update.sessionId !== 'string') continue;
+        const capabilities = update.capabilities as { cancel?: unknown } | null | undefined;
+        const was = cancellable.get(update.sessionId) ?? false;
+        cancellable.set(
+          update.sessionId,
+          capabilities === undefined ? was : capabilities !== null && capabilities.cancel != null,
+        );
+      }
+      const last = page.entries.at(-1)?.seq;
+      if (last === undefined || last >= page.lastSeq) break;
+      afterSeq = last;
+    }
+    for (const [childId, canCancel] of cancellable) {
+      if (family.children.get(childId)) continue;
+      const child = await load(childId);
+      if (child === undefined) continue;
+      SubagentFamily.link(session, child, canCancel);
+    }
+  }
+}
+
+type AnyHandler = (
+  params: { sessionId?: unknown } | undefined,
+  context: unknown,
+  connection: unknown,
+) => unknown;
+
+/**
+ * Wraps a feature module's handlers of the {@link CHILD_MUTATIONS} so a client's change to a
+ * subagent is refused before the handler runs: a request is answered -32602 (what the parent's
+ * announcement lacks), a `session/cancel` of a child that is not cancellable is dropped and reported
+ * to `dropped`. Other methods and ordinary sessions pass through unchanged.
+ */
+export function guardSubagents<H extends object>(
+  handlers: H,
+  find: (sessionId: SessionId) => AgentSession | undefined,
+  dropped: (method: string, error: RpcError, connection: unknown) => void,
+): H {
+  const guarded = { ...handlers } as Record<string, unknown>;
+  for (const method of CHILD_MUTATIONS) {
+    const handler = (handlers as Record<string, AnyHandler | undefined>)[method];
+    if (handler === undefined) continue;
+    const wrapped: AnyHandler = (params, context, connection) => {
+      const id = params?.sessionId;
+      const session = typeof id === 'string' ? find(id) : undefined;
+      const refusal = session === undefined ? undefined : childRefusal(session, method);
+      if (refusal === undefined) return handler(params, context, connection);
+      if (method !== 'session/cancel') return Promise.reject(refusal);
+      dropped(method, refusal, connection);
+      return undefined;
+    };
+    guarded[method] = wrapped;
+  }
+  return guarded as H;
+}
