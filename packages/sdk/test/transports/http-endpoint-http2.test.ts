@@ -3,13 +3,9 @@
  * h2c with prior knowledge in cleartext, while HTTP/1.1 (Node's fetch) and WebSocket keep working
  * on the same port. One HTTP/2 session carries the POSTs and both SSE streams at once.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { type ClientHttp2Session, connect as connectH2 } from 'node:http2';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, type AgentConnection } from '../../src/agent/index.js';
 import { Client, type ClientConnection } from '../../src/client/index.js';
 import { Connection } from '../../src/rpc/index.js';
@@ -20,6 +16,7 @@ import {
   listenAcp,
 } from '../../src/transports/index.js';
 import { readSseData } from '../../src/transports/sse-parser.js';
+import { selfSignedCertificate } from './self-signed.js';
 
 function echoAgent(): Agent {
   return new Agent({
@@ -185,37 +182,11 @@ describe('HTTP/2 without TLS (h2c, prior knowledge)', () => {
 });
 
 describe('over TLS', () => {
-  let dir = '';
   let cert = '';
   let key = '';
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'acp-kit-h2-'));
-    // A throwaway self-signed certificate for 127.0.0.1, made by the system's openssl.
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    key = readFileSync(join(dir, 'key.pem'), 'utf8');
+    ({ cert, key } = selfSignedCertificate());
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('negotiates h2 by ALPN and runs the lifecycle on one session', async () => {
     await serve({ tls: { cert, key } });
