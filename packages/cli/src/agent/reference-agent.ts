@@ -8,6 +8,7 @@ import {
 } from '@acp-kit/sdk';
 import { backgroundCommand, subtaskCommand } from './background-command.js';
 import { compactCommand } from './compact-command.js';
+import { subagentCommand } from './subagent-command.js';
 import { promptText, replyTo } from './reply-model.js';
 import {
   askCommand,
@@ -82,7 +83,8 @@ interface Queued {
  *   `/title <text>` (`session_info_update`), `/unplan` (`plan_removed`), `/plan <markdown>` (a Markdown plan), `/compact` (a compaction whose summary is derived from
  *   the session's retained messages), `/background <seconds>` (a terminal that keeps writing
  *   after the turn ended idle, listed in `background` until its exit status) and `/subtask <text>`
- *   (the same as a background tool call); `session/list`, `session/close`, `session/delete`;
+ *   (the same as a background tool call), `/subagent <task>` (a cancellable child session reporting
+ *   its own turn, announced with `subagent_update`, unstable); `session/list`, `session/close`, `session/delete`;
  *   with `requireLogin`, `auth/login` first.
  */
 export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent {
@@ -177,6 +179,8 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     if (text === '/plan' || text.startsWith('/plan ')) return planCommand(session, text.slice(6).trim());
     if (text === '/background' || text.startsWith('/background '))
       return backgroundCommand(session, text.slice(12).trim());
+    if (text === '/subagent' || text.startsWith('/subagent '))
+      return subagentCommand(session, text.slice(10).trim(), signal);
     if (text === '/subtask' || text.startsWith('/subtask '))
       return subtaskCommand(session, text.slice(9).trim());
     if (text.startsWith('/write')) {

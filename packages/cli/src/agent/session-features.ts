@@ -85,6 +85,12 @@ const COMMON_COMMANDS: readonly AvailableCommand[] = [
     description: 'Report the text as a Markdown plan (plan_update with markdown content, unstable)',
     input: { type: 'text', hint: 'the plan, as Markdown' },
   },
+  {
+    type: 'command',
+    name: 'subagent',
+    description: 'Start a subagent that works on the task in its own session (subagent_update, unstable)',
+    input: { type: 'text', hint: 'task' },
+  },
 ];
 
 /** The current value of a select option, or `fallback`. */

@@ -56,6 +56,7 @@ describe('acp-kit agent: v2 session features', () => {
       'compact',
       'unplan',
       'plan',
+      'subagent',
     ]);
     await first.t.client.setConfigOption(sessionId, 'model', 'echo-twice');
     let turns = 0;
