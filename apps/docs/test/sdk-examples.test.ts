@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { interactiveClient } from '../src/examples/sdk/answer-the-agent.ts';
 import { askOnce } from '../src/examples/sdk/ask-once.ts';
 import { branchAndShelve } from '../src/examples/sdk/branch-and-shelve.ts';
+import { createDelegatingAgent } from '../src/examples/sdk/delegate-to-subagent.ts';
 import { createEchoAgent } from '../src/examples/sdk/echo-agent.ts';
 import { listWithin, sessionTitles, switchMode } from '../src/examples/sdk/manage-sessions.ts';
 import { createPlanningAgent } from '../src/examples/sdk/report-progress.ts';
@@ -234,5 +235,36 @@ describe('branch-and-shelve.ts (the unstable session methods)', () => {
     // The fork's store holds the original's messages under their IDs.
     const ids = (id: string) => client.store.snapshot(id).messages.map((m) => m.messageId);
     expect(ids(outcome.branch)).toEqual(ids(sessionId));
+  });
+});
+
+describe('delegate-to-subagent.ts (subagents, unstable)', () => {
+  it('announces the researcher on the parent, delivers its turn under its own ID and mirrors its state', async () => {
+    const [agentSide, clientSide] = createInProcessPair();
+    createDelegatingAgent().serve(new Connection(agentSide) as AgentConnection);
+    const client = new Client(new Connection(clientSide) as ClientConnection, {
+      info: { name: 'docs', version: '0.0.0' },
+    });
+    await client.initialize();
+    const { sessionId } = await client.createSession({ cwd: '/work' });
+    await client.promptToEnd(sessionId, [{ type: 'text', text: 'the two parsers' }]);
+    const [child] = client.store.snapshot(sessionId).subagents;
+    expect(child?.fields).toMatchObject({
+      title: 'Researcher',
+      description: 'Looks into: the two parsers',
+      capabilities: { cancel: {} },
+      state: { state: 'idle', stopReason: 'end_turn' },
+    });
+    const text = (id: string) =>
+      client.store
+        .snapshot(id)
+        .messages.map((m) => m.content.map((b) => ('text' in b ? b.text : '')).join(''));
+    expect(text(child!.sessionId)).toEqual(['Findings on the two parsers.']);
+    expect(text(sessionId)).toEqual(['the two parsers', 'The researcher is done with the two parsers.']);
+    // A client may not prompt the child.
+    await expect(client.prompt(child!.sessionId, [{ type: 'text', text: 'hi' }])).rejects.toMatchObject({
+      code: -32602,
+    });
+    client.close();
   });
 });

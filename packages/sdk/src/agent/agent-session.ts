@@ -277,10 +277,13 @@ export class AgentSession {
    * A child's announcement was handed to the attached clients: they now follow the child too (its
    * updates reach them with no session/resume), and {@link subagent} may return it.
    */
-  #announced(update: { sessionId?: unknown }): void {
+  #announced(update: { sessionId?: unknown; capabilities?: unknown }): void {
     if (typeof update.sessionId !== 'string') return;
     const done = this.#announcing.get(update.sessionId);
-    if (done === undefined) return;
+    if (done === undefined) {
+      this.family.noted(update);
+      return;
+    }
     this.#announcing.delete(update.sessionId);
     const child = this.family.children.get(update.sessionId);
     if (child) for (const peer of this.#delivery.peers()) child.clients.attach(peer);
@@ -351,9 +354,11 @@ export class AgentSession {
    */
   async patchSubagent(sessionId: SessionId, patch: SubagentPatch & { cancellable?: boolean }): Promise<void> {
     const child = this.family.children.get(sessionId);
-    if (child === undefined) throw new RangeError(`${sessionId} is not a subagent of ${this.id}`);
+    if (child === undefined && !this.family.unloaded.has(sessionId)) {
+      throw new RangeError(`${sessionId} is not a subagent of ${this.id}`);
+    }
     const { cancellable, ...fields } = patch;
-    if (cancellable !== undefined && child !== null) child.family.cancellable = cancellable;
+    if (cancellable !== undefined && child !== undefined) child.family.cancellable = cancellable;
     await this.update({
       sessionUpdate: 'subagent_update',
       sessionId,

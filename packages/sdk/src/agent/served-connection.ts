@@ -62,5 +62,5 @@ export class ServedConnection implements ConnectionHost {
 /** Detaches `peer` from a session and from every subagent under it (which it followed through it). */
 function detachFamily(session: AgentSession, peer: ClientPeer): void {
   session.clients.detach(peer);
-  for (const child of session.family.children.values()) if (child !== null) detachFamily(child, peer);
+  for (const child of session.family.children.values()) detachFamily(child, peer);
 }

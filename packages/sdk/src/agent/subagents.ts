@@ -37,8 +37,13 @@ export class SubagentFamily {
   parent: AgentSession | undefined;
   /** Whether the client may cancel this child's work (the announcement's `capabilities.cancel`). */
   cancellable = false;
-  /** The children this session announced: the live object, or null while not loaded here. */
-  readonly children = new Map<SessionId, AgentSession | null>();
+  /** The children this session announced that are loaded here. */
+  readonly children = new Map<SessionId, AgentSession>();
+  /**
+   * Children announced (in the log, or by another replica) but not loaded here yet, with whether
+   * their latest announcement makes them cancellable; {@link discoverChildren} loads them.
+   */
+  readonly unloaded = new Map<SessionId, boolean>();
   /** Whether the parent's log was read for children announced before this process loaded it. */
   discovered = false;
 
@@ -47,6 +52,22 @@ export class SubagentFamily {
     child.family.parent = parent;
     child.family.cancellable = cancellable;
     parent.family.children.set(child.id, child);
+    parent.family.unloaded.delete(child.id);
+  }
+
+  /**
+   * Records a `subagent_update` seen in the log: a child this process does not hold yet is noted
+   * (to be loaded by the next resume); a loaded child's `capabilities` patch sets `cancellable`.
+   */
+  noted(update: { sessionId?: unknown; capabilities?: unknown }): void {
+    if (typeof update.sessionId !== 'string') return;
+    const capabilities = update.capabilities as { cancel?: unknown } | null | undefined;
+    const loaded = this.children.get(update.sessionId);
+    const was = loaded?.family.cancellable ?? this.unloaded.get(update.sessionId) ?? false;
+    const cancellable =
+      capabilities === undefined ? was : capabilities !== null && capabilities.cancel != null;
+    if (loaded !== undefined) loaded.family.cancellable = cancellable;
+    else this.unloaded.set(update.sessionId, cancellable);
   }
 }
 
@@ -101,9 +122,10 @@ export function childRefusal(session: AgentSession, method: string): RpcError | 
 }
 
 /**
- * Loads the children `session` announced (every `subagent_update` in its log naming a session,
- * read once per session for one this process loaded after they were announced) and links each to
- * it, cancellable as its latest announcement says. A child whose session is gone is skipped.
+ * Loads the children `session` announced that this process does not hold yet — those in its log
+ * (read once per session, for one this process loaded after they were announced) and those
+ * another replica announced since — and links each to it, cancellable as its latest announcement
+ * says. A child whose session is gone is skipped.
  */
 export async function discoverChildren(
   log: SessionLog,
@@ -113,33 +135,24 @@ export async function discoverChildren(
   const family = session.family;
   if (!family.discovered) {
     family.discovered = true;
-    const cancellable = new Map<SessionId, boolean>();
     let afterSeq = 0;
     for (;;) {
       const page = await log.read(session.id, { afterSeq, retainedOnly: true });
       for (const entry of page.entries) {
         const update = entry.update as { sessionUpdate: string; sessionId?: unknown; capabilities?: unknown };
-        if (update.sessionUpdate !== 'subagent_update' || typeof update.sessionId !== 'string') continue;
-        const capabilities = update.capabilities as { cancel?: unknown } | null | undefined;
-        const was = cancellable.get(update.sessionId) ?? false;
-        cancellable.set(
-          update.sessionId,
-          capabilities === undefined ? was : capabilities !== null && capabilities.cancel != null,
-        );
+        if (update.sessionUpdate === 'subagent_update') family.noted(update);
       }
       const last = page.entries.at(-1)?.seq;
       if (last === undefined || last >= page.lastSeq) break;
       afterSeq = last;
     }
-    for (const [childId, canCancel] of cancellable) {
-      if (family.children.get(childId)) continue;
-      const child = await load(childId);
-      if (child === undefined) continue;
-      SubagentFamily.link(session, child, canCancel);
-    }
+  }
+  for (const [childId, cancellable] of [...family.unloaded]) {
+    const child = await load(childId);
+    if (child === undefined) family.unloaded.delete(childId);
+    else SubagentFamily.link(session, child, cancellable);
   }
 }
-
 type AnyHandler = (
   params: { sessionId?: unknown } | undefined,
   context: unknown,

@@ -11,6 +11,7 @@ import { rejectedPrompt } from './rejected-prompt.ts';
 import { replayAfterRestart } from './replay-after-restart.ts';
 import { sessionLifetime } from './session-lifetime.ts';
 import { toolCallTerminal } from './tool-call-terminal.ts';
+import { subagentDelegation } from './subagent-delegation.ts';
 import { twoClients } from './two-clients.ts';
 import { versionNegotiation } from './version-negotiation.ts';
 
@@ -27,6 +28,7 @@ export {
   rejectedPrompt,
   replayAfterRestart,
   sessionLifetime,
+  subagentDelegation,
   toolCallTerminal,
   twoClients,
   versionNegotiation,
@@ -49,4 +51,5 @@ export const allDiagrams = [
   versionNegotiation,
   backgroundWork,
   branchAndShelve,
+  subagentDelegation,
 ] as const;

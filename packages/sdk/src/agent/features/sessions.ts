@@ -131,7 +131,7 @@ async function attachResumed(
     // follow this one (whose replay carried their announcements), each with its current state.
     await discoverChildren(agent.log, session, (id) => agent.session(id));
     for (const child of session.family.children.values()) {
-      if (child !== null) await attachResumed(agent, connection, child, cursor, signal);
+      await attachResumed(agent, connection, child, cursor, signal);
     }
   } catch (error) {
     if (wasAttached) await session.clients.release(peer);
