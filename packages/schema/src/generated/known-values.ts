@@ -18,6 +18,7 @@ export const KNOWN_ENUM_VALUES = {
   StringFormat: ['email', 'uri', 'date', 'date-time'],
   SessionStatus: ['open', 'saved'],
   SessionArchiveFilter: ['exclude', 'include', 'only'],
+  SystemPromptMode: ['append', 'override'],
 } as const;
 /** The tag property and the tag values this schema version defines for each discriminated union, by definition name (a nested union counts once, under its outer tag value). */
 export const KNOWN_UNION_TAGS = {

@@ -269,6 +269,8 @@ export interface SessionCapabilities {
   additionalDirectories?: (SessionAdditionalDirectoriesCapabilities | null);
   /** Extension metadata. */
   _meta?: Meta;
+  /** Unstable: session/new, session/resume and session/fork take a client's systemPrompt (append mode; mode lists the others). */
+  systemPrompt?: (SessionSystemPromptCapabilities | null);
 }
 
 /** Present (as an object, possibly empty) when the agent advertises authentication-related extensions; omitted or null when not. It does not advertise auth/login or auth/logout, which a non-empty authMethods in the initialize response does. Later versions may add fields. */
@@ -536,6 +538,8 @@ export interface NewSessionRequest {
   additionalDirectories?: AbsolutePath[];
   /** MCP servers the agent should connect to. */
   mcpServers?: McpServer[];
+  /** Unstable: system-level instructions for the new session, sent only to an agent advertising capabilities.session.systemPrompt. Omitted or null: the agent's own instructions. */
+  systemPrompt?: (SystemPrompt | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -716,6 +720,8 @@ export interface ResumeSessionRequest {
   mcpServers?: McpServer[];
   /** Replay retained history from this cursor as session/update notifications before responding. Omitted or null resumes without replay. */
   replayFrom?: (ReplayFrom | null);
+  /** Unstable: system-level instructions for the resumed session (a client sends the ones it created the session with). Omitted or null: the agent keeps what it stored with the session, or uses its own. */
+  systemPrompt?: (SystemPrompt | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -2309,6 +2315,41 @@ export interface SessionForkCapabilities {
   _meta?: Meta;
 }
 
+/** Unstable (upstream's unstable surface; may change or go away): present (even {}) when the agent takes a client's systemPrompt on session/new, session/resume and session/fork in append mode; omitted or null when it does not. */
+export interface SessionSystemPromptCapabilities {
+  /** The modes the agent supports besides append (which every agent with this capability supports). Omitted or null: append only. */
+  mode?: (SessionSystemPromptModeCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): the system prompt modes the agent supports besides append. */
+export interface SessionSystemPromptModeCapabilities {
+  /** Present (even {}): the agent can replace its built-in default instructions with the client's system prompt. Omitted or null: it cannot. */
+  override?: (SessionSystemPromptOverrideCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): the agent supports the override system prompt mode. {} advertises it. */
+export interface SessionSystemPromptOverrideCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): system-level instructions a client gives a session. A client sends it only to an agent that advertises capabilities.session.systemPrompt; an agent that cannot apply it (a mode it did not advertise, a content block it does not take) refuses the request instead of creating, resuming or forking the session. */
+export interface SystemPrompt {
+  /** How the agent combines content with its own instructions; an agent refuses a mode it does not support rather than reading it as another. */
+  mode: SystemPromptMode;
+  /** The instructions. An agent with the capability takes text blocks; a client sends no other type (no capability allows one yet) and never an empty list, which an agent may refuse with -32602. */
+  content: ContentBlock[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): how the agent combines a client's system prompt with its own instructions: append (added to them, with system-level precedence) or override (replaces the built-in default instructions; tools, MCP servers, permissions and configuration stay). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them, and an agent refuses a mode it does not support. */
+export type SystemPromptMode = 'append' | 'override' | UnknownValue;
+
 /** Unstable: parameters of session/fork. */
 export interface ForkSessionRequest {
   /** The session to fork: any session session/list would show; an unknown one gets -32002. A turn running in it does not stop the fork: the fork starts with what was retained when it was made. */
@@ -2319,6 +2360,8 @@ export interface ForkSessionRequest {
   additionalDirectories?: AbsolutePath[];
   /** MCP servers the agent should connect to for the fork. */
   mcpServers?: McpServer[];
+  /** Unstable: system-level instructions for the fork. Omitted or null: the agent keeps what it stored with the source, or uses its own. */
+  systemPrompt?: (SystemPrompt | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -2634,6 +2677,11 @@ export interface Definitions {
   UnarchiveSessionRequest: UnarchiveSessionRequest;
   UnarchiveSessionResponse: UnarchiveSessionResponse;
   SessionForkCapabilities: SessionForkCapabilities;
+  SessionSystemPromptCapabilities: SessionSystemPromptCapabilities;
+  SessionSystemPromptModeCapabilities: SessionSystemPromptModeCapabilities;
+  SessionSystemPromptOverrideCapabilities: SessionSystemPromptOverrideCapabilities;
+  SystemPrompt: SystemPrompt;
+  SystemPromptMode: SystemPromptMode;
   ForkSessionRequest: ForkSessionRequest;
   ForkSessionResponse: ForkSessionResponse;
 }

@@ -1206,7 +1206,7 @@ export function v1ToV2NewSessionRequest(value: V1.NewSessionRequest): V2.NewSess
   };
 }
 
-/** Converts a v2 `NewSessionRequest` into a v1 `NewSessionRequest`. Lossy: v1 requires mcpServers; a v2 request without them sends []. */
+/** Converts a v2 `NewSessionRequest` into a v1 `NewSessionRequest`. Lossy: v1 requires mcpServers; a v2 request without them sends []. v1 has no systemPrompt (upstream's unstable surface; the bridge never advertises capabilities.session.systemPrompt): it is dropped. */
 export function v2ToV1NewSessionRequest(value: V2.NewSessionRequest): V1.NewSessionRequest {
   return {
     cwd: value.cwd,
@@ -1238,7 +1238,7 @@ export function v1ToV2LoadSessionRequest(value: V1.LoadSessionRequest): V2.Resum
   };
 }
 
-/** Converts a v2 `ResumeSessionRequest` into a v1 `LoadSessionRequest`. Lossy: v1 session/load always replays and requires mcpServers: replayFrom is dropped and a missing server list becomes []. */
+/** Converts a v2 `ResumeSessionRequest` into a v1 `LoadSessionRequest`. Lossy: v1 session/load always replays and requires mcpServers: replayFrom is dropped and a missing server list becomes []. v1 has no systemPrompt (unstable): it is dropped. */
 export function v2ToV1LoadSessionRequest(value: V2.ResumeSessionRequest): V1.LoadSessionRequest {
   return {
     sessionId: value.sessionId,
@@ -1260,7 +1260,7 @@ export function v1ToV2ResumeSessionRequest(value: V1.ResumeSessionRequest): V2.R
   };
 }
 
-/** Converts a v2 `ResumeSessionRequest` into a v1 `ResumeSessionRequest`. Lossy: v1 session/resume never replays; a v2 resume asking for replay must become session/load instead (the bridge does this). */
+/** Converts a v2 `ResumeSessionRequest` into a v1 `ResumeSessionRequest`. Lossy: v1 session/resume never replays; a v2 resume asking for replay must become session/load instead (the bridge does this). v1 has no systemPrompt (unstable): it is dropped. */
 export function v2ToV1ResumeSessionRequest(value: V2.ResumeSessionRequest): V1.ResumeSessionRequest {
   return {
     sessionId: value.sessionId,
@@ -2353,7 +2353,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'NewSessionRequest',
     toV2: v1ToV2NewSessionRequest,
     toV1: v2ToV1NewSessionRequest,
-    lossyToV1: 'v1 requires mcpServers; a v2 request without them sends [].',
+    lossyToV1: 'v1 requires mcpServers; a v2 request without them sends []. v1 has no systemPrompt (upstream\'s unstable surface; the bridge never advertises capabilities.session.systemPrompt): it is dropped.',
   },
   {
     name: 'NewSessionResponse',
@@ -2370,7 +2370,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ResumeSessionRequest',
     toV2: v1ToV2LoadSessionRequest,
     toV1: v2ToV1LoadSessionRequest,
-    lossyToV1: 'v1 session/load always replays and requires mcpServers: replayFrom is dropped and a missing server list becomes [].',
+    lossyToV1: 'v1 session/load always replays and requires mcpServers: replayFrom is dropped and a missing server list becomes []. v1 has no systemPrompt (unstable): it is dropped.',
   },
   {
     name: 'ResumeSessionRequest',
@@ -2378,7 +2378,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ResumeSessionRequest',
     toV2: v1ToV2ResumeSessionRequest,
     toV1: v2ToV1ResumeSessionRequest,
-    lossyToV1: 'v1 session/resume never replays; a v2 resume asking for replay must become session/load instead (the bridge does this).',
+    lossyToV1: 'v1 session/resume never replays; a v2 resume asking for replay must become session/load instead (the bridge does this). v1 has no systemPrompt (unstable): it is dropped.',
   },
   {
     name: 'LoadSessionResponse',
