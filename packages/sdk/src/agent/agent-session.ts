@@ -16,6 +16,7 @@ import type {
   KnownSessionUpdate,
   SessionUpdate,
   StopReason,
+  SystemPrompt,
   Usage,
 } from '@acp-kit/schema';
 import type { MessageKind, ReplayVia } from '../history/history-store.js';
@@ -586,6 +587,16 @@ export class AgentSession {
     await this.following();
     await updateSettings(this.#log, this.id, () => ({ configOptions }));
     await this.update({ sessionUpdate: 'config_option_update', configOptions: [...configOptions] });
+  }
+
+  /**
+   * The system prompt the client gave the session (unstable: `systemPrompt` on `session/new`,
+   * replaced by a resume or fork that carries one), or null: then the agent's own instructions
+   * apply. In `override` mode it replaces the agent's built-in default instructions; in `append` it
+   * is added to them.
+   */
+  async systemPrompt(): Promise<SystemPrompt | null> {
+    return settingsOf(await this.#log.getSession(this.id)).systemPrompt ?? null;
   }
 
   /** The commands available in the session (as last set). */

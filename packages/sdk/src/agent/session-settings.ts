@@ -1,4 +1,4 @@
-import type { AvailableCommand, SessionConfigOption, SessionId } from '@acp-kit/schema';
+import type { AvailableCommand, SessionConfigOption, SessionId, SystemPrompt } from '@acp-kit/schema';
 import type { SessionConfig, SessionLog, SessionRecord } from '../history/session-log.js';
 
 /**
@@ -15,6 +15,8 @@ export interface SessionSettings {
   readonly additionalDirectories?: readonly string[];
   /** Archived (`session/archive`, unstable): left out of `session/list` unless asked for. */
   readonly archived?: boolean;
+  /** The client's system prompt (unstable), as the last `session/new`, resume or fork gave it. */
+  readonly systemPrompt?: SystemPrompt;
 }
 
 /** The settings kept in a directory record (an empty object when none were kept). */
@@ -28,6 +30,9 @@ export function settingsOf(record: Pick<SessionRecord, 'config'> | undefined): S
   if (Array.isArray(config.additionalDirectories))
     out.additionalDirectories = config.additionalDirectories as string[];
   if (config.archived === true) out.archived = true;
+  const prompt = config.systemPrompt as { mode?: unknown; content?: unknown } | undefined;
+  if (typeof prompt?.mode === 'string' && Array.isArray(prompt.content))
+    out.systemPrompt = prompt as SystemPrompt;
   return out;
 }
 

@@ -1,14 +1,14 @@
 import type {
   AgentNotificationMap,
   AgentRequestMap,
+  AuthStatusResponse,
+  AuthStatusUpdateNotification,
   CancelTerminalResponse,
   CancelToolCallResponse,
   ClientCapabilities,
   ClientNotificationMap,
   ClientRequestMap,
   CloseSessionResponse,
-  AuthStatusResponse,
-  AuthStatusUpdateNotification,
   CompleteElicitationNotification,
   DeleteSessionResponse,
   ForkSessionRequest,
@@ -20,8 +20,8 @@ import type {
   LoginAuthResponse,
   LogoutAuthResponse,
   McpServer,
-  Meta,
   MessageId,
+  Meta,
   NewSessionRequest,
   NewSessionResponse,
   PromptRequest,
@@ -33,6 +33,7 @@ import type {
   SessionStatusResponse,
   SetSessionConfigOptionRequest,
   SetSessionConfigOptionResponse,
+  SystemPrompt,
 } from '@acp-kit/schema';
 import type { Connection } from '../rpc/connection.js';
 import { schemaValidator } from '../codec/v2-validator.js';
@@ -127,6 +128,11 @@ export interface ResumeOptions extends CallOptions {
   additionalDirectories?: string[];
   /** MCP servers for the session. */
   mcpServers?: McpServer[];
+  /**
+   * Unstable: the session's system prompt (send the one it was created with), only to an agent
+   * advertising `capabilities.session.systemPrompt`.
+   */
+  systemPrompt?: SystemPrompt;
 }
 
 /**
@@ -218,6 +224,7 @@ export class Client {
       ...(options.additionalDirectories ? { additionalDirectories: options.additionalDirectories } : {}),
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.replay ? { replayFrom: { type: 'start' as const } } : {}),
+      ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
     };
     const response = await this.#connection.sendRequest(
       'session/resume',

@@ -2,6 +2,7 @@ import type { ForkSessionRequest, SessionId } from '@acp-kit/schema';
 import { isMessageKind } from '../../history/message-updates.js';
 import type { NewLogEntry, SessionLog } from '../../history/session-log.js';
 import { sessionNotFound } from '../session-directory.js';
+import { settingsOf } from '../session-settings.js';
 import { methodContext, type MethodFeature } from '../serving.js';
 import { newSession } from './sessions.js';
 
@@ -42,7 +43,10 @@ async function copyRetained(log: SessionLog, from: SessionId, to: SessionId): Pr
 export const sessionFork: MethodFeature = (agent) => ({
   ...(agent.capabilities.session?.fork && {
     'session/fork': async (params: ForkSessionRequest, request, connection) => {
-      if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
+      const source = await agent.log.getSession(params.sessionId);
+      if (!source) throw sessionNotFound(params.sessionId);
+      // The fork's system prompt: the request's, or else the one stored with the source.
+      const systemPrompt = params.systemPrompt ?? settingsOf(source).systemPrompt;
       const { session, response } = await newSession(
         agent,
         {
@@ -51,6 +55,7 @@ export const sessionFork: MethodFeature = (agent) => ({
             ? {}
             : { additionalDirectories: params.additionalDirectories }),
           mcpServers: params.mcpServers ?? [],
+          ...(systemPrompt === undefined ? {} : { systemPrompt }),
           ...(params._meta === undefined ? {} : { _meta: params._meta }),
         },
         methodContext(connection, request),

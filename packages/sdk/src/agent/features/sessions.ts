@@ -4,6 +4,7 @@ import type {
   ReplayFrom,
   ResumeSessionRequest,
   ResumeSessionResponse,
+  SystemPrompt,
 } from '@acp-kit/schema';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
 import { requireAbsolute, requireAbsoluteDirectories } from '../absolute-paths.js';
@@ -13,6 +14,7 @@ import type { MethodContext, SessionSetup } from '../method-options.js';
 import { replayCursorOf } from '../replay-cursor.js';
 import { sendReplay } from '../send-replay.js';
 import { discoverChildren } from '../subagents.js';
+import { checkSystemPrompt } from '../system-prompt.js';
 import { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionNotFound } from '../session-directory.js';
 import { type SessionSettings, settingsOf, updateSettings } from '../session-settings.js';
 import {
@@ -28,8 +30,10 @@ import { closeEverywhere, closeHere } from './work-requests.js';
 function settingsFrom(
   setup: SessionSetup | undefined,
   additionalDirectories: readonly string[] | undefined,
+  systemPrompt?: SystemPrompt,
 ): SessionSettings {
   return {
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
     ...(setup?.configOptions === undefined ? {} : { configOptions: setup.configOptions }),
     ...(setup?.availableCommands === undefined ? {} : { availableCommands: setup.availableCommands }),
     ...(additionalDirectories === undefined ? {} : { additionalDirectories }),
@@ -56,12 +60,13 @@ export async function newSession(
 ): Promise<{ session: AgentSession; response: NewSessionResponse }> {
   requireAbsolute(request.cwd);
   requireAbsoluteDirectories(request.additionalDirectories);
+  const systemPrompt = checkSystemPrompt(agent.capabilities, request.systemPrompt);
   const sessionId = agent.newSessionId();
   const onNew = agent.options.onNewSession;
   const setup = onNew
     ? await runHandler(agent, 'onNewSession', sessionId, () => onNew(request, { ...context, sessionId }))
     : undefined;
-  const settings = settingsFrom(setup, request.additionalDirectories);
+  const settings = settingsFrom(setup, request.additionalDirectories, systemPrompt);
   const session = await agent.createSession(request.cwd, {
     sessionId,
     settings,
@@ -81,11 +86,13 @@ async function prepareResume(
   context: MethodContext,
 ): Promise<Pick<ResumeSessionResponse, 'configOptions' | 'availableCommands'>> {
   requireAbsoluteDirectories(request.additionalDirectories);
+  // Given: replaces the stored one; omitted or null: the stored one stays.
+  const systemPrompt = checkSystemPrompt(agent.capabilities, request.systemPrompt);
   const onResume = agent.options.onResumeSession;
   const setup = onResume
     ? await runHandler(agent, 'onResumeSession', session.id, () => onResume(request, { ...context, session }))
     : undefined;
-  const changes = settingsFrom(setup, request.additionalDirectories);
+  const changes = settingsFrom(setup, request.additionalDirectories, systemPrompt);
   const log = session.log;
   const settings =
     Object.keys(changes).length > 0
