@@ -72,7 +72,8 @@ interface Queued {
  * - A prompt gets its ID reserved on arrival but is inserted (and answered) only when the session
  *   is free: a prompt that arrives while a turn runs is held, its response waiting, until the turn ends.
  * - Replies stream as `agent_message_chunk`s between `running` and `idle`/`end_turn` (with usage).
- * - `/status` is a live-only local command: inserted with `retain: false`, answered, never replayed.
+ * - `/status` is a live-only local command: inserted with `retain: false`, answered, never replayed;
+ *   it reports the session's system prompt (`systemPrompt`, unstable: append and override taken).
  * - `/note <text>` is a retained local command: replayed later under its ID, never executed again.
  * - A prompt starting with `/write` asks `session/request_permission` first (`requires_action`).
  * - `session/cancel` stops the stream and ends the turn with `idle`/`cancelled`.
@@ -144,9 +145,14 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
       await session.running();
       const reply = await session.agentMessage({ retain: false });
       const noteCount = notes.get(session.id)?.length ?? 0;
+      const systemPrompt = await session.systemPrompt();
+      const instructions =
+        systemPrompt === null
+          ? 'no system prompt'
+          : `system prompt: ${systemPrompt.mode}, ${promptText(systemPrompt.content).length} character(s)`;
       await reply.chunk({
         type: 'text',
-        text: `Session ${session.id}: ${noteCount} note(s), ${session.attachedCount} client(s) attached.`,
+        text: `Session ${session.id}: ${noteCount} note(s), ${session.attachedCount} client(s) attached, ${instructions}.`,
       });
       await session.idle('end_turn');
       return;
@@ -234,7 +240,14 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     onRefusedNotification: printRefusedNotification,
     capabilities: {
       auth: { status: {} },
-      session: { archive: {}, delete: {}, fork: {}, status: {}, title: {} },
+      session: {
+        archive: {},
+        delete: {},
+        fork: {},
+        status: {},
+        title: {},
+        systemPrompt: { mode: { override: {} } },
+      },
     },
     ...(options.requireLogin
       ? {
