@@ -659,6 +659,160 @@ function checkAgentAuthCapabilities(v) {
   return true;
 }
 
+function checkProvidersCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkProviderId(v) {
+  if (!(typeof v === 'string')) return false;
+  if (v.length < 1) return false;
+  return true;
+}
+
+function checkLlmProtocol(v) {
+  if (!(typeof v === 'string')) return false;
+  return true;
+}
+
+function checkProviderCurrentConfig(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.apiType === undefined || v.baseUrl === undefined) return false;
+  const p1 = v.apiType;
+  if (!checkLlmProtocol(p1)) return false;
+  const p2 = v.baseUrl;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+function checkProviderInfo(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.providerId === undefined || v.supported === undefined || v.required === undefined) return false;
+  const p1 = v.providerId;
+  if (!checkProviderId(p1)) return false;
+  const p2 = v.supported;
+  if (!(Array.isArray(p2))) return false;
+  for (let i3 = 0; i3 < p2.length; i3 += 1) {
+    const x4 = p2[i3];
+    if (!checkLlmProtocol(x4)) return false;
+  }
+
+  const p5 = v.required;
+  if (!(typeof p5 === 'boolean')) return false;
+  const p6 = v.current;
+  if (p6 !== undefined) {
+    if (!(checkProviderCurrentConfig(p6) || p6 === null)) return false;
+  }
+
+  const p7 = v._meta;
+  if (p7 !== undefined) {
+    if (!checkMeta(p7)) return false;
+  }
+
+  return true;
+}
+
+function checkListProvidersRequest(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkListProvidersResponse(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.providers === undefined) return false;
+  const p1 = v.providers;
+  if (!(Array.isArray(p1))) return false;
+  for (let i2 = 0; i2 < p1.length; i2 += 1) {
+    const x3 = p1[i2];
+    if (!checkProviderInfo(x3)) return false;
+  }
+
+  const p4 = v._meta;
+  if (p4 !== undefined) {
+    if (!checkMeta(p4)) return false;
+  }
+
+  return true;
+}
+
+function checkSetProviderRequest(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.providerId === undefined || v.apiType === undefined || v.baseUrl === undefined) return false;
+  const p1 = v.providerId;
+  if (!checkProviderId(p1)) return false;
+  const p2 = v.apiType;
+  if (!checkLlmProtocol(p2)) return false;
+  const p3 = v.baseUrl;
+  if (!(typeof p3 === 'string')) return false;
+  const p4 = v.headers;
+  if (p4 !== undefined) {
+    if (!((p4 !== null && typeof p4 === 'object' && !Array.isArray(p4)))) return false;
+    for (const k5 in p4) {
+      if (!(false)) {
+        const x6 = p4[k5];
+        if (!(typeof x6 === 'string')) return false;
+      }
+
+    }
+
+  }
+
+  const p7 = v._meta;
+  if (p7 !== undefined) {
+    if (!checkMeta(p7)) return false;
+  }
+
+  return true;
+}
+
+function checkSetProviderResponse(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkDisableProviderRequest(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.providerId === undefined) return false;
+  const p1 = v.providerId;
+  if (!checkProviderId(p1)) return false;
+  const p2 = v._meta;
+  if (p2 !== undefined) {
+    if (!checkMeta(p2)) return false;
+  }
+
+  return true;
+}
+
+function checkDisableProviderResponse(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
 function checkAgentCapabilities(v) {
   if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
   const p1 = v.session;
@@ -671,9 +825,14 @@ function checkAgentCapabilities(v) {
     if (!(checkAgentAuthCapabilities(p2) || p2 === null)) return false;
   }
 
-  const p3 = v._meta;
+  const p3 = v.providers;
   if (p3 !== undefined) {
-    if (!checkMeta(p3)) return false;
+    if (!(checkProvidersCapabilities(p3) || p3 === null)) return false;
+  }
+
+  const p4 = v._meta;
+  if (p4 !== undefined) {
+    if (!checkMeta(p4)) return false;
   }
 
   return true;
@@ -6568,4 +6727,4 @@ function checkExtensionElicitationActionWithUncheckedTag(v) {
   return true;
 }
 
-export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkAbsolutePath as AbsolutePath, checkToolCallId as ToolCallId, checkPlanId as PlanId, checkTerminalId as TerminalId, checkPermissionOptionId as PermissionOptionId, checkAuthMethodId as AuthMethodId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkSessionListCursor as SessionListCursor, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkMediaType as MediaType, checkErrorCode as ErrorCode, checkUnsupportedProtocolVersionErrorData as UnsupportedProtocolVersionErrorData, checkSessionNotFoundErrorData as SessionNotFoundErrorData, checkErrorData as ErrorData, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkImplementation as Implementation, checkTerminalAuthCapabilities as TerminalAuthCapabilities, checkClientAuthCapabilities as ClientAuthCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptImageCapabilities as PromptImageCapabilities, checkPromptAudioCapabilities as PromptAudioCapabilities, checkPromptEmbeddedContextCapabilities as PromptEmbeddedContextCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpStdioCapabilities as McpStdioCapabilities, checkMcpHttpCapabilities as McpHttpCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAgentCapabilities as AgentCapabilities, checkToolCallCancelCapabilities as ToolCallCancelCapabilities, checkToolCallCapabilities as ToolCallCapabilities, checkTerminalCancelCapabilities as TerminalCancelCapabilities, checkTerminalCapabilities as TerminalCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkExtensionAuthMethod as ExtensionAuthMethod, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkLoginAuthRequest as LoginAuthRequest, checkLoginAuthResponse as LoginAuthResponse, checkLogoutAuthRequest as LogoutAuthRequest, checkLogoutAuthResponse as LogoutAuthResponse, checkAuthStatusCapabilities as AuthStatusCapabilities, checkAuthState as AuthState, checkAuthAccount as AuthAccount, checkAuthStatusRequest as AuthStatusRequest, checkAuthStatusResponse as AuthStatusResponse, checkAuthStatusUpdateNotification as AuthStatusUpdateNotification, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkExtensionMcpServer as ExtensionMcpServer, checkMcpServer as McpServer, checkNewSessionRequest as NewSessionRequest, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkTextCommandInput as TextCommandInput, checkExtensionCommandInput as ExtensionCommandInput, checkAvailableCommandInput as AvailableCommandInput, checkCommand as Command, checkExtensionAvailableCommand as ExtensionAvailableCommand, checkAvailableCommand as AvailableCommand, checkNewSessionResponse as NewSessionResponse, checkReplayFromStart as ReplayFromStart, checkExtensionReplayFrom as ExtensionReplayFrom, checkReplayFrom as ReplayFrom, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkCancelToolCallRequest as CancelToolCallRequest, checkCancelToolCallResponse as CancelToolCallResponse, checkCancelTerminalRequest as CancelTerminalRequest, checkCancelTerminalResponse as CancelTerminalResponse, checkSetSessionConfigOptionValueRequest as SetSessionConfigOptionValueRequest, checkSetSessionConfigOptionBooleanRequest as SetSessionConfigOptionBooleanRequest, checkExtensionSetSessionConfigOptionRequest as ExtensionSetSessionConfigOptionRequest, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkRole as Role, checkAnnotations as Annotations, checkIconTheme as IconTheme, checkIcon as Icon, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkCancelRequestNotification as CancelRequestNotification, checkUserMessageUpdate as UserMessageUpdate, checkUserMessageChunk as UserMessageChunk, checkAgentMessageUpdate as AgentMessageUpdate, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtUpdate as AgentThoughtUpdate, checkAgentThoughtChunk as AgentThoughtChunk, checkSessionMessage as SessionMessage, checkSessionMessageChunk as SessionMessageChunk, checkStopReason as StopReason, checkUsage as Usage, checkBackgroundTerminal as BackgroundTerminal, checkBackgroundToolCall as BackgroundToolCall, checkBackgroundSubagent as BackgroundSubagent, checkExtensionBackgroundWork as ExtensionBackgroundWork, checkBackgroundWork as BackgroundWork, checkRunningStateUpdate as RunningStateUpdate, checkIdleStateUpdate as IdleStateUpdate, checkRequiresActionStateUpdate as RequiresActionStateUpdate, checkExtensionStateUpdate as ExtensionStateUpdate, checkStateUpdate as StateUpdate, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkDiffChange as DiffChange, checkDiffPatch as DiffPatch, checkDiffPatchFormat as DiffPatchFormat, checkDiffFileType as DiffFileType, checkDiffAddChange as DiffAddChange, checkDiffDeleteChange as DiffDeleteChange, checkDiffModifyChange as DiffModifyChange, checkDiffMoveChange as DiffMoveChange, checkDiffCopyChange as DiffCopyChange, checkExtensionDiffChange as ExtensionDiffChange, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCall as ToolCall, checkToolCallUpdate as ToolCallUpdate, checkToolCallContentChunk as ToolCallContentChunk, checkTerminalOutput as TerminalOutput, checkTerminalExitStatus as TerminalExitStatus, checkTerminalSize as TerminalSize, checkTerminalUpdate as TerminalUpdate, checkTerminalOutputChunk as TerminalOutputChunk, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanItems as PlanItems, checkPlanFile as PlanFile, checkPlanMarkdown as PlanMarkdown, checkExtensionPlanContent as ExtensionPlanContent, checkPlanContent as PlanContent, checkPlanUpdate as PlanUpdate, checkPlanRemoved as PlanRemoved, checkSubagentUpdate as SubagentUpdate, checkSubagentSessionCapabilities as SubagentSessionCapabilities, checkSessionCancelCapabilities as SessionCancelCapabilities, checkSubagentState as SubagentState, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkToolCallPermissionSubject as ToolCallPermissionSubject, checkCommandPermissionSubject as CommandPermissionSubject, checkExtensionPermissionSubject as ExtensionPermissionSubject, checkPermissionSubject as PermissionSubject, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchemaType as ElicitationSchemaType, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification, checkSessionTitleCapabilities as SessionTitleCapabilities, checkSetSessionTitleRequest as SetSessionTitleRequest, checkSetSessionTitleResponse as SetSessionTitleResponse, checkSessionStatusCapabilities as SessionStatusCapabilities, checkSessionStatusRequest as SessionStatusRequest, checkSessionStatus as SessionStatus, checkSessionStatusState as SessionStatusState, checkSessionStatusResponse as SessionStatusResponse, checkSessionArchiveCapabilities as SessionArchiveCapabilities, checkSessionArchiveFilter as SessionArchiveFilter, checkArchiveSessionRequest as ArchiveSessionRequest, checkArchiveSessionResponse as ArchiveSessionResponse, checkUnarchiveSessionRequest as UnarchiveSessionRequest, checkUnarchiveSessionResponse as UnarchiveSessionResponse, checkSessionForkCapabilities as SessionForkCapabilities, checkSessionSystemPromptCapabilities as SessionSystemPromptCapabilities, checkSessionSystemPromptModeCapabilities as SessionSystemPromptModeCapabilities, checkSessionSystemPromptOverrideCapabilities as SessionSystemPromptOverrideCapabilities, checkSystemPrompt as SystemPrompt, checkSystemPromptMode as SystemPromptMode, checkForkSessionRequest as ForkSessionRequest, checkForkSessionResponse as ForkSessionResponse };
+export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkAbsolutePath as AbsolutePath, checkToolCallId as ToolCallId, checkPlanId as PlanId, checkTerminalId as TerminalId, checkPermissionOptionId as PermissionOptionId, checkAuthMethodId as AuthMethodId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkSessionListCursor as SessionListCursor, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkMediaType as MediaType, checkErrorCode as ErrorCode, checkUnsupportedProtocolVersionErrorData as UnsupportedProtocolVersionErrorData, checkSessionNotFoundErrorData as SessionNotFoundErrorData, checkErrorData as ErrorData, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkImplementation as Implementation, checkTerminalAuthCapabilities as TerminalAuthCapabilities, checkClientAuthCapabilities as ClientAuthCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptImageCapabilities as PromptImageCapabilities, checkPromptAudioCapabilities as PromptAudioCapabilities, checkPromptEmbeddedContextCapabilities as PromptEmbeddedContextCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpStdioCapabilities as McpStdioCapabilities, checkMcpHttpCapabilities as McpHttpCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkProvidersCapabilities as ProvidersCapabilities, checkProviderId as ProviderId, checkLlmProtocol as LlmProtocol, checkProviderCurrentConfig as ProviderCurrentConfig, checkProviderInfo as ProviderInfo, checkListProvidersRequest as ListProvidersRequest, checkListProvidersResponse as ListProvidersResponse, checkSetProviderRequest as SetProviderRequest, checkSetProviderResponse as SetProviderResponse, checkDisableProviderRequest as DisableProviderRequest, checkDisableProviderResponse as DisableProviderResponse, checkAgentCapabilities as AgentCapabilities, checkToolCallCancelCapabilities as ToolCallCancelCapabilities, checkToolCallCapabilities as ToolCallCapabilities, checkTerminalCancelCapabilities as TerminalCancelCapabilities, checkTerminalCapabilities as TerminalCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkExtensionAuthMethod as ExtensionAuthMethod, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkLoginAuthRequest as LoginAuthRequest, checkLoginAuthResponse as LoginAuthResponse, checkLogoutAuthRequest as LogoutAuthRequest, checkLogoutAuthResponse as LogoutAuthResponse, checkAuthStatusCapabilities as AuthStatusCapabilities, checkAuthState as AuthState, checkAuthAccount as AuthAccount, checkAuthStatusRequest as AuthStatusRequest, checkAuthStatusResponse as AuthStatusResponse, checkAuthStatusUpdateNotification as AuthStatusUpdateNotification, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkExtensionMcpServer as ExtensionMcpServer, checkMcpServer as McpServer, checkNewSessionRequest as NewSessionRequest, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkTextCommandInput as TextCommandInput, checkExtensionCommandInput as ExtensionCommandInput, checkAvailableCommandInput as AvailableCommandInput, checkCommand as Command, checkExtensionAvailableCommand as ExtensionAvailableCommand, checkAvailableCommand as AvailableCommand, checkNewSessionResponse as NewSessionResponse, checkReplayFromStart as ReplayFromStart, checkExtensionReplayFrom as ExtensionReplayFrom, checkReplayFrom as ReplayFrom, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkCancelToolCallRequest as CancelToolCallRequest, checkCancelToolCallResponse as CancelToolCallResponse, checkCancelTerminalRequest as CancelTerminalRequest, checkCancelTerminalResponse as CancelTerminalResponse, checkSetSessionConfigOptionValueRequest as SetSessionConfigOptionValueRequest, checkSetSessionConfigOptionBooleanRequest as SetSessionConfigOptionBooleanRequest, checkExtensionSetSessionConfigOptionRequest as ExtensionSetSessionConfigOptionRequest, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkRole as Role, checkAnnotations as Annotations, checkIconTheme as IconTheme, checkIcon as Icon, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkCancelRequestNotification as CancelRequestNotification, checkUserMessageUpdate as UserMessageUpdate, checkUserMessageChunk as UserMessageChunk, checkAgentMessageUpdate as AgentMessageUpdate, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtUpdate as AgentThoughtUpdate, checkAgentThoughtChunk as AgentThoughtChunk, checkSessionMessage as SessionMessage, checkSessionMessageChunk as SessionMessageChunk, checkStopReason as StopReason, checkUsage as Usage, checkBackgroundTerminal as BackgroundTerminal, checkBackgroundToolCall as BackgroundToolCall, checkBackgroundSubagent as BackgroundSubagent, checkExtensionBackgroundWork as ExtensionBackgroundWork, checkBackgroundWork as BackgroundWork, checkRunningStateUpdate as RunningStateUpdate, checkIdleStateUpdate as IdleStateUpdate, checkRequiresActionStateUpdate as RequiresActionStateUpdate, checkExtensionStateUpdate as ExtensionStateUpdate, checkStateUpdate as StateUpdate, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkDiffChange as DiffChange, checkDiffPatch as DiffPatch, checkDiffPatchFormat as DiffPatchFormat, checkDiffFileType as DiffFileType, checkDiffAddChange as DiffAddChange, checkDiffDeleteChange as DiffDeleteChange, checkDiffModifyChange as DiffModifyChange, checkDiffMoveChange as DiffMoveChange, checkDiffCopyChange as DiffCopyChange, checkExtensionDiffChange as ExtensionDiffChange, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCall as ToolCall, checkToolCallUpdate as ToolCallUpdate, checkToolCallContentChunk as ToolCallContentChunk, checkTerminalOutput as TerminalOutput, checkTerminalExitStatus as TerminalExitStatus, checkTerminalSize as TerminalSize, checkTerminalUpdate as TerminalUpdate, checkTerminalOutputChunk as TerminalOutputChunk, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanItems as PlanItems, checkPlanFile as PlanFile, checkPlanMarkdown as PlanMarkdown, checkExtensionPlanContent as ExtensionPlanContent, checkPlanContent as PlanContent, checkPlanUpdate as PlanUpdate, checkPlanRemoved as PlanRemoved, checkSubagentUpdate as SubagentUpdate, checkSubagentSessionCapabilities as SubagentSessionCapabilities, checkSessionCancelCapabilities as SessionCancelCapabilities, checkSubagentState as SubagentState, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkToolCallPermissionSubject as ToolCallPermissionSubject, checkCommandPermissionSubject as CommandPermissionSubject, checkExtensionPermissionSubject as ExtensionPermissionSubject, checkPermissionSubject as PermissionSubject, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchemaType as ElicitationSchemaType, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification, checkSessionTitleCapabilities as SessionTitleCapabilities, checkSetSessionTitleRequest as SetSessionTitleRequest, checkSetSessionTitleResponse as SetSessionTitleResponse, checkSessionStatusCapabilities as SessionStatusCapabilities, checkSessionStatusRequest as SessionStatusRequest, checkSessionStatus as SessionStatus, checkSessionStatusState as SessionStatusState, checkSessionStatusResponse as SessionStatusResponse, checkSessionArchiveCapabilities as SessionArchiveCapabilities, checkSessionArchiveFilter as SessionArchiveFilter, checkArchiveSessionRequest as ArchiveSessionRequest, checkArchiveSessionResponse as ArchiveSessionResponse, checkUnarchiveSessionRequest as UnarchiveSessionRequest, checkUnarchiveSessionResponse as UnarchiveSessionResponse, checkSessionForkCapabilities as SessionForkCapabilities, checkSessionSystemPromptCapabilities as SessionSystemPromptCapabilities, checkSessionSystemPromptModeCapabilities as SessionSystemPromptModeCapabilities, checkSessionSystemPromptOverrideCapabilities as SessionSystemPromptOverrideCapabilities, checkSystemPrompt as SystemPrompt, checkSystemPromptMode as SystemPromptMode, checkForkSessionRequest as ForkSessionRequest, checkForkSessionResponse as ForkSessionResponse };

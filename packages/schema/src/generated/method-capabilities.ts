@@ -374,6 +374,51 @@ export const METHOD_CAPABILITIES = {
     servedBy: 'both',
     capability: null,
   },
+  /** Unstable (upstream's unstable surface; may change): lists the LLM providers the agent can route to, with where each sends requests now. Never reports headers or other secrets. */
+  'providers/list': {
+    method: 'providers/list',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/capabilities/providers',
+      path: ['capabilities', 'providers'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has capabilities.providers; a client must not call it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): replaces the whole configuration of one provider (API, base URL, headers); the agent routes that provider's later requests there. An apiType the provider does not support is refused. */
+  'providers/set': {
+    method: 'providers/set',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/capabilities/providers',
+      path: ['capabilities', 'providers'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has capabilities.providers; a client must not call it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): disables one provider (its current becomes null). A required provider cannot be disabled. */
+  'providers/disable': {
+    method: 'providers/disable',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/capabilities/providers',
+      path: ['capabilities', 'providers'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has capabilities.providers; a client must not call it otherwise.',
+    },
+  },
 } as const satisfies { readonly [M in MethodName]: MethodGate & { readonly method: M } };
 
 /** The methods a capability gates. */

@@ -281,12 +281,99 @@ export interface AgentAuthCapabilities {
   _meta?: Meta;
 }
 
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): present (even {}) when the agent serves providers/list, providers/set and providers/disable. */
+export interface ProvidersCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): names one LLM provider the agent can route to (for example main or openai). */
+export type ProviderId = string;
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): the API an LLM endpoint speaks: anthropic, openai, azure, vertex or bedrock. Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them. */
+export type LlmProtocol = 'anthropic' | 'openai' | 'azure' | 'vertex' | 'bedrock' | UnknownValue;
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): where a provider sends requests now, without secrets (no headers). */
+export interface ProviderCurrentConfig {
+  /** The API the provider speaks now. */
+  apiType: LlmProtocol;
+  /** The base URL requests go to. */
+  baseUrl: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): one configurable provider as providers/list shows it, for display. */
+export interface ProviderInfo {
+  /** The provider. */
+  providerId: ProviderId;
+  /** The APIs providers/set may choose for it. */
+  supported: LlmProtocol[];
+  /** The agent cannot work without it: providers/disable must not be called for it. */
+  required: boolean;
+  /** Where it routes now; omitted or null when it is disabled. */
+  current?: (ProviderCurrentConfig | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): parameters of providers/list. */
+export interface ListProvidersRequest {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): the providers the agent can route to, with their current non-secret configuration. */
+export interface ListProvidersResponse {
+  /** Every configurable provider. */
+  providers: ProviderInfo[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): parameters of providers/set: the whole configuration of one provider, replacing what it had. */
+export interface SetProviderRequest {
+  /** The provider to configure. */
+  providerId: ProviderId;
+  /** The API to speak (one the provider lists in supported). */
+  apiType: LlmProtocol;
+  /** The base URL to send its requests to. */
+  baseUrl: string;
+  /** Every header to send with its requests (authorization, routing…). Secret: never reported back by providers/list. */
+  headers?: {
+    [k: string]: string
+  };
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): result of providers/set (empty on success). */
+export interface SetProviderResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): parameters of providers/disable. */
+export interface DisableProviderRequest {
+  /** The provider to disable (not a required one). */
+  providerId: ProviderId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): result of providers/disable (empty on success). */
+export interface DisableProviderResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** What the agent supports beyond the baseline. */
 export interface AgentCapabilities {
   /** The session methods the agent serves. An object (possibly empty) means it serves the baseline session methods — session/new, session/list, session/resume, session/close, session/prompt, session/cancel — and sends session/update; its members add optional ones. Omitted or null means it serves no session method. */
   session?: (SessionCapabilities | null);
   /** Authentication-related extension capabilities. It does not advertise auth/login or auth/logout: a non-empty authMethods in the initialize response does. */
   auth?: (AgentAuthCapabilities | null);
+  /** Unstable: providers/list, providers/set and providers/disable are served (clients may choose where the agent's LLM requests go). */
+  providers?: (ProvidersCapabilities | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -2467,6 +2554,17 @@ export interface Definitions {
   SessionAdditionalDirectoriesCapabilities: SessionAdditionalDirectoriesCapabilities;
   SessionCapabilities: SessionCapabilities;
   AgentAuthCapabilities: AgentAuthCapabilities;
+  ProvidersCapabilities: ProvidersCapabilities;
+  ProviderId: ProviderId;
+  LlmProtocol: LlmProtocol;
+  ProviderCurrentConfig: ProviderCurrentConfig;
+  ProviderInfo: ProviderInfo;
+  ListProvidersRequest: ListProvidersRequest;
+  ListProvidersResponse: ListProvidersResponse;
+  SetProviderRequest: SetProviderRequest;
+  SetProviderResponse: SetProviderResponse;
+  DisableProviderRequest: DisableProviderRequest;
+  DisableProviderResponse: DisableProviderResponse;
   AgentCapabilities: AgentCapabilities;
   ToolCallCancelCapabilities: ToolCallCancelCapabilities;
   ToolCallCapabilities: ToolCallCapabilities;

@@ -2854,6 +2854,21 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
     v2: 'auth/status_update',
     lossy: 'v1 has no auth status: a v2 agent sends auth/status_update only to a client it advertised capabilities.auth.status to, which a v1 client never is; the v1 translation drops it, as it drops every v2 notification without a v1 counterpart (the v1 client was never offered the capability it reports on).',
   },
+  {
+    v1: null,
+    v2: 'providers/list',
+    lossy: 'v1 has no provider configuration (upstream\'s unstable surface): a v1 agent behind a bridge is advertised without capabilities.providers and the bridge answers providers/list -32601; a v1 client of a v2 agent is not offered it.',
+  },
+  {
+    v1: null,
+    v2: 'providers/set',
+    lossy: 'v1 has no provider configuration (upstream\'s unstable surface): a v1 agent behind a bridge is advertised without capabilities.providers and the bridge answers providers/set -32601; a v1 client of a v2 agent is not offered it.',
+  },
+  {
+    v1: null,
+    v2: 'providers/disable',
+    lossy: 'v1 has no provider configuration (upstream\'s unstable surface): a v1 agent behind a bridge is advertised without capabilities.providers and the bridge answers providers/disable -32601; a v1 client of a v2 agent is not offered it.',
+  },
 ];
 /** Every session/update kind of both versions with its counterpart, in mapping order. */
 export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
