@@ -16,6 +16,7 @@ import { runWorkRequest } from './features/work-requests.js';
 import { forwardedPromptPeer } from './forwarded-prompt-peer.js';
 import type { Admission } from './method-gate.js';
 import { MethodTable } from './method-table.js';
+import { ProviderRegistry } from './providers.js';
 import { ServedConnection } from './served-connection.js';
 import type { AgentHost, ConnectionHost } from './serving.js';
 import { checkWriteBehind } from './session-writer.js';
@@ -41,12 +42,18 @@ export class Agent {
 
   /** What the feature modules use of this agent (they never see the class). */
   readonly #host: AgentHost;
+  /**
+   * The LLM providers clients may configure (unstable, the `providers` option), or undefined
+   * without it: {@link ProviderRegistry.route} says where a provider sends requests now.
+   */
+  readonly providers: ProviderRegistry | undefined;
 
   constructor(options: AgentOptions) {
     if (options.writeBehind !== undefined && options.writeBehind !== false)
       checkWriteBehind(options.writeBehind);
     this.#options = options;
     this.#log = options.history ?? new MemorySessionLog();
+    this.providers = options.providers === undefined ? undefined : new ProviderRegistry(options.providers);
     this.#host = this.#hostFor();
     options.ownership?.bind({
       sessions: this.#sessions,
@@ -65,6 +72,7 @@ export class Agent {
       options: this.#options,
       log: this.#log,
       capabilities: this.capabilities,
+      providers: this.providers,
       sessions: this.#sessions,
       newSessionId: () => this.newSessionId(),
       session: (sessionId) => this.session(sessionId),

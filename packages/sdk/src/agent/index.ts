@@ -42,6 +42,8 @@ export type {
   SessionOwnership,
 } from './session-ownership.js';
 export { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionInfo } from './session-directory.js';
+export { ProviderRegistry } from './providers.js';
+export type { ProviderDefinition, ProviderRoute } from './providers.js';
 export type { SessionSettings } from './session-settings.js';
 export type { SubagentOptions, SubagentPatch } from './subagents.js';
 export type {

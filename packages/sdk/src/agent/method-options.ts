@@ -1,3 +1,4 @@
+import type { ProviderDefinition } from './providers.js';
 import type {
   AuthMethod,
   AuthStatusResponse,
@@ -138,4 +139,10 @@ export interface AgentMethodOptions {
   ): readonly SessionConfigOption[] | Promise<readonly SessionConfigOption[]>;
   /** Authentication: advertised methods, login and logout handlers, and whether login is required. */
   auth?: AgentAuthOptions;
+  /**
+   * Unstable: the LLM providers clients may configure (`providers/list`, `providers/set`,
+   * `providers/disable`, advertised as `capabilities.providers`). Read where a provider routes now
+   * with `agent.providers.route(id)`. Omitted: the methods are not served.
+   */
+  providers?: readonly ProviderDefinition[];
 }

@@ -1,3 +1,4 @@
+import type { ProviderRegistry } from './providers.js';
 import type { AgentCapabilities, ClientNotificationMap, SessionId } from '@acp-kit/schema';
 import type { SessionLog } from '../history/session-log.js';
 import type { RequestContext } from '../rpc/connection.js';
@@ -20,6 +21,8 @@ export interface AgentHost {
   readonly log: SessionLog;
   /** The configured capabilities (see `Agent.capabilities`). */
   readonly capabilities: AgentCapabilities;
+  /** The configurable LLM providers (unstable), when the agent was given any. */
+  readonly providers: ProviderRegistry | undefined;
   readonly sessions: ReadonlyMap<SessionId, AgentSession>;
   newSessionId(): SessionId;
   /** The session, loaded from the log if needed; undefined when the log does not know it. */

@@ -25,12 +25,14 @@ import type {
   NewSessionRequest,
   NewSessionResponse,
   PromptRequest,
+  ProviderInfo,
   ResumeSessionRequest,
   ResumeSessionResponse,
   SessionConfigOption,
   SessionId,
   SessionInfo,
   SessionStatusResponse,
+  SetProviderRequest,
   SetSessionConfigOptionRequest,
   SetSessionConfigOptionResponse,
   SystemPrompt,
@@ -301,6 +303,36 @@ export class Client {
    */
   authStatus(options: CallOptions = {}): Promise<AuthStatusResponse> {
     return this.#connection.sendRequest('auth/status', withMeta({}, options), signalOf(options));
+  }
+
+  /**
+   * Unstable: the LLM providers the agent can route to, with where each sends requests now
+   * (`providers/list`; only to an agent advertising `capabilities.providers`). Never carries headers.
+   */
+  async listProviders(options: CallOptions = {}): Promise<ProviderInfo[]> {
+    const response = await this.#connection.sendRequest(
+      'providers/list',
+      withMeta({}, options),
+      signalOf(options),
+    );
+    return response.providers;
+  }
+
+  /**
+   * Unstable: replaces one provider's whole configuration (`providers/set`): its API, base URL and
+   * headers (secrets the agent never reports back).
+   */
+  async setProvider(request: SetProviderRequest, options: CallOptions = {}): Promise<void> {
+    await this.#connection.sendRequest('providers/set', withMeta(request, options), signalOf(options));
+  }
+
+  /** Unstable: disables one provider that is not required (`providers/disable`). */
+  async disableProvider(providerId: string, options: CallOptions = {}): Promise<void> {
+    await this.#connection.sendRequest(
+      'providers/disable',
+      withMeta({ providerId }, options),
+      signalOf(options),
+    );
   }
 
   /** Ends the authenticated state (`auth/logout`). */

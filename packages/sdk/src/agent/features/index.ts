@@ -1,6 +1,7 @@
 import type { MethodFeature } from '../serving.js';
 import { connectionLifecycle } from './connection-lifecycle.js';
 import { prompts } from './prompts.js';
+import { providers } from './providers.js';
 import { sessionArchive } from './session-archive.js';
 import { sessionConfig } from './session-config.js';
 import { sessionFork } from './session-fork.js';
@@ -23,4 +24,5 @@ export const AGENT_FEATURES: readonly MethodFeature[] = [
   sessionStatus,
   sessionArchive,
   workRequests,
+  providers,
 ];
