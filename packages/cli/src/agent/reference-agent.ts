@@ -73,7 +73,8 @@ interface Queued {
  *   is free: a prompt that arrives while a turn runs is held, its response waiting, until the turn ends.
  * - Replies stream as `agent_message_chunk`s between `running` and `idle`/`end_turn` (with usage).
  * - `/status` is a live-only local command: inserted with `retain: false`, answered, never replayed;
- *   it reports the session's system prompt (`systemPrompt`, unstable: append and override taken).
+ *   it reports the session's system prompt (`systemPrompt`, unstable: append and override taken)
+ *   and where the `main` provider routes (`providers/set`, unstable; nothing is sent anywhere).
  * - `/note <text>` is a retained local command: replayed later under its ID, never executed again.
  * - A prompt starting with `/write` asks `session/request_permission` first (`requires_action`).
  * - `session/cancel` stops the stream and ends the turn with `idle`/`cancelled`.
@@ -146,13 +147,15 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
       const reply = await session.agentMessage({ retain: false });
       const noteCount = notes.get(session.id)?.length ?? 0;
       const systemPrompt = await session.systemPrompt();
+      const main = agent.providers?.route('main');
+      const routed = main ? `, model requests to ${main.apiType} at ${main.baseUrl}` : '';
       const instructions =
         systemPrompt === null
           ? 'no system prompt'
           : `system prompt: ${systemPrompt.mode}, ${promptText(systemPrompt.content).length} character(s)`;
       await reply.chunk({
         type: 'text',
-        text: `Session ${session.id}: ${noteCount} note(s), ${session.attachedCount} client(s) attached, ${instructions}.`,
+        text: `Session ${session.id}: ${noteCount} note(s), ${session.attachedCount} client(s) attached, ${instructions}${routed}.`,
       });
       await session.idle('end_turn');
       return;
@@ -257,6 +260,17 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
           },
         }
       : {}),
+    // Where a real agent would send its model requests (the offline model sends none): clients
+    // may re-route them with providers/set, and /status reports the main provider's route.
+    providers: [
+      {
+        providerId: 'main',
+        supported: ['anthropic', 'openai'],
+        required: true,
+        initial: { apiType: 'anthropic', baseUrl: 'https://api.anthropic.com', headers: {} },
+      },
+      { providerId: 'embeddings', supported: ['openai'] },
+    ],
     onNewSession: () => ({ configOptions: initialConfigOptions(), availableCommands: commandsFor('code') }),
     async setConfigOption(request, { session, current, builtIn }) {
       const next = builtIn(request, current);
