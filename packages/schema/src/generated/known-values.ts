@@ -32,7 +32,7 @@ export const KNOWN_UNION_TAGS = {
   SetSessionConfigOptionRequest: { tag: 'type', values: ['id', 'boolean'] },
   ContentBlock: { tag: 'type', values: ['text', 'image', 'audio', 'resource_link', 'resource'] },
   BackgroundWork: { tag: 'type', values: ['terminal', 'tool_call', 'subagent'] },
-  StateUpdate: { tag: 'state', values: ['running', 'idle', 'requires_action'] },
+  StateUpdate: { tag: 'state', values: ['running', 'idle', 'requires_action', 'unknown'] },
   DiffChange: { tag: 'operation', values: ['add', 'delete', 'modify', 'move', 'copy'] },
   ToolCallContent: { tag: 'type', values: ['content', 'diff', 'terminal'] },
   PlanContent: { tag: 'type', values: ['items', 'file', 'markdown'] },

@@ -1366,6 +1366,18 @@ export interface RequiresActionStateUpdate {
   _meta?: Meta;
 }
 
+/** Unstable (upstream's unstable surface; may change or go away): the agent cannot tell what the session's foreground is doing (it lost sight of the work, not merely a quiet session). A client stops showing the previous state as current (it may keep it as the last known one); a later state update replaces this one as usual. It is not an outcome: it cancels nothing, answers no pending request and ends no session. */
+export interface UnknownStateUpdate {
+  /** Discriminator: a state update. */
+  sessionUpdate: "state_update";
+  /** The foreground activity cannot be determined. */
+  state: "unknown";
+  /** A complete snapshot of the work running in the background now; the latest list is authoritative. [] means none runs. Omitted or null means the agent is not reporting background work (not that none runs); an agent that reports it includes the list on every state_update of the session. */
+  background?: (BackgroundWork[] | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** A state this schema does not know. Receivers keep their last known state and pass the update on unchanged. Values starting with `_` are implementation-defined; any other unknown value comes from a later protocol version. Receivers keep the message instead of rejecting it. */
 export type ExtensionStateUpdate = {
   [k: string]: unknown;
@@ -1377,7 +1389,7 @@ export type ExtensionStateUpdate = {
   state: string;
 }>;
 /** A snapshot of the session's foreground activity, discriminated on state: running, idle or requires_action. Session-scoped: it is not tied to any one prompt. */
-export type StateUpdate = (RunningStateUpdate | IdleStateUpdate | RequiresActionStateUpdate | ExtensionStateUpdate);
+export type StateUpdate = (RunningStateUpdate | IdleStateUpdate | RequiresActionStateUpdate | UnknownStateUpdate | ExtensionStateUpdate);
 /** What sort of work a tool call does, for choosing an icon or grouping. Open: values starting with `_` are implementation-defined, other unknown values come from later protocol versions, and receivers keep both. */
 export type ToolKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other' | UnknownValue;
 /** Where a tool call is in its lifecycle. Open: values starting with `_` are implementation-defined, other unknown values come from later protocol versions, and receivers keep both. */
@@ -2665,6 +2677,7 @@ export interface Definitions {
   RunningStateUpdate: RunningStateUpdate;
   IdleStateUpdate: IdleStateUpdate;
   RequiresActionStateUpdate: RequiresActionStateUpdate;
+  UnknownStateUpdate: UnknownStateUpdate;
   ExtensionStateUpdate: ExtensionStateUpdate;
   StateUpdate: StateUpdate;
   ToolKind: ToolKind;

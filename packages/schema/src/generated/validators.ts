@@ -18040,8 +18040,8 @@ validate293.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionStateUpdate = validate295;
-const schema454 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string","not":{"enum":["running","idle","requires_action"]}}},"required":["sessionUpdate","state"],"additionalProperties":true};
+export const UnknownStateUpdate = validate295;
+const schema454 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"unknown"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]};
 
 function validate295(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -18055,9 +18055,103 @@ return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-const _errs2 = errors;
+const _errs1 = errors;
 if("state_update" !== data.sessionUpdate){
 validate295.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.state !== undefined){
+const _errs2 = errors;
+if("unknown" !== data.state){
+validate295.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "unknown"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+let data2 = data.background;
+const _errs3 = errors;
+if((!(Array.isArray(data2))) && (data2 !== null)){
+validate295.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema454.properties.background.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs3){
+if(Array.isArray(data2)){
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs5 = errors;
+if(!(validate286(data2[i0], {instancePath:instancePath+"/background/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate286.errors : vErrors.concat(validate286.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs5 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data4 = data._meta;
+const _errs6 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+validate295.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate295.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate295.errors = vErrors;
+return errors === 0;
+}
+
+export const ExtensionStateUpdate = validate297;
+const schema456 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string","not":{"enum":["running","idle","requires_action","unknown"]}}},"required":["sessionUpdate","state"],"additionalProperties":true};
+
+function validate297(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.state === undefined) && (missing0 = "state"))){
+validate297.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs2 = errors;
+if("state_update" !== data.sessionUpdate){
+validate297.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -18070,12 +18164,12 @@ if(data.state !== undefined){
 let data1 = data.state;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate295.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate297.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
 const _errs6 = errors;
-if(!(((data1 === "running") || (data1 === "idle")) || (data1 === "requires_action"))){
+if(!((((data1 === "running") || (data1 === "idle")) || (data1 === "requires_action")) || (data1 === "unknown"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -18087,7 +18181,7 @@ errors++;
 }
 var valid1 = _errs6 === errors;
 if(valid1){
-validate295.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate297.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -18110,19 +18204,19 @@ var valid0 = true;
 }
 }
 else {
-validate295.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate297.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate295.errors = vErrors;
+validate297.errors = vErrors;
 return errors === 0;
 }
 
-export const StateUpdate = validate296;
-const schema455 = {"type":"object","required":["state","sessionUpdate"],"properties":{"state":{"type":"string"},"sessionUpdate":{"const":"state_update"}},"if":{"properties":{"state":{"enum":["running","idle","requires_action"]}}},"then":{"type":"object","required":["state"],"discriminator":{"propertyName":"state"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"running"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]},{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"idle"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]},{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"requires_action"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]}]},"else":{"$ref":"#/$defs/ExtensionStateUpdateWithUncheckedTag"}};
-const schema460 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string"}},"required":["sessionUpdate","state"],"additionalProperties":true};
+export const StateUpdate = validate298;
+const schema457 = {"type":"object","required":["state","sessionUpdate"],"properties":{"state":{"type":"string"},"sessionUpdate":{"const":"state_update"}},"if":{"properties":{"state":{"enum":["running","idle","requires_action","unknown"]}}},"then":{"type":"object","required":["state"],"discriminator":{"propertyName":"state"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"running"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]},{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"idle"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]},{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"requires_action"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]},{"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"const":"unknown"},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","state"]}]},"else":{"$ref":"#/$defs/ExtensionStateUpdateWithUncheckedTag"}};
+const schema463 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string"}},"required":["sessionUpdate","state"],"additionalProperties":true};
 
-function validate296(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate298(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -18131,7 +18225,7 @@ const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.state !== undefined){
 let data0 = data.state;
-if(!(((data0 === "running") || (data0 === "idle")) || (data0 === "requires_action"))){
+if(!((((data0 === "running") || (data0 === "idle")) || (data0 === "requires_action")) || (data0 === "unknown"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -18160,7 +18254,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.state === undefined) && (missing0 = "state")){
-validate296.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate298.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18172,14 +18266,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")) || ((data.state === undefined) && (missing1 = "state"))){
-validate296.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate298.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs9 = errors;
 if("state_update" !== data.sessionUpdate){
-validate296.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate298.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -18191,7 +18285,7 @@ if(valid4){
 if(data.state !== undefined){
 const _errs10 = errors;
 if("running" !== data.state){
-validate296.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/0/properties/state/const",keyword:"const",params:{allowedValue: "running"},message:"must be equal to constant"}];
+validate298.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/0/properties/state/const",keyword:"const",params:{allowedValue: "running"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -18204,7 +18298,7 @@ if(data.background !== undefined){
 let data3 = data.background;
 const _errs11 = errors;
 if((!(Array.isArray(data3))) && (data3 !== null)){
-validate296.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/0/properties/background/type",keyword:"type",params:{type: schema455.then.oneOf[0].properties.background.type},message:"must be array,null"}];
+validate298.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/0/properties/background/type",keyword:"type",params:{type: schema457.then.oneOf[0].properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs11){
@@ -18234,7 +18328,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs14 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate296.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate298.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs14 === errors;
@@ -18248,7 +18342,7 @@ var valid4 = true;
 }
 }
 else {
-validate296.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate298.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18259,14 +18353,14 @@ if(errors === _errs18){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.sessionUpdate === undefined) && (missing2 = "sessionUpdate")) || ((data.state === undefined) && (missing2 = "state"))){
-validate296.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate298.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs20 = errors;
 if("state_update" !== data.sessionUpdate){
-validate296.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate298.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid8 = _errs20 === errors;
@@ -18278,7 +18372,7 @@ if(valid8){
 if(data.state !== undefined){
 const _errs21 = errors;
 if("idle" !== data.state){
-validate296.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/1/properties/state/const",keyword:"const",params:{allowedValue: "idle"},message:"must be equal to constant"}];
+validate298.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/1/properties/state/const",keyword:"const",params:{allowedValue: "idle"},message:"must be equal to constant"}];
 return false;
 }
 var valid8 = _errs21 === errors;
@@ -18329,7 +18423,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate296.errors = vErrors;
+validate298.errors = vErrors;
 return false;
 }
 else {
@@ -18385,7 +18479,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate296.errors = vErrors;
+validate298.errors = vErrors;
 return false;
 }
 else {
@@ -18441,7 +18535,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate296.errors = vErrors;
+validate298.errors = vErrors;
 return false;
 }
 else {
@@ -18465,7 +18559,7 @@ if(data.background !== undefined){
 let data11 = data.background;
 const _errs39 = errors;
 if((!(Array.isArray(data11))) && (data11 !== null)){
-validate296.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/1/properties/background/type",keyword:"type",params:{type: schema455.then.oneOf[1].properties.background.type},message:"must be array,null"}];
+validate298.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/1/properties/background/type",keyword:"type",params:{type: schema457.then.oneOf[1].properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs39){
@@ -18495,7 +18589,7 @@ if(data._meta !== undefined){
 let data13 = data._meta;
 const _errs42 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate296.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate298.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid8 = _errs42 === errors;
@@ -18512,7 +18606,7 @@ var valid8 = true;
 }
 }
 else {
-validate296.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate298.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18523,14 +18617,14 @@ if(errors === _errs46){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.sessionUpdate === undefined) && (missing3 = "sessionUpdate")) || ((data.state === undefined) && (missing3 = "state"))){
-validate296.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate298.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs48 = errors;
 if("state_update" !== data.sessionUpdate){
-validate296.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate298.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid16 = _errs48 === errors;
@@ -18542,7 +18636,7 @@ if(valid16){
 if(data.state !== undefined){
 const _errs49 = errors;
 if("requires_action" !== data.state){
-validate296.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/2/properties/state/const",keyword:"const",params:{allowedValue: "requires_action"},message:"must be equal to constant"}];
+validate298.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/2/properties/state/const",keyword:"const",params:{allowedValue: "requires_action"},message:"must be equal to constant"}];
 return false;
 }
 var valid16 = _errs49 === errors;
@@ -18555,7 +18649,7 @@ if(data.background !== undefined){
 let data16 = data.background;
 const _errs50 = errors;
 if((!(Array.isArray(data16))) && (data16 !== null)){
-validate296.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/2/properties/background/type",keyword:"type",params:{type: schema455.then.oneOf[2].properties.background.type},message:"must be array,null"}];
+validate298.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/2/properties/background/type",keyword:"type",params:{type: schema457.then.oneOf[2].properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs50){
@@ -18585,7 +18679,7 @@ if(data._meta !== undefined){
 let data18 = data._meta;
 const _errs53 = errors;
 if((!(data18 && typeof data18 == "object" && !Array.isArray(data18))) && (data18 !== null)){
-validate296.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate298.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid16 = _errs53 === errors;
@@ -18599,24 +18693,111 @@ var valid16 = true;
 }
 }
 else {
-validate296.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate298.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+else if(tag0 === "unknown"){
+const _errs57 = errors;
+if(errors === _errs57){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if(((data.sessionUpdate === undefined) && (missing4 = "sessionUpdate")) || ((data.state === undefined) && (missing4 = "state"))){
+validate298.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs59 = errors;
+if("state_update" !== data.sessionUpdate){
+validate298.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/3/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+return false;
+}
+var valid20 = _errs59 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data.state !== undefined){
+const _errs60 = errors;
+if("unknown" !== data.state){
+validate298.errors = [{instancePath:instancePath+"/state",schemaPath:"#/then/oneOf/3/properties/state/const",keyword:"const",params:{allowedValue: "unknown"},message:"must be equal to constant"}];
+return false;
+}
+var valid20 = _errs60 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data.background !== undefined){
+let data21 = data.background;
+const _errs61 = errors;
+if((!(Array.isArray(data21))) && (data21 !== null)){
+validate298.errors = [{instancePath:instancePath+"/background",schemaPath:"#/then/oneOf/3/properties/background/type",keyword:"type",params:{type: schema457.then.oneOf[3].properties.background.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs61){
+if(Array.isArray(data21)){
+var valid21 = true;
+const len3 = data21.length;
+for(let i3=0; i3<len3; i3++){
+const _errs63 = errors;
+if(!(validate286(data21[i3], {instancePath:instancePath+"/background/" + i3,parentData:data21,parentDataProperty:i3,rootData}))){
+vErrors = vErrors === null ? validate286.errors : vErrors.concat(validate286.errors);
+errors = vErrors.length;
+}
+var valid21 = _errs63 === errors;
+if(!valid21){
+break;
+}
+}
+}
+}
+var valid20 = _errs61 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data._meta !== undefined){
+let data23 = data._meta;
+const _errs64 = errors;
+if((!(data23 && typeof data23 == "object" && !Array.isArray(data23))) && (data23 !== null)){
+validate298.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid20 = _errs64 === errors;
+}
+else {
+var valid20 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate298.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate296.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "state", tagValue: tag0},message:"value of tag \"state\" must be in oneOf"}];
+validate298.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "state", tagValue: tag0},message:"value of tag \"state\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate296.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "state", tagValue: tag0},message:"tag \"state\" must be string"}];
+validate298.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "state", tagValue: tag0},message:"tag \"state\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate296.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate298.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18625,48 +18806,48 @@ valid0 = _valid0;
 ifClause0 = "then";
 }
 else {
-const _errs57 = errors;
-const _errs58 = errors;
-if(errors === _errs58){
+const _errs68 = errors;
+const _errs69 = errors;
+if(errors === _errs69){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing4;
-if(((data.sessionUpdate === undefined) && (missing4 = "sessionUpdate")) || ((data.state === undefined) && (missing4 = "state"))){
-validate296.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+let missing5;
+if(((data.sessionUpdate === undefined) && (missing5 = "sessionUpdate")) || ((data.state === undefined) && (missing5 = "state"))){
+validate298.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
-const _errs61 = errors;
+const _errs72 = errors;
 if("state_update" !== data.sessionUpdate){
-validate296.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate298.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
-var valid20 = _errs61 === errors;
+var valid24 = _errs72 === errors;
 }
 else {
-var valid20 = true;
+var valid24 = true;
 }
-if(valid20){
+if(valid24){
 if(data.state !== undefined){
-const _errs62 = errors;
+const _errs73 = errors;
 if(typeof data.state !== "string"){
-validate296.errors = [{instancePath:instancePath+"/state",schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate298.errors = [{instancePath:instancePath+"/state",schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid20 = _errs62 === errors;
+var valid24 = _errs73 === errors;
 }
 else {
-var valid20 = true;
+var valid24 = true;
 }
 }
 }
 }
 else {
-validate296.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate298.errors = [{instancePath,schemaPath:"#/$defs/ExtensionStateUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var _valid0 = _errs57 === errors;
+var _valid0 = _errs68 === errors;
 valid0 = _valid0;
 ifClause0 = "else";
 }
@@ -18679,91 +18860,91 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate296.errors = vErrors;
+validate298.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing5;
-if(((data.state === undefined) && (missing5 = "state")) || ((data.sessionUpdate === undefined) && (missing5 = "sessionUpdate"))){
-validate296.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+let missing6;
+if(((data.state === undefined) && (missing6 = "state")) || ((data.sessionUpdate === undefined) && (missing6 = "sessionUpdate"))){
+validate298.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.state !== undefined){
-const _errs64 = errors;
+const _errs75 = errors;
 if(typeof data.state !== "string"){
-validate296.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate298.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid21 = _errs64 === errors;
+var valid25 = _errs75 === errors;
 }
 else {
-var valid21 = true;
+var valid25 = true;
 }
-if(valid21){
+if(valid25){
 if(data.sessionUpdate !== undefined){
-const _errs66 = errors;
+const _errs77 = errors;
 if("state_update" !== data.sessionUpdate){
-validate296.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate298.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
-var valid21 = _errs66 === errors;
+var valid25 = _errs77 === errors;
 }
 else {
-var valid21 = true;
+var valid25 = true;
 }
 }
 }
 }
 else {
-validate296.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate298.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate296.errors = vErrors;
+validate298.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolKind = validate302;
-const schema461 = {"type":"string"};
+export const ToolKind = validate305;
+const schema464 = {"type":"string"};
 
-function validate302(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate302.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate305.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate302.errors = vErrors;
+validate305.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallStatus = validate303;
-const schema462 = {"type":"string"};
+export const ToolCallStatus = validate306;
+const schema465 = {"type":"string"};
 
-function validate303(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate306(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate303.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate306.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate303.errors = vErrors;
+validate306.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallLocation = validate304;
-const schema463 = {"type":"object","properties":{"path":{"$ref":"#/$defs/AbsolutePath"},"line":{"type":["integer","null"],"minimum":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["path"]};
+export const ToolCallLocation = validate307;
+const schema466 = {"type":"object","properties":{"path":{"$ref":"#/$defs/AbsolutePath"},"line":{"type":["integer","null"],"minimum":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["path"]};
 
-function validate304(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.path === undefined) && (missing0 = "path")){
-validate304.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate307.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18774,12 +18955,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate304.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate307.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate304.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate307.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -18793,13 +18974,13 @@ if(data.line !== undefined){
 let data1 = data.line;
 const _errs4 = errors;
 if((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)){
-validate304.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema463.properties.line.type},message:"must be integer,null"}];
+validate307.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema466.properties.line.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate304.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate307.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -18814,7 +18995,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs6 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate304.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -18827,32 +19008,32 @@ var valid0 = true;
 }
 }
 else {
-validate304.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate307.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate304.errors = vErrors;
+validate307.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallContentBlock = validate305;
-const schema466 = {"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]};
+export const ToolCallContentBlock = validate308;
+const schema469 = {"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]};
 
-function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate308(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.content === undefined) && (missing0 = "content"))){
-validate305.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate308.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("content" !== data.type){
-validate305.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
+validate308.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -18877,7 +19058,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate305.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate308.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -18890,20 +19071,20 @@ var valid0 = true;
 }
 }
 else {
-validate305.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate308.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate305.errors = vErrors;
+validate308.errors = vErrors;
 return errors === 0;
 }
 
-export const DiffChange = validate307;
-const schema468 = {"type":"object","required":["operation"],"properties":{"operation":{"type":"string"}},"if":{"properties":{"operation":{"enum":["add","delete","modify","move","copy"]}}},"then":{"type":"object","required":["operation"],"discriminator":{"propertyName":"operation"},"oneOf":[{"type":"object","properties":{"operation":{"const":"add"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]},{"type":"object","properties":{"operation":{"const":"delete"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]},{"type":"object","properties":{"operation":{"const":"modify"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]},{"type":"object","properties":{"operation":{"const":"move"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]},{"type":"object","properties":{"operation":{"const":"copy"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]}]},"else":{"$ref":"#/$defs/ExtensionDiffChangeWithUncheckedTag"}};
-const schema470 = {"type":"string"};
-const schema491 = {"type":"object","properties":{"operation":{"type":"string"}},"required":["operation"],"additionalProperties":true};
+export const DiffChange = validate310;
+const schema471 = {"type":"object","required":["operation"],"properties":{"operation":{"type":"string"}},"if":{"properties":{"operation":{"enum":["add","delete","modify","move","copy"]}}},"then":{"type":"object","required":["operation"],"discriminator":{"propertyName":"operation"},"oneOf":[{"type":"object","properties":{"operation":{"const":"add"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]},{"type":"object","properties":{"operation":{"const":"delete"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]},{"type":"object","properties":{"operation":{"const":"modify"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]},{"type":"object","properties":{"operation":{"const":"move"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]},{"type":"object","properties":{"operation":{"const":"copy"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]}]},"else":{"$ref":"#/$defs/ExtensionDiffChangeWithUncheckedTag"}};
+const schema473 = {"type":"string"};
+const schema494 = {"type":"object","properties":{"operation":{"type":"string"}},"required":["operation"],"additionalProperties":true};
 
-function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate310(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -18941,7 +19122,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.operation === undefined) && (missing0 = "operation")){
-validate307.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18953,14 +19134,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.operation === undefined) && (missing1 = "operation")) || ((data.path === undefined) && (missing1 = "path"))){
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs9 = errors;
 if("add" !== data.operation){
-validate307.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/0/properties/operation/const",keyword:"const",params:{allowedValue: "add"},message:"must be equal to constant"}];
+validate310.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/0/properties/operation/const",keyword:"const",params:{allowedValue: "add"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -18976,12 +19157,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate307.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate310.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate310.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19033,7 +19214,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate307.errors = vErrors;
+validate310.errors = vErrors;
 return false;
 }
 else {
@@ -19095,7 +19276,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate307.errors = vErrors;
+validate310.errors = vErrors;
 return false;
 }
 else {
@@ -19119,7 +19300,7 @@ if(data.oldText !== undefined){
 let data5 = data.oldText;
 const _errs27 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate307.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/0/properties/oldText/type",keyword:"type",params:{type: schema468.then.oneOf[0].properties.oldText.type},message:"must be string,null"}];
+validate310.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/0/properties/oldText/type",keyword:"type",params:{type: schema471.then.oneOf[0].properties.oldText.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -19132,7 +19313,7 @@ if(data.newText !== undefined){
 let data6 = data.newText;
 const _errs29 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate307.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/0/properties/newText/type",keyword:"type",params:{type: schema468.then.oneOf[0].properties.newText.type},message:"must be string,null"}];
+validate310.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/0/properties/newText/type",keyword:"type",params:{type: schema471.then.oneOf[0].properties.newText.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -19145,7 +19326,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs31 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate310.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -19162,7 +19343,7 @@ var valid4 = true;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19173,14 +19354,14 @@ if(errors === _errs35){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.operation === undefined) && (missing2 = "operation")) || ((data.path === undefined) && (missing2 = "path"))){
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs37 = errors;
 if("delete" !== data.operation){
-validate307.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/1/properties/operation/const",keyword:"const",params:{allowedValue: "delete"},message:"must be equal to constant"}];
+validate310.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/1/properties/operation/const",keyword:"const",params:{allowedValue: "delete"},message:"must be equal to constant"}];
 return false;
 }
 var valid12 = _errs37 === errors;
@@ -19196,12 +19377,12 @@ const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data9 === "string"){
 if(data9.length < 1){
-validate307.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate310.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate310.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19253,7 +19434,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate307.errors = vErrors;
+validate310.errors = vErrors;
 return false;
 }
 else {
@@ -19315,7 +19496,7 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate307.errors = vErrors;
+validate310.errors = vErrors;
 return false;
 }
 else {
@@ -19339,7 +19520,7 @@ if(data.oldText !== undefined){
 let data12 = data.oldText;
 const _errs55 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate307.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/1/properties/oldText/type",keyword:"type",params:{type: schema468.then.oneOf[1].properties.oldText.type},message:"must be string,null"}];
+validate310.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/1/properties/oldText/type",keyword:"type",params:{type: schema471.then.oneOf[1].properties.oldText.type},message:"must be string,null"}];
 return false;
 }
 var valid12 = _errs55 === errors;
@@ -19352,7 +19533,7 @@ if(data.newText !== undefined){
 let data13 = data.newText;
 const _errs57 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate307.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/1/properties/newText/type",keyword:"type",params:{type: schema468.then.oneOf[1].properties.newText.type},message:"must be string,null"}];
+validate310.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/1/properties/newText/type",keyword:"type",params:{type: schema471.then.oneOf[1].properties.newText.type},message:"must be string,null"}];
 return false;
 }
 var valid12 = _errs57 === errors;
@@ -19365,7 +19546,7 @@ if(data._meta !== undefined){
 let data14 = data._meta;
 const _errs59 = errors;
 if((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)){
-validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate310.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid12 = _errs59 === errors;
@@ -19382,7 +19563,7 @@ var valid12 = true;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19393,14 +19574,14 @@ if(errors === _errs63){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.operation === undefined) && (missing3 = "operation")) || ((data.path === undefined) && (missing3 = "path"))){
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs65 = errors;
 if("modify" !== data.operation){
-validate307.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/2/properties/operation/const",keyword:"const",params:{allowedValue: "modify"},message:"must be equal to constant"}];
+validate310.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/2/properties/operation/const",keyword:"const",params:{allowedValue: "modify"},message:"must be equal to constant"}];
 return false;
 }
 var valid20 = _errs65 === errors;
@@ -19416,12 +19597,12 @@ const _errs67 = errors;
 if(errors === _errs67){
 if(typeof data16 === "string"){
 if(data16.length < 1){
-validate307.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate310.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate310.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19473,7 +19654,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate307.errors = vErrors;
+validate310.errors = vErrors;
 return false;
 }
 else {
@@ -19535,7 +19716,7 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate307.errors = vErrors;
+validate310.errors = vErrors;
 return false;
 }
 else {
@@ -19559,7 +19740,7 @@ if(data.oldText !== undefined){
 let data19 = data.oldText;
 const _errs83 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate307.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/2/properties/oldText/type",keyword:"type",params:{type: schema468.then.oneOf[2].properties.oldText.type},message:"must be string,null"}];
+validate310.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/2/properties/oldText/type",keyword:"type",params:{type: schema471.then.oneOf[2].properties.oldText.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs83 === errors;
@@ -19572,7 +19753,7 @@ if(data.newText !== undefined){
 let data20 = data.newText;
 const _errs85 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate307.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/2/properties/newText/type",keyword:"type",params:{type: schema468.then.oneOf[2].properties.newText.type},message:"must be string,null"}];
+validate310.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/2/properties/newText/type",keyword:"type",params:{type: schema471.then.oneOf[2].properties.newText.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs85 === errors;
@@ -19585,7 +19766,7 @@ if(data._meta !== undefined){
 let data21 = data._meta;
 const _errs87 = errors;
 if((!(data21 && typeof data21 == "object" && !Array.isArray(data21))) && (data21 !== null)){
-validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate310.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid20 = _errs87 === errors;
@@ -19602,7 +19783,7 @@ var valid20 = true;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19613,14 +19794,14 @@ if(errors === _errs91){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((((data.operation === undefined) && (missing4 = "operation")) || ((data.oldPath === undefined) && (missing4 = "oldPath"))) || ((data.path === undefined) && (missing4 = "path"))){
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs93 = errors;
 if("move" !== data.operation){
-validate307.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/3/properties/operation/const",keyword:"const",params:{allowedValue: "move"},message:"must be equal to constant"}];
+validate310.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/3/properties/operation/const",keyword:"const",params:{allowedValue: "move"},message:"must be equal to constant"}];
 return false;
 }
 var valid28 = _errs93 === errors;
@@ -19636,12 +19817,12 @@ const _errs95 = errors;
 if(errors === _errs95){
 if(typeof data23 === "string"){
 if(data23.length < 1){
-validate307.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate310.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate310.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19658,12 +19839,12 @@ const _errs98 = errors;
 if(errors === _errs98){
 if(typeof data24 === "string"){
 if(data24.length < 1){
-validate307.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate310.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate310.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19715,7 +19896,7 @@ else {
 vErrors.push(err21);
 }
 errors++;
-validate307.errors = vErrors;
+validate310.errors = vErrors;
 return false;
 }
 else {
@@ -19777,7 +19958,7 @@ else {
 vErrors.push(err24);
 }
 errors++;
-validate307.errors = vErrors;
+validate310.errors = vErrors;
 return false;
 }
 else {
@@ -19801,7 +19982,7 @@ if(data._meta !== undefined){
 let data27 = data._meta;
 const _errs114 = errors;
 if((!(data27 && typeof data27 == "object" && !Array.isArray(data27))) && (data27 !== null)){
-validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate310.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid28 = _errs114 === errors;
@@ -19817,7 +19998,7 @@ var valid28 = true;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19828,14 +20009,14 @@ if(errors === _errs118){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((((data.operation === undefined) && (missing5 = "operation")) || ((data.oldPath === undefined) && (missing5 = "oldPath"))) || ((data.path === undefined) && (missing5 = "path"))){
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs120 = errors;
 if("copy" !== data.operation){
-validate307.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/4/properties/operation/const",keyword:"const",params:{allowedValue: "copy"},message:"must be equal to constant"}];
+validate310.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/then/oneOf/4/properties/operation/const",keyword:"const",params:{allowedValue: "copy"},message:"must be equal to constant"}];
 return false;
 }
 var valid37 = _errs120 === errors;
@@ -19851,12 +20032,12 @@ const _errs122 = errors;
 if(errors === _errs122){
 if(typeof data29 === "string"){
 if(data29.length < 1){
-validate307.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate310.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate310.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19873,12 +20054,12 @@ const _errs125 = errors;
 if(errors === _errs125){
 if(typeof data30 === "string"){
 if(data30.length < 1){
-validate307.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate310.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate310.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19930,7 +20111,7 @@ else {
 vErrors.push(err27);
 }
 errors++;
-validate307.errors = vErrors;
+validate310.errors = vErrors;
 return false;
 }
 else {
@@ -19992,7 +20173,7 @@ else {
 vErrors.push(err30);
 }
 errors++;
-validate307.errors = vErrors;
+validate310.errors = vErrors;
 return false;
 }
 else {
@@ -20016,7 +20197,7 @@ if(data._meta !== undefined){
 let data33 = data._meta;
 const _errs141 = errors;
 if((!(data33 && typeof data33 == "object" && !Array.isArray(data33))) && (data33 !== null)){
-validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate310.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid37 = _errs141 === errors;
@@ -20032,24 +20213,24 @@ var valid37 = true;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "operation", tagValue: tag0},message:"value of tag \"operation\" must be in oneOf"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "operation", tagValue: tag0},message:"value of tag \"operation\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "operation", tagValue: tag0},message:"tag \"operation\" must be string"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "operation", tagValue: tag0},message:"tag \"operation\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate310.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20064,20 +20245,20 @@ if(errors === _errs146){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((data.operation === undefined) && (missing6 = "operation")){
-validate307.errors = [{instancePath,schemaPath:"#/$defs/ExtensionDiffChangeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate310.errors = [{instancePath,schemaPath:"#/$defs/ExtensionDiffChangeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 if(typeof data.operation !== "string"){
-validate307.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/$defs/ExtensionDiffChangeWithUncheckedTag/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate310.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/$defs/ExtensionDiffChangeWithUncheckedTag/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/$defs/ExtensionDiffChangeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate310.errors = [{instancePath,schemaPath:"#/$defs/ExtensionDiffChangeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20094,53 +20275,53 @@ else {
 vErrors.push(err31);
 }
 errors++;
-validate307.errors = vErrors;
+validate310.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if((data.operation === undefined) && (missing7 = "operation")){
-validate307.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate310.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 if(typeof data.operation !== "string"){
-validate307.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate310.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate310.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate307.errors = vErrors;
+validate310.errors = vErrors;
 return errors === 0;
 }
 
-export const DiffPatch = validate308;
-const schema492 = {"type":"object","properties":{"format":{"$ref":"#/$defs/DiffPatchFormat"},"text":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["format","text"]};
-const schema493 = {"type":"string"};
+export const DiffPatch = validate311;
+const schema495 = {"type":"object","properties":{"format":{"$ref":"#/$defs/DiffPatchFormat"},"text":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["format","text"]};
+const schema496 = {"type":"string"};
 
-function validate308(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.format === undefined) && (missing0 = "format")) || ((data.text === undefined) && (missing0 = "text"))){
-validate308.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate311.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.format !== undefined){
 const _errs1 = errors;
 if(typeof data.format !== "string"){
-validate308.errors = [{instancePath:instancePath+"/format",schemaPath:"#/$defs/DiffPatchFormat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/format",schemaPath:"#/$defs/DiffPatchFormat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20152,7 +20333,7 @@ if(valid0){
 if(data.text !== undefined){
 const _errs4 = errors;
 if(typeof data.text !== "string"){
-validate308.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -20165,266 +20346,13 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs6 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate308.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate311.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate308.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate308.errors = vErrors;
-return errors === 0;
-}
-
-export const DiffPatchFormat = validate309;
-
-function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate309.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate309.errors = vErrors;
-return errors === 0;
-}
-
-export const DiffFileType = validate310;
-
-function validate310(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate310.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate310.errors = vErrors;
-return errors === 0;
-}
-
-export const DiffAddChange = validate311;
-const schema497 = {"type":"object","properties":{"operation":{"const":"add"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]};
-
-function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.operation === undefined) && (missing0 = "operation")) || ((data.path === undefined) && (missing0 = "path"))){
-validate311.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.operation !== undefined){
-const _errs1 = errors;
-if("add" !== data.operation){
-validate311.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "add"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.path !== undefined){
-let data1 = data.path;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate311.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate311.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.fileType !== undefined){
-let data2 = data.fileType;
-const _errs5 = errors;
-const _errs6 = errors;
-let valid2 = false;
-const _errs7 = errors;
-if(typeof data2 !== "string"){
-const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const _errs10 = errors;
-if(data2 !== null){
-const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-valid2 = valid2 || _valid0;
-}
-if(!valid2){
-const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate311.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mimeType !== undefined){
-let data3 = data.mimeType;
-const _errs12 = errors;
-const _errs13 = errors;
-let valid4 = false;
-const _errs14 = errors;
-if(typeof data3 !== "string"){
-const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid1 = _errs14 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const _errs17 = errors;
-if(data3 !== null){
-const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid1 = _errs17 === errors;
-valid4 = valid4 || _valid1;
-}
-if(!valid4){
-const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate311.errors = vErrors;
-return false;
-}
-else {
-errors = _errs13;
-if(vErrors !== null){
-if(_errs13){
-vErrors.length = _errs13;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.oldText !== undefined){
-let data4 = data.oldText;
-const _errs19 = errors;
-if((typeof data4 !== "string") && (data4 !== null)){
-validate311.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema497.properties.oldText.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs19 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.newText !== undefined){
-let data5 = data.newText;
-const _errs21 = errors;
-if((typeof data5 !== "string") && (data5 !== null)){
-validate311.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema497.properties.newText.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data6 = data._meta;
-const _errs23 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate311.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs23 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
 }
 }
 }
@@ -20439,462 +20367,34 @@ validate311.errors = vErrors;
 return errors === 0;
 }
 
-export const DiffDeleteChange = validate312;
-const schema502 = {"type":"object","properties":{"operation":{"const":"delete"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]};
+export const DiffPatchFormat = validate312;
 
 function validate312(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.operation === undefined) && (missing0 = "operation")) || ((data.path === undefined) && (missing0 = "path"))){
-validate312.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(typeof data !== "string"){
+validate312.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-else {
-if(data.operation !== undefined){
-const _errs1 = errors;
-if("delete" !== data.operation){
-validate312.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "delete"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.path !== undefined){
-let data1 = data.path;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate312.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate312.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.fileType !== undefined){
-let data2 = data.fileType;
-const _errs5 = errors;
-const _errs6 = errors;
-let valid2 = false;
-const _errs7 = errors;
-if(typeof data2 !== "string"){
-const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const _errs10 = errors;
-if(data2 !== null){
-const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-valid2 = valid2 || _valid0;
-}
-if(!valid2){
-const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate312.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mimeType !== undefined){
-let data3 = data.mimeType;
-const _errs12 = errors;
-const _errs13 = errors;
-let valid4 = false;
-const _errs14 = errors;
-if(typeof data3 !== "string"){
-const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid1 = _errs14 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const _errs17 = errors;
-if(data3 !== null){
-const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid1 = _errs17 === errors;
-valid4 = valid4 || _valid1;
-}
-if(!valid4){
-const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate312.errors = vErrors;
-return false;
-}
-else {
-errors = _errs13;
-if(vErrors !== null){
-if(_errs13){
-vErrors.length = _errs13;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.oldText !== undefined){
-let data4 = data.oldText;
-const _errs19 = errors;
-if((typeof data4 !== "string") && (data4 !== null)){
-validate312.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema502.properties.oldText.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs19 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.newText !== undefined){
-let data5 = data.newText;
-const _errs21 = errors;
-if((typeof data5 !== "string") && (data5 !== null)){
-validate312.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema502.properties.newText.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data6 = data._meta;
-const _errs23 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate312.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs23 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate312.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate312.errors = vErrors;
 return errors === 0;
 }
 
-export const DiffModifyChange = validate313;
-const schema507 = {"type":"object","properties":{"operation":{"const":"modify"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]};
+export const DiffFileType = validate313;
 
 function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.operation === undefined) && (missing0 = "operation")) || ((data.path === undefined) && (missing0 = "path"))){
-validate313.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(typeof data !== "string"){
+validate313.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-else {
-if(data.operation !== undefined){
-const _errs1 = errors;
-if("modify" !== data.operation){
-validate313.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "modify"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.path !== undefined){
-let data1 = data.path;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate313.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate313.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.fileType !== undefined){
-let data2 = data.fileType;
-const _errs5 = errors;
-const _errs6 = errors;
-let valid2 = false;
-const _errs7 = errors;
-if(typeof data2 !== "string"){
-const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const _errs10 = errors;
-if(data2 !== null){
-const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-valid2 = valid2 || _valid0;
-}
-if(!valid2){
-const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate313.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mimeType !== undefined){
-let data3 = data.mimeType;
-const _errs12 = errors;
-const _errs13 = errors;
-let valid4 = false;
-const _errs14 = errors;
-if(typeof data3 !== "string"){
-const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid1 = _errs14 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const _errs17 = errors;
-if(data3 !== null){
-const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid1 = _errs17 === errors;
-valid4 = valid4 || _valid1;
-}
-if(!valid4){
-const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate313.errors = vErrors;
-return false;
-}
-else {
-errors = _errs13;
-if(vErrors !== null){
-if(_errs13){
-vErrors.length = _errs13;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.oldText !== undefined){
-let data4 = data.oldText;
-const _errs19 = errors;
-if((typeof data4 !== "string") && (data4 !== null)){
-validate313.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema507.properties.oldText.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs19 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.newText !== undefined){
-let data5 = data.newText;
-const _errs21 = errors;
-if((typeof data5 !== "string") && (data5 !== null)){
-validate313.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema507.properties.newText.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data6 = data._meta;
-const _errs23 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate313.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs23 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate313.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate313.errors = vErrors;
 return errors === 0;
 }
 
-export const DiffMoveChange = validate314;
-const schema512 = {"type":"object","properties":{"operation":{"const":"move"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]};
+export const DiffAddChange = validate314;
+const schema500 = {"type":"object","properties":{"operation":{"const":"add"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]};
 
 function validate314(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -20902,15 +20402,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.operation === undefined) && (missing0 = "operation")) || ((data.oldPath === undefined) && (missing0 = "oldPath"))) || ((data.path === undefined) && (missing0 = "path"))){
+if(((data.operation === undefined) && (missing0 = "operation")) || ((data.path === undefined) && (missing0 = "path"))){
 validate314.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs1 = errors;
-if("move" !== data.operation){
-validate314.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "move"},message:"must be equal to constant"}];
+if("add" !== data.operation){
+validate314.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "add"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20919,35 +20419,13 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.oldPath !== undefined){
-let data1 = data.oldPath;
+if(data.path !== undefined){
+let data1 = data.path;
 const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate314.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate314.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.path !== undefined){
-let data2 = data.path;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(data2.length < 1){
 validate314.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -20957,19 +20435,19 @@ validate314.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/Abs
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs2 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.fileType !== undefined){
-let data3 = data.fileType;
-const _errs8 = errors;
-const _errs9 = errors;
-let valid3 = false;
-const _errs10 = errors;
-if(typeof data3 !== "string"){
+let data2 = data.fileType;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+const _errs7 = errors;
+if(typeof data2 !== "string"){
 const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
@@ -20979,11 +20457,11 @@ vErrors.push(err0);
 }
 errors++;
 }
-var _valid0 = _errs10 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const _errs13 = errors;
-if(data3 !== null){
+var _valid0 = _errs7 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const _errs10 = errors;
+if(data2 !== null){
 const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err1];
@@ -20993,10 +20471,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid0 = _errs13 === errors;
-valid3 = valid3 || _valid0;
+var _valid0 = _errs10 === errors;
+valid2 = valid2 || _valid0;
 }
-if(!valid3){
+if(!valid2){
 const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err2];
@@ -21009,29 +20487,29 @@ validate314.errors = vErrors;
 return false;
 }
 else {
-errors = _errs9;
+errors = _errs6;
 if(vErrors !== null){
-if(_errs9){
-vErrors.length = _errs9;
+if(_errs6){
+vErrors.length = _errs6;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.mimeType !== undefined){
-let data4 = data.mimeType;
-const _errs15 = errors;
-const _errs16 = errors;
-let valid5 = false;
-const _errs17 = errors;
-if(typeof data4 !== "string"){
+let data3 = data.mimeType;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid4 = false;
+const _errs14 = errors;
+if(typeof data3 !== "string"){
 const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
@@ -21041,11 +20519,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid1 = _errs17 === errors;
-valid5 = valid5 || _valid1;
-if(!valid5){
-const _errs20 = errors;
-if(data4 !== null){
+var _valid1 = _errs14 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const _errs17 = errors;
+if(data3 !== null){
 const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err4];
@@ -21055,10 +20533,10 @@ vErrors.push(err4);
 }
 errors++;
 }
-var _valid1 = _errs20 === errors;
-valid5 = valid5 || _valid1;
+var _valid1 = _errs17 === errors;
+valid4 = valid4 || _valid1;
 }
-if(!valid5){
+if(!valid4){
 const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err5];
@@ -21071,33 +20549,60 @@ validate314.errors = vErrors;
 return false;
 }
 else {
-errors = _errs16;
+errors = _errs13;
 if(vErrors !== null){
-if(_errs16){
-vErrors.length = _errs16;
+if(_errs13){
+vErrors.length = _errs13;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs15 === errors;
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.oldText !== undefined){
+let data4 = data.oldText;
+const _errs19 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate314.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema500.properties.oldText.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.newText !== undefined){
+let data5 = data.newText;
+const _errs21 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate314.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema500.properties.newText.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs21 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data._meta !== undefined){
-let data5 = data._meta;
-const _errs22 = errors;
-if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
+let data6 = data._meta;
+const _errs23 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
 validate314.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs22 === errors;
+var valid0 = _errs23 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -21115,8 +20620,8 @@ validate314.errors = vErrors;
 return errors === 0;
 }
 
-export const DiffCopyChange = validate315;
-const schema518 = {"type":"object","properties":{"operation":{"const":"copy"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]};
+export const DiffDeleteChange = validate315;
+const schema505 = {"type":"object","properties":{"operation":{"const":"delete"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]};
 
 function validate315(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -21124,15 +20629,469 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.operation === undefined) && (missing0 = "operation")) || ((data.oldPath === undefined) && (missing0 = "oldPath"))) || ((data.path === undefined) && (missing0 = "path"))){
+if(((data.operation === undefined) && (missing0 = "operation")) || ((data.path === undefined) && (missing0 = "path"))){
 validate315.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 const _errs1 = errors;
-if("copy" !== data.operation){
-validate315.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "copy"},message:"must be equal to constant"}];
+if("delete" !== data.operation){
+validate315.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "delete"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+let data1 = data.path;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate315.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate315.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.fileType !== undefined){
+let data2 = data.fileType;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+const _errs7 = errors;
+if(typeof data2 !== "string"){
+const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs7 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const _errs10 = errors;
+if(data2 !== null){
+const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid2 = valid2 || _valid0;
+}
+if(!valid2){
+const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate315.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mimeType !== undefined){
+let data3 = data.mimeType;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid4 = false;
+const _errs14 = errors;
+if(typeof data3 !== "string"){
+const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs14 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const _errs17 = errors;
+if(data3 !== null){
+const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs17 === errors;
+valid4 = valid4 || _valid1;
+}
+if(!valid4){
+const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate315.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.oldText !== undefined){
+let data4 = data.oldText;
+const _errs19 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate315.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema505.properties.oldText.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.newText !== undefined){
+let data5 = data.newText;
+const _errs21 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate315.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema505.properties.newText.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data6 = data._meta;
+const _errs23 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate315.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate315.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate315.errors = vErrors;
+return errors === 0;
+}
+
+export const DiffModifyChange = validate316;
+const schema510 = {"type":"object","properties":{"operation":{"const":"modify"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"oldText":{"type":["string","null"]},"newText":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","path"]};
+
+function validate316(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.operation === undefined) && (missing0 = "operation")) || ((data.path === undefined) && (missing0 = "path"))){
+validate316.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.operation !== undefined){
+const _errs1 = errors;
+if("modify" !== data.operation){
+validate316.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "modify"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+let data1 = data.path;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate316.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate316.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.fileType !== undefined){
+let data2 = data.fileType;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+const _errs7 = errors;
+if(typeof data2 !== "string"){
+const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs7 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const _errs10 = errors;
+if(data2 !== null){
+const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid2 = valid2 || _valid0;
+}
+if(!valid2){
+const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate316.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mimeType !== undefined){
+let data3 = data.mimeType;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid4 = false;
+const _errs14 = errors;
+if(typeof data3 !== "string"){
+const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs14 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const _errs17 = errors;
+if(data3 !== null){
+const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs17 === errors;
+valid4 = valid4 || _valid1;
+}
+if(!valid4){
+const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate316.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.oldText !== undefined){
+let data4 = data.oldText;
+const _errs19 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate316.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema510.properties.oldText.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.newText !== undefined){
+let data5 = data.newText;
+const _errs21 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate316.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: schema510.properties.newText.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data6 = data._meta;
+const _errs23 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate316.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate316.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate316.errors = vErrors;
+return errors === 0;
+}
+
+export const DiffMoveChange = validate317;
+const schema515 = {"type":"object","properties":{"operation":{"const":"move"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]};
+
+function validate317(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.operation === undefined) && (missing0 = "operation")) || ((data.oldPath === undefined) && (missing0 = "oldPath"))) || ((data.path === undefined) && (missing0 = "path"))){
+validate317.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.operation !== undefined){
+const _errs1 = errors;
+if("move" !== data.operation){
+validate317.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "move"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -21148,12 +21107,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate315.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate317.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate315.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate317.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21170,12 +21129,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate315.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate317.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate315.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate317.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21227,7 +21186,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate315.errors = vErrors;
+validate317.errors = vErrors;
 return false;
 }
 else {
@@ -21289,7 +21248,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate315.errors = vErrors;
+validate317.errors = vErrors;
 return false;
 }
 else {
@@ -21313,7 +21272,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs22 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate315.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate317.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs22 === errors;
@@ -21329,32 +21288,254 @@ var valid0 = true;
 }
 }
 else {
-validate315.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate317.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate315.errors = vErrors;
+validate317.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionDiffChange = validate316;
-const schema524 = {"type":"object","properties":{"operation":{"type":"string","not":{"enum":["add","delete","modify","move","copy"]}}},"required":["operation"],"additionalProperties":true};
+export const DiffCopyChange = validate318;
+const schema521 = {"type":"object","properties":{"operation":{"const":"copy"},"oldPath":{"$ref":"#/$defs/AbsolutePath"},"path":{"$ref":"#/$defs/AbsolutePath"},"fileType":{"anyOf":[{"$ref":"#/$defs/DiffFileType"},{"type":"null"}]},"mimeType":{"anyOf":[{"$ref":"#/$defs/MediaType"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["operation","oldPath","path"]};
 
-function validate316(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate318(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.operation === undefined) && (missing0 = "operation")) || ((data.oldPath === undefined) && (missing0 = "oldPath"))) || ((data.path === undefined) && (missing0 = "path"))){
+validate318.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.operation !== undefined){
+const _errs1 = errors;
+if("copy" !== data.operation){
+validate318.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/const",keyword:"const",params:{allowedValue: "copy"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.oldPath !== undefined){
+let data1 = data.oldPath;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate318.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate318.errors = [{instancePath:instancePath+"/oldPath",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+let data2 = data.path;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(data2.length < 1){
+validate318.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate318.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.fileType !== undefined){
+let data3 = data.fileType;
+const _errs8 = errors;
+const _errs9 = errors;
+let valid3 = false;
+const _errs10 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/fileType",schemaPath:"#/$defs/DiffFileType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _errs13 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs13 === errors;
+valid3 = valid3 || _valid0;
+}
+if(!valid3){
+const err2 = {instancePath:instancePath+"/fileType",schemaPath:"#/properties/fileType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate318.errors = vErrors;
+return false;
+}
+else {
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mimeType !== undefined){
+let data4 = data.mimeType;
+const _errs15 = errors;
+const _errs16 = errors;
+let valid5 = false;
+const _errs17 = errors;
+if(typeof data4 !== "string"){
+const err3 = {instancePath:instancePath+"/mimeType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs17 === errors;
+valid5 = valid5 || _valid1;
+if(!valid5){
+const _errs20 = errors;
+if(data4 !== null){
+const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs20 === errors;
+valid5 = valid5 || _valid1;
+}
+if(!valid5){
+const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate318.errors = vErrors;
+return false;
+}
+else {
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data5 = data._meta;
+const _errs22 = errors;
+if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
+validate318.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate318.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate318.errors = vErrors;
+return errors === 0;
+}
+
+export const ExtensionDiffChange = validate319;
+const schema527 = {"type":"object","properties":{"operation":{"type":"string","not":{"enum":["add","delete","modify","move","copy"]}}},"required":["operation"],"additionalProperties":true};
+
+function validate319(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.operation === undefined) && (missing0 = "operation")){
-validate316.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate319.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.operation !== undefined){
 let data0 = data.operation;
 if(typeof data0 !== "string"){
-validate316.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate319.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -21371,7 +21552,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate316.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate319.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -21389,32 +21570,32 @@ vErrors = null;
 }
 }
 else {
-validate316.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate319.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate316.errors = vErrors;
+validate319.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallDiff = validate317;
-const schema525 = {"type":"object","properties":{"type":{"const":"diff"},"changes":{"type":"array","items":{"$ref":"#/$defs/DiffChange"}},"patch":{"anyOf":[{"$ref":"#/$defs/DiffPatch"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","changes"]};
+export const ToolCallDiff = validate320;
+const schema528 = {"type":"object","properties":{"type":{"const":"diff"},"changes":{"type":"array","items":{"$ref":"#/$defs/DiffChange"}},"patch":{"anyOf":[{"$ref":"#/$defs/DiffPatch"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","changes"]};
 
-function validate317(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.changes === undefined) && (missing0 = "changes"))){
-validate317.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate320.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("diff" !== data.type){
-validate317.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
+validate320.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -21432,8 +21613,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate307(data1[i0], {instancePath:instancePath+"/changes/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate310(data1[i0], {instancePath:instancePath+"/changes/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate310.errors : vErrors.concat(validate310.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -21443,7 +21624,7 @@ break;
 }
 }
 else {
-validate317.errors = [{instancePath:instancePath+"/changes",schemaPath:"#/properties/changes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate320.errors = [{instancePath:instancePath+"/changes",schemaPath:"#/properties/changes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -21459,8 +21640,8 @@ const _errs5 = errors;
 const _errs6 = errors;
 let valid2 = false;
 const _errs7 = errors;
-if(!(validate308(data3, {instancePath:instancePath+"/patch",parentData:data,parentDataProperty:"patch",rootData}))){
-vErrors = vErrors === null ? validate308.errors : vErrors.concat(validate308.errors);
+if(!(validate311(data3, {instancePath:instancePath+"/patch",parentData:data,parentDataProperty:"patch",rootData}))){
+vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
@@ -21489,7 +21670,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate317.errors = vErrors;
+validate320.errors = vErrors;
 return false;
 }
 else {
@@ -21513,7 +21694,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs10 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate317.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate320.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -21527,32 +21708,32 @@ var valid0 = true;
 }
 }
 else {
-validate317.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate320.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate317.errors = vErrors;
+validate320.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallTerminal = validate320;
-const schema527 = {"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]};
+export const ToolCallTerminal = validate323;
+const schema530 = {"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]};
 
-function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate323(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate320.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate323.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("terminal" !== data.type){
-validate320.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate323.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -21568,12 +21749,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate320.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate323.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate320.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate323.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21587,7 +21768,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate320.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate323.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -21600,32 +21781,32 @@ var valid0 = true;
 }
 }
 else {
-validate320.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate323.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate320.errors = vErrors;
+validate323.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionToolCallContent = validate321;
-const schema530 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["content","diff","terminal"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionToolCallContent = validate324;
+const schema533 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["content","diff","terminal"]}}},"required":["type"],"additionalProperties":true};
 
-function validate321(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate324(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate321.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate324.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate321.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate324.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -21642,7 +21823,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate321.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate324.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -21660,19 +21841,19 @@ vErrors = null;
 }
 }
 else {
-validate321.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate324.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate321.errors = vErrors;
+validate324.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallContent = validate322;
-const schema531 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]},{"type":"object","properties":{"type":{"const":"diff"},"changes":{"type":"array","items":{"$ref":"#/$defs/DiffChange"}},"patch":{"anyOf":[{"$ref":"#/$defs/DiffPatch"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","changes"]},{"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]}]},"else":{"$ref":"#/$defs/ExtensionToolCallContentWithUncheckedTag"}};
-const schema536 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const ToolCallContent = validate325;
+const schema534 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]},{"type":"object","properties":{"type":{"const":"diff"},"changes":{"type":"array","items":{"$ref":"#/$defs/DiffChange"}},"patch":{"anyOf":[{"$ref":"#/$defs/DiffPatch"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","changes"]},{"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]}]},"else":{"$ref":"#/$defs/ExtensionToolCallContentWithUncheckedTag"}};
+const schema539 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate322(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate325(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -21710,7 +21891,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate322.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate325.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21722,14 +21903,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.content === undefined) && (missing1 = "content"))){
-validate322.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate325.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("content" !== data.type){
-validate322.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
+validate325.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -21754,7 +21935,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs11 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate322.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate325.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -21767,7 +21948,7 @@ var valid4 = true;
 }
 }
 else {
-validate322.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate325.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21778,14 +21959,14 @@ if(errors === _errs15){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.type === undefined) && (missing2 = "type")) || ((data.changes === undefined) && (missing2 = "changes"))){
-validate322.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate325.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs17 = errors;
 if("diff" !== data.type){
-validate322.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
+validate325.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
 return false;
 }
 var valid7 = _errs17 === errors;
@@ -21803,8 +21984,8 @@ var valid8 = true;
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs20 = errors;
-if(!(validate307(data5[i0], {instancePath:instancePath+"/changes/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate310(data5[i0], {instancePath:instancePath+"/changes/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate310.errors : vErrors.concat(validate310.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs20 === errors;
@@ -21814,7 +21995,7 @@ break;
 }
 }
 else {
-validate322.errors = [{instancePath:instancePath+"/changes",schemaPath:"#/then/oneOf/1/properties/changes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate325.errors = [{instancePath:instancePath+"/changes",schemaPath:"#/then/oneOf/1/properties/changes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -21830,8 +22011,8 @@ const _errs21 = errors;
 const _errs22 = errors;
 let valid9 = false;
 const _errs23 = errors;
-if(!(validate308(data7, {instancePath:instancePath+"/patch",parentData:data,parentDataProperty:"patch",rootData}))){
-vErrors = vErrors === null ? validate308.errors : vErrors.concat(validate308.errors);
+if(!(validate311(data7, {instancePath:instancePath+"/patch",parentData:data,parentDataProperty:"patch",rootData}))){
+vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs23 === errors;
@@ -21860,7 +22041,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate322.errors = vErrors;
+validate325.errors = vErrors;
 return false;
 }
 else {
@@ -21884,7 +22065,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs26 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate322.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate325.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid7 = _errs26 === errors;
@@ -21898,7 +22079,7 @@ var valid7 = true;
 }
 }
 else {
-validate322.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate325.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21909,14 +22090,14 @@ if(errors === _errs30){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.type === undefined) && (missing3 = "type")) || ((data.terminalId === undefined) && (missing3 = "terminalId"))){
-validate322.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate325.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs32 = errors;
 if("terminal" !== data.type){
-validate322.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate325.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid12 = _errs32 === errors;
@@ -21932,12 +22113,12 @@ const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate322.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate325.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate322.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate325.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21951,7 +22132,7 @@ if(data._meta !== undefined){
 let data11 = data._meta;
 const _errs36 = errors;
 if((!(data11 && typeof data11 == "object" && !Array.isArray(data11))) && (data11 !== null)){
-validate322.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate325.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid12 = _errs36 === errors;
@@ -21964,24 +22145,24 @@ var valid12 = true;
 }
 }
 else {
-validate322.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate325.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate322.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate325.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate322.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate325.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate322.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate325.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21996,20 +22177,20 @@ if(errors === _errs41){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate322.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate325.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate322.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate325.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate322.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate325.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22026,45 +22207,45 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate322.errors = vErrors;
+validate325.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((data.type === undefined) && (missing5 = "type")){
-validate322.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate325.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate322.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate325.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate322.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate325.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate322.errors = vErrors;
+validate325.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCall = validate326;
-const schema537 = {"type":"object","properties":{"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":["string","null"]},"kind":{"anyOf":[{"$ref":"#/$defs/ToolKind"},{"type":"null"}]},"status":{"anyOf":[{"$ref":"#/$defs/ToolCallStatus"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"name":{"type":["string","null"]},"capabilities":{"anyOf":[{"$ref":"#/$defs/ToolCallCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["toolCallId"]};
+export const ToolCall = validate329;
+const schema540 = {"type":"object","properties":{"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":["string","null"]},"kind":{"anyOf":[{"$ref":"#/$defs/ToolKind"},{"type":"null"}]},"status":{"anyOf":[{"$ref":"#/$defs/ToolCallStatus"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"name":{"type":["string","null"]},"capabilities":{"anyOf":[{"$ref":"#/$defs/ToolCallCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["toolCallId"]};
 
-function validate326(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate329(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.toolCallId === undefined) && (missing0 = "toolCallId")){
-validate326.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate329.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22075,12 +22256,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate326.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate329.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate326.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate329.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22094,7 +22275,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate326.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema537.properties.title.type},message:"must be string,null"}];
+validate329.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema540.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -22145,7 +22326,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate326.errors = vErrors;
+validate329.errors = vErrors;
 return false;
 }
 else {
@@ -22207,7 +22388,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate326.errors = vErrors;
+validate329.errors = vErrors;
 return false;
 }
 else {
@@ -22231,7 +22412,7 @@ if(data.content !== undefined){
 let data4 = data.content;
 const _errs20 = errors;
 if((!(Array.isArray(data4))) && (data4 !== null)){
-validate326.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema537.properties.content.type},message:"must be array,null"}];
+validate329.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema540.properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs20){
@@ -22240,8 +22421,8 @@ var valid6 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 const _errs22 = errors;
-if(!(validate322(data4[i0], {instancePath:instancePath+"/content/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate322.errors : vErrors.concat(validate322.errors);
+if(!(validate325(data4[i0], {instancePath:instancePath+"/content/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate325.errors : vErrors.concat(validate325.errors);
 errors = vErrors.length;
 }
 var valid6 = _errs22 === errors;
@@ -22261,7 +22442,7 @@ if(data.locations !== undefined){
 let data6 = data.locations;
 const _errs23 = errors;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-validate326.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: schema537.properties.locations.type},message:"must be array,null"}];
+validate329.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: schema540.properties.locations.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs23){
@@ -22270,8 +22451,8 @@ var valid7 = true;
 const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
 const _errs25 = errors;
-if(!(validate304(data6[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data6,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate304.errors : vErrors.concat(validate304.errors);
+if(!(validate307(data6[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data6,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
 errors = vErrors.length;
 }
 var valid7 = _errs25 === errors;
@@ -22291,7 +22472,7 @@ if(data.name !== undefined){
 let data8 = data.name;
 const _errs26 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate326.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema537.properties.name.type},message:"must be string,null"}];
+validate329.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema540.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -22336,7 +22517,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate326.errors = vErrors;
+validate329.errors = vErrors;
 return false;
 }
 else {
@@ -22360,7 +22541,7 @@ if(data._meta !== undefined){
 let data10 = data._meta;
 const _errs33 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate326.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate329.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs33 === errors;
@@ -22379,67 +22560,67 @@ var valid0 = true;
 }
 }
 else {
-validate326.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate329.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate326.errors = vErrors;
+validate329.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallUpdate = validate330;
-const schema542 = {"type":"object","allOf":[{"$ref":"#/$defs/ToolCall"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]};
+export const ToolCallUpdate = validate333;
+const schema545 = {"type":"object","allOf":[{"$ref":"#/$defs/ToolCall"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]};
 
-function validate330(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate333(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate326(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate326.errors : vErrors.concat(validate326.errors);
+if(!(validate329(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate329.errors : vErrors.concat(validate329.errors);
 errors = vErrors.length;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate330.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate333.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if("tool_call_update" !== data.sessionUpdate){
-validate330.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
+validate333.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
 return false;
 }
 }
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate333.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate330.errors = vErrors;
+validate333.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallContentChunk = validate332;
-const schema543 = {"type":"object","properties":{"sessionUpdate":{"const":"tool_call_content_chunk"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"content":{"$ref":"#/$defs/ToolCallContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","content"]};
+export const ToolCallContentChunk = validate335;
+const schema546 = {"type":"object","properties":{"sessionUpdate":{"const":"tool_call_content_chunk"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"content":{"$ref":"#/$defs/ToolCallContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","content"]};
 
-function validate332(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate335(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.toolCallId === undefined) && (missing0 = "toolCallId"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate332.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate335.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("tool_call_content_chunk" !== data.sessionUpdate){
-validate332.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_content_chunk"},message:"must be equal to constant"}];
+validate335.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_content_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -22455,12 +22636,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate332.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate335.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate332.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate335.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22472,8 +22653,8 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 const _errs5 = errors;
-if(!(validate322(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate322.errors : vErrors.concat(validate322.errors);
+if(!(validate325(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate325.errors : vErrors.concat(validate325.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -22486,7 +22667,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate332.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate335.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -22500,32 +22681,32 @@ var valid0 = true;
 }
 }
 else {
-validate332.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate335.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate332.errors = vErrors;
+validate335.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalOutput = validate334;
-const schema546 = {"type":"object","properties":{"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["data"]};
+export const TerminalOutput = validate337;
+const schema549 = {"type":"object","properties":{"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["data"]};
 
-function validate334(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate337(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate334.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate337.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.data !== undefined){
 const _errs1 = errors;
 if(typeof data.data !== "string"){
-validate334.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate337.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -22538,7 +22719,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs3 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate334.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate337.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -22550,18 +22731,18 @@ var valid0 = true;
 }
 }
 else {
-validate334.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate337.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate334.errors = vErrors;
+validate337.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalExitStatus = validate335;
-const schema548 = {"type":"object","properties":{"exitCode":{"type":["integer","null"]},"signal":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const TerminalExitStatus = validate338;
+const schema551 = {"type":"object","properties":{"exitCode":{"type":["integer","null"]},"signal":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate335(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate338(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -22570,7 +22751,7 @@ if(data.exitCode !== undefined){
 let data0 = data.exitCode;
 const _errs1 = errors;
 if((!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) && (data0 !== null)){
-validate335.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: schema548.properties.exitCode.type},message:"must be integer,null"}];
+validate338.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: schema551.properties.exitCode.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -22583,7 +22764,7 @@ if(data.signal !== undefined){
 let data1 = data.signal;
 const _errs3 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate335.errors = [{instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: schema548.properties.signal.type},message:"must be string,null"}];
+validate338.errors = [{instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: schema551.properties.signal.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -22596,7 +22777,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate335.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate338.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -22608,25 +22789,25 @@ var valid0 = true;
 }
 }
 else {
-validate335.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate338.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate335.errors = vErrors;
+validate338.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalSize = validate336;
-const schema550 = {"type":"object","properties":{"cols":{"type":"integer","minimum":1,"maximum":65535},"rows":{"type":"integer","minimum":1,"maximum":65535},"_meta":{"$ref":"#/$defs/Meta"}},"required":["cols","rows"]};
+export const TerminalSize = validate339;
+const schema553 = {"type":"object","properties":{"cols":{"type":"integer","minimum":1,"maximum":65535},"rows":{"type":"integer","minimum":1,"maximum":65535},"_meta":{"$ref":"#/$defs/Meta"}},"required":["cols","rows"]};
 
-function validate336(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate339(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.cols === undefined) && (missing0 = "cols")) || ((data.rows === undefined) && (missing0 = "rows"))){
-validate336.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate339.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22634,18 +22815,18 @@ if(data.cols !== undefined){
 let data0 = data.cols;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate336.errors = [{instancePath:instancePath+"/cols",schemaPath:"#/properties/cols/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate339.errors = [{instancePath:instancePath+"/cols",schemaPath:"#/properties/cols/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 65535 || isNaN(data0)){
-validate336.errors = [{instancePath:instancePath+"/cols",schemaPath:"#/properties/cols/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate339.errors = [{instancePath:instancePath+"/cols",schemaPath:"#/properties/cols/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate336.errors = [{instancePath:instancePath+"/cols",schemaPath:"#/properties/cols/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate339.errors = [{instancePath:instancePath+"/cols",schemaPath:"#/properties/cols/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -22661,18 +22842,18 @@ if(data.rows !== undefined){
 let data1 = data.rows;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate336.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate339.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 65535 || isNaN(data1)){
-validate336.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate339.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate336.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate339.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -22688,7 +22869,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate336.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate339.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -22701,32 +22882,32 @@ var valid0 = true;
 }
 }
 else {
-validate336.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate339.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate336.errors = vErrors;
+validate339.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalUpdate = validate337;
-const schema552 = {"type":"object","properties":{"sessionUpdate":{"const":"terminal_update"},"terminalId":{"$ref":"#/$defs/TerminalId"},"command":{"type":["string","null"]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"output":{"anyOf":[{"$ref":"#/$defs/TerminalOutput"},{"type":"null"}]},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"size":{"anyOf":[{"$ref":"#/$defs/TerminalSize"},{"type":"null"}]},"capabilities":{"anyOf":[{"$ref":"#/$defs/TerminalCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId"]};
+export const TerminalUpdate = validate340;
+const schema555 = {"type":"object","properties":{"sessionUpdate":{"const":"terminal_update"},"terminalId":{"$ref":"#/$defs/TerminalId"},"command":{"type":["string","null"]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"output":{"anyOf":[{"$ref":"#/$defs/TerminalOutput"},{"type":"null"}]},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"size":{"anyOf":[{"$ref":"#/$defs/TerminalSize"},{"type":"null"}]},"capabilities":{"anyOf":[{"$ref":"#/$defs/TerminalCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId"]};
 
-function validate337(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate340(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate337.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate340.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("terminal_update" !== data.sessionUpdate){
-validate337.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_update"},message:"must be equal to constant"}];
+validate340.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -22742,12 +22923,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate337.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate340.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate337.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate340.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22761,7 +22942,7 @@ if(data.command !== undefined){
 let data2 = data.command;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate337.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: schema552.properties.command.type},message:"must be string,null"}];
+validate340.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: schema555.properties.command.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -22827,7 +23008,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate337.errors = vErrors;
+validate340.errors = vErrors;
 return false;
 }
 else {
@@ -22853,8 +23034,8 @@ const _errs14 = errors;
 const _errs15 = errors;
 let valid4 = false;
 const _errs16 = errors;
-if(!(validate334(data4, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData}))){
-vErrors = vErrors === null ? validate334.errors : vErrors.concat(validate334.errors);
+if(!(validate337(data4, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData}))){
+vErrors = vErrors === null ? validate337.errors : vErrors.concat(validate337.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs16 === errors;
@@ -22883,7 +23064,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate337.errors = vErrors;
+validate340.errors = vErrors;
 return false;
 }
 else {
@@ -22909,8 +23090,8 @@ const _errs19 = errors;
 const _errs20 = errors;
 let valid5 = false;
 const _errs21 = errors;
-if(!(validate335(data5, {instancePath:instancePath+"/exitStatus",parentData:data,parentDataProperty:"exitStatus",rootData}))){
-vErrors = vErrors === null ? validate335.errors : vErrors.concat(validate335.errors);
+if(!(validate338(data5, {instancePath:instancePath+"/exitStatus",parentData:data,parentDataProperty:"exitStatus",rootData}))){
+vErrors = vErrors === null ? validate338.errors : vErrors.concat(validate338.errors);
 errors = vErrors.length;
 }
 var _valid2 = _errs21 === errors;
@@ -22939,7 +23120,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate337.errors = vErrors;
+validate340.errors = vErrors;
 return false;
 }
 else {
@@ -22965,8 +23146,8 @@ const _errs24 = errors;
 const _errs25 = errors;
 let valid6 = false;
 const _errs26 = errors;
-if(!(validate336(data6, {instancePath:instancePath+"/size",parentData:data,parentDataProperty:"size",rootData}))){
-vErrors = vErrors === null ? validate336.errors : vErrors.concat(validate336.errors);
+if(!(validate339(data6, {instancePath:instancePath+"/size",parentData:data,parentDataProperty:"size",rootData}))){
+vErrors = vErrors === null ? validate339.errors : vErrors.concat(validate339.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs26 === errors;
@@ -22995,7 +23176,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate337.errors = vErrors;
+validate340.errors = vErrors;
 return false;
 }
 else {
@@ -23051,7 +23232,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate337.errors = vErrors;
+validate340.errors = vErrors;
 return false;
 }
 else {
@@ -23075,7 +23256,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs34 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate337.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate340.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs34 === errors;
@@ -23094,32 +23275,32 @@ var valid0 = true;
 }
 }
 else {
-validate337.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate340.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate337.errors = vErrors;
+validate340.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalOutputChunk = validate342;
-const schema556 = {"type":"object","properties":{"sessionUpdate":{"const":"terminal_output_chunk"},"terminalId":{"$ref":"#/$defs/TerminalId"},"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId","data"]};
+export const TerminalOutputChunk = validate345;
+const schema559 = {"type":"object","properties":{"sessionUpdate":{"const":"terminal_output_chunk"},"terminalId":{"$ref":"#/$defs/TerminalId"},"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId","data"]};
 
-function validate342(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate345(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate342.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate345.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("terminal_output_chunk" !== data.sessionUpdate){
-validate342.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_output_chunk"},message:"must be equal to constant"}];
+validate345.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_output_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -23135,12 +23316,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate342.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate345.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate342.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate345.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23153,7 +23334,7 @@ if(valid0){
 if(data.data !== undefined){
 const _errs5 = errors;
 if(typeof data.data !== "string"){
-validate342.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate345.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -23166,114 +23347,10 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate342.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate342.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate342.errors = vErrors;
-return errors === 0;
-}
-
-export const PlanEntryPriority = validate343;
-const schema559 = {"type":"string"};
-
-function validate343(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate343.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate343.errors = vErrors;
-return errors === 0;
-}
-
-export const PlanEntryStatus = validate344;
-const schema560 = {"type":"string"};
-
-function validate344(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate344.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate344.errors = vErrors;
-return errors === 0;
-}
-
-export const PlanEntry = validate345;
-const schema561 = {"type":"object","properties":{"content":{"type":"string"},"priority":{"$ref":"#/$defs/PlanEntryPriority"},"status":{"$ref":"#/$defs/PlanEntryStatus"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content","priority","status"]};
-
-function validate345(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.content === undefined) && (missing0 = "content")) || ((data.priority === undefined) && (missing0 = "priority"))) || ((data.status === undefined) && (missing0 = "status"))){
-validate345.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.content !== undefined){
-const _errs1 = errors;
-if(typeof data.content !== "string"){
-validate345.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.priority !== undefined){
-const _errs3 = errors;
-if(typeof data.priority !== "string"){
-validate345.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.status !== undefined){
-const _errs6 = errors;
-if(typeof data.status !== "string"){
-validate345.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs9 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
 validate345.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs9 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
 var valid0 = true;
@@ -23292,112 +23369,36 @@ validate345.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanItems = validate346;
-const schema565 = {"type":"object","properties":{"type":{"const":"items"},"planId":{"$ref":"#/$defs/PlanId"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","entries"]};
+export const PlanEntryPriority = validate346;
+const schema562 = {"type":"string"};
 
 function validate346(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.entries === undefined) && (missing0 = "entries"))){
-validate346.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(typeof data !== "string"){
+validate346.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-else {
-if(data.type !== undefined){
-const _errs1 = errors;
-if("items" !== data.type){
-validate346.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "items"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.planId !== undefined){
-let data1 = data.planId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate346.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate346.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.entries !== undefined){
-let data2 = data.entries;
-const _errs5 = errors;
-if(errors === _errs5){
-if(Array.isArray(data2)){
-var valid2 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-const _errs7 = errors;
-if(!(validate345(data2[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate345.errors : vErrors.concat(validate345.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs7 === errors;
-if(!valid2){
-break;
-}
-}
-}
-else {
-validate346.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data4 = data._meta;
-const _errs8 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate346.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate346.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate346.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanFile = validate348;
-const schema568 = {"type":"object","properties":{"type":{"const":"file"},"planId":{"$ref":"#/$defs/PlanId"},"uri":{"type":"string","format":"uri"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","uri"]};
+export const PlanEntryStatus = validate347;
+const schema563 = {"type":"string"};
+
+function validate347(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate347.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate347.errors = vErrors;
+return errors === 0;
+}
+
+export const PlanEntry = validate348;
+const schema564 = {"type":"object","properties":{"content":{"type":"string"},"priority":{"$ref":"#/$defs/PlanEntryPriority"},"status":{"$ref":"#/$defs/PlanEntryStatus"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content","priority","status"]};
 
 function validate348(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -23405,15 +23406,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.uri === undefined) && (missing0 = "uri"))){
+if((((data.content === undefined) && (missing0 = "content")) || ((data.priority === undefined) && (missing0 = "priority"))) || ((data.status === undefined) && (missing0 = "status"))){
 validate348.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.type !== undefined){
+if(data.content !== undefined){
 const _errs1 = errors;
-if("file" !== data.type){
-validate348.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+if(typeof data.content !== "string"){
+validate348.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -23422,39 +23423,25 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.planId !== undefined){
-let data1 = data.planId;
-const _errs2 = errors;
+if(data.priority !== undefined){
 const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate348.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(typeof data.priority !== "string"){
+validate348.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate348.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.uri !== undefined){
-const _errs5 = errors;
-if(errors === _errs5){
-if(errors === _errs5){
-if(!(typeof data.uri === "string")){
-validate348.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.status !== undefined){
+const _errs6 = errors;
+if(typeof data.status !== "string"){
+validate348.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-}
-var valid0 = _errs5 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -23462,12 +23449,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data3 = data._meta;
-const _errs7 = errors;
+const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
 validate348.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
@@ -23486,8 +23473,8 @@ validate348.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanMarkdown = validate349;
-const schema571 = {"type":"object","properties":{"type":{"const":"markdown"},"planId":{"$ref":"#/$defs/PlanId"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","content"]};
+export const PlanItems = validate349;
+const schema568 = {"type":"object","properties":{"type":{"const":"items"},"planId":{"$ref":"#/$defs/PlanId"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","entries"]};
 
 function validate349(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -23495,15 +23482,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.content === undefined) && (missing0 = "content"))){
+if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.entries === undefined) && (missing0 = "entries"))){
 validate349.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
-if("markdown" !== data.type){
-validate349.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "markdown"},message:"must be equal to constant"}];
+if("items" !== data.type){
+validate349.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "items"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -23534,11 +23521,29 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.content !== undefined){
+if(data.entries !== undefined){
+let data2 = data.entries;
 const _errs5 = errors;
-if(typeof data.content !== "string"){
-validate349.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs5){
+if(Array.isArray(data2)){
+var valid2 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs7 = errors;
+if(!(validate348(data2[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate348.errors : vErrors.concat(validate348.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs7 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate349.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
+}
 }
 var valid0 = _errs5 === errors;
 }
@@ -23547,13 +23552,13 @@ var valid0 = true;
 }
 if(valid0){
 if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs7 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+let data4 = data._meta;
+const _errs8 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
 validate349.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
@@ -23572,17 +23577,193 @@ validate349.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPlanContent = validate350;
-const schema574 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["items","file","markdown"]}},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
+export const PlanFile = validate351;
+const schema571 = {"type":"object","properties":{"type":{"const":"file"},"planId":{"$ref":"#/$defs/PlanId"},"uri":{"type":"string","format":"uri"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","uri"]};
 
-function validate350(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate351(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.uri === undefined) && (missing0 = "uri"))){
+validate351.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("file" !== data.type){
+validate351.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.planId !== undefined){
+let data1 = data.planId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate351.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate351.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.uri !== undefined){
+const _errs5 = errors;
+if(errors === _errs5){
+if(errors === _errs5){
+if(!(typeof data.uri === "string")){
+validate351.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs7 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate351.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate351.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate351.errors = vErrors;
+return errors === 0;
+}
+
+export const PlanMarkdown = validate352;
+const schema574 = {"type":"object","properties":{"type":{"const":"markdown"},"planId":{"$ref":"#/$defs/PlanId"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","content"]};
+
+function validate352(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))) || ((data.content === undefined) && (missing0 = "content"))){
+validate352.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("markdown" !== data.type){
+validate352.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "markdown"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.planId !== undefined){
+let data1 = data.planId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate352.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate352.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs5 = errors;
+if(typeof data.content !== "string"){
+validate352.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs7 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate352.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate352.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate352.errors = vErrors;
+return errors === 0;
+}
+
+export const ExtensionPlanContent = validate353;
+const schema577 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["items","file","markdown"]}},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
+
+function validate353(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))){
-validate350.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate353.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23590,7 +23771,7 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate350.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate353.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -23607,7 +23788,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate350.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate353.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -23634,66 +23815,6 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate350.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate350.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate350.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate350.errors = vErrors;
-return errors === 0;
-}
-
-export const PlanContent = validate351;
-const schema576 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["items","file","markdown"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"items"},"planId":{"$ref":"#/$defs/PlanId"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","entries"]},{"type":"object","properties":{"type":{"const":"file"},"planId":{"$ref":"#/$defs/PlanId"},"uri":{"type":"string","format":"uri"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","uri"]},{"type":"object","properties":{"type":{"const":"markdown"},"planId":{"$ref":"#/$defs/PlanId"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","content"]}]},"else":{"$ref":"#/$defs/ExtensionPlanContentWithUncheckedTag"}};
-const schema583 = {"type":"object","properties":{"type":{"type":"string"},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
-
-function validate353(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))){
-validate353.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-const _errs2 = errors;
-if(typeof data.type !== "string"){
-validate353.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.planId !== undefined){
-let data1 = data.planId;
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if(data1.length < 1){
 validate353.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -23703,7 +23824,7 @@ validate353.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/P
 return false;
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -23720,8 +23841,68 @@ validate353.errors = vErrors;
 return errors === 0;
 }
 
+export const PlanContent = validate354;
+const schema579 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["items","file","markdown"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"items"},"planId":{"$ref":"#/$defs/PlanId"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","entries"]},{"type":"object","properties":{"type":{"const":"file"},"planId":{"$ref":"#/$defs/PlanId"},"uri":{"type":"string","format":"uri"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","uri"]},{"type":"object","properties":{"type":{"const":"markdown"},"planId":{"$ref":"#/$defs/PlanId"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","planId","content"]}]},"else":{"$ref":"#/$defs/ExtensionPlanContentWithUncheckedTag"}};
+const schema586 = {"type":"object","properties":{"type":{"type":"string"},"planId":{"$ref":"#/$defs/PlanId"}},"required":["type","planId"],"additionalProperties":true};
 
-function validate351(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate356(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.planId === undefined) && (missing0 = "planId"))){
+validate356.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs2 = errors;
+if(typeof data.type !== "string"){
+validate356.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.planId !== undefined){
+let data1 = data.planId;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate356.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate356.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate356.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate356.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate354(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -23759,7 +23940,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate351.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate354.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23771,14 +23952,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((data.type === undefined) && (missing1 = "type")) || ((data.planId === undefined) && (missing1 = "planId"))) || ((data.entries === undefined) && (missing1 = "entries"))){
-validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate354.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("items" !== data.type){
-validate351.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "items"},message:"must be equal to constant"}];
+validate354.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "items"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -23794,12 +23975,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate351.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate354.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate351.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate354.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23818,8 +23999,8 @@ var valid6 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs15 = errors;
-if(!(validate345(data3[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate345.errors : vErrors.concat(validate345.errors);
+if(!(validate348(data3[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate348.errors : vErrors.concat(validate348.errors);
 errors = vErrors.length;
 }
 var valid6 = _errs15 === errors;
@@ -23829,7 +24010,7 @@ break;
 }
 }
 else {
-validate351.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/then/oneOf/0/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate354.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/then/oneOf/0/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -23843,7 +24024,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs16 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate351.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate354.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -23857,7 +24038,7 @@ var valid4 = true;
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate354.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23868,14 +24049,14 @@ if(errors === _errs20){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.type === undefined) && (missing2 = "type")) || ((data.planId === undefined) && (missing2 = "planId"))) || ((data.uri === undefined) && (missing2 = "uri"))){
-validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate354.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs22 = errors;
 if("file" !== data.type){
-validate351.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+validate354.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs22 === errors;
@@ -23891,12 +24072,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data7 === "string"){
 if(data7.length < 1){
-validate351.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate354.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate351.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate354.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23911,7 +24092,7 @@ const _errs26 = errors;
 if(errors === _errs26){
 if(errors === _errs26){
 if(!(typeof data.uri === "string")){
-validate351.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/1/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate354.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/1/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23926,7 +24107,7 @@ if(data._meta !== undefined){
 let data9 = data._meta;
 const _errs28 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate351.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate354.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid9 = _errs28 === errors;
@@ -23940,7 +24121,7 @@ var valid9 = true;
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate354.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23951,14 +24132,14 @@ if(errors === _errs32){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((((data.type === undefined) && (missing3 = "type")) || ((data.planId === undefined) && (missing3 = "planId"))) || ((data.content === undefined) && (missing3 = "content"))){
-validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate354.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs34 = errors;
 if("markdown" !== data.type){
-validate351.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "markdown"},message:"must be equal to constant"}];
+validate354.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "markdown"},message:"must be equal to constant"}];
 return false;
 }
 var valid13 = _errs34 === errors;
@@ -23974,12 +24155,12 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data11 === "string"){
 if(data11.length < 1){
-validate351.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate354.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate351.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate354.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23992,7 +24173,7 @@ if(valid13){
 if(data.content !== undefined){
 const _errs38 = errors;
 if(typeof data.content !== "string"){
-validate351.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/2/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate354.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/2/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid13 = _errs38 === errors;
@@ -24005,7 +24186,7 @@ if(data._meta !== undefined){
 let data13 = data._meta;
 const _errs40 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate351.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate354.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid13 = _errs40 === errors;
@@ -24019,24 +24200,24 @@ var valid13 = true;
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate354.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate354.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate354.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate354.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -24046,8 +24227,8 @@ ifClause0 = "then";
 }
 else {
 const _errs44 = errors;
-if(!(validate353(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate353.errors : vErrors.concat(validate353.errors);
+if(!(validate356(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate356.errors : vErrors.concat(validate356.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs44 === errors;
@@ -24063,52 +24244,52 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate351.errors = vErrors;
+validate354.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate351.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate354.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate351.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate354.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate354.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate351.errors = vErrors;
+validate354.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanUpdate = validate355;
-const schema585 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]};
+export const PlanUpdate = validate358;
+const schema588 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]};
 
-function validate355(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate358(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.plan === undefined) && (missing0 = "plan"))){
-validate355.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate358.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("plan_update" !== data.sessionUpdate){
-validate355.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
+validate358.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -24119,8 +24300,8 @@ var valid0 = true;
 if(valid0){
 if(data.plan !== undefined){
 const _errs2 = errors;
-if(!(validate351(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
-vErrors = vErrors === null ? validate351.errors : vErrors.concat(validate351.errors);
+if(!(validate354(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
+vErrors = vErrors === null ? validate354.errors : vErrors.concat(validate354.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -24133,7 +24314,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate355.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate358.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -24146,32 +24327,32 @@ var valid0 = true;
 }
 }
 else {
-validate355.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate358.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate355.errors = vErrors;
+validate358.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanRemoved = validate357;
-const schema587 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_removed"},"planId":{"$ref":"#/$defs/PlanId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","planId"]};
+export const PlanRemoved = validate360;
+const schema590 = {"type":"object","properties":{"sessionUpdate":{"const":"plan_removed"},"planId":{"$ref":"#/$defs/PlanId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","planId"]};
 
-function validate357(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate360(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.planId === undefined) && (missing0 = "planId"))){
-validate357.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate360.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("plan_removed" !== data.sessionUpdate){
-validate357.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_removed"},message:"must be equal to constant"}];
+validate360.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_removed"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -24187,12 +24368,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate357.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate360.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate357.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate360.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -24206,7 +24387,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate357.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate360.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -24219,33 +24400,6 @@ var valid0 = true;
 }
 }
 else {
-validate357.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate357.errors = vErrors;
-return errors === 0;
-}
-
-export const SubagentUpdate = validate358;
-const schema590 = {"type":"object","properties":{"sessionUpdate":{"const":"subagent_update"},"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"capabilities":{"anyOf":[{"$ref":"#/$defs/SubagentSessionCapabilities"},{"type":"null"}]},"state":{"anyOf":[{"$ref":"#/$defs/SubagentState"},{"type":"null"}]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"additionalDirectories":{"type":["array","null"],"items":{"$ref":"#/$defs/AbsolutePath"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","sessionId"]};
-const schema592 = {"type":"object","properties":{"cancel":{"anyOf":[{"$ref":"#/$defs/SessionCancelCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}}};
-const schema593 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate360(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate360.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
 validate360.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -24254,8 +24408,35 @@ validate360.errors = vErrors;
 return errors === 0;
 }
 
+export const SubagentUpdate = validate361;
+const schema593 = {"type":"object","properties":{"sessionUpdate":{"const":"subagent_update"},"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"capabilities":{"anyOf":[{"$ref":"#/$defs/SubagentSessionCapabilities"},{"type":"null"}]},"state":{"anyOf":[{"$ref":"#/$defs/SubagentState"},{"type":"null"}]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"additionalDirectories":{"type":["array","null"],"items":{"$ref":"#/$defs/AbsolutePath"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","sessionId"]};
+const schema595 = {"type":"object","properties":{"cancel":{"anyOf":[{"$ref":"#/$defs/SessionCancelCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}}};
+const schema596 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate359(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate363(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate363.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate363.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate363.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate362(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -24266,8 +24447,8 @@ const _errs1 = errors;
 const _errs2 = errors;
 let valid1 = false;
 const _errs3 = errors;
-if(!(validate360(data0, {instancePath:instancePath+"/cancel",parentData:data,parentDataProperty:"cancel",rootData}))){
-vErrors = vErrors === null ? validate360.errors : vErrors.concat(validate360.errors);
+if(!(validate363(data0, {instancePath:instancePath+"/cancel",parentData:data,parentDataProperty:"cancel",rootData}))){
+vErrors = vErrors === null ? validate363.errors : vErrors.concat(validate363.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -24296,7 +24477,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate359.errors = vErrors;
+validate362.errors = vErrors;
 return false;
 }
 else {
@@ -24320,7 +24501,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs6 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate359.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate362.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -24331,31 +24512,31 @@ var valid0 = true;
 }
 }
 else {
-validate359.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate362.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate359.errors = vErrors;
+validate362.errors = vErrors;
 return errors === 0;
 }
 
-const schema596 = {"type":"object","properties":{"state":{"type":"string"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["state"],"additionalProperties":true};
+const schema599 = {"type":"object","properties":{"state":{"type":"string"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["state"],"additionalProperties":true};
 
-function validate363(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate366(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.state === undefined) && (missing0 = "state")){
-validate363.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate366.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.state !== undefined){
 const _errs2 = errors;
 if(typeof data.state !== "string"){
-validate363.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate366.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -24406,7 +24587,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate363.errors = vErrors;
+validate366.errors = vErrors;
 return false;
 }
 else {
@@ -24462,7 +24643,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate363.errors = vErrors;
+validate366.errors = vErrors;
 return false;
 }
 else {
@@ -24518,7 +24699,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate363.errors = vErrors;
+validate366.errors = vErrors;
 return false;
 }
 else {
@@ -24542,7 +24723,7 @@ if(data.background !== undefined){
 let data4 = data.background;
 const _errs21 = errors;
 if((!(Array.isArray(data4))) && (data4 !== null)){
-validate363.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema596.properties.background.type},message:"must be array,null"}];
+validate366.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema599.properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs21){
@@ -24572,7 +24753,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs24 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate363.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate366.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -24588,30 +24769,30 @@ var valid0 = true;
 }
 }
 else {
-validate363.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate366.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate363.errors = vErrors;
+validate366.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate358(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate361(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate358.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate361.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("subagent_update" !== data.sessionUpdate){
-validate358.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "subagent_update"},message:"must be equal to constant"}];
+validate361.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "subagent_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -24627,12 +24808,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate358.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate361.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate358.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate361.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -24646,7 +24827,7 @@ if(data.title !== undefined){
 let data2 = data.title;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate358.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema590.properties.title.type},message:"must be string,null"}];
+validate361.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema593.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -24659,7 +24840,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate358.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema590.properties.description.type},message:"must be string,null"}];
+validate361.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema593.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -24674,8 +24855,8 @@ const _errs9 = errors;
 const _errs10 = errors;
 let valid2 = false;
 const _errs11 = errors;
-if(!(validate359(data4, {instancePath:instancePath+"/capabilities",parentData:data,parentDataProperty:"capabilities",rootData}))){
-vErrors = vErrors === null ? validate359.errors : vErrors.concat(validate359.errors);
+if(!(validate362(data4, {instancePath:instancePath+"/capabilities",parentData:data,parentDataProperty:"capabilities",rootData}))){
+vErrors = vErrors === null ? validate362.errors : vErrors.concat(validate362.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs11 === errors;
@@ -24704,7 +24885,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate358.errors = vErrors;
+validate361.errors = vErrors;
 return false;
 }
 else {
@@ -24730,8 +24911,8 @@ const _errs14 = errors;
 const _errs15 = errors;
 let valid3 = false;
 const _errs16 = errors;
-if(!(validate363(data5, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
-vErrors = vErrors === null ? validate363.errors : vErrors.concat(validate363.errors);
+if(!(validate366(data5, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate366.errors : vErrors.concat(validate366.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs16 === errors;
@@ -24760,7 +24941,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate358.errors = vErrors;
+validate361.errors = vErrors;
 return false;
 }
 else {
@@ -24837,7 +25018,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate358.errors = vErrors;
+validate361.errors = vErrors;
 return false;
 }
 else {
@@ -24861,7 +25042,7 @@ if(data.additionalDirectories !== undefined){
 let data7 = data.additionalDirectories;
 const _errs26 = errors;
 if((!(Array.isArray(data7))) && (data7 !== null)){
-validate358.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: schema590.properties.additionalDirectories.type},message:"must be array,null"}];
+validate361.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: schema593.properties.additionalDirectories.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs26){
@@ -24875,12 +25056,12 @@ const _errs29 = errors;
 if(errors === _errs29){
 if(typeof data8 === "string"){
 if(data8.length < 1){
-validate358.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate361.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate358.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate361.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -24901,7 +25082,7 @@ if(data._meta !== undefined){
 let data9 = data._meta;
 const _errs31 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate358.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate361.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs31 === errors;
@@ -24920,17 +25101,17 @@ var valid0 = true;
 }
 }
 else {
-validate358.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate361.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate358.errors = vErrors;
+validate361.errors = vErrors;
 return errors === 0;
 }
 
-export const SubagentSessionCapabilities = validate368;
+export const SubagentSessionCapabilities = validate371;
 
-function validate368(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate371(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -24941,8 +25122,8 @@ const _errs1 = errors;
 const _errs2 = errors;
 let valid1 = false;
 const _errs3 = errors;
-if(!(validate360(data0, {instancePath:instancePath+"/cancel",parentData:data,parentDataProperty:"cancel",rootData}))){
-vErrors = vErrors === null ? validate360.errors : vErrors.concat(validate360.errors);
+if(!(validate363(data0, {instancePath:instancePath+"/cancel",parentData:data,parentDataProperty:"cancel",rootData}))){
+vErrors = vErrors === null ? validate363.errors : vErrors.concat(validate363.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -24971,7 +25152,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate368.errors = vErrors;
+validate371.errors = vErrors;
 return false;
 }
 else {
@@ -24995,7 +25176,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs6 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate368.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate371.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -25006,17 +25187,17 @@ var valid0 = true;
 }
 }
 else {
-validate368.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate371.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate368.errors = vErrors;
+validate371.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionCancelCapabilities = validate370;
+export const SessionCancelCapabilities = validate373;
 
-function validate370(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate373(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -25024,37 +25205,37 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta !== undefined){
 let data0 = data._meta;
 if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate370.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate373.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 }
 }
 else {
-validate370.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate373.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate370.errors = vErrors;
+validate373.errors = vErrors;
 return errors === 0;
 }
 
-export const SubagentState = validate371;
+export const SubagentState = validate374;
 
-function validate371(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate374(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.state === undefined) && (missing0 = "state")){
-validate371.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate374.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.state !== undefined){
 const _errs2 = errors;
 if(typeof data.state !== "string"){
-validate371.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate374.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -25105,7 +25286,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate371.errors = vErrors;
+validate374.errors = vErrors;
 return false;
 }
 else {
@@ -25161,7 +25342,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate371.errors = vErrors;
+validate374.errors = vErrors;
 return false;
 }
 else {
@@ -25217,7 +25398,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate371.errors = vErrors;
+validate374.errors = vErrors;
 return false;
 }
 else {
@@ -25241,7 +25422,7 @@ if(data.background !== undefined){
 let data4 = data.background;
 const _errs21 = errors;
 if((!(Array.isArray(data4))) && (data4 !== null)){
-validate371.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema596.properties.background.type},message:"must be array,null"}];
+validate374.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema599.properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs21){
@@ -25271,7 +25452,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs24 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate371.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate374.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -25287,32 +25468,32 @@ var valid0 = true;
 }
 }
 else {
-validate371.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate374.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate371.errors = vErrors;
+validate374.errors = vErrors;
 return errors === 0;
 }
 
-export const AvailableCommandsUpdate = validate375;
-const schema609 = {"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]};
+export const AvailableCommandsUpdate = validate378;
+const schema612 = {"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]};
 
-function validate375(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate378(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.availableCommands === undefined) && (missing0 = "availableCommands"))){
-validate375.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate378.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("available_commands_update" !== data.sessionUpdate){
-validate375.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
+validate378.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25341,7 +25522,7 @@ break;
 }
 }
 else {
-validate375.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate378.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -25355,7 +25536,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs5 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate375.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate378.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -25368,32 +25549,32 @@ var valid0 = true;
 }
 }
 else {
-validate375.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate378.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate375.errors = vErrors;
+validate378.errors = vErrors;
 return errors === 0;
 }
 
-export const ConfigOptionUpdate = validate377;
-const schema611 = {"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]};
+export const ConfigOptionUpdate = validate380;
+const schema614 = {"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]};
 
-function validate377(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate380(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing0 = "configOptions"))){
-validate377.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate380.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("config_option_update" !== data.sessionUpdate){
-validate377.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
+validate380.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25422,7 +25603,7 @@ break;
 }
 }
 else {
-validate377.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate380.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -25436,148 +25617,6 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs5 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate377.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate377.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate377.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionInfoUpdate = validate379;
-const schema613 = {"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]};
-
-function validate379(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate379.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("session_info_update" !== data.sessionUpdate){
-validate379.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.title !== undefined){
-let data1 = data.title;
-const _errs2 = errors;
-if((typeof data1 !== "string") && (data1 !== null)){
-validate379.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema613.properties.title.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.updatedAt !== undefined){
-let data2 = data.updatedAt;
-const _errs4 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate379.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema613.properties.updatedAt.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs6 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate379.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate379.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate379.errors = vErrors;
-return errors === 0;
-}
-
-export const Cost = validate380;
-const schema615 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
-
-function validate380(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.amount === undefined) && (missing0 = "amount")) || ((data.currency === undefined) && (missing0 = "currency"))){
-validate380.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.amount !== undefined){
-let data0 = data.amount;
-const _errs1 = errors;
-if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate380.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.currency !== undefined){
-const _errs3 = errors;
-if(typeof data.currency !== "string"){
-validate380.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs5 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
 validate380.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
@@ -25599,24 +25638,166 @@ validate380.errors = vErrors;
 return errors === 0;
 }
 
-export const UsageUpdate = validate381;
-const schema617 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
+export const SessionInfoUpdate = validate382;
+const schema616 = {"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]};
 
-function validate381(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate382(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
+validate382.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("session_info_update" !== data.sessionUpdate){
+validate382.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+let data1 = data.title;
+const _errs2 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate382.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema616.properties.title.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.updatedAt !== undefined){
+let data2 = data.updatedAt;
+const _errs4 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate382.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema616.properties.updatedAt.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs6 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate382.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate382.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate382.errors = vErrors;
+return errors === 0;
+}
+
+export const Cost = validate383;
+const schema618 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
+
+function validate383(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.amount === undefined) && (missing0 = "amount")) || ((data.currency === undefined) && (missing0 = "currency"))){
+validate383.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.amount !== undefined){
+let data0 = data.amount;
+const _errs1 = errors;
+if(!((typeof data0 == "number") && (isFinite(data0)))){
+validate383.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currency !== undefined){
+const _errs3 = errors;
+if(typeof data.currency !== "string"){
+validate383.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs5 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate383.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate383.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate383.errors = vErrors;
+return errors === 0;
+}
+
+export const UsageUpdate = validate384;
+const schema620 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
+
+function validate384(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.used === undefined) && (missing0 = "used"))) || ((data.size === undefined) && (missing0 = "size"))){
-validate381.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate384.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("usage_update" !== data.sessionUpdate){
-validate381.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
+validate384.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25629,13 +25810,13 @@ if(data.used !== undefined){
 let data1 = data.used;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate381.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate384.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate381.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate384.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -25650,13 +25831,13 @@ if(data.size !== undefined){
 let data2 = data.size;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate381.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate384.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate381.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate384.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -25673,8 +25854,8 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid1 = false;
 const _errs8 = errors;
-if(!(validate380(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
-vErrors = vErrors === null ? validate380.errors : vErrors.concat(validate380.errors);
+if(!(validate383(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
+vErrors = vErrors === null ? validate383.errors : vErrors.concat(validate383.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -25703,7 +25884,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate381.errors = vErrors;
+validate384.errors = vErrors;
 return false;
 }
 else {
@@ -25727,123 +25908,10 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs11 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate381.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate381.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate381.errors = vErrors;
-return errors === 0;
-}
-
-export const NoticeSeverity = validate383;
-const schema619 = {"type":"string"};
-
-function validate383(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate383.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate383.errors = vErrors;
-return errors === 0;
-}
-
-export const Notice = validate384;
-const schema620 = {"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]};
-
-function validate384(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.severity === undefined) && (missing0 = "severity"))) || ((data.title === undefined) && (missing0 = "title"))){
-validate384.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("notice" !== data.sessionUpdate){
-validate384.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.severity !== undefined){
-const _errs2 = errors;
-if(typeof data.severity !== "string"){
-validate384.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.title !== undefined){
-let data2 = data.title;
-const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data2 === "string"){
-if(data2.length < 1){
-validate384.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate384.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data3 = data.description;
-const _errs7 = errors;
-if((typeof data3 !== "string") && (data3 !== null)){
-validate384.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema620.properties.description.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data4 = data._meta;
-const _errs9 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
 validate384.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs9 === errors;
+var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
@@ -25863,38 +25931,151 @@ validate384.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionStatus = validate385;
-const schema623 = {"type":"string"};
+export const NoticeSeverity = validate386;
+const schema622 = {"type":"string"};
 
-function validate385(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate386(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate385.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate386.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate385.errors = vErrors;
+validate386.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionUpdate = validate386;
-const schema624 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]};
+export const Notice = validate387;
+const schema623 = {"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]};
 
-function validate386(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate387(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.severity === undefined) && (missing0 = "severity"))) || ((data.title === undefined) && (missing0 = "title"))){
+validate387.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("notice" !== data.sessionUpdate){
+validate387.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.severity !== undefined){
+const _errs2 = errors;
+if(typeof data.severity !== "string"){
+validate387.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+let data2 = data.title;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(data2.length < 1){
+validate387.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate387.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data3 = data.description;
+const _errs7 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate387.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema623.properties.description.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data4 = data._meta;
+const _errs9 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+validate387.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate387.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate387.errors = vErrors;
+return errors === 0;
+}
+
+export const CompactionStatus = validate388;
+const schema626 = {"type":"string"};
+
+function validate388(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate388.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate388.errors = vErrors;
+return errors === 0;
+}
+
+export const CompactionUpdate = validate389;
+const schema627 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]};
+
+function validate389(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.status === undefined) && (missing0 = "status"))){
-validate386.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate389.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("compaction_update" !== data.sessionUpdate){
-validate386.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
+validate389.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25910,12 +26091,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate386.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate389.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate386.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate389.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -25928,7 +26109,7 @@ if(valid0){
 if(data.status !== undefined){
 const _errs5 = errors;
 if(typeof data.status !== "string"){
-validate386.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate389.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -25941,7 +26122,7 @@ if(data.summary !== undefined){
 let data3 = data.summary;
 const _errs8 = errors;
 if((!(Array.isArray(data3))) && (data3 !== null)){
-validate386.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: schema624.properties.summary.type},message:"must be array,null"}];
+validate389.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: schema627.properties.summary.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs8){
@@ -25971,7 +26152,7 @@ if(data.error !== undefined){
 let data5 = data.error;
 const _errs11 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate386.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema624.properties.error.type},message:"must be string,null"}];
+validate389.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema627.properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -25984,7 +26165,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs13 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate386.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate389.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -26000,32 +26181,32 @@ var valid0 = true;
 }
 }
 else {
-validate386.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate389.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate386.errors = vErrors;
+validate389.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionSummaryChunk = validate388;
-const schema628 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]};
+export const CompactionSummaryChunk = validate391;
+const schema631 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]};
 
-function validate388(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate391(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate388.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate391.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("compaction_summary_chunk" !== data.sessionUpdate){
-validate388.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
+validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -26041,12 +26222,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate388.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate391.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate388.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate391.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -26072,7 +26253,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate388.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -26086,32 +26267,32 @@ var valid0 = true;
 }
 }
 else {
-validate388.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate391.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate388.errors = vErrors;
+validate391.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionSessionUpdate = validate390;
-const schema631 = {"type":"object","properties":{"sessionUpdate":{"type":"string","not":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","tool_call_content_chunk","terminal_update","terminal_output_chunk","plan_update","plan_removed","available_commands_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk","session_message","session_message_chunk","subagent_update"]}}},"required":["sessionUpdate"],"additionalProperties":true};
+export const ExtensionSessionUpdate = validate393;
+const schema634 = {"type":"object","properties":{"sessionUpdate":{"type":"string","not":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","tool_call_content_chunk","terminal_update","terminal_output_chunk","plan_update","plan_removed","available_commands_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk","session_message","session_message_chunk","subagent_update"]}}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate390(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate393(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate390.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate393.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 let data0 = data.sessionUpdate;
 if(typeof data0 !== "string"){
-validate390.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate393.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -26128,7 +26309,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate390.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate393.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -26146,19 +26327,19 @@ vErrors = null;
 }
 }
 else {
-validate390.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate393.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate390.errors = vErrors;
+validate393.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionUpdate = validate391;
-const schema632 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","tool_call_content_chunk","terminal_update","terminal_output_chunk","plan_update","plan_removed","available_commands_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk","session_message","session_message_chunk","subagent_update"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"user_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"$ref":"#/$defs/StateUpdate"},{"type":"object","allOf":[{"$ref":"#/$defs/ToolCall"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"tool_call_content_chunk"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"content":{"$ref":"#/$defs/ToolCallContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"terminal_update"},"terminalId":{"$ref":"#/$defs/TerminalId"},"command":{"type":["string","null"]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"output":{"anyOf":[{"$ref":"#/$defs/TerminalOutput"},{"type":"null"}]},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"size":{"anyOf":[{"$ref":"#/$defs/TerminalSize"},{"type":"null"}]},"capabilities":{"anyOf":[{"$ref":"#/$defs/TerminalCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId"]},{"type":"object","properties":{"sessionUpdate":{"const":"terminal_output_chunk"},"terminalId":{"$ref":"#/$defs/TerminalId"},"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId","data"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan_removed"},"planId":{"$ref":"#/$defs/PlanId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","planId"]},{"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]},{"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]},{"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_message"},"messageId":{"$ref":"#/$defs/MessageId"},"senderSessionId":{"anyOf":[{"$ref":"#/$defs/SessionId"},{"type":"null"}]},"recipientSessionId":{"anyOf":[{"$ref":"#/$defs/SessionId"},{"type":"null"}]},"senderMessageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"recipientMessageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"subagent_update"},"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"capabilities":{"anyOf":[{"$ref":"#/$defs/SubagentSessionCapabilities"},{"type":"null"}]},"state":{"anyOf":[{"$ref":"#/$defs/SubagentState"},{"type":"null"}]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"additionalDirectories":{"type":["array","null"],"items":{"$ref":"#/$defs/AbsolutePath"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","sessionId"]}]},"else":{"$ref":"#/$defs/ExtensionSessionUpdateWithUncheckedTag"}};
-const schema678 = {"type":"object","properties":{"sessionUpdate":{"type":"string"}},"required":["sessionUpdate"],"additionalProperties":true};
+export const SessionUpdate = validate394;
+const schema635 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message","user_message_chunk","agent_message","agent_message_chunk","agent_thought","agent_thought_chunk","state_update","tool_call_update","tool_call_content_chunk","terminal_update","terminal_output_chunk","plan_update","plan_removed","available_commands_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk","session_message","session_message_chunk","subagent_update"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"user_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"$ref":"#/$defs/StateUpdate"},{"type":"object","allOf":[{"$ref":"#/$defs/ToolCall"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"tool_call_content_chunk"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"content":{"$ref":"#/$defs/ToolCallContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"terminal_update"},"terminalId":{"$ref":"#/$defs/TerminalId"},"command":{"type":["string","null"]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"output":{"anyOf":[{"$ref":"#/$defs/TerminalOutput"},{"type":"null"}]},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"size":{"anyOf":[{"$ref":"#/$defs/TerminalSize"},{"type":"null"}]},"capabilities":{"anyOf":[{"$ref":"#/$defs/TerminalCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId"]},{"type":"object","properties":{"sessionUpdate":{"const":"terminal_output_chunk"},"terminalId":{"$ref":"#/$defs/TerminalId"},"data":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","terminalId","data"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan_update"},"plan":{"$ref":"#/$defs/PlanContent"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","plan"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan_removed"},"planId":{"$ref":"#/$defs/PlanId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","planId"]},{"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]},{"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]},{"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_message"},"messageId":{"$ref":"#/$defs/MessageId"},"senderSessionId":{"anyOf":[{"$ref":"#/$defs/SessionId"},{"type":"null"}]},"recipientSessionId":{"anyOf":[{"$ref":"#/$defs/SessionId"},{"type":"null"}]},"senderMessageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"recipientMessageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_message_chunk"},"messageId":{"$ref":"#/$defs/MessageId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","messageId","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"subagent_update"},"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"capabilities":{"anyOf":[{"$ref":"#/$defs/SubagentSessionCapabilities"},{"type":"null"}]},"state":{"anyOf":[{"$ref":"#/$defs/SubagentState"},{"type":"null"}]},"cwd":{"anyOf":[{"$ref":"#/$defs/AbsolutePath"},{"type":"null"}]},"additionalDirectories":{"type":["array","null"],"items":{"$ref":"#/$defs/AbsolutePath"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","sessionId"]}]},"else":{"$ref":"#/$defs/ExtensionSessionUpdateWithUncheckedTag"}};
+const schema681 = {"type":"object","properties":{"sessionUpdate":{"type":"string"}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate391(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate394(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -26196,7 +26377,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate391.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26208,14 +26389,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")) || ((data.messageId === undefined) && (missing1 = "messageId"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs9 = errors;
 if("user_message" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -26231,12 +26412,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -26250,7 +26431,7 @@ if(data.content !== undefined){
 let data3 = data.content;
 const _errs13 = errors;
 if((!(Array.isArray(data3))) && (data3 !== null)){
-validate391.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema632.then.oneOf[0].properties.content.type},message:"must be array,null"}];
+validate394.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema635.then.oneOf[0].properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs13){
@@ -26280,7 +26461,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs16 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -26294,7 +26475,7 @@ var valid4 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -26305,14 +26486,14 @@ if(errors === _errs20){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.sessionUpdate === undefined) && (missing2 = "sessionUpdate")) || ((data.messageId === undefined) && (missing2 = "messageId"))) || ((data.content === undefined) && (missing2 = "content"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs22 = errors;
 if("user_message_chunk" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs22 === errors;
@@ -26328,12 +26509,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data7 === "string"){
 if(data7.length < 1){
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -26359,7 +26540,7 @@ if(data._meta !== undefined){
 let data9 = data._meta;
 const _errs27 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid9 = _errs27 === errors;
@@ -26373,7 +26554,7 @@ var valid9 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -26384,14 +26565,14 @@ if(errors === _errs31){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.sessionUpdate === undefined) && (missing3 = "sessionUpdate")) || ((data.messageId === undefined) && (missing3 = "messageId"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs33 = errors;
 if("agent_message" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message"},message:"must be equal to constant"}];
 return false;
 }
 var valid13 = _errs33 === errors;
@@ -26407,12 +26588,12 @@ const _errs35 = errors;
 if(errors === _errs35){
 if(typeof data11 === "string"){
 if(data11.length < 1){
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -26426,7 +26607,7 @@ if(data.content !== undefined){
 let data12 = data.content;
 const _errs37 = errors;
 if((!(Array.isArray(data12))) && (data12 !== null)){
-validate391.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/2/properties/content/type",keyword:"type",params:{type: schema632.then.oneOf[2].properties.content.type},message:"must be array,null"}];
+validate394.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/2/properties/content/type",keyword:"type",params:{type: schema635.then.oneOf[2].properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs37){
@@ -26456,7 +26637,7 @@ if(data._meta !== undefined){
 let data14 = data._meta;
 const _errs40 = errors;
 if((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid13 = _errs40 === errors;
@@ -26470,7 +26651,7 @@ var valid13 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -26481,14 +26662,14 @@ if(errors === _errs44){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((((data.sessionUpdate === undefined) && (missing4 = "sessionUpdate")) || ((data.messageId === undefined) && (missing4 = "messageId"))) || ((data.content === undefined) && (missing4 = "content"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs46 = errors;
 if("agent_message_chunk" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/3/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/3/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid18 = _errs46 === errors;
@@ -26504,12 +26685,12 @@ const _errs48 = errors;
 if(errors === _errs48){
 if(typeof data16 === "string"){
 if(data16.length < 1){
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -26535,7 +26716,7 @@ if(data._meta !== undefined){
 let data18 = data._meta;
 const _errs51 = errors;
 if((!(data18 && typeof data18 == "object" && !Array.isArray(data18))) && (data18 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid18 = _errs51 === errors;
@@ -26549,7 +26730,7 @@ var valid18 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -26560,14 +26741,14 @@ if(errors === _errs55){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if(((data.sessionUpdate === undefined) && (missing5 = "sessionUpdate")) || ((data.messageId === undefined) && (missing5 = "messageId"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs57 = errors;
 if("agent_thought" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/4/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/4/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought"},message:"must be equal to constant"}];
 return false;
 }
 var valid22 = _errs57 === errors;
@@ -26583,12 +26764,12 @@ const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data20 === "string"){
 if(data20.length < 1){
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -26602,7 +26783,7 @@ if(data.content !== undefined){
 let data21 = data.content;
 const _errs61 = errors;
 if((!(Array.isArray(data21))) && (data21 !== null)){
-validate391.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/4/properties/content/type",keyword:"type",params:{type: schema632.then.oneOf[4].properties.content.type},message:"must be array,null"}];
+validate394.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/4/properties/content/type",keyword:"type",params:{type: schema635.then.oneOf[4].properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs61){
@@ -26632,7 +26813,7 @@ if(data._meta !== undefined){
 let data23 = data._meta;
 const _errs64 = errors;
 if((!(data23 && typeof data23 == "object" && !Array.isArray(data23))) && (data23 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid22 = _errs64 === errors;
@@ -26646,7 +26827,7 @@ var valid22 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -26657,14 +26838,14 @@ if(errors === _errs68){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((((data.sessionUpdate === undefined) && (missing6 = "sessionUpdate")) || ((data.messageId === undefined) && (missing6 = "messageId"))) || ((data.content === undefined) && (missing6 = "content"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/5/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/5/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs70 = errors;
 if("agent_thought_chunk" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/5/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/5/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid27 = _errs70 === errors;
@@ -26680,12 +26861,12 @@ const _errs72 = errors;
 if(errors === _errs72){
 if(typeof data25 === "string"){
 if(data25.length < 1){
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -26711,7 +26892,7 @@ if(data._meta !== undefined){
 let data27 = data._meta;
 const _errs75 = errors;
 if((!(data27 && typeof data27 == "object" && !Array.isArray(data27))) && (data27 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid27 = _errs75 === errors;
@@ -26725,41 +26906,41 @@ var valid27 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else if(tag0 === "state_update"){
-if(!(validate296(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate296.errors : vErrors.concat(validate296.errors);
+if(!(validate298(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate298.errors : vErrors.concat(validate298.errors);
 errors = vErrors.length;
 }
 }
 else if(tag0 === "tool_call_update"){
 const _errs80 = errors;
-if(!(validate326(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate326.errors : vErrors.concat(validate326.errors);
+if(!(validate329(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate329.errors : vErrors.concat(validate329.errors);
 errors = vErrors.length;
 }
 if(errors === _errs80){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if((data.sessionUpdate === undefined) && (missing7 = "sessionUpdate")){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/7/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/7/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if("tool_call_update" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/7/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/7/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
 return false;
 }
 }
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/7/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/7/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -26770,14 +26951,14 @@ if(errors === _errs84){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing8;
 if((((data.sessionUpdate === undefined) && (missing8 = "sessionUpdate")) || ((data.toolCallId === undefined) && (missing8 = "toolCallId"))) || ((data.content === undefined) && (missing8 = "content"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/8/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/8/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs86 = errors;
 if("tool_call_content_chunk" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/8/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_content_chunk"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/8/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_content_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid35 = _errs86 === errors;
@@ -26793,12 +26974,12 @@ const _errs88 = errors;
 if(errors === _errs88){
 if(typeof data30 === "string"){
 if(data30.length < 1){
-validate391.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -26810,8 +26991,8 @@ var valid35 = true;
 if(valid35){
 if(data.content !== undefined){
 const _errs90 = errors;
-if(!(validate322(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate322.errors : vErrors.concat(validate322.errors);
+if(!(validate325(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate325.errors : vErrors.concat(validate325.errors);
 errors = vErrors.length;
 }
 var valid35 = _errs90 === errors;
@@ -26824,7 +27005,7 @@ if(data._meta !== undefined){
 let data32 = data._meta;
 const _errs91 = errors;
 if((!(data32 && typeof data32 == "object" && !Array.isArray(data32))) && (data32 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid35 = _errs91 === errors;
@@ -26838,7 +27019,7 @@ var valid35 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/8/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/8/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -26849,14 +27030,14 @@ if(errors === _errs95){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing9;
 if(((data.sessionUpdate === undefined) && (missing9 = "sessionUpdate")) || ((data.terminalId === undefined) && (missing9 = "terminalId"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/9/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/9/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs97 = errors;
 if("terminal_update" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/9/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_update"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/9/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid39 = _errs97 === errors;
@@ -26872,12 +27053,12 @@ const _errs99 = errors;
 if(errors === _errs99){
 if(typeof data34 === "string"){
 if(data34.length < 1){
-validate391.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -26891,7 +27072,7 @@ if(data.command !== undefined){
 let data35 = data.command;
 const _errs101 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate391.errors = [{instancePath:instancePath+"/command",schemaPath:"#/then/oneOf/9/properties/command/type",keyword:"type",params:{type: schema632.then.oneOf[9].properties.command.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/command",schemaPath:"#/then/oneOf/9/properties/command/type",keyword:"type",params:{type: schema635.then.oneOf[9].properties.command.type},message:"must be string,null"}];
 return false;
 }
 var valid39 = _errs101 === errors;
@@ -26957,7 +27138,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -26983,8 +27164,8 @@ const _errs110 = errors;
 const _errs111 = errors;
 let valid43 = false;
 const _errs112 = errors;
-if(!(validate334(data37, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData}))){
-vErrors = vErrors === null ? validate334.errors : vErrors.concat(validate334.errors);
+if(!(validate337(data37, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData}))){
+vErrors = vErrors === null ? validate337.errors : vErrors.concat(validate337.errors);
 errors = vErrors.length;
 }
 var _valid2 = _errs112 === errors;
@@ -27013,7 +27194,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -27039,8 +27220,8 @@ const _errs115 = errors;
 const _errs116 = errors;
 let valid44 = false;
 const _errs117 = errors;
-if(!(validate335(data38, {instancePath:instancePath+"/exitStatus",parentData:data,parentDataProperty:"exitStatus",rootData}))){
-vErrors = vErrors === null ? validate335.errors : vErrors.concat(validate335.errors);
+if(!(validate338(data38, {instancePath:instancePath+"/exitStatus",parentData:data,parentDataProperty:"exitStatus",rootData}))){
+vErrors = vErrors === null ? validate338.errors : vErrors.concat(validate338.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs117 === errors;
@@ -27069,7 +27250,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -27095,8 +27276,8 @@ const _errs120 = errors;
 const _errs121 = errors;
 let valid45 = false;
 const _errs122 = errors;
-if(!(validate336(data39, {instancePath:instancePath+"/size",parentData:data,parentDataProperty:"size",rootData}))){
-vErrors = vErrors === null ? validate336.errors : vErrors.concat(validate336.errors);
+if(!(validate339(data39, {instancePath:instancePath+"/size",parentData:data,parentDataProperty:"size",rootData}))){
+vErrors = vErrors === null ? validate339.errors : vErrors.concat(validate339.errors);
 errors = vErrors.length;
 }
 var _valid4 = _errs122 === errors;
@@ -27125,7 +27306,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -27181,7 +27362,7 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -27205,7 +27386,7 @@ if(data._meta !== undefined){
 let data41 = data._meta;
 const _errs130 = errors;
 if((!(data41 && typeof data41 == "object" && !Array.isArray(data41))) && (data41 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid39 = _errs130 === errors;
@@ -27224,7 +27405,7 @@ var valid39 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/9/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/9/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27235,14 +27416,14 @@ if(errors === _errs134){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing10;
 if((((data.sessionUpdate === undefined) && (missing10 = "sessionUpdate")) || ((data.terminalId === undefined) && (missing10 = "terminalId"))) || ((data.data === undefined) && (missing10 = "data"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/10/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/10/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs136 = errors;
 if("terminal_output_chunk" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/10/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_output_chunk"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/10/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "terminal_output_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid49 = _errs136 === errors;
@@ -27258,12 +27439,12 @@ const _errs138 = errors;
 if(errors === _errs138){
 if(typeof data43 === "string"){
 if(data43.length < 1){
-validate391.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -27276,7 +27457,7 @@ if(valid49){
 if(data.data !== undefined){
 const _errs140 = errors;
 if(typeof data.data !== "string"){
-validate391.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/10/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/10/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid49 = _errs140 === errors;
@@ -27289,7 +27470,7 @@ if(data._meta !== undefined){
 let data45 = data._meta;
 const _errs142 = errors;
 if((!(data45 && typeof data45 == "object" && !Array.isArray(data45))) && (data45 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid49 = _errs142 === errors;
@@ -27303,7 +27484,7 @@ var valid49 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/10/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/10/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27314,14 +27495,14 @@ if(errors === _errs146){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing11;
 if(((data.sessionUpdate === undefined) && (missing11 = "sessionUpdate")) || ((data.plan === undefined) && (missing11 = "plan"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/11/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/11/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs148 = errors;
 if("plan_update" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/11/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/11/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid53 = _errs148 === errors;
@@ -27332,8 +27513,8 @@ var valid53 = true;
 if(valid53){
 if(data.plan !== undefined){
 const _errs149 = errors;
-if(!(validate351(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
-vErrors = vErrors === null ? validate351.errors : vErrors.concat(validate351.errors);
+if(!(validate354(data.plan, {instancePath:instancePath+"/plan",parentData:data,parentDataProperty:"plan",rootData}))){
+vErrors = vErrors === null ? validate354.errors : vErrors.concat(validate354.errors);
 errors = vErrors.length;
 }
 var valid53 = _errs149 === errors;
@@ -27346,7 +27527,7 @@ if(data._meta !== undefined){
 let data48 = data._meta;
 const _errs150 = errors;
 if((!(data48 && typeof data48 == "object" && !Array.isArray(data48))) && (data48 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid53 = _errs150 === errors;
@@ -27359,7 +27540,7 @@ var valid53 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/11/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/11/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27370,14 +27551,14 @@ if(errors === _errs154){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing12;
 if(((data.sessionUpdate === undefined) && (missing12 = "sessionUpdate")) || ((data.planId === undefined) && (missing12 = "planId"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/12/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/12/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs156 = errors;
 if("plan_removed" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/12/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_removed"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/12/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan_removed"},message:"must be equal to constant"}];
 return false;
 }
 var valid56 = _errs156 === errors;
@@ -27393,12 +27574,12 @@ const _errs158 = errors;
 if(errors === _errs158){
 if(typeof data50 === "string"){
 if(data50.length < 1){
-validate391.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/planId",schemaPath:"#/$defs/PlanId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -27412,7 +27593,7 @@ if(data._meta !== undefined){
 let data51 = data._meta;
 const _errs160 = errors;
 if((!(data51 && typeof data51 == "object" && !Array.isArray(data51))) && (data51 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid56 = _errs160 === errors;
@@ -27425,7 +27606,7 @@ var valid56 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/12/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/12/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27436,14 +27617,14 @@ if(errors === _errs164){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing13;
 if(((data.sessionUpdate === undefined) && (missing13 = "sessionUpdate")) || ((data.availableCommands === undefined) && (missing13 = "availableCommands"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/13/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/13/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs166 = errors;
 if("available_commands_update" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/13/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/13/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid60 = _errs166 === errors;
@@ -27472,7 +27653,7 @@ break;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/then/oneOf/13/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate394.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/then/oneOf/13/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -27486,7 +27667,7 @@ if(data._meta !== undefined){
 let data55 = data._meta;
 const _errs170 = errors;
 if((!(data55 && typeof data55 == "object" && !Array.isArray(data55))) && (data55 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid60 = _errs170 === errors;
@@ -27499,7 +27680,7 @@ var valid60 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/13/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/13/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27510,14 +27691,14 @@ if(errors === _errs174){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing14;
 if(((data.sessionUpdate === undefined) && (missing14 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing14 = "configOptions"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/14/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/14/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs176 = errors;
 if("config_option_update" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/14/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/14/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid64 = _errs176 === errors;
@@ -27546,7 +27727,7 @@ break;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/then/oneOf/14/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate394.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/then/oneOf/14/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -27560,7 +27741,7 @@ if(data._meta !== undefined){
 let data59 = data._meta;
 const _errs180 = errors;
 if((!(data59 && typeof data59 == "object" && !Array.isArray(data59))) && (data59 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid64 = _errs180 === errors;
@@ -27573,7 +27754,7 @@ var valid64 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/14/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/14/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27584,14 +27765,14 @@ if(errors === _errs184){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing15;
 if((data.sessionUpdate === undefined) && (missing15 = "sessionUpdate")){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/15/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/15/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs186 = errors;
 if("session_info_update" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/15/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/15/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid68 = _errs186 === errors;
@@ -27604,7 +27785,7 @@ if(data.title !== undefined){
 let data61 = data.title;
 const _errs187 = errors;
 if((typeof data61 !== "string") && (data61 !== null)){
-validate391.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/15/properties/title/type",keyword:"type",params:{type: schema632.then.oneOf[15].properties.title.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/15/properties/title/type",keyword:"type",params:{type: schema635.then.oneOf[15].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid68 = _errs187 === errors;
@@ -27617,7 +27798,7 @@ if(data.updatedAt !== undefined){
 let data62 = data.updatedAt;
 const _errs189 = errors;
 if((typeof data62 !== "string") && (data62 !== null)){
-validate391.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/then/oneOf/15/properties/updatedAt/type",keyword:"type",params:{type: schema632.then.oneOf[15].properties.updatedAt.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/then/oneOf/15/properties/updatedAt/type",keyword:"type",params:{type: schema635.then.oneOf[15].properties.updatedAt.type},message:"must be string,null"}];
 return false;
 }
 var valid68 = _errs189 === errors;
@@ -27630,7 +27811,7 @@ if(data._meta !== undefined){
 let data63 = data._meta;
 const _errs191 = errors;
 if((!(data63 && typeof data63 == "object" && !Array.isArray(data63))) && (data63 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid68 = _errs191 === errors;
@@ -27644,7 +27825,7 @@ var valid68 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/15/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/15/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27655,14 +27836,14 @@ if(errors === _errs195){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing16;
 if((((data.sessionUpdate === undefined) && (missing16 = "sessionUpdate")) || ((data.used === undefined) && (missing16 = "used"))) || ((data.size === undefined) && (missing16 = "size"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/16/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/16/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs197 = errors;
 if("usage_update" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/16/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/16/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid71 = _errs197 === errors;
@@ -27675,13 +27856,13 @@ if(data.used !== undefined){
 let data65 = data.used;
 const _errs198 = errors;
 if(!(((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65))) && (isFinite(data65)))){
-validate391.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/16/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate394.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/16/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs198){
 if((typeof data65 == "number") && (isFinite(data65))){
 if(data65 < 0 || isNaN(data65)){
-validate391.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/16/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate394.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/16/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -27696,13 +27877,13 @@ if(data.size !== undefined){
 let data66 = data.size;
 const _errs200 = errors;
 if(!(((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66))) && (isFinite(data66)))){
-validate391.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/16/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate394.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/16/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs200){
 if((typeof data66 == "number") && (isFinite(data66))){
 if(data66 < 0 || isNaN(data66)){
-validate391.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/16/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate394.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/16/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -27719,8 +27900,8 @@ const _errs202 = errors;
 const _errs203 = errors;
 let valid72 = false;
 const _errs204 = errors;
-if(!(validate380(data67, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
-vErrors = vErrors === null ? validate380.errors : vErrors.concat(validate380.errors);
+if(!(validate383(data67, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
+vErrors = vErrors === null ? validate383.errors : vErrors.concat(validate383.errors);
 errors = vErrors.length;
 }
 var _valid6 = _errs204 === errors;
@@ -27749,7 +27930,7 @@ else {
 vErrors.push(err14);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -27773,7 +27954,7 @@ if(data._meta !== undefined){
 let data68 = data._meta;
 const _errs207 = errors;
 if((!(data68 && typeof data68 == "object" && !Array.isArray(data68))) && (data68 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid71 = _errs207 === errors;
@@ -27788,7 +27969,7 @@ var valid71 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/16/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/16/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27799,14 +27980,14 @@ if(errors === _errs211){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing17;
 if((((data.sessionUpdate === undefined) && (missing17 = "sessionUpdate")) || ((data.severity === undefined) && (missing17 = "severity"))) || ((data.title === undefined) && (missing17 = "title"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/17/required",keyword:"required",params:{missingProperty: missing17},message:"must have required property '"+missing17+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/17/required",keyword:"required",params:{missingProperty: missing17},message:"must have required property '"+missing17+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs213 = errors;
 if("notice" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/17/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/17/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 var valid75 = _errs213 === errors;
@@ -27818,7 +27999,7 @@ if(valid75){
 if(data.severity !== undefined){
 const _errs214 = errors;
 if(typeof data.severity !== "string"){
-validate391.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid75 = _errs214 === errors;
@@ -27833,12 +28014,12 @@ const _errs217 = errors;
 if(errors === _errs217){
 if(typeof data71 === "string"){
 if(data71.length < 1){
-validate391.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/17/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/17/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/17/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/17/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -27852,7 +28033,7 @@ if(data.description !== undefined){
 let data72 = data.description;
 const _errs219 = errors;
 if((typeof data72 !== "string") && (data72 !== null)){
-validate391.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/17/properties/description/type",keyword:"type",params:{type: schema632.then.oneOf[17].properties.description.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/17/properties/description/type",keyword:"type",params:{type: schema635.then.oneOf[17].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid75 = _errs219 === errors;
@@ -27865,7 +28046,7 @@ if(data._meta !== undefined){
 let data73 = data._meta;
 const _errs221 = errors;
 if((!(data73 && typeof data73 == "object" && !Array.isArray(data73))) && (data73 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid75 = _errs221 === errors;
@@ -27880,7 +28061,7 @@ var valid75 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/17/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/17/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27891,14 +28072,14 @@ if(errors === _errs225){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing18;
 if((((data.sessionUpdate === undefined) && (missing18 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing18 = "compactionId"))) || ((data.status === undefined) && (missing18 = "status"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/18/required",keyword:"required",params:{missingProperty: missing18},message:"must have required property '"+missing18+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/18/required",keyword:"required",params:{missingProperty: missing18},message:"must have required property '"+missing18+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs227 = errors;
 if("compaction_update" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/18/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/18/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid79 = _errs227 === errors;
@@ -27914,12 +28095,12 @@ const _errs229 = errors;
 if(errors === _errs229){
 if(typeof data75 === "string"){
 if(data75.length < 1){
-validate391.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -27932,7 +28113,7 @@ if(valid79){
 if(data.status !== undefined){
 const _errs231 = errors;
 if(typeof data.status !== "string"){
-validate391.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid79 = _errs231 === errors;
@@ -27945,7 +28126,7 @@ if(data.summary !== undefined){
 let data77 = data.summary;
 const _errs234 = errors;
 if((!(Array.isArray(data77))) && (data77 !== null)){
-validate391.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/then/oneOf/18/properties/summary/type",keyword:"type",params:{type: schema632.then.oneOf[18].properties.summary.type},message:"must be array,null"}];
+validate394.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/then/oneOf/18/properties/summary/type",keyword:"type",params:{type: schema635.then.oneOf[18].properties.summary.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs234){
@@ -27975,7 +28156,7 @@ if(data.error !== undefined){
 let data79 = data.error;
 const _errs237 = errors;
 if((typeof data79 !== "string") && (data79 !== null)){
-validate391.errors = [{instancePath:instancePath+"/error",schemaPath:"#/then/oneOf/18/properties/error/type",keyword:"type",params:{type: schema632.then.oneOf[18].properties.error.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/error",schemaPath:"#/then/oneOf/18/properties/error/type",keyword:"type",params:{type: schema635.then.oneOf[18].properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid79 = _errs237 === errors;
@@ -27988,7 +28169,7 @@ if(data._meta !== undefined){
 let data80 = data._meta;
 const _errs239 = errors;
 if((!(data80 && typeof data80 == "object" && !Array.isArray(data80))) && (data80 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid79 = _errs239 === errors;
@@ -28004,7 +28185,7 @@ var valid79 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/18/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/18/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28015,14 +28196,14 @@ if(errors === _errs243){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing19;
 if((((data.sessionUpdate === undefined) && (missing19 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing19 = "compactionId"))) || ((data.content === undefined) && (missing19 = "content"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/19/required",keyword:"required",params:{missingProperty: missing19},message:"must have required property '"+missing19+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/19/required",keyword:"required",params:{missingProperty: missing19},message:"must have required property '"+missing19+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs245 = errors;
 if("compaction_summary_chunk" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/19/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/19/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid85 = _errs245 === errors;
@@ -28038,12 +28219,12 @@ const _errs247 = errors;
 if(errors === _errs247){
 if(typeof data82 === "string"){
 if(data82.length < 1){
-validate391.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28069,7 +28250,7 @@ if(data._meta !== undefined){
 let data84 = data._meta;
 const _errs250 = errors;
 if((!(data84 && typeof data84 == "object" && !Array.isArray(data84))) && (data84 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid85 = _errs250 === errors;
@@ -28083,7 +28264,7 @@ var valid85 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/19/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/19/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28094,14 +28275,14 @@ if(errors === _errs254){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing20;
 if(((data.sessionUpdate === undefined) && (missing20 = "sessionUpdate")) || ((data.messageId === undefined) && (missing20 = "messageId"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/20/required",keyword:"required",params:{missingProperty: missing20},message:"must have required property '"+missing20+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/20/required",keyword:"required",params:{missingProperty: missing20},message:"must have required property '"+missing20+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs256 = errors;
 if("session_message" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/20/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_message"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/20/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_message"},message:"must be equal to constant"}];
 return false;
 }
 var valid89 = _errs256 === errors;
@@ -28117,12 +28298,12 @@ const _errs258 = errors;
 if(errors === _errs258){
 if(typeof data86 === "string"){
 if(data86.length < 1){
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28189,7 +28370,7 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -28266,7 +28447,7 @@ else {
 vErrors.push(err22);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -28343,7 +28524,7 @@ else {
 vErrors.push(err26);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -28420,7 +28601,7 @@ else {
 vErrors.push(err30);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -28444,7 +28625,7 @@ if(data.content !== undefined){
 let data91 = data.content;
 const _errs288 = errors;
 if((!(Array.isArray(data91))) && (data91 !== null)){
-validate391.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/20/properties/content/type",keyword:"type",params:{type: schema632.then.oneOf[20].properties.content.type},message:"must be array,null"}];
+validate394.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/20/properties/content/type",keyword:"type",params:{type: schema635.then.oneOf[20].properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs288){
@@ -28474,7 +28655,7 @@ if(data._meta !== undefined){
 let data93 = data._meta;
 const _errs291 = errors;
 if((!(data93 && typeof data93 == "object" && !Array.isArray(data93))) && (data93 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid89 = _errs291 === errors;
@@ -28492,7 +28673,7 @@ var valid89 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/20/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/20/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28503,14 +28684,14 @@ if(errors === _errs295){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing21;
 if((((data.sessionUpdate === undefined) && (missing21 = "sessionUpdate")) || ((data.messageId === undefined) && (missing21 = "messageId"))) || ((data.content === undefined) && (missing21 = "content"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/21/required",keyword:"required",params:{missingProperty: missing21},message:"must have required property '"+missing21+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/21/required",keyword:"required",params:{missingProperty: missing21},message:"must have required property '"+missing21+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs297 = errors;
 if("session_message_chunk" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/21/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_message_chunk"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/21/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid102 = _errs297 === errors;
@@ -28526,12 +28707,12 @@ const _errs299 = errors;
 if(errors === _errs299){
 if(typeof data95 === "string"){
 if(data95.length < 1){
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28557,7 +28738,7 @@ if(data._meta !== undefined){
 let data97 = data._meta;
 const _errs302 = errors;
 if((!(data97 && typeof data97 == "object" && !Array.isArray(data97))) && (data97 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid102 = _errs302 === errors;
@@ -28571,7 +28752,7 @@ var valid102 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/21/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/21/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28582,14 +28763,14 @@ if(errors === _errs306){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing22;
 if(((data.sessionUpdate === undefined) && (missing22 = "sessionUpdate")) || ((data.sessionId === undefined) && (missing22 = "sessionId"))){
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/22/required",keyword:"required",params:{missingProperty: missing22},message:"must have required property '"+missing22+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/22/required",keyword:"required",params:{missingProperty: missing22},message:"must have required property '"+missing22+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs308 = errors;
 if("subagent_update" !== data.sessionUpdate){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/22/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "subagent_update"},message:"must be equal to constant"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/22/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "subagent_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid106 = _errs308 === errors;
@@ -28605,12 +28786,12 @@ const _errs310 = errors;
 if(errors === _errs310){
 if(typeof data99 === "string"){
 if(data99.length < 1){
-validate391.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28624,7 +28805,7 @@ if(data.title !== undefined){
 let data100 = data.title;
 const _errs312 = errors;
 if((typeof data100 !== "string") && (data100 !== null)){
-validate391.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/22/properties/title/type",keyword:"type",params:{type: schema632.then.oneOf[22].properties.title.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/22/properties/title/type",keyword:"type",params:{type: schema635.then.oneOf[22].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid106 = _errs312 === errors;
@@ -28637,7 +28818,7 @@ if(data.description !== undefined){
 let data101 = data.description;
 const _errs314 = errors;
 if((typeof data101 !== "string") && (data101 !== null)){
-validate391.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/22/properties/description/type",keyword:"type",params:{type: schema632.then.oneOf[22].properties.description.type},message:"must be string,null"}];
+validate394.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/22/properties/description/type",keyword:"type",params:{type: schema635.then.oneOf[22].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid106 = _errs314 === errors;
@@ -28652,8 +28833,8 @@ const _errs316 = errors;
 const _errs317 = errors;
 let valid108 = false;
 const _errs318 = errors;
-if(!(validate359(data102, {instancePath:instancePath+"/capabilities",parentData:data,parentDataProperty:"capabilities",rootData}))){
-vErrors = vErrors === null ? validate359.errors : vErrors.concat(validate359.errors);
+if(!(validate362(data102, {instancePath:instancePath+"/capabilities",parentData:data,parentDataProperty:"capabilities",rootData}))){
+vErrors = vErrors === null ? validate362.errors : vErrors.concat(validate362.errors);
 errors = vErrors.length;
 }
 var _valid11 = _errs318 === errors;
@@ -28682,7 +28863,7 @@ else {
 vErrors.push(err32);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -28708,8 +28889,8 @@ const _errs321 = errors;
 const _errs322 = errors;
 let valid109 = false;
 const _errs323 = errors;
-if(!(validate363(data103, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
-vErrors = vErrors === null ? validate363.errors : vErrors.concat(validate363.errors);
+if(!(validate366(data103, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate366.errors : vErrors.concat(validate366.errors);
 errors = vErrors.length;
 }
 var _valid12 = _errs323 === errors;
@@ -28738,7 +28919,7 @@ else {
 vErrors.push(err34);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -28815,7 +28996,7 @@ else {
 vErrors.push(err38);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -28839,7 +29020,7 @@ if(data.additionalDirectories !== undefined){
 let data105 = data.additionalDirectories;
 const _errs333 = errors;
 if((!(Array.isArray(data105))) && (data105 !== null)){
-validate391.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/then/oneOf/22/properties/additionalDirectories/type",keyword:"type",params:{type: schema632.then.oneOf[22].properties.additionalDirectories.type},message:"must be array,null"}];
+validate394.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/then/oneOf/22/properties/additionalDirectories/type",keyword:"type",params:{type: schema635.then.oneOf[22].properties.additionalDirectories.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs333){
@@ -28853,12 +29034,12 @@ const _errs336 = errors;
 if(errors === _errs336){
 if(typeof data106 === "string"){
 if(data106.length < 1){
-validate391.errors = [{instancePath:instancePath+"/additionalDirectories/" + i7,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate394.errors = [{instancePath:instancePath+"/additionalDirectories/" + i7,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath:instancePath+"/additionalDirectories/" + i7,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/additionalDirectories/" + i7,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28879,7 +29060,7 @@ if(data._meta !== undefined){
 let data107 = data._meta;
 const _errs338 = errors;
 if((!(data107 && typeof data107 == "object" && !Array.isArray(data107))) && (data107 !== null)){
-validate391.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate394.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid106 = _errs338 === errors;
@@ -28898,24 +29079,24 @@ var valid106 = true;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/oneOf/22/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/oneOf/22/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28930,20 +29111,20 @@ if(errors === _errs343){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing23;
 if((data.sessionUpdate === undefined) && (missing23 = "sessionUpdate")){
-validate391.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing23},message:"must have required property '"+missing23+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing23},message:"must have required property '"+missing23+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if(typeof data.sessionUpdate !== "string"){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28960,45 +29141,45 @@ else {
 vErrors.push(err39);
 }
 errors++;
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing24;
 if((data.sessionUpdate === undefined) && (missing24 = "sessionUpdate")){
-validate391.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing24},message:"must have required property '"+missing24+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing24},message:"must have required property '"+missing24+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if(typeof data.sessionUpdate !== "string"){
-validate391.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate391.errors = vErrors;
+validate394.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionNotification = validate415;
-const schema679 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
+export const SessionNotification = validate418;
+const schema682 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
 
-function validate415(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate418(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.update === undefined) && (missing0 = "update"))){
-validate415.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate418.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29009,12 +29190,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate415.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate418.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate415.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate418.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -29026,8 +29207,8 @@ var valid0 = true;
 if(valid0){
 if(data.update !== undefined){
 const _errs4 = errors;
-if(!(validate391(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
-vErrors = vErrors === null ? validate391.errors : vErrors.concat(validate391.errors);
+if(!(validate394(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
+vErrors = vErrors === null ? validate394.errors : vErrors.concat(validate394.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -29040,112 +29221,13 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate415.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate415.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate415.errors = vErrors;
-return errors === 0;
-}
-
-export const PermissionOptionKind = validate417;
-const schema682 = {"type":"string"};
-
-function validate417(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate417.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-validate417.errors = vErrors;
-return errors === 0;
-}
-
-export const PermissionOption = validate418;
-const schema683 = {"type":"object","properties":{"optionId":{"type":"string","minLength":1},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
-
-function validate418(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.optionId === undefined) && (missing0 = "optionId")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.kind === undefined) && (missing0 = "kind"))){
-validate418.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.optionId !== undefined){
-let data0 = data.optionId;
-const _errs1 = errors;
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate418.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate418.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.name !== undefined){
-const _errs3 = errors;
-if(typeof data.name !== "string"){
-validate418.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.kind !== undefined){
-const _errs5 = errors;
-if(typeof data.kind !== "string"){
-validate418.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs8 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
 validate418.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
-}
 }
 }
 }
@@ -29160,24 +29242,123 @@ validate418.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallPermissionSubject = validate419;
-const schema686 = {"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]};
+export const PermissionOptionKind = validate420;
+const schema685 = {"type":"string"};
 
-function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate420(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate420.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate420.errors = vErrors;
+return errors === 0;
+}
+
+export const PermissionOption = validate421;
+const schema686 = {"type":"object","properties":{"optionId":{"type":"string","minLength":1},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
+
+function validate421(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.optionId === undefined) && (missing0 = "optionId")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.kind === undefined) && (missing0 = "kind"))){
+validate421.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.optionId !== undefined){
+let data0 = data.optionId;
+const _errs1 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate421.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate421.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs3 = errors;
+if(typeof data.name !== "string"){
+validate421.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.kind !== undefined){
+const _errs5 = errors;
+if(typeof data.kind !== "string"){
+validate421.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs8 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate421.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate421.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate421.errors = vErrors;
+return errors === 0;
+}
+
+export const ToolCallPermissionSubject = validate422;
+const schema689 = {"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]};
+
+function validate422(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.toolCall === undefined) && (missing0 = "toolCall"))){
-validate419.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate422.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("tool_call" !== data.type){
-validate419.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate422.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -29188,8 +29369,8 @@ var valid0 = true;
 if(valid0){
 if(data.toolCall !== undefined){
 const _errs2 = errors;
-if(!(validate326(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
-vErrors = vErrors === null ? validate326.errors : vErrors.concat(validate326.errors);
+if(!(validate329(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
+vErrors = vErrors === null ? validate329.errors : vErrors.concat(validate329.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -29202,7 +29383,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate419.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate422.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -29215,32 +29396,32 @@ var valid0 = true;
 }
 }
 else {
-validate419.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate422.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate419.errors = vErrors;
+validate422.errors = vErrors;
 return errors === 0;
 }
 
-export const CommandPermissionSubject = validate421;
-const schema688 = {"type":"object","properties":{"type":{"const":"command"},"command":{"type":"string"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"terminalId":{"anyOf":[{"$ref":"#/$defs/TerminalId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","command","cwd"]};
+export const CommandPermissionSubject = validate424;
+const schema691 = {"type":"object","properties":{"type":{"const":"command"},"command":{"type":"string"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"terminalId":{"anyOf":[{"$ref":"#/$defs/TerminalId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","command","cwd"]};
 
-function validate421(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate424(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.command === undefined) && (missing0 = "command"))) || ((data.cwd === undefined) && (missing0 = "cwd"))){
-validate421.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate424.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("command" !== data.type){
-validate421.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "command"},message:"must be equal to constant"}];
+validate424.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "command"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -29252,7 +29433,7 @@ if(valid0){
 if(data.command !== undefined){
 const _errs2 = errors;
 if(typeof data.command !== "string"){
-validate421.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate424.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -29268,12 +29449,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate421.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate424.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate421.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate424.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -29340,7 +29521,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate421.errors = vErrors;
+validate424.errors = vErrors;
 return false;
 }
 else {
@@ -29417,7 +29598,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate421.errors = vErrors;
+validate424.errors = vErrors;
 return false;
 }
 else {
@@ -29441,7 +29622,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs21 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate421.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate424.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -29457,32 +29638,32 @@ var valid0 = true;
 }
 }
 else {
-validate421.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate424.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate421.errors = vErrors;
+validate424.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPermissionSubject = validate422;
-const schema693 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["tool_call","command"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionPermissionSubject = validate425;
+const schema696 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["tool_call","command"]}}},"required":["type"],"additionalProperties":true};
 
-function validate422(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate425(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate422.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate425.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate422.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate425.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -29499,7 +29680,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate422.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate425.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -29517,19 +29698,19 @@ vErrors = null;
 }
 }
 else {
-validate422.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate425.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate422.errors = vErrors;
+validate425.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionSubject = validate423;
-const schema694 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["tool_call","command"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]},{"type":"object","properties":{"type":{"const":"command"},"command":{"type":"string"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"terminalId":{"anyOf":[{"$ref":"#/$defs/TerminalId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","command","cwd"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionSubjectWithUncheckedTag"}};
-const schema700 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const PermissionSubject = validate426;
+const schema697 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["tool_call","command"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"tool_call"},"toolCall":{"$ref":"#/$defs/ToolCall"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","toolCall"]},{"type":"object","properties":{"type":{"const":"command"},"command":{"type":"string"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"terminalId":{"anyOf":[{"$ref":"#/$defs/TerminalId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","command","cwd"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionSubjectWithUncheckedTag"}};
+const schema703 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate423(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate426(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -29567,7 +29748,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate423.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate426.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29579,14 +29760,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.toolCall === undefined) && (missing1 = "toolCall"))){
-validate423.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate426.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("tool_call" !== data.type){
-validate423.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate426.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -29597,8 +29778,8 @@ var valid4 = true;
 if(valid4){
 if(data.toolCall !== undefined){
 const _errs10 = errors;
-if(!(validate326(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
-vErrors = vErrors === null ? validate326.errors : vErrors.concat(validate326.errors);
+if(!(validate329(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
+vErrors = vErrors === null ? validate329.errors : vErrors.concat(validate329.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs10 === errors;
@@ -29611,7 +29792,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs11 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate423.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate426.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -29624,7 +29805,7 @@ var valid4 = true;
 }
 }
 else {
-validate423.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate426.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29635,14 +29816,14 @@ if(errors === _errs15){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.type === undefined) && (missing2 = "type")) || ((data.command === undefined) && (missing2 = "command"))) || ((data.cwd === undefined) && (missing2 = "cwd"))){
-validate423.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate426.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs17 = errors;
 if("command" !== data.type){
-validate423.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "command"},message:"must be equal to constant"}];
+validate426.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "command"},message:"must be equal to constant"}];
 return false;
 }
 var valid7 = _errs17 === errors;
@@ -29654,7 +29835,7 @@ if(valid7){
 if(data.command !== undefined){
 const _errs18 = errors;
 if(typeof data.command !== "string"){
-validate423.errors = [{instancePath:instancePath+"/command",schemaPath:"#/then/oneOf/1/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate426.errors = [{instancePath:instancePath+"/command",schemaPath:"#/then/oneOf/1/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs18 === errors;
@@ -29670,12 +29851,12 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data6 === "string"){
 if(data6.length < 1){
-validate423.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate426.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate423.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate426.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -29742,7 +29923,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate423.errors = vErrors;
+validate426.errors = vErrors;
 return false;
 }
 else {
@@ -29819,7 +30000,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate423.errors = vErrors;
+validate426.errors = vErrors;
 return false;
 }
 else {
@@ -29843,7 +30024,7 @@ if(data._meta !== undefined){
 let data9 = data._meta;
 const _errs37 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate423.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate426.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid7 = _errs37 === errors;
@@ -29859,24 +30040,24 @@ var valid7 = true;
 }
 }
 else {
-validate423.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate426.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate423.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate426.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate423.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate426.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate423.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate426.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29891,20 +30072,20 @@ if(errors === _errs42){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate423.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate426.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate423.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate426.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate423.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate426.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionSubjectWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29921,45 +30102,45 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate423.errors = vErrors;
+validate426.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate423.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate426.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate423.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate426.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate423.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate426.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate423.errors = vErrors;
+validate426.errors = vErrors;
 return errors === 0;
 }
 
-export const RequestPermissionRequest = validate425;
-const schema701 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"subject":{"anyOf":[{"$ref":"#/$defs/PermissionSubject"},{"type":"null"}]},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"},"minItems":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title","options"]};
+export const RequestPermissionRequest = validate428;
+const schema704 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"subject":{"anyOf":[{"$ref":"#/$defs/PermissionSubject"},{"type":"null"}]},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"},"minItems":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title","options"]};
 
-function validate425(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate428(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate425.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate428.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29970,12 +30151,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate425.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate428.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate425.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate428.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -29988,7 +30169,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs4 = errors;
 if(typeof data.title !== "string"){
-validate425.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate428.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -30003,8 +30184,8 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid2 = false;
 const _errs8 = errors;
-if(!(validate423(data2, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData}))){
-vErrors = vErrors === null ? validate423.errors : vErrors.concat(validate423.errors);
+if(!(validate426(data2, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData}))){
+vErrors = vErrors === null ? validate426.errors : vErrors.concat(validate426.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -30033,7 +30214,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate425.errors = vErrors;
+validate428.errors = vErrors;
 return false;
 }
 else {
@@ -30059,7 +30240,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(Array.isArray(data3)){
 if(data3.length < 1){
-validate425.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate428.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -30067,8 +30248,8 @@ var valid3 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
-if(!(validate418(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate418.errors : vErrors.concat(validate418.errors);
+if(!(validate421(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate421.errors : vErrors.concat(validate421.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs13 === errors;
@@ -30079,7 +30260,7 @@ break;
 }
 }
 else {
-validate425.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate428.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30093,7 +30274,7 @@ if(data.description !== undefined){
 let data5 = data.description;
 const _errs14 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate425.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema701.properties.description.type},message:"must be string,null"}];
+validate428.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema704.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -30106,7 +30287,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs16 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate425.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate428.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -30122,32 +30303,32 @@ var valid0 = true;
 }
 }
 else {
-validate425.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate428.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate425.errors = vErrors;
+validate428.errors = vErrors;
 return errors === 0;
 }
 
-export const SelectedPermissionOutcome = validate428;
-const schema704 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
+export const SelectedPermissionOutcome = validate431;
+const schema707 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
 
-function validate428(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate431(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.outcome === undefined) && (missing0 = "outcome")) || ((data.optionId === undefined) && (missing0 = "optionId"))){
-validate428.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate431.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
 if("selected" !== data.outcome){
-validate428.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
+validate431.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -30162,12 +30343,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate428.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate431.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate428.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate431.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30181,7 +30362,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate428.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate431.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -30194,32 +30375,32 @@ var valid0 = true;
 }
 }
 else {
-validate428.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate431.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate428.errors = vErrors;
+validate431.errors = vErrors;
 return errors === 0;
 }
 
-export const CancelledPermissionOutcome = validate429;
-const schema706 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
+export const CancelledPermissionOutcome = validate432;
+const schema709 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
-function validate429(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate432(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate429.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate432.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
 if("cancelled" !== data.outcome){
-validate429.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
+validate432.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -30232,7 +30413,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate429.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate432.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -30244,32 +30425,32 @@ var valid0 = true;
 }
 }
 else {
-validate429.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate432.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate429.errors = vErrors;
+validate432.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPermissionOutcome = validate430;
-const schema708 = {"type":"object","properties":{"outcome":{"type":"string","not":{"enum":["selected","cancelled"]}}},"required":["outcome"],"additionalProperties":true};
+export const ExtensionPermissionOutcome = validate433;
+const schema711 = {"type":"object","properties":{"outcome":{"type":"string","not":{"enum":["selected","cancelled"]}}},"required":["outcome"],"additionalProperties":true};
 
-function validate430(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate433(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate430.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate433.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 let data0 = data.outcome;
 if(typeof data0 !== "string"){
-validate430.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate433.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -30286,7 +30467,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate430.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate433.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -30304,19 +30485,19 @@ vErrors = null;
 }
 }
 else {
-validate430.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate433.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate430.errors = vErrors;
+validate433.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOutcome = validate431;
-const schema709 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]},{"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag"}};
-const schema712 = {"type":"object","properties":{"outcome":{"type":"string"}},"required":["outcome"],"additionalProperties":true};
+export const PermissionOutcome = validate434;
+const schema712 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string","minLength":1},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]},{"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag"}};
+const schema715 = {"type":"object","properties":{"outcome":{"type":"string"}},"required":["outcome"],"additionalProperties":true};
 
-function validate431(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate434(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -30354,7 +30535,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate431.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate434.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30366,14 +30547,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.outcome === undefined) && (missing1 = "outcome")) || ((data.optionId === undefined) && (missing1 = "optionId"))){
-validate431.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate434.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs9 = errors;
 if("selected" !== data.outcome){
-validate431.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/0/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
+validate434.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/0/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -30388,12 +30569,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate431.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate434.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate431.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate434.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30407,7 +30588,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs12 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate431.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate434.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs12 === errors;
@@ -30420,7 +30601,7 @@ var valid4 = true;
 }
 }
 else {
-validate431.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate434.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -30431,14 +30612,14 @@ if(errors === _errs16){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.outcome === undefined) && (missing2 = "outcome")){
-validate431.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate434.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs18 = errors;
 if("cancelled" !== data.outcome){
-validate431.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/1/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
+validate434.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/1/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
 return false;
 }
 var valid7 = _errs18 === errors;
@@ -30451,7 +30632,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs19 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate431.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate434.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid7 = _errs19 === errors;
@@ -30463,24 +30644,24 @@ var valid7 = true;
 }
 }
 else {
-validate431.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate434.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate431.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
+validate434.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate431.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
+validate434.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate431.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate434.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -30495,20 +30676,20 @@ if(errors === _errs24){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.outcome === undefined) && (missing3 = "outcome")){
-validate431.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate434.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 if(typeof data.outcome !== "string"){
-validate431.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate434.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate431.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate434.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -30525,52 +30706,52 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate431.errors = vErrors;
+validate434.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.outcome === undefined) && (missing4 = "outcome")){
-validate431.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate434.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 if(typeof data.outcome !== "string"){
-validate431.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate434.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate431.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate434.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate431.errors = vErrors;
+validate434.errors = vErrors;
 return errors === 0;
 }
 
-export const RequestPermissionResponse = validate432;
-const schema713 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
+export const RequestPermissionResponse = validate435;
+const schema716 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
-function validate432(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate435(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate432.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate435.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
-if(!(validate431(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
-vErrors = vErrors === null ? validate431.errors : vErrors.concat(validate431.errors);
+if(!(validate434(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
+vErrors = vErrors === null ? validate434.errors : vErrors.concat(validate434.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -30583,7 +30764,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate432.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate435.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -30595,25 +30776,25 @@ var valid0 = true;
 }
 }
 else {
-validate432.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate435.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate432.errors = vErrors;
+validate435.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSessionScope = validate434;
-const schema715 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]}},"required":["sessionId"]};
+export const ElicitationSessionScope = validate437;
+const schema718 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]}},"required":["sessionId"]};
 
-function validate434(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate437(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate434.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate437.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30624,12 +30805,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate434.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate437.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate434.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate437.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30696,7 +30877,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate434.errors = vErrors;
+validate437.errors = vErrors;
 return false;
 }
 else {
@@ -30719,78 +30900,78 @@ var valid0 = true;
 }
 }
 else {
-validate434.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate437.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate434.errors = vErrors;
+validate437.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationRequestScope = validate435;
-const schema718 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"}},"required":["requestId"]};
+export const ElicitationRequestScope = validate438;
+const schema721 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"}},"required":["requestId"]};
 
-function validate435(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate438(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.requestId === undefined) && (missing0 = "requestId")){
-validate435.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate438.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.requestId !== undefined){
 let data0 = data.requestId;
 if((typeof data0 !== "string") && (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))))){
-validate435.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate438.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 }
 }
 }
 else {
-validate435.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate438.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate435.errors = vErrors;
+validate438.errors = vErrors;
 return errors === 0;
 }
 
-export const StringFormat = validate436;
-const schema720 = {"type":"string"};
+export const StringFormat = validate439;
+const schema723 = {"type":"string"};
 
-function validate436(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate439(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate436.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate439.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate436.errors = vErrors;
+validate439.errors = vErrors;
 return errors === 0;
 }
 
-export const EnumOption = validate437;
-const schema721 = {"type":"object","properties":{"const":{"type":"string"},"title":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["const","title"]};
+export const EnumOption = validate440;
+const schema724 = {"type":"object","properties":{"const":{"type":"string"},"title":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["const","title"]};
 
-function validate437(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate440(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.const === undefined) && (missing0 = "const")) || ((data.title === undefined) && (missing0 = "title"))){
-validate437.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate440.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.const !== undefined){
 const _errs1 = errors;
 if(typeof data.const !== "string"){
-validate437.errors = [{instancePath:instancePath+"/const",schemaPath:"#/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate440.errors = [{instancePath:instancePath+"/const",schemaPath:"#/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -30802,7 +30983,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs3 = errors;
 if(typeof data.title !== "string"){
-validate437.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate440.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -30815,7 +30996,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate437.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema721.properties.description.type},message:"must be string,null"}];
+validate440.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema724.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -30828,7 +31009,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate437.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate440.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -30842,32 +31023,32 @@ var valid0 = true;
 }
 }
 else {
-validate437.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate440.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate437.errors = vErrors;
+validate440.errors = vErrors;
 return errors === 0;
 }
 
-export const StringPropertySchema = validate438;
-const schema723 = {"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const StringPropertySchema = validate441;
+const schema726 = {"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate438(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate441(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate438.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate441.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("string" !== data.type){
-validate438.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate441.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -30880,7 +31061,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate438.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema723.properties.title.type},message:"must be string,null"}];
+validate441.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema726.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -30893,7 +31074,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate438.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema723.properties.description.type},message:"must be string,null"}];
+validate441.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema726.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -30906,13 +31087,13 @@ if(data.minLength !== undefined){
 let data3 = data.minLength;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate438.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/type",keyword:"type",params:{type: schema723.properties.minLength.type},message:"must be integer,null"}];
+validate441.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/type",keyword:"type",params:{type: schema726.properties.minLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate438.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate441.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -30927,13 +31108,13 @@ if(data.maxLength !== undefined){
 let data4 = data.maxLength;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate438.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/type",keyword:"type",params:{type: schema723.properties.maxLength.type},message:"must be integer,null"}];
+validate441.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/type",keyword:"type",params:{type: schema726.properties.maxLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate438.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate441.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -30948,7 +31129,7 @@ if(data.pattern !== undefined){
 let data5 = data.pattern;
 const _errs10 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate438.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/properties/pattern/type",keyword:"type",params:{type: schema723.properties.pattern.type},message:"must be string,null"}];
+validate441.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/properties/pattern/type",keyword:"type",params:{type: schema726.properties.pattern.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -30999,7 +31180,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate438.errors = vErrors;
+validate441.errors = vErrors;
 return false;
 }
 else {
@@ -31023,7 +31204,7 @@ if(data.default !== undefined){
 let data7 = data.default;
 const _errs19 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate438.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema723.properties.default.type},message:"must be string,null"}];
+validate441.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema726.properties.default.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -31036,7 +31217,7 @@ if(data.enum !== undefined){
 let data8 = data.enum;
 const _errs21 = errors;
 if((!(Array.isArray(data8))) && (data8 !== null)){
-validate438.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: schema723.properties.enum.type},message:"must be array,null"}];
+validate441.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: schema726.properties.enum.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs21){
@@ -31046,7 +31227,7 @@ const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
 const _errs23 = errors;
 if(typeof data8[i0] !== "string"){
-validate438.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate441.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -31066,7 +31247,7 @@ if(data.oneOf !== undefined){
 let data10 = data.oneOf;
 const _errs25 = errors;
 if((!(Array.isArray(data10))) && (data10 !== null)){
-validate438.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/properties/oneOf/type",keyword:"type",params:{type: schema723.properties.oneOf.type},message:"must be array,null"}];
+validate441.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/properties/oneOf/type",keyword:"type",params:{type: schema726.properties.oneOf.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs25){
@@ -31075,8 +31256,8 @@ var valid4 = true;
 const len1 = data10.length;
 for(let i1=0; i1<len1; i1++){
 const _errs27 = errors;
-if(!(validate437(data10[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data10,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate437.errors : vErrors.concat(validate437.errors);
+if(!(validate440(data10[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data10,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate440.errors : vErrors.concat(validate440.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs27 === errors;
@@ -31096,7 +31277,7 @@ if(data._meta !== undefined){
 let data12 = data._meta;
 const _errs28 = errors;
 if((!(data12 && typeof data12 == "object" && !Array.isArray(data12))) && (data12 !== null)){
-validate438.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate441.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -31117,32 +31298,32 @@ var valid0 = true;
 }
 }
 else {
-validate438.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate441.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate438.errors = vErrors;
+validate441.errors = vErrors;
 return errors === 0;
 }
 
-export const NumberPropertySchema = validate440;
-const schema726 = {"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const NumberPropertySchema = validate443;
+const schema729 = {"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate440(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate443(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate440.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate443.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("number" !== data.type){
-validate440.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
+validate443.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -31155,7 +31336,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate440.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema726.properties.title.type},message:"must be string,null"}];
+validate443.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema729.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -31168,7 +31349,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate440.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema726.properties.description.type},message:"must be string,null"}];
+validate443.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema729.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -31181,7 +31362,7 @@ if(data.minimum !== undefined){
 let data3 = data.minimum;
 const _errs6 = errors;
 if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate440.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema726.properties.minimum.type},message:"must be number,null"}];
+validate443.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema729.properties.minimum.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -31194,7 +31375,7 @@ if(data.maximum !== undefined){
 let data4 = data.maximum;
 const _errs8 = errors;
 if((!((typeof data4 == "number") && (isFinite(data4)))) && (data4 !== null)){
-validate440.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema726.properties.maximum.type},message:"must be number,null"}];
+validate443.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema729.properties.maximum.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -31207,7 +31388,7 @@ if(data.default !== undefined){
 let data5 = data.default;
 const _errs10 = errors;
 if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate440.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema726.properties.default.type},message:"must be number,null"}];
+validate443.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema729.properties.default.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -31220,7 +31401,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs12 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate440.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate443.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -31237,32 +31418,32 @@ var valid0 = true;
 }
 }
 else {
-validate440.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate443.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate440.errors = vErrors;
+validate443.errors = vErrors;
 return errors === 0;
 }
 
-export const IntegerPropertySchema = validate441;
-const schema728 = {"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const IntegerPropertySchema = validate444;
+const schema731 = {"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate441(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate444(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate441.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate444.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("integer" !== data.type){
-validate441.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
+validate444.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -31275,7 +31456,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate441.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema728.properties.title.type},message:"must be string,null"}];
+validate444.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema731.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -31288,7 +31469,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate441.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema728.properties.description.type},message:"must be string,null"}];
+validate444.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema731.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -31301,7 +31482,7 @@ if(data.minimum !== undefined){
 let data3 = data.minimum;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate441.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema728.properties.minimum.type},message:"must be integer,null"}];
+validate444.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema731.properties.minimum.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -31314,7 +31495,7 @@ if(data.maximum !== undefined){
 let data4 = data.maximum;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate441.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema728.properties.maximum.type},message:"must be integer,null"}];
+validate444.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema731.properties.maximum.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -31327,7 +31508,7 @@ if(data.default !== undefined){
 let data5 = data.default;
 const _errs10 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate441.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema728.properties.default.type},message:"must be integer,null"}];
+validate444.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema731.properties.default.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -31340,7 +31521,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs12 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate441.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate444.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -31357,32 +31538,32 @@ var valid0 = true;
 }
 }
 else {
-validate441.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate444.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate441.errors = vErrors;
+validate444.errors = vErrors;
 return errors === 0;
 }
 
-export const BooleanPropertySchema = validate442;
-const schema730 = {"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const BooleanPropertySchema = validate445;
+const schema733 = {"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate442(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate445(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate442.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate445.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("boolean" !== data.type){
-validate442.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate445.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -31395,7 +31576,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate442.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema730.properties.title.type},message:"must be string,null"}];
+validate445.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema733.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -31408,7 +31589,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate442.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema730.properties.description.type},message:"must be string,null"}];
+validate445.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema733.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -31421,7 +31602,7 @@ if(data.default !== undefined){
 let data3 = data.default;
 const _errs6 = errors;
 if((typeof data3 !== "boolean") && (data3 !== null)){
-validate442.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema730.properties.default.type},message:"must be boolean,null"}];
+validate445.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema733.properties.default.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -31434,7 +31615,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs8 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate442.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate445.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -31449,32 +31630,32 @@ var valid0 = true;
 }
 }
 else {
-validate442.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate445.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate442.errors = vErrors;
+validate445.errors = vErrors;
 return errors === 0;
 }
 
-export const StringMultiSelectItems = validate443;
-const schema732 = {"type":"object","properties":{"type":{"const":"string"},"enum":{"type":"array","items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","enum"]};
+export const StringMultiSelectItems = validate446;
+const schema735 = {"type":"object","properties":{"type":{"const":"string"},"enum":{"type":"array","items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","enum"]};
 
-function validate443(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate446(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.enum === undefined) && (missing0 = "enum"))){
-validate443.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate446.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("string" !== data.type){
-validate443.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate446.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -31493,7 +31674,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
 if(typeof data1[i0] !== "string"){
-validate443.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate446.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -31503,7 +31684,7 @@ break;
 }
 }
 else {
-validate443.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate446.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -31517,7 +31698,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate443.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate446.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -31530,25 +31711,25 @@ var valid0 = true;
 }
 }
 else {
-validate443.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate446.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate443.errors = vErrors;
+validate446.errors = vErrors;
 return errors === 0;
 }
 
-export const TitledMultiSelectItems = validate444;
-const schema734 = {"type":"object","properties":{"anyOf":{"type":"array","items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["anyOf"]};
+export const TitledMultiSelectItems = validate447;
+const schema737 = {"type":"object","properties":{"anyOf":{"type":"array","items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["anyOf"]};
 
-function validate444(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate447(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.anyOf === undefined) && (missing0 = "anyOf")){
-validate444.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate447.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31561,8 +31742,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate437(data0[i0], {instancePath:instancePath+"/anyOf/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate437.errors : vErrors.concat(validate437.errors);
+if(!(validate440(data0[i0], {instancePath:instancePath+"/anyOf/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate440.errors : vErrors.concat(validate440.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -31572,7 +31753,7 @@ break;
 }
 }
 else {
-validate444.errors = [{instancePath:instancePath+"/anyOf",schemaPath:"#/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate447.errors = [{instancePath:instancePath+"/anyOf",schemaPath:"#/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -31586,7 +31767,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate444.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate447.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -31598,32 +31779,32 @@ var valid0 = true;
 }
 }
 else {
-validate444.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate447.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate444.errors = vErrors;
+validate447.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionMultiSelectItems = validate446;
-const schema736 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionMultiSelectItems = validate449;
+const schema739 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string"]}}},"required":["type"],"additionalProperties":true};
 
-function validate446(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate449(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate446.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate449.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate446.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate449.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -31640,7 +31821,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate446.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate449.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -31658,33 +31839,33 @@ vErrors = null;
 }
 }
 else {
-validate446.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate449.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate446.errors = vErrors;
+validate449.errors = vErrors;
 return errors === 0;
 }
 
-export const MultiSelectItems = validate447;
-const schema737 = {"anyOf":[{"$ref":"#/$defs/StringMultiSelectItems"},{"$ref":"#/$defs/TitledMultiSelectItems"},{"$ref":"#/$defs/ExtensionMultiSelectItems"}]};
+export const MultiSelectItems = validate450;
+const schema740 = {"anyOf":[{"$ref":"#/$defs/StringMultiSelectItems"},{"$ref":"#/$defs/TitledMultiSelectItems"},{"$ref":"#/$defs/ExtensionMultiSelectItems"}]};
 
-function validate447(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate450(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate443(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
+if(!(validate446(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate446.errors : vErrors.concat(validate446.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs2 = errors;
-if(!(validate444(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate444.errors : vErrors.concat(validate444.errors);
+if(!(validate447(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate447.errors : vErrors.concat(validate447.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -31779,7 +31960,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate447.errors = vErrors;
+validate450.errors = vErrors;
 return false;
 }
 else {
@@ -31793,28 +31974,28 @@ vErrors = null;
 }
 }
 }
-validate447.errors = vErrors;
+validate450.errors = vErrors;
 return errors === 0;
 }
 
-export const MultiSelectPropertySchema = validate450;
-const schema739 = {"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]};
+export const MultiSelectPropertySchema = validate453;
+const schema742 = {"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]};
 
-function validate450(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate453(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.items === undefined) && (missing0 = "items"))){
-validate450.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate453.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("array" !== data.type){
-validate450.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
+validate453.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -31827,7 +32008,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate450.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema739.properties.title.type},message:"must be string,null"}];
+validate453.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema742.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -31840,7 +32021,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate450.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema739.properties.description.type},message:"must be string,null"}];
+validate453.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema742.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -31853,13 +32034,13 @@ if(data.minItems !== undefined){
 let data3 = data.minItems;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate450.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/type",keyword:"type",params:{type: schema739.properties.minItems.type},message:"must be integer,null"}];
+validate453.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/type",keyword:"type",params:{type: schema742.properties.minItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate450.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate453.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -31874,13 +32055,13 @@ if(data.maxItems !== undefined){
 let data4 = data.maxItems;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate450.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/type",keyword:"type",params:{type: schema739.properties.maxItems.type},message:"must be integer,null"}];
+validate453.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/type",keyword:"type",params:{type: schema742.properties.maxItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate450.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate453.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -31893,8 +32074,8 @@ var valid0 = true;
 if(valid0){
 if(data.items !== undefined){
 const _errs10 = errors;
-if(!(validate447(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
-vErrors = vErrors === null ? validate447.errors : vErrors.concat(validate447.errors);
+if(!(validate450(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
+vErrors = vErrors === null ? validate450.errors : vErrors.concat(validate450.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -31907,7 +32088,7 @@ if(data.default !== undefined){
 let data6 = data.default;
 const _errs11 = errors;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-validate450.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema739.properties.default.type},message:"must be array,null"}];
+validate453.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema742.properties.default.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs11){
@@ -31917,7 +32098,7 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
 if(typeof data6[i0] !== "string"){
-validate450.errors = [{instancePath:instancePath+"/default/" + i0,schemaPath:"#/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate453.errors = [{instancePath:instancePath+"/default/" + i0,schemaPath:"#/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -31937,7 +32118,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs15 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate450.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate453.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -31955,32 +32136,32 @@ var valid0 = true;
 }
 }
 else {
-validate450.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate453.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate450.errors = vErrors;
+validate453.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPropertySchema = validate452;
-const schema741 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string","number","integer","boolean","array"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionPropertySchema = validate455;
+const schema744 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string","number","integer","boolean","array"]}}},"required":["type"],"additionalProperties":true};
 
-function validate452(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate455(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate452.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate455.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate452.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate455.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -31997,7 +32178,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate452.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate455.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -32015,19 +32196,19 @@ vErrors = null;
 }
 }
 else {
-validate452.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate455.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate452.errors = vErrors;
+validate455.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationPropertySchema = validate453;
-const schema742 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["string","number","integer","boolean","array"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]}]},"else":{"$ref":"#/$defs/ExtensionPropertySchemaWithUncheckedTag"}};
-const schema749 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const ElicitationPropertySchema = validate456;
+const schema745 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["string","number","integer","boolean","array"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]}]},"else":{"$ref":"#/$defs/ExtensionPropertySchemaWithUncheckedTag"}};
+const schema752 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate453(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate456(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -32065,7 +32246,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate453.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32077,14 +32258,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate453.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("string" !== data.type){
-validate453.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate456.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -32097,7 +32278,7 @@ if(data.title !== undefined){
 let data2 = data.title;
 const _errs10 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate453.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/0/properties/title/type",keyword:"type",params:{type: schema742.then.oneOf[0].properties.title.type},message:"must be string,null"}];
+validate456.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/0/properties/title/type",keyword:"type",params:{type: schema745.then.oneOf[0].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -32110,7 +32291,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs12 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate453.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema742.then.oneOf[0].properties.description.type},message:"must be string,null"}];
+validate456.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema745.then.oneOf[0].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs12 === errors;
@@ -32123,13 +32304,13 @@ if(data.minLength !== undefined){
 let data4 = data.minLength;
 const _errs14 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate453.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/type",keyword:"type",params:{type: schema742.then.oneOf[0].properties.minLength.type},message:"must be integer,null"}];
+validate456.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/type",keyword:"type",params:{type: schema745.then.oneOf[0].properties.minLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate453.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate456.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -32144,13 +32325,13 @@ if(data.maxLength !== undefined){
 let data5 = data.maxLength;
 const _errs16 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate453.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/type",keyword:"type",params:{type: schema742.then.oneOf[0].properties.maxLength.type},message:"must be integer,null"}];
+validate456.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/type",keyword:"type",params:{type: schema745.then.oneOf[0].properties.maxLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate453.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate456.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -32165,7 +32346,7 @@ if(data.pattern !== undefined){
 let data6 = data.pattern;
 const _errs18 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate453.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/then/oneOf/0/properties/pattern/type",keyword:"type",params:{type: schema742.then.oneOf[0].properties.pattern.type},message:"must be string,null"}];
+validate456.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/then/oneOf/0/properties/pattern/type",keyword:"type",params:{type: schema745.then.oneOf[0].properties.pattern.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs18 === errors;
@@ -32216,7 +32397,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate453.errors = vErrors;
+validate456.errors = vErrors;
 return false;
 }
 else {
@@ -32240,7 +32421,7 @@ if(data.default !== undefined){
 let data8 = data.default;
 const _errs27 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate453.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/0/properties/default/type",keyword:"type",params:{type: schema742.then.oneOf[0].properties.default.type},message:"must be string,null"}];
+validate456.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/0/properties/default/type",keyword:"type",params:{type: schema745.then.oneOf[0].properties.default.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -32253,7 +32434,7 @@ if(data.enum !== undefined){
 let data9 = data.enum;
 const _errs29 = errors;
 if((!(Array.isArray(data9))) && (data9 !== null)){
-validate453.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/then/oneOf/0/properties/enum/type",keyword:"type",params:{type: schema742.then.oneOf[0].properties.enum.type},message:"must be array,null"}];
+validate456.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/then/oneOf/0/properties/enum/type",keyword:"type",params:{type: schema745.then.oneOf[0].properties.enum.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs29){
@@ -32263,7 +32444,7 @@ const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 const _errs31 = errors;
 if(typeof data9[i0] !== "string"){
-validate453.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/then/oneOf/0/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate456.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/then/oneOf/0/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs31 === errors;
@@ -32283,7 +32464,7 @@ if(data.oneOf !== undefined){
 let data11 = data.oneOf;
 const _errs33 = errors;
 if((!(Array.isArray(data11))) && (data11 !== null)){
-validate453.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/then/oneOf/0/properties/oneOf/type",keyword:"type",params:{type: schema742.then.oneOf[0].properties.oneOf.type},message:"must be array,null"}];
+validate456.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/then/oneOf/0/properties/oneOf/type",keyword:"type",params:{type: schema745.then.oneOf[0].properties.oneOf.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs33){
@@ -32292,8 +32473,8 @@ var valid8 = true;
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
 const _errs35 = errors;
-if(!(validate437(data11[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate437.errors : vErrors.concat(validate437.errors);
+if(!(validate440(data11[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate440.errors : vErrors.concat(validate440.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs35 === errors;
@@ -32313,7 +32494,7 @@ if(data._meta !== undefined){
 let data13 = data._meta;
 const _errs36 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate453.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate456.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs36 === errors;
@@ -32334,7 +32515,7 @@ var valid4 = true;
 }
 }
 else {
-validate453.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -32345,14 +32526,14 @@ if(errors === _errs40){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate453.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs42 = errors;
 if("number" !== data.type){
-validate453.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
+validate456.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
 return false;
 }
 var valid11 = _errs42 === errors;
@@ -32365,7 +32546,7 @@ if(data.title !== undefined){
 let data15 = data.title;
 const _errs43 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate453.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/1/properties/title/type",keyword:"type",params:{type: schema742.then.oneOf[1].properties.title.type},message:"must be string,null"}];
+validate456.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/1/properties/title/type",keyword:"type",params:{type: schema745.then.oneOf[1].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs43 === errors;
@@ -32378,7 +32559,7 @@ if(data.description !== undefined){
 let data16 = data.description;
 const _errs45 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate453.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema742.then.oneOf[1].properties.description.type},message:"must be string,null"}];
+validate456.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema745.then.oneOf[1].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs45 === errors;
@@ -32391,7 +32572,7 @@ if(data.minimum !== undefined){
 let data17 = data.minimum;
 const _errs47 = errors;
 if((!((typeof data17 == "number") && (isFinite(data17)))) && (data17 !== null)){
-validate453.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/1/properties/minimum/type",keyword:"type",params:{type: schema742.then.oneOf[1].properties.minimum.type},message:"must be number,null"}];
+validate456.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/1/properties/minimum/type",keyword:"type",params:{type: schema745.then.oneOf[1].properties.minimum.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs47 === errors;
@@ -32404,7 +32585,7 @@ if(data.maximum !== undefined){
 let data18 = data.maximum;
 const _errs49 = errors;
 if((!((typeof data18 == "number") && (isFinite(data18)))) && (data18 !== null)){
-validate453.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/1/properties/maximum/type",keyword:"type",params:{type: schema742.then.oneOf[1].properties.maximum.type},message:"must be number,null"}];
+validate456.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/1/properties/maximum/type",keyword:"type",params:{type: schema745.then.oneOf[1].properties.maximum.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs49 === errors;
@@ -32417,7 +32598,7 @@ if(data.default !== undefined){
 let data19 = data.default;
 const _errs51 = errors;
 if((!((typeof data19 == "number") && (isFinite(data19)))) && (data19 !== null)){
-validate453.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/1/properties/default/type",keyword:"type",params:{type: schema742.then.oneOf[1].properties.default.type},message:"must be number,null"}];
+validate456.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/1/properties/default/type",keyword:"type",params:{type: schema745.then.oneOf[1].properties.default.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs51 === errors;
@@ -32430,7 +32611,7 @@ if(data._meta !== undefined){
 let data20 = data._meta;
 const _errs53 = errors;
 if((!(data20 && typeof data20 == "object" && !Array.isArray(data20))) && (data20 !== null)){
-validate453.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate456.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid11 = _errs53 === errors;
@@ -32447,7 +32628,7 @@ var valid11 = true;
 }
 }
 else {
-validate453.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -32458,14 +32639,14 @@ if(errors === _errs57){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate453.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs59 = errors;
 if("integer" !== data.type){
-validate453.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
+validate456.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
 return false;
 }
 var valid14 = _errs59 === errors;
@@ -32478,7 +32659,7 @@ if(data.title !== undefined){
 let data22 = data.title;
 const _errs60 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate453.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/2/properties/title/type",keyword:"type",params:{type: schema742.then.oneOf[2].properties.title.type},message:"must be string,null"}];
+validate456.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/2/properties/title/type",keyword:"type",params:{type: schema745.then.oneOf[2].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid14 = _errs60 === errors;
@@ -32491,7 +32672,7 @@ if(data.description !== undefined){
 let data23 = data.description;
 const _errs62 = errors;
 if((typeof data23 !== "string") && (data23 !== null)){
-validate453.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/2/properties/description/type",keyword:"type",params:{type: schema742.then.oneOf[2].properties.description.type},message:"must be string,null"}];
+validate456.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/2/properties/description/type",keyword:"type",params:{type: schema745.then.oneOf[2].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid14 = _errs62 === errors;
@@ -32504,7 +32685,7 @@ if(data.minimum !== undefined){
 let data24 = data.minimum;
 const _errs64 = errors;
 if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
-validate453.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/2/properties/minimum/type",keyword:"type",params:{type: schema742.then.oneOf[2].properties.minimum.type},message:"must be integer,null"}];
+validate456.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/2/properties/minimum/type",keyword:"type",params:{type: schema745.then.oneOf[2].properties.minimum.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs64 === errors;
@@ -32517,7 +32698,7 @@ if(data.maximum !== undefined){
 let data25 = data.maximum;
 const _errs66 = errors;
 if((!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))) && (data25 !== null)){
-validate453.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/2/properties/maximum/type",keyword:"type",params:{type: schema742.then.oneOf[2].properties.maximum.type},message:"must be integer,null"}];
+validate456.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/2/properties/maximum/type",keyword:"type",params:{type: schema745.then.oneOf[2].properties.maximum.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs66 === errors;
@@ -32530,7 +32711,7 @@ if(data.default !== undefined){
 let data26 = data.default;
 const _errs68 = errors;
 if((!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))) && (data26 !== null)){
-validate453.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/2/properties/default/type",keyword:"type",params:{type: schema742.then.oneOf[2].properties.default.type},message:"must be integer,null"}];
+validate456.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/2/properties/default/type",keyword:"type",params:{type: schema745.then.oneOf[2].properties.default.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs68 === errors;
@@ -32543,7 +32724,7 @@ if(data._meta !== undefined){
 let data27 = data._meta;
 const _errs70 = errors;
 if((!(data27 && typeof data27 == "object" && !Array.isArray(data27))) && (data27 !== null)){
-validate453.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate456.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid14 = _errs70 === errors;
@@ -32560,7 +32741,7 @@ var valid14 = true;
 }
 }
 else {
-validate453.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -32571,14 +32752,14 @@ if(errors === _errs74){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate453.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs76 = errors;
 if("boolean" !== data.type){
-validate453.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate456.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid17 = _errs76 === errors;
@@ -32591,7 +32772,7 @@ if(data.title !== undefined){
 let data29 = data.title;
 const _errs77 = errors;
 if((typeof data29 !== "string") && (data29 !== null)){
-validate453.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema742.then.oneOf[3].properties.title.type},message:"must be string,null"}];
+validate456.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema745.then.oneOf[3].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid17 = _errs77 === errors;
@@ -32604,7 +32785,7 @@ if(data.description !== undefined){
 let data30 = data.description;
 const _errs79 = errors;
 if((typeof data30 !== "string") && (data30 !== null)){
-validate453.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema742.then.oneOf[3].properties.description.type},message:"must be string,null"}];
+validate456.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema745.then.oneOf[3].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid17 = _errs79 === errors;
@@ -32617,7 +32798,7 @@ if(data.default !== undefined){
 let data31 = data.default;
 const _errs81 = errors;
 if((typeof data31 !== "boolean") && (data31 !== null)){
-validate453.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/3/properties/default/type",keyword:"type",params:{type: schema742.then.oneOf[3].properties.default.type},message:"must be boolean,null"}];
+validate456.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/3/properties/default/type",keyword:"type",params:{type: schema745.then.oneOf[3].properties.default.type},message:"must be boolean,null"}];
 return false;
 }
 var valid17 = _errs81 === errors;
@@ -32630,7 +32811,7 @@ if(data._meta !== undefined){
 let data32 = data._meta;
 const _errs83 = errors;
 if((!(data32 && typeof data32 == "object" && !Array.isArray(data32))) && (data32 !== null)){
-validate453.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate456.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid17 = _errs83 === errors;
@@ -32645,7 +32826,7 @@ var valid17 = true;
 }
 }
 else {
-validate453.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -32656,14 +32837,14 @@ if(errors === _errs87){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if(((data.type === undefined) && (missing5 = "type")) || ((data.items === undefined) && (missing5 = "items"))){
-validate453.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs89 = errors;
 if("array" !== data.type){
-validate453.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
+validate456.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
 return false;
 }
 var valid20 = _errs89 === errors;
@@ -32676,7 +32857,7 @@ if(data.title !== undefined){
 let data34 = data.title;
 const _errs90 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate453.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/4/properties/title/type",keyword:"type",params:{type: schema742.then.oneOf[4].properties.title.type},message:"must be string,null"}];
+validate456.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/4/properties/title/type",keyword:"type",params:{type: schema745.then.oneOf[4].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs90 === errors;
@@ -32689,7 +32870,7 @@ if(data.description !== undefined){
 let data35 = data.description;
 const _errs92 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate453.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/4/properties/description/type",keyword:"type",params:{type: schema742.then.oneOf[4].properties.description.type},message:"must be string,null"}];
+validate456.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/4/properties/description/type",keyword:"type",params:{type: schema745.then.oneOf[4].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs92 === errors;
@@ -32702,13 +32883,13 @@ if(data.minItems !== undefined){
 let data36 = data.minItems;
 const _errs94 = errors;
 if((!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))) && (data36 !== null)){
-validate453.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/type",keyword:"type",params:{type: schema742.then.oneOf[4].properties.minItems.type},message:"must be integer,null"}];
+validate456.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/type",keyword:"type",params:{type: schema745.then.oneOf[4].properties.minItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs94){
 if((typeof data36 == "number") && (isFinite(data36))){
 if(data36 < 0 || isNaN(data36)){
-validate453.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate456.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -32723,13 +32904,13 @@ if(data.maxItems !== undefined){
 let data37 = data.maxItems;
 const _errs96 = errors;
 if((!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))) && (data37 !== null)){
-validate453.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/type",keyword:"type",params:{type: schema742.then.oneOf[4].properties.maxItems.type},message:"must be integer,null"}];
+validate456.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/type",keyword:"type",params:{type: schema745.then.oneOf[4].properties.maxItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs96){
 if((typeof data37 == "number") && (isFinite(data37))){
 if(data37 < 0 || isNaN(data37)){
-validate453.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate456.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -32742,8 +32923,8 @@ var valid20 = true;
 if(valid20){
 if(data.items !== undefined){
 const _errs98 = errors;
-if(!(validate447(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
-vErrors = vErrors === null ? validate447.errors : vErrors.concat(validate447.errors);
+if(!(validate450(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
+vErrors = vErrors === null ? validate450.errors : vErrors.concat(validate450.errors);
 errors = vErrors.length;
 }
 var valid20 = _errs98 === errors;
@@ -32756,7 +32937,7 @@ if(data.default !== undefined){
 let data39 = data.default;
 const _errs99 = errors;
 if((!(Array.isArray(data39))) && (data39 !== null)){
-validate453.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/4/properties/default/type",keyword:"type",params:{type: schema742.then.oneOf[4].properties.default.type},message:"must be array,null"}];
+validate456.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/4/properties/default/type",keyword:"type",params:{type: schema745.then.oneOf[4].properties.default.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs99){
@@ -32766,7 +32947,7 @@ const len2 = data39.length;
 for(let i2=0; i2<len2; i2++){
 const _errs101 = errors;
 if(typeof data39[i2] !== "string"){
-validate453.errors = [{instancePath:instancePath+"/default/" + i2,schemaPath:"#/then/oneOf/4/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate456.errors = [{instancePath:instancePath+"/default/" + i2,schemaPath:"#/then/oneOf/4/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs101 === errors;
@@ -32786,7 +32967,7 @@ if(data._meta !== undefined){
 let data41 = data._meta;
 const _errs103 = errors;
 if((!(data41 && typeof data41 == "object" && !Array.isArray(data41))) && (data41 !== null)){
-validate453.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate456.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid20 = _errs103 === errors;
@@ -32804,24 +32985,24 @@ var valid20 = true;
 }
 }
 else {
-validate453.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate453.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate453.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate453.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate456.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -32836,20 +33017,20 @@ if(errors === _errs108){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((data.type === undefined) && (missing6 = "type")){
-validate453.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate456.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate453.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate456.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate453.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate456.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -32866,63 +33047,63 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate453.errors = vErrors;
+validate456.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if((data.type === undefined) && (missing7 = "type")){
-validate453.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate456.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate453.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate456.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate453.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate456.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-validate453.errors = vErrors;
-return errors === 0;
-}
-
-export const ElicitationSchemaType = validate456;
-const schema750 = {"type":"string","const":"object"};
-
-function validate456(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate456.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("object" !== data){
-validate456.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
-return false;
 }
 validate456.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSchema = validate457;
-const schema751 = {"type":"object","properties":{"type":{"$ref":"#/$defs/ElicitationSchemaType"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"properties":{"type":"object","additionalProperties":{"$ref":"#/$defs/ElicitationPropertySchema"}},"required":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","properties"]};
+export const ElicitationSchemaType = validate459;
+const schema753 = {"type":"string","const":"object"};
 
-function validate457(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate459(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate459.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("object" !== data){
+validate459.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
+return false;
+}
+validate459.errors = vErrors;
+return errors === 0;
+}
+
+export const ElicitationSchema = validate460;
+const schema754 = {"type":"object","properties":{"type":{"$ref":"#/$defs/ElicitationSchemaType"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"properties":{"type":"object","additionalProperties":{"$ref":"#/$defs/ElicitationPropertySchema"}},"required":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","properties"]};
+
+function validate460(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.properties === undefined) && (missing0 = "properties"))){
-validate457.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate460.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32930,11 +33111,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate457.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate460.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("object" !== data0){
-validate457.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
+validate460.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -32947,7 +33128,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate457.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema751.properties.title.type},message:"must be string,null"}];
+validate460.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema754.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -32960,7 +33141,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate457.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema751.properties.description.type},message:"must be string,null"}];
+validate460.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema754.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -32976,8 +33157,8 @@ if(errors === _errs8){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key0 in data3){
 const _errs11 = errors;
-if(!(validate453(data3[key0], {instancePath:instancePath+"/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key0,rootData}))){
-vErrors = vErrors === null ? validate453.errors : vErrors.concat(validate453.errors);
+if(!(validate456(data3[key0], {instancePath:instancePath+"/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key0,rootData}))){
+vErrors = vErrors === null ? validate456.errors : vErrors.concat(validate456.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs11 === errors;
@@ -32987,7 +33168,7 @@ break;
 }
 }
 else {
-validate457.errors = [{instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate460.errors = [{instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -33001,7 +33182,7 @@ if(data.required !== undefined){
 let data5 = data.required;
 const _errs12 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate457.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: schema751.properties.required.type},message:"must be array,null"}];
+validate460.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: schema754.properties.required.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs12){
@@ -33011,7 +33192,7 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs14 = errors;
 if(typeof data5[i0] !== "string"){
-validate457.errors = [{instancePath:instancePath+"/required/" + i0,schemaPath:"#/properties/required/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate460.errors = [{instancePath:instancePath+"/required/" + i0,schemaPath:"#/properties/required/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -33031,7 +33212,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs16 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate457.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate460.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -33047,26 +33228,26 @@ var valid0 = true;
 }
 }
 else {
-validate457.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate460.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate457.errors = vErrors;
+validate460.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationFormRequest = validate459;
-const schema754 = {"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
+export const ElicitationFormRequest = validate462;
+const schema757 = {"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
 
-function validate459(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate462(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs2 = errors;
-if(!(validate434(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate434.errors : vErrors.concat(validate434.errors);
+if(!(validate437(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate437.errors : vErrors.concat(validate437.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -33075,8 +33256,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs3 = errors;
-if(!(validate435(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate435.errors : vErrors.concat(validate435.errors);
+if(!(validate438(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate438.errors : vErrors.concat(validate438.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -33099,7 +33280,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate459.errors = vErrors;
+validate462.errors = vErrors;
 return false;
 }
 else {
@@ -33117,14 +33298,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.requestedSchema === undefined) && (missing0 = "requestedSchema"))){
-validate459.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate462.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs4 = errors;
 if("form" !== data.mode){
-validate459.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
+validate462.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -33136,7 +33317,7 @@ if(valid1){
 if(data.message !== undefined){
 const _errs5 = errors;
 if(typeof data.message !== "string"){
-validate459.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate462.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -33147,8 +33328,8 @@ var valid1 = true;
 if(valid1){
 if(data.requestedSchema !== undefined){
 const _errs7 = errors;
-if(!(validate457(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
-vErrors = vErrors === null ? validate457.errors : vErrors.concat(validate457.errors);
+if(!(validate460(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
+vErrors = vErrors === null ? validate460.errors : vErrors.concat(validate460.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -33164,12 +33345,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate459.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate462.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate459.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate462.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -33236,7 +33417,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate459.errors = vErrors;
+validate462.errors = vErrors;
 return false;
 }
 else {
@@ -33260,7 +33441,7 @@ if(data.requestId !== undefined){
 let data5 = data.requestId;
 const _errs18 = errors;
 if((typeof data5 !== "string") && (!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5))))){
-validate459.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate462.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -33273,7 +33454,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs21 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate459.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate462.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid1 = _errs21 === errors;
@@ -33290,26 +33471,26 @@ var valid1 = true;
 }
 }
 else {
-validate459.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate462.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate459.errors = vErrors;
+validate462.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationUrlRequest = validate463;
-const schema759 = {"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
+export const ElicitationUrlRequest = validate466;
+const schema762 = {"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
 
-function validate463(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate466(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs2 = errors;
-if(!(validate434(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate434.errors : vErrors.concat(validate434.errors);
+if(!(validate437(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate437.errors : vErrors.concat(validate437.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -33318,8 +33499,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs3 = errors;
-if(!(validate435(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate435.errors : vErrors.concat(validate435.errors);
+if(!(validate438(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate438.errors : vErrors.concat(validate438.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -33342,7 +33523,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate463.errors = vErrors;
+validate466.errors = vErrors;
 return false;
 }
 else {
@@ -33360,14 +33541,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.elicitationId === undefined) && (missing0 = "elicitationId"))) || ((data.url === undefined) && (missing0 = "url"))){
-validate463.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate466.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs4 = errors;
 if("url" !== data.mode){
-validate463.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
+validate466.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -33379,7 +33560,7 @@ if(valid1){
 if(data.message !== undefined){
 const _errs5 = errors;
 if(typeof data.message !== "string"){
-validate463.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate466.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -33395,12 +33576,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate463.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate466.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate463.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate466.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -33415,7 +33596,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(errors === _errs10){
 if(!(typeof data.url === "string")){
-validate463.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate466.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -33433,12 +33614,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data4 === "string"){
 if(data4.length < 1){
-validate463.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate466.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate463.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate466.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -33505,7 +33686,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate463.errors = vErrors;
+validate466.errors = vErrors;
 return false;
 }
 else {
@@ -33529,7 +33710,7 @@ if(data.requestId !== undefined){
 let data6 = data.requestId;
 const _errs22 = errors;
 if((typeof data6 !== "string") && (!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6))))){
-validate463.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate466.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid1 = _errs22 === errors;
@@ -33542,7 +33723,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs25 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate463.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate466.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid1 = _errs25 === errors;
@@ -33560,25 +33741,25 @@ var valid1 = true;
 }
 }
 else {
-validate463.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate466.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate463.errors = vErrors;
+validate466.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionElicitationRequest = validate466;
-const schema765 = {"type":"object","properties":{"mode":{"type":"string","not":{"enum":["form","url"]}},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
+export const ExtensionElicitationRequest = validate469;
+const schema768 = {"type":"object","properties":{"mode":{"type":"string","not":{"enum":["form","url"]}},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
 
-function validate466(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate469(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))){
-validate466.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate469.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33586,7 +33767,7 @@ if(data.mode !== undefined){
 let data0 = data.mode;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate466.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate469.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -33603,7 +33784,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate466.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate469.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -33626,7 +33807,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs6 = errors;
 if(typeof data.message !== "string"){
-validate466.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate469.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -33638,19 +33819,19 @@ var valid0 = true;
 }
 }
 else {
-validate466.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate469.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate466.errors = vErrors;
+validate469.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateElicitationRequest = validate467;
-const schema766 = {"type":"object","required":["mode"],"properties":{"mode":{"type":"string"}},"if":{"properties":{"mode":{"enum":["form","url"]}}},"then":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]},{"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]}]},"else":{"$ref":"#/$defs/ExtensionElicitationRequestWithUncheckedTag"}};
-const schema776 = {"type":"object","properties":{"mode":{"type":"string"},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
+export const CreateElicitationRequest = validate470;
+const schema769 = {"type":"object","required":["mode"],"properties":{"mode":{"type":"string"}},"if":{"properties":{"mode":{"enum":["form","url"]}}},"then":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]},{"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]}]},"else":{"$ref":"#/$defs/ExtensionElicitationRequestWithUncheckedTag"}};
+const schema779 = {"type":"object","properties":{"mode":{"type":"string"},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
 
-function validate467(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate470(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -33688,7 +33869,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.mode === undefined) && (missing0 = "mode")){
-validate467.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate470.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33700,8 +33881,8 @@ const _errs9 = errors;
 let valid4 = false;
 let passing0 = null;
 const _errs10 = errors;
-if(!(validate434(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate434.errors : vErrors.concat(validate434.errors);
+if(!(validate437(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate437.errors : vErrors.concat(validate437.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs10 === errors;
@@ -33710,8 +33891,8 @@ valid4 = true;
 passing0 = 0;
 }
 const _errs11 = errors;
-if(!(validate435(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate435.errors : vErrors.concat(validate435.errors);
+if(!(validate438(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate438.errors : vErrors.concat(validate438.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs11 === errors;
@@ -33734,7 +33915,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate467.errors = vErrors;
+validate470.errors = vErrors;
 return false;
 }
 else {
@@ -33752,14 +33933,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((data.mode === undefined) && (missing1 = "mode")) || ((data.message === undefined) && (missing1 = "message"))) || ((data.requestedSchema === undefined) && (missing1 = "requestedSchema"))){
-validate467.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate470.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs12 = errors;
 if("form" !== data.mode){
-validate467.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
+validate470.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
 return false;
 }
 var valid5 = _errs12 === errors;
@@ -33771,7 +33952,7 @@ if(valid5){
 if(data.message !== undefined){
 const _errs13 = errors;
 if(typeof data.message !== "string"){
-validate467.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate470.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs13 === errors;
@@ -33782,8 +33963,8 @@ var valid5 = true;
 if(valid5){
 if(data.requestedSchema !== undefined){
 const _errs15 = errors;
-if(!(validate457(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
-vErrors = vErrors === null ? validate457.errors : vErrors.concat(validate457.errors);
+if(!(validate460(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
+vErrors = vErrors === null ? validate460.errors : vErrors.concat(validate460.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs15 === errors;
@@ -33799,12 +33980,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data4 === "string"){
 if(data4.length < 1){
-validate467.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate470.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate467.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate470.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -33871,7 +34052,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate467.errors = vErrors;
+validate470.errors = vErrors;
 return false;
 }
 else {
@@ -33895,7 +34076,7 @@ if(data.requestId !== undefined){
 let data6 = data.requestId;
 const _errs26 = errors;
 if((typeof data6 !== "string") && (!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6))))){
-validate467.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate470.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid5 = _errs26 === errors;
@@ -33908,7 +34089,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs29 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate467.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate470.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid5 = _errs29 === errors;
@@ -33925,7 +34106,7 @@ var valid5 = true;
 }
 }
 else {
-validate467.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate470.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -33936,8 +34117,8 @@ const _errs35 = errors;
 let valid12 = false;
 let passing1 = null;
 const _errs36 = errors;
-if(!(validate434(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate434.errors : vErrors.concat(validate434.errors);
+if(!(validate437(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate437.errors : vErrors.concat(validate437.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs36 === errors;
@@ -33946,8 +34127,8 @@ valid12 = true;
 passing1 = 0;
 }
 const _errs37 = errors;
-if(!(validate435(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate435.errors : vErrors.concat(validate435.errors);
+if(!(validate438(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate438.errors : vErrors.concat(validate438.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs37 === errors;
@@ -33970,7 +34151,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate467.errors = vErrors;
+validate470.errors = vErrors;
 return false;
 }
 else {
@@ -33988,14 +34169,14 @@ if(errors === _errs33){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((((data.mode === undefined) && (missing2 = "mode")) || ((data.message === undefined) && (missing2 = "message"))) || ((data.elicitationId === undefined) && (missing2 = "elicitationId"))) || ((data.url === undefined) && (missing2 = "url"))){
-validate467.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate470.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs38 = errors;
 if("url" !== data.mode){
-validate467.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
+validate470.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
 return false;
 }
 var valid13 = _errs38 === errors;
@@ -34007,7 +34188,7 @@ if(valid13){
 if(data.message !== undefined){
 const _errs39 = errors;
 if(typeof data.message !== "string"){
-validate467.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate470.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid13 = _errs39 === errors;
@@ -34023,12 +34204,12 @@ const _errs42 = errors;
 if(errors === _errs42){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate467.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate470.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate467.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate470.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -34043,7 +34224,7 @@ const _errs44 = errors;
 if(errors === _errs44){
 if(errors === _errs44){
 if(!(typeof data.url === "string")){
-validate467.errors = [{instancePath:instancePath+"/url",schemaPath:"#/then/oneOf/1/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate470.errors = [{instancePath:instancePath+"/url",schemaPath:"#/then/oneOf/1/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -34061,12 +34242,12 @@ const _errs47 = errors;
 if(errors === _errs47){
 if(typeof data12 === "string"){
 if(data12.length < 1){
-validate467.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate470.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate467.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate470.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -34133,7 +34314,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate467.errors = vErrors;
+validate470.errors = vErrors;
 return false;
 }
 else {
@@ -34157,7 +34338,7 @@ if(data.requestId !== undefined){
 let data14 = data.requestId;
 const _errs56 = errors;
 if((typeof data14 !== "string") && (!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14))))){
-validate467.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate470.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid13 = _errs56 === errors;
@@ -34170,7 +34351,7 @@ if(data._meta !== undefined){
 let data15 = data._meta;
 const _errs59 = errors;
 if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-validate467.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate470.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid13 = _errs59 === errors;
@@ -34188,24 +34369,24 @@ var valid13 = true;
 }
 }
 else {
-validate467.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate470.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate467.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "mode", tagValue: tag0},message:"value of tag \"mode\" must be in oneOf"}];
+validate470.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "mode", tagValue: tag0},message:"value of tag \"mode\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate467.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "mode", tagValue: tag0},message:"tag \"mode\" must be string"}];
+validate470.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "mode", tagValue: tag0},message:"tag \"mode\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate467.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate470.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -34220,14 +34401,14 @@ if(errors === _errs64){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.mode === undefined) && (missing3 = "mode")) || ((data.message === undefined) && (missing3 = "message"))){
-validate467.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate470.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs67 = errors;
 if(typeof data.mode !== "string"){
-validate467.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate470.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs67 === errors;
@@ -34239,7 +34420,7 @@ if(valid21){
 if(data.message !== undefined){
 const _errs69 = errors;
 if(typeof data.message !== "string"){
-validate467.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate470.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs69 === errors;
@@ -34251,7 +34432,7 @@ var valid21 = true;
 }
 }
 else {
-validate467.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate470.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -34268,62 +34449,62 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate467.errors = vErrors;
+validate470.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.mode === undefined) && (missing4 = "mode")){
-validate467.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate470.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 if(typeof data.mode !== "string"){
-validate467.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate470.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate467.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate470.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate467.errors = vErrors;
+validate470.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationContentValue = validate473;
-const schema777 = {"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}},{}]};
+export const ElicitationContentValue = validate476;
+const schema780 = {"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}},{}]};
 
-function validate473(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate476(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-validate473.errors = vErrors;
+validate476.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationAcceptAction = validate474;
-const schema778 = {"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+export const ElicitationAcceptAction = validate477;
+const schema781 = {"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
 
-function validate474(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate477(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate474.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate477.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs1 = errors;
 if("accept" !== data.action){
-validate474.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+validate477.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -34336,7 +34517,7 @@ if(data.content !== undefined){
 let data1 = data.content;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate474.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema778.properties.content.type},message:"must be object,null"}];
+validate477.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema781.properties.content.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs2){
@@ -34360,7 +34541,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate474.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate477.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -34373,32 +34554,32 @@ var valid0 = true;
 }
 }
 else {
-validate474.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate477.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate474.errors = vErrors;
+validate477.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationDeclineAction = validate475;
-const schema781 = {"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+export const ElicitationDeclineAction = validate478;
+const schema784 = {"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
 
-function validate475(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate478(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate475.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate478.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs1 = errors;
 if("decline" !== data.action){
-validate475.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
+validate478.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -34411,7 +34592,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate475.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate478.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -34423,32 +34604,32 @@ var valid0 = true;
 }
 }
 else {
-validate475.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate478.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate475.errors = vErrors;
+validate478.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationCancelAction = validate476;
-const schema783 = {"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+export const ElicitationCancelAction = validate479;
+const schema786 = {"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
 
-function validate476(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate479(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate476.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate479.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs1 = errors;
 if("cancel" !== data.action){
-validate476.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
+validate479.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -34461,7 +34642,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate476.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate479.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -34473,32 +34654,32 @@ var valid0 = true;
 }
 }
 else {
-validate476.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate479.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate476.errors = vErrors;
+validate479.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionElicitationAction = validate477;
-const schema785 = {"type":"object","properties":{"action":{"type":"string","not":{"enum":["accept","decline","cancel"]}}},"required":["action"],"additionalProperties":true};
+export const ExtensionElicitationAction = validate480;
+const schema788 = {"type":"object","properties":{"action":{"type":"string","not":{"enum":["accept","decline","cancel"]}}},"required":["action"],"additionalProperties":true};
 
-function validate477(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate480(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate477.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate480.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 let data0 = data.action;
 if(typeof data0 !== "string"){
-validate477.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate480.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -34515,7 +34696,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate477.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate480.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -34533,19 +34714,19 @@ vErrors = null;
 }
 }
 else {
-validate477.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate480.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate477.errors = vErrors;
+validate480.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateElicitationResponse = validate478;
-const schema786 = {"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"if":{"properties":{"action":{"enum":["accept","decline","cancel"]}}},"then":{"type":"object","required":["action"],"discriminator":{"propertyName":"action"},"oneOf":[{"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]}]},"else":{"$ref":"#/$defs/ExtensionElicitationActionWithUncheckedTag"}};
-const schema791 = {"type":"object","properties":{"action":{"type":"string"}},"required":["action"],"additionalProperties":true};
+export const CreateElicitationResponse = validate481;
+const schema789 = {"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"if":{"properties":{"action":{"enum":["accept","decline","cancel"]}}},"then":{"type":"object","required":["action"],"discriminator":{"propertyName":"action"},"oneOf":[{"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]}]},"else":{"$ref":"#/$defs/ExtensionElicitationActionWithUncheckedTag"}};
+const schema794 = {"type":"object","properties":{"action":{"type":"string"}},"required":["action"],"additionalProperties":true};
 
-function validate478(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate481(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -34583,7 +34764,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate478.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate481.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34595,14 +34776,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.action === undefined) && (missing1 = "action")){
-validate478.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate481.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs9 = errors;
 if("accept" !== data.action){
-validate478.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/0/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+validate481.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/0/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -34615,7 +34796,7 @@ if(data.content !== undefined){
 let data2 = data.content;
 const _errs10 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate478.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema786.then.oneOf[0].properties.content.type},message:"must be object,null"}];
+validate481.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema789.then.oneOf[0].properties.content.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs10){
@@ -34639,7 +34820,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs16 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate478.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate481.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -34652,7 +34833,7 @@ var valid4 = true;
 }
 }
 else {
-validate478.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate481.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -34663,14 +34844,14 @@ if(errors === _errs20){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.action === undefined) && (missing2 = "action")){
-validate478.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate481.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs22 = errors;
 if("decline" !== data.action){
-validate478.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/1/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
+validate481.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/1/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs22 === errors;
@@ -34683,7 +34864,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs23 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate478.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate481.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid9 = _errs23 === errors;
@@ -34695,7 +34876,7 @@ var valid9 = true;
 }
 }
 else {
-validate478.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate481.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -34706,14 +34887,14 @@ if(errors === _errs27){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.action === undefined) && (missing3 = "action")){
-validate478.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate481.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs29 = errors;
 if("cancel" !== data.action){
-validate478.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/2/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
+validate481.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/2/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
 return false;
 }
 var valid12 = _errs29 === errors;
@@ -34726,7 +34907,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs30 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate478.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate481.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid12 = _errs30 === errors;
@@ -34738,24 +34919,24 @@ var valid12 = true;
 }
 }
 else {
-validate478.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate481.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate478.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "action", tagValue: tag0},message:"value of tag \"action\" must be in oneOf"}];
+validate481.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "action", tagValue: tag0},message:"value of tag \"action\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate478.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "action", tagValue: tag0},message:"tag \"action\" must be string"}];
+validate481.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "action", tagValue: tag0},message:"tag \"action\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate478.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate481.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -34770,20 +34951,20 @@ if(errors === _errs35){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.action === undefined) && (missing4 = "action")){
-validate478.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate481.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 if(typeof data.action !== "string"){
-validate478.errors = [{instancePath:instancePath+"/action",schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate481.errors = [{instancePath:instancePath+"/action",schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate478.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate481.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -34800,178 +34981,21 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate478.errors = vErrors;
+validate481.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((data.action === undefined) && (missing5 = "action")){
-validate478.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate481.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 if(typeof data.action !== "string"){
-validate478.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate481.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-}
-}
-else {
-validate478.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate478.errors = vErrors;
-return errors === 0;
-}
-
-export const CompleteElicitationNotification = validate479;
-const schema792 = {"type":"object","properties":{"elicitationId":{"$ref":"#/$defs/ElicitationId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["elicitationId"]};
-
-function validate479(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.elicitationId === undefined) && (missing0 = "elicitationId")){
-validate479.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.elicitationId !== undefined){
-let data0 = data.elicitationId;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate479.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate479.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate479.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate479.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate479.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionTitleCapabilities = validate480;
-
-function validate480(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate480.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate480.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate480.errors = vErrors;
-return errors === 0;
-}
-
-export const SetSessionTitleRequest = validate481;
-const schema797 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title"]};
-
-function validate481(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.title === undefined) && (missing0 = "title"))){
-validate481.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate481.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate481.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.title !== undefined){
-const _errs4 = errors;
-if(typeof data.title !== "string"){
-validate481.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs6 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate481.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -34985,8 +35009,8 @@ validate481.errors = vErrors;
 return errors === 0;
 }
 
-export const SetSessionTitleResponse = validate482;
-const schema800 = {"type":"object","properties":{"title":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["title"]};
+export const CompleteElicitationNotification = validate482;
+const schema795 = {"type":"object","properties":{"elicitationId":{"$ref":"#/$defs/ElicitationId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["elicitationId"]};
 
 function validate482(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -34994,16 +35018,26 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.title === undefined) && (missing0 = "title")){
+if((data.elicitationId === undefined) && (missing0 = "elicitationId")){
 validate482.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.title !== undefined){
+if(data.elicitationId !== undefined){
+let data0 = data.elicitationId;
 const _errs1 = errors;
-if(typeof data.title !== "string"){
-validate482.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate482.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+}
+else {
+validate482.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs1 === errors;
 }
@@ -35013,12 +35047,12 @@ var valid0 = true;
 if(valid0){
 if(data._meta !== undefined){
 let data1 = data._meta;
-const _errs3 = errors;
+const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
 validate482.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs3 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
@@ -35035,7 +35069,7 @@ validate482.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatusCapabilities = validate483;
+export const SessionTitleCapabilities = validate483;
 
 function validate483(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -35059,8 +35093,8 @@ validate483.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatusRequest = validate484;
-const schema804 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const SetSessionTitleRequest = validate484;
+const schema800 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"title":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","title"]};
 
 function validate484(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -35068,7 +35102,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
+if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.title === undefined) && (missing0 = "title"))){
 validate484.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -35095,17 +35129,30 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
+if(data.title !== undefined){
 const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate484.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+if(typeof data.title !== "string"){
+validate484.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs6 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate484.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -35119,38 +35166,172 @@ validate484.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatus = validate485;
-const schema807 = {"type":"string"};
+export const SetSessionTitleResponse = validate485;
+const schema803 = {"type":"object","properties":{"title":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["title"]};
 
 function validate485(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "string"){
-validate485.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.title === undefined) && (missing0 = "title")){
+validate485.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
+}
+else {
+if(data.title !== undefined){
+const _errs1 = errors;
+if(typeof data.title !== "string"){
+validate485.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs3 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate485.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate485.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate485.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatusState = validate486;
-const schema808 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["state"]};
+export const SessionStatusCapabilities = validate486;
 
 function validate486(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate486.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate486.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate486.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionStatusRequest = validate487;
+const schema807 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+
+function validate487(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
+validate487.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate487.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate487.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate487.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate487.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate487.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionStatus = validate488;
+const schema810 = {"type":"string"};
+
+function validate488(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate488.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate488.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionStatusState = validate489;
+const schema811 = {"type":"object","properties":{"sessionUpdate":{"const":"state_update"},"state":{"type":"string"},"stopReason":{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/JsonRpcError"},{"type":"null"}]},"background":{"type":["array","null"],"items":{"$ref":"#/$defs/BackgroundWork"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["state"]};
+
+function validate489(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.state === undefined) && (missing0 = "state")){
-validate486.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate489.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("state_update" !== data.sessionUpdate){
-validate486.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
+validate489.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "state_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -35162,7 +35343,7 @@ if(valid0){
 if(data.state !== undefined){
 const _errs2 = errors;
 if(typeof data.state !== "string"){
-validate486.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate489.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -35213,7 +35394,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate486.errors = vErrors;
+validate489.errors = vErrors;
 return false;
 }
 else {
@@ -35269,7 +35450,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate486.errors = vErrors;
+validate489.errors = vErrors;
 return false;
 }
 else {
@@ -35325,7 +35506,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate486.errors = vErrors;
+validate489.errors = vErrors;
 return false;
 }
 else {
@@ -35349,7 +35530,7 @@ if(data.background !== undefined){
 let data5 = data.background;
 const _errs21 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate486.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema808.properties.background.type},message:"must be array,null"}];
+validate489.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema811.properties.background.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs21){
@@ -35379,7 +35560,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs24 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate486.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate489.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -35396,32 +35577,32 @@ var valid0 = true;
 }
 }
 else {
-validate486.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate489.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate486.errors = vErrors;
+validate489.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionStatusResponse = validate490;
-const schema811 = {"type":"object","properties":{"status":{"$ref":"#/$defs/SessionStatus"},"state":{"anyOf":[{"$ref":"#/$defs/SessionStatusState"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["status"]};
+export const SessionStatusResponse = validate493;
+const schema814 = {"type":"object","properties":{"status":{"$ref":"#/$defs/SessionStatus"},"state":{"anyOf":[{"$ref":"#/$defs/SessionStatusState"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["status"]};
 
-function validate490(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate493(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.status === undefined) && (missing0 = "status")){
-validate490.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate493.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.status !== undefined){
 const _errs1 = errors;
 if(typeof data.status !== "string"){
-validate490.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/SessionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate493.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/SessionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -35436,8 +35617,8 @@ const _errs4 = errors;
 const _errs5 = errors;
 let valid2 = false;
 const _errs6 = errors;
-if(!(validate486(data1, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
-vErrors = vErrors === null ? validate486.errors : vErrors.concat(validate486.errors);
+if(!(validate489(data1, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate489.errors : vErrors.concat(validate489.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
@@ -35466,7 +35647,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate490.errors = vErrors;
+validate493.errors = vErrors;
 return false;
 }
 else {
@@ -35490,7 +35671,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs9 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate490.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate493.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -35503,113 +35684,15 @@ var valid0 = true;
 }
 }
 else {
-validate490.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate493.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-validate490.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionArchiveCapabilities = validate492;
-
-function validate492(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate492.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate492.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate492.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionArchiveFilter = validate493;
-
-function validate493(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate493.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
 validate493.errors = vErrors;
 return errors === 0;
 }
 
-export const ArchiveSessionRequest = validate494;
-const schema817 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
-
-function validate494(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate494.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate494.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate494.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate494.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate494.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate494.errors = vErrors;
-return errors === 0;
-}
-
-export const ArchiveSessionResponse = validate495;
-const schema820 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+export const SessionArchiveCapabilities = validate495;
 
 function validate495(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -35633,17 +35716,30 @@ validate495.errors = vErrors;
 return errors === 0;
 }
 
-export const UnarchiveSessionRequest = validate496;
-const schema822 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const SessionArchiveFilter = validate496;
 
 function validate496(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate496.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate496.errors = vErrors;
+return errors === 0;
+}
+
+export const ArchiveSessionRequest = validate497;
+const schema820 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+
+function validate497(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate496.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate497.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35654,12 +35750,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate496.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate497.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate496.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate497.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -35673,7 +35769,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate496.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate497.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -35681,31 +35777,6 @@ var valid0 = _errs4 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-else {
-validate496.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate496.errors = vErrors;
-return errors === 0;
-}
-
-export const UnarchiveSessionResponse = validate497;
-const schema825 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate497(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate497.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
 }
 }
 }
@@ -35718,7 +35789,8 @@ validate497.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionForkCapabilities = validate498;
+export const ArchiveSessionResponse = validate498;
+const schema823 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate498(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -35742,9 +35814,118 @@ validate498.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionSystemPromptCapabilities = validate499;
+export const UnarchiveSessionRequest = validate499;
+const schema825 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
 function validate499(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
+validate499.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate499.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate499.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate499.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate499.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate499.errors = vErrors;
+return errors === 0;
+}
+
+export const UnarchiveSessionResponse = validate500;
+const schema828 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate500(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate500.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate500.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate500.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionForkCapabilities = validate501;
+
+function validate501(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate501.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate501.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate501.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionSystemPromptCapabilities = validate502;
+
+function validate502(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -35785,7 +35966,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate499.errors = vErrors;
+validate502.errors = vErrors;
 return false;
 }
 else {
@@ -35809,7 +35990,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs6 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate499.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate502.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -35820,17 +36001,17 @@ var valid0 = true;
 }
 }
 else {
-validate499.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate502.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate499.errors = vErrors;
+validate502.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionSystemPromptModeCapabilities = validate501;
+export const SessionSystemPromptModeCapabilities = validate504;
 
-function validate501(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate504(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -35871,7 +36052,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate501.errors = vErrors;
+validate504.errors = vErrors;
 return false;
 }
 else {
@@ -35895,7 +36076,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs6 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate501.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate504.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -35906,17 +36087,17 @@ var valid0 = true;
 }
 }
 else {
-validate501.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate504.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate501.errors = vErrors;
+validate504.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionSystemPromptOverrideCapabilities = validate503;
+export const SessionSystemPromptOverrideCapabilities = validate506;
 
-function validate503(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate506(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -35924,37 +36105,37 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta !== undefined){
 let data0 = data._meta;
 if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate503.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate506.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 }
 }
 else {
-validate503.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate506.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate503.errors = vErrors;
+validate506.errors = vErrors;
 return errors === 0;
 }
 
-export const SystemPrompt = validate504;
+export const SystemPrompt = validate507;
 
-function validate504(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate507(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.mode === undefined) && (missing0 = "mode")) || ((data.content === undefined) && (missing0 = "content"))){
-validate504.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate507.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs1 = errors;
 if(typeof data.mode !== "string"){
-validate504.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/$defs/SystemPromptMode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate507.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/$defs/SystemPromptMode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -35983,7 +36164,7 @@ break;
 }
 }
 else {
-validate504.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate507.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -35997,7 +36178,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate504.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate507.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -36010,38 +36191,38 @@ var valid0 = true;
 }
 }
 else {
-validate504.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate507.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate504.errors = vErrors;
+validate507.errors = vErrors;
 return errors === 0;
 }
 
-export const SystemPromptMode = validate506;
+export const SystemPromptMode = validate509;
 
-function validate506(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate509(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate506.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate509.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate506.errors = vErrors;
+validate509.errors = vErrors;
 return errors === 0;
 }
 
-export const ForkSessionRequest = validate507;
-const schema839 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"additionalDirectories":{"type":"array","items":{"$ref":"#/$defs/AbsolutePath"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"systemPrompt":{"anyOf":[{"$ref":"#/$defs/SystemPrompt"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+export const ForkSessionRequest = validate510;
+const schema842 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"$ref":"#/$defs/AbsolutePath"},"additionalDirectories":{"type":"array","items":{"$ref":"#/$defs/AbsolutePath"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"systemPrompt":{"anyOf":[{"$ref":"#/$defs/SystemPrompt"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
 
-function validate507(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate510(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))){
-validate507.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate510.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36052,12 +36233,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate507.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate510.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate507.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate510.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36074,12 +36255,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate507.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate510.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate507.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate510.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36103,12 +36284,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate507.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate510.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate507.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate510.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/$defs/AbsolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36119,7 +36300,7 @@ break;
 }
 }
 else {
-validate507.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate510.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -36149,7 +36330,7 @@ break;
 }
 }
 else {
-validate507.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate510.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -36195,7 +36376,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate507.errors = vErrors;
+validate510.errors = vErrors;
 return false;
 }
 else {
@@ -36219,7 +36400,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs20 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate507.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate510.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -36235,25 +36416,25 @@ var valid0 = true;
 }
 }
 else {
-validate507.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate510.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate507.errors = vErrors;
+validate510.errors = vErrors;
 return errors === 0;
 }
 
-export const ForkSessionResponse = validate510;
-const schema844 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const ForkSessionResponse = validate513;
+const schema847 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
-function validate510(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate513(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate510.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate513.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36264,12 +36445,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate510.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate513.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate510.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate513.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36299,7 +36480,7 @@ break;
 }
 }
 else {
-validate510.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate513.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -36329,7 +36510,7 @@ break;
 }
 }
 else {
-validate510.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate513.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -36343,7 +36524,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs10 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate510.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate513.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -36357,10 +36538,10 @@ var valid0 = true;
 }
 }
 else {
-validate510.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate513.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate510.errors = vErrors;
+validate513.errors = vErrors;
 return errors === 0;
 }

@@ -298,6 +298,9 @@ export class SessionConversation {
   }
 
   /** Applies a `state_update`. */
+  /** Whether an `unknown` state replaced work in progress (so the next idle with a reason ends a turn). */
+  #workBeforeUnknown = false;
+
   applyState(update: RawUpdate, changes: SessionChanges | null): void {
     const next = update.state;
     if (typeof next !== 'string') {
@@ -306,17 +309,21 @@ export class SessionConversation {
     }
     const previous = this.#state;
     this.#state = next as WorkState;
+    // `unknown` (unstable) after work: the agent lost sight of it, so an idle that follows ends it.
+    if (next === 'unknown' && previous !== 'idle' && previous !== 'unknown') this.#workBeforeUnknown = true;
     // A state this SDK does not know keeps the background list unless it carries one.
-    const known = next === 'running' || next === 'idle' || next === 'requires_action';
+    const known = next === 'running' || next === 'idle' || next === 'requires_action' || next === 'unknown';
     if (known || update.background !== undefined) this.#applyBackground(update.background, changes);
     if (next === 'idle') {
       const entering = previous !== 'idle';
       const { stopReason, usage } = update;
       if (stopReason !== undefined || entering) this.#stopReason = (stopReason ?? null) as StopReason | null;
       if (usage !== undefined || entering) this.#usage = (usage ?? null) as Usage | null;
-      if (entering && previous !== 'unknown' && stopReason !== undefined && stopReason !== null) {
+      const afterWork = previous !== 'unknown' || this.#workBeforeUnknown;
+      if (entering && afterWork && stopReason !== undefined && stopReason !== null) {
         this.#completedTurns++;
       }
+      this.#workBeforeUnknown = false;
       if (typeof stopReason === 'string') this.#endWork(update, stopReason);
     }
     this.#stateDirty = true;

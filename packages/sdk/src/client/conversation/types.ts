@@ -62,7 +62,11 @@ export interface ConversationMessage {
   readonly position: number | null;
 }
 
-/** Work state of a session as last reported by `state_update` (`unknown` before the first one). */
+/**
+ * Work state of a session as last reported by `state_update`: `unknown` before the first one, and
+ * after an `unknown` state update (unstable: the agent cannot tell what the foreground is doing —
+ * show the earlier state, if at all, as last known only).
+ */
 export type WorkState = 'unknown' | 'running' | 'idle' | 'requires_action' | `_${string}`;
 
 /** Whether the SDK currently has a live connection to the agent owning the session. */
