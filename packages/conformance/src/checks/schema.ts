@@ -76,15 +76,28 @@ export function checkUpdateSessionIds(context: CheckContext): CheckOutcome {
     if (request.from !== 'client' || !request.response?.ok) continue;
     const sessionId = asRecord(request.params)?.sessionId;
     if (typeof sessionId === 'string') known.add(sessionId);
+    // A fork's answer names the new session (unstable session/fork).
+    const forked =
+      request.method === 'session/fork' ? asRecord(request.response.result)?.sessionId : undefined;
+    if (typeof forked === 'string') known.add(forked);
   }
-  const findings: RawFinding[] = analysis.updates
-    .filter((update) => !known.has(update.sessionId))
-    .map((update) => ({
-      index: update.index,
-      message: 'session/update for a session this client never created, resumed or successfully prompted',
-      expected: `one of ${[...known].map((id) => show(id)).join(', ') || '(no session established)'}`,
-      actual: `sessionId ${show(update.sessionId)}`,
-    }));
+  // A subagent becomes known once a known session announced it (unstable subagent_update); an
+  // update for it before that is still a finding here (and under subagent.announced-first).
+  const findings: RawFinding[] = [];
+  for (const update of analysis.updates) {
+    if (!known.has(update.sessionId)) {
+      findings.push({
+        index: update.index,
+        message:
+          'session/update for a session this client never created, resumed, forked or successfully prompted, and no known session announced as a subagent before it',
+        expected: `one of ${[...known].map((id) => show(id)).join(', ') || '(no session established)'}`,
+        actual: `sessionId ${show(update.sessionId)}`,
+      });
+      continue;
+    }
+    const child = update.sessionUpdate === 'subagent_update' ? asRecord(update.update)?.sessionId : undefined;
+    if (typeof child === 'string') known.add(child);
+  }
   return checked(findings);
 }
 

@@ -165,9 +165,17 @@ export const RULES = [
   {
     id: 'update.session-id',
     statement:
-      'Every session/update carries the sessionId of a session this client created, resumed or prompted.',
-    source: 'schema SessionNotification',
+      'Every session/update carries the sessionId of a session this client created, resumed, forked or prompted, or of a subagent announced on one of those before the update.',
+    source: 'schema SessionNotification; schema SubagentUpdate (unstable)',
     tier: 'mandatory',
+  },
+  {
+    id: 'subagent.announced-first',
+    statement:
+      'Unstable surface: a subagent is announced with subagent_update on its parent before any update bears its session ID, and no session announces itself (not applicable without subagents).',
+    source: 'schema SubagentUpdate (upstream unstable schema)',
+    tier: 'mandatory',
+    surface: 'unstable',
   },
   {
     id: 'agent-message.schema',

@@ -38,6 +38,7 @@ import {
   checkUpdateSessionIds,
 } from '../checks/schema.js';
 import { checkCancel, checkRunningBeforeIdle, checkStopReasons, checkWorkEnds } from '../checks/state.js';
+import { checkSubagentsAnnounced } from '../checks/subagents.js';
 import type { CheckContext } from '../checks/context.js';
 import type { TranscriptEntry } from '../transcript/parse.js';
 import { RULES, type RuleId } from './catalog.js';
@@ -68,6 +69,7 @@ const CHECKS: Partial<Record<RuleId, (context: CheckContext) => CheckOutcome>> =
   'resume.no-replay-without-replay-from': checkNoReplayWithoutCursor,
   'update.schema': checkUpdateSchema,
   'update.session-id': checkUpdateSessionIds,
+  'subagent.announced-first': checkSubagentsAnnounced,
   'agent-message.schema': checkAgentMessages,
   'client-message.schema': checkClientMessages,
   'baseline.initialize.info': checkInitializeInfo,

@@ -11,6 +11,11 @@ export interface RuleInfo {
   source: string;
   /** Whether breaking it fails conformance. */
   tier: RuleTier;
+  /**
+   * `unstable`: a rule of upstream's unstable surface (subagents…), applicable only when the
+   * transcript uses that surface, so a stable-only agent is never failed by it.
+   */
+  surface?: 'unstable';
 }
 
 /** One observed violation, located in a transcript. */
