@@ -1,8 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { Connection, type Transport } from '../../src/rpc/index.js';
 import {
@@ -17,6 +13,7 @@ import {
   type WebSocketTransportServer,
   WebSocketHandshakeError,
 } from '../../src/transports/index.js';
+import { selfSignedCertificate } from './self-signed.js';
 
 let server: WebSocketTransportServer | undefined;
 afterEach(async () => {
@@ -238,37 +235,11 @@ describe('WebSocket server: no accidental exposure', () => {
 });
 
 describe('WebSocket server over TLS', () => {
-  let dir = '';
   let cert = '';
   let key = '';
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'acp-kit-tls-'));
-    // A throwaway self-signed certificate for 127.0.0.1, made by the system's openssl.
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    key = readFileSync(join(dir, 'key.pem'), 'utf8');
+    ({ cert, key } = selfSignedCertificate());
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('serves wss:// with a certificate and key, and the client connects with the token', async () => {
     const { server } = await start({ tls: { cert, key } });
