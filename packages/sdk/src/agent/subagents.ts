@@ -104,6 +104,21 @@ export const CHILD_MUTATIONS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * The client-initiated methods naming a session that a subagent's session takes like any other:
+ * read-only ones (`session/resume`, `session/status`), `session/fork` (it only reads the child),
+ * and the entity-scoped cancels, which the tool call's or terminal's own `capabilities.cancel`
+ * permits. Every method of the schema that names a session is in this set or in
+ * {@link CHILD_MUTATIONS} (a test checks it, so a new method is classified when it is added).
+ */
+export const CHILD_UNGUARDED: ReadonlySet<string> = new Set([
+  'session/resume',
+  'session/status',
+  'session/fork',
+  'tool_call/cancel',
+  'terminal/cancel',
+]);
+
+/**
  * The error a client's `method` on `session` gets because the session is a subagent its parent
  * did not open to that method; undefined when it may run (not a child, or `session/cancel` on a
  * cancellable child).
