@@ -341,10 +341,18 @@ export class AgentSession {
       this.#announcing.delete(child.id);
       throw error;
     }
+    // Returns early if this session closes first (its clients are gone); the listener goes either way.
+    const closed = this.#closed.signal;
+    let onClose: (() => void) | undefined;
     await Promise.race([
       announced,
-      new Promise((resolve) => this.#closed.signal.addEventListener('abort', resolve, { once: true })),
+      new Promise<void>((resolve) => {
+        onClose = () => resolve();
+        if (closed.aborted) resolve();
+        else closed.addEventListener('abort', onClose, { once: true });
+      }),
     ]);
+    if (onClose !== undefined) closed.removeEventListener('abort', onClose);
     return child;
   }
 
@@ -354,12 +362,11 @@ export class AgentSession {
    * cancel the child's work.
    */
   async patchSubagent(sessionId: SessionId, patch: SubagentPatch & { cancellable?: boolean }): Promise<void> {
-    const child = this.family.children.get(sessionId);
-    if (child === undefined && !this.family.unloaded.has(sessionId)) {
+    if (!this.family.children.has(sessionId) && !this.family.unloaded.has(sessionId)) {
       throw new RangeError(`${sessionId} is not a subagent of ${this.id}`);
     }
+    // The child's permission follows the update through the log (SubagentFamily.noted), as on every replica.
     const { cancellable, ...fields } = patch;
-    if (cancellable !== undefined && child !== undefined) child.family.cancellable = cancellable;
     await this.update({
       sessionUpdate: 'subagent_update',
       sessionId,

@@ -168,6 +168,7 @@ export async function discoverChildren(
     else SubagentFamily.link(session, child, cancellable);
   }
 }
+
 type AnyHandler = (
   params: { sessionId?: unknown } | undefined,
   context: unknown,

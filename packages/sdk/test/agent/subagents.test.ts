@@ -106,7 +106,7 @@ describe('subagents', () => {
     expect(messages.filter((m) => m.origin !== 'agent').every((m) => m.error !== undefined)).toBe(true);
   });
 
-  it('lets the client cancel a cancellable child’s work, and drops the cancel of one that is not', async () => {
+  it('lets the client cancel a cancellable child’s work, drops the cancel of one that is not, and applies a patch that makes it cancellable', async () => {
     const children = new Map<string, AgentSession>();
     const refused: string[] = [];
     const { client } = wire(subagentAgent(children, refused));
@@ -120,9 +120,14 @@ describe('subagents', () => {
     await waitFor(() => refused.length === 1);
     expect(refused[0]).toMatch(/session\/cancel is not permitted .* does not make it cancellable/);
     expect(fixedChild.signal.aborted).toBe(false);
-    // The agent itself may still stop it.
-    fixedChild.cancel();
+    // Made cancellable by a patch, the client's cancel now applies.
+    const parent = [...children.values()][0]!.family.parent!;
+    await parent.patchSubagent(fixedChild.id, { cancellable: true });
+    await waitFor(() => client.store.snapshot(sessionId).subagents[0]?.fields.capabilities !== undefined);
+    await client.cancel(fixedChild.id);
     await fixed;
+    expect(fixedChild.signal.aborted).toBe(true);
+    expect(refused).toHaveLength(1);
 
     const open = client.promptToEnd(sessionId, [{ type: 'text', text: 'wait cancellable' }]);
     await waitFor(() => children.has('wait cancellable'));
