@@ -1008,6 +1008,28 @@ describe('WebSocket on the same endpoint', () => {
     socket.close();
   });
 
+  it('cleans up the connection when its socket closes; the session it opened lives on for a resume', async () => {
+    await serve();
+    const socket = new WebSocket(server!.webSocketUrl, { headers: auth() });
+    const answers: Record<string, unknown>[] = [];
+    socket.on('message', (data) => answers.push(JSON.parse(String(data))));
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    socket.send(JSON.stringify(INITIALIZE));
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } }));
+    await vi.waitFor(() => expect(answers.find((m) => m.id === 1)).toBeDefined());
+    const sessionId = (answers.find((m) => m.id === 1)!.result as { sessionId: string }).sessionId;
+    expect(server!.openConnections).toBe(1);
+    await vi.waitFor(() => expect(agent.sessions.get(sessionId)?.attachedCount).toBe(1));
+    socket.close();
+    await vi.waitFor(() => expect(server!.openConnections).toBe(0));
+    await vi.waitFor(() => expect(agent.sessions.get(sessionId)?.attachedCount ?? 0).toBe(0));
+    const { replay } = await resumer(sessionId);
+    expect(replay.at(-1)).toMatchObject({ result: {} });
+  });
+
   it('sets the affinity cookie on the 101, which connectWebSocket keeps and returns on its next handshake', async () => {
     const cookies: (string | undefined)[] = [];
     agent = wordsAgent();
