@@ -248,6 +248,21 @@ describe('connectHttp errors', () => {
     expect(sent.slice(1).filter((request) => request.cookie !== cookie)).toEqual([]);
   });
 
+  it('refuses to send anything but initialize first, without a request reaching the server', async () => {
+    const server = await ours();
+    let requests = 0;
+    const counting: typeof fetch = (input, init) => {
+      requests += 1;
+      return fetch(input, init);
+    };
+    const transport = await connectHttp(server.url, { token: server.token!, fetch: counting });
+    const first = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } });
+    await expect(transport.writer.write(first)).rejects.toThrow(
+      'ACP over HTTP: the first message must be the initialize request',
+    );
+    expect(requests).toBe(0);
+  });
+
   it('HttpStatusError carries the status and the reason', () => {
     const error = new HttpStatusError('POST session/prompt', 404, 'Unknown Acp-Connection-Id');
     expect(error.message).toBe(
