@@ -9,19 +9,13 @@
  * the affinity cookie set on the first answer comes back on every later request of the connection,
  * and on the next connection's first request (what a load balancer routes on).
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ListeningAgent, listeningAgent, requireBuild } from '../harness.js';
+import { bundlePage, launchChromium, servePage } from './test-page.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ENSURE_CHROMIUM = fileURLToPath(new URL('../../../../scripts/ensure-chromium.sh', import.meta.url));
-const PAGE = new URL('./page/', import.meta.url);
 /** The affinity cookie value the agent sets (`--affinity`), so the test knows what to look for. */
 const AFFINITY = 'acp_affinity=replica-7';
 
@@ -114,25 +108,6 @@ async function recordingProxy(target: URL): Promise<{ url: string; seen: Seen[];
   return { url: `http://127.0.0.1:${port}${target.pathname}`, seen, server };
 }
 
-/** Serves the page and its bundle on 127.0.0.1 (a port of its own, so an origin of its own). */
-async function servePage(bundle: string): Promise<{ server: Server; origin: string }> {
-  const html = readFileSync(new URL('index.html', PAGE), 'utf8');
-  const server = createServer((request, response) => {
-    if (request.url === '/app.js') {
-      response.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' });
-      response.end(bundle);
-    } else if (request.url === '/') {
-      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      response.end(html);
-    } else {
-      response.writeHead(404);
-      response.end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
 type Profile = 'http' | 'websocket';
 
 let browser: Browser | undefined;
@@ -142,19 +117,8 @@ let proxy: { url: string; seen: Seen[]; server: Server } | undefined;
 
 beforeAll(async () => {
   requireBuild();
-  if (!existsSync(CHROMIUM)) {
-    const result = spawnSync('sh', [ENSURE_CHROMIUM], { stdio: ['ignore', 'inherit', 'inherit'] });
-    if (result.status !== 0) throw new Error(`${CHROMIUM} is missing and ${ENSURE_CHROMIUM} failed`);
-  }
-  const bundled = await build({
-    entryPoints: [fileURLToPath(new URL('app.js', PAGE))],
-    bundle: true,
-    platform: 'browser',
-    format: 'esm',
-    write: false,
-    logLevel: 'silent',
-  });
-  page = await servePage(bundled.outputFiles[0]!.text);
+  browser = await launchChromium();
+  page = await servePage(await bundlePage());
   agent = await listeningAgent([
     '--chunk-delay',
     '0',
@@ -165,17 +129,6 @@ beforeAll(async () => {
   ]);
   const endpoint = /ACP endpoint \(Streamable HTTP and WebSocket\): (\S+)/.exec(agent.stderr())![1]!;
   proxy = await recordingProxy(new URL(endpoint));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
 });
 
 afterAll(async () => {
