@@ -6,8 +6,10 @@
  * another origin is refused, so is a wrong token, and no token ever appears in a URL.
  */
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { type ListeningAgent, listeningAgent, requireBuild } from '../harness.js';
 import { bundlePage, launchChromium, servePage } from './test-page.js';
 
@@ -127,6 +129,45 @@ describe('a page on an origin that is not allowed', () => {
       await page.close();
     },
   );
+});
+
+describe('the WebSocket client in the page', () => {
+  it('sends every message as a text frame, as the RFD says (servers may drop binary ones)', async () => {
+    // A bare WebSocket server that notes how each frame came and answers initialize.
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => wss.once('listening', resolve));
+    const frames: { binary: boolean; text: string }[] = [];
+    wss.on('connection', (socket) => {
+      socket.on('message', (data, isBinary) => {
+        frames.push({ binary: isBinary, text: String(data) });
+        const message = JSON.parse(String(data)) as { id?: unknown; method?: string };
+        if (message.method === 'initialize')
+          socket.send(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: message.id,
+              result: { protocolVersion: 2, info: { name: 'text-frames', version: '0' }, capabilities: {} },
+            }),
+          );
+      });
+    });
+    try {
+      const page = await open(allowed!.origin);
+      const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/acp`;
+      const outcome = await page.evaluate(
+        (args) =>
+          (globalThis as unknown as { acp: { attempt(a: unknown): Promise<Attempt> } }).acp.attempt(args),
+        { profile: 'websocket', url, token: agent!.token! },
+      );
+      expect(outcome).toEqual({ ok: true });
+      expect(frames.map((frame) => frame.binary)).toEqual([false]);
+      expect(JSON.parse(frames[0]!.text)).toMatchObject({ method: 'initialize' });
+      await page.close();
+    } finally {
+      for (const client of wss.clients) client.terminate();
+      await new Promise((resolve) => wss.close(resolve));
+    }
+  });
 });
 
 describe('the token', () => {
