@@ -37,10 +37,15 @@ function projectTools(calls: string[]): Server {
       },
     ],
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     calls.push(`${request.params.name} ${JSON.stringify(request.params.arguments ?? {})}`);
     if (request.params.name !== 'word_count')
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    // A notification about this request: the transport sends it to the agent as mcp/message.
+    await extra.sendNotification({
+      method: 'notifications/progress',
+      params: { progressToken: 'count', progress: 1, total: 1 },
+    });
     const text = String((request.params.arguments as { text?: unknown } | undefined)?.text ?? '');
     const count = text.split(/\s+/).filter(Boolean).length;
     return { content: [{ type: 'text', text: `${count} word(s) in "${text}"` }] };
@@ -84,6 +89,10 @@ describe('MCP over ACP with the official MCP SDK and acp-kit agent', () => {
     await projectTools(calls).connect(transport as unknown as McpTransport);
     cleanups.push(() => transport.close());
     const sessionId = await t.client.newSession('/work', [transport.registration.declaration]);
+    const sent: { method?: string; id?: unknown; params?: unknown }[] = [];
+    t.connection.onMessage((direction, message) => {
+      if (direction === 'out') sent.push(message as (typeof sent)[number]);
+    });
 
     await turn(t, sessionId, '/mcp', 1);
     expect(agentText(t, sessionId).at(-1)).toBe(
@@ -102,6 +111,18 @@ describe('MCP over ACP with the official MCP SDK and acp-kit agent', () => {
       'tools/list',
       'tools/call',
     ]);
+    // The server's progress notification went back for the tools/call request, and only for it.
+    const callId = (asked[2]!.params as { requestId: string }).requestId;
+    expect(sent.filter((m) => m.method === 'mcp/message' && m.id === undefined).map((m) => m.params)).toEqual(
+      [
+        {
+          serverId: transport.registration.serverId,
+          requestId: callId,
+          method: 'notifications/progress',
+          params: { progressToken: 'count', progress: 1, total: 1 },
+        },
+      ],
+    );
     expect((asked[2]!.params as { params: { _meta: Record<string, unknown> } }).params._meta).toMatchObject({
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
       'io.modelcontextprotocol/clientInfo': { name: 'acp-kit-agent' },
