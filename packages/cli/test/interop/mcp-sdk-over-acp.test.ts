@@ -198,6 +198,53 @@ describe('MCP over ACP with the official MCP SDK and acp-kit agent', () => {
     expect(agentText(t, sessionId).at(-1)).toContain('still here');
   });
 
+  it('cancels a slow tool call end to end: session/cancel reaches the MCP SDK handler as notifications/cancelled', async () => {
+    const t = await start();
+    const server = new Server({ name: 'slow-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
+    let aborted!: () => void;
+    const handlerAborted = new Promise<void>((resolve) => {
+      aborted = resolve;
+    });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [{ name: 'wait', inputSchema: { type: 'object' } }],
+    }));
+    server.setRequestHandler(
+      CallToolRequestSchema,
+      (_request, extra) =>
+        new Promise((_, reject) =>
+          extra.signal.addEventListener('abort', () => {
+            aborted();
+            reject(new Error('aborted'));
+          }),
+        ),
+    );
+    const transport = t.client.hostMcpServer({ name: 'slow-tools' });
+    await server.connect(transport as unknown as McpTransport);
+    cleanups.push(() => transport.close());
+    const sessionId = await t.client.newSession('/work', [transport.registration.declaration]);
+    await t.client.prompt(sessionId, [{ type: 'text', text: '/mcp wait' }]);
+    await t.until((incoming) =>
+      incoming.some(
+        (m) => m.method === 'mcp/message' && (m.params as { method: string }).method === 'tools/call',
+      ),
+    );
+    await t.client.cancel(sessionId);
+    await handlerAborted;
+    await idleCount(t, 1);
+    const idle = t
+      .updates()
+      .filter((u) => u.sessionUpdate === 'state_update')
+      .at(-1) as { stopReason?: string };
+    expect(idle.stopReason).toBe('cancelled');
+    expect(toolCalls(t, sessionId)).toEqual([
+      {
+        title: 'MCP slow-tools: wait',
+        status: 'failed',
+        text: expect.stringMatching(/^mcp\/message failed with -32800: /),
+      },
+    ]);
+  });
+
   it('is refused by an agent for a session without acp servers: /mcp says none were declared', async () => {
     const t = await start();
     const sessionId = await t.client.newSession('/work');

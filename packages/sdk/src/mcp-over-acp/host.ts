@@ -169,6 +169,7 @@ export class McpServerHost {
     const controller = new AbortController();
     const cancel = () => controller.abort(signal.reason);
     const withdraw = () => controller.abort(server.withdrawn.signal.reason);
+    if (signal.aborted) cancel();
     signal.addEventListener('abort', cancel, { once: true });
     server.withdrawn.signal.addEventListener('abort', withdraw, { once: true });
     let done = false;
