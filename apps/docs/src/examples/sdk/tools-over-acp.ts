@@ -1,4 +1,5 @@
-import { Agent, type Client, McpCallError, type McpServerAcp } from '@acp-kit/sdk';
+import type { McpServerAcp } from '@acp-kit/schema';
+import { Agent, type Client, McpCallError } from '@acp-kit/sdk';
 
 /**
  * MCP over ACP (an unstable feature: upstream's mcp-over-acp draft), the client's side: a
