@@ -73,10 +73,10 @@ describe('methods emitter', () => {
     );
   });
 
-  it("refuses a notification form going the request's way, or with params that accept something else", () => {
-    const sameWay = withNotificationForm();
-    at(sameWay, 'x-methods', 'session/request_permission', 'notification').direction = 'agent_to_client';
-    expect(checkConventions(sameWay, 'fixture.json').map((p) => p.pointer)).toEqual([
+  it('refuses a notification form without a valid direction, or with params that accept something else', () => {
+    const sideways = withNotificationForm();
+    at(sideways, 'x-methods', 'session/request_permission', 'notification').direction = 'sideways';
+    expect(checkConventions(sideways, 'fixture.json').map((p) => p.pointer)).toEqual([
       '/x-methods/session~1request_permission/notification/direction',
     ]);
     const otherShape = withNotificationForm();

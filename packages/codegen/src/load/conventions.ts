@@ -294,10 +294,10 @@ function withoutDescriptions(value: JsonValue | undefined): JsonValue | undefine
 }
 
 /**
- * Checks a request's `notification`: the same wire name sent as a notification the other way
- * (`mcp/message`). It has a direction other than the request's, a description, and params that
- * accept exactly what the request's params accept — validators look params up by wire name, so
- * one definition must serve both.
+ * Checks a request's `notification`: the same wire name also sent as a notification (`mcp/message`
+ * the other way; a wrapper such as `proxy/successor` the same way). It has a direction, a
+ * description, and params that accept exactly what the request's params accept — validators look
+ * params up by wire name, so one definition must serve both.
  */
 function checkNotificationForm(
   file: string,
@@ -315,15 +315,11 @@ function checkNotificationForm(
     });
     return;
   }
-  if (
-    typeof form.direction !== 'string' ||
-    !DIRECTIONS.has(form.direction) ||
-    form.direction === info.direction
-  ) {
+  if (typeof form.direction !== 'string' || !DIRECTIONS.has(form.direction)) {
     out.push({
       file,
       pointer: at('notification', 'direction'),
-      message: "direction must be client_to_agent, agent_to_client or both, and not the request's",
+      message: 'direction must be client_to_agent, agent_to_client or both',
     });
   }
   if (!hasDescription(form))

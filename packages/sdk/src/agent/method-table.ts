@@ -231,8 +231,8 @@ export class MethodTable<O = unknown> implements HandlerTable<GateOf<O>> {
     for (const [method, handler] of Object.entries(handlers)) {
       if (handler === undefined) continue;
       const row = rowOf(method);
-      if (receivesNotificationForm(method)) {
-        // A request the agent sends whose notification form it receives (`mcp/message`).
+      if (row?.servedBy === 'client' && receivesNotificationForm(method)) {
+        // A request only the client serves, whose notification form the agent receives (`mcp/message`).
         this.onNotification(method as keyof AgentNotificationMap & string, handler as never);
         continue;
       }
