@@ -9,3 +9,5 @@ export * from './agent/index.js';
 export * from './history/index.js';
 // Wire codecs: the version a connection speaks, chosen at initialize (codec/)
 export * from './codec/index.js';
+// MCP over ACP (unstable): MCP servers the client provides over the ACP connection (mcp-over-acp/)
+export * from './mcp-over-acp/index.js';

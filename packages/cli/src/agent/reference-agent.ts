@@ -8,6 +8,7 @@ import {
 } from '@acp-kit/sdk';
 import { backgroundCommand, subtaskCommand } from './background-command.js';
 import { compactCommand } from './compact-command.js';
+import { mcpCommand } from './mcp-command.js';
 import { subagentCommand } from './subagent-command.js';
 import { promptText, replyTo } from './reply-model.js';
 import {
@@ -86,7 +87,9 @@ interface Queued {
  *   the session's retained messages), `/background <seconds>` (a terminal that keeps writing
  *   after the turn ended idle, listed in `background` until its exit status) and `/subtask <text>`
  *   (the same as a background tool call), `/subagent <task>` (a cancellable child session reporting
- *   its own turn, announced with `subagent_update`, unstable); `session/list`, `session/close`, `session/delete`;
+ *   its own turn, announced with `subagent_update`, unstable), `/mcp [tool [json]]` (lists or calls
+ *   the tools of MCP servers the client provides over ACP, `mcp/message`, unstable);
+ *   `session/list`, `session/close`, `session/delete`;
  *   with `requireLogin`, `auth/login` first.
  */
 export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent {
@@ -190,6 +193,8 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
       return backgroundCommand(session, text.slice(12).trim());
     if (text === '/subagent' || text.startsWith('/subagent '))
       return subagentCommand(session, text.slice(10).trim(), signal);
+    if ((text === '/mcp' || text.startsWith('/mcp ')) && agent.mcp)
+      return mcpCommand(session, text.slice(5).trim(), client, agent.mcp);
     if (text === '/subtask' || text.startsWith('/subtask '))
       return subtaskCommand(session, text.slice(9).trim());
     if (text.startsWith('/write')) {
@@ -260,6 +265,8 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
           },
         }
       : {}),
+    // MCP over ACP (unstable): MCP servers the client provides over this connection, used by /mcp.
+    mcpOverAcp: true,
     // Where a real agent would send its model requests (the offline model sends none): clients
     // may re-route them with providers/set, and /status reports the main provider's route.
     providers: [

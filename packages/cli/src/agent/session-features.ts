@@ -91,6 +91,12 @@ const COMMON_COMMANDS: readonly AvailableCommand[] = [
     description: 'Start a subagent that works on the task in its own session (subagent_update, unstable)',
     input: { type: 'text', hint: 'task' },
   },
+  {
+    type: 'command',
+    name: 'mcp',
+    description: 'List or call the tools of MCP servers the client provides over ACP (mcp/message, unstable)',
+    input: { type: 'text', hint: '[@serverId] <tool> [json arguments]' },
+  },
 ];
 
 /** The current value of a select option, or `fallback`. */

@@ -57,6 +57,7 @@ describe('acp-kit agent: v2 session features', () => {
       'unplan',
       'plan',
       'subagent',
+      'mcp',
     ]);
     await first.t.client.setConfigOption(sessionId, 'model', 'echo-twice');
     let turns = 0;

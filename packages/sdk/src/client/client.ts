@@ -47,6 +47,8 @@ import {
   PERMISSION_CANCELLED,
   type PermissionCallback,
 } from './answers.js';
+import { McpServerHost } from '../mcp-over-acp/host.js';
+import { AcpMcpServerTransport } from '../mcp-over-acp/mcp-transport.js';
 import { ConversationStore, type TurnEnd } from './conversation/index.js';
 
 /** The protocol version this client speaks. */
@@ -145,6 +147,13 @@ export interface ResumeOptions extends CallOptions {
 export class Client {
   /** The conversation(s) this client has seen. */
   readonly store: ConversationStore;
+  /**
+   * Unstable (the mcp-over-acp draft): the MCP servers this client provides to the agent over the
+   * connection. Register one ({@link McpServerHost.register}, or {@link Client.hostMcpServer} for
+   * an MCP SDK server) and give its declaration in a session's `mcpServers`; the agent's
+   * `mcp/message` requests reach it. With none registered, every `mcp/message` is answered -33001.
+   */
+  readonly mcp: McpServerHost;
   readonly #connection: ClientConnection;
   readonly #options: ClientOptions;
   readonly #sessions = new Set<SessionId>();
@@ -171,7 +180,10 @@ export class Client {
     );
     typed.onNotification('elicitation/complete', (params) => options.onElicitationComplete?.(params));
     typed.onNotification('auth/status_update', (params) => options.onAuthStatus?.(params));
+    this.mcp = new McpServerHost((params) => typed.sendNotification('mcp/message', params));
+    typed.onRequest('mcp/message', (params, context) => this.mcp.handle(params, context.signal));
     typed.onClose(() => {
+      void this.mcp.closeAll();
       for (const sessionId of this.#sessions) this.store.setConnection(sessionId, 'disconnected');
     });
     typed.listen();
@@ -180,6 +192,21 @@ export class Client {
   /** The underlying connection. */
   get connection(): ClientConnection {
     return this.#connection;
+  }
+
+  /**
+   * Unstable (the mcp-over-acp draft): provides an MCP server over this connection through a
+   * transport an MCP SDK server connects to (`await server.connect(transport)`, with
+   * `@modelcontextprotocol/sdk`'s `McpServer` or `Server`). Give
+   * `transport.registration.declaration` in a session's `mcpServers` to an agent advertising
+   * `capabilities.session.mcp.acp`; `transport.close()` withdraws it.
+   */
+  hostMcpServer(options: {
+    name: string;
+    serverId?: string;
+    maxActiveRequests?: number;
+  }): AcpMcpServerTransport {
+    return new AcpMcpServerTransport(this.mcp, options);
   }
 
   /** Sends `initialize` with protocol version 2 and this client's info. */
