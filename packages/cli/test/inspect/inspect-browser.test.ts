@@ -77,11 +77,20 @@ async function initializeAndCreateSession(page: Page, version: 1 | 2 = 2): Promi
  * the page re-renders its lists as frames arrive, so element handles do not outlive a render.
  */
 async function waitForText(page: Page, selector: string, text: string): Promise<void> {
-  await expect
-    .poll(async () => (await page.locator(selector).allTextContents()).some((t) => t.includes(text)), {
-      timeout: 20_000,
-    })
-    .toBe(true);
+  let seen: string[] = [];
+  try {
+    await expect
+      .poll(
+        async () => {
+          seen = await page.locator(selector).allTextContents();
+          return seen.some((t) => t.includes(text));
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(true);
+  } catch (error) {
+    throw new Error(`no ${selector} holds "${text}"; they hold ${JSON.stringify(seen)}`, { cause: error });
+  }
 }
 
 async function prompt(page: Page, text: string): Promise<void> {
@@ -144,6 +153,146 @@ describe('acp-kit inspect in Chromium', () => {
     expect(lint.messages).toBe(checks.length);
     const cli = spawnSync(process.execPath, [BIN, 'lint', file], { encoding: 'utf8' });
     expect(cli.status).toBe(0);
+    await finish(page, inspector);
+  });
+
+  it('renders what the reference agent reports: config options as controls, the command palette, a tool call with its terminal, a plan, notices, usage, an elicitation form, a compaction and session info', async () => {
+    const { page, inspector } = await inspect(['--', process.execPath, BIN, 'agent']);
+    const sessionId = await initializeAndCreateSession(page);
+    const inSession = `section.session[data-session-id="${sessionId}"]`;
+
+    // Config options (v2's modes are options of category mode) are controls; a change goes to the agent.
+    const mode = page.locator('#session-controls select[data-config-id="mode"]');
+    await mode.waitFor();
+    await expect(mode.inputValue()).resolves.toBe('code');
+    await expect(page.locator('#session-controls .config-option').first().textContent()).resolves.toContain(
+      '(mode)',
+    );
+    await mode.selectOption('ask');
+    await page.locator('#log', { hasText: 'mode set to ask' }).waitFor();
+    await expect(mode.inputValue()).resolves.toBe('ask');
+    await mode.selectOption('code');
+    await page.locator('#log', { hasText: 'mode set to code' }).waitFor();
+
+    // The palette lists the session's commands as the prompt starts with "/", and the keyboard picks one.
+    await page.locator('#prompt').focus();
+    await page.keyboard.type('/');
+    const palette = page.locator('#palette');
+    await palette.waitFor();
+    const names = await palette
+      .locator('[role=option]')
+      .evaluateAll((items) => items.map((li) => li.getAttribute('data-command')));
+    expect(names).toEqual(expect.arrayContaining(['run', 'ask', 'compact', 'title']));
+    await page.keyboard.type('ru');
+    await expect(palette.locator('[role=option]').allTextContents()).resolves.toEqual([
+      expect.stringContaining('/run'),
+    ]);
+    await page.keyboard.press('Enter');
+    await expect(page.locator('#prompt').inputValue()).resolves.toBe('/run ');
+    await expect(palette.isHidden()).resolves.toBe(true);
+    await page.keyboard.type('ls -la');
+    await page.keyboard.press('Enter');
+
+    // /run: a plan, a tool call whose content is the display terminal (its output inline), a notice, usage.
+    const call = page.locator(`${inSession} .tool-call`);
+    await waitForText(page, `${inSession} .tool-call .status`, 'completed');
+    await expect(call.locator('.title').textContent()).resolves.toBe('Run: ls -la');
+    await expect(call.locator('.who').textContent()).resolves.toBe('tool call (execute)');
+    await expect(call.locator('.terminal-command').textContent()).resolves.toMatch(/^\$ ls -la/);
+    await expect(call.locator('.terminal-output').textContent()).resolves.toContain(
+      'simulated by acp-kit agent: nothing was executed',
+    );
+    await expect(call.locator('.terminal-exit').textContent()).resolves.toBe('exited with code 0');
+    await expect(call.locator('.tool-content').textContent()).resolves.toBe('4 line(s) of simulated output');
+    await expect(page.locator(`${inSession} .plan li`).allTextContents()).resolves.toEqual([
+      'completed: Run ls -la',
+      'completed: Report the result',
+    ]);
+    await waitForText(page, `${inSession} .notice .title`, 'Simulated: nothing was executed');
+    await waitForText(page, `${inSession} .usage`, 'context: 96 of 200000 tokens');
+    await waitForText(page, `${inSession} .message.agent_message .text`, 'Ran ls -la (simulated).');
+    // A display terminal shown inside its tool call is not listed a second time.
+    await expect(page.locator(`${inSession} .display-terminal`).count()).resolves.toBe(0);
+
+    // /ask: an elicitation form built from the requested schema, answered in the page.
+    await prompt(page, '/ask Which colour?');
+    const form = page.locator('#permissions form.elicitation');
+    await form.waitFor();
+    await expect(form.locator('p').first().textContent()).resolves.toContain('Which colour?');
+    await expect(form.locator('input[name="answer"]').getAttribute('required')).resolves.toBe('');
+    await form.locator('input[name="answer"]').fill('teal');
+    await form.locator('button.accept').click();
+    await waitForText(page, `${inSession} .message.agent_message .text`, 'You answered: teal');
+    await expect(page.locator('#permissions .ask').count()).resolves.toBe(0);
+
+    // /title: session info; /compact: a compaction whose summary streams, then completes.
+    await prompt(page, '/title Inspector tour');
+    await waitForText(page, `${inSession} .session-info`, 'title "Inspector tour"');
+    await waitForText(page, `${inSession} h3`, 'Inspector tour — session');
+    await prompt(page, '/compact');
+    await waitForText(page, `${inSession} .compaction .status`, 'completed');
+    await expect(page.locator(`${inSession} .compaction .text`).textContent()).resolves.not.toBe('');
+    // A plain prompt: the turn's usage comes with its idle.
+    await prompt(page, 'hello there');
+    await waitForText(page, `${inSession} .usage`, 'last turn:');
+
+    // Every prompt was reconciled with its receipt: no entry is still pending.
+    await waitForText(page, `${inSession} .state`, 'state: idle (end_turn)');
+    await expect(page.locator(`${inSession} .message.local-pending`).count()).resolves.toBe(0);
+    const userIds = await page
+      .locator(`${inSession} .message.user_message`)
+      .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-message-id')));
+    expect(userIds.length).toBe(5);
+    expect(new Set(userIds).size).toBe(5);
+    expect(userIds.every((id) => id !== null && id !== '')).toBe(true);
+
+    const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
+    expect(checks.filter((check) => check !== 'valid (v2)')).toEqual([]);
+    await expect(page.locator('#lint-summary').textContent()).resolves.toMatch(/no rule broken so far/);
+    await finish(page, inspector);
+  });
+
+  it('withdraws a permission card when the agent withdraws its request, and deletes a session', async () => {
+    const { page, inspector } = await inspect(['--', process.execPath, BIN, 'agent']);
+    const sessionId = await initializeAndCreateSession(page);
+    const inSession = `section.session[data-session-id="${sessionId}"]`;
+    await prompt(page, '/write later.txt');
+    await page.locator('#permissions .permission').waitFor();
+    await page.click('#cancel-turn');
+    // The agent withdraws its question ($/cancel_request): the card goes, the turn ends cancelled.
+    await page
+      .locator('#log', { hasText: 'the agent withdrew its session/request_permission request' })
+      .waitFor();
+    await expect.poll(() => page.locator('#permissions .permission').count()).toBe(0);
+    await waitForText(page, `${inSession} .state`, 'state: idle (cancelled)');
+    await expect.poll(() => page.locator('#waiting li').count()).toBe(0);
+    const methods = await page.locator('#traffic-body tr.row td.method').allTextContents();
+    expect(methods).toContain('$/cancel_request');
+    const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
+    expect(checks.filter((check) => check !== 'valid (v2)' && !check.startsWith('no v2 schema'))).toEqual([]);
+
+    await page.click('#delete-session');
+    await page.locator('#log', { hasText: `session ${sessionId} deleted` }).waitFor();
+    await expect.poll(() => page.locator(inSession).count()).toBe(0);
+    await page.click('#list-sessions');
+    await waitForText(page, '#session-list', 'no sessions');
+    await finish(page, inspector);
+  });
+
+  it('shows a request the agent never answers with its age', async () => {
+    const { page, inspector } = await inspect(['--', process.execPath, HOSTILE_AGENT]);
+    await page.locator('#agent-status', { hasText: 'started' }).waitFor();
+    await page.click('#initialize');
+    await waitForText(page, '#waiting li', 'initialize (id 1) waiting');
+    await expect
+      .poll(
+        async () =>
+          Number(/waiting ([\d.]+) s/.exec((await page.locator('#waiting li').textContent()) ?? '')?.[1]),
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBeGreaterThanOrEqual(2);
     await finish(page, inspector);
   });
 

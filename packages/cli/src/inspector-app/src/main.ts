@@ -1,10 +1,12 @@
 import { ConversationStore } from '@acp-kit/sdk/client';
 import { InspectorApi, type ServerEvent, takeToken } from './api.js';
+import { type Ask, askCard } from './asks-view.js';
 import { renderConversation } from './conversation-view.js';
 import { byId, el, pretty } from './dom.js';
 import { Peer, RpcError } from './peer.js';
 import { Traffic } from './traffic.js';
 import { renderTraffic } from './traffic-view.js';
+import { type ConfigChoice, commandsOf, configControls, Palette } from './session-controls.js';
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -21,8 +23,9 @@ const api = new InspectorApi(token);
 const traffic = new Traffic();
 let store = new ConversationStore();
 const sessions: string[] = [];
-/** Permission requests the agent is waiting on, by their JSON-RPC id. */
-const permissions = new Map<string, { params: Record<string, unknown>; answer: (result: unknown) => void }>();
+const palette = new Palette(byId<HTMLTextAreaElement>('prompt'), byId('palette'));
+/** The agent's requests waiting for the user (permission, elicitation), by their JSON-RPC id as JSON. */
+const asks = new Map<string, { ask: Ask; reject: (error: Error) => void }>();
 /**
  * While the inspector replays its log (this tab just opened, or reconnected), the agent's requests
  * are held: one answered in the log (by an earlier tab) must not be answered twice. Those still
@@ -39,13 +42,25 @@ const peer = new Peer(
   (text) =>
     agentRunning ? api.send(text) : Promise.reject(new Error('the agent is not running; restart it')),
   (method, params, id) => {
-    if (method === 'session/request_permission') {
-      return new Promise((answer) => {
-        permissions.set(JSON.stringify(id), { params: record(params) ?? {}, answer });
+    if (method === 'session/request_permission' || method === 'elicitation/create') {
+      const key = JSON.stringify(id);
+      return new Promise((resolve, reject) => {
+        const ask: Ask = {
+          key,
+          method,
+          params: record(params) ?? {},
+          since: performance.now(),
+          answer: (result) => {
+            asks.delete(key);
+            resolve(result);
+            schedule();
+          },
+        };
+        asks.set(key, { ask, reject });
         schedule();
       });
     }
-    return Promise.reject(new RpcError(-32601, `the inspector does not answer ${method} yet`, undefined));
+    return Promise.reject(new RpcError(-32601, `the inspector does not answer ${method}`, undefined));
   },
 );
 
@@ -86,7 +101,8 @@ function render(): void {
     byId('traffic-body'),
     byId('lint-summary'),
   );
-  renderPermissions();
+  renderAsks();
+  renderWaiting();
   const select = byId<HTMLSelectElement>('session-select');
   const chosen = select.value;
   for (const id of store.sessionIds()) if (!sessions.includes(id)) sessions.push(id);
@@ -95,50 +111,81 @@ function render(): void {
     select.replaceChildren(...sessions.map((id) => el('option', { value: id, selected: id === chosen }, id)));
   }
   if (chosen === '' && sessions.length > 0) select.value = sessions.at(-1)!;
+  renderSessionControls();
 }
 
-/** The permission cards on screen, by request id: kept, not rebuilt, so a click never lands on a replaced node. */
-const permissionCards = new Map<string, HTMLElement>();
+/** The cards on screen, by request id: kept, not rebuilt, so a click never lands on a replaced node. */
+const askCards = new Map<string, HTMLElement>();
 
-function renderPermissions(): void {
+function renderAsks(): void {
   const container = byId('permissions');
-  for (const [id, card] of permissionCards) {
-    if (permissions.has(id)) continue;
+  for (const [key, card] of askCards) {
+    if (asks.has(key)) continue;
     card.remove();
-    permissionCards.delete(id);
+    askCards.delete(key);
   }
-  for (const [id, { params, answer }] of permissions) {
-    if (permissionCards.has(id)) continue;
-    const options = Array.isArray(params.options) ? (params.options as Record<string, unknown>[]) : [];
-    const done = (result: unknown): void => {
-      permissions.delete(id);
-      answer(result);
-      schedule();
-    };
-    const card = el(
-      'div',
-      { class: 'permission', 'data-request-id': id },
-      el('p', {}, `${String(params.title ?? 'permission')} (session ${String(params.sessionId)})`),
-      ...options.map((option) =>
-        el(
-          'button',
-          {
-            type: 'button',
-            'data-option-id': String(option.optionId),
-            onclick: () => done({ outcome: { outcome: 'selected', optionId: option.optionId } }),
-          },
-          String(option.name ?? option.optionId),
-        ),
-      ),
-      el(
-        'button',
-        { type: 'button', class: 'cancel', onclick: () => done({ outcome: { outcome: 'cancelled' } }) },
-        'Cancel',
-      ),
-    );
-    permissionCards.set(id, card);
+  for (const [key, { ask }] of asks) {
+    if (askCards.has(key)) continue;
+    const card = askCard(ask);
+    askCards.set(key, card);
     container.append(card);
   }
+}
+
+/**
+ * The agent withdrew one of its requests (`$/cancel_request`): its card goes, and the request is
+ * answered -32800 as JSON-RPC cancellation asks.
+ */
+function withdraw(requestId: unknown): void {
+  const key = JSON.stringify(requestId);
+  const waiting = asks.get(key);
+  if (waiting === undefined) return;
+  asks.delete(key);
+  waiting.reject(new RpcError(-32800, 'Request cancelled', undefined));
+  say(`the agent withdrew its ${waiting.ask.method} request (id ${key})`);
+  schedule();
+}
+
+/** The session's config controls and the palette's commands, rebuilt only when they changed. */
+let controlsShown = '';
+function renderSessionControls(): void {
+  const sessionId = byId<HTMLSelectElement>('session-select').value;
+  const snapshot =
+    sessionId !== '' && store.sessionIds().includes(sessionId) ? store.snapshot(sessionId) : undefined;
+  palette.setCommands(commandsOf(snapshot));
+  const key = JSON.stringify([sessionId, snapshot?.configOptions ?? null]);
+  if (key === controlsShown) return;
+  controlsShown = key;
+  byId('session-controls').replaceChildren(
+    snapshot === undefined
+      ? ''
+      : configControls(snapshot, (configId, choice) => setConfig(sessionId, configId, choice)),
+  );
+}
+
+function setConfig(sessionId: string, configId: string, choice: ConfigChoice): void {
+  void act('session/set_config_option', async () => {
+    const result = record(
+      await peer.request('session/set_config_option', { sessionId, configId, ...choice }),
+    );
+    if (Array.isArray(result?.configOptions))
+      store.setConfigOptions(sessionId, result.configOptions as never);
+    say(`${configId} set to ${String(choice.value)}`);
+  });
+}
+
+/** The page's requests the agent has not answered, with their age. */
+function renderWaiting(): void {
+  const waiting = peer.waiting();
+  byId('waiting').replaceChildren(
+    ...waiting.map((request) =>
+      el(
+        'li',
+        { 'data-request-id': request.id, class: request.age > 10_000 ? 'late' : undefined },
+        `${request.method} (id ${request.id}) waiting ${(request.age / 1000).toFixed(request.age < 10_000 ? 1 : 0)} s`,
+      ),
+    ),
+  );
 }
 
 function addSession(id: string): void {
@@ -167,9 +214,9 @@ function onEvent(event: ServerEvent): void {
     byId('agent-stderr').textContent = event.stderr;
     peer.abandon(event.reason);
     for (const id of store.sessionIds()) store.setConnection(id, 'disconnected');
-    for (const [id, { answer }] of permissions) {
-      permissions.delete(id);
-      answer({ outcome: { outcome: 'cancelled' } });
+    for (const [key, { reject }] of asks) {
+      asks.delete(key);
+      reject(new Error(event.reason));
     }
   } else if (event.type === 'stderr') {
     stderrLive = (stderrLive + event.text).slice(-16_384);
@@ -182,7 +229,7 @@ function onEvent(event: ServerEvent): void {
       peer.noteUsedId(msg?.id);
       // A response this tab (or an earlier one) already sent: that request is no longer waiting.
       if (msg !== undefined && !('method' in msg)) {
-        permissions.delete(JSON.stringify(msg.id));
+        asks.delete(JSON.stringify(msg.id));
         held.delete(JSON.stringify(msg.id));
       }
     } else {
@@ -195,6 +242,12 @@ function onEvent(event: ServerEvent): void {
             true,
           );
         }
+      }
+      if (msg?.method === '$/cancel_request') {
+        const requestId = record(msg.params)?.requestId;
+        if (held.delete(JSON.stringify(requestId))) {
+          // Withdrawn before this tab caught up: never shown.
+        } else withdraw(requestId);
       }
       if (replaying && msg !== undefined && typeof msg.method === 'string' && 'id' in msg)
         held.set(JSON.stringify(msg.id), row.msg);
@@ -336,6 +389,32 @@ byId('resume').addEventListener(
     }),
 );
 
+byId('delete-session').addEventListener(
+  'click',
+  () =>
+    void act('session/delete', async () => {
+      const sessionId = byId<HTMLSelectElement>('session-select').value;
+      if (sessionId === '') throw new Error('no session chosen');
+      await peer.request('session/delete', { sessionId });
+      store.forget(sessionId);
+      sessions.splice(sessions.indexOf(sessionId), 1);
+      byId<HTMLSelectElement>('session-select').replaceChildren();
+      say(`session ${sessionId} deleted`);
+      schedule();
+    }),
+);
+
+byId('cancel-turn').addEventListener(
+  'click',
+  () =>
+    void act('session/cancel', async () => {
+      const sessionId = byId<HTMLSelectElement>('session-select').value;
+      if (sessionId === '') throw new Error('no session chosen');
+      await peer.notify('session/cancel', { sessionId });
+      say(`session/cancel sent for ${sessionId}`);
+    }),
+);
+
 byId('close-session').addEventListener(
   'click',
   () =>
@@ -358,6 +437,13 @@ byId('restart').addEventListener(
 );
 
 // ---- Prompt --------------------------------------------------------------------------------------
+
+// Enter sends (Shift+Enter is a new line); the palette, listening first, takes Enter while it is open.
+byId('prompt').addEventListener('keydown', (event) => {
+  if (event.key !== 'Enter' || event.shiftKey || event.defaultPrevented || event.isComposing) return;
+  event.preventDefault();
+  byId<HTMLFormElement>('prompt-form').requestSubmit();
+});
 
 byId('prompt-form').addEventListener('submit', (event) => {
   event.preventDefault();
@@ -389,7 +475,7 @@ byId('prompt-form').addEventListener('submit', (event) => {
 
 // ---- Traffic and export --------------------------------------------------------------------------
 
-for (const id of ['filter-session', 'filter-method', 'filter-kind'])
+for (const id of ['filter-session', 'filter-method', 'filter-kind', 'session-select'])
   byId(id).addEventListener('input', schedule);
 
 byId('export').addEventListener('click', () => {
@@ -402,6 +488,10 @@ byId('export').addEventListener('click', () => {
 });
 
 store.subscribe(schedule);
+// The ages of unanswered requests keep counting.
+setInterval(() => {
+  if (peer.waiting().length > 0 || byId('waiting').childElementCount > 0) schedule();
+}, 1000);
 void api.follow(
   (event) => onEvent(event),
   (status) => {
