@@ -153,6 +153,36 @@ describe('acp-kit inspect in Chromium', () => {
     expect(lint.messages).toBe(checks.length);
     const cli = spawnSync(process.execPath, [BIN, 'lint', file], { encoding: 'utf8' });
     expect(cli.status).toBe(0);
+
+    // Imported back, offline: the same messages, validated and linted, and the conversation rebuilt.
+    const dir = mkdtempSync(join(tmpdir(), 'acp-kit-inspect-import-'));
+    try {
+      const copy = join(dir, 'session.ndjson');
+      writeFileSync(copy, transcript);
+      await page.setInputFiles('#import', copy);
+      await page
+        .locator('#status', { hasText: `offline: session.ndjson (${checks.length} message(s))` })
+        .waitFor();
+      await expect.poll(() => rows.count()).toBe(checks.length);
+      const imported = await page.locator('#traffic-body tr.row .validity').allTextContents();
+      expect(imported.filter((check) => check !== 'valid (v2)')).toEqual([]);
+      await expect(page.locator('#lint-summary').textContent()).resolves.toMatch(/no rule broken so far/);
+      await waitForText(page, `${inSession} .message.agent_message .text`, 'Permission granted: done.');
+      // A line that is not a transcript entry is listed where it stood, as a parse error.
+      const lines = transcript.trimEnd().split('\n');
+      writeFileSync(copy, [lines[0], '{"dir": "sideways"', ...lines.slice(1)].join('\n'));
+      await page.setInputFiles('#import', []);
+      await page.setInputFiles('#import', copy);
+      await expect.poll(() => rows.count()).toBe(checks.length + 1);
+      await expect(
+        page.locator('#traffic-body tr.row').nth(1).locator('.validity').textContent(),
+      ).resolves.toBe('parse error: not JSON');
+      await page.click('#back-to-live');
+      await page.locator('#status', { hasText: 'connected to the inspector' }).waitFor();
+      await expect.poll(() => rows.count()).toBe(checks.length);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     await finish(page, inspector);
   });
 
@@ -293,6 +323,77 @@ describe('acp-kit inspect in Chromium', () => {
         },
       )
       .toBeGreaterThanOrEqual(2);
+    await finish(page, inspector);
+  });
+
+  it('replay check: a resume with replay into a fresh store matches the live store of the reference agent', async () => {
+    const { page, inspector } = await inspect(['--', process.execPath, BIN, 'agent']);
+    const sessionId = await initializeAndCreateSession(page);
+    const inSession = `section.session[data-session-id="${sessionId}"]`;
+    await prompt(page, 'hello');
+    await waitForText(page, `${inSession} .state`, 'turns: 1');
+    await prompt(page, '/run ls');
+    await waitForText(page, `${inSession} .state`, 'turns: 2');
+    await page.click('#replay-check');
+    const result = page.locator('#replay-result p');
+    await result.waitFor();
+    await expect(result.textContent()).resolves.toBe(
+      `The replay of ${sessionId} matches the live store: 4 message(s), 1 tool call(s), the same IDs, no duplicated content.`,
+    );
+    await expect(result.getAttribute('class')).resolves.toBe('replay-same');
+    // The live store was not touched by the replay: still one copy of each message.
+    await expect(page.locator(`${inSession} .message.user_message`).count()).resolves.toBe(2);
+    await finish(page, inspector);
+  });
+
+  for (const [breakage, expected] of [
+    ['replay-duplicate', 'content duplicated by the replay: agent_message'],
+    ['replay-new-ids', 'missing from the replay: user_message'],
+  ] as const) {
+    it(`replay check: shows the difference of an agent that breaks ${breakage}`, async () => {
+      const { page, inspector } = await inspect(['--', process.execPath, FIXTURE_AGENT, '--break', breakage]);
+      const sessionId = await initializeAndCreateSession(page);
+      await prompt(page, 'hello world');
+      await waitForText(page, `section.session[data-session-id="${sessionId}"] .state`, 'state: idle');
+      await page.click('#replay-check');
+      await page.locator('#replay-result p.replay-differs').waitFor();
+      await waitForText(page, '#replay-result li', expected);
+      await finish(page, inspector);
+    });
+  }
+
+  it('highlights the value an invalid message’s schema issue points at, and filters by kind', async () => {
+    const { page, inspector } = await inspect([
+      '--',
+      process.execPath,
+      FIXTURE_AGENT,
+      '--break',
+      'invalid-update',
+    ]);
+    const sessionId = await initializeAndCreateSession(page);
+    await prompt(page, 'hello');
+    await waitForText(page, `section.session[data-session-id="${sessionId}"] .state`, 'state: idle');
+    const invalid = page.locator('#traffic-body tr.row.invalid');
+    await invalid.first().waitFor();
+    await expect(invalid.count()).resolves.toBe(1);
+    await expect(invalid.locator('td.method').textContent()).resolves.toBe('session/update');
+    const pointer = (await invalid.locator('.issue .pointer').first().textContent()) ?? '';
+    expect(pointer).toMatch(/^\/params\/update\/content/);
+    const mark = invalid.locator('mark.pointer-hit');
+    await expect(mark.count()).resolves.toBe(1);
+    // The block lacking its text is the marked value (an issue about a missing property marks its object).
+    await expect(mark.getAttribute('data-pointer')).resolves.toBe('/params/update/content');
+    await expect(mark.textContent()).resolves.toBe('{\n        "type": "text"\n      }');
+
+    await page.selectOption('#filter-kind', 'notification');
+    await expect
+      .poll(async () => new Set(await page.locator('#traffic-body tr.row td.kind').allTextContents()))
+      .toEqual(new Set(['notification']));
+    await page.fill('#filter-session', sessionId);
+    await page.fill('#filter-method', 'session/update');
+    const shown = await page.locator('#traffic-body tr.row td.session').allTextContents();
+    expect(shown.length).toBeGreaterThan(0);
+    expect(new Set(shown)).toEqual(new Set([sessionId]));
     await finish(page, inspector);
   });
 

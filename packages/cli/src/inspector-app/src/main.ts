@@ -4,6 +4,7 @@ import { type Ask, askCard } from './asks-view.js';
 import { renderConversation } from './conversation-view.js';
 import { byId, el, pretty } from './dom.js';
 import { Peer, RpcError } from './peer.js';
+import { compareReplay } from './replay-check.js';
 import { Traffic } from './traffic.js';
 import { renderTraffic } from './traffic-view.js';
 import { type ConfigChoice, commandsOf, configControls, Palette } from './session-controls.js';
@@ -20,8 +21,18 @@ if (token === undefined) {
   throw new Error('no session token');
 }
 const api = new InspectorApi(token);
-const traffic = new Traffic();
-let store = new ConversationStore();
+let traffic = new Traffic();
+let store = freshStore();
+/** While a replay check runs: the session it resumes, and the fresh store its replay fills instead of the live one. */
+let replayCheck: { sessionId: string; store: ConversationStore } | undefined;
+/** An imported transcript is shown: the inspector's live events are not applied (Back to live reloads). */
+let offline = false;
+
+function freshStore(): ConversationStore {
+  const created = new ConversationStore();
+  created.subscribe(() => schedule());
+  return created;
+}
 const sessions: string[] = [];
 const palette = new Palette(byId<HTMLTextAreaElement>('prompt'), byId('palette'));
 /** The agent's requests waiting for the user (permission, elicitation), by their JSON-RPC id as JSON. */
@@ -195,6 +206,7 @@ function addSession(id: string): void {
 }
 
 function onEvent(event: ServerEvent): void {
+  if (offline && (event.type === 'frame' || event.type === 'sent')) return;
   if (event.type === 'live') {
     replaying = false;
     for (const msg of held.values()) peer.receive(msg);
@@ -235,7 +247,12 @@ function onEvent(event: ServerEvent): void {
     } else {
       if (msg !== undefined && msg.method === 'session/update' && traffic.version === 2) {
         try {
-          store.apply(msg.params as Parameters<ConversationStore['apply']>[0]);
+          const params = record(msg.params);
+          const target =
+            replayCheck !== undefined && params?.sessionId === replayCheck.sessionId
+              ? replayCheck.store
+              : store;
+          target.apply(msg.params as Parameters<ConversationStore['apply']>[0]);
         } catch (error) {
           say(
             `the conversation store refused an update: ${error instanceof Error ? error.message : String(error)}`,
@@ -404,6 +421,35 @@ byId('delete-session').addEventListener(
     }),
 );
 
+byId('replay-check').addEventListener(
+  'click',
+  () =>
+    void act('replay check', async () => {
+      const sessionId = byId<HTMLSelectElement>('session-select').value;
+      if (sessionId === '') throw new Error('no session chosen');
+      if (replayCheck !== undefined) throw new Error('a replay check is already running');
+      const check = { sessionId, store: new ConversationStore() };
+      replayCheck = check;
+      try {
+        await peer.request('session/resume', { sessionId, cwd: cwd(), replayFrom: { type: 'start' } });
+      } finally {
+        replayCheck = undefined;
+      }
+      const result = compareReplay(store.snapshot(sessionId), check.store.snapshot(sessionId));
+      const same = result.differences.length === 0;
+      byId('replay-result').replaceChildren(
+        el(
+          'p',
+          { class: same ? 'replay-same' : 'replay-differs' },
+          same
+            ? `The replay of ${sessionId} matches the live store: ${result.messages} message(s), ${result.toolCalls} tool call(s), the same IDs, no duplicated content.`
+            : `The replay of ${sessionId} differs from the live store in ${result.differences.length} place(s):`,
+        ),
+        ...(same ? [] : [el('ul', {}, ...result.differences.map((difference) => el('li', {}, difference)))]),
+      );
+    }),
+);
+
 byId('cancel-turn').addEventListener(
   'click',
   () =>
@@ -430,7 +476,7 @@ byId('restart').addEventListener(
   () =>
     void act('restart', async () => {
       await api.restart();
-      store = new ConversationStore();
+      store = freshStore();
       sessions.length = 0;
       schedule();
     }),
@@ -473,6 +519,21 @@ byId('prompt-form').addEventListener('submit', (event) => {
   });
 });
 
+// ---- Theme ---------------------------------------------------------------------------------------
+
+const THEME_KEY = 'acp-kit-inspect-theme';
+const themeSelect = byId<HTMLSelectElement>('theme');
+function applyTheme(theme: string): void {
+  if (theme === '') document.documentElement.removeAttribute('data-theme');
+  else document.documentElement.setAttribute('data-theme', theme);
+  themeSelect.value = theme;
+}
+applyTheme(localStorage.getItem(THEME_KEY) ?? '');
+themeSelect.addEventListener('change', () => {
+  localStorage.setItem(THEME_KEY, themeSelect.value);
+  applyTheme(themeSelect.value);
+});
+
 // ---- Traffic and export --------------------------------------------------------------------------
 
 for (const id of ['filter-session', 'filter-method', 'filter-kind', 'session-select'])
@@ -487,7 +548,6 @@ byId('export').addEventListener('click', () => {
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 });
 
-store.subscribe(schedule);
 // The ages of unanswered requests keep counting.
 setInterval(() => {
   if (peer.waiting().length > 0 || byId('waiting').childElementCount > 0) schedule();
@@ -500,3 +560,56 @@ void api.follow(
   },
 );
 schedule();
+
+// ---- Import --------------------------------------------------------------------------------------
+
+/**
+ * Shows a transcript (the export's ndjson) offline: its messages in the traffic, validated and
+ * linted, and its session updates in a fresh store. A line that is not a transcript entry is listed
+ * as garbage where it stood. Back to live reloads the page, which replays the inspector's log.
+ */
+function importTranscript(name: string, text: string): void {
+  offline = true;
+  traffic = new Traffic();
+  store = freshStore();
+  sessions.length = 0;
+  byId<HTMLSelectElement>('session-select').replaceChildren();
+  let entries = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let entry: Record<string, unknown> | undefined;
+    try {
+      entry = record(JSON.parse(line));
+    } catch {
+      entry = undefined;
+    }
+    const dir = entry?.dir === 'client->agent' || entry?.dir === 'agent->client' ? entry.dir : undefined;
+    if (entry === undefined || dir === undefined || !('msg' in entry)) {
+      traffic.add('agent->client', 0, line);
+      continue;
+    }
+    entries += 1;
+    const row = traffic.add(dir, typeof entry.t === 'number' ? entry.t : 0, JSON.stringify(entry.msg));
+    const msg = record(row.msg);
+    if (dir === 'agent->client' && msg?.method === 'session/update' && traffic.version === 2) {
+      try {
+        store.apply(msg.params as Parameters<ConversationStore['apply']>[0]);
+      } catch (error) {
+        say(
+          `the conversation store refused an update: ${error instanceof Error ? error.message : String(error)}`,
+          true,
+        );
+      }
+    }
+  }
+  byId('status').textContent = `offline: ${name} (${entries} message(s)); the live traffic is not shown`;
+  byId('back-to-live').hidden = false;
+  schedule();
+}
+
+byId<HTMLInputElement>('import').addEventListener('change', (event) => {
+  const file = (event.target as HTMLInputElement).files?.[0];
+  if (file === undefined) return;
+  void act('import', async () => importTranscript(file.name, await file.text()));
+});
+byId('back-to-live').addEventListener('click', () => location.reload());

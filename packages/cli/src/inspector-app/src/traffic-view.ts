@@ -1,5 +1,6 @@
 import { ruleInfo, type RuleId } from '@acp-kit/conformance/lint';
 import { el } from './dom.js';
+import { jsonWithPointers } from './json-view.js';
 import type { Traffic, TrafficRow } from './traffic.js';
 
 /** The Traffic tab's filters. */
@@ -67,7 +68,13 @@ function rowView(traffic: Traffic, row: TrafficRow, lintOn: boolean): HTMLElemen
     el(
       'td',
       { class: 'raw' },
-      el('code', {}, row.text.length > 2000 ? `${row.text.slice(0, 2000)}…` : row.text),
+      row.validity === 'invalid'
+        ? jsonWithPointers(
+            row.text,
+            row.msg,
+            row.issues.map((issue) => issue.pointer),
+          )
+        : el('code', {}, row.text.length > 2000 ? `${row.text.slice(0, 2000)}…` : row.text),
     ),
   );
 }
