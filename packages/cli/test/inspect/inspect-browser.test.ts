@@ -416,6 +416,33 @@ describe('acp-kit inspect in Chromium', () => {
     const flaggedMethods = await flagged.locator('td.method').allTextContents();
     expect(new Set(flaggedMethods)).toEqual(new Set(['session/prompt']));
     await expect(page.locator('#lint-summary .lint-failed').textContent()).resolves.toContain('user-message');
+
+    // The sequence diagram (the docs' renderer) draws one arrow per message and the violation as a
+    // warning note right under the prompt message it concerns.
+    const rowCount = await page.locator('#traffic-body tr.row').count();
+    const arrowLabels = async (): Promise<string[]> =>
+      (await page.locator('#diagram svg.seq .seq-arrow .seq-label').allTextContents()).filter((t) =>
+        t.startsWith('#'),
+      );
+    await expect.poll(async () => (await arrowLabels()).length).toBe(rowCount);
+    const labels = await arrowLabels();
+    expect(labels).toContain('#1 initialize');
+    const flaggedIndex = Number(await flagged.first().getAttribute('data-index'));
+    // Vertical positions in the drawing: the note sits below the flagged arrow and above the next one.
+    const placed = await page.evaluate<{ arrow?: number; next?: number; note?: number }>(`(() => {
+      const svg = document.querySelector('#diagram svg.seq');
+      const arrowY = (n) => {
+        const arrow = [...svg.querySelectorAll('.seq-arrow')].find((node) =>
+          node.querySelector('.seq-label')?.textContent?.startsWith('#' + n + ' '));
+        return arrow === undefined ? undefined : arrow.getBBox().y;
+      };
+      const note = [...svg.querySelectorAll('.seq-note-warning')].find((node) =>
+        node.textContent.includes('prompt.user-message'));
+      return { arrow: arrowY(${flaggedIndex + 1}), next: arrowY(${flaggedIndex + 2}), note: note?.getBBox().y };
+    })()`);
+    expect(placed.arrow).toBeDefined();
+    expect(placed.note).toBeGreaterThan(placed.arrow!);
+    if (placed.next !== undefined) expect(placed.note).toBeLessThan(placed.next);
     await finish(page, inspector);
   });
 

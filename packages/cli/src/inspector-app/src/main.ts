@@ -6,7 +6,8 @@ import { byId, el, pretty } from './dom.js';
 import { Peer, RpcError } from './peer.js';
 import { compareReplay } from './replay-check.js';
 import { Traffic } from './traffic.js';
-import { renderTraffic } from './traffic-view.js';
+import { renderDiagram, trafficDiagram } from './diagram-view.js';
+import { renderTraffic, type TrafficFilter, visibleRows } from './traffic-view.js';
 import { type ConfigChoice, commandsOf, configControls, Palette } from './session-controls.js';
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
@@ -100,18 +101,28 @@ function schedule(): void {
   }, 16);
 }
 
+let diagramShown = '';
+let diagramTraffic: Traffic | undefined;
+
 function render(): void {
   renderConversation(store, byId('conversation'));
-  renderTraffic(
-    traffic,
-    {
-      session: byId<HTMLInputElement>('filter-session').value,
-      method: byId<HTMLInputElement>('filter-method').value,
-      kind: byId<HTMLSelectElement>('filter-kind').value,
-    },
-    byId('traffic-body'),
-    byId('lint-summary'),
-  );
+  const filter: TrafficFilter = {
+    session: byId<HTMLInputElement>('filter-session').value,
+    method: byId<HTMLInputElement>('filter-method').value,
+    kind: byId<HTMLSelectElement>('filter-kind').value,
+  };
+  renderTraffic(traffic, filter, byId('traffic-body'), byId('lint-summary'));
+  // Redrawn only when the messages or the filters changed.
+  const diagramKey = JSON.stringify([traffic.rows.length, filter, traffic.version]);
+  if (diagramKey !== diagramShown || traffic !== diagramTraffic) {
+    diagramShown = diagramKey;
+    diagramTraffic = traffic;
+    const lintOn = traffic.version === 2;
+    renderDiagram(
+      trafficDiagram(visibleRows(traffic, filter), (row) => (lintOn ? traffic.findingsOf(row) : [])),
+      byId('diagram'),
+    );
+  }
   renderAsks();
   renderWaiting();
   const select = byId<HTMLSelectElement>('session-select');

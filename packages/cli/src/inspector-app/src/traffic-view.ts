@@ -19,6 +19,11 @@ function matches(row: TrafficRow, filter: TrafficFilter): boolean {
   return true;
 }
 
+/** The rows the filters let through, in order. */
+export function visibleRows(traffic: Traffic, filter: TrafficFilter): TrafficRow[] {
+  return traffic.rows.filter((row) => matches(row, filter));
+}
+
 function rowView(traffic: Traffic, row: TrafficRow, lintOn: boolean): HTMLElement {
   const findings = lintOn ? traffic.findingsOf(row) : [];
   const validity =
@@ -95,9 +100,7 @@ export function renderTraffic(
   summary: HTMLElement,
 ): void {
   const lintOn = traffic.version === 2;
-  body.replaceChildren(
-    ...traffic.rows.filter((row) => matches(row, filter)).map((row) => rowView(traffic, row, lintOn)),
-  );
+  body.replaceChildren(...visibleRows(traffic, filter).map((row) => rowView(traffic, row, lintOn)));
   if (!lintOn) {
     summary.replaceChildren('The prompt-lifecycle lint applies to v2 traffic; this connection speaks v1.');
     return;
