@@ -18,6 +18,9 @@ const V1_AGENT = fileURLToPath(
   new URL('../../../v1-compat/test/fixtures/official-v1-agent.ts', import.meta.url),
 );
 const HOSTILE_AGENT = fileURLToPath(new URL('./fixtures/hostile-agent.mjs', import.meta.url));
+const OFFICIAL_V2_AGENT = fileURLToPath(
+  new URL('../../../conformance/test/fixtures/official-sdk-agent.ts', import.meta.url),
+);
 
 let browser: Awaited<ReturnType<typeof openChromium>>;
 let context: BrowserContext;
@@ -36,8 +39,11 @@ afterAll(async () => {
 });
 
 /** Starts `acp-kit inspect <args>` and opens its URL in a new page that reports console errors and outside requests. */
-async function inspect(args: string[]): Promise<{ page: Page; inspector: InspectorProcess }> {
-  const inspector = await startInspectorProcess(args);
+async function inspect(
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ page: Page; inspector: InspectorProcess }> {
+  const inspector = await startInspectorProcess(args, env);
   running.add(inspector);
   const page = await context.newPage();
   page.on('console', (message) => {
@@ -394,6 +400,80 @@ describe('acp-kit inspect in Chromium', () => {
     const shown = await page.locator('#traffic-body tr.row td.session').allTextContents();
     expect(shown.length).toBeGreaterThan(0);
     expect(new Set(shown)).toEqual(new Set([sessionId]));
+    await finish(page, inspector);
+  });
+
+  it('logs in, then lists, resumes without and with replay, and closes sessions of the reference agent', async () => {
+    const { page, inspector } = await inspect(['--', process.execPath, BIN, 'agent', '--require-login']);
+    await page.locator('#agent-status', { hasText: 'started' }).waitFor();
+    await page.click('#initialize');
+    await page.locator('#log', { hasText: 'initialized (protocol version 2)' }).waitFor();
+    await expect(page.locator('#agent-info').textContent()).resolves.toContain('"name": "acp-kit-agent"');
+    await expect(page.locator('#agent-capabilities').textContent()).resolves.toContain('"delete"');
+    await expect(page.locator('#auth-methods li').textContent()).resolves.toContain(
+      'Reference login (accepts anyone) (reference, agent)',
+    );
+    // Before logging in, the agent refuses a session: the page says so and stays usable.
+    await page.click('#new-session');
+    await page.locator('#log.error', { hasText: 'session/new failed' }).waitFor();
+    await page.click('#auth-methods button[data-method-id="reference"]');
+    await page.locator('#log', { hasText: 'logged in with reference' }).waitFor();
+    await page.click('#new-session');
+    const created = page.locator('#log', { hasText: /session \S+ created/ });
+    await created.waitFor();
+    const sessionId = /session (\S+) created/.exec((await created.textContent()) ?? '')![1]!;
+    const inSession = `section.session[data-session-id="${sessionId}"]`;
+    await prompt(page, 'hello');
+    await waitForText(page, `${inSession} .state`, 'state: idle (end_turn)');
+
+    await page.click('#list-sessions');
+    const listed = page.locator('#session-list li', { hasText: sessionId });
+    await listed.waitFor();
+    await listed.locator('button').click();
+    await expect(page.locator('#resume-id').inputValue()).resolves.toBe(sessionId);
+    // Without replay: the agent sends no history; the page keeps what it holds.
+    await page.uncheck('#replay');
+    await page.click('#resume');
+    await page.locator('#log', { hasText: `session ${sessionId} resumed` }).waitFor();
+    await expect(page.locator('#log').textContent()).resolves.not.toContain('with replay');
+    await expect(page.locator(`${inSession} .message.user_message .text`).allTextContents()).resolves.toEqual(
+      ['hello'],
+    );
+    await page.click('#close-session');
+    await page.locator('#log', { hasText: `session ${sessionId} closed` }).waitFor();
+    // With replay, into a view rebuilt from what the agent sends: the same conversation, once.
+    await page.check('#replay');
+    await page.click('#resume');
+    await page.locator('#log', { hasText: `session ${sessionId} resumed with replay` }).waitFor();
+    await waitForText(page, `${inSession} .message.agent_message .text`, 'hello');
+    await expect(page.locator(`${inSession} .message.user_message .text`).allTextContents()).resolves.toEqual(
+      ['hello'],
+    );
+    const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
+    expect(checks.filter((check) => check !== 'valid (v2)')).toEqual([]);
+    await expect(page.locator('#lint-summary').textContent()).resolves.toMatch(/no rule broken so far/);
+    await finish(page, inspector);
+  });
+
+  it('drives an agent written with the official SDK’s v2 API: prompt, receipt, replay check', async () => {
+    const { page, inspector } = await inspect(['--', process.execPath, '--import', 'tsx', OFFICIAL_V2_AGENT]);
+    const sessionId = await initializeAndCreateSession(page);
+    const inSession = `section.session[data-session-id="${sessionId}"]`;
+    await expect(page.locator('#agent-info').textContent()).resolves.toContain('official-sdk-fixture');
+    await prompt(page, 'hello official agent');
+    await waitForText(page, `${inSession} .state`, 'state: idle (end_turn)');
+    const user = page.locator(`${inSession} .message.user_message`);
+    await expect(user.locator('.text').allTextContents()).resolves.toEqual(['hello official agent']);
+    await expect(user.getAttribute('data-origin')).resolves.toBe('agent');
+    await expect(page.locator(`${inSession} .message.agent_message`).count()).resolves.toBeGreaterThan(0);
+    await page.click('#replay-check');
+    await page.locator('#replay-result p.replay-same').waitFor();
+    await expect(page.locator('#replay-result p').textContent()).resolves.toContain(
+      'matches the live store: 2 message(s)',
+    );
+    const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
+    expect(checks.filter((check) => check !== 'valid (v2)')).toEqual([]);
+    await expect(page.locator('#lint-summary').textContent()).resolves.toMatch(/no rule broken so far/);
     await finish(page, inspector);
   });
 

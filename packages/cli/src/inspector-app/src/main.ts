@@ -303,17 +303,18 @@ function showAgent(result: unknown): void {
           el(
             'li',
             {},
-            `${String(method.name ?? method.id)} (${String(method.id)}) `,
+            `${String(method.name ?? method.methodId ?? method.id)} (${String(method.methodId ?? method.id)}${method.type ? `, ${String(method.type)}` : ''}) `,
             el(
               'button',
               {
                 type: 'button',
+                'data-method-id': String(method.id ?? method.methodId),
                 onclick: () =>
-                  void act('login', () =>
-                    peer.request(traffic.version === 2 ? 'auth/login' : 'authenticate', {
-                      methodId: method.id,
-                    }),
-                  ),
+                  void act('login', async () => {
+                    const methodId = method.methodId ?? method.id;
+                    await peer.request(traffic.version === 2 ? 'auth/login' : 'authenticate', { methodId });
+                    say(`logged in with ${String(methodId)}`);
+                  }),
               },
               'Log in',
             ),
