@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +23,34 @@ const HOSTILE_AGENT = fileURLToPath(new URL('./fixtures/hostile-agent.mjs', impo
 const OFFICIAL_V2_AGENT = fileURLToPath(
   new URL('../../../conformance/test/fixtures/official-sdk-agent.ts', import.meta.url),
 );
+
+/** Zed's codex-acp (a published v1 agent, devDependency): its Node entry, which execs the platform binary. */
+const CODEX_ACP = createRequire(import.meta.url).resolve('@zed-industries/codex-acp/bin/codex-acp.js');
+const codexStarts =
+  spawnSync(process.execPath, [CODEX_ACP, '--help'], { encoding: 'utf8', timeout: 60_000 }).status === 0;
+
+/** A port on 127.0.0.1 that nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** PIDs of live processes whose environment carries `marker`. */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(marker)) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
+}
 
 let browser: Awaited<ReturnType<typeof openChromium>>;
 let context: BrowserContext;
@@ -476,6 +506,77 @@ describe('acp-kit inspect in Chromium', () => {
     await expect(page.locator('#lint-summary').textContent()).resolves.toMatch(/no rule broken so far/);
     await finish(page, inspector);
   });
+
+  it.skipIf(!codexStarts)(
+    'drives the real codex-acp (v1, through the bridge) offline: login, its mode and model options as controls, its commands in the palette',
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), 'acp-kit-inspect-codex-home-'));
+      const cwd = mkdtempSync(join(tmpdir(), 'acp-kit-inspect-codex-cwd-'));
+      try {
+        const env: NodeJS.ProcessEnv = {
+          ...process.env,
+          CODEX_HOME: home,
+          OPENAI_API_KEY: 'sk-acp-kit-offline',
+        };
+        delete env.CODEX_API_KEY;
+        // Its model endpoint is a closed port on 127.0.0.1: nothing leaves the machine.
+        const endpoint = `http://127.0.0.1:${await closedPort()}/v1`;
+        const { page, inspector } = await inspect(
+          ['--v1', '--', process.execPath, CODEX_ACP, '-c', `openai_base_url="${endpoint}"`],
+          env,
+        );
+        await page.locator('#agent-status', { hasText: 'started' }).waitFor();
+        await page.fill('#cwd', cwd);
+        await page.click('#initialize');
+        await page
+          .locator('#log', { hasText: 'initialized (protocol version 2)' })
+          .waitFor({ timeout: 60_000 });
+        await expect(page.locator('#agent-info').textContent()).resolves.toContain('"name": "codex-acp"');
+        const login = page.locator('#auth-methods button[data-method-id="openai-api-key"]');
+        await expect(login.count()).resolves.toBe(1);
+        await page.click('#new-session');
+        await page.locator('#log.error', { hasText: 'Authentication required' }).waitFor({ timeout: 60_000 });
+        await login.click();
+        await page.locator('#log', { hasText: 'logged in with openai-api-key' }).waitFor({ timeout: 60_000 });
+        await page.click('#new-session');
+        await page.locator('#log', { hasText: /session \S+ created/ }).waitFor({ timeout: 60_000 });
+        const mode = page.locator('#session-controls select[data-config-id="mode"]');
+        await mode.waitFor();
+        await expect(mode.inputValue()).resolves.toBe('read-only');
+        await expect(page.locator('#session-controls select[data-config-id="model"]').count()).resolves.toBe(
+          1,
+        );
+        await expect(
+          page.locator('#session-controls select[data-config-id="reasoning_effort"]').count(),
+        ).resolves.toBe(1);
+        await mode.selectOption('auto');
+        await page.locator('#log', { hasText: 'mode set to auto' }).waitFor({ timeout: 60_000 });
+        await expect(mode.inputValue()).resolves.toBe('auto');
+        // Its slash commands arrive as an update once the session is open.
+        await page.locator('#prompt').focus();
+        await page.keyboard.type('/');
+        await expect
+          .poll(() => page.locator('#palette [role=option]').count(), { timeout: 30_000 })
+          .toBeGreaterThan(0);
+        await page.keyboard.press('Escape');
+        await expect(page.locator('#palette').isHidden()).resolves.toBe(true);
+        const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
+        expect(checks.filter((check) => check !== 'valid (v2)')).toEqual([]);
+        await finish(page, inspector);
+      } finally {
+        // Left behind only if the inspector failed to stop it (the test's own processes included).
+        for (const pid of processesWith(`CODEX_HOME=${home}`)) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // Ended meanwhile.
+          }
+        }
+        rmSync(home, { recursive: true, force: true });
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('pins the violation of an agent that never reports the user message to the prompt it broke', async () => {
     const { page, inspector } = await inspect([
