@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lintTranscript } from '@acp-kit/conformance';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, requireBuild } from '../harness.js';
+import { BIN } from '../harness.js';
 import { spawnListeningAgent } from '../../src/listen/spawn-listening-agent.js';
-import { openChromium } from './chromium.js';
+import { InspectorBrowser, initializeAndCreateSession, prompt, waitForText } from './inspector-page.js';
 import { type InspectorProcess, startInspectorProcess } from './inspector-process.js';
 
 const FIXTURE_AGENT = fileURLToPath(
@@ -52,87 +52,13 @@ function processesWith(marker: string): number[] {
   return found;
 }
 
-let browser: Awaited<ReturnType<typeof openChromium>>;
-let context: BrowserContext;
-const running = new Set<InspectorProcess>();
-const problems: string[] = [];
+const browser = new InspectorBrowser();
+const { problems } = browser;
+const inspect = (args: string[], env?: NodeJS.ProcessEnv) => browser.inspect(args, env);
+const finish = (page: Page, inspector: InspectorProcess) => browser.finish(page, inspector);
 
-beforeAll(async () => {
-  requireBuild();
-  browser = await openChromium();
-  context = browser.context;
-});
-
-afterAll(async () => {
-  await Promise.all([...running].map((inspector) => inspector.stop()));
-  await browser?.close();
-});
-
-/** Starts `acp-kit inspect <args>` and opens its URL in a new page that reports console errors and outside requests. */
-async function inspect(
-  args: string[],
-  env?: NodeJS.ProcessEnv,
-): Promise<{ page: Page; inspector: InspectorProcess }> {
-  const inspector = await startInspectorProcess(args, env);
-  running.add(inspector);
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('request', (request) => {
-    if (!request.url().startsWith(inspector.origin) && !request.url().startsWith('blob:')) {
-      problems.push(`request outside the inspector: ${request.url()}`);
-    }
-  });
-  await page.goto(inspector.url);
-  await page.locator('#status', { hasText: 'connected to the inspector' }).waitFor();
-  return { page, inspector };
-}
-
-async function finish(page: Page, inspector: InspectorProcess): Promise<void> {
-  await page.close();
-  await inspector.stop();
-  running.delete(inspector);
-}
-
-async function initializeAndCreateSession(page: Page, version: 1 | 2 = 2): Promise<string> {
-  await page.locator('#agent-status', { hasText: 'started' }).waitFor();
-  await page.selectOption('#protocol', String(version));
-  await page.click('#initialize');
-  await page.locator('#log', { hasText: `initialized (protocol version ${version})` }).waitFor();
-  await page.click('#new-session');
-  const log = page.locator('#log', { hasText: /session \S+ created/ });
-  await log.waitFor();
-  // Read from the log line itself: the session menu is filled by the next render.
-  return /session (\S+) created/.exec((await log.textContent()) ?? '')![1]!;
-}
-
-/**
- * Waits until some element matching `selector` holds `text`, reading the DOM afresh each time:
- * the page re-renders its lists as frames arrive, so element handles do not outlive a render.
- */
-async function waitForText(page: Page, selector: string, text: string): Promise<void> {
-  let seen: string[] = [];
-  try {
-    await expect
-      .poll(
-        async () => {
-          seen = await page.locator(selector).allTextContents();
-          return seen.some((t) => t.includes(text));
-        },
-        { timeout: 20_000 },
-      )
-      .toBe(true);
-  } catch (error) {
-    throw new Error(`no ${selector} holds "${text}"; they hold ${JSON.stringify(seen)}`, { cause: error });
-  }
-}
-
-async function prompt(page: Page, text: string): Promise<void> {
-  await page.fill('#prompt', text);
-  await page.click('#send');
-}
+beforeAll(() => browser.start());
+afterAll(() => browser.stop());
 
 describe('acp-kit inspect in Chromium', () => {
   it('drives the reference agent: a /write permission answered in the page, every message validated, an export that lints clean', async () => {
@@ -525,44 +451,52 @@ describe('acp-kit inspect in Chromium', () => {
           ['--v1', '--', process.execPath, CODEX_ACP, '-c', `openai_base_url="${endpoint}"`],
           env,
         );
-        await page.locator('#agent-status', { hasText: 'started' }).waitFor();
-        await page.fill('#cwd', cwd);
-        await page.click('#initialize');
-        await page
-          .locator('#log', { hasText: 'initialized (protocol version 2)' })
-          .waitFor({ timeout: 60_000 });
-        await expect(page.locator('#agent-info').textContent()).resolves.toContain('"name": "codex-acp"');
-        const login = page.locator('#auth-methods button[data-method-id="openai-api-key"]');
-        await expect(login.count()).resolves.toBe(1);
-        await page.click('#new-session');
-        await page.locator('#log.error', { hasText: 'Authentication required' }).waitFor({ timeout: 60_000 });
-        await login.click();
-        await page.locator('#log', { hasText: 'logged in with openai-api-key' }).waitFor({ timeout: 60_000 });
-        await page.click('#new-session');
-        await page.locator('#log', { hasText: /session \S+ created/ }).waitFor({ timeout: 60_000 });
-        const mode = page.locator('#session-controls select[data-config-id="mode"]');
-        await mode.waitFor();
-        await expect(mode.inputValue()).resolves.toBe('read-only');
-        await expect(page.locator('#session-controls select[data-config-id="model"]').count()).resolves.toBe(
-          1,
-        );
-        await expect(
-          page.locator('#session-controls select[data-config-id="reasoning_effort"]').count(),
-        ).resolves.toBe(1);
-        await mode.selectOption('auto');
-        await page.locator('#log', { hasText: 'mode set to auto' }).waitFor({ timeout: 60_000 });
-        await expect(mode.inputValue()).resolves.toBe('auto');
-        // Its slash commands arrive as an update once the session is open.
-        await page.locator('#prompt').focus();
-        await page.keyboard.type('/');
-        await expect
-          .poll(() => page.locator('#palette [role=option]').count(), { timeout: 30_000 })
-          .toBeGreaterThan(0);
-        await page.keyboard.press('Escape');
-        await expect(page.locator('#palette').isHidden()).resolves.toBe(true);
-        const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
-        expect(checks.filter((check) => check !== 'valid (v2)')).toEqual([]);
-        await finish(page, inspector);
+        try {
+          await page.locator('#agent-status', { hasText: 'started' }).waitFor();
+          await page.fill('#cwd', cwd);
+          await page.click('#initialize');
+          await page
+            .locator('#log', { hasText: 'initialized (protocol version 2)' })
+            .waitFor({ timeout: 60_000 });
+          await expect(page.locator('#agent-info').textContent()).resolves.toContain('"name": "codex-acp"');
+          const login = page.locator('#auth-methods button[data-method-id="openai-api-key"]');
+          await expect(login.count()).resolves.toBe(1);
+          await page.click('#new-session');
+          await page
+            .locator('#log.error', { hasText: 'Authentication required' })
+            .waitFor({ timeout: 60_000 });
+          await login.click();
+          await page
+            .locator('#log', { hasText: 'logged in with openai-api-key' })
+            .waitFor({ timeout: 60_000 });
+          await page.click('#new-session');
+          await page.locator('#log', { hasText: /session \S+ created/ }).waitFor({ timeout: 60_000 });
+          const mode = page.locator('#session-controls select[data-config-id="mode"]');
+          await mode.waitFor();
+          await expect(mode.inputValue()).resolves.toBe('read-only');
+          await expect(
+            page.locator('#session-controls select[data-config-id="model"]').count(),
+          ).resolves.toBe(1);
+          await expect(
+            page.locator('#session-controls select[data-config-id="reasoning_effort"]').count(),
+          ).resolves.toBe(1);
+          await mode.selectOption('auto');
+          await page.locator('#log', { hasText: 'mode set to auto' }).waitFor({ timeout: 60_000 });
+          await expect(mode.inputValue()).resolves.toBe('auto');
+          // Its slash commands arrive as an update once the session is open.
+          await page.locator('#prompt').focus();
+          await page.keyboard.type('/');
+          await expect
+            .poll(() => page.locator('#palette [role=option]').count(), { timeout: 30_000 })
+            .toBeGreaterThan(0);
+          await page.keyboard.press('Escape');
+          await expect(page.locator('#palette').isHidden()).resolves.toBe(true);
+          const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
+          expect(checks.filter((check) => check !== 'valid (v2)')).toEqual([]);
+        } finally {
+          // Closed before the agent's processes are killed below, so the page never sees its inspector gone.
+          await finish(page, inspector);
+        }
       } finally {
         // Left behind only if the inspector failed to stop it (the test's own processes included).
         for (const pid of processesWith(`CODEX_HOME=${home}`)) {
@@ -715,7 +649,7 @@ describe('acp-kit inspect in Chromium', () => {
 describe('acp-kit inspect API', () => {
   it('refuses requests without the session token, from another origin, or for another host name', async () => {
     const inspector = await startInspectorProcess(['--', process.execPath, HOSTILE_AGENT]);
-    running.add(inspector);
+    browser.track(inspector);
     const auth = { Authorization: `Bearer ${inspector.token}` };
     const status = async (path: string, init: RequestInit = {}): Promise<number> =>
       (await fetch(`${inspector.origin}${path}`, init)).status;
@@ -753,7 +687,7 @@ describe('acp-kit inspect API', () => {
       }),
     ).toBe(204);
     await inspector.stop();
-    running.delete(inspector);
+    browser.untrack(inspector);
   });
 
   it('refuses a --url that is neither http(s) nor ws(s) with a usage error', () => {

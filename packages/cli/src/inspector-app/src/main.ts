@@ -5,7 +5,7 @@ import { renderConversation } from './conversation-view.js';
 import { byId, el, pretty } from './dom.js';
 import { Peer, RpcError } from './peer.js';
 import { compareReplay } from './replay-check.js';
-import { Traffic } from './traffic.js';
+import { Traffic, type TrafficRow } from './traffic.js';
 import { renderDiagram, trafficDiagram } from './diagram-view.js';
 import { renderTraffic, type TrafficFilter, visibleRows } from './traffic-view.js';
 import { type ConfigChoice, commandsOf, configControls, Palette } from './session-controls.js';
@@ -187,11 +187,8 @@ function renderSessionControls(): void {
 
 function setConfig(sessionId: string, configId: string, choice: ConfigChoice): void {
   void act('session/set_config_option', async () => {
-    const result = record(
-      await peer.request('session/set_config_option', { sessionId, configId, ...choice }),
-    );
-    if (Array.isArray(result?.configOptions))
-      store.setConfigOptions(sessionId, result.configOptions as never);
+    // The answer's options reach the store through noteResponse, like every tab's.
+    await peer.request('session/set_config_option', { sessionId, configId, ...choice });
     say(`${configId} set to ${String(choice.value)}`);
   });
 }
@@ -248,6 +245,7 @@ function onEvent(event: ServerEvent): void {
     const dir = event.type === 'sent' ? 'client->agent' : 'agent->client';
     const row = traffic.add(dir, event.t, event.text);
     const msg = record(row.msg);
+    noteResponse(row);
     if (dir === 'client->agent') {
       peer.noteUsedId(msg?.id);
       // A response this tab (or an earlier one) already sent: that request is no longer waiting.
@@ -341,7 +339,6 @@ byId('initialize').addEventListener(
           ? { protocolVersion: 2, info: clientInfo, capabilities }
           : { protocolVersion: 1, clientInfo, clientCapabilities: capabilities },
       );
-      showAgent(result);
       say(`initialized (protocol version ${String(record(result)?.protocolVersion)})`);
     }),
 );
@@ -356,6 +353,28 @@ function trackSessionResponse(sessionId: string, result: unknown): void {
   addSession(sessionId);
 }
 
+/**
+ * What the page learns from an answer of the agent, whichever tab asked (this one, an earlier one
+ * whose log a reload replays, or an imported transcript): the agent's info, a session's options
+ * and commands, a deletion.
+ */
+function noteResponse(row: TrafficRow): void {
+  if (row.dir !== 'agent->client' || row.kind !== 'response') return;
+  const result = record(record(row.msg)?.result);
+  if (result === undefined) return;
+  if (row.method === 'initialize') showAgent(result);
+  else if (['session/new', 'session/resume', 'session/load', 'session/fork'].includes(row.method)) {
+    const sessionId = row.sessionId || String(result.sessionId);
+    trackSessionResponse(sessionId, result);
+  } else if (row.method === 'session/set_config_option' && Array.isArray(result.configOptions)) {
+    if (traffic.version === 2) store.setConfigOptions(row.sessionId, result.configOptions as never);
+  } else if (row.method === 'session/delete' && row.sessionId !== '') {
+    store.forget(row.sessionId);
+    if (sessions.includes(row.sessionId)) sessions.splice(sessions.indexOf(row.sessionId), 1);
+    byId<HTMLSelectElement>('session-select').replaceChildren();
+  }
+}
+
 byId('new-session').addEventListener(
   'click',
   () =>
@@ -364,9 +383,7 @@ byId('new-session').addEventListener(
         'session/new',
         traffic.version === 2 ? { cwd: cwd() } : { cwd: cwd(), mcpServers: [] },
       );
-      const id = String(record(result)?.sessionId);
-      trackSessionResponse(id, result);
-      say(`session ${id} created`);
+      say(`session ${String(record(result)?.sessionId)} created`);
     }),
 );
 
@@ -408,12 +425,11 @@ byId('resume').addEventListener(
       const replay = byId<HTMLInputElement>('replay').checked;
       // A replay rebuilds the session from what the agent sends, into a fresh view of it.
       if (replay) store.forget(sessionId);
-      const result = await peer.request('session/resume', {
+      await peer.request('session/resume', {
         sessionId,
         cwd: cwd(),
         ...(replay ? { replayFrom: { type: 'start' } } : {}),
       });
-      trackSessionResponse(sessionId, result);
       say(`session ${sessionId} resumed${replay ? ' with replay' : ''}`);
     }),
 );
@@ -425,9 +441,6 @@ byId('delete-session').addEventListener(
       const sessionId = byId<HTMLSelectElement>('session-select').value;
       if (sessionId === '') throw new Error('no session chosen');
       await peer.request('session/delete', { sessionId });
-      store.forget(sessionId);
-      sessions.splice(sessions.indexOf(sessionId), 1);
-      byId<HTMLSelectElement>('session-select').replaceChildren();
       say(`session ${sessionId} deleted`);
       schedule();
     }),
@@ -603,6 +616,7 @@ function importTranscript(name: string, text: string): void {
     entries += 1;
     const row = traffic.add(dir, typeof entry.t === 'number' ? entry.t : 0, JSON.stringify(entry.msg));
     const msg = record(row.msg);
+    noteResponse(row);
     if (dir === 'agent->client' && msg?.method === 'session/update' && traffic.version === 2) {
       try {
         store.apply(msg.params as Parameters<ConversationStore['apply']>[0]);

@@ -115,7 +115,9 @@ export class Palette {
   setCommands(commands: Command[]): void {
     if (JSON.stringify(commands) === JSON.stringify(this.#commands)) return;
     this.#commands = commands;
-    if (!this.#list.hidden) this.update();
+    // Commands that arrive while "/" is being typed show at once.
+    if (!this.#list.hidden || (document.activeElement === this.#input && this.#input.value.startsWith('/')))
+      this.update();
   }
 
   /** Shows the commands that match what is typed, or hides the palette. */

@@ -69,8 +69,8 @@ function issuesOf(
  */
 export class Traffic {
   readonly rows: TrafficRow[] = [];
-  /** Requests awaiting an answer, by `<sender>:<id>`, with their method. */
-  readonly #open = new Map<string, string>();
+  /** Requests awaiting an answer, by `<sender>:<id>`, with their method and session. */
+  readonly #open = new Map<string, { method: string; sessionId: string }>();
   #version: 1 | 2 = 2;
   #lines = 0;
   #lint: { result: LintResult; rows: number } | undefined;
@@ -118,16 +118,22 @@ export class Traffic {
     let kind: Kind;
     let method = '';
     let issues: Issue[] | undefined;
+    const params = record(m.params);
+    let sessionId = typeof params?.sessionId === 'string' ? params.sessionId : '';
     if (typeof m.method === 'string') {
       kind = 'id' in m ? 'request' : 'notification';
       method = m.method;
-      if (kind === 'request') this.#open.set(`${sender}:${JSON.stringify(m.id)}`, method);
+      if (kind === 'request') this.#open.set(`${sender}:${JSON.stringify(m.id)}`, { method, sessionId });
       issues = issuesOf(validators.validateParams(method, m.params), '/params');
     } else {
       kind = 'error' in m ? 'error' : 'response';
       const requester = sender === 'agent' ? 'client' : 'agent';
       const key = `${requester}:${JSON.stringify(m.id)}`;
-      method = this.#open.get(key) ?? '';
+      const request = this.#open.get(key);
+      method = request?.method ?? '';
+      // A response belongs to its request's session (session/new's, to the session it created).
+      const created = record(m.result)?.sessionId;
+      sessionId = request?.sessionId || (typeof created === 'string' ? created : '');
       this.#open.delete(key);
       if (kind === 'response' && method !== '') {
         issues = issuesOf(validators.validateResult(method, m.result), '/result');
@@ -144,8 +150,6 @@ export class Traffic {
       }
     }
     if (m.jsonrpc !== '2.0') issues = [...(issues ?? []), { pointer: '/jsonrpc', message: 'must be "2.0"' }];
-    const params = record(m.params);
-    const sessionId = typeof params?.sessionId === 'string' ? params.sessionId : '';
     const row: TrafficRow = {
       index,
       dir,
