@@ -40,7 +40,9 @@ export class EventLog {
   push(event: NewInspectorEvent): void {
     const numbered = { ...event, seq: this.#next++ } as InspectorEvent;
     this.#events.push(numbered);
-    if (this.#events.length > this.#limit) this.#events.splice(0, this.#events.length - this.#limit);
+    // Trimmed in batches: dropping one event per push would move the whole array on every frame of a flood.
+    if (this.#events.length > this.#limit + Math.ceil(this.#limit / 10))
+      this.#events.splice(0, this.#events.length - this.#limit);
     for (const listener of this.#listeners) listener(numbered);
   }
 

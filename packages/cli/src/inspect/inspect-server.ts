@@ -22,6 +22,12 @@ const ASSETS: Record<string, [file: string, type: string]> = {
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/**
+ * Events kept for a page that reloads: a resumed session of 100 000 chunks fits, a flood beyond it
+ * drops its oldest frames (the page says how many it missed).
+ */
+const EVENT_LIMIT = 250_000;
+
 /** The largest frame the page may send to the agent. */
 const MAX_SEND_BYTES = 8 * 1024 * 1024;
 
@@ -93,7 +99,7 @@ function readBody(request: IncomingMessage): Promise<string | undefined> {
  */
 export async function startInspector(options: InspectorOptions): Promise<Inspector> {
   const token = options.token ?? generateToken();
-  const events = new EventLog();
+  const events = new EventLog(EVENT_LIMIT);
   const started = Date.now();
   let runNumber = 0;
   let current: AgentRun | undefined;

@@ -96,7 +96,7 @@ describe('acp-kit inspect in Chromium', () => {
     const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
     expect(checks.length).toBe(await rows.count());
     expect(checks.filter((check) => check !== 'valid (v2)')).toEqual([]);
-    await expect(page.locator('#lint-summary').textContent()).resolves.toMatch(/no rule broken so far/);
+    await expect.poll(() => page.locator('#lint-summary').textContent()).toMatch(/no rule broken so far/);
 
     // The permission answer travelled client → agent as a response to the agent's request.
     await page.fill('#filter-method', 'session/request_permission');
@@ -128,7 +128,7 @@ describe('acp-kit inspect in Chromium', () => {
       await expect.poll(() => rows.count()).toBe(checks.length);
       const imported = await page.locator('#traffic-body tr.row .validity').allTextContents();
       expect(imported.filter((check) => check !== 'valid (v2)')).toEqual([]);
-      await expect(page.locator('#lint-summary').textContent()).resolves.toMatch(/no rule broken so far/);
+      await expect.poll(() => page.locator('#lint-summary').textContent()).toMatch(/no rule broken so far/);
       await waitForText(page, `${inSession} .message.agent_message .text`, 'Permission granted: done.');
       // A line that is not a transcript entry is listed where it stood, as a parse error.
       const lines = transcript.trimEnd().split('\n');
@@ -240,7 +240,7 @@ describe('acp-kit inspect in Chromium', () => {
 
     const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
     expect(checks.filter((check) => check !== 'valid (v2)')).toEqual([]);
-    await expect(page.locator('#lint-summary').textContent()).resolves.toMatch(/no rule broken so far/);
+    await expect.poll(() => page.locator('#lint-summary').textContent()).toMatch(/no rule broken so far/);
     await finish(page, inspector);
   });
 
@@ -407,7 +407,7 @@ describe('acp-kit inspect in Chromium', () => {
     );
     const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
     expect(checks.filter((check) => check !== 'valid (v2)')).toEqual([]);
-    await expect(page.locator('#lint-summary').textContent()).resolves.toMatch(/no rule broken so far/);
+    await expect.poll(() => page.locator('#lint-summary').textContent()).toMatch(/no rule broken so far/);
     await finish(page, inspector);
   });
 
@@ -429,7 +429,7 @@ describe('acp-kit inspect in Chromium', () => {
     );
     const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
     expect(checks.filter((check) => check !== 'valid (v2)')).toEqual([]);
-    await expect(page.locator('#lint-summary').textContent()).resolves.toMatch(/no rule broken so far/);
+    await expect.poll(() => page.locator('#lint-summary').textContent()).toMatch(/no rule broken so far/);
     await finish(page, inspector);
   });
 

@@ -62,10 +62,12 @@ export class InspectorApi {
           const { value, done } = await reader.read();
           if (done) break;
           buffer += value;
+          // Read with a cursor and cut the buffer once per chunk (a chunk of a flood holds thousands of events).
+          let start = 0;
           let end = buffer.indexOf('\n\n');
           while (end !== -1) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
+            const block = buffer.slice(start, end);
+            start = end + 2;
             const data = block
               .split('\n')
               .filter((line) => line.startsWith('data: '))
@@ -76,8 +78,9 @@ export class InspectorApi {
               after = event.seq;
               onEvent(event);
             }
-            end = buffer.indexOf('\n\n');
+            end = buffer.indexOf('\n\n', start);
           }
+          buffer = buffer.slice(start);
         }
         onStatus('the inspector closed the event stream; reconnecting');
       } catch (error) {

@@ -1,5 +1,6 @@
 import type { ConversationSnapshot, ConversationStore, TerminalView } from '@acp-kit/sdk/client';
 import { el, pretty } from './dom.js';
+import { type ListItem, VirtualList } from './virtual-list.js';
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -120,137 +121,176 @@ const ORIGIN_LABEL: Record<string, string> = {
   'local-failed': 'refused by the agent',
 };
 
-function sessionView(snapshot: ConversationSnapshot): HTMLElement {
-  type Item = { position: number; node: HTMLElement };
-  const items: Item[] = [];
-  const pending: HTMLElement[] = [];
+/** The entries of a session's feed in feed order, each rendered on demand (see {@link VirtualList}). */
+function feedItems(snapshot: ConversationSnapshot): ListItem[] {
+  type Positioned = ListItem & { position: number };
+  const items: Positioned[] = [];
+  const pending: ListItem[] = [];
   const terminals = new Map(snapshot.terminals.map((terminal) => [terminal.terminalId, terminal]));
-  /** Terminals shown inside a tool call: not listed again on their own. */
-  const shownTerminals = new Set<string>();
+  /** Terminals a tool call names: shown inside it, not listed again on their own. */
+  const inCalls = new Set<string>();
+  for (const call of snapshot.toolCalls)
+    for (const item of list(call.fields.content)) {
+      const c = record(item);
+      if (c?.type === 'terminal') inCalls.add(str(c.terminalId));
+    }
   for (const message of snapshot.messages) {
-    const kind = message.kind.replace('_', ' ');
-    const node = el(
-      'div',
-      {
-        class: `message ${message.kind} ${message.origin}`,
-        'data-kind': message.kind,
-        'data-origin': message.origin,
-        'data-message-id': message.messageId ?? undefined,
+    const item: ListItem = {
+      key: message.key,
+      deps: [message],
+      render: () => {
+        const kind = message.kind.replace('_', ' ');
+        return el(
+          'div',
+          {
+            class: `message ${message.kind} ${message.origin}`,
+            'data-kind': message.kind,
+            'data-origin': message.origin,
+            'data-message-id': message.messageId ?? undefined,
+          },
+          el(
+            'span',
+            { class: 'who' },
+            message.origin === 'agent' ? kind : `${kind} (${ORIGIN_LABEL[message.origin]})`,
+          ),
+          el('span', { class: 'text' }, blocksText(message.content)),
+          message.messageId === null ? undefined : el('span', { class: 'id' }, message.messageId),
+          message.origin === 'local-failed' && message.error instanceof Error
+            ? el('span', { class: 'error' }, message.error.message)
+            : undefined,
+        );
       },
-      el(
-        'span',
-        { class: 'who' },
-        message.origin === 'agent' ? kind : `${kind} (${ORIGIN_LABEL[message.origin]})`,
-      ),
-      el('span', { class: 'text' }, blocksText(message.content)),
-      message.messageId === null ? undefined : el('span', { class: 'id' }, message.messageId),
-      message.origin === 'local-failed' && message.error instanceof Error
-        ? el('span', { class: 'error' }, message.error.message)
-        : undefined,
-    );
-    if (message.position === null) pending.push(node);
-    else items.push({ position: message.position, node });
+    };
+    if (message.position === null) pending.push(item);
+    else items.push({ ...item, position: message.position });
   }
   for (const call of snapshot.toolCalls) {
-    const f = call.fields;
+    const named = list(call.fields.content)
+      .map((item) => record(item))
+      .filter((c) => c?.type === 'terminal')
+      .map((c) => terminals.get(str(c?.terminalId)));
     items.push({
+      key: `tool:${call.toolCallId}`,
+      deps: [call, ...named],
       position: call.position,
-      node: el(
-        'div',
-        { class: 'tool-call', 'data-status': str(f.status), 'data-tool-call-id': call.toolCallId },
-        el('span', { class: 'who' }, `tool call${f.kind ? ` (${str(f.kind)})` : ''}`),
-        el('span', { class: 'title' }, str(f.title ?? call.toolCallId)),
-        el('span', { class: 'status' }, str(f.status ?? 'pending')),
-        ...toolContentView(f.content, terminals, shownTerminals),
-      ),
+      render: () => {
+        const f = call.fields;
+        return el(
+          'div',
+          { class: 'tool-call', 'data-status': str(f.status), 'data-tool-call-id': call.toolCallId },
+          el('span', { class: 'who' }, `tool call${f.kind ? ` (${str(f.kind)})` : ''}`),
+          el('span', { class: 'title' }, str(f.title ?? call.toolCallId)),
+          el('span', { class: 'status' }, str(f.status ?? 'pending')),
+          ...toolContentView(f.content, terminals, new Set()),
+        );
+      },
     });
   }
   for (const terminal of snapshot.terminals) {
-    if (shownTerminals.has(terminal.terminalId)) continue;
+    if (inCalls.has(terminal.terminalId)) continue;
     items.push({
+      key: `terminal:${terminal.terminalId}`,
+      deps: [terminal],
       position: terminal.position,
-      node: el(
-        'div',
-        { class: 'display-terminal' },
-        el('span', { class: 'who' }, 'terminal'),
-        terminalView(terminal, terminal.terminalId),
-      ),
-    });
-  }
-  for (const plan of snapshot.plans) {
-    items.push({
-      position: plan.position,
-      node: el(
-        'div',
-        { class: 'plan', 'data-plan-id': plan.planId },
-        el('span', { class: 'who' }, 'plan'),
-        ...planView(plan.update),
-      ),
-    });
-  }
-  for (const notice of snapshot.notices) {
-    const n = notice.notice;
-    items.push({
-      position: notice.position,
-      node: el(
-        'div',
-        { class: 'notice', 'data-severity': str(n.severity) },
-        el('span', { class: 'who' }, `notice (${str(n.severity)})`),
-        el('span', { class: 'title' }, str(n.title)),
-        n.description ? el('span', { class: 'text' }, ` ${str(n.description)}`) : undefined,
-      ),
-    });
-  }
-  for (const compaction of snapshot.compactions) {
-    const f = compaction.fields;
-    items.push({
-      position: compaction.position,
-      node: el(
-        'div',
-        { class: 'compaction', 'data-status': str(f.status) },
-        el('span', { class: 'who' }, `compaction ${compaction.compactionId}`),
-        el('span', { class: 'status' }, str(f.status)),
-        compaction.summary === null
-          ? undefined
-          : el('span', { class: 'text' }, blocksText(compaction.summary)),
-        f.error ? el('span', { class: 'error' }, str(f.error)) : undefined,
-      ),
-    });
-  }
-  for (const child of snapshot.subagents) {
-    items.push({
-      position: child.position,
-      node: el(
-        'div',
-        { class: 'subagent', 'data-child-session': child.sessionId },
-        el('span', { class: 'who' }, 'subagent'),
+      render: () =>
         el(
-          'span',
-          { class: 'title' },
-          `${str(child.fields.title ?? child.sessionId)} (session ${child.sessionId})`,
+          'div',
+          { class: 'display-terminal' },
+          el('span', { class: 'who' }, 'terminal'),
+          terminalView(terminal, terminal.terminalId),
         ),
-      ),
     });
   }
-  for (const other of snapshot.otherUpdates) {
+  for (const plan of snapshot.plans)
     items.push({
-      position: other.position,
-      node: el(
-        'div',
-        { class: 'other-update' },
-        el('span', { class: 'who' }, `${other.sessionUpdate} (a kind this client does not know)`),
-        el('pre', {}, pretty(other.update)),
-      ),
+      key: `plan:${plan.planId}`,
+      deps: [plan],
+      position: plan.position,
+      render: () =>
+        el(
+          'div',
+          { class: 'plan', 'data-plan-id': plan.planId },
+          el('span', { class: 'who' }, 'plan'),
+          ...planView(plan.update),
+        ),
     });
-  }
+  snapshot.notices.forEach((notice, i) => {
+    items.push({
+      key: `notice:${i}`,
+      deps: [notice],
+      position: notice.position,
+      render: () => {
+        const n = notice.notice;
+        return el(
+          'div',
+          { class: 'notice', 'data-severity': str(n.severity) },
+          el('span', { class: 'who' }, `notice (${str(n.severity)})`),
+          el('span', { class: 'title' }, str(n.title)),
+          n.description ? el('span', { class: 'text' }, ` ${str(n.description)}`) : undefined,
+        );
+      },
+    });
+  });
+  for (const compaction of snapshot.compactions)
+    items.push({
+      key: `compaction:${compaction.compactionId}`,
+      deps: [compaction],
+      position: compaction.position,
+      render: () => {
+        const f = compaction.fields;
+        return el(
+          'div',
+          { class: 'compaction', 'data-status': str(f.status) },
+          el('span', { class: 'who' }, `compaction ${compaction.compactionId}`),
+          el('span', { class: 'status' }, str(f.status)),
+          compaction.summary === null
+            ? undefined
+            : el('span', { class: 'text' }, blocksText(compaction.summary)),
+          f.error ? el('span', { class: 'error' }, str(f.error)) : undefined,
+        );
+      },
+    });
+  for (const child of snapshot.subagents)
+    items.push({
+      key: `subagent:${child.sessionId}`,
+      deps: [child],
+      position: child.position,
+      render: () =>
+        el(
+          'div',
+          { class: 'subagent', 'data-child-session': child.sessionId },
+          el('span', { class: 'who' }, 'subagent'),
+          el(
+            'span',
+            { class: 'title' },
+            `${str(child.fields.title ?? child.sessionId)} (session ${child.sessionId})`,
+          ),
+        ),
+    });
+  for (const other of snapshot.otherUpdates)
+    items.push({
+      key: `other:${other.sessionUpdate}`,
+      deps: [other],
+      position: other.position,
+      render: () =>
+        el(
+          'div',
+          { class: 'other-update' },
+          el('span', { class: 'who' }, `${other.sessionUpdate} (a kind this client does not know)`),
+          el('pre', {}, pretty(other.update)),
+        ),
+    });
   items.sort((a, b) => a.position - b.position);
+  return [...items, ...pending];
+}
+
+/** The session's heading lines: title, state, session info, usage, background work, message count. */
+function sessionHeader(snapshot: ConversationSnapshot): HTMLElement[] {
   const { state } = snapshot;
   const info = snapshot.sessionInfo;
   const usage = usageText(snapshot);
   const background = snapshot.background;
-  return el(
-    'section',
-    { class: 'session', 'data-session-id': snapshot.sessionId },
+  return [
     el(
       'h3',
       {},
@@ -261,32 +301,82 @@ function sessionView(snapshot: ConversationSnapshot): HTMLElement {
       { class: 'state' },
       `state: ${state.state}${state.stopReason ? ` (${state.stopReason})` : ''}, turns: ${state.completedTurns}, ${state.connection}`,
     ),
-    info === null
-      ? undefined
-      : el(
-          'p',
-          { class: 'session-info' },
-          `session info: ${info.title ? `title "${str(info.title)}"` : 'no title'}${info.updatedAt ? `, updated ${str(info.updatedAt)}` : ''}`,
-        ),
-    usage === undefined ? undefined : el('p', { class: 'usage' }, usage),
-    background === null || background.length === 0
-      ? undefined
-      : el(
-          'p',
-          { class: 'background' },
-          `running in the background: ${background.map((work) => `${work.type} ${str(work.id)}`).join(', ')}`,
-        ),
-    ...items.map((item) => item.node),
-    ...pending,
-  );
+    el('p', { class: 'count' }, `${snapshot.messages.length} message(s)`),
+    ...(info === null
+      ? []
+      : [
+          el(
+            'p',
+            { class: 'session-info' },
+            `session info: ${info.title ? `title "${str(info.title)}"` : 'no title'}${info.updatedAt ? `, updated ${str(info.updatedAt)}` : ''}`,
+          ),
+        ]),
+    ...(usage === undefined ? [] : [el('p', { class: 'usage' }, usage)]),
+    ...(background === null || background.length === 0
+      ? []
+      : [
+          el(
+            'p',
+            { class: 'background' },
+            `running in the background: ${background.map((work) => `${work.type} ${str(work.id)}`).join(', ')}`,
+          ),
+        ]),
+  ];
 }
 
-/** Renders every session of the store, each as the SDK's ConversationStore sees it. */
-export function renderConversation(store: ConversationStore, into: HTMLElement): void {
-  const ids = store.sessionIds();
-  into.replaceChildren(
-    ...(ids.length === 0
-      ? [el('p', { class: 'empty' }, 'No session yet.')]
-      : ids.map((id) => sessionView(store.snapshot(id)))),
-  );
+interface SessionPane {
+  section: HTMLElement;
+  header: HTMLElement;
+  list: VirtualList;
+  snapshot: ConversationSnapshot | undefined;
+}
+
+/**
+ * Every session of the store, each as the SDK's ConversationStore sees it: a heading and its feed
+ * in a virtualized list. A session whose snapshot did not change is not touched.
+ */
+export class ConversationView {
+  readonly #into: HTMLElement;
+  readonly #panes = new Map<string, SessionPane>();
+
+  constructor(into: HTMLElement) {
+    this.#into = into;
+  }
+
+  render(store: ConversationStore): void {
+    const ids = store.sessionIds();
+    for (const [id, pane] of this.#panes)
+      if (!ids.includes(id)) {
+        pane.section.remove();
+        this.#panes.delete(id);
+      }
+    if (ids.length === 0) {
+      this.#into.replaceChildren(el('p', { class: 'empty' }, 'No session yet.'));
+      return;
+    }
+    const sections: HTMLElement[] = [];
+    for (const id of ids) {
+      let pane = this.#panes.get(id);
+      if (pane === undefined) {
+        const header = el('div', { class: 'session-header' });
+        const feed = el('div', { class: 'feed' });
+        pane = {
+          section: el('section', { class: 'session', 'data-session-id': id }, header, feed),
+          header,
+          list: new VirtualList(feed, feed, () => el('div', { class: 'spacer', 'aria-hidden': 'true' }), 60),
+          snapshot: undefined,
+        };
+        this.#panes.set(id, pane);
+      }
+      sections.push(pane.section);
+      const snapshot = store.snapshot(id);
+      if (snapshot === pane.snapshot) continue;
+      pane.snapshot = snapshot;
+      pane.header.replaceChildren(...sessionHeader(snapshot));
+      pane.list.update(feedItems(snapshot));
+    }
+    const children = this.#into.children;
+    if (children.length !== sections.length || sections.some((section, i) => children[i] !== section))
+      this.#into.replaceChildren(...sections);
+  }
 }

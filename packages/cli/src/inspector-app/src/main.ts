@@ -1,13 +1,13 @@
 import { ConversationStore } from '@acp-kit/sdk/client';
 import { InspectorApi, type ServerEvent, takeToken } from './api.js';
 import { type Ask, askCard } from './asks-view.js';
-import { renderConversation } from './conversation-view.js';
+import { ConversationView } from './conversation-view.js';
 import { byId, el, pretty } from './dom.js';
 import { Peer, RpcError } from './peer.js';
 import { compareReplay } from './replay-check.js';
 import { Traffic, type TrafficRow } from './traffic.js';
 import { renderDiagram, trafficDiagram } from './diagram-view.js';
-import { renderTraffic, type TrafficFilter, visibleRows } from './traffic-view.js';
+import { type TrafficFilter, TrafficView, visibleRows } from './traffic-view.js';
 import { type ConfigChoice, commandsOf, configControls, Palette } from './session-controls.js';
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
@@ -101,25 +101,39 @@ function schedule(): void {
   }, 16);
 }
 
+const conversationView = new ConversationView(byId('conversation'));
+const trafficView = new TrafficView(byId('traffic-scroll'), byId('traffic-body'), byId('lint-summary'));
 let diagramShown = '';
 let diagramTraffic: Traffic | undefined;
+let diagramLint: unknown;
+let diagramAt = Number.NEGATIVE_INFINITY;
 
 function render(): void {
-  renderConversation(store, byId('conversation'));
+  conversationView.render(store);
   const filter: TrafficFilter = {
     session: byId<HTMLInputElement>('filter-session').value,
     method: byId<HTMLInputElement>('filter-method').value,
     kind: byId<HTMLSelectElement>('filter-kind').value,
   };
-  renderTraffic(traffic, filter, byId('traffic-body'), byId('lint-summary'));
+  const rows = visibleRows(traffic, filter);
+  trafficView.render(traffic, rows);
+  byId('traffic-count').textContent = `${rows.length} of ${traffic.rows.length} message(s) shown`;
+  // A lint skipped to keep a flood responsive runs on a later render.
+  if (traffic.lintStale()) setTimeout(schedule, 250);
   // Redrawn only when the messages or the filters changed.
   const diagramKey = JSON.stringify([traffic.rows.length, filter, traffic.version]);
-  if (diagramKey !== diagramShown || traffic !== diagramTraffic) {
+  const lintNow = traffic.version === 2 ? traffic.lint() : undefined;
+  const diagramChanged = diagramKey !== diagramShown || traffic !== diagramTraffic || lintNow !== diagramLint;
+  // During a flood the diagram (150 arrows laid out and parsed) is redrawn at most twice a second.
+  if (diagramChanged && performance.now() - diagramAt < 500) setTimeout(schedule, 500);
+  else if (diagramChanged) {
+    diagramAt = performance.now();
     diagramShown = diagramKey;
     diagramTraffic = traffic;
+    diagramLint = lintNow;
     const lintOn = traffic.version === 2;
     renderDiagram(
-      trafficDiagram(visibleRows(traffic, filter), (row) => (lintOn ? traffic.findingsOf(row) : [])),
+      trafficDiagram(rows, (row) => (lintOn ? traffic.findingsOf(row) : [])),
       byId('diagram'),
     );
   }

@@ -2,6 +2,7 @@ import { ruleInfo, type RuleId } from '@acp-kit/conformance/lint';
 import { el } from './dom.js';
 import { jsonWithPointers } from './json-view.js';
 import type { Traffic, TrafficRow } from './traffic.js';
+import { VirtualList } from './virtual-list.js';
 
 /** The Traffic tab's filters. */
 export interface TrafficFilter {
@@ -92,30 +93,64 @@ function ruleTier(id: string): string {
   }
 }
 
-/** Renders the traffic table and the lint summary. The lint runs only on v2 traffic (its rules are v2's). */
-export function renderTraffic(
-  traffic: Traffic,
-  filter: TrafficFilter,
-  body: HTMLElement,
-  summary: HTMLElement,
-): void {
-  const lintOn = traffic.version === 2;
-  body.replaceChildren(...visibleRows(traffic, filter).map((row) => rowView(traffic, row, lintOn)));
-  if (!lintOn) {
-    summary.replaceChildren('The prompt-lifecycle lint applies to v2 traffic; this connection speaks v1.');
-    return;
+/**
+ * The traffic table (virtualized: a flood of 100 000 frames keeps only the rows near the view in
+ * the DOM) and the lint summary. The lint runs only on v2 traffic (its rules are v2's).
+ */
+export class TrafficView {
+  readonly #list: VirtualList;
+  readonly #summary: HTMLElement;
+  #summaryKey: unknown;
+  #summaryStale = false;
+
+  constructor(viewport: HTMLElement, body: HTMLElement, summary: HTMLElement) {
+    this.#list = new VirtualList(
+      viewport,
+      body,
+      () => el('tr', { class: 'spacer', 'aria-hidden': 'true' }, el('td', { colspan: 8 })),
+      36,
+    );
+    this.#summary = summary;
   }
-  const lint = traffic.lint();
-  const failed = lint.results.filter((result) => result.status === 'fail');
-  const unlocated = lint.findings.filter((finding) => finding.line === undefined);
-  summary.replaceChildren(
-    el(
-      'p',
-      { class: failed.length === 0 ? 'lint-clean' : 'lint-failed' },
-      failed.length === 0
-        ? `lint: ${lint.messages} message(s), no rule broken so far`
-        : `lint: ${lint.messages} message(s), broken: ${failed.map((result) => result.id).join(', ')}`,
-    ),
-    ...unlocated.map((finding) => el('p', { class: 'finding' }, `${finding.ruleId}: ${finding.message}`)),
-  );
+
+  /** Rows in the DOM now. */
+  get renderedRows(): number {
+    return this.#list.renderedCount;
+  }
+
+  /** Renders `rows` (the ones the filters let through) and the summary. */
+  render(traffic: Traffic, rows: readonly TrafficRow[]): void {
+    const lintOn = traffic.version === 2;
+    const lint = lintOn ? traffic.lint() : undefined;
+    this.#list.update(
+      rows.map((row) => ({
+        key: String(row.index),
+        deps: [row, lint],
+        render: () => rowView(traffic, row, lintOn),
+      })),
+    );
+    const stale = traffic.lintStale();
+    if (this.#summaryKey === (lint ?? traffic) && this.#summaryStale === stale) return;
+    this.#summaryKey = lint ?? traffic;
+    this.#summaryStale = stale;
+    if (lint === undefined) {
+      this.#summary.replaceChildren(
+        'The prompt-lifecycle lint applies to v2 traffic; this connection speaks v1.',
+      );
+      return;
+    }
+    const failed = lint.results.filter((result) => result.status === 'fail');
+    const unlocated = lint.findings.filter((finding) => finding.line === undefined);
+    this.#summary.replaceChildren(
+      el(
+        'p',
+        { class: failed.length === 0 ? 'lint-clean' : 'lint-failed' },
+        failed.length === 0
+          ? `lint: ${lint.messages} message(s), no rule broken so far`
+          : `lint: ${lint.messages} message(s), broken: ${failed.map((result) => result.id).join(', ')}`,
+      ),
+      ...(stale ? [el('p', { class: 'lint-stale' }, 'Newer messages are still being checked…')] : []),
+      ...unlocated.map((finding) => el('p', { class: 'finding' }, `${finding.ruleId}: ${finding.message}`)),
+    );
+  }
 }

@@ -73,7 +73,9 @@ export class Traffic {
   readonly #open = new Map<string, { method: string; sessionId: string }>();
   #version: 1 | 2 = 2;
   #lines = 0;
-  #lint: { result: LintResult; rows: number } | undefined;
+  #lint:
+    | { result: LintResult; rows: number; at: number; took: number; byLine: Map<number, Finding[]> }
+    | undefined;
 
   /** The version frames are validated against now. */
   get version(): 1 | 2 {
@@ -176,15 +178,39 @@ export class Traffic {
       .join('');
   }
 
-  /** The conformance kit's lint over the transcript so far (recomputed only when frames were added). */
+  /**
+   * The conformance kit's lint over the transcript so far. Recomputed when frames were added, but
+   * during a flood at most every few times its own duration (so linting 100 000 frames never takes
+   * most of the page's time): until then the last result is returned and {@link lintStale} is true.
+   */
   lint(): LintResult {
-    if (this.#lint?.rows !== this.rows.length)
-      this.#lint = { result: lintTranscript(this.transcript()), rows: this.rows.length };
+    const now = performance.now();
+    if (
+      this.#lint === undefined ||
+      (this.#lint.rows !== this.rows.length && now - this.#lint.at >= Math.max(200, 4 * this.#lint.took))
+    ) {
+      const result = lintTranscript(this.transcript());
+      const byLine = new Map<number, Finding[]>();
+      for (const finding of result.findings) {
+        if (finding.line === undefined) continue;
+        const list = byLine.get(finding.line) ?? [];
+        list.push(finding);
+        byLine.set(finding.line, list);
+      }
+      this.#lint = { result, rows: this.rows.length, at: now, took: performance.now() - now, byLine };
+    }
     return this.#lint.result;
   }
 
+  /** Whether frames arrived since the last lint (a later render should lint again). */
+  lintStale(): boolean {
+    return this.#lint !== undefined && this.#lint.rows !== this.rows.length;
+  }
+
   /** The lint's findings of one row. */
-  findingsOf(row: TrafficRow): Finding[] {
-    return row.line === undefined ? [] : this.lint().findings.filter((finding) => finding.line === row.line);
+  findingsOf(row: TrafficRow): readonly Finding[] {
+    if (row.line === undefined) return [];
+    this.lint();
+    return this.#lint?.byLine.get(row.line) ?? [];
   }
 }
