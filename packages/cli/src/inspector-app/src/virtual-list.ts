@@ -25,7 +25,6 @@ const OVERSCAN = 800;
 export class VirtualList {
   readonly #viewport: HTMLElement;
   readonly #content: HTMLElement;
-  readonly #spacer: () => HTMLElement;
   readonly #estimate: number;
   readonly #heights = new Map<string, number>();
   readonly #nodes = new Map<string, { deps: readonly unknown[]; node: HTMLElement }>();
@@ -43,7 +42,6 @@ export class VirtualList {
   constructor(viewport: HTMLElement, content: HTMLElement, spacer: () => HTMLElement, estimate = 40) {
     this.#viewport = viewport;
     this.#content = content;
-    this.#spacer = spacer;
     this.#estimate = estimate;
     this.#top = spacer();
     this.#bottom = spacer();
