@@ -263,6 +263,11 @@ describe('acp-kit inspect in Chromium', () => {
     const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
     expect(checks.filter((check) => check !== 'valid (v2)' && !check.startsWith('no v2 schema'))).toEqual([]);
 
+    // One stdio process has one connection: a second client is refused with what to do instead.
+    await expect(page.locator('#open-second-client').isDisabled()).resolves.toBe(true);
+    await expect(page.locator('#second-client-hint').textContent()).resolves.toContain(
+      'a stdio agent has one',
+    );
     await page.click('#delete-session');
     await page.locator('#log', { hasText: `session ${sessionId} deleted` }).waitFor();
     await expect.poll(() => page.locator(inSession).count()).toBe(0);
@@ -641,6 +646,60 @@ describe('acp-kit inspect in Chromium', () => {
     }
   });
 
+  it('opens a second client on the same session of a remote agent: each sees the other’s turn, and a prompt held behind the other’s turn', async () => {
+    const agent = await spawnListeningAgent(BIN, []);
+    const dir = mkdtempSync(join(tmpdir(), 'acp-kit-inspect-two-'));
+    try {
+      const tokenFile = join(dir, 'token');
+      writeFileSync(tokenFile, agent.token, { mode: 0o600 });
+      const { page, inspector } = await inspect(['--url', agent.url, '--token-file', tokenFile]);
+      const sessionId = await initializeAndCreateSession(page);
+      const inA = `#conversation section.session[data-session-id="${sessionId}"]`;
+      await prompt(page, 'hello from A');
+      await waitForText(page, `${inA} .state`, 'state: idle (end_turn)');
+
+      await page.click('#open-second-client');
+      const b = page.locator('section.second-client[data-conn="2"]');
+      await page.locator('#log', { hasText: `client 2 attached to ${sessionId}` }).waitFor();
+      await expect(b.locator('.client-status').textContent()).resolves.toBe(
+        `client 2: attached to ${sessionId}`,
+      );
+      const inB = `section.second-client[data-conn="2"] section.session[data-session-id="${sessionId}"]`;
+      // B's view was rebuilt by the replay: A's turn is there, under the same message IDs.
+      await waitForText(page, `${inB} .message.user_message .text`, 'hello from A');
+      const idsOf = (selector: string) =>
+        page.locator(selector).evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-message-id')));
+      expect(await idsOf(`${inB} .message`)).toEqual(await idsOf(`${inA} .message`));
+
+      // B prompts /write: the agent asks B. Meanwhile A's prompt is held behind B's turn.
+      await b.locator('textarea.client-prompt').fill('/write from-b.txt');
+      await b.locator('button.client-send').click();
+      const askB = b.locator('.permission');
+      await askB.waitFor();
+      await expect(askB.locator('p').textContent()).resolves.toContain('asked of client 2');
+      await expect(page.locator('#permissions .permission').count()).resolves.toBe(0);
+      await waitForText(page, `${inA} .message.user_message .text`, '/write from-b.txt');
+      await prompt(page, 'held behind B');
+      await waitForText(page, `${inA} .message.local-pending .text`, 'held behind B');
+      await askB.locator('button[data-option-id="allow"]').click();
+      // B's turn ends; A's prompt is inserted, reconciled by its messageId, and B sees A's turn too.
+      await waitForText(page, `${inB} .message.agent_message .text`, 'Permission granted: done.');
+      await expect.poll(() => page.locator(`${inA} .message.local-pending`).count()).toBe(0);
+      await waitForText(page, `${inA} .message.user_message[data-origin="agent"] .text`, 'held behind B');
+      await waitForText(page, `${inB} .message.user_message .text`, 'held behind B');
+      // A watched three turns end; B, attached after the first (a replay carries messages, not state), two.
+      await waitForText(page, `${inA} .state`, 'turns: 3');
+      await waitForText(page, `${inB} .state`, 'state: idle (end_turn), turns: 2');
+      await expect.poll(() => idsOf(`${inB} .message`)).toEqual(await idsOf(`${inA} .message`));
+      await expect.poll(() => b.locator('.client-lint').textContent()).toContain('no rule broken so far');
+      await expect.poll(() => page.locator('#lint-summary').textContent()).toMatch(/no rule broken so far/);
+      await finish(page, inspector);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await agent.stop();
+    }
+  });
+
   it('raised no console error and made no request outside the inspector', () => {
     expect(problems).toEqual([]);
   });
@@ -686,6 +745,13 @@ describe('acp-kit inspect API', () => {
         headers: { ...auth, Origin: inspector.origin },
       }),
     ).toBe(204);
+    // One stdio process has one connection: no second client, and the answer says what to do instead.
+    const connect = await fetch(`${inspector.origin}/api/connect`, {
+      method: 'POST',
+      headers: { ...auth, Origin: inspector.origin },
+    });
+    expect(connect.status).toBe(409);
+    await expect(connect.text()).resolves.toContain('a stdio agent has one connection');
     await inspector.stop();
     browser.untrack(inspector);
   });

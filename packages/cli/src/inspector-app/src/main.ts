@@ -5,6 +5,7 @@ import { ConversationView } from './conversation-view.js';
 import { byId, el, pretty } from './dom.js';
 import { Peer, RpcError } from './peer.js';
 import { compareReplay } from './replay-check.js';
+import { SecondClient } from './second-client.js';
 import { Traffic, type TrafficRow } from './traffic.js';
 import { renderDiagram, trafficDiagram } from './diagram-view.js';
 import { type TrafficFilter, TrafficView, visibleRows } from './traffic-view.js';
@@ -139,6 +140,7 @@ function render(): void {
   }
   renderAsks();
   renderWaiting();
+  for (const client of seconds.values()) client.render();
   const select = byId<HTMLSelectElement>('session-select');
   const chosen = select.value;
   for (const id of store.sessionIds()) if (!sessions.includes(id)) sessions.push(id);
@@ -227,14 +229,36 @@ function addSession(id: string): void {
   schedule();
 }
 
+/** The extra clients (a remote agent's extra connections), by connection number. */
+const seconds = new Map<number, SecondClient>();
+function secondClient(conn: number): SecondClient {
+  let client = seconds.get(conn);
+  if (client === undefined) {
+    client = new SecondClient(conn, api, byId('second-clients'), schedule, replaying);
+    seconds.set(conn, client);
+  }
+  return client;
+}
+
 function onEvent(event: ServerEvent): void {
   if (offline && (event.type === 'frame' || event.type === 'sent')) return;
+  if (event.type === 'live') for (const client of seconds.values()) client.onEvent(event);
+  if ('conn' in event && event.conn !== undefined && event.conn !== 1) {
+    secondClient(event.conn).onEvent(event);
+    schedule();
+    return;
+  }
   if (event.type === 'live') {
     replaying = false;
     for (const msg of held.values()) peer.receive(msg);
     held.clear();
   } else if (event.type === 'started') {
     byId('agent-status').textContent = `agent run ${event.run} started: ${event.description}`;
+    const single = event.target === 'stdio';
+    byId<HTMLButtonElement>('open-second-client').disabled = single;
+    byId('second-client-hint').textContent = single
+      ? 'A second client needs its own connection, and a stdio agent has one: run the agent on a listening transport (for the reference agent: acp-kit agent --listen) and inspect it with --url.'
+      : '';
     byId('agent-status').className = 'running';
     agentRunning = true;
     stderrLive = '';
@@ -486,6 +510,19 @@ byId('replay-check').addEventListener(
         ),
         ...(same ? [] : [el('ul', {}, ...result.differences.map((difference) => el('li', {}, difference)))]),
       );
+    }),
+);
+
+byId('open-second-client').addEventListener(
+  'click',
+  () =>
+    void act('second client', async () => {
+      const sessionId = byId<HTMLSelectElement>('session-select').value;
+      if (sessionId === '') throw new Error('create or resume a session first');
+      const client = secondClient(await api.connect());
+      await client.ready;
+      await client.attach(sessionId, cwd());
+      say(`client ${client.conn} attached to ${sessionId}`);
     }),
 );
 
