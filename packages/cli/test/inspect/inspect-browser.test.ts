@@ -585,6 +585,47 @@ describe('acp-kit inspect in Chromium', () => {
     await finish(page, inspector);
   });
 
+  it('shows a hostile agent’s 4 MB message and 2 MB garbage line cut short, as text, and lists a flood of 20 000 garbage lines in a window it can filter and scroll', async () => {
+    const { page, inspector } = await inspect([
+      '--',
+      process.execPath,
+      HOSTILE_AGENT,
+      '--huge',
+      '--flood',
+      '20000',
+    ]);
+    const total = 2 + 2 + 20_000;
+    await page.locator('#traffic-count', { hasText: `of ${total} message(s)` }).waitFor({ timeout: 120_000 });
+    const huge = page.locator(
+      'section.session[data-session-id="hostile-session"] .message[data-message-id="huge-message"] .text',
+    );
+    const text = (await huge.textContent()) ?? '';
+    const prefix = '<script>window.__pwned = 2</script>';
+    expect(text.slice(0, prefix.length + 3)).toBe(`${prefix}xxx`);
+    expect(text.endsWith(`x… (${prefix.length + 4 * 1024 * 1024 - 100_000} more characters)`)).toBe(true);
+    expect(text.length).toBeLessThan(100_100);
+    await page.selectOption('#filter-kind', 'garbage');
+    await page
+      .locator('#traffic-count', { hasText: `${2 + 20_000} of ${total}` })
+      .waitFor({ timeout: 60_000 });
+    // The table shows a window of the flood, not 20 000 rows; the scroll to the top finds the 2 MB line.
+    expect(await page.locator('#traffic-body tr.row').count()).toBeLessThan(300);
+    await page.evaluate(`(() => {
+      const traffic = document.getElementById('traffic-scroll');
+      traffic.scrollTop = 0;
+      traffic.dispatchEvent(new Event('scroll'));
+    })()`);
+    await waitForText(page, '#traffic-body tr.row.garbage td.raw', '<i id="huge-garbage">yyy');
+    const raws = await page.locator('#traffic-body tr.row.garbage td.raw').allTextContents();
+    expect(Math.max(...raws.map((raw) => raw.length))).toBeLessThanOrEqual(2001);
+    await expect(
+      page.locator('#injected, #garbage-markup, #huge-garbage, main script').count(),
+    ).resolves.toBe(0);
+    await expect(page.evaluate('window.__pwned')).resolves.toBeUndefined();
+    expect(inspector.child.exitCode).toBeNull();
+    await finish(page, inspector);
+  });
+
   it('shows a crashed agent’s exit code and stderr, stays up, and starts the agent again', async () => {
     const crash = "process.stderr.write('fatal: out of cheese\\n'); process.exit(3)";
     const { page, inspector } = await inspect(['--', process.execPath, '-e', crash]);

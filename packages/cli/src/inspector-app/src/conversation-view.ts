@@ -23,6 +23,16 @@ export function blocksText(blocks: readonly unknown[]): string {
     .join('');
 }
 
+/** The most characters of one text shown; a hostile agent's 4 MB message must not stall the page. */
+const TEXT_LIMIT = 100_000;
+
+/** `text`, cut at {@link TEXT_LIMIT} with the number of characters left out. */
+export function bounded(text: string): string {
+  return text.length > TEXT_LIMIT
+    ? `${text.slice(0, TEXT_LIMIT)}… (${text.length - TEXT_LIMIT} more characters)`
+    : text;
+}
+
 /** One change of a `diff` tool call content: its operation and path, then the old and new text line by line. */
 function diffChangeView(change: Fields): HTMLElement {
   const linesOf = (text: unknown): string[] => {
@@ -153,7 +163,7 @@ function feedItems(snapshot: ConversationSnapshot): ListItem[] {
             { class: 'who' },
             message.origin === 'agent' ? kind : `${kind} (${ORIGIN_LABEL[message.origin]})`,
           ),
-          el('span', { class: 'text' }, blocksText(message.content)),
+          el('span', { class: 'text' }, bounded(blocksText(message.content))),
           message.messageId === null ? undefined : el('span', { class: 'id' }, message.messageId),
           message.origin === 'local-failed' && message.error instanceof Error
             ? el('span', { class: 'error' }, message.error.message)
