@@ -84,6 +84,13 @@ describe('acp-kit inspect with a large session', () => {
     await waitForText(page, '#traffic-body tr.row td.method', 'initialize');
     await waitForText(page, `${session} .feed .message.user_message .text`, 'm0w0');
     const scrollMs = Date.now() - t;
+    // The diagram scrolled with the table: it now ends at the first rows, the rest said to follow.
+    await waitForText(page, '#diagram .seq-divider-label', 'later messages in the traffic table');
+    const labels = (await page.locator('#diagram .seq-arrow .seq-label').allTextContents()).filter((l) =>
+      l.startsWith('#'),
+    );
+    expect(labels[0]).toBe('#1 initialize');
+    expect(Number(/^#(\d+)/.exec(labels.at(-1) ?? '')?.[1])).toBeLessThan(200);
     expect(await page.locator('#traffic-body tr.row').count()).toBeLessThan(300);
     const gap = await longestGap(page);
     console.log(

@@ -43,7 +43,8 @@ function wrap(text: string, width = 60): string[] {
 }
 
 /**
- * The traffic as a sequence diagram, drawn by the docs' renderer (`@acp-kit/conformance/diagram`):
+ * The traffic as a sequence diagram, drawn by the docs' renderer (`@acp-kit/conformance/diagram`),
+ * ending at `end` (exclusive) so that it scrolls with the traffic table:
  * one arrow per message, a pending bar from each request of the page to its answer (open while
  * unanswered), a warning note under a message that fails its schema or a lint rule, and a parse
  * error as a note where it stood.
@@ -51,15 +52,14 @@ function wrap(text: string, width = 60): string[] {
 export function trafficDiagram(
   rows: readonly TrafficRow[],
   findingsOf: (row: TrafficRow) => readonly Finding[],
+  end = rows.length,
 ): SequenceDiagram {
-  const shown = rows.slice(-DIAGRAM_LIMIT);
+  // The messages up to `end` (the last one the traffic table shows), at most DIAGRAM_LIMIT of them.
+  const earlier = Math.max(0, end - DIAGRAM_LIMIT);
+  const shown = rows.slice(earlier, end);
   const steps: Step[] = [];
   const pending: PendingSpan[] = [];
-  if (rows.length > shown.length)
-    steps.push({
-      type: 'divider',
-      label: `${rows.length - shown.length} earlier messages in the traffic table`,
-    });
+  if (earlier > 0) steps.push({ type: 'divider', label: `${earlier} earlier messages in the traffic table` });
   const open = new Map<string, { participant: string; from: string }>();
   for (const row of shown) {
     const from = row.dir === 'client->agent' ? 'client' : 'agent';
@@ -110,6 +110,8 @@ export function trafficDiagram(
       });
   }
   for (const span of open.values()) pending.push(span);
+  if (end < rows.length)
+    steps.push({ type: 'divider', label: `${rows.length - end} later messages in the traffic table` });
   return {
     id: 'inspector-traffic',
     title: 'The traffic so far as a sequence diagram',
@@ -128,7 +130,8 @@ export function trafficDiagram(
  * and keeps it scrolled to the latest message while the reader is already at the bottom.
  */
 export function renderDiagram(diagram: SequenceDiagram, into: HTMLElement): void {
-  const atBottom = into.scrollTop + into.clientHeight >= into.scrollHeight - 24;
+  // Its last arrow is the last message the traffic table shows: keep that in view.
+  const atBottom = true;
   if (diagram.steps.length === 0) {
     into.replaceChildren(el('p', { class: 'empty' }, 'No message yet.'));
     return;

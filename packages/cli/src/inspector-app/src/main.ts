@@ -122,7 +122,8 @@ function render(): void {
   // A lint skipped to keep a flood responsive runs on a later render.
   if (traffic.lintStale()) setTimeout(schedule, 250);
   // Redrawn only when the messages or the filters changed.
-  const diagramKey = JSON.stringify([traffic.rows.length, filter, traffic.version]);
+  const diagramEnd = trafficView.lastVisible(byId('traffic-scroll'), byId('traffic-body'), rows.length);
+  const diagramKey = JSON.stringify([traffic.rows.length, filter, traffic.version, diagramEnd]);
   const lintNow = traffic.version === 2 ? traffic.lint() : undefined;
   const diagramChanged = diagramKey !== diagramShown || traffic !== diagramTraffic || lintNow !== diagramLint;
   // During a flood the diagram (150 arrows laid out and parsed) is redrawn at most twice a second.
@@ -134,7 +135,7 @@ function render(): void {
     diagramLint = lintNow;
     const lintOn = traffic.version === 2;
     renderDiagram(
-      trafficDiagram(rows, (row) => (lintOn ? traffic.findingsOf(row) : [])),
+      trafficDiagram(rows, (row) => (lintOn ? traffic.findingsOf(row) : []), diagramEnd),
       byId('diagram'),
     );
   }
@@ -612,6 +613,8 @@ themeSelect.addEventListener('change', () => {
 
 // ---- Traffic and export --------------------------------------------------------------------------
 
+// The diagram follows the traffic table as the reader scrolls it.
+byId('traffic-scroll').addEventListener('scroll', schedule, { passive: true });
 for (const id of ['filter-session', 'filter-method', 'filter-kind', 'session-select'])
   byId(id).addEventListener('input', schedule);
 

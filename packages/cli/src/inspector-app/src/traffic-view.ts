@@ -113,6 +113,21 @@ export class TrafficView {
     this.#summary = summary;
   }
 
+  /**
+   * Position (in the rows last rendered) just after the last row the table shows on screen, so the
+   * diagram can end where the reader is; the end of the list while the table follows new rows.
+   */
+  lastVisible(viewport: HTMLElement, body: HTMLElement, count: number): number {
+    if (this.#list.following) return count;
+    const bottom = viewport.getBoundingClientRect().bottom;
+    let last = -1;
+    for (const row of body.querySelectorAll<HTMLElement>('tr.row')) {
+      if (row.getBoundingClientRect().top >= bottom) break;
+      last = Number(row.dataset.position);
+    }
+    return last === -1 ? count : Math.min(count, last + 1);
+  }
+
   /** Rows in the DOM now. */
   get renderedRows(): number {
     return this.#list.renderedCount;
@@ -123,10 +138,14 @@ export class TrafficView {
     const lintOn = traffic.version === 2;
     const lint = lintOn ? traffic.lint() : undefined;
     this.#list.update(
-      rows.map((row) => ({
+      rows.map((row, position) => ({
         key: String(row.index),
-        deps: [row, lint],
-        render: () => rowView(traffic, row, lintOn),
+        deps: [row, lint, position],
+        render: () => {
+          const node = rowView(traffic, row, lintOn);
+          node.dataset.position = String(position);
+          return node;
+        },
       })),
     );
     const stale = traffic.lintStale();

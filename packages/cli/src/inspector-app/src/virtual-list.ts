@@ -56,6 +56,11 @@ export class VirtualList {
     );
   }
 
+  /** Whether the view follows the end as entries arrive (the reader has not scrolled up). */
+  get following(): boolean {
+    return this.#stuck;
+  }
+
   /** How many entries are in the DOM now (for tests and the benchmark). */
   get renderedCount(): number {
     return this.#content.childElementCount - (this.#items.length > WHOLE_LIMIT ? 2 : 0);
