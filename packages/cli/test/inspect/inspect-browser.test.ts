@@ -547,6 +547,8 @@ describe('acp-kit inspect in Chromium', () => {
     await expect.poll(async () => (await arrowLabels()).length).toBe(rowCount);
     const labels = await arrowLabels();
     expect(labels).toContain('#1 initialize');
+    // The diagram and the lint are redrawn at most a few times a second: wait for the note.
+    await waitForText(page, '#diagram .seq-note-warning', 'prompt.user-message');
     const flaggedIndex = Number(await flagged.first().getAttribute('data-index'));
     // Vertical positions in the drawing: the note sits below the flagged arrow and above the next one.
     const placed = await page.evaluate<{ arrow?: number; next?: number; note?: number }>(`(() => {
