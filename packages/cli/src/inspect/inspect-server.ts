@@ -13,6 +13,7 @@ const ASSETS: Record<string, [file: string, type: string]> = {
   '/index.html': ['index.html', 'text/html; charset=utf-8'],
   '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
   '/app.css': ['app.css', 'text/css; charset=utf-8'],
+  '/lint-worker.js': ['lint-worker.js', 'text/javascript; charset=utf-8'],
 };
 
 /**
@@ -20,7 +21,7 @@ const ASSETS: Record<string, [file: string, type: string]> = {
  * from outside 127.0.0.1, and an injected `<script>` from a hostile agent string could not run.
  */
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
  * Events kept for a page that reloads: a resumed session of 100 000 chunks fits, a flood beyond it

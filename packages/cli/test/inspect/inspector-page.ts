@@ -37,7 +37,7 @@ export class InspectorBrowser {
     page.on('console', (message) => {
       if (message.type() === 'error') this.problems.push(`console error: ${message.text()}`);
     });
-    page.on('pageerror', (error) => this.problems.push(`page error: ${error.message}`));
+    page.on('pageerror', (error) => this.problems.push(`page error: ${error.stack ?? error.message}`));
     page.on('request', (request) => {
       if (!request.url().startsWith(inspector.origin) && !request.url().startsWith('blob:')) {
         this.problems.push(`request outside the inspector: ${request.url()}`);

@@ -23,7 +23,7 @@ if (token === undefined) {
   throw new Error('no session token');
 }
 const api = new InspectorApi(token);
-let traffic = new Traffic();
+let traffic = new Traffic(() => schedule());
 let store = freshStore();
 /** While a replay check runs: the session it resumes, and the fresh store its replay fills instead of the live one. */
 let replayCheck: { sessionId: string; store: ConversationStore } | undefined;
@@ -649,7 +649,7 @@ schedule();
  */
 function importTranscript(name: string, text: string): void {
   offline = true;
-  traffic = new Traffic();
+  traffic = new Traffic(() => schedule());
   store = freshStore();
   sessions.length = 0;
   byId<HTMLSelectElement>('session-select').replaceChildren();

@@ -19,7 +19,7 @@ const record = (value: unknown): Record<string, unknown> | undefined =>
  */
 export class SecondClient {
   readonly conn: number;
-  readonly #traffic = new Traffic();
+  readonly #traffic: Traffic;
   readonly #store = new ConversationStore();
   readonly #peer: Peer;
   readonly #view: ConversationView;
@@ -41,6 +41,7 @@ export class SecondClient {
   constructor(conn: number, api: InspectorApi, into: HTMLElement, onChange: () => void, replaying: boolean) {
     this.conn = conn;
     this.#replaying = replaying;
+    this.#traffic = new Traffic(onChange);
     this.#onChange = onChange;
     this.#peer = new Peer(
       (text) =>

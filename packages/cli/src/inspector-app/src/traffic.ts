@@ -63,6 +63,13 @@ function issuesOf(
   }));
 }
 
+/** A row's line in the project's transcript format; the message is its raw text, not parsed and written again. */
+function lineOf(row: TrafficRow): string {
+  // A frame of a remote transport may be pretty-printed over several lines: that one is written again.
+  const msg = /[\r\n]/.test(row.text) ? JSON.stringify(row.msg) : row.text.trim();
+  return `{"dir":${JSON.stringify(row.dir)},"t":${JSON.stringify(row.t)},"msg":${msg}}\n`;
+}
+
 /**
  * Every frame both ways, classified and validated against the schema of the version in force
  * (the version the page asked for until the agent's initialize answer says which one it speaks).
@@ -76,6 +83,42 @@ export class Traffic {
   #lint:
     | { result: LintResult; rows: number; at: number; took: number; byLine: Map<number, Finding[]> }
     | undefined;
+  /** The lint worker, when the page can run one (see lint-worker.ts); the lint runs inline otherwise. */
+  readonly #worker: Worker | undefined;
+  /** Transcript lines (one per JSON-RPC row) handed to the worker so far. */
+  #posted = 0;
+  /** Rows the lint in flight covers, or undefined when none is. */
+  #inFlight: number | undefined;
+  readonly #onLinted: () => void;
+
+  /** `onLinted` is called when a lint run in the worker finished (the page renders again). */
+  constructor(onLinted: () => void = () => {}) {
+    this.#onLinted = onLinted;
+    let worker: Worker | undefined;
+    try {
+      worker = typeof Worker === 'function' ? new Worker('/lint-worker.js', { type: 'module' }) : undefined;
+    } catch {
+      worker = undefined;
+    }
+    this.#worker = worker;
+    worker?.addEventListener('message', (event: MessageEvent<{ lines: number; result: LintResult }>) => {
+      const rows = this.#inFlight ?? this.rows.length;
+      this.#inFlight = undefined;
+      this.#setLint(event.data.result, rows, 0);
+      this.#onLinted();
+    });
+  }
+
+  #setLint(result: LintResult, rows: number, took: number): void {
+    const byLine = new Map<number, Finding[]>();
+    for (const finding of result.findings) {
+      if (finding.line === undefined) continue;
+      const list = byLine.get(finding.line) ?? [];
+      list.push(finding);
+      byLine.set(finding.line, list);
+    }
+    this.#lint = { result, rows, at: performance.now(), took, byLine };
+  }
 
   /** The version frames are validated against now. */
   get version(): 1 | 2 {
@@ -174,7 +217,7 @@ export class Traffic {
   transcript(): string {
     return this.rows
       .filter((row) => row.line !== undefined)
-      .map((row) => `${JSON.stringify({ dir: row.dir, t: row.t, msg: row.msg })}\n`)
+      .map((row) => lineOf(row))
       .join('');
   }
 
@@ -184,22 +227,27 @@ export class Traffic {
    * most of the page's time): until then the last result is returned and {@link lintStale} is true.
    */
   lint(): LintResult {
+    if (this.#worker !== undefined) return this.#lintInWorker(this.#worker);
     const now = performance.now();
     if (
       this.#lint === undefined ||
       (this.#lint.rows !== this.rows.length && now - this.#lint.at >= Math.max(200, 4 * this.#lint.took))
-    ) {
-      const result = lintTranscript(this.transcript());
-      const byLine = new Map<number, Finding[]>();
-      for (const finding of result.findings) {
-        if (finding.line === undefined) continue;
-        const list = byLine.get(finding.line) ?? [];
-        list.push(finding);
-        byLine.set(finding.line, list);
-      }
-      this.#lint = { result, rows: this.rows.length, at: now, took: performance.now() - now, byLine };
+    )
+      this.#setLint(lintTranscript(this.transcript()), this.rows.length, performance.now() - now);
+    return this.#lint!.result;
+  }
+
+  /** Hands the new lines to the worker and asks for a lint when none is running; the last result meanwhile. */
+  #lintInWorker(worker: Worker): LintResult {
+    if (this.#lint === undefined) this.#setLint(lintTranscript(''), 0, 0);
+    if (this.#inFlight === undefined && this.#lint!.rows !== this.rows.length) {
+      const lines: string[] = [];
+      for (const row of this.rows.slice(this.#posted)) if (row.line !== undefined) lines.push(lineOf(row));
+      this.#posted = this.rows.length;
+      this.#inFlight = this.rows.length;
+      worker.postMessage({ lines, lint: this.#posted });
     }
-    return this.#lint.result;
+    return this.#lint!.result;
   }
 
   /** Whether frames arrived since the last lint (a later render should lint again). */
