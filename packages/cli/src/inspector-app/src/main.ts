@@ -649,6 +649,7 @@ schedule();
  */
 function importTranscript(name: string, text: string): void {
   offline = true;
+  traffic.dispose();
   traffic = new Traffic(() => schedule());
   store = freshStore();
   sessions.length = 0;

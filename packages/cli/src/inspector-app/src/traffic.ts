@@ -250,6 +250,11 @@ export class Traffic {
     return this.#lint!.result;
   }
 
+  /** Stops the lint worker (this traffic is no longer shown). */
+  dispose(): void {
+    this.#worker?.terminate();
+  }
+
   /** Whether frames arrived since the last lint (a later render should lint again). */
   lintStale(): boolean {
     return this.#lint !== undefined && this.#lint.rows !== this.rows.length;
