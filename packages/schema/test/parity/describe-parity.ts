@@ -125,8 +125,16 @@ export function describeParity(subject: ParitySubject): void {
             `official method ${m.name} is missing from x-methods: add it to ${ourFile} or list it in ${parity.namesFile} (methods) with the reason`,
           ];
         const out: string[] = [];
-        if (mine.direction !== m.direction)
+        const sameDirection =
+          m.direction === 'proxy'
+            ? mine.direction === 'client_to_agent' || mine.direction === 'both'
+            : mine.direction === m.direction;
+        if (!sameDirection)
           out.push(`${m.name}: direction ${String(mine.direction)}, official ${m.direction}`);
+        // A method that is both a request and a notification (proxy/successor): x-methods holds
+        // the request form; the notification form's definition must still have its counterpart.
+        if (m.notification !== undefined && OUR_DEFS[counterpartOf(m.notification) ?? ''] === undefined)
+          out.push(`${m.name}: no counterpart of its notification form ${m.notification}`);
         for (const key of ['params', 'result'] as const) {
           const expected = m[key] === undefined ? undefined : counterpartOf(m[key]);
           if ((mine[key] ?? undefined) !== (expected ?? undefined))

@@ -51,9 +51,17 @@ export interface Delta {
 /** An official method, read from the `x-method`/`x-side` annotations of its definitions. */
 export interface OfficialMethod {
   readonly name: string;
-  readonly direction: 'client_to_agent' | 'agent_to_client' | 'both';
+  /**
+   * `proxy` for the proxy-chain methods (`x-side: proxy`): sent between a conductor and its
+   * proxies, so a counterpart may be `client_to_agent` (the conductor is the proxy's client) or
+   * `both`, never `agent_to_client`.
+   */
+  readonly direction: 'client_to_agent' | 'agent_to_client' | 'both' | 'proxy';
+  /** Params of the request form (or of the notification, for a method that is only one). */
   readonly params?: string;
   readonly result?: string;
+  /** Params of the notification form of a method that is also a request (`proxy/successor`). */
+  readonly notification?: string;
 }
 
 /** The official schema of one version with our names and deltas for it. */
@@ -128,19 +136,38 @@ export function loadOfficialParity(version: ProtocolVersion): OfficialParity {
   const methods = (): OfficialMethod[] => {
     const byName = new Map<
       string,
-      { direction: OfficialMethod['direction']; params?: string; result?: string }
+      {
+        direction: OfficialMethod['direction'];
+        request?: string;
+        notification?: string;
+        result?: string;
+      }
     >();
     for (const [def, s] of Object.entries(defs)) {
       const method = s['x-method'];
       if (typeof method !== 'string') continue;
       const side = s['x-side'];
-      const direction = side === 'agent' ? 'client_to_agent' : side === 'client' ? 'agent_to_client' : 'both';
+      const direction =
+        side === 'agent'
+          ? 'client_to_agent'
+          : side === 'client'
+            ? 'agent_to_client'
+            : side === 'proxy'
+              ? 'proxy'
+              : 'both';
       const entry = byName.get(method) ?? { direction };
       if (def.endsWith('Response')) entry.result = def;
-      else entry.params = def;
+      else if (def.endsWith('Notification')) entry.notification = def;
+      else entry.request = def;
       byName.set(method, entry);
     }
-    return [...byName].map(([name, m]) => ({ name, ...m }));
+    return [...byName].map(([name, { direction, request, notification, result }]) => ({
+      name,
+      direction,
+      ...(request !== undefined || notification !== undefined ? { params: request ?? notification } : {}),
+      ...(result !== undefined ? { result } : {}),
+      ...(request !== undefined && notification !== undefined ? { notification } : {}),
+    }));
   };
 
   const wrapperTags = (official: string, seen = new Set<string>()): Record<string, unknown> => {

@@ -2674,6 +2674,16 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
     result: 'InitializeResponse',
   },
   {
+    v1: null,
+    v2: 'proxy/initialize',
+    lossy: 'v1 has no proxy chains (upstream\'s unstable surface, the proxy-chains draft): a conductor initializes a v1 component with initialize only, so the v1 bridge never receives proxy/initialize; a v1 agent can stand only at the end of a chain, as its final agent.',
+  },
+  {
+    v1: null,
+    v2: 'proxy/successor',
+    lossy: 'v1 has no proxy chains: proxy/successor travels only between a conductor and its proxies, which are v2 components; the bridge has no v1 counterpart to map it to, and a v1 client never sees it.',
+  },
+  {
     v1: 'authenticate',
     v2: 'auth/login',
     params: 'Authenticate',
