@@ -1119,6 +1119,7 @@ function checkProxySuccessorRequest(v) {
 }
 
 function checkProxySuccessorResponse(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)) || Array.isArray(v) || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean' || v === null)) return false;
   return true;
 }
 

@@ -497,7 +497,9 @@ export interface ProxySuccessorRequest {
 }
 
 /** Unstable (upstream's unstable surface, the proxy-chains draft; may change or go away): result of a proxy/successor request: the wrapped request's result, unchanged. It is any JSON value, whatever the wrapped method returns (an InitializeResponse for a wrapped initialize, for example). */
-export type ProxySuccessorResponse = unknown;
+export type ProxySuccessorResponse = ({
+  [k: string]: unknown
+} | unknown[] | string | number | boolean | null);
 
 /** Unstable (upstream's unstable surface, the proxy-chains draft; may change or go away): parameters of a proxy/successor notification, an envelope around one notification travelling between a proxy and its successor: a proxy sends it to forward a notification downstream (session/cancel, for example); the conductor sends it to deliver one from the successor (session/update, for example). */
 export interface ProxySuccessorNotification {

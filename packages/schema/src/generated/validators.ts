@@ -5395,11 +5395,17 @@ return errors === 0;
 }
 
 export const ProxySuccessorResponse = validate136;
-const schema165 = {};
+const schema165 = {"type":["object","array","string","number","boolean","null"],"additionalProperties":true};
 
 function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-validate136.errors = null;
-return true;
+let vErrors = null;
+let errors = 0;
+if((((typeof data != "object") && (typeof data !== "string")) && (!((typeof data == "number") && (isFinite(data))))) && (typeof data !== "boolean")){
+validate136.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema165.type},message:"must be object,array,string,number,boolean,null"}];
+return false;
+}
+validate136.errors = vErrors;
+return errors === 0;
 }
 
 export const ProxySuccessorNotification = validate137;
