@@ -144,7 +144,7 @@ export function serveProxy(transport: Transport, options: ProxyOptions = {}): Se
     try {
       options.observe?.(event);
     } catch (error) {
-      problem(`proxy: an observer threw: ${error instanceof Error ? error.message : String(error)}`);
+      problem(`an observer threw: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
 
@@ -266,7 +266,7 @@ export function serveProxy(transport: Transport, options: ProxyOptions = {}): Se
 
   connection.onUnhandledNotification(async (method, params) => {
     if (state === 'waiting') {
-      problem(`proxy: ${method} notification before proxy/initialize dropped`);
+      problem(`${method} notification before proxy/initialize dropped`);
       return;
     }
     if (method === successor().notification && dialect !== undefined) {
