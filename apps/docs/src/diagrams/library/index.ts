@@ -7,6 +7,7 @@ import { elicitationFlow } from './elicitation-flow.ts';
 import { heldPrompt } from './held-prompt.ts';
 import { lostResponse } from './lost-response.ts';
 import { promptLifecycle } from './prompt-lifecycle.ts';
+import { proxyChain } from './proxy-chain.ts';
 import { rejectedPrompt } from './rejected-prompt.ts';
 import { replayAfterRestart } from './replay-after-restart.ts';
 import { sessionLifetime } from './session-lifetime.ts';
@@ -25,6 +26,7 @@ export {
   heldPrompt,
   lostResponse,
   promptLifecycle,
+  proxyChain,
   rejectedPrompt,
   replayAfterRestart,
   sessionLifetime,
@@ -52,4 +54,5 @@ export const allDiagrams = [
   backgroundWork,
   branchAndShelve,
   subagentDelegation,
+  proxyChain,
 ] as const;
