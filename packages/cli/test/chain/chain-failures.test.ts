@@ -76,6 +76,24 @@ describe('a chain whose components fail', () => {
     await noneLeft(dir);
   });
 
+  it('a proxy that exits in the middle of the chain: -32603 naming it by its place, nothing is left', async () => {
+    const { dir, fake } = setup();
+    const chain = spawnChain(
+      [fake['dies-on-session-new.mjs'].join(' '), proxyLine('--log', join(dir, 'proxy.ndjson'))],
+      [...REFERENCE_AGENT, '--history', join(dir, 'history.db')],
+    );
+    cleanups.push(async () => void (await chain.shutdown({ graceMs: 200 })));
+    const client = raw(chain).listen();
+    await client.sendRequest(ext('initialize'), INITIALIZE);
+    const error = await refusal(client.sendRequest(ext('session/new'), { cwd: dir, mcpServers: [] }));
+    expect(error.code).toBe(-32603);
+    expect(error.message).toMatch(
+      /^the proxy chain is broken: proxy 1 of 2 \(.*dies-on-session-new\.mjs\) exited with code 3 \(before it answered session\/new\)$/,
+    );
+    expect(await chain.exited).toEqual({ code: 1, signal: null });
+    await noneLeft(dir);
+  });
+
   it('a successor that writes garbage (and ignores SIGTERM): -32603 quoting it, the chain exits 1 and stops it', async () => {
     const { dir, fake } = setup();
     const chain = chainWithOneProxy(dir, fake['garbage-on-session-new.mjs']);
@@ -174,6 +192,13 @@ describe('acp-kit proxy spoken to by a test playing its conductor', () => {
     expect([envelope.code, (envelope.data as { pointer: string }).pointer]).toEqual([
       -32602,
       '/params/method',
+    ]);
+    const stringParams = await refusal(
+      conductor.sendRequest(ext('proxy/successor'), { method: 'x', params: 'y' }),
+    );
+    expect([stringParams.code, (stringParams.data as { pointer: string }).pointer]).toEqual([
+      -32602,
+      '/params/params',
     ]);
     const badInit = await refusal(conductor.sendRequest(ext('proxy/initialize'), { info: INITIALIZE.info }));
     expect([badInit.code, (badInit.data as { pointer: string }).pointer]).toEqual([

@@ -11,11 +11,11 @@ const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 
 /** Fake components for the failure tests, each a small Node script. */
 const SCRIPTS = {
-  /** Answers initialize, then exits with code 3 on session/new. */
+  /** Answers initialize (or proxy/initialize, as a proxy that never forwards), then exits with code 3 on session/new. */
   'dies-on-session-new.mjs': `${PRELUDE}
 lines.on('line', (line) => {
   const m = JSON.parse(line);
-  if (m.method === 'initialize') send({ id: m.id, result: INIT });
+  if (m.method === 'initialize' || m.method === 'proxy/initialize') send({ id: m.id, result: INIT });
   else if (m.method === 'session/new') process.exit(3);
 });`,
   /** Answers initialize, then writes a line that is not JSON on session/new — and keeps running, ignoring SIGTERM. */
