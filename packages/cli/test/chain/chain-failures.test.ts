@@ -131,6 +131,12 @@ describe('a chain whose components fail', () => {
     );
     cleanups.push(async () => void (await chain.shutdown({ graceMs: 200 })));
     const client = raw(chain).listen();
+    // A client gets no proxy methods from the conductor: it is the client's agent.
+    const asProxy = await refusal(client.sendRequest(ext('proxy/successor'), { method: 'initialize' }));
+    expect([asProxy.code, asProxy.message]).toEqual([
+      -32601,
+      "proxy/successor is not served to a client: this conductor is the client's agent, not a proxy in another chain",
+    ]);
     const init = (await client.sendRequest(ext('initialize'), INITIALIZE)) as {
       protocolVersion: number;
       _meta: { refusal: { code: number; message: string; data: { pointer: string } } };

@@ -162,6 +162,13 @@ export function serveConductor(options: ConductorOptions): ServedConductor {
   /** The client's requests still being answered: a client that ends its stream still gets them. */
   const inflight = new Set<Promise<unknown>>();
   client.onUnhandledRequest((method, params, context) => {
+    if (method === PROXY_INITIALIZE_METHOD || method === PROXY_SUCCESSOR_METHOD) {
+      // This conductor runs in terminal mode: to its client it is an agent, not a proxy.
+      throw new RpcError(
+        ErrorCodes.MethodNotFound,
+        `${method} is not served to a client: this conductor is the client's agent, not a proxy in another chain`,
+      );
+    }
     const answer = down(0, method, params, context.signal);
     const settled = answer.then(
       () => {},
