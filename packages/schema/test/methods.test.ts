@@ -38,8 +38,9 @@ describe('methods', () => {
     }>();
     expectTypeOf<ClientNotificationMap['session/update']>().toEqualTypeOf<SessionNotification>();
     expectTypeOf<keyof AgentNotificationMap>().toEqualTypeOf<'session/cancel' | '$/cancel_request'>();
+    // proxy/successor goes both ways: a conductor (a proxy's client) receives it from its proxies.
     expectTypeOf<keyof ClientRequestMap>().toEqualTypeOf<
-      'session/request_permission' | 'elicitation/create'
+      'session/request_permission' | 'elicitation/create' | 'proxy/successor'
     >();
     expectTypeOf<Definitions['PromptResponse']>().toEqualTypeOf<PromptResponse>();
   });
