@@ -2676,12 +2676,12 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
   {
     v1: null,
     v2: 'proxy/initialize',
-    lossy: 'v1 has no proxy chains (upstream\'s unstable surface, the proxy-chains draft): a conductor initializes a v1 component with initialize only, so the v1 bridge never receives proxy/initialize; a v1 agent can stand only at the end of a chain, as its final agent.',
+    lossy: 'acp-kit\'s v1 schema is stable v1, which has no proxy chains (the official v1 unstable schema has proxy/initialize, acp-kit does not bridge it): a v1 agent behind the bridge can stand only at the end of a chain, as its final agent, which a conductor initializes with initialize.',
   },
   {
     v1: null,
     v2: 'proxy/successor',
-    lossy: 'v1 has no proxy chains: proxy/successor travels only between a conductor and its proxies, which are v2 components; the bridge has no v1 counterpart to map it to, and a v1 client never sees it.',
+    lossy: 'Stable v1 has no proxy chains (the official v1 unstable schema has proxy/successor, acp-kit does not bridge it): proxy/successor travels only between a conductor and its proxies, which are v2 components here; the bridge has no v1 counterpart to map it to, and a v1 client never sees it.',
   },
   {
     v1: 'authenticate',
