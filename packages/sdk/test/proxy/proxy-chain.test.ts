@@ -1,3 +1,6 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/index.js';
 import { Client } from '../../src/client/index.js';
@@ -25,7 +28,7 @@ function agentTransport(seen: string[]) {
 /** client ⇄ serveConductor ⇄ one serveProxy(options) ⇄ the Agent, all in process over ndjson pipes. */
 async function chainOf(options: ProxyOptions, seen: string[] = []) {
   const [proxySide, proxyConductorSide] = createInProcessPair();
-  serveProxy(proxySide, options);
+  const proxy = serveProxy(proxySide, options);
   const [clientSide, conductorClientSide] = createInProcessPair();
   const conductor = serveConductor({
     client: conductorClientSide,
@@ -38,10 +41,59 @@ async function chainOf(options: ProxyOptions, seen: string[] = []) {
     if (direction === 'in') incoming.push(message as (typeof incoming)[number]);
   });
   const client = new Client(connection, { info: { name: 'c', version: '1' } });
-  return { client, conductor, incoming, seen };
+  return { client, conductor, incoming, seen, proxy };
+}
+
+type Zod = { safeParse(value: unknown): { success: boolean; error?: unknown } };
+
+/** The official SDK's zod schemas of the v2 unstable surface (not exported: loaded from its file). */
+async function officialZod(): Promise<Record<string, Zod>> {
+  const entry = createRequire(import.meta.url).resolve('@agentclientprotocol/sdk/experimental/v2/unstable');
+  return (await import(pathToFileURL(join(dirname(entry), 'schema', 'zod.gen.js')).href)) as Record<
+    string,
+    Zod
+  >;
 }
 
 describe('serveProxy behind serveConductor', () => {
+  it("speaks what the official SDK's unstable zod schemas accept: every proxy/initialize and proxy/successor, both ways", async () => {
+    const zod = await officialZod();
+    const { client, proxy } = await chainOf({});
+    const methods = new Map<unknown, string>();
+    const checked: string[] = [];
+    const rejected: string[] = [];
+    const check = (name: string, value: unknown): void => {
+      const schema = zod[name];
+      if (schema === undefined) throw new Error(`no official ${name}`);
+      checked.push(name);
+      if (!schema.safeParse(value).success) rejected.push(`${name}: ${JSON.stringify(value)}`);
+    };
+    proxy.connection.onMessage((direction, message) => {
+      const m = message as { id?: unknown; method?: string; params?: unknown; result?: unknown };
+      if (m.method === 'proxy/initialize') check('zInitializeProxyRequest', m.params);
+      else if (m.method === 'proxy/successor')
+        check(m.id === undefined ? 'zProxySuccessorNotification' : 'zProxySuccessorRequest', m.params);
+      if (m.method !== undefined && m.id !== undefined) methods.set(`${direction}:${String(m.id)}`, m.method);
+      // The proxy's answer to proxy/initialize.
+      const answered = methods.get(`${direction === 'out' ? 'in' : 'out'}:${String(m.id)}`);
+      if (m.method === undefined && answered === 'proxy/initialize')
+        check('zInitializeProxyResponse', m.result);
+    });
+    await client.initialize();
+    const sessionId = await client.newSession('/tmp');
+    await client.promptToEnd(sessionId, [{ type: 'text', text: 'hi' }]);
+    client.close();
+    expect(rejected).toEqual([]);
+    expect(new Set(checked)).toEqual(
+      new Set([
+        'zInitializeProxyRequest',
+        'zProxySuccessorRequest',
+        'zProxySuccessorNotification',
+        'zInitializeProxyResponse',
+      ]),
+    );
+  });
+
   it('runs interceptors both ways: a prompt changed on its way to the agent, every update marked on its way back', async () => {
     const { client, incoming, seen } = await chainOf({
       toAgent: {
