@@ -58,12 +58,19 @@ type RequestInterceptors<M extends { [K in keyof M]: { params: unknown; result: 
 };
 type NotificationInterceptors<M> = { readonly [K in keyof M]?: Interceptor<M[K], void> };
 
+/**
+ * The chain's own methods, which the proxy answers or unwraps itself and never hands to an
+ * interceptor. `proxy/successor` is in both generated maps of each side (a request and a
+ * notification both ways), which would make its key an interceptor no function satisfies.
+ */
+type ChainMethod = 'proxy/initialize' | 'proxy/successor';
+
 /** Interceptors of messages travelling towards the agent, by method (what an agent receives). */
-export type ToAgentInterceptors = RequestInterceptors<AgentRequestMap> &
-  NotificationInterceptors<AgentNotificationMap>;
+export type ToAgentInterceptors = RequestInterceptors<Omit<AgentRequestMap, ChainMethod>> &
+  NotificationInterceptors<Omit<AgentNotificationMap, ChainMethod>>;
 /** Interceptors of messages travelling towards the client, by method (what a client receives). */
-export type ToClientInterceptors = RequestInterceptors<ClientRequestMap> &
-  NotificationInterceptors<ClientNotificationMap>;
+export type ToClientInterceptors = RequestInterceptors<Omit<ClientRequestMap, ChainMethod>> &
+  NotificationInterceptors<Omit<ClientNotificationMap, ChainMethod>>;
 
 /** One message a proxy saw, as it arrived (before any interceptor changed it). */
 export interface ProxyEvent {

@@ -1,11 +1,23 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import type {
+  AgentNotificationMap,
+  AgentRequestMap,
+  ClientNotificationMap,
+  ClientRequestMap,
+} from '@acp-kit/schema';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { Agent } from '../../src/agent/index.js';
 import { Client } from '../../src/client/index.js';
 import { schemaValidator } from '../../src/codec/index.js';
-import { serveConductor, serveProxy, type ProxyOptions } from '../../src/proxy/index.js';
+import {
+  type ProxyOptions,
+  serveConductor,
+  serveProxy,
+  type ToAgentInterceptors,
+  type ToClientInterceptors,
+} from '../../src/proxy/index.js';
 import { Connection, RpcError } from '../../src/rpc/index.js';
 import { createInProcessPair } from '../../src/transports/index.js';
 
@@ -56,6 +68,21 @@ async function officialZod(): Promise<Record<string, Zod>> {
 }
 
 describe('serveProxy behind serveConductor', () => {
+  it("types interceptors by what each side receives, leaving out the chain's own methods", () => {
+    type Chain = 'proxy/initialize' | 'proxy/successor';
+    expectTypeOf<keyof ToAgentInterceptors>().toEqualTypeOf<
+      Exclude<keyof AgentRequestMap | keyof AgentNotificationMap, Chain>
+    >();
+    expectTypeOf<keyof ToClientInterceptors>().toEqualTypeOf<
+      Exclude<keyof ClientRequestMap | keyof ClientNotificationMap, Chain>
+    >();
+    // mcp/message is a request towards the client and a notification towards the agent: one
+    // interceptor type each way, so a plain pass-through type-checks on both.
+    const toClient: ToClientInterceptors = { 'mcp/message': (params, forward) => forward(params) };
+    const toAgent: ToAgentInterceptors = { 'mcp/message': (params, forward) => forward(params) };
+    expect(Object.keys({ ...toClient, ...toAgent })).toEqual(['mcp/message']);
+  });
+
   it("speaks what the official SDK's unstable zod schemas accept: every proxy/initialize and proxy/successor, both ways", async () => {
     const zod = await officialZod();
     const { client, proxy } = await chainOf({});
