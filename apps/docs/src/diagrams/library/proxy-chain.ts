@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** A proxy chain: initialize and a prompt through a conductor and one proxy to the agent. */
 export const proxyChain: SequenceDiagram = {
