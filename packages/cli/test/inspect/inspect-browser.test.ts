@@ -660,12 +660,55 @@ describe('acp-kit inspect in Chromium', () => {
     await finish(page, inspector);
   });
 
-  it('speaks v1 to an unbridged v1 agent and validates each message against the v1 schema', async () => {
+  it('speaks v1 to an unbridged v1 agent, validates each message against the v1 schema and shows its turn', async () => {
     const { page, inspector } = await inspect(['--', process.execPath, '--import', 'tsx', V1_AGENT]);
-    await initializeAndCreateSession(page, 1);
+    const sessionId = await initializeAndCreateSession(page, 1);
     const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
     expect(checks).toEqual(['valid (v1)', 'valid (v1)', 'valid (v1)', 'valid (v1)']);
     await expect(page.locator('#lint-summary').textContent()).resolves.toContain('applies to v2 traffic');
+    // Its turn shows in the conversation, read from the v1 traffic as the bridge would convert it.
+    await prompt(page, 'hello');
+    const inSession = `section.session[data-session-id="${sessionId}"]`;
+    await waitForText(page, `${inSession} .state`, 'state: idle (end_turn)');
+    await expect(page.locator(`${inSession} .message.user_message .text`).allTextContents()).resolves.toEqual(
+      ['hello'],
+    );
+    await expect(page.locator(`${inSession} .message.agent_message`).count()).resolves.toBeGreaterThan(0);
+    const after = await page.locator('#traffic-body tr.row .validity').allTextContents();
+    expect(after.filter((check) => check !== 'valid (v1)')).toEqual([]);
+    await finish(page, inspector);
+  });
+
+  it('shows the conversation of the reference agent initialized as v1 from the page (unbridged): the prompt, a permission request answered, the reply', async () => {
+    const { page, inspector } = await inspect(['--', process.execPath, BIN, 'agent']);
+    const sessionId = await initializeAndCreateSession(page, 1);
+    await expect(page.locator('#agent-info').textContent()).resolves.toContain('protocol version 1');
+    const inSession = `section.session[data-session-id="${sessionId}"]`;
+    await prompt(page, '/write notes.txt');
+    const permission = page.locator('#permissions .permission');
+    await permission.waitFor();
+    await expect(permission.textContent()).resolves.toContain('Allow: /write notes.txt');
+    // The agent asked before it wrote anything: the request is the evidence it took the prompt.
+    await waitForText(page, `${inSession} .message.user_message .text`, '/write notes.txt');
+    await permission.locator('button[data-option-id="allow"]').click();
+    await waitForText(page, `${inSession} .message.agent_message .text`, 'Permission granted: done.');
+    await waitForText(page, `${inSession} .state`, 'state: idle (end_turn)');
+    await expect(page.locator(`${inSession} .message.user_message .text`).allTextContents()).resolves.toEqual(
+      ['/write notes.txt'],
+    );
+    await expect(page.locator(`${inSession} .message.agent_message`).count()).resolves.toBe(1);
+    await expect(page.locator('#permissions .permission').count()).resolves.toBe(0);
+    const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
+    expect(checks.length).toBeGreaterThan(6);
+    expect(checks.filter((check) => check !== 'valid (v1)')).toEqual([]);
+    // A second tab rebuilds the same conversation from the inspector's log.
+    const again = await browser.context.newPage();
+    await again.goto(inspector.url);
+    await waitForText(again, `${inSession} .message.agent_message .text`, 'Permission granted: done.');
+    await expect(
+      again.locator(`${inSession} .message.user_message .text`).allTextContents(),
+    ).resolves.toEqual(['/write notes.txt']);
+    await again.close();
     await finish(page, inspector);
   });
 
