@@ -109,7 +109,13 @@ export async function startRun(
     listener.onEnd({ code: exit.code, signal: exit.signal, reason: `the agent ${how}`, stderr });
   });
   return {
-    description: `pid ${child.child.pid ?? '(not started)'}: ${[file, ...argv].join(' ')}`,
+    // The command as it was given (with --v1, behind the bridge as acp-kit runs it), not the
+    // inspector's own node and CLI paths.
+    description: `pid ${child.child.pid ?? '(not started)'}: ${[
+      ...(target.v1 ? ['acp-kit', 'bridge', '--serve', 'v2', '--'] : []),
+      target.command,
+      ...target.args,
+    ].join(' ')}`,
     send: (text) => child.writer.write(text),
     stop: async () => {
       await child.shutdown({ graceMs: 500 });

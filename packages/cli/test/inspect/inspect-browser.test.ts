@@ -648,6 +648,10 @@ describe('acp-kit inspect in Chromium', () => {
   it('drives a v1 agent through the bridge (--v1) as a v2 client', async () => {
     const { page, inspector } = await inspect(['--v1', '--', process.execPath, '--import', 'tsx', V1_AGENT]);
     const sessionId = await initializeAndCreateSession(page);
+    // The status names the command as given, behind the bridge as acp-kit runs it.
+    await expect(page.locator('#agent-status').textContent()).resolves.toMatch(
+      /^agent run 1 started: pid \d+: acp-kit bridge --serve v2 -- \S+ --import tsx \S+official-v1-agent\.ts$/,
+    );
     await prompt(page, 'hello');
     const session = page.locator(`section.session[data-session-id="${sessionId}"]`);
     await waitForText(page, `section.session[data-session-id="${sessionId}"] .state`, 'state: idle');
