@@ -20,6 +20,7 @@ const V1_AGENT = fileURLToPath(
   new URL('../../../v1-compat/test/fixtures/official-v1-agent.ts', import.meta.url),
 );
 const HOSTILE_AGENT = fileURLToPath(new URL('./fixtures/hostile-agent.mjs', import.meta.url));
+const BIG_AGENT = fileURLToPath(new URL('./fixtures/big-session-agent.mjs', import.meta.url));
 const OFFICIAL_V2_AGENT = fileURLToPath(
   new URL('../../../conformance/test/fixtures/official-sdk-agent.ts', import.meta.url),
 );
@@ -328,6 +329,35 @@ describe('acp-kit inspect in Chromium', () => {
       await finish(page, inspector);
     });
   }
+
+  it('finds nothing wrong in a replay still arriving before its resume is answered, nor after', async () => {
+    const { page, inspector } = await inspect([
+      '--',
+      process.execPath,
+      BIG_AGENT,
+      '--messages',
+      '20',
+      '--chunks',
+      '100',
+      '--answer-after',
+      '6000',
+    ]);
+    await page.locator('#agent-status', { hasText: 'started' }).waitFor();
+    await page.click('#initialize');
+    await page.locator('#log', { hasText: 'initialized (protocol version 2)' }).waitFor();
+    await page.fill('#resume-id', 'big-session');
+    await page.check('#replay');
+    await page.click('#resume');
+    const session = 'section.session[data-session-id="big-session"]';
+    await page.locator(`${session} .count`, { hasText: '20 message(s)' }).waitFor();
+    // The whole replay is in, its answer not yet: the live lint has checked it and found nothing.
+    await expect.poll(() => page.locator('#lint-summary').textContent()).toMatch(/no rule broken so far/);
+    await expect(page.locator('#log').textContent()).resolves.not.toContain('resumed with replay');
+    await expect(page.locator('#traffic-body').textContent()).resolves.not.toContain('update.session-id');
+    await page.locator('#log', { hasText: 'session big-session resumed with replay' }).waitFor();
+    await expect.poll(() => page.locator('#lint-summary').textContent()).toMatch(/no rule broken so far/);
+    await finish(page, inspector);
+  });
 
   it('highlights the value an invalid message’s schema issue points at, and filters by kind', async () => {
     const { page, inspector } = await inspect([
