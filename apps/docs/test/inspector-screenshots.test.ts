@@ -9,10 +9,9 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../../../packages/cli/test/harness.ts';
 import {
   InspectorBrowser,
   initializeAndCreateSession,
@@ -20,9 +19,17 @@ import {
   waitForText,
 } from '../../../packages/cli/test/inspect/inspector-page.ts';
 
-const FIXTURE_AGENT = fileURLToPath(
-  new URL('../../../packages/conformance/test/fixtures/fixture-agent.mjs', import.meta.url),
-);
+/**
+ * The agents run from the repository's root by relative paths, with `node` from PATH: the agent
+ * status line the screenshots show then reads the same on any machine (no checkout path in it).
+ */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const REFERENCE_AGENT = ['--', 'node', 'packages/cli/dist/bin.js', 'agent'];
+const FIXTURE_AGENT = ['--', 'node', 'packages/conformance/test/fixtures/fixture-agent.mjs'];
+const ENV = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+/** Starts the inspector on `agent` from the repository's root and opens it at `viewport`. */
+const inspectFromRoot = (agent: string[], viewport: { width: number; height: number }) =>
+  browser.inspect(agent, ENV, viewport, ROOT);
 const COMMITTED = fileURLToPath(new URL('../public/inspector/', import.meta.url));
 const GUIDE = fileURLToPath(new URL('../src/content/docs/guides/inspecting-an-agent.mdx', import.meta.url));
 /** The screenshots the guide shows. */
@@ -47,10 +54,10 @@ function pngSize(file: string): { width: number; height: number } {
 
 describe('the screenshots of the inspecting-an-agent guide', () => {
   it('shows the Connect panel, and a conversation with a tool call, its terminal, a plan and a permission waiting', async () => {
-    const { page, inspector } = await browser.inspect(['--', process.execPath, BIN, 'agent'], undefined, {
-      width: 1280,
-      height: 900,
-    });
+    const { page, inspector } = await inspectFromRoot(REFERENCE_AGENT, { width: 1280, height: 900 });
+    await expect(page.locator('#agent-status').textContent()).resolves.toMatch(
+      /^agent run 1 started: pid \d+: node packages\/cli\/dist\/bin\.js agent$/,
+    );
     const sessionId = await initializeAndCreateSession(page);
     const inSession = `section.session[data-session-id="${sessionId}"]`;
     await prompt(page, '/run npm test');
@@ -73,11 +80,10 @@ describe('the screenshots of the inspecting-an-agent guide', () => {
   });
 
   it('shows a broken agent’s violation in the traffic and the diagram', async () => {
-    const { page, inspector } = await browser.inspect(
-      ['--', process.execPath, FIXTURE_AGENT, '--break', 'no-user-message'],
-      undefined,
-      { width: 1280, height: 900 },
-    );
+    const { page, inspector } = await inspectFromRoot([...FIXTURE_AGENT, '--break', 'no-user-message'], {
+      width: 1280,
+      height: 900,
+    });
     const sessionId = await initializeAndCreateSession(page);
     await prompt(page, 'hello');
     await waitForText(page, `section.session[data-session-id="${sessionId}"] .state`, 'state: idle');
@@ -91,10 +97,7 @@ describe('the screenshots of the inspecting-an-agent guide', () => {
   });
 
   it('shows the page 390 px wide in the dark theme', async () => {
-    const { page, inspector } = await browser.inspect(['--', process.execPath, BIN, 'agent'], undefined, {
-      width: 390,
-      height: 844,
-    });
+    const { page, inspector } = await inspectFromRoot(REFERENCE_AGENT, { width: 390, height: 844 });
     const sessionId = await initializeAndCreateSession(page);
     await prompt(page, '/run ls');
     await waitForText(

@@ -17,8 +17,6 @@ const common = {
   sourcemap: false,
   legalComments: 'none',
   logLevel: 'warning',
-  // The v1 validators only: @acp-kit/v1-compat's entry also carries the bridge (Node processes).
-  alias: { 'acp-kit-v1-validate': here('../../v1-compat/dist/generated/v1/validate.js') },
 };
 await build({ ...common, entryPoints: [here('../src/inspector-app/src/main.ts')], outfile: `${out}app.js` });
 // The transcript lint runs in a worker of its own, off the page's main thread.

@@ -249,6 +249,46 @@ describe('lintTranscript', () => {
     expect(failing(t.text())).toEqual([['update.session-id', line]]);
   });
 
+  it('does not flag the replayed updates of a session/resume whose answer has not come yet (a transcript cut mid-replay)', () => {
+    const t = new TranscriptBuilder();
+    t.client({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'session/resume',
+      params: { sessionId: 'sess_old', cwd: '/tmp', replayFrom: { type: 'start' } },
+    });
+    const reset = t.update({ sessionUpdate: 'user_message', messageId: 'm1', content: [] }, 'sess_old');
+    const chunk = t.update(
+      { sessionUpdate: 'user_message_chunk', messageId: 'm1', content: { type: 'text', text: 'Hello' } },
+      'sess_old',
+    );
+    const unfinished = t.text();
+    expect(failing(unfinished).filter(([rule]) => rule === 'update.session-id')).toEqual([]);
+    // Once refused, the same updates are for a session the client never established.
+    t.error(1, -32002, 'no such session');
+    expect(failing(t.text()).filter(([rule]) => rule === 'update.session-id')).toEqual([
+      ['update.session-id', reset],
+      ['update.session-id', chunk],
+    ]);
+  });
+
+  it('flags an update for a session whose unanswered request comes only after it', () => {
+    const t = new TranscriptBuilder();
+    const line = t.update(
+      { sessionUpdate: 'agent_thought_chunk', messageId: 't1', content: { type: 'text', text: '…' } },
+      'sess_old',
+    );
+    t.client({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'session/resume',
+      params: { sessionId: 'sess_old', cwd: '/tmp' },
+    });
+    expect(failing(t.text()).filter(([rule]) => rule === 'update.session-id')).toEqual([
+      ['update.session-id', line],
+    ]);
+  });
+
   it('validates results by the method of the request they answer', () => {
     const t = new TranscriptBuilder();
     t.client({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/tmp' } });

@@ -1,4 +1,4 @@
-import { ErrorCodes, RpcError } from '@acp-kit/sdk';
+import { ErrorCodes, RpcError } from '@acp-kit/sdk/rpc';
 
 /** A value that has no form on the other protocol version. */
 export class CompatError extends Error {

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { MessageId, SessionId } from '@acp-kit/schema';
+import { base64url, sha256 } from './sha256.js';
 
 /** The three message kinds; each has its own ID space and its own position counter. */
 export type MessageKind = 'user_message' | 'agent_message' | 'agent_thought';
@@ -20,8 +20,7 @@ export function derivedMessageId(
   position: number,
   epoch = '',
 ): MessageId {
-  const digest = createHash('sha256')
-    .update(`${sessionId}\n${kind}\n${position}\n${epoch}`)
-    .digest('base64url');
+  // Plain TypeScript SHA-256: the same IDs in Node and in a browser (the inspector page derives them too).
+  const digest = base64url(sha256(`${sessionId}\n${kind}\n${position}\n${epoch}`));
   return `m1_${digest.slice(0, 22)}`;
 }

@@ -14,6 +14,7 @@ import {
   securityOptions,
   stopOnSignal,
 } from '../listen/listen-flags.js';
+import { agentCommand } from '../listen/agent-command.js';
 import { UsageError } from '../usage-error.js';
 
 const say = (line: string): void => void process.stderr.write(`acp-kit serve: ${line}\n`);
@@ -56,9 +57,7 @@ export async function runServe(args: string[]): Promise<number> {
   if (values.listen === undefined) throw new UsageError('acp-kit serve needs --listen <host:port>');
   const listen = listenSettings(values)!;
   const token = listenToken(listen);
-  const [file, argv] = values.v1
-    ? [process.execPath, [process.argv[1]!, 'bridge', '--serve', 'v2', '--', command, ...commandArgs]]
-    : [command, commandArgs];
+  const [file, argv] = agentCommand(command, commandArgs, values.v1 === true, process.argv[1]!);
 
   const children = new Set<ChildProcessTransport>();
   let server: Awaited<ReturnType<typeof listenAcp>>;

@@ -1,4 +1,5 @@
 import { connectHttp, connectWebSocket, spawnTransport, type Transport } from '@acp-kit/sdk';
+import { agentCommand } from '../listen/agent-command.js';
 
 /** What the inspector drives: a stdio agent it spawns (optionally behind the v1 bridge), or a remote endpoint. */
 export type AgentTarget =
@@ -36,14 +37,12 @@ export interface AgentRunListener {
 /** The most stderr kept for the exit report: enough for a stack trace, bounded against a flood. */
 const STDERR_TAIL = 16 * 1024;
 
-/** The process a stdio target spawns: the command itself, or the command behind `acp-kit bridge --serve v2`. */
+/** The process a stdio target spawns: the same as the gateway's for that command (see {@link agentCommand}). */
 export function spawnedCommand(
   target: Extract<AgentTarget, { kind: 'stdio' }>,
   cliEntry: string,
 ): [string, string[]] {
-  return target.v1
-    ? [process.execPath, [cliEntry, 'bridge', '--serve', 'v2', '--', target.command, ...target.args]]
-    : [target.command, [...target.args]];
+  return agentCommand(target.command, target.args, target.v1, cliEntry);
 }
 
 function relay(transport: Transport, listener: AgentRunListener, onClose: (reason?: Error) => void): void {
@@ -109,7 +108,13 @@ export async function startRun(
     listener.onEnd({ code: exit.code, signal: exit.signal, reason: `the agent ${how}`, stderr });
   });
   return {
-    description: `pid ${child.child.pid ?? '(not started)'}: ${[file, ...argv].join(' ')}`,
+    // The command as it was given (with --v1, behind the bridge as acp-kit runs it), not the
+    // inspector's own node and CLI paths.
+    description: `pid ${child.child.pid ?? '(not started)'}: ${[
+      ...(target.v1 ? ['acp-kit', 'bridge', '--serve', 'v2', '--'] : []),
+      target.command,
+      ...target.args,
+    ].join(' ')}`,
     send: (text) => child.writer.write(text),
     stop: async () => {
       await child.shutdown({ graceMs: 500 });

@@ -20,6 +20,7 @@ const V1_AGENT = fileURLToPath(
   new URL('../../../v1-compat/test/fixtures/official-v1-agent.ts', import.meta.url),
 );
 const HOSTILE_AGENT = fileURLToPath(new URL('./fixtures/hostile-agent.mjs', import.meta.url));
+const BIG_AGENT = fileURLToPath(new URL('./fixtures/big-session-agent.mjs', import.meta.url));
 const OFFICIAL_V2_AGENT = fileURLToPath(
   new URL('../../../conformance/test/fixtures/official-sdk-agent.ts', import.meta.url),
 );
@@ -328,6 +329,35 @@ describe('acp-kit inspect in Chromium', () => {
       await finish(page, inspector);
     });
   }
+
+  it('finds nothing wrong in a replay still arriving before its resume is answered, nor after', async () => {
+    const { page, inspector } = await inspect([
+      '--',
+      process.execPath,
+      BIG_AGENT,
+      '--messages',
+      '20',
+      '--chunks',
+      '100',
+      '--answer-after',
+      '6000',
+    ]);
+    await page.locator('#agent-status', { hasText: 'started' }).waitFor();
+    await page.click('#initialize');
+    await page.locator('#log', { hasText: 'initialized (protocol version 2)' }).waitFor();
+    await page.fill('#resume-id', 'big-session');
+    await page.check('#replay');
+    await page.click('#resume');
+    const session = 'section.session[data-session-id="big-session"]';
+    await page.locator(`${session} .count`, { hasText: '20 message(s)' }).waitFor();
+    // The whole replay is in, its answer not yet: the live lint has checked it and found nothing.
+    await expect.poll(() => page.locator('#lint-summary').textContent()).toMatch(/no rule broken so far/);
+    await expect(page.locator('#log').textContent()).resolves.not.toContain('resumed with replay');
+    await expect(page.locator('#traffic-body').textContent()).resolves.not.toContain('update.session-id');
+    await page.locator('#log', { hasText: 'session big-session resumed with replay' }).waitFor();
+    await expect.poll(() => page.locator('#lint-summary').textContent()).toMatch(/no rule broken so far/);
+    await finish(page, inspector);
+  });
 
   it('highlights the value an invalid message’s schema issue points at, and filters by kind', async () => {
     const { page, inspector } = await inspect([
@@ -648,6 +678,10 @@ describe('acp-kit inspect in Chromium', () => {
   it('drives a v1 agent through the bridge (--v1) as a v2 client', async () => {
     const { page, inspector } = await inspect(['--v1', '--', process.execPath, '--import', 'tsx', V1_AGENT]);
     const sessionId = await initializeAndCreateSession(page);
+    // The status names the command as given, behind the bridge as acp-kit runs it.
+    await expect(page.locator('#agent-status').textContent()).resolves.toMatch(
+      /^agent run 1 started: pid \d+: acp-kit bridge --serve v2 -- \S+ --import tsx \S+official-v1-agent\.ts$/,
+    );
     await prompt(page, 'hello');
     const session = page.locator(`section.session[data-session-id="${sessionId}"]`);
     await waitForText(page, `section.session[data-session-id="${sessionId}"] .state`, 'state: idle');
@@ -660,12 +694,55 @@ describe('acp-kit inspect in Chromium', () => {
     await finish(page, inspector);
   });
 
-  it('speaks v1 to an unbridged v1 agent and validates each message against the v1 schema', async () => {
+  it('speaks v1 to an unbridged v1 agent, validates each message against the v1 schema and shows its turn', async () => {
     const { page, inspector } = await inspect(['--', process.execPath, '--import', 'tsx', V1_AGENT]);
-    await initializeAndCreateSession(page, 1);
+    const sessionId = await initializeAndCreateSession(page, 1);
     const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
     expect(checks).toEqual(['valid (v1)', 'valid (v1)', 'valid (v1)', 'valid (v1)']);
     await expect(page.locator('#lint-summary').textContent()).resolves.toContain('applies to v2 traffic');
+    // Its turn shows in the conversation, read from the v1 traffic as the bridge would convert it.
+    await prompt(page, 'hello');
+    const inSession = `section.session[data-session-id="${sessionId}"]`;
+    await waitForText(page, `${inSession} .state`, 'state: idle (end_turn)');
+    await expect(page.locator(`${inSession} .message.user_message .text`).allTextContents()).resolves.toEqual(
+      ['hello'],
+    );
+    await expect(page.locator(`${inSession} .message.agent_message`).count()).resolves.toBeGreaterThan(0);
+    const after = await page.locator('#traffic-body tr.row .validity').allTextContents();
+    expect(after.filter((check) => check !== 'valid (v1)')).toEqual([]);
+    await finish(page, inspector);
+  });
+
+  it('shows the conversation of the reference agent initialized as v1 from the page (unbridged): the prompt, a permission request answered, the reply', async () => {
+    const { page, inspector } = await inspect(['--', process.execPath, BIN, 'agent']);
+    const sessionId = await initializeAndCreateSession(page, 1);
+    await expect(page.locator('#agent-info').textContent()).resolves.toContain('protocol version 1');
+    const inSession = `section.session[data-session-id="${sessionId}"]`;
+    await prompt(page, '/write notes.txt');
+    const permission = page.locator('#permissions .permission');
+    await permission.waitFor();
+    await expect(permission.textContent()).resolves.toContain('Allow: /write notes.txt');
+    // The agent asked before it wrote anything: the request is the evidence it took the prompt.
+    await waitForText(page, `${inSession} .message.user_message .text`, '/write notes.txt');
+    await permission.locator('button[data-option-id="allow"]').click();
+    await waitForText(page, `${inSession} .message.agent_message .text`, 'Permission granted: done.');
+    await waitForText(page, `${inSession} .state`, 'state: idle (end_turn)');
+    await expect(page.locator(`${inSession} .message.user_message .text`).allTextContents()).resolves.toEqual(
+      ['/write notes.txt'],
+    );
+    await expect(page.locator(`${inSession} .message.agent_message`).count()).resolves.toBe(1);
+    await expect(page.locator('#permissions .permission').count()).resolves.toBe(0);
+    const checks = await page.locator('#traffic-body tr.row .validity').allTextContents();
+    expect(checks.length).toBeGreaterThan(6);
+    expect(checks.filter((check) => check !== 'valid (v1)')).toEqual([]);
+    // A second tab rebuilds the same conversation from the inspector's log.
+    const again = await browser.context.newPage();
+    await again.goto(inspector.url);
+    await waitForText(again, `${inSession} .message.agent_message .text`, 'Permission granted: done.');
+    await expect(
+      again.locator(`${inSession} .message.user_message .text`).allTextContents(),
+    ).resolves.toEqual(['/write notes.txt']);
+    await again.close();
     await finish(page, inspector);
   });
 

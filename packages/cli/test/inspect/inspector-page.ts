@@ -24,13 +24,14 @@ export class InspectorBrowser {
     return this.#browser.context;
   }
 
-  /** Starts `acp-kit inspect <args>` and opens its URL in a new page. */
+  /** Starts `acp-kit inspect <args>` (in `cwd`, default this process's) and opens its URL in a new page. */
   async inspect(
     args: string[],
     env?: NodeJS.ProcessEnv,
     viewport?: { width: number; height: number },
+    cwd?: string,
   ): Promise<{ page: Page; inspector: InspectorProcess }> {
-    const inspector = await startInspectorProcess(args, env);
+    const inspector = await startInspectorProcess(args, env, cwd);
     this.#running.add(inspector);
     const page = await this.context.newPage();
     if (viewport) await page.setViewportSize(viewport);

@@ -15,14 +15,16 @@ export interface InspectorProcess {
   stop(): Promise<void>;
 }
 
-/** Runs `acp-kit inspect <args…>` and resolves once it printed its URL on stdout. */
+/** Runs `acp-kit inspect <args…>` (in `cwd`, default this process's) and resolves once it printed its URL on stdout. */
 export function startInspectorProcess(
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
 ): Promise<InspectorProcess> {
   const child = spawn(process.execPath, [BIN, 'inspect', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env,
+    ...(cwd === undefined ? {} : { cwd }),
   });
   let out = '';
   let err = '';

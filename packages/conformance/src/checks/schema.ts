@@ -72,9 +72,18 @@ export function checkUpdateSessionIds(context: CheckContext): CheckOutcome {
   const { analysis } = context;
   if (analysis.updates.length === 0) return notApplicable('the agent sent no session/update');
   const known = new Set<unknown>(analysis.created.keys());
+  // A transcript may end while a request naming a session is still unanswered (a live view taken
+  // mid-replay of a session/resume): its session's updates after the request are not findings, as
+  // the answer that would establish or refuse the session has not come yet.
+  const awaited = new Map<unknown, number>();
   for (const request of analysis.requests) {
-    if (request.from !== 'client' || !request.response?.ok) continue;
+    if (request.from !== 'client') continue;
     const sessionId = asRecord(request.params)?.sessionId;
+    if (request.response === undefined) {
+      if (typeof sessionId === 'string' && !awaited.has(sessionId)) awaited.set(sessionId, request.index);
+      continue;
+    }
+    if (!request.response.ok) continue;
     if (typeof sessionId === 'string') known.add(sessionId);
     // A fork's answer names the new session (unstable session/fork).
     const forked =
@@ -85,7 +94,8 @@ export function checkUpdateSessionIds(context: CheckContext): CheckOutcome {
   // update for it before that is still a finding here (and under subagent.announced-first).
   const findings: RawFinding[] = [];
   for (const update of analysis.updates) {
-    if (!known.has(update.sessionId)) {
+    const since = awaited.get(update.sessionId);
+    if (!known.has(update.sessionId) && !(since !== undefined && update.index > since)) {
       findings.push({
         index: update.index,
         message:

@@ -165,7 +165,7 @@ export const RULES = [
   {
     id: 'update.session-id',
     statement:
-      'Every session/update carries the sessionId of a session this client created, resumed, forked or prompted, or of a subagent announced on one of those before the update.',
+      'Every session/update carries the sessionId of a session this client created, resumed, forked or prompted, or of a subagent announced on one of those before the update; a transcript that ends before a request naming the session is answered (a live view mid-replay) is not faulted for that session’s updates after the request.',
     source: 'schema SessionNotification; schema SubagentUpdate (unstable)',
     tier: 'mandatory',
   },

@@ -1,5 +1,4 @@
 import type { BridgeLossListener } from '../bridge-loss.js';
-import { randomUUID } from 'node:crypto';
 import type {
   SessionId,
   AvailableCommand as V2Command,
@@ -332,7 +331,7 @@ export class V1AgentBridge {
           ),
         );
         // Positions are unknown without a replay: later derived IDs are salted to stay unique.
-        const session = this.#open(params.sessionId, params.cwd, randomUUID());
+        const session = this.#open(params.sessionId, params.cwd, globalThis.crypto.randomUUID());
         session.options.take(resumed);
         attach(session);
         await this.#current(session, peer);

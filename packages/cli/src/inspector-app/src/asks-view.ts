@@ -30,7 +30,12 @@ function permissionCard(ask: Ask): HTMLElement {
       role: 'group',
       'aria-label': 'permission request',
     },
-    el('p', {}, `${str(ask.params.title ?? 'permission')} (session ${str(ask.params.sessionId)})`),
+    // v2 titles the request; v1 asks about a tool call, titled in it.
+    el(
+      'p',
+      {},
+      `${str(ask.params.title ?? record(ask.params.toolCall)?.title ?? 'permission')} (session ${str(ask.params.sessionId)})`,
+    ),
     ...options.map((option) =>
       el(
         'button',

@@ -1,4 +1,5 @@
 import { ConversationStore } from '@acp-kit/sdk/client';
+import { V1ConversationTranslator } from '@acp-kit/v1-compat/browser';
 import { InspectorApi, type ServerEvent, takeToken } from './api.js';
 import { type Ask, askCard } from './asks-view.js';
 import { ConversationView } from './conversation-view.js';
@@ -36,6 +37,38 @@ function freshStore(): ConversationStore {
   return created;
 }
 const sessions: string[] = [];
+/**
+ * The page initialized as a v1 client: the traffic is read into the v2 updates the store takes,
+ * as the v1 → v2 bridge would send them (same converters, same derived message IDs).
+ */
+let v1Conversation = new V1ConversationTranslator();
+
+/**
+ * Folds one message of the traffic into the conversation: a v2 agent's session/update as it is,
+ * the v1 traffic (both ways) through {@link v1Conversation}. A replay check's resume fills its own store.
+ */
+function foldIntoStore(
+  dir: 'client->agent' | 'agent->client',
+  msg: Record<string, unknown> | undefined,
+): void {
+  let updates: unknown[] = [];
+  if (traffic.version === 1) updates = v1Conversation.take(dir, msg);
+  else if (dir === 'agent->client' && msg?.method === 'session/update') updates = [msg.params];
+  for (const params of updates) {
+    try {
+      const target =
+        replayCheck !== undefined && record(params)?.sessionId === replayCheck.sessionId
+          ? replayCheck.store
+          : store;
+      target.apply(params as Parameters<ConversationStore['apply']>[0]);
+    } catch (error) {
+      say(
+        `the conversation store refused an update: ${error instanceof Error ? error.message : String(error)}`,
+        true,
+      );
+    }
+  }
+}
 const palette = new Palette(byId<HTMLTextAreaElement>('prompt'), byId('palette'));
 /** The agent's requests waiting for the user (permission, elicitation), by their JSON-RPC id as JSON. */
 const asks = new Map<string, { ask: Ask; reject: (error: Error) => void }>();
@@ -264,6 +297,8 @@ function onEvent(event: ServerEvent): void {
     agentRunning = true;
     stderrLive = '';
     byId('agent-stderr').textContent = '';
+    // A new agent process: the v1 sessions of the last one are not continued.
+    v1Conversation = new V1ConversationTranslator();
     if (!replaying) say('agent started; initialize it to begin');
   } else if (event.type === 'ended') {
     byId('agent-status').textContent =
@@ -285,6 +320,7 @@ function onEvent(event: ServerEvent): void {
     const row = traffic.add(dir, event.t, event.text);
     const msg = record(row.msg);
     noteResponse(row);
+    foldIntoStore(dir, msg);
     if (dir === 'client->agent') {
       peer.noteUsedId(msg?.id);
       // A response this tab (or an earlier one) already sent: that request is no longer waiting.
@@ -293,21 +329,6 @@ function onEvent(event: ServerEvent): void {
         held.delete(JSON.stringify(msg.id));
       }
     } else {
-      if (msg !== undefined && msg.method === 'session/update' && traffic.version === 2) {
-        try {
-          const params = record(msg.params);
-          const target =
-            replayCheck !== undefined && params?.sessionId === replayCheck.sessionId
-              ? replayCheck.store
-              : store;
-          target.apply(msg.params as Parameters<ConversationStore['apply']>[0]);
-        } catch (error) {
-          say(
-            `the conversation store refused an update: ${error instanceof Error ? error.message : String(error)}`,
-            true,
-          );
-        }
-      }
       if (msg?.method === '$/cancel_request') {
         const requestId = record(msg.params)?.requestId;
         if (held.delete(JSON.stringify(requestId))) {
@@ -652,6 +673,7 @@ function importTranscript(name: string, text: string): void {
   traffic.dispose();
   traffic = new Traffic(() => schedule());
   store = freshStore();
+  v1Conversation = new V1ConversationTranslator();
   sessions.length = 0;
   byId<HTMLSelectElement>('session-select').replaceChildren();
   let entries = 0;
@@ -672,16 +694,7 @@ function importTranscript(name: string, text: string): void {
     const row = traffic.add(dir, typeof entry.t === 'number' ? entry.t : 0, JSON.stringify(entry.msg));
     const msg = record(row.msg);
     noteResponse(row);
-    if (dir === 'agent->client' && msg?.method === 'session/update' && traffic.version === 2) {
-      try {
-        store.apply(msg.params as Parameters<ConversationStore['apply']>[0]);
-      } catch (error) {
-        say(
-          `the conversation store refused an update: ${error instanceof Error ? error.message : String(error)}`,
-          true,
-        );
-      }
-    }
+    foldIntoStore(dir, msg);
   }
   byId('status').textContent = `offline: ${name} (${entries} message(s)); the live traffic is not shown`;
   byId('back-to-live').hidden = false;

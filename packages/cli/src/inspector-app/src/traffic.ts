@@ -1,6 +1,6 @@
 import { type Finding, lintTranscript, type LintResult } from '@acp-kit/conformance/lint';
 import * as v2 from '@acp-kit/schema';
-import * as v1 from 'acp-kit-v1-validate';
+import { v1Validation as v1 } from '@acp-kit/v1-compat/browser';
 
 /** Which way a frame travelled, in the transcript format's words. */
 export type Direction = 'client->agent' | 'agent->client';
