@@ -209,6 +209,7 @@ describe('branch-and-shelve.ts (the unstable session methods)', () => {
     const { Agent } = await import('@acp-kit/sdk');
     const agent = new Agent({
       info: { name: 'unstable-agent', version: '0.0.0' },
+      unstable: true,
       capabilities: { session: { fork: {}, title: {}, status: {}, archive: {} } },
       async onPrompt(prompt, { session }) {
         await prompt.insert();
@@ -222,6 +223,7 @@ describe('branch-and-shelve.ts (the unstable session methods)', () => {
     agent.serve(new Connection(agentSide) as AgentConnection);
     const client = new Client(new Connection(clientSide) as ClientConnection, {
       info: { name: 'docs', version: '0.0.0' },
+      unstable: true,
     });
     await client.initialize();
     const { sessionId } = await client.createSession({ cwd: '/work' });
@@ -244,6 +246,7 @@ describe('delegate-to-subagent.ts (subagents, unstable)', () => {
     createDelegatingAgent().serve(new Connection(agentSide) as AgentConnection);
     const client = new Client(new Connection(clientSide) as ClientConnection, {
       info: { name: 'docs', version: '0.0.0' },
+      unstable: true,
     });
     await client.initialize();
     const { sessionId } = await client.createSession({ cwd: '/work' });

@@ -9,3 +9,11 @@ export * from './agent/index.js';
 export * from './history/index.js';
 // Wire codecs: the version a connection speaks, chosen at initialize (codec/)
 export * from './codec/index.js';
+// Upstream's unstable surface: what `unstable: true` enables on an Agent, a Client and a store
+export {
+  UNSTABLE_AGENT_CAPABILITIES,
+  UNSTABLE_METHODS,
+  UNSTABLE_PLAN_TYPES,
+  UNSTABLE_UPDATE_KINDS,
+  unstableCapabilitiesIn,
+} from './unstable-surface.js';

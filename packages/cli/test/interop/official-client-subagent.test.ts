@@ -63,7 +63,7 @@ describe('the official v2 client running a subagent of acp-kit agent', () => {
     const errors = vi.spyOn(console, 'error');
     dir = mkdtempSync(join(tmpdir(), 'acp-kit-subagent-'));
     const db = join(dir, 'history.db');
-    const first = spawnAgentProcess(0, ['--history', db]);
+    const first = spawnAgentProcess(0, ['--unstable', '--history', db]);
     running.push(first);
     const parentEnded = (sessionId: string) => () =>
       notifications(first.wire).some(
@@ -121,7 +121,7 @@ describe('the official v2 client running a subagent of acp-kit agent', () => {
     await first.stop();
 
     // A new process on the same SQLite file: resume the parent with replay.
-    const second = spawnAgentProcess(0, ['--history', db]);
+    const second = spawnAgentProcess(0, ['--unstable', '--history', db]);
     running.push(second);
     await officialClient({ name: 'interop-official-subagent-2' }).connectWith(second.stream, async (ctx) => {
       await ctx.request('initialize', OFFICIAL_INITIALIZE);

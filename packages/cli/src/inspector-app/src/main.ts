@@ -19,7 +19,7 @@ if (token === undefined) {
 }
 const api = new InspectorApi(token);
 const traffic = new Traffic();
-let store = new ConversationStore();
+let store = new ConversationStore({ unstable: true });
 const sessions: string[] = [];
 /** Permission requests the agent is waiting on, by their JSON-RPC id. */
 const permissions = new Map<string, { params: Record<string, unknown>; answer: (result: unknown) => void }>();
@@ -351,7 +351,7 @@ byId('restart').addEventListener(
   () =>
     void act('restart', async () => {
       await api.restart();
-      store = new ConversationStore();
+      store = new ConversationStore({ unstable: true });
       sessions.length = 0;
       schedule();
     }),
