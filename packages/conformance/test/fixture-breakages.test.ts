@@ -37,13 +37,20 @@ const BREAKAGES: [breakage: string, rule: string][] = [
   ['background-repeat-usage', 'background.repeat-not-completion'],
 ];
 
+/** Breakages of the fixture agent's unstable surface (run with --unstable) and the one rule each must fail. */
+const UNSTABLE_BREAKAGES: [breakage: string, rule: string][] = [
+  ['fork-drops-history', 'fork.replay.retained'],
+  ['fork-copies-twice', 'fork.replay.no-duplicate'],
+];
+
 /** The fixture agent starts background work for a prompt that begins with this. */
 const BACKGROUND_PROMPT = '/background while we talk';
 
 async function failedRules(...breaks: string[]): Promise<string[]> {
+  const unstable = UNSTABLE_BREAKAGES.some(([breakage]) => breaks.includes(breakage));
   const report = await runConformance({
     command: process.execPath,
-    args: fixtureArgs(...breaks),
+    args: [...fixtureArgs(...breaks), ...(unstable ? ['--unstable'] : [])],
     backgroundPrompt: BACKGROUND_PROMPT,
     // Only never-idle waits for things that never come; a shorter limit keeps it quick. It must
     // still leave room for the answers that do come: at 1.5 s a loaded machine missed the prompt
@@ -67,9 +74,27 @@ describe.concurrent('the kit against the fixture agent', () => {
     // Lint-only rules, and the unstable surface's, which the fixture agent does not use.
     expect(skipped.sort()).toEqual([
       'client-message.schema',
+      'fork.replay.no-duplicate',
+      'fork.replay.retained',
+      'session-message.replay',
       'subagent.announced-first',
       'transcript.format',
     ]);
+  });
+
+  it('passes the fork rules when the fixture agent serves session/fork (--unstable)', async () => {
+    const report = await runConformance({
+      command: process.execPath,
+      args: [...fixtureArgs(), '--unstable'],
+      timeoutMs: 8000,
+    });
+    expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
+    const status = Object.fromEntries(report.results.map((result) => [result.id, result.status]));
+    expect([status['fork.replay.retained'], status['fork.replay.no-duplicate']]).toEqual(['pass', 'pass']);
+  });
+
+  it.each(UNSTABLE_BREAKAGES)('fails only %s → %s (unstable surface, --unstable)', async (breakage, rule) => {
+    expect(await failedRules(breakage)).toEqual([rule]);
   });
 
   it.each(BREAKAGES)('fails only %s → %s', async (breakage, rule) => {

@@ -254,5 +254,43 @@ const background: Scenario = {
   },
 };
 
+const FORK_RULES = ['fork.replay.retained', 'fork.replay.no-duplicate'] as const satisfies readonly RuleId[];
+
+const skipFork = skipAll(FORK_RULES);
+
+const fork: Scenario = {
+  name: 'fork',
+  description:
+    'unstable surface: a turn, a replay of the session, session/fork, then a replay of the fork (only when the agent advertises capabilities.session.fork)',
+  covers: FORK_RULES,
+  async run(agent, cwd) {
+    const init = await initialize(agent);
+    const session = asRecord(asRecord(init.capabilities)?.session);
+    if (!asRecord(session?.fork))
+      return skipFork('the agent does not advertise capabilities.session.fork (unstable surface)');
+    const sessionId = await newSession(agent, cwd);
+    await prompt(agent, sessionId, text('Remember this before the fork.'));
+    if (!(await waitSettled(agent, sessionId))) return timedOut('the turn before the fork to end');
+    const source = await agent.request('session/resume', { sessionId, cwd, replayFrom: { type: 'start' } });
+    if (!source.ok)
+      throw new ScenarioAbort(`session/resume with replay failed: ${describeReply(source)}`, true);
+    const forked = await agent.request('session/fork', { sessionId, cwd, mcpServers: [] });
+    const forkId = forked.ok ? asRecord(forked.result)?.sessionId : undefined;
+    if (typeof forkId !== 'string' || forkId === '')
+      throw new ScenarioAbort(`session/fork did not return a sessionId: ${describeReply(forked)}`, true);
+    const replayed = await agent.request('session/resume', {
+      sessionId: forkId,
+      cwd,
+      replayFrom: { type: 'start' },
+    });
+    if (!replayed.ok)
+      throw new ScenarioAbort(
+        `session/resume of the fork with replay failed: ${describeReply(replayed)}`,
+        true,
+      );
+    return {};
+  },
+};
+
 /** The scenarios of a conformance run, in order. */
-export const SCENARIOS: readonly Scenario[] = [lifecycle, rejection, cancel, resume, background];
+export const SCENARIOS: readonly Scenario[] = [lifecycle, rejection, cancel, resume, background, fork];
