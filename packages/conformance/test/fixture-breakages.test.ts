@@ -41,17 +41,24 @@ const BREAKAGES: [breakage: string, rule: string][] = [
 const UNSTABLE_BREAKAGES: [breakage: string, rule: string][] = [
   ['fork-drops-history', 'fork.replay.retained'],
   ['fork-copies-twice', 'fork.replay.no-duplicate'],
+  ['session-message-replay-appends', 'session-message.replay'],
 ];
+
+/** The fixture agent starts a subagent for a prompt that begins with this (with --unstable). */
+const SUBAGENT_PROMPT = '/subagent look around';
 
 /** The fixture agent starts background work for a prompt that begins with this. */
 const BACKGROUND_PROMPT = '/background while we talk';
 
 async function failedRules(...breaks: string[]): Promise<string[]> {
-  const unstable = UNSTABLE_BREAKAGES.some(([breakage]) => breaks.includes(breakage));
+  const unstable =
+    breaks.includes('subagent-unannounced') ||
+    UNSTABLE_BREAKAGES.some(([breakage]) => breaks.includes(breakage));
   const report = await runConformance({
     command: process.execPath,
     args: [...fixtureArgs(...breaks), ...(unstable ? ['--unstable'] : [])],
     backgroundPrompt: BACKGROUND_PROMPT,
+    ...(unstable ? { subagentPrompt: SUBAGENT_PROMPT } : {}),
     // Only never-idle waits for things that never come; a shorter limit keeps it quick. It must
     // still leave room for the answers that do come: at 1.5 s a loaded machine missed the prompt
     // response too, and prompt.response.before-idle failed beside state.work-ends.
@@ -82,15 +89,29 @@ describe.concurrent('the kit against the fixture agent', () => {
     ]);
   });
 
-  it('passes the fork rules when the fixture agent serves session/fork (--unstable)', async () => {
+  it('passes the unstable rules when the fixture agent serves fork and subagents (--unstable)', async () => {
     const report = await runConformance({
       command: process.execPath,
       args: [...fixtureArgs(), '--unstable'],
+      subagentPrompt: SUBAGENT_PROMPT,
       timeoutMs: 8000,
     });
     expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
     const status = Object.fromEntries(report.results.map((result) => [result.id, result.status]));
-    expect([status['fork.replay.retained'], status['fork.replay.no-duplicate']]).toEqual(['pass', 'pass']);
+    const unstable = [
+      'fork.replay.retained',
+      'fork.replay.no-duplicate',
+      'subagent.announced-first',
+      'session-message.replay',
+    ];
+    expect(unstable.map((id) => status[id])).toEqual(['pass', 'pass', 'pass', 'pass']);
+  });
+
+  it('fails subagent-unannounced → update.session-id and subagent.announced-first (unstable surface)', async () => {
+    expect((await failedRules('subagent-unannounced')).sort()).toEqual([
+      'subagent.announced-first',
+      'update.session-id',
+    ]);
   });
 
   it.each(UNSTABLE_BREAKAGES)('fails only %s → %s (unstable surface, --unstable)', async (breakage, rule) => {

@@ -73,6 +73,27 @@ describe.concurrent('the kit against the reference agent (acp-kit agent)', () =>
     );
   });
 
+  it('passes the subagent and session-message rules with --unstable --subagent-prompt, and the transcript lints clean', async () => {
+    const transcripts = new Map<string, string>();
+    const report = await runConformance({
+      command: process.execPath,
+      args: [BIN, 'agent', '--unstable', '--chunk-delay', '1'],
+      timeoutMs: 15_000,
+      cwd: dir,
+      scenarios: ['subagent'],
+      subagentPrompt: '/subagent count the files',
+      record: (scenario, text) => {
+        transcripts.set(scenario, text);
+      },
+    });
+    expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
+    const status = Object.fromEntries(report.results.map((result) => [result.id, result.status]));
+    expect([status['subagent.announced-first'], status['session-message.replay']]).toEqual(['pass', 'pass']);
+    const lint = lintTranscript(transcripts.get('subagent')!);
+    expect(lint.failed).toBe(false);
+    expect(lint.results.find((result) => result.id === 'session-message.replay')?.status).toBe('pass');
+  });
+
   it('passes the fork rules with --unstable, and the fork transcript lints clean', async () => {
     const transcripts = new Map<string, string>();
     const report = await runConformance({

@@ -40,6 +40,8 @@ export interface Scenario {
 export interface ScenarioSettings {
   /** A prompt that makes the agent start background work (see the background scenario). */
   backgroundPrompt?: string;
+  /** A prompt that makes the agent start a subagent (unstable surface; see the subagent scenario). */
+  subagentPrompt?: string;
 }
 
 /** An extension request every agent must answer (if only with -32601); see cancel.ends-cancelled. */
@@ -292,5 +294,47 @@ const fork: Scenario = {
   },
 };
 
+const SUBAGENT_RULES = [
+  'subagent.announced-first',
+  'session-message.replay',
+] as const satisfies readonly RuleId[];
+
+const subagent: Scenario = {
+  name: 'subagent',
+  description:
+    'unstable surface: a prompt that starts a subagent (--subagent-prompt), left to end, then a replay of the parent, which replays the child too',
+  covers: SUBAGENT_RULES,
+  requires: {
+    setting: 'subagentPrompt',
+    reason:
+      'no subagent prompt was given (--subagent-prompt <text>: a prompt that makes the agent start a subagent; unstable surface)',
+  },
+  async run(agent, cwd, settings) {
+    if (settings.subagentPrompt === undefined) throw new ScenarioAbort('no subagent prompt', false);
+    const init = await initialize(agent);
+    const sessionId = await newSession(agent, cwd);
+    await prompt(agent, sessionId, text(settings.subagentPrompt));
+    if (!(await waitSettled(agent, sessionId))) return timedOut('the subagent prompt to end');
+    if (asRecord(asRecord(init.capabilities)?.session)) {
+      const replayed = await agent.request('session/resume', {
+        sessionId,
+        cwd,
+        replayFrom: { type: 'start' },
+      });
+      if (!replayed.ok)
+        throw new ScenarioAbort(`session/resume with replay failed: ${describeReply(replayed)}`, true);
+    }
+    return {};
+  },
+};
+
 /** The scenarios of a conformance run, in order. */
-export const SCENARIOS: readonly Scenario[] = [lifecycle, rejection, cancel, resume, background, fork];
+export const SCENARIOS: readonly Scenario[] = [
+  lifecycle,
+  rejection,
+  cancel,
+  resume,
+  background,
+  fork,
+  subagent,
+];
