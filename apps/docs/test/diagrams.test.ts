@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { layoutDiagram } from '../src/diagrams/layout.ts';
+import { layoutDiagram } from '@acp-kit/conformance/diagram';
 import { allDiagrams } from '../src/diagrams/library/index.ts';
-import type { SequenceDiagram } from '../src/diagrams/model.ts';
-import { renderSequenceDiagram } from '../src/diagrams/render-svg.ts';
-import { estimateTextWidth } from '../src/diagrams/text.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
+import { renderSequenceDiagram } from '@acp-kit/conformance/diagram';
+import { estimateTextWidth } from '@acp-kit/conformance/diagram';
 
 const twoParties: Pick<SequenceDiagram, 'participants'> = {
   participants: [

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { renderSequenceDiagram } from '../src/diagrams/render-svg.ts';
+import { renderSequenceDiagram } from '@acp-kit/conformance/diagram';
 import { analyzeTranscript } from '../src/playground/analyze.ts';
 import { reconcile } from '../src/playground/conversation.ts';
 import { transcriptDiagram } from '../src/playground/diagram.ts';

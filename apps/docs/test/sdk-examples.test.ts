@@ -14,6 +14,7 @@ import { createDelegatingAgent } from '../src/examples/sdk/delegate-to-subagent.
 import { createEchoAgent } from '../src/examples/sdk/echo-agent.ts';
 import { listWithin, sessionTitles, switchMode } from '../src/examples/sdk/manage-sessions.ts';
 import { createPlanningAgent } from '../src/examples/sdk/report-progress.ts';
+import { createWordCountingAgent, provideWordCount } from '../src/examples/sdk/tools-over-acp.ts';
 
 // The SDK pages show these files verbatim; running them here keeps the pages' claims true.
 describe('the SDK examples the docs show', () => {
@@ -269,5 +270,29 @@ describe('delegate-to-subagent.ts (subagents, unstable)', () => {
       code: -32602,
     });
     client.close();
+  });
+});
+
+describe('tools-over-acp.ts (MCP over ACP, unstable)', () => {
+  it('counts the words of a prompt with the tool the client provides, over mcp/message', async () => {
+    const [agentSide, clientSide] = createInProcessPair();
+    createWordCountingAgent().serve(new Connection(agentSide) as AgentConnection);
+    const wire: string[] = [];
+    const connection = new Connection(clientSide) as ClientConnection;
+    connection.onMessage((direction, message) => {
+      const method = (message as { method?: string }).method;
+      if (direction === 'in' && method !== undefined) wire.push(method);
+    });
+    const client = new Client(connection, { info: { name: 'docs', version: '0.0.0' }, unstable: true });
+    const init = await client.initialize();
+    expect(init.capabilities?.session?.mcp?.acp).toEqual({});
+    const { sessionId } = await client.createSession({
+      cwd: '/work',
+      mcpServers: [provideWordCount(client)],
+    });
+    await client.promptToEnd(sessionId, [{ type: 'text', text: 'one two three four' }]);
+    const reply = client.store.snapshot(sessionId).messages.find((m) => m.kind === 'agent_message');
+    expect(reply?.content).toEqual([{ type: 'text', text: 'project-tools says: 4 words' }]);
+    expect(wire).toContain('mcp/message');
   });
 });

@@ -1,5 +1,6 @@
 // Bundles the inspector web app (inspector-app/) into dist/inspector/: one ES module with every
-// library in it (nothing is fetched from outside 127.0.0.1 at run time), its stylesheet and page.
+// library in it (nothing is fetched from outside 127.0.0.1 at run time), a second one for the lint
+// worker, its stylesheet and page.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -7,9 +8,7 @@ import { build } from 'esbuild';
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const out = here('../dist/inspector/');
 mkdirSync(out, { recursive: true });
-await build({
-  entryPoints: [here('../src/inspector-app/src/main.ts')],
-  outfile: `${out}app.js`,
+const common = {
   bundle: true,
   format: 'esm',
   platform: 'browser',
@@ -20,6 +19,13 @@ await build({
   logLevel: 'warning',
   // The v1 validators only: @acp-kit/v1-compat's entry also carries the bridge (Node processes).
   alias: { 'acp-kit-v1-validate': here('../../v1-compat/dist/generated/v1/validate.js') },
+};
+await build({ ...common, entryPoints: [here('../src/inspector-app/src/main.ts')], outfile: `${out}app.js` });
+// The transcript lint runs in a worker of its own, off the page's main thread.
+await build({
+  ...common,
+  entryPoints: [here('../src/inspector-app/src/lint-worker.ts')],
+  outfile: `${out}lint-worker.js`,
 });
 copyFileSync(here('../src/inspector-app/index.html'), `${out}index.html`);
 copyFileSync(here('../src/inspector-app/app.css'), `${out}app.css`);

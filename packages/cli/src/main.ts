@@ -19,7 +19,9 @@ Commands:
         Prompts: /run <cmd> (simulated tool call and terminal, nothing executes), /ask <question>
         (elicitation), /title <text>, /note <text>, /status, /write <file>, /compact (a compaction
         summarizing the session's retained messages), /background <seconds> (a terminal that keeps
-        writing after the turn ended), /subtask <text> (a background tool call); config options mode and model; session/list,
+        writing after the turn ended), /subtask <text> (a background tool call), /subagent <task>
+        (a child session), /mcp [@serverId] [tool [json]] (lists or calls the tools of MCP servers the
+        client provides over ACP, unstable); config options mode and model; session/list,
         session/close and session/delete.
         --require-login   session methods answer -32000 until the client calls auth/login
         --greet           send an agent message on session/new, before any prompt

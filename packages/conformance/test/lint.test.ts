@@ -17,6 +17,30 @@ function goodSession(): TranscriptBuilder {
 }
 
 describe('lintTranscript', () => {
+  it('reports a rule broken by every one of 200 000 updates without overflowing the call stack', () => {
+    const update = (i: number): string =>
+      JSON.stringify({
+        dir: 'agent->client',
+        t: i,
+        msg: {
+          jsonrpc: '2.0',
+          method: 'session/update',
+          params: {
+            sessionId: 'sess_never_created',
+            update: {
+              sessionUpdate: 'agent_message_chunk',
+              messageId: 'm',
+              content: { type: 'text', text: 'x' },
+            },
+          },
+        },
+      });
+    const lines = Array.from({ length: 200_000 }, (_, i) => update(i));
+    const result = lintTranscript(`${lines.join('\n')}\n`);
+    expect(result.messages).toBe(200_000);
+    expect(result.findings.filter((finding) => finding.ruleId === 'update.session-id')).toHaveLength(200_000);
+  });
+
   it('finds nothing in a well-behaved transcript', () => {
     const result = lintTranscript(goodSession().text());
     expect(result.findings).toEqual([]);

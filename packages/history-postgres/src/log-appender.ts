@@ -10,6 +10,7 @@ import {
 import { AppendQueue, type QueuedWrite, type SessionBatch } from './append-queue.js';
 import type { LogDatabase } from './log-database.js';
 import type { NotificationFollower } from './notification-follower.js';
+import { statementRefused } from './statement-refused.js';
 
 type SessionId = SessionRecord['sessionId'];
 type Update = LogEntry['update'];
@@ -119,9 +120,11 @@ export class LogAppender {
 
   /**
    * Writes one group (see {@link AppendQueue}) — every session's batch in one call, one round trip
-   * and one commit — and settles its appends. When the call is refused (a duplicate claim, a lost
-   * lease, a deleted session) it wrote nothing: each append is then written on its own, in order,
-   * and fails or succeeds alone.
+   * and one commit — and settles its appends. When the server refused the call (a duplicate claim,
+   * a lost lease, a deleted session: see {@link statementRefused}) it wrote nothing: each append is
+   * then written on its own, in order, and fails or succeeds alone. When its outcome is unknown
+   * (the connection failed before the answer came back) the call may have committed: every append
+   * of the group fails with the error, and none is written again, which could write it twice.
    */
   async #writeGroup(group: readonly SessionBatch<QueuedAppend>[]): Promise<void> {
     try {
@@ -136,8 +139,8 @@ export class LogAppender {
         }
       });
     } catch (error) {
-      if (group.length === 1 && group[0]!.items.length === 1) {
-        group[0]!.items[0]!.reject(error);
+      if ((group.length === 1 && group[0]!.items.length === 1) || !statementRefused(error)) {
+        for (const batch of group) for (const item of batch.items) item.reject(error);
         return;
       }
       await Promise.all(

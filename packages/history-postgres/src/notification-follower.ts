@@ -52,6 +52,8 @@ export class NotificationFollower {
   #reading = false;
   #listener: pg.Client | undefined;
   #listening: Promise<void> | undefined;
+  /** The next attempt to set up the LISTEN connection, while one is scheduled. */
+  #relistenTimer: NodeJS.Timeout | undefined;
   /** The audit's timer, while sessions are followed here. */
   #auditTimer: NodeJS.Timeout | undefined;
   /** Per followed session: the last seq the previous audit found in the database, if it was ahead. */
@@ -89,7 +91,8 @@ export class NotificationFollower {
     // its own gap when the next entries arrive.
     if (from > (this.#known.get(sessionId) ?? 0)) this.#known.set(sessionId, from);
     this.#startAudit();
-    const listening = this.#listen();
+    // Started now; a failure is retried (see #listen) and reported by the backlog read below.
+    this.#listen().catch(() => undefined);
     const subscription = this.#followers.subscribe(
       sessionId,
       from,
@@ -101,9 +104,11 @@ export class NotificationFollower {
         },
       },
       // The backlog is read only once this process listens, so nothing committed after the last
-      // backlog read can be missed.
+      // backlog read can be missed. Each read waits for the LISTEN connection as it is then: one
+      // that could not be set up (the database went away meanwhile) fails this read, which the
+      // follower tries again, and its next read waits for the next attempt — not for the failed one.
       async (id, options) => {
-        await listening;
+        await this.#listen();
         return this.#read(id, options);
       },
     );
@@ -131,10 +136,15 @@ export class NotificationFollower {
     );
   }
 
-  /** Starts (once) the LISTEN connection; resolves when notifications flow. */
+  /**
+   * Starts (once) the LISTEN connection; resolves when notifications flow. A failed attempt is
+   * forgotten (the next call tries again) and, while sessions are followed here, tried again
+   * shortly by itself, as a lost connection is: nothing else would, when no follower is reading.
+   */
   #listen(): Promise<void> {
     this.#listening ??= this.#connectListener().catch((error) => {
       this.#listening = undefined;
+      this.#relisten();
       throw translatePgError(error, this.#db.location, 'cannot listen for appends to');
     });
     return this.#listening;
@@ -148,12 +158,18 @@ export class NotificationFollower {
     });
     client.on('error', () => this.#lostListener(client));
     client.on('end', () => this.#lostListener(client));
-    await client.connect();
-    if (this.#db.closed) {
-      await client.end();
-      return;
+    try {
+      await client.connect();
+      if (this.#db.closed) {
+        await client.end();
+        return;
+      }
+      await client.query(`LISTEN "${this.#db.channel}"`);
+    } catch (error) {
+      // Not awaited: ending a connection that failed half-way may wait for a socket event.
+      client.end().catch(() => undefined);
+      throw error;
     }
-    await client.query(`LISTEN "${this.#db.channel}"`);
     this.#listener = client;
   }
 
@@ -162,16 +178,26 @@ export class NotificationFollower {
     if (this.#listener !== client || this.#db.closed) return;
     this.#listener = undefined;
     this.#listening = undefined;
-    const retry = () => {
+    this.#relisten();
+  }
+
+  /**
+   * Sets the LISTEN connection up again shortly (one attempt scheduled at a time; a failed one
+   * schedules the next), while sessions are followed here; once it is up, every followed session
+   * is checked for entries appended while nothing listened.
+   */
+  #relisten(): void {
+    if (this.#relistenTimer !== undefined || this.#db.closed || this.#followed.size === 0) return;
+    this.#relistenTimer = setTimeout(() => {
+      this.#relistenTimer = undefined;
       if (this.#db.closed || this.#followed.size === 0) return;
       this.#listen().then(
         () => {
           for (const sessionId of this.#followed.keys()) this.#resync(sessionId);
         },
-        () => setTimeout(retry, RELISTEN_DELAY_MS).unref(),
+        () => undefined, // #listen scheduled the next attempt
       );
-    };
-    setTimeout(retry, RELISTEN_DELAY_MS).unref();
+    }, RELISTEN_DELAY_MS).unref();
   }
 
   #notified(payload: string): void {
@@ -376,6 +402,8 @@ export class NotificationFollower {
   async close(): Promise<void> {
     clearTimeout(this.#auditTimer);
     this.#auditTimer = undefined;
+    clearTimeout(this.#relistenTimer);
+    this.#relistenTimer = undefined;
     this.#followers.fail(
       new HistoryStoreError('closed', `the session log at ${this.#db.location} is closed`),
     );

@@ -342,9 +342,22 @@ export class PostgresSessionOwnership implements SessionOwnership {
     if (!result.acquired) return false;
     this.#owned.set(sessionId, result.lease);
     this.#lost.delete(sessionId);
-    // A turn and background work the previous owner left running end now, fenced by the new epoch.
-    await endInterruptedTurn(this.#log, sessionId, result.lease, 'error');
-    await this.#adopt(sessionId, result.lease);
+    try {
+      // A turn and background work the previous owner left running end now, fenced by the new epoch.
+      await endInterruptedTurn(this.#log, sessionId, result.lease, 'error');
+      await this.#adopt(sessionId, result.lease);
+    } catch (error) {
+      // Taken, but what the previous owner left could not be settled (the database went away
+      // again). Kept, the session would count as settled here and its turn would stay open for
+      // good: it is given up instead, so the next claim (a check of busy sessions, a prompt, an
+      // owed idle, here or on another replica) takes it again and ends that turn then.
+      if (this.#owned.get(sessionId) === result.lease) {
+        this.#owned.delete(sessionId);
+        const { owner, epoch } = result.lease;
+        await this.#leases.release(sessionId, owner, epoch).catch(() => undefined);
+      }
+      throw error;
+    }
     return true;
   }
 

@@ -7,6 +7,9 @@ import {
   type Definitions,
   METHODS,
   Method,
+  type MessageMcpNotification,
+  type MessageMcpRequest,
+  type MessageMcpResponse,
   type PromptRequest,
   type PromptResponse,
   type SessionNotification,
@@ -37,10 +40,18 @@ describe('methods', () => {
       result: PromptResponse;
     }>();
     expectTypeOf<ClientNotificationMap['session/update']>().toEqualTypeOf<SessionNotification>();
-    expectTypeOf<keyof AgentNotificationMap>().toEqualTypeOf<'session/cancel' | '$/cancel_request'>();
-    expectTypeOf<keyof ClientRequestMap>().toEqualTypeOf<
-      'session/request_permission' | 'elicitation/create'
+    // mcp/message (unstable): a request the client handles, and its notification form the agent receives.
+    expectTypeOf<keyof AgentNotificationMap>().toEqualTypeOf<
+      'session/cancel' | 'mcp/message' | '$/cancel_request'
     >();
+    expectTypeOf<keyof ClientRequestMap>().toEqualTypeOf<
+      'session/request_permission' | 'elicitation/create' | 'mcp/message'
+    >();
+    expectTypeOf<AgentNotificationMap['mcp/message']>().toEqualTypeOf<MessageMcpNotification>();
+    expectTypeOf<ClientRequestMap['mcp/message']>().toEqualTypeOf<{
+      params: MessageMcpRequest;
+      result: MessageMcpResponse;
+    }>();
     expectTypeOf<Definitions['PromptResponse']>().toEqualTypeOf<PromptResponse>();
   });
 });

@@ -9,6 +9,8 @@ export * from './agent/index.js';
 export * from './history/index.js';
 // Wire codecs: the version a connection speaks, chosen at initialize (codec/)
 export * from './codec/index.js';
+// MCP over ACP (unstable): MCP servers the client provides over the ACP connection (mcp-over-acp/)
+export * from './mcp-over-acp/index.js';
 // Upstream's unstable surface: what `unstable: true` enables on an Agent, a Client and a store
 export {
   UNSTABLE_AGENT_CAPABILITIES,

@@ -17,6 +17,7 @@ export const UNSTABLE_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   'providers/list',
   'providers/set',
   'providers/disable',
+  'mcp/message',
 ]);
 
 /**
@@ -48,6 +49,7 @@ export const UNSTABLE_AGENT_CAPABILITIES: readonly (readonly string[])[] = [
   ['session', 'systemPrompt'],
   ['auth', 'status'],
   ['providers'],
+  ['session', 'mcp', 'acp'],
 ];
 
 /** The unstable capabilities `capabilities` sets (not undefined or null), dotted: `session.fork`. */

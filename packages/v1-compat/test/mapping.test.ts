@@ -298,6 +298,12 @@ describe('capabilities', () => {
     expect(validV1('AgentCapabilities', v1)).toEqual([]);
   });
 
+  it('does not offer a v1 client MCP servers of type acp (v1 has no mcp/message)', () => {
+    const v1 = v2ToV1AgentCapabilities({ session: { mcp: { http: {}, acp: {} } } });
+    expect(v1.mcpCapabilities).toEqual({ http: true, sse: false });
+    expect(validV1('AgentCapabilities', v1)).toEqual([]);
+  });
+
   it('drops v1 client fs and terminal capabilities and translates auth', () => {
     const v2 = v1ToV2ClientCapabilities({
       fs: { readTextFile: true, writeTextFile: true },

@@ -1,4 +1,4 @@
-import type { ArrowStep, NoteStep, PendingSpan, SequenceDiagram, Step } from '../diagrams/model.ts';
+import type { ArrowStep, NoteStep, PendingSpan, SequenceDiagram, Step } from '@acp-kit/conformance/diagram';
 import type { MessageRow, PromptTrace } from './analyze.ts';
 
 /** Diagrams past this many messages get unreadable; the table still lists everything. */

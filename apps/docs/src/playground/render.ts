@@ -1,5 +1,5 @@
 import type { Finding } from '@acp-kit/conformance/lint';
-import { renderSequenceDiagram } from '../diagrams/render-svg.ts';
+import { renderSequenceDiagram } from '@acp-kit/conformance/diagram';
 import { analyzeTranscript, type MessageRow, type TranscriptAnalysis } from './analyze.ts';
 import { type ConversationMessage, type ReconciledConversation, reconcile } from './conversation.ts';
 import { transcriptDiagram } from './diagram.ts';

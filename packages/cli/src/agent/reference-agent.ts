@@ -8,6 +8,7 @@ import {
 } from '@acp-kit/sdk';
 import { backgroundCommand, subtaskCommand } from './background-command.js';
 import { compactCommand } from './compact-command.js';
+import { mcpCommand } from './mcp-command.js';
 import { subagentCommand } from './subagent-command.js';
 import { promptText, replyTo } from './reply-model.js';
 import {
@@ -112,8 +113,9 @@ interface Queued {
  * - With `unstable` (`--unstable`), upstream's unstable surface: `session/fork`,
  *   `session/set_title`, `session/status`, `session/archive`/`unarchive`, `auth/status`,
  *   `providers/*`, system prompts, and the commands `/unplan` (`plan_removed`), `/plan <markdown>`
- *   (a Markdown plan) and `/subagent <task>` (a cancellable child session reporting its own turn,
- *   announced with `subagent_update`).
+ *   (a Markdown plan), `/subagent <task>` (a cancellable child session reporting its own turn,
+ *   announced with `subagent_update`) and `/mcp [tool [json]]` (lists or calls the tools of MCP
+ *   servers the client provides over ACP, `mcp/message`).
  */
 export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent {
   const queues = new Map<string, Queued[]>();
@@ -223,6 +225,8 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
       return backgroundCommand(session, text.slice(12).trim());
     if (unstable && (text === '/subagent' || text.startsWith('/subagent ')))
       return subagentCommand(session, text.slice(10).trim(), signal);
+    if ((text === '/mcp' || text.startsWith('/mcp ')) && agent.mcp)
+      return mcpCommand(session, text.slice(5).trim(), client, agent.mcp);
     if (text === '/subtask' || text.startsWith('/subtask '))
       return subtaskCommand(session, text.slice(9).trim());
     if (text.startsWith('/write')) {
@@ -297,6 +301,8 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
         }
       : {}),
     ...(unstable ? { providers: REFERENCE_PROVIDERS } : {}),
+    // MCP over ACP (unstable): MCP servers the client provides over this connection, used by /mcp.
+    ...(unstable ? { mcpOverAcp: true } : {}),
     onNewSession: () => ({
       configOptions: initialConfigOptions(),
       availableCommands: commandsFor('code', unstable),

@@ -81,7 +81,7 @@ const COMMON_COMMANDS: readonly AvailableCommand[] = [
   },
 ];
 
-/** The slash commands that send updates of upstream's unstable surface (`--unstable` only). */
+/** The slash commands that use upstream's unstable surface (`--unstable` only). */
 const UNSTABLE_COMMANDS: readonly AvailableCommand[] = [
   { type: 'command', name: 'unplan', description: 'Remove the plan /run reported (plan_removed, unstable)' },
   {
@@ -95,6 +95,12 @@ const UNSTABLE_COMMANDS: readonly AvailableCommand[] = [
     name: 'subagent',
     description: 'Start a subagent that works on the task in its own session (subagent_update, unstable)',
     input: { type: 'text', hint: 'task' },
+  },
+  {
+    type: 'command',
+    name: 'mcp',
+    description: 'List or call the tools of MCP servers the client provides over ACP (mcp/message, unstable)',
+    input: { type: 'text', hint: '[@serverId] <tool> [json arguments]' },
   },
 ];
 

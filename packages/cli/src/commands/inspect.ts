@@ -10,11 +10,15 @@ const USAGE = `Usage: acp-kit inspect [--v1] [--port <n>] -- <agent command…>
        acp-kit inspect --url <http(s)://…/acp | ws(s)://…> [--token-file <file>] [--port <n>]
 
 Serves a web app on http://127.0.0.1:<port> (a free port unless --port) that drives one ACP agent:
-initialize as a v1 or v2 client, create, list, resume and close sessions, prompt, answer permission
-requests. Every JSON-RPC message both ways is listed with its timing, validated against the
-negotiated version's schema (the failing JSON pointer shown), and the conformance kit's transcript
-lint runs over the traffic so far, its findings pinned to the messages. Export saves the traffic
-as an ndjson transcript that acp-kit lint reads.
+initialize as a v1 or v2 client, log in, create, list, resume (with or without replay), close and
+delete sessions, prompt with a slash-command palette, change config options, answer permission
+requests and elicitation forms. The conversation shows what the ConversationStore holds. Every
+JSON-RPC message both ways is listed with its timing, validated against the negotiated version's
+schema (the failing value marked), and the conformance kit's transcript lint runs over the traffic
+so far, its findings pinned to the messages and drawn in a sequence diagram. A replay check
+compares a resume with replay against the live view. Export saves the traffic as an ndjson
+transcript that acp-kit lint reads; import shows one offline. With --url, a second client can open
+its own connection on the same session, side by side.
 
   -- <agent command…>   a stdio agent, spawned by the inspector; restarted from the page after it exits
   --v1                  the stdio agent speaks ACP v1: it runs behind acp-kit bridge --serve v2

@@ -1,13 +1,26 @@
 /** One event the inspector streams to the page. `seq` orders them; a reconnecting page asks for those after its last. */
+/**
+ * `conn` names the connection to the agent: absent for the main one (the stdio agent, or the first
+ * connection to a remote one), 2 and up for the extra clients a remote agent can take.
+ */
 export type InspectorEvent =
-  | { seq: number; type: 'started'; run: number; description: string }
-  | { seq: number; type: 'frame'; run: number; t: number; text: string }
-  | { seq: number; type: 'sent'; run: number; t: number; text: string }
+  | {
+      seq: number;
+      type: 'started';
+      run: number;
+      conn?: number;
+      description: string;
+      /** What the inspector drives: a stdio process (one connection) or a remote agent (several). */
+      target?: 'stdio' | 'remote';
+    }
+  | { seq: number; type: 'frame'; run: number; conn?: number; t: number; text: string }
+  | { seq: number; type: 'sent'; run: number; conn?: number; t: number; text: string }
   | { seq: number; type: 'stderr'; run: number; text: string }
   | {
       seq: number;
       type: 'ended';
       run: number;
+      conn?: number;
       code: number | null;
       signal: string | null;
       reason: string;
@@ -40,7 +53,9 @@ export class EventLog {
   push(event: NewInspectorEvent): void {
     const numbered = { ...event, seq: this.#next++ } as InspectorEvent;
     this.#events.push(numbered);
-    if (this.#events.length > this.#limit) this.#events.splice(0, this.#events.length - this.#limit);
+    // Trimmed in batches: dropping one event per push would move the whole array on every frame of a flood.
+    if (this.#events.length > this.#limit + Math.ceil(this.#limit / 10))
+      this.#events.splice(0, this.#events.length - this.#limit);
     for (const listener of this.#listeners) listener(numbered);
   }
 

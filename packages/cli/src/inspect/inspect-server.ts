@@ -13,6 +13,7 @@ const ASSETS: Record<string, [file: string, type: string]> = {
   '/index.html': ['index.html', 'text/html; charset=utf-8'],
   '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
   '/app.css': ['app.css', 'text/css; charset=utf-8'],
+  '/lint-worker.js': ['lint-worker.js', 'text/javascript; charset=utf-8'],
 };
 
 /**
@@ -20,7 +21,13 @@ const ASSETS: Record<string, [file: string, type: string]> = {
  * from outside 127.0.0.1, and an injected `<script>` from a hostile agent string could not run.
  */
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * Events kept for a page that reloads: a resumed session of 100 000 chunks fits, a flood beyond it
+ * drops its oldest frames (the page says how many it missed).
+ */
+const EVENT_LIMIT = 250_000;
 
 /** The largest frame the page may send to the agent. */
 const MAX_SEND_BYTES = 8 * 1024 * 1024;
@@ -89,16 +96,21 @@ function readBody(request: IncomingMessage): Promise<string | undefined> {
  * and a page that reloads rebuilds the whole session from the log.
  *
  * API: `GET /api/events?after=<seq>` (Server-Sent Events, each `data:` one {@link InspectorEvent}),
- * `POST /api/send` (one JSON-RPC frame for the agent), `POST /api/restart`.
+ * `POST /api/send[?conn=<n>]` (one JSON-RPC frame for the agent, on the main connection or an extra
+ * client's), `POST /api/connect` (a remote agent only: opens one more connection, for a second
+ * client; answers `{"conn": n}`), `POST /api/restart`.
  */
 export async function startInspector(options: InspectorOptions): Promise<Inspector> {
   const token = options.token ?? generateToken();
-  const events = new EventLog();
+  const events = new EventLog(EVENT_LIMIT);
   const started = Date.now();
   let runNumber = 0;
   let current: AgentRun | undefined;
   let live = false;
   const streams = new Set<ServerResponse>();
+  /** The extra clients' connections to a remote agent, by connection number (2 and up). */
+  const extras = new Map<number, { live: boolean; run: number; agent: AgentRun }>();
+  let nextConn = 2;
 
   const begin = async (): Promise<void> => {
     const run = ++runNumber;
@@ -111,7 +123,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         events.push({ type: 'ended', run, ...end });
       },
     });
-    events.push({ type: 'started', run, description: current.description });
+    events.push({ type: 'started', run, description: current.description, target: options.target.kind });
   };
 
   let guard: HandshakeGuard | undefined;
@@ -166,11 +178,44 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     if (url.pathname === '/api/send' && request.method === 'POST') {
       const body = await readBody(request);
       if (body === undefined) return send(response, 413, `a frame is at most ${MAX_SEND_BYTES} bytes`);
+      const conn = Number(url.searchParams.get('conn') ?? '1');
+      if (conn !== 1) {
+        const extra = extras.get(conn);
+        if (extra === undefined || !extra.live) return send(response, 409, `client ${conn} is not connected`);
+        events.push({ type: 'sent', run: extra.run, conn, t: Date.now() - started, text: body });
+        await extra.agent.send(body);
+        return send(response, 204, '');
+      }
       if (!live || current === undefined) return send(response, 409, 'the agent is not running; restart it');
       // Logged before it is written, so the agent's answer can never be listed ahead of it.
       events.push({ type: 'sent', run: runNumber, t: Date.now() - started, text: body });
       await current.send(body);
       return send(response, 204, '');
+    }
+    if (url.pathname === '/api/connect' && request.method === 'POST') {
+      // One stdio process has one connection: a second client needs an agent that takes several.
+      if (options.target.kind !== 'remote')
+        return send(
+          response,
+          409,
+          'a stdio agent has one connection; to watch two clients, run the agent on a listening transport (for the reference agent: acp-kit agent --listen) and inspect it with --url',
+        );
+      const conn = nextConn++;
+      const run = runNumber;
+      const extra = { live: true, run, agent: undefined as unknown as AgentRun };
+      extras.set(conn, extra);
+      extra.agent = await startRun(options.target, options.cliEntry, {
+        onFrame: (text) => events.push({ type: 'frame', run, conn, t: Date.now() - started, text }),
+        onStderr: () => {},
+        onEnd: (end) => {
+          extra.live = false;
+          events.push({ type: 'ended', run, conn, ...end });
+        },
+      });
+      events.push({ type: 'started', run, conn, description: extra.agent.description });
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.end(JSON.stringify({ conn }));
+      return;
     }
     if (url.pathname === '/api/restart' && request.method === 'POST') {
       const previous = current;
@@ -201,7 +246,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // A browser keeps its connections open; they must not hold the shutdown.
       server.closeAllConnections();
-      await current?.stop();
+      await Promise.all([current?.stop(), ...[...extras.values()].map((extra) => extra.agent.stop())]);
       await closed;
     },
   };

@@ -4,6 +4,7 @@
  * unstable method -32601 with the capability it lacks, the unstable slash commands neither offered
  * nor run); with it every unstable capability is advertised and served.
  */
+import { METHODS } from '@acp-kit/schema';
 import { UNSTABLE_METHODS } from '@acp-kit/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentProcess, clientOver, idleCount, requireBuild, type TestClient } from '../harness.js';
@@ -56,10 +57,11 @@ describe('acp-kit agent --unstable', () => {
     expect(init.capabilities).toEqual({ session: { delete: {} } });
     const sessionId = await t.client.newSession('/repo');
     const requests = requestsFor(sessionId);
-    // Every unstable method the agent could be asked is here (the notification is the agent's).
-    expect(Object.keys(requests).sort()).toEqual(
-      [...UNSTABLE_METHODS].filter((m) => m !== 'auth/status_update').sort(),
-    );
+    // Every unstable request a client sends an agent is here (the others are the agent's to send).
+    const clientRequests = METHODS.filter(
+      (m) => m.direction === 'client_to_agent' && m.kind === 'request' && UNSTABLE_METHODS.has(m.name),
+    ).map((m) => m.name);
+    expect(Object.keys(requests).sort()).toEqual(clientRequests.sort());
     for (const [method, params] of Object.entries(requests)) {
       await expect(raw(t, method, params), method).rejects.toMatchObject({ code: -32601 });
     }
@@ -71,6 +73,13 @@ describe('acp-kit agent --unstable', () => {
         systemPrompt: { mode: 'append', content: [{ type: 'text', text: 'Be brief.' }] },
       }),
     ).rejects.toMatchObject({ code: -32602 });
+    // So is an MCP server the client provides over ACP (MCP over ACP is unstable).
+    await expect(
+      raw(t, 'session/new', {
+        cwd: '/repo',
+        mcpServers: [{ type: 'acp', name: 'tools', serverId: 'srv-1' }],
+      }),
+    ).rejects.toMatchObject({ code: -32602, data: { pointer: '/params/mcpServers/0/type' } });
   });
 
   it('without it: offers no unstable slash command and runs none (plain prompts instead)', async () => {

@@ -5,38 +5,13 @@
  * permission request is answered by clicking in the page, and shows the conversation. A page from
  * another origin is refused, so is a wrong token, and no token ever appears in a URL.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { type ListeningAgent, listeningAgent, requireBuild } from '../harness.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ENSURE_CHROMIUM = fileURLToPath(new URL('../../../../scripts/ensure-chromium.sh', import.meta.url));
-const PAGE = new URL('./page/', import.meta.url);
-
-/** Serves the page and its bundle on 127.0.0.1 (a port of its own, so an origin of its own). */
-async function servePage(bundle: string): Promise<{ server: Server; origin: string }> {
-  const html = readFileSync(new URL('index.html', PAGE), 'utf8');
-  const server = createServer((request, response) => {
-    if (request.url === '/app.js') {
-      response.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' });
-      response.end(bundle);
-    } else if (request.url === '/') {
-      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      response.end(html);
-    } else {
-      response.writeHead(404);
-      response.end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
+import { bundlePage, launchChromium, servePage } from './test-page.js';
 
 type Profile = 'http' | 'websocket';
 /** How a connection attempt ended, as the page saw it (the error's name, status and cause's name). */
@@ -60,35 +35,13 @@ const urls: string[] = [];
 
 beforeAll(async () => {
   requireBuild();
-  if (!existsSync(CHROMIUM)) {
-    const result = spawnSync('sh', [ENSURE_CHROMIUM], { stdio: ['ignore', 'inherit', 'inherit'] });
-    if (result.status !== 0) throw new Error(`${CHROMIUM} is missing and ${ENSURE_CHROMIUM} failed`);
-  }
-  const bundled = await build({
-    entryPoints: [fileURLToPath(new URL('app.js', PAGE))],
-    bundle: true,
-    platform: 'browser',
-    format: 'esm',
-    write: false,
-    logLevel: 'silent',
-  });
-  const bundle = bundled.outputFiles[0]!.text;
+  browser = await launchChromium();
+  const bundle = await bundlePage();
   allowed = await servePage(bundle);
   foreign = await servePage(bundle);
   agent = await listeningAgent(['--chunk-delay', '0', '--allow-origin', allowed.origin]);
   const http = /ACP endpoint \(Streamable HTTP and WebSocket\): (\S+)/.exec(agent.stderr())![1]!;
   endpoint = { http, websocket: http.replace(/^http/, 'ws') };
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
   context = await browser.newContext();
   context.on('request', (request) => void urls.push(request.url()));
   context.on('page', (page) => page.on('websocket', (socket) => void urls.push(socket.url())));
@@ -176,6 +129,45 @@ describe('a page on an origin that is not allowed', () => {
       await page.close();
     },
   );
+});
+
+describe('the WebSocket client in the page', () => {
+  it('sends every message as a text frame, as the RFD says (servers may drop binary ones)', async () => {
+    // A bare WebSocket server that notes how each frame came and answers initialize.
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => wss.once('listening', resolve));
+    const frames: { binary: boolean; text: string }[] = [];
+    wss.on('connection', (socket) => {
+      socket.on('message', (data, isBinary) => {
+        frames.push({ binary: isBinary, text: String(data) });
+        const message = JSON.parse(String(data)) as { id?: unknown; method?: string };
+        if (message.method === 'initialize')
+          socket.send(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: message.id,
+              result: { protocolVersion: 2, info: { name: 'text-frames', version: '0' }, capabilities: {} },
+            }),
+          );
+      });
+    });
+    try {
+      const page = await open(allowed!.origin);
+      const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/acp`;
+      const outcome = await page.evaluate(
+        (args) =>
+          (globalThis as unknown as { acp: { attempt(a: unknown): Promise<Attempt> } }).acp.attempt(args),
+        { profile: 'websocket', url, token: agent!.token! },
+      );
+      expect(outcome).toEqual({ ok: true });
+      expect(frames.map((frame) => frame.binary)).toEqual([false]);
+      expect(JSON.parse(frames[0]!.text)).toMatchObject({ method: 'initialize' });
+      await page.close();
+    } finally {
+      for (const client of wss.clients) client.terminate();
+      await new Promise((resolve) => wss.close(resolve));
+    }
+  });
 });
 
 describe('the token', () => {

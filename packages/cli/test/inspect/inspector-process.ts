@@ -16,8 +16,14 @@ export interface InspectorProcess {
 }
 
 /** Runs `acp-kit inspect <args…>` and resolves once it printed its URL on stdout. */
-export function startInspectorProcess(args: string[]): Promise<InspectorProcess> {
-  const child = spawn(process.execPath, [BIN, 'inspect', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function startInspectorProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<InspectorProcess> {
+  const child = spawn(process.execPath, [BIN, 'inspect', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
   let out = '';
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (text: string) => {

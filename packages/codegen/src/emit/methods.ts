@@ -4,11 +4,21 @@ import { type EmittedFile, generatedHeader } from './emitted-file.js';
 import { createProject, docText, printSourceFile, quote } from './ts-project.js';
 
 /** Which type maps a method belongs to, from the receiver's side. */
-function receivers(method: MethodModel): { agent: boolean; client: boolean } {
+function receivers(method: Pick<MethodModel, 'direction'>): { agent: boolean; client: boolean } {
   return {
     agent: method.direction === 'client_to_agent' || method.direction === 'both',
     client: method.direction === 'agent_to_client' || method.direction === 'both',
   };
+}
+
+/** Every notification a side receives: the notification methods and requests' notification forms. */
+function notificationsOf(
+  model: SchemaModel,
+): { name: string; direction: MethodModel['direction']; params: string; description: string }[] {
+  return model.methods.flatMap((m) => {
+    if (m.kind === 'notification') return [m];
+    return m.notification === undefined ? [] : [{ name: m.name, ...m.notification }];
+  });
 }
 
 function methodInfoLiteral(method: MethodModel): WriterFunction {
@@ -20,6 +30,15 @@ function methodInfoLiteral(method: MethodModel): WriterFunction {
       writer.writeLine(`params: ${quote(method.params)},`);
       if (method.result !== undefined) writer.writeLine(`result: ${quote(method.result)},`);
       writer.writeLine(`description: ${quote(method.description)},`);
+      const form = method.notification;
+      if (form !== undefined) {
+        writer.write('notification: ').inlineBlock(() => {
+          writer.writeLine(`direction: ${quote(form.direction)},`);
+          writer.writeLine(`params: ${quote(form.params)},`);
+          writer.writeLine(`description: ${quote(form.description)},`);
+        });
+        writer.write(',').newLine();
+      }
     });
   };
 }
@@ -35,6 +54,7 @@ export function emitMethods(model: SchemaModel): EmittedFile[] {
   for (const m of model.methods) {
     used.add(m.params);
     if (m.result !== undefined) used.add(m.result);
+    if (m.notification !== undefined) used.add(m.notification.params);
   }
   file.addImportDeclaration({
     isTypeOnly: true,
@@ -94,6 +114,15 @@ export function emitMethods(model: SchemaModel): EmittedFile[] {
         docs: ['Definition of its result (requests only).'],
       },
       { name: 'description', isReadonly: true, type: 'string', docs: ['What it is for.'] },
+      {
+        name: 'notification',
+        isReadonly: true,
+        hasQuestionToken: true,
+        type: "{ readonly direction: 'client_to_agent' | 'agent_to_client' | 'both'; readonly params: DefinitionName; readonly description: string }",
+        docs: [
+          'The same wire name sent as a notification the other way (a request only; `mcp/message`): its direction, params and purpose.',
+        ],
+      },
     ],
   });
   file.addVariableStatement({
@@ -136,8 +165,8 @@ export function emitMethods(model: SchemaModel): EmittedFile[] {
       name: side === 'agent' ? 'AgentNotificationMap' : 'ClientNotificationMap',
       isExported: true,
       docs: [{ description }],
-      properties: model.methods
-        .filter((m) => m.kind === 'notification' && receivers(m)[side])
+      properties: notificationsOf(model)
+        .filter((m) => receivers(m)[side])
         .map((m) => ({ name: quote(m.name), docs: [docText(m.description)], type: m.params })),
     });
   requestMap('agent', 'Requests an agent handles, by method name: their params and result types.');

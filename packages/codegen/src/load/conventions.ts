@@ -278,6 +278,74 @@ function checkMethods(
     if (info.capability !== undefined) {
       checkCapability(file, defs, methods, info, at, out);
     }
+    if (info.notification !== undefined) checkNotificationForm(file, defs, info, at, out);
+  }
+}
+
+/** A schema with every `description` removed, to compare what two definitions accept. */
+function withoutDescriptions(value: JsonValue | undefined): JsonValue | undefined {
+  if (Array.isArray(value)) return value.map((v) => withoutDescriptions(v) ?? null);
+  if (!isJsonObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([k, v]) =>
+      k === 'description' ? [] : [[k, withoutDescriptions(v) ?? null]],
+    ),
+  );
+}
+
+/**
+ * Checks a request's `notification`: the same wire name also sent as a notification (`mcp/message`
+ * the other way; a wrapper such as `proxy/successor` the same way). It has a direction, a
+ * description, and params that accept exactly what the request's params accept — validators look
+ * params up by wire name, so one definition must serve both.
+ */
+function checkNotificationForm(
+  file: string,
+  defs: JsonObject,
+  info: JsonObject,
+  at: (...rest: string[]) => string,
+  out: SchemaProblem[],
+): void {
+  const form = info.notification;
+  if (!isJsonObject(form) || info.kind !== 'request') {
+    out.push({
+      file,
+      pointer: at('notification'),
+      message: 'notification must be an object {direction, params, description} on a request',
+    });
+    return;
+  }
+  if (typeof form.direction !== 'string' || !DIRECTIONS.has(form.direction)) {
+    out.push({
+      file,
+      pointer: at('notification', 'direction'),
+      message: 'direction must be client_to_agent, agent_to_client or both',
+    });
+  }
+  if (!hasDescription(form))
+    out.push({
+      file,
+      pointer: at('notification', 'description'),
+      message: 'notification has no description',
+    });
+  const params = typeof form.params === 'string' ? defs[form.params] : undefined;
+  if (!isJsonObject(params)) {
+    out.push({
+      file,
+      pointer: at('notification', 'params'),
+      message: `params must name a definition in $defs (got ${JSON.stringify(form.params)})`,
+    });
+    return;
+  }
+  const request = typeof info.params === 'string' ? defs[info.params] : undefined;
+  const shape = (def: JsonValue | undefined) =>
+    isJsonObject(def) ? JSON.stringify(withoutDescriptions({ ...def, 'x-unstable': null })) : '';
+  if (shape(params) !== shape(request)) {
+    out.push({
+      file,
+      pointer: at('notification', 'params'),
+      message: `${String(form.params)} must accept exactly what ${String(info.params)} accepts (params are validated by wire name)`,
+    });
   }
 }
 

@@ -98,7 +98,15 @@ function buildMethods(schema: JsonObject): MethodModel[] {
     };
     const withResult = typeof info.result === 'string' ? { ...base, result: info.result } : base;
     const capability = buildCapability(schema, info.capability);
-    return [capability === undefined ? withResult : { ...withResult, capability }];
+    const gated = capability === undefined ? withResult : { ...withResult, capability };
+    const form = info.notification;
+    if (!isJsonObject(form)) return [gated];
+    const notification = {
+      direction: form.direction as MethodDirection,
+      params: String(form.params),
+      description: describe(form),
+    };
+    return [{ ...gated, notification }];
   });
 }
 

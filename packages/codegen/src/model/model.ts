@@ -101,6 +101,19 @@ export interface MethodModel {
   readonly description: string;
   /** The capability that gates it; absent for a baseline method (always available). */
   readonly capability?: MethodCapabilityModel;
+  /**
+   * The same wire name sent as a notification the other way (`x-methods/<name>/notification`), as
+   * `mcp/message` is: a request from the agent and a notification from the client.
+   */
+  readonly notification?: MethodNotificationModel;
+}
+
+/** A request's notification form: its own direction, params and description. */
+export interface MethodNotificationModel {
+  readonly direction: MethodDirection;
+  /** Definition name of the params (accepting what the request's params accept). */
+  readonly params: string;
+  readonly description: string;
 }
 
 /** The normalized model every emitter consumes. */

@@ -129,7 +129,9 @@ export function combineOutcomes(all: readonly TranscriptOutcomes[]): RuleResult[
       if (!outcome) continue;
       if (outcome.applicable) {
         checkedSomewhere = true;
-        findings.push(...outcome.findings);
+        // One by one: spreading a rule's findings as arguments overflows the call stack once there
+        // are tens of thousands of them (a long transcript that breaks a rule on every update).
+        for (const finding of outcome.findings) findings.push(finding);
       } else if (!reasons.includes(outcome.reason)) {
         reasons.push(outcome.reason);
       }

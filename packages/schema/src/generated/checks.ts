@@ -19,7 +19,7 @@ function sub1(v) {
 }
 
 function sub2(v) {
-  if (!(v === "stdio" || v === "http")) return false;
+  if (!(v === "stdio" || v === "http" || v === "acp")) return false;
   return true;
 }
 
@@ -561,9 +561,14 @@ function checkMcpCapabilities(v) {
     if (!(checkMcpHttpCapabilities(p2) || p2 === null)) return false;
   }
 
-  const p3 = v._meta;
+  const p3 = v.acp;
   if (p3 !== undefined) {
-    if (!checkMeta(p3)) return false;
+    if (!(checkMcpAcpCapabilities(p3) || p3 === null)) return false;
+  }
+
+  const p4 = v._meta;
+  if (p4 !== undefined) {
+    if (!checkMeta(p4)) return false;
   }
 
   return true;
@@ -1404,12 +1409,150 @@ function checkMcpServer(v) {
       break;
     }
 
+    case "acp": {
+      if (v.name === undefined || v.serverId === undefined) return false;
+      const p18 = v.name;
+      if (!(typeof p18 === 'string')) return false;
+      const p19 = v.serverId;
+      if (!checkMcpServerAcpId(p19)) return false;
+      const p20 = v._meta;
+      if (p20 !== undefined) {
+        if (!checkMeta(p20)) return false;
+      }
+
+      break;
+    }
+
     default: {
       if (!checkExtensionMcpServerWithUncheckedTag(v)) return false;
     }
 
   }
 
+  return true;
+}
+
+function checkMcpAcpCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkMcpServerAcpId(v) {
+  if (!(typeof v === 'string')) return false;
+  if (v.length < 1) return false;
+  return true;
+}
+
+function checkMcpRequestId(v) {
+  if (!(typeof v === 'string')) return false;
+  if (v.length < 1) return false;
+  return true;
+}
+
+function checkMcpServerAcp(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.type === undefined || v.name === undefined || v.serverId === undefined) return false;
+  const p1 = v.type;
+  if (p1 !== "acp") return false;
+  const p2 = v.name;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v.serverId;
+  if (!checkMcpServerAcpId(p3)) return false;
+  const p4 = v._meta;
+  if (p4 !== undefined) {
+    if (!checkMeta(p4)) return false;
+  }
+
+  return true;
+}
+
+function checkMessageMcpRequest(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.serverId === undefined || v.requestId === undefined || v.method === undefined) return false;
+  const p1 = v.serverId;
+  if (!checkMcpServerAcpId(p1)) return false;
+  const p2 = v.requestId;
+  if (!checkMcpRequestId(p2)) return false;
+  const p3 = v.method;
+  if (!(typeof p3 === 'string')) return false;
+  if (p3.length < 1) return false;
+  const p4 = v.params;
+  if (p4 !== undefined) {
+    if (!((p4 !== null && typeof p4 === 'object' && !Array.isArray(p4)) || p4 === null)) return false;
+  }
+
+  const p5 = v._meta;
+  if (p5 !== undefined) {
+    if (!checkMeta(p5)) return false;
+  }
+
+  return true;
+}
+
+function checkMessageMcpNotification(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.serverId === undefined || v.requestId === undefined || v.method === undefined) return false;
+  const p1 = v.serverId;
+  if (!checkMcpServerAcpId(p1)) return false;
+  const p2 = v.requestId;
+  if (!checkMcpRequestId(p2)) return false;
+  const p3 = v.method;
+  if (!(typeof p3 === 'string')) return false;
+  if (p3.length < 1) return false;
+  const p4 = v.params;
+  if (p4 !== undefined) {
+    if (!((p4 !== null && typeof p4 === 'object' && !Array.isArray(p4)) || p4 === null)) return false;
+  }
+
+  const p5 = v._meta;
+  if (p5 !== undefined) {
+    if (!checkMeta(p5)) return false;
+  }
+
+  return true;
+}
+
+function checkMcpError(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.code === undefined || v.message === undefined) return false;
+  const p1 = v.code;
+  if (!(Number.isInteger(p1))) return false;
+  const p2 = v.message;
+  if (!(typeof p2 === 'string')) return false;
+  return true;
+}
+
+function checkMessageMcpResult(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.result === undefined) return false;
+  const p2 = v._meta;
+  if (p2 !== undefined) {
+    if (!checkMeta(p2)) return false;
+  }
+
+  return true;
+}
+
+function checkMessageMcpError(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.error === undefined) return false;
+  const p1 = v.error;
+  if (!checkMcpError(p1)) return false;
+  const p2 = v._meta;
+  if (p2 !== undefined) {
+    if (!checkMeta(p2)) return false;
+  }
+
+  return true;
+}
+
+function checkMessageMcpResponse(v) {
+  if (!(checkMessageMcpResult(v) || checkMessageMcpError(v))) return false;
   return true;
 }
 
@@ -6780,4 +6923,4 @@ function checkExtensionElicitationActionWithUncheckedTag(v) {
   return true;
 }
 
-export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkAbsolutePath as AbsolutePath, checkToolCallId as ToolCallId, checkPlanId as PlanId, checkTerminalId as TerminalId, checkPermissionOptionId as PermissionOptionId, checkAuthMethodId as AuthMethodId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkSessionListCursor as SessionListCursor, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkMediaType as MediaType, checkErrorCode as ErrorCode, checkUnsupportedProtocolVersionErrorData as UnsupportedProtocolVersionErrorData, checkSessionNotFoundErrorData as SessionNotFoundErrorData, checkErrorData as ErrorData, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkImplementation as Implementation, checkTerminalAuthCapabilities as TerminalAuthCapabilities, checkClientAuthCapabilities as ClientAuthCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptImageCapabilities as PromptImageCapabilities, checkPromptAudioCapabilities as PromptAudioCapabilities, checkPromptEmbeddedContextCapabilities as PromptEmbeddedContextCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpStdioCapabilities as McpStdioCapabilities, checkMcpHttpCapabilities as McpHttpCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkProvidersCapabilities as ProvidersCapabilities, checkProviderId as ProviderId, checkLlmProtocol as LlmProtocol, checkProviderCurrentConfig as ProviderCurrentConfig, checkProviderInfo as ProviderInfo, checkListProvidersRequest as ListProvidersRequest, checkListProvidersResponse as ListProvidersResponse, checkSetProviderRequest as SetProviderRequest, checkSetProviderResponse as SetProviderResponse, checkDisableProviderRequest as DisableProviderRequest, checkDisableProviderResponse as DisableProviderResponse, checkAgentCapabilities as AgentCapabilities, checkToolCallCancelCapabilities as ToolCallCancelCapabilities, checkToolCallCapabilities as ToolCallCapabilities, checkTerminalCancelCapabilities as TerminalCancelCapabilities, checkTerminalCapabilities as TerminalCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkExtensionAuthMethod as ExtensionAuthMethod, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkLoginAuthRequest as LoginAuthRequest, checkLoginAuthResponse as LoginAuthResponse, checkLogoutAuthRequest as LogoutAuthRequest, checkLogoutAuthResponse as LogoutAuthResponse, checkAuthStatusCapabilities as AuthStatusCapabilities, checkAuthState as AuthState, checkAuthAccount as AuthAccount, checkAuthStatusRequest as AuthStatusRequest, checkAuthStatusResponse as AuthStatusResponse, checkAuthStatusUpdateNotification as AuthStatusUpdateNotification, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkExtensionMcpServer as ExtensionMcpServer, checkMcpServer as McpServer, checkNewSessionRequest as NewSessionRequest, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkTextCommandInput as TextCommandInput, checkExtensionCommandInput as ExtensionCommandInput, checkAvailableCommandInput as AvailableCommandInput, checkCommand as Command, checkExtensionAvailableCommand as ExtensionAvailableCommand, checkAvailableCommand as AvailableCommand, checkNewSessionResponse as NewSessionResponse, checkReplayFromStart as ReplayFromStart, checkExtensionReplayFrom as ExtensionReplayFrom, checkReplayFrom as ReplayFrom, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkCancelToolCallRequest as CancelToolCallRequest, checkCancelToolCallResponse as CancelToolCallResponse, checkCancelTerminalRequest as CancelTerminalRequest, checkCancelTerminalResponse as CancelTerminalResponse, checkSetSessionConfigOptionValueRequest as SetSessionConfigOptionValueRequest, checkSetSessionConfigOptionBooleanRequest as SetSessionConfigOptionBooleanRequest, checkExtensionSetSessionConfigOptionRequest as ExtensionSetSessionConfigOptionRequest, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkRole as Role, checkAnnotations as Annotations, checkIconTheme as IconTheme, checkIcon as Icon, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkCancelRequestNotification as CancelRequestNotification, checkUserMessageUpdate as UserMessageUpdate, checkUserMessageChunk as UserMessageChunk, checkAgentMessageUpdate as AgentMessageUpdate, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtUpdate as AgentThoughtUpdate, checkAgentThoughtChunk as AgentThoughtChunk, checkSessionMessage as SessionMessage, checkSessionMessageChunk as SessionMessageChunk, checkStopReason as StopReason, checkUsage as Usage, checkBackgroundTerminal as BackgroundTerminal, checkBackgroundToolCall as BackgroundToolCall, checkBackgroundSubagent as BackgroundSubagent, checkExtensionBackgroundWork as ExtensionBackgroundWork, checkBackgroundWork as BackgroundWork, checkRunningStateUpdate as RunningStateUpdate, checkIdleStateUpdate as IdleStateUpdate, checkRequiresActionStateUpdate as RequiresActionStateUpdate, checkUnknownStateUpdate as UnknownStateUpdate, checkExtensionStateUpdate as ExtensionStateUpdate, checkStateUpdate as StateUpdate, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkDiffChange as DiffChange, checkDiffPatch as DiffPatch, checkDiffPatchFormat as DiffPatchFormat, checkDiffFileType as DiffFileType, checkDiffAddChange as DiffAddChange, checkDiffDeleteChange as DiffDeleteChange, checkDiffModifyChange as DiffModifyChange, checkDiffMoveChange as DiffMoveChange, checkDiffCopyChange as DiffCopyChange, checkExtensionDiffChange as ExtensionDiffChange, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCall as ToolCall, checkToolCallUpdate as ToolCallUpdate, checkToolCallContentChunk as ToolCallContentChunk, checkTerminalOutput as TerminalOutput, checkTerminalExitStatus as TerminalExitStatus, checkTerminalSize as TerminalSize, checkTerminalUpdate as TerminalUpdate, checkTerminalOutputChunk as TerminalOutputChunk, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanItems as PlanItems, checkPlanFile as PlanFile, checkPlanMarkdown as PlanMarkdown, checkExtensionPlanContent as ExtensionPlanContent, checkPlanContent as PlanContent, checkPlanUpdate as PlanUpdate, checkPlanRemoved as PlanRemoved, checkSubagentUpdate as SubagentUpdate, checkSubagentSessionCapabilities as SubagentSessionCapabilities, checkSessionCancelCapabilities as SessionCancelCapabilities, checkSubagentState as SubagentState, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkToolCallPermissionSubject as ToolCallPermissionSubject, checkCommandPermissionSubject as CommandPermissionSubject, checkExtensionPermissionSubject as ExtensionPermissionSubject, checkPermissionSubject as PermissionSubject, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchemaType as ElicitationSchemaType, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification, checkSessionTitleCapabilities as SessionTitleCapabilities, checkSetSessionTitleRequest as SetSessionTitleRequest, checkSetSessionTitleResponse as SetSessionTitleResponse, checkSessionStatusCapabilities as SessionStatusCapabilities, checkSessionStatusRequest as SessionStatusRequest, checkSessionStatus as SessionStatus, checkSessionStatusState as SessionStatusState, checkSessionStatusResponse as SessionStatusResponse, checkSessionArchiveCapabilities as SessionArchiveCapabilities, checkSessionArchiveFilter as SessionArchiveFilter, checkArchiveSessionRequest as ArchiveSessionRequest, checkArchiveSessionResponse as ArchiveSessionResponse, checkUnarchiveSessionRequest as UnarchiveSessionRequest, checkUnarchiveSessionResponse as UnarchiveSessionResponse, checkSessionForkCapabilities as SessionForkCapabilities, checkSessionSystemPromptCapabilities as SessionSystemPromptCapabilities, checkSessionSystemPromptModeCapabilities as SessionSystemPromptModeCapabilities, checkSessionSystemPromptOverrideCapabilities as SessionSystemPromptOverrideCapabilities, checkSystemPrompt as SystemPrompt, checkSystemPromptMode as SystemPromptMode, checkForkSessionRequest as ForkSessionRequest, checkForkSessionResponse as ForkSessionResponse };
+export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkAbsolutePath as AbsolutePath, checkToolCallId as ToolCallId, checkPlanId as PlanId, checkTerminalId as TerminalId, checkPermissionOptionId as PermissionOptionId, checkAuthMethodId as AuthMethodId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkSessionListCursor as SessionListCursor, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkMediaType as MediaType, checkErrorCode as ErrorCode, checkUnsupportedProtocolVersionErrorData as UnsupportedProtocolVersionErrorData, checkSessionNotFoundErrorData as SessionNotFoundErrorData, checkErrorData as ErrorData, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkImplementation as Implementation, checkTerminalAuthCapabilities as TerminalAuthCapabilities, checkClientAuthCapabilities as ClientAuthCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptImageCapabilities as PromptImageCapabilities, checkPromptAudioCapabilities as PromptAudioCapabilities, checkPromptEmbeddedContextCapabilities as PromptEmbeddedContextCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpStdioCapabilities as McpStdioCapabilities, checkMcpHttpCapabilities as McpHttpCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkProvidersCapabilities as ProvidersCapabilities, checkProviderId as ProviderId, checkLlmProtocol as LlmProtocol, checkProviderCurrentConfig as ProviderCurrentConfig, checkProviderInfo as ProviderInfo, checkListProvidersRequest as ListProvidersRequest, checkListProvidersResponse as ListProvidersResponse, checkSetProviderRequest as SetProviderRequest, checkSetProviderResponse as SetProviderResponse, checkDisableProviderRequest as DisableProviderRequest, checkDisableProviderResponse as DisableProviderResponse, checkAgentCapabilities as AgentCapabilities, checkToolCallCancelCapabilities as ToolCallCancelCapabilities, checkToolCallCapabilities as ToolCallCapabilities, checkTerminalCancelCapabilities as TerminalCancelCapabilities, checkTerminalCapabilities as TerminalCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkExtensionAuthMethod as ExtensionAuthMethod, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkLoginAuthRequest as LoginAuthRequest, checkLoginAuthResponse as LoginAuthResponse, checkLogoutAuthRequest as LogoutAuthRequest, checkLogoutAuthResponse as LogoutAuthResponse, checkAuthStatusCapabilities as AuthStatusCapabilities, checkAuthState as AuthState, checkAuthAccount as AuthAccount, checkAuthStatusRequest as AuthStatusRequest, checkAuthStatusResponse as AuthStatusResponse, checkAuthStatusUpdateNotification as AuthStatusUpdateNotification, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkExtensionMcpServer as ExtensionMcpServer, checkMcpServer as McpServer, checkMcpAcpCapabilities as McpAcpCapabilities, checkMcpServerAcpId as McpServerAcpId, checkMcpRequestId as McpRequestId, checkMcpServerAcp as McpServerAcp, checkMessageMcpRequest as MessageMcpRequest, checkMessageMcpNotification as MessageMcpNotification, checkMcpError as McpError, checkMessageMcpResult as MessageMcpResult, checkMessageMcpError as MessageMcpError, checkMessageMcpResponse as MessageMcpResponse, checkNewSessionRequest as NewSessionRequest, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkTextCommandInput as TextCommandInput, checkExtensionCommandInput as ExtensionCommandInput, checkAvailableCommandInput as AvailableCommandInput, checkCommand as Command, checkExtensionAvailableCommand as ExtensionAvailableCommand, checkAvailableCommand as AvailableCommand, checkNewSessionResponse as NewSessionResponse, checkReplayFromStart as ReplayFromStart, checkExtensionReplayFrom as ExtensionReplayFrom, checkReplayFrom as ReplayFrom, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkCancelToolCallRequest as CancelToolCallRequest, checkCancelToolCallResponse as CancelToolCallResponse, checkCancelTerminalRequest as CancelTerminalRequest, checkCancelTerminalResponse as CancelTerminalResponse, checkSetSessionConfigOptionValueRequest as SetSessionConfigOptionValueRequest, checkSetSessionConfigOptionBooleanRequest as SetSessionConfigOptionBooleanRequest, checkExtensionSetSessionConfigOptionRequest as ExtensionSetSessionConfigOptionRequest, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkRole as Role, checkAnnotations as Annotations, checkIconTheme as IconTheme, checkIcon as Icon, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkCancelRequestNotification as CancelRequestNotification, checkUserMessageUpdate as UserMessageUpdate, checkUserMessageChunk as UserMessageChunk, checkAgentMessageUpdate as AgentMessageUpdate, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtUpdate as AgentThoughtUpdate, checkAgentThoughtChunk as AgentThoughtChunk, checkSessionMessage as SessionMessage, checkSessionMessageChunk as SessionMessageChunk, checkStopReason as StopReason, checkUsage as Usage, checkBackgroundTerminal as BackgroundTerminal, checkBackgroundToolCall as BackgroundToolCall, checkBackgroundSubagent as BackgroundSubagent, checkExtensionBackgroundWork as ExtensionBackgroundWork, checkBackgroundWork as BackgroundWork, checkRunningStateUpdate as RunningStateUpdate, checkIdleStateUpdate as IdleStateUpdate, checkRequiresActionStateUpdate as RequiresActionStateUpdate, checkUnknownStateUpdate as UnknownStateUpdate, checkExtensionStateUpdate as ExtensionStateUpdate, checkStateUpdate as StateUpdate, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkDiffChange as DiffChange, checkDiffPatch as DiffPatch, checkDiffPatchFormat as DiffPatchFormat, checkDiffFileType as DiffFileType, checkDiffAddChange as DiffAddChange, checkDiffDeleteChange as DiffDeleteChange, checkDiffModifyChange as DiffModifyChange, checkDiffMoveChange as DiffMoveChange, checkDiffCopyChange as DiffCopyChange, checkExtensionDiffChange as ExtensionDiffChange, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCall as ToolCall, checkToolCallUpdate as ToolCallUpdate, checkToolCallContentChunk as ToolCallContentChunk, checkTerminalOutput as TerminalOutput, checkTerminalExitStatus as TerminalExitStatus, checkTerminalSize as TerminalSize, checkTerminalUpdate as TerminalUpdate, checkTerminalOutputChunk as TerminalOutputChunk, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanItems as PlanItems, checkPlanFile as PlanFile, checkPlanMarkdown as PlanMarkdown, checkExtensionPlanContent as ExtensionPlanContent, checkPlanContent as PlanContent, checkPlanUpdate as PlanUpdate, checkPlanRemoved as PlanRemoved, checkSubagentUpdate as SubagentUpdate, checkSubagentSessionCapabilities as SubagentSessionCapabilities, checkSessionCancelCapabilities as SessionCancelCapabilities, checkSubagentState as SubagentState, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkToolCallPermissionSubject as ToolCallPermissionSubject, checkCommandPermissionSubject as CommandPermissionSubject, checkExtensionPermissionSubject as ExtensionPermissionSubject, checkPermissionSubject as PermissionSubject, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchemaType as ElicitationSchemaType, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification, checkSessionTitleCapabilities as SessionTitleCapabilities, checkSetSessionTitleRequest as SetSessionTitleRequest, checkSetSessionTitleResponse as SetSessionTitleResponse, checkSessionStatusCapabilities as SessionStatusCapabilities, checkSessionStatusRequest as SessionStatusRequest, checkSessionStatus as SessionStatus, checkSessionStatusState as SessionStatusState, checkSessionStatusResponse as SessionStatusResponse, checkSessionArchiveCapabilities as SessionArchiveCapabilities, checkSessionArchiveFilter as SessionArchiveFilter, checkArchiveSessionRequest as ArchiveSessionRequest, checkArchiveSessionResponse as ArchiveSessionResponse, checkUnarchiveSessionRequest as UnarchiveSessionRequest, checkUnarchiveSessionResponse as UnarchiveSessionResponse, checkSessionForkCapabilities as SessionForkCapabilities, checkSessionSystemPromptCapabilities as SessionSystemPromptCapabilities, checkSessionSystemPromptModeCapabilities as SessionSystemPromptModeCapabilities, checkSessionSystemPromptOverrideCapabilities as SessionSystemPromptOverrideCapabilities, checkSystemPrompt as SystemPrompt, checkSystemPromptMode as SystemPromptMode, checkForkSessionRequest as ForkSessionRequest, checkForkSessionResponse as ForkSessionResponse };

@@ -24,7 +24,7 @@ export const KNOWN_ENUM_VALUES = {
 /** The tag property and the tag values this schema version defines for each discriminated union, by definition name (a nested union counts once, under its outer tag value). */
 export const KNOWN_UNION_TAGS = {
   AuthMethod: { tag: 'type', values: ['agent', 'terminal'] },
-  McpServer: { tag: 'type', values: ['stdio', 'http'] },
+  McpServer: { tag: 'type', values: ['stdio', 'http', 'acp'] },
   SessionConfigOption: { tag: 'type', values: ['select', 'boolean'] },
   AvailableCommandInput: { tag: 'type', values: ['text'] },
   AvailableCommand: { tag: 'type', values: ['command'] },

@@ -366,6 +366,14 @@ export const METHOD_CAPABILITIES = {
       description: 'Sent only to a client whose initialize request has capabilities.elicitation.url: it completes a URL elicitation.',
     },
   },
+  /** Unstable (upstream's unstable surface; may change): carries one MCP request from the agent to an MCP server the client provides over the ACP connection (an McpServer of type acp the client declared in session/new, session/resume or session/fork). The result holds the inner MCP outcome, a result or an MCP error; an outer JSON-RPC error means the binding failed (-32602 malformed envelope or a duplicate active requestId, -32800 cancelled, -33000 resource limit, -33001 no such server, -33002 the server failed without an MCP outcome). The agent sends it only for a server declared to it, which a client does only when the agent advertises capabilities.session.mcp.acp. */
+  'mcp/message': {
+    method: 'mcp/message',
+    direction: 'agent_to_client',
+    kind: 'request',
+    servedBy: 'client',
+    capability: null,
+  },
   /** Asks the receiver to abandon a request it has not answered yet. The receiver answers that request with error -32800 (request cancelled) or with its result if it had already finished. */
   '$/cancel_request': {
     method: '$/cancel_request',

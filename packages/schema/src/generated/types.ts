@@ -233,6 +233,8 @@ export interface McpCapabilities {
   stdio?: (McpStdioCapabilities | null);
   /** HTTP servers are supported. */
   http?: (McpHttpCapabilities | null);
+  /** Unstable: MCP servers of type acp are supported (the client provides them over this connection; the agent reaches them with mcp/message). */
+  acp?: (McpAcpCapabilities | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -615,7 +617,91 @@ export type ExtensionMcpServer = {
   type: string;
 }>;
 /** An MCP server the agent should connect to for the session, discriminated on type. */
-export type McpServer = (McpServerStdio | McpServerHttp | ExtensionMcpServer);
+export type McpServer = (McpServerStdio | McpServerHttp | McpServerAcp | ExtensionMcpServer);
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): present (as an object, possibly empty) when the agent connects MCP servers of type acp, which the client provides over the ACP connection; omitted or null when not. Later versions may add fields. */
+export interface McpAcpCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): identifies an MCP server of type acp on one ACP connection. Opaque, chosen by the side that provides the server, never reused for another server on the same connection; mcp/message is routed by it. */
+export type McpServerAcpId = string;
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): identifies one inner MCP request active against a server on this ACP connection: chosen by the caller, unique among its active requests to that server, and independent of the outer JSON-RPC id. Notifications for the request carry it. */
+export type McpRequestId = string;
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): an MCP server the client (or a proxy) provides over the ACP connection itself: the agent reaches it with mcp/message addressed by serverId, no process or port involved. Only for an agent advertising capabilities.session.mcp.acp. */
+export interface McpServerAcp {
+  /** Discriminator: a server reached over the ACP connection. */
+  type: "acp";
+  /** A name for the server. */
+  name: string;
+  /** The ID mcp/message addresses it by, chosen by the provider and unique on the connection. */
+  serverId: McpServerAcpId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): parameters of the mcp/message request: one inner MCP request (its method and params, flattened) for a declared server. */
+export interface MessageMcpRequest {
+  /** The declared server that should handle it. */
+  serverId: McpServerAcpId;
+  /** The caller's ID for the inner request (also the inner JSON-RPC id). */
+  requestId: McpRequestId;
+  /** The inner MCP method, for example tools/list or tools/call. */
+  method: string;
+  /** The inner MCP params; null and omitted are the same. */
+  params?: ({
+    [k: string]: unknown
+  } | null);
+  /** ACP extension metadata of the envelope (not the inner MCP message's _meta, which travels in params). */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): parameters of the mcp/message notification: an inner MCP notification (progress, a subscription event) from the server, belonging to one active mcp/message request. */
+export interface MessageMcpNotification {
+  /** The server handling the request it belongs to. */
+  serverId: McpServerAcpId;
+  /** The active inner request it belongs to. */
+  requestId: McpRequestId;
+  /** The inner MCP notification method, for example notifications/progress. */
+  method: string;
+  /** The inner MCP params; null and omitted are the same. */
+  params?: ({
+    [k: string]: unknown
+  } | null);
+  /** ACP extension metadata of the envelope (not the inner MCP message's _meta, which travels in params). */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): an inner MCP error, carried inside a successful mcp/message result. Its code is an MCP code and never an ACP error code. */
+export interface McpError {
+  /** The MCP error code. */
+  code: number;
+  /** The MCP error message. */
+  message: string;
+  /** Optional error data, any JSON value (an explicit null is kept). */
+  data?: unknown;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): the inner MCP outcome of an mcp/message request that succeeded: the MCP result, opaque to ACP. */
+export interface MessageMcpResult {
+  /** The inner MCP result, any JSON value (required, even when null). */
+  result: unknown;
+  /** ACP extension metadata of the envelope (not the inner MCP message's _meta, which travels in params). */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): the inner MCP outcome of an mcp/message request the MCP server answered with an error. */
+export interface MessageMcpError {
+  /** The MCP error (an object, never null). */
+  error: McpError;
+  /** ACP extension metadata of the envelope (not the inner MCP message's _meta, which travels in params). */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): result of mcp/message: exactly one inner MCP outcome, a result (MessageMcpResult) or an MCP error (MessageMcpError). A receiver given both takes the result. Failures of the binding itself are outer JSON-RPC errors instead. */
+export type MessageMcpResponse = (MessageMcpResult | MessageMcpError);
 
 /** Parameters of session/new. */
 export interface NewSessionRequest {
@@ -2604,6 +2690,16 @@ export interface Definitions {
   McpServerHttp: McpServerHttp;
   ExtensionMcpServer: ExtensionMcpServer;
   McpServer: McpServer;
+  McpAcpCapabilities: McpAcpCapabilities;
+  McpServerAcpId: McpServerAcpId;
+  McpRequestId: McpRequestId;
+  McpServerAcp: McpServerAcp;
+  MessageMcpRequest: MessageMcpRequest;
+  MessageMcpNotification: MessageMcpNotification;
+  McpError: McpError;
+  MessageMcpResult: MessageMcpResult;
+  MessageMcpError: MessageMcpError;
+  MessageMcpResponse: MessageMcpResponse;
   NewSessionRequest: NewSessionRequest;
   SessionConfigOptionCategory: SessionConfigOptionCategory;
   SessionConfigSelectOption: SessionConfigSelectOption;

@@ -134,6 +134,16 @@ export function describeParity(subject: ParitySubject): void {
               `${m.name}: ${key} ${String(mine[key])}, official ${String(m[key])} (counterpart ${String(expected)})`,
             );
         }
+        const form = mine.notification as { direction?: string; params?: string } | undefined;
+        if (m.notification === undefined && form !== undefined)
+          out.push(`${m.name}: a notification form the official schema does not define`);
+        if (m.notification !== undefined) {
+          const expected = counterpartOf(m.notification.params);
+          if (form?.direction !== m.notification.direction || form?.params !== expected)
+            out.push(
+              `${m.name}: notification ${JSON.stringify(form)}, official ${m.notification.direction} with ${m.notification.params} (counterpart ${String(expected)})`,
+            );
+        }
         return out;
       });
       expect(problems).toEqual([]);

@@ -54,6 +54,11 @@ export interface OfficialMethod {
   readonly direction: 'client_to_agent' | 'agent_to_client' | 'both';
   readonly params?: string;
   readonly result?: string;
+  /**
+   * The same wire name as a notification, when the schema also defines one beside a request
+   * (`mcp/message`: a `…Notification` definition with its own `x-side`).
+   */
+  readonly notification?: { direction: 'client_to_agent' | 'agent_to_client' | 'both'; params: string };
 }
 
 /** The official schema of one version with our names and deltas for it. */
@@ -128,19 +133,36 @@ export function loadOfficialParity(version: ProtocolVersion): OfficialParity {
   const methods = (): OfficialMethod[] => {
     const byName = new Map<
       string,
-      { direction: OfficialMethod['direction']; params?: string; result?: string }
+      {
+        direction?: OfficialMethod['direction'];
+        params?: string;
+        result?: string;
+        notification?: { direction: OfficialMethod['direction']; params: string };
+      }
     >();
+    const notices: [string, string, OfficialMethod['direction']][] = [];
     for (const [def, s] of Object.entries(defs)) {
       const method = s['x-method'];
       if (typeof method !== 'string') continue;
       const side = s['x-side'];
       const direction = side === 'agent' ? 'client_to_agent' : side === 'client' ? 'agent_to_client' : 'both';
-      const entry = byName.get(method) ?? { direction };
+      if (def.endsWith('Notification')) {
+        notices.push([method, def, direction]);
+        continue;
+      }
+      const entry = byName.get(method) ?? {};
+      entry.direction ??= direction;
       if (def.endsWith('Response')) entry.result = def;
       else entry.params = def;
       byName.set(method, entry);
     }
-    return [...byName].map(([name, m]) => ({ name, ...m }));
+    // A notification is a method of its own, or the notification form of a request of the same name.
+    for (const [method, def, direction] of notices) {
+      const request = byName.get(method);
+      if (request === undefined) byName.set(method, { direction, params: def });
+      else request.notification = { direction, params: def };
+    }
+    return [...byName].map(([name, m]) => ({ name, ...m, direction: m.direction ?? 'both' }));
   };
 
   const wrapperTags = (official: string, seen = new Set<string>()): Record<string, unknown> => {

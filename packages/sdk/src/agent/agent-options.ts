@@ -52,8 +52,8 @@ export interface AgentOptions extends AgentMethodOptions {
   /**
    * Enables upstream's unstable surface (drafts that may change, see `UNSTABLE_METHODS`): only
    * with it may `capabilities` name an unstable capability (`session.fork`, `session.title`,
-   * `session.status`, `session.archive`, `session.systemPrompt`, `auth.status`) and `providers`
-   * be given — each then served and advertised like any other method, exactly when configured —
+   * `session.status`, `session.archive`, `session.systemPrompt`, `auth.status`,
+   * `session.mcp.acp`), `providers` and `mcpOverAcp` be given — each then served and advertised like any other method, exactly when configured —
    * and may sessions send the unstable update kinds (`subagent()`, `plan_removed`, session
    * messages, file and Markdown plans). Without it the constructor throws a `TypeError` naming
    * what needs it, and the agent is stable-only: no unstable capability advertised, every
@@ -80,8 +80,11 @@ export interface AgentOptions extends AgentMethodOptions {
    * see what the log has. Everything else (insertions, state updates, the first write of a
    * message) still resolves once the log has it and everything before it, so `idle()` resolving
    * means the turn's chunks are in the log. When a write of chunks fails, the chunks queued after
-   * it are not written either and the session's next update throws the error. `false` waits for
-   * the log on every update. Default: what the log suggests ({@link SessionLog.writeBehind}:
+   * it are not written either and the session's next update throws the error — unless that update
+   * (or one already queued behind the lost chunks) ends the turn: that `idle` is written all the
+   * same, with stop reason `error` (the clients saw the reply only up to the loss), and resolves
+   * once the log has it, so a turn is never left open by chunks lost before its end. `false`
+   * waits for the log on every update. Default: what the log suggests ({@link SessionLog.writeBehind}:
    * `PostgresSessionLog` does, the in-process memory and SQLite logs do not).
    */
   writeBehind?: WriteBehindLimits | false;

@@ -16,6 +16,7 @@ import { runWorkRequest } from './features/work-requests.js';
 import { forwardedPromptPeer } from './forwarded-prompt-peer.js';
 import type { Admission } from './method-gate.js';
 import { MethodTable } from './method-table.js';
+import { McpOverAcpCaller } from '../mcp-over-acp/caller.js';
 import { ProviderRegistry } from './providers.js';
 import { ServedConnection } from './served-connection.js';
 import type { AgentHost, ConnectionHost } from './serving.js';
@@ -48,6 +49,12 @@ export class Agent {
    * without it: {@link ProviderRegistry.route} says where a provider sends requests now.
    */
   readonly providers: ProviderRegistry | undefined;
+  /**
+   * MCP over ACP (unstable, the `mcpOverAcp` option), or undefined without it: the acp servers
+   * each client declared for a session ({@link McpOverAcpCaller.servers}) and `mcp/message`
+   * requests to them ({@link McpOverAcpCaller.request}, {@link McpOverAcpCaller.server}).
+   */
+  readonly mcp: McpOverAcpCaller | undefined;
 
   constructor(options: AgentOptions) {
     if (options.writeBehind !== undefined && options.writeBehind !== false)
@@ -55,11 +62,19 @@ export class Agent {
     if (!options.unstable) {
       const unstable = unstableCapabilitiesIn(options.capabilities).map((name) => `capabilities.${name}`);
       if (options.providers !== undefined) unstable.push('the providers option');
+      if (options.mcpOverAcp !== undefined) unstable.push('the mcpOverAcp option');
       if (unstable.length > 0) throw unstableNotEnabled(unstable.join(', '), 'Agent');
     }
     this.#options = options;
     this.#log = options.history ?? new MemorySessionLog();
     this.providers = options.providers === undefined ? undefined : new ProviderRegistry(options.providers);
+    const mcp = options.mcpOverAcp;
+    this.mcp =
+      mcp === undefined
+        ? undefined
+        : new McpOverAcpCaller(
+            mcp === true ? { info: { name: options.info.name, version: options.info.version } } : mcp,
+          );
     this.#host = this.#hostFor();
     options.ownership?.bind({
       sessions: this.#sessions,
@@ -79,6 +94,7 @@ export class Agent {
       log: this.#log,
       capabilities: this.capabilities,
       providers: this.providers,
+      mcp: this.mcp,
       sessions: this.#sessions,
       newSessionId: () => this.newSessionId(),
       session: (sessionId) => this.session(sessionId),
@@ -105,7 +121,11 @@ export class Agent {
    * that gate methods exactly when it serves them).
    */
   get capabilities(): AgentCapabilities {
-    const given = this.#options.capabilities ?? {};
+    let given = this.#options.capabilities ?? {};
+    if (this.#options.mcpOverAcp !== undefined && !given.session?.mcp?.acp) {
+      const session = given.session ?? {};
+      given = { ...given, session: { ...session, mcp: { ...session.mcp, acp: {} } } };
+    }
     if (this.#options.auth && given.auth === undefined) return { ...given, auth: {} };
     return given;
   }

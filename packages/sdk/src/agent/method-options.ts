@@ -1,3 +1,4 @@
+import type { McpClientIdentity } from '../mcp-over-acp/binding.js';
 import type { ProviderDefinition } from './providers.js';
 import type {
   AuthMethod,
@@ -145,4 +146,13 @@ export interface AgentMethodOptions {
    * with `agent.providers.route(id)`. Omitted: the methods are not served.
    */
   providers?: readonly ProviderDefinition[];
+  /**
+   * Unstable (the mcp-over-acp draft): connect MCP servers of type `acp`, which the client
+   * provides over the ACP connection itself. Advertises `capabilities.session.mcp.acp`, records
+   * the acp servers each client declares in `session/new`, `session/resume` and `session/fork`,
+   * and serves the `mcp/message` notifications of active requests; reach a server with
+   * `agent.mcp` (an `McpOverAcpCaller`). `true`, or the MCP client identity each request
+   * carries. Omitted: an `acp` server in `mcpServers` is refused -32602.
+   */
+  mcpOverAcp?: true | McpClientIdentity;
 }

@@ -5,6 +5,7 @@ import {
   type AuthMethod,
   type InitializeRequest,
   METHOD_CAPABILITIES,
+  METHODS,
   type MethodCapability,
   type MethodGate as MethodGateRow,
 } from '@acp-kit/schema';
@@ -87,6 +88,17 @@ function refuseUnstorable(params: unknown): void {
     pointer: unstorable,
     expected: STORABLE_TEXT,
   });
+}
+
+/** Methods the agent sends as requests and receives as notifications (their notification form). */
+const NOTIFICATION_FORMS: ReadonlySet<string> = new Set(
+  METHODS.flatMap((m) =>
+    m.notification !== undefined && m.notification.direction !== 'agent_to_client' ? [m.name] : [],
+  ),
+);
+
+function receivesNotificationForm(method: string): boolean {
+  return NOTIFICATION_FORMS.has(method);
 }
 
 /** A {@link HistoryStoreError} reaches the client through {@link toWireError}; anything else passes. */
@@ -219,6 +231,11 @@ export class MethodTable<O = unknown> implements HandlerTable<GateOf<O>> {
     for (const [method, handler] of Object.entries(handlers)) {
       if (handler === undefined) continue;
       const row = rowOf(method);
+      if (row?.servedBy === 'client' && receivesNotificationForm(method)) {
+        // A request only the client serves, whose notification form the agent receives (`mcp/message`).
+        this.onNotification(method as keyof AgentNotificationMap & string, handler as never);
+        continue;
+      }
       if (row === undefined || row.servedBy === 'client') {
         throw new TypeError(`${method} is not a method the agent serves in the schema's method table`);
       }

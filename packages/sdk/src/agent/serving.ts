@@ -1,3 +1,4 @@
+import type { McpOverAcpCaller } from '../mcp-over-acp/caller.js';
 import type { ProviderRegistry } from './providers.js';
 import type { AgentCapabilities, ClientNotificationMap, SessionId } from '@acp-kit/schema';
 import type { SessionLog } from '../history/session-log.js';
@@ -23,6 +24,8 @@ export interface AgentHost {
   readonly capabilities: AgentCapabilities;
   /** The configurable LLM providers (unstable), when the agent was given any. */
   readonly providers: ProviderRegistry | undefined;
+  /** MCP over ACP (unstable), when the agent connects acp servers (the `mcpOverAcp` option). */
+  readonly mcp: McpOverAcpCaller | undefined;
   readonly sessions: ReadonlyMap<SessionId, AgentSession>;
   newSessionId(): SessionId;
   /** The session, loaded from the log if needed; undefined when the log does not know it. */

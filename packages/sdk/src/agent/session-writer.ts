@@ -1,4 +1,5 @@
 import type { NewLogEntry, SeqRange, WriteBehindLimits } from '../history/session-log.js';
+import { turnEndAfterLoss } from './turn-end-after-loss.js';
 
 /** Throws a TypeError naming the field unless both limits are positive integers. */
 export function checkWriteBehind(limits: WriteBehindLimits, name = 'writeBehind'): void {
@@ -39,7 +40,12 @@ interface Pending {
  * never reaches the log was never reported. When a write with such updates fails, they and every
  * update queued after them are not written (the log would otherwise hold a stream with a hole),
  * calls queued behind them fail with the same error, and the next call on the session throws it —
- * once. Every other call resolves once the log has it (and everything before it), as without limits.
+ * once. Except a turn end: the first call queued behind the loss that ends the turn (its last
+ * state update says `idle`), or the next call when it does, is still written — as a turn that
+ * failed (see {@link turnEndAfterLoss}) — and answered as that write goes; the loss is then
+ * reported by the turn end, not thrown. Dropped unattempted, it would leave the turn open in the
+ * log for every client, and no log or ownership could keep it to write later. Every other call
+ * resolves once the log has it (and everything before it), as without limits.
  */
 export class SessionWriter {
   readonly #append: (entries: readonly NewLogEntry[]) => Promise<SeqRange>;
@@ -62,13 +68,17 @@ export class SessionWriter {
   /**
    * Queues `entries` as one atomic append, after everything queued before. Resolves with their
    * seq range once the log has them — or, for a `behind` call with limits, undefined as soon as
-   * it is queued within them. Throws a failure of earlier updates written behind (once).
+   * it is queued within them. Throws a failure of earlier updates written behind (once), unless
+   * `entries` end the turn: then they are written as a turn that failed.
    */
   write(entries: readonly NewLogEntry[], behind: boolean, bytes: number): Promise<SeqRange | undefined> {
     if (this.#failure !== undefined) {
       const { error } = this.#failure;
       this.#failure = undefined;
-      return Promise.reject(error);
+      // A turn end is written all the same, saying the turn failed; anything else gets the error.
+      const end = turnEndAfterLoss(entries);
+      if (end === undefined) return Promise.reject(error);
+      entries = end;
     }
     const alone = entries.some((entry) => entry.claim !== undefined);
     const writeBehind = behind && !alone && this.#limits !== undefined;
@@ -158,8 +168,12 @@ export class SessionWriter {
 
   #failed(group: readonly Pending[], error: unknown): void {
     const lost = group.some((call) => call.behind);
-    // Updates written behind are lost: nothing queued after them is written either.
-    const dropped = lost ? [...group, ...this.#queue.splice(0)] : group;
+    // Updates written behind are lost: nothing queued after them is written either…
+    const later = lost ? this.#queue.splice(0) : [];
+    // …but the first turn end among them, saying the turn failed: the turn must not stay open.
+    const ending = this.#turnEndIn(later);
+    if (ending !== undefined) this.#queue.push(ending.written);
+    const dropped = [...group, ...later.filter((call) => call !== ending?.call)];
     for (const call of dropped) if (call.behind) this.#release(call);
     let told = false;
     for (const call of dropped) {
@@ -168,10 +182,35 @@ export class SessionWriter {
       call.reject(error);
       told = true;
     }
-    // Every caller was answered already: the agent learns of the loss at its next call.
-    if (lost && !told) this.#failure = { error };
+    // Every caller was answered already: the agent learns of the loss at its next call (unless
+    // the turn end being written reports it).
+    if (lost && !told && ending === undefined) this.#failure = { error };
     if (this.#limits !== undefined) this.#answerWaiting();
     this.#next();
+  }
+
+  /**
+   * The first call among `calls` (queued behind lost updates) that ends the turn, and the call to
+   * write in its place: its turn end alone, as a turn that failed, answering the same caller.
+   */
+  #turnEndIn(calls: readonly Pending[]): { call: Pending; written: Pending } | undefined {
+    for (const call of calls) {
+      if (call.answered) continue;
+      const entries = turnEndAfterLoss(call.entries);
+      if (entries === undefined) continue;
+      const written: Pending = {
+        entries,
+        bytes: call.bytes,
+        behind: false,
+        alone: false,
+        answered: false,
+        ahead: false,
+        resolve: call.resolve,
+        reject: call.reject,
+      };
+      return { call, written };
+    }
+    return undefined;
   }
 
   /** A call written behind is in the log, or dropped: it no longer counts against the limits. */

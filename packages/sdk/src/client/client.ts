@@ -48,6 +48,8 @@ import {
   PERMISSION_CANCELLED,
   type PermissionCallback,
 } from './answers.js';
+import { McpServerHost } from '../mcp-over-acp/host.js';
+import { AcpMcpServerTransport } from '../mcp-over-acp/mcp-transport.js';
 import { ConversationStore, type TurnEnd } from './conversation/index.js';
 import { UNSTABLE_METHODS, unstableNotEnabled } from '../unstable-surface.js';
 
@@ -96,8 +98,9 @@ export interface ClientOptions {
   /**
    * Enables upstream's unstable surface (drafts that may change, see `UNSTABLE_METHODS`): the
    * methods `forkSession`, `setTitle`, `sessionStatus`, `archiveSession`, `unarchiveSession`,
-   * `authStatus`, `listProviders`, `setProvider`, `disableProvider`, a `systemPrompt` on
-   * `session/new`, `resume` and `fork`, and `onAuthStatus`; the default store then holds the
+   * `authStatus`, `listProviders`, `setProvider`, `disableProvider`, `hostMcpServer` (MCP over
+   * ACP) and an `McpServer` of type `acp`, a `systemPrompt` on `session/new`, `resume` and `fork`,
+   * and `onAuthStatus`; the default store then holds the
    * unstable update kinds too. Without it those methods reject with a `TypeError` and send
    * nothing, `onAuthStatus` throws, and the store tolerates the unstable update kinds as unknown
    * ones (`otherUpdates`). Default `false`.
@@ -157,6 +160,13 @@ export interface ResumeOptions extends CallOptions {
 export class Client {
   /** The conversation(s) this client has seen. */
   readonly store: ConversationStore;
+  /**
+   * Unstable (the mcp-over-acp draft): the MCP servers this client provides to the agent over the
+   * connection. Register one ({@link McpServerHost.register}, or {@link Client.hostMcpServer} for
+   * an MCP SDK server) and give its declaration in a session's `mcpServers`; the agent's
+   * `mcp/message` requests reach it. With none registered, every `mcp/message` is answered -33001.
+   */
+  readonly mcp: McpServerHost;
   readonly #connection: ClientConnection;
   readonly #options: ClientOptions;
   readonly #sessions = new Set<SessionId>();
@@ -185,7 +195,10 @@ export class Client {
     );
     typed.onNotification('elicitation/complete', (params) => options.onElicitationComplete?.(params));
     typed.onNotification('auth/status_update', (params) => options.onAuthStatus?.(params));
+    this.mcp = new McpServerHost((params) => typed.sendNotification('mcp/message', params));
+    typed.onRequest('mcp/message', (params, context) => this.mcp.handle(params, context.signal));
     typed.onClose(() => {
+      void this.mcp.closeAll();
       for (const sessionId of this.#sessions) this.store.setConnection(sessionId, 'disconnected');
     });
     typed.listen();
@@ -204,6 +217,9 @@ export class Client {
       return Promise.reject(unstableNotEnabled(`${method}`, 'Client'));
     if (!this.#options.unstable && (params as { systemPrompt?: unknown }).systemPrompt !== undefined)
       return Promise.reject(unstableNotEnabled(`systemPrompt on ${method}`, 'Client'));
+    const servers = (params as { mcpServers?: { type?: unknown }[] }).mcpServers;
+    if (!this.#options.unstable && servers?.some((server) => server.type === 'acp'))
+      return Promise.reject(unstableNotEnabled(`an MCP server of type acp on ${method}`, 'Client'));
     return this.#connection.sendRequest(method, params, options);
   }
 
@@ -215,6 +231,22 @@ export class Client {
   /** The underlying connection. */
   get connection(): ClientConnection {
     return this.#connection;
+  }
+
+  /**
+   * Unstable (the mcp-over-acp draft): provides an MCP server over this connection through a
+   * transport an MCP SDK server connects to (`await server.connect(transport)`, with
+   * `@modelcontextprotocol/sdk`'s `McpServer` or `Server`). Give
+   * `transport.registration.declaration` in a session's `mcpServers` to an agent advertising
+   * `capabilities.session.mcp.acp`; `transport.close()` withdraws it.
+   */
+  hostMcpServer(options: {
+    name: string;
+    serverId?: string;
+    maxActiveRequests?: number;
+  }): AcpMcpServerTransport {
+    if (!this.#options.unstable) throw unstableNotEnabled('hostMcpServer() (MCP over ACP)', 'Client');
+    return new AcpMcpServerTransport(this.mcp, options);
   }
 
   /** Sends `initialize` with protocol version 2 and this client's info. */

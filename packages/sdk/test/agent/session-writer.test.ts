@@ -47,6 +47,11 @@ const claimed = (text: string): NewLogEntry[] => [
   { update: { text } as never, claim: { kind: 'agent_message', messageId: text } },
 ];
 
+/** A turn end (`idle` with a stop reason), tagged with `text` like the other test entries. */
+const turnEnd = (text: string, stopReason = 'end_turn'): NewLogEntry[] => [
+  { update: { sessionUpdate: 'state_update', state: 'idle', stopReason, text } as never, retain: false },
+];
+
 /** Tracks a promise's outcome without awaiting it. */
 function track<T>(promise: Promise<T>) {
   const state: { value?: T; error?: unknown; settled: boolean } = { settled: false };
@@ -166,6 +171,97 @@ describe('SessionWriter', () => {
     expect(log.texts()).toEqual([['1'], ['again']]);
     await log.commit();
     expect(next.error).toBeUndefined();
+  });
+
+  it('when chunks written behind fail, still writes the first turn end queued behind them, alone and as a turn that failed, and fails the calls around it', async () => {
+    const log = manualLog();
+    const writer = new SessionWriter(log.append, { entries: 10, bytes: 1000 });
+    track(writer.write(chunk('1'), true, 1));
+    track(writer.write(chunk('2'), true, 1));
+    const before = track(writer.write(chunk('awaited'), false, 1));
+    const idle = track(writer.write([...chunk('tail'), ...turnEnd('idle')], false, 1));
+    const after = track(writer.write(turnEnd('second'), false, 1));
+    await log.fail(new Error('connection lost'));
+    expect((before.error as Error).message).toBe('connection lost');
+    expect((after.error as Error).message).toBe('connection lost');
+    // Only the turn end is written, without what came with it (it would follow the hole).
+    expect(log.texts()).toEqual([['1'], ['idle']]);
+    expect(log.calls[1]!.texts).toEqual(['idle']);
+    await log.commit();
+    expect(idle.value).toEqual({ first: 1, last: 1 });
+    // The loss was reported by the turn end: the next call goes through.
+    const next = track(writer.write(chunk('next'), true, 1));
+    await settle();
+    expect(next.error).toBeUndefined();
+    expect(log.texts()).toEqual([['1'], ['idle'], ['next']]);
+  });
+
+  it('a turn end written after a loss says stop reason error, keeping the rest of the idle; its own failure goes to its caller', async () => {
+    const written: NewLogEntry[][] = [];
+    let fail = true;
+    const writer = new SessionWriter(
+      async (entries) => {
+        written.push([...entries]);
+        if (fail) throw new Error('still down');
+        return { first: 1, last: entries.length };
+      },
+      { entries: 10, bytes: 1000 },
+    );
+    track(writer.write(chunk('1'), true, 1));
+    const idle = track(
+      writer.write(
+        [
+          {
+            update: {
+              sessionUpdate: 'state_update',
+              state: 'idle',
+              stopReason: 'end_turn',
+              usage: { totalTokens: 3, inputTokens: 1, outputTokens: 2 },
+            } as never,
+            retain: false,
+          },
+        ],
+        false,
+        1,
+      ),
+    );
+    await settle();
+    expect((idle.error as Error).message).toBe('still down');
+    expect(written[1]).toEqual([
+      {
+        update: {
+          sessionUpdate: 'state_update',
+          state: 'idle',
+          stopReason: 'error',
+          usage: { totalTokens: 3, inputTokens: 1, outputTokens: 2 },
+          error: { code: -32603, message: expect.stringMatching(/could not be stored/) },
+        },
+        retain: false,
+      },
+    ]);
+    // Its caller was told: nothing is thrown at the next call.
+    fail = false;
+    await expect(writer.write(chunk('next'), false, 1)).resolves.toEqual({ first: 1, last: 1 });
+  });
+
+  it('when the loss is pending and the next call ends the turn, writes it as a turn that failed instead of throwing', async () => {
+    const log = manualLog();
+    const writer = new SessionWriter(log.append, { entries: 10, bytes: 1000 });
+    track(writer.write(chunk('1'), true, 1));
+    await log.fail(new Error('connection lost'));
+    const idle = track(writer.write(turnEnd('idle', 'cancelled'), false, 1));
+    await settle();
+    expect(log.texts()).toEqual([['1'], ['idle']]);
+    expect((log.calls[1] as unknown as { texts: string[] }).texts).toEqual(['idle']);
+    await log.commit();
+    expect(idle.value).toEqual({ first: 1, last: 1 });
+    // An idle without a stop reason (a snapshot, ending no work) is written as it is.
+    track(writer.write(chunk('2'), true, 1));
+    await log.fail(new Error('again'));
+    const snapshot = { sessionUpdate: 'state_update', state: 'idle', text: 'snap' } as never;
+    track(writer.write([{ update: snapshot }], false, 1));
+    await settle();
+    expect(log.texts().at(-1)).toEqual(['snap']);
   });
 
   it('when a chunk over the limits is dropped behind a failed write, its own caller gets the error', async () => {

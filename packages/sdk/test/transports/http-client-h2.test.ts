@@ -22,12 +22,20 @@ import { selfSignedCertificate } from './self-signed.js';
 /** Headers HTTP/2 forbids (connection-specific ones). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'host']);
 
-/** A `fetch` sending every request as a stream of one HTTP/2 session; records each method. */
-function h2Fetch(session: ClientHttp2Session, methods: string[]): typeof fetch {
+/** What one request of {@link h2Fetch} sent and got: its method, `Cookie` and `Set-Cookie`. */
+interface Sent {
+  method: string;
+  cookie: string | null;
+  setCookie: string[];
+}
+
+/** A `fetch` sending every request as a stream of one HTTP/2 session; records each request. */
+function h2Fetch(session: ClientHttp2Session, sent: Sent[]): typeof fetch {
   return (async (input: Parameters<typeof fetch>[0], init: RequestInit = {}) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const method = init.method ?? 'GET';
-    methods.push(method);
+    const record: Sent = { method, cookie: new Headers(init.headers).get('cookie'), setCookie: [] };
+    sent.push(record);
     const outgoing: Record<string, string> = { ':method': method, ':path': url.pathname + url.search };
     new Headers(init.headers).forEach((value, name) => {
       if (!HOP_BY_HOP.has(name)) outgoing[name] = value;
@@ -46,6 +54,7 @@ function h2Fetch(session: ClientHttp2Session, methods: string[]): typeof fetch {
       for (const one of [value].flat()) headers.append(name, String(one));
     }
     const status = Number(head[':status']);
+    record.setCookie = headers.getSetCookie();
     return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { status, headers });
   }) as typeof fetch;
 }
@@ -66,7 +75,7 @@ describe('connectHttp over HTTP/2', () => {
     ({ cert, key } = selfSignedCertificate());
   });
 
-  it('runs a whole connection — initialize, session, prompt with its receipt, the streams, DELETE — on one h2 session', async () => {
+  it('runs a whole connection — initialize, session, prompt with its receipt, the streams, DELETE — on one h2 session, returning the affinity cookie on each request', async () => {
     const agent = new Agent({
       info: { name: 'acp-kit-test-agent', version: '0.0.0' },
       async onPrompt(prompt, { session }) {
@@ -86,9 +95,10 @@ describe('connectHttp over HTTP/2', () => {
       h2!.once('error', reject);
     });
     expect(h2.alpnProtocol).toBe('h2');
-    const methods: string[] = [];
+    const sent: Sent[] = [];
+    const methods = (): string[] => sent.map((request) => request.method);
     const store = new ConversationStore();
-    const transport = await connectHttp(server.url, { token: server.token!, fetch: h2Fetch(h2, methods) });
+    const transport = await connectHttp(server.url, { token: server.token!, fetch: h2Fetch(h2, sent) });
     const client = new Client(new Connection(transport) as ClientConnection, {
       info: { name: 'h2-client', version: '0.0.0' },
       store,
@@ -103,10 +113,17 @@ describe('connectHttp over HTTP/2', () => {
       [expect.any(String), [{ type: 'text', text: 'over h2' }]],
     ]);
     client.close();
-    await vi.waitFor(() => expect(methods.at(-1)).toBe('DELETE'));
+    await vi.waitFor(() => expect(methods().at(-1)).toBe('DELETE'));
     // Everything went through the h2 session: initialize, both streams, session/new, the prompt.
-    expect(methods.filter((m) => m === 'GET')).toHaveLength(2);
-    expect(methods.filter((m) => m === 'POST').length).toBeGreaterThanOrEqual(3);
+    expect(methods().filter((m) => m === 'GET')).toHaveLength(2);
+    expect(methods().filter((m) => m === 'POST').length).toBeGreaterThanOrEqual(3);
     expect(h2.destroyed).toBe(false);
+    // The cookie set on the initialize answer (over h2, with Secure over TLS) comes back on every later request.
+    expect(sent[0]).toMatchObject({ method: 'POST', cookie: null });
+    expect(sent[0]!.setCookie).toEqual([
+      expect.stringMatching(/^acp_affinity=[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/),
+    ]);
+    const cookie = sent[0]!.setCookie[0]!.split(';')[0]!;
+    expect(sent.slice(1).filter((request) => request.cookie !== cookie)).toEqual([]);
   });
 });

@@ -163,6 +163,35 @@ describe.each<Profile>(['http', 'websocket'])('our Client over %s', (profile) =>
   });
 });
 
+describe('connectHttp with several sessions on one connection', () => {
+  it('opens a stream per session (Acp-Session-Id) and gets each session’s turn there, against the official AcpServer', async () => {
+    const urls = await official();
+    const streams: (string | null)[] = [];
+    const recording: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      if ((init?.method ?? 'GET') === 'GET') streams.push(headers.get('acp-session-id'));
+      return fetch(input, init);
+    };
+    const client = clientOver(await connectHttp(urls.url, { fetch: recording }));
+    await client.initialize();
+    const first = await client.newSession('/repo');
+    const second = await client.newSession('/repo');
+    expect(second).not.toBe(first);
+    // The official server sends a session's messages on that session's stream only, so both turns
+    // (each with its permission round trip) end only if each stream was opened with its own header.
+    const done = Promise.all([turnsDone(client.store, first, 1), turnsDone(client.store, second, 1)]);
+    await Promise.all([
+      client.prompt(first, [{ type: 'text', text: 'one' }]),
+      client.prompt(second, [{ type: 'text', text: 'two' }]),
+    ]);
+    await done;
+    expect(text(client.store.snapshot(first))).toEqual(['user_message:one', 'agent_message:chose allow']);
+    expect(text(client.store.snapshot(second))).toEqual(['user_message:two', 'agent_message:chose allow']);
+    // The connection stream (no session header), then one stream per session.
+    expect(streams).toEqual([null, first, second]);
+  });
+});
+
 describe('connectHttp headers', () => {
   it('sends Acp-Protocol-Version with the negotiated version on every request after initialize', async () => {
     const server = await ours();
@@ -217,6 +246,21 @@ describe('connectHttp errors', () => {
     // The connection stream, session/new, the session stream, and the DELETE.
     expect(sent.length).toBeGreaterThanOrEqual(5);
     expect(sent.slice(1).filter((request) => request.cookie !== cookie)).toEqual([]);
+  });
+
+  it('refuses to send anything but initialize first, without a request reaching the server', async () => {
+    const server = await ours();
+    let requests = 0;
+    const counting: typeof fetch = (input, init) => {
+      requests += 1;
+      return fetch(input, init);
+    };
+    const transport = await connectHttp(server.url, { token: server.token!, fetch: counting });
+    const first = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } });
+    await expect(transport.writer.write(first)).rejects.toThrow(
+      'ACP over HTTP: the first message must be the initialize request',
+    );
+    expect(requests).toBe(0);
   });
 
   it('HttpStatusError carries the status and the reason', () => {

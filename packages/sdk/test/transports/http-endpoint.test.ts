@@ -592,6 +592,27 @@ describe('routing', () => {
     expect((await session.until(isIdle)).some((m) => m.id === 2)).toBe(true);
   });
 
+  it('a session stream has a lifetime of its own: closed by its reader, the connection stream goes on, and reopened it gets what was sent meanwhile', async () => {
+    await serve();
+    const { connectionId, sessionId, main, session } = await withSession();
+    session.close();
+    // The connection and its connection stream outlive the session stream.
+    const headers = { 'Acp-Connection-Id': connectionId };
+    expect((await post({ jsonrpc: '2.0', id: 2, method: 'session/list', params: {} }, headers)).status).toBe(
+      202,
+    );
+    expect(await main.next()).toMatchObject({ id: 2, result: { sessions: [{ sessionId }] } });
+    // A turn while no GET holds the session's stream: its messages wait for the next one.
+    const sessionHeaders = { ...headers, 'Acp-Session-Id': sessionId };
+    expect((await post(promptMessage(3, sessionId, 'while away'), sessionHeaders)).status).toBe(202);
+    const reopened = await vi.waitFor(() => open(connectionId, sessionId));
+    const seen = await reopened.until(isIdle);
+    expect(seen.some((m) => m.id === 3)).toBe(true);
+    expect(textsIn(seen)).toEqual(['while', 'away']);
+    reopened.close();
+    main.close();
+  });
+
   it('404 for a session stream of a session the agent does not have (with sessionExists); 400 for an over-long ID', async () => {
     await serve({ http: { sessionExists: async (id) => (await agent.log.getSession(id)) !== undefined } });
     const connectionId = await initialize();
@@ -964,6 +985,49 @@ describe('WebSocket on the same endpoint', () => {
     );
     expect(JSON.parse(answer)).toMatchObject({ id: 0, result: { protocolVersion: 2 } });
     socket.close();
+  });
+
+  it('still wants initialize first on the new connection: a request before it gets -32600 naming initialize, and the socket stays usable', async () => {
+    await serve();
+    const socket = new WebSocket(server!.webSocketUrl, { headers: auth() });
+    const answers: Record<string, unknown>[] = [];
+    socket.on('message', (data) => answers.push(JSON.parse(String(data))));
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } }));
+    await vi.waitFor(() => expect(answers).toHaveLength(1));
+    expect(answers[0]).toMatchObject({
+      id: 1,
+      error: { code: -32600, data: { pointer: '/method', expected: 'initialize' } },
+    });
+    socket.send(JSON.stringify(INITIALIZE));
+    await vi.waitFor(() => expect(answers).toHaveLength(2));
+    expect(answers[1]).toMatchObject({ id: 0, result: { protocolVersion: 2 } });
+    socket.close();
+  });
+
+  it('cleans up the connection when its socket closes; the session it opened lives on for a resume', async () => {
+    await serve();
+    const socket = new WebSocket(server!.webSocketUrl, { headers: auth() });
+    const answers: Record<string, unknown>[] = [];
+    socket.on('message', (data) => answers.push(JSON.parse(String(data))));
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    socket.send(JSON.stringify(INITIALIZE));
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } }));
+    await vi.waitFor(() => expect(answers.find((m) => m.id === 1)).toBeDefined());
+    const sessionId = (answers.find((m) => m.id === 1)!.result as { sessionId: string }).sessionId;
+    expect(server!.openConnections).toBe(1);
+    await vi.waitFor(() => expect(agent.sessions.get(sessionId)?.attachedCount).toBe(1));
+    socket.close();
+    await vi.waitFor(() => expect(server!.openConnections).toBe(0));
+    await vi.waitFor(() => expect(agent.sessions.get(sessionId)?.attachedCount ?? 0).toBe(0));
+    const { replay } = await resumer(sessionId);
+    expect(replay.at(-1)).toMatchObject({ result: {} });
   });
 
   it('sets the affinity cookie on the 101, which connectWebSocket keeps and returns on its next handshake', async () => {

@@ -124,6 +124,9 @@ describe('connectHttp in Node', () => {
     client.close();
     await vi.waitFor(() => expect(seen.at(-1)?.method).toBe('DELETE'));
     expect(seen.at(-1)!.headers.cookie).toBe(cookie);
+    // The DELETE names the connection, which the server then ends (202, not 400 or 404).
+    expect(seen.at(-1)!.headers['acp-connection-id']).toBe(posts[0]!.headers['acp-connection-id']);
+    await vi.waitFor(() => expect(seen.at(-1)?.status).toBe(202));
     expect(fetched).toEqual(['POST', 'GET', 'GET']);
   });
 

@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** An agent that requires login: session methods fail -32000 until auth/login succeeds on the connection. */
 export const authBeforeSession: SequenceDiagram = {

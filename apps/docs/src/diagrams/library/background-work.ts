@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** A turn that ends idle while its terminal keeps running; a second client attaches mid-way. */
 export const backgroundWork: SequenceDiagram = {

@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** Fork a session, then archive the original: the unstable session methods in one flow. */
 export const branchAndShelve: SequenceDiagram = {

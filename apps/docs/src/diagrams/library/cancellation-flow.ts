@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** session/cancel ends the running turn; $/cancel_request withdraws a prompt not inserted yet. */
 export const cancellationFlow: SequenceDiagram = {

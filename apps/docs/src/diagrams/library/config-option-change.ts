@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** A client sets an option; later the agent changes one itself and every client hears it. */
 export const configOptionChange: SequenceDiagram = {

@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** A form elicitation during a turn, answered by the user; the session requires action meanwhile. */
 export const elicitationFlow: SequenceDiagram = {

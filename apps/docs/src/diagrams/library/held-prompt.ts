@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** A prompt that arrives while the agent is busy and is held: the request stays open until insertion. */
 export const heldPrompt: SequenceDiagram = {

@@ -6,6 +6,7 @@ import { configOptionChange } from './config-option-change.ts';
 import { elicitationFlow } from './elicitation-flow.ts';
 import { heldPrompt } from './held-prompt.ts';
 import { lostResponse } from './lost-response.ts';
+import { mcpOverAcp } from './mcp-over-acp.ts';
 import { promptLifecycle } from './prompt-lifecycle.ts';
 import { rejectedPrompt } from './rejected-prompt.ts';
 import { replayAfterRestart } from './replay-after-restart.ts';
@@ -24,6 +25,7 @@ export {
   elicitationFlow,
   heldPrompt,
   lostResponse,
+  mcpOverAcp,
   promptLifecycle,
   rejectedPrompt,
   replayAfterRestart,
@@ -52,4 +54,5 @@ export const allDiagrams = [
   backgroundWork,
   branchAndShelve,
   subagentDelegation,
+  mcpOverAcp,
 ] as const;

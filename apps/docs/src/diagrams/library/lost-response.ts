@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** The one case the returned messageId cannot fix: the response never reaches the submitter. */
 export const lostResponse: SequenceDiagram = {

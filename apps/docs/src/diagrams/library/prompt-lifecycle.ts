@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** The happy path: the response arrives once the message is inserted, long before the turn ends. */
 export const promptLifecycle: SequenceDiagram = {

@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** A prompt the agent refuses before inserting it: an error response and no message. */
 export const rejectedPrompt: SequenceDiagram = {

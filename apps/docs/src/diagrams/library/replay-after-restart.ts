@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** A retained message comes back under the messageId the client was given before the restart. */
 export const replayAfterRestart: SequenceDiagram = {

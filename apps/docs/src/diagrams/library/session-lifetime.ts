@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** A session from session/new to session/delete: listed, closed (history kept), resumed, deleted. */
 export const sessionLifetime: SequenceDiagram = {

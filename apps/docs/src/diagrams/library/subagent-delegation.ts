@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** A prompt handed to a subagent: the announcement first, then the child's own updates. */
 export const subagentDelegation: SequenceDiagram = {

@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** A tool call that embeds a display terminal, its output streamed, the command stopped by the client. */
 export const toolCallTerminal: SequenceDiagram = {

@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** Two clients send the same text with the same JSON-RPC id; only messageId tells the submissions apart. */
 export const twoClients: SequenceDiagram = {

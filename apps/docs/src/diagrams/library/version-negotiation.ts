@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** One agent endpoint, a v1 and a v2 client: each connection speaks the version its initialize chose. */
 export const versionNegotiation: SequenceDiagram = {

@@ -32,9 +32,17 @@ export class InspectorApi {
   }
 
   /** Sends one JSON-RPC frame to the agent; rejects with the server's reason when it refused. */
-  async send(text: string): Promise<void> {
-    const response = await fetch('/api/send', { method: 'POST', headers: this.#headers(), body: text });
+  async send(text: string, conn = 1): Promise<void> {
+    const path = conn === 1 ? '/api/send' : `/api/send?conn=${conn}`;
+    const response = await fetch(path, { method: 'POST', headers: this.#headers(), body: text });
     if (!response.ok) throw new Error(`${response.status}: ${await response.text()}`);
+  }
+
+  /** Opens one more connection to a (remote) agent, for a second client; resolves with its number. */
+  async connect(): Promise<number> {
+    const response = await fetch('/api/connect', { method: 'POST', headers: this.#headers() });
+    if (!response.ok) throw new Error(`${response.status}: ${await response.text()}`);
+    return ((await response.json()) as { conn: number }).conn;
   }
 
   /** Stops the agent (if it still runs) and starts it again. */
@@ -62,10 +70,12 @@ export class InspectorApi {
           const { value, done } = await reader.read();
           if (done) break;
           buffer += value;
+          // Read with a cursor and cut the buffer once per chunk (a chunk of a flood holds thousands of events).
+          let start = 0;
           let end = buffer.indexOf('\n\n');
           while (end !== -1) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
+            const block = buffer.slice(start, end);
+            start = end + 2;
             const data = block
               .split('\n')
               .filter((line) => line.startsWith('data: '))
@@ -76,8 +86,9 @@ export class InspectorApi {
               after = event.seq;
               onEvent(event);
             }
-            end = buffer.indexOf('\n\n');
+            end = buffer.indexOf('\n\n', start);
           }
+          buffer = buffer.slice(start);
         }
         onStatus('the inspector closed the event stream; reconnecting');
       } catch (error) {

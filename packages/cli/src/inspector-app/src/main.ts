@@ -1,10 +1,15 @@
 import { ConversationStore } from '@acp-kit/sdk/client';
 import { InspectorApi, type ServerEvent, takeToken } from './api.js';
-import { renderConversation } from './conversation-view.js';
+import { type Ask, askCard } from './asks-view.js';
+import { ConversationView } from './conversation-view.js';
 import { byId, el, pretty } from './dom.js';
 import { Peer, RpcError } from './peer.js';
-import { Traffic } from './traffic.js';
-import { renderTraffic } from './traffic-view.js';
+import { compareReplay } from './replay-check.js';
+import { SecondClient } from './second-client.js';
+import { Traffic, type TrafficRow } from './traffic.js';
+import { renderDiagram, trafficDiagram } from './diagram-view.js';
+import { type TrafficFilter, TrafficView, visibleRows } from './traffic-view.js';
+import { type ConfigChoice, commandsOf, configControls, Palette } from './session-controls.js';
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -18,11 +23,23 @@ if (token === undefined) {
   throw new Error('no session token');
 }
 const api = new InspectorApi(token);
-const traffic = new Traffic();
-let store = new ConversationStore({ unstable: true });
+let traffic = new Traffic(() => schedule());
+let store = freshStore();
+/** While a replay check runs: the session it resumes, and the fresh store its replay fills instead of the live one. */
+let replayCheck: { sessionId: string; store: ConversationStore } | undefined;
+/** An imported transcript is shown: the inspector's live events are not applied (Back to live reloads). */
+let offline = false;
+
+function freshStore(): ConversationStore {
+  // The inspector shows whatever the agent sends: its store holds the unstable update kinds too.
+  const created = new ConversationStore({ unstable: true });
+  created.subscribe(() => schedule());
+  return created;
+}
 const sessions: string[] = [];
-/** Permission requests the agent is waiting on, by their JSON-RPC id. */
-const permissions = new Map<string, { params: Record<string, unknown>; answer: (result: unknown) => void }>();
+const palette = new Palette(byId<HTMLTextAreaElement>('prompt'), byId('palette'));
+/** The agent's requests waiting for the user (permission, elicitation), by their JSON-RPC id as JSON. */
+const asks = new Map<string, { ask: Ask; reject: (error: Error) => void }>();
 /**
  * While the inspector replays its log (this tab just opened, or reconnected), the agent's requests
  * are held: one answered in the log (by an earlier tab) must not be answered twice. Those still
@@ -39,13 +56,25 @@ const peer = new Peer(
   (text) =>
     agentRunning ? api.send(text) : Promise.reject(new Error('the agent is not running; restart it')),
   (method, params, id) => {
-    if (method === 'session/request_permission') {
-      return new Promise((answer) => {
-        permissions.set(JSON.stringify(id), { params: record(params) ?? {}, answer });
+    if (method === 'session/request_permission' || method === 'elicitation/create') {
+      const key = JSON.stringify(id);
+      return new Promise((resolve, reject) => {
+        const ask: Ask = {
+          key,
+          method,
+          params: record(params) ?? {},
+          since: performance.now(),
+          answer: (result) => {
+            asks.delete(key);
+            resolve(result);
+            schedule();
+          },
+        };
+        asks.set(key, { ask, reject });
         schedule();
       });
     }
-    return Promise.reject(new RpcError(-32601, `the inspector does not answer ${method} yet`, undefined));
+    return Promise.reject(new RpcError(-32601, `the inspector does not answer ${method}`, undefined));
   },
 );
 
@@ -74,19 +103,46 @@ function schedule(): void {
   }, 16);
 }
 
+const conversationView = new ConversationView(byId('conversation'));
+const trafficView = new TrafficView(byId('traffic-scroll'), byId('traffic-body'), byId('lint-summary'));
+let diagramShown = '';
+let diagramTraffic: Traffic | undefined;
+let diagramLint: unknown;
+let diagramAt = Number.NEGATIVE_INFINITY;
+
 function render(): void {
-  renderConversation(store, byId('conversation'));
-  renderTraffic(
-    traffic,
-    {
-      session: byId<HTMLInputElement>('filter-session').value,
-      method: byId<HTMLInputElement>('filter-method').value,
-      kind: byId<HTMLSelectElement>('filter-kind').value,
-    },
-    byId('traffic-body'),
-    byId('lint-summary'),
-  );
-  renderPermissions();
+  conversationView.render(store);
+  const filter: TrafficFilter = {
+    session: byId<HTMLInputElement>('filter-session').value,
+    method: byId<HTMLInputElement>('filter-method').value,
+    kind: byId<HTMLSelectElement>('filter-kind').value,
+  };
+  const rows = visibleRows(traffic, filter);
+  trafficView.render(traffic, rows);
+  byId('traffic-count').textContent = `${rows.length} of ${traffic.rows.length} message(s) shown`;
+  // A lint skipped to keep a flood responsive runs on a later render.
+  if (traffic.lintStale()) setTimeout(schedule, 250);
+  // Redrawn only when the messages or the filters changed.
+  const diagramEnd = trafficView.lastVisible(byId('traffic-scroll'), byId('traffic-body'), rows.length);
+  const diagramKey = JSON.stringify([traffic.rows.length, filter, traffic.version, diagramEnd]);
+  const lintNow = traffic.version === 2 ? traffic.lint() : undefined;
+  const diagramChanged = diagramKey !== diagramShown || traffic !== diagramTraffic || lintNow !== diagramLint;
+  // During a flood the diagram (150 arrows laid out and parsed) is redrawn at most twice a second.
+  if (diagramChanged && performance.now() - diagramAt < 500) setTimeout(schedule, 500);
+  else if (diagramChanged) {
+    diagramAt = performance.now();
+    diagramShown = diagramKey;
+    diagramTraffic = traffic;
+    diagramLint = lintNow;
+    const lintOn = traffic.version === 2;
+    renderDiagram(
+      trafficDiagram(rows, (row) => (lintOn ? traffic.findingsOf(row) : []), diagramEnd),
+      byId('diagram'),
+    );
+  }
+  renderAsks();
+  renderWaiting();
+  for (const client of seconds.values()) client.render();
   const select = byId<HTMLSelectElement>('session-select');
   const chosen = select.value;
   for (const id of store.sessionIds()) if (!sessions.includes(id)) sessions.push(id);
@@ -95,50 +151,78 @@ function render(): void {
     select.replaceChildren(...sessions.map((id) => el('option', { value: id, selected: id === chosen }, id)));
   }
   if (chosen === '' && sessions.length > 0) select.value = sessions.at(-1)!;
+  renderSessionControls();
 }
 
-/** The permission cards on screen, by request id: kept, not rebuilt, so a click never lands on a replaced node. */
-const permissionCards = new Map<string, HTMLElement>();
+/** The cards on screen, by request id: kept, not rebuilt, so a click never lands on a replaced node. */
+const askCards = new Map<string, HTMLElement>();
 
-function renderPermissions(): void {
+function renderAsks(): void {
   const container = byId('permissions');
-  for (const [id, card] of permissionCards) {
-    if (permissions.has(id)) continue;
+  for (const [key, card] of askCards) {
+    if (asks.has(key)) continue;
     card.remove();
-    permissionCards.delete(id);
+    askCards.delete(key);
   }
-  for (const [id, { params, answer }] of permissions) {
-    if (permissionCards.has(id)) continue;
-    const options = Array.isArray(params.options) ? (params.options as Record<string, unknown>[]) : [];
-    const done = (result: unknown): void => {
-      permissions.delete(id);
-      answer(result);
-      schedule();
-    };
-    const card = el(
-      'div',
-      { class: 'permission', 'data-request-id': id },
-      el('p', {}, `${String(params.title ?? 'permission')} (session ${String(params.sessionId)})`),
-      ...options.map((option) =>
-        el(
-          'button',
-          {
-            type: 'button',
-            'data-option-id': String(option.optionId),
-            onclick: () => done({ outcome: { outcome: 'selected', optionId: option.optionId } }),
-          },
-          String(option.name ?? option.optionId),
-        ),
-      ),
-      el(
-        'button',
-        { type: 'button', class: 'cancel', onclick: () => done({ outcome: { outcome: 'cancelled' } }) },
-        'Cancel',
-      ),
-    );
-    permissionCards.set(id, card);
+  for (const [key, { ask }] of asks) {
+    if (askCards.has(key)) continue;
+    const card = askCard(ask);
+    askCards.set(key, card);
     container.append(card);
   }
+}
+
+/**
+ * The agent withdrew one of its requests (`$/cancel_request`): its card goes, and the request is
+ * answered -32800 as JSON-RPC cancellation asks.
+ */
+function withdraw(requestId: unknown): void {
+  const key = JSON.stringify(requestId);
+  const waiting = asks.get(key);
+  if (waiting === undefined) return;
+  asks.delete(key);
+  waiting.reject(new RpcError(-32800, 'Request cancelled', undefined));
+  say(`the agent withdrew its ${waiting.ask.method} request (id ${key})`);
+  schedule();
+}
+
+/** The session's config controls and the palette's commands, rebuilt only when they changed. */
+let controlsShown = '';
+function renderSessionControls(): void {
+  const sessionId = byId<HTMLSelectElement>('session-select').value;
+  const snapshot =
+    sessionId !== '' && store.sessionIds().includes(sessionId) ? store.snapshot(sessionId) : undefined;
+  palette.setCommands(commandsOf(snapshot));
+  const key = JSON.stringify([sessionId, snapshot?.configOptions ?? null]);
+  if (key === controlsShown) return;
+  controlsShown = key;
+  byId('session-controls').replaceChildren(
+    snapshot === undefined
+      ? ''
+      : configControls(snapshot, (configId, choice) => setConfig(sessionId, configId, choice)),
+  );
+}
+
+function setConfig(sessionId: string, configId: string, choice: ConfigChoice): void {
+  void act('session/set_config_option', async () => {
+    // The answer's options reach the store through noteResponse, like every tab's.
+    await peer.request('session/set_config_option', { sessionId, configId, ...choice });
+    say(`${configId} set to ${String(choice.value)}`);
+  });
+}
+
+/** The page's requests the agent has not answered, with their age. */
+function renderWaiting(): void {
+  const waiting = peer.waiting();
+  byId('waiting').replaceChildren(
+    ...waiting.map((request) =>
+      el(
+        'li',
+        { 'data-request-id': request.id, class: request.age > 10_000 ? 'late' : undefined },
+        `${request.method} (id ${request.id}) waiting ${(request.age / 1000).toFixed(request.age < 10_000 ? 1 : 0)} s`,
+      ),
+    ),
+  );
 }
 
 function addSession(id: string): void {
@@ -147,13 +231,36 @@ function addSession(id: string): void {
   schedule();
 }
 
+/** The extra clients (a remote agent's extra connections), by connection number. */
+const seconds = new Map<number, SecondClient>();
+function secondClient(conn: number): SecondClient {
+  let client = seconds.get(conn);
+  if (client === undefined) {
+    client = new SecondClient(conn, api, byId('second-clients'), schedule, replaying);
+    seconds.set(conn, client);
+  }
+  return client;
+}
+
 function onEvent(event: ServerEvent): void {
+  if (offline && (event.type === 'frame' || event.type === 'sent')) return;
+  if (event.type === 'live') for (const client of seconds.values()) client.onEvent(event);
+  if ('conn' in event && event.conn !== undefined && event.conn !== 1) {
+    secondClient(event.conn).onEvent(event);
+    schedule();
+    return;
+  }
   if (event.type === 'live') {
     replaying = false;
     for (const msg of held.values()) peer.receive(msg);
     held.clear();
   } else if (event.type === 'started') {
     byId('agent-status').textContent = `agent run ${event.run} started: ${event.description}`;
+    const single = event.target === 'stdio';
+    byId<HTMLButtonElement>('open-second-client').disabled = single;
+    byId('second-client-hint').textContent = single
+      ? 'A second client needs its own connection, and a stdio agent has one: run the agent on a listening transport (for the reference agent: acp-kit agent --listen) and inspect it with --url.'
+      : '';
     byId('agent-status').className = 'running';
     agentRunning = true;
     stderrLive = '';
@@ -167,9 +274,9 @@ function onEvent(event: ServerEvent): void {
     byId('agent-stderr').textContent = event.stderr;
     peer.abandon(event.reason);
     for (const id of store.sessionIds()) store.setConnection(id, 'disconnected');
-    for (const [id, { answer }] of permissions) {
-      permissions.delete(id);
-      answer({ outcome: { outcome: 'cancelled' } });
+    for (const [key, { reject }] of asks) {
+      asks.delete(key);
+      reject(new Error(event.reason));
     }
   } else if (event.type === 'stderr') {
     stderrLive = (stderrLive + event.text).slice(-16_384);
@@ -178,23 +285,35 @@ function onEvent(event: ServerEvent): void {
     const dir = event.type === 'sent' ? 'client->agent' : 'agent->client';
     const row = traffic.add(dir, event.t, event.text);
     const msg = record(row.msg);
+    noteResponse(row);
     if (dir === 'client->agent') {
       peer.noteUsedId(msg?.id);
       // A response this tab (or an earlier one) already sent: that request is no longer waiting.
       if (msg !== undefined && !('method' in msg)) {
-        permissions.delete(JSON.stringify(msg.id));
+        asks.delete(JSON.stringify(msg.id));
         held.delete(JSON.stringify(msg.id));
       }
     } else {
       if (msg !== undefined && msg.method === 'session/update' && traffic.version === 2) {
         try {
-          store.apply(msg.params as Parameters<ConversationStore['apply']>[0]);
+          const params = record(msg.params);
+          const target =
+            replayCheck !== undefined && params?.sessionId === replayCheck.sessionId
+              ? replayCheck.store
+              : store;
+          target.apply(msg.params as Parameters<ConversationStore['apply']>[0]);
         } catch (error) {
           say(
             `the conversation store refused an update: ${error instanceof Error ? error.message : String(error)}`,
             true,
           );
         }
+      }
+      if (msg?.method === '$/cancel_request') {
+        const requestId = record(msg.params)?.requestId;
+        if (held.delete(JSON.stringify(requestId))) {
+          // Withdrawn before this tab caught up: never shown.
+        } else withdraw(requestId);
       }
       if (replaying && msg !== undefined && typeof msg.method === 'string' && 'id' in msg)
         held.set(JSON.stringify(msg.id), row.msg);
@@ -222,17 +341,18 @@ function showAgent(result: unknown): void {
           el(
             'li',
             {},
-            `${String(method.name ?? method.id)} (${String(method.id)}) `,
+            `${String(method.name ?? method.methodId ?? method.id)} (${String(method.methodId ?? method.id)}${method.type ? `, ${String(method.type)}` : ''}) `,
             el(
               'button',
               {
                 type: 'button',
+                'data-method-id': String(method.id ?? method.methodId),
                 onclick: () =>
-                  void act('login', () =>
-                    peer.request(traffic.version === 2 ? 'auth/login' : 'authenticate', {
-                      methodId: method.id,
-                    }),
-                  ),
+                  void act('login', async () => {
+                    const methodId = method.methodId ?? method.id;
+                    await peer.request(traffic.version === 2 ? 'auth/login' : 'authenticate', { methodId });
+                    say(`logged in with ${String(methodId)}`);
+                  }),
               },
               'Log in',
             ),
@@ -259,7 +379,6 @@ byId('initialize').addEventListener(
           ? { protocolVersion: 2, info: clientInfo, capabilities }
           : { protocolVersion: 1, clientInfo, clientCapabilities: capabilities },
       );
-      showAgent(result);
       say(`initialized (protocol version ${String(record(result)?.protocolVersion)})`);
     }),
 );
@@ -274,6 +393,28 @@ function trackSessionResponse(sessionId: string, result: unknown): void {
   addSession(sessionId);
 }
 
+/**
+ * What the page learns from an answer of the agent, whichever tab asked (this one, an earlier one
+ * whose log a reload replays, or an imported transcript): the agent's info, a session's options
+ * and commands, a deletion.
+ */
+function noteResponse(row: TrafficRow): void {
+  if (row.dir !== 'agent->client' || row.kind !== 'response') return;
+  const result = record(record(row.msg)?.result);
+  if (result === undefined) return;
+  if (row.method === 'initialize') showAgent(result);
+  else if (['session/new', 'session/resume', 'session/load', 'session/fork'].includes(row.method)) {
+    const sessionId = row.sessionId || String(result.sessionId);
+    trackSessionResponse(sessionId, result);
+  } else if (row.method === 'session/set_config_option' && Array.isArray(result.configOptions)) {
+    if (traffic.version === 2) store.setConfigOptions(row.sessionId, result.configOptions as never);
+  } else if (row.method === 'session/delete' && row.sessionId !== '') {
+    store.forget(row.sessionId);
+    if (sessions.includes(row.sessionId)) sessions.splice(sessions.indexOf(row.sessionId), 1);
+    byId<HTMLSelectElement>('session-select').replaceChildren();
+  }
+}
+
 byId('new-session').addEventListener(
   'click',
   () =>
@@ -282,9 +423,7 @@ byId('new-session').addEventListener(
         'session/new',
         traffic.version === 2 ? { cwd: cwd() } : { cwd: cwd(), mcpServers: [] },
       );
-      const id = String(record(result)?.sessionId);
-      trackSessionResponse(id, result);
-      say(`session ${id} created`);
+      say(`session ${String(record(result)?.sessionId)} created`);
     }),
 );
 
@@ -326,13 +465,77 @@ byId('resume').addEventListener(
       const replay = byId<HTMLInputElement>('replay').checked;
       // A replay rebuilds the session from what the agent sends, into a fresh view of it.
       if (replay) store.forget(sessionId);
-      const result = await peer.request('session/resume', {
+      await peer.request('session/resume', {
         sessionId,
         cwd: cwd(),
         ...(replay ? { replayFrom: { type: 'start' } } : {}),
       });
-      trackSessionResponse(sessionId, result);
       say(`session ${sessionId} resumed${replay ? ' with replay' : ''}`);
+    }),
+);
+
+byId('delete-session').addEventListener(
+  'click',
+  () =>
+    void act('session/delete', async () => {
+      const sessionId = byId<HTMLSelectElement>('session-select').value;
+      if (sessionId === '') throw new Error('no session chosen');
+      await peer.request('session/delete', { sessionId });
+      say(`session ${sessionId} deleted`);
+      schedule();
+    }),
+);
+
+byId('replay-check').addEventListener(
+  'click',
+  () =>
+    void act('replay check', async () => {
+      const sessionId = byId<HTMLSelectElement>('session-select').value;
+      if (sessionId === '') throw new Error('no session chosen');
+      if (replayCheck !== undefined) throw new Error('a replay check is already running');
+      const check = { sessionId, store: new ConversationStore({ unstable: true }) };
+      replayCheck = check;
+      try {
+        await peer.request('session/resume', { sessionId, cwd: cwd(), replayFrom: { type: 'start' } });
+      } finally {
+        replayCheck = undefined;
+      }
+      const result = compareReplay(store.snapshot(sessionId), check.store.snapshot(sessionId));
+      const same = result.differences.length === 0;
+      byId('replay-result').replaceChildren(
+        el(
+          'p',
+          { class: same ? 'replay-same' : 'replay-differs' },
+          same
+            ? `The replay of ${sessionId} matches the live store: ${result.messages} message(s), ${result.toolCalls} tool call(s), the same IDs, no duplicated content.`
+            : `The replay of ${sessionId} differs from the live store in ${result.differences.length} place(s):`,
+        ),
+        ...(same ? [] : [el('ul', {}, ...result.differences.map((difference) => el('li', {}, difference)))]),
+      );
+    }),
+);
+
+byId('open-second-client').addEventListener(
+  'click',
+  () =>
+    void act('second client', async () => {
+      const sessionId = byId<HTMLSelectElement>('session-select').value;
+      if (sessionId === '') throw new Error('create or resume a session first');
+      const client = secondClient(await api.connect());
+      await client.ready;
+      await client.attach(sessionId, cwd());
+      say(`client ${client.conn} attached to ${sessionId}`);
+    }),
+);
+
+byId('cancel-turn').addEventListener(
+  'click',
+  () =>
+    void act('session/cancel', async () => {
+      const sessionId = byId<HTMLSelectElement>('session-select').value;
+      if (sessionId === '') throw new Error('no session chosen');
+      await peer.notify('session/cancel', { sessionId });
+      say(`session/cancel sent for ${sessionId}`);
     }),
 );
 
@@ -351,13 +554,20 @@ byId('restart').addEventListener(
   () =>
     void act('restart', async () => {
       await api.restart();
-      store = new ConversationStore({ unstable: true });
+      store = freshStore();
       sessions.length = 0;
       schedule();
     }),
 );
 
 // ---- Prompt --------------------------------------------------------------------------------------
+
+// Enter sends (Shift+Enter is a new line); the palette, listening first, takes Enter while it is open.
+byId('prompt').addEventListener('keydown', (event) => {
+  if (event.key !== 'Enter' || event.shiftKey || event.defaultPrevented || event.isComposing) return;
+  event.preventDefault();
+  byId<HTMLFormElement>('prompt-form').requestSubmit();
+});
 
 byId('prompt-form').addEventListener('submit', (event) => {
   event.preventDefault();
@@ -387,9 +597,26 @@ byId('prompt-form').addEventListener('submit', (event) => {
   });
 });
 
+// ---- Theme ---------------------------------------------------------------------------------------
+
+const THEME_KEY = 'acp-kit-inspect-theme';
+const themeSelect = byId<HTMLSelectElement>('theme');
+function applyTheme(theme: string): void {
+  if (theme === '') document.documentElement.removeAttribute('data-theme');
+  else document.documentElement.setAttribute('data-theme', theme);
+  themeSelect.value = theme;
+}
+applyTheme(localStorage.getItem(THEME_KEY) ?? '');
+themeSelect.addEventListener('change', () => {
+  localStorage.setItem(THEME_KEY, themeSelect.value);
+  applyTheme(themeSelect.value);
+});
+
 // ---- Traffic and export --------------------------------------------------------------------------
 
-for (const id of ['filter-session', 'filter-method', 'filter-kind'])
+// The diagram follows the traffic table as the reader scrolls it.
+byId('traffic-scroll').addEventListener('scroll', schedule, { passive: true });
+for (const id of ['filter-session', 'filter-method', 'filter-kind', 'session-select'])
   byId(id).addEventListener('input', schedule);
 
 byId('export').addEventListener('click', () => {
@@ -401,7 +628,10 @@ byId('export').addEventListener('click', () => {
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 });
 
-store.subscribe(schedule);
+// The ages of unanswered requests keep counting.
+setInterval(() => {
+  if (peer.waiting().length > 0 || byId('waiting').childElementCount > 0) schedule();
+}, 1000);
 void api.follow(
   (event) => onEvent(event),
   (status) => {
@@ -410,3 +640,58 @@ void api.follow(
   },
 );
 schedule();
+
+// ---- Import --------------------------------------------------------------------------------------
+
+/**
+ * Shows a transcript (the export's ndjson) offline: its messages in the traffic, validated and
+ * linted, and its session updates in a fresh store. A line that is not a transcript entry is listed
+ * as garbage where it stood. Back to live reloads the page, which replays the inspector's log.
+ */
+function importTranscript(name: string, text: string): void {
+  offline = true;
+  traffic.dispose();
+  traffic = new Traffic(() => schedule());
+  store = freshStore();
+  sessions.length = 0;
+  byId<HTMLSelectElement>('session-select').replaceChildren();
+  let entries = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let entry: Record<string, unknown> | undefined;
+    try {
+      entry = record(JSON.parse(line));
+    } catch {
+      entry = undefined;
+    }
+    const dir = entry?.dir === 'client->agent' || entry?.dir === 'agent->client' ? entry.dir : undefined;
+    if (entry === undefined || dir === undefined || !('msg' in entry)) {
+      traffic.add('agent->client', 0, line);
+      continue;
+    }
+    entries += 1;
+    const row = traffic.add(dir, typeof entry.t === 'number' ? entry.t : 0, JSON.stringify(entry.msg));
+    const msg = record(row.msg);
+    noteResponse(row);
+    if (dir === 'agent->client' && msg?.method === 'session/update' && traffic.version === 2) {
+      try {
+        store.apply(msg.params as Parameters<ConversationStore['apply']>[0]);
+      } catch (error) {
+        say(
+          `the conversation store refused an update: ${error instanceof Error ? error.message : String(error)}`,
+          true,
+        );
+      }
+    }
+  }
+  byId('status').textContent = `offline: ${name} (${entries} message(s)); the live traffic is not shown`;
+  byId('back-to-live').hidden = false;
+  schedule();
+}
+
+byId<HTMLInputElement>('import').addEventListener('change', (event) => {
+  const file = (event.target as HTMLInputElement).files?.[0];
+  if (file === undefined) return;
+  void act('import', async () => importTranscript(file.name, await file.text()));
+});
+byId('back-to-live').addEventListener('click', () => location.reload());

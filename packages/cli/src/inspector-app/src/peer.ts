@@ -14,8 +14,19 @@ export class RpcError extends Error {
 export type AgentRequestHandler = (method: string, params: unknown, id: unknown) => Promise<unknown>;
 
 interface Waiting {
+  method: string;
+  /** `performance.now()` when it was sent. */
+  since: number;
   resolve(value: unknown): void;
   reject(error: Error): void;
+}
+
+/** A request of this page the agent has not answered yet. */
+export interface WaitingRequest {
+  readonly id: number;
+  readonly method: string;
+  /** Milliseconds since it was sent. */
+  readonly age: number;
 }
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
@@ -43,7 +54,7 @@ export class Peer {
   request(method: string, params: unknown): Promise<unknown> {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#waiting.set(id, { resolve, reject });
+      this.#waiting.set(id, { method, since: performance.now(), resolve, reject });
       this.#send(JSON.stringify({ jsonrpc: '2.0', id, method, params })).catch((error: Error) => {
         this.#waiting.delete(id);
         reject(error);
@@ -93,6 +104,12 @@ export class Peer {
     const error = record(msg.error);
     if (error) waiting.reject(new RpcError(Number(error.code), String(error.message), error.data));
     else waiting.resolve(msg.result);
+  }
+
+  /** The requests still waiting for the agent's answer, oldest first. */
+  waiting(): WaitingRequest[] {
+    const now = performance.now();
+    return [...this.#waiting].map(([id, w]) => ({ id, method: w.method, age: now - w.since }));
   }
 
   /** Fails every request still waiting: the agent is gone. */

@@ -1,6 +1,8 @@
 import { ruleInfo, type RuleId } from '@acp-kit/conformance/lint';
 import { el } from './dom.js';
+import { jsonWithPointers } from './json-view.js';
 import type { Traffic, TrafficRow } from './traffic.js';
+import { VirtualList } from './virtual-list.js';
 
 /** The Traffic tab's filters. */
 export interface TrafficFilter {
@@ -16,6 +18,11 @@ function matches(row: TrafficRow, filter: TrafficFilter): boolean {
   if (filter.method !== '' && !row.method.includes(filter.method)) return false;
   if (filter.kind !== '' && row.kind !== filter.kind) return false;
   return true;
+}
+
+/** The rows the filters let through, in order. */
+export function visibleRows(traffic: Traffic, filter: TrafficFilter): TrafficRow[] {
+  return traffic.rows.filter((row) => matches(row, filter));
 }
 
 function rowView(traffic: Traffic, row: TrafficRow, lintOn: boolean): HTMLElement {
@@ -67,7 +74,13 @@ function rowView(traffic: Traffic, row: TrafficRow, lintOn: boolean): HTMLElemen
     el(
       'td',
       { class: 'raw' },
-      el('code', {}, row.text.length > 2000 ? `${row.text.slice(0, 2000)}…` : row.text),
+      row.validity === 'invalid'
+        ? jsonWithPointers(
+            row.text,
+            row.msg,
+            row.issues.map((issue) => issue.pointer),
+          )
+        : el('code', {}, row.text.length > 2000 ? `${row.text.slice(0, 2000)}…` : row.text),
     ),
   );
 }
@@ -80,32 +93,83 @@ function ruleTier(id: string): string {
   }
 }
 
-/** Renders the traffic table and the lint summary. The lint runs only on v2 traffic (its rules are v2's). */
-export function renderTraffic(
-  traffic: Traffic,
-  filter: TrafficFilter,
-  body: HTMLElement,
-  summary: HTMLElement,
-): void {
-  const lintOn = traffic.version === 2;
-  body.replaceChildren(
-    ...traffic.rows.filter((row) => matches(row, filter)).map((row) => rowView(traffic, row, lintOn)),
-  );
-  if (!lintOn) {
-    summary.replaceChildren('The prompt-lifecycle lint applies to v2 traffic; this connection speaks v1.');
-    return;
+/**
+ * The traffic table (virtualized: a flood of 100 000 frames keeps only the rows near the view in
+ * the DOM) and the lint summary. The lint runs only on v2 traffic (its rules are v2's).
+ */
+export class TrafficView {
+  readonly #list: VirtualList;
+  readonly #summary: HTMLElement;
+  #summaryKey: unknown;
+  #summaryStale = false;
+
+  constructor(viewport: HTMLElement, body: HTMLElement, summary: HTMLElement) {
+    this.#list = new VirtualList(
+      viewport,
+      body,
+      () => el('tr', { class: 'spacer', 'aria-hidden': 'true' }, el('td', { colspan: 8 })),
+      36,
+    );
+    this.#summary = summary;
   }
-  const lint = traffic.lint();
-  const failed = lint.results.filter((result) => result.status === 'fail');
-  const unlocated = lint.findings.filter((finding) => finding.line === undefined);
-  summary.replaceChildren(
-    el(
-      'p',
-      { class: failed.length === 0 ? 'lint-clean' : 'lint-failed' },
-      failed.length === 0
-        ? `lint: ${lint.messages} message(s), no rule broken so far`
-        : `lint: ${lint.messages} message(s), broken: ${failed.map((result) => result.id).join(', ')}`,
-    ),
-    ...unlocated.map((finding) => el('p', { class: 'finding' }, `${finding.ruleId}: ${finding.message}`)),
-  );
+
+  /**
+   * Position (in the rows last rendered) just after the last row the table shows on screen, so the
+   * diagram can end where the reader is; the end of the list while the table follows new rows.
+   */
+  lastVisible(viewport: HTMLElement, body: HTMLElement, count: number): number {
+    if (this.#list.following) return count;
+    const bottom = viewport.getBoundingClientRect().bottom;
+    let last = -1;
+    for (const row of body.querySelectorAll<HTMLElement>('tr.row')) {
+      if (row.getBoundingClientRect().top >= bottom) break;
+      last = Number(row.dataset.position);
+    }
+    return last === -1 ? count : Math.min(count, last + 1);
+  }
+
+  /** Rows in the DOM now. */
+  get renderedRows(): number {
+    return this.#list.renderedCount;
+  }
+
+  /** Renders `rows` (the ones the filters let through) and the summary. */
+  render(traffic: Traffic, rows: readonly TrafficRow[]): void {
+    const lintOn = traffic.version === 2;
+    const lint = lintOn ? traffic.lint() : undefined;
+    this.#list.update(
+      rows.map((row, position) => ({
+        key: String(row.index),
+        deps: [row, lint, position],
+        render: () => {
+          const node = rowView(traffic, row, lintOn);
+          node.dataset.position = String(position);
+          return node;
+        },
+      })),
+    );
+    const stale = traffic.lintStale();
+    if (this.#summaryKey === (lint ?? traffic) && this.#summaryStale === stale) return;
+    this.#summaryKey = lint ?? traffic;
+    this.#summaryStale = stale;
+    if (lint === undefined) {
+      this.#summary.replaceChildren(
+        'The prompt-lifecycle lint applies to v2 traffic; this connection speaks v1.',
+      );
+      return;
+    }
+    const failed = lint.results.filter((result) => result.status === 'fail');
+    const unlocated = lint.findings.filter((finding) => finding.line === undefined);
+    this.#summary.replaceChildren(
+      el(
+        'p',
+        { class: failed.length === 0 ? 'lint-clean' : 'lint-failed' },
+        failed.length === 0
+          ? `lint: ${lint.messages} message(s), no rule broken so far`
+          : `lint: ${lint.messages} message(s), broken: ${failed.map((result) => result.id).join(', ')}`,
+      ),
+      ...(stale ? [el('p', { class: 'lint-stale' }, 'Newer messages are still being checked…')] : []),
+      ...unlocated.map((finding) => el('p', { class: 'finding' }, `${finding.ruleId}: ${finding.message}`)),
+    );
+  }
 }

@@ -63,17 +63,62 @@ function issuesOf(
   }));
 }
 
+/** A row's line in the project's transcript format; the message is its raw text, not parsed and written again. */
+function lineOf(row: TrafficRow): string {
+  // A frame of a remote transport may be pretty-printed over several lines: that one is written again.
+  const msg = /[\r\n]/.test(row.text) ? JSON.stringify(row.msg) : row.text.trim();
+  return `{"dir":${JSON.stringify(row.dir)},"t":${JSON.stringify(row.t)},"msg":${msg}}\n`;
+}
+
 /**
  * Every frame both ways, classified and validated against the schema of the version in force
  * (the version the page asked for until the agent's initialize answer says which one it speaks).
  */
 export class Traffic {
   readonly rows: TrafficRow[] = [];
-  /** Requests awaiting an answer, by `<sender>:<id>`, with their method. */
-  readonly #open = new Map<string, string>();
+  /** Requests awaiting an answer, by `<sender>:<id>`, with their method and session. */
+  readonly #open = new Map<string, { method: string; sessionId: string }>();
   #version: 1 | 2 = 2;
   #lines = 0;
-  #lint: { result: LintResult; rows: number } | undefined;
+  #lint:
+    | { result: LintResult; rows: number; at: number; took: number; byLine: Map<number, Finding[]> }
+    | undefined;
+  /** The lint worker, when the page can run one (see lint-worker.ts); the lint runs inline otherwise. */
+  readonly #worker: Worker | undefined;
+  /** Transcript lines (one per JSON-RPC row) handed to the worker so far. */
+  #posted = 0;
+  /** Rows the lint in flight covers, or undefined when none is. */
+  #inFlight: number | undefined;
+  readonly #onLinted: () => void;
+
+  /** `onLinted` is called when a lint run in the worker finished (the page renders again). */
+  constructor(onLinted: () => void = () => {}) {
+    this.#onLinted = onLinted;
+    let worker: Worker | undefined;
+    try {
+      worker = typeof Worker === 'function' ? new Worker('/lint-worker.js', { type: 'module' }) : undefined;
+    } catch {
+      worker = undefined;
+    }
+    this.#worker = worker;
+    worker?.addEventListener('message', (event: MessageEvent<{ lines: number; result: LintResult }>) => {
+      const rows = this.#inFlight ?? this.rows.length;
+      this.#inFlight = undefined;
+      this.#setLint(event.data.result, rows, 0);
+      this.#onLinted();
+    });
+  }
+
+  #setLint(result: LintResult, rows: number, took: number): void {
+    const byLine = new Map<number, Finding[]>();
+    for (const finding of result.findings) {
+      if (finding.line === undefined) continue;
+      const list = byLine.get(finding.line) ?? [];
+      list.push(finding);
+      byLine.set(finding.line, list);
+    }
+    this.#lint = { result, rows, at: performance.now(), took, byLine };
+  }
 
   /** The version frames are validated against now. */
   get version(): 1 | 2 {
@@ -118,16 +163,22 @@ export class Traffic {
     let kind: Kind;
     let method = '';
     let issues: Issue[] | undefined;
+    const params = record(m.params);
+    let sessionId = typeof params?.sessionId === 'string' ? params.sessionId : '';
     if (typeof m.method === 'string') {
       kind = 'id' in m ? 'request' : 'notification';
       method = m.method;
-      if (kind === 'request') this.#open.set(`${sender}:${JSON.stringify(m.id)}`, method);
+      if (kind === 'request') this.#open.set(`${sender}:${JSON.stringify(m.id)}`, { method, sessionId });
       issues = issuesOf(validators.validateParams(method, m.params), '/params');
     } else {
       kind = 'error' in m ? 'error' : 'response';
       const requester = sender === 'agent' ? 'client' : 'agent';
       const key = `${requester}:${JSON.stringify(m.id)}`;
-      method = this.#open.get(key) ?? '';
+      const request = this.#open.get(key);
+      method = request?.method ?? '';
+      // A response belongs to its request's session (session/new's, to the session it created).
+      const created = record(m.result)?.sessionId;
+      sessionId = request?.sessionId || (typeof created === 'string' ? created : '');
       this.#open.delete(key);
       if (kind === 'response' && method !== '') {
         issues = issuesOf(validators.validateResult(method, m.result), '/result');
@@ -144,8 +195,6 @@ export class Traffic {
       }
     }
     if (m.jsonrpc !== '2.0') issues = [...(issues ?? []), { pointer: '/jsonrpc', message: 'must be "2.0"' }];
-    const params = record(m.params);
-    const sessionId = typeof params?.sessionId === 'string' ? params.sessionId : '';
     const row: TrafficRow = {
       index,
       dir,
@@ -168,19 +217,53 @@ export class Traffic {
   transcript(): string {
     return this.rows
       .filter((row) => row.line !== undefined)
-      .map((row) => `${JSON.stringify({ dir: row.dir, t: row.t, msg: row.msg })}\n`)
+      .map((row) => lineOf(row))
       .join('');
   }
 
-  /** The conformance kit's lint over the transcript so far (recomputed only when frames were added). */
+  /**
+   * The conformance kit's lint over the transcript so far. Recomputed when frames were added, but
+   * during a flood at most every few times its own duration (so linting 100 000 frames never takes
+   * most of the page's time): until then the last result is returned and {@link lintStale} is true.
+   */
   lint(): LintResult {
-    if (this.#lint?.rows !== this.rows.length)
-      this.#lint = { result: lintTranscript(this.transcript()), rows: this.rows.length };
-    return this.#lint.result;
+    if (this.#worker !== undefined) return this.#lintInWorker(this.#worker);
+    const now = performance.now();
+    if (
+      this.#lint === undefined ||
+      (this.#lint.rows !== this.rows.length && now - this.#lint.at >= Math.max(200, 4 * this.#lint.took))
+    )
+      this.#setLint(lintTranscript(this.transcript()), this.rows.length, performance.now() - now);
+    return this.#lint!.result;
+  }
+
+  /** Hands the new lines to the worker and asks for a lint when none is running; the last result meanwhile. */
+  #lintInWorker(worker: Worker): LintResult {
+    if (this.#lint === undefined) this.#setLint(lintTranscript(''), 0, 0);
+    if (this.#inFlight === undefined && this.#lint!.rows !== this.rows.length) {
+      const lines: string[] = [];
+      for (const row of this.rows.slice(this.#posted)) if (row.line !== undefined) lines.push(lineOf(row));
+      this.#posted = this.rows.length;
+      this.#inFlight = this.rows.length;
+      worker.postMessage({ lines, lint: this.#posted });
+    }
+    return this.#lint!.result;
+  }
+
+  /** Stops the lint worker (this traffic is no longer shown). */
+  dispose(): void {
+    this.#worker?.terminate();
+  }
+
+  /** Whether frames arrived since the last lint (a later render should lint again). */
+  lintStale(): boolean {
+    return this.#lint !== undefined && this.#lint.rows !== this.rows.length;
   }
 
   /** The lint's findings of one row. */
-  findingsOf(row: TrafficRow): Finding[] {
-    return row.line === undefined ? [] : this.lint().findings.filter((finding) => finding.line === row.line);
+  findingsOf(row: TrafficRow): readonly Finding[] {
+    if (row.line === undefined) return [];
+    this.lint();
+    return this.#lint?.byLine.get(row.line) ?? [];
   }
 }

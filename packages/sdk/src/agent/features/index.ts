@@ -1,5 +1,6 @@
 import type { MethodFeature } from '../serving.js';
 import { connectionLifecycle } from './connection-lifecycle.js';
+import { mcpOverAcp } from './mcp-over-acp.js';
 import { prompts } from './prompts.js';
 import { providers } from './providers.js';
 import { sessionArchive } from './session-archive.js';
@@ -25,4 +26,5 @@ export const AGENT_FEATURES: readonly MethodFeature[] = [
   sessionArchive,
   workRequests,
   providers,
+  mcpOverAcp,
 ];

@@ -7,6 +7,7 @@ import type {
   SystemPrompt,
 } from '@acp-kit/schema';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
+import { checkAcpServers } from '../../mcp-over-acp/declarations.js';
 import { requireAbsolute, requireAbsoluteDirectories } from '../absolute-paths.js';
 import type { AgentSession } from '../agent-session.js';
 import { replayFromLog } from '../log-replay.js';
@@ -61,6 +62,7 @@ export async function newSession(
   requireAbsolute(request.cwd);
   requireAbsoluteDirectories(request.additionalDirectories);
   const systemPrompt = checkSystemPrompt(agent.capabilities, request.systemPrompt);
+  checkAcpServers(request.mcpServers, agent.mcp !== undefined);
   const sessionId = agent.newSessionId();
   const onNew = agent.options.onNewSession;
   const setup = onNew
@@ -72,6 +74,7 @@ export async function newSession(
     settings,
     ...(setup?.title === undefined ? {} : { title: setup.title }),
   });
+  agent.mcp?.declare(session.id, context.client, request.mcpServers);
   return { session, response: { sessionId: session.id, ...responseSettings(settings) } };
 }
 
@@ -88,6 +91,7 @@ async function prepareResume(
   requireAbsoluteDirectories(request.additionalDirectories);
   // Given: replaces the stored one; omitted or null: the stored one stays.
   const systemPrompt = checkSystemPrompt(agent.capabilities, request.systemPrompt);
+  checkAcpServers(request.mcpServers, agent.mcp !== undefined);
   const onResume = agent.options.onResumeSession;
   const setup = onResume
     ? await runHandler(agent, 'onResumeSession', session.id, () => onResume(request, { ...context, session }))
@@ -179,6 +183,7 @@ export const sessions: MethodFeature = (agent) => {
       session.cwd = params.cwd;
       const cursor = replayCursorOf(params);
       await attachResumed(agent, connection, session, cursor, request.signal);
+      agent.mcp?.declare(session.id, connection.peer, params.mcpServers);
       return settings;
     },
     'session/list': async (params, request, connection) => {

@@ -2920,6 +2920,11 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
     v2: 'providers/disable',
     lossy: 'v1 has no provider configuration (upstream\'s unstable surface): a v1 agent behind a bridge is advertised without capabilities.providers and the bridge answers providers/disable -32601; a v1 client of a v2 agent is not offered it.',
   },
+  {
+    v1: null,
+    v2: 'mcp/message',
+    lossy: 'v1 has no MCP over ACP (upstream\'s unstable surface, the mcp-over-acp draft): a v1 agent behind a bridge is advertised without capabilities.session.mcp.acp, so a client declares no acp server to it; a v2 agent never sends mcp/message to a v1 client, which cannot declare one, and its notification form is not translated.',
+  },
 ];
 /** Every session/update kind of both versions with its counterpart, in mapping order. */
 export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [

@@ -74,6 +74,8 @@ export interface MethodInfo {
   readonly result?: DefinitionName;
   /** What it is for. */
   readonly description: string;
+  /** The same wire name sent as a notification the other way (a request only; `mcp/message`): its direction, params and purpose. */
+  readonly notification?: { readonly direction: 'client_to_agent' | 'agent_to_client' | 'both'; readonly params: DefinitionName; readonly description: string };
 }
 
 /** Every method of the schema, in schema order. */

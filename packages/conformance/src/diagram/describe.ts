@@ -1,4 +1,4 @@
-import type { ArrowKind, SequenceDiagram } from './model.ts';
+import type { ArrowKind, SequenceDiagram } from './model.js';
 
 const VERB: Record<ArrowKind, string> = {
   request: 'sends the request',

@@ -1,5 +1,5 @@
-import type { ArrowKind, ArrowStep, DividerStep, NoteStep, SequenceDiagram } from './model.ts';
-import { estimateTextWidth } from './text.ts';
+import type { ArrowKind, ArrowStep, DividerStep, NoteStep, SequenceDiagram } from './model.js';
+import { estimateTextWidth } from './text.js';
 
 /** Font sizes in px; the stylesheet uses the same numbers so that estimates hold. */
 export const FONT = { participant: 15, label: 14, detail: 13, note: 14, legend: 13 } as const;

@@ -1,4 +1,4 @@
-import { describeDiagram } from './describe.ts';
+import { describeDiagram } from './describe.js';
 import {
   type DiagramLayout,
   FONT,
@@ -10,9 +10,9 @@ import {
   layoutDiagram,
   PARTICIPANT_BOX_HEIGHT,
   type PlacedArrow,
-} from './layout.ts';
-import type { SequenceDiagram } from './model.ts';
-import { escapeXml } from './text.ts';
+} from './layout.js';
+import type { SequenceDiagram } from './model.js';
+import { escapeXml } from './text.js';
 
 const HEAD_LENGTH = 9;
 const HEAD_HALF_WIDTH = 4.5;
