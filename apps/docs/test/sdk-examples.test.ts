@@ -6,10 +6,12 @@ import {
   Connection,
   createInProcessPair,
 } from '@acp-kit/sdk';
+import { serveConductor, serveProxy } from '@acp-kit/sdk/proxy';
 import { describe, expect, it, vi } from 'vitest';
 import { interactiveClient } from '../src/examples/sdk/answer-the-agent.ts';
 import { askOnce } from '../src/examples/sdk/ask-once.ts';
 import { branchAndShelve } from '../src/examples/sdk/branch-and-shelve.ts';
+import { contextProxy } from '../src/examples/sdk/context-proxy.ts';
 import { createDelegatingAgent } from '../src/examples/sdk/delegate-to-subagent.ts';
 import { createEchoAgent } from '../src/examples/sdk/echo-agent.ts';
 import { listWithin, sessionTitles, switchMode } from '../src/examples/sdk/manage-sessions.ts';
@@ -294,5 +296,33 @@ describe('tools-over-acp.ts (MCP over ACP, unstable)', () => {
     const reply = client.store.snapshot(sessionId).messages.find((m) => m.kind === 'agent_message');
     expect(reply?.content).toEqual([{ type: 'text', text: 'project-tools says: 4 words' }]);
     expect(wire).toContain('mcp/message');
+  });
+});
+
+describe('context-proxy.ts (proxy chains, unstable)', () => {
+  it('behind a conductor, adds the rules to each prompt on its way to the echo agent and marks the initialize answer', async () => {
+    const [agentSide, agentConductorSide] = createInProcessPair();
+    createEchoAgent().serve(new Connection(agentSide) as AgentConnection);
+    const [proxySide, proxyConductorSide] = createInProcessPair();
+    serveProxy(proxySide, contextProxy('Project rules: tabs, not spaces.'));
+    const [clientSide, clientConductorSide] = createInProcessPair();
+    serveConductor({
+      client: clientConductorSide,
+      proxies: [{ transport: proxyConductorSide, name: 'context proxy' }],
+      agent: { transport: agentConductorSide, name: 'echo agent' },
+    });
+    const client = new Client(new Connection(clientSide) as ClientConnection, {
+      info: { name: 'docs', version: '0.0.0' },
+    });
+    expect((await client.initialize())._meta).toEqual({ 'example.com/rules': true });
+    const sessionId = await client.newSession('/work');
+    await client.promptToEnd(sessionId, [{ type: 'text', text: 'Indent this file.' }]);
+    const [, reply] = client.store.snapshot(sessionId).messages;
+    // The echo agent repeats what reached it: the prompt and the proxy's block.
+    expect(reply?.content).toEqual([
+      { type: 'text', text: 'Indent this file.' },
+      { type: 'text', text: 'Project rules: tabs, not spaces.' },
+    ]);
+    client.close();
   });
 });

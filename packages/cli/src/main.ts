@@ -1,9 +1,11 @@
 import { runAgent } from './commands/agent.js';
 import { runBridgeCommand } from './commands/bridge.js';
+import { runChainCommand } from './commands/chain.js';
 import { runConformanceCommand } from './commands/conformance.js';
 import { runDemo } from './commands/demo.js';
 import { runInspect } from './commands/inspect.js';
 import { runLintCommand } from './commands/lint.js';
+import { runProxyCommand } from './commands/proxy.js';
 import { runServe } from './commands/serve.js';
 import { UsageError } from './usage-error.js';
 
@@ -54,6 +56,16 @@ Commands:
         messages relayed unchanged. --v1: the agent speaks ACP v1; each process runs behind
         bridge --serve v2 so v2 clients reach it. Logs each connection (address, Acp-Connection-Id)
         and each refused handshake; stops a connection's agent when it ends, and all of them on SIGTERM.
+  chain [--proxy "<command line>"]… -- <agent command…>
+        Run a proxy chain (unstable: upstream's proxy-chains draft) on stdio: a conductor that looks
+        like an ordinary agent to the client and routes every message through the proxies, in order,
+        to the agent, each started as a child process. A component that exits or writes something
+        that is not JSON-RPC ends the chain: waiting requests get -32603 naming it, all are stopped.
+  proxy [--name <label>] [--context <text>] [--log <file.ndjson>]
+        An ACP proxy on stdio (unstable), for a conductor to start (chain --proxy "acp-kit proxy …"):
+        adds its name to the initialize result's _meta["acp-kit.dev/proxies"], adds --context as a last
+        text block to every non-empty prompt, appends every message it sees to --log (ndjson); the
+        rest passes unchanged.
   conformance [--json <report.json>] [--timeout <s>] [--record <file.ndjson>] -- <agent command…>
         Check an ACP v2 agent against the prompt-lifecycle rules (PASS / FAIL / SKIP per rule).
   lint <transcript.ndjson>
@@ -76,6 +88,8 @@ const commands: Record<string, Command> = {
   lint: runLintCommand,
   inspect: runInspect,
   serve: runServe,
+  chain: runChainCommand,
+  proxy: runProxyCommand,
 };
 
 /** Runs the `acp-kit` command line and resolves with the process exit code. */

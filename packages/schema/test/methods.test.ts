@@ -12,6 +12,9 @@ import {
   type MessageMcpResponse,
   type PromptRequest,
   type PromptResponse,
+  type ProxySuccessorNotification,
+  type ProxySuccessorRequest,
+  type ProxySuccessorResponse,
   type SessionNotification,
 } from '../src/index.js';
 import { canonicalSchema } from './cases.js';
@@ -31,6 +34,7 @@ describe('methods', () => {
     for (const m of METHODS) {
       expect(defs).toContain(m.params);
       if (m.result !== undefined) expect(defs).toContain(m.result);
+      if (m.notification !== undefined) expect(defs).toContain(m.notification.params);
     }
   });
 
@@ -41,17 +45,26 @@ describe('methods', () => {
     }>();
     expectTypeOf<ClientNotificationMap['session/update']>().toEqualTypeOf<SessionNotification>();
     // mcp/message (unstable): a request the client handles, and its notification form the agent receives.
+    // proxy/successor (unstable) goes both ways as a request and as a notification: a conductor (a
+    // proxy's client) receives both forms from its proxies, a proxy both from its conductor.
     expectTypeOf<keyof AgentNotificationMap>().toEqualTypeOf<
-      'session/cancel' | 'mcp/message' | '$/cancel_request'
+      'session/cancel' | 'mcp/message' | 'proxy/successor' | '$/cancel_request'
     >();
     expectTypeOf<keyof ClientRequestMap>().toEqualTypeOf<
-      'session/request_permission' | 'elicitation/create' | 'mcp/message'
+      'session/request_permission' | 'elicitation/create' | 'mcp/message' | 'proxy/successor'
     >();
     expectTypeOf<AgentNotificationMap['mcp/message']>().toEqualTypeOf<MessageMcpNotification>();
     expectTypeOf<ClientRequestMap['mcp/message']>().toEqualTypeOf<{
       params: MessageMcpRequest;
       result: MessageMcpResponse;
     }>();
+    expectTypeOf<AgentNotificationMap['proxy/successor']>().toEqualTypeOf<ProxySuccessorNotification>();
+    expectTypeOf<ClientNotificationMap['proxy/successor']>().toEqualTypeOf<ProxySuccessorNotification>();
+    expectTypeOf<AgentRequestMap['proxy/successor']>().toEqualTypeOf<{
+      params: ProxySuccessorRequest;
+      result: ProxySuccessorResponse;
+    }>();
+    expectTypeOf<ClientRequestMap['proxy/successor']>().toEqualTypeOf<AgentRequestMap['proxy/successor']>();
     expectTypeOf<Definitions['PromptResponse']>().toEqualTypeOf<PromptResponse>();
   });
 });

@@ -102,8 +102,9 @@ export interface MethodModel {
   /** The capability that gates it; absent for a baseline method (always available). */
   readonly capability?: MethodCapabilityModel;
   /**
-   * The same wire name sent as a notification the other way (`x-methods/<name>/notification`), as
-   * `mcp/message` is: a request from the agent and a notification from the client.
+   * The same wire name also sent as a notification (`x-methods/<name>/notification`): the other
+   * way, as `mcp/message` (a request from the agent, a notification from the client), or the
+   * request's own way, as `proxy/successor` (both, in both directions).
    */
   readonly notification?: MethodNotificationModel;
 }

@@ -42,6 +42,22 @@ export const METHOD_CAPABILITIES = {
     servedBy: 'agent',
     capability: null,
   },
+  /** Unstable (upstream's unstable surface, the proxy-chains draft; may change): sent by a conductor instead of initialize to a component that has a successor, which then runs as a proxy. Same params and result as initialize; before answering, the proxy forwards an initialize to its successor through proxy/successor and answers with the capabilities of the chain from itself onward, keeping the protocolVersion. */
+  'proxy/initialize': {
+    method: 'proxy/initialize',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: null,
+  },
+  /** Unstable (upstream's unstable surface, the proxy-chains draft; may change): wraps one request between a proxy and its successor. A proxy sends it to its conductor to forward a request downstream; the conductor sends it to the proxy to deliver a request coming up from the successor. The wrapped request's result or error is returned unchanged. */
+  'proxy/successor': {
+    method: 'proxy/successor',
+    direction: 'both',
+    kind: 'request',
+    servedBy: 'both',
+    capability: null,
+  },
   /** Authenticates with one of the methods the agent advertised in authMethods. Clients call it only when that list is non-empty; afterwards session/new no longer fails with -32000. */
   'auth/login': {
     method: 'auth/login',

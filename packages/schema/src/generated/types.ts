@@ -481,6 +481,40 @@ export interface InitializeResponse {
   _meta?: Meta;
 }
 
+/** Unstable (upstream's unstable surface, the proxy-chains draft; may change or go away): parameters of proxy/initialize, the same as initialize's. A conductor sends it instead of initialize to every component that has a successor (the final agent gets initialize); protocolVersion is the version the conductor chose for the chain. Before answering successfully, the proxy forwards an initialize request to its successor through proxy/successor. */
+export type InitializeProxyRequest = InitializeRequest;
+/** Unstable (upstream's unstable surface, the proxy-chains draft; may change or go away): result of proxy/initialize, the same as initialize's. The proxy builds it from its successor's initialize result: the capabilities of the chain from itself onward. It must not change protocolVersion. */
+export type InitializeProxyResponse = InitializeResponse;
+
+/** Unstable (upstream's unstable surface, the proxy-chains draft; may change or go away): parameters of a proxy/successor request, an envelope around one request travelling between a proxy and its successor. A proxy sends it to forward a request downstream; the conductor sends it to deliver a request from the successor (session/request_permission, for example). The wrapped request's result or error is the proxy/successor result or error, unchanged; an error the conductor raises itself (the successor exited, say) is not a wrapped one. Cancelling it ($/cancel_request with this envelope's id) is hop-local: each hop cancels its own request. */
+export interface ProxySuccessorRequest {
+  /** The wrapped request's method, such as initialize or session/prompt. */
+  method: string;
+  /** The wrapped request's params, forwarded unchanged (its own _meta stays inside). Omitted and null both mean the wrapped request has none; when present it is an object or an array, as JSON-RPC requires. */
+  params?: ({
+
+  } | unknown[] | null);
+  /** Metadata of the envelope itself, hop-local: the conductor does not copy it into the request it unwraps. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the proxy-chains draft; may change or go away): result of a proxy/successor request: the wrapped request's result, unchanged. It is any JSON value, whatever the wrapped method returns (an InitializeResponse for a wrapped initialize, for example). */
+export type ProxySuccessorResponse = ({
+  [k: string]: unknown
+} | unknown[] | string | number | boolean | null);
+
+/** Unstable (upstream's unstable surface, the proxy-chains draft; may change or go away): parameters of a proxy/successor notification, an envelope around one notification travelling between a proxy and its successor: a proxy sends it to forward a notification downstream (session/cancel, for example); the conductor sends it to deliver one from the successor (session/update, for example). */
+export interface ProxySuccessorNotification {
+  /** The wrapped notification's method, such as session/update. */
+  method: string;
+  /** The wrapped notification's params, forwarded unchanged (its own _meta stays inside). Omitted and null both mean it has none; when present it is an object or an array, as JSON-RPC requires. */
+  params?: ({
+
+  } | unknown[] | null);
+  /** Metadata of the envelope itself, hop-local: the conductor does not copy it into the notification it unwraps. */
+  _meta?: Meta;
+}
+
 /** Parameters of auth/login: which advertised method to authenticate with. */
 export interface LoginAuthRequest {
   /** A methodId from the initialize response's authMethods. */
@@ -2674,6 +2708,11 @@ export interface Definitions {
   AuthMethod: AuthMethod;
   InitializeRequest: InitializeRequest;
   InitializeResponse: InitializeResponse;
+  InitializeProxyRequest: InitializeProxyRequest;
+  InitializeProxyResponse: InitializeProxyResponse;
+  ProxySuccessorRequest: ProxySuccessorRequest;
+  ProxySuccessorResponse: ProxySuccessorResponse;
+  ProxySuccessorNotification: ProxySuccessorNotification;
   LoginAuthRequest: LoginAuthRequest;
   LoginAuthResponse: LoginAuthResponse;
   LogoutAuthRequest: LogoutAuthRequest;

@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { loadOfficialParity, type ProtocolVersion } from './official.js';
+import { loadOfficialParity, type OfficialMethod, type ProtocolVersion } from './official.js';
 import { Sampler } from './sampler.js';
 
 type Json = { [key: string]: unknown };
@@ -19,6 +19,15 @@ export interface ParitySubject {
   ): { ok: true } | { ok: false; issues: readonly { pointer: string; message: string }[] };
   /** The least number of our examples that must have an official counterpart to check against. */
   readonly minExamplesChecked: number;
+}
+
+/**
+ * Whether our x-methods direction matches an official one. The official `proxy` side (the
+ * proxy-chain methods, between a conductor and its proxies) matches `client_to_agent` (the
+ * conductor is the proxy's client) or `both`, never `agent_to_client`.
+ */
+function sameDirection(official: OfficialMethod['direction'], mine: unknown): boolean {
+  return official === 'proxy' ? mine === 'client_to_agent' || mine === 'both' : mine === official;
 }
 
 /**
@@ -125,7 +134,7 @@ export function describeParity(subject: ParitySubject): void {
             `official method ${m.name} is missing from x-methods: add it to ${ourFile} or list it in ${parity.namesFile} (methods) with the reason`,
           ];
         const out: string[] = [];
-        if (mine.direction !== m.direction)
+        if (!sameDirection(m.direction, mine.direction))
           out.push(`${m.name}: direction ${String(mine.direction)}, official ${m.direction}`);
         for (const key of ['params', 'result'] as const) {
           const expected = m[key] === undefined ? undefined : counterpartOf(m[key]);
@@ -139,7 +148,7 @@ export function describeParity(subject: ParitySubject): void {
           out.push(`${m.name}: a notification form the official schema does not define`);
         if (m.notification !== undefined) {
           const expected = counterpartOf(m.notification.params);
-          if (form?.direction !== m.notification.direction || form?.params !== expected)
+          if (!sameDirection(m.notification.direction, form?.direction) || form?.params !== expected)
             out.push(
               `${m.name}: notification ${JSON.stringify(form)}, official ${m.notification.direction} with ${m.notification.params} (counterpart ${String(expected)})`,
             );

@@ -51,14 +51,21 @@ export interface Delta {
 /** An official method, read from the `x-method`/`x-side` annotations of its definitions. */
 export interface OfficialMethod {
   readonly name: string;
-  readonly direction: 'client_to_agent' | 'agent_to_client' | 'both';
+  /**
+   * `proxy` for the proxy-chain methods (`x-side: proxy`): sent between a conductor and its
+   * proxies, so a counterpart may be `client_to_agent` (the conductor is the proxy's client) or
+   * `both`, never `agent_to_client`.
+   */
+  readonly direction: 'client_to_agent' | 'agent_to_client' | 'both' | 'proxy';
+  /** Params of the request form (or of the notification, for a method that is only one). */
   readonly params?: string;
   readonly result?: string;
   /**
    * The same wire name as a notification, when the schema also defines one beside a request
-   * (`mcp/message`: a `…Notification` definition with its own `x-side`).
+   * (`mcp/message`: a `…Notification` definition with its own `x-side`; `proxy/successor`: one
+   * with `x-side: proxy` like its request).
    */
-  readonly notification?: { direction: 'client_to_agent' | 'agent_to_client' | 'both'; params: string };
+  readonly notification?: { direction: OfficialMethod['direction']; params: string };
 }
 
 /** The official schema of one version with our names and deltas for it. */
@@ -145,7 +152,14 @@ export function loadOfficialParity(version: ProtocolVersion): OfficialParity {
       const method = s['x-method'];
       if (typeof method !== 'string') continue;
       const side = s['x-side'];
-      const direction = side === 'agent' ? 'client_to_agent' : side === 'client' ? 'agent_to_client' : 'both';
+      const direction =
+        side === 'agent'
+          ? 'client_to_agent'
+          : side === 'client'
+            ? 'agent_to_client'
+            : side === 'proxy'
+              ? 'proxy'
+              : 'both';
       if (def.endsWith('Notification')) {
         notices.push([method, def, direction]);
         continue;

@@ -8,6 +8,7 @@ import { heldPrompt } from './held-prompt.ts';
 import { lostResponse } from './lost-response.ts';
 import { mcpOverAcp } from './mcp-over-acp.ts';
 import { promptLifecycle } from './prompt-lifecycle.ts';
+import { proxyChain } from './proxy-chain.ts';
 import { rejectedPrompt } from './rejected-prompt.ts';
 import { replayAfterRestart } from './replay-after-restart.ts';
 import { sessionLifetime } from './session-lifetime.ts';
@@ -27,6 +28,7 @@ export {
   lostResponse,
   mcpOverAcp,
   promptLifecycle,
+  proxyChain,
   rejectedPrompt,
   replayAfterRestart,
   sessionLifetime,
@@ -55,4 +57,5 @@ export const allDiagrams = [
   branchAndShelve,
   subagentDelegation,
   mcpOverAcp,
+  proxyChain,
 ] as const;

@@ -1,4 +1,4 @@
-import type { SequenceDiagram } from '../model.ts';
+import type { SequenceDiagram } from '@acp-kit/conformance/diagram';
 
 /** An MCP tool the client provides, called by the agent over the ACP connection. */
 export const mcpOverAcp: SequenceDiagram = {

@@ -2723,6 +2723,16 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
     result: 'InitializeResponse',
   },
   {
+    v1: null,
+    v2: 'proxy/initialize',
+    lossy: 'acp-kit\'s v1 schema is stable v1, which has no proxy chains (the official v1 unstable schema has proxy/initialize, acp-kit does not bridge it): a v1 agent behind the bridge can stand only at the end of a chain, as its final agent, which a conductor initializes with initialize.',
+  },
+  {
+    v1: null,
+    v2: 'proxy/successor',
+    lossy: 'Stable v1 has no proxy chains (the official v1 unstable schema has proxy/successor, acp-kit does not bridge it): proxy/successor travels only between a conductor and its proxies, which are v2 components here; the bridge has no v1 counterpart to map it to, and a v1 client never sees it.',
+  },
+  {
     v1: 'authenticate',
     v2: 'auth/login',
     params: 'Authenticate',

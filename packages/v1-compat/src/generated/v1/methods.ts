@@ -74,7 +74,7 @@ export interface MethodInfo {
   readonly result?: DefinitionName;
   /** What it is for. */
   readonly description: string;
-  /** The same wire name sent as a notification the other way (a request only; `mcp/message`): its direction, params and purpose. */
+  /** The same wire name also sent as a notification (a request only; `mcp/message` the other way, `proxy/successor` both ways): its direction, params and purpose. */
   readonly notification?: { readonly direction: 'client_to_agent' | 'agent_to_client' | 'both'; readonly params: DefinitionName; readonly description: string };
 }
 

@@ -1,0 +1,31 @@
+import { parseArgs } from 'node:util';
+import { runProxy } from '@acp-kit/sdk/proxy';
+import { referenceProxy } from '../chain/proxy-command.js';
+import { UsageError } from '../usage-error.js';
+
+/**
+ * `acp-kit proxy [--name <label>] [--context <text>] [--log <file.ndjson>]`: an ACP proxy on
+ * stdio, for a conductor (`acp-kit chain --proxy …`, or any conductor of the proxy-chains draft)
+ * to start. Exits 0 when the conductor closes the connection.
+ */
+export async function runProxyCommand(args: string[]): Promise<number> {
+  let values: { name?: string; context?: string; log?: string };
+  try {
+    values = parseArgs({
+      args,
+      options: { name: { type: 'string' }, context: { type: 'string' }, log: { type: 'string' } },
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.log === '') throw new UsageError('--log expects a file path');
+  await runProxy(
+    referenceProxy({
+      name: values.name ?? 'acp-kit proxy',
+      ...(values.context === undefined ? {} : { context: values.context }),
+      ...(values.log === undefined ? {} : { log: values.log }),
+    }),
+  );
+  return 0;
+}
