@@ -18,6 +18,8 @@ export const UNSTABLE_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   'providers/set',
   'providers/disable',
   'mcp/message',
+  'proxy/initialize',
+  'proxy/successor',
 ]);
 
 /**

@@ -50,6 +50,12 @@ function requestsFor(sessionId: string): Record<string, unknown> {
   };
 }
 
+/** Proxy-chain requests: a conductor sends them to a proxy, which the reference agent never is. */
+const PROXY_REQUESTS: Record<string, unknown> = {
+  'proxy/initialize': { protocolVersion: 2, info: { name: 'conductor', version: '0' } },
+  'proxy/successor': { method: 'session/list', params: {} },
+};
+
 describe('acp-kit agent --unstable', () => {
   it('without it: advertises no unstable capability and answers every unstable method -32601', async () => {
     const t = await started([]);
@@ -59,10 +65,11 @@ describe('acp-kit agent --unstable', () => {
     const requests = requestsFor(sessionId);
     // Every unstable request a client sends an agent is here (the others are the agent's to send).
     const clientRequests = METHODS.filter(
-      (m) => m.direction === 'client_to_agent' && m.kind === 'request' && UNSTABLE_METHODS.has(m.name),
+      (m) => m.direction !== 'agent_to_client' && m.kind === 'request' && UNSTABLE_METHODS.has(m.name),
     ).map((m) => m.name);
-    expect(Object.keys(requests).sort()).toEqual(clientRequests.sort());
-    for (const [method, params] of Object.entries(requests)) {
+    const all = { ...requests, ...PROXY_REQUESTS };
+    expect(Object.keys(all).sort()).toEqual(clientRequests.sort());
+    for (const [method, params] of Object.entries(all)) {
       await expect(raw(t, method, params), method).rejects.toMatchObject({ code: -32601 });
     }
     // A system prompt is an unstable field: a stable-only agent does not take one.
