@@ -212,6 +212,7 @@ describe('branch-and-shelve.ts (the unstable session methods)', () => {
     const { Agent } = await import('@acp-kit/sdk');
     const agent = new Agent({
       info: { name: 'unstable-agent', version: '0.0.0' },
+      unstable: true,
       capabilities: { session: { fork: {}, title: {}, status: {}, archive: {} } },
       async onPrompt(prompt, { session }) {
         await prompt.insert();
@@ -225,6 +226,7 @@ describe('branch-and-shelve.ts (the unstable session methods)', () => {
     agent.serve(new Connection(agentSide) as AgentConnection);
     const client = new Client(new Connection(clientSide) as ClientConnection, {
       info: { name: 'docs', version: '0.0.0' },
+      unstable: true,
     });
     await client.initialize();
     const { sessionId } = await client.createSession({ cwd: '/work' });
@@ -247,6 +249,7 @@ describe('delegate-to-subagent.ts (subagents, unstable)', () => {
     createDelegatingAgent().serve(new Connection(agentSide) as AgentConnection);
     const client = new Client(new Connection(clientSide) as ClientConnection, {
       info: { name: 'docs', version: '0.0.0' },
+      unstable: true,
     });
     await client.initialize();
     const { sessionId } = await client.createSession({ cwd: '/work' });
@@ -282,7 +285,7 @@ describe('tools-over-acp.ts (MCP over ACP, unstable)', () => {
       const method = (message as { method?: string }).method;
       if (direction === 'in' && method !== undefined) wire.push(method);
     });
-    const client = new Client(connection, { info: { name: 'docs', version: '0.0.0' } });
+    const client = new Client(connection, { info: { name: 'docs', version: '0.0.0' }, unstable: true });
     const init = await client.initialize();
     expect(init.capabilities?.session?.mcp?.acp).toEqual({});
     const { sessionId } = await client.createSession({

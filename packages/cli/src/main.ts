@@ -15,7 +15,7 @@ export const USAGE_EXIT_CODE = 2;
 const USAGE = `Usage: acp-kit <command> [options]
 
 Commands:
-  agent [--history <file.db> | postgres://…] [--chunk-delay <ms>] [--require-login] [--greet] [--listen <host:port> [listen options]]
+  agent [--history <file.db> | postgres://…] [--chunk-delay <ms>] [--require-login] [--greet] [--unstable] [--listen <host:port> [listen options]]
         Run the reference ACP v2 agent over stdio, or with --listen on one /acp endpoint that speaks
         both remote profiles of ACP: Streamable HTTP (http://host:port/acp) and WebSocket.
         Prompts: /run <cmd> (simulated tool call and terminal, nothing executes), /ask <question>
@@ -27,6 +27,10 @@ Commands:
         session/close and session/delete.
         --require-login   session methods answer -32000 until the client calls auth/login
         --greet           send an agent message on session/new, before any prompt
+        --unstable        also serve upstream's unstable surface (drafts that may change): session/fork,
+                          set_title, status, archive/unarchive, auth/status, providers/*, system prompts,
+                          and the prompts /plan <markdown>, /unplan and /subagent <task>; without it the
+                          agent is stable-only (none advertised, those methods -32601)
         --listen clients must present a connection token (Authorization: Bearer <token>):
           a random one written to a 0600 file whose path is printed, or the token in
           --token-file <file> (written there if the file is new), or in $ACP_KIT_TOKEN.

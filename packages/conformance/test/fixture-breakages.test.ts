@@ -37,14 +37,28 @@ const BREAKAGES: [breakage: string, rule: string][] = [
   ['background-repeat-usage', 'background.repeat-not-completion'],
 ];
 
+/** Breakages of the fixture agent's unstable surface (run with --unstable) and the one rule each must fail. */
+const UNSTABLE_BREAKAGES: [breakage: string, rule: string][] = [
+  ['fork-drops-history', 'fork.replay.retained'],
+  ['fork-copies-twice', 'fork.replay.no-duplicate'],
+  ['session-message-replay-appends', 'session-message.replay'],
+];
+
+/** The fixture agent starts a subagent for a prompt that begins with this (with --unstable). */
+const SUBAGENT_PROMPT = '/subagent look around';
+
 /** The fixture agent starts background work for a prompt that begins with this. */
 const BACKGROUND_PROMPT = '/background while we talk';
 
 async function failedRules(...breaks: string[]): Promise<string[]> {
+  const unstable =
+    breaks.includes('subagent-unannounced') ||
+    UNSTABLE_BREAKAGES.some(([breakage]) => breaks.includes(breakage));
   const report = await runConformance({
     command: process.execPath,
-    args: fixtureArgs(...breaks),
+    args: [...fixtureArgs(...breaks), ...(unstable ? ['--unstable'] : [])],
     backgroundPrompt: BACKGROUND_PROMPT,
+    ...(unstable ? { subagentPrompt: SUBAGENT_PROMPT } : {}),
     // Only never-idle waits for things that never come; a shorter limit keeps it quick. It must
     // still leave room for the answers that do come: at 1.5 s a loaded machine missed the prompt
     // response too, and prompt.response.before-idle failed beside state.work-ends.
@@ -67,9 +81,41 @@ describe.concurrent('the kit against the fixture agent', () => {
     // Lint-only rules, and the unstable surface's, which the fixture agent does not use.
     expect(skipped.sort()).toEqual([
       'client-message.schema',
+      'fork.replay.no-duplicate',
+      'fork.replay.retained',
+      'session-message.replay',
       'subagent.announced-first',
       'transcript.format',
     ]);
+  });
+
+  it('passes the unstable rules when the fixture agent serves fork and subagents (--unstable)', async () => {
+    const report = await runConformance({
+      command: process.execPath,
+      args: [...fixtureArgs(), '--unstable'],
+      subagentPrompt: SUBAGENT_PROMPT,
+      timeoutMs: 8000,
+    });
+    expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
+    const status = Object.fromEntries(report.results.map((result) => [result.id, result.status]));
+    const unstable = [
+      'fork.replay.retained',
+      'fork.replay.no-duplicate',
+      'subagent.announced-first',
+      'session-message.replay',
+    ];
+    expect(unstable.map((id) => status[id])).toEqual(['pass', 'pass', 'pass', 'pass']);
+  });
+
+  it('fails subagent-unannounced → update.session-id and subagent.announced-first (unstable surface)', async () => {
+    expect((await failedRules('subagent-unannounced')).sort()).toEqual([
+      'subagent.announced-first',
+      'update.session-id',
+    ]);
+  });
+
+  it.each(UNSTABLE_BREAKAGES)('fails only %s → %s (unstable surface, --unstable)', async (breakage, rule) => {
+    expect(await failedRules(breakage)).toEqual([rule]);
   });
 
   it.each(BREAKAGES)('fails only %s → %s', async (breakage, rule) => {

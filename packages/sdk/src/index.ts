@@ -11,3 +11,11 @@ export * from './history/index.js';
 export * from './codec/index.js';
 // MCP over ACP (unstable): MCP servers the client provides over the ACP connection (mcp-over-acp/)
 export * from './mcp-over-acp/index.js';
+// Upstream's unstable surface: what `unstable: true` enables on an Agent, a Client and a store
+export {
+  UNSTABLE_AGENT_CAPABILITIES,
+  UNSTABLE_METHODS,
+  UNSTABLE_PLAN_TYPES,
+  UNSTABLE_UPDATE_KINDS,
+  unstableCapabilitiesIn,
+} from './unstable-surface.js';

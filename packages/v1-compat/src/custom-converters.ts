@@ -242,7 +242,7 @@ export function v2ToV1AuthMethod(value: V2.AuthMethod): V1.AuthMethod {
 
 /**
  * v1 capabilities in the v2 layout: prompt and MCP (http) under `session`, and the optional
- * session methods v2 still marks (delete, additionalDirectories). v2 requires list, close and
+ * session methods v2 still marks (delete, additionalDirectories, and fork from both unstable schemas). v2 requires list, close and
  * resume of every agent, so those v1 flags have no v2 field; neither do loadSession and logout.
  */
 export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCapabilities {
@@ -257,6 +257,8 @@ export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCa
     ...(sessions?.additionalDirectories === undefined || sessions.additionalDirectories === null
       ? {}
       : { additionalDirectories: {} }),
+    // Unstable in both versions: v1's unstable schema carries it under sessionCapabilities.
+    ...(sessions?.fork === undefined || sessions.fork === null ? {} : { fork: {} }),
   };
   return {
     session,
@@ -294,6 +296,7 @@ export function v2ToV1AgentCapabilities(value: V2.AgentCapabilities): V1.AgentCa
       close: {},
       ...(present(session?.delete) ? { delete: {} } : {}),
       ...(present(session?.additionalDirectories) ? { additionalDirectories: {} } : {}),
+      ...(present(session?.fork) ? { fork: {} } : {}),
     },
     auth: { logout: {} },
     ...(value._meta === undefined ? {} : { _meta: value._meta }),

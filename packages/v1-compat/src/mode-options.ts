@@ -236,6 +236,16 @@ export function v2ToV1NewSessionResponse(value: V2.NewSessionResponse): V1.NewSe
   };
 }
 
+/** A fork's answer (unstable in both versions) is a new session's: modes become an option and back. */
+export function v1ToV2ForkSessionResponse(value: V1.ForkSessionResponse): V2.ForkSessionResponse {
+  return v1ToV2NewSessionResponse(value);
+}
+
+/** v2 options become v1 options and modes; availableCommands has no v1 field here. */
+export function v2ToV1ForkSessionResponse(value: V2.ForkSessionResponse): V1.ForkSessionResponse {
+  return v2ToV1NewSessionResponse(value);
+}
+
 /** The fields session/load and session/resume answers share in v1. */
 type V1ReopenResponse = V1.LoadSessionResponse | V1.ResumeSessionResponse;
 

@@ -115,6 +115,7 @@ async function throughCodec(capabilities: Capabilities): Promise<Seen> {
   const losses: BridgeLoss[] = [];
   const agent = new Agent({
     info: { name: 'every-kind-agent', version: '1.0.0' },
+    unstable: true,
     onPrompt: async (prompt, { session }) => {
       await prompt.insert();
       await session.running();

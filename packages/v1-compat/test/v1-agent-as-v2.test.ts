@@ -203,7 +203,7 @@ describe('a v1 agent served as v2', () => {
 
 describe('session/set_title through the v1 agent bridge (v1 has no such method)', () => {
   it('is not advertised to the v2 client and is answered -32601 naming the method', async () => {
-    rig = v1Rig({});
+    rig = v1Rig({}, { unstable: true });
     const init = await rig.client.initialize();
     expect(init.capabilities?.session).toBeDefined();
     expect(init.capabilities?.session?.title).toBeUndefined();
@@ -220,7 +220,7 @@ describe('session/set_title through the v1 agent bridge (v1 has no such method)'
 
 describe('session/status, session/archive and session/unarchive through the v1 agent bridge (v1 has none)', () => {
   it('are not advertised to the v2 client, and each is answered -32601 naming the method', async () => {
-    rig = v1Rig({});
+    rig = v1Rig({}, { unstable: true });
     const init = await rig.client.initialize();
     expect(init.capabilities?.session?.status).toBeUndefined();
     expect(init.capabilities?.session?.archive).toBeUndefined();

@@ -39,6 +39,13 @@ export interface ReferenceAgentOptions {
   greet?: boolean;
   /** Where errors thrown by the agent's handlers go (default: one line each on stderr). */
   onHandlerError?: AgentOptions['onHandlerError'];
+  /**
+   * Serve upstream's unstable surface (`--unstable`): `session/fork`, `session/set_title`,
+   * `session/status`, `session/archive`/`unarchive`, `auth/status`, `providers/*`, system prompts,
+   * and the `/plan`, `/unplan` and `/subagent` commands. Without it the agent is stable-only: none
+   * of that is advertised, the methods answer -32601 and the commands are not offered.
+   */
+  unstable?: boolean;
 }
 
 /** A notification the agent's gate dropped (before initialize or a required login), on stderr. */
@@ -60,6 +67,21 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * Where a real agent would send its model requests (the offline model sends none), with
+ * `--unstable`: clients may re-route them with providers/set, and /status reports the main
+ * provider's route.
+ */
+const REFERENCE_PROVIDERS: NonNullable<AgentOptions['providers']> = [
+  {
+    providerId: 'main',
+    supported: ['anthropic', 'openai'],
+    required: true,
+    initial: { apiType: 'anthropic', baseUrl: 'https://api.anthropic.com', headers: {} },
+  },
+  { providerId: 'embeddings', supported: ['openai'] },
+];
+
 interface Queued {
   prompt: PendingPrompt;
   client: ClientPeer;
@@ -74,8 +96,8 @@ interface Queued {
  *   is free: a prompt that arrives while a turn runs is held, its response waiting, until the turn ends.
  * - Replies stream as `agent_message_chunk`s between `running` and `idle`/`end_turn` (with usage).
  * - `/status` is a live-only local command: inserted with `retain: false`, answered, never replayed;
- *   it reports the session's system prompt (`systemPrompt`, unstable: append and override taken)
- *   and where the `main` provider routes (`providers/set`, unstable; nothing is sent anywhere).
+ *   with `unstable` it also reports the session's system prompt (append and override taken) and
+ *   where the `main` provider routes (`providers/set`; nothing is sent anywhere).
  * - `/note <text>` is a retained local command: replayed later under its ID, never executed again.
  * - A prompt starting with `/write` asks `session/request_permission` first (`requires_action`).
  * - `session/cancel` stops the stream and ends the turn with `idle`/`cancelled`.
@@ -83,14 +105,17 @@ interface Queued {
  *   `config_option_update`); slash commands (`available_commands_update` at a session's first turn
  *   and when the mode changes); `/run <cmd>` (a plan, a cancellable tool call with a display
  *   terminal streaming simulated output — nothing executes), `/ask <question>` (an elicitation),
- *   `/title <text>` (`session_info_update`), `/unplan` (`plan_removed`), `/plan <markdown>` (a Markdown plan), `/compact` (a compaction whose summary is derived from
+ *   `/title <text>` (`session_info_update`), `/compact` (a compaction whose summary is derived from
  *   the session's retained messages), `/background <seconds>` (a terminal that keeps writing
  *   after the turn ended idle, listed in `background` until its exit status) and `/subtask <text>`
- *   (the same as a background tool call), `/subagent <task>` (a cancellable child session reporting
- *   its own turn, announced with `subagent_update`, unstable), `/mcp [tool [json]]` (lists or calls
- *   the tools of MCP servers the client provides over ACP, `mcp/message`, unstable);
- *   `session/list`, `session/close`, `session/delete`;
+ *   (the same as a background tool call); `session/list`, `session/close`, `session/delete`;
  *   with `requireLogin`, `auth/login` first.
+ * - With `unstable` (`--unstable`), upstream's unstable surface: `session/fork`,
+ *   `session/set_title`, `session/status`, `session/archive`/`unarchive`, `auth/status`,
+ *   `providers/*`, system prompts, and the commands `/unplan` (`plan_removed`), `/plan <markdown>`
+ *   (a Markdown plan), `/subagent <task>` (a cancellable child session reporting its own turn,
+ *   announced with `subagent_update`) and `/mcp [tool [json]]` (lists or calls the tools of MCP
+ *   servers the client provides over ACP, `mcp/message`).
  */
 export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent {
   const queues = new Map<string, Queued[]>();
@@ -99,6 +124,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
   /** Sessions whose commands were announced in this process. */
   const announced = new Set<string>();
   const delay = options.chunkDelayMs ?? 2;
+  const unstable = options.unstable ?? false;
   const reportError = options.onHandlerError ?? printHandlerError;
 
   const drain = async (session: AgentSession): Promise<void> => {
@@ -149,16 +175,21 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
       await session.running();
       const reply = await session.agentMessage({ retain: false });
       const noteCount = notes.get(session.id)?.length ?? 0;
-      const systemPrompt = await session.systemPrompt();
-      const main = agent.providers?.route('main');
-      const routed = main ? `, model requests to ${main.apiType} at ${main.baseUrl}` : '';
-      const instructions =
-        systemPrompt === null
-          ? 'no system prompt'
-          : `system prompt: ${systemPrompt.mode}, ${promptText(systemPrompt.content).length} character(s)`;
+      // System prompts and providers are unstable: a stable-only agent reports neither.
+      let unstableParts = '';
+      if (unstable) {
+        const systemPrompt = await session.systemPrompt();
+        const main = agent.providers?.route('main');
+        const routed = main ? `, model requests to ${main.apiType} at ${main.baseUrl}` : '';
+        const instructions =
+          systemPrompt === null
+            ? 'no system prompt'
+            : `system prompt: ${systemPrompt.mode}, ${promptText(systemPrompt.content).length} character(s)`;
+        unstableParts = `, ${instructions}${routed}`;
+      }
       await reply.chunk({
         type: 'text',
-        text: `Session ${session.id}: ${noteCount} note(s), ${session.attachedCount} client(s) attached, ${instructions}${routed}.`,
+        text: `Session ${session.id}: ${noteCount} note(s), ${session.attachedCount} client(s) attached${unstableParts}.`,
       });
       await session.idle('end_turn');
       return;
@@ -179,7 +210,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     if (!announced.has(session.id)) {
       announced.add(session.id);
       await session.setAvailableCommands(
-        commandsFor(optionValue(await session.configOptions(), 'mode', 'code')),
+        commandsFor(optionValue(await session.configOptions(), 'mode', 'code'), unstable),
       );
     }
     const signal = session.signal;
@@ -187,11 +218,12 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     if (text === '/ask' || text.startsWith('/ask ')) return askCommand(session, text.slice(5).trim(), client);
     if (text === '/title' || text.startsWith('/title ')) return titleCommand(session, text.slice(7).trim());
     if (text === '/compact') return compactCommand(session, messageId, delay);
-    if (text === '/unplan') return unplanCommand(session);
-    if (text === '/plan' || text.startsWith('/plan ')) return planCommand(session, text.slice(6).trim());
+    if (unstable && text === '/unplan') return unplanCommand(session);
+    if (unstable && (text === '/plan' || text.startsWith('/plan ')))
+      return planCommand(session, text.slice(6).trim());
     if (text === '/background' || text.startsWith('/background '))
       return backgroundCommand(session, text.slice(12).trim());
-    if (text === '/subagent' || text.startsWith('/subagent '))
+    if (unstable && (text === '/subagent' || text.startsWith('/subagent ')))
       return subagentCommand(session, text.slice(10).trim(), signal);
     if ((text === '/mcp' || text.startsWith('/mcp ')) && agent.mcp)
       return mcpCommand(session, text.slice(5).trim(), client, agent.mcp);
@@ -246,17 +278,20 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     ...(options.ownership ? { ownership: options.ownership } : {}),
     onHandlerError: reportError,
     onRefusedNotification: printRefusedNotification,
-    capabilities: {
-      auth: { status: {} },
-      session: {
-        archive: {},
-        delete: {},
-        fork: {},
-        status: {},
-        title: {},
-        systemPrompt: { mode: { override: {} } },
-      },
-    },
+    unstable,
+    capabilities: unstable
+      ? {
+          auth: { status: {} },
+          session: {
+            archive: {},
+            delete: {},
+            fork: {},
+            status: {},
+            title: {},
+            systemPrompt: { mode: { override: {} } },
+          },
+        }
+      : { session: { delete: {} } },
     ...(options.requireLogin
       ? {
           auth: {
@@ -265,25 +300,18 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
           },
         }
       : {}),
+    ...(unstable ? { providers: REFERENCE_PROVIDERS } : {}),
     // MCP over ACP (unstable): MCP servers the client provides over this connection, used by /mcp.
-    mcpOverAcp: true,
-    // Where a real agent would send its model requests (the offline model sends none): clients
-    // may re-route them with providers/set, and /status reports the main provider's route.
-    providers: [
-      {
-        providerId: 'main',
-        supported: ['anthropic', 'openai'],
-        required: true,
-        initial: { apiType: 'anthropic', baseUrl: 'https://api.anthropic.com', headers: {} },
-      },
-      { providerId: 'embeddings', supported: ['openai'] },
-    ],
-    onNewSession: () => ({ configOptions: initialConfigOptions(), availableCommands: commandsFor('code') }),
+    ...(unstable ? { mcpOverAcp: true } : {}),
+    onNewSession: () => ({
+      configOptions: initialConfigOptions(),
+      availableCommands: commandsFor('code', unstable),
+    }),
     async setConfigOption(request, { session, current, builtIn }) {
       const next = builtIn(request, current);
       // Changing the mode changes what /run does: say so with the commands list.
       if (request.configId === 'mode') {
-        await session.setAvailableCommands(commandsFor(optionValue(next, 'mode', 'code')));
+        await session.setAvailableCommands(commandsFor(optionValue(next, 'mode', 'code'), unstable));
       }
       return next;
     },

@@ -36,7 +36,7 @@ export function initialConfigOptions(): SessionConfigOption[] {
 }
 
 /** The slash commands the reference agent offers in a mode (`available_commands_update`). */
-export function commandsFor(mode: string): AvailableCommand[] {
+export function commandsFor(mode: string, unstable: boolean): AvailableCommand[] {
   const run =
     mode === 'ask'
       ? 'Say which command would run (ask mode)'
@@ -44,6 +44,7 @@ export function commandsFor(mode: string): AvailableCommand[] {
   return [
     { type: 'command', name: 'run', description: run, input: { type: 'text', hint: 'command line' } },
     ...COMMON_COMMANDS,
+    ...(unstable ? UNSTABLE_COMMANDS : []),
   ];
 }
 
@@ -78,6 +79,10 @@ const COMMON_COMMANDS: readonly AvailableCommand[] = [
     name: 'compact',
     description: 'Compact the context: report a summary of the retained messages (a compaction)',
   },
+];
+
+/** The slash commands that use upstream's unstable surface (`--unstable` only). */
+const UNSTABLE_COMMANDS: readonly AvailableCommand[] = [
   { type: 'command', name: 'unplan', description: 'Remove the plan /run reported (plan_removed, unstable)' },
   {
     type: 'command',

@@ -7,8 +7,36 @@ const STEP_MS = 50;
 const STEPS = 3;
 
 /**
+ * The parent hands the task to the child as an inter-session message (`session_message`, unstable),
+ * one copy in each transcript, each under its own session's message ID and naming the other's: the
+ * child's copy streams in (reset, then a chunk), the parent's is whole; the child's copy learns the
+ * parent's ID last (the references may come after the message started).
+ */
+async function handOver(parent: AgentSession, child: AgentSession, task: string): Promise<void> {
+  const text = { type: 'text' as const, text: `Please work on: ${task}` };
+  const received = await child.reserveMessageId();
+  await child.update({
+    sessionUpdate: 'session_message',
+    messageId: received,
+    senderSessionId: parent.id,
+    content: [],
+  });
+  await child.update({ sessionUpdate: 'session_message_chunk', messageId: received, content: text });
+  const sent = await parent.reserveMessageId();
+  await parent.update({
+    sessionUpdate: 'session_message',
+    messageId: sent,
+    recipientSessionId: child.id,
+    recipientMessageId: received,
+    content: [text],
+  });
+  await child.update({ sessionUpdate: 'session_message', messageId: received, senderMessageId: sent });
+}
+
+/**
  * `/subagent <task>` (upstream's unstable subagents draft): starts a cancellable child session
- * titled after the task, announced on this session with `subagent_update`; the child reports its
+ * titled after the task, announced on this session with `subagent_update`, and hands it the task as
+ * a session message (`session_message` in both transcripts); the child reports its
  * own turn (`running`, a message streamed step by step, `idle`/`end_turn`, or `cancelled` when the
  * client cancels the child), which the SDK mirrors on the parent; the parent then says how the
  * child ended and ends its turn. Deterministic: the child's text depends only on the task.
@@ -26,6 +54,7 @@ export async function subagentCommand(
   });
   const started = await session.agentMessage();
   await started.chunk({ type: 'text', text: `Started subagent ${child.id} for "${name}".` });
+  await handOver(session, child, name);
   await child.running();
   const work = await child.agentMessage();
   for (let step = 1; step <= STEPS && !child.signal.aborted && !signal.aborted; step++) {

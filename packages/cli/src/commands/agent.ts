@@ -36,6 +36,7 @@ function parse(args: string[]) {
         'chunk-delay': { type: 'string' },
         'require-login': { type: 'boolean' },
         greet: { type: 'boolean' },
+        unstable: { type: 'boolean' },
         'lease-ms': { type: 'string' },
         ...LISTEN_OPTIONS,
       },
@@ -77,6 +78,7 @@ export async function runAgent(args: string[]): Promise<number> {
     ...(opened?.ownership ? { ownership: opened.ownership } : {}),
     ...(delay === undefined ? {} : { chunkDelayMs: delay }),
     ...(values['require-login'] ? { requireLogin: true } : {}),
+    ...(values.unstable ? { unstable: true } : {}),
   });
 
   if (listen) {

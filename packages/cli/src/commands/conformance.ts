@@ -9,7 +9,7 @@ import {
 } from '@acp-kit/conformance';
 
 const USAGE = `Usage: acp-kit conformance [--json <report.json>] [--timeout <s>] [--record <file.ndjson>]
-                          [--background-prompt <text>] -- <agent command…>
+                          [--background-prompt <text>] [--subagent-prompt <text>] -- <agent command…>
 
 Launches the agent once per scenario (a fresh process each time, ACP v2 over stdio), drives it,
 and checks every rule of the prompt-lifecycle catalog. Prints PASS / FAIL / SKIP per rule.
@@ -21,6 +21,10 @@ and checks every rule of the prompt-lifecycle catalog. Prints PASS / FAIL / SKIP
                      state_update.background that outlives its turn), e.g. "/background 2"
                      for acp-kit agent; runs the background scenario, whose rules are
                      skipped without it
+  --subagent-prompt <text>
+                     a prompt that makes the agent start a subagent (upstream's unstable
+                     surface), e.g. "/subagent count the files" for acp-kit agent --unstable;
+                     runs the subagent scenario, whose rules are skipped without it
   --record <file>    write each scenario's transcript, as <file> with the scenario name before
                      the extension (run.ndjson → run.lifecycle.ndjson, …): every message both
                      ways, one {"dir","t","msg"} line each, then {"note":…} lines with what the
@@ -43,6 +47,7 @@ interface Invocation {
   record?: string;
   timeoutMs: number;
   backgroundPrompt?: string;
+  subagentPrompt?: string;
 }
 
 function parse(argv: readonly string[]): Invocation {
@@ -50,7 +55,13 @@ function parse(argv: readonly string[]): Invocation {
   if (split < 0) throw new Usage('the agent command goes after "--"');
   const [command, ...args] = argv.slice(split + 1);
   if (command === undefined || command === '') throw new Usage('no agent command after "--"');
-  let values: { json?: string; record?: string; timeout?: string; 'background-prompt'?: string };
+  let values: {
+    json?: string;
+    record?: string;
+    timeout?: string;
+    'background-prompt'?: string;
+    'subagent-prompt'?: string;
+  };
   try {
     ({ values } = parseArgs({
       args: argv.slice(0, split),
@@ -59,6 +70,7 @@ function parse(argv: readonly string[]): Invocation {
         record: { type: 'string' },
         timeout: { type: 'string' },
         'background-prompt': { type: 'string' },
+        'subagent-prompt': { type: 'string' },
       },
       allowPositionals: false,
       strict: true,
@@ -77,6 +89,7 @@ function parse(argv: readonly string[]): Invocation {
     ...(values.json !== undefined ? { json: values.json } : {}),
     ...(values.record !== undefined ? { record: values.record } : {}),
     ...(values['background-prompt'] !== undefined ? { backgroundPrompt: values['background-prompt'] } : {}),
+    ...(values['subagent-prompt'] !== undefined ? { subagentPrompt: values['subagent-prompt'] } : {}),
   };
 }
 
@@ -137,6 +150,7 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
     timeoutMs: invocation.timeoutMs,
     onProgress: progress,
     ...(invocation.backgroundPrompt !== undefined ? { backgroundPrompt: invocation.backgroundPrompt } : {}),
+    ...(invocation.subagentPrompt !== undefined ? { subagentPrompt: invocation.subagentPrompt } : {}),
     ...(invocation.record
       ? {
           record: async (scenario: string, transcript: string) => {

@@ -54,10 +54,6 @@ describe('acp-kit agent: v2 session features', () => {
       'status',
       'write',
       'compact',
-      'unplan',
-      'plan',
-      'subagent',
-      'mcp',
     ]);
     await first.t.client.setConfigOption(sessionId, 'model', 'echo-twice');
     let turns = 0;
@@ -125,7 +121,9 @@ describe('acp-kit agent: v2 session features', () => {
 
   it('removes the plan /run reported on /unplan (plan_removed, unstable), live and in a replay', async () => {
     const db = join(temp.dir, 'unplan.db');
-    const { t, stop } = await started(['--history', db, '--chunk-delay', '1']);
+    const { t, stop } = await started(['--unstable', '--history', db, '--chunk-delay', '1'], {
+      unstable: true,
+    });
     const sessionId = await t.client.newSession('/repo');
     await t.client.prompt(sessionId, [{ type: 'text', text: '/run ls' }]);
     await idleCount(t, 1);
@@ -147,7 +145,7 @@ describe('acp-kit agent: v2 session features', () => {
     expect(agentText(t).at(-1)).toBe('Plan plan_run removed.');
     await stop();
 
-    const second = await started(['--history', db]);
+    const second = await started(['--unstable', '--history', db], { unstable: true });
     await second.t.client.resume(sessionId, { cwd: '/repo', replay: true });
     expect(plans(second.t.updates())).toEqual(live);
     await second.stop();
@@ -155,7 +153,7 @@ describe('acp-kit agent: v2 session features', () => {
 
   it('reports /plan as a Markdown plan (unstable plan content), kept whole by the store and in a replay', async () => {
     const db = join(temp.dir, 'plan.db');
-    const { t, stop } = await started(['--history', db]);
+    const { t, stop } = await started(['--unstable', '--history', db], { unstable: true });
     const sessionId = await t.client.newSession('/repo');
     await t.client.prompt(sessionId, [{ type: 'text', text: '/plan 1. Read the test\n2. Fix it' }]);
     await idleCount(t, 1);
@@ -168,7 +166,7 @@ describe('acp-kit agent: v2 session features', () => {
     expect(plansOf(t.client.store)).toEqual([markdown]);
     await stop();
 
-    const second = await started(['--history', db]);
+    const second = await started(['--unstable', '--history', db], { unstable: true });
     await second.t.client.resume(sessionId, { cwd: '/repo', replay: true });
     expect(plansOf(second.t.client.store)).toEqual([markdown]);
     await second.stop();

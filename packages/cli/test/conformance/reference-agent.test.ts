@@ -34,6 +34,8 @@ const CORE_RULES = [
   'baseline.unknown-values',
 ];
 
+const UNSTABLE_RULES = ['fork.replay.retained', 'fork.replay.no-duplicate', 'session-message.replay'];
+
 const BACKGROUND_RULES = [
   'background.announced-first',
   'background.final-before-removal',
@@ -59,11 +61,57 @@ describe.concurrent('the kit against the reference agent (acp-kit agent)', () =>
     expect(report.passed).toBe(true);
     const status = Object.fromEntries(report.results.map((result) => [result.id, result.status]));
     for (const id of CORE_RULES) expect(status[id], id).toBe('pass');
-    expect([...transcripts.keys()]).toEqual(['lifecycle', 'rejection', 'cancel', 'resume']);
+    expect([...transcripts.keys()]).toEqual(['lifecycle', 'rejection', 'cancel', 'resume', 'fork']);
     for (const [scenario, text] of transcripts) {
       const lint = lintTranscript(text);
       expect(lint.failed, scenario).toBe(false);
     }
+    // Stable-only without --unstable: the unstable surface's rules are skipped, never failed.
+    for (const id of UNSTABLE_RULES) expect(status[id], id).toBe('skip');
+    expect(report.results.find((result) => result.id === 'fork.replay.retained')?.reason).toMatch(
+      /does not advertise capabilities\.session\.fork/,
+    );
+  });
+
+  it('passes the subagent and session-message rules with --unstable --subagent-prompt, and the transcript lints clean', async () => {
+    const transcripts = new Map<string, string>();
+    const report = await runConformance({
+      command: process.execPath,
+      args: [BIN, 'agent', '--unstable', '--chunk-delay', '1'],
+      timeoutMs: 15_000,
+      cwd: dir,
+      scenarios: ['subagent'],
+      subagentPrompt: '/subagent count the files',
+      record: (scenario, text) => {
+        transcripts.set(scenario, text);
+      },
+    });
+    expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
+    const status = Object.fromEntries(report.results.map((result) => [result.id, result.status]));
+    expect([status['subagent.announced-first'], status['session-message.replay']]).toEqual(['pass', 'pass']);
+    const lint = lintTranscript(transcripts.get('subagent')!);
+    expect(lint.failed).toBe(false);
+    expect(lint.results.find((result) => result.id === 'session-message.replay')?.status).toBe('pass');
+  });
+
+  it('passes the fork rules with --unstable, and the fork transcript lints clean', async () => {
+    const transcripts = new Map<string, string>();
+    const report = await runConformance({
+      command: process.execPath,
+      args: [BIN, 'agent', '--unstable', '--chunk-delay', '1'],
+      timeoutMs: 15_000,
+      cwd: dir,
+      scenarios: ['fork'],
+      record: (scenario, text) => {
+        transcripts.set(scenario, text);
+      },
+    });
+    expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
+    const status = Object.fromEntries(report.results.map((result) => [result.id, result.status]));
+    expect([status['fork.replay.retained'], status['fork.replay.no-duplicate']]).toEqual(['pass', 'pass']);
+    const lint = lintTranscript(transcripts.get('fork')!);
+    expect(lint.failed).toBe(false);
+    expect(lint.results.find((result) => result.id === 'fork.replay.retained')?.status).toBe('pass');
   });
 
   it('passes all six background rules with --background-prompt "/background 1", and the background transcript lints clean', async () => {

@@ -54,9 +54,9 @@ function projectTools(calls: string[]): Server {
 }
 
 async function start(): Promise<TestClient> {
-  const transport = agentProcess(['--chunk-delay', '0']);
+  const transport = agentProcess(['--unstable', '--chunk-delay', '0']);
   cleanups.push(async () => void (await transport.shutdown({ graceMs: 500 })));
-  return clientOver(transport);
+  return clientOver(transport, { unstable: true });
 }
 
 /** Sends a prompt and waits for the turn's idle (the `round`-th of the connection). */

@@ -30,7 +30,7 @@ async function withAgent<T>(
   file: string,
   steps: (ctx: { request: (method: string, params: unknown) => Promise<unknown> }) => Promise<T>,
 ): Promise<{ result: T; lists: Listed['sessions'][] }> {
-  const agent: AgentProcess = spawnAgentProcess(0, ['--history', file]);
+  const agent: AgentProcess = spawnAgentProcess(0, ['--unstable', '--history', file]);
   cleanups.push(() => agent.stop());
   const result = await officialClient({ name: 'interop-official-archive' }).connectWith(
     agent.stream,

@@ -32,7 +32,7 @@ async function officialUnstable(): Promise<
 describe('the official v2 client asking acp-kit agent --require-login for auth/status', () => {
   it('is answered unauthenticated before the login and authenticated after it, with one auth/status_update', async () => {
     const errors = vi.spyOn(console, 'error');
-    const agent = spawnAgentProcess(0, ['--require-login']);
+    const agent = spawnAgentProcess(0, ['--unstable', '--require-login']);
     running = agent;
     const outcome = await officialClient({ name: 'interop-official-auth-status' }).connectWith(
       agent.stream,

@@ -32,7 +32,7 @@ describe('the official v2 client forking a session of acp-kit agent', () => {
   it('gets a new session holding the source’s messages, and a receipt for a prompt in it', async () => {
     const schemas = await officialSchemas();
     const errors = vi.spyOn(console, 'error');
-    const agent = spawnAgentProcess(0);
+    const agent = spawnAgentProcess(0, ['--unstable']);
     running = agent;
     const updatesOf = (sessionId: string): Update[] =>
       agent.wire

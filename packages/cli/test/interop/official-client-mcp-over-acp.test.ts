@@ -34,7 +34,7 @@ async function written(agent: AgentProcess, text: string): Promise<void> {
 describe('the official v2 client providing an MCP server to acp-kit agent', () => {
   it('has its McpOverAcpProvider server listed and called by /mcp, and its MCP error shown', async () => {
     const errors = vi.spyOn(console, 'error');
-    const agent = spawnAgentProcess(0);
+    const agent = spawnAgentProcess(0, ['--unstable']);
     running = agent;
     const provider = new McpOverAcpProvider();
     const seen: { method: string; protocolVersion: string; clientInfo: unknown }[] = [];

@@ -20,7 +20,7 @@ afterEach(async () => {
 describe('the official v2 client asking acp-kit agent for session/status', () => {
   it('gets open with the activity for a live session, saved once closed, and -32002 for an unknown one', async () => {
     const errors = vi.spyOn(console, 'error');
-    const agent = spawnAgentProcess(0);
+    const agent = spawnAgentProcess(0, ['--unstable']);
     running = agent;
     const idleWithReason = (sessionId: string) =>
       agent.wire.some((m) => {

@@ -63,7 +63,7 @@ describe('the official v2 client running a subagent of acp-kit agent', () => {
     const errors = vi.spyOn(console, 'error');
     dir = mkdtempSync(join(tmpdir(), 'acp-kit-subagent-'));
     const db = join(dir, 'history.db');
-    const first = spawnAgentProcess(0, ['--history', db]);
+    const first = spawnAgentProcess(0, ['--unstable', '--history', db]);
     running.push(first);
     const parentEnded = (sessionId: string) => () =>
       notifications(first.wire).some(
@@ -106,12 +106,31 @@ describe('the official v2 client running a subagent of acp-kit agent', () => {
     expect(wire.findIndex((n) => n.sessionId === live.childId)).toBeGreaterThan(announcedAt);
     const childUpdates = wire.filter((n) => n.sessionId === live.childId).map((n) => n.update);
     expect(childUpdates.map((u) => [u.sessionUpdate, u.state ?? null, u.stopReason ?? null])).toEqual([
+      // The task, handed over as a session message (streamed in, then given the parent's ID).
+      ['session_message', null, null],
+      ['session_message_chunk', null, null],
+      ['session_message', null, null],
       ['state_update', 'running', null],
       ['agent_message_chunk', null, null],
       ['agent_message_chunk', null, null],
       ['agent_message_chunk', null, null],
       ['state_update', 'idle', 'end_turn'],
     ]);
+    // Each transcript's copy of the hand-over names the other's session and message.
+    const sent = wire.find(
+      (n) => n.sessionId === live.sessionId && n.update.sessionUpdate === 'session_message',
+    )!.update as Record<string, unknown>;
+    const received = childUpdates.filter((u) => u.sessionUpdate === 'session_message') as Record<
+      string,
+      unknown
+    >[];
+    expect(sent).toMatchObject({
+      recipientSessionId: live.childId,
+      recipientMessageId: received[0]!.messageId,
+      content: [{ type: 'text', text: 'Please work on: review the diff' }],
+    });
+    expect(received[0]).toMatchObject({ senderSessionId: live.sessionId, content: [] });
+    expect(received[1]).toMatchObject({ messageId: received[0]!.messageId, senderMessageId: sent.messageId });
     const mirrored = wire
       .filter((n) => n.sessionId === live.sessionId && n.update.sessionUpdate === 'subagent_update')
       .map((n) => (n.update.state as { state?: string } | undefined)?.state ?? null);
@@ -121,7 +140,7 @@ describe('the official v2 client running a subagent of acp-kit agent', () => {
     await first.stop();
 
     // A new process on the same SQLite file: resume the parent with replay.
-    const second = spawnAgentProcess(0, ['--history', db]);
+    const second = spawnAgentProcess(0, ['--unstable', '--history', db]);
     running.push(second);
     await officialClient({ name: 'interop-official-subagent-2' }).connectWith(second.stream, async (ctx) => {
       await ctx.request('initialize', OFFICIAL_INITIALIZE);

@@ -49,7 +49,7 @@ describe('the official v2 client giving acp-kit agent a system prompt', () => {
     const errors = vi.spyOn(console, 'error');
     dir = mkdtempSync(join(tmpdir(), 'acp-kit-system-prompt-'));
     const db = join(dir, 'history.db');
-    const first = spawnAgentProcess(0, ['--history', db]);
+    const first = spawnAgentProcess(0, ['--unstable', '--history', db]);
     running.push(first);
     const created = await officialClient({ name: 'interop-official-system-prompt' }).connectWith(
       first.stream,
@@ -97,7 +97,7 @@ describe('the official v2 client giving acp-kit agent a system prompt', () => {
     });
     await first.stop();
 
-    const second = spawnAgentProcess(0, ['--history', db]);
+    const second = spawnAgentProcess(0, ['--unstable', '--history', db]);
     running.push(second);
     await officialClient({ name: 'interop-official-system-prompt-2' }).connectWith(
       second.stream,

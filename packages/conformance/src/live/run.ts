@@ -39,6 +39,12 @@ export interface ConformanceOptions {
    * scenario is skipped: the kit cannot know how to ask an agent for such work.
    */
   backgroundPrompt?: string;
+  /**
+   * A prompt that makes the agent start a subagent (upstream's unstable surface), e.g.
+   * `/subagent count the files` for `acp-kit agent --unstable`. Without it the subagent scenario
+   * is skipped; the subagent and session-message rules still judge whatever other scenarios show.
+   */
+  subagentPrompt?: string;
   /** Run only these scenarios (by name). Default: all. */
   scenarios?: readonly string[];
 }
@@ -133,6 +139,7 @@ async function runScenario(
   try {
     notes = await scenario.run(agent, cwd, {
       ...(options.backgroundPrompt !== undefined ? { backgroundPrompt: options.backgroundPrompt } : {}),
+      ...(options.subagentPrompt !== undefined ? { subagentPrompt: options.subagentPrompt } : {}),
     });
   } catch (error) {
     abort = error instanceof ScenarioAbort ? error : new ScenarioAbort(String(error), false);

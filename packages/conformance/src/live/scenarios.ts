@@ -40,6 +40,8 @@ export interface Scenario {
 export interface ScenarioSettings {
   /** A prompt that makes the agent start background work (see the background scenario). */
   backgroundPrompt?: string;
+  /** A prompt that makes the agent start a subagent (unstable surface; see the subagent scenario). */
+  subagentPrompt?: string;
 }
 
 /** An extension request every agent must answer (if only with -32601); see cancel.ends-cancelled. */
@@ -254,5 +256,85 @@ const background: Scenario = {
   },
 };
 
+const FORK_RULES = ['fork.replay.retained', 'fork.replay.no-duplicate'] as const satisfies readonly RuleId[];
+
+const skipFork = skipAll(FORK_RULES);
+
+const fork: Scenario = {
+  name: 'fork',
+  description:
+    'unstable surface: a turn, a replay of the session, session/fork, then a replay of the fork (only when the agent advertises capabilities.session.fork)',
+  covers: FORK_RULES,
+  async run(agent, cwd) {
+    const init = await initialize(agent);
+    const session = asRecord(asRecord(init.capabilities)?.session);
+    if (!asRecord(session?.fork))
+      return skipFork('the agent does not advertise capabilities.session.fork (unstable surface)');
+    const sessionId = await newSession(agent, cwd);
+    await prompt(agent, sessionId, text('Remember this before the fork.'));
+    if (!(await waitSettled(agent, sessionId))) return timedOut('the turn before the fork to end');
+    const source = await agent.request('session/resume', { sessionId, cwd, replayFrom: { type: 'start' } });
+    if (!source.ok)
+      throw new ScenarioAbort(`session/resume with replay failed: ${describeReply(source)}`, true);
+    const forked = await agent.request('session/fork', { sessionId, cwd, mcpServers: [] });
+    const forkId = forked.ok ? asRecord(forked.result)?.sessionId : undefined;
+    if (typeof forkId !== 'string' || forkId === '')
+      throw new ScenarioAbort(`session/fork did not return a sessionId: ${describeReply(forked)}`, true);
+    const replayed = await agent.request('session/resume', {
+      sessionId: forkId,
+      cwd,
+      replayFrom: { type: 'start' },
+    });
+    if (!replayed.ok)
+      throw new ScenarioAbort(
+        `session/resume of the fork with replay failed: ${describeReply(replayed)}`,
+        true,
+      );
+    return {};
+  },
+};
+
+const SUBAGENT_RULES = [
+  'subagent.announced-first',
+  'session-message.replay',
+] as const satisfies readonly RuleId[];
+
+const subagent: Scenario = {
+  name: 'subagent',
+  description:
+    'unstable surface: a prompt that starts a subagent (--subagent-prompt), left to end, then a replay of the parent, which replays the child too',
+  covers: SUBAGENT_RULES,
+  requires: {
+    setting: 'subagentPrompt',
+    reason:
+      'no subagent prompt was given (--subagent-prompt <text>: a prompt that makes the agent start a subagent; unstable surface)',
+  },
+  async run(agent, cwd, settings) {
+    if (settings.subagentPrompt === undefined) throw new ScenarioAbort('no subagent prompt', false);
+    const init = await initialize(agent);
+    const sessionId = await newSession(agent, cwd);
+    await prompt(agent, sessionId, text(settings.subagentPrompt));
+    if (!(await waitSettled(agent, sessionId))) return timedOut('the subagent prompt to end');
+    if (asRecord(asRecord(init.capabilities)?.session)) {
+      const replayed = await agent.request('session/resume', {
+        sessionId,
+        cwd,
+        replayFrom: { type: 'start' },
+      });
+      if (!replayed.ok)
+        throw new ScenarioAbort(`session/resume with replay failed: ${describeReply(replayed)}`, true);
+    }
+    return {};
+  },
+};
+
 /** The scenarios of a conformance run, in order. */
-export const SCENARIOS: readonly Scenario[] = [lifecycle, rejection, cancel, resume, background];
+export const SCENARIOS: readonly Scenario[] = [
+  lifecycle,
+  rejection,
+  cancel,
+  resume,
+  background,
+  fork,
+  subagent,
+];

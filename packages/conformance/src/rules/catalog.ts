@@ -178,6 +178,31 @@ export const RULES = [
     surface: 'unstable',
   },
   {
+    id: 'fork.replay.retained',
+    statement:
+      "Unstable surface: a fork's first replay holds every message its source had retained, with the same content; the fork may keep the source's message IDs or give new ones, but an ID it keeps names the same message (not applicable without session/fork).",
+    source:
+      'session-fork RFD (upstream unstable schema ForkSessionRequest); message-id RFD (IDs unique within a session)',
+    tier: 'mandatory',
+    surface: 'unstable',
+  },
+  {
+    id: 'fork.replay.no-duplicate',
+    statement:
+      "Unstable surface: a fork's first replay holds its source's content once — no message of the source twice, under its ID and a new one or with its chunks appended again (not applicable without session/fork).",
+    source: 'session-fork RFD; v2 prompt-lifecycle RFD §Replay',
+    tier: 'mandatory',
+    surface: 'unstable',
+  },
+  {
+    id: 'session-message.replay',
+    statement:
+      'Unstable surface: a session message (session_message, session_message_chunk) that a replay reports again keeps its messageId and participants and ends with the content it had live — reset before its chunks, never appended twice (not applicable without session messages).',
+    source: 'schema SessionMessage, SessionMessageChunk (upstream unstable schema)',
+    tier: 'mandatory',
+    surface: 'unstable',
+  },
+  {
     id: 'agent-message.schema',
     statement:
       'Every other agent message is JSON-RPC 2.0 and its results and requests validate against the v2 schema.',

@@ -39,6 +39,8 @@ import {
 } from '../checks/schema.js';
 import { checkCancel, checkRunningBeforeIdle, checkStopReasons, checkWorkEnds } from '../checks/state.js';
 import { checkSubagentsAnnounced } from '../checks/subagents.js';
+import { checkForkNoDuplicate, checkForkRetained } from '../checks/fork.js';
+import { checkSessionMessageReplay } from '../checks/session-messages.js';
 import type { CheckContext } from '../checks/context.js';
 import type { TranscriptEntry } from '../transcript/parse.js';
 import { RULES, type RuleId } from './catalog.js';
@@ -70,6 +72,9 @@ const CHECKS: Partial<Record<RuleId, (context: CheckContext) => CheckOutcome>> =
   'update.schema': checkUpdateSchema,
   'update.session-id': checkUpdateSessionIds,
   'subagent.announced-first': checkSubagentsAnnounced,
+  'fork.replay.retained': checkForkRetained,
+  'fork.replay.no-duplicate': checkForkNoDuplicate,
+  'session-message.replay': checkSessionMessageReplay,
   'agent-message.schema': checkAgentMessages,
   'client-message.schema': checkClientMessages,
   'baseline.initialize.info': checkInitializeInfo,

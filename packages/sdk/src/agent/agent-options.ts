@@ -50,6 +50,17 @@ export interface AgentOptions extends AgentMethodOptions {
    */
   capabilities?: AgentCapabilities;
   /**
+   * Enables upstream's unstable surface (drafts that may change, see `UNSTABLE_METHODS`): only
+   * with it may `capabilities` name an unstable capability (`session.fork`, `session.title`,
+   * `session.status`, `session.archive`, `session.systemPrompt`, `auth.status`,
+   * `session.mcp.acp`), `providers` and `mcpOverAcp` be given — each then served and advertised like any other method, exactly when configured —
+   * and may sessions send the unstable update kinds (`subagent()`, `plan_removed`, session
+   * messages, file and Markdown plans). Without it the constructor throws a `TypeError` naming
+   * what needs it, and the agent is stable-only: no unstable capability advertised, every
+   * unstable method -32601. Default `false`.
+   */
+  unstable?: boolean;
+  /**
    * The {@link SessionLog} sessions live in (`SqliteSessionLog`, `PostgresSessionLog`…). Agents
    * given the same log share its sessions: their clients see the same updates in the same order.
    * Default: a fresh `MemorySessionLog`.

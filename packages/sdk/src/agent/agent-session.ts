@@ -47,6 +47,7 @@ import { type OutgoingMessage, type OutgoingMessageOptions, SessionAppender } fr
 import { SessionDelivery } from './session-delivery.js';
 import { announcement, SubagentFamily, type SubagentOptions, type SubagentPatch } from './subagents.js';
 import { type SessionActivity, TurnTracker } from './turn-tracker.js';
+import { refuseUnstableUpdate, unstableNotEnabled } from '../unstable-surface.js';
 import {
   type TerminalFields,
   type TerminalHandle,
@@ -76,6 +77,11 @@ export interface AgentSessionOptions {
   readonly writeBehind?: WriteBehindLimits | false;
   /** Creates a session in the same agent (a subagent's session, see {@link AgentSession.subagent}). */
   readonly spawn?: (cwd: string) => Promise<AgentSession>;
+  /**
+   * Whether the session may send the update kinds of upstream's unstable surface (the agent's
+   * `unstable` option); without it they throw a `TypeError`. Default `false`.
+   */
+  readonly unstable?: boolean;
 }
 
 /** What the agent passes along with an insertion (see {@link AgentSession.insertUserMessage}). */
@@ -131,6 +137,7 @@ export class AgentSession {
   /** @internal The session's parent and children (subagents, unstable). */
   readonly family = new SubagentFamily();
   readonly #spawn: ((cwd: string) => Promise<AgentSession>) | undefined;
+  readonly #unstable: boolean;
   /** Children started here whose announcement has not reached the attached clients yet. */
   readonly #announcing = new Map<SessionId, () => void>();
 
@@ -140,6 +147,7 @@ export class AgentSession {
     this.cwd = cwd;
     this.#log = log;
     this.#spawn = options.spawn;
+    this.#unstable = options.unstable ?? false;
     this.#delivery = new SessionDelivery(id, options.maxHeldUpdates ?? DEFAULT_MAX_HELD);
     this.#appender = new SessionAppender(
       id,
@@ -308,6 +316,7 @@ export class AgentSession {
    * it is queued within the limits; a failure to write it is thrown by the session's next update.
    */
   async update(update: SessionUpdate, options: { retain?: boolean } = {}): Promise<void> {
+    if (!this.#unstable) refuseUnstableUpdate(update);
     const retain = options.retain ?? update.sessionUpdate !== 'state_update';
     if (update.sessionUpdate === 'state_update') update = this.#background.withList(update);
     await this.#appender.write([{ update, retain }], update.sessionUpdate.endsWith('_chunk'));
@@ -329,6 +338,7 @@ export class AgentSession {
    * not prompt, close or configure the child; with `cancellable` they may cancel its work.
    */
   async subagent(options: SubagentOptions = {}): Promise<AgentSession> {
+    if (!this.#unstable) throw unstableNotEnabled('AgentSession.subagent() (subagent_update)', 'Agent');
     if (this.#spawn === undefined)
       throw new Error('This session cannot start subagents (it was not created by an Agent).');
     await this.following();

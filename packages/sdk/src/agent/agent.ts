@@ -22,6 +22,7 @@ import { ServedConnection } from './served-connection.js';
 import type { AgentHost, ConnectionHost } from './serving.js';
 import { checkWriteBehind } from './session-writer.js';
 import { guardSubagents } from './subagents.js';
+import { unstableCapabilitiesIn, unstableNotEnabled } from '../unstable-surface.js';
 import type { SessionSettings } from './session-settings.js';
 import { withSettings } from './session-settings.js';
 
@@ -58,6 +59,12 @@ export class Agent {
   constructor(options: AgentOptions) {
     if (options.writeBehind !== undefined && options.writeBehind !== false)
       checkWriteBehind(options.writeBehind);
+    if (!options.unstable) {
+      const unstable = unstableCapabilitiesIn(options.capabilities).map((name) => `capabilities.${name}`);
+      if (options.providers !== undefined) unstable.push('the providers option');
+      if (options.mcpOverAcp !== undefined) unstable.push('the mcpOverAcp option');
+      if (unstable.length > 0) throw unstableNotEnabled(unstable.join(', '), 'Agent');
+    }
     this.#options = options;
     this.#log = options.history ?? new MemorySessionLog();
     this.providers = options.providers === undefined ? undefined : new ProviderRegistry(options.providers);
@@ -153,6 +160,7 @@ export class Agent {
       ...(this.#options.maxHeldUpdates === undefined ? {} : { maxHeldUpdates: this.#options.maxHeldUpdates }),
       ...(this.#options.writeBehind === undefined ? {} : { writeBehind: this.#options.writeBehind }),
       spawn: (childCwd: string) => this.createSession(childCwd),
+      unstable: this.#options.unstable ?? false,
     };
     return new AgentSession(sessionId, cwd, this.#log, options);
   }

@@ -20,6 +20,7 @@ import type {
   LoginAuthResponse,
   LogoutAuthResponse,
   McpServer,
+  MethodName,
   MessageId,
   Meta,
   NewSessionRequest,
@@ -50,6 +51,7 @@ import {
 import { McpServerHost } from '../mcp-over-acp/host.js';
 import { AcpMcpServerTransport } from '../mcp-over-acp/mcp-transport.js';
 import { ConversationStore, type TurnEnd } from './conversation/index.js';
+import { UNSTABLE_METHODS, unstableNotEnabled } from '../unstable-surface.js';
 
 /** The protocol version this client speaks. */
 export const CLIENT_PROTOCOL_VERSION = 2;
@@ -93,6 +95,17 @@ export interface ClientOptions {
    * credential. The same fields as {@link Client.authStatus}'s answer.
    */
   onAuthStatus?(update: AuthStatusUpdateNotification): void;
+  /**
+   * Enables upstream's unstable surface (drafts that may change, see `UNSTABLE_METHODS`): the
+   * methods `forkSession`, `setTitle`, `sessionStatus`, `archiveSession`, `unarchiveSession`,
+   * `authStatus`, `listProviders`, `setProvider`, `disableProvider`, `hostMcpServer` (MCP over
+   * ACP) and an `McpServer` of type `acp`, a `systemPrompt` on `session/new`, `resume` and `fork`,
+   * and `onAuthStatus`; the default store then holds the
+   * unstable update kinds too. Without it those methods reject with a `TypeError` and send
+   * nothing, `onAuthStatus` throws, and the store tolerates the unstable update kinds as unknown
+   * ones (`otherUpdates`). Default `false`.
+   */
+  unstable?: boolean;
 }
 
 /** Per-call options of the {@link Client} methods that send a request. */
@@ -165,7 +178,9 @@ export class Client {
     this.#connection = connection as unknown as ClientConnection;
     this.#connection.useDefaultValidator(schemaValidator);
     this.#options = options;
-    this.store = options.store ?? new ConversationStore();
+    if (!options.unstable && options.onAuthStatus !== undefined)
+      throw unstableNotEnabled('onAuthStatus (auth/status_update)', 'Client');
+    this.store = options.store ?? new ConversationStore({ unstable: options.unstable ?? false });
     const typed = this.#connection;
     typed.onNotification('session/update', (params) => this.store.apply(params));
     typed.onRequest('session/request_permission', (params, context) =>
@@ -189,6 +204,30 @@ export class Client {
     typed.listen();
   }
 
+  /**
+   * Sends a request, refused here (a rejected `TypeError`, nothing sent) when its method is of the
+   * unstable surface and this client did not opt in ({@link ClientOptions.unstable}).
+   */
+  #request<M extends keyof AgentRequestMap & string>(
+    method: M,
+    params: AgentRequestMap[M]['params'],
+    options?: { signal?: AbortSignal },
+  ): Promise<AgentRequestMap[M]['result']> {
+    if (!this.#options.unstable && UNSTABLE_METHODS.has(method as MethodName))
+      return Promise.reject(unstableNotEnabled(`${method}`, 'Client'));
+    if (!this.#options.unstable && (params as { systemPrompt?: unknown }).systemPrompt !== undefined)
+      return Promise.reject(unstableNotEnabled(`systemPrompt on ${method}`, 'Client'));
+    const servers = (params as { mcpServers?: { type?: unknown }[] }).mcpServers;
+    if (!this.#options.unstable && servers?.some((server) => server.type === 'acp'))
+      return Promise.reject(unstableNotEnabled(`an MCP server of type acp on ${method}`, 'Client'));
+    return this.#connection.sendRequest(method, params, options);
+  }
+
+  /** Whether this client uses the unstable surface ({@link ClientOptions.unstable}). */
+  get unstable(): boolean {
+    return this.#options.unstable ?? false;
+  }
+
   /** The underlying connection. */
   get connection(): ClientConnection {
     return this.#connection;
@@ -206,6 +245,7 @@ export class Client {
     serverId?: string;
     maxActiveRequests?: number;
   }): AcpMcpServerTransport {
+    if (!this.#options.unstable) throw unstableNotEnabled('hostMcpServer() (MCP over ACP)', 'Client');
     return new AcpMcpServerTransport(this.mcp, options);
   }
 
@@ -230,11 +270,7 @@ export class Client {
    * carries go into the store's snapshot of the new session.
    */
   async createSession(request: NewSessionRequest, options: CallOptions = {}): Promise<NewSessionResponse> {
-    const response = await this.#connection.sendRequest(
-      'session/new',
-      withMeta(request, options),
-      signalOf(options),
-    );
+    const response = await this.#request('session/new', withMeta(request, options), signalOf(options));
     this.#track(response.sessionId);
     this.#recordSessionResponse(response.sessionId, response);
     return response;
@@ -255,11 +291,7 @@ export class Client {
       ...(options.replay ? { replayFrom: { type: 'start' as const } } : {}),
       ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
     };
-    const response = await this.#connection.sendRequest(
-      'session/resume',
-      withMeta(request, options),
-      signalOf(options),
-    );
+    const response = await this.#request('session/resume', withMeta(request, options), signalOf(options));
     this.#recordSessionResponse(sessionId, response);
     return response;
   }
@@ -270,7 +302,7 @@ export class Client {
    * agent's and opaque. See {@link Client.sessions} to walk every page.
    */
   listSessions(request: ListSessionsRequest = {}, options: CallOptions = {}): Promise<ListSessionsResponse> {
-    return this.#connection.sendRequest('session/list', withMeta(request, options), signalOf(options));
+    return this.#request('session/list', withMeta(request, options), signalOf(options));
   }
 
   /**
@@ -299,7 +331,7 @@ export class Client {
    * and can be resumed. The store keeps what it showed.
    */
   closeSession(sessionId: SessionId, options: CallOptions = {}): Promise<CloseSessionResponse> {
-    return this.#connection.sendRequest('session/close', withMeta({ sessionId }, options), signalOf(options));
+    return this.#request('session/close', withMeta({ sessionId }, options), signalOf(options));
   }
 
   /**
@@ -307,7 +339,7 @@ export class Client {
    * `capabilities.session.delete`). Once the agent confirms, the store forgets the session too.
    */
   async deleteSession(sessionId: SessionId, options: CallOptions = {}): Promise<DeleteSessionResponse> {
-    const response = await this.#connection.sendRequest(
+    const response = await this.#request(
       'session/delete',
       withMeta({ sessionId }, options),
       signalOf(options),
@@ -319,7 +351,7 @@ export class Client {
 
   /** Authenticates with one of the `authMethods` the agent advertised in `initialize` (`auth/login`). */
   login(methodId: string, options: CallOptions = {}): Promise<LoginAuthResponse> {
-    return this.#connection.sendRequest('auth/login', withMeta({ methodId }, options), signalOf(options));
+    return this.#request('auth/login', withMeta({ methodId }, options), signalOf(options));
   }
 
   /**
@@ -329,7 +361,7 @@ export class Client {
    * display. Never refused for want of a login.
    */
   authStatus(options: CallOptions = {}): Promise<AuthStatusResponse> {
-    return this.#connection.sendRequest('auth/status', withMeta({}, options), signalOf(options));
+    return this.#request('auth/status', withMeta({}, options), signalOf(options));
   }
 
   /**
@@ -337,11 +369,7 @@ export class Client {
    * (`providers/list`; only to an agent advertising `capabilities.providers`). Never carries headers.
    */
   async listProviders(options: CallOptions = {}): Promise<ProviderInfo[]> {
-    const response = await this.#connection.sendRequest(
-      'providers/list',
-      withMeta({}, options),
-      signalOf(options),
-    );
+    const response = await this.#request('providers/list', withMeta({}, options), signalOf(options));
     return response.providers;
   }
 
@@ -350,21 +378,17 @@ export class Client {
    * headers (secrets the agent never reports back).
    */
   async setProvider(request: SetProviderRequest, options: CallOptions = {}): Promise<void> {
-    await this.#connection.sendRequest('providers/set', withMeta(request, options), signalOf(options));
+    await this.#request('providers/set', withMeta(request, options), signalOf(options));
   }
 
   /** Unstable: disables one provider that is not required (`providers/disable`). */
   async disableProvider(providerId: string, options: CallOptions = {}): Promise<void> {
-    await this.#connection.sendRequest(
-      'providers/disable',
-      withMeta({ providerId }, options),
-      signalOf(options),
-    );
+    await this.#request('providers/disable', withMeta({ providerId }, options), signalOf(options));
   }
 
   /** Ends the authenticated state (`auth/logout`). */
   logout(options: CallOptions = {}): Promise<LogoutAuthResponse> {
-    return this.#connection.sendRequest('auth/logout', withMeta({}, options), signalOf(options));
+    return this.#request('auth/logout', withMeta({}, options), signalOf(options));
   }
 
   /**
@@ -402,7 +426,7 @@ export class Client {
       request = first;
       options = (second as CallOptions | undefined) ?? {};
     }
-    const response: SetSessionConfigOptionResponse = await this.#connection.sendRequest(
+    const response: SetSessionConfigOptionResponse = await this.#request(
       'session/set_config_option',
       withMeta(request, options),
       signalOf(options),
@@ -424,11 +448,7 @@ export class Client {
     options: CallOptions & { replay?: boolean } = {},
   ): Promise<ForkSessionResponse> {
     const { replay, ...call } = options;
-    const response = await this.#connection.sendRequest(
-      'session/fork',
-      withMeta(request, call),
-      signalOf(call),
-    );
+    const response = await this.#request('session/fork', withMeta(request, call), signalOf(call));
     this.#track(response.sessionId);
     this.#recordSessionResponse(response.sessionId, response);
     if (replay) await this.resume(response.sessionId, { ...call, cwd: request.cwd, replay: true });
@@ -442,7 +462,7 @@ export class Client {
    * `session_info_update`.
    */
   async setTitle(sessionId: SessionId, title: string, options: CallOptions = {}): Promise<string> {
-    const response = await this.#connection.sendRequest(
+    const response = await this.#request(
       'session/set_title',
       withMeta({ sessionId, title }, options),
       signalOf(options),
@@ -458,11 +478,7 @@ export class Client {
    * next request; an unknown session rejects with -32002.
    */
   sessionStatus(sessionId: SessionId, options: CallOptions = {}): Promise<SessionStatusResponse> {
-    return this.#connection.sendRequest(
-      'session/status',
-      withMeta({ sessionId }, options),
-      signalOf(options),
-    );
+    return this.#request('session/status', withMeta({ sessionId }, options), signalOf(options));
   }
 
   /**
@@ -472,11 +488,7 @@ export class Client {
    * sessions with `listSessions({ archived: 'only' })` (or `'include'`).
    */
   async archiveSession(sessionId: SessionId, options: CallOptions = {}): Promise<void> {
-    await this.#connection.sendRequest(
-      'session/archive',
-      withMeta({ sessionId }, options),
-      signalOf(options),
-    );
+    await this.#request('session/archive', withMeta({ sessionId }, options), signalOf(options));
   }
 
   /**
@@ -484,11 +496,7 @@ export class Client {
    * resumed; call `resume` to go on with it.
    */
   async unarchiveSession(sessionId: SessionId, options: CallOptions = {}): Promise<void> {
-    await this.#connection.sendRequest(
-      'session/unarchive',
-      withMeta({ sessionId }, options),
-      signalOf(options),
-    );
+    await this.#request('session/unarchive', withMeta({ sessionId }, options), signalOf(options));
   }
 
   /** Cancels one tool call that advertises the cancel capability (`tool_call/cancel`); the rest of the work goes on. */
@@ -497,11 +505,7 @@ export class Client {
     toolCallId: string,
     options: CallOptions = {},
   ): Promise<CancelToolCallResponse> {
-    return this.#connection.sendRequest(
-      'tool_call/cancel',
-      withMeta({ sessionId, toolCallId }, options),
-      signalOf(options),
-    );
+    return this.#request('tool_call/cancel', withMeta({ sessionId, toolCallId }, options), signalOf(options));
   }
 
   /** Stops the command of one terminal that advertises the cancel capability (`terminal/cancel`). */
@@ -510,11 +514,7 @@ export class Client {
     terminalId: string,
     options: CallOptions = {},
   ): Promise<CancelTerminalResponse> {
-    return this.#connection.sendRequest(
-      'terminal/cancel',
-      withMeta({ sessionId, terminalId }, options),
-      signalOf(options),
-    );
+    return this.#request('terminal/cancel', withMeta({ sessionId, terminalId }, options), signalOf(options));
   }
 
   /**
@@ -535,7 +535,7 @@ export class Client {
       options.localId ? { localId: options.localId } : {},
     );
     const request = withMeta({ sessionId, prompt }, options);
-    const messageId = this.#connection.sendRequest('session/prompt', request, signalOf(options)).then(
+    const messageId = this.#request('session/prompt', request, signalOf(options)).then(
       ({ messageId: id }) => {
         this.store.resolvePending(localId, id);
         return id;

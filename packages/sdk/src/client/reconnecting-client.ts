@@ -184,7 +184,7 @@ export class ReconnectingClient {
   constructor(connect: () => Promise<Transport>, options: ReconnectingClientOptions) {
     this.#connect = connect;
     this.#options = options;
-    this.store = options.store ?? new ConversationStore();
+    this.store = options.store ?? new ConversationStore({ unstable: options.unstable ?? false });
     this.closed = new Promise<void>((resolve, reject) => {
       this.#settle = { resolve, reject };
     });

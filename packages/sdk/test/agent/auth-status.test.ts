@@ -15,6 +15,7 @@ const METHODS = [{ type: 'agent' as const, methodId: 'reference', name: 'Referen
 
 const options = (extra: Partial<AgentOptions> = {}): AgentOptions => ({
   info: { name: 'auth-status-agent', version: '0.0.0' },
+  unstable: true,
   async onPrompt(prompt, { session }) {
     await prompt.insert();
     await session.idle('end_turn');
@@ -29,6 +30,7 @@ function connect(agent: Agent): { client: Client; updates: AuthStatusUpdateNotif
   const updates: AuthStatusUpdateNotification[] = [];
   const client = new Client(new Connection(clientSide) as ClientConnection, {
     info: { name: 'auth-status-client', version: '0.0.0' },
+    unstable: true,
     onAuthStatus: (update) => updates.push(update),
   });
   return { client, updates };

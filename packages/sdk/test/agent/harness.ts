@@ -54,6 +54,8 @@ export function wire(
   });
   const client = new Client(connection, {
     info: { name: 'test-client', version: '0.0.0' },
+    // The tests drive every method, the unstable surface's too.
+    unstable: true,
     ...(onPermission ? { onPermission } : {}),
   });
   // Every connection completes `initialize` before its session methods; requests on the pair are

@@ -33,6 +33,7 @@ const wordCounter: McpServerHandler = async ({ method, params, notify }) => {
 function agentOptions(extra: Partial<AgentOptions> = {}): AgentOptions {
   return {
     info: { name: 'mcp-agent', version: '0.0.0' },
+    unstable: true,
     mcpOverAcp: true,
     async onPrompt(prompt, { session, client }) {
       await prompt.insert();
@@ -119,7 +120,10 @@ describe('MCP over ACP', () => {
 /** A client whose agent side is a raw connection, to send it any `mcp/message` at all. */
 function rawAgent() {
   const [agentSide, clientSide] = createInProcessPair();
-  const client = new Client(new Connection(clientSide), { info: { name: 'host', version: '0.0.0' } });
+  const client = new Client(new Connection(clientSide), {
+    info: { name: 'host', version: '0.0.0' },
+    unstable: true,
+  });
   const raw = new Connection(agentSide);
   raw.listen();
   const notices: unknown[] = [];

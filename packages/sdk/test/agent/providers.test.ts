@@ -10,6 +10,7 @@ import { refusal, wire } from './harness.js';
 
 const options: AgentOptions = {
   info: { name: 'providers-agent', version: '0.0.0' },
+  unstable: true,
   async onPrompt(prompt, { session }) {
     await prompt.insert();
     await session.idle('end_turn');

@@ -9,6 +9,7 @@ import { refusal, wire } from './harness.js';
 
 const options = (archives: boolean): AgentOptions => ({
   info: { name: 'archive-agent', version: '0.0.0' },
+  unstable: true,
   async onPrompt(prompt, { session }) {
     await prompt.insert();
     await session.running();

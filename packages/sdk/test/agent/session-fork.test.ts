@@ -10,6 +10,7 @@ import { refusal, wire } from './harness.js';
 
 const options = (forks: boolean): AgentOptions => ({
   info: { name: 'fork-agent', version: '0.0.0' },
+  unstable: true,
   async onPrompt(prompt, { session }) {
     await prompt.insert();
     await session.running();

@@ -11,6 +11,7 @@ let release: (() => void) | undefined;
 
 const options = (serves: boolean): AgentOptions => ({
   info: { name: 'status-agent', version: '0.0.0' },
+  unstable: true,
   async onPrompt(prompt, { session }) {
     await prompt.insert();
     await session.running();

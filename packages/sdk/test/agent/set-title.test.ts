@@ -9,6 +9,7 @@ import { refusal, updates, wire } from './harness.js';
 
 const options = (titled: boolean): AgentOptions => ({
   info: { name: 'title-agent', version: '0.0.0' },
+  unstable: true,
   onPrompt: (prompt) => void prompt.insert(),
   ...(titled ? { capabilities: { session: { title: {} } } } : {}),
 });

@@ -14,6 +14,7 @@ import { refusal, updates, waitFor, wire } from './harness.js';
 function subagentAgent(children: Map<string, AgentSession>, refused: string[] = []): AgentOptions {
   return {
     info: { name: 'subagent-agent', version: '0.0.0' },
+    unstable: true,
     onRefusedNotification: ({ method, error }) => refused.push(`${method}: ${error.message}`),
     async onPrompt(prompt, { session }) {
       await prompt.insert();

@@ -13,6 +13,7 @@ import { refusal, wire } from './harness.js';
 const seen: (SystemPrompt | null)[] = [];
 const options = (capabilities: AgentCapabilities): AgentOptions => ({
   info: { name: 'system-prompt-agent', version: '0.0.0' },
+  unstable: true,
   capabilities,
   async onPrompt(prompt, { session }) {
     seen.push(await session.systemPrompt());

@@ -15,7 +15,7 @@ describe('plan_removed (unstable)', () => {
   it('drops the plan named by planId and reports it changed; the other plans stay', () => {
     const changes: ConversationChange[] = [];
     const diagnostics: ConversationDiagnostic[] = [];
-    const store = new ConversationStore({ onDiagnostic: (d) => diagnostics.push(d) });
+    const store = new ConversationStore({ unstable: true, onDiagnostic: (d) => diagnostics.push(d) });
     store.applyBatch([plan('p1', 'a'), plan('p2', 'x')]);
     store.subscribe((batch) => changes.push(...batch));
     store.apply(removed('p1'));
@@ -26,7 +26,7 @@ describe('plan_removed (unstable)', () => {
   });
 
   it('lets a later plan_update under the same planId report a new plan, after the others', () => {
-    const store = new ConversationStore();
+    const store = new ConversationStore({ unstable: true });
     store.applyBatch([plan('p1', 'a'), plan('p2', 'x'), removed('p1'), plan('p1', 'b')]);
     expect(store.snapshot(SESSION).plans.map((p) => [p.planId, p.update.plan])).toEqual([
       ['p2', { type: 'items', planId: 'p2', entries: [entry('x')] }],
@@ -36,7 +36,7 @@ describe('plan_removed (unstable)', () => {
 
   it('changes nothing for a plan the store does not hold, and refuses one without a planId', () => {
     const diagnostics: ConversationDiagnostic[] = [];
-    const store = new ConversationStore({ onDiagnostic: (d) => diagnostics.push(d) });
+    const store = new ConversationStore({ unstable: true, onDiagnostic: (d) => diagnostics.push(d) });
     store.apply(plan('p1', 'a'));
     const before = store.snapshot(SESSION);
     store.apply(removed('p9'));

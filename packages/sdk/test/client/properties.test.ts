@@ -102,7 +102,7 @@ function model(stream: Stream): { content: ContentBlock[]; meta: Record<string, 
 }
 
 function run(notifications: SessionNotification[]): ConversationStore {
-  const store = new ConversationStore();
+  const store = new ConversationStore({ unstable: true });
   store.applyBatch(notifications);
   return store;
 }
@@ -187,7 +187,7 @@ describe('ConversationStore properties', () => {
       fc.property(withMine, ([streams, order, at1, at2]) => {
         const notifications = interleave(streams, order);
         const withResponseAt = (at: number) => {
-          const store = new ConversationStore();
+          const store = new ConversationStore({ unstable: true });
           const localId = store.addPending(SESSION, [text('q')], { localId: 'mine' });
           store.applyBatch(notifications.slice(0, at));
           store.resolvePending(localId, 'm1');
@@ -217,7 +217,7 @@ describe('ConversationStore properties', () => {
     );
     fc.assert(
       fc.property(arb, ([n, schedule]) => {
-        const store = new ConversationStore();
+        const store = new ConversationStore({ unstable: true });
         const localIds = Array.from({ length: n }, () => store.addPending(SESSION, [text('same')]));
         for (const step of schedule) {
           const i = step % n;
@@ -236,7 +236,7 @@ describe('ConversationStore properties', () => {
   it('never guesses an unknown outcome, even when a replayed message has the same content', () => {
     fc.assert(
       fc.property(historyWithOrder, ([streams, order]) => {
-        const store = new ConversationStore();
+        const store = new ConversationStore({ unstable: true });
         const localId = store.addPending(SESSION, [text('hi')]);
         store.markOutcomeUnknown(localId);
         store.applyBatch(interleave(streams, order));

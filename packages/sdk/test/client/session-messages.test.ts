@@ -8,7 +8,7 @@ const message = (fields: Record<string, unknown>) =>
 describe('session_message and session_message_chunk (unstable inter-session messages)', () => {
   it('holds an inter-session message in the feed with its participants, chunks appended, the references patched', () => {
     const diagnostics: ConversationDiagnostic[] = [];
-    const store = new ConversationStore({ onDiagnostic: (d) => diagnostics.push(d) });
+    const store = new ConversationStore({ unstable: true, onDiagnostic: (d) => diagnostics.push(d) });
     store.applyBatch([
       upsert('user_message', 'mess_1', [text('find the failing tests')]),
       // Chunks may come before the upsert that names the participants.
@@ -35,7 +35,7 @@ describe('session_message and session_message_chunk (unstable inter-session mess
   });
 
   it('replays like any message: content reset before the replayed chunks, nothing duplicated, fields kept', () => {
-    const store = new ConversationStore();
+    const store = new ConversationStore({ unstable: true });
     const live = [
       message({ senderSessionId: 'sess_child', content: [] }),
       chunk('session_message', 'mess_7', text('a')),
@@ -51,7 +51,7 @@ describe('session_message and session_message_chunk (unstable inter-session mess
   });
 
   it('keeps fields a newer protocol version adds to any message upsert', () => {
-    const store = new ConversationStore();
+    const store = new ConversationStore({ unstable: true });
     store.apply(upsert('agent_message', 'mess_2', [text('hi')], { audience: 'user' }));
     expect(store.snapshot(SESSION).messages[0]?.fields).toEqual({ audience: 'user' });
     store.apply(upsert('agent_message', 'mess_2', undefined, { audience: null }));

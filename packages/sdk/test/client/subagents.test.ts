@@ -14,7 +14,7 @@ describe('subagent_update (unstable)', () => {
   it('announces a child under the parent and patches it: omitted keeps, null clears, _meta by key', () => {
     const changes: ConversationChange[] = [];
     const diagnostics: ConversationDiagnostic[] = [];
-    const store = new ConversationStore({ onDiagnostic: (d) => diagnostics.push(d) });
+    const store = new ConversationStore({ unstable: true, onDiagnostic: (d) => diagnostics.push(d) });
     store.subscribe((batch) => changes.push(...batch));
     store.apply(
       sub({
@@ -40,7 +40,7 @@ describe('subagent_update (unstable)', () => {
   });
 
   it('replaces the mirrored state whole and removes it on null, without touching the parent’s own state', () => {
-    const store = new ConversationStore();
+    const store = new ConversationStore({ unstable: true });
     store.apply(state('running'));
     store.apply(sub({ state: { state: 'idle', stopReason: 'end_turn', background: [] } }));
     store.apply(sub({ state: { state: 'running' } }));
@@ -51,7 +51,7 @@ describe('subagent_update (unstable)', () => {
   });
 
   it('keeps the child’s own updates in the child’s conversation, reached with no load', () => {
-    const store = new ConversationStore();
+    const store = new ConversationStore({ unstable: true });
     store.apply(sub({ title: 'Reviewer' }));
     store.apply(
       note({ sessionUpdate: 'agent_message', messageId: 'm1', content: [text('looks fine')] }, CHILD),
@@ -63,7 +63,7 @@ describe('subagent_update (unstable)', () => {
 
   it('resolves a background subagent item to the announced child, and flags one dropped while still running', () => {
     const diagnostics: ConversationDiagnostic[] = [];
-    const store = new ConversationStore({ onDiagnostic: (d) => diagnostics.push(d) });
+    const store = new ConversationStore({ unstable: true, onDiagnostic: (d) => diagnostics.push(d) });
     store.apply(sub({ title: 'Reviewer', state: { state: 'running' } }));
     store.apply(state('idle', { background: [{ type: 'subagent', sessionId: CHILD }] }));
     const [item] = store.snapshot(SESSION).background!;
@@ -77,7 +77,7 @@ describe('subagent_update (unstable)', () => {
 
   it('lets a subagent leave the background list once its mirrored state is idle', () => {
     const diagnostics: ConversationDiagnostic[] = [];
-    const store = new ConversationStore({ onDiagnostic: (d) => diagnostics.push(d) });
+    const store = new ConversationStore({ unstable: true, onDiagnostic: (d) => diagnostics.push(d) });
     store.apply(sub({ state: { state: 'running' } }));
     store.apply(state('idle', { background: [{ type: 'subagent', sessionId: CHILD }] }));
     store.apply(sub({ state: { state: 'idle', stopReason: 'end_turn' } }));
@@ -87,7 +87,7 @@ describe('subagent_update (unstable)', () => {
   });
 
   it('replays to the same view: a repeated announcement changes nothing, an unknown field is kept', () => {
-    const store = new ConversationStore();
+    const store = new ConversationStore({ unstable: true });
     const updates = [sub({ title: 'Reviewer', 'x.future': { a: 1 } }), sub({ state: { state: 'idle' } })];
     store.applyBatch(updates);
     const first = store.snapshot(SESSION).subagents;
@@ -98,7 +98,7 @@ describe('subagent_update (unstable)', () => {
 
   it('refuses an update without a string sessionId or with a state that is not a snapshot', () => {
     const diagnostics: ConversationDiagnostic[] = [];
-    const store = new ConversationStore({ onDiagnostic: (d) => diagnostics.push(d) });
+    const store = new ConversationStore({ unstable: true, onDiagnostic: (d) => diagnostics.push(d) });
     store.apply(note({ sessionUpdate: 'subagent_update', title: 'x' }));
     store.apply(sub({ state: 'idle' }));
     expect(store.snapshot(SESSION).subagents).toEqual([]);

@@ -29,7 +29,7 @@ describe('update kinds', () => {
       expect(files.length, `${kind} has examples`).toBeGreaterThan(0);
       for (const file of files) {
         const update = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as Record<string, unknown>;
-        const store = new ConversationStore();
+        const store = new ConversationStore({ unstable: true });
         // A removal changes something only when what it removes is there.
         if (kind === 'plan_removed') {
           store.apply(
@@ -53,7 +53,7 @@ describe('update kinds', () => {
   });
 
   it('applies every chunk kind to the message kind the generated table names', () => {
-    const store = new ConversationStore();
+    const store = new ConversationStore({ unstable: true });
     // Message chunks (tool_call_content_chunk also extends a whole kind, a tool call, not a message).
     const chunkKinds = UPDATE_KINDS.filter(
       (kind) => UPDATE_KIND_TABLE[kind].chunkOf !== null && UPDATE_KIND_TABLE[kind].idField === 'messageId',
@@ -74,7 +74,7 @@ describe('update kinds', () => {
 
   it('keeps the latest update of an unknown kind visible in the snapshot and tells listeners', () => {
     const diagnostics: ConversationDiagnostic[] = [];
-    const store = new ConversationStore({ onDiagnostic: (d) => diagnostics.push(d) });
+    const store = new ConversationStore({ unstable: true, onDiagnostic: (d) => diagnostics.push(d) });
     const changes: (readonly ConversationChange[])[] = [];
     store.subscribe((c) => changes.push(c));
     store.apply(chunk('agent_message', 'a1', text('hi')));

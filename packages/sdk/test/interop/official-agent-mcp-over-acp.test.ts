@@ -38,7 +38,10 @@ describe('an official-SDK agent with McpOverAcpCaller using an MCP server our Cl
     connection.onMessage((direction, message) => {
       if (direction === 'out') sent.push(message as (typeof sent)[number]);
     });
-    const client = new Client(connection, { info: { name: 'acp-kit-interop', version: '0.0.0' } });
+    const client = new Client(connection, {
+      info: { name: 'acp-kit-interop', version: '0.0.0' },
+      unstable: true,
+    });
     const init = await client.initialize();
     expect(init.capabilities?.session?.mcp?.acp).toEqual({});
 

@@ -34,7 +34,8 @@ describe('our Client against an official-SDK v2 agent with the unstable session 
     const storeDiagnostics: unknown[] = [];
     const client = new Client(connection, {
       info: { name: 'acp-kit-interop', version: '0.0.0' },
-      store: new ConversationStore({ onDiagnostic: (d) => storeDiagnostics.push(d) }),
+      unstable: true,
+      store: new ConversationStore({ unstable: true, onDiagnostic: (d) => storeDiagnostics.push(d) }),
     });
     const init = await client.initialize();
     expect(init.capabilities?.session).toMatchObject({ fork: {}, title: {}, status: {}, archive: {} });

@@ -20,6 +20,7 @@ type Message = Record<string, unknown>;
 async function serve(): Promise<AcpTransportServer> {
   const agent = new Agent({
     info: { name: 'acp-kit-test-agent', version: '0.0.0' },
+    unstable: true,
     capabilities: { auth: { status: {} } },
     auth: { methods: [{ type: 'agent', methodId: 'reference', name: 'Reference login' }] },
     async onPrompt(prompt, { session }) {

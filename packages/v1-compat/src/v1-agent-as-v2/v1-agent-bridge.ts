@@ -29,6 +29,7 @@ import {
   v2ToV1Authenticate,
   v2ToV1CloseSessionRequest,
   v2ToV1DeleteSessionRequest,
+  v2ToV1ForkSessionRequest,
   v2ToV1InitializeRequest,
   v2ToV1ListSessionsRequest,
   v2ToV1LoadSessionRequest,
@@ -281,6 +282,23 @@ export class V1AgentBridge {
         session.options.take(created);
         attach(session);
         return { sessionId: created.sessionId, ...this.#settings(session) };
+      },
+
+      // Unstable in both versions: served when the v1 agent advertises sessionCapabilities.fork
+      // (the gate refuses it otherwise, -32601). The fork is a new session to the bridge; its
+      // history reaches v2 clients by a resume with replay (a v1 session/load of the fork).
+      'session/fork': async (params) => {
+        await this.#v1Capabilities();
+        const forked = await this.#call(() =>
+          this.#v1.sendRequest(
+            'session/fork',
+            convertParams(() => v2ToV1ForkSessionRequest(params), serversPointer(params.mcpServers ?? [])),
+          ),
+        );
+        const session = this.#open(forked.sessionId, params.cwd);
+        session.options.take(forked);
+        attach(session);
+        return { sessionId: forked.sessionId, ...this.#settings(session) };
       },
 
       'session/resume': async (params) => {

@@ -316,14 +316,15 @@ export class V1AgentCodec implements CodecSession {
       configOptions?: unknown;
       availableCommands?: V2AvailableCommand[] | null;
     } | null;
-    const session = sessionId ?? answered?.sessionId;
+    // A fork's request names its source; the answer names the session it made.
+    const session = method === 'session/fork' ? answered?.sessionId : (sessionId ?? answered?.sessionId);
     this.#noteOptions(session, answered?.configOptions);
     const commands = answered?.availableCommands;
     // Before the answer to a load or resume: the client sees the commands once the session is loaded.
     if (session !== undefined && (method === 'session/load' || method === 'session/resume'))
       this.#sendCommands(session, commands);
     const written = this.#write({ ...message, result: convert(request.route.result, message.result) });
-    if (session !== undefined && method === 'session/new') {
+    if (session !== undefined && (method === 'session/new' || method === 'session/fork')) {
       const created = this.#view(session);
       if (created.state === 'unknown') created.state = 'idle'; // a new session has run nothing yet
       // After the answer, as v1 agents announce their commands: the client knows the session then.

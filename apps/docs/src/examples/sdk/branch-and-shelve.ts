@@ -3,8 +3,8 @@ import type { Client } from '@acp-kit/sdk';
 /**
  * Tries another direction without losing the first one: forks the session (its history comes
  * along, replayed into the store), names the fork, then archives the original so the session
- * list shows only the branch. Uses three unstable methods: check the agent advertises
- * `capabilities.session.fork`, `.title` and `.archive` first.
+ * list shows only the branch. Uses unstable methods: the client must be created with
+ * `unstable: true`, and the agent must advertise `capabilities.session.fork`, `.title` and `.archive`.
  */
 export async function branchAndShelve(client: Client, sessionId: string, cwd: string, title: string) {
   const fork = await client.forkSession({ sessionId, cwd }, { replay: true });

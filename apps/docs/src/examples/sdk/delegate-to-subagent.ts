@@ -8,6 +8,7 @@ import { Agent } from '@acp-kit/sdk';
 export function createDelegatingAgent(): Agent {
   return new Agent({
     info: { name: 'delegating-agent', version: '1.0.0' },
+    unstable: true, // subagents are upstream's unstable surface: opt in
     async onPrompt(prompt, { session }) {
       await prompt.insert();
       await session.running();

@@ -33,6 +33,7 @@ export function provideWordCount(client: Client): McpServerAcp {
 export function createWordCountingAgent(): Agent {
   const agent: Agent = new Agent({
     info: { name: 'word-counting-agent', version: '1.0.0' },
+    unstable: true, // MCP over ACP is upstream's unstable surface: opt in
     mcpOverAcp: true,
     async onPrompt(prompt, { session, client }) {
       await prompt.insert();

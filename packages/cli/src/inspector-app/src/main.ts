@@ -32,7 +32,8 @@ let replayCheck: { sessionId: string; store: ConversationStore } | undefined;
 let offline = false;
 
 function freshStore(): ConversationStore {
-  const created = new ConversationStore();
+  // The inspector shows whatever the agent sends: its store holds the unstable update kinds too.
+  const created = new ConversationStore({ unstable: true });
   created.subscribe(() => schedule());
   return created;
 }
@@ -513,7 +514,7 @@ byId('replay-check').addEventListener(
       const sessionId = byId<HTMLSelectElement>('session-select').value;
       if (sessionId === '') throw new Error('no session chosen');
       if (replayCheck !== undefined) throw new Error('a replay check is already running');
-      const check = { sessionId, store: new ConversationStore() };
+      const check = { sessionId, store: new ConversationStore({ unstable: true }) };
       replayCheck = check;
       try {
         await peer.request('session/resume', { sessionId, cwd: cwd(), replayFrom: { type: 'start' } });

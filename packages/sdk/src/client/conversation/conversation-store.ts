@@ -43,8 +43,16 @@ export class ConversationStore {
   #nextLocal = 1;
   #lastSession: SessionConversation | null = null;
 
+  readonly #unstable: boolean;
+
   constructor(options: ConversationStoreOptions = {}) {
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
+    this.#unstable = options.unstable ?? false;
+  }
+
+  /** Whether the store holds the unstable update kinds ({@link ConversationStoreOptions.unstable}). */
+  get unstable(): boolean {
+    return this.#unstable;
   }
 
   /** Applies one `session/update` notification's params. Listeners are called once afterwards. */
@@ -315,7 +323,7 @@ export class ConversationStore {
     if (last !== null && last.sessionId === sessionId) return last;
     let session = this.#sessions.get(sessionId);
     if (session === undefined) {
-      session = new SessionConversation(sessionId, this.#onDiagnostic);
+      session = new SessionConversation(sessionId, this.#onDiagnostic, this.#unstable);
       this.#sessions.set(sessionId, session);
     }
     this.#lastSession = session;

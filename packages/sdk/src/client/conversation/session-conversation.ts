@@ -1,3 +1,4 @@
+import { UNSTABLE_UPDATE_KINDS } from '../../unstable-surface.js';
 import {
   type AvailableCommand,
   type ContentBlock,
@@ -157,17 +158,22 @@ export class SessionConversation {
 
   readonly #diagnose: Diagnose;
 
+  readonly #unstable: boolean;
+
   constructor(
     readonly sessionId: SessionId,
     diagnose: Diagnose,
+    unstable = false,
   ) {
     this.#diagnose = diagnose;
+    this.#unstable = unstable;
   }
 
   /** Applies one update body; never throws on agent input. */
   apply(update: RawUpdate, changes: SessionChanges | null): void {
     const tag = update.sessionUpdate;
-    if (isKnownUpdateKind(tag)) {
+    // An unstable kind is known only to a store that opted in; to any other it is a newer kind.
+    if (isKnownUpdateKind(tag) && (this.#unstable || !UNSTABLE_UPDATE_KINDS.has(tag))) {
       REDUCERS[tag](this, update, changes);
       return;
     }

@@ -323,4 +323,12 @@ export interface ConversationDiagnostic {
 export interface ConversationStoreOptions {
   /** Receives every diagnostic; by default diagnostics are dropped. */
   readonly onDiagnostic?: (diagnostic: ConversationDiagnostic) => void;
+  /**
+   * Holds the update kinds of upstream's unstable surface (`subagent_update`, `plan_removed`,
+   * `session_message`, `session_message_chunk`) by their rules. Without it (the default) they are
+   * tolerated as unknown kinds — kept in `otherUpdates` with an `unknown_update_kind` diagnostic —
+   * as by a client that predates them. A `Client` created with `unstable: true` creates its store
+   * with it.
+   */
+  readonly unstable?: boolean;
 }

@@ -1088,12 +1088,12 @@ export function v2ToV1ElicitationCapabilities(value: V2.ElicitationCapabilities)
   };
 }
 
-/** Converts a v1 `AgentCapabilities` into a v2 `AgentCapabilities` (hand-written). Lossy: Prompt, MCP (http), delete and additionalDirectories capabilities carry over into v2 session capabilities. loadSession, resume, list, close and auth.logout have no v2 field: v2 requires session/list, session/close and session/resume of every agent and auth/logout of every agent with auth methods, so a bridge must answer those itself when the v1 agent lacks them. v1 SSE MCP support has no v2 field. */
+/** Converts a v1 `AgentCapabilities` into a v2 `AgentCapabilities` (hand-written). Lossy: Prompt, MCP (http), delete, additionalDirectories and fork (unstable in both) capabilities carry over into v2 session capabilities. loadSession, resume, list, close and auth.logout have no v2 field: v2 requires session/list, session/close and session/resume of every agent and auth/logout of every agent with auth methods, so a bridge must answer those itself when the v1 agent lacks them. v1 SSE MCP support has no v2 field. */
 export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCapabilities {
   return custom.v1ToV2AgentCapabilities(value);
 }
 
-/** Converts a v2 `AgentCapabilities` into a v1 `AgentCapabilities` (hand-written). Lossy: Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout (which the InitializeResponse conversion keeps only when the v2 agent lists auth methods), and the prompt, MCP http, delete and additionalDirectories capabilities. */
+/** Converts a v2 `AgentCapabilities` into a v1 `AgentCapabilities` (hand-written). Lossy: Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout (which the InitializeResponse conversion keeps only when the v2 agent lists auth methods), and the prompt, MCP http, delete, additionalDirectories and fork (unstable in both) capabilities. The other unstable v2 capabilities (title, status, archive, systemPrompt, auth.status, providers) are not offered: v1's unstable schema has those methods, but acp-kit's v1 mapping does not carry them yet. */
 export function v2ToV1AgentCapabilities(value: V2.AgentCapabilities): V1.AgentCapabilities {
   return custom.v2ToV1AgentCapabilities(value);
 }
@@ -1289,6 +1289,38 @@ export function v1ToV2ResumeSessionResponse(value: V1.ResumeSessionResponse): V2
 /** Converts a v2 `ResumeSessionResponse` into a v1 `ResumeSessionResponse` (hand-written). Lossy: v2 configuration options carry over; a select option of category mode also becomes v1 modes (its groups flattened). availableCommands has no v1 field in a response: it is dropped here (a bridge sends it as an available_commands_update). */
 export function v2ToV1ResumeSessionResponse(value: V2.ResumeSessionResponse): V1.ResumeSessionResponse {
   return custom.v2ToV1ResumeSessionResponse(value);
+}
+
+/** Converts a v1 `ForkSessionRequest` into a v2 `ForkSessionRequest`. */
+export function v1ToV2ForkSessionRequest(value: V1.ForkSessionRequest): V2.ForkSessionRequest {
+  return {
+    sessionId: value.sessionId,
+    cwd: value.cwd,
+    ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
+    ...(value.mcpServers === undefined ? {} : { mcpServers: value.mcpServers.map((item) => v1ToV2McpServer(item)) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ForkSessionRequest` into a v1 `ForkSessionRequest`. Lossy: v1 has no systemPrompt (unstable): it is dropped (the fork keeps the source's). */
+export function v2ToV1ForkSessionRequest(value: V2.ForkSessionRequest): V1.ForkSessionRequest {
+  return {
+    sessionId: value.sessionId,
+    cwd: value.cwd,
+    ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
+    ...(value.mcpServers === undefined ? {} : { mcpServers: value.mcpServers.map((item) => v2ToV1McpServer(item)) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ForkSessionResponse` into a v2 `ForkSessionResponse` (hand-written). Lossy: v1 modes become a v2 select option of category mode with configId "mode" (added only when no v1 option already has category mode or id mode), next to the v1 configuration options. */
+export function v1ToV2ForkSessionResponse(value: V1.ForkSessionResponse): V2.ForkSessionResponse {
+  return custom.v1ToV2ForkSessionResponse(value);
+}
+
+/** Converts a v2 `ForkSessionResponse` into a v1 `ForkSessionResponse` (hand-written). Lossy: v2 configuration options carry over; a select option of category mode also becomes v1 modes (its groups flattened). availableCommands has no v1 field in a response: it is dropped here (a bridge sends it as an available_commands_update). */
+export function v2ToV1ForkSessionResponse(value: V2.ForkSessionResponse): V1.ForkSessionResponse {
+  return custom.v2ToV1ForkSessionResponse(value);
 }
 
 /** Converts a v1 `SessionModeState` into a v2 `SessionConfigSelect` (hand-written). Lossy: Becomes a select option of category mode with configId "mode" and name "Mode"; mode descriptions become option descriptions. */
@@ -2290,8 +2322,8 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'AgentCapabilities',
     toV2: v1ToV2AgentCapabilities,
     toV1: v2ToV1AgentCapabilities,
-    lossyToV2: 'Prompt, MCP (http), delete and additionalDirectories capabilities carry over into v2 session capabilities. loadSession, resume, list, close and auth.logout have no v2 field: v2 requires session/list, session/close and session/resume of every agent and auth/logout of every agent with auth methods, so a bridge must answer those itself when the v1 agent lacks them. v1 SSE MCP support has no v2 field.',
-    lossyToV1: 'Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout (which the InitializeResponse conversion keeps only when the v2 agent lists auth methods), and the prompt, MCP http, delete and additionalDirectories capabilities.',
+    lossyToV2: 'Prompt, MCP (http), delete, additionalDirectories and fork (unstable in both) capabilities carry over into v2 session capabilities. loadSession, resume, list, close and auth.logout have no v2 field: v2 requires session/list, session/close and session/resume of every agent and auth/logout of every agent with auth methods, so a bridge must answer those itself when the v1 agent lacks them. v1 SSE MCP support has no v2 field.',
+    lossyToV1: 'Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout (which the InitializeResponse conversion keeps only when the v2 agent lists auth methods), and the prompt, MCP http, delete, additionalDirectories and fork (unstable in both) capabilities. The other unstable v2 capabilities (title, status, archive, systemPrompt, auth.status, providers) are not offered: v1\'s unstable schema has those methods, but acp-kit\'s v1 mapping does not carry them yet.',
   },
   {
     name: 'InitializeRequest',
@@ -2395,6 +2427,23 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ResumeSessionResponse',
     toV2: v1ToV2ResumeSessionResponse,
     toV1: v2ToV1ResumeSessionResponse,
+    lossyToV2: 'v1 modes become a v2 select option of category mode with configId "mode" (added only when no v1 option already has category mode or id mode), next to the v1 configuration options.',
+    lossyToV1: 'v2 configuration options carry over; a select option of category mode also becomes v1 modes (its groups flattened). availableCommands has no v1 field in a response: it is dropped here (a bridge sends it as an available_commands_update).',
+  },
+  {
+    name: 'ForkSessionRequest',
+    v1: 'ForkSessionRequest',
+    v2: 'ForkSessionRequest',
+    toV2: v1ToV2ForkSessionRequest,
+    toV1: v2ToV1ForkSessionRequest,
+    lossyToV1: 'v1 has no systemPrompt (unstable): it is dropped (the fork keeps the source\'s).',
+  },
+  {
+    name: 'ForkSessionResponse',
+    v1: 'ForkSessionResponse',
+    v2: 'ForkSessionResponse',
+    toV2: v1ToV2ForkSessionResponse,
+    toV1: v2ToV1ForkSessionResponse,
     lossyToV2: 'v1 modes become a v2 select option of category mode with configId "mode" (added only when no v1 option already has category mode or id mode), next to the v1 configuration options.',
     lossyToV1: 'v2 configuration options carry over; a select option of category mode also becomes v1 modes (its groups flattened). availableCommands has no v1 field in a response: it is dropped here (a bridge sends it as an available_commands_update).',
   },
@@ -2835,9 +2884,11 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
     lossy: 'v1 has no way to set a title: a v1 agent behind a bridge is advertised without capabilities.session.title and the bridge answers session/set_title -32601; a v1 client of a v2 agent is not offered it.',
   },
   {
-    v1: null,
+    v1: 'session/fork',
     v2: 'session/fork',
-    lossy: 'v1 has no session fork: a v1 agent behind a bridge is advertised without capabilities.session.fork and the bridge answers session/fork -32601; a v1 client of a v2 agent is not offered it.',
+    params: 'ForkSessionRequest',
+    result: 'ForkSessionResponse',
+    note: 'Both versions\' unstable surface (v1\'s schema.unstable.json has session/fork with capability sessionCapabilities.fork). The fork\'s history reaches a v1 client by session/load.',
   },
   {
     v1: null,

@@ -266,24 +266,29 @@ function checkSessionCapabilities(v) {
     if (!(checkSessionDeleteCapabilities(p2) || p2 === null)) return false;
   }
 
-  const p3 = v.additionalDirectories;
+  const p3 = v.fork;
   if (p3 !== undefined) {
-    if (!(checkSessionAdditionalDirectoriesCapabilities(p3) || p3 === null)) return false;
+    if (!(checkSessionForkCapabilities(p3) || p3 === null)) return false;
   }
 
-  const p4 = v.resume;
+  const p4 = v.additionalDirectories;
   if (p4 !== undefined) {
-    if (!(checkSessionResumeCapabilities(p4) || p4 === null)) return false;
+    if (!(checkSessionAdditionalDirectoriesCapabilities(p4) || p4 === null)) return false;
   }
 
-  const p5 = v.close;
+  const p5 = v.resume;
   if (p5 !== undefined) {
-    if (!(checkSessionCloseCapabilities(p5) || p5 === null)) return false;
+    if (!(checkSessionResumeCapabilities(p5) || p5 === null)) return false;
   }
 
-  const p6 = v._meta;
+  const p6 = v.close;
   if (p6 !== undefined) {
-    if (!checkMeta(p6)) return false;
+    if (!(checkSessionCloseCapabilities(p6) || p6 === null)) return false;
+  }
+
+  const p7 = v._meta;
+  if (p7 !== undefined) {
+    if (!checkMeta(p7)) return false;
   }
 
   return true;
@@ -2309,6 +2314,16 @@ function checkSessionDeleteCapabilities(v) {
   return true;
 }
 
+function checkSessionForkCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
 function checkSessionAdditionalDirectoriesCapabilities(v) {
   if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
   const p1 = v._meta;
@@ -2952,6 +2967,72 @@ function checkCloseSessionResponse(v) {
   const p1 = v._meta;
   if (p1 !== undefined) {
     if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkForkSessionRequest(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionId === undefined || v.cwd === undefined) return false;
+  const p1 = v.sessionId;
+  if (!checkSessionId(p1)) return false;
+  const p2 = v.cwd;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v.additionalDirectories;
+  if (p3 !== undefined) {
+    if (!(Array.isArray(p3))) return false;
+    for (let i4 = 0; i4 < p3.length; i4 += 1) {
+      const x5 = p3[i4];
+      if (!(typeof x5 === 'string')) return false;
+    }
+
+  }
+
+  const p6 = v.mcpServers;
+  if (p6 !== undefined) {
+    if (!(Array.isArray(p6))) return false;
+    for (let i7 = 0; i7 < p6.length; i7 += 1) {
+      const x8 = p6[i7];
+      if (!checkMcpServer(x8)) return false;
+    }
+
+  }
+
+  const p9 = v._meta;
+  if (p9 !== undefined) {
+    if (!checkMeta(p9)) return false;
+  }
+
+  return true;
+}
+
+function checkForkSessionResponse(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionId === undefined) return false;
+  const p1 = v.sessionId;
+  if (!checkSessionId(p1)) return false;
+  const p2 = v.modes;
+  if (p2 !== undefined) {
+    if (!(checkSessionModeState(p2) || p2 === null)) return false;
+  }
+
+  const p3 = v.configOptions;
+  if (p3 !== undefined) {
+    if (!(Array.isArray(p3) || p3 === null)) return false;
+    if (Array.isArray(p3)) {
+      for (let i4 = 0; i4 < p3.length; i4 += 1) {
+        const x5 = p3[i4];
+        if (!checkSessionConfigOption(x5)) return false;
+      }
+
+    }
+
+  }
+
+  const p6 = v._meta;
+  if (p6 !== undefined) {
+    if (!checkMeta(p6)) return false;
   }
 
   return true;
@@ -4350,4 +4431,4 @@ function checkExtensionElicitationActionWithUncheckedTag(v) {
   return true;
 }
 
-export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkToolCallId as ToolCallId, checkSessionModeId as SessionModeId, checkImplementation as Implementation, checkFileSystemCapabilities as FileSystemCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentCapabilities as AgentCapabilities, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkMcpServerSse as McpServerSse, checkMcpServer as McpServer, checkExtensionMcpServer as ExtensionMcpServer, checkSessionMode as SessionMode, checkSessionModeState as SessionModeState, checkNewSessionRequest as NewSessionRequest, checkNewSessionResponse as NewSessionResponse, checkLoadSessionRequest as LoadSessionRequest, checkLoadSessionResponse as LoadSessionResponse, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkRole as Role, checkAnnotations as Annotations, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkStopReason as StopReason, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkUserMessageChunk as UserMessageChunk, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtChunk as AgentThoughtChunk, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCallDetails as ToolCallDetails, checkNewToolCall as NewToolCall, checkToolCallUpdate as ToolCallUpdate, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanUpdate as PlanUpdate, checkAvailableCommandInput as AvailableCommandInput, checkAvailableCommand as AvailableCommand, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkCurrentModeUpdate as CurrentModeUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkAuthMethodId as AuthMethodId, checkPermissionOptionId as PermissionOptionId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkTerminalId as TerminalId, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkErrorCode as ErrorCode, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkCancelRequestNotification as CancelRequestNotification, checkSessionListCapabilities as SessionListCapabilities, checkSessionResumeCapabilities as SessionResumeCapabilities, checkSessionCloseCapabilities as SessionCloseCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkLogoutCapabilities as LogoutCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAuthCapabilities as AuthCapabilities, checkCompactionCapabilities as CompactionCapabilities, checkNoticeCapabilities as NoticeCapabilities, checkBooleanConfigOptionCapabilities as BooleanConfigOptionCapabilities, checkSessionConfigOptionsCapabilities as SessionConfigOptionsCapabilities, checkClientSessionCapabilities as ClientSessionCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkAuthenticateRequest as AuthenticateRequest, checkAuthenticateResponse as AuthenticateResponse, checkLogoutRequest as LogoutRequest, checkLogoutResponse as LogoutResponse, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkSetSessionModeRequest as SetSessionModeRequest, checkSetSessionModeResponse as SetSessionModeResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkReadTextFileRequest as ReadTextFileRequest, checkReadTextFileResponse as ReadTextFileResponse, checkWriteTextFileRequest as WriteTextFileRequest, checkWriteTextFileResponse as WriteTextFileResponse, checkCreateTerminalRequest as CreateTerminalRequest, checkCreateTerminalResponse as CreateTerminalResponse, checkTerminalExitStatus as TerminalExitStatus, checkTerminalOutputRequest as TerminalOutputRequest, checkTerminalOutputResponse as TerminalOutputResponse, checkReleaseTerminalRequest as ReleaseTerminalRequest, checkReleaseTerminalResponse as ReleaseTerminalResponse, checkWaitForTerminalExitRequest as WaitForTerminalExitRequest, checkWaitForTerminalExitResponse as WaitForTerminalExitResponse, checkKillTerminalRequest as KillTerminalRequest, checkKillTerminalResponse as KillTerminalResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkElicitationSchemaType as ElicitationSchemaType, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification };
+export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkToolCallId as ToolCallId, checkSessionModeId as SessionModeId, checkImplementation as Implementation, checkFileSystemCapabilities as FileSystemCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentCapabilities as AgentCapabilities, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkMcpServerSse as McpServerSse, checkMcpServer as McpServer, checkExtensionMcpServer as ExtensionMcpServer, checkSessionMode as SessionMode, checkSessionModeState as SessionModeState, checkNewSessionRequest as NewSessionRequest, checkNewSessionResponse as NewSessionResponse, checkLoadSessionRequest as LoadSessionRequest, checkLoadSessionResponse as LoadSessionResponse, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkRole as Role, checkAnnotations as Annotations, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkStopReason as StopReason, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkUserMessageChunk as UserMessageChunk, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtChunk as AgentThoughtChunk, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCallDetails as ToolCallDetails, checkNewToolCall as NewToolCall, checkToolCallUpdate as ToolCallUpdate, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanUpdate as PlanUpdate, checkAvailableCommandInput as AvailableCommandInput, checkAvailableCommand as AvailableCommand, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkCurrentModeUpdate as CurrentModeUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkAuthMethodId as AuthMethodId, checkPermissionOptionId as PermissionOptionId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkTerminalId as TerminalId, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkErrorCode as ErrorCode, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkCancelRequestNotification as CancelRequestNotification, checkSessionListCapabilities as SessionListCapabilities, checkSessionResumeCapabilities as SessionResumeCapabilities, checkSessionCloseCapabilities as SessionCloseCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionForkCapabilities as SessionForkCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkLogoutCapabilities as LogoutCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAuthCapabilities as AuthCapabilities, checkCompactionCapabilities as CompactionCapabilities, checkNoticeCapabilities as NoticeCapabilities, checkBooleanConfigOptionCapabilities as BooleanConfigOptionCapabilities, checkSessionConfigOptionsCapabilities as SessionConfigOptionsCapabilities, checkClientSessionCapabilities as ClientSessionCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkAuthenticateRequest as AuthenticateRequest, checkAuthenticateResponse as AuthenticateResponse, checkLogoutRequest as LogoutRequest, checkLogoutResponse as LogoutResponse, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkSetSessionModeRequest as SetSessionModeRequest, checkSetSessionModeResponse as SetSessionModeResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkForkSessionRequest as ForkSessionRequest, checkForkSessionResponse as ForkSessionResponse, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkReadTextFileRequest as ReadTextFileRequest, checkReadTextFileResponse as ReadTextFileResponse, checkWriteTextFileRequest as WriteTextFileRequest, checkWriteTextFileResponse as WriteTextFileResponse, checkCreateTerminalRequest as CreateTerminalRequest, checkCreateTerminalResponse as CreateTerminalResponse, checkTerminalExitStatus as TerminalExitStatus, checkTerminalOutputRequest as TerminalOutputRequest, checkTerminalOutputResponse as TerminalOutputResponse, checkReleaseTerminalRequest as ReleaseTerminalRequest, checkReleaseTerminalResponse as ReleaseTerminalResponse, checkWaitForTerminalExitRequest as WaitForTerminalExitRequest, checkWaitForTerminalExitResponse as WaitForTerminalExitResponse, checkKillTerminalRequest as KillTerminalRequest, checkKillTerminalResponse as KillTerminalResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkElicitationSchemaType as ElicitationSchemaType, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification };

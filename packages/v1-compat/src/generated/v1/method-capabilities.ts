@@ -187,6 +187,21 @@ export const METHOD_CAPABILITIES = {
       description: 'Served only when the agent\'s initialize response has agentCapabilities.sessionCapabilities.close (an object).',
     },
   },
+  /** Unstable (v1's unstable schema; may change): creates a new session holding the retained history of an existing one; the original is not changed. Only when sessionCapabilities.fork is present. */
+  'session/fork': {
+    method: 'session/fork',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/sessionCapabilities/fork',
+      path: ['agentCapabilities', 'sessionCapabilities', 'fork'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.sessionCapabilities.fork (an object).',
+    },
+  },
   /** Switches the session to one of the modes from its mode state. */
   'session/set_mode': {
     method: 'session/set_mode',

@@ -89,6 +89,8 @@ export interface SessionCapabilities {
   list?: (SessionListCapabilities | null);
   /** Present when the agent answers session/delete. */
   delete?: (SessionDeleteCapabilities | null);
+  /** Present when the agent answers session/fork (unstable). */
+  fork?: (SessionForkCapabilities | null);
   /** Present when session requests may carry additionalDirectories. */
   additionalDirectories?: (SessionAdditionalDirectoriesCapabilities | null);
   /** Present when the agent answers session/resume (attach without replay). */
@@ -928,6 +930,12 @@ export interface SessionDeleteCapabilities {
   _meta?: Meta;
 }
 
+/** Unstable (v1's unstable schema): present (as an object, possibly empty) when the agent answers session/fork; omitted or null when not. Later versions may add fields. */
+export interface SessionForkCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 /** Present (as an object, possibly empty) when the agent honours additionalDirectories on session/new and session/resume; omitted or null when not. Later versions may add fields. */
 export interface SessionAdditionalDirectoriesCapabilities {
   /** Extension metadata. */
@@ -1253,6 +1261,32 @@ export interface CloseSessionRequest {
 
 /** Result of session/close: the agent stopped the session's work and released its resources; it can be resumed later. */
 export interface CloseSessionResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (v1's unstable schema): parameters of session/fork, which creates a new session holding the retained history of sessionId. */
+export interface ForkSessionRequest {
+  /** The session to fork. */
+  sessionId: SessionId;
+  /** Absolute path of the fork's working directory. */
+  cwd: string;
+  /** Further directories the fork may use, besides cwd: the complete list. */
+  additionalDirectories?: string[];
+  /** MCP servers the agent should connect to for the fork. */
+  mcpServers?: McpServer[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (v1's unstable schema): the fork's ID and, when the agent has modes or configuration options, their state. */
+export interface ForkSessionResponse {
+  /** The fork, a new session. */
+  sessionId: SessionId;
+  /** Modes offered, if any. */
+  modes?: (SessionModeState | null);
+  /** The fork's configuration options with their current values, if it has any. */
+  configOptions?: (SessionConfigOption[] | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -1848,6 +1882,7 @@ export interface Definitions {
   SessionResumeCapabilities: SessionResumeCapabilities;
   SessionCloseCapabilities: SessionCloseCapabilities;
   SessionDeleteCapabilities: SessionDeleteCapabilities;
+  SessionForkCapabilities: SessionForkCapabilities;
   SessionAdditionalDirectoriesCapabilities: SessionAdditionalDirectoriesCapabilities;
   LogoutCapabilities: LogoutCapabilities;
   AgentAuthCapabilities: AgentAuthCapabilities;
@@ -1885,6 +1920,8 @@ export interface Definitions {
   DeleteSessionResponse: DeleteSessionResponse;
   CloseSessionRequest: CloseSessionRequest;
   CloseSessionResponse: CloseSessionResponse;
+  ForkSessionRequest: ForkSessionRequest;
+  ForkSessionResponse: ForkSessionResponse;
   NoticeSeverity: NoticeSeverity;
   Notice: Notice;
   CompactionStatus: CompactionStatus;

@@ -1112,7 +1112,7 @@ return errors === 0;
 }
 
 export const SessionCapabilities = validate38;
-const schema45 = {"type":"object","properties":{"list":{"anyOf":[{"$ref":"#/$defs/SessionListCapabilities"},{"type":"null"}]},"delete":{"anyOf":[{"$ref":"#/$defs/SessionDeleteCapabilities"},{"type":"null"}]},"additionalDirectories":{"anyOf":[{"$ref":"#/$defs/SessionAdditionalDirectoriesCapabilities"},{"type":"null"}]},"resume":{"anyOf":[{"$ref":"#/$defs/SessionResumeCapabilities"},{"type":"null"}]},"close":{"anyOf":[{"$ref":"#/$defs/SessionCloseCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}}};
+const schema45 = {"type":"object","properties":{"list":{"anyOf":[{"$ref":"#/$defs/SessionListCapabilities"},{"type":"null"}]},"delete":{"anyOf":[{"$ref":"#/$defs/SessionDeleteCapabilities"},{"type":"null"}]},"fork":{"anyOf":[{"$ref":"#/$defs/SessionForkCapabilities"},{"type":"null"}]},"additionalDirectories":{"anyOf":[{"$ref":"#/$defs/SessionAdditionalDirectoriesCapabilities"},{"type":"null"}]},"resume":{"anyOf":[{"$ref":"#/$defs/SessionResumeCapabilities"},{"type":"null"}]},"close":{"anyOf":[{"$ref":"#/$defs/SessionCloseCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}}};
 const schema46 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -1230,6 +1230,30 @@ return false;
 }
 }
 validate47.errors = vErrors;
+return errors === 0;
+}
+
+const schema56 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate49.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate49.errors = vErrors;
 return errors === 0;
 }
 
@@ -1351,13 +1375,13 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.additionalDirectories !== undefined){
-let data2 = data.additionalDirectories;
+if(data.fork !== undefined){
+let data2 = data.fork;
 const _errs11 = errors;
 const _errs12 = errors;
 let valid3 = false;
 const _errs13 = errors;
-if(!(validate43(data2, {instancePath:instancePath+"/additionalDirectories",parentData:data,parentDataProperty:"additionalDirectories",rootData}))){
+if(!(validate43(data2, {instancePath:instancePath+"/fork",parentData:data,parentDataProperty:"fork",rootData}))){
 vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
 errors = vErrors.length;
 }
@@ -1366,7 +1390,7 @@ valid3 = valid3 || _valid2;
 if(!valid3){
 const _errs14 = errors;
 if(data2 !== null){
-const err4 = {instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err4 = {instancePath:instancePath+"/fork",schemaPath:"#/properties/fork/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1379,7 +1403,7 @@ var _valid2 = _errs14 === errors;
 valid3 = valid3 || _valid2;
 }
 if(!valid3){
-const err5 = {instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err5 = {instancePath:instancePath+"/fork",schemaPath:"#/properties/fork/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1407,13 +1431,13 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.resume !== undefined){
-let data3 = data.resume;
+if(data.additionalDirectories !== undefined){
+let data3 = data.additionalDirectories;
 const _errs16 = errors;
 const _errs17 = errors;
 let valid4 = false;
 const _errs18 = errors;
-if(!(validate45(data3, {instancePath:instancePath+"/resume",parentData:data,parentDataProperty:"resume",rootData}))){
+if(!(validate45(data3, {instancePath:instancePath+"/additionalDirectories",parentData:data,parentDataProperty:"additionalDirectories",rootData}))){
 vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
@@ -1422,7 +1446,7 @@ valid4 = valid4 || _valid3;
 if(!valid4){
 const _errs19 = errors;
 if(data3 !== null){
-const err6 = {instancePath:instancePath+"/resume",schemaPath:"#/properties/resume/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err6 = {instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1435,7 +1459,7 @@ var _valid3 = _errs19 === errors;
 valid4 = valid4 || _valid3;
 }
 if(!valid4){
-const err7 = {instancePath:instancePath+"/resume",schemaPath:"#/properties/resume/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err7 = {instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1463,13 +1487,13 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.close !== undefined){
-let data4 = data.close;
+if(data.resume !== undefined){
+let data4 = data.resume;
 const _errs21 = errors;
 const _errs22 = errors;
 let valid5 = false;
 const _errs23 = errors;
-if(!(validate47(data4, {instancePath:instancePath+"/close",parentData:data,parentDataProperty:"close",rootData}))){
+if(!(validate47(data4, {instancePath:instancePath+"/resume",parentData:data,parentDataProperty:"resume",rootData}))){
 vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
@@ -1478,7 +1502,7 @@ valid5 = valid5 || _valid4;
 if(!valid5){
 const _errs24 = errors;
 if(data4 !== null){
-const err8 = {instancePath:instancePath+"/close",schemaPath:"#/properties/close/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err8 = {instancePath:instancePath+"/resume",schemaPath:"#/properties/resume/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1491,7 +1515,7 @@ var _valid4 = _errs24 === errors;
 valid5 = valid5 || _valid4;
 }
 if(!valid5){
-const err9 = {instancePath:instancePath+"/close",schemaPath:"#/properties/close/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err9 = {instancePath:instancePath+"/resume",schemaPath:"#/properties/resume/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1519,17 +1543,74 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data._meta !== undefined){
-let data5 = data._meta;
+if(data.close !== undefined){
+let data5 = data.close;
 const _errs26 = errors;
-if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate38.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+const _errs27 = errors;
+let valid6 = false;
+const _errs28 = errors;
+if(!(validate49(data5, {instancePath:instancePath+"/close",parentData:data,parentDataProperty:"close",rootData}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+errors = vErrors.length;
+}
+var _valid5 = _errs28 === errors;
+valid6 = valid6 || _valid5;
+if(!valid6){
+const _errs29 = errors;
+if(data5 !== null){
+const err10 = {instancePath:instancePath+"/close",schemaPath:"#/properties/close/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid5 = _errs29 === errors;
+valid6 = valid6 || _valid5;
+}
+if(!valid6){
+const err11 = {instancePath:instancePath+"/close",schemaPath:"#/properties/close/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+validate38.errors = vErrors;
 return false;
+}
+else {
+errors = _errs27;
+if(vErrors !== null){
+if(_errs27){
+vErrors.length = _errs27;
+}
+else {
+vErrors = null;
+}
+}
 }
 var valid0 = _errs26 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data6 = data._meta;
+const _errs31 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate38.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs31 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -1546,12 +1627,12 @@ validate38.errors = vErrors;
 return errors === 0;
 }
 
-export const AgentCapabilities = validate49;
-const schema57 = {"type":"object","properties":{"loadSession":{"type":"boolean"},"promptCapabilities":{"$ref":"#/$defs/PromptCapabilities"},"mcpCapabilities":{"$ref":"#/$defs/McpCapabilities"},"sessionCapabilities":{"$ref":"#/$defs/SessionCapabilities"},"auth":{"$ref":"#/$defs/AgentAuthCapabilities"},"_meta":{"$ref":"#/$defs/Meta"}}};
-const schema58 = {"type":"object","properties":{"logout":{"anyOf":[{"$ref":"#/$defs/LogoutCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}}};
-const schema59 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+export const AgentCapabilities = validate51;
+const schema59 = {"type":"object","properties":{"loadSession":{"type":"boolean"},"promptCapabilities":{"$ref":"#/$defs/PromptCapabilities"},"mcpCapabilities":{"$ref":"#/$defs/McpCapabilities"},"sessionCapabilities":{"$ref":"#/$defs/SessionCapabilities"},"auth":{"$ref":"#/$defs/AgentAuthCapabilities"},"_meta":{"$ref":"#/$defs/Meta"}}};
+const schema60 = {"type":"object","properties":{"logout":{"anyOf":[{"$ref":"#/$defs/LogoutCapabilities"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}}};
+const schema61 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -1559,22 +1640,22 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta !== undefined){
 let data0 = data._meta;
 if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate54.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate56.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 }
 }
 else {
-validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate54.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -1585,8 +1666,8 @@ const _errs1 = errors;
 const _errs2 = errors;
 let valid1 = false;
 const _errs3 = errors;
-if(!(validate54(data0, {instancePath:instancePath+"/logout",parentData:data,parentDataProperty:"logout",rootData}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate56(data0, {instancePath:instancePath+"/logout",parentData:data,parentDataProperty:"logout",rootData}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -1615,7 +1696,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate53.errors = vErrors;
+validate55.errors = vErrors;
 return false;
 }
 else {
@@ -1639,7 +1720,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs6 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate53.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate55.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -1650,16 +1731,16 @@ var valid0 = true;
 }
 }
 else {
-validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate53.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -1667,7 +1748,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.loadSession !== undefined){
 const _errs1 = errors;
 if(typeof data.loadSession !== "boolean"){
-validate49.errors = [{instancePath:instancePath+"/loadSession",schemaPath:"#/properties/loadSession/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate51.errors = [{instancePath:instancePath+"/loadSession",schemaPath:"#/properties/loadSession/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -1714,8 +1795,8 @@ var valid0 = true;
 if(valid0){
 if(data.auth !== undefined){
 const _errs6 = errors;
-if(!(validate53(data.auth, {instancePath:instancePath+"/auth",parentData:data,parentDataProperty:"auth",rootData}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate55(data.auth, {instancePath:instancePath+"/auth",parentData:data,parentDataProperty:"auth",rootData}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -1728,7 +1809,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs7 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate49.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate51.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -1743,34 +1824,34 @@ var valid0 = true;
 }
 }
 else {
-validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate49.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
 
-export const AuthMethod = validate57;
-const schema63 = {"anyOf":[{"$ref":"#/$defs/AuthMethodTerminal"},{"$ref":"#/$defs/AuthMethodAgent"}]};
-const schema64 = {"type":"object","properties":{"type":{"const":"terminal"},"id":{"$ref":"#/$defs/AuthMethodId"},"name":{"type":"string"},"description":{"type":["string","null"]},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"object","additionalProperties":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name"]};
-const schema65 = {"type":"string","minLength":1};
+export const AuthMethod = validate59;
+const schema65 = {"anyOf":[{"$ref":"#/$defs/AuthMethodTerminal"},{"$ref":"#/$defs/AuthMethodAgent"}]};
+const schema66 = {"type":"object","properties":{"type":{"const":"terminal"},"id":{"$ref":"#/$defs/AuthMethodId"},"name":{"type":"string"},"description":{"type":["string","null"]},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"object","additionalProperties":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name"]};
+const schema67 = {"type":"string","minLength":1};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))){
-validate58.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("terminal" !== data.type){
-validate58.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate60.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -1786,12 +1867,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate58.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate60.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate60.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1804,7 +1885,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs5 = errors;
 if(typeof data.name !== "string"){
-validate58.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate60.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -1817,7 +1898,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate58.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema64.properties.description.type},message:"must be string,null"}];
+validate60.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema66.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -1836,7 +1917,7 @@ const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
 if(typeof data4[i0] !== "string"){
-validate58.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate60.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs11 === errors;
@@ -1846,7 +1927,7 @@ break;
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate60.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1864,7 +1945,7 @@ if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 for(const key0 in data6){
 const _errs16 = errors;
 if(typeof data6[key0] !== "string"){
-validate58.errors = [{instancePath:instancePath+"/env/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/env/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate60.errors = [{instancePath:instancePath+"/env/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/env/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -1874,7 +1955,7 @@ break;
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate60.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1888,7 +1969,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs18 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate58.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate60.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -1905,24 +1986,24 @@ var valid0 = true;
 }
 }
 else {
-validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate58.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
 
-const schema67 = {"type":"object","properties":{"id":{"$ref":"#/$defs/AuthMethodId"},"name":{"type":"string"},"description":{"type":["string","null"]},"type":{"type":"string","not":{"enum":["terminal"]}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["id","name"]};
+const schema69 = {"type":"object","properties":{"id":{"$ref":"#/$defs/AuthMethodId"},"name":{"type":"string"},"description":{"type":["string","null"]},"type":{"type":"string","not":{"enum":["terminal"]}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["id","name"]};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))){
-validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -1933,12 +2014,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate60.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate62.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate62.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1951,7 +2032,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate60.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate62.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -1964,7 +2045,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate60.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema67.properties.description.type},message:"must be string,null"}];
+validate62.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema69.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -1977,7 +2058,7 @@ if(data.type !== undefined){
 let data3 = data.type;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate60.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate62.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -1994,7 +2075,7 @@ errors++;
 }
 var valid2 = _errs11 === errors;
 if(valid2){
-validate60.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate62.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -2018,7 +2099,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs12 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate60.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate62.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -2033,31 +2114,31 @@ var valid0 = true;
 }
 }
 else {
-validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate60.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate60(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs2 = errors;
-if(!(validate60(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+if(!(validate62(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -2072,7 +2153,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate57.errors = vErrors;
+validate59.errors = vErrors;
 return false;
 }
 else {
@@ -2086,21 +2167,21 @@ vErrors = null;
 }
 }
 }
-validate57.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
 
-export const InitializeRequest = validate62;
-const schema70 = {"type":"object","properties":{"protocolVersion":{"$ref":"#/$defs/ProtocolVersion"},"clientCapabilities":{"$ref":"#/$defs/ClientCapabilities"},"clientInfo":{"anyOf":[{"$ref":"#/$defs/Implementation"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["protocolVersion"]};
+export const InitializeRequest = validate64;
+const schema72 = {"type":"object","properties":{"protocolVersion":{"$ref":"#/$defs/ProtocolVersion"},"clientCapabilities":{"$ref":"#/$defs/ClientCapabilities"},"clientInfo":{"anyOf":[{"$ref":"#/$defs/Implementation"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["protocolVersion"]};
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.protocolVersion === undefined) && (missing0 = "protocolVersion")){
-validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -2109,18 +2190,18 @@ let data0 = data.protocolVersion;
 const _errs1 = errors;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate62.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate64.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 65535 || isNaN(data0)){
-validate62.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate64.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate62.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate64.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2180,7 +2261,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate62.errors = vErrors;
+validate64.errors = vErrors;
 return false;
 }
 else {
@@ -2204,7 +2285,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs10 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate62.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate64.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -2218,25 +2299,25 @@ var valid0 = true;
 }
 }
 else {
-validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate62.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
 
-export const InitializeResponse = validate65;
-const schema73 = {"type":"object","properties":{"protocolVersion":{"$ref":"#/$defs/ProtocolVersion"},"agentCapabilities":{"$ref":"#/$defs/AgentCapabilities"},"authMethods":{"type":"array","items":{"$ref":"#/$defs/AuthMethod"}},"agentInfo":{"anyOf":[{"$ref":"#/$defs/Implementation"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["protocolVersion"]};
+export const InitializeResponse = validate67;
+const schema75 = {"type":"object","properties":{"protocolVersion":{"$ref":"#/$defs/ProtocolVersion"},"agentCapabilities":{"$ref":"#/$defs/AgentCapabilities"},"authMethods":{"type":"array","items":{"$ref":"#/$defs/AuthMethod"}},"agentInfo":{"anyOf":[{"$ref":"#/$defs/Implementation"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["protocolVersion"]};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.protocolVersion === undefined) && (missing0 = "protocolVersion")){
-validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -2245,18 +2326,18 @@ let data0 = data.protocolVersion;
 const _errs1 = errors;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate65.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate67.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 65535 || isNaN(data0)){
-validate65.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate67.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate65.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate67.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/$defs/ProtocolVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2270,8 +2351,8 @@ var valid0 = true;
 if(valid0){
 if(data.agentCapabilities !== undefined){
 const _errs4 = errors;
-if(!(validate49(data.agentCapabilities, {instancePath:instancePath+"/agentCapabilities",parentData:data,parentDataProperty:"agentCapabilities",rootData}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+if(!(validate51(data.agentCapabilities, {instancePath:instancePath+"/agentCapabilities",parentData:data,parentDataProperty:"agentCapabilities",rootData}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -2289,8 +2370,8 @@ var valid2 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs7 = errors;
-if(!(validate57(data2[i0], {instancePath:instancePath+"/authMethods/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate59(data2[i0], {instancePath:instancePath+"/authMethods/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs7 === errors;
@@ -2300,7 +2381,7 @@ break;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/authMethods",schemaPath:"#/properties/authMethods/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate67.errors = [{instancePath:instancePath+"/authMethods",schemaPath:"#/properties/authMethods/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2346,7 +2427,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate65.errors = vErrors;
+validate67.errors = vErrors;
 return false;
 }
 else {
@@ -2370,7 +2451,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs13 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate65.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate67.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -2385,142 +2466,16 @@ var valid0 = true;
 }
 }
 else {
-validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate65.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
 
-export const EnvVariable = validate69;
-const schema76 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","value"]};
-
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.name === undefined) && (missing0 = "name")) || ((data.value === undefined) && (missing0 = "value"))){
-validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.name !== undefined){
-const _errs1 = errors;
-if(typeof data.name !== "string"){
-validate69.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.value !== undefined){
-const _errs3 = errors;
-if(typeof data.value !== "string"){
-validate69.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs5 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate69.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate69.errors = vErrors;
-return errors === 0;
-}
-
-export const HttpHeader = validate70;
+export const EnvVariable = validate71;
 const schema78 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","value"]};
-
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.name === undefined) && (missing0 = "name")) || ((data.value === undefined) && (missing0 = "value"))){
-validate70.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.name !== undefined){
-const _errs1 = errors;
-if(typeof data.name !== "string"){
-validate70.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.value !== undefined){
-const _errs3 = errors;
-if(typeof data.value !== "string"){
-validate70.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs5 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate70.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate70.errors = vErrors;
-return errors === 0;
-}
-
-export const McpServerStdio = validate71;
-const schema80 = {"type":"object","properties":{"type":{"const":"stdio"},"name":{"type":"string"},"command":{"type":"string"},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"array","items":{"$ref":"#/$defs/EnvVariable"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","command","args","env"]};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2528,15 +2483,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.name === undefined) && (missing0 = "name")) || ((data.command === undefined) && (missing0 = "command"))) || ((data.args === undefined) && (missing0 = "args"))) || ((data.env === undefined) && (missing0 = "env"))){
+if(((data.name === undefined) && (missing0 = "name")) || ((data.value === undefined) && (missing0 = "value"))){
 validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.type !== undefined){
+if(data.name !== undefined){
 const _errs1 = errors;
-if("stdio" !== data.type){
-validate71.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "stdio"},message:"must be equal to constant"}];
+if(typeof data.name !== "string"){
+validate71.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -2545,104 +2500,29 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.name !== undefined){
-const _errs2 = errors;
-if(typeof data.name !== "string"){
-validate71.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.value !== undefined){
+const _errs3 = errors;
+if(typeof data.value !== "string"){
+validate71.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.command !== undefined){
-const _errs4 = errors;
-if(typeof data.command !== "string"){
-validate71.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.args !== undefined){
-let data3 = data.args;
-const _errs6 = errors;
-if(errors === _errs6){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-const _errs8 = errors;
-if(typeof data3[i0] !== "string"){
-validate71.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid1 = _errs8 === errors;
-if(!valid1){
-break;
-}
-}
-}
-else {
-validate71.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.env !== undefined){
-let data5 = data.env;
-const _errs10 = errors;
-if(errors === _errs10){
-if(Array.isArray(data5)){
-var valid2 = true;
-const len1 = data5.length;
-for(let i1=0; i1<len1; i1++){
-const _errs12 = errors;
-if(!(validate69(data5[i1], {instancePath:instancePath+"/env/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs12 === errors;
-if(!valid2){
-break;
-}
-}
-}
-else {
-validate71.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data._meta !== undefined){
-let data7 = data._meta;
-const _errs13 = errors;
-if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
+let data2 = data._meta;
+const _errs5 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
 validate71.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs13 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
 }
 }
 }
@@ -2657,8 +2537,71 @@ validate71.errors = vErrors;
 return errors === 0;
 }
 
-export const McpServerHttp = validate73;
-const schema82 = {"type":"object","properties":{"type":{"const":"http"},"name":{"type":"string"},"url":{"type":"string"},"headers":{"type":"array","items":{"$ref":"#/$defs/HttpHeader"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","url","headers"]};
+export const HttpHeader = validate72;
+const schema80 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","value"]};
+
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.name === undefined) && (missing0 = "name")) || ((data.value === undefined) && (missing0 = "value"))){
+validate72.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.name !== undefined){
+const _errs1 = errors;
+if(typeof data.name !== "string"){
+validate72.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.value !== undefined){
+const _errs3 = errors;
+if(typeof data.value !== "string"){
+validate72.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs5 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate72.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate72.errors = vErrors;
+return errors === 0;
+}
+
+export const McpServerStdio = validate73;
+const schema82 = {"type":"object","properties":{"type":{"const":"stdio"},"name":{"type":"string"},"command":{"type":"string"},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"array","items":{"$ref":"#/$defs/EnvVariable"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","command","args","env"]};
 
 function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2666,15 +2609,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.type === undefined) && (missing0 = "type")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.url === undefined) && (missing0 = "url"))) || ((data.headers === undefined) && (missing0 = "headers"))){
+if(((((data.name === undefined) && (missing0 = "name")) || ((data.command === undefined) && (missing0 = "command"))) || ((data.args === undefined) && (missing0 = "args"))) || ((data.env === undefined) && (missing0 = "env"))){
 validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
-if("http" !== data.type){
-validate73.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "http"},message:"must be equal to constant"}];
+if("stdio" !== data.type){
+validate73.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "stdio"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -2695,10 +2638,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.url !== undefined){
+if(data.command !== undefined){
 const _errs4 = errors;
-if(typeof data.url !== "string"){
-validate73.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.command !== "string"){
+validate73.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2707,8 +2650,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.headers !== undefined){
-let data3 = data.headers;
+if(data.args !== undefined){
+let data3 = data.args;
 const _errs6 = errors;
 if(errors === _errs6){
 if(Array.isArray(data3)){
@@ -2716,9 +2659,9 @@ var valid1 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
-if(!(validate70(data3[i0], {instancePath:instancePath+"/headers/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
-errors = vErrors.length;
+if(typeof data3[i0] !== "string"){
+validate73.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
 var valid1 = _errs8 === errors;
 if(!valid1){
@@ -2727,7 +2670,7 @@ break;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate73.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2737,17 +2680,48 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data._meta !== undefined){
-let data5 = data._meta;
-const _errs9 = errors;
-if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate73.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+if(data.env !== undefined){
+let data5 = data.env;
+const _errs10 = errors;
+if(errors === _errs10){
+if(Array.isArray(data5)){
+var valid2 = true;
+const len1 = data5.length;
+for(let i1=0; i1<len1; i1++){
+const _errs12 = errors;
+if(!(validate71(data5[i1], {instancePath:instancePath+"/env/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs12 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate73.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
-var valid0 = _errs9 === errors;
+}
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data7 = data._meta;
+const _errs13 = errors;
+if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
+validate73.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -2764,8 +2738,8 @@ validate73.errors = vErrors;
 return errors === 0;
 }
 
-export const McpServerSse = validate75;
-const schema84 = {"type":"object","properties":{"type":{"const":"sse"},"name":{"type":"string"},"url":{"type":"string"},"headers":{"type":"array","items":{"$ref":"#/$defs/HttpHeader"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","url","headers"]};
+export const McpServerHttp = validate75;
+const schema84 = {"type":"object","properties":{"type":{"const":"http"},"name":{"type":"string"},"url":{"type":"string"},"headers":{"type":"array","items":{"$ref":"#/$defs/HttpHeader"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","url","headers"]};
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2780,8 +2754,8 @@ return false;
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
-if("sse" !== data.type){
-validate75.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "sse"},message:"must be equal to constant"}];
+if("http" !== data.type){
+validate75.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "http"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -2823,8 +2797,8 @@ var valid1 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
-if(!(validate70(data3[i0], {instancePath:instancePath+"/headers/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate72(data3[i0], {instancePath:instancePath+"/headers/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
@@ -2871,34 +2845,141 @@ validate75.errors = vErrors;
 return errors === 0;
 }
 
-export const McpServer = validate77;
-const schema86 = {"anyOf":[{"$ref":"#/$defs/McpServerHttp"},{"$ref":"#/$defs/McpServerSse"},{"$ref":"#/$defs/McpServerStdio"},{"$ref":"#/$defs/ExtensionMcpServer"}]};
-const schema87 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["http","sse","stdio"]}}},"required":["type"],"additionalProperties":true};
+export const McpServerSse = validate77;
+const schema86 = {"type":"object","properties":{"type":{"const":"sse"},"name":{"type":"string"},"url":{"type":"string"},"headers":{"type":"array","items":{"$ref":"#/$defs/HttpHeader"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","url","headers"]};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.type === undefined) && (missing0 = "type")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.url === undefined) && (missing0 = "url"))) || ((data.headers === undefined) && (missing0 = "headers"))){
+validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("sse" !== data.type){
+validate77.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "sse"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs2 = errors;
+if(typeof data.name !== "string"){
+validate77.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.url !== undefined){
+const _errs4 = errors;
+if(typeof data.url !== "string"){
+validate77.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.headers !== undefined){
+let data3 = data.headers;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data3)){
+var valid1 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+const _errs8 = errors;
+if(!(validate72(data3[i0], {instancePath:instancePath+"/headers/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate77.errors = [{instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data5 = data._meta;
+const _errs9 = errors;
+if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
+validate77.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate77.errors = vErrors;
+return errors === 0;
+}
+
+export const McpServer = validate79;
+const schema88 = {"anyOf":[{"$ref":"#/$defs/McpServerHttp"},{"$ref":"#/$defs/McpServerSse"},{"$ref":"#/$defs/McpServerStdio"},{"$ref":"#/$defs/ExtensionMcpServer"}]};
+const schema89 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["http","sse","stdio"]}}},"required":["type"],"additionalProperties":true};
+
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate75(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs2 = errors;
-if(!(validate75(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate77(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs3 = errors;
-if(!(validate71(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -2994,7 +3075,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate77.errors = vErrors;
+validate79.errors = vErrors;
 return false;
 }
 else {
@@ -3008,27 +3089,27 @@ vErrors = null;
 }
 }
 }
-validate77.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionMcpServer = validate81;
+export const ExtensionMcpServer = validate83;
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate81.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -3045,7 +3126,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate81.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate83.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -3063,32 +3144,32 @@ vErrors = null;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate81.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionMode = validate82;
-const schema89 = {"type":"object","properties":{"id":{"$ref":"#/$defs/SessionModeId"},"name":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["id","name"]};
+export const SessionMode = validate84;
+const schema91 = {"type":"object","properties":{"id":{"$ref":"#/$defs/SessionModeId"},"name":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["id","name"]};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))){
-validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3100,7 +3181,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate82.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3113,7 +3194,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate82.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema89.properties.description.type},message:"must be string,null"}];
+validate84.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema91.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3126,7 +3207,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate82.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate84.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -3140,32 +3221,32 @@ var valid0 = true;
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate82.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionModeState = validate83;
-const schema92 = {"type":"object","properties":{"currentModeId":{"$ref":"#/$defs/SessionModeId"},"availableModes":{"type":"array","items":{"$ref":"#/$defs/SessionMode"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["currentModeId","availableModes"]};
+export const SessionModeState = validate85;
+const schema94 = {"type":"object","properties":{"currentModeId":{"$ref":"#/$defs/SessionModeId"},"availableModes":{"type":"array","items":{"$ref":"#/$defs/SessionMode"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["currentModeId","availableModes"]};
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.currentModeId === undefined) && (missing0 = "currentModeId")) || ((data.availableModes === undefined) && (missing0 = "availableModes"))){
-validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.currentModeId !== undefined){
 const _errs1 = errors;
 if(typeof data.currentModeId !== "string"){
-validate83.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate85.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3183,8 +3264,8 @@ var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate82(data1[i0], {instancePath:instancePath+"/availableModes/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data1[i0], {instancePath:instancePath+"/availableModes/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -3194,7 +3275,7 @@ break;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/availableModes",schemaPath:"#/properties/availableModes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate85.errors = [{instancePath:instancePath+"/availableModes",schemaPath:"#/properties/availableModes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3208,7 +3289,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate83.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate85.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -3221,32 +3302,32 @@ var valid0 = true;
 }
 }
 else {
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate83.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
 
-export const NewSessionRequest = validate85;
-const schema95 = {"type":"object","properties":{"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["cwd","mcpServers"]};
+export const NewSessionRequest = validate87;
+const schema97 = {"type":"object","properties":{"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["cwd","mcpServers"]};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.cwd === undefined) && (missing0 = "cwd")) || ((data.mcpServers === undefined) && (missing0 = "mcpServers"))){
-validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.cwd !== undefined){
 const _errs1 = errors;
 if(typeof data.cwd !== "string"){
-validate85.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3265,7 +3346,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
 if(typeof data1[i0] !== "string"){
-validate85.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -3275,7 +3356,7 @@ break;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate87.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3294,8 +3375,8 @@ var valid2 = true;
 const len1 = data3.length;
 for(let i1=0; i1<len1; i1++){
 const _errs9 = errors;
-if(!(validate77(data3[i1], {instancePath:instancePath+"/mcpServers/" + i1,parentData:data3,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate79(data3[i1], {instancePath:instancePath+"/mcpServers/" + i1,parentData:data3,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs9 === errors;
@@ -3305,7 +3386,7 @@ break;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate87.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3319,7 +3400,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs10 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate85.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate87.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -3333,31 +3414,31 @@ var valid0 = true;
 }
 }
 else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate85.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
 
-export const NewSessionResponse = validate87;
-const schema97 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
-const schema99 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["select","boolean"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"select"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"$ref":"#/$defs/SessionConfigValueId"},"options":{"$ref":"#/$defs/SessionConfigSelectOptions"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue","options"]},{"type":"object","properties":{"type":{"const":"boolean"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"type":"boolean"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue"]}]},"else":{"$ref":"#/$defs/ExtensionSessionConfigOptionWithUncheckedTag"}};
-const schema100 = {"type":"string","minLength":1};
-const schema101 = {"type":"string"};
+export const NewSessionResponse = validate89;
+const schema99 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+const schema101 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["select","boolean"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"select"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"$ref":"#/$defs/SessionConfigValueId"},"options":{"$ref":"#/$defs/SessionConfigSelectOptions"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue","options"]},{"type":"object","properties":{"type":{"const":"boolean"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"type":"boolean"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue"]}]},"else":{"$ref":"#/$defs/ExtensionSessionConfigOptionWithUncheckedTag"}};
 const schema102 = {"type":"string","minLength":1};
-const schema103 = {"anyOf":[{"type":"array","items":{"$ref":"#/$defs/SessionConfigSelectOption"}},{"type":"array","items":{"$ref":"#/$defs/SessionConfigSelectGroup"}}]};
-const schema104 = {"type":"object","properties":{"value":{"$ref":"#/$defs/SessionConfigValueId"},"name":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["value","name"]};
+const schema103 = {"type":"string"};
+const schema104 = {"type":"string","minLength":1};
+const schema105 = {"anyOf":[{"type":"array","items":{"$ref":"#/$defs/SessionConfigSelectOption"}},{"type":"array","items":{"$ref":"#/$defs/SessionConfigSelectGroup"}}]};
+const schema106 = {"type":"object","properties":{"value":{"$ref":"#/$defs/SessionConfigValueId"},"name":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["value","name"]};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.value === undefined) && (missing0 = "value")) || ((data.name === undefined) && (missing0 = "name"))){
-validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -3368,99 +3449,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate91.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate93.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.name !== undefined){
-const _errs4 = errors;
-if(typeof data.name !== "string"){
-validate91.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data2 = data.description;
-const _errs6 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate91.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema104.properties.description.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs8 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate91.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate91.errors = vErrors;
-return errors === 0;
-}
-
-const schema107 = {"type":"object","properties":{"group":{"$ref":"#/$defs/SessionConfigGroupId"},"name":{"type":"string"},"options":{"type":"array","items":{"$ref":"#/$defs/SessionConfigSelectOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["group","name","options"]};
-const schema108 = {"type":"string","minLength":1};
-
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.group === undefined) && (missing0 = "group")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.group !== undefined){
-let data0 = data.group;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(data0.length < 1){
-validate93.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate93.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3482,29 +3476,12 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.options !== undefined){
-let data2 = data.options;
+if(data.description !== undefined){
+let data2 = data.description;
 const _errs6 = errors;
-if(errors === _errs6){
-if(Array.isArray(data2)){
-var valid2 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-const _errs8 = errors;
-if(!(validate91(data2[i0], {instancePath:instancePath+"/options/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs8 === errors;
-if(!valid2){
-break;
-}
-}
-}
-else {
-validate93.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+if((typeof data2 !== "string") && (data2 !== null)){
+validate93.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema106.properties.description.type},message:"must be string,null"}];
 return false;
-}
 }
 var valid0 = _errs6 === errors;
 }
@@ -3513,13 +3490,13 @@ var valid0 = true;
 }
 if(valid0){
 if(data._meta !== undefined){
-let data4 = data._meta;
-const _errs9 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+let data3 = data._meta;
+const _errs8 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
 validate93.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs9 === errors;
+var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
@@ -3538,8 +3515,112 @@ validate93.errors = vErrors;
 return errors === 0;
 }
 
+const schema109 = {"type":"object","properties":{"group":{"$ref":"#/$defs/SessionConfigGroupId"},"name":{"type":"string"},"options":{"type":"array","items":{"$ref":"#/$defs/SessionConfigSelectOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["group","name","options"]};
+const schema110 = {"type":"string","minLength":1};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.group === undefined) && (missing0 = "group")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.options === undefined) && (missing0 = "options"))){
+validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.group !== undefined){
+let data0 = data.group;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length < 1){
+validate95.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate95.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs4 = errors;
+if(typeof data.name !== "string"){
+validate95.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.options !== undefined){
+let data2 = data.options;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data2)){
+var valid2 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs8 = errors;
+if(!(validate93(data2[i0], {instancePath:instancePath+"/options/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs8 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate95.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data4 = data._meta;
+const _errs9 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+validate95.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate95.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -3551,8 +3632,8 @@ var valid1 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate91(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+if(!(validate93(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -3582,8 +3663,8 @@ var valid2 = true;
 const len1 = data.length;
 for(let i1=0; i1<len1; i1++){
 const _errs6 = errors;
-if(!(validate93(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate95(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -3615,7 +3696,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate90.errors = vErrors;
+validate92.errors = vErrors;
 return false;
 }
 else {
@@ -3629,27 +3710,27 @@ vErrors = null;
 }
 }
 }
-validate90.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
 
-const schema114 = {"type":"object","properties":{"type":{"type":"string"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"}},"required":["type","id","name"],"additionalProperties":true};
+const schema116 = {"type":"object","properties":{"type":{"type":"string"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"}},"required":["type","id","name"],"additionalProperties":true};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))){
-validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs2 = errors;
 if(typeof data.type !== "string"){
-validate97.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3665,12 +3746,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate99.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3683,7 +3764,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs7 = errors;
 if(typeof data.name !== "string"){
-validate97.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -3696,16 +3777,16 @@ var valid0 = true;
 }
 }
 else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate97.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -3743,7 +3824,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate89.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate91.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -3755,14 +3836,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((((data.type === undefined) && (missing1 = "type")) || ((data.id === undefined) && (missing1 = "id"))) || ((data.name === undefined) && (missing1 = "name"))) || ((data.currentValue === undefined) && (missing1 = "currentValue"))) || ((data.options === undefined) && (missing1 = "options"))){
-validate89.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate91.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("select" !== data.type){
-validate89.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "select"},message:"must be equal to constant"}];
+validate91.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "select"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -3778,12 +3859,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3796,7 +3877,7 @@ if(valid4){
 if(data.name !== undefined){
 const _errs13 = errors;
 if(typeof data.name !== "string"){
-validate89.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/0/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/0/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs13 === errors;
@@ -3809,7 +3890,7 @@ if(data.description !== undefined){
 let data4 = data.description;
 const _errs15 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate89.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema99.then.oneOf[0].properties.description.type},message:"must be string,null"}];
+validate91.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema101.then.oneOf[0].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs15 === errors;
@@ -3860,7 +3941,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate89.errors = vErrors;
+validate91.errors = vErrors;
 return false;
 }
 else {
@@ -3887,12 +3968,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(data6.length < 1){
-validate89.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate91.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3904,8 +3985,8 @@ var valid4 = true;
 if(valid4){
 if(data.options !== undefined){
 const _errs27 = errors;
-if(!(validate90(data.options, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate92(data.options, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs27 === errors;
@@ -3918,7 +3999,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs28 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate89.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate91.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs28 === errors;
@@ -3936,7 +4017,7 @@ var valid4 = true;
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3947,14 +4028,14 @@ if(errors === _errs32){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((((data.type === undefined) && (missing2 = "type")) || ((data.id === undefined) && (missing2 = "id"))) || ((data.name === undefined) && (missing2 = "name"))) || ((data.currentValue === undefined) && (missing2 = "currentValue"))){
-validate89.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate91.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs34 = errors;
 if("boolean" !== data.type){
-validate89.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate91.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid11 = _errs34 === errors;
@@ -3970,12 +4051,12 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3988,7 +4069,7 @@ if(valid11){
 if(data.name !== undefined){
 const _errs38 = errors;
 if(typeof data.name !== "string"){
-validate89.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid11 = _errs38 === errors;
@@ -4001,7 +4082,7 @@ if(data.description !== undefined){
 let data12 = data.description;
 const _errs40 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate89.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema99.then.oneOf[1].properties.description.type},message:"must be string,null"}];
+validate91.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema101.then.oneOf[1].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs40 === errors;
@@ -4052,7 +4133,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate89.errors = vErrors;
+validate91.errors = vErrors;
 return false;
 }
 else {
@@ -4075,7 +4156,7 @@ if(valid11){
 if(data.currentValue !== undefined){
 const _errs49 = errors;
 if(typeof data.currentValue !== "boolean"){
-validate89.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/then/oneOf/1/properties/currentValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate91.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/then/oneOf/1/properties/currentValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid11 = _errs49 === errors;
@@ -4088,7 +4169,7 @@ if(data._meta !== undefined){
 let data15 = data._meta;
 const _errs51 = errors;
 if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-validate89.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate91.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid11 = _errs51 === errors;
@@ -4105,24 +4186,24 @@ var valid11 = true;
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate91.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate91.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4132,8 +4213,8 @@ ifClause0 = "then";
 }
 else {
 const _errs55 = errors;
-if(!(validate97(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate99(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs55 === errors;
@@ -4149,50 +4230,50 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate89.errors = vErrors;
+validate91.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate89.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate89.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate87.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -4207,8 +4288,8 @@ const _errs4 = errors;
 const _errs5 = errors;
 let valid2 = false;
 const _errs6 = errors;
-if(!(validate83(data1, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate85(data1, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
@@ -4237,7 +4318,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate87.errors = vErrors;
+validate89.errors = vErrors;
 return false;
 }
 else {
@@ -4261,7 +4342,7 @@ if(data.configOptions !== undefined){
 let data2 = data.configOptions;
 const _errs9 = errors;
 if((!(Array.isArray(data2))) && (data2 !== null)){
-validate87.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema97.properties.configOptions.type},message:"must be array,null"}];
+validate89.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema99.properties.configOptions.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs9){
@@ -4270,8 +4351,8 @@ var valid3 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
-if(!(validate89(data2[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+if(!(validate91(data2[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs11 === errors;
@@ -4291,7 +4372,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs12 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate87.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate89.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -4305,32 +4386,32 @@ var valid0 = true;
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate87.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
 
-export const LoadSessionRequest = validate100;
-const schema117 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd","mcpServers"]};
+export const LoadSessionRequest = validate102;
+const schema119 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd","mcpServers"]};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.mcpServers === undefined) && (missing0 = "mcpServers"))){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate100.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -4342,7 +4423,7 @@ if(valid0){
 if(data.cwd !== undefined){
 const _errs4 = errors;
 if(typeof data.cwd !== "string"){
-validate100.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -4361,7 +4442,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
 if(typeof data2[i0] !== "string"){
-validate100.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -4371,7 +4452,7 @@ break;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate102.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4390,8 +4471,8 @@ var valid3 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 const _errs12 = errors;
-if(!(validate77(data4[i1], {instancePath:instancePath+"/mcpServers/" + i1,parentData:data4,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate79(data4[i1], {instancePath:instancePath+"/mcpServers/" + i1,parentData:data4,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs12 === errors;
@@ -4401,7 +4482,7 @@ break;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate102.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4415,7 +4496,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs13 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate100.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate102.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -4425,124 +4506,6 @@ var valid0 = true;
 }
 }
 }
-}
-}
-}
-}
-else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate100.errors = vErrors;
-return errors === 0;
-}
-
-export const LoadSessionResponse = validate102;
-const schema120 = {"type":"object","properties":{"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.modes !== undefined){
-let data0 = data.modes;
-const _errs1 = errors;
-const _errs2 = errors;
-let valid1 = false;
-const _errs3 = errors;
-if(!(validate83(data0, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs3 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const _errs4 = errors;
-if(data0 !== null){
-const err0 = {instancePath:instancePath+"/modes",schemaPath:"#/properties/modes/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-valid1 = valid1 || _valid0;
-}
-if(!valid1){
-const err1 = {instancePath:instancePath+"/modes",schemaPath:"#/properties/modes/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-validate102.errors = vErrors;
-return false;
-}
-else {
-errors = _errs2;
-if(vErrors !== null){
-if(_errs2){
-vErrors.length = _errs2;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.configOptions !== undefined){
-let data1 = data.configOptions;
-const _errs6 = errors;
-if((!(Array.isArray(data1))) && (data1 !== null)){
-validate102.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema120.properties.configOptions.type},message:"must be array,null"}];
-return false;
-}
-if(errors === _errs6){
-if(Array.isArray(data1)){
-var valid2 = true;
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-const _errs8 = errors;
-if(!(validate89(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs8 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs9 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate102.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -4556,135 +4519,10 @@ validate102.errors = vErrors;
 return errors === 0;
 }
 
-export const ResumeSessionRequest = validate105;
-const schema122 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+export const LoadSessionResponse = validate104;
+const schema122 = {"type":"object","properties":{"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))){
-validate105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-const _errs1 = errors;
-if(typeof data.sessionId !== "string"){
-validate105.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cwd !== undefined){
-const _errs4 = errors;
-if(typeof data.cwd !== "string"){
-validate105.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.additionalDirectories !== undefined){
-let data2 = data.additionalDirectories;
-const _errs6 = errors;
-if(errors === _errs6){
-if(Array.isArray(data2)){
-var valid2 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-const _errs8 = errors;
-if(typeof data2[i0] !== "string"){
-validate105.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid2 = _errs8 === errors;
-if(!valid2){
-break;
-}
-}
-}
-else {
-validate105.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mcpServers !== undefined){
-let data4 = data.mcpServers;
-const _errs10 = errors;
-if(errors === _errs10){
-if(Array.isArray(data4)){
-var valid3 = true;
-const len1 = data4.length;
-for(let i1=0; i1<len1; i1++){
-const _errs12 = errors;
-if(!(validate77(data4[i1], {instancePath:instancePath+"/mcpServers/" + i1,parentData:data4,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
-errors = vErrors.length;
-}
-var valid3 = _errs12 === errors;
-if(!valid3){
-break;
-}
-}
-}
-else {
-validate105.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data6 = data._meta;
-const _errs13 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate105.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate105.errors = vErrors;
-return errors === 0;
-}
-
-export const ResumeSessionResponse = validate107;
-const schema125 = {"type":"object","properties":{"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -4695,8 +4533,8 @@ const _errs1 = errors;
 const _errs2 = errors;
 let valid1 = false;
 const _errs3 = errors;
-if(!(validate83(data0, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate85(data0, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -4725,7 +4563,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate107.errors = vErrors;
+validate104.errors = vErrors;
 return false;
 }
 else {
@@ -4749,7 +4587,7 @@ if(data.configOptions !== undefined){
 let data1 = data.configOptions;
 const _errs6 = errors;
 if((!(Array.isArray(data1))) && (data1 !== null)){
-validate107.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema125.properties.configOptions.type},message:"must be array,null"}];
+validate104.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema122.properties.configOptions.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs6){
@@ -4758,8 +4596,8 @@ var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
-if(!(validate89(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+if(!(validate91(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs8 === errors;
@@ -4779,13 +4617,138 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate107.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate104.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
+}
+}
+}
+else {
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate104.errors = vErrors;
+return errors === 0;
+}
+
+export const ResumeSessionRequest = validate107;
+const schema124 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))){
+validate107.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+const _errs1 = errors;
+if(typeof data.sessionId !== "string"){
+validate107.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+const _errs4 = errors;
+if(typeof data.cwd !== "string"){
+validate107.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.additionalDirectories !== undefined){
+let data2 = data.additionalDirectories;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data2)){
+var valid2 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs8 = errors;
+if(typeof data2[i0] !== "string"){
+validate107.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs8 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mcpServers !== undefined){
+let data4 = data.mcpServers;
+const _errs10 = errors;
+if(errors === _errs10){
+if(Array.isArray(data4)){
+var valid3 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+const _errs12 = errors;
+if(!(validate79(data4[i1], {instancePath:instancePath+"/mcpServers/" + i1,parentData:data4,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+errors = vErrors.length;
+}
+var valid3 = _errs12 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data6 = data._meta;
+const _errs13 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate107.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -4799,24 +4762,142 @@ validate107.errors = vErrors;
 return errors === 0;
 }
 
-export const Role = validate110;
-const schema127 = {"type":"string"};
+export const ResumeSessionResponse = validate109;
+const schema127 = {"type":"object","properties":{"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "string"){
-validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.modes !== undefined){
+let data0 = data.modes;
+const _errs1 = errors;
+const _errs2 = errors;
+let valid1 = false;
+const _errs3 = errors;
+if(!(validate85(data0, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs4 = errors;
+if(data0 !== null){
+const err0 = {instancePath:instancePath+"/modes",schemaPath:"#/properties/modes/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err1 = {instancePath:instancePath+"/modes",schemaPath:"#/properties/modes/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate109.errors = vErrors;
 return false;
 }
-validate110.errors = vErrors;
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.configOptions !== undefined){
+let data1 = data.configOptions;
+const _errs6 = errors;
+if((!(Array.isArray(data1))) && (data1 !== null)){
+validate109.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema127.properties.configOptions.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs6){
+if(Array.isArray(data1)){
+var valid2 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs8 = errors;
+if(!(validate91(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs8 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs9 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate109.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate109.errors = vErrors;
 return errors === 0;
 }
 
-export const Annotations = validate111;
-const schema128 = {"type":"object","properties":{"audience":{"type":["array","null"],"items":{"$ref":"#/$defs/Role"}},"lastModified":{"type":["string","null"]},"priority":{"type":["number","null"],"minimum":0,"maximum":1},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const Role = validate112;
+const schema129 = {"type":"string"};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate112.errors = vErrors;
+return errors === 0;
+}
+
+export const Annotations = validate113;
+const schema130 = {"type":"object","properties":{"audience":{"type":["array","null"],"items":{"$ref":"#/$defs/Role"}},"lastModified":{"type":["string","null"]},"priority":{"type":["number","null"],"minimum":0,"maximum":1},"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -4825,7 +4906,7 @@ if(data.audience !== undefined){
 let data0 = data.audience;
 const _errs1 = errors;
 if((!(Array.isArray(data0))) && (data0 !== null)){
-validate111.errors = [{instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: schema128.properties.audience.type},message:"must be array,null"}];
+validate113.errors = [{instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: schema130.properties.audience.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs1){
@@ -4835,7 +4916,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
 if(typeof data0[i0] !== "string"){
-validate111.errors = [{instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate113.errors = [{instancePath:instancePath+"/audience/" + i0,schemaPath:"#/$defs/Role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -4855,7 +4936,7 @@ if(data.lastModified !== undefined){
 let data2 = data.lastModified;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate111.errors = [{instancePath:instancePath+"/lastModified",schemaPath:"#/properties/lastModified/type",keyword:"type",params:{type: schema128.properties.lastModified.type},message:"must be string,null"}];
+validate113.errors = [{instancePath:instancePath+"/lastModified",schemaPath:"#/properties/lastModified/type",keyword:"type",params:{type: schema130.properties.lastModified.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -4868,18 +4949,18 @@ if(data.priority !== undefined){
 let data3 = data.priority;
 const _errs8 = errors;
 if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate111.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: schema128.properties.priority.type},message:"must be number,null"}];
+validate113.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: schema130.properties.priority.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-validate111.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate113.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate111.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate113.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4895,7 +4976,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs10 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate111.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate113.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -4908,32 +4989,32 @@ var valid0 = true;
 }
 }
 else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate111.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
 
-export const TextContent = validate112;
-const schema131 = {"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","text"]};
+export const TextContent = validate114;
+const schema133 = {"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","text"]};
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.text === undefined) && (missing0 = "text"))){
-validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("text" !== data.type){
-validate112.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"}];
+validate114.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -4945,7 +5026,7 @@ if(valid0){
 if(data.text !== undefined){
 const _errs2 = errors;
 if(typeof data.text !== "string"){
-validate112.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -4960,8 +5041,8 @@ const _errs4 = errors;
 const _errs5 = errors;
 let valid1 = false;
 const _errs6 = errors;
-if(!(validate111(data2, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate113(data2, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
@@ -4990,7 +5071,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate112.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -5014,160 +5095,13 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate112.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate114.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate112.errors = vErrors;
-return errors === 0;
-}
-
-export const ImageContent = validate114;
-const schema133 = {"type":"object","properties":{"type":{"const":"image"},"data":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":["string","null"]},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]};
-
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.mimeType === undefined) && (missing0 = "mimeType"))){
-validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-const _errs1 = errors;
-if("image" !== data.type){
-validate114.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "image"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-const _errs2 = errors;
-if(typeof data.data !== "string"){
-validate114.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mimeType !== undefined){
-const _errs4 = errors;
-if(typeof data.mimeType !== "string"){
-validate114.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.uri !== undefined){
-let data3 = data.uri;
-const _errs6 = errors;
-if((typeof data3 !== "string") && (data3 !== null)){
-validate114.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: schema133.properties.uri.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.annotations !== undefined){
-let data4 = data.annotations;
-const _errs8 = errors;
-const _errs9 = errors;
-let valid1 = false;
-const _errs10 = errors;
-if(!(validate111(data4, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs10 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const _errs11 = errors;
-if(data4 !== null){
-const err0 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs11 === errors;
-valid1 = valid1 || _valid0;
-}
-if(!valid1){
-const err1 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-validate114.errors = vErrors;
-return false;
-}
-else {
-errors = _errs9;
-if(vErrors !== null){
-if(_errs9){
-vErrors.length = _errs9;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data5 = data._meta;
-const _errs13 = errors;
-if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate114.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-}
 }
 }
 }
@@ -5183,8 +5117,8 @@ validate114.errors = vErrors;
 return errors === 0;
 }
 
-export const AudioContent = validate116;
-const schema135 = {"type":"object","properties":{"type":{"const":"audio"},"data":{"type":"string"},"mimeType":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]};
+export const ImageContent = validate116;
+const schema135 = {"type":"object","properties":{"type":{"const":"image"},"data":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":["string","null"]},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]};
 
 function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5199,8 +5133,8 @@ return false;
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
-if("audio" !== data.type){
-validate116.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "audio"},message:"must be equal to constant"}];
+if("image" !== data.type){
+validate116.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "image"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5233,14 +5167,161 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.uri !== undefined){
+let data3 = data.uri;
+const _errs6 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate116.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: schema135.properties.uri.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.annotations !== undefined){
+let data4 = data.annotations;
+const _errs8 = errors;
+const _errs9 = errors;
+let valid1 = false;
+const _errs10 = errors;
+if(!(validate113(data4, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs11 = errors;
+if(data4 !== null){
+const err0 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs11 === errors;
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err1 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate116.errors = vErrors;
+return false;
+}
+else {
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data5 = data._meta;
+const _errs13 = errors;
+if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
+validate116.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate116.errors = vErrors;
+return errors === 0;
+}
+
+export const AudioContent = validate118;
+const schema137 = {"type":"object","properties":{"type":{"const":"audio"},"data":{"type":"string"},"mimeType":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]};
+
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.mimeType === undefined) && (missing0 = "mimeType"))){
+validate118.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("audio" !== data.type){
+validate118.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "audio"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs2 = errors;
+if(typeof data.data !== "string"){
+validate118.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mimeType !== undefined){
+const _errs4 = errors;
+if(typeof data.mimeType !== "string"){
+validate118.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.annotations !== undefined){
 let data3 = data.annotations;
 const _errs6 = errors;
 const _errs7 = errors;
 let valid1 = false;
 const _errs8 = errors;
-if(!(validate111(data3, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate113(data3, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -5269,7 +5350,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate116.errors = vErrors;
+validate118.errors = vErrors;
 return false;
 }
 else {
@@ -5293,7 +5374,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs11 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate116.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate118.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -5308,32 +5389,32 @@ var valid0 = true;
 }
 }
 else {
-validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate116.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
 
-export const ResourceLink = validate118;
-const schema137 = {"type":"object","properties":{"type":{"const":"resource_link"},"name":{"type":"string"},"uri":{"type":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"mimeType":{"type":["string","null"]},"size":{"type":["integer","null"],"minimum":0},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","uri"]};
+export const ResourceLink = validate120;
+const schema139 = {"type":"object","properties":{"type":{"const":"resource_link"},"name":{"type":"string"},"uri":{"type":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"mimeType":{"type":["string","null"]},"size":{"type":["integer","null"],"minimum":0},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","uri"]};
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.uri === undefined) && (missing0 = "uri"))){
-validate118.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("resource_link" !== data.type){
-validate118.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"},message:"must be equal to constant"}];
+validate120.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5345,7 +5426,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs2 = errors;
 if(typeof data.name !== "string"){
-validate118.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5357,7 +5438,7 @@ if(valid0){
 if(data.uri !== undefined){
 const _errs4 = errors;
 if(typeof data.uri !== "string"){
-validate118.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -5370,7 +5451,7 @@ if(data.title !== undefined){
 let data3 = data.title;
 const _errs6 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate118.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema137.properties.title.type},message:"must be string,null"}];
+validate120.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema139.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -5383,7 +5464,7 @@ if(data.description !== undefined){
 let data4 = data.description;
 const _errs8 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate118.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema137.properties.description.type},message:"must be string,null"}];
+validate120.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema139.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -5396,7 +5477,7 @@ if(data.mimeType !== undefined){
 let data5 = data.mimeType;
 const _errs10 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate118.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: schema137.properties.mimeType.type},message:"must be string,null"}];
+validate120.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: schema139.properties.mimeType.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -5409,13 +5490,13 @@ if(data.size !== undefined){
 let data6 = data.size;
 const _errs12 = errors;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-validate118.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema137.properties.size.type},message:"must be integer,null"}];
+validate120.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema139.properties.size.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
-validate118.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate120.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5432,8 +5513,8 @@ const _errs14 = errors;
 const _errs15 = errors;
 let valid1 = false;
 const _errs16 = errors;
-if(!(validate111(data7, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate113(data7, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs16 === errors;
@@ -5462,7 +5543,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate118.errors = vErrors;
+validate120.errors = vErrors;
 return false;
 }
 else {
@@ -5486,7 +5567,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs19 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate118.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate120.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -5505,32 +5586,32 @@ var valid0 = true;
 }
 }
 else {
-validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate118.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
 
-export const TextResourceContents = validate120;
-const schema139 = {"type":"object","properties":{"uri":{"type":"string"},"text":{"type":"string"},"mimeType":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["uri","text"]};
+export const TextResourceContents = validate122;
+const schema141 = {"type":"object","properties":{"uri":{"type":"string"},"text":{"type":"string"},"mimeType":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["uri","text"]};
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.uri === undefined) && (missing0 = "uri")) || ((data.text === undefined) && (missing0 = "text"))){
-validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate122.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.uri !== undefined){
 const _errs1 = errors;
 if(typeof data.uri !== "string"){
-validate120.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate122.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5542,7 +5623,7 @@ if(valid0){
 if(data.text !== undefined){
 const _errs3 = errors;
 if(typeof data.text !== "string"){
-validate120.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate122.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -5555,7 +5636,7 @@ if(data.mimeType !== undefined){
 let data2 = data.mimeType;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate120.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: schema139.properties.mimeType.type},message:"must be string,null"}];
+validate122.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: schema141.properties.mimeType.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -5568,7 +5649,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate120.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate122.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -5582,32 +5663,32 @@ var valid0 = true;
 }
 }
 else {
-validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate120.errors = vErrors;
+validate122.errors = vErrors;
 return errors === 0;
 }
 
-export const BlobResourceContents = validate121;
-const schema141 = {"type":"object","properties":{"uri":{"type":"string"},"blob":{"type":"string"},"mimeType":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["uri","blob"]};
+export const BlobResourceContents = validate123;
+const schema143 = {"type":"object","properties":{"uri":{"type":"string"},"blob":{"type":"string"},"mimeType":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["uri","blob"]};
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.uri === undefined) && (missing0 = "uri")) || ((data.blob === undefined) && (missing0 = "blob"))){
-validate121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.uri !== undefined){
 const _errs1 = errors;
 if(typeof data.uri !== "string"){
-validate121.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate123.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5619,7 +5700,7 @@ if(valid0){
 if(data.blob !== undefined){
 const _errs3 = errors;
 if(typeof data.blob !== "string"){
-validate121.errors = [{instancePath:instancePath+"/blob",schemaPath:"#/properties/blob/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate123.errors = [{instancePath:instancePath+"/blob",schemaPath:"#/properties/blob/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -5632,7 +5713,7 @@ if(data.mimeType !== undefined){
 let data2 = data.mimeType;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate121.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: schema141.properties.mimeType.type},message:"must be string,null"}];
+validate123.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: schema143.properties.mimeType.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -5645,7 +5726,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate121.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate123.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -5659,26 +5740,26 @@ var valid0 = true;
 }
 }
 else {
-validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate121.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
 
-export const EmbeddedResourceContents = validate122;
-const schema143 = {"oneOf":[{"$ref":"#/$defs/TextResourceContents"},{"$ref":"#/$defs/BlobResourceContents"}]};
+export const EmbeddedResourceContents = validate124;
+const schema145 = {"oneOf":[{"$ref":"#/$defs/TextResourceContents"},{"$ref":"#/$defs/BlobResourceContents"}]};
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+if(!(validate122(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -5687,8 +5768,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs2 = errors;
-if(!(validate121(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -5711,7 +5792,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate122.errors = vErrors;
+validate124.errors = vErrors;
 return false;
 }
 else {
@@ -5725,28 +5806,28 @@ vErrors = null;
 }
 }
 }
-validate122.errors = vErrors;
+validate124.errors = vErrors;
 return errors === 0;
 }
 
-export const EmbeddedResource = validate125;
-const schema144 = {"type":"object","properties":{"type":{"const":"resource"},"resource":{"$ref":"#/$defs/EmbeddedResourceContents"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","resource"]};
+export const EmbeddedResource = validate127;
+const schema146 = {"type":"object","properties":{"type":{"const":"resource"},"resource":{"$ref":"#/$defs/EmbeddedResourceContents"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","resource"]};
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.resource === undefined) && (missing0 = "resource"))){
-validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("resource" !== data.type){
-validate125.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource"},message:"must be equal to constant"}];
+validate127.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5757,8 +5838,8 @@ var valid0 = true;
 if(valid0){
 if(data.resource !== undefined){
 const _errs2 = errors;
-if(!(validate122(data.resource, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
-vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
+if(!(validate124(data.resource, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -5773,8 +5854,8 @@ const _errs3 = errors;
 const _errs4 = errors;
 let valid1 = false;
 const _errs5 = errors;
-if(!(validate111(data2, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate113(data2, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
@@ -5803,7 +5884,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate125.errors = vErrors;
+validate127.errors = vErrors;
 return false;
 }
 else {
@@ -5827,7 +5908,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate125.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate127.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -5841,32 +5922,32 @@ var valid0 = true;
 }
 }
 else {
-validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate125.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionContent = validate128;
-const schema146 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["text","image","audio","resource_link","resource"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionContent = validate130;
+const schema148 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["text","image","audio","resource_link","resource"]}}},"required":["type"],"additionalProperties":true};
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -5883,7 +5964,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate128.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate130.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -5901,19 +5982,19 @@ vErrors = null;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate128.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
 
-export const ContentBlock = validate129;
-const schema147 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["text","image","audio","resource_link","resource"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","text"]},{"type":"object","properties":{"type":{"const":"image"},"data":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":["string","null"]},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"const":"audio"},"data":{"type":"string"},"mimeType":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"const":"resource_link"},"name":{"type":"string"},"uri":{"type":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"mimeType":{"type":["string","null"]},"size":{"type":["integer","null"],"minimum":0},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","uri"]},{"type":"object","properties":{"type":{"const":"resource"},"resource":{"$ref":"#/$defs/EmbeddedResourceContents"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","resource"]}]},"else":{"$ref":"#/$defs/ExtensionContentWithUncheckedTag"}};
-const schema153 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const ContentBlock = validate131;
+const schema149 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["text","image","audio","resource_link","resource"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","text"]},{"type":"object","properties":{"type":{"const":"image"},"data":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":["string","null"]},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"const":"audio"},"data":{"type":"string"},"mimeType":{"type":"string"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"const":"resource_link"},"name":{"type":"string"},"uri":{"type":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"mimeType":{"type":["string","null"]},"size":{"type":["integer","null"],"minimum":0},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","name","uri"]},{"type":"object","properties":{"type":{"const":"resource"},"resource":{"$ref":"#/$defs/EmbeddedResourceContents"},"annotations":{"anyOf":[{"$ref":"#/$defs/Annotations"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","resource"]}]},"else":{"$ref":"#/$defs/ExtensionContentWithUncheckedTag"}};
+const schema155 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -5951,7 +6032,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate129.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -5963,14 +6044,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.text === undefined) && (missing1 = "text"))){
-validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("text" !== data.type){
-validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"}];
+validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -5982,7 +6063,7 @@ if(valid4){
 if(data.text !== undefined){
 const _errs10 = errors;
 if(typeof data.text !== "string"){
-validate129.errors = [{instancePath:instancePath+"/text",schemaPath:"#/then/oneOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/text",schemaPath:"#/then/oneOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -5997,8 +6078,8 @@ const _errs12 = errors;
 const _errs13 = errors;
 let valid5 = false;
 const _errs14 = errors;
-if(!(validate111(data3, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate113(data3, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs14 === errors;
@@ -6027,7 +6108,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate129.errors = vErrors;
+validate131.errors = vErrors;
 return false;
 }
 else {
@@ -6051,7 +6132,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs17 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate129.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate131.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs17 === errors;
@@ -6065,7 +6146,7 @@ var valid4 = true;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6076,14 +6157,14 @@ if(errors === _errs21){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.type === undefined) && (missing2 = "type")) || ((data.data === undefined) && (missing2 = "data"))) || ((data.mimeType === undefined) && (missing2 = "mimeType"))){
-validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs23 = errors;
 if("image" !== data.type){
-validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "image"},message:"must be equal to constant"}];
+validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "image"},message:"must be equal to constant"}];
 return false;
 }
 var valid8 = _errs23 === errors;
@@ -6095,7 +6176,7 @@ if(valid8){
 if(data.data !== undefined){
 const _errs24 = errors;
 if(typeof data.data !== "string"){
-validate129.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/1/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/1/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid8 = _errs24 === errors;
@@ -6107,7 +6188,7 @@ if(valid8){
 if(data.mimeType !== undefined){
 const _errs26 = errors;
 if(typeof data.mimeType !== "string"){
-validate129.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/then/oneOf/1/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/then/oneOf/1/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid8 = _errs26 === errors;
@@ -6120,7 +6201,7 @@ if(data.uri !== undefined){
 let data8 = data.uri;
 const _errs28 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate129.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/1/properties/uri/type",keyword:"type",params:{type: schema147.then.oneOf[1].properties.uri.type},message:"must be string,null"}];
+validate131.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/1/properties/uri/type",keyword:"type",params:{type: schema149.then.oneOf[1].properties.uri.type},message:"must be string,null"}];
 return false;
 }
 var valid8 = _errs28 === errors;
@@ -6135,8 +6216,8 @@ const _errs30 = errors;
 const _errs31 = errors;
 let valid9 = false;
 const _errs32 = errors;
-if(!(validate111(data9, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate113(data9, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 var _valid2 = _errs32 === errors;
@@ -6165,7 +6246,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate129.errors = vErrors;
+validate131.errors = vErrors;
 return false;
 }
 else {
@@ -6189,7 +6270,7 @@ if(data._meta !== undefined){
 let data10 = data._meta;
 const _errs35 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate129.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate131.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid8 = _errs35 === errors;
@@ -6205,7 +6286,7 @@ var valid8 = true;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6216,14 +6297,14 @@ if(errors === _errs39){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((((data.type === undefined) && (missing3 = "type")) || ((data.data === undefined) && (missing3 = "data"))) || ((data.mimeType === undefined) && (missing3 = "mimeType"))){
-validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs41 = errors;
 if("audio" !== data.type){
-validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "audio"},message:"must be equal to constant"}];
+validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "audio"},message:"must be equal to constant"}];
 return false;
 }
 var valid12 = _errs41 === errors;
@@ -6235,7 +6316,7 @@ if(valid12){
 if(data.data !== undefined){
 const _errs42 = errors;
 if(typeof data.data !== "string"){
-validate129.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/2/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/data",schemaPath:"#/then/oneOf/2/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid12 = _errs42 === errors;
@@ -6247,7 +6328,7 @@ if(valid12){
 if(data.mimeType !== undefined){
 const _errs44 = errors;
 if(typeof data.mimeType !== "string"){
-validate129.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/then/oneOf/2/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/then/oneOf/2/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid12 = _errs44 === errors;
@@ -6262,8 +6343,8 @@ const _errs46 = errors;
 const _errs47 = errors;
 let valid13 = false;
 const _errs48 = errors;
-if(!(validate111(data14, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate113(data14, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs48 === errors;
@@ -6292,7 +6373,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate129.errors = vErrors;
+validate131.errors = vErrors;
 return false;
 }
 else {
@@ -6316,7 +6397,7 @@ if(data._meta !== undefined){
 let data15 = data._meta;
 const _errs51 = errors;
 if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-validate129.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate131.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid12 = _errs51 === errors;
@@ -6331,7 +6412,7 @@ var valid12 = true;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6342,14 +6423,14 @@ if(errors === _errs55){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((((data.type === undefined) && (missing4 = "type")) || ((data.name === undefined) && (missing4 = "name"))) || ((data.uri === undefined) && (missing4 = "uri"))){
-validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs57 = errors;
 if("resource_link" !== data.type){
-validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"},message:"must be equal to constant"}];
+validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"},message:"must be equal to constant"}];
 return false;
 }
 var valid16 = _errs57 === errors;
@@ -6361,7 +6442,7 @@ if(valid16){
 if(data.name !== undefined){
 const _errs58 = errors;
 if(typeof data.name !== "string"){
-validate129.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/3/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/3/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid16 = _errs58 === errors;
@@ -6373,7 +6454,7 @@ if(valid16){
 if(data.uri !== undefined){
 const _errs60 = errors;
 if(typeof data.uri !== "string"){
-validate129.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/3/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/then/oneOf/3/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid16 = _errs60 === errors;
@@ -6386,7 +6467,7 @@ if(data.title !== undefined){
 let data19 = data.title;
 const _errs62 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate129.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema147.then.oneOf[3].properties.title.type},message:"must be string,null"}];
+validate131.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema149.then.oneOf[3].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid16 = _errs62 === errors;
@@ -6399,7 +6480,7 @@ if(data.description !== undefined){
 let data20 = data.description;
 const _errs64 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate129.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema147.then.oneOf[3].properties.description.type},message:"must be string,null"}];
+validate131.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema149.then.oneOf[3].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid16 = _errs64 === errors;
@@ -6412,7 +6493,7 @@ if(data.mimeType !== undefined){
 let data21 = data.mimeType;
 const _errs66 = errors;
 if((typeof data21 !== "string") && (data21 !== null)){
-validate129.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/then/oneOf/3/properties/mimeType/type",keyword:"type",params:{type: schema147.then.oneOf[3].properties.mimeType.type},message:"must be string,null"}];
+validate131.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/then/oneOf/3/properties/mimeType/type",keyword:"type",params:{type: schema149.then.oneOf[3].properties.mimeType.type},message:"must be string,null"}];
 return false;
 }
 var valid16 = _errs66 === errors;
@@ -6425,13 +6506,13 @@ if(data.size !== undefined){
 let data22 = data.size;
 const _errs68 = errors;
 if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
-validate129.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/3/properties/size/type",keyword:"type",params:{type: schema147.then.oneOf[3].properties.size.type},message:"must be integer,null"}];
+validate131.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/3/properties/size/type",keyword:"type",params:{type: schema149.then.oneOf[3].properties.size.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs68){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 < 0 || isNaN(data22)){
-validate129.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/3/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate131.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/3/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -6448,8 +6529,8 @@ const _errs70 = errors;
 const _errs71 = errors;
 let valid17 = false;
 const _errs72 = errors;
-if(!(validate111(data23, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate113(data23, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 var _valid4 = _errs72 === errors;
@@ -6478,7 +6559,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate129.errors = vErrors;
+validate131.errors = vErrors;
 return false;
 }
 else {
@@ -6502,7 +6583,7 @@ if(data._meta !== undefined){
 let data24 = data._meta;
 const _errs75 = errors;
 if((!(data24 && typeof data24 == "object" && !Array.isArray(data24))) && (data24 !== null)){
-validate129.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate131.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid16 = _errs75 === errors;
@@ -6521,7 +6602,7 @@ var valid16 = true;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6532,14 +6613,14 @@ if(errors === _errs79){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if(((data.type === undefined) && (missing5 = "type")) || ((data.resource === undefined) && (missing5 = "resource"))){
-validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs81 = errors;
 if("resource" !== data.type){
-validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "resource"},message:"must be equal to constant"}];
+validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "resource"},message:"must be equal to constant"}];
 return false;
 }
 var valid20 = _errs81 === errors;
@@ -6550,8 +6631,8 @@ var valid20 = true;
 if(valid20){
 if(data.resource !== undefined){
 const _errs82 = errors;
-if(!(validate122(data.resource, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
-vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
+if(!(validate124(data.resource, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
 errors = vErrors.length;
 }
 var valid20 = _errs82 === errors;
@@ -6566,8 +6647,8 @@ const _errs83 = errors;
 const _errs84 = errors;
 let valid21 = false;
 const _errs85 = errors;
-if(!(validate111(data27, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate113(data27, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 var _valid5 = _errs85 === errors;
@@ -6596,7 +6677,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate129.errors = vErrors;
+validate131.errors = vErrors;
 return false;
 }
 else {
@@ -6620,7 +6701,7 @@ if(data._meta !== undefined){
 let data28 = data._meta;
 const _errs88 = errors;
 if((!(data28 && typeof data28 == "object" && !Array.isArray(data28))) && (data28 !== null)){
-validate129.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate131.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid20 = _errs88 === errors;
@@ -6634,24 +6715,24 @@ var valid20 = true;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6666,20 +6747,20 @@ if(errors === _errs93){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((data.type === undefined) && (missing6 = "type")){
-validate129.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/$defs/ExtensionContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6696,52 +6777,52 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate129.errors = vErrors;
+validate131.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if((data.type === undefined) && (missing7 = "type")){
-validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate129.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate129.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
 
-export const PromptRequest = validate136;
-const schema154 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"prompt":{"type":"array","items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","prompt"]};
+export const PromptRequest = validate138;
+const schema156 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"prompt":{"type":"array","items":{"$ref":"#/$defs/ContentBlock"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","prompt"]};
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate136.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate138.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate136.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate138.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6759,8 +6840,8 @@ var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate129(data1[i0], {instancePath:instancePath+"/prompt/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate131(data1[i0], {instancePath:instancePath+"/prompt/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -6770,7 +6851,7 @@ break;
 }
 }
 else {
-validate136.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate138.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6784,7 +6865,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate136.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate138.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -6797,130 +6878,30 @@ var valid0 = true;
 }
 }
 else {
-validate136.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate138.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-validate136.errors = vErrors;
-return errors === 0;
-}
-
-export const StopReason = validate138;
-const schema157 = {"type":"string"};
-
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate138.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
 validate138.errors = vErrors;
 return errors === 0;
 }
 
-export const PromptResponse = validate139;
-const schema158 = {"type":"object","properties":{"stopReason":{"$ref":"#/$defs/StopReason"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["stopReason"]};
-
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.stopReason === undefined) && (missing0 = "stopReason")){
-validate139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.stopReason !== undefined){
-const _errs1 = errors;
-if(typeof data.stopReason !== "string"){
-validate139.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate139.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate139.errors = vErrors;
-return errors === 0;
-}
-
-export const CancelNotification = validate140;
-const schema161 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const StopReason = validate140;
+const schema159 = {"type":"string"};
 
 function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate140.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(typeof data !== "string"){
+validate140.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-else {
-if(data.sessionId !== undefined){
-const _errs1 = errors;
-if(typeof data.sessionId !== "string"){
-validate140.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate140.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate140.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate140.errors = vErrors;
 return errors === 0;
 }
 
-export const UserMessageChunk = validate141;
-const schema164 = {"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]};
+export const PromptResponse = validate141;
+const schema160 = {"type":"object","properties":{"stopReason":{"$ref":"#/$defs/StopReason"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["stopReason"]};
 
 function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6928,15 +6909,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.content === undefined) && (missing0 = "content"))){
+if((data.stopReason === undefined) && (missing0 = "stopReason")){
 validate141.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.sessionUpdate !== undefined){
+if(data.stopReason !== undefined){
 const _errs1 = errors;
-if("user_message_chunk" !== data.sessionUpdate){
-validate141.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
+if(typeof data.stopReason !== "string"){
+validate141.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/$defs/StopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6945,93 +6926,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.content !== undefined){
-const _errs2 = errors;
-if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.messageId !== undefined){
-let data2 = data.messageId;
-const _errs3 = errors;
-const _errs4 = errors;
-let valid1 = false;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-const err0 = {instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs5 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const _errs8 = errors;
-if(data2 !== null){
-const err1 = {instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs8 === errors;
-valid1 = valid1 || _valid0;
-}
-if(!valid1){
-const err2 = {instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate141.errors = vErrors;
-return false;
-}
-else {
-errors = _errs4;
-if(vErrors !== null){
-if(_errs4){
-vErrors.length = _errs4;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs10 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
 validate141.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
-}
-}
 }
 }
 }
@@ -7045,8 +6950,58 @@ validate141.errors = vErrors;
 return errors === 0;
 }
 
-export const AgentMessageChunk = validate143;
-const schema167 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]};
+export const CancelNotification = validate142;
+const schema163 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
+validate142.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+const _errs1 = errors;
+if(typeof data.sessionId !== "string"){
+validate142.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate142.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate142.errors = vErrors;
+return errors === 0;
+}
+
+export const UserMessageChunk = validate143;
+const schema166 = {"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]};
 
 function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7061,8 +7016,8 @@ return false;
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
-if("agent_message_chunk" !== data.sessionUpdate){
-validate143.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
+if("user_message_chunk" !== data.sessionUpdate){
+validate143.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7073,8 +7028,8 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 const _errs2 = errors;
-if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate131(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -7171,8 +7126,8 @@ validate143.errors = vErrors;
 return errors === 0;
 }
 
-export const AgentThoughtChunk = validate145;
-const schema170 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]};
+export const AgentMessageChunk = validate145;
+const schema169 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]};
 
 function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7187,8 +7142,8 @@ return false;
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
-if("agent_thought_chunk" !== data.sessionUpdate){
-validate145.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
+if("agent_message_chunk" !== data.sessionUpdate){
+validate145.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7199,8 +7154,8 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 const _errs2 = errors;
-if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate131(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -7297,52 +7252,178 @@ validate145.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolKind = validate147;
-const schema173 = {"type":"string"};
+export const AgentThoughtChunk = validate147;
+const schema172 = {"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]};
 
 function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "string"){
-validate147.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.content === undefined) && (missing0 = "content"))){
+validate147.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("agent_thought_chunk" !== data.sessionUpdate){
+validate147.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs2 = errors;
+if(!(validate131(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messageId !== undefined){
+let data2 = data.messageId;
+const _errs3 = errors;
+const _errs4 = errors;
+let valid1 = false;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+const err0 = {instancePath:instancePath+"/messageId",schemaPath:"#/$defs/MessageId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs5 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs8 = errors;
+if(data2 !== null){
+const err1 = {instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err2 = {instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate147.errors = vErrors;
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs10 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate147.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate147.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate147.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallStatus = validate148;
-const schema174 = {"type":"string"};
+export const ToolKind = validate149;
+const schema175 = {"type":"string"};
 
-function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate148.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate148.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallLocation = validate149;
-const schema175 = {"type":"object","properties":{"path":{"type":"string"},"line":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["path"]};
+export const ToolCallStatus = validate150;
+const schema176 = {"type":"string"};
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate150.errors = vErrors;
+return errors === 0;
+}
+
+export const ToolCallLocation = validate151;
+const schema177 = {"type":"object","properties":{"path":{"type":"string"},"line":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["path"]};
+
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.path === undefined) && (missing0 = "path")){
-validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.path !== undefined){
 const _errs1 = errors;
 if(typeof data.path !== "string"){
-validate149.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7355,13 +7436,13 @@ if(data.line !== undefined){
 let data1 = data.line;
 const _errs3 = errors;
 if((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)){
-validate149.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema175.properties.line.type},message:"must be integer,null"}];
+validate151.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema177.properties.line.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate149.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate151.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -7376,7 +7457,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate149.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate151.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -7389,32 +7470,32 @@ var valid0 = true;
 }
 }
 else {
-validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate149.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallContentBlock = validate150;
-const schema177 = {"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]};
+export const ToolCallContentBlock = validate152;
+const schema179 = {"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]};
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.content === undefined) && (missing0 = "content"))){
-validate150.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("content" !== data.type){
-validate150.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
+validate152.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7425,8 +7506,8 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 const _errs2 = errors;
-if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate131(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -7439,103 +7520,13 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs3 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate150.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate152.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate150.errors = vErrors;
-return errors === 0;
-}
-
-export const ToolCallDiff = validate152;
-const schema179 = {"type":"object","properties":{"type":{"const":"diff"},"path":{"type":"string"},"oldText":{"type":["string","null"]},"newText":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","path","newText"]};
-
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.path === undefined) && (missing0 = "path"))) || ((data.newText === undefined) && (missing0 = "newText"))){
-validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-const _errs1 = errors;
-if("diff" !== data.type){
-validate152.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.path !== undefined){
-const _errs2 = errors;
-if(typeof data.path !== "string"){
-validate152.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.oldText !== undefined){
-let data2 = data.oldText;
-const _errs4 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate152.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema179.properties.oldText.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.newText !== undefined){
-const _errs6 = errors;
-if(typeof data.newText !== "string"){
-validate152.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data4 = data._meta;
-const _errs8 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate152.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
 }
 }
 }
@@ -7550,24 +7541,114 @@ validate152.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallTerminal = validate153;
-const schema181 = {"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]};
+export const ToolCallDiff = validate154;
+const schema181 = {"type":"object","properties":{"type":{"const":"diff"},"path":{"type":"string"},"oldText":{"type":["string","null"]},"newText":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","path","newText"]};
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.path === undefined) && (missing0 = "path"))) || ((data.newText === undefined) && (missing0 = "newText"))){
+validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("diff" !== data.type){
+validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+const _errs2 = errors;
+if(typeof data.path !== "string"){
+validate154.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.oldText !== undefined){
+let data2 = data.oldText;
+const _errs4 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate154.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/properties/oldText/type",keyword:"type",params:{type: schema181.properties.oldText.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.newText !== undefined){
+const _errs6 = errors;
+if(typeof data.newText !== "string"){
+validate154.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data4 = data._meta;
+const _errs8 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+validate154.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate154.errors = vErrors;
+return errors === 0;
+}
+
+export const ToolCallTerminal = validate155;
+const schema183 = {"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]};
+
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate153.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("terminal" !== data.type){
-validate153.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7579,7 +7660,7 @@ if(valid0){
 if(data.terminalId !== undefined){
 const _errs2 = errors;
 if(typeof data.terminalId !== "string"){
-validate153.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7592,7 +7673,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate153.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate155.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7605,32 +7686,32 @@ var valid0 = true;
 }
 }
 else {
-validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate153.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionToolCallContent = validate154;
-const schema183 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["content","diff","terminal"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionToolCallContent = validate156;
+const schema185 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["content","diff","terminal"]}}},"required":["type"],"additionalProperties":true};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -7647,7 +7728,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate156.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -7665,19 +7746,19 @@ vErrors = null;
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate154.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallContent = validate155;
-const schema184 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]},{"type":"object","properties":{"type":{"const":"diff"},"path":{"type":"string"},"oldText":{"type":["string","null"]},"newText":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","path","newText"]},{"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]}]},"else":{"$ref":"#/$defs/ExtensionToolCallContentWithUncheckedTag"}};
-const schema188 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const ToolCallContent = validate157;
+const schema186 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["content","diff","terminal"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"content"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","content"]},{"type":"object","properties":{"type":{"const":"diff"},"path":{"type":"string"},"oldText":{"type":["string","null"]},"newText":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","path","newText"]},{"type":"object","properties":{"type":{"const":"terminal"},"terminalId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","terminalId"]}]},"else":{"$ref":"#/$defs/ExtensionToolCallContentWithUncheckedTag"}};
+const schema190 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -7715,7 +7796,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate155.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -7727,14 +7808,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.content === undefined) && (missing1 = "content"))){
-validate155.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("content" !== data.type){
-validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
+validate157.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "content"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -7745,8 +7826,8 @@ var valid4 = true;
 if(valid4){
 if(data.content !== undefined){
 const _errs10 = errors;
-if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate131(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs10 === errors;
@@ -7759,7 +7840,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs11 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate155.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate157.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -7772,7 +7853,7 @@ var valid4 = true;
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7783,14 +7864,14 @@ if(errors === _errs15){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.type === undefined) && (missing2 = "type")) || ((data.path === undefined) && (missing2 = "path"))) || ((data.newText === undefined) && (missing2 = "newText"))){
-validate155.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs17 = errors;
 if("diff" !== data.type){
-validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
+validate157.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "diff"},message:"must be equal to constant"}];
 return false;
 }
 var valid7 = _errs17 === errors;
@@ -7802,7 +7883,7 @@ if(valid7){
 if(data.path !== undefined){
 const _errs18 = errors;
 if(typeof data.path !== "string"){
-validate155.errors = [{instancePath:instancePath+"/path",schemaPath:"#/then/oneOf/1/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/path",schemaPath:"#/then/oneOf/1/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs18 === errors;
@@ -7815,7 +7896,7 @@ if(data.oldText !== undefined){
 let data6 = data.oldText;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate155.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/1/properties/oldText/type",keyword:"type",params:{type: schema184.then.oneOf[1].properties.oldText.type},message:"must be string,null"}];
+validate157.errors = [{instancePath:instancePath+"/oldText",schemaPath:"#/then/oneOf/1/properties/oldText/type",keyword:"type",params:{type: schema186.then.oneOf[1].properties.oldText.type},message:"must be string,null"}];
 return false;
 }
 var valid7 = _errs20 === errors;
@@ -7827,7 +7908,7 @@ if(valid7){
 if(data.newText !== undefined){
 const _errs22 = errors;
 if(typeof data.newText !== "string"){
-validate155.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/1/properties/newText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/newText",schemaPath:"#/then/oneOf/1/properties/newText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs22 === errors;
@@ -7840,7 +7921,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs24 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate155.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate157.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid7 = _errs24 === errors;
@@ -7855,7 +7936,7 @@ var valid7 = true;
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7866,14 +7947,14 @@ if(errors === _errs28){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.type === undefined) && (missing3 = "type")) || ((data.terminalId === undefined) && (missing3 = "terminalId"))){
-validate155.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs30 = errors;
 if("terminal" !== data.type){
-validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate157.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid10 = _errs30 === errors;
@@ -7885,7 +7966,7 @@ if(valid10){
 if(data.terminalId !== undefined){
 const _errs31 = errors;
 if(typeof data.terminalId !== "string"){
-validate155.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/then/oneOf/2/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/then/oneOf/2/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid10 = _errs31 === errors;
@@ -7898,7 +7979,7 @@ if(data._meta !== undefined){
 let data11 = data._meta;
 const _errs33 = errors;
 if((!(data11 && typeof data11 == "object" && !Array.isArray(data11))) && (data11 !== null)){
-validate155.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate157.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid10 = _errs33 === errors;
@@ -7911,24 +7992,24 @@ var valid10 = true;
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate157.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7943,20 +8024,20 @@ if(errors === _errs38){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate155.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate157.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate157.errors = [{instancePath,schemaPath:"#/$defs/ExtensionToolCallContentWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7973,52 +8054,52 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate155.errors = vErrors;
+validate157.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((data.type === undefined) && (missing5 = "type")){
-validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate157.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate155.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate157.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate155.errors = vErrors;
+validate157.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallDetails = validate157;
-const schema189 = {"type":"object","properties":{"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":["string","null"]},"name":{"type":["string","null"]},"kind":{"anyOf":[{"$ref":"#/$defs/ToolKind"},{"type":"null"}]},"status":{"anyOf":[{"$ref":"#/$defs/ToolCallStatus"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["toolCallId"]};
+export const ToolCallDetails = validate159;
+const schema191 = {"type":"object","properties":{"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":["string","null"]},"name":{"type":["string","null"]},"kind":{"anyOf":[{"$ref":"#/$defs/ToolKind"},{"type":"null"}]},"status":{"anyOf":[{"$ref":"#/$defs/ToolCallStatus"},{"type":"null"}]},"content":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":["array","null"],"items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["toolCallId"]};
 
-function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.toolCallId === undefined) && (missing0 = "toolCallId")){
-validate157.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate159.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.toolCallId !== undefined){
 const _errs1 = errors;
 if(typeof data.toolCallId !== "string"){
-validate157.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8031,7 +8112,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate157.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema189.properties.title.type},message:"must be string,null"}];
+validate159.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema191.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -8044,7 +8125,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate157.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema189.properties.name.type},message:"must be string,null"}];
+validate159.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema191.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -8095,7 +8176,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate157.errors = vErrors;
+validate159.errors = vErrors;
 return false;
 }
 else {
@@ -8157,7 +8238,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate157.errors = vErrors;
+validate159.errors = vErrors;
 return false;
 }
 else {
@@ -8181,7 +8262,7 @@ if(data.content !== undefined){
 let data5 = data.content;
 const _errs22 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate157.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema189.properties.content.type},message:"must be array,null"}];
+validate159.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema191.properties.content.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs22){
@@ -8190,8 +8271,8 @@ var valid6 = true;
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs24 = errors;
-if(!(validate155(data5[i0], {instancePath:instancePath+"/content/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
+if(!(validate157(data5[i0], {instancePath:instancePath+"/content/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
 errors = vErrors.length;
 }
 var valid6 = _errs24 === errors;
@@ -8211,7 +8292,7 @@ if(data.locations !== undefined){
 let data7 = data.locations;
 const _errs25 = errors;
 if((!(Array.isArray(data7))) && (data7 !== null)){
-validate157.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: schema189.properties.locations.type},message:"must be array,null"}];
+validate159.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: schema191.properties.locations.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs25){
@@ -8220,8 +8301,8 @@ var valid7 = true;
 const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
 const _errs27 = errors;
-if(!(validate149(data7[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
+if(!(validate151(data7[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
 errors = vErrors.length;
 }
 var valid7 = _errs27 === errors;
@@ -8241,7 +8322,7 @@ if(data._meta !== undefined){
 let data9 = data._meta;
 const _errs28 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate157.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate159.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -8259,32 +8340,32 @@ var valid0 = true;
 }
 }
 else {
-validate157.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate157.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
 
-export const NewToolCall = validate160;
-const schema194 = {"type":"object","properties":{"sessionUpdate":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":"string"},"name":{"type":["string","null"]},"kind":{"$ref":"#/$defs/ToolKind"},"status":{"$ref":"#/$defs/ToolCallStatus"},"content":{"type":"array","items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":"array","items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","title"]};
+export const NewToolCall = validate162;
+const schema196 = {"type":"object","properties":{"sessionUpdate":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":"string"},"name":{"type":["string","null"]},"kind":{"$ref":"#/$defs/ToolKind"},"status":{"$ref":"#/$defs/ToolCallStatus"},"content":{"type":"array","items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":"array","items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","title"]};
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.toolCallId === undefined) && (missing0 = "toolCallId"))) || ((data.title === undefined) && (missing0 = "title"))){
-validate160.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate162.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("tool_call" !== data.sessionUpdate){
-validate160.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate162.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8296,7 +8377,7 @@ if(valid0){
 if(data.toolCallId !== undefined){
 const _errs2 = errors;
 if(typeof data.toolCallId !== "string"){
-validate160.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8308,7 +8389,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate160.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -8321,7 +8402,7 @@ if(data.name !== undefined){
 let data3 = data.name;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate160.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema194.properties.name.type},message:"must be string,null"}];
+validate162.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema196.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -8333,7 +8414,7 @@ if(valid0){
 if(data.kind !== undefined){
 const _errs9 = errors;
 if(typeof data.kind !== "string"){
-validate160.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -8345,7 +8426,7 @@ if(valid0){
 if(data.status !== undefined){
 const _errs12 = errors;
 if(typeof data.status !== "string"){
-validate160.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -8363,8 +8444,8 @@ var valid4 = true;
 const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 const _errs17 = errors;
-if(!(validate155(data6[i0], {instancePath:instancePath+"/content/" + i0,parentData:data6,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
+if(!(validate157(data6[i0], {instancePath:instancePath+"/content/" + i0,parentData:data6,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs17 === errors;
@@ -8374,7 +8455,7 @@ break;
 }
 }
 else {
-validate160.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate162.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8393,8 +8474,8 @@ var valid5 = true;
 const len1 = data8.length;
 for(let i1=0; i1<len1; i1++){
 const _errs20 = errors;
-if(!(validate149(data8[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data8,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
+if(!(validate151(data8[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data8,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs20 === errors;
@@ -8404,7 +8485,7 @@ break;
 }
 }
 else {
-validate160.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate162.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/properties/locations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8418,7 +8499,7 @@ if(data._meta !== undefined){
 let data10 = data._meta;
 const _errs21 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate160.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate162.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -8437,95 +8518,95 @@ var valid0 = true;
 }
 }
 else {
-validate160.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate160.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
 
-export const ToolCallUpdate = validate163;
-const schema199 = {"type":"object","allOf":[{"$ref":"#/$defs/ToolCallDetails"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]};
+export const ToolCallUpdate = validate165;
+const schema201 = {"type":"object","allOf":[{"$ref":"#/$defs/ToolCallDetails"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]};
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate157(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
+if(!(validate159(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
 errors = vErrors.length;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate163.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate165.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if("tool_call_update" !== data.sessionUpdate){
-validate163.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
+validate165.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
 return false;
 }
 }
 }
 }
 else {
-validate163.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate165.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-validate163.errors = vErrors;
-return errors === 0;
-}
-
-export const PlanEntryPriority = validate165;
-const schema200 = {"type":"string"};
-
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate165.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
 validate165.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanEntryStatus = validate166;
-const schema201 = {"type":"string"};
+export const PlanEntryPriority = validate167;
+const schema202 = {"type":"string"};
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate166.errors = vErrors;
+validate167.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanEntry = validate167;
-const schema202 = {"type":"object","properties":{"content":{"type":"string"},"priority":{"$ref":"#/$defs/PlanEntryPriority"},"status":{"$ref":"#/$defs/PlanEntryStatus"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content","priority","status"]};
+export const PlanEntryStatus = validate168;
+const schema203 = {"type":"string"};
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate168.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate168.errors = vErrors;
+return errors === 0;
+}
+
+export const PlanEntry = validate169;
+const schema204 = {"type":"object","properties":{"content":{"type":"string"},"priority":{"$ref":"#/$defs/PlanEntryPriority"},"status":{"$ref":"#/$defs/PlanEntryStatus"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content","priority","status"]};
+
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.content === undefined) && (missing0 = "content")) || ((data.priority === undefined) && (missing0 = "priority"))) || ((data.status === undefined) && (missing0 = "status"))){
-validate167.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate169.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.content !== undefined){
 const _errs1 = errors;
 if(typeof data.content !== "string"){
-validate167.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8537,7 +8618,7 @@ if(valid0){
 if(data.priority !== undefined){
 const _errs3 = errors;
 if(typeof data.priority !== "string"){
-validate167.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/priority",schemaPath:"#/$defs/PlanEntryPriority/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -8549,7 +8630,7 @@ if(valid0){
 if(data.status !== undefined){
 const _errs6 = errors;
 if(typeof data.status !== "string"){
-validate167.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/PlanEntryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -8562,7 +8643,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate167.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate169.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -8576,32 +8657,32 @@ var valid0 = true;
 }
 }
 else {
-validate167.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate169.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate167.errors = vErrors;
+validate169.errors = vErrors;
 return errors === 0;
 }
 
-export const PlanUpdate = validate168;
-const schema206 = {"type":"object","properties":{"sessionUpdate":{"const":"plan"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","entries"]};
+export const PlanUpdate = validate170;
+const schema208 = {"type":"object","properties":{"sessionUpdate":{"const":"plan"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","entries"]};
 
-function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.entries === undefined) && (missing0 = "entries"))){
-validate168.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate170.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("plan" !== data.sessionUpdate){
-validate168.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
+validate170.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8619,8 +8700,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate167(data1[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate167.errors : vErrors.concat(validate167.errors);
+if(!(validate169(data1[i0], {instancePath:instancePath+"/entries/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -8630,7 +8711,7 @@ break;
 }
 }
 else {
-validate168.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate170.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8644,7 +8725,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs5 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate168.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate170.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -8652,56 +8733,6 @@ var valid0 = _errs5 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-}
-else {
-validate168.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate168.errors = vErrors;
-return errors === 0;
-}
-
-export const AvailableCommandInput = validate170;
-const schema208 = {"type":"object","properties":{"hint":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["hint"]};
-
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.hint === undefined) && (missing0 = "hint")){
-validate170.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.hint !== undefined){
-const _errs1 = errors;
-if(typeof data.hint !== "string"){
-validate170.errors = [{instancePath:instancePath+"/hint",schemaPath:"#/properties/hint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs3 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate170.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -8715,24 +8746,74 @@ validate170.errors = vErrors;
 return errors === 0;
 }
 
-export const AvailableCommand = validate171;
-const schema210 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"input":{"anyOf":[{"$ref":"#/$defs/AvailableCommandInput"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","description"]};
+export const AvailableCommandInput = validate172;
+const schema210 = {"type":"object","properties":{"hint":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["hint"]};
 
-function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.hint === undefined) && (missing0 = "hint")){
+validate172.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.hint !== undefined){
+const _errs1 = errors;
+if(typeof data.hint !== "string"){
+validate172.errors = [{instancePath:instancePath+"/hint",schemaPath:"#/properties/hint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs3 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate172.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate172.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate172.errors = vErrors;
+return errors === 0;
+}
+
+export const AvailableCommand = validate173;
+const schema212 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"input":{"anyOf":[{"$ref":"#/$defs/AvailableCommandInput"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["name","description"]};
+
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.description === undefined) && (missing0 = "description"))){
-validate171.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate173.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.name !== undefined){
 const _errs1 = errors;
 if(typeof data.name !== "string"){
-validate171.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8744,7 +8825,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs3 = errors;
 if(typeof data.description !== "string"){
-validate171.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -8759,8 +8840,8 @@ const _errs5 = errors;
 const _errs6 = errors;
 let valid1 = false;
 const _errs7 = errors;
-if(!(validate170(data2, {instancePath:instancePath+"/input",parentData:data,parentDataProperty:"input",rootData}))){
-vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+if(!(validate172(data2, {instancePath:instancePath+"/input",parentData:data,parentDataProperty:"input",rootData}))){
+vErrors = vErrors === null ? validate172.errors : vErrors.concat(validate172.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
@@ -8789,7 +8870,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate171.errors = vErrors;
+validate173.errors = vErrors;
 return false;
 }
 else {
@@ -8813,7 +8894,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs10 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate171.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate173.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -8827,32 +8908,32 @@ var valid0 = true;
 }
 }
 else {
-validate171.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate173.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate171.errors = vErrors;
+validate173.errors = vErrors;
 return errors === 0;
 }
 
-export const AvailableCommandsUpdate = validate173;
-const schema212 = {"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]};
+export const AvailableCommandsUpdate = validate175;
+const schema214 = {"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]};
 
-function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.availableCommands === undefined) && (missing0 = "availableCommands"))){
-validate173.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate175.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("available_commands_update" !== data.sessionUpdate){
-validate173.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
+validate175.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8870,8 +8951,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate171(data1[i0], {instancePath:instancePath+"/availableCommands/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
+if(!(validate173(data1[i0], {instancePath:instancePath+"/availableCommands/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate173.errors : vErrors.concat(validate173.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -8881,7 +8962,7 @@ break;
 }
 }
 else {
-validate173.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate175.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8895,69 +8976,6 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs5 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate173.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate173.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate173.errors = vErrors;
-return errors === 0;
-}
-
-export const CurrentModeUpdate = validate175;
-const schema214 = {"type":"object","properties":{"sessionUpdate":{"const":"current_mode_update"},"currentModeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","currentModeId"]};
-
-function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.currentModeId === undefined) && (missing0 = "currentModeId"))){
-validate175.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("current_mode_update" !== data.sessionUpdate){
-validate175.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "current_mode_update"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.currentModeId !== undefined){
-const _errs2 = errors;
-if(typeof data.currentModeId !== "string"){
-validate175.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs5 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
 validate175.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
@@ -8979,24 +8997,87 @@ validate175.errors = vErrors;
 return errors === 0;
 }
 
-export const ConfigOptionUpdate = validate176;
-const schema217 = {"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]};
+export const CurrentModeUpdate = validate177;
+const schema216 = {"type":"object","properties":{"sessionUpdate":{"const":"current_mode_update"},"currentModeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","currentModeId"]};
 
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.currentModeId === undefined) && (missing0 = "currentModeId"))){
+validate177.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("current_mode_update" !== data.sessionUpdate){
+validate177.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "current_mode_update"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currentModeId !== undefined){
+const _errs2 = errors;
+if(typeof data.currentModeId !== "string"){
+validate177.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs5 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate177.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate177.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate177.errors = vErrors;
+return errors === 0;
+}
+
+export const ConfigOptionUpdate = validate178;
+const schema219 = {"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]};
+
+function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing0 = "configOptions"))){
-validate176.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate178.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("config_option_update" !== data.sessionUpdate){
-validate176.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
+validate178.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9014,8 +9095,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate89(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+if(!(validate91(data1[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -9025,7 +9106,7 @@ break;
 }
 }
 else {
-validate176.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate178.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9039,91 +9120,13 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs5 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate176.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate178.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate176.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate176.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionInfoUpdate = validate178;
-const schema219 = {"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]};
-
-function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate178.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionUpdate !== undefined){
-const _errs1 = errors;
-if("session_info_update" !== data.sessionUpdate){
-validate178.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.title !== undefined){
-let data1 = data.title;
-const _errs2 = errors;
-if((typeof data1 !== "string") && (data1 !== null)){
-validate178.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema219.properties.title.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.updatedAt !== undefined){
-let data2 = data.updatedAt;
-const _errs4 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate178.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema219.properties.updatedAt.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs6 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate178.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -9138,17 +9141,95 @@ validate178.errors = vErrors;
 return errors === 0;
 }
 
-export const Cost = validate179;
-const schema221 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
+export const SessionInfoUpdate = validate180;
+const schema221 = {"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]};
 
-function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
+validate180.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("session_info_update" !== data.sessionUpdate){
+validate180.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+let data1 = data.title;
+const _errs2 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate180.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema221.properties.title.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.updatedAt !== undefined){
+let data2 = data.updatedAt;
+const _errs4 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate180.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema221.properties.updatedAt.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs6 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate180.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate180.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate180.errors = vErrors;
+return errors === 0;
+}
+
+export const Cost = validate181;
+const schema223 = {"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["amount","currency"]};
+
+function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.amount === undefined) && (missing0 = "amount")) || ((data.currency === undefined) && (missing0 = "currency"))){
-validate179.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate181.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9156,7 +9237,7 @@ if(data.amount !== undefined){
 let data0 = data.amount;
 const _errs1 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate179.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate181.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9168,7 +9249,7 @@ if(valid0){
 if(data.currency !== undefined){
 const _errs3 = errors;
 if(typeof data.currency !== "string"){
-validate179.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate181.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -9181,7 +9262,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate179.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate181.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -9194,32 +9275,32 @@ var valid0 = true;
 }
 }
 else {
-validate179.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate181.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate179.errors = vErrors;
+validate181.errors = vErrors;
 return errors === 0;
 }
 
-export const UsageUpdate = validate180;
-const schema223 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
+export const UsageUpdate = validate182;
+const schema225 = {"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]};
 
-function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.used === undefined) && (missing0 = "used"))) || ((data.size === undefined) && (missing0 = "size"))){
-validate180.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate182.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
 if("usage_update" !== data.sessionUpdate){
-validate180.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
+validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9232,13 +9313,13 @@ if(data.used !== undefined){
 let data1 = data.used;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate180.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate182.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate180.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate182.errors = [{instancePath:instancePath+"/used",schemaPath:"#/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9253,13 +9334,13 @@ if(data.size !== undefined){
 let data2 = data.size;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate180.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate182.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate180.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate182.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9276,8 +9357,8 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid1 = false;
 const _errs8 = errors;
-if(!(validate179(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
-vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
+if(!(validate181(data3, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
+vErrors = vErrors === null ? validate181.errors : vErrors.concat(validate181.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -9306,7 +9387,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate180.errors = vErrors;
+validate182.errors = vErrors;
 return false;
 }
 else {
@@ -9330,7 +9411,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs11 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate180.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate182.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -9345,32 +9426,32 @@ var valid0 = true;
 }
 }
 else {
-validate180.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate182.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate180.errors = vErrors;
+validate182.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionSessionUpdate = validate182;
-const schema225 = {"type":"object","properties":{"sessionUpdate":{"type":"string","not":{"enum":["user_message_chunk","agent_message_chunk","agent_thought_chunk","tool_call","tool_call_update","plan","available_commands_update","current_mode_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"required":["sessionUpdate"],"additionalProperties":true};
+export const ExtensionSessionUpdate = validate184;
+const schema227 = {"type":"object","properties":{"sessionUpdate":{"type":"string","not":{"enum":["user_message_chunk","agent_message_chunk","agent_thought_chunk","tool_call","tool_call_update","plan","available_commands_update","current_mode_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate182.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate184.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 let data0 = data.sessionUpdate;
 if(typeof data0 !== "string"){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate184.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -9387,7 +9468,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate182.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate184.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -9405,22 +9486,22 @@ vErrors = null;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate184.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate182.errors = vErrors;
+validate184.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionUpdate = validate183;
-const schema226 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message_chunk","agent_message_chunk","agent_thought_chunk","tool_call","tool_call_update","plan","available_commands_update","current_mode_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":"string"},"name":{"type":["string","null"]},"kind":{"$ref":"#/$defs/ToolKind"},"status":{"$ref":"#/$defs/ToolCallStatus"},"content":{"type":"array","items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":"array","items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","title"]},{"type":"object","allOf":[{"$ref":"#/$defs/ToolCallDetails"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","entries"]},{"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]},{"type":"object","properties":{"sessionUpdate":{"const":"current_mode_update"},"currentModeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","currentModeId"]},{"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]},{"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]}]},"else":{"$ref":"#/$defs/ExtensionSessionUpdateWithUncheckedTag"}};
-const schema244 = {"type":"string"};
-const schema246 = {"type":"string","minLength":1};
-const schema247 = {"type":"string"};
-const schema251 = {"type":"object","properties":{"sessionUpdate":{"type":"string"}},"required":["sessionUpdate"],"additionalProperties":true};
+export const SessionUpdate = validate185;
+const schema228 = {"type":"object","required":["sessionUpdate"],"properties":{"sessionUpdate":{"type":"string"}},"if":{"properties":{"sessionUpdate":{"enum":["user_message_chunk","agent_message_chunk","agent_thought_chunk","tool_call","tool_call_update","plan","available_commands_update","current_mode_update","config_option_update","session_info_update","usage_update","notice","compaction_update","compaction_summary_chunk"]}}},"then":{"type":"object","required":["sessionUpdate"],"discriminator":{"propertyName":"sessionUpdate"},"oneOf":[{"type":"object","properties":{"sessionUpdate":{"const":"user_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_message_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"agent_thought_chunk"},"content":{"$ref":"#/$defs/ContentBlock"},"messageId":{"anyOf":[{"$ref":"#/$defs/MessageId"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","content"]},{"type":"object","properties":{"sessionUpdate":{"const":"tool_call"},"toolCallId":{"$ref":"#/$defs/ToolCallId"},"title":{"type":"string"},"name":{"type":["string","null"]},"kind":{"$ref":"#/$defs/ToolKind"},"status":{"$ref":"#/$defs/ToolCallStatus"},"content":{"type":"array","items":{"$ref":"#/$defs/ToolCallContent"}},"locations":{"type":"array","items":{"$ref":"#/$defs/ToolCallLocation"}},"rawInput":{},"rawOutput":{},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","toolCallId","title"]},{"type":"object","allOf":[{"$ref":"#/$defs/ToolCallDetails"}],"properties":{"sessionUpdate":{"const":"tool_call_update"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"plan"},"entries":{"type":"array","items":{"$ref":"#/$defs/PlanEntry"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","entries"]},{"type":"object","properties":{"sessionUpdate":{"const":"available_commands_update"},"availableCommands":{"type":"array","items":{"$ref":"#/$defs/AvailableCommand"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","availableCommands"]},{"type":"object","properties":{"sessionUpdate":{"const":"current_mode_update"},"currentModeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","currentModeId"]},{"type":"object","properties":{"sessionUpdate":{"const":"config_option_update"},"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","configOptions"]},{"type":"object","properties":{"sessionUpdate":{"const":"session_info_update"},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate"]},{"type":"object","properties":{"sessionUpdate":{"const":"usage_update"},"used":{"type":"integer","minimum":0},"size":{"type":"integer","minimum":0},"cost":{"anyOf":[{"$ref":"#/$defs/Cost"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","used","size"]},{"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]},{"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]}]},"else":{"$ref":"#/$defs/ExtensionSessionUpdateWithUncheckedTag"}};
+const schema246 = {"type":"string"};
+const schema248 = {"type":"string","minLength":1};
+const schema249 = {"type":"string"};
+const schema253 = {"type":"object","properties":{"sessionUpdate":{"type":"string"}},"required":["sessionUpdate"],"additionalProperties":true};
 
-function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate185(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -9458,7 +9539,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")){
-validate183.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9470,14 +9551,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.sessionUpdate === undefined) && (missing1 = "sessionUpdate")) || ((data.content === undefined) && (missing1 = "content"))){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs9 = errors;
 if("user_message_chunk" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/0/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "user_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -9488,8 +9569,8 @@ var valid4 = true;
 if(valid4){
 if(data.content !== undefined){
 const _errs10 = errors;
-if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate131(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs10 === errors;
@@ -9540,7 +9621,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate183.errors = vErrors;
+validate185.errors = vErrors;
 return false;
 }
 else {
@@ -9564,7 +9645,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs18 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs18 === errors;
@@ -9578,7 +9659,7 @@ var valid4 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9589,14 +9670,14 @@ if(errors === _errs22){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.sessionUpdate === undefined) && (missing2 = "sessionUpdate")) || ((data.content === undefined) && (missing2 = "content"))){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs24 = errors;
 if("agent_message_chunk" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/1/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_message_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs24 === errors;
@@ -9607,8 +9688,8 @@ var valid9 = true;
 if(valid9){
 if(data.content !== undefined){
 const _errs25 = errors;
-if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate131(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid9 = _errs25 === errors;
@@ -9659,7 +9740,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate183.errors = vErrors;
+validate185.errors = vErrors;
 return false;
 }
 else {
@@ -9683,7 +9764,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs33 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid9 = _errs33 === errors;
@@ -9697,7 +9778,7 @@ var valid9 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9708,14 +9789,14 @@ if(errors === _errs37){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.sessionUpdate === undefined) && (missing3 = "sessionUpdate")) || ((data.content === undefined) && (missing3 = "content"))){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs39 = errors;
 if("agent_thought_chunk" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/2/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "agent_thought_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid14 = _errs39 === errors;
@@ -9726,8 +9807,8 @@ var valid14 = true;
 if(valid14){
 if(data.content !== undefined){
 const _errs40 = errors;
-if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate131(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid14 = _errs40 === errors;
@@ -9778,7 +9859,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate183.errors = vErrors;
+validate185.errors = vErrors;
 return false;
 }
 else {
@@ -9802,7 +9883,7 @@ if(data._meta !== undefined){
 let data12 = data._meta;
 const _errs48 = errors;
 if((!(data12 && typeof data12 == "object" && !Array.isArray(data12))) && (data12 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid14 = _errs48 === errors;
@@ -9816,7 +9897,7 @@ var valid14 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9827,14 +9908,14 @@ if(errors === _errs52){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((((data.sessionUpdate === undefined) && (missing4 = "sessionUpdate")) || ((data.toolCallId === undefined) && (missing4 = "toolCallId"))) || ((data.title === undefined) && (missing4 = "title"))){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs54 = errors;
 if("tool_call" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/3/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/3/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call"},message:"must be equal to constant"}];
 return false;
 }
 var valid19 = _errs54 === errors;
@@ -9846,7 +9927,7 @@ if(valid19){
 if(data.toolCallId !== undefined){
 const _errs55 = errors;
 if(typeof data.toolCallId !== "string"){
-validate183.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate185.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/$defs/ToolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid19 = _errs55 === errors;
@@ -9858,7 +9939,7 @@ if(valid19){
 if(data.title !== undefined){
 const _errs58 = errors;
 if(typeof data.title !== "string"){
-validate183.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate185.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid19 = _errs58 === errors;
@@ -9871,7 +9952,7 @@ if(data.name !== undefined){
 let data16 = data.name;
 const _errs60 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate183.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/3/properties/name/type",keyword:"type",params:{type: schema226.then.oneOf[3].properties.name.type},message:"must be string,null"}];
+validate185.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/3/properties/name/type",keyword:"type",params:{type: schema228.then.oneOf[3].properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid19 = _errs60 === errors;
@@ -9883,7 +9964,7 @@ if(valid19){
 if(data.kind !== undefined){
 const _errs62 = errors;
 if(typeof data.kind !== "string"){
-validate183.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate185.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/ToolKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid19 = _errs62 === errors;
@@ -9895,7 +9976,7 @@ if(valid19){
 if(data.status !== undefined){
 const _errs65 = errors;
 if(typeof data.status !== "string"){
-validate183.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate185.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ToolCallStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid19 = _errs65 === errors;
@@ -9913,8 +9994,8 @@ var valid23 = true;
 const len0 = data19.length;
 for(let i0=0; i0<len0; i0++){
 const _errs70 = errors;
-if(!(validate155(data19[i0], {instancePath:instancePath+"/content/" + i0,parentData:data19,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
+if(!(validate157(data19[i0], {instancePath:instancePath+"/content/" + i0,parentData:data19,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
 errors = vErrors.length;
 }
 var valid23 = _errs70 === errors;
@@ -9924,7 +10005,7 @@ break;
 }
 }
 else {
-validate183.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/3/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate185.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/3/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9943,8 +10024,8 @@ var valid24 = true;
 const len1 = data21.length;
 for(let i1=0; i1<len1; i1++){
 const _errs73 = errors;
-if(!(validate149(data21[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data21,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
+if(!(validate151(data21[i1], {instancePath:instancePath+"/locations/" + i1,parentData:data21,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
 errors = vErrors.length;
 }
 var valid24 = _errs73 === errors;
@@ -9954,7 +10035,7 @@ break;
 }
 }
 else {
-validate183.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/then/oneOf/3/properties/locations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate185.errors = [{instancePath:instancePath+"/locations",schemaPath:"#/then/oneOf/3/properties/locations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9968,7 +10049,7 @@ if(data._meta !== undefined){
 let data23 = data._meta;
 const _errs74 = errors;
 if((!(data23 && typeof data23 == "object" && !Array.isArray(data23))) && (data23 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid19 = _errs74 === errors;
@@ -9987,35 +10068,35 @@ var valid19 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else if(tag0 === "tool_call_update"){
 const _errs78 = errors;
-if(!(validate157(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
+if(!(validate159(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
 errors = vErrors.length;
 }
 if(errors === _errs78){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((data.sessionUpdate === undefined) && (missing5 = "sessionUpdate")){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if("tool_call_update" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/4/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/4/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "tool_call_update"},message:"must be equal to constant"}];
 return false;
 }
 }
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10026,14 +10107,14 @@ if(errors === _errs82){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if(((data.sessionUpdate === undefined) && (missing6 = "sessionUpdate")) || ((data.entries === undefined) && (missing6 = "entries"))){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/5/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/5/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs84 = errors;
 if("plan" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/5/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/5/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
 return false;
 }
 var valid30 = _errs84 === errors;
@@ -10051,8 +10132,8 @@ var valid31 = true;
 const len2 = data26.length;
 for(let i2=0; i2<len2; i2++){
 const _errs87 = errors;
-if(!(validate167(data26[i2], {instancePath:instancePath+"/entries/" + i2,parentData:data26,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate167.errors : vErrors.concat(validate167.errors);
+if(!(validate169(data26[i2], {instancePath:instancePath+"/entries/" + i2,parentData:data26,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
 errors = vErrors.length;
 }
 var valid31 = _errs87 === errors;
@@ -10062,7 +10143,7 @@ break;
 }
 }
 else {
-validate183.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/then/oneOf/5/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate185.errors = [{instancePath:instancePath+"/entries",schemaPath:"#/then/oneOf/5/properties/entries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10076,7 +10157,7 @@ if(data._meta !== undefined){
 let data28 = data._meta;
 const _errs88 = errors;
 if((!(data28 && typeof data28 == "object" && !Array.isArray(data28))) && (data28 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid30 = _errs88 === errors;
@@ -10089,7 +10170,7 @@ var valid30 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10100,14 +10181,14 @@ if(errors === _errs92){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if(((data.sessionUpdate === undefined) && (missing7 = "sessionUpdate")) || ((data.availableCommands === undefined) && (missing7 = "availableCommands"))){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/6/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/6/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs94 = errors;
 if("available_commands_update" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/6/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/6/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "available_commands_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid34 = _errs94 === errors;
@@ -10125,8 +10206,8 @@ var valid35 = true;
 const len3 = data30.length;
 for(let i3=0; i3<len3; i3++){
 const _errs97 = errors;
-if(!(validate171(data30[i3], {instancePath:instancePath+"/availableCommands/" + i3,parentData:data30,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
+if(!(validate173(data30[i3], {instancePath:instancePath+"/availableCommands/" + i3,parentData:data30,parentDataProperty:i3,rootData}))){
+vErrors = vErrors === null ? validate173.errors : vErrors.concat(validate173.errors);
 errors = vErrors.length;
 }
 var valid35 = _errs97 === errors;
@@ -10136,7 +10217,7 @@ break;
 }
 }
 else {
-validate183.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/then/oneOf/6/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate185.errors = [{instancePath:instancePath+"/availableCommands",schemaPath:"#/then/oneOf/6/properties/availableCommands/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10150,7 +10231,7 @@ if(data._meta !== undefined){
 let data32 = data._meta;
 const _errs98 = errors;
 if((!(data32 && typeof data32 == "object" && !Array.isArray(data32))) && (data32 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid34 = _errs98 === errors;
@@ -10163,7 +10244,7 @@ var valid34 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/6/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/6/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10174,14 +10255,14 @@ if(errors === _errs102){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing8;
 if(((data.sessionUpdate === undefined) && (missing8 = "sessionUpdate")) || ((data.currentModeId === undefined) && (missing8 = "currentModeId"))){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/7/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/7/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs104 = errors;
 if("current_mode_update" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/7/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "current_mode_update"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/7/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "current_mode_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid38 = _errs104 === errors;
@@ -10193,7 +10274,7 @@ if(valid38){
 if(data.currentModeId !== undefined){
 const _errs105 = errors;
 if(typeof data.currentModeId !== "string"){
-validate183.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate185.errors = [{instancePath:instancePath+"/currentModeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid38 = _errs105 === errors;
@@ -10206,7 +10287,7 @@ if(data._meta !== undefined){
 let data35 = data._meta;
 const _errs108 = errors;
 if((!(data35 && typeof data35 == "object" && !Array.isArray(data35))) && (data35 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid38 = _errs108 === errors;
@@ -10219,7 +10300,7 @@ var valid38 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/7/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/7/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10230,14 +10311,14 @@ if(errors === _errs112){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing9;
 if(((data.sessionUpdate === undefined) && (missing9 = "sessionUpdate")) || ((data.configOptions === undefined) && (missing9 = "configOptions"))){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/8/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/8/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs114 = errors;
 if("config_option_update" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/8/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/8/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "config_option_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid42 = _errs114 === errors;
@@ -10255,8 +10336,8 @@ var valid43 = true;
 const len4 = data37.length;
 for(let i4=0; i4<len4; i4++){
 const _errs117 = errors;
-if(!(validate89(data37[i4], {instancePath:instancePath+"/configOptions/" + i4,parentData:data37,parentDataProperty:i4,rootData}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+if(!(validate91(data37[i4], {instancePath:instancePath+"/configOptions/" + i4,parentData:data37,parentDataProperty:i4,rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 var valid43 = _errs117 === errors;
@@ -10266,7 +10347,7 @@ break;
 }
 }
 else {
-validate183.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/then/oneOf/8/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate185.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/then/oneOf/8/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10280,7 +10361,7 @@ if(data._meta !== undefined){
 let data39 = data._meta;
 const _errs118 = errors;
 if((!(data39 && typeof data39 == "object" && !Array.isArray(data39))) && (data39 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid42 = _errs118 === errors;
@@ -10293,7 +10374,7 @@ var valid42 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/8/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/8/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10304,14 +10385,14 @@ if(errors === _errs122){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing10;
 if((data.sessionUpdate === undefined) && (missing10 = "sessionUpdate")){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/9/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/9/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs124 = errors;
 if("session_info_update" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/9/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/9/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "session_info_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid46 = _errs124 === errors;
@@ -10324,7 +10405,7 @@ if(data.title !== undefined){
 let data41 = data.title;
 const _errs125 = errors;
 if((typeof data41 !== "string") && (data41 !== null)){
-validate183.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/9/properties/title/type",keyword:"type",params:{type: schema226.then.oneOf[9].properties.title.type},message:"must be string,null"}];
+validate185.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/9/properties/title/type",keyword:"type",params:{type: schema228.then.oneOf[9].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid46 = _errs125 === errors;
@@ -10337,7 +10418,7 @@ if(data.updatedAt !== undefined){
 let data42 = data.updatedAt;
 const _errs127 = errors;
 if((typeof data42 !== "string") && (data42 !== null)){
-validate183.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/then/oneOf/9/properties/updatedAt/type",keyword:"type",params:{type: schema226.then.oneOf[9].properties.updatedAt.type},message:"must be string,null"}];
+validate185.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/then/oneOf/9/properties/updatedAt/type",keyword:"type",params:{type: schema228.then.oneOf[9].properties.updatedAt.type},message:"must be string,null"}];
 return false;
 }
 var valid46 = _errs127 === errors;
@@ -10350,7 +10431,7 @@ if(data._meta !== undefined){
 let data43 = data._meta;
 const _errs129 = errors;
 if((!(data43 && typeof data43 == "object" && !Array.isArray(data43))) && (data43 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid46 = _errs129 === errors;
@@ -10364,7 +10445,7 @@ var valid46 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/9/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/9/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10375,14 +10456,14 @@ if(errors === _errs133){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing11;
 if((((data.sessionUpdate === undefined) && (missing11 = "sessionUpdate")) || ((data.used === undefined) && (missing11 = "used"))) || ((data.size === undefined) && (missing11 = "size"))){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/10/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/10/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs135 = errors;
 if("usage_update" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/10/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/10/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "usage_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid49 = _errs135 === errors;
@@ -10395,13 +10476,13 @@ if(data.used !== undefined){
 let data45 = data.used;
 const _errs136 = errors;
 if(!(((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45))) && (isFinite(data45)))){
-validate183.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/10/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate185.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/10/properties/used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs136){
 if((typeof data45 == "number") && (isFinite(data45))){
 if(data45 < 0 || isNaN(data45)){
-validate183.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/10/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate185.errors = [{instancePath:instancePath+"/used",schemaPath:"#/then/oneOf/10/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10416,13 +10497,13 @@ if(data.size !== undefined){
 let data46 = data.size;
 const _errs138 = errors;
 if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
-validate183.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/10/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate185.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/10/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs138){
 if((typeof data46 == "number") && (isFinite(data46))){
 if(data46 < 0 || isNaN(data46)){
-validate183.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/10/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate185.errors = [{instancePath:instancePath+"/size",schemaPath:"#/then/oneOf/10/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10439,8 +10520,8 @@ const _errs140 = errors;
 const _errs141 = errors;
 let valid50 = false;
 const _errs142 = errors;
-if(!(validate179(data47, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
-vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
+if(!(validate181(data47, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData}))){
+vErrors = vErrors === null ? validate181.errors : vErrors.concat(validate181.errors);
 errors = vErrors.length;
 }
 var _valid4 = _errs142 === errors;
@@ -10469,7 +10550,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate183.errors = vErrors;
+validate185.errors = vErrors;
 return false;
 }
 else {
@@ -10493,7 +10574,7 @@ if(data._meta !== undefined){
 let data48 = data._meta;
 const _errs145 = errors;
 if((!(data48 && typeof data48 == "object" && !Array.isArray(data48))) && (data48 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid49 = _errs145 === errors;
@@ -10508,7 +10589,7 @@ var valid49 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/10/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/10/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10519,14 +10600,14 @@ if(errors === _errs149){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing12;
 if((((data.sessionUpdate === undefined) && (missing12 = "sessionUpdate")) || ((data.severity === undefined) && (missing12 = "severity"))) || ((data.title === undefined) && (missing12 = "title"))){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/11/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/11/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs151 = errors;
 if("notice" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/11/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/11/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 var valid53 = _errs151 === errors;
@@ -10538,7 +10619,7 @@ if(valid53){
 if(data.severity !== undefined){
 const _errs152 = errors;
 if(typeof data.severity !== "string"){
-validate183.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate185.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid53 = _errs152 === errors;
@@ -10553,12 +10634,12 @@ const _errs155 = errors;
 if(errors === _errs155){
 if(typeof data51 === "string"){
 if(data51.length < 1){
-validate183.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/11/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate185.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/11/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate183.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/11/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate185.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/11/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10572,7 +10653,7 @@ if(data.description !== undefined){
 let data52 = data.description;
 const _errs157 = errors;
 if((typeof data52 !== "string") && (data52 !== null)){
-validate183.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/11/properties/description/type",keyword:"type",params:{type: schema226.then.oneOf[11].properties.description.type},message:"must be string,null"}];
+validate185.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/11/properties/description/type",keyword:"type",params:{type: schema228.then.oneOf[11].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid53 = _errs157 === errors;
@@ -10585,7 +10666,7 @@ if(data._meta !== undefined){
 let data53 = data._meta;
 const _errs159 = errors;
 if((!(data53 && typeof data53 == "object" && !Array.isArray(data53))) && (data53 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid53 = _errs159 === errors;
@@ -10600,7 +10681,7 @@ var valid53 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/11/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/11/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10611,14 +10692,14 @@ if(errors === _errs163){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing13;
 if((((data.sessionUpdate === undefined) && (missing13 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing13 = "compactionId"))) || ((data.status === undefined) && (missing13 = "status"))){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/12/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/12/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs165 = errors;
 if("compaction_update" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/12/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/12/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
 return false;
 }
 var valid57 = _errs165 === errors;
@@ -10634,12 +10715,12 @@ const _errs167 = errors;
 if(errors === _errs167){
 if(typeof data55 === "string"){
 if(data55.length < 1){
-validate183.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate185.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate183.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate185.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10652,7 +10733,7 @@ if(valid57){
 if(data.status !== undefined){
 const _errs169 = errors;
 if(typeof data.status !== "string"){
-validate183.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate185.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid57 = _errs169 === errors;
@@ -10665,7 +10746,7 @@ if(data.summary !== undefined){
 let data57 = data.summary;
 const _errs172 = errors;
 if((!(Array.isArray(data57))) && (data57 !== null)){
-validate183.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/then/oneOf/12/properties/summary/type",keyword:"type",params:{type: schema226.then.oneOf[12].properties.summary.type},message:"must be array,null"}];
+validate185.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/then/oneOf/12/properties/summary/type",keyword:"type",params:{type: schema228.then.oneOf[12].properties.summary.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs172){
@@ -10674,8 +10755,8 @@ var valid60 = true;
 const len5 = data57.length;
 for(let i5=0; i5<len5; i5++){
 const _errs174 = errors;
-if(!(validate129(data57[i5], {instancePath:instancePath+"/summary/" + i5,parentData:data57,parentDataProperty:i5,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate131(data57[i5], {instancePath:instancePath+"/summary/" + i5,parentData:data57,parentDataProperty:i5,rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid60 = _errs174 === errors;
@@ -10695,7 +10776,7 @@ if(data.error !== undefined){
 let data59 = data.error;
 const _errs175 = errors;
 if((typeof data59 !== "string") && (data59 !== null)){
-validate183.errors = [{instancePath:instancePath+"/error",schemaPath:"#/then/oneOf/12/properties/error/type",keyword:"type",params:{type: schema226.then.oneOf[12].properties.error.type},message:"must be string,null"}];
+validate185.errors = [{instancePath:instancePath+"/error",schemaPath:"#/then/oneOf/12/properties/error/type",keyword:"type",params:{type: schema228.then.oneOf[12].properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid57 = _errs175 === errors;
@@ -10708,7 +10789,7 @@ if(data._meta !== undefined){
 let data60 = data._meta;
 const _errs177 = errors;
 if((!(data60 && typeof data60 == "object" && !Array.isArray(data60))) && (data60 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid57 = _errs177 === errors;
@@ -10724,7 +10805,7 @@ var valid57 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/12/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/12/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10735,14 +10816,14 @@ if(errors === _errs181){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing14;
 if((((data.sessionUpdate === undefined) && (missing14 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing14 = "compactionId"))) || ((data.content === undefined) && (missing14 = "content"))){
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/13/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/13/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 const _errs183 = errors;
 if("compaction_summary_chunk" !== data.sessionUpdate){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/13/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/then/oneOf/13/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
 return false;
 }
 var valid63 = _errs183 === errors;
@@ -10758,12 +10839,12 @@ const _errs185 = errors;
 if(errors === _errs185){
 if(typeof data62 === "string"){
 if(data62.length < 1){
-validate183.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate185.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate183.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate185.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10775,8 +10856,8 @@ var valid63 = true;
 if(valid63){
 if(data.content !== undefined){
 const _errs187 = errors;
-if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate131(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid63 = _errs187 === errors;
@@ -10789,7 +10870,7 @@ if(data._meta !== undefined){
 let data64 = data._meta;
 const _errs188 = errors;
 if((!(data64 && typeof data64 == "object" && !Array.isArray(data64))) && (data64 !== null)){
-validate183.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate185.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid63 = _errs188 === errors;
@@ -10803,24 +10884,24 @@ var valid63 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/oneOf/13/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/oneOf/13/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "sessionUpdate", tagValue: tag0},message:"value of tag \"sessionUpdate\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "sessionUpdate", tagValue: tag0},message:"tag \"sessionUpdate\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10835,20 +10916,20 @@ if(errors === _errs193){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing15;
 if((data.sessionUpdate === undefined) && (missing15 = "sessionUpdate")){
-validate183.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if(typeof data.sessionUpdate !== "string"){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/$defs/ExtensionSessionUpdateWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10865,52 +10946,52 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate183.errors = vErrors;
+validate185.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing16;
 if((data.sessionUpdate === undefined) && (missing16 = "sessionUpdate")){
-validate183.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'"}];
+validate185.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'"}];
 return false;
 }
 else {
 if(data.sessionUpdate !== undefined){
 if(typeof data.sessionUpdate !== "string"){
-validate183.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate185.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate185.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate183.errors = vErrors;
+validate185.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionNotification = validate196;
-const schema252 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
+export const SessionNotification = validate198;
+const schema254 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"update":{"$ref":"#/$defs/SessionUpdate"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","update"]};
 
-function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.update === undefined) && (missing0 = "update"))){
-validate196.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate198.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate196.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate198.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -10921,8 +11002,8 @@ var valid0 = true;
 if(valid0){
 if(data.update !== undefined){
 const _errs4 = errors;
-if(!(validate183(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate185(data.update, {instancePath:instancePath+"/update",parentData:data,parentDataProperty:"update",rootData}))){
+vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -10935,7 +11016,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate196.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate198.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -10948,40 +11029,40 @@ var valid0 = true;
 }
 }
 else {
-validate196.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate198.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-}
-validate196.errors = vErrors;
-return errors === 0;
-}
-
-export const PermissionOptionKind = validate198;
-const schema255 = {"type":"string"};
-
-function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate198.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
 validate198.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOption = validate199;
-const schema256 = {"type":"object","properties":{"optionId":{"$ref":"#/$defs/PermissionOptionId"},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
-const schema257 = {"type":"string","minLength":1};
+export const PermissionOptionKind = validate200;
+const schema257 = {"type":"string"};
 
-function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate200.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate200.errors = vErrors;
+return errors === 0;
+}
+
+export const PermissionOption = validate201;
+const schema258 = {"type":"object","properties":{"optionId":{"$ref":"#/$defs/PermissionOptionId"},"name":{"type":"string"},"kind":{"$ref":"#/$defs/PermissionOptionKind"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["optionId","name","kind"]};
+const schema259 = {"type":"string","minLength":1};
+
+function validate201(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.optionId === undefined) && (missing0 = "optionId")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.kind === undefined) && (missing0 = "kind"))){
-validate199.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate201.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10992,12 +11073,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate199.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/$defs/PermissionOptionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate201.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/$defs/PermissionOptionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate199.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/$defs/PermissionOptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate201.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/$defs/PermissionOptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11010,7 +11091,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate199.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate201.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11022,7 +11103,7 @@ if(valid0){
 if(data.kind !== undefined){
 const _errs6 = errors;
 if(typeof data.kind !== "string"){
-validate199.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate201.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/$defs/PermissionOptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -11035,7 +11116,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate199.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate201.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -11049,32 +11130,32 @@ var valid0 = true;
 }
 }
 else {
-validate199.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate201.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate199.errors = vErrors;
+validate201.errors = vErrors;
 return errors === 0;
 }
 
-export const RequestPermissionRequest = validate200;
-const schema260 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCall":{"$ref":"#/$defs/ToolCallDetails"},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","toolCall","options"]};
+export const RequestPermissionRequest = validate202;
+const schema262 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCall":{"$ref":"#/$defs/ToolCallDetails"},"options":{"type":"array","items":{"$ref":"#/$defs/PermissionOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","toolCall","options"]};
 
-function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate202(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.toolCall === undefined) && (missing0 = "toolCall"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate200.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate202.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate200.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate202.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -11085,8 +11166,8 @@ var valid0 = true;
 if(valid0){
 if(data.toolCall !== undefined){
 const _errs4 = errors;
-if(!(validate157(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
-vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
+if(!(validate159(data.toolCall, {instancePath:instancePath+"/toolCall",parentData:data,parentDataProperty:"toolCall",rootData}))){
+vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -11104,8 +11185,8 @@ var valid2 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs7 = errors;
-if(!(validate199(data2[i0], {instancePath:instancePath+"/options/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate199.errors : vErrors.concat(validate199.errors);
+if(!(validate201(data2[i0], {instancePath:instancePath+"/options/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate201.errors : vErrors.concat(validate201.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs7 === errors;
@@ -11115,7 +11196,7 @@ break;
 }
 }
 else {
-validate200.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate202.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11129,7 +11210,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs8 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate200.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate202.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -11143,32 +11224,32 @@ var valid0 = true;
 }
 }
 else {
-validate200.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate202.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate200.errors = vErrors;
+validate202.errors = vErrors;
 return errors === 0;
 }
 
-export const SelectedPermissionOutcome = validate203;
-const schema263 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
+export const SelectedPermissionOutcome = validate205;
+const schema265 = {"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]};
 
-function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate205(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.outcome === undefined) && (missing0 = "outcome")) || ((data.optionId === undefined) && (missing0 = "optionId"))){
-validate203.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate205.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
 if("selected" !== data.outcome){
-validate203.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
+validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -11180,7 +11261,7 @@ if(valid0){
 if(data.optionId !== undefined){
 const _errs2 = errors;
 if(typeof data.optionId !== "string"){
-validate203.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate205.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11193,7 +11274,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate203.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate205.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11206,32 +11287,32 @@ var valid0 = true;
 }
 }
 else {
-validate203.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate203.errors = vErrors;
+validate205.errors = vErrors;
 return errors === 0;
 }
 
-export const CancelledPermissionOutcome = validate204;
-const schema265 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
+export const CancelledPermissionOutcome = validate206;
+const schema267 = {"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
-function validate204(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate206(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate204.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate206.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
 if("cancelled" !== data.outcome){
-validate204.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
+validate206.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -11244,7 +11325,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate204.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate206.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11256,32 +11337,32 @@ var valid0 = true;
 }
 }
 else {
-validate204.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate206.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate204.errors = vErrors;
+validate206.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPermissionOutcome = validate205;
-const schema267 = {"type":"object","properties":{"outcome":{"type":"string","not":{"enum":["selected","cancelled"]}}},"required":["outcome"],"additionalProperties":true};
+export const ExtensionPermissionOutcome = validate207;
+const schema269 = {"type":"object","properties":{"outcome":{"type":"string","not":{"enum":["selected","cancelled"]}}},"required":["outcome"],"additionalProperties":true};
 
-function validate205(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate207(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate205.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate207.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 let data0 = data.outcome;
 if(typeof data0 !== "string"){
-validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate207.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -11298,7 +11379,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate205.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate207.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -11316,19 +11397,19 @@ vErrors = null;
 }
 }
 else {
-validate205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate207.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate205.errors = vErrors;
+validate207.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOutcome = validate206;
-const schema268 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]},{"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag"}};
-const schema271 = {"type":"object","properties":{"outcome":{"type":"string"}},"required":["outcome"],"additionalProperties":true};
+export const PermissionOutcome = validate208;
+const schema270 = {"type":"object","required":["outcome"],"properties":{"outcome":{"type":"string"}},"if":{"properties":{"outcome":{"enum":["selected","cancelled"]}}},"then":{"type":"object","required":["outcome"],"discriminator":{"propertyName":"outcome"},"oneOf":[{"type":"object","properties":{"outcome":{"const":"selected"},"optionId":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome","optionId"]},{"type":"object","properties":{"outcome":{"const":"cancelled"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]}]},"else":{"$ref":"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag"}};
+const schema273 = {"type":"object","properties":{"outcome":{"type":"string"}},"required":["outcome"],"additionalProperties":true};
 
-function validate206(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate208(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -11366,7 +11447,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate206.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate208.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -11378,14 +11459,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.outcome === undefined) && (missing1 = "outcome")) || ((data.optionId === undefined) && (missing1 = "optionId"))){
-validate206.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate208.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs9 = errors;
 if("selected" !== data.outcome){
-validate206.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/0/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
+validate208.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/0/properties/outcome/const",keyword:"const",params:{allowedValue: "selected"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -11397,7 +11478,7 @@ if(valid4){
 if(data.optionId !== undefined){
 const _errs10 = errors;
 if(typeof data.optionId !== "string"){
-validate206.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate208.errors = [{instancePath:instancePath+"/optionId",schemaPath:"#/then/oneOf/0/properties/optionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -11410,7 +11491,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs12 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate206.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate208.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs12 === errors;
@@ -11423,7 +11504,7 @@ var valid4 = true;
 }
 }
 else {
-validate206.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate208.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11434,14 +11515,14 @@ if(errors === _errs16){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.outcome === undefined) && (missing2 = "outcome")){
-validate206.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate208.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs18 = errors;
 if("cancelled" !== data.outcome){
-validate206.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/1/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
+validate208.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/then/oneOf/1/properties/outcome/const",keyword:"const",params:{allowedValue: "cancelled"},message:"must be equal to constant"}];
 return false;
 }
 var valid7 = _errs18 === errors;
@@ -11454,7 +11535,7 @@ if(data._meta !== undefined){
 let data5 = data._meta;
 const _errs19 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate206.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate208.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid7 = _errs19 === errors;
@@ -11466,24 +11547,24 @@ var valid7 = true;
 }
 }
 else {
-validate206.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate208.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate206.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
+validate208.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "outcome", tagValue: tag0},message:"value of tag \"outcome\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate206.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
+validate208.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "outcome", tagValue: tag0},message:"tag \"outcome\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate206.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate208.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11498,20 +11579,20 @@ if(errors === _errs24){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.outcome === undefined) && (missing3 = "outcome")){
-validate206.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate208.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 if(typeof data.outcome !== "string"){
-validate206.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate208.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate206.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate208.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPermissionOutcomeWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11528,52 +11609,52 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate206.errors = vErrors;
+validate208.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.outcome === undefined) && (missing4 = "outcome")){
-validate206.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate208.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 if(typeof data.outcome !== "string"){
-validate206.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate208.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate206.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate208.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate206.errors = vErrors;
+validate208.errors = vErrors;
 return errors === 0;
 }
 
-export const RequestPermissionResponse = validate207;
-const schema272 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
+export const RequestPermissionResponse = validate209;
+const schema274 = {"type":"object","properties":{"outcome":{"$ref":"#/$defs/PermissionOutcome"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["outcome"]};
 
-function validate207(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.outcome === undefined) && (missing0 = "outcome")){
-validate207.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate209.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.outcome !== undefined){
 const _errs1 = errors;
-if(!(validate206(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
-vErrors = vErrors === null ? validate206.errors : vErrors.concat(validate206.errors);
+if(!(validate208(data.outcome, {instancePath:instancePath+"/outcome",parentData:data,parentDataProperty:"outcome",rootData}))){
+vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -11586,7 +11667,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate207.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate209.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11598,28 +11679,7 @@ var valid0 = true;
 }
 }
 else {
-validate207.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate207.errors = vErrors;
-return errors === 0;
-}
-
-export const AuthMethodId = validate209;
-
-function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(typeof data === "string"){
-if(data.length < 1){
-validate209.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate209.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate209.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11627,28 +11687,7 @@ validate209.errors = vErrors;
 return errors === 0;
 }
 
-export const PermissionOptionId = validate210;
-
-function validate210(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(typeof data === "string"){
-if(data.length < 1){
-validate210.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate210.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate210.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionConfigId = validate211;
+export const AuthMethodId = validate211;
 
 function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11669,7 +11708,7 @@ validate211.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigValueId = validate212;
+export const PermissionOptionId = validate212;
 
 function validate212(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11690,7 +11729,7 @@ validate212.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigGroupId = validate213;
+export const SessionConfigId = validate213;
 
 function validate213(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11711,8 +11750,7 @@ validate213.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalId = validate214;
-const schema279 = {"type":"string","minLength":1};
+export const SessionConfigValueId = validate214;
 
 function validate214(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11733,8 +11771,7 @@ validate214.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationId = validate215;
-const schema280 = {"type":"string","minLength":1};
+export const SessionConfigGroupId = validate215;
 
 function validate215(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11755,7 +11792,8 @@ validate215.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionId = validate216;
+export const TerminalId = validate216;
+const schema281 = {"type":"string","minLength":1};
 
 function validate216(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11776,31 +11814,74 @@ validate216.errors = vErrors;
 return errors === 0;
 }
 
-export const ErrorCode = validate217;
-const schema282 = {"type":"integer"};
+export const ElicitationId = validate217;
+const schema282 = {"type":"string","minLength":1};
 
 function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate217.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(errors === 0){
+if(typeof data === "string"){
+if(data.length < 1){
+validate217.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+}
+else {
+validate217.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 validate217.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcError = validate218;
-const schema283 = {"type":"object","properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string"},"data":{}},"required":["code","message"]};
+export const CompactionId = validate218;
 
 function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(typeof data === "string"){
+if(data.length < 1){
+validate218.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate218.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate218.errors = vErrors;
+return errors === 0;
+}
+
+export const ErrorCode = validate219;
+const schema284 = {"type":"integer"};
+
+function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+validate219.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+validate219.errors = vErrors;
+return errors === 0;
+}
+
+export const JsonRpcError = validate220;
+const schema285 = {"type":"object","properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string"},"data":{}},"required":["code","message"]};
+
+function validate220(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
-validate218.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate220.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -11808,7 +11889,7 @@ if(data.code !== undefined){
 let data0 = data.code;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate218.errors = [{instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate220.errors = [{instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -11820,202 +11901,13 @@ if(valid0){
 if(data.message !== undefined){
 const _errs4 = errors;
 if(typeof data.message !== "string"){
-validate218.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate220.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-else {
-validate218.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate218.errors = vErrors;
-return errors === 0;
-}
-
-export const JsonRpcRequest = validate219;
-const schema285 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","minLength":1},"params":{"type":"object"}},"required":["jsonrpc","id","method"]};
-
-function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.method === undefined) && (missing0 = "method"))){
-validate219.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-const _errs1 = errors;
-if("2.0" !== data.jsonrpc){
-validate219.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs2 = errors;
-if((typeof data1 !== "string") && (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))))){
-validate219.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.method !== undefined){
-let data2 = data.method;
-const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data2 === "string"){
-if(data2.length < 1){
-validate219.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate219.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.params !== undefined){
-let data3 = data.params;
-const _errs7 = errors;
-if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-validate219.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate219.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate219.errors = vErrors;
-return errors === 0;
-}
-
-export const JsonRpcNotification = validate220;
-const schema287 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"method":{"type":"string","minLength":1},"params":{"type":"object"}},"required":["jsonrpc","method"],"not":{"required":["id"]}};
-
-function validate220(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs1 = errors;
-const _errs2 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.id === undefined) && (missing0 = "id")){
-const err0 = {};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-var valid0 = _errs2 === errors;
-if(valid0){
-validate220.errors = [{instancePath,schemaPath:"#/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-}
-else {
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if(((data.jsonrpc === undefined) && (missing1 = "jsonrpc")) || ((data.method === undefined) && (missing1 = "method"))){
-validate220.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-const _errs3 = errors;
-if("2.0" !== data.jsonrpc){
-validate220.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.method !== undefined){
-let data1 = data.method;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate220.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate220.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs4 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.params !== undefined){
-let data2 = data.params;
-const _errs6 = errors;
-if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-validate220.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-var valid1 = _errs6 === errors;
-}
-else {
-var valid1 = true;
-}
 }
 }
 }
@@ -12029,8 +11921,8 @@ validate220.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcSuccessResponse = validate221;
-const schema288 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"result":{}},"required":["jsonrpc","id","result"]};
+export const JsonRpcRequest = validate221;
+const schema287 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","minLength":1},"params":{"type":"object"}},"required":["jsonrpc","id","method"]};
 
 function validate221(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12038,7 +11930,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.result === undefined) && (missing0 = "result"))){
+if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.method === undefined) && (missing0 = "method"))){
 validate221.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -12067,6 +11959,42 @@ var valid0 = _errs2 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.method !== undefined){
+let data2 = data.method;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(data2.length < 1){
+validate221.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate221.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data3 = data.params;
+const _errs7 = errors;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+validate221.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -12079,24 +12007,177 @@ validate221.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcErrorResponse = validate222;
-const schema290 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"anyOf":[{"$ref":"#/$defs/RequestId"},{"type":"null"}]},"error":{"$ref":"#/$defs/JsonRpcError"}},"required":["jsonrpc","id","error"]};
+export const JsonRpcNotification = validate222;
+const schema289 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"method":{"type":"string","minLength":1},"params":{"type":"object"}},"required":["jsonrpc","method"],"not":{"required":["id"]}};
 
 function validate222(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs1 = errors;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var valid0 = _errs2 === errors;
+if(valid0){
+validate222.errors = [{instancePath,schemaPath:"#/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if(((data.jsonrpc === undefined) && (missing1 = "jsonrpc")) || ((data.method === undefined) && (missing1 = "method"))){
+validate222.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+const _errs3 = errors;
+if("2.0" !== data.jsonrpc){
+validate222.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.method !== undefined){
+let data1 = data.method;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate222.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate222.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.params !== undefined){
+let data2 = data.params;
+const _errs6 = errors;
+if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
+validate222.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate222.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate222.errors = vErrors;
+return errors === 0;
+}
+
+export const JsonRpcSuccessResponse = validate223;
+const schema290 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"result":{}},"required":["jsonrpc","id","result"]};
+
+function validate223(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.error === undefined) && (missing0 = "error"))){
-validate222.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.result === undefined) && (missing0 = "result"))){
+validate223.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.jsonrpc !== undefined){
 const _errs1 = errors;
 if("2.0" !== data.jsonrpc){
-validate222.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+validate223.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if((typeof data1 !== "string") && (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))))){
+validate223.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate223.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate223.errors = vErrors;
+return errors === 0;
+}
+
+export const JsonRpcErrorResponse = validate224;
+const schema292 = {"type":"object","properties":{"jsonrpc":{"const":"2.0"},"id":{"anyOf":[{"$ref":"#/$defs/RequestId"},{"type":"null"}]},"error":{"$ref":"#/$defs/JsonRpcError"}},"required":["jsonrpc","id","error"]};
+
+function validate224(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.error === undefined) && (missing0 = "error"))){
+validate224.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+const _errs1 = errors;
+if("2.0" !== data.jsonrpc){
+validate224.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -12147,7 +12228,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate222.errors = vErrors;
+validate224.errors = vErrors;
 return false;
 }
 else {
@@ -12169,8 +12250,8 @@ var valid0 = true;
 if(valid0){
 if(data.error !== undefined){
 const _errs9 = errors;
-if(!(validate218(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData}))){
-vErrors = vErrors === null ? validate218.errors : vErrors.concat(validate218.errors);
+if(!(validate220(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData}))){
+vErrors = vErrors === null ? validate220.errors : vErrors.concat(validate220.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -12183,25 +12264,25 @@ var valid0 = true;
 }
 }
 else {
-validate222.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate224.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate222.errors = vErrors;
+validate224.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcMessage = validate224;
-const schema292 = {"anyOf":[{"$ref":"#/$defs/JsonRpcRequest"},{"$ref":"#/$defs/JsonRpcNotification"},{"$ref":"#/$defs/JsonRpcSuccessResponse"},{"$ref":"#/$defs/JsonRpcErrorResponse"}]};
+export const JsonRpcMessage = validate226;
+const schema294 = {"anyOf":[{"$ref":"#/$defs/JsonRpcRequest"},{"$ref":"#/$defs/JsonRpcNotification"},{"$ref":"#/$defs/JsonRpcSuccessResponse"},{"$ref":"#/$defs/JsonRpcErrorResponse"}]};
 
-function validate224(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate226(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate219(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate219.errors : vErrors.concat(validate219.errors);
+if(!(validate221(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -12348,16 +12429,16 @@ var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs12 = errors;
-if(!(validate221(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
+if(!(validate223(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate223.errors : vErrors.concat(validate223.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs12 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs13 = errors;
-if(!(validate222(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
+if(!(validate224(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate224.errors : vErrors.concat(validate224.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs13 === errors;
@@ -12374,7 +12455,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate224.errors = vErrors;
+validate226.errors = vErrors;
 return false;
 }
 else {
@@ -12388,21 +12469,21 @@ vErrors = null;
 }
 }
 }
-validate224.errors = vErrors;
+validate226.errors = vErrors;
 return errors === 0;
 }
 
-export const CancelRequestNotification = validate228;
-const schema294 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["requestId"]};
+export const CancelRequestNotification = validate230;
+const schema296 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["requestId"]};
 
-function validate228(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate230(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.requestId === undefined) && (missing0 = "requestId")){
-validate228.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate230.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -12410,7 +12491,7 @@ if(data.requestId !== undefined){
 let data0 = data.requestId;
 const _errs1 = errors;
 if((typeof data0 !== "string") && (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))))){
-validate228.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate230.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -12423,7 +12504,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate228.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate230.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -12431,54 +12512,6 @@ var valid0 = _errs4 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-else {
-validate228.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate228.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionListCapabilities = validate229;
-
-function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate229.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate229.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate229.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionResumeCapabilities = validate230;
-
-function validate230(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate230.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
 }
 }
 }
@@ -12491,7 +12524,7 @@ validate230.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionCloseCapabilities = validate231;
+export const SessionListCapabilities = validate231;
 
 function validate231(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12515,7 +12548,7 @@ validate231.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionDeleteCapabilities = validate232;
+export const SessionResumeCapabilities = validate232;
 
 function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12539,7 +12572,7 @@ validate232.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionAdditionalDirectoriesCapabilities = validate233;
+export const SessionCloseCapabilities = validate233;
 
 function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12563,7 +12596,7 @@ validate233.errors = vErrors;
 return errors === 0;
 }
 
-export const LogoutCapabilities = validate234;
+export const SessionDeleteCapabilities = validate234;
 
 function validate234(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12587,9 +12620,81 @@ validate234.errors = vErrors;
 return errors === 0;
 }
 
-export const AgentAuthCapabilities = validate235;
+export const SessionForkCapabilities = validate235;
 
 function validate235(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate235.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate235.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate235.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionAdditionalDirectoriesCapabilities = validate236;
+
+function validate236(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate236.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate236.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate236.errors = vErrors;
+return errors === 0;
+}
+
+export const LogoutCapabilities = validate237;
+
+function validate237(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate237.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate237.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate237.errors = vErrors;
+return errors === 0;
+}
+
+export const AgentAuthCapabilities = validate238;
+
+function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -12600,8 +12705,8 @@ const _errs1 = errors;
 const _errs2 = errors;
 let valid1 = false;
 const _errs3 = errors;
-if(!(validate54(data0, {instancePath:instancePath+"/logout",parentData:data,parentDataProperty:"logout",rootData}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate56(data0, {instancePath:instancePath+"/logout",parentData:data,parentDataProperty:"logout",rootData}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -12630,7 +12735,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate235.errors = vErrors;
+validate238.errors = vErrors;
 return false;
 }
 else {
@@ -12654,7 +12759,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs6 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate235.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate238.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -12665,17 +12770,17 @@ var valid0 = true;
 }
 }
 else {
-validate235.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate238.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate235.errors = vErrors;
+validate238.errors = vErrors;
 return errors === 0;
 }
 
-export const AuthCapabilities = validate237;
+export const AuthCapabilities = validate240;
 
-function validate237(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -12683,7 +12788,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.terminal !== undefined){
 const _errs1 = errors;
 if(typeof data.terminal !== "boolean"){
-validate237.errors = [{instancePath:instancePath+"/terminal",schemaPath:"#/properties/terminal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate240.errors = [{instancePath:instancePath+"/terminal",schemaPath:"#/properties/terminal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -12696,63 +12801,13 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs3 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate237.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate240.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-else {
-validate237.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate237.errors = vErrors;
-return errors === 0;
-}
-
-export const CompactionCapabilities = validate238;
-
-function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(data && typeof data == "object" && !Array.isArray(data))){
-validate238.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-validate238.errors = vErrors;
-return errors === 0;
-}
-
-export const NoticeCapabilities = validate239;
-
-function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(data && typeof data == "object" && !Array.isArray(data))){
-validate239.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-validate239.errors = vErrors;
-return errors === 0;
-}
-
-export const BooleanConfigOptionCapabilities = validate240;
-
-function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate240.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
 }
 }
 }
@@ -12765,9 +12820,59 @@ validate240.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigOptionsCapabilities = validate241;
+export const CompactionCapabilities = validate241;
 
 function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate241.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+validate241.errors = vErrors;
+return errors === 0;
+}
+
+export const NoticeCapabilities = validate242;
+
+function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate242.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+validate242.errors = vErrors;
+return errors === 0;
+}
+
+export const BooleanConfigOptionCapabilities = validate243;
+
+function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate243.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate243.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate243.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionConfigOptionsCapabilities = validate244;
+
+function validate244(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -12808,7 +12913,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate241.errors = vErrors;
+validate244.errors = vErrors;
 return false;
 }
 else {
@@ -12832,7 +12937,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs6 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate241.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate244.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -12843,17 +12948,17 @@ var valid0 = true;
 }
 }
 else {
-validate241.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate244.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate241.errors = vErrors;
+validate244.errors = vErrors;
 return errors === 0;
 }
 
-export const ClientSessionCapabilities = validate243;
+export const ClientSessionCapabilities = validate246;
 
-function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate246(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -12900,7 +13005,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate243.errors = vErrors;
+validate246.errors = vErrors;
 return false;
 }
 else {
@@ -12956,7 +13061,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate243.errors = vErrors;
+validate246.errors = vErrors;
 return false;
 }
 else {
@@ -13018,7 +13123,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate243.errors = vErrors;
+validate246.errors = vErrors;
 return false;
 }
 else {
@@ -13042,7 +13147,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs20 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate243.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate246.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -13055,54 +13160,6 @@ var valid0 = true;
 }
 }
 else {
-validate243.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate243.errors = vErrors;
-return errors === 0;
-}
-
-export const ElicitationFormCapabilities = validate245;
-
-function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate245.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate245.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate245.errors = vErrors;
-return errors === 0;
-}
-
-export const ElicitationUrlCapabilities = validate246;
-
-function validate246(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate246.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
 validate246.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -13111,9 +13168,57 @@ validate246.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationCapabilities = validate247;
+export const ElicitationFormCapabilities = validate248;
 
-function validate247(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate248(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate248.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate248.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate248.errors = vErrors;
+return errors === 0;
+}
+
+export const ElicitationUrlCapabilities = validate249;
+
+function validate249(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate249.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate249.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate249.errors = vErrors;
+return errors === 0;
+}
+
+export const ElicitationCapabilities = validate250;
+
+function validate250(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -13154,7 +13259,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate247.errors = vErrors;
+validate250.errors = vErrors;
 return false;
 }
 else {
@@ -13210,7 +13315,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate247.errors = vErrors;
+validate250.errors = vErrors;
 return false;
 }
 else {
@@ -13234,7 +13339,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs11 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate247.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate250.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -13246,24 +13351,24 @@ var valid0 = true;
 }
 }
 else {
-validate247.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate250.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate247.errors = vErrors;
+validate250.errors = vErrors;
 return errors === 0;
 }
 
-export const AuthMethodAgent = validate250;
+export const AuthMethodAgent = validate253;
 
-function validate250(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate253(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))){
-validate250.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate253.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13274,12 +13379,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate250.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate253.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate250.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate253.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13292,7 +13397,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate250.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate253.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13305,7 +13410,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate250.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema67.properties.description.type},message:"must be string,null"}];
+validate253.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema69.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -13318,7 +13423,7 @@ if(data.type !== undefined){
 let data3 = data.type;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate250.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate253.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -13335,7 +13440,7 @@ errors++;
 }
 var valid2 = _errs11 === errors;
 if(valid2){
-validate250.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate253.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -13359,7 +13464,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs12 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate250.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate253.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -13374,31 +13479,31 @@ var valid0 = true;
 }
 }
 else {
-validate250.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate253.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate250.errors = vErrors;
+validate253.errors = vErrors;
 return errors === 0;
 }
 
-export const AuthMethodTerminal = validate251;
+export const AuthMethodTerminal = validate254;
 
-function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate254(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))){
-validate251.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate254.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("terminal" !== data.type){
-validate251.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
+validate254.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "terminal"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -13414,12 +13519,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate251.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate254.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate251.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate254.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13432,7 +13537,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs5 = errors;
 if(typeof data.name !== "string"){
-validate251.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate254.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -13445,7 +13550,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate251.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema64.properties.description.type},message:"must be string,null"}];
+validate254.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema66.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -13464,7 +13569,7 @@ const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
 if(typeof data4[i0] !== "string"){
-validate251.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate254.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs11 === errors;
@@ -13474,7 +13579,7 @@ break;
 }
 }
 else {
-validate251.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate254.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13492,7 +13597,7 @@ if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 for(const key0 in data6){
 const _errs16 = errors;
 if(typeof data6[key0] !== "string"){
-validate251.errors = [{instancePath:instancePath+"/env/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/env/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate254.errors = [{instancePath:instancePath+"/env/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/env/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -13502,7 +13607,7 @@ break;
 }
 }
 else {
-validate251.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate254.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13516,7 +13621,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs18 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate251.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate254.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -13533,25 +13638,25 @@ var valid0 = true;
 }
 }
 else {
-validate251.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate254.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate251.errors = vErrors;
+validate254.errors = vErrors;
 return errors === 0;
 }
 
-export const AuthenticateRequest = validate252;
-const schema335 = {"type":"object","properties":{"methodId":{"$ref":"#/$defs/AuthMethodId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["methodId"]};
+export const AuthenticateRequest = validate255;
+const schema339 = {"type":"object","properties":{"methodId":{"$ref":"#/$defs/AuthMethodId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["methodId"]};
 
-function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate255(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.methodId === undefined) && (missing0 = "methodId")){
-validate252.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate255.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13562,12 +13667,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate252.errors = [{instancePath:instancePath+"/methodId",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate255.errors = [{instancePath:instancePath+"/methodId",schemaPath:"#/$defs/AuthMethodId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate252.errors = [{instancePath:instancePath+"/methodId",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate255.errors = [{instancePath:instancePath+"/methodId",schemaPath:"#/$defs/AuthMethodId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13581,7 +13686,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate252.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate255.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13589,81 +13694,6 @@ var valid0 = _errs4 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-else {
-validate252.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate252.errors = vErrors;
-return errors === 0;
-}
-
-export const AuthenticateResponse = validate253;
-const schema338 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate253(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate253.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate253.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate253.errors = vErrors;
-return errors === 0;
-}
-
-export const LogoutRequest = validate254;
-const schema340 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate254(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate254.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
-validate254.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate254.errors = vErrors;
-return errors === 0;
-}
-
-export const LogoutResponse = validate255;
-const schema342 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate255(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate255.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
 }
 }
 }
@@ -13676,29 +13706,104 @@ validate255.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigOptionCategory = validate256;
+export const AuthenticateResponse = validate256;
+const schema342 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate256(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "string"){
-validate256.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate256.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
+}
+}
+}
+else {
+validate256.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate256.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigSelectOption = validate257;
+export const LogoutRequest = validate257;
+const schema344 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate257(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate257.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate257.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate257.errors = vErrors;
+return errors === 0;
+}
+
+export const LogoutResponse = validate258;
+const schema346 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate258(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate258.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate258.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate258.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionConfigOptionCategory = validate259;
+
+function validate259(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate259.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+validate259.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionConfigSelectOption = validate260;
+
+function validate260(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.value === undefined) && (missing0 = "value")) || ((data.name === undefined) && (missing0 = "name"))){
-validate257.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate260.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13709,12 +13814,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate257.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate260.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate257.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate260.errors = [{instancePath:instancePath+"/value",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13727,7 +13832,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate257.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate260.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13740,7 +13845,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate257.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema104.properties.description.type},message:"must be string,null"}];
+validate260.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema106.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -13753,7 +13858,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate257.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate260.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -13767,24 +13872,24 @@ var valid0 = true;
 }
 }
 else {
-validate257.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate260.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate257.errors = vErrors;
+validate260.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigSelectGroup = validate258;
+export const SessionConfigSelectGroup = validate261;
 
-function validate258(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate261(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.group === undefined) && (missing0 = "group")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate258.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate261.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13795,12 +13900,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate258.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate261.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate258.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate261.errors = [{instancePath:instancePath+"/group",schemaPath:"#/$defs/SessionConfigGroupId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13813,7 +13918,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate258.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate261.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13831,8 +13936,8 @@ var valid2 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
-if(!(validate91(data2[i0], {instancePath:instancePath+"/options/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+if(!(validate93(data2[i0], {instancePath:instancePath+"/options/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs8 === errors;
@@ -13842,7 +13947,7 @@ break;
 }
 }
 else {
-validate258.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate261.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13856,7 +13961,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs9 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate258.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate261.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -13870,17 +13975,17 @@ var valid0 = true;
 }
 }
 else {
-validate258.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate261.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate258.errors = vErrors;
+validate261.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigSelectOptions = validate260;
+export const SessionConfigSelectOptions = validate263;
 
-function validate260(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate263(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -13892,8 +13997,8 @@ var valid1 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate91(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+if(!(validate93(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -13923,8 +14028,8 @@ var valid2 = true;
 const len1 = data.length;
 for(let i1=0; i1<len1; i1++){
 const _errs6 = errors;
-if(!(validate93(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate95(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -13956,7 +14061,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate260.errors = vErrors;
+validate263.errors = vErrors;
 return false;
 }
 else {
@@ -13970,28 +14075,28 @@ vErrors = null;
 }
 }
 }
-validate260.errors = vErrors;
+validate263.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigSelect = validate263;
-const schema352 = {"type":"object","properties":{"type":{"const":"select"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"$ref":"#/$defs/SessionConfigValueId"},"options":{"$ref":"#/$defs/SessionConfigSelectOptions"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue","options"]};
+export const SessionConfigSelect = validate266;
+const schema356 = {"type":"object","properties":{"type":{"const":"select"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"$ref":"#/$defs/SessionConfigValueId"},"options":{"$ref":"#/$defs/SessionConfigSelectOptions"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue","options"]};
 
-function validate263(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate266(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.currentValue === undefined) && (missing0 = "currentValue"))) || ((data.options === undefined) && (missing0 = "options"))){
-validate263.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate266.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("select" !== data.type){
-validate263.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "select"},message:"must be equal to constant"}];
+validate266.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "select"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -14007,12 +14112,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate263.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate266.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate263.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate266.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14025,7 +14130,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs5 = errors;
 if(typeof data.name !== "string"){
-validate263.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate266.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -14038,7 +14143,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate263.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema352.properties.description.type},message:"must be string,null"}];
+validate266.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema356.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -14089,7 +14194,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate263.errors = vErrors;
+validate266.errors = vErrors;
 return false;
 }
 else {
@@ -14116,12 +14221,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
 if(data5.length < 1){
-validate263.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate266.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate263.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate266.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14133,8 +14238,8 @@ var valid0 = true;
 if(valid0){
 if(data.options !== undefined){
 const _errs19 = errors;
-if(!(validate90(data.options, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate92(data.options, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs19 === errors;
@@ -14147,7 +14252,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs20 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate263.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate266.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -14165,32 +14270,32 @@ var valid0 = true;
 }
 }
 else {
-validate263.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate266.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate263.errors = vErrors;
+validate266.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigBoolean = validate265;
-const schema357 = {"type":"object","properties":{"type":{"const":"boolean"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"type":"boolean"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue"]};
+export const SessionConfigBoolean = validate268;
+const schema361 = {"type":"object","properties":{"type":{"const":"boolean"},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"},"description":{"type":["string","null"]},"category":{"anyOf":[{"$ref":"#/$defs/SessionConfigOptionCategory"},{"type":"null"}]},"currentValue":{"type":"boolean"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","id","name","currentValue"]};
 
-function validate265(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate268(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.currentValue === undefined) && (missing0 = "currentValue"))){
-validate265.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate268.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("boolean" !== data.type){
-validate265.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate268.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -14206,12 +14311,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate265.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate268.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate265.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate268.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14224,7 +14329,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs5 = errors;
 if(typeof data.name !== "string"){
-validate265.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate268.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -14237,7 +14342,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate265.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema357.properties.description.type},message:"must be string,null"}];
+validate268.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema361.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -14288,7 +14393,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate265.errors = vErrors;
+validate268.errors = vErrors;
 return false;
 }
 else {
@@ -14311,7 +14416,7 @@ if(valid0){
 if(data.currentValue !== undefined){
 const _errs16 = errors;
 if(typeof data.currentValue !== "boolean"){
-validate265.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/properties/currentValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate268.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/properties/currentValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -14324,7 +14429,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs18 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate265.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate268.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -14341,25 +14446,25 @@ var valid0 = true;
 }
 }
 else {
-validate265.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate268.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate265.errors = vErrors;
+validate268.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionSessionConfigOption = validate266;
-const schema361 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["select","boolean"]}},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"}},"required":["type","id","name"],"additionalProperties":true};
+export const ExtensionSessionConfigOption = validate269;
+const schema365 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["select","boolean"]}},"id":{"$ref":"#/$defs/SessionConfigId"},"name":{"type":"string"}},"required":["type","id","name"],"additionalProperties":true};
 
-function validate266(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate269(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))){
-validate266.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate269.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14367,7 +14472,7 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate266.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate269.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -14384,7 +14489,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate266.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate269.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -14411,12 +14516,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate266.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate269.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate266.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate269.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14429,7 +14534,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs9 = errors;
 if(typeof data.name !== "string"){
-validate266.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate269.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -14442,17 +14547,17 @@ var valid0 = true;
 }
 }
 else {
-validate266.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate269.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate266.errors = vErrors;
+validate269.errors = vErrors;
 return errors === 0;
 }
 
-export const SessionConfigOption = validate267;
+export const SessionConfigOption = validate270;
 
-function validate267(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate270(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -14490,7 +14595,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate267.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate270.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14502,14 +14607,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((((data.type === undefined) && (missing1 = "type")) || ((data.id === undefined) && (missing1 = "id"))) || ((data.name === undefined) && (missing1 = "name"))) || ((data.currentValue === undefined) && (missing1 = "currentValue"))) || ((data.options === undefined) && (missing1 = "options"))){
-validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate270.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("select" !== data.type){
-validate267.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "select"},message:"must be equal to constant"}];
+validate270.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "select"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -14525,12 +14630,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate267.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate270.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate267.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate270.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14543,7 +14648,7 @@ if(valid4){
 if(data.name !== undefined){
 const _errs13 = errors;
 if(typeof data.name !== "string"){
-validate267.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/0/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate270.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/0/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs13 === errors;
@@ -14556,7 +14661,7 @@ if(data.description !== undefined){
 let data4 = data.description;
 const _errs15 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate267.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema99.then.oneOf[0].properties.description.type},message:"must be string,null"}];
+validate270.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema101.then.oneOf[0].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs15 === errors;
@@ -14607,7 +14712,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate267.errors = vErrors;
+validate270.errors = vErrors;
 return false;
 }
 else {
@@ -14634,12 +14739,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(data6.length < 1){
-validate267.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate270.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate267.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate270.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/$defs/SessionConfigValueId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14651,8 +14756,8 @@ var valid4 = true;
 if(valid4){
 if(data.options !== undefined){
 const _errs27 = errors;
-if(!(validate90(data.options, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate92(data.options, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs27 === errors;
@@ -14665,7 +14770,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs28 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate267.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate270.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs28 === errors;
@@ -14683,7 +14788,7 @@ var valid4 = true;
 }
 }
 else {
-validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate270.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14694,14 +14799,14 @@ if(errors === _errs32){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((((data.type === undefined) && (missing2 = "type")) || ((data.id === undefined) && (missing2 = "id"))) || ((data.name === undefined) && (missing2 = "name"))) || ((data.currentValue === undefined) && (missing2 = "currentValue"))){
-validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate270.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs34 = errors;
 if("boolean" !== data.type){
-validate267.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate270.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid11 = _errs34 === errors;
@@ -14717,12 +14822,12 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate267.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate270.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate267.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate270.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14735,7 +14840,7 @@ if(valid11){
 if(data.name !== undefined){
 const _errs38 = errors;
 if(typeof data.name !== "string"){
-validate267.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate270.errors = [{instancePath:instancePath+"/name",schemaPath:"#/then/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid11 = _errs38 === errors;
@@ -14748,7 +14853,7 @@ if(data.description !== undefined){
 let data12 = data.description;
 const _errs40 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate267.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema99.then.oneOf[1].properties.description.type},message:"must be string,null"}];
+validate270.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema101.then.oneOf[1].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs40 === errors;
@@ -14799,7 +14904,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate267.errors = vErrors;
+validate270.errors = vErrors;
 return false;
 }
 else {
@@ -14822,7 +14927,7 @@ if(valid11){
 if(data.currentValue !== undefined){
 const _errs49 = errors;
 if(typeof data.currentValue !== "boolean"){
-validate267.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/then/oneOf/1/properties/currentValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate270.errors = [{instancePath:instancePath+"/currentValue",schemaPath:"#/then/oneOf/1/properties/currentValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid11 = _errs49 === errors;
@@ -14835,7 +14940,7 @@ if(data._meta !== undefined){
 let data15 = data._meta;
 const _errs51 = errors;
 if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-validate267.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate270.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid11 = _errs51 === errors;
@@ -14852,24 +14957,24 @@ var valid11 = true;
 }
 }
 else {
-validate267.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate270.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate267.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate270.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate267.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate270.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate267.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate270.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14879,8 +14984,8 @@ ifClause0 = "then";
 }
 else {
 const _errs55 = errors;
-if(!(validate97(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate99(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs55 === errors;
@@ -14896,52 +15001,52 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate267.errors = vErrors;
+validate270.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate267.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate270.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate267.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate270.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate267.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate270.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate267.errors = vErrors;
+validate270.errors = vErrors;
 return errors === 0;
 }
 
-export const SetSessionConfigOptionRequest = validate270;
-const schema371 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"configId":{"$ref":"#/$defs/SessionConfigId"},"type":{"type":"string"},"value":{"anyOf":[{"$ref":"#/$defs/SessionConfigValueId"},{"type":"boolean"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","configId","value"]};
+export const SetSessionConfigOptionRequest = validate273;
+const schema375 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"configId":{"$ref":"#/$defs/SessionConfigId"},"type":{"type":"string"},"value":{"anyOf":[{"$ref":"#/$defs/SessionConfigValueId"},{"type":"boolean"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","configId","value"]};
 
-function validate270(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate273(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.configId === undefined) && (missing0 = "configId"))) || ((data.value === undefined) && (missing0 = "value"))){
-validate270.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate273.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate270.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate273.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -14957,12 +15062,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate270.errors = [{instancePath:instancePath+"/configId",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate273.errors = [{instancePath:instancePath+"/configId",schemaPath:"#/$defs/SessionConfigId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate270.errors = [{instancePath:instancePath+"/configId",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate273.errors = [{instancePath:instancePath+"/configId",schemaPath:"#/$defs/SessionConfigId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14975,7 +15080,7 @@ if(valid0){
 if(data.type !== undefined){
 const _errs7 = errors;
 if(typeof data.type !== "string"){
-validate270.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate273.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -15041,7 +15146,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate270.errors = vErrors;
+validate273.errors = vErrors;
 return false;
 }
 else {
@@ -15065,7 +15170,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs16 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate270.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate273.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -15080,25 +15185,25 @@ var valid0 = true;
 }
 }
 else {
-validate270.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate273.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate270.errors = vErrors;
+validate273.errors = vErrors;
 return errors === 0;
 }
 
-export const SetSessionConfigOptionResponse = validate271;
-const schema376 = {"type":"object","properties":{"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["configOptions"]};
+export const SetSessionConfigOptionResponse = validate274;
+const schema380 = {"type":"object","properties":{"configOptions":{"type":"array","items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["configOptions"]};
 
-function validate271(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate274(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.configOptions === undefined) && (missing0 = "configOptions")){
-validate271.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate274.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15111,8 +15216,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate89(data0[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+if(!(validate91(data0[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -15122,7 +15227,7 @@ break;
 }
 }
 else {
-validate271.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate274.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15136,102 +15241,14 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate271.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate271.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate271.errors = vErrors;
-return errors === 0;
-}
-
-export const SetSessionModeRequest = validate273;
-const schema378 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"modeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","modeId"]};
-
-function validate273(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.modeId === undefined) && (missing0 = "modeId"))){
-validate273.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-const _errs1 = errors;
-if(typeof data.sessionId !== "string"){
-validate273.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.modeId !== undefined){
-const _errs4 = errors;
-if(typeof data.modeId !== "string"){
-validate273.errors = [{instancePath:instancePath+"/modeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs7 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate273.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate273.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate273.errors = vErrors;
-return errors === 0;
-}
-
-export const SetSessionModeResponse = validate274;
-const schema382 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate274(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
 validate274.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -15244,66 +15261,8 @@ validate274.errors = vErrors;
 return errors === 0;
 }
 
-export const ListSessionsRequest = validate275;
-const schema384 = {"type":"object","properties":{"cwd":{"type":["string","null"]},"cursor":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate275(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.cwd !== undefined){
-let data0 = data.cwd;
-const _errs1 = errors;
-if((typeof data0 !== "string") && (data0 !== null)){
-validate275.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: schema384.properties.cwd.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cursor !== undefined){
-let data1 = data.cursor;
-const _errs3 = errors;
-if((typeof data1 !== "string") && (data1 !== null)){
-validate275.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: schema384.properties.cursor.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data2 = data._meta;
-const _errs5 = errors;
-if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate275.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate275.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate275.errors = vErrors;
-return errors === 0;
-}
-
-export const SessionInfo = validate276;
-const schema386 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+export const SetSessionModeRequest = validate276;
+const schema382 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"modeId":{"$ref":"#/$defs/SessionModeId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","modeId"]};
 
 function validate276(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -15311,7 +15270,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))){
+if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.modeId === undefined) && (missing0 = "modeId"))){
 validate276.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -15328,10 +15287,156 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.modeId !== undefined){
+const _errs4 = errors;
+if(typeof data.modeId !== "string"){
+validate276.errors = [{instancePath:instancePath+"/modeId",schemaPath:"#/$defs/SessionModeId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs7 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate276.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate276.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate276.errors = vErrors;
+return errors === 0;
+}
+
+export const SetSessionModeResponse = validate277;
+const schema386 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate277(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate277.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate277.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate277.errors = vErrors;
+return errors === 0;
+}
+
+export const ListSessionsRequest = validate278;
+const schema388 = {"type":"object","properties":{"cwd":{"type":["string","null"]},"cursor":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate278(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.cwd !== undefined){
+let data0 = data.cwd;
+const _errs1 = errors;
+if((typeof data0 !== "string") && (data0 !== null)){
+validate278.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: schema388.properties.cwd.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data1 = data.cursor;
+const _errs3 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate278.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: schema388.properties.cursor.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data2 = data._meta;
+const _errs5 = errors;
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+validate278.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate278.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate278.errors = vErrors;
+return errors === 0;
+}
+
+export const SessionInfo = validate279;
+const schema390 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"title":{"type":["string","null"]},"updatedAt":{"type":["string","null"],"format":"date-time"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
+
+function validate279(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))){
+validate279.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+const _errs1 = errors;
+if(typeof data.sessionId !== "string"){
+validate279.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.cwd !== undefined){
 const _errs4 = errors;
 if(typeof data.cwd !== "string"){
-validate276.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate279.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15350,7 +15455,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
 if(typeof data2[i0] !== "string"){
-validate276.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate279.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -15360,7 +15465,7 @@ break;
 }
 }
 else {
-validate276.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate279.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15374,7 +15479,7 @@ if(data.title !== undefined){
 let data4 = data.title;
 const _errs10 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate276.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema386.properties.title.type},message:"must be string,null"}];
+validate279.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema390.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -15387,7 +15492,7 @@ if(data.updatedAt !== undefined){
 let data5 = data.updatedAt;
 const _errs12 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate276.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema386.properties.updatedAt.type},message:"must be string,null"}];
+validate279.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema390.properties.updatedAt.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -15400,7 +15505,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs14 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate276.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate279.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -15416,25 +15521,25 @@ var valid0 = true;
 }
 }
 else {
-validate276.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate279.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate276.errors = vErrors;
+validate279.errors = vErrors;
 return errors === 0;
 }
 
-export const ListSessionsResponse = validate277;
-const schema389 = {"type":"object","properties":{"sessions":{"type":"array","items":{"$ref":"#/$defs/SessionInfo"}},"nextCursor":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessions"]};
+export const ListSessionsResponse = validate280;
+const schema393 = {"type":"object","properties":{"sessions":{"type":"array","items":{"$ref":"#/$defs/SessionInfo"}},"nextCursor":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessions"]};
 
-function validate277(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate280(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessions === undefined) && (missing0 = "sessions")){
-validate277.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate280.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15447,8 +15552,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate276(data0[i0], {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate276.errors : vErrors.concat(validate276.errors);
+if(!(validate279(data0[i0], {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate279.errors : vErrors.concat(validate279.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -15458,7 +15563,7 @@ break;
 }
 }
 else {
-validate277.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate280.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15472,7 +15577,7 @@ if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate277.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema389.properties.nextCursor.type},message:"must be string,null"}];
+validate280.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema393.properties.nextCursor.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15485,7 +15590,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate277.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate280.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -15498,81 +15603,6 @@ var valid0 = true;
 }
 }
 else {
-validate277.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate277.errors = vErrors;
-return errors === 0;
-}
-
-export const DeleteSessionRequest = validate279;
-const schema391 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
-
-function validate279(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate279.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-const _errs1 = errors;
-if(typeof data.sessionId !== "string"){
-validate279.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs4 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate279.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate279.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate279.errors = vErrors;
-return errors === 0;
-}
-
-export const DeleteSessionResponse = validate280;
-const schema394 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate280(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate280.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-}
-}
-else {
 validate280.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -15581,24 +15611,24 @@ validate280.errors = vErrors;
 return errors === 0;
 }
 
-export const CloseSessionRequest = validate281;
-const schema396 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
+export const DeleteSessionRequest = validate282;
+const schema395 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
-function validate281(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate282(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate281.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate282.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate281.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate282.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15611,7 +15641,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate281.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate282.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15619,31 +15649,6 @@ var valid0 = _errs4 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-else {
-validate281.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate281.errors = vErrors;
-return errors === 0;
-}
-
-export const CloseSessionResponse = validate282;
-const schema399 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
-
-function validate282(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate282.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
 }
 }
 }
@@ -15656,21 +15661,33 @@ validate282.errors = vErrors;
 return errors === 0;
 }
 
-export const NoticeSeverity = validate283;
+export const DeleteSessionResponse = validate283;
+const schema398 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate283(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "string"){
-validate283.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate283.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
+}
+}
+}
+else {
+validate283.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate283.errors = vErrors;
 return errors === 0;
 }
 
-export const Notice = validate284;
-const schema402 = {"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]};
+export const CloseSessionRequest = validate284;
+const schema400 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
 function validate284(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -15678,15 +15695,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.severity === undefined) && (missing0 = "severity"))) || ((data.title === undefined) && (missing0 = "title"))){
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
 validate284.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.sessionUpdate !== undefined){
+if(data.sessionId !== undefined){
 const _errs1 = errors;
-if("notice" !== data.sessionUpdate){
-validate284.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+if(typeof data.sessionId !== "string"){
+validate284.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15695,66 +15712,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.severity !== undefined){
-const _errs2 = errors;
-if(typeof data.severity !== "string"){
-validate284.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.title !== undefined){
-let data2 = data.title;
-const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data2 === "string"){
-if(data2.length < 1){
-validate284.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate284.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data3 = data.description;
-const _errs7 = errors;
-if((typeof data3 !== "string") && (data3 !== null)){
-validate284.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema402.properties.description.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data._meta !== undefined){
-let data4 = data._meta;
-const _errs9 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+let data1 = data._meta;
+const _errs4 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
 validate284.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs9 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
 }
 }
 }
@@ -15768,21 +15736,33 @@ validate284.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionStatus = validate285;
+export const CloseSessionResponse = validate285;
+const schema403 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
 function validate285(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "string"){
-validate285.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate285.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
+}
+}
+}
+else {
+validate285.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate285.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionUpdate = validate286;
-const schema406 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]};
+export const ForkSessionRequest = validate286;
+const schema405 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"cwd":{"type":"string"},"additionalDirectories":{"type":"array","items":{"type":"string"}},"mcpServers":{"type":"array","items":{"$ref":"#/$defs/McpServer"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","cwd"]};
 
 function validate286(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -15790,15 +15770,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.status === undefined) && (missing0 = "status"))){
+if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.cwd === undefined) && (missing0 = "cwd"))){
 validate286.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.sessionUpdate !== undefined){
+if(data.sessionId !== undefined){
 const _errs1 = errors;
-if("compaction_update" !== data.sessionUpdate){
-validate286.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
+if(typeof data.sessionId !== "string"){
+validate286.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15807,78 +15787,73 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.compactionId !== undefined){
-let data1 = data.compactionId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate286.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(data.cwd !== undefined){
+const _errs4 = errors;
+if(typeof data.cwd !== "string"){
+validate286.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate286.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.status !== undefined){
-const _errs5 = errors;
-if(typeof data.status !== "string"){
-validate286.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.summary !== undefined){
-let data3 = data.summary;
-const _errs8 = errors;
-if((!(Array.isArray(data3))) && (data3 !== null)){
-validate286.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: schema406.properties.summary.type},message:"must be array,null"}];
-return false;
-}
-if(errors === _errs8){
-if(Array.isArray(data3)){
-var valid3 = true;
-const len0 = data3.length;
+if(data.additionalDirectories !== undefined){
+let data2 = data.additionalDirectories;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data2)){
+var valid2 = true;
+const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
+const _errs8 = errors;
+if(typeof data2[i0] !== "string"){
+validate286.errors = [{instancePath:instancePath+"/additionalDirectories/" + i0,schemaPath:"#/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs8 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate286.errors = [{instancePath:instancePath+"/additionalDirectories",schemaPath:"#/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mcpServers !== undefined){
+let data4 = data.mcpServers;
 const _errs10 = errors;
-if(!(validate129(data3[i0], {instancePath:instancePath+"/summary/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(errors === _errs10){
+if(Array.isArray(data4)){
+var valid3 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+const _errs12 = errors;
+if(!(validate79(data4[i1], {instancePath:instancePath+"/mcpServers/" + i1,parentData:data4,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
 errors = vErrors.length;
 }
-var valid3 = _errs10 === errors;
+var valid3 = _errs12 === errors;
 if(!valid3){
 break;
 }
 }
 }
-}
-var valid0 = _errs8 === errors;
-}
 else {
-var valid0 = true;
-}
-if(valid0){
-if(data.error !== undefined){
-let data5 = data.error;
-const _errs11 = errors;
-if((typeof data5 !== "string") && (data5 !== null)){
-validate286.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema406.properties.error.type},message:"must be string,null"}];
+validate286.errors = [{instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
-var valid0 = _errs11 === errors;
+}
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
@@ -15902,7 +15877,6 @@ var valid0 = true;
 }
 }
 }
-}
 else {
 validate286.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
@@ -15912,8 +15886,8 @@ validate286.errors = vErrors;
 return errors === 0;
 }
 
-export const CompactionSummaryChunk = validate288;
-const schema410 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]};
+export const ForkSessionResponse = validate288;
+const schema408 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"modes":{"anyOf":[{"$ref":"#/$defs/SessionModeState"},{"type":"null"}]},"configOptions":{"type":["array","null"],"items":{"$ref":"#/$defs/SessionConfigOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId"]};
 
 function validate288(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -15921,15 +15895,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.content === undefined) && (missing0 = "content"))){
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
 validate288.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.sessionUpdate !== undefined){
+if(data.sessionId !== undefined){
 const _errs1 = errors;
-if("compaction_summary_chunk" !== data.sessionUpdate){
-validate288.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
+if(typeof data.sessionId !== "string"){
+validate288.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -15938,48 +15912,100 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.compactionId !== undefined){
-let data1 = data.compactionId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(data1.length < 1){
-validate288.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
+if(data.modes !== undefined){
+let data1 = data.modes;
+const _errs4 = errors;
+const _errs5 = errors;
+let valid2 = false;
+const _errs6 = errors;
+if(!(validate85(data1, {instancePath:instancePath+"/modes",parentData:data,parentDataProperty:"modes",rootData}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+errors = vErrors.length;
 }
+var _valid0 = _errs6 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const _errs7 = errors;
+if(data1 !== null){
+const err0 = {instancePath:instancePath+"/modes",schemaPath:"#/properties/modes/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-validate288.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs7 === errors;
+valid2 = valid2 || _valid0;
+}
+if(!valid2){
+const err1 = {instancePath:instancePath+"/modes",schemaPath:"#/properties/modes/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate288.errors = vErrors;
 return false;
 }
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
 }
-var valid0 = _errs2 === errors;
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.content !== undefined){
-const _errs5 = errors;
-if(!(validate129(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(data.configOptions !== undefined){
+let data2 = data.configOptions;
+const _errs9 = errors;
+if((!(Array.isArray(data2))) && (data2 !== null)){
+validate288.errors = [{instancePath:instancePath+"/configOptions",schemaPath:"#/properties/configOptions/type",keyword:"type",params:{type: schema408.properties.configOptions.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs9){
+if(Array.isArray(data2)){
+var valid3 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs11 = errors;
+if(!(validate91(data2[i0], {instancePath:instancePath+"/configOptions/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs5 === errors;
+var valid3 = _errs11 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs6 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+let data4 = data._meta;
+const _errs12 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
 validate288.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
@@ -15998,165 +16024,21 @@ validate288.errors = vErrors;
 return errors === 0;
 }
 
-export const ReadTextFileRequest = validate290;
-const schema413 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"path":{"type":"string"},"line":{"type":["integer","null"],"minimum":0},"limit":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","path"]};
-
-function validate290(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.path === undefined) && (missing0 = "path"))){
-validate290.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-const _errs1 = errors;
-if(typeof data.sessionId !== "string"){
-validate290.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.path !== undefined){
-const _errs4 = errors;
-if(typeof data.path !== "string"){
-validate290.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.line !== undefined){
-let data2 = data.line;
-const _errs6 = errors;
-if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
-validate290.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema413.properties.line.type},message:"must be integer,null"}];
-return false;
-}
-if(errors === _errs6){
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-validate290.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.limit !== undefined){
-let data3 = data.limit;
-const _errs8 = errors;
-if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate290.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: schema413.properties.limit.type},message:"must be integer,null"}];
-return false;
-}
-if(errors === _errs8){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 0 || isNaN(data3)){
-validate290.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data4 = data._meta;
-const _errs10 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate290.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate290.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate290.errors = vErrors;
-return errors === 0;
-}
-
-export const ReadTextFileResponse = validate291;
-const schema416 = {"type":"object","properties":{"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content"]};
+export const NoticeSeverity = validate291;
 
 function validate291(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.content === undefined) && (missing0 = "content")){
-validate291.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(typeof data !== "string"){
+validate291.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-else {
-if(data.content !== undefined){
-const _errs1 = errors;
-if(typeof data.content !== "string"){
-validate291.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data._meta !== undefined){
-let data1 = data._meta;
-const _errs3 = errors;
-if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate291.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate291.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate291.errors = vErrors;
 return errors === 0;
 }
 
-export const WriteTextFileRequest = validate292;
-const schema418 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"path":{"type":"string"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","path","content"]};
+export const Notice = validate292;
+const schema412 = {"type":"object","properties":{"sessionUpdate":{"const":"notice"},"severity":{"$ref":"#/$defs/NoticeSeverity"},"title":{"type":"string","minLength":1},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","severity","title"]};
 
 function validate292(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -16164,15 +16046,15 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.path === undefined) && (missing0 = "path"))) || ((data.content === undefined) && (missing0 = "content"))){
+if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.severity === undefined) && (missing0 = "severity"))) || ((data.title === undefined) && (missing0 = "title"))){
 validate292.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.sessionId !== undefined){
+if(data.sessionUpdate !== undefined){
 const _errs1 = errors;
-if(typeof data.sessionId !== "string"){
-validate292.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if("notice" !== data.sessionUpdate){
+validate292.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16181,41 +16063,64 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.path !== undefined){
-const _errs4 = errors;
-if(typeof data.path !== "string"){
-validate292.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.severity !== undefined){
+const _errs2 = errors;
+if(typeof data.severity !== "string"){
+validate292.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/$defs/NoticeSeverity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs2 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.content !== undefined){
-const _errs6 = errors;
-if(typeof data.content !== "string"){
-validate292.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.title !== undefined){
+let data2 = data.title;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(data2.length < 1){
+validate292.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+}
+else {
+validate292.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data3 = data.description;
+const _errs7 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate292.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema412.properties.description.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data._meta !== undefined){
-let data3 = data._meta;
-const _errs8 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+let data4 = data._meta;
+const _errs9 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
 validate292.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -16231,33 +16136,21 @@ validate292.errors = vErrors;
 return errors === 0;
 }
 
-export const WriteTextFileResponse = validate293;
-const schema421 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+export const CompactionStatus = validate293;
 
 function validate293(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data._meta !== undefined){
-let data0 = data._meta;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate293.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+if(typeof data !== "string"){
+validate293.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-}
-else {
-validate293.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate293.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateTerminalRequest = validate294;
-const schema423 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"command":{"type":"string"},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"array","items":{"$ref":"#/$defs/EnvVariable"}},"cwd":{"type":["string","null"]},"outputByteLimit":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","command"]};
+export const CompactionUpdate = validate294;
+const schema416 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_update"},"compactionId":{"$ref":"#/$defs/CompactionId"},"status":{"$ref":"#/$defs/CompactionStatus"},"summary":{"type":["array","null"],"items":{"$ref":"#/$defs/ContentBlock"}},"error":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","status"]};
 
 function validate294(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -16265,15 +16158,490 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.command === undefined) && (missing0 = "command"))){
+if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.status === undefined) && (missing0 = "status"))){
 validate294.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("compaction_update" !== data.sessionUpdate){
+validate294.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_update"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.compactionId !== undefined){
+let data1 = data.compactionId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate294.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate294.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs5 = errors;
+if(typeof data.status !== "string"){
+validate294.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CompactionStatus/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.summary !== undefined){
+let data3 = data.summary;
+const _errs8 = errors;
+if((!(Array.isArray(data3))) && (data3 !== null)){
+validate294.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: schema416.properties.summary.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs8){
+if(Array.isArray(data3)){
+var valid3 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+const _errs10 = errors;
+if(!(validate131(data3[i0], {instancePath:instancePath+"/summary/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+errors = vErrors.length;
+}
+var valid3 = _errs10 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data5 = data.error;
+const _errs11 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate294.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema416.properties.error.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data6 = data._meta;
+const _errs13 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate294.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate294.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate294.errors = vErrors;
+return errors === 0;
+}
+
+export const CompactionSummaryChunk = validate296;
+const schema420 = {"type":"object","properties":{"sessionUpdate":{"const":"compaction_summary_chunk"},"compactionId":{"$ref":"#/$defs/CompactionId"},"content":{"$ref":"#/$defs/ContentBlock"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionUpdate","compactionId","content"]};
+
+function validate296(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.sessionUpdate === undefined) && (missing0 = "sessionUpdate")) || ((data.compactionId === undefined) && (missing0 = "compactionId"))) || ((data.content === undefined) && (missing0 = "content"))){
+validate296.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionUpdate !== undefined){
+const _errs1 = errors;
+if("compaction_summary_chunk" !== data.sessionUpdate){
+validate296.errors = [{instancePath:instancePath+"/sessionUpdate",schemaPath:"#/properties/sessionUpdate/const",keyword:"const",params:{allowedValue: "compaction_summary_chunk"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.compactionId !== undefined){
+let data1 = data.compactionId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate296.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate296.errors = [{instancePath:instancePath+"/compactionId",schemaPath:"#/$defs/CompactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs5 = errors;
+if(!(validate131(data.content, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs6 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate296.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate296.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate296.errors = vErrors;
+return errors === 0;
+}
+
+export const ReadTextFileRequest = validate298;
+const schema423 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"path":{"type":"string"},"line":{"type":["integer","null"],"minimum":0},"limit":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","path"]};
+
+function validate298(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.path === undefined) && (missing0 = "path"))){
+validate298.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate294.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate298.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+const _errs4 = errors;
+if(typeof data.path !== "string"){
+validate298.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.line !== undefined){
+let data2 = data.line;
+const _errs6 = errors;
+if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
+validate298.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: schema423.properties.line.type},message:"must be integer,null"}];
+return false;
+}
+if(errors === _errs6){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+validate298.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data3 = data.limit;
+const _errs8 = errors;
+if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
+validate298.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: schema423.properties.limit.type},message:"must be integer,null"}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate298.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data4 = data._meta;
+const _errs10 = errors;
+if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
+validate298.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate298.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate298.errors = vErrors;
+return errors === 0;
+}
+
+export const ReadTextFileResponse = validate299;
+const schema426 = {"type":"object","properties":{"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["content"]};
+
+function validate299(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.content === undefined) && (missing0 = "content")){
+validate299.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.content !== undefined){
+const _errs1 = errors;
+if(typeof data.content !== "string"){
+validate299.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data1 = data._meta;
+const _errs3 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate299.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate299.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate299.errors = vErrors;
+return errors === 0;
+}
+
+export const WriteTextFileRequest = validate300;
+const schema428 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"path":{"type":"string"},"content":{"type":"string"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","path","content"]};
+
+function validate300(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.path === undefined) && (missing0 = "path"))) || ((data.content === undefined) && (missing0 = "content"))){
+validate300.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+const _errs1 = errors;
+if(typeof data.sessionId !== "string"){
+validate300.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+const _errs4 = errors;
+if(typeof data.path !== "string"){
+validate300.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+const _errs6 = errors;
+if(typeof data.content !== "string"){
+validate300.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data._meta !== undefined){
+let data3 = data._meta;
+const _errs8 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate300.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate300.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate300.errors = vErrors;
+return errors === 0;
+}
+
+export const WriteTextFileResponse = validate301;
+const schema431 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+
+function validate301(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta !== undefined){
+let data0 = data._meta;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate301.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+return false;
+}
+}
+}
+else {
+validate301.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate301.errors = vErrors;
+return errors === 0;
+}
+
+export const CreateTerminalRequest = validate302;
+const schema433 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"command":{"type":"string"},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"array","items":{"$ref":"#/$defs/EnvVariable"}},"cwd":{"type":["string","null"]},"outputByteLimit":{"type":["integer","null"],"minimum":0},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","command"]};
+
+function validate302(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.command === undefined) && (missing0 = "command"))){
+validate302.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+const _errs1 = errors;
+if(typeof data.sessionId !== "string"){
+validate302.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16285,7 +16653,7 @@ if(valid0){
 if(data.command !== undefined){
 const _errs4 = errors;
 if(typeof data.command !== "string"){
-validate294.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate302.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -16304,7 +16672,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
 if(typeof data2[i0] !== "string"){
-validate294.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate302.errors = [{instancePath:instancePath+"/args/" + i0,schemaPath:"#/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -16314,7 +16682,7 @@ break;
 }
 }
 else {
-validate294.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate302.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16333,8 +16701,8 @@ var valid3 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 const _errs12 = errors;
-if(!(validate69(data4[i1], {instancePath:instancePath+"/env/" + i1,parentData:data4,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate71(data4[i1], {instancePath:instancePath+"/env/" + i1,parentData:data4,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs12 === errors;
@@ -16344,7 +16712,7 @@ break;
 }
 }
 else {
-validate294.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate302.errors = [{instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16358,7 +16726,7 @@ if(data.cwd !== undefined){
 let data6 = data.cwd;
 const _errs13 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate294.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: schema423.properties.cwd.type},message:"must be string,null"}];
+validate302.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: schema433.properties.cwd.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -16371,13 +16739,13 @@ if(data.outputByteLimit !== undefined){
 let data7 = data.outputByteLimit;
 const _errs15 = errors;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-validate294.errors = [{instancePath:instancePath+"/outputByteLimit",schemaPath:"#/properties/outputByteLimit/type",keyword:"type",params:{type: schema423.properties.outputByteLimit.type},message:"must be integer,null"}];
+validate302.errors = [{instancePath:instancePath+"/outputByteLimit",schemaPath:"#/properties/outputByteLimit/type",keyword:"type",params:{type: schema433.properties.outputByteLimit.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs15){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate294.errors = [{instancePath:instancePath+"/outputByteLimit",schemaPath:"#/properties/outputByteLimit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate302.errors = [{instancePath:instancePath+"/outputByteLimit",schemaPath:"#/properties/outputByteLimit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16392,7 +16760,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs17 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate294.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate302.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -16409,25 +16777,25 @@ var valid0 = true;
 }
 }
 else {
-validate294.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate302.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate294.errors = vErrors;
+validate302.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateTerminalResponse = validate296;
-const schema426 = {"type":"object","properties":{"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["terminalId"]};
+export const CreateTerminalResponse = validate304;
+const schema436 = {"type":"object","properties":{"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["terminalId"]};
 
-function validate296(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate304(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.terminalId === undefined) && (missing0 = "terminalId")){
-validate296.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate304.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16438,12 +16806,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate296.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate304.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate296.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate304.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16457,7 +16825,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate296.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate304.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -16469,18 +16837,18 @@ var valid0 = true;
 }
 }
 else {
-validate296.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate304.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate296.errors = vErrors;
+validate304.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalExitStatus = validate297;
-const schema429 = {"type":"object","properties":{"exitCode":{"type":["integer","null"],"minimum":0},"signal":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const TerminalExitStatus = validate305;
+const schema439 = {"type":"object","properties":{"exitCode":{"type":["integer","null"],"minimum":0},"signal":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate297(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -16489,13 +16857,13 @@ if(data.exitCode !== undefined){
 let data0 = data.exitCode;
 const _errs1 = errors;
 if((!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) && (data0 !== null)){
-validate297.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: schema429.properties.exitCode.type},message:"must be integer,null"}];
+validate305.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: schema439.properties.exitCode.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate297.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate305.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16510,7 +16878,7 @@ if(data.signal !== undefined){
 let data1 = data.signal;
 const _errs3 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate297.errors = [{instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: schema429.properties.signal.type},message:"must be string,null"}];
+validate305.errors = [{instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: schema439.properties.signal.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -16523,7 +16891,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate297.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate305.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -16535,32 +16903,32 @@ var valid0 = true;
 }
 }
 else {
-validate297.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate305.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate297.errors = vErrors;
+validate305.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalOutputRequest = validate298;
-const schema431 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
+export const TerminalOutputRequest = validate306;
+const schema441 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
 
-function validate298(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate306(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate298.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate306.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate298.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate306.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16576,12 +16944,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate298.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate306.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate298.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate306.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16595,7 +16963,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs7 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate298.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate306.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -16608,32 +16976,32 @@ var valid0 = true;
 }
 }
 else {
-validate298.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate306.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate298.errors = vErrors;
+validate306.errors = vErrors;
 return errors === 0;
 }
 
-export const TerminalOutputResponse = validate299;
-const schema435 = {"type":"object","properties":{"output":{"type":"string"},"truncated":{"type":"boolean"},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["output","truncated"]};
+export const TerminalOutputResponse = validate307;
+const schema445 = {"type":"object","properties":{"output":{"type":"string"},"truncated":{"type":"boolean"},"exitStatus":{"anyOf":[{"$ref":"#/$defs/TerminalExitStatus"},{"type":"null"}]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["output","truncated"]};
 
-function validate299(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.output === undefined) && (missing0 = "output")) || ((data.truncated === undefined) && (missing0 = "truncated"))){
-validate299.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate307.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.output !== undefined){
 const _errs1 = errors;
 if(typeof data.output !== "string"){
-validate299.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate307.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16645,7 +17013,7 @@ if(valid0){
 if(data.truncated !== undefined){
 const _errs3 = errors;
 if(typeof data.truncated !== "boolean"){
-validate299.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate307.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -16660,8 +17028,8 @@ const _errs5 = errors;
 const _errs6 = errors;
 let valid1 = false;
 const _errs7 = errors;
-if(!(validate297(data2, {instancePath:instancePath+"/exitStatus",parentData:data,parentDataProperty:"exitStatus",rootData}))){
-vErrors = vErrors === null ? validate297.errors : vErrors.concat(validate297.errors);
+if(!(validate305(data2, {instancePath:instancePath+"/exitStatus",parentData:data,parentDataProperty:"exitStatus",rootData}))){
+vErrors = vErrors === null ? validate305.errors : vErrors.concat(validate305.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
@@ -16690,7 +17058,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate299.errors = vErrors;
+validate307.errors = vErrors;
 return false;
 }
 else {
@@ -16714,7 +17082,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs10 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate299.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate307.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -16728,32 +17096,32 @@ var valid0 = true;
 }
 }
 else {
-validate299.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate307.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate299.errors = vErrors;
+validate307.errors = vErrors;
 return errors === 0;
 }
 
-export const ReleaseTerminalRequest = validate301;
-const schema437 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
+export const ReleaseTerminalRequest = validate309;
+const schema447 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
 
-function validate301(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate301.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate309.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate301.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate309.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16769,12 +17137,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate301.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate309.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate301.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate309.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16788,7 +17156,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs7 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate301.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate309.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -16801,18 +17169,18 @@ var valid0 = true;
 }
 }
 else {
-validate301.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate309.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate301.errors = vErrors;
+validate309.errors = vErrors;
 return errors === 0;
 }
 
-export const ReleaseTerminalResponse = validate302;
-const schema441 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+export const ReleaseTerminalResponse = validate310;
+const schema451 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate302(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate310(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -16820,38 +17188,38 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta !== undefined){
 let data0 = data._meta;
 if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate302.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate310.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 }
 }
 else {
-validate302.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate310.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate302.errors = vErrors;
+validate310.errors = vErrors;
 return errors === 0;
 }
 
-export const WaitForTerminalExitRequest = validate303;
-const schema443 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
+export const WaitForTerminalExitRequest = validate311;
+const schema453 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
 
-function validate303(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate303.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate311.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate303.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -16867,12 +17235,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate303.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate311.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate303.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16886,7 +17254,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs7 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate303.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate311.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -16899,18 +17267,18 @@ var valid0 = true;
 }
 }
 else {
-validate303.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate311.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate303.errors = vErrors;
+validate311.errors = vErrors;
 return errors === 0;
 }
 
-export const WaitForTerminalExitResponse = validate304;
-const schema447 = {"type":"object","properties":{"exitCode":{"type":["integer","null"],"minimum":0},"signal":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const WaitForTerminalExitResponse = validate312;
+const schema457 = {"type":"object","properties":{"exitCode":{"type":["integer","null"],"minimum":0},"signal":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate304(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate312(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -16919,13 +17287,13 @@ if(data.exitCode !== undefined){
 let data0 = data.exitCode;
 const _errs1 = errors;
 if((!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) && (data0 !== null)){
-validate304.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: schema447.properties.exitCode.type},message:"must be integer,null"}];
+validate312.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: schema457.properties.exitCode.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate304.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate312.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16940,7 +17308,7 @@ if(data.signal !== undefined){
 let data1 = data.signal;
 const _errs3 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate304.errors = [{instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: schema447.properties.signal.type},message:"must be string,null"}];
+validate312.errors = [{instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: schema457.properties.signal.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -16953,7 +17321,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs5 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate304.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate312.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -16965,32 +17333,32 @@ var valid0 = true;
 }
 }
 else {
-validate304.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate312.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate304.errors = vErrors;
+validate312.errors = vErrors;
 return errors === 0;
 }
 
-export const KillTerminalRequest = validate305;
-const schema449 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
+export const KillTerminalRequest = validate313;
+const schema459 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"terminalId":{"$ref":"#/$defs/TerminalId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["sessionId","terminalId"]};
 
-function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.terminalId === undefined) && (missing0 = "terminalId"))){
-validate305.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate313.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate305.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate313.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17006,12 +17374,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate305.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate313.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate305.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate313.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/$defs/TerminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17025,7 +17393,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs7 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate305.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate313.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -17038,18 +17406,18 @@ var valid0 = true;
 }
 }
 else {
-validate305.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate313.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate305.errors = vErrors;
+validate313.errors = vErrors;
 return errors === 0;
 }
 
-export const KillTerminalResponse = validate306;
-const schema453 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
+export const KillTerminalResponse = validate314;
+const schema463 = {"type":"object","properties":{"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate306(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate314(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -17057,38 +17425,38 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta !== undefined){
 let data0 = data._meta;
 if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate306.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate314.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 }
 }
 else {
-validate306.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate314.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate306.errors = vErrors;
+validate314.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSessionScope = validate307;
-const schema455 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]}},"required":["sessionId"]};
+export const ElicitationSessionScope = validate315;
+const schema465 = {"type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]}},"required":["sessionId"]};
 
-function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate315(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate307.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate315.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.sessionId !== undefined){
 const _errs1 = errors;
 if(typeof data.sessionId !== "string"){
-validate307.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate315.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17139,7 +17507,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate307.errors = vErrors;
+validate315.errors = vErrors;
 return false;
 }
 else {
@@ -17162,96 +17530,96 @@ var valid0 = true;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate315.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate307.errors = vErrors;
+validate315.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationRequestScope = validate308;
-const schema458 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"}},"required":["requestId"]};
+export const ElicitationRequestScope = validate316;
+const schema468 = {"type":"object","properties":{"requestId":{"$ref":"#/$defs/RequestId"}},"required":["requestId"]};
 
-function validate308(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate316(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.requestId === undefined) && (missing0 = "requestId")){
-validate308.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate316.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.requestId !== undefined){
 let data0 = data.requestId;
 if((typeof data0 !== "string") && (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))))){
-validate308.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate316.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 }
 }
 }
 else {
-validate308.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate316.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate308.errors = vErrors;
+validate316.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSchemaType = validate309;
-const schema460 = {"type":"string","const":"object"};
+export const ElicitationSchemaType = validate317;
+const schema470 = {"type":"string","const":"object"};
 
-function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate317(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate309.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate317.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("object" !== data){
-validate309.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
+validate317.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
 return false;
 }
-validate309.errors = vErrors;
+validate317.errors = vErrors;
 return errors === 0;
 }
 
-export const StringFormat = validate310;
-const schema461 = {"type":"string"};
+export const StringFormat = validate318;
+const schema471 = {"type":"string"};
 
-function validate310(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate318(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate310.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate318.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-validate310.errors = vErrors;
+validate318.errors = vErrors;
 return errors === 0;
 }
 
-export const EnumOption = validate311;
-const schema462 = {"type":"object","properties":{"const":{"type":"string"},"title":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["const","title"]};
+export const EnumOption = validate319;
+const schema472 = {"type":"object","properties":{"const":{"type":"string"},"title":{"type":"string"},"description":{"type":["string","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["const","title"]};
 
-function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate319(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.const === undefined) && (missing0 = "const")) || ((data.title === undefined) && (missing0 = "title"))){
-validate311.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate319.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.const !== undefined){
 const _errs1 = errors;
 if(typeof data.const !== "string"){
-validate311.errors = [{instancePath:instancePath+"/const",schemaPath:"#/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate319.errors = [{instancePath:instancePath+"/const",schemaPath:"#/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17263,7 +17631,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs3 = errors;
 if(typeof data.title !== "string"){
-validate311.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate319.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -17276,7 +17644,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate311.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema462.properties.description.type},message:"must be string,null"}];
+validate319.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema472.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -17289,7 +17657,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs7 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate311.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate319.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -17303,32 +17671,32 @@ var valid0 = true;
 }
 }
 else {
-validate311.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate319.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate311.errors = vErrors;
+validate319.errors = vErrors;
 return errors === 0;
 }
 
-export const StringPropertySchema = validate312;
-const schema464 = {"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const StringPropertySchema = validate320;
+const schema474 = {"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate312(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate312.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate320.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("string" !== data.type){
-validate312.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate320.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17341,7 +17709,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate312.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema464.properties.title.type},message:"must be string,null"}];
+validate320.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema474.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17354,7 +17722,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate312.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema464.properties.description.type},message:"must be string,null"}];
+validate320.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema474.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -17367,13 +17735,13 @@ if(data.minLength !== undefined){
 let data3 = data.minLength;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate312.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/type",keyword:"type",params:{type: schema464.properties.minLength.type},message:"must be integer,null"}];
+validate320.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/type",keyword:"type",params:{type: schema474.properties.minLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate312.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate320.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17388,13 +17756,13 @@ if(data.maxLength !== undefined){
 let data4 = data.maxLength;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate312.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/type",keyword:"type",params:{type: schema464.properties.maxLength.type},message:"must be integer,null"}];
+validate320.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/type",keyword:"type",params:{type: schema474.properties.maxLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate312.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate320.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17409,7 +17777,7 @@ if(data.pattern !== undefined){
 let data5 = data.pattern;
 const _errs10 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate312.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/properties/pattern/type",keyword:"type",params:{type: schema464.properties.pattern.type},message:"must be string,null"}];
+validate320.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/properties/pattern/type",keyword:"type",params:{type: schema474.properties.pattern.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -17460,7 +17828,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate312.errors = vErrors;
+validate320.errors = vErrors;
 return false;
 }
 else {
@@ -17484,7 +17852,7 @@ if(data.default !== undefined){
 let data7 = data.default;
 const _errs19 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate312.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema464.properties.default.type},message:"must be string,null"}];
+validate320.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema474.properties.default.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -17497,7 +17865,7 @@ if(data.enum !== undefined){
 let data8 = data.enum;
 const _errs21 = errors;
 if((!(Array.isArray(data8))) && (data8 !== null)){
-validate312.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: schema464.properties.enum.type},message:"must be array,null"}];
+validate320.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: schema474.properties.enum.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs21){
@@ -17507,7 +17875,7 @@ const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
 const _errs23 = errors;
 if(typeof data8[i0] !== "string"){
-validate312.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate320.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -17527,7 +17895,7 @@ if(data.oneOf !== undefined){
 let data10 = data.oneOf;
 const _errs25 = errors;
 if((!(Array.isArray(data10))) && (data10 !== null)){
-validate312.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/properties/oneOf/type",keyword:"type",params:{type: schema464.properties.oneOf.type},message:"must be array,null"}];
+validate320.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/properties/oneOf/type",keyword:"type",params:{type: schema474.properties.oneOf.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs25){
@@ -17536,8 +17904,8 @@ var valid4 = true;
 const len1 = data10.length;
 for(let i1=0; i1<len1; i1++){
 const _errs27 = errors;
-if(!(validate311(data10[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data10,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
+if(!(validate319(data10[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data10,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate319.errors : vErrors.concat(validate319.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs27 === errors;
@@ -17557,7 +17925,7 @@ if(data._meta !== undefined){
 let data12 = data._meta;
 const _errs28 = errors;
 if((!(data12 && typeof data12 == "object" && !Array.isArray(data12))) && (data12 !== null)){
-validate312.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate320.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -17578,32 +17946,32 @@ var valid0 = true;
 }
 }
 else {
-validate312.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate320.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate312.errors = vErrors;
+validate320.errors = vErrors;
 return errors === 0;
 }
 
-export const NumberPropertySchema = validate314;
-const schema467 = {"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const NumberPropertySchema = validate322;
+const schema477 = {"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate314(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate322(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate314.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate322.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("number" !== data.type){
-validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
+validate322.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17616,7 +17984,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate314.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema467.properties.title.type},message:"must be string,null"}];
+validate322.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema477.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17629,7 +17997,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate314.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema467.properties.description.type},message:"must be string,null"}];
+validate322.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema477.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -17642,7 +18010,7 @@ if(data.minimum !== undefined){
 let data3 = data.minimum;
 const _errs6 = errors;
 if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate314.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema467.properties.minimum.type},message:"must be number,null"}];
+validate322.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema477.properties.minimum.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -17655,7 +18023,7 @@ if(data.maximum !== undefined){
 let data4 = data.maximum;
 const _errs8 = errors;
 if((!((typeof data4 == "number") && (isFinite(data4)))) && (data4 !== null)){
-validate314.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema467.properties.maximum.type},message:"must be number,null"}];
+validate322.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema477.properties.maximum.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -17668,7 +18036,7 @@ if(data.default !== undefined){
 let data5 = data.default;
 const _errs10 = errors;
 if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate314.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema467.properties.default.type},message:"must be number,null"}];
+validate322.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema477.properties.default.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -17681,7 +18049,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs12 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate314.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate322.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -17698,32 +18066,32 @@ var valid0 = true;
 }
 }
 else {
-validate314.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate322.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate314.errors = vErrors;
+validate322.errors = vErrors;
 return errors === 0;
 }
 
-export const IntegerPropertySchema = validate315;
-const schema469 = {"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const IntegerPropertySchema = validate323;
+const schema479 = {"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate315(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate323(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate315.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate323.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("integer" !== data.type){
-validate315.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
+validate323.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17736,7 +18104,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate315.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema469.properties.title.type},message:"must be string,null"}];
+validate323.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema479.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17749,7 +18117,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate315.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema469.properties.description.type},message:"must be string,null"}];
+validate323.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema479.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -17762,7 +18130,7 @@ if(data.minimum !== undefined){
 let data3 = data.minimum;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate315.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema469.properties.minimum.type},message:"must be integer,null"}];
+validate323.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/properties/minimum/type",keyword:"type",params:{type: schema479.properties.minimum.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -17775,7 +18143,7 @@ if(data.maximum !== undefined){
 let data4 = data.maximum;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate315.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema469.properties.maximum.type},message:"must be integer,null"}];
+validate323.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: schema479.properties.maximum.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -17788,7 +18156,7 @@ if(data.default !== undefined){
 let data5 = data.default;
 const _errs10 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate315.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema469.properties.default.type},message:"must be integer,null"}];
+validate323.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema479.properties.default.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -17801,7 +18169,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs12 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate315.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate323.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -17818,32 +18186,32 @@ var valid0 = true;
 }
 }
 else {
-validate315.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate323.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate315.errors = vErrors;
+validate323.errors = vErrors;
 return errors === 0;
 }
 
-export const BooleanPropertySchema = validate316;
-const schema471 = {"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
+export const BooleanPropertySchema = validate324;
+const schema481 = {"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]};
 
-function validate316(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate324(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate316.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate324.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("boolean" !== data.type){
-validate316.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate324.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17856,7 +18224,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate316.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema471.properties.title.type},message:"must be string,null"}];
+validate324.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema481.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17869,7 +18237,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate316.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema471.properties.description.type},message:"must be string,null"}];
+validate324.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema481.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -17882,7 +18250,7 @@ if(data.default !== undefined){
 let data3 = data.default;
 const _errs6 = errors;
 if((typeof data3 !== "boolean") && (data3 !== null)){
-validate316.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema471.properties.default.type},message:"must be boolean,null"}];
+validate324.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema481.properties.default.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -17895,7 +18263,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs8 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate316.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate324.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -17910,32 +18278,32 @@ var valid0 = true;
 }
 }
 else {
-validate316.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate324.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate316.errors = vErrors;
+validate324.errors = vErrors;
 return errors === 0;
 }
 
-export const StringMultiSelectItems = validate317;
-const schema473 = {"type":"object","properties":{"type":{"const":"string"},"enum":{"type":"array","items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","enum"]};
+export const StringMultiSelectItems = validate325;
+const schema483 = {"type":"object","properties":{"type":{"const":"string"},"enum":{"type":"array","items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","enum"]};
 
-function validate317(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate325(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.enum === undefined) && (missing0 = "enum"))){
-validate317.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate325.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("string" !== data.type){
-validate317.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate325.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -17954,7 +18322,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
 if(typeof data1[i0] !== "string"){
-validate317.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate325.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -17964,7 +18332,7 @@ break;
 }
 }
 else {
-validate317.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate325.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17978,7 +18346,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs6 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate317.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate325.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -17991,25 +18359,25 @@ var valid0 = true;
 }
 }
 else {
-validate317.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate325.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate317.errors = vErrors;
+validate325.errors = vErrors;
 return errors === 0;
 }
 
-export const TitledMultiSelectItems = validate318;
-const schema475 = {"type":"object","properties":{"anyOf":{"type":"array","items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["anyOf"]};
+export const TitledMultiSelectItems = validate326;
+const schema485 = {"type":"object","properties":{"anyOf":{"type":"array","items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["anyOf"]};
 
-function validate318(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate326(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.anyOf === undefined) && (missing0 = "anyOf")){
-validate318.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate326.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18022,8 +18390,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate311(data0[i0], {instancePath:instancePath+"/anyOf/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
+if(!(validate319(data0[i0], {instancePath:instancePath+"/anyOf/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate319.errors : vErrors.concat(validate319.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -18033,7 +18401,7 @@ break;
 }
 }
 else {
-validate318.errors = [{instancePath:instancePath+"/anyOf",schemaPath:"#/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate326.errors = [{instancePath:instancePath+"/anyOf",schemaPath:"#/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18047,7 +18415,7 @@ if(data._meta !== undefined){
 let data2 = data._meta;
 const _errs4 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate318.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate326.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -18059,32 +18427,32 @@ var valid0 = true;
 }
 }
 else {
-validate318.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate326.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate318.errors = vErrors;
+validate326.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionMultiSelectItems = validate320;
-const schema477 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionMultiSelectItems = validate328;
+const schema487 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string"]}}},"required":["type"],"additionalProperties":true};
 
-function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate328(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate320.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate328.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate320.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate328.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -18101,7 +18469,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate320.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate328.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -18119,33 +18487,33 @@ vErrors = null;
 }
 }
 else {
-validate320.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate328.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate320.errors = vErrors;
+validate328.errors = vErrors;
 return errors === 0;
 }
 
-export const MultiSelectItems = validate321;
-const schema478 = {"anyOf":[{"$ref":"#/$defs/StringMultiSelectItems"},{"$ref":"#/$defs/TitledMultiSelectItems"},{"$ref":"#/$defs/ExtensionMultiSelectItems"}]};
+export const MultiSelectItems = validate329;
+const schema488 = {"anyOf":[{"$ref":"#/$defs/StringMultiSelectItems"},{"$ref":"#/$defs/TitledMultiSelectItems"},{"$ref":"#/$defs/ExtensionMultiSelectItems"}]};
 
-function validate321(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate329(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate317(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate317.errors : vErrors.concat(validate317.errors);
+if(!(validate325(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate325.errors : vErrors.concat(validate325.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs2 = errors;
-if(!(validate318(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate318.errors : vErrors.concat(validate318.errors);
+if(!(validate326(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate326.errors : vErrors.concat(validate326.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -18240,7 +18608,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate321.errors = vErrors;
+validate329.errors = vErrors;
 return false;
 }
 else {
@@ -18254,28 +18622,28 @@ vErrors = null;
 }
 }
 }
-validate321.errors = vErrors;
+validate329.errors = vErrors;
 return errors === 0;
 }
 
-export const MultiSelectPropertySchema = validate324;
-const schema480 = {"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]};
+export const MultiSelectPropertySchema = validate332;
+const schema490 = {"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]};
 
-function validate324(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate332(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.items === undefined) && (missing0 = "items"))){
-validate324.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate332.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if("array" !== data.type){
-validate324.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
+validate332.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -18288,7 +18656,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs2 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate324.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema480.properties.title.type},message:"must be string,null"}];
+validate332.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema490.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -18301,7 +18669,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs4 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate324.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema480.properties.description.type},message:"must be string,null"}];
+validate332.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema490.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -18314,13 +18682,13 @@ if(data.minItems !== undefined){
 let data3 = data.minItems;
 const _errs6 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate324.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/type",keyword:"type",params:{type: schema480.properties.minItems.type},message:"must be integer,null"}];
+validate332.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/type",keyword:"type",params:{type: schema490.properties.minItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate324.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate332.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18335,13 +18703,13 @@ if(data.maxItems !== undefined){
 let data4 = data.maxItems;
 const _errs8 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate324.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/type",keyword:"type",params:{type: schema480.properties.maxItems.type},message:"must be integer,null"}];
+validate332.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/type",keyword:"type",params:{type: schema490.properties.maxItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate324.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate332.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18354,8 +18722,8 @@ var valid0 = true;
 if(valid0){
 if(data.items !== undefined){
 const _errs10 = errors;
-if(!(validate321(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
-vErrors = vErrors === null ? validate321.errors : vErrors.concat(validate321.errors);
+if(!(validate329(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
+vErrors = vErrors === null ? validate329.errors : vErrors.concat(validate329.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -18368,7 +18736,7 @@ if(data.default !== undefined){
 let data6 = data.default;
 const _errs11 = errors;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-validate324.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema480.properties.default.type},message:"must be array,null"}];
+validate332.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: schema490.properties.default.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs11){
@@ -18378,7 +18746,7 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
 if(typeof data6[i0] !== "string"){
-validate324.errors = [{instancePath:instancePath+"/default/" + i0,schemaPath:"#/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate332.errors = [{instancePath:instancePath+"/default/" + i0,schemaPath:"#/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -18398,7 +18766,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs15 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate324.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate332.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -18416,32 +18784,32 @@ var valid0 = true;
 }
 }
 else {
-validate324.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate332.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate324.errors = vErrors;
+validate332.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionPropertySchema = validate326;
-const schema482 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string","number","integer","boolean","array"]}}},"required":["type"],"additionalProperties":true};
+export const ExtensionPropertySchema = validate334;
+const schema492 = {"type":"object","properties":{"type":{"type":"string","not":{"enum":["string","number","integer","boolean","array"]}}},"required":["type"],"additionalProperties":true};
 
-function validate326(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate334(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate326.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate334.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -18458,7 +18826,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate334.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -18476,19 +18844,19 @@ vErrors = null;
 }
 }
 else {
-validate326.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate334.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate326.errors = vErrors;
+validate334.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationPropertySchema = validate327;
-const schema483 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["string","number","integer","boolean","array"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]}]},"else":{"$ref":"#/$defs/ExtensionPropertySchemaWithUncheckedTag"}};
-const schema490 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
+export const ElicitationPropertySchema = validate335;
+const schema493 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"enum":["string","number","integer","boolean","array"]}}},"then":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"type":"object","properties":{"type":{"const":"string"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minLength":{"type":["integer","null"],"minimum":0},"maxLength":{"type":["integer","null"],"minimum":0},"pattern":{"type":["string","null"]},"format":{"anyOf":[{"$ref":"#/$defs/StringFormat"},{"type":"null"}]},"default":{"type":["string","null"]},"enum":{"type":["array","null"],"items":{"type":"string"}},"oneOf":{"type":["array","null"],"items":{"$ref":"#/$defs/EnumOption"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"number"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["number","null"]},"maximum":{"type":["number","null"]},"default":{"type":["number","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"integer"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minimum":{"type":["integer","null"]},"maximum":{"type":["integer","null"]},"default":{"type":["integer","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"boolean"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"default":{"type":["boolean","null"]},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type"]},{"type":"object","properties":{"type":{"const":"array"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"minItems":{"type":["integer","null"],"minimum":0},"maxItems":{"type":["integer","null"],"minimum":0},"items":{"$ref":"#/$defs/MultiSelectItems"},"default":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["type","items"]}]},"else":{"$ref":"#/$defs/ExtensionPropertySchemaWithUncheckedTag"}};
+const schema500 = {"type":"object","properties":{"type":{"type":"string"}},"required":["type"],"additionalProperties":true};
 
-function validate327(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate335(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -18526,7 +18894,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate327.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18538,14 +18906,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs9 = errors;
 if("string" !== data.type){
-validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
+validate335.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -18558,7 +18926,7 @@ if(data.title !== undefined){
 let data2 = data.title;
 const _errs10 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/0/properties/title/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.title.type},message:"must be string,null"}];
+validate335.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/0/properties/title/type",keyword:"type",params:{type: schema493.then.oneOf[0].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -18571,7 +18939,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs12 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate327.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.description.type},message:"must be string,null"}];
+validate335.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/0/properties/description/type",keyword:"type",params:{type: schema493.then.oneOf[0].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs12 === errors;
@@ -18584,13 +18952,13 @@ if(data.minLength !== undefined){
 let data4 = data.minLength;
 const _errs14 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate327.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.minLength.type},message:"must be integer,null"}];
+validate335.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/type",keyword:"type",params:{type: schema493.then.oneOf[0].properties.minLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate327.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate335.errors = [{instancePath:instancePath+"/minLength",schemaPath:"#/then/oneOf/0/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18605,13 +18973,13 @@ if(data.maxLength !== undefined){
 let data5 = data.maxLength;
 const _errs16 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate327.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.maxLength.type},message:"must be integer,null"}];
+validate335.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/type",keyword:"type",params:{type: schema493.then.oneOf[0].properties.maxLength.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate327.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate335.errors = [{instancePath:instancePath+"/maxLength",schemaPath:"#/then/oneOf/0/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18626,7 +18994,7 @@ if(data.pattern !== undefined){
 let data6 = data.pattern;
 const _errs18 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate327.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/then/oneOf/0/properties/pattern/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.pattern.type},message:"must be string,null"}];
+validate335.errors = [{instancePath:instancePath+"/pattern",schemaPath:"#/then/oneOf/0/properties/pattern/type",keyword:"type",params:{type: schema493.then.oneOf[0].properties.pattern.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs18 === errors;
@@ -18677,7 +19045,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate327.errors = vErrors;
+validate335.errors = vErrors;
 return false;
 }
 else {
@@ -18701,7 +19069,7 @@ if(data.default !== undefined){
 let data8 = data.default;
 const _errs27 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate327.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/0/properties/default/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.default.type},message:"must be string,null"}];
+validate335.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/0/properties/default/type",keyword:"type",params:{type: schema493.then.oneOf[0].properties.default.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -18714,7 +19082,7 @@ if(data.enum !== undefined){
 let data9 = data.enum;
 const _errs29 = errors;
 if((!(Array.isArray(data9))) && (data9 !== null)){
-validate327.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/then/oneOf/0/properties/enum/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.enum.type},message:"must be array,null"}];
+validate335.errors = [{instancePath:instancePath+"/enum",schemaPath:"#/then/oneOf/0/properties/enum/type",keyword:"type",params:{type: schema493.then.oneOf[0].properties.enum.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs29){
@@ -18724,7 +19092,7 @@ const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 const _errs31 = errors;
 if(typeof data9[i0] !== "string"){
-validate327.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/then/oneOf/0/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate335.errors = [{instancePath:instancePath+"/enum/" + i0,schemaPath:"#/then/oneOf/0/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs31 === errors;
@@ -18744,7 +19112,7 @@ if(data.oneOf !== undefined){
 let data11 = data.oneOf;
 const _errs33 = errors;
 if((!(Array.isArray(data11))) && (data11 !== null)){
-validate327.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/then/oneOf/0/properties/oneOf/type",keyword:"type",params:{type: schema483.then.oneOf[0].properties.oneOf.type},message:"must be array,null"}];
+validate335.errors = [{instancePath:instancePath+"/oneOf",schemaPath:"#/then/oneOf/0/properties/oneOf/type",keyword:"type",params:{type: schema493.then.oneOf[0].properties.oneOf.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs33){
@@ -18753,8 +19121,8 @@ var valid8 = true;
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
 const _errs35 = errors;
-if(!(validate311(data11[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
+if(!(validate319(data11[i1], {instancePath:instancePath+"/oneOf/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate319.errors : vErrors.concat(validate319.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs35 === errors;
@@ -18774,7 +19142,7 @@ if(data._meta !== undefined){
 let data13 = data._meta;
 const _errs36 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate335.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs36 === errors;
@@ -18795,7 +19163,7 @@ var valid4 = true;
 }
 }
 else {
-validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18806,14 +19174,14 @@ if(errors === _errs40){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs42 = errors;
 if("number" !== data.type){
-validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
+validate335.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "number"},message:"must be equal to constant"}];
 return false;
 }
 var valid11 = _errs42 === errors;
@@ -18826,7 +19194,7 @@ if(data.title !== undefined){
 let data15 = data.title;
 const _errs43 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/1/properties/title/type",keyword:"type",params:{type: schema483.then.oneOf[1].properties.title.type},message:"must be string,null"}];
+validate335.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/1/properties/title/type",keyword:"type",params:{type: schema493.then.oneOf[1].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs43 === errors;
@@ -18839,7 +19207,7 @@ if(data.description !== undefined){
 let data16 = data.description;
 const _errs45 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate327.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema483.then.oneOf[1].properties.description.type},message:"must be string,null"}];
+validate335.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/1/properties/description/type",keyword:"type",params:{type: schema493.then.oneOf[1].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs45 === errors;
@@ -18852,7 +19220,7 @@ if(data.minimum !== undefined){
 let data17 = data.minimum;
 const _errs47 = errors;
 if((!((typeof data17 == "number") && (isFinite(data17)))) && (data17 !== null)){
-validate327.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/1/properties/minimum/type",keyword:"type",params:{type: schema483.then.oneOf[1].properties.minimum.type},message:"must be number,null"}];
+validate335.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/1/properties/minimum/type",keyword:"type",params:{type: schema493.then.oneOf[1].properties.minimum.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs47 === errors;
@@ -18865,7 +19233,7 @@ if(data.maximum !== undefined){
 let data18 = data.maximum;
 const _errs49 = errors;
 if((!((typeof data18 == "number") && (isFinite(data18)))) && (data18 !== null)){
-validate327.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/1/properties/maximum/type",keyword:"type",params:{type: schema483.then.oneOf[1].properties.maximum.type},message:"must be number,null"}];
+validate335.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/1/properties/maximum/type",keyword:"type",params:{type: schema493.then.oneOf[1].properties.maximum.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs49 === errors;
@@ -18878,7 +19246,7 @@ if(data.default !== undefined){
 let data19 = data.default;
 const _errs51 = errors;
 if((!((typeof data19 == "number") && (isFinite(data19)))) && (data19 !== null)){
-validate327.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/1/properties/default/type",keyword:"type",params:{type: schema483.then.oneOf[1].properties.default.type},message:"must be number,null"}];
+validate335.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/1/properties/default/type",keyword:"type",params:{type: schema493.then.oneOf[1].properties.default.type},message:"must be number,null"}];
 return false;
 }
 var valid11 = _errs51 === errors;
@@ -18891,7 +19259,7 @@ if(data._meta !== undefined){
 let data20 = data._meta;
 const _errs53 = errors;
 if((!(data20 && typeof data20 == "object" && !Array.isArray(data20))) && (data20 !== null)){
-validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate335.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid11 = _errs53 === errors;
@@ -18908,7 +19276,7 @@ var valid11 = true;
 }
 }
 else {
-validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18919,14 +19287,14 @@ if(errors === _errs57){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs59 = errors;
 if("integer" !== data.type){
-validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
+validate335.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "integer"},message:"must be equal to constant"}];
 return false;
 }
 var valid14 = _errs59 === errors;
@@ -18939,7 +19307,7 @@ if(data.title !== undefined){
 let data22 = data.title;
 const _errs60 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/2/properties/title/type",keyword:"type",params:{type: schema483.then.oneOf[2].properties.title.type},message:"must be string,null"}];
+validate335.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/2/properties/title/type",keyword:"type",params:{type: schema493.then.oneOf[2].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid14 = _errs60 === errors;
@@ -18952,7 +19320,7 @@ if(data.description !== undefined){
 let data23 = data.description;
 const _errs62 = errors;
 if((typeof data23 !== "string") && (data23 !== null)){
-validate327.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/2/properties/description/type",keyword:"type",params:{type: schema483.then.oneOf[2].properties.description.type},message:"must be string,null"}];
+validate335.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/2/properties/description/type",keyword:"type",params:{type: schema493.then.oneOf[2].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid14 = _errs62 === errors;
@@ -18965,7 +19333,7 @@ if(data.minimum !== undefined){
 let data24 = data.minimum;
 const _errs64 = errors;
 if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
-validate327.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/2/properties/minimum/type",keyword:"type",params:{type: schema483.then.oneOf[2].properties.minimum.type},message:"must be integer,null"}];
+validate335.errors = [{instancePath:instancePath+"/minimum",schemaPath:"#/then/oneOf/2/properties/minimum/type",keyword:"type",params:{type: schema493.then.oneOf[2].properties.minimum.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs64 === errors;
@@ -18978,7 +19346,7 @@ if(data.maximum !== undefined){
 let data25 = data.maximum;
 const _errs66 = errors;
 if((!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))) && (data25 !== null)){
-validate327.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/2/properties/maximum/type",keyword:"type",params:{type: schema483.then.oneOf[2].properties.maximum.type},message:"must be integer,null"}];
+validate335.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/then/oneOf/2/properties/maximum/type",keyword:"type",params:{type: schema493.then.oneOf[2].properties.maximum.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs66 === errors;
@@ -18991,7 +19359,7 @@ if(data.default !== undefined){
 let data26 = data.default;
 const _errs68 = errors;
 if((!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))) && (data26 !== null)){
-validate327.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/2/properties/default/type",keyword:"type",params:{type: schema483.then.oneOf[2].properties.default.type},message:"must be integer,null"}];
+validate335.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/2/properties/default/type",keyword:"type",params:{type: schema493.then.oneOf[2].properties.default.type},message:"must be integer,null"}];
 return false;
 }
 var valid14 = _errs68 === errors;
@@ -19004,7 +19372,7 @@ if(data._meta !== undefined){
 let data27 = data._meta;
 const _errs70 = errors;
 if((!(data27 && typeof data27 == "object" && !Array.isArray(data27))) && (data27 !== null)){
-validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate335.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid14 = _errs70 === errors;
@@ -19021,7 +19389,7 @@ var valid14 = true;
 }
 }
 else {
-validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19032,14 +19400,14 @@ if(errors === _errs74){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/oneOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs76 = errors;
 if("boolean" !== data.type){
-validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
+validate335.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "boolean"},message:"must be equal to constant"}];
 return false;
 }
 var valid17 = _errs76 === errors;
@@ -19052,7 +19420,7 @@ if(data.title !== undefined){
 let data29 = data.title;
 const _errs77 = errors;
 if((typeof data29 !== "string") && (data29 !== null)){
-validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema483.then.oneOf[3].properties.title.type},message:"must be string,null"}];
+validate335.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/3/properties/title/type",keyword:"type",params:{type: schema493.then.oneOf[3].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid17 = _errs77 === errors;
@@ -19065,7 +19433,7 @@ if(data.description !== undefined){
 let data30 = data.description;
 const _errs79 = errors;
 if((typeof data30 !== "string") && (data30 !== null)){
-validate327.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema483.then.oneOf[3].properties.description.type},message:"must be string,null"}];
+validate335.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/3/properties/description/type",keyword:"type",params:{type: schema493.then.oneOf[3].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid17 = _errs79 === errors;
@@ -19078,7 +19446,7 @@ if(data.default !== undefined){
 let data31 = data.default;
 const _errs81 = errors;
 if((typeof data31 !== "boolean") && (data31 !== null)){
-validate327.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/3/properties/default/type",keyword:"type",params:{type: schema483.then.oneOf[3].properties.default.type},message:"must be boolean,null"}];
+validate335.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/3/properties/default/type",keyword:"type",params:{type: schema493.then.oneOf[3].properties.default.type},message:"must be boolean,null"}];
 return false;
 }
 var valid17 = _errs81 === errors;
@@ -19091,7 +19459,7 @@ if(data._meta !== undefined){
 let data32 = data._meta;
 const _errs83 = errors;
 if((!(data32 && typeof data32 == "object" && !Array.isArray(data32))) && (data32 !== null)){
-validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate335.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid17 = _errs83 === errors;
@@ -19106,7 +19474,7 @@ var valid17 = true;
 }
 }
 else {
-validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19117,14 +19485,14 @@ if(errors === _errs87){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if(((data.type === undefined) && (missing5 = "type")) || ((data.items === undefined) && (missing5 = "items"))){
-validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/oneOf/4/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs89 = errors;
 if("array" !== data.type){
-validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
+validate335.errors = [{instancePath:instancePath+"/type",schemaPath:"#/then/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"}];
 return false;
 }
 var valid20 = _errs89 === errors;
@@ -19137,7 +19505,7 @@ if(data.title !== undefined){
 let data34 = data.title;
 const _errs90 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/4/properties/title/type",keyword:"type",params:{type: schema483.then.oneOf[4].properties.title.type},message:"must be string,null"}];
+validate335.errors = [{instancePath:instancePath+"/title",schemaPath:"#/then/oneOf/4/properties/title/type",keyword:"type",params:{type: schema493.then.oneOf[4].properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs90 === errors;
@@ -19150,7 +19518,7 @@ if(data.description !== undefined){
 let data35 = data.description;
 const _errs92 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate327.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/4/properties/description/type",keyword:"type",params:{type: schema483.then.oneOf[4].properties.description.type},message:"must be string,null"}];
+validate335.errors = [{instancePath:instancePath+"/description",schemaPath:"#/then/oneOf/4/properties/description/type",keyword:"type",params:{type: schema493.then.oneOf[4].properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid20 = _errs92 === errors;
@@ -19163,13 +19531,13 @@ if(data.minItems !== undefined){
 let data36 = data.minItems;
 const _errs94 = errors;
 if((!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))) && (data36 !== null)){
-validate327.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/type",keyword:"type",params:{type: schema483.then.oneOf[4].properties.minItems.type},message:"must be integer,null"}];
+validate335.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/type",keyword:"type",params:{type: schema493.then.oneOf[4].properties.minItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs94){
 if((typeof data36 == "number") && (isFinite(data36))){
 if(data36 < 0 || isNaN(data36)){
-validate327.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate335.errors = [{instancePath:instancePath+"/minItems",schemaPath:"#/then/oneOf/4/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -19184,13 +19552,13 @@ if(data.maxItems !== undefined){
 let data37 = data.maxItems;
 const _errs96 = errors;
 if((!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))) && (data37 !== null)){
-validate327.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/type",keyword:"type",params:{type: schema483.then.oneOf[4].properties.maxItems.type},message:"must be integer,null"}];
+validate335.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/type",keyword:"type",params:{type: schema493.then.oneOf[4].properties.maxItems.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs96){
 if((typeof data37 == "number") && (isFinite(data37))){
 if(data37 < 0 || isNaN(data37)){
-validate327.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate335.errors = [{instancePath:instancePath+"/maxItems",schemaPath:"#/then/oneOf/4/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -19203,8 +19571,8 @@ var valid20 = true;
 if(valid20){
 if(data.items !== undefined){
 const _errs98 = errors;
-if(!(validate321(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
-vErrors = vErrors === null ? validate321.errors : vErrors.concat(validate321.errors);
+if(!(validate329(data.items, {instancePath:instancePath+"/items",parentData:data,parentDataProperty:"items",rootData}))){
+vErrors = vErrors === null ? validate329.errors : vErrors.concat(validate329.errors);
 errors = vErrors.length;
 }
 var valid20 = _errs98 === errors;
@@ -19217,7 +19585,7 @@ if(data.default !== undefined){
 let data39 = data.default;
 const _errs99 = errors;
 if((!(Array.isArray(data39))) && (data39 !== null)){
-validate327.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/4/properties/default/type",keyword:"type",params:{type: schema483.then.oneOf[4].properties.default.type},message:"must be array,null"}];
+validate335.errors = [{instancePath:instancePath+"/default",schemaPath:"#/then/oneOf/4/properties/default/type",keyword:"type",params:{type: schema493.then.oneOf[4].properties.default.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs99){
@@ -19227,7 +19595,7 @@ const len2 = data39.length;
 for(let i2=0; i2<len2; i2++){
 const _errs101 = errors;
 if(typeof data39[i2] !== "string"){
-validate327.errors = [{instancePath:instancePath+"/default/" + i2,schemaPath:"#/then/oneOf/4/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate335.errors = [{instancePath:instancePath+"/default/" + i2,schemaPath:"#/then/oneOf/4/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs101 === errors;
@@ -19247,7 +19615,7 @@ if(data._meta !== undefined){
 let data41 = data._meta;
 const _errs103 = errors;
 if((!(data41 && typeof data41 == "object" && !Array.isArray(data41))) && (data41 !== null)){
-validate327.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate335.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid20 = _errs103 === errors;
@@ -19265,24 +19633,24 @@ var valid20 = true;
 }
 }
 else {
-validate327.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate327.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate327.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate327.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate335.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19297,20 +19665,20 @@ if(errors === _errs108){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((data.type === undefined) && (missing6 = "type")){
-validate327.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate335.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate335.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate327.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate335.errors = [{instancePath,schemaPath:"#/$defs/ExtensionPropertySchemaWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19327,38 +19695,38 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate327.errors = vErrors;
+validate335.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing7;
 if((data.type === undefined) && (missing7 = "type")){
-validate327.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate335.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate327.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate335.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate327.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate335.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate327.errors = vErrors;
+validate335.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationSchema = validate330;
-const schema491 = {"type":"object","properties":{"type":{"$ref":"#/$defs/ElicitationSchemaType"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"properties":{"type":"object","additionalProperties":{"$ref":"#/$defs/ElicitationPropertySchema"}},"required":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}}};
+export const ElicitationSchema = validate338;
+const schema501 = {"type":"object","properties":{"type":{"$ref":"#/$defs/ElicitationSchemaType"},"title":{"type":["string","null"]},"description":{"type":["string","null"]},"properties":{"type":"object","additionalProperties":{"$ref":"#/$defs/ElicitationPropertySchema"}},"required":{"type":["array","null"],"items":{"type":"string"}},"_meta":{"$ref":"#/$defs/Meta"}}};
 
-function validate330(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate338(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -19367,11 +19735,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate330.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate338.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("object" !== data0){
-validate330.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
+validate338.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ElicitationSchemaType/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -19384,7 +19752,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate330.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema491.properties.title.type},message:"must be string,null"}];
+validate338.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: schema501.properties.title.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -19397,7 +19765,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate330.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema491.properties.description.type},message:"must be string,null"}];
+validate338.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema501.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -19413,8 +19781,8 @@ if(errors === _errs8){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key0 in data3){
 const _errs11 = errors;
-if(!(validate327(data3[key0], {instancePath:instancePath+"/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key0,rootData}))){
-vErrors = vErrors === null ? validate327.errors : vErrors.concat(validate327.errors);
+if(!(validate335(data3[key0], {instancePath:instancePath+"/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key0,rootData}))){
+vErrors = vErrors === null ? validate335.errors : vErrors.concat(validate335.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs11 === errors;
@@ -19424,7 +19792,7 @@ break;
 }
 }
 else {
-validate330.errors = [{instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate338.errors = [{instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19438,7 +19806,7 @@ if(data.required !== undefined){
 let data5 = data.required;
 const _errs12 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate330.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: schema491.properties.required.type},message:"must be array,null"}];
+validate338.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: schema501.properties.required.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs12){
@@ -19448,7 +19816,7 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs14 = errors;
 if(typeof data5[i0] !== "string"){
-validate330.errors = [{instancePath:instancePath+"/required/" + i0,schemaPath:"#/properties/required/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate338.errors = [{instancePath:instancePath+"/required/" + i0,schemaPath:"#/properties/required/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -19468,7 +19836,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs16 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate330.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate338.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -19483,26 +19851,26 @@ var valid0 = true;
 }
 }
 else {
-validate330.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate338.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate330.errors = vErrors;
+validate338.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationFormRequest = validate332;
-const schema494 = {"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
+export const ElicitationFormRequest = validate340;
+const schema504 = {"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
 
-function validate332(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate340(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs2 = errors;
-if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate315(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate315.errors : vErrors.concat(validate315.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -19511,8 +19879,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs3 = errors;
-if(!(validate308(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate308.errors : vErrors.concat(validate308.errors);
+if(!(validate316(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate316.errors : vErrors.concat(validate316.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -19535,7 +19903,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate332.errors = vErrors;
+validate340.errors = vErrors;
 return false;
 }
 else {
@@ -19553,14 +19921,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.requestedSchema === undefined) && (missing0 = "requestedSchema"))){
-validate332.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate340.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs4 = errors;
 if("form" !== data.mode){
-validate332.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
+validate340.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -19572,7 +19940,7 @@ if(valid1){
 if(data.message !== undefined){
 const _errs5 = errors;
 if(typeof data.message !== "string"){
-validate332.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate340.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -19583,8 +19951,8 @@ var valid1 = true;
 if(valid1){
 if(data.requestedSchema !== undefined){
 const _errs7 = errors;
-if(!(validate330(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
-vErrors = vErrors === null ? validate330.errors : vErrors.concat(validate330.errors);
+if(!(validate338(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
+vErrors = vErrors === null ? validate338.errors : vErrors.concat(validate338.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -19596,7 +19964,7 @@ if(valid1){
 if(data.sessionId !== undefined){
 const _errs8 = errors;
 if(typeof data.sessionId !== "string"){
-validate332.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate340.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -19647,7 +20015,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate332.errors = vErrors;
+validate340.errors = vErrors;
 return false;
 }
 else {
@@ -19671,7 +20039,7 @@ if(data.requestId !== undefined){
 let data5 = data.requestId;
 const _errs18 = errors;
 if((typeof data5 !== "string") && (!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5))))){
-validate332.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate340.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -19684,7 +20052,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs21 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate332.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate340.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid1 = _errs21 === errors;
@@ -19701,26 +20069,26 @@ var valid1 = true;
 }
 }
 else {
-validate332.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate340.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate332.errors = vErrors;
+validate340.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationUrlRequest = validate336;
-const schema499 = {"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
+export const ElicitationUrlRequest = validate344;
+const schema509 = {"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]};
 
-function validate336(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate344(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs2 = errors;
-if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate315(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate315.errors : vErrors.concat(validate315.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -19729,8 +20097,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs3 = errors;
-if(!(validate308(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate308.errors : vErrors.concat(validate308.errors);
+if(!(validate316(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate316.errors : vErrors.concat(validate316.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -19753,7 +20121,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate336.errors = vErrors;
+validate344.errors = vErrors;
 return false;
 }
 else {
@@ -19771,14 +20139,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.elicitationId === undefined) && (missing0 = "elicitationId"))) || ((data.url === undefined) && (missing0 = "url"))){
-validate336.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate344.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs4 = errors;
 if("url" !== data.mode){
-validate336.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
+validate344.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -19790,7 +20158,7 @@ if(valid1){
 if(data.message !== undefined){
 const _errs5 = errors;
 if(typeof data.message !== "string"){
-validate336.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate344.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -19806,12 +20174,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate336.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate344.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate336.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate344.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19826,7 +20194,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(errors === _errs10){
 if(!(typeof data.url === "string")){
-validate336.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate344.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19840,7 +20208,7 @@ if(valid1){
 if(data.sessionId !== undefined){
 const _errs12 = errors;
 if(typeof data.sessionId !== "string"){
-validate336.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate344.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -19891,7 +20259,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate336.errors = vErrors;
+validate344.errors = vErrors;
 return false;
 }
 else {
@@ -19915,7 +20283,7 @@ if(data.requestId !== undefined){
 let data6 = data.requestId;
 const _errs22 = errors;
 if((typeof data6 !== "string") && (!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6))))){
-validate336.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate344.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid1 = _errs22 === errors;
@@ -19928,7 +20296,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs25 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate336.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate344.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid1 = _errs25 === errors;
@@ -19946,25 +20314,25 @@ var valid1 = true;
 }
 }
 else {
-validate336.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate344.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate336.errors = vErrors;
+validate344.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionElicitationRequest = validate339;
-const schema505 = {"type":"object","properties":{"mode":{"type":"string","not":{"enum":["form","url"]}},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
+export const ExtensionElicitationRequest = validate347;
+const schema515 = {"type":"object","properties":{"mode":{"type":"string","not":{"enum":["form","url"]}},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
 
-function validate339(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate347(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.mode === undefined) && (missing0 = "mode")) || ((data.message === undefined) && (missing0 = "message"))){
-validate339.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate347.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19972,7 +20340,7 @@ if(data.mode !== undefined){
 let data0 = data.mode;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate339.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate347.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -19989,7 +20357,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate339.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate347.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -20012,7 +20380,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs6 = errors;
 if(typeof data.message !== "string"){
-validate339.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate347.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -20024,19 +20392,19 @@ var valid0 = true;
 }
 }
 else {
-validate339.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate347.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate339.errors = vErrors;
+validate347.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateElicitationRequest = validate340;
-const schema506 = {"type":"object","required":["mode"],"properties":{"mode":{"type":"string"}},"if":{"properties":{"mode":{"enum":["form","url"]}}},"then":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]},{"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]}]},"else":{"$ref":"#/$defs/ExtensionElicitationRequestWithUncheckedTag"}};
-const schema516 = {"type":"object","properties":{"mode":{"type":"string"},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
+export const CreateElicitationRequest = validate348;
+const schema516 = {"type":"object","required":["mode"],"properties":{"mode":{"type":"string"}},"if":{"properties":{"mode":{"enum":["form","url"]}}},"then":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"type":"object","properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"$ref":"#/$defs/ElicitationSchema"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","requestedSchema"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]},{"type":"object","properties":{"mode":{"const":"url"},"message":{"type":"string"},"elicitationId":{"$ref":"#/$defs/ElicitationId"},"url":{"type":"string","format":"uri"},"sessionId":{"$ref":"#/$defs/SessionId"},"toolCallId":{"anyOf":[{"$ref":"#/$defs/ToolCallId"},{"type":"null"}]},"requestId":{"$ref":"#/$defs/RequestId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["mode","message","elicitationId","url"],"oneOf":[{"$ref":"#/$defs/ElicitationSessionScope"},{"$ref":"#/$defs/ElicitationRequestScope"}]}]},"else":{"$ref":"#/$defs/ExtensionElicitationRequestWithUncheckedTag"}};
+const schema526 = {"type":"object","properties":{"mode":{"type":"string"},"message":{"type":"string"}},"required":["mode","message"],"additionalProperties":true};
 
-function validate340(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate348(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -20074,7 +20442,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.mode === undefined) && (missing0 = "mode")){
-validate340.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate348.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20086,8 +20454,8 @@ const _errs9 = errors;
 let valid4 = false;
 let passing0 = null;
 const _errs10 = errors;
-if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate315(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate315.errors : vErrors.concat(validate315.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs10 === errors;
@@ -20096,8 +20464,8 @@ valid4 = true;
 passing0 = 0;
 }
 const _errs11 = errors;
-if(!(validate308(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate308.errors : vErrors.concat(validate308.errors);
+if(!(validate316(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate316.errors : vErrors.concat(validate316.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs11 === errors;
@@ -20120,7 +20488,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate340.errors = vErrors;
+validate348.errors = vErrors;
 return false;
 }
 else {
@@ -20138,14 +20506,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((data.mode === undefined) && (missing1 = "mode")) || ((data.message === undefined) && (missing1 = "message"))) || ((data.requestedSchema === undefined) && (missing1 = "requestedSchema"))){
-validate340.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate348.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs12 = errors;
 if("form" !== data.mode){
-validate340.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
+validate348.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "form"},message:"must be equal to constant"}];
 return false;
 }
 var valid5 = _errs12 === errors;
@@ -20157,7 +20525,7 @@ if(valid5){
 if(data.message !== undefined){
 const _errs13 = errors;
 if(typeof data.message !== "string"){
-validate340.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate348.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs13 === errors;
@@ -20168,8 +20536,8 @@ var valid5 = true;
 if(valid5){
 if(data.requestedSchema !== undefined){
 const _errs15 = errors;
-if(!(validate330(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
-vErrors = vErrors === null ? validate330.errors : vErrors.concat(validate330.errors);
+if(!(validate338(data.requestedSchema, {instancePath:instancePath+"/requestedSchema",parentData:data,parentDataProperty:"requestedSchema",rootData}))){
+vErrors = vErrors === null ? validate338.errors : vErrors.concat(validate338.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs15 === errors;
@@ -20181,7 +20549,7 @@ if(valid5){
 if(data.sessionId !== undefined){
 const _errs16 = errors;
 if(typeof data.sessionId !== "string"){
-validate340.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate348.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs16 === errors;
@@ -20232,7 +20600,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate340.errors = vErrors;
+validate348.errors = vErrors;
 return false;
 }
 else {
@@ -20256,7 +20624,7 @@ if(data.requestId !== undefined){
 let data6 = data.requestId;
 const _errs26 = errors;
 if((typeof data6 !== "string") && (!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6))))){
-validate340.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate348.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid5 = _errs26 === errors;
@@ -20269,7 +20637,7 @@ if(data._meta !== undefined){
 let data7 = data._meta;
 const _errs29 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate340.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate348.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid5 = _errs29 === errors;
@@ -20286,7 +20654,7 @@ var valid5 = true;
 }
 }
 else {
-validate340.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate348.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20297,8 +20665,8 @@ const _errs35 = errors;
 let valid12 = false;
 let passing1 = null;
 const _errs36 = errors;
-if(!(validate307(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate315(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate315.errors : vErrors.concat(validate315.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs36 === errors;
@@ -20307,8 +20675,8 @@ valid12 = true;
 passing1 = 0;
 }
 const _errs37 = errors;
-if(!(validate308(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate308.errors : vErrors.concat(validate308.errors);
+if(!(validate316(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate316.errors : vErrors.concat(validate316.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs37 === errors;
@@ -20331,7 +20699,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate340.errors = vErrors;
+validate348.errors = vErrors;
 return false;
 }
 else {
@@ -20349,14 +20717,14 @@ if(errors === _errs33){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((((data.mode === undefined) && (missing2 = "mode")) || ((data.message === undefined) && (missing2 = "message"))) || ((data.elicitationId === undefined) && (missing2 = "elicitationId"))) || ((data.url === undefined) && (missing2 = "url"))){
-validate340.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate348.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs38 = errors;
 if("url" !== data.mode){
-validate340.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
+validate348.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/then/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant"}];
 return false;
 }
 var valid13 = _errs38 === errors;
@@ -20368,7 +20736,7 @@ if(valid13){
 if(data.message !== undefined){
 const _errs39 = errors;
 if(typeof data.message !== "string"){
-validate340.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate348.errors = [{instancePath:instancePath+"/message",schemaPath:"#/then/oneOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid13 = _errs39 === errors;
@@ -20384,12 +20752,12 @@ const _errs42 = errors;
 if(errors === _errs42){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate340.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate348.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate340.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate348.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20404,7 +20772,7 @@ const _errs44 = errors;
 if(errors === _errs44){
 if(errors === _errs44){
 if(!(typeof data.url === "string")){
-validate340.errors = [{instancePath:instancePath+"/url",schemaPath:"#/then/oneOf/1/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate348.errors = [{instancePath:instancePath+"/url",schemaPath:"#/then/oneOf/1/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20418,7 +20786,7 @@ if(valid13){
 if(data.sessionId !== undefined){
 const _errs46 = errors;
 if(typeof data.sessionId !== "string"){
-validate340.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate348.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/$defs/SessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid13 = _errs46 === errors;
@@ -20469,7 +20837,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate340.errors = vErrors;
+validate348.errors = vErrors;
 return false;
 }
 else {
@@ -20493,7 +20861,7 @@ if(data.requestId !== undefined){
 let data14 = data.requestId;
 const _errs56 = errors;
 if((typeof data14 !== "string") && (!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14))))){
-validate340.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
+validate348.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/$defs/RequestId/type",keyword:"type",params:{type: schema13.type},message:"must be string,integer"}];
 return false;
 }
 var valid13 = _errs56 === errors;
@@ -20506,7 +20874,7 @@ if(data._meta !== undefined){
 let data15 = data._meta;
 const _errs59 = errors;
 if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-validate340.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate348.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid13 = _errs59 === errors;
@@ -20524,24 +20892,24 @@ var valid13 = true;
 }
 }
 else {
-validate340.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate348.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate340.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "mode", tagValue: tag0},message:"value of tag \"mode\" must be in oneOf"}];
+validate348.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "mode", tagValue: tag0},message:"value of tag \"mode\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate340.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "mode", tagValue: tag0},message:"tag \"mode\" must be string"}];
+validate348.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "mode", tagValue: tag0},message:"tag \"mode\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate340.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate348.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20556,14 +20924,14 @@ if(errors === _errs64){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.mode === undefined) && (missing3 = "mode")) || ((data.message === undefined) && (missing3 = "message"))){
-validate340.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate348.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 const _errs67 = errors;
 if(typeof data.mode !== "string"){
-validate340.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate348.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs67 === errors;
@@ -20575,7 +20943,7 @@ if(valid21){
 if(data.message !== undefined){
 const _errs69 = errors;
 if(typeof data.message !== "string"){
-validate340.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate348.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid21 = _errs69 === errors;
@@ -20587,7 +20955,7 @@ var valid21 = true;
 }
 }
 else {
-validate340.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate348.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationRequestWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20604,62 +20972,62 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate340.errors = vErrors;
+validate348.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.mode === undefined) && (missing4 = "mode")){
-validate340.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate348.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.mode !== undefined){
 if(typeof data.mode !== "string"){
-validate340.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate348.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate340.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate348.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate340.errors = vErrors;
+validate348.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationContentValue = validate346;
-const schema517 = {"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}},{}]};
+export const ElicitationContentValue = validate354;
+const schema527 = {"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}},{}]};
 
-function validate346(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate354(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-validate346.errors = vErrors;
+validate354.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationAcceptAction = validate347;
-const schema518 = {"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+export const ElicitationAcceptAction = validate355;
+const schema528 = {"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
 
-function validate347(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate355(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate347.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate355.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs1 = errors;
 if("accept" !== data.action){
-validate347.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+validate355.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20672,7 +21040,7 @@ if(data.content !== undefined){
 let data1 = data.content;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate347.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema518.properties.content.type},message:"must be object,null"}];
+validate355.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: schema528.properties.content.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs2){
@@ -20696,7 +21064,7 @@ if(data._meta !== undefined){
 let data3 = data._meta;
 const _errs8 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate347.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate355.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -20709,32 +21077,32 @@ var valid0 = true;
 }
 }
 else {
-validate347.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate355.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate347.errors = vErrors;
+validate355.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationDeclineAction = validate348;
-const schema521 = {"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+export const ElicitationDeclineAction = validate356;
+const schema531 = {"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
 
-function validate348(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate356(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate348.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate356.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs1 = errors;
 if("decline" !== data.action){
-validate348.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
+validate356.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20747,7 +21115,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate348.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate356.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -20759,32 +21127,32 @@ var valid0 = true;
 }
 }
 else {
-validate348.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate356.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate348.errors = vErrors;
+validate356.errors = vErrors;
 return errors === 0;
 }
 
-export const ElicitationCancelAction = validate349;
-const schema523 = {"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
+export const ElicitationCancelAction = validate357;
+const schema533 = {"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]};
 
-function validate349(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate357(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate349.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate357.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs1 = errors;
 if("cancel" !== data.action){
-validate349.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
+validate357.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -20797,7 +21165,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs2 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate349.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate357.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -20809,32 +21177,32 @@ var valid0 = true;
 }
 }
 else {
-validate349.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate357.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate349.errors = vErrors;
+validate357.errors = vErrors;
 return errors === 0;
 }
 
-export const ExtensionElicitationAction = validate350;
-const schema525 = {"type":"object","properties":{"action":{"type":"string","not":{"enum":["accept","decline","cancel"]}}},"required":["action"],"additionalProperties":true};
+export const ExtensionElicitationAction = validate358;
+const schema535 = {"type":"object","properties":{"action":{"type":"string","not":{"enum":["accept","decline","cancel"]}}},"required":["action"],"additionalProperties":true};
 
-function validate350(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate358(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate350.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate358.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 let data0 = data.action;
 if(typeof data0 !== "string"){
-validate350.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate358.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -20851,7 +21219,7 @@ errors++;
 }
 var valid1 = _errs5 === errors;
 if(valid1){
-validate350.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate358.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -20869,19 +21237,19 @@ vErrors = null;
 }
 }
 else {
-validate350.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate358.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate350.errors = vErrors;
+validate358.errors = vErrors;
 return errors === 0;
 }
 
-export const CreateElicitationResponse = validate351;
-const schema526 = {"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"if":{"properties":{"action":{"enum":["accept","decline","cancel"]}}},"then":{"type":"object","required":["action"],"discriminator":{"propertyName":"action"},"oneOf":[{"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]}]},"else":{"$ref":"#/$defs/ExtensionElicitationActionWithUncheckedTag"}};
-const schema531 = {"type":"object","properties":{"action":{"type":"string"}},"required":["action"],"additionalProperties":true};
+export const CreateElicitationResponse = validate359;
+const schema536 = {"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"if":{"properties":{"action":{"enum":["accept","decline","cancel"]}}},"then":{"type":"object","required":["action"],"discriminator":{"propertyName":"action"},"oneOf":[{"type":"object","properties":{"action":{"const":"accept"},"content":{"type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ElicitationContentValue"}},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"decline"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]},{"type":"object","properties":{"action":{"const":"cancel"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["action"]}]},"else":{"$ref":"#/$defs/ExtensionElicitationActionWithUncheckedTag"}};
+const schema541 = {"type":"object","properties":{"action":{"type":"string"}},"required":["action"],"additionalProperties":true};
 
-function validate351(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate359(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -20919,7 +21287,7 @@ if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.action === undefined) && (missing0 = "action")){
-validate351.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate359.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20931,14 +21299,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.action === undefined) && (missing1 = "action")){
-validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate359.errors = [{instancePath,schemaPath:"#/then/oneOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs9 = errors;
 if("accept" !== data.action){
-validate351.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/0/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+validate359.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/0/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs9 === errors;
@@ -20951,7 +21319,7 @@ if(data.content !== undefined){
 let data2 = data.content;
 const _errs10 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate351.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema526.then.oneOf[0].properties.content.type},message:"must be object,null"}];
+validate359.errors = [{instancePath:instancePath+"/content",schemaPath:"#/then/oneOf/0/properties/content/type",keyword:"type",params:{type: schema536.then.oneOf[0].properties.content.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs10){
@@ -20975,7 +21343,7 @@ if(data._meta !== undefined){
 let data4 = data._meta;
 const _errs16 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate351.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate359.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -20988,7 +21356,7 @@ var valid4 = true;
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate359.errors = [{instancePath,schemaPath:"#/then/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20999,14 +21367,14 @@ if(errors === _errs20){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.action === undefined) && (missing2 = "action")){
-validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate359.errors = [{instancePath,schemaPath:"#/then/oneOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs22 = errors;
 if("decline" !== data.action){
-validate351.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/1/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
+validate359.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/1/properties/action/const",keyword:"const",params:{allowedValue: "decline"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs22 === errors;
@@ -21019,7 +21387,7 @@ if(data._meta !== undefined){
 let data6 = data._meta;
 const _errs23 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate351.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate359.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid9 = _errs23 === errors;
@@ -21031,7 +21399,7 @@ var valid9 = true;
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate359.errors = [{instancePath,schemaPath:"#/then/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21042,14 +21410,14 @@ if(errors === _errs27){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.action === undefined) && (missing3 = "action")){
-validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate359.errors = [{instancePath,schemaPath:"#/then/oneOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 const _errs29 = errors;
 if("cancel" !== data.action){
-validate351.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/2/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
+validate359.errors = [{instancePath:instancePath+"/action",schemaPath:"#/then/oneOf/2/properties/action/const",keyword:"const",params:{allowedValue: "cancel"},message:"must be equal to constant"}];
 return false;
 }
 var valid12 = _errs29 === errors;
@@ -21062,7 +21430,7 @@ if(data._meta !== undefined){
 let data8 = data._meta;
 const _errs30 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate351.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate359.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid12 = _errs30 === errors;
@@ -21074,24 +21442,24 @@ var valid12 = true;
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate359.errors = [{instancePath,schemaPath:"#/then/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "action", tagValue: tag0},message:"value of tag \"action\" must be in oneOf"}];
+validate359.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "action", tagValue: tag0},message:"value of tag \"action\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "action", tagValue: tag0},message:"tag \"action\" must be string"}];
+validate359.errors = [{instancePath,schemaPath:"#/then/discriminator",keyword:"discriminator",params:{error: "tag", tag: "action", tagValue: tag0},message:"tag \"action\" must be string"}];
 return false;
 }
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate359.errors = [{instancePath,schemaPath:"#/then/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21106,20 +21474,20 @@ if(errors === _errs35){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.action === undefined) && (missing4 = "action")){
-validate351.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate359.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 if(typeof data.action !== "string"){
-validate351.errors = [{instancePath:instancePath+"/action",schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate359.errors = [{instancePath:instancePath+"/action",schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate359.errors = [{instancePath,schemaPath:"#/$defs/ExtensionElicitationActionWithUncheckedTag/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21136,45 +21504,45 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate351.errors = vErrors;
+validate359.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((data.action === undefined) && (missing5 = "action")){
-validate351.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate359.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data.action !== undefined){
 if(typeof data.action !== "string"){
-validate351.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate359.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate351.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate359.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate351.errors = vErrors;
+validate359.errors = vErrors;
 return errors === 0;
 }
 
-export const CompleteElicitationNotification = validate352;
-const schema532 = {"type":"object","properties":{"elicitationId":{"$ref":"#/$defs/ElicitationId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["elicitationId"]};
+export const CompleteElicitationNotification = validate360;
+const schema542 = {"type":"object","properties":{"elicitationId":{"$ref":"#/$defs/ElicitationId"},"_meta":{"$ref":"#/$defs/Meta"}},"required":["elicitationId"]};
 
-function validate352(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate360(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.elicitationId === undefined) && (missing0 = "elicitationId")){
-validate352.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate360.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21185,12 +21553,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate352.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate360.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate352.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate360.errors = [{instancePath:instancePath+"/elicitationId",schemaPath:"#/$defs/ElicitationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21204,7 +21572,7 @@ if(data._meta !== undefined){
 let data1 = data._meta;
 const _errs4 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate352.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate360.errors = [{instancePath:instancePath+"/_meta",schemaPath:"#/$defs/Meta/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -21216,10 +21584,10 @@ var valid0 = true;
 }
 }
 else {
-validate352.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate360.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate352.errors = vErrors;
+validate360.errors = vErrors;
 return errors === 0;
 }
