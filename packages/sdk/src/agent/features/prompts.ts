@@ -36,9 +36,9 @@ function endTurnAfterFailure(session: AgentSession): void {
  * Hands a prompt to `onPrompt` as a {@link PendingPrompt}: answered with its `messageId` once
  * inserted, -32800 when its request or its session is cancelled or closed first, -32603 when the
  * handler throws before settling it (the error goes to `onHandlerError`). When it throws after the
- * prompt was inserted and the session's turn is still open, the turn ends with `idle('error')`. With `inserting`, the
- * message's ID is recorded before the append (a prompt forwarded by another replica), so a takeover
- * can tell the outcome.
+ * prompt was inserted and the session's turn is still open, the turn ends with `idle('error')`.
+ * With `inserting`, the message's ID is recorded before the append (a prompt forwarded by another
+ * replica), so a takeover can tell the outcome.
  */
 function runPrompt(
   agent: AgentHost,
