@@ -105,8 +105,12 @@ export interface AgentOptions extends AgentMethodOptions {
   /**
    * Called for every valid `session/prompt`. Settle the prompt with `prompt.insert()` (the
    * client gets its `messageId` only then) or `prompt.reject(error)`; or keep it pending and
-   * insert it later, for example after the current work. If the handler throws before the
-   * prompt is settled, the client gets -32603 and nothing is inserted; the error itself goes to
+   * insert it later, for example after the current work. If the handler throws (or its promise
+   * rejects) before the prompt is settled, the client gets -32603 and nothing is inserted. If it
+   * throws after the prompt was inserted while the session's turn is still open (`running` or
+   * `requires_action`, also a turn shared with other prompts), the SDK ends that turn with
+   * `idle('error')` and a -32603 error; a turn the handler already ended gets nothing more. Either
+   * way clients see only a generic message; the error itself goes to
    * {@link AgentOptions.onHandlerError}.
    */
   onPrompt(prompt: PendingPrompt, context: PromptContext): void | Promise<void>;

@@ -11,12 +11,34 @@ import type { AgentHost, MethodFeature } from '../serving.js';
 /** When a prompt arrived at its session, and how it tells the session it was settled. */
 type Arrival = { arrival: number; settled: () => void };
 
+const noop = (): void => undefined;
+
+/**
+ * Ends the session's turn after `onPrompt` threw or rejected once its prompt was inserted, so
+ * clients are not left watching a turn that never ends. Only a turn still open is ended: a handler
+ * that already reported `idle()` (even one still being written: the activity is set before the
+ * write) gets nothing more. The turn may be shared with other prompts inserted into it; it ends all
+ * the same, since the agent's code running it failed. Clients get -32603 with a fixed message,
+ * never the error's own text (which goes to `onHandlerError` only).
+ */
+function endTurnAfterFailure(session: AgentSession): void {
+  if (session.activity === 'idle' || session.closed.aborted) return;
+  session
+    .idle('error', undefined, {
+      code: ErrorCodes.InternalError,
+      message: "Internal error: the agent's prompt handler failed.",
+    })
+    // A failed write is the log's to report; the idle still closes the turn here.
+    .catch(noop);
+}
+
 /**
  * Hands a prompt to `onPrompt` as a {@link PendingPrompt}: answered with its `messageId` once
  * inserted, -32800 when its request or its session is cancelled or closed first, -32603 when the
- * handler throws before settling it (the error goes to `onHandlerError`). With `inserting`, the
- * message's ID is recorded before the append (a prompt forwarded by another replica), so a takeover
- * can tell the outcome.
+ * handler throws before settling it (the error goes to `onHandlerError`). When it throws after the
+ * prompt was inserted and the session's turn is still open, the turn ends with `idle('error')`.
+ * With `inserting`, the message's ID is recorded before the append (a prompt forwarded by another
+ * replica), so a takeover can tell the outcome.
  */
 function runPrompt(
   agent: AgentHost,
@@ -60,8 +82,12 @@ function runPrompt(
     { once: true },
   );
   const failed = (error: unknown): void => {
+    const before = prompt.state;
     rejectIfPending(new RpcError(ErrorCodes.InternalError, 'Internal error'));
     agent.handlerFailed(error, { handler: 'onPrompt', sessionId: session.id });
+    // Failed after inserting: the client has its receipt, so the turn is ended here instead.
+    if (before === 'inserted') endTurnAfterFailure(session);
+    else if (before === 'inserting') prompt.response.then(() => endTurnAfterFailure(session), noop);
   };
   try {
     const handled = agent.options.onPrompt(prompt, { session, client: peer });
