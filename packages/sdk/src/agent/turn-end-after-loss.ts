@@ -1,9 +1,10 @@
 import type { SessionUpdate } from '@acp-kit/schema';
 import type { NewLogEntry } from '../history/session-log.js';
+import { ErrorCodes } from '../rpc/errors.js';
 
 /** The error a turn ends with when updates written behind it never reached the log. */
 export const LOST_OUTPUT_ERROR = {
-  code: -32603,
+  code: ErrorCodes.InternalError,
   message: "Part of the turn's output could not be stored, so it was never reported; the turn ended here.",
 } as const;
 
