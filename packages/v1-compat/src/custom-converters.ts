@@ -240,10 +240,17 @@ export function v2ToV1AuthMethod(value: V2.AuthMethod): V1.AuthMethod {
   }
 }
 
+/** A capability object given (present and not null). */
+function given<T>(value: T | null | undefined): value is T {
+  return value !== undefined && value !== null;
+}
+
 /**
- * v1 capabilities in the v2 layout: prompt and MCP (http) under `session`, and the optional
- * session methods v2 still marks (delete, additionalDirectories, and fork from both unstable schemas). v2 requires list, close and
- * resume of every agent, so those v1 flags have no v2 field; neither do loadSession and logout.
+ * v1 capabilities in the v2 layout: prompt and MCP (http, and acp from both unstable schemas) under
+ * `session`, and the optional session methods v2 still marks (delete, additionalDirectories, and
+ * from both unstable schemas fork, title, status, archive and systemPrompt); auth.status and
+ * providers (unstable in both) carry over. v2 requires list, close and resume of every agent, so
+ * those v1 flags have no v2 field; neither do loadSession and logout.
  */
 export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCapabilities {
   const prompt = promptCapabilitiesToV2(value.promptCapabilities);
@@ -252,17 +259,28 @@ export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCa
     ...(prompt === undefined ? {} : { prompt }),
     ...(value.mcpCapabilities === undefined
       ? {}
-      : { mcp: { stdio: {}, ...(value.mcpCapabilities.http === true ? { http: {} } : {}) } }),
+      : {
+          mcp: {
+            stdio: {},
+            ...(value.mcpCapabilities.http === true ? { http: {} } : {}),
+            ...(value.mcpCapabilities.acp === true ? { acp: {} } : {}),
+          },
+        }),
     ...(sessions?.delete === undefined || sessions.delete === null ? {} : { delete: {} }),
     ...(sessions?.additionalDirectories === undefined || sessions.additionalDirectories === null
       ? {}
       : { additionalDirectories: {} }),
     // Unstable in both versions: v1's unstable schema carries it under sessionCapabilities.
     ...(sessions?.fork === undefined || sessions.fork === null ? {} : { fork: {} }),
+    ...(given(sessions?.title) ? { title: {} } : {}),
+    ...(given(sessions?.status) ? { status: {} } : {}),
+    ...(given(sessions?.archive) ? { archive: {} } : {}),
+    ...(given(sessions?.systemPrompt) ? { systemPrompt: sessions.systemPrompt } : {}),
   };
   return {
     session,
-    ...(value.auth === undefined ? {} : { auth: {} }),
+    ...(value.auth === undefined ? {} : { auth: given(value.auth.status) ? { status: {} } : {} }),
+    ...(given(value.providers) ? { providers: {} } : {}),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -289,7 +307,13 @@ export function v2ToV1AgentCapabilities(value: V2.AgentCapabilities): V1.AgentCa
         }),
     ...(mcp === undefined || mcp === null
       ? {}
-      : { mcpCapabilities: { http: present(mcp.http), sse: false } }),
+      : {
+          mcpCapabilities: {
+            http: present(mcp.http),
+            sse: false,
+            ...(present(mcp.acp) ? { acp: true } : {}),
+          },
+        }),
     sessionCapabilities: {
       list: {},
       resume: {},
@@ -297,8 +321,15 @@ export function v2ToV1AgentCapabilities(value: V2.AgentCapabilities): V1.AgentCa
       ...(present(session?.delete) ? { delete: {} } : {}),
       ...(present(session?.additionalDirectories) ? { additionalDirectories: {} } : {}),
       ...(present(session?.fork) ? { fork: {} } : {}),
+      ...(present(session?.title) ? { title: {} } : {}),
+      ...(present(session?.status) ? { status: {} } : {}),
+      ...(present(session?.archive) ? { archive: {} } : {}),
+      ...(session?.systemPrompt === undefined || session.systemPrompt === null
+        ? {}
+        : { systemPrompt: session.systemPrompt }),
     },
-    auth: { logout: {} },
+    auth: { logout: {}, ...(present(value.auth?.status) ? { status: {} } : {}) },
+    ...(present(value.providers) ? { providers: {} } : {}),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -365,4 +396,15 @@ export function v2ToV1InitializeResponse(value: V2.InitializeResponse): V1.Initi
     agentInfo: v2ToV1Implementation(value.info),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
+}
+
+/** A subagent's mirrored state: the same open object in v1's unstable schema, unknown fields kept. */
+export function v1ToV2SubagentState(value: V1.SubagentState): V2.SubagentState {
+  return value as V2.SubagentState;
+}
+
+/** v1 has no background list: it is left out of the state; every other field is kept as it is. */
+export function v2ToV1SubagentState(value: V2.SubagentState): V1.SubagentState {
+  const { background: _background, ...rest } = value;
+  return rest as V1.SubagentState;
 }

@@ -34,13 +34,10 @@ describe('session/fork across v1 and v2 (unstable in both)', () => {
     });
   });
 
-  it('drops the systemPrompt v1 cannot carry, and turns a mode option into v1 modes', () => {
-    const request = v2ToV1ForkSessionRequest({
-      sessionId: 'sess_1',
-      cwd: '/repo',
-      systemPrompt: { mode: 'append', content: [{ type: 'text', text: 'Be brief.' }] },
-    });
-    expect(request).toEqual({ sessionId: 'sess_1', cwd: '/repo' });
+  it('carries the systemPrompt (unstable in both), and turns a mode option into v1 modes', () => {
+    const systemPrompt = { mode: 'append', content: [{ type: 'text' as const, text: 'Be brief.' }] };
+    const request = v2ToV1ForkSessionRequest({ sessionId: 'sess_1', cwd: '/repo', systemPrompt });
+    expect(request).toEqual({ sessionId: 'sess_1', cwd: '/repo', systemPrompt });
     expect(validateV1('ForkSessionRequest', request).ok).toBe(true);
     const response = v2ToV1ForkSessionResponse({
       sessionId: 'sess_2',

@@ -298,10 +298,39 @@ describe('capabilities', () => {
     expect(validV1('AgentCapabilities', v1)).toEqual([]);
   });
 
-  it('does not offer a v1 client MCP servers of type acp (v1 has no mcp/message)', () => {
+  it('offers a v1 client MCP servers of type acp as v1 unstable mcpCapabilities.acp, and takes it back', () => {
     const v1 = v2ToV1AgentCapabilities({ session: { mcp: { http: {}, acp: {} } } });
-    expect(v1.mcpCapabilities).toEqual({ http: true, sse: false });
+    expect(v1.mcpCapabilities).toEqual({ http: true, sse: false, acp: true });
     expect(validV1('AgentCapabilities', v1)).toEqual([]);
+    expect(v1ToV2AgentCapabilities(v1).session?.mcp).toEqual({ stdio: {}, http: {}, acp: {} });
+    const without = v2ToV1AgentCapabilities({ session: { mcp: { http: {} } } });
+    expect(without.mcpCapabilities).toEqual({ http: true, sse: false });
+  });
+
+  it('carries the capabilities both unstable schemas have, and offers none the agent lacks', () => {
+    const v2 = {
+      session: {
+        fork: {},
+        title: {},
+        status: {},
+        archive: {},
+        systemPrompt: { mode: { override: {} } },
+      },
+      auth: { status: {} },
+      providers: {},
+    };
+    const v1 = v2ToV1AgentCapabilities(v2);
+    expect(v1.sessionCapabilities).toMatchObject(v2.session);
+    expect(v1.auth).toEqual({ logout: {}, status: {} });
+    expect(v1.providers).toEqual({});
+    expect(validV1('AgentCapabilities', v1)).toEqual([]);
+    expect(v1ToV2AgentCapabilities(v1)).toMatchObject(v2);
+    const stable = v2ToV1AgentCapabilities({ session: {} });
+    for (const key of ['fork', 'title', 'status', 'archive', 'systemPrompt'])
+      expect(stable.sessionCapabilities, key).not.toHaveProperty(key);
+    expect(stable.auth).toEqual({ logout: {} });
+    expect(stable).not.toHaveProperty('providers');
+    expect(v1ToV2AgentCapabilities({ auth: {} }).auth).toEqual({});
   });
 
   it('drops v1 client fs and terminal capabilities and translates auth', () => {
@@ -368,6 +397,8 @@ describe('the method and update tables', () => {
       if (row?.v2 === null) expect(row.lossy, method.name).toBeTruthy();
     }
     expect(METHOD_MAPPING.filter((m) => m.v2 === null).map((m) => m.v1)).toEqual([
+      'proxy/initialize',
+      'proxy/successor',
       'fs/read_text_file',
       'fs/write_text_file',
       'terminal/create',

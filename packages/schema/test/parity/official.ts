@@ -26,9 +26,15 @@ const PARITY_DIR = fileURLToPath(new URL('../../../../schema/parity/', import.me
 /**
  * A protocol version whose official schema the official SDK ships: `v2-unstable` is v2 with
  * upstream's unstable surface (`schema/v2/schema.unstable.json`), checked against the same
- * canonical schema of ours, whose unstable definitions carry `x-unstable`.
+ * canonical schema of ours, whose unstable definitions carry `x-unstable`; `v1-unstable` is the
+ * same for v1 (`schema/v1/schema.unstable.json` against our schema/v1).
  */
-export type ProtocolVersion = 'v1' | 'v2' | 'v2-unstable';
+export type ProtocolVersion = 'v1' | 'v2' | 'v1-unstable' | 'v2-unstable';
+
+/** The folder of a version's schema: `v1` or `v2`, with or without its unstable surface. */
+export function schemaDir(version: ProtocolVersion): 'v1' | 'v2' {
+  return version.startsWith('v1') ? 'v1' : 'v2';
+}
 
 /** schema/parity/[v1-]names.json: official definitions we spell or split differently. */
 export interface Counterpart {
@@ -71,6 +77,8 @@ export interface OfficialMethod {
 /** The official schema of one version with our names and deltas for it. */
 export interface OfficialParity {
   readonly version: ProtocolVersion;
+  /** Whether this is a version's unstable surface (its schema.unstable.json). */
+  readonly unstable: boolean;
   /** The official schema file as the official SDK ships it. */
   readonly file: string;
   readonly schema: Schema;
@@ -106,30 +114,32 @@ type NamesFile = OfficialParity['names'];
  * Loads the official schema of `version` from @agentclientprotocol/sdk and our parity files for it:
  * `schema/parity/names.json` and `deltas.json` for v2, `v1-names.json` and `v1-deltas.json` for v1;
  * for `v2-unstable` the v2 files and, on top of them, `unstable-names.json` and
- * `unstable-deltas.json` (the official unstable definitions and methods acp-kit does not have yet
+ * `unstable-deltas.json`, for `v1-unstable` the v1 files and `v1-unstable-names.json` and
+ * `v1-unstable-deltas.json` (the official unstable definitions and methods acp-kit does not have yet
  * are listed there with `ours: null`).
  */
 export function loadOfficialParity(version: ProtocolVersion): OfficialParity {
-  const unstable = version === 'v2-unstable';
-  const dir = unstable ? 'v2' : version;
+  const unstable = version.endsWith('-unstable');
+  const dir = schemaDir(version);
   const file = join(
     packageRoot('@agentclientprotocol/sdk'),
     `schema/${dir}/schema${unstable ? '.unstable' : ''}.json`,
   );
   const schema = JSON.parse(readFileSync(file, 'utf8')) as Schema;
   const defs = schema.$defs as Record<string, Schema>;
-  const prefix = version === 'v1' ? 'v1-' : unstable ? 'unstable-' : '';
+  const stablePrefix = dir === 'v1' ? 'v1-' : '';
+  const prefix = `${stablePrefix}${unstable ? 'unstable-' : ''}`;
   const namesFile = `schema/parity/${prefix}names.json`;
   const deltasFile = `schema/parity/${prefix}deltas.json`;
   let names = parityFile<NamesFile>(`${prefix}names.json`);
   let deltas = parityFile<{ deltas: Delta[] }>(`${prefix}deltas.json`).deltas;
   if (unstable) {
-    const stable = parityFile<NamesFile>('names.json');
+    const stable = parityFile<NamesFile>(`${stablePrefix}names.json`);
     names = {
       counterparts: { ...stable.counterparts, ...names.counterparts },
       methods: { ...stable.methods, ...names.methods },
     };
-    deltas = [...parityFile<{ deltas: Delta[] }>('deltas.json').deltas, ...deltas];
+    deltas = [...parityFile<{ deltas: Delta[] }>(`${stablePrefix}deltas.json`).deltas, ...deltas];
   }
 
   const counterpartOf = (official: string): string | null => {
@@ -200,6 +210,7 @@ export function loadOfficialParity(version: ProtocolVersion): OfficialParity {
 
   return {
     version,
+    unstable,
     file,
     schema,
     defs,

@@ -175,6 +175,7 @@ export class SessionView {
       terminals: this.terminals,
       ownMessages: this.ownMessages,
       loading: this.loading,
+      capabilities: this.#capabilities(),
       leftOut,
     };
   }

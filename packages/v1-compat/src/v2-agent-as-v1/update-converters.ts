@@ -13,11 +13,14 @@ import {
   v2ToV1ConfigOptionUpdate,
   v2ToV1CurrentModeUpdate,
   v2ToV1NewToolCall,
+  v2ToV1PlanContentUpdate,
+  v2ToV1PlanUpdate,
   v2ToV1ToolCallUpdate,
 } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
 import type { MessageKind } from '../message-ids.js';
 import { v2ModeOption } from '../mode-options.js';
+import { advertises } from './client-advertises.js';
 import { backgroundToV1, showEmbeddedTerminals, type TerminalShown } from './background-to-v1.js';
 import type { ChunkWriter } from './chunk-writer.js';
 
@@ -36,6 +39,8 @@ export interface UpdateToV1Context {
   readonly ownMessages: ReadonlySet<string>;
   /** A v1 session/load is replaying: the client's own messages go out too. */
   readonly loading: boolean;
+  /** What the v1 client advertised in its initialize (undefined before it did). */
+  readonly capabilities?: V1.ClientCapabilities | undefined;
   /** Told each part left out. */
   readonly leftOut: LeftOut;
 }
@@ -162,4 +167,14 @@ export function configOptionsToV1(update: V2.ConfigOptionUpdate): V1.SessionUpda
   const out: V1.SessionUpdate[] = [v2ToV1ConfigOptionUpdate(update)];
   if (v2ModeOption(update.configOptions) !== undefined) out.push(v2ToV1CurrentModeUpdate(update));
   return out;
+}
+
+/**
+ * A v2 plan goes to a v1 client that advertised the (unstable) plan capability as it is, a
+ * `plan_update` naming its planId; to any other as v1's stable `plan`, which replaces the one plan
+ * such a client shows (see the PlanUpdate conversion's lossy note).
+ */
+export function planToV1(update: V2.PlanUpdate, context: UpdateToV1Context): V1.SessionUpdate[] {
+  if (advertises(context.capabilities, '/plan')) return [v2ToV1PlanContentUpdate(update)];
+  return [v2ToV1PlanUpdate(update)];
 }

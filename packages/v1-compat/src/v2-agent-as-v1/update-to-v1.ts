@@ -3,21 +3,13 @@ import { UPDATES_TO_V1, type UpdateToV1 } from '../generated/compat/update-to-v1
 import type * as V1 from '../generated/v1/types.js';
 import { UPDATE_KINDS as V1_UPDATE_KINDS } from '../generated/v1/update-kinds.js';
 import { V1_ONLY_UPDATES } from '../v1-only-updates.js';
+import { advertises } from './client-advertises.js';
 import type { UpdateToV1Context } from './update-converters.js';
 
+export { advertises } from './client-advertises.js';
 export type { LeftOut, UpdateToV1Context } from './update-converters.js';
 
 const BACK_TO_V1 = new Map<string, string>(Object.entries(V1_ONLY_UPDATES).map(([v1, v2]) => [v2, v1]));
-
-/** Whether v1 client capabilities hold the value an RFC 6901 pointer names (present and not null). */
-export function advertises(capabilities: V1.ClientCapabilities | undefined, pointer: string): boolean {
-  let value: unknown = capabilities;
-  for (const token of pointer.slice(1).split('/')) {
-    if (typeof value !== 'object' || value === null) return false;
-    value = (value as Record<string, unknown>)[token.replaceAll('~1', '/').replaceAll('~0', '~')];
-  }
-  return value !== undefined && value !== null;
-}
 
 /** The capability a pointer names, as people write it (`/session/notices` → `session.notices`). */
 function capabilityName(pointer: string): string {

@@ -1014,7 +1014,7 @@ export function v2ToV1McpServer(value: V2.McpServer): V1.McpServer {
   return custom.v2ToV1McpServer(value);
 }
 
-/** Converts a v1 `ClientCapabilities` into a v2 `ClientCapabilities`. Lossy: v2 has no client file-system or terminal capabilities (fs/* and terminal/* have no v2 counterpart), and v1 session capabilities (compaction, notices, boolean config options) have no v2 field; they are dropped. auth and elicitation carry over. */
+/** Converts a v1 `ClientCapabilities` into a v2 `ClientCapabilities`. Lossy: v2 has no client file-system or terminal capabilities (fs/* and terminal/* have no v2 counterpart), and v1 session capabilities (compaction, notices, boolean config options) have no v2 field; they are dropped. So are v1's unstable subagents and plan: a v2 client takes subagent, session-message and plan updates without advertising anything (a receiver that does not know them keeps them as unknown kinds). auth and elicitation carry over. */
 export function v1ToV2ClientCapabilities(value: V1.ClientCapabilities): V2.ClientCapabilities {
   return {
     ...(value.auth === undefined ? {} : { auth: v1ToV2ClientAuthCapabilities(value.auth) }),
@@ -1088,12 +1088,12 @@ export function v2ToV1ElicitationCapabilities(value: V2.ElicitationCapabilities)
   };
 }
 
-/** Converts a v1 `AgentCapabilities` into a v2 `AgentCapabilities` (hand-written). Lossy: Prompt, MCP (http), delete, additionalDirectories and fork (unstable in both) capabilities carry over into v2 session capabilities. loadSession, resume, list, close and auth.logout have no v2 field: v2 requires session/list, session/close and session/resume of every agent and auth/logout of every agent with auth methods, so a bridge must answer those itself when the v1 agent lacks them. v1 SSE MCP support has no v2 field. */
+/** Converts a v1 `AgentCapabilities` into a v2 `AgentCapabilities` (hand-written). Lossy: Prompt, MCP (http, and acp from both unstable schemas), delete and additionalDirectories carry over into v2 session capabilities, as do the capabilities both versions mark unstable: fork, title, status, archive and systemPrompt under session, auth.status, providers. loadSession, resume, list, close and auth.logout have no v2 field: v2 requires session/list, session/close and session/resume of every agent and auth/logout of every agent with auth methods, so a bridge must answer those itself when the v1 agent lacks them. v1 SSE MCP support has no v2 field. */
 export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCapabilities {
   return custom.v1ToV2AgentCapabilities(value);
 }
 
-/** Converts a v2 `AgentCapabilities` into a v1 `AgentCapabilities` (hand-written). Lossy: Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout (which the InitializeResponse conversion keeps only when the v2 agent lists auth methods), and the prompt, MCP http, delete, additionalDirectories and fork (unstable in both) capabilities. The other unstable v2 capabilities (title, status, archive, systemPrompt, auth.status, providers) are not offered: v1's unstable schema has those methods, but acp-kit's v1 mapping does not carry them yet. */
+/** Converts a v2 `AgentCapabilities` into a v1 `AgentCapabilities` (hand-written). Lossy: Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout (which the InitializeResponse conversion keeps only when the v2 agent lists auth methods), the prompt, MCP http, delete and additionalDirectories capabilities, and the ones both versions mark unstable (sessionCapabilities fork, title, status, archive and systemPrompt; mcpCapabilities.acp; auth.status; providers). */
 export function v2ToV1AgentCapabilities(value: V2.AgentCapabilities): V1.AgentCapabilities {
   return custom.v2ToV1AgentCapabilities(value);
 }
@@ -1202,16 +1202,18 @@ export function v1ToV2NewSessionRequest(value: V1.NewSessionRequest): V2.NewSess
     cwd: value.cwd,
     ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
     mcpServers: value.mcpServers.map((item) => v1ToV2McpServer(item)),
+    ...(value.systemPrompt === undefined ? {} : { systemPrompt: value.systemPrompt === null ? null : v1ToV2SystemPrompt(value.systemPrompt) }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
 
-/** Converts a v2 `NewSessionRequest` into a v1 `NewSessionRequest`. Lossy: v1 requires mcpServers; a v2 request without them sends []. v1 has no systemPrompt (upstream's unstable surface; the bridge never advertises capabilities.session.systemPrompt): it is dropped. */
+/** Converts a v2 `NewSessionRequest` into a v1 `NewSessionRequest`. Lossy: v1 requires mcpServers; a v2 request without them sends []. systemPrompt (unstable in both) carries over. */
 export function v2ToV1NewSessionRequest(value: V2.NewSessionRequest): V1.NewSessionRequest {
   return {
     cwd: value.cwd,
     ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
     mcpServers: value.mcpServers === undefined ? [] : value.mcpServers.map((item) => v2ToV1McpServer(item)),
+    ...(value.systemPrompt === undefined ? {} : { systemPrompt: value.systemPrompt === null ? null : v2ToV1SystemPrompt(value.systemPrompt) }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -1234,17 +1236,19 @@ export function v1ToV2LoadSessionRequest(value: V1.LoadSessionRequest): V2.Resum
     ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
     mcpServers: value.mcpServers.map((item) => v1ToV2McpServer(item)),
     replayFrom: { "type": "start" },
+    ...(value.systemPrompt === undefined ? {} : { systemPrompt: value.systemPrompt === null ? null : v1ToV2SystemPrompt(value.systemPrompt) }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
 
-/** Converts a v2 `ResumeSessionRequest` into a v1 `LoadSessionRequest`. Lossy: v1 session/load always replays and requires mcpServers: replayFrom is dropped and a missing server list becomes []. v1 has no systemPrompt (unstable): it is dropped. */
+/** Converts a v2 `ResumeSessionRequest` into a v1 `LoadSessionRequest`. Lossy: v1 session/load always replays and requires mcpServers: replayFrom is dropped and a missing server list becomes []. systemPrompt (unstable in both) carries over. */
 export function v2ToV1LoadSessionRequest(value: V2.ResumeSessionRequest): V1.LoadSessionRequest {
   return {
     sessionId: value.sessionId,
     cwd: value.cwd,
     ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
     mcpServers: value.mcpServers === undefined ? [] : value.mcpServers.map((item) => v2ToV1McpServer(item)),
+    ...(value.systemPrompt === undefined ? {} : { systemPrompt: value.systemPrompt === null ? null : v2ToV1SystemPrompt(value.systemPrompt) }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -1256,6 +1260,7 @@ export function v1ToV2ResumeSessionRequest(value: V1.ResumeSessionRequest): V2.R
     cwd: value.cwd,
     ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
     ...(value.mcpServers === undefined ? {} : { mcpServers: value.mcpServers.map((item) => v1ToV2McpServer(item)) }),
+    ...(value.systemPrompt === undefined ? {} : { systemPrompt: value.systemPrompt === null ? null : v1ToV2SystemPrompt(value.systemPrompt) }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -1298,17 +1303,19 @@ export function v1ToV2ForkSessionRequest(value: V1.ForkSessionRequest): V2.ForkS
     cwd: value.cwd,
     ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
     ...(value.mcpServers === undefined ? {} : { mcpServers: value.mcpServers.map((item) => v1ToV2McpServer(item)) }),
+    ...(value.systemPrompt === undefined ? {} : { systemPrompt: value.systemPrompt === null ? null : v1ToV2SystemPrompt(value.systemPrompt) }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
 
-/** Converts a v2 `ForkSessionRequest` into a v1 `ForkSessionRequest`. Lossy: v1 has no systemPrompt (unstable): it is dropped (the fork keeps the source's). */
+/** Converts a v2 `ForkSessionRequest` into a v1 `ForkSessionRequest`. */
 export function v2ToV1ForkSessionRequest(value: V2.ForkSessionRequest): V1.ForkSessionRequest {
   return {
     sessionId: value.sessionId,
     cwd: value.cwd,
     ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
     ...(value.mcpServers === undefined ? {} : { mcpServers: value.mcpServers.map((item) => v2ToV1McpServer(item)) }),
+    ...(value.systemPrompt === undefined ? {} : { systemPrompt: value.systemPrompt === null ? null : v2ToV1SystemPrompt(value.systemPrompt) }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -1321,6 +1328,572 @@ export function v1ToV2ForkSessionResponse(value: V1.ForkSessionResponse): V2.For
 /** Converts a v2 `ForkSessionResponse` into a v1 `ForkSessionResponse` (hand-written). Lossy: v2 configuration options carry over; a select option of category mode also becomes v1 modes (its groups flattened). availableCommands has no v1 field in a response: it is dropped here (a bridge sends it as an available_commands_update). */
 export function v2ToV1ForkSessionResponse(value: V2.ForkSessionResponse): V1.ForkSessionResponse {
   return custom.v2ToV1ForkSessionResponse(value);
+}
+
+/** Converts a v1 `SystemPrompt` into a v2 `SystemPrompt`. */
+export function v1ToV2SystemPrompt(value: V1.SystemPrompt): V2.SystemPrompt {
+  return {
+    mode: value.mode,
+    content: value.content.map((item) => v1ToV2ContentBlock(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SystemPrompt` into a v1 `SystemPrompt`. */
+export function v2ToV1SystemPrompt(value: V2.SystemPrompt): V1.SystemPrompt {
+  return {
+    mode: value.mode,
+    content: value.content.map((item) => v2ToV1ContentBlock(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `PlanContent` into a v2 `PlanContent`. */
+export function v1ToV2PlanContent(value: V1.PlanContent): V2.PlanContent {
+  switch (value.type) {
+    case 'items':
+      return v1ToV2PlanItems(value as V1.PlanItems);
+    case 'file':
+      return v1ToV2PlanFile(value as V1.PlanFile);
+    case 'markdown':
+      return v1ToV2PlanMarkdown(value as V1.PlanMarkdown);
+    default:
+      return v1ToV2ExtensionPlanContent(value as V1.ExtensionPlanContent);
+  }
+}
+
+/** Converts a v2 `PlanContent` into a v1 `PlanContent`. */
+export function v2ToV1PlanContent(value: V2.PlanContent): V1.PlanContent {
+  switch (value.type) {
+    case 'items':
+      return v2ToV1PlanItems(value as V2.PlanItems);
+    case 'file':
+      return v2ToV1PlanFile(value as V2.PlanFile);
+    case 'markdown':
+      return v2ToV1PlanMarkdown(value as V2.PlanMarkdown);
+    default:
+      return v2ToV1ExtensionPlanContent(value as V2.ExtensionPlanContent);
+  }
+}
+
+/** Converts a v1 `PlanItems` into a v2 `PlanItems`. */
+export function v1ToV2PlanItems(value: V1.PlanItems): V2.PlanItems {
+  return {
+    type: 'items',
+    planId: value.planId,
+    entries: value.entries.map((item) => v1ToV2PlanEntry(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `PlanItems` into a v1 `PlanItems`. */
+export function v2ToV1PlanItems(value: V2.PlanItems): V1.PlanItems {
+  return {
+    type: 'items',
+    planId: value.planId,
+    entries: value.entries.map((item) => v2ToV1PlanEntry(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `PlanFile` into a v2 `PlanFile`. */
+export function v1ToV2PlanFile(value: V1.PlanFile): V2.PlanFile {
+  return {
+    type: 'file',
+    planId: value.planId,
+    uri: value.uri,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `PlanFile` into a v1 `PlanFile`. */
+export function v2ToV1PlanFile(value: V2.PlanFile): V1.PlanFile {
+  return {
+    type: 'file',
+    planId: value.planId,
+    uri: value.uri,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `PlanMarkdown` into a v2 `PlanMarkdown`. */
+export function v1ToV2PlanMarkdown(value: V1.PlanMarkdown): V2.PlanMarkdown {
+  return {
+    type: 'markdown',
+    planId: value.planId,
+    content: value.content,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `PlanMarkdown` into a v1 `PlanMarkdown`. */
+export function v2ToV1PlanMarkdown(value: V2.PlanMarkdown): V1.PlanMarkdown {
+  return {
+    type: 'markdown',
+    planId: value.planId,
+    content: value.content,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ExtensionPlanContent` into a v2 `ExtensionPlanContent`. */
+export function v1ToV2ExtensionPlanContent(value: V1.ExtensionPlanContent): V2.ExtensionPlanContent {
+  return value as V2.ExtensionPlanContent;
+}
+
+/** Converts a v2 `ExtensionPlanContent` into a v1 `ExtensionPlanContent`. */
+export function v2ToV1ExtensionPlanContent(value: V2.ExtensionPlanContent): V1.ExtensionPlanContent {
+  return value as V1.ExtensionPlanContent;
+}
+
+/** Converts a v1 `SetSessionTitleRequest` into a v2 `SetSessionTitleRequest`. */
+export function v1ToV2SetSessionTitleRequest(value: V1.SetSessionTitleRequest): V2.SetSessionTitleRequest {
+  return {
+    sessionId: value.sessionId,
+    title: value.title,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SetSessionTitleRequest` into a v1 `SetSessionTitleRequest`. */
+export function v2ToV1SetSessionTitleRequest(value: V2.SetSessionTitleRequest): V1.SetSessionTitleRequest {
+  return {
+    sessionId: value.sessionId,
+    title: value.title,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SetSessionTitleResponse` into a v2 `SetSessionTitleResponse`. */
+export function v1ToV2SetSessionTitleResponse(value: V1.SetSessionTitleResponse): V2.SetSessionTitleResponse {
+  return {
+    title: value.title,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SetSessionTitleResponse` into a v1 `SetSessionTitleResponse`. */
+export function v2ToV1SetSessionTitleResponse(value: V2.SetSessionTitleResponse): V1.SetSessionTitleResponse {
+  return {
+    title: value.title,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SessionStatusRequest` into a v2 `SessionStatusRequest`. */
+export function v1ToV2SessionStatusRequest(value: V1.SessionStatusRequest): V2.SessionStatusRequest {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SessionStatusRequest` into a v1 `SessionStatusRequest`. */
+export function v2ToV1SessionStatusRequest(value: V2.SessionStatusRequest): V1.SessionStatusRequest {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ArchiveSessionRequest` into a v2 `ArchiveSessionRequest`. */
+export function v1ToV2ArchiveSessionRequest(value: V1.ArchiveSessionRequest): V2.ArchiveSessionRequest {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ArchiveSessionRequest` into a v1 `ArchiveSessionRequest`. */
+export function v2ToV1ArchiveSessionRequest(value: V2.ArchiveSessionRequest): V1.ArchiveSessionRequest {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ArchiveSessionResponse` into a v2 `ArchiveSessionResponse`. */
+export function v1ToV2ArchiveSessionResponse(value: V1.ArchiveSessionResponse): V2.ArchiveSessionResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ArchiveSessionResponse` into a v1 `ArchiveSessionResponse`. */
+export function v2ToV1ArchiveSessionResponse(value: V2.ArchiveSessionResponse): V1.ArchiveSessionResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `UnarchiveSessionRequest` into a v2 `UnarchiveSessionRequest`. */
+export function v1ToV2UnarchiveSessionRequest(value: V1.UnarchiveSessionRequest): V2.UnarchiveSessionRequest {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `UnarchiveSessionRequest` into a v1 `UnarchiveSessionRequest`. */
+export function v2ToV1UnarchiveSessionRequest(value: V2.UnarchiveSessionRequest): V1.UnarchiveSessionRequest {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `UnarchiveSessionResponse` into a v2 `UnarchiveSessionResponse`. */
+export function v1ToV2UnarchiveSessionResponse(value: V1.UnarchiveSessionResponse): V2.UnarchiveSessionResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `UnarchiveSessionResponse` into a v1 `UnarchiveSessionResponse`. */
+export function v2ToV1UnarchiveSessionResponse(value: V2.UnarchiveSessionResponse): V1.UnarchiveSessionResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `AuthStatusRequest` into a v2 `AuthStatusRequest`. */
+export function v1ToV2AuthStatusRequest(value: V1.AuthStatusRequest): V2.AuthStatusRequest {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `AuthStatusRequest` into a v1 `AuthStatusRequest`. */
+export function v2ToV1AuthStatusRequest(value: V2.AuthStatusRequest): V1.AuthStatusRequest {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `AuthStatusResponse` into a v2 `AuthStatusResponse`. */
+export function v1ToV2AuthStatusResponse(value: V1.AuthStatusResponse): V2.AuthStatusResponse {
+  return {
+    state: value.state,
+    ...(value.accounts === undefined ? {} : { accounts: value.accounts }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `AuthStatusResponse` into a v1 `AuthStatusResponse`. */
+export function v2ToV1AuthStatusResponse(value: V2.AuthStatusResponse): V1.AuthStatusResponse {
+  return {
+    state: value.state,
+    ...(value.accounts === undefined ? {} : { accounts: value.accounts }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `AuthStatusUpdateNotification` into a v2 `AuthStatusUpdateNotification`. */
+export function v1ToV2AuthStatusUpdateNotification(value: V1.AuthStatusUpdateNotification): V2.AuthStatusUpdateNotification {
+  return {
+    state: value.state,
+    ...(value.accounts === undefined ? {} : { accounts: value.accounts }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `AuthStatusUpdateNotification` into a v1 `AuthStatusUpdateNotification`. */
+export function v2ToV1AuthStatusUpdateNotification(value: V2.AuthStatusUpdateNotification): V1.AuthStatusUpdateNotification {
+  return {
+    state: value.state,
+    ...(value.accounts === undefined ? {} : { accounts: value.accounts }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ListProvidersRequest` into a v2 `ListProvidersRequest`. */
+export function v1ToV2ListProvidersRequest(value: V1.ListProvidersRequest): V2.ListProvidersRequest {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ListProvidersRequest` into a v1 `ListProvidersRequest`. */
+export function v2ToV1ListProvidersRequest(value: V2.ListProvidersRequest): V1.ListProvidersRequest {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ListProvidersResponse` into a v2 `ListProvidersResponse`. */
+export function v1ToV2ListProvidersResponse(value: V1.ListProvidersResponse): V2.ListProvidersResponse {
+  return {
+    providers: value.providers,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ListProvidersResponse` into a v1 `ListProvidersResponse`. */
+export function v2ToV1ListProvidersResponse(value: V2.ListProvidersResponse): V1.ListProvidersResponse {
+  return {
+    providers: value.providers,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SetProviderRequest` into a v2 `SetProviderRequest`. */
+export function v1ToV2SetProviderRequest(value: V1.SetProviderRequest): V2.SetProviderRequest {
+  return {
+    providerId: value.providerId,
+    apiType: value.apiType,
+    baseUrl: value.baseUrl,
+    ...(value.headers === undefined ? {} : { headers: value.headers }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SetProviderRequest` into a v1 `SetProviderRequest`. */
+export function v2ToV1SetProviderRequest(value: V2.SetProviderRequest): V1.SetProviderRequest {
+  return {
+    providerId: value.providerId,
+    apiType: value.apiType,
+    baseUrl: value.baseUrl,
+    ...(value.headers === undefined ? {} : { headers: value.headers }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SetProviderResponse` into a v2 `SetProviderResponse`. */
+export function v1ToV2SetProviderResponse(value: V1.SetProviderResponse): V2.SetProviderResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SetProviderResponse` into a v1 `SetProviderResponse`. */
+export function v2ToV1SetProviderResponse(value: V2.SetProviderResponse): V1.SetProviderResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `DisableProviderRequest` into a v2 `DisableProviderRequest`. */
+export function v1ToV2DisableProviderRequest(value: V1.DisableProviderRequest): V2.DisableProviderRequest {
+  return {
+    providerId: value.providerId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `DisableProviderRequest` into a v1 `DisableProviderRequest`. */
+export function v2ToV1DisableProviderRequest(value: V2.DisableProviderRequest): V1.DisableProviderRequest {
+  return {
+    providerId: value.providerId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `DisableProviderResponse` into a v2 `DisableProviderResponse`. */
+export function v1ToV2DisableProviderResponse(value: V1.DisableProviderResponse): V2.DisableProviderResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `DisableProviderResponse` into a v1 `DisableProviderResponse`. */
+export function v2ToV1DisableProviderResponse(value: V2.DisableProviderResponse): V1.DisableProviderResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `MessageMcpRequest` into a v2 `MessageMcpRequest`. */
+export function v1ToV2MessageMcpRequest(value: V1.MessageMcpRequest): V2.MessageMcpRequest {
+  return {
+    serverId: value.serverId,
+    requestId: value.requestId,
+    method: value.method,
+    ...(value.params === undefined ? {} : { params: value.params }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `MessageMcpRequest` into a v1 `MessageMcpRequest`. */
+export function v2ToV1MessageMcpRequest(value: V2.MessageMcpRequest): V1.MessageMcpRequest {
+  return {
+    serverId: value.serverId,
+    requestId: value.requestId,
+    method: value.method,
+    ...(value.params === undefined ? {} : { params: value.params }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `MessageMcpResponse` into a v2 `MessageMcpResponse`. */
+export function v1ToV2MessageMcpResponse(value: V1.MessageMcpResponse): V2.MessageMcpResponse {
+  return value;
+}
+
+/** Converts a v2 `MessageMcpResponse` into a v1 `MessageMcpResponse`. */
+export function v2ToV1MessageMcpResponse(value: V2.MessageMcpResponse): V1.MessageMcpResponse {
+  return value;
+}
+
+/** Converts a v1 `MessageMcpNotification` into a v2 `MessageMcpNotification`. */
+export function v1ToV2MessageMcpNotification(value: V1.MessageMcpNotification): V2.MessageMcpNotification {
+  return {
+    serverId: value.serverId,
+    requestId: value.requestId,
+    method: value.method,
+    ...(value.params === undefined ? {} : { params: value.params }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `MessageMcpNotification` into a v1 `MessageMcpNotification`. */
+export function v2ToV1MessageMcpNotification(value: V2.MessageMcpNotification): V1.MessageMcpNotification {
+  return {
+    serverId: value.serverId,
+    requestId: value.requestId,
+    method: value.method,
+    ...(value.params === undefined ? {} : { params: value.params }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `PlanRemoved` into a v2 `PlanRemoved`. */
+export function v1ToV2PlanRemoved(value: V1.PlanRemoved): V2.PlanRemoved {
+  return {
+    sessionUpdate: 'plan_removed',
+    planId: value.planId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `PlanRemoved` into a v1 `PlanRemoved`. */
+export function v2ToV1PlanRemoved(value: V2.PlanRemoved): V1.PlanRemoved {
+  return {
+    sessionUpdate: 'plan_removed',
+    planId: value.planId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SessionMessage` into a v2 `SessionMessage`. */
+export function v1ToV2SessionMessage(value: V1.SessionMessage): V2.SessionMessage {
+  return {
+    sessionUpdate: 'session_message',
+    messageId: value.messageId,
+    ...(value.senderSessionId === undefined ? {} : { senderSessionId: value.senderSessionId }),
+    ...(value.recipientSessionId === undefined ? {} : { recipientSessionId: value.recipientSessionId }),
+    ...(value.senderMessageId === undefined ? {} : { senderMessageId: value.senderMessageId }),
+    ...(value.recipientMessageId === undefined ? {} : { recipientMessageId: value.recipientMessageId }),
+    ...(value.content === undefined ? {} : { content: value.content === null ? null : value.content.map((item) => v1ToV2ContentBlock(item)) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SessionMessage` into a v1 `SessionMessage`. */
+export function v2ToV1SessionMessage(value: V2.SessionMessage): V1.SessionMessage {
+  return {
+    sessionUpdate: 'session_message',
+    messageId: value.messageId,
+    ...(value.senderSessionId === undefined ? {} : { senderSessionId: value.senderSessionId }),
+    ...(value.recipientSessionId === undefined ? {} : { recipientSessionId: value.recipientSessionId }),
+    ...(value.senderMessageId === undefined ? {} : { senderMessageId: value.senderMessageId }),
+    ...(value.recipientMessageId === undefined ? {} : { recipientMessageId: value.recipientMessageId }),
+    ...(value.content === undefined ? {} : { content: value.content === null ? null : value.content.map((item) => v2ToV1ContentBlock(item)) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SessionMessageChunk` into a v2 `SessionMessageChunk`. */
+export function v1ToV2SessionMessageChunk(value: V1.SessionMessageChunk): V2.SessionMessageChunk {
+  return {
+    sessionUpdate: 'session_message_chunk',
+    messageId: value.messageId,
+    content: v1ToV2ContentBlock(value.content),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SessionMessageChunk` into a v1 `SessionMessageChunk`. */
+export function v2ToV1SessionMessageChunk(value: V2.SessionMessageChunk): V1.SessionMessageChunk {
+  return {
+    sessionUpdate: 'session_message_chunk',
+    messageId: value.messageId,
+    content: v2ToV1ContentBlock(value.content),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SessionStatusResponse` into a v2 `SessionStatusResponse`. */
+export function v1ToV2SessionStatusResponse(value: V1.SessionStatusResponse): V2.SessionStatusResponse {
+  return {
+    status: value.status,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SessionStatusResponse` into a v1 `SessionStatusResponse`. Lossy: v1's unstable session/status answers only open or saved: the open session's current activity (state) is dropped. */
+export function v2ToV1SessionStatusResponse(value: V2.SessionStatusResponse): V1.SessionStatusResponse {
+  return {
+    status: value.status,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SubagentState` into a v2 `SubagentState` (hand-written). */
+export function v1ToV2SubagentState(value: V1.SubagentState): V2.SubagentState {
+  return custom.v1ToV2SubagentState(value);
+}
+
+/** Converts a v2 `SubagentState` into a v1 `SubagentState` (hand-written). Lossy: v1 has no background list: a child's background work is dropped from the state its parent mirrors (its own updates still reach a client that loads the child). */
+export function v2ToV1SubagentState(value: V2.SubagentState): V1.SubagentState {
+  return custom.v2ToV1SubagentState(value);
+}
+
+/** Converts a v1 `SubagentUpdate` into a v2 `SubagentUpdate`. */
+export function v1ToV2SubagentUpdate(value: V1.SubagentUpdate): V2.SubagentUpdate {
+  return {
+    sessionUpdate: 'subagent_update',
+    sessionId: value.sessionId,
+    ...(value.title === undefined ? {} : { title: value.title }),
+    ...(value.description === undefined ? {} : { description: value.description }),
+    ...(value.capabilities === undefined ? {} : { capabilities: value.capabilities }),
+    ...(value.state === undefined ? {} : { state: value.state === null ? null : v1ToV2SubagentState(value.state) }),
+    ...(value.cwd === undefined ? {} : { cwd: value.cwd }),
+    ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SubagentUpdate` into a v1 `SubagentUpdate`. Lossy: The mirrored state loses its background list (see SubagentState). */
+export function v2ToV1SubagentUpdate(value: V2.SubagentUpdate): V1.SubagentUpdate {
+  return {
+    sessionUpdate: 'subagent_update',
+    sessionId: value.sessionId,
+    ...(value.title === undefined ? {} : { title: value.title }),
+    ...(value.description === undefined ? {} : { description: value.description }),
+    ...(value.capabilities === undefined ? {} : { capabilities: value.capabilities }),
+    ...(value.state === undefined ? {} : { state: value.state === null ? null : v2ToV1SubagentState(value.state) }),
+    ...(value.cwd === undefined ? {} : { cwd: value.cwd }),
+    ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `PlanContentUpdate` into a v2 `PlanUpdate`. */
+export function v1ToV2PlanContentUpdate(value: V1.PlanContentUpdate): V2.PlanUpdate {
+  return {
+    sessionUpdate: 'plan_update',
+    plan: v1ToV2PlanContent(value.plan),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `PlanUpdate` into a v1 `PlanContentUpdate`. */
+export function v2ToV1PlanContentUpdate(value: V2.PlanUpdate): V1.PlanContentUpdate {
+  return {
+    sessionUpdate: 'plan_update',
+    plan: v2ToV1PlanContent(value.plan),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
 }
 
 /** Converts a v1 `SessionModeState` into a v2 `SessionConfigSelect` (hand-written). Lossy: Becomes a select option of category mode with configId "mode" and name "Mode"; mode descriptions become option descriptions. */
@@ -1605,11 +2178,12 @@ export function v1ToV2SessionInfo(value: V1.SessionInfo): V2.SessionInfo {
     ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
     ...(value.title === undefined ? {} : { title: value.title }),
     ...(value.updatedAt === undefined ? {} : { updatedAt: value.updatedAt }),
+    ...(value.archived === undefined ? {} : { archived: value.archived }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
 
-/** Converts a v2 `SessionInfo` into a v1 `SessionInfo`. Lossy: v1 has no archive: SessionInfo.archived is dropped (a v1 client of a v2 agent is never offered the archive capability, so every session it lists is one it may use). */
+/** Converts a v2 `SessionInfo` into a v1 `SessionInfo`. */
 export function v2ToV1SessionInfo(value: V2.SessionInfo): V1.SessionInfo {
   return {
     sessionId: value.sessionId,
@@ -1617,6 +2191,7 @@ export function v2ToV1SessionInfo(value: V2.SessionInfo): V1.SessionInfo {
     ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
     ...(value.title === undefined ? {} : { title: value.title }),
     ...(value.updatedAt === undefined ? {} : { updatedAt: value.updatedAt }),
+    ...(value.archived === undefined ? {} : { archived: value.archived }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -1626,15 +2201,17 @@ export function v1ToV2ListSessionsRequest(value: V1.ListSessionsRequest): V2.Lis
   return {
     ...(value.cwd === undefined ? {} : { cwd: value.cwd }),
     ...(value.cursor === undefined ? {} : { cursor: value.cursor }),
+    ...(value.archived === undefined ? {} : { archived: value.archived }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
 
-/** Converts a v2 `ListSessionsRequest` into a v1 `ListSessionsRequest`. Lossy: v1 has no archive filter: archived is dropped, and a v1 agent behind a bridge lists every session (the bridge never advertises capabilities.session.archive). */
+/** Converts a v2 `ListSessionsRequest` into a v1 `ListSessionsRequest`. */
 export function v2ToV1ListSessionsRequest(value: V2.ListSessionsRequest): V1.ListSessionsRequest {
   return {
     ...(value.cwd === undefined ? {} : { cwd: value.cwd }),
     ...(value.cursor === undefined ? {} : { cursor: value.cursor }),
+    ...(value.archived === undefined ? {} : { archived: value.archived }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -2286,7 +2863,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ClientCapabilities',
     toV2: v1ToV2ClientCapabilities,
     toV1: v2ToV1ClientCapabilities,
-    lossyToV2: 'v2 has no client file-system or terminal capabilities (fs/* and terminal/* have no v2 counterpart), and v1 session capabilities (compaction, notices, boolean config options) have no v2 field; they are dropped. auth and elicitation carry over.',
+    lossyToV2: 'v2 has no client file-system or terminal capabilities (fs/* and terminal/* have no v2 counterpart), and v1 session capabilities (compaction, notices, boolean config options) have no v2 field; they are dropped. So are v1\'s unstable subagents and plan: a v2 client takes subagent, session-message and plan updates without advertising anything (a receiver that does not know them keeps them as unknown kinds). auth and elicitation carry over.',
   },
   {
     name: 'ClientAuthCapabilities',
@@ -2322,8 +2899,8 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'AgentCapabilities',
     toV2: v1ToV2AgentCapabilities,
     toV1: v2ToV1AgentCapabilities,
-    lossyToV2: 'Prompt, MCP (http), delete, additionalDirectories and fork (unstable in both) capabilities carry over into v2 session capabilities. loadSession, resume, list, close and auth.logout have no v2 field: v2 requires session/list, session/close and session/resume of every agent and auth/logout of every agent with auth methods, so a bridge must answer those itself when the v1 agent lacks them. v1 SSE MCP support has no v2 field.',
-    lossyToV1: 'Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout (which the InitializeResponse conversion keeps only when the v2 agent lists auth methods), and the prompt, MCP http, delete, additionalDirectories and fork (unstable in both) capabilities. The other unstable v2 capabilities (title, status, archive, systemPrompt, auth.status, providers) are not offered: v1\'s unstable schema has those methods, but acp-kit\'s v1 mapping does not carry them yet.',
+    lossyToV2: 'Prompt, MCP (http, and acp from both unstable schemas), delete and additionalDirectories carry over into v2 session capabilities, as do the capabilities both versions mark unstable: fork, title, status, archive and systemPrompt under session, auth.status, providers. loadSession, resume, list, close and auth.logout have no v2 field: v2 requires session/list, session/close and session/resume of every agent and auth/logout of every agent with auth methods, so a bridge must answer those itself when the v1 agent lacks them. v1 SSE MCP support has no v2 field.',
+    lossyToV1: 'Becomes loadSession true (v1 session/load maps onto v2 session/resume with replay), resume, list and close (every v2 agent answers them), logout (which the InitializeResponse conversion keeps only when the v2 agent lists auth methods), the prompt, MCP http, delete and additionalDirectories capabilities, and the ones both versions mark unstable (sessionCapabilities fork, title, status, archive and systemPrompt; mcpCapabilities.acp; auth.status; providers).',
   },
   {
     name: 'InitializeRequest',
@@ -2385,7 +2962,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'NewSessionRequest',
     toV2: v1ToV2NewSessionRequest,
     toV1: v2ToV1NewSessionRequest,
-    lossyToV1: 'v1 requires mcpServers; a v2 request without them sends []. v1 has no systemPrompt (upstream\'s unstable surface; the bridge never advertises capabilities.session.systemPrompt): it is dropped.',
+    lossyToV1: 'v1 requires mcpServers; a v2 request without them sends []. systemPrompt (unstable in both) carries over.',
   },
   {
     name: 'NewSessionResponse',
@@ -2402,7 +2979,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ResumeSessionRequest',
     toV2: v1ToV2LoadSessionRequest,
     toV1: v2ToV1LoadSessionRequest,
-    lossyToV1: 'v1 session/load always replays and requires mcpServers: replayFrom is dropped and a missing server list becomes []. v1 has no systemPrompt (unstable): it is dropped.',
+    lossyToV1: 'v1 session/load always replays and requires mcpServers: replayFrom is dropped and a missing server list becomes []. systemPrompt (unstable in both) carries over.',
   },
   {
     name: 'ResumeSessionRequest',
@@ -2436,7 +3013,6 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ForkSessionRequest',
     toV2: v1ToV2ForkSessionRequest,
     toV1: v2ToV1ForkSessionRequest,
-    lossyToV1: 'v1 has no systemPrompt (unstable): it is dropped (the fork keeps the source\'s).',
   },
   {
     name: 'ForkSessionResponse',
@@ -2446,6 +3022,233 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV1: v2ToV1ForkSessionResponse,
     lossyToV2: 'v1 modes become a v2 select option of category mode with configId "mode" (added only when no v1 option already has category mode or id mode), next to the v1 configuration options.',
     lossyToV1: 'v2 configuration options carry over; a select option of category mode also becomes v1 modes (its groups flattened). availableCommands has no v1 field in a response: it is dropped here (a bridge sends it as an available_commands_update).',
+  },
+  {
+    name: 'SystemPrompt',
+    v1: 'SystemPrompt',
+    v2: 'SystemPrompt',
+    toV2: v1ToV2SystemPrompt,
+    toV1: v2ToV1SystemPrompt,
+  },
+  {
+    name: 'PlanContent',
+    v1: 'PlanContent',
+    v2: 'PlanContent',
+    toV2: v1ToV2PlanContent,
+    toV1: v2ToV1PlanContent,
+  },
+  {
+    name: 'PlanItems',
+    v1: 'PlanItems',
+    v2: 'PlanItems',
+    toV2: v1ToV2PlanItems,
+    toV1: v2ToV1PlanItems,
+  },
+  {
+    name: 'PlanFile',
+    v1: 'PlanFile',
+    v2: 'PlanFile',
+    toV2: v1ToV2PlanFile,
+    toV1: v2ToV1PlanFile,
+  },
+  {
+    name: 'PlanMarkdown',
+    v1: 'PlanMarkdown',
+    v2: 'PlanMarkdown',
+    toV2: v1ToV2PlanMarkdown,
+    toV1: v2ToV1PlanMarkdown,
+  },
+  {
+    name: 'ExtensionPlanContent',
+    v1: 'ExtensionPlanContent',
+    v2: 'ExtensionPlanContent',
+    toV2: v1ToV2ExtensionPlanContent,
+    toV1: v2ToV1ExtensionPlanContent,
+  },
+  {
+    name: 'SetSessionTitleRequest',
+    v1: 'SetSessionTitleRequest',
+    v2: 'SetSessionTitleRequest',
+    toV2: v1ToV2SetSessionTitleRequest,
+    toV1: v2ToV1SetSessionTitleRequest,
+  },
+  {
+    name: 'SetSessionTitleResponse',
+    v1: 'SetSessionTitleResponse',
+    v2: 'SetSessionTitleResponse',
+    toV2: v1ToV2SetSessionTitleResponse,
+    toV1: v2ToV1SetSessionTitleResponse,
+  },
+  {
+    name: 'SessionStatusRequest',
+    v1: 'SessionStatusRequest',
+    v2: 'SessionStatusRequest',
+    toV2: v1ToV2SessionStatusRequest,
+    toV1: v2ToV1SessionStatusRequest,
+  },
+  {
+    name: 'ArchiveSessionRequest',
+    v1: 'ArchiveSessionRequest',
+    v2: 'ArchiveSessionRequest',
+    toV2: v1ToV2ArchiveSessionRequest,
+    toV1: v2ToV1ArchiveSessionRequest,
+  },
+  {
+    name: 'ArchiveSessionResponse',
+    v1: 'ArchiveSessionResponse',
+    v2: 'ArchiveSessionResponse',
+    toV2: v1ToV2ArchiveSessionResponse,
+    toV1: v2ToV1ArchiveSessionResponse,
+  },
+  {
+    name: 'UnarchiveSessionRequest',
+    v1: 'UnarchiveSessionRequest',
+    v2: 'UnarchiveSessionRequest',
+    toV2: v1ToV2UnarchiveSessionRequest,
+    toV1: v2ToV1UnarchiveSessionRequest,
+  },
+  {
+    name: 'UnarchiveSessionResponse',
+    v1: 'UnarchiveSessionResponse',
+    v2: 'UnarchiveSessionResponse',
+    toV2: v1ToV2UnarchiveSessionResponse,
+    toV1: v2ToV1UnarchiveSessionResponse,
+  },
+  {
+    name: 'AuthStatusRequest',
+    v1: 'AuthStatusRequest',
+    v2: 'AuthStatusRequest',
+    toV2: v1ToV2AuthStatusRequest,
+    toV1: v2ToV1AuthStatusRequest,
+  },
+  {
+    name: 'AuthStatusResponse',
+    v1: 'AuthStatusResponse',
+    v2: 'AuthStatusResponse',
+    toV2: v1ToV2AuthStatusResponse,
+    toV1: v2ToV1AuthStatusResponse,
+  },
+  {
+    name: 'AuthStatusUpdateNotification',
+    v1: 'AuthStatusUpdateNotification',
+    v2: 'AuthStatusUpdateNotification',
+    toV2: v1ToV2AuthStatusUpdateNotification,
+    toV1: v2ToV1AuthStatusUpdateNotification,
+  },
+  {
+    name: 'ListProvidersRequest',
+    v1: 'ListProvidersRequest',
+    v2: 'ListProvidersRequest',
+    toV2: v1ToV2ListProvidersRequest,
+    toV1: v2ToV1ListProvidersRequest,
+  },
+  {
+    name: 'ListProvidersResponse',
+    v1: 'ListProvidersResponse',
+    v2: 'ListProvidersResponse',
+    toV2: v1ToV2ListProvidersResponse,
+    toV1: v2ToV1ListProvidersResponse,
+  },
+  {
+    name: 'SetProviderRequest',
+    v1: 'SetProviderRequest',
+    v2: 'SetProviderRequest',
+    toV2: v1ToV2SetProviderRequest,
+    toV1: v2ToV1SetProviderRequest,
+  },
+  {
+    name: 'SetProviderResponse',
+    v1: 'SetProviderResponse',
+    v2: 'SetProviderResponse',
+    toV2: v1ToV2SetProviderResponse,
+    toV1: v2ToV1SetProviderResponse,
+  },
+  {
+    name: 'DisableProviderRequest',
+    v1: 'DisableProviderRequest',
+    v2: 'DisableProviderRequest',
+    toV2: v1ToV2DisableProviderRequest,
+    toV1: v2ToV1DisableProviderRequest,
+  },
+  {
+    name: 'DisableProviderResponse',
+    v1: 'DisableProviderResponse',
+    v2: 'DisableProviderResponse',
+    toV2: v1ToV2DisableProviderResponse,
+    toV1: v2ToV1DisableProviderResponse,
+  },
+  {
+    name: 'MessageMcpRequest',
+    v1: 'MessageMcpRequest',
+    v2: 'MessageMcpRequest',
+    toV2: v1ToV2MessageMcpRequest,
+    toV1: v2ToV1MessageMcpRequest,
+  },
+  {
+    name: 'MessageMcpResponse',
+    v1: 'MessageMcpResponse',
+    v2: 'MessageMcpResponse',
+    toV2: v1ToV2MessageMcpResponse,
+    toV1: v2ToV1MessageMcpResponse,
+  },
+  {
+    name: 'MessageMcpNotification',
+    v1: 'MessageMcpNotification',
+    v2: 'MessageMcpNotification',
+    toV2: v1ToV2MessageMcpNotification,
+    toV1: v2ToV1MessageMcpNotification,
+  },
+  {
+    name: 'PlanRemoved',
+    v1: 'PlanRemoved',
+    v2: 'PlanRemoved',
+    toV2: v1ToV2PlanRemoved,
+    toV1: v2ToV1PlanRemoved,
+  },
+  {
+    name: 'SessionMessage',
+    v1: 'SessionMessage',
+    v2: 'SessionMessage',
+    toV2: v1ToV2SessionMessage,
+    toV1: v2ToV1SessionMessage,
+  },
+  {
+    name: 'SessionMessageChunk',
+    v1: 'SessionMessageChunk',
+    v2: 'SessionMessageChunk',
+    toV2: v1ToV2SessionMessageChunk,
+    toV1: v2ToV1SessionMessageChunk,
+  },
+  {
+    name: 'SessionStatusResponse',
+    v1: 'SessionStatusResponse',
+    v2: 'SessionStatusResponse',
+    toV2: v1ToV2SessionStatusResponse,
+    toV1: v2ToV1SessionStatusResponse,
+    lossyToV1: 'v1\'s unstable session/status answers only open or saved: the open session\'s current activity (state) is dropped.',
+  },
+  {
+    name: 'SubagentState',
+    v1: 'SubagentState',
+    v2: 'SubagentState',
+    toV2: v1ToV2SubagentState,
+    toV1: v2ToV1SubagentState,
+    lossyToV1: 'v1 has no background list: a child\'s background work is dropped from the state its parent mirrors (its own updates still reach a client that loads the child).',
+  },
+  {
+    name: 'SubagentUpdate',
+    v1: 'SubagentUpdate',
+    v2: 'SubagentUpdate',
+    toV2: v1ToV2SubagentUpdate,
+    toV1: v2ToV1SubagentUpdate,
+    lossyToV1: 'The mirrored state loses its background list (see SubagentState).',
+  },
+  {
+    name: 'PlanContentUpdate',
+    v1: 'PlanContentUpdate',
+    v2: 'PlanUpdate',
+    toV2: v1ToV2PlanContentUpdate,
+    toV1: v2ToV1PlanContentUpdate,
   },
   {
     name: 'SessionModeState',
@@ -2581,7 +3384,6 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'SessionInfo',
     toV2: v1ToV2SessionInfo,
     toV1: v2ToV1SessionInfo,
-    lossyToV1: 'v1 has no archive: SessionInfo.archived is dropped (a v1 client of a v2 agent is never offered the archive capability, so every session it lists is one it may use).',
   },
   {
     name: 'ListSessionsRequest',
@@ -2589,7 +3391,6 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ListSessionsRequest',
     toV2: v1ToV2ListSessionsRequest,
     toV1: v2ToV1ListSessionsRequest,
-    lossyToV1: 'v1 has no archive filter: archived is dropped, and a v1 agent behind a bridge lists every session (the bridge never advertises capabilities.session.archive).',
   },
   {
     name: 'ListSessionsResponse',
@@ -2725,12 +3526,22 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
   {
     v1: null,
     v2: 'proxy/initialize',
-    lossy: 'acp-kit\'s v1 schema is stable v1, which has no proxy chains (the official v1 unstable schema has proxy/initialize, acp-kit does not bridge it): a v1 agent behind the bridge can stand only at the end of a chain, as its final agent, which a conductor initializes with initialize.',
+    lossy: 'v1\'s unstable schema has proxy/initialize too, but the bridge joins one v1 peer to one v2 peer, and a proxy chain\'s components talk to their conductor in one version: a wrapped message would have to be translated inside its envelope. The bridge does not carry it: a v1 component asked for it is answered -32601 and the call is reported as lost; a v1 agent can stand at the end of a v2 chain, initialized with initialize.',
+  },
+  {
+    v1: 'proxy/initialize',
+    v2: null,
+    lossy: 'As the v2 row: the bridge does not carry proxy chains across versions (a v1 proxy or conductor talks to v1 components); answered -32601 and reported as lost.',
   },
   {
     v1: null,
     v2: 'proxy/successor',
-    lossy: 'Stable v1 has no proxy chains (the official v1 unstable schema has proxy/successor, acp-kit does not bridge it): proxy/successor travels only between a conductor and its proxies, which are v2 components here; the bridge has no v1 counterpart to map it to, and a v1 client never sees it.',
+    lossy: 'v1\'s unstable schema has proxy/successor too, but the bridge joins one v1 peer to one v2 peer, and a proxy chain\'s components talk to their conductor in one version: a wrapped message would have to be translated inside its envelope. The bridge does not carry it: a v1 component asked for it is answered -32601 and the call is reported as lost; a v1 agent can stand at the end of a v2 chain, initialized with initialize.',
+  },
+  {
+    v1: 'proxy/successor',
+    v2: null,
+    lossy: 'As the v2 row: the bridge does not carry proxy chains across versions (a v1 proxy or conductor talks to v1 components); answered -32601 and reported as lost.',
   },
   {
     v1: 'authenticate',
@@ -2879,9 +3690,11 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
     lossy: 'v1 cannot cancel one terminal; a v1 agent behind a bridge advertises no cancellable terminals, so v2 clients do not ask.',
   },
   {
-    v1: null,
+    v1: 'session/set_title',
     v2: 'session/set_title',
-    lossy: 'v1 has no way to set a title: a v1 agent behind a bridge is advertised without capabilities.session.title and the bridge answers session/set_title -32601; a v1 client of a v2 agent is not offered it.',
+    params: 'SetSessionTitleRequest',
+    result: 'SetSessionTitleResponse',
+    note: 'Both versions\' unstable surface: the same method and shapes in v1\'s schema.unstable.json.',
   },
   {
     v1: 'session/fork',
@@ -2891,49 +3704,66 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
     note: 'Both versions\' unstable surface (v1\'s schema.unstable.json has session/fork with capability sessionCapabilities.fork). The fork\'s history reaches a v1 client by session/load.',
   },
   {
-    v1: null,
+    v1: 'session/status',
     v2: 'session/status',
-    lossy: 'v1 has no session status: a v1 agent behind a bridge is advertised without capabilities.session.status and the bridge answers session/status -32601; a v1 client of a v2 agent is not offered it.',
+    params: 'SessionStatusRequest',
+    result: 'SessionStatusResponse',
+    note: 'Both versions\' unstable surface: the same method and shapes in v1\'s schema.unstable.json (v1\'s answer has no state).',
   },
   {
-    v1: null,
+    v1: 'session/archive',
     v2: 'session/archive',
-    lossy: 'v1 has no archive: a v1 agent behind a bridge is advertised without capabilities.session.archive and the bridge answers session/archive -32601; a v1 client of a v2 agent is not offered it.',
+    params: 'ArchiveSessionRequest',
+    result: 'ArchiveSessionResponse',
+    note: 'Both versions\' unstable surface: the same method and shapes in v1\'s schema.unstable.json.',
   },
   {
-    v1: null,
+    v1: 'session/unarchive',
     v2: 'session/unarchive',
-    lossy: 'v1 has no archive: a v1 agent behind a bridge is advertised without capabilities.session.archive and the bridge answers session/unarchive -32601; a v1 client of a v2 agent is not offered it.',
+    params: 'UnarchiveSessionRequest',
+    result: 'UnarchiveSessionResponse',
+    note: 'Both versions\' unstable surface: the same method and shapes in v1\'s schema.unstable.json.',
   },
   {
-    v1: null,
+    v1: 'auth/status',
     v2: 'auth/status',
-    lossy: 'v1 has no auth status: a v1 agent behind a bridge is advertised without capabilities.auth.status and the bridge answers auth/status -32601; a v1 client of a v2 agent is not offered it.',
+    params: 'AuthStatusRequest',
+    result: 'AuthStatusResponse',
+    note: 'Both versions\' unstable surface: the same method and shapes in v1\'s schema.unstable.json.',
   },
   {
-    v1: null,
+    v1: 'auth/status_update',
     v2: 'auth/status_update',
-    lossy: 'v1 has no auth status: a v2 agent sends auth/status_update only to a client it advertised capabilities.auth.status to, which a v1 client never is; the v1 translation drops it, as it drops every v2 notification without a v1 counterpart (the v1 client was never offered the capability it reports on).',
+    params: 'AuthStatusUpdateNotification',
+    note: 'Both versions\' unstable surface: the same method and shapes in v1\'s schema.unstable.json.',
   },
   {
-    v1: null,
+    v1: 'providers/list',
     v2: 'providers/list',
-    lossy: 'v1 has no provider configuration (upstream\'s unstable surface): a v1 agent behind a bridge is advertised without capabilities.providers and the bridge answers providers/list -32601; a v1 client of a v2 agent is not offered it.',
+    params: 'ListProvidersRequest',
+    result: 'ListProvidersResponse',
+    note: 'Both versions\' unstable surface: the same method and shapes in v1\'s schema.unstable.json.',
   },
   {
-    v1: null,
+    v1: 'providers/set',
     v2: 'providers/set',
-    lossy: 'v1 has no provider configuration (upstream\'s unstable surface): a v1 agent behind a bridge is advertised without capabilities.providers and the bridge answers providers/set -32601; a v1 client of a v2 agent is not offered it.',
+    params: 'SetProviderRequest',
+    result: 'SetProviderResponse',
+    note: 'Both versions\' unstable surface: the same method and shapes in v1\'s schema.unstable.json.',
   },
   {
-    v1: null,
+    v1: 'providers/disable',
     v2: 'providers/disable',
-    lossy: 'v1 has no provider configuration (upstream\'s unstable surface): a v1 agent behind a bridge is advertised without capabilities.providers and the bridge answers providers/disable -32601; a v1 client of a v2 agent is not offered it.',
+    params: 'DisableProviderRequest',
+    result: 'DisableProviderResponse',
+    note: 'Both versions\' unstable surface: the same method and shapes in v1\'s schema.unstable.json.',
   },
   {
-    v1: null,
+    v1: 'mcp/message',
     v2: 'mcp/message',
-    lossy: 'v1 has no MCP over ACP (upstream\'s unstable surface, the mcp-over-acp draft): a v1 agent behind a bridge is advertised without capabilities.session.mcp.acp, so a client declares no acp server to it; a v2 agent never sends mcp/message to a v1 client, which cannot declare one, and its notification form is not translated.',
+    params: 'MessageMcpRequest',
+    result: 'MessageMcpResponse',
+    note: 'Both versions\' unstable surface: the same method and shapes in v1\'s schema.unstable.json.',
   },
 ];
 /** Every session/update kind of both versions with its counterpart, in mapping order. */
@@ -3003,6 +3833,13 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
     v1: 'plan',
     v2: 'plan_update',
     conversion: 'PlanUpdate',
+    note: 'A v2 plan becomes v1\'s stable plan for a v1 client that did not advertise the plan capability (unstable), and plan_update for one that did.',
+  },
+  {
+    v1: 'plan_update',
+    v2: 'plan_update',
+    conversion: 'PlanContentUpdate',
+    note: 'Both versions\' unstable surface: sent to a v1 client only when it advertised the plan capability.',
   },
   {
     v1: 'available_commands_update',
@@ -3049,23 +3886,27 @@ export const UPDATE_MAPPING: readonly UpdateMappingInfo[] = [
     note: 'Sent only to a v1 client that advertised session.compaction; any other is told of the loss.',
   },
   {
-    v1: null,
+    v1: 'plan_removed',
     v2: 'plan_removed',
-    lossy: 'v1 has no plan removal (it is upstream\'s unstable surface, and a v1 plan update replaces the one plan a v1 client shows): a plan_removed is reported as lost.',
+    conversion: 'PlanRemoved',
+    note: 'Both versions\' unstable surface: sent only to a v1 client that advertised the plan capability; any other is told of the loss.',
   },
   {
-    v1: null,
+    v1: 'session_message',
     v2: 'session_message',
-    lossy: 'v1 has no inter-session messages (upstream\'s unstable surface): a session_message is reported as lost.',
+    conversion: 'SessionMessage',
+    note: 'Both versions\' unstable surface: sent only to a v1 client that advertised the subagents capability; any other is told of the loss.',
   },
   {
-    v1: null,
+    v1: 'session_message_chunk',
     v2: 'session_message_chunk',
-    lossy: 'v1 has no inter-session messages (upstream\'s unstable surface): a session_message_chunk is reported as lost.',
+    conversion: 'SessionMessageChunk',
+    note: 'As session_message.',
   },
   {
-    v1: null,
+    v1: 'subagent_update',
     v2: 'subagent_update',
-    lossy: 'v1 has no subagents (upstream\'s unstable surface): a subagent_update is reported as lost; the child\'s own updates reach a v1 client only if it loads the child session.',
+    conversion: 'SubagentUpdate',
+    note: 'Both versions\' unstable surface: sent only to a v1 client that advertised the subagents capability (any other is told of the loss); a child\'s background work is dropped from the mirrored state.',
   },
 ];

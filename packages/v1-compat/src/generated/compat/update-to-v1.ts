@@ -3,7 +3,7 @@ import type * as V2 from '@acp-kit/schema';
 import type * as V1 from '../v1/types.js';
 import * as updates from '../../v2-agent-as-v1/update-converters.js';
 import type { UpdateToV1Context } from '../../v2-agent-as-v1/update-converters.js';
-import { v2ToV1PlanUpdate, v2ToV1SessionInfoUpdate, v2ToV1UsageUpdate, v2ToV1Notice, v2ToV1CompactionUpdate, v2ToV1CompactionSummaryChunk } from './converters.js';
+import { v2ToV1PlanRemoved, v2ToV1SessionInfoUpdate, v2ToV1UsageUpdate, v2ToV1Notice, v2ToV1CompactionUpdate, v2ToV1CompactionSummaryChunk, v2ToV1SessionMessage, v2ToV1SessionMessageChunk, v2ToV1SubagentUpdate } from './converters.js';
 
 /** How one v2 session/update kind reaches a v1 client. */
 export interface UpdateToV1<U> {
@@ -64,13 +64,13 @@ export const UPDATES_TO_V1: { readonly [K in V2.UpdateKind]: UpdateToV1<V2.Updat
     convert: updates.terminalOutputToV1,
   },
   plan_update: {
-    v1: ['plan'],
-    convert: (update) => [v2ToV1PlanUpdate(update)],
+    v1: ['plan', 'plan_update'],
+    convert: updates.planToV1,
   },
-  /** v1 has no plan removal (it is upstream's unstable surface, and a v1 plan update replaces the one plan a v1 client shows): a plan_removed is reported as lost. */
   plan_removed: {
-    v1: [],
-    lossy: 'v1 has no plan removal (it is upstream\'s unstable surface, and a v1 plan update replaces the one plan a v1 client shows): a plan_removed is reported as lost.',
+    v1: ['plan_removed'],
+    v1Capability: '/plan',
+    convert: (update) => [v2ToV1PlanRemoved(update)],
   },
   available_commands_update: {
     v1: ['available_commands_update'],
@@ -103,19 +103,19 @@ export const UPDATES_TO_V1: { readonly [K in V2.UpdateKind]: UpdateToV1<V2.Updat
     v1Capability: '/session/compaction',
     convert: (update) => [v2ToV1CompactionSummaryChunk(update)],
   },
-  /** v1 has no inter-session messages (upstream's unstable surface): a session_message is reported as lost. */
   session_message: {
-    v1: [],
-    lossy: 'v1 has no inter-session messages (upstream\'s unstable surface): a session_message is reported as lost.',
+    v1: ['session_message'],
+    v1Capability: '/subagents',
+    convert: (update) => [v2ToV1SessionMessage(update)],
   },
-  /** v1 has no inter-session messages (upstream's unstable surface): a session_message_chunk is reported as lost. */
   session_message_chunk: {
-    v1: [],
-    lossy: 'v1 has no inter-session messages (upstream\'s unstable surface): a session_message_chunk is reported as lost.',
+    v1: ['session_message_chunk'],
+    v1Capability: '/subagents',
+    convert: (update) => [v2ToV1SessionMessageChunk(update)],
   },
-  /** v1 has no subagents (upstream's unstable surface): a subagent_update is reported as lost; the child's own updates reach a v1 client only if it loads the child session. */
   subagent_update: {
-    v1: [],
-    lossy: 'v1 has no subagents (upstream\'s unstable surface): a subagent_update is reported as lost; the child\'s own updates reach a v1 client only if it loads the child session.',
+    v1: ['subagent_update'],
+    v1Capability: '/subagents',
+    convert: (update) => [v2ToV1SubagentUpdate(update)],
   },
 };

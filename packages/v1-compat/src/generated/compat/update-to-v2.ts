@@ -3,7 +3,7 @@ import type * as V2 from '@acp-kit/schema';
 import type * as V1Kinds from '../v1/update-kinds.js';
 import * as updates from '../../v1-agent-as-v2/update-converters.js';
 import type { UpdateToV2Context } from '../../v1-agent-as-v2/update-converters.js';
-import { v1ToV2NewToolCall, v1ToV2ToolCallUpdate, v1ToV2PlanUpdate, v1ToV2AvailableCommandsUpdate, v1ToV2SessionInfoUpdate, v1ToV2UsageUpdate, v1ToV2Notice, v1ToV2CompactionUpdate, v1ToV2CompactionSummaryChunk } from './converters.js';
+import { v1ToV2NewToolCall, v1ToV2ToolCallUpdate, v1ToV2PlanUpdate, v1ToV2AvailableCommandsUpdate, v1ToV2SessionInfoUpdate, v1ToV2UsageUpdate, v1ToV2Notice, v1ToV2CompactionUpdate, v1ToV2CompactionSummaryChunk, v1ToV2PlanContentUpdate, v1ToV2PlanRemoved, v1ToV2SubagentUpdate, v1ToV2SessionMessage, v1ToV2SessionMessageChunk } from './converters.js';
 
 /** How one v1 session/update kind reaches a v2 client. */
 export interface UpdateToV2<U> {
@@ -72,5 +72,25 @@ export const UPDATES_TO_V2: { readonly [K in V1Kinds.UpdateKind]: UpdateToV2<V1K
   compaction_summary_chunk: {
     v2: ['compaction_summary_chunk'],
     convert: (update) => [v1ToV2CompactionSummaryChunk(update)],
+  },
+  plan_update: {
+    v2: ['plan_update'],
+    convert: (update) => [v1ToV2PlanContentUpdate(update)],
+  },
+  plan_removed: {
+    v2: ['plan_removed'],
+    convert: (update) => [v1ToV2PlanRemoved(update)],
+  },
+  subagent_update: {
+    v2: ['subagent_update'],
+    convert: (update) => [v1ToV2SubagentUpdate(update)],
+  },
+  session_message: {
+    v2: ['session_message'],
+    convert: (update) => [v1ToV2SessionMessage(update)],
+  },
+  session_message_chunk: {
+    v2: ['session_message_chunk'],
+    convert: (update) => [v1ToV2SessionMessageChunk(update)],
   },
 };

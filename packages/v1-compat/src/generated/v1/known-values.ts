@@ -12,15 +12,21 @@ export const KNOWN_ENUM_VALUES = {
   NoticeSeverity: ['info', 'warning', 'error'],
   CompactionStatus: ['in_progress', 'completed', 'failed', 'cancelled'],
   StringFormat: ['email', 'uri', 'date', 'date-time'],
+  SessionStatus: ['open', 'saved'],
+  SessionArchiveFilter: ['exclude', 'include', 'only'],
+  AuthState: ['authenticated', 'unauthenticated', 'not_required', 'unknown'],
+  LlmProtocol: ['anthropic', 'openai', 'azure', 'vertex', 'bedrock'],
+  SystemPromptMode: ['append', 'override'],
 } as const;
 /** The tag property and the tag values this schema version defines for each discriminated union, by definition name (a nested union counts once, under its outer tag value). */
 export const KNOWN_UNION_TAGS = {
   ContentBlock: { tag: 'type', values: ['text', 'image', 'audio', 'resource_link', 'resource'] },
   ToolCallContent: { tag: 'type', values: ['content', 'diff', 'terminal'] },
-  SessionUpdate: { tag: 'sessionUpdate', values: ['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan', 'available_commands_update', 'current_mode_update', 'config_option_update', 'session_info_update', 'usage_update', 'notice', 'compaction_update', 'compaction_summary_chunk'] },
+  SessionUpdate: { tag: 'sessionUpdate', values: ['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan', 'available_commands_update', 'current_mode_update', 'config_option_update', 'session_info_update', 'usage_update', 'notice', 'compaction_update', 'compaction_summary_chunk', 'plan_update', 'plan_removed', 'subagent_update', 'session_message', 'session_message_chunk'] },
   PermissionOutcome: { tag: 'outcome', values: ['selected', 'cancelled'] },
   SessionConfigOption: { tag: 'type', values: ['select', 'boolean'] },
   ElicitationPropertySchema: { tag: 'type', values: ['string', 'number', 'integer', 'boolean', 'array'] },
   CreateElicitationRequest: { tag: 'mode', values: ['form', 'url'] },
   CreateElicitationResponse: { tag: 'action', values: ['accept', 'decline', 'cancel'] },
+  PlanContent: { tag: 'type', values: ['items', 'file', 'markdown'] },
 } as const;

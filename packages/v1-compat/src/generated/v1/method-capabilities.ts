@@ -361,6 +361,158 @@ export const METHOD_CAPABILITIES = {
     servedBy: 'both',
     capability: null,
   },
+  /** Unstable (v1's unstable schema; may change): sets the title of any session the agent would list, live on this connection or not. The agent may normalize the title and answers with the one it stored, after storing it; attached clients see it as a session_info_update. */
+  'session/set_title': {
+    method: 'session/set_title',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/sessionCapabilities/title',
+      path: ['agentCapabilities', 'sessionCapabilities', 'title'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.sessionCapabilities.title; a client must not call it otherwise. Agents report titles (session/list, session_info_update) without it.',
+    },
+  },
+  /** Unstable (v1's unstable schema; may change): says whether the agent holds a session in memory (open) or only knows it and can resume it (saved), with the session's current activity when open. It has no side effects: the session is not loaded, resumed or changed, and the asking connection is not attached to it. */
+  'session/status': {
+    method: 'session/status',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/sessionCapabilities/status',
+      path: ['agentCapabilities', 'sessionCapabilities', 'status'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.sessionCapabilities.status; a client must not call it otherwise.',
+    },
+  },
+  /** Unstable (v1's unstable schema; may change): hides a session from the default session/list results, keeping its ID and retained history. A session with work running is closed first, as session/close would (its turn ends cancelled). Archiving an archived session succeeds. */
+  'session/archive': {
+    method: 'session/archive',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/sessionCapabilities/archive',
+      path: ['agentCapabilities', 'sessionCapabilities', 'archive'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.sessionCapabilities.archive (which also means session/list takes the archived filter and reports SessionInfo.archived); a client must not call it otherwise.',
+    },
+  },
+  /** Unstable (v1's unstable schema; may change): returns an archived session to the default session/list results, same ID and history. It does not load or resume the session; a client that wants to go on with it unarchives it, then resumes it. Unarchiving a session that is not archived succeeds. */
+  'session/unarchive': {
+    method: 'session/unarchive',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/sessionCapabilities/archive',
+      path: ['agentCapabilities', 'sessionCapabilities', 'archive'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.sessionCapabilities.archive (which also means session/list takes the archived filter and reports SessionInfo.archived); a client must not call it otherwise.',
+    },
+  },
+  /** Unstable (v1's unstable schema; may change): reports the agent's authentication state on this connection, and the accounts it has configured, without changing anything. It is never refused for want of a login (no -32000): clients call it to learn whether a login is needed. */
+  'auth/status': {
+    method: 'auth/status',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/auth/status',
+      path: ['agentCapabilities', 'auth', 'status'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.auth.status; a client must not call it otherwise.',
+    },
+  },
+  /** Unstable (v1's unstable schema; may change): the agent's authentication state changed (a login, a logout, an expired credential); carries what auth/status would answer now. Sent only by an agent that advertised capabilities.auth.status, and only when the state differs from the last one it reported on the connection. */
+  'auth/status_update': {
+    method: 'auth/status_update',
+    direction: 'agent_to_client',
+    kind: 'notification',
+    servedBy: 'client',
+    capability: null,
+  },
+  /** Unstable (v1's unstable schema; may change): lists the LLM providers the agent can route to, with where each sends requests now. Never reports headers or other secrets. */
+  'providers/list': {
+    method: 'providers/list',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/providers',
+      path: ['agentCapabilities', 'providers'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.providers; a client must not call it otherwise.',
+    },
+  },
+  /** Unstable (v1's unstable schema; may change): replaces the whole configuration of one provider (API, base URL, headers); the agent routes that provider's later requests there. An apiType the provider does not support is refused. */
+  'providers/set': {
+    method: 'providers/set',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/providers',
+      path: ['agentCapabilities', 'providers'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.providers; a client must not call it otherwise.',
+    },
+  },
+  /** Unstable (v1's unstable schema; may change): disables one provider (its current becomes null). A required provider cannot be disabled. */
+  'providers/disable': {
+    method: 'providers/disable',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/providers',
+      path: ['agentCapabilities', 'providers'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response has agentCapabilities.providers; a client must not call it otherwise.',
+    },
+  },
+  /** Unstable (v1's unstable schema; may change): carries one MCP request from the agent to an MCP server the client provides over the ACP connection (an McpServer of type acp the client declared in session/new, session/resume or session/fork). The result holds the inner MCP outcome, a result or an MCP error; an outer JSON-RPC error means the binding failed (-32602 malformed envelope or a duplicate active requestId, -32800 cancelled, -33000 resource limit, -33001 no such server, -33002 the server failed without an MCP outcome). The agent sends it only for a server declared to it, which a client does only when the agent advertises capabilities.session.mcp.acp. */
+  'mcp/message': {
+    method: 'mcp/message',
+    direction: 'agent_to_client',
+    kind: 'request',
+    servedBy: 'client',
+    capability: null,
+  },
+  /** Unstable (v1's unstable schema, the proxy-chains draft; may change): sent by a conductor instead of initialize to a component that has a successor, which then runs as a proxy. Same params and result as initialize; before answering, the proxy forwards an initialize to its successor through proxy/successor and answers with the capabilities of the chain from itself onward, keeping the protocolVersion. */
+  'proxy/initialize': {
+    method: 'proxy/initialize',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: null,
+  },
+  /** Unstable (v1's unstable schema, the proxy-chains draft; may change): wraps one request between a proxy and its successor. A proxy sends it to its conductor to forward a request downstream; the conductor sends it to the proxy to deliver a request coming up from the successor. The wrapped request's result or error is returned unchanged. */
+  'proxy/successor': {
+    method: 'proxy/successor',
+    direction: 'both',
+    kind: 'request',
+    servedBy: 'both',
+    capability: null,
+  },
 } as const satisfies { readonly [M in MethodName]: MethodGate & { readonly method: M } };
 
 /** The methods a capability gates. */

@@ -53,6 +53,10 @@ export interface ClientCapabilities {
   terminal?: boolean;
   /** Session updates the client can show beyond the base set. */
   session?: (ClientSessionCapabilities | null);
+  /** Unstable: present when the client understands subagents and inter-session messages. */
+  subagents?: (SubagentCapabilities | null);
+  /** Unstable: present when the client takes plan_update and plan_removed. */
+  plan?: (PlanCapabilities | null);
   /** Authentication method types the client can carry out. */
   auth?: AuthCapabilities;
   /** Elicitation modes the client supports; omitted or null when none. */
@@ -79,6 +83,8 @@ export interface McpCapabilities {
   http?: boolean;
   /** Server-sent-events servers. */
   sse?: boolean;
+  /** Unstable: the agent reaches MCP servers the client provides over the ACP connection (McpServer of type acp, through mcp/message). */
+  acp?: boolean;
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -93,6 +99,14 @@ export interface SessionCapabilities {
   fork?: (SessionForkCapabilities | null);
   /** Present when session requests may carry additionalDirectories. */
   additionalDirectories?: (SessionAdditionalDirectoriesCapabilities | null);
+  /** Present when session/new, session/load, session/resume and session/fork take a systemPrompt (unstable). */
+  systemPrompt?: (SessionSystemPromptCapabilities | null);
+  /** Present when the agent answers session/archive and session/unarchive, and session/list takes the archived filter (unstable). */
+  archive?: (SessionArchiveCapabilities | null);
+  /** Present when the agent answers session/status (unstable). */
+  status?: (SessionStatusCapabilities | null);
+  /** Present when the agent answers session/set_title (unstable). */
+  title?: (SessionTitleCapabilities | null);
   /** Present when the agent answers session/resume (attach without replay). */
   resume?: (SessionResumeCapabilities | null);
   /** Present when the agent answers session/close. */
@@ -113,6 +127,8 @@ export interface AgentCapabilities {
   sessionCapabilities?: SessionCapabilities;
   /** Authentication features beyond authenticate. */
   auth?: AgentAuthCapabilities;
+  /** Present when the agent answers providers/list, providers/set and providers/disable (unstable). */
+  providers?: (ProvidersCapabilities | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -211,7 +227,7 @@ export interface McpServerSse {
 }
 
 /** An MCP server the agent should connect to. Not a tagged union in v1: the stdio variant has no type. A transport this schema does not know is kept (ExtensionMcpServer). */
-export type McpServer = (McpServerHttp | McpServerSse | McpServerStdio | ExtensionMcpServer);
+export type McpServer = (McpServerHttp | McpServerSse | McpServerStdio | McpServerAcp | ExtensionMcpServer);
 
 /** An MCP server transport this schema does not know; the agent may refuse to connect it but accepts the message. Values starting with `_` are implementation-defined; other unknown values come from later protocol versions. Receivers keep the message instead of rejecting it. */
 export interface ExtensionMcpServer {
@@ -250,6 +266,8 @@ export interface NewSessionRequest {
   additionalDirectories?: string[];
   /** MCP servers the agent should connect to for this session. */
   mcpServers: McpServer[];
+  /** Unstable, with sessionCapabilities.systemPrompt: instructions from the client for the session's model. */
+  systemPrompt?: (SystemPrompt | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -276,6 +294,8 @@ export interface LoadSessionRequest {
   additionalDirectories?: string[];
   /** MCP servers the agent should connect to for this session. */
   mcpServers: McpServer[];
+  /** Unstable, with sessionCapabilities.systemPrompt: instructions from the client for the session's model. */
+  systemPrompt?: (SystemPrompt | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -300,6 +320,8 @@ export interface ResumeSessionRequest {
   additionalDirectories?: string[];
   /** MCP servers the agent should connect to for this session. */
   mcpServers?: McpServer[];
+  /** Unstable, with sessionCapabilities.systemPrompt: instructions from the client for the session's model. */
+  systemPrompt?: (SystemPrompt | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -460,6 +482,8 @@ export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refu
 export interface PromptResponse {
   /** Why the turn ended. */
   stopReason: StopReason;
+  /** Unstable: token counts for the turn, when the agent reports them. */
+  usage?: (Usage | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -744,7 +768,7 @@ export type ExtensionSessionUpdate = {
   sessionUpdate: string;
 }>;
 /** One change reported by a v1 agent, discriminated on sessionUpdate. */
-export type SessionUpdate = (UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | NewToolCall | ToolCallUpdate | PlanUpdate | AvailableCommandsUpdate | CurrentModeUpdate | ConfigOptionUpdate | SessionInfoUpdate | UsageUpdate | Notice | CompactionUpdate | CompactionSummaryChunk | ExtensionSessionUpdate);
+export type SessionUpdate = (UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | NewToolCall | ToolCallUpdate | PlanUpdate | AvailableCommandsUpdate | CurrentModeUpdate | ConfigOptionUpdate | SessionInfoUpdate | UsageUpdate | Notice | CompactionUpdate | CompactionSummaryChunk | PlanContentUpdate | PlanRemoved | SubagentUpdate | SessionMessage | SessionMessageChunk | ExtensionSessionUpdate);
 
 /** Params of session/update: the session and one change. */
 export interface SessionNotification {
@@ -950,6 +974,8 @@ export interface LogoutCapabilities {
 
 /** Authentication features of a v1 agent beyond authenticate, which every agent that lists auth methods answers. */
 export interface AgentAuthCapabilities {
+  /** Present when the agent answers auth/status and sends auth/status_update (unstable). */
+  status?: (AuthStatusCapabilities | null);
   /** Present when the agent answers logout. */
   logout?: (LogoutCapabilities | null);
   /** Extension metadata. */
@@ -1207,6 +1233,8 @@ export interface ListSessionsRequest {
   cwd?: (string | null);
   /** Where to continue; omitted for the first page. */
   cursor?: (string | null);
+  /** Unstable, with sessionCapabilities.archive: exclude (the default), include or only archived sessions. */
+  archived?: (SessionArchiveFilter | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -1223,6 +1251,8 @@ export interface SessionInfo {
   title?: (string | null);
   /** When the session last changed (ISO 8601 date-time). */
   updatedAt?: (string | null);
+  /** Unstable, with sessionCapabilities.archive: whether the session is archived. */
+  archived?: (boolean | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -1275,6 +1305,8 @@ export interface ForkSessionRequest {
   additionalDirectories?: string[];
   /** MCP servers the agent should connect to for the fork. */
   mcpServers?: McpServer[];
+  /** Unstable, with sessionCapabilities.systemPrompt: instructions from the client for the session's model. */
+  systemPrompt?: (SystemPrompt | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -1756,6 +1788,560 @@ export interface CompleteElicitationNotification {
   _meta?: Meta;
 }
 
+/** Unstable: parameters of session/set_title. */
+export interface SetSessionTitleRequest {
+  /** The session to retitle: any session session/list would show, attached to this connection or not; an unknown one gets -32002. */
+  sessionId: SessionId;
+  /** The new title. The agent may normalize it (trim, shorten) and refuses one it cannot keep, such as one empty after trimming, with -32602 at /params/title. */
+  title: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: result of session/set_title, sent once the title is stored. */
+export interface SetSessionTitleResponse {
+  /** The title as the agent stored it, which clients show (it differs from the one sent when the agent normalized it). */
+  title: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: parameters of session/status. */
+export interface SessionStatusRequest {
+  /** The session asked about: any session session/list would show, attached to this connection or not; one the agent does not know gets -32002 with the sessionId in the error's data. */
+  sessionId: SessionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: whether the agent holds a session in memory: open (it does, for some connection; the asking connection still resumes it before prompting or expecting updates) or saved (it knows the session and session/resume would start it). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them. */
+export type SessionStatus = 'open' | 'saved' | UnknownValue;
+
+/** Unstable: parameters of session/archive. */
+export interface ArchiveSessionRequest {
+  /** The session to archive: any session the agent knows, attached to this connection or not; an unknown one gets -32002 with the sessionId in the error's data. */
+  sessionId: SessionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: result of session/archive, sent once the session is archived (and closed, if work was running). */
+export interface ArchiveSessionResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: parameters of session/unarchive. */
+export interface UnarchiveSessionRequest {
+  /** The session to unarchive; an unknown one gets -32002 with the sessionId in the error's data. */
+  sessionId: SessionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: result of session/unarchive, sent once the session is listed again by default. */
+export interface UnarchiveSessionResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: which sessions session/list returns by their archive state: exclude (only sessions not archived; the default), include (both) or only (only archived ones). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them, and an agent refuses one it does not support with -32602. */
+export type SessionArchiveFilter = 'exclude' | 'include' | 'only' | UnknownValue;
+
+/** Unstable: parameters of auth/status (none besides _meta). */
+export interface AuthStatusRequest {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: result of auth/status. */
+export interface AuthStatusResponse {
+  /** The agent's authentication state as this connection sees it. */
+  state: AuthState;
+  /** The accounts or credentials the agent has configured, for display; omitted when the agent does not say. */
+  accounts?: AuthAccount[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: the agent's authentication state: authenticated (a login succeeded, or the agent holds credentials), unauthenticated (a login is needed before session methods), not_required (the agent needs none) or unknown (it cannot tell). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them. */
+export type AuthState = 'authenticated' | 'unauthenticated' | 'not_required' | 'unknown' | UnknownValue;
+
+/** Unstable: an account or credential the agent has configured (a signed-in user, an API key). Every field is for display only: clients must not use them as stable account identifiers, and should neither log them nor send them elsewhere. */
+export interface AuthAccount {
+  /** What to show for the account, e.g. "API key ending 4f2a". */
+  label: string;
+  /** Whether the agent uses this account now; omitted or null when it does not say. */
+  active?: (boolean | null);
+  /** The account holder's name. */
+  name?: (string | null);
+  /** The account's email address. */
+  email?: (string | null);
+  /** The organization the account belongs to. */
+  organization?: (string | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: parameters of auth/status_update, the same fields as the auth/status result. */
+export interface AuthStatusUpdateNotification {
+  /** The agent's authentication state as this connection sees it. */
+  state: AuthState;
+  /** The accounts or credentials the agent has configured, for display; omitted when the agent does not say. */
+  accounts?: AuthAccount[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): parameters of providers/list. */
+export interface ListProvidersRequest {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): the providers the agent can route to, with their current non-secret configuration. */
+export interface ListProvidersResponse {
+  /** Every configurable provider. */
+  providers: ProviderInfo[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): one configurable provider as providers/list shows it, for display. */
+export interface ProviderInfo {
+  /** The provider. */
+  providerId: ProviderId;
+  /** The APIs providers/set may choose for it. */
+  supported: LlmProtocol[];
+  /** The agent cannot work without it: providers/disable must not be called for it. */
+  required: boolean;
+  /** Where it routes now; omitted or null when it is disabled. */
+  current?: (ProviderCurrentConfig | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): names one LLM provider the agent can route to (for example main or openai). */
+export type ProviderId = string;
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): the API an LLM endpoint speaks: anthropic, openai, azure, vertex or bedrock. Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them. */
+export type LlmProtocol = 'anthropic' | 'openai' | 'azure' | 'vertex' | 'bedrock' | UnknownValue;
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): where a provider sends requests now, without secrets (no headers). */
+export interface ProviderCurrentConfig {
+  /** The API the provider speaks now. */
+  apiType: LlmProtocol;
+  /** The base URL requests go to. */
+  baseUrl: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): parameters of providers/set: the whole configuration of one provider, replacing what it had. */
+export interface SetProviderRequest {
+  /** The provider to configure. */
+  providerId: ProviderId;
+  /** The API to speak (one the provider lists in supported). */
+  apiType: LlmProtocol;
+  /** The base URL to send its requests to. */
+  baseUrl: string;
+  /** Every header to send with its requests (authorization, routing…). Secret: never reported back by providers/list. */
+  headers?: {
+    [k: string]: string
+  };
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): result of providers/set (empty on success). */
+export interface SetProviderResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): parameters of providers/disable. */
+export interface DisableProviderRequest {
+  /** The provider to disable (not a required one). */
+  providerId: ProviderId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): result of providers/disable (empty on success). */
+export interface DisableProviderResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): parameters of the mcp/message request: one inner MCP request (its method and params, flattened) for a declared server. */
+export interface MessageMcpRequest {
+  /** The declared server that should handle it. */
+  serverId: McpServerAcpId;
+  /** The caller's ID for the inner request (also the inner JSON-RPC id). */
+  requestId: McpRequestId;
+  /** The inner MCP method, for example tools/list or tools/call. */
+  method: string;
+  /** The inner MCP params; null and omitted are the same. */
+  params?: ({
+    [k: string]: unknown
+  } | null);
+  /** ACP extension metadata of the envelope (not the inner MCP message's _meta, which travels in params). */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): result of mcp/message: exactly one inner MCP outcome, a result (MessageMcpResult) or an MCP error (MessageMcpError). A receiver given both takes the result. Failures of the binding itself are outer JSON-RPC errors instead. */
+export type MessageMcpResponse = (MessageMcpResult | MessageMcpError);
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): parameters of the mcp/message notification: an inner MCP notification (progress, a subscription event) from the server, belonging to one active mcp/message request. */
+export interface MessageMcpNotification {
+  /** The server handling the request it belongs to. */
+  serverId: McpServerAcpId;
+  /** The active inner request it belongs to. */
+  requestId: McpRequestId;
+  /** The inner MCP notification method, for example notifications/progress. */
+  method: string;
+  /** The inner MCP params; null and omitted are the same. */
+  params?: ({
+    [k: string]: unknown
+  } | null);
+  /** ACP extension metadata of the envelope (not the inner MCP message's _meta, which travels in params). */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): the inner MCP outcome of an mcp/message request that succeeded: the MCP result, opaque to ACP. */
+export interface MessageMcpResult {
+  /** The inner MCP result, any JSON value (required, even when null). */
+  result: unknown;
+  /** ACP extension metadata of the envelope (not the inner MCP message's _meta, which travels in params). */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): the inner MCP outcome of an mcp/message request the MCP server answered with an error. */
+export interface MessageMcpError {
+  /** The MCP error (an object, never null). */
+  error: McpError;
+  /** ACP extension metadata of the envelope (not the inner MCP message's _meta, which travels in params). */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): identifies an MCP server of type acp on one ACP connection. Opaque, chosen by the side that provides the server, never reused for another server on the same connection; mcp/message is routed by it. */
+export type McpServerAcpId = string;
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): identifies one inner MCP request active against a server on this ACP connection: chosen by the caller, unique among its active requests to that server, and independent of the outer JSON-RPC id. Notifications for the request carry it. */
+export type McpRequestId = string;
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): an inner MCP error, carried inside a successful mcp/message result. Its code is an MCP code and never an ACP error code. */
+export interface McpError {
+  /** The MCP error code. */
+  code: number;
+  /** The MCP error message. */
+  message: string;
+  /** Optional error data, any JSON value (an explicit null is kept). */
+  data?: unknown;
+}
+
+/** Unstable (upstream's unstable surface, the mcp-over-acp draft; may change or go away): an MCP server the client (or a proxy) provides over the ACP connection itself: the agent reaches it with mcp/message addressed by serverId, no process or port involved. Only for an agent advertising capabilities.session.mcp.acp. */
+export interface McpServerAcp {
+  /** Discriminator: a server reached over the ACP connection. */
+  type: "acp";
+  /** A name for the server. */
+  name: string;
+  /** The ID mcp/message addresses it by, chosen by the provider and unique on the connection. */
+  serverId: McpServerAcpId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the proxy-chains draft; may change or go away): parameters of proxy/initialize, the same as initialize's. A conductor sends it instead of initialize to every component that has a successor (the final agent gets initialize); protocolVersion is the version the conductor chose for the chain. Before answering successfully, the proxy forwards an initialize request to its successor through proxy/successor. */
+export type InitializeProxyRequest = InitializeRequest;
+/** Unstable (upstream's unstable surface, the proxy-chains draft; may change or go away): result of proxy/initialize, the same as initialize's. The proxy builds it from its successor's initialize result: the capabilities of the chain from itself onward. It must not change protocolVersion. */
+export type InitializeProxyResponse = InitializeResponse;
+
+/** Unstable (upstream's unstable surface, the proxy-chains draft; may change or go away): parameters of a proxy/successor request, an envelope around one request travelling between a proxy and its successor. A proxy sends it to forward a request downstream; the conductor sends it to deliver a request from the successor (session/request_permission, for example). The wrapped request's result or error is the proxy/successor result or error, unchanged; an error the conductor raises itself (the successor exited, say) is not a wrapped one. Cancelling it ($/cancel_request with this envelope's id) is hop-local: each hop cancels its own request. */
+export interface ProxySuccessorRequest {
+  /** The wrapped request's method, such as initialize or session/prompt. */
+  method: string;
+  /** The wrapped request's params, forwarded unchanged (its own _meta stays inside). Omitted and null both mean the wrapped request has none; when present it is an object or an array, as JSON-RPC requires. */
+  params?: ({
+
+  } | unknown[] | null);
+  /** Metadata of the envelope itself, hop-local: the conductor does not copy it into the request it unwraps. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the proxy-chains draft; may change or go away): result of a proxy/successor request: the wrapped request's result, unchanged. It is any JSON value, whatever the wrapped method returns (an InitializeResponse for a wrapped initialize, for example). */
+export type ProxySuccessorResponse = ({
+  [k: string]: unknown
+} | unknown[] | string | number | boolean | null);
+
+/** Unstable (upstream's unstable surface, the proxy-chains draft; may change or go away): parameters of a proxy/successor notification, an envelope around one notification travelling between a proxy and its successor: a proxy sends it to forward a notification downstream (session/cancel, for example); the conductor sends it to deliver one from the successor (session/update, for example). */
+export interface ProxySuccessorNotification {
+  /** The wrapped notification's method, such as session/update. */
+  method: string;
+  /** The wrapped notification's params, forwarded unchanged (its own _meta stays inside). Omitted and null both mean it has none; when present it is an object or an array, as JSON-RPC requires. */
+  params?: ({
+
+  } | unknown[] | null);
+  /** Metadata of the envelope itself, hop-local: the conductor does not copy it into the notification it unwraps. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): present (even {}) when the agent takes a client's systemPrompt on session/new, session/resume and session/fork in append mode; omitted or null when it does not. */
+export interface SessionSystemPromptCapabilities {
+  /** The modes the agent supports besides append (which every agent with this capability supports). Omitted or null: append only. */
+  mode?: (SessionSystemPromptModeCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): the system prompt modes the agent supports besides append. */
+export interface SessionSystemPromptModeCapabilities {
+  /** Present (even {}): the agent can replace its built-in default instructions with the client's system prompt. Omitted or null: it cannot. */
+  override?: (SessionSystemPromptOverrideCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): the agent supports the override system prompt mode. {} advertises it. */
+export interface SessionSystemPromptOverrideCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: present (as an object, possibly empty) when the agent answers session/archive and session/unarchive, takes the archived filter of session/list and reports SessionInfo.archived; omitted or null when not. Later versions may add fields. */
+export interface SessionArchiveCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: present (as an object, possibly empty) when the agent answers session/status; omitted or null when not. Later versions may add fields. */
+export interface SessionStatusCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: present (as an object, possibly empty) when the agent answers session/set_title; omitted or null when not. Later versions may add fields. */
+export interface SessionTitleCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: present (as an object, possibly empty) when the agent answers auth/status and may send auth/status_update; omitted or null when not. Later versions may add fields. */
+export interface AuthStatusCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the custom-llm-endpoint draft; may change or go away): present (even {}) when the agent serves providers/list, providers/set and providers/disable. */
+export interface ProvidersCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): what the client may do to one subagent session. Each mutation needs its own entry here: the same method being supported on ordinary sessions does not grant it on a child. Read-only methods keep their usual rules. */
+export interface SubagentSessionCapabilities {
+  /** Present (even {}): the client may send session/cancel for this child to stop its current work; the child session stays. Omitted or null: it may not. */
+  cancel?: (SessionCancelCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): the client may cancel a subagent's current work without ending its session. {} advertises it. */
+export interface SessionCancelCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): system-level instructions a client gives a session. A client sends it only to an agent that advertises capabilities.session.systemPrompt; an agent that cannot apply it (a mode it did not advertise, a content block it does not take) refuses the request instead of creating, resuming or forking the session. */
+export interface SystemPrompt {
+  /** How the agent combines content with its own instructions; an agent refuses a mode it does not support rather than reading it as another. */
+  mode: SystemPromptMode;
+  /** The instructions. An agent with the capability takes text blocks; a client sends no other type (no capability allows one yet) and never an empty list, which an agent may refuse with -32602. */
+  content: ContentBlock[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): how the agent combines a client's system prompt with its own instructions: append (added to them, with system-level precedence) or override (replaces the built-in default instructions; tools, MCP servers, permissions and configuration stay). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them, and an agent refuses a mode it does not support. */
+export type SystemPromptMode = 'append' | 'override' | UnknownValue;
+
+/** Token counts for the foreground work that just ended. */
+export interface Usage {
+  /** All tokens counted for the work. */
+  totalTokens: number;
+  /** Tokens read by the model. */
+  inputTokens: number;
+  /** Tokens written by the model. */
+  outputTokens: number;
+  /** Tokens spent on reasoning, if reported separately. */
+  thoughtTokens?: (number | null);
+  /** Input tokens served from a cache. */
+  cachedReadTokens?: (number | null);
+  /** Input tokens written to a cache. */
+  cachedWriteTokens?: (number | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A plan's content, discriminated on type. */
+export type PlanContent = (PlanItems | PlanFile | PlanMarkdown | ExtensionPlanContent);
+/** Identifies a plan within a session. */
+export type PlanId = string;
+
+/** A plan given as its complete list of entries. */
+export interface PlanItems {
+  /** Discriminator: a list of entries. */
+  type: "items";
+  /** The plan this is. */
+  planId: PlanId;
+  /** Every entry, replacing the plan's previous entries. */
+  entries: PlanEntry[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: a plan kept in a file, given by its URI (the agent writes the file; a client shows or opens it). A later plan_update for the same planId replaces it whole, as for any plan. */
+export interface PlanFile {
+  /** Discriminator: a plan in a file. */
+  type: "file";
+  /** The plan this is. */
+  planId: PlanId;
+  /** Where the plan is, for example a file:// URI inside the session's cwd. */
+  uri: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: a plan given as Markdown text. A later plan_update for the same planId replaces it whole, as for any plan. */
+export interface PlanMarkdown {
+  /** Discriminator: a plan in Markdown. */
+  type: "markdown";
+  /** The plan this is. */
+  planId: PlanId;
+  /** The plan, as Markdown. */
+  content: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** A plan representation this schema does not know. Receivers keep it and may skip displaying it. Values starting with `_` are implementation-defined; any other unknown value comes from a later protocol version. Receivers keep the message instead of rejecting it. */
+export type ExtensionPlanContent = {
+  [k: string]: unknown;
+  type: `_${string}`;
+  planId: PlanId;
+} | UnknownVariant<{
+  [k: string]: unknown;
+  type: string;
+  planId: PlanId;
+}>;
+
+/** Unstable (upstream's unstable surface; may change or go away): removes the plan reported under planId. A client drops that plan; a later plan_update with the same planId reports a new one. Removing a plan the client does not hold changes nothing. */
+export interface PlanRemoved {
+  /** Discriminator: plan_removed. */
+  sessionUpdate: "plan_removed";
+  /** The plan removed. */
+  planId: PlanId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: upserts an inter-session message (one session's message to another, such as a parent and its subagent) by messageId, with the same rules as user_message for content. The other fields patch what is stored: omitted leaves a field unchanged, null clears it, a value replaces it. */
+export interface SessionMessage {
+  /** Discriminator: a whole inter-session message. */
+  sessionUpdate: "session_message";
+  /** The message in this session's transcript. */
+  messageId: MessageId;
+  /** The sending session. */
+  senderSessionId?: (SessionId | null);
+  /** The receiving session. */
+  recipientSessionId?: (SessionId | null);
+  /** On the recipient's copy: the messageId of the same message in the sender's transcript (may arrive after the message started streaming). */
+  senderMessageId?: (MessageId | null);
+  /** On the sender's copy: the messageId of the same message in the recipient's transcript (may arrive after the message started streaming). */
+  recipientMessageId?: (MessageId | null);
+  /** The message's full content. Omitted: unchanged. null or []: cleared. An array: replaces the stored content. */
+  content?: (ContentBlock[] | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: appends one content block to an inter-session message. A chunk carries only content: the participants and references come from session_message upserts, which may arrive before, between or after its chunks. */
+export interface SessionMessageChunk {
+  /** Discriminator: a chunk of an inter-session message. */
+  sessionUpdate: "session_message_chunk";
+  /** The message the chunk belongs to. */
+  messageId: MessageId;
+  /** The block to append. */
+  content: ContentBlock;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): announces a child session this session created and owns (a subagent), or patches what the parent reports about it. The first subagent_update naming a sessionId announces the child and comes before anything else bearing that sessionId; the child's own updates then arrive under its sessionId with no session/load or subscription. Only sessionId is required: an omitted field leaves the stored value unchanged, null clears it, a value replaces it, and _meta patches the stored metadata key by key. Ending or cancelling the child's work does not end the association. */
+export interface SubagentUpdate {
+  /** Discriminator: a subagent announcement or patch. */
+  sessionUpdate: "subagent_update";
+  /** The child session, as every message about it names it. */
+  sessionId: SessionId;
+  /** The parent's display title for the child (need not be unique). Omitted: unchanged. null: cleared, and the client picks a fallback. */
+  title?: (string | null);
+  /** What the child is for, in the parent's words: current display metadata, not the history of what it was told. Omitted: unchanged. null: cleared. */
+  description?: (string | null);
+  /** What the client may do to this child (a method supported on ordinary sessions is not thereby allowed on a child). Omitted: unchanged. null or never set: nothing. */
+  capabilities?: (SubagentSessionCapabilities | null);
+  /** The child's foreground state, mirroring its own state_update. A value replaces the whole previous snapshot; null removes it, leaving the child's activity unconfirmed (neither idle nor cancelled). Omitted: unchanged. */
+  state?: (SubagentState | null);
+  /** Where the agent placed the child. Omitted: unchanged. null or never set: the parent's working directory. */
+  cwd?: (string | null);
+  /** The child's extra workspace roots; an array replaces the whole list, [] means none. Omitted: unchanged. null or never set: the parent's. */
+  additionalDirectories?: (string[] | null);
+  /** Extension metadata, patched by top-level key: an omitted key is unchanged, a key set to null is removed, any other value replaces the key's value (nested objects are not merged). null clears all of it. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface; may change or go away): a subagent's foreground state as its parent mirrors it: the fields of the child's own state_update without the sessionUpdate discriminator. state is running, idle, requires_action or any other value (a later protocol version's or an implementation's, starting with `_`), which receivers keep. */
+export interface SubagentState {
+  [k: string]: unknown;
+  /** running, idle, requires_action, or another state a receiver keeps as it is. */
+  state: string;
+  /** With idle: why the child's foreground work ended. */
+  stopReason?: (StopReason | null);
+  /** With idle: token counts for the work that ended, when known. */
+  usage?: (Usage | null);
+  /** With stopReason error: what went wrong. */
+  error?: (JsonRpcError | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable: result of session/status, a snapshot: a session reported open may be closed or evicted before the client's next request. */
+export interface SessionStatusResponse {
+  /** open or saved. */
+  status: SessionStatus;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (v1's unstable schema; may change): replaces one plan of the session, named by its planId, with new content (entries, a Markdown document or a file). Sent only to a client that advertised the plan capability; the stable plan update replaces the session's one unnamed plan instead. */
+export interface PlanContentUpdate {
+  /** Discriminator: a plan update. */
+  sessionUpdate: "plan_update";
+  /** The plan. */
+  plan: PlanContent;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (v1's unstable schema; may change): present (as an object, possibly empty) when the client understands subagents: subagent_update, session_message and session_message_chunk updates and child sessions. An agent sends those only to a client that advertised it. */
+export interface SubagentCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (v1's unstable schema; may change): present (as an object, possibly empty) when the client takes plan_update and plan_removed updates (plans named by planId, of entries, Markdown or a file). An agent sends those only to a client that advertised it; any other gets the stable plan update. */
+export interface PlanCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
 export type ElicitationFormRequest1 = (ElicitationSessionScope | ElicitationRequestScope);
 export type ElicitationUrlRequest1 = (ElicitationSessionScope | ElicitationRequestScope);
 /** A {@link ContentBlock} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
@@ -1774,6 +2360,8 @@ export type KnownElicitationPropertySchema = Exclude<ElicitationPropertySchema, 
 export type KnownCreateElicitationRequest = Exclude<CreateElicitationRequest, { readonly [unknownVariant]: true }>;
 /** A {@link CreateElicitationResponse} whose action this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on action narrows and an object literal is checked against its variant. */
 export type KnownCreateElicitationResponse = Exclude<CreateElicitationResponse, { readonly [unknownVariant]: true }>;
+/** A {@link PlanContent} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
+export type KnownPlanContent = Exclude<PlanContent, { readonly [unknownVariant]: true }>;
 
 /** Maps every definition name of the schema to its TypeScript type. */
 export interface Definitions {
@@ -1970,6 +2558,72 @@ export interface Definitions {
   ExtensionElicitationAction: ExtensionElicitationAction;
   CreateElicitationResponse: CreateElicitationResponse;
   CompleteElicitationNotification: CompleteElicitationNotification;
+  SetSessionTitleRequest: SetSessionTitleRequest;
+  SetSessionTitleResponse: SetSessionTitleResponse;
+  SessionStatusRequest: SessionStatusRequest;
+  SessionStatus: SessionStatus;
+  ArchiveSessionRequest: ArchiveSessionRequest;
+  ArchiveSessionResponse: ArchiveSessionResponse;
+  UnarchiveSessionRequest: UnarchiveSessionRequest;
+  UnarchiveSessionResponse: UnarchiveSessionResponse;
+  SessionArchiveFilter: SessionArchiveFilter;
+  AuthStatusRequest: AuthStatusRequest;
+  AuthStatusResponse: AuthStatusResponse;
+  AuthState: AuthState;
+  AuthAccount: AuthAccount;
+  AuthStatusUpdateNotification: AuthStatusUpdateNotification;
+  ListProvidersRequest: ListProvidersRequest;
+  ListProvidersResponse: ListProvidersResponse;
+  ProviderInfo: ProviderInfo;
+  ProviderId: ProviderId;
+  LlmProtocol: LlmProtocol;
+  ProviderCurrentConfig: ProviderCurrentConfig;
+  SetProviderRequest: SetProviderRequest;
+  SetProviderResponse: SetProviderResponse;
+  DisableProviderRequest: DisableProviderRequest;
+  DisableProviderResponse: DisableProviderResponse;
+  MessageMcpRequest: MessageMcpRequest;
+  MessageMcpResponse: MessageMcpResponse;
+  MessageMcpNotification: MessageMcpNotification;
+  MessageMcpResult: MessageMcpResult;
+  MessageMcpError: MessageMcpError;
+  McpServerAcpId: McpServerAcpId;
+  McpRequestId: McpRequestId;
+  McpError: McpError;
+  McpServerAcp: McpServerAcp;
+  InitializeProxyRequest: InitializeProxyRequest;
+  InitializeProxyResponse: InitializeProxyResponse;
+  ProxySuccessorRequest: ProxySuccessorRequest;
+  ProxySuccessorResponse: ProxySuccessorResponse;
+  ProxySuccessorNotification: ProxySuccessorNotification;
+  SessionSystemPromptCapabilities: SessionSystemPromptCapabilities;
+  SessionSystemPromptModeCapabilities: SessionSystemPromptModeCapabilities;
+  SessionSystemPromptOverrideCapabilities: SessionSystemPromptOverrideCapabilities;
+  SessionArchiveCapabilities: SessionArchiveCapabilities;
+  SessionStatusCapabilities: SessionStatusCapabilities;
+  SessionTitleCapabilities: SessionTitleCapabilities;
+  AuthStatusCapabilities: AuthStatusCapabilities;
+  ProvidersCapabilities: ProvidersCapabilities;
+  SubagentSessionCapabilities: SubagentSessionCapabilities;
+  SessionCancelCapabilities: SessionCancelCapabilities;
+  SystemPrompt: SystemPrompt;
+  SystemPromptMode: SystemPromptMode;
+  Usage: Usage;
+  PlanContent: PlanContent;
+  PlanId: PlanId;
+  PlanItems: PlanItems;
+  PlanFile: PlanFile;
+  PlanMarkdown: PlanMarkdown;
+  ExtensionPlanContent: ExtensionPlanContent;
+  PlanRemoved: PlanRemoved;
+  SessionMessage: SessionMessage;
+  SessionMessageChunk: SessionMessageChunk;
+  SubagentUpdate: SubagentUpdate;
+  SubagentState: SubagentState;
+  SessionStatusResponse: SessionStatusResponse;
+  PlanContentUpdate: PlanContentUpdate;
+  SubagentCapabilities: SubagentCapabilities;
+  PlanCapabilities: PlanCapabilities;
 }
 
 /** The name of a schema definition (a key of `$defs`). */
