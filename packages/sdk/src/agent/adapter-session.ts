@@ -22,6 +22,13 @@ export interface AdapterSessionOptions {
    * as too slow (default 65 536), like an `Agent`'s `maxHeldUpdates`.
    */
   readonly maxHeldUpdates?: number;
+  /**
+   * Whether the session may report the update kinds of upstream's unstable surface (subagents,
+   * session messages, plan removals, file and Markdown plans), as an `Agent` created with
+   * `unstable: true` may: an adapter whose adapted agent sends them sets it. A client that did not
+   * opt in keeps them as unknown kinds. Default `false` (they throw a `TypeError`).
+   */
+  readonly unstable?: boolean;
 }
 
 /** A `session/prompt` an adapter took: the prompt to settle, and the answer the client gets. */
@@ -75,12 +82,10 @@ export class AdapterSession {
    */
   constructor(options: AdapterSessionOptions) {
     const { sessionId, cwd, history } = options;
-    this.session = new AgentSession(
-      sessionId,
-      cwd,
-      history,
-      options.maxHeldUpdates === undefined ? {} : { maxHeldUpdates: options.maxHeldUpdates },
-    );
+    this.session = new AgentSession(sessionId, cwd, history, {
+      ...(options.maxHeldUpdates === undefined ? {} : { maxHeldUpdates: options.maxHeldUpdates }),
+      ...(options.unstable === undefined ? {} : { unstable: options.unstable }),
+    });
     this.ready = ensureRecord(history, sessionId, cwd).then(() => this.session.following());
     // Awaited by whoever cares; an adapter that never does must not see it as unhandled.
     this.ready.catch(() => undefined);

@@ -102,4 +102,32 @@ describe('AdapterSession, the seam for agents you do not own', () => {
     await adapter.session.running();
     expect(adapter.session.signal.aborted).toBe(true);
   });
+
+  it('reports the unstable update kinds only when created with unstable: true', async () => {
+    const subagent = {
+      sessionUpdate: 'subagent_update',
+      sessionId: 'child-1',
+      state: { state: 'running' },
+    } as const;
+    const stable = new AdapterSession({ sessionId: 's5', cwd: '/work', history: new MemorySessionLog() });
+    await expect(stable.session.update(subagent)).rejects.toThrow(/unstable: true/);
+
+    const received: unknown[] = [];
+    const peer: ClientPeer = {
+      ...recordingPeer('e', []),
+      notify: async (params) => void received.push(params.update),
+    };
+    const adapter = new AdapterSession({
+      sessionId: 's6',
+      cwd: '/work',
+      history: new MemorySessionLog(),
+      unstable: true,
+    });
+    await adapter.ready;
+    adapter.attach(peer);
+    await adapter.session.update(subagent);
+    await adapter.session.update({ sessionUpdate: 'plan_removed', planId: 'p-1' });
+    await waitFor(() => received.length === 2);
+    expect(received).toEqual([subagent, { sessionUpdate: 'plan_removed', planId: 'p-1' }]);
+  });
 });
