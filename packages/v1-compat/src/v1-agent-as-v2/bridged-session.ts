@@ -3,6 +3,7 @@ import type {
   AvailableCommand,
   RequestPermissionResponse as V2RequestPermissionResponse,
   SessionUpdate as V2SessionUpdate,
+  Usage as V2Usage,
 } from '@acp-kit/schema';
 import {
   type AdapterSession,
@@ -266,7 +267,12 @@ export class BridgedSession {
     // The bridge is the agent the v2 client talks to: once it has accepted a cancel for this turn,
     // the turn ends `cancelled`, even if the v1 agent finished before the cancel reached it.
     const stopReason = v1ToV2StopReason(result.stopReason);
-    await this.agentSession.idle(turn.cancelled && stopReason === 'end_turn' ? 'cancelled' : stopReason);
+    // v1's unstable PromptResponse.usage has the v2 Usage shape: it becomes the idle state's usage.
+    const usage = result.usage ?? undefined;
+    await this.agentSession.idle(
+      turn.cancelled && stopReason === 'end_turn' ? 'cancelled' : stopReason,
+      usage as V2Usage | undefined,
+    );
     this.#startNext();
   }
 

@@ -20,24 +20,44 @@ import {
   type Transport,
 } from '@acp-kit/sdk';
 import {
+  v1ToV2ArchiveSessionResponse,
   v1ToV2AuthenticateResponse,
+  v1ToV2AuthStatusResponse,
+  v1ToV2AuthStatusUpdateNotification,
   v1ToV2CloseSessionResponse,
   v1ToV2DeleteSessionResponse,
+  v1ToV2DisableProviderResponse,
   v1ToV2InitializeResponse,
+  v1ToV2ListProvidersResponse,
   v1ToV2ListSessionsResponse,
   v1ToV2LogoutResponse,
+  v1ToV2MessageMcpRequest,
+  v1ToV2SessionStatusResponse,
+  v1ToV2SetProviderResponse,
+  v1ToV2SetSessionTitleResponse,
+  v1ToV2UnarchiveSessionResponse,
+  v2ToV1ArchiveSessionRequest,
   v2ToV1Authenticate,
+  v2ToV1AuthStatusRequest,
   v2ToV1CloseSessionRequest,
   v2ToV1DeleteSessionRequest,
+  v2ToV1DisableProviderRequest,
   v2ToV1ForkSessionRequest,
   v2ToV1InitializeRequest,
+  v2ToV1ListProvidersRequest,
   v2ToV1ListSessionsRequest,
   v2ToV1LoadSessionRequest,
   v2ToV1Logout,
+  v2ToV1MessageMcpNotification,
+  v2ToV1MessageMcpResponse,
   v2ToV1NewSessionRequest,
   v2ToV1ResumeSessionRequest,
+  v2ToV1SessionStatusRequest,
+  v2ToV1SetProviderRequest,
   v2ToV1SetSessionConfigOptionRequest,
   v2ToV1SetSessionMode,
+  v2ToV1SetSessionTitleRequest,
+  v2ToV1UnarchiveSessionRequest,
 } from '../generated/compat/converters.js';
 import type {
   AgentNotificationMap,
@@ -68,8 +88,27 @@ const BRIDGE_INFO: V1.Implementation = { name: 'acp-kit-v1-bridge', version: '1'
 const MAX_ORPHAN_SESSIONS = 16;
 const MAX_ORPHAN_UPDATES = 256;
 
-/** MCP server types with a v1 form (see the McpServer conversion). */
-const V1_SERVER_TYPES = new Set(['stdio', 'http', '_sse']);
+/** MCP server types with a v1 form (see the McpServer conversion); `acp` is unstable in both. */
+const V1_SERVER_TYPES = new Set(['stdio', 'http', '_sse', 'acp']);
+
+/** The proxy-chain methods (unstable in both versions), which the bridge does not carry. */
+const PROXY_METHODS: ReadonlySet<string> = new Set(['proxy/initialize', 'proxy/successor']);
+
+/** The -32601 for a proxy-chain method, whichever side sent it. */
+function proxyRefusal(method: string, from: string): RpcError {
+  return new RpcError(
+    ErrorCodes.MethodNotFound,
+    `${method} from the ${from} is not carried: the v1 bridge does not carry proxy chains (put the bridge after the last proxy of a chain)`,
+    { method },
+  );
+}
+
+/** The serverIds of the MCP servers of type acp a session request declares. */
+function acpServerIds(servers: readonly { type?: string }[] | null | undefined): string[] {
+  return (servers ?? []).flatMap((server) =>
+    server.type === 'acp' ? [(server as { serverId: string }).serverId] : [],
+  );
+}
 
 /** Where in the params the first MCP server without a v1 form sits, for error pointers. */
 function serversPointer(servers: readonly { type: string }[] | undefined): string {
@@ -93,7 +132,11 @@ export interface V1AgentBridgeOptions {
    * negotiated down to v1): the bridge uses it instead of initializing the agent again.
    */
   initialized?: V1.InitializeResponse;
-  /** Told each part of a v1 update that has no v2 form and was left out. `runBridge` logs them. */
+  /**
+   * Told each part of a v1 update that has no v2 form and was left out, each v1 update the bridge
+   * dropped as invalid, and each request or notification it could not route (proxy chains, an MCP
+   * server nobody declared). `runBridge` logs them.
+   */
   onLoss?: BridgeLossListener;
 }
 
@@ -118,6 +161,12 @@ export class V1AgentBridge {
    */
   readonly #orphans = new Map<SessionId, V1.SessionUpdate[]>();
   #clientCount = 0;
+  /** The v2 client connections that completed initialize (auth/status_update goes to each). */
+  readonly #clients = new Set<AgentConnection>();
+  /** Which v2 client connection provides each MCP server of type acp, by serverId. */
+  readonly #mcpRoutes = new Map<string, AgentConnection>();
+  /** The session of the v1 message being received (for the loss report of an invalid update). */
+  #receivingSession = '';
   /** Resolves with the reason once the v1 agent is gone (exited, closed, or wrote garbage). */
   readonly closed: Promise<string>;
 
@@ -138,12 +187,69 @@ export class V1AgentBridge {
         throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', { sessionId: params.sessionId });
       return session.requestPermission(params);
     });
+    this.#v1.onNotification('auth/status_update', (params) => {
+      const update = v1ToV2AuthStatusUpdateNotification(params);
+      for (const client of this.#clients)
+        client.sendNotification('auth/status_update', update).catch(() => undefined);
+    });
+    // MCP over ACP: the v1 agent reaches the MCP server a v2 client declared (type acp) by serverId.
+    this.#v1.onRequest('mcp/message', async (params, context) => {
+      const client = this.#mcpRoute(params.serverId, 'mcp/message');
+      const result = await client.sendRequest('mcp/message', v1ToV2MessageMcpRequest(params), {
+        signal: context.signal,
+      });
+      return v2ToV1MessageMcpResponse(result);
+    });
+    // Proxy chains are not carried (unstable in both versions): refused and reported.
+    this.#v1.onRequest('proxy/successor', () => {
+      this.#lost('proxy/successor', '', 'the v1 bridge does not carry proxy chains');
+      throw proxyRefusal('proxy/successor', this.#peer.name);
+    });
+    this.#v1.onNotification('proxy/successor', () => {
+      this.#lost('proxy/successor', '', 'the v1 bridge does not carry proxy chains (notification dropped)');
+    });
+    // A v1 notification that breaks the schema (a malformed update, say) is dropped by the
+    // connection, which has no one to answer: the bridge reports it as a loss, with the session of
+    // the message it was reading (the tap sees each message just before it is handled).
+    this.#v1.onMessage((direction, message) => {
+      if (direction !== 'in') return;
+      const sessionId = (message as { params?: { sessionId?: unknown } }).params?.sessionId;
+      this.#receivingSession = typeof sessionId === 'string' ? sessionId : '';
+    });
+    this.#v1.onDiagnostic((diagnostic) => {
+      if (diagnostic.kind !== 'invalid-notification-params' || diagnostic.method === undefined) return;
+      this.#onLoss?.({
+        sessionId: this.#receivingSession,
+        in: diagnostic.method,
+        pointer: /at (\/\S*):/.exec(diagnostic.message)?.[1] ?? '/params',
+        reason: `the notification breaks v1's schema and was dropped (${diagnostic.message})`,
+      });
+    });
     this.closed = this.#peer.closed;
     this.closed.then((reason) => {
       const error = new RpcError(ErrorCodes.InternalError, `${this.#peer.name} unavailable: ${reason}`);
       for (const session of this.#sessions.values()) session.failHeld(error);
     });
     this.#v1.listen();
+  }
+
+  /** Reports something that is not about one session (sessionId ''). */
+  #lost(method: string, pointer: string, reason: string): void {
+    this.#onLoss?.({ sessionId: '', in: method, pointer, reason });
+  }
+
+  /** The v2 client connection that provides the MCP server `serverId`; -33001 when none does. */
+  #mcpRoute(serverId: string, method: string): AgentConnection {
+    const client = this.#mcpRoutes.get(serverId);
+    if (client !== undefined) return client;
+    this.#lost(
+      method,
+      '/params/serverId',
+      `no v2 client declared the MCP server ${JSON.stringify(serverId)}`,
+    );
+    throw new RpcError(-33001, `No MCP server ${JSON.stringify(serverId)} was declared through the bridge`, {
+      serverId,
+    });
   }
 
   #holdOrphan(sessionId: SessionId, update: V1.SessionUpdate): void {
@@ -175,14 +281,23 @@ export class V1AgentBridge {
 
   /**
    * Initializes the v1 agent once, with the first v2 client's info. The bridge serves no
-   * file-system or terminal requests, so it says so whatever the v2 client could do.
+   * file-system or terminal requests, so it says so whatever the v2 client could do. It always
+   * advertises v1's unstable `plan` and `subagents`: the one v1 initialize serves every v2 client,
+   * v2 has no such client capability (a v2 client takes plan, subagent and session-message updates
+   * without advertising anything), and a v2 client that did not opt in to the unstable surface
+   * keeps those kinds as unknown updates, as v2 requires of every receiver.
    */
   #v1Capabilities(first?: V2InitializeRequest): Promise<V1.InitializeResponse> {
     const clientInfo = first === undefined ? BRIDGE_INFO : v2ToV1InitializeRequest(first).clientInfo;
     this.#initialize ??= this.#call(() =>
       this.#v1.sendRequest('initialize', {
         protocolVersion: 1,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientCapabilities: {
+          fs: { readTextFile: false, writeTextFile: false },
+          terminal: false,
+          plan: {},
+          subagents: {},
+        },
         clientInfo: clientInfo ?? BRIDGE_INFO,
       }),
     );
@@ -195,7 +310,9 @@ export class V1AgentBridge {
     if (existing) return existing;
     // The SDK session checks message IDs against the history store, which must know the session:
     // `ready` settles once it does.
-    const adapter = new AdapterSession({ sessionId, cwd, history: this.#history });
+    // Unstable update kinds (subagents, session messages, plan removals) come from the v1 agent
+    // only because the bridge advertised plan and subagents; they reach v2 clients as they are.
+    const adapter = new AdapterSession({ sessionId, cwd, history: this.#history, unstable: true });
     const link = {
       prompt: (params: V1.PromptRequest) => this.#v1.sendRequest('session/prompt', params),
       cancel: (params: V1.CancelNotification) => this.#v1.sendNotification('session/cancel', params),
@@ -246,7 +363,14 @@ export class V1AgentBridge {
   serve(transport: Transport): AgentConnection {
     const connection: AgentConnection = new Connection(transport, { validator: schemaValidator });
     const state = new AgentConnectionState(false);
-    const gate = new MethodGate(connection, {}, { check: (method) => state.gate(method) });
+    const gate = new MethodGate(
+      connection,
+      {},
+      {
+        // A proxy-chain method gets its own -32601 (below), before initialize too.
+        check: (method) => (PROXY_METHODS.has(method) ? undefined : state.gate(method)),
+      },
+    );
     // What this bridge advertises is the v1 agent's answer, known at the client's initialize.
     gate.adapt(undefined);
     const peer = gate.clientPeer(connection, `v2-client#${++this.#clientCount}`);
@@ -254,6 +378,14 @@ export class V1AgentBridge {
     const attach = (session: BridgedSession): void => {
       session.adapter.attach(peer);
       attached.add(session);
+    };
+    /** MCP servers of type acp this client declares are reached through this connection. */
+    const declare = (servers: readonly { type?: string }[] | null | undefined): void => {
+      for (const serverId of acpServerIds(servers)) this.#mcpRoutes.set(serverId, connection);
+    };
+    const refuseProxy = (method: string): never => {
+      this.#lost(method, '', 'the v1 bridge does not carry proxy chains');
+      throw proxyRefusal(method, 'v2 client');
     };
 
     gate.serve({
@@ -267,11 +399,13 @@ export class V1AgentBridge {
           ...(response.authMethods === undefined ? {} : { authMethods: response.authMethods }),
         });
         state.initialized = true;
+        this.#clients.add(connection);
         return { ...response, ...gate.advertisement() };
       },
 
       'session/new': async (params) => {
         await this.#v1Capabilities();
+        declare(params.mcpServers);
         const created = await this.#call(() =>
           this.#v1.sendRequest(
             'session/new',
@@ -289,6 +423,7 @@ export class V1AgentBridge {
       // history reaches v2 clients by a resume with replay (a v1 session/load of the fork).
       'session/fork': async (params) => {
         await this.#v1Capabilities();
+        declare(params.mcpServers);
         const forked = await this.#call(() =>
           this.#v1.sendRequest(
             'session/fork',
@@ -303,6 +438,7 @@ export class V1AgentBridge {
 
       'session/resume': async (params) => {
         const caps = (await this.#v1Capabilities()).agentCapabilities;
+        declare(params.mcpServers);
         const cursor = replayCursorOf(params);
         const live = this.#sessions.get(params.sessionId);
         if (live !== undefined && cursor === undefined) {
@@ -401,7 +537,8 @@ export class V1AgentBridge {
           return v1ToV2ListSessionsResponse(page);
         }
         // The v1 agent cannot list: the bridge lists the sessions it holds (created or resumed
-        // through it), on one page.
+        // through it), on one page. Without the v1 archive capability none is archived.
+        if (params.archived === 'only') return { sessions: [] };
         const cwd = params.cwd ?? undefined;
         const sessions = [...this.#sessions.values()]
           .filter((s) => cwd === undefined || s.agentSession.cwd === cwd)
@@ -438,6 +575,79 @@ export class V1AgentBridge {
         return v1ToV2DeleteSessionResponse(result);
       },
 
+      // Unstable in both versions, each served when the v1 agent advertises its capability (the
+      // gate refuses it otherwise, -32601).
+      'session/set_title': async (params) => {
+        const result = await this.#call(() =>
+          this.#v1.sendRequest('session/set_title', v2ToV1SetSessionTitleRequest(params)),
+        );
+        const response = v1ToV2SetSessionTitleResponse(result);
+        // v2 promises attached clients the stored title as a session_info_update.
+        await this.#sessions
+          .get(params.sessionId)
+          ?.agentSession.update({ sessionUpdate: 'session_info_update', title: response.title });
+        return response;
+      },
+
+      // v1's answer says open or saved only: the v2 answer carries no state.
+      'session/status': async (params) => {
+        const result = await this.#call(() =>
+          this.#v1.sendRequest('session/status', v2ToV1SessionStatusRequest(params)),
+        );
+        return v1ToV2SessionStatusResponse(result);
+      },
+
+      'session/archive': async (params) => {
+        const result = await this.#call(() =>
+          this.#v1.sendRequest('session/archive', v2ToV1ArchiveSessionRequest(params)),
+        );
+        return v1ToV2ArchiveSessionResponse(result);
+      },
+
+      'session/unarchive': async (params) => {
+        const result = await this.#call(() =>
+          this.#v1.sendRequest('session/unarchive', v2ToV1UnarchiveSessionRequest(params)),
+        );
+        return v1ToV2UnarchiveSessionResponse(result);
+      },
+
+      'auth/status': async (params) => {
+        await this.#v1Capabilities();
+        const result = await this.#call(() =>
+          this.#v1.sendRequest('auth/status', v2ToV1AuthStatusRequest(params)),
+        );
+        return v1ToV2AuthStatusResponse(result);
+      },
+
+      'providers/list': async (params) => {
+        const result = await this.#call(() =>
+          this.#v1.sendRequest('providers/list', v2ToV1ListProvidersRequest(params)),
+        );
+        return v1ToV2ListProvidersResponse(result);
+      },
+
+      'providers/set': async (params) => {
+        const result = await this.#call(() =>
+          this.#v1.sendRequest('providers/set', v2ToV1SetProviderRequest(params)),
+        );
+        return v1ToV2SetProviderResponse(result);
+      },
+
+      'providers/disable': async (params) => {
+        const result = await this.#call(() =>
+          this.#v1.sendRequest('providers/disable', v2ToV1DisableProviderRequest(params)),
+        );
+        return v1ToV2DisableProviderResponse(result);
+      },
+
+      // An MCP notification from this client's server (type acp) on its way to the v1 agent.
+      'mcp/message': async (params) => {
+        await this.#v1.sendNotification('mcp/message', v2ToV1MessageMcpNotification(params));
+      },
+
+      'proxy/initialize': () => refuseProxy('proxy/initialize'),
+      'proxy/successor': () => refuseProxy('proxy/successor'),
+
       'session/prompt': (params, context) => {
         const session = this.#require(params.sessionId);
         attach(session);
@@ -457,6 +667,9 @@ export class V1AgentBridge {
     connection.onClose(() => {
       for (const session of attached) session.adapter.detach(peer);
       attached.clear();
+      this.#clients.delete(connection);
+      for (const [serverId, client] of this.#mcpRoutes)
+        if (client === connection) this.#mcpRoutes.delete(serverId);
     });
     connection.listen();
     return connection;

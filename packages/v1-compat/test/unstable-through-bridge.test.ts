@@ -1,0 +1,381 @@
+/**
+ * v1's unstable surface through the v1 agent bridge (#29 item 5): an agent written with the official
+ * SDK's v1 unstable entry (`@agentclientprotocol/sdk/unstable`, a child process over stdio) advertises
+ * session titles, status, archive, system prompts, auth status, providers and MCP over ACP; our v2
+ * client, opted in to the unstable surface, is offered each and uses each through the bridge. Its
+ * updates (file and Markdown plans, plan removals, subagents, session messages) reach the client's
+ * store with their IDs, the prompt response's usage reaches the turn's end, and what the bridge
+ * cannot carry (proxy chains) or cannot read (a v1 answer or update that breaks the schema) gets a
+ * clear error and an `onLoss` report. An official v1 agent that advertises none of it is refused
+ * -32601 by the bridge itself.
+ */
+import type { AuthStatusUpdateNotification } from '@acp-kit/schema';
+import { type Client, ErrorCodes, RpcError } from '@acp-kit/sdk';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport as McpTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type BridgeLoss, V1AgentBridge } from '../src/index.js';
+import { clientOf, spawnFixture, textOf, v1Rig } from './helpers.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+interface Rig {
+  client: Client;
+  bridge: V1AgentBridge;
+  losses: BridgeLoss[];
+  authUpdates: AuthStatusUpdateNotification[];
+}
+
+/** The official-SDK v1 unstable agent behind a bridge, and our unstable v2 client in front. */
+function unstableRig(): Rig {
+  const agent = spawnFixture('official-v1-unstable-agent.ts');
+  const losses: BridgeLoss[] = [];
+  const bridge = new V1AgentBridge({ agent, onLoss: (loss) => losses.push(loss) });
+  const authUpdates: AuthStatusUpdateNotification[] = [];
+  const { client } = clientOf(bridge, { unstable: true, onAuthStatus: (update) => authUpdates.push(update) });
+  cleanup.push(async () => {
+    client.close();
+    bridge.close();
+    await agent.shutdown({ graceMs: 500 });
+  });
+  return { client, bridge, losses, authUpdates };
+}
+
+/** The last agent message's text in a session. */
+function lastAnswer(client: Client, sessionId: string): string {
+  const agent = client.store.snapshot(sessionId).messages.filter((m) => m.kind === 'agent_message');
+  return textOf(agent.at(-1)?.content);
+}
+
+async function rejection(promise: Promise<unknown>): Promise<RpcError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RpcError);
+  return error as RpcError;
+}
+
+describe('v1 unstable methods through the v1 agent bridge', () => {
+  it('offers each unstable capability the v1 agent advertises, and nothing it does not', async () => {
+    const { client } = unstableRig();
+    const init = await client.initialize();
+    expect(init.capabilities?.session).toMatchObject({
+      fork: {},
+      title: {},
+      status: {},
+      archive: {},
+      systemPrompt: { mode: { override: {} } },
+      mcp: { acp: {} },
+    });
+    expect(init.capabilities?.auth?.status).toEqual({});
+    expect(init.capabilities?.providers).toEqual({});
+
+    // The official v1 agent without any unstable capability: the bridge refuses each -32601.
+    const stable = v1Rig({}, { unstable: true });
+    cleanup.push(stable.close);
+    const plain = await stable.client.initialize();
+    expect(plain.capabilities?.session?.title).toBeUndefined();
+    expect(plain.capabilities?.providers).toBeUndefined();
+    const sessionId = await stable.client.newSession('/repo');
+    for (const call of [
+      stable.client.setTitle(sessionId, 'x'),
+      stable.client.sessionStatus(sessionId),
+      stable.client.archiveSession(sessionId),
+      stable.client.authStatus(),
+      stable.client.listProviders(),
+    ]) {
+      const error = await rejection(call);
+      expect(error.code).toBe(ErrorCodes.MethodNotFound);
+      expect(error.message).toMatch(/does not advertise/);
+    }
+  });
+
+  it('sets titles, reports status, archives and unarchives, and lists by the archived filter', async () => {
+    const { client } = unstableRig();
+    await client.initialize();
+    const first = await client.newSession('/repo/a');
+    const second = await client.newSession('/repo/b');
+
+    // The v1 agent trims the title: the client gets the stored one, also as a session_info_update.
+    expect(await client.setTitle(first, '  Fix the build  ')).toBe('Fix the build');
+    await expect.poll(() => client.store.snapshot(first).sessionInfo?.title).toBe('Fix the build');
+
+    // v1 answers open or saved only: no state in the v2 answer.
+    expect(await client.sessionStatus(first)).toEqual({ status: 'open' });
+    const unknown = await rejection(client.sessionStatus('no-such-session'));
+    expect(unknown.code).toBe(ErrorCodes.ResourceNotFound);
+
+    await client.archiveSession(second);
+    const ids = async (archived?: 'include' | 'only') =>
+      (await client.listSessions(archived === undefined ? {} : { archived })).sessions.map((s) => [
+        s.sessionId,
+        s.title ?? null,
+        s.archived ?? null,
+      ]);
+    expect(await ids()).toEqual([[first, 'Fix the build', false]]);
+    expect(await ids('only')).toEqual([[second, null, true]]);
+    expect(await ids('include')).toEqual([
+      [first, 'Fix the build', false],
+      [second, null, true],
+    ]);
+    await client.unarchiveSession(second);
+    expect(await ids()).toEqual([
+      [first, 'Fix the build', false],
+      [second, null, false],
+    ]);
+  });
+
+  it('carries auth/status and the v1 agent’s auth/status_update notification', async () => {
+    const { client, authUpdates } = unstableRig();
+    await client.initialize();
+    expect(await client.authStatus()).toEqual({ state: 'unauthenticated' });
+    const sessionId = await client.newSession('/repo');
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/auth' }]);
+    expect(authUpdates).toEqual([
+      { state: 'authenticated', accounts: [{ label: 'Work', active: true, email: 'dev@example.com' }] },
+    ]);
+    expect(await client.authStatus()).toEqual({ state: 'authenticated' });
+  });
+
+  it('lists, sets and disables providers; the v1 agent’s refusal reaches the client', async () => {
+    const { client } = unstableRig();
+    await client.initialize();
+    const listed = await client.listProviders();
+    expect(listed.map((p) => [p.providerId, p.required, p.current ?? null])).toEqual([
+      ['main', true, { apiType: 'anthropic', baseUrl: 'https://llm.example/main' }],
+      ['spare', false, null],
+    ]);
+    await client.setProvider({
+      providerId: 'spare',
+      apiType: 'openai',
+      baseUrl: 'https://llm.example/spare',
+      headers: { authorization: 'Bearer secret' },
+    });
+    expect((await client.listProviders())[1]?.current).toEqual({
+      apiType: 'openai',
+      baseUrl: 'https://llm.example/spare',
+    });
+    await client.disableProvider('spare');
+    expect((await client.listProviders())[1]?.current ?? null).toBeNull();
+    const required = await rejection(client.disableProvider('main'));
+    expect(required.code).toBe(ErrorCodes.InvalidParams);
+  });
+
+  it('gives the v1 agent the system prompt of session/new, and tells it the client takes plans and subagents', async () => {
+    const { client } = unstableRig();
+    await client.initialize();
+    const { sessionId } = await client.createSession({
+      cwd: '/repo',
+      mcpServers: [],
+      systemPrompt: { mode: 'override', content: [{ type: 'text', text: 'Answer in French.' }] },
+    });
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/system' }]);
+    expect(lastAnswer(client, sessionId)).toBe('override: Answer in French.');
+
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/caps' }]);
+    expect(JSON.parse(lastAnswer(client, sessionId))).toMatchObject({ plan: {}, subagents: {} });
+  });
+});
+
+describe('v1 unstable updates through the v1 agent bridge', () => {
+  it('brings plans, plan removals, subagents and session messages to the store under their IDs', async () => {
+    const { client, losses } = unstableRig();
+    await client.initialize();
+    const sessionId = await client.newSession('/repo');
+
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/plan' }]);
+    const plans = client.store.snapshot(sessionId).plans;
+    // p-1 (items) was removed; p-2 (Markdown) stays whole.
+    expect(plans.map((p) => [p.planId, p.update.plan])).toEqual([
+      ['p-2', { type: 'markdown', planId: 'p-2', content: '# Plan\n\n1. ship it' }],
+    ]);
+
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/subagent' }]);
+    const snapshot = client.store.snapshot(sessionId);
+    const child = `${sessionId}-child`;
+    expect(snapshot.subagents.map((s) => [s.sessionId, s.fields])).toEqual([
+      [
+        child,
+        {
+          title: 'Research',
+          description: 'looks things up',
+          state: {
+            state: 'idle',
+            stopReason: 'end_turn',
+            usage: { totalTokens: 30, inputTokens: 20, outputTokens: 10 },
+          },
+        },
+      ],
+    ]);
+    const message = snapshot.messages.find((m) => m.messageId === 'sm-1');
+    expect(message?.kind).toBe('session_message');
+    expect(textOf(message?.content)).toBe('found it');
+    expect(message?.fields).toEqual({ senderSessionId: child, recipientSessionId: sessionId });
+    expect(snapshot.otherUpdates).toEqual([]);
+    expect(losses).toEqual([]);
+  });
+
+  it('ends the turn with the v1 prompt response’s usage', async () => {
+    const { client } = unstableRig();
+    await client.initialize();
+    const sessionId = await client.newSession('/repo');
+    const end = await client.promptToEnd(sessionId, [{ type: 'text', text: '/usage' }]);
+    expect(end.usage).toEqual({ totalTokens: 120, inputTokens: 100, outputTokens: 20 });
+    expect(client.store.snapshot(sessionId).state.usage).toEqual(end.usage);
+  });
+
+  it('keeps the unstable kinds as unknown updates for a v2 client that did not opt in', async () => {
+    const agent = spawnFixture('official-v1-unstable-agent.ts');
+    const bridge = new V1AgentBridge({ agent });
+    const { client } = clientOf(bridge);
+    cleanup.push(async () => {
+      client.close();
+      bridge.close();
+      await agent.shutdown({ graceMs: 500 });
+    });
+    await client.initialize();
+    const sessionId = await client.newSession('/repo');
+    const end = await client.promptToEnd(sessionId, [{ type: 'text', text: '/subagent' }]);
+    expect(end.stopReason).toBe('end_turn');
+    const snapshot = client.store.snapshot(sessionId);
+    expect(snapshot.subagents).toEqual([]);
+    expect(snapshot.otherUpdates.map((u) => u.sessionUpdate).sort()).toEqual([
+      'session_message',
+      'session_message_chunk',
+      'subagent_update',
+    ]);
+    expect(lastAnswer(client, sessionId)).toBe('delegated');
+  });
+});
+
+describe('MCP over ACP through the v1 agent bridge', () => {
+  it('lets the v1 agent list and call a tool of an MCP SDK server the v2 client hosts', async () => {
+    const { client } = unstableRig();
+    await client.initialize();
+    const calls: string[] = [];
+    const server = new Server({ name: 'echo-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [
+        {
+          name: 'shout',
+          description: 'Upper-cases a text',
+          inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+        },
+      ],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      calls.push(`${request.params.name} ${JSON.stringify(request.params.arguments ?? {})}`);
+      // Goes to the agent as an mcp/message notification for this request, through the bridge.
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: 'shout', progress: 1, total: 1 },
+      });
+      const text = String((request.params.arguments as { text?: unknown } | undefined)?.text ?? '');
+      return { content: [{ type: 'text', text: text.toUpperCase() }] };
+    });
+    const transport = client.hostMcpServer({ name: 'echo-tools' });
+    await server.connect(transport as unknown as McpTransport);
+    cleanup.push(() => transport.close());
+    const sessionId = await client.newSession('/repo', [transport.registration.declaration]);
+
+    const end = await client.promptToEnd(sessionId, [
+      { type: 'text', text: `/mcp ${transport.registration.serverId}` },
+    ]);
+    expect(end.error).toBeNull();
+    expect(lastAnswer(client, sessionId)).toBe(
+      'tools: shout; shout: PING; notes: notifications/progress@call-1',
+    );
+    expect(calls).toEqual(['shout {"text":"ping"}']);
+  });
+
+  it('answers the v1 agent -33001 for an MCP server no v2 client declared, and reports it', async () => {
+    const { client, losses } = unstableRig();
+    await client.initialize();
+    const sessionId = await client.newSession('/repo');
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/mcp nobody' }]);
+    expect(lastAnswer(client, sessionId)).toBe(
+      'mcp refused: -33001 No MCP server "nobody" was declared through the bridge',
+    );
+    expect(losses).toEqual([
+      {
+        sessionId: '',
+        in: 'mcp/message',
+        pointer: '/params/serverId',
+        reason: 'no v2 client declared the MCP server "nobody"',
+      },
+    ]);
+  });
+});
+
+describe('what the v1 agent bridge cannot carry or read', () => {
+  it('refuses proxy/initialize and proxy/successor from a v2 conductor -32601 and reports them', async () => {
+    const { client, losses } = unstableRig();
+    // Before initialize too: a conductor sends proxy/initialize instead of initialize.
+    const proxied = await rejection(
+      client.connection.sendRequest('proxy/initialize', {
+        protocolVersion: 2,
+        info: { name: 'conductor', version: '1' },
+        capabilities: {},
+      } as never),
+    );
+    expect(proxied.code).toBe(ErrorCodes.MethodNotFound);
+    expect(proxied.message).toMatch(
+      /^proxy\/initialize from the v2 client is not carried: the v1 bridge does not carry proxy chains/,
+    );
+    await client.initialize();
+    const successor = await rejection(
+      client.connection.sendRequest('proxy/successor', {
+        method: 'session/new',
+        params: { cwd: '/' },
+      } as never),
+    );
+    expect(successor.code).toBe(ErrorCodes.MethodNotFound);
+    expect(losses.map((l) => [l.in, l.sessionId, l.reason])).toEqual([
+      ['proxy/initialize', '', 'the v1 bridge does not carry proxy chains'],
+      ['proxy/successor', '', 'the v1 bridge does not carry proxy chains'],
+    ]);
+  });
+
+  it('answers the v1 agent’s proxy/successor -32601 and reports it', async () => {
+    const { client, losses } = unstableRig();
+    await client.initialize();
+    const sessionId = await client.newSession('/repo');
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/successor' }]);
+    expect(lastAnswer(client, sessionId)).toMatch(
+      /^successor refused: -32601 proxy\/successor from the v1 agent is not carried/,
+    );
+    expect(losses.map((l) => l.in)).toEqual(['proxy/successor']);
+  });
+
+  it('fails set_title with a clear error when the v1 agent answers an invalid result', async () => {
+    const { client } = unstableRig();
+    await client.initialize();
+    const sessionId = await client.newSession('/repo');
+    const error = await rejection(client.setTitle(sessionId, '!bad-result'));
+    expect(error.code).toBe(ErrorCodes.InternalError);
+    expect(error.message).toMatch(/^Invalid result for session\/set_title at \/result\/title: expected /);
+    // The bridge and the session go on.
+    expect(await client.setTitle(sessionId, 'fine')).toBe('fine');
+  });
+
+  it('drops a malformed subagent_update, reports it, and the turn goes on', async () => {
+    const { client, losses } = unstableRig();
+    await client.initialize();
+    const sessionId = await client.newSession('/repo');
+    const end = await client.promptToEnd(sessionId, [{ type: 'text', text: '/bad-subagent' }]);
+    expect(end.stopReason).toBe('end_turn');
+    expect(lastAnswer(client, sessionId)).toBe('after the bad update');
+    expect(client.store.snapshot(sessionId).subagents).toEqual([]);
+    expect(losses).toHaveLength(1);
+    expect(losses[0]).toMatchObject({ sessionId, in: 'session/update' });
+    expect(losses[0]?.pointer).toMatch(/^\/params\/update/);
+    expect(losses[0]?.reason).toMatch(
+      /^the notification breaks v1's schema and was dropped \(session\/update: Invalid params at \/params\/update/,
+    );
+  });
+});
