@@ -166,7 +166,7 @@ describe('v1 unstable methods through the v1 agent bridge', () => {
     expect(required.code).toBe(ErrorCodes.InvalidParams);
   });
 
-  it('gives the v1 agent the system prompt of session/new, and tells it the client takes plans and subagents', async () => {
+  it('gives the v1 agent the system prompt of session/new, resume and fork, and tells it the client takes plans and subagents', async () => {
     const { client } = unstableRig();
     await client.initialize();
     const { sessionId } = await client.createSession({
@@ -176,6 +176,19 @@ describe('v1 unstable methods through the v1 agent bridge', () => {
     });
     await client.promptToEnd(sessionId, [{ type: 'text', text: '/system' }]);
     expect(lastAnswer(client, sessionId)).toBe('override: Answer in French.');
+
+    // A resume with replay (a v1 session/load) and a fork carry a new one.
+    const append = { mode: 'append' as const, content: [{ type: 'text' as const, text: 'Be brief.' }] };
+    await client.resume(sessionId, { cwd: '/repo', replay: true, systemPrompt: append });
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/system' }]);
+    expect(lastAnswer(client, sessionId)).toBe('append: Be brief.');
+    const fork = await client.forkSession({
+      sessionId,
+      cwd: '/repo',
+      systemPrompt: { mode: 'append', content: [{ type: 'text', text: 'Fork rules.' }] },
+    });
+    await client.promptToEnd(fork.sessionId, [{ type: 'text', text: '/system' }]);
+    expect(lastAnswer(client, fork.sessionId)).toBe('append: Fork rules.');
 
     await client.promptToEnd(sessionId, [{ type: 'text', text: '/caps' }]);
     expect(JSON.parse(lastAnswer(client, sessionId))).toMatchObject({ plan: {}, subagents: {} });

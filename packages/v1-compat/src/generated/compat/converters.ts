@@ -1265,13 +1265,14 @@ export function v1ToV2ResumeSessionRequest(value: V1.ResumeSessionRequest): V2.R
   };
 }
 
-/** Converts a v2 `ResumeSessionRequest` into a v1 `ResumeSessionRequest`. Lossy: v1 session/resume never replays; a v2 resume asking for replay must become session/load instead (the bridge does this). v1 has no systemPrompt (unstable): it is dropped. */
+/** Converts a v2 `ResumeSessionRequest` into a v1 `ResumeSessionRequest`. Lossy: v1 session/resume never replays; a v2 resume asking for replay must become session/load instead (the bridge does this). systemPrompt (unstable in both) carries over. */
 export function v2ToV1ResumeSessionRequest(value: V2.ResumeSessionRequest): V1.ResumeSessionRequest {
   return {
     sessionId: value.sessionId,
     cwd: value.cwd,
     ...(value.additionalDirectories === undefined ? {} : { additionalDirectories: value.additionalDirectories }),
     ...(value.mcpServers === undefined ? {} : { mcpServers: value.mcpServers.map((item) => v2ToV1McpServer(item)) }),
+    ...(value.systemPrompt === undefined ? {} : { systemPrompt: value.systemPrompt === null ? null : v2ToV1SystemPrompt(value.systemPrompt) }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -2987,7 +2988,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'ResumeSessionRequest',
     toV2: v1ToV2ResumeSessionRequest,
     toV1: v2ToV1ResumeSessionRequest,
-    lossyToV1: 'v1 session/resume never replays; a v2 resume asking for replay must become session/load instead (the bridge does this). v1 has no systemPrompt (unstable): it is dropped.',
+    lossyToV1: 'v1 session/resume never replays; a v2 resume asking for replay must become session/load instead (the bridge does this). systemPrompt (unstable in both) carries over.',
   },
   {
     name: 'LoadSessionResponse',
