@@ -10,13 +10,13 @@
  * -32601 by the bridge itself.
  */
 import type { AuthStatusUpdateNotification } from '@acp-kit/schema';
-import { type Client, ErrorCodes, RpcError } from '@acp-kit/sdk';
+import { Client, Connection, ErrorCodes, RpcError, spawnTransport } from '@acp-kit/sdk';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport as McpTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BridgeLoss, V1AgentBridge } from '../src/index.js';
-import { clientOf, spawnFixture, textOf, v1Rig } from './helpers.js';
+import { bridgeArgs, clientOf, spawnFixture, textOf, type UpdateLog, v1Rig } from './helpers.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -25,6 +25,7 @@ afterEach(async () => {
 
 interface Rig {
   client: Client;
+  log: UpdateLog;
   bridge: V1AgentBridge;
   losses: BridgeLoss[];
   authUpdates: AuthStatusUpdateNotification[];
@@ -36,13 +37,16 @@ function unstableRig(): Rig {
   const losses: BridgeLoss[] = [];
   const bridge = new V1AgentBridge({ agent, onLoss: (loss) => losses.push(loss) });
   const authUpdates: AuthStatusUpdateNotification[] = [];
-  const { client } = clientOf(bridge, { unstable: true, onAuthStatus: (update) => authUpdates.push(update) });
+  const { client, log } = clientOf(bridge, {
+    unstable: true,
+    onAuthStatus: (update) => authUpdates.push(update),
+  });
   cleanup.push(async () => {
     client.close();
     bridge.close();
     await agent.shutdown({ graceMs: 500 });
   });
-  return { client, bridge, losses, authUpdates };
+  return { client, log, bridge, losses, authUpdates };
 }
 
 /** The last agent message's text in a session. */
@@ -197,7 +201,7 @@ describe('v1 unstable methods through the v1 agent bridge', () => {
 
 describe('v1 unstable updates through the v1 agent bridge', () => {
   it('brings plans, plan removals, subagents and session messages to the store under their IDs', async () => {
-    const { client, losses } = unstableRig();
+    const { client, log, losses } = unstableRig();
     await client.initialize();
     const sessionId = await client.newSession('/repo');
 
@@ -229,6 +233,14 @@ describe('v1 unstable updates through the v1 agent bridge', () => {
     expect(message?.kind).toBe('session_message');
     expect(textOf(message?.content)).toBe('found it');
     expect(message?.fields).toEqual({ senderSessionId: child, recipientSessionId: sessionId });
+    // The child's own updates follow the parent's client with no resume, after the announcement.
+    expect(
+      client.store.snapshot(child).messages.map((m) => [m.kind, m.messageId, textOf(m.content)]),
+    ).toEqual([['agent_message', 'c-1', 'child working']]);
+    const announced = log.notifications.findIndex((n) => n.update.sessionUpdate === 'subagent_update');
+    const childTraffic = log.notifications.findIndex((n) => n.sessionId === child);
+    expect(announced).toBeGreaterThanOrEqual(0);
+    expect(childTraffic).toBeGreaterThan(announced);
     expect(snapshot.otherUpdates).toEqual([]);
     expect(losses).toEqual([]);
   });
@@ -326,7 +338,7 @@ describe('MCP over ACP through the v1 agent bridge', () => {
 });
 
 describe('what the v1 agent bridge cannot carry or read', () => {
-  it('refuses proxy/initialize and proxy/successor from a v2 conductor -32601 and reports them', async () => {
+  it('refuses proxy/initialize and proxy/successor from a v2 conductor -32601, drops the notification form, and reports each', async () => {
     const { client, losses } = unstableRig();
     // Before initialize too: a conductor sends proxy/initialize instead of initialize.
     const proxied = await rejection(
@@ -348,9 +360,15 @@ describe('what the v1 agent bridge cannot carry or read', () => {
       } as never),
     );
     expect(successor.code).toBe(ErrorCodes.MethodNotFound);
+    await client.connection.sendNotification('proxy/successor', {
+      method: 'session/cancel',
+      params: { sessionId: 'any' },
+    } as never);
+    await expect.poll(() => losses.length).toBe(3);
     expect(losses.map((l) => [l.in, l.sessionId, l.reason])).toEqual([
       ['proxy/initialize', '', 'the v1 bridge does not carry proxy chains'],
       ['proxy/successor', '', 'the v1 bridge does not carry proxy chains'],
+      ['proxy/successor', '', 'the v1 bridge does not carry proxy chains (notification dropped)'],
     ]);
   });
 
@@ -390,5 +408,47 @@ describe('what the v1 agent bridge cannot carry or read', () => {
     expect(losses[0]?.reason).toMatch(
       /^the notification breaks v1's schema and was dropped \(session\/update: Invalid params at \/params\/update/,
     );
+  });
+});
+
+describe('v1 unstable surface through the bridge process (acp-kit bridge --serve v2)', () => {
+  it('serves titles and subagents, and logs a refused proxy/initialize on stderr', async () => {
+    let stderr = '';
+    const transport = spawnTransport(process.execPath, bridgeArgs('v2', 'official-v1-unstable-agent.ts'), {
+      name: 'bridge',
+      onStderr: (text) => {
+        stderr += text;
+      },
+    });
+    const client = new Client(new Connection(transport), {
+      info: { name: 'test-client', version: '1' },
+      unstable: true,
+    });
+    cleanup.push(async () => {
+      client.close();
+      await transport.shutdown({ graceMs: 1000 });
+    });
+    const init = await client.initialize();
+    expect(init.capabilities?.session?.title).toEqual({});
+    const sessionId = await client.newSession('/repo');
+    expect(await client.setTitle(sessionId, ' Over the pipe ')).toBe('Over the pipe');
+    await client.promptToEnd(sessionId, [{ type: 'text', text: '/subagent' }]);
+    expect(client.store.snapshot(sessionId).subagents.map((sub) => sub.sessionId)).toEqual([
+      `${sessionId}-child`,
+    ]);
+
+    const refused = await rejection(
+      client.connection.sendRequest('proxy/initialize', {
+        protocolVersion: 2,
+        info: { name: 'conductor', version: '1' },
+        capabilities: {},
+      } as never),
+    );
+    expect(refused.code).toBe(ErrorCodes.MethodNotFound);
+    await expect
+      .poll(() => stderr)
+      .toContain(
+        'acp-kit bridge: left out proxy/initialize (whole message): the v1 bridge does not carry proxy chains\n',
+      );
   });
 });

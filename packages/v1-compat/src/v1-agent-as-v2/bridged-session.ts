@@ -99,6 +99,14 @@ export class BridgedSession {
   commands: AvailableCommand[] | undefined;
   /** Open permission requests, answered `cancelled` by {@link BridgedSession.cancel}. */
   readonly #withdraw = new Set<() => void>();
+  /** The v2 clients following this session through the bridge. */
+  readonly #followers = new Set<ClientPeer>();
+  /**
+   * The subagents the v1 agent announced here (`subagent_update`) that the bridge opened: whoever
+   * follows this session follows them too, as v1 delivers a child's updates to the parent's client
+   * with no load or resume.
+   */
+  readonly #children = new Set<BridgedSession>();
 
   /** The session takes its first task once the adapter is ready (its history record exists). */
   constructor(adapter: AdapterSession, tracker: MessageTracker, link: V1AgentLink) {
@@ -131,9 +139,34 @@ export class BridgedSession {
     return next;
   }
 
-  /** Applies one `session/update` from the v1 agent. */
-  fromV1(update: V1.SessionUpdate): void {
-    this.#enqueue(() => this.#apply(update)).catch(() => undefined);
+  /** Applies one `session/update` from the v1 agent; settles once it was (never rejects). */
+  fromV1(update: V1.SessionUpdate): Promise<void> {
+    return this.#enqueue(() => this.#apply(update)).catch(() => undefined);
+  }
+
+  /** Holds this session's later work until `done` settles (a child behind its announcement). */
+  after(done: Promise<void>): void {
+    this.#enqueue(() => done).catch(() => undefined);
+  }
+
+  /** Attaches a v2 client to this session and to the subagents under it. */
+  follow(peer: ClientPeer): void {
+    this.adapter.attach(peer);
+    this.#followers.add(peer);
+    for (const child of this.#children) child.follow(peer);
+  }
+
+  /** Detaches a v2 client from this session and from the subagents under it. */
+  unfollow(peer: ClientPeer): void {
+    this.adapter.detach(peer);
+    this.#followers.delete(peer);
+    for (const child of this.#children) child.unfollow(peer);
+  }
+
+  /** Takes a newly opened session as a subagent of this one: its followers follow it from now on. */
+  adopt(child: BridgedSession): void {
+    this.#children.add(child);
+    for (const peer of this.#followers) child.follow(peer);
   }
 
   async #apply(update: V1.SessionUpdate): Promise<void> {

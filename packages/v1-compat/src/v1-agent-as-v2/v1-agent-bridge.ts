@@ -178,8 +178,17 @@ export class V1AgentBridge {
     this.#peer = new WrappedPeer(options.name ?? 'v1 agent', this.#v1);
     this.#v1.onNotification('session/update', (params) => {
       const session = this.#sessions.get(params.sessionId);
-      if (session) session.fromV1(params.update);
-      else this.#holdOrphan(params.sessionId, params.update);
+      if (session === undefined) {
+        this.#holdOrphan(params.sessionId, params.update);
+        return;
+      }
+      const child =
+        params.update.sessionUpdate === 'subagent_update'
+          ? this.#openChild(session, params.update as V1.SubagentUpdate)
+          : undefined;
+      const applied = session.fromV1(params.update);
+      // The child's updates wait for its announcement to reach the clients (v1 sends it first).
+      child?.after(applied);
     });
     this.#v1.onRequest('session/request_permission', (params) => {
       const session = this.#sessions.get(params.sessionId);
@@ -231,6 +240,17 @@ export class V1AgentBridge {
       for (const session of this.#sessions.values()) session.failHeld(error);
     });
     this.#v1.listen();
+  }
+
+  /**
+   * A `subagent_update` naming a session the bridge has not opened announces a child: it is opened
+   * now, before its own updates can arrive, and the parent's clients follow it.
+   */
+  #openChild(parent: BridgedSession, update: V1.SubagentUpdate): BridgedSession | undefined {
+    if (this.#sessions.has(update.sessionId)) return undefined;
+    const child = this.#open(update.sessionId, update.cwd ?? parent.agentSession.cwd);
+    parent.adopt(child);
+    return child;
   }
 
   /** Reports something that is not about one session (sessionId ''). */
@@ -376,7 +396,7 @@ export class V1AgentBridge {
     const peer = gate.clientPeer(connection, `v2-client#${++this.#clientCount}`);
     const attached = new Set<BridgedSession>();
     const attach = (session: BridgedSession): void => {
-      session.adapter.attach(peer);
+      session.follow(peer);
       attached.add(session);
     };
     /** MCP servers of type acp this client declares are reached through this connection. */
@@ -561,7 +581,7 @@ export class V1AgentBridge {
           throw new RpcError(ErrorCodes.ResourceNotFound, 'Session not found', {
             sessionId: params.sessionId,
           });
-        session.adapter.detach(peer);
+        session.unfollow(peer);
         attached.delete(session);
         return {};
       },
@@ -664,8 +684,14 @@ export class V1AgentBridge {
       },
     });
 
+    // The notification form (a conductor forwarding session/cancel, say) is dropped, and reported.
+    // (The handler type joins the request's and the notification's, as the method is both.)
+    const dropProxyNotification = (): void =>
+      this.#lost('proxy/successor', '', 'the v1 bridge does not carry proxy chains (notification dropped)');
+    gate.onNotification('proxy/successor', dropProxyNotification as never);
+
     connection.onClose(() => {
-      for (const session of attached) session.adapter.detach(peer);
+      for (const session of attached) session.unfollow(peer);
       attached.clear();
       this.#clients.delete(connection);
       for (const [serverId, client] of this.#mcpRoutes)
