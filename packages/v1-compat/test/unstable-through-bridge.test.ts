@@ -99,7 +99,7 @@ describe('v1 unstable methods through the v1 agent bridge', () => {
     }
   });
 
-  it('sets titles, reports status, archives and unarchives, and lists by the archived filter', async () => {
+  it('sets titles, reports status, archives (closing the session) and unarchives, and lists by the archived filter', async () => {
     const { client } = unstableRig();
     await client.initialize();
     const first = await client.newSession('/repo/a');
@@ -132,6 +132,12 @@ describe('v1 unstable methods through the v1 agent bridge', () => {
       [first, 'Fix the build', false],
       [second, null, false],
     ]);
+    // Archiving closed the session, as in both versions: a client resumes it to go on.
+    const closed = await rejection(client.promptToEnd(second, [{ type: 'text', text: 'still there?' }]));
+    expect(closed.code).toBe(ErrorCodes.ResourceNotFound);
+    await client.resume(second, { cwd: '/repo/b', replay: true });
+    await client.promptToEnd(second, [{ type: 'text', text: 'back again' }]);
+    expect(lastAnswer(client, second)).toBe('echo: back again');
   });
 
   it('carries auth/status and the v1 agent’s auth/status_update notification', async () => {
@@ -280,7 +286,25 @@ describe('v1 unstable updates through the v1 agent bridge', () => {
 
 describe('MCP over ACP through the v1 agent bridge', () => {
   it('lets the v1 agent list and call a tool of an MCP SDK server the v2 client hosts', async () => {
-    const { client } = unstableRig();
+    const agent = spawnFixture('official-v1-unstable-agent.ts');
+    // What the bridge writes to the v1 agent, in order: mcp/message notifications and MCP outcomes.
+    const toAgent: string[] = [];
+    const write = agent.writer.write.bind(agent.writer);
+    agent.writer.write = (json, note) => {
+      const message = JSON.parse(json) as { id?: unknown; method?: string; params?: { method?: string } };
+      const result = (message as { result?: unknown }).result;
+      if (message.method === 'mcp/message') toAgent.push(`notification ${message.params?.method}`);
+      else if (typeof result === 'object' && result !== null && 'result' in result)
+        toAgent.push(`outcome ${message.id}`);
+      return write(json, note);
+    };
+    const bridge = new V1AgentBridge({ agent });
+    const { client } = clientOf(bridge, { unstable: true });
+    cleanup.push(async () => {
+      client.close();
+      bridge.close();
+      await agent.shutdown({ graceMs: 500 });
+    });
     await client.initialize();
     const calls: string[] = [];
     const server = new Server({ name: 'echo-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -316,6 +340,12 @@ describe('MCP over ACP through the v1 agent bridge', () => {
       'tools: shout; shout: PING; notes: notifications/progress@call-1',
     );
     expect(calls).toEqual(['shout {"text":"ping"}']);
+    // The server's notification reached the agent before the outcome of the request it belongs to.
+    expect(toAgent.map((line) => line.replace(/\d+$/, 'N'))).toEqual([
+      'outcome N',
+      'notification notifications/progress',
+      'outcome N',
+    ]);
   });
 
   it('answers the v1 agent -33001 for an MCP server no v2 client declared, and reports it', async () => {

@@ -617,10 +617,13 @@ export class V1AgentBridge {
         return v1ToV2SessionStatusResponse(result);
       },
 
+      // Archiving closes the session first in both versions: the bridge lets it go as after a
+      // session/close (a client resumes it after unarchiving).
       'session/archive': async (params) => {
         const result = await this.#call(() =>
           this.#v1.sendRequest('session/archive', v2ToV1ArchiveSessionRequest(params)),
         );
+        this.#forget(params.sessionId);
         return v1ToV2ArchiveSessionResponse(result);
       },
 
