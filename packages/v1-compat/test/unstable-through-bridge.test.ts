@@ -203,6 +203,31 @@ describe('v1 unstable methods through the v1 agent bridge', () => {
     await client.promptToEnd(sessionId, [{ type: 'text', text: '/caps' }]);
     expect(JSON.parse(lastAnswer(client, sessionId))).toMatchObject({ plan: {}, subagents: {} });
   });
+
+  it('refuses a system prompt the v1 agent cannot take -32602 at its pointer, sending nothing', async () => {
+    const { client } = unstableRig();
+    await client.initialize();
+    const empty = await rejection(
+      client.createSession({ cwd: '/repo', mcpServers: [], systemPrompt: { mode: 'append', content: [] } }),
+    );
+    expect(empty.code).toBe(ErrorCodes.InvalidParams);
+    expect(empty.data).toMatchObject({ pointer: '/params/systemPrompt/content' });
+
+    // The official v1 agent without sessionCapabilities.systemPrompt.
+    const stable = v1Rig({}, { unstable: true });
+    cleanup.push(stable.close);
+    await stable.client.initialize();
+    const refused = await rejection(
+      stable.client.createSession({
+        cwd: '/repo',
+        mcpServers: [],
+        systemPrompt: { mode: 'append', content: [{ type: 'text', text: 'Be brief.' }] },
+      }),
+    );
+    expect(refused.code).toBe(ErrorCodes.InvalidParams);
+    expect(refused.data).toMatchObject({ pointer: '/params/systemPrompt' });
+    expect((await stable.client.listSessions()).sessions).toEqual([]);
+  });
 });
 
 describe('v1 unstable updates through the v1 agent bridge', () => {

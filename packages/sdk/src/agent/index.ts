@@ -26,6 +26,7 @@ export {
   MethodTable,
 } from './method-table.js';
 export { replayCursorOf } from './replay-cursor.js';
+export { checkSystemPrompt } from './system-prompt.js';
 export type { CompactionFields, CompactionHandle, CompactionOptions } from './compaction.js';
 export { applyConfigOption } from './config-options.js';
 export { canElicit, type ElicitOptions, type FormElicitation, type UrlElicitation } from './elicitation.js';

@@ -9,6 +9,7 @@ import {
   AdapterSession,
   type AgentConnection,
   AgentConnectionState,
+  checkSystemPrompt,
   type ClientPeer,
   Connection,
   ErrorCodes,
@@ -403,6 +404,13 @@ export class V1AgentBridge {
     const declare = (servers: readonly { type?: string }[] | null | undefined): void => {
       for (const serverId of acpServerIds(servers)) this.#mcpRoutes.set(serverId, connection);
     };
+    /**
+     * A system prompt the v1 agent cannot take is refused -32602 before anything is sent to it, as
+     * an agent refuses one it did not advertise (the capability is the v1 agent's, carried over).
+     */
+    const checkPrompt = (systemPrompt: Parameters<typeof checkSystemPrompt>[1]): void => {
+      checkSystemPrompt(gate.advertisement().capabilities ?? {}, systemPrompt);
+    };
     const refuseProxy = (method: string): never => {
       this.#lost(method, '', 'the v1 bridge does not carry proxy chains');
       throw proxyRefusal(method, 'v2 client');
@@ -425,6 +433,7 @@ export class V1AgentBridge {
 
       'session/new': async (params) => {
         await this.#v1Capabilities();
+        checkPrompt(params.systemPrompt);
         declare(params.mcpServers);
         const created = await this.#call(() =>
           this.#v1.sendRequest(
@@ -443,6 +452,7 @@ export class V1AgentBridge {
       // history reaches v2 clients by a resume with replay (a v1 session/load of the fork).
       'session/fork': async (params) => {
         await this.#v1Capabilities();
+        checkPrompt(params.systemPrompt);
         declare(params.mcpServers);
         const forked = await this.#call(() =>
           this.#v1.sendRequest(
@@ -458,6 +468,7 @@ export class V1AgentBridge {
 
       'session/resume': async (params) => {
         const caps = (await this.#v1Capabilities()).agentCapabilities;
+        checkPrompt(params.systemPrompt);
         declare(params.mcpServers);
         const cursor = replayCursorOf(params);
         const live = this.#sessions.get(params.sessionId);
