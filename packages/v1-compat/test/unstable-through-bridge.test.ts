@@ -373,6 +373,28 @@ describe('MCP over ACP through the v1 agent bridge', () => {
     ]);
   });
 
+  it('refuses an acp server -32602 when the v1 agent does not take them, or when another client has its serverId', async () => {
+    const { client, bridge } = unstableRig();
+    await client.initialize();
+    const declaration = { type: 'acp' as const, name: 'tools', serverId: 'shared-id' };
+    await client.newSession('/repo', [declaration]);
+    const { client: other } = clientOf(bridge, { unstable: true });
+    cleanup.push(async () => other.close());
+    await other.initialize();
+    const taken = await rejection(other.newSession('/repo', [declaration]));
+    expect(taken.code).toBe(ErrorCodes.InvalidParams);
+    expect(taken.data).toMatchObject({ pointer: '/params/mcpServers/0/serverId' });
+    // The same client may declare its own server again (a session of its own).
+    await client.newSession('/repo', [declaration]);
+
+    const stable = v1Rig({}, { unstable: true });
+    cleanup.push(stable.close);
+    await stable.client.initialize();
+    const unsupported = await rejection(stable.client.newSession('/repo', [declaration]));
+    expect(unsupported.code).toBe(ErrorCodes.InvalidParams);
+    expect(unsupported.data).toMatchObject({ pointer: '/params/mcpServers/0/type' });
+  });
+
   it('answers the v1 agent -33001 for an MCP server no v2 client declared, and reports it', async () => {
     const { client, losses } = unstableRig();
     await client.initialize();

@@ -1,5 +1,6 @@
 import type { BridgeLossListener } from '../bridge-loss.js';
 import type {
+  McpServer,
   SessionId,
   AvailableCommand as V2Command,
   SessionConfigOption as V2ConfigOption,
@@ -9,10 +10,12 @@ import {
   AdapterSession,
   type AgentConnection,
   AgentConnectionState,
+  checkAcpServers,
   checkSystemPrompt,
   type ClientPeer,
   Connection,
   ErrorCodes,
+  McpBindingErrors,
   MemorySessionLog,
   MethodGate,
   RpcError,
@@ -268,9 +271,13 @@ export class V1AgentBridge {
       '/params/serverId',
       `no v2 client declared the MCP server ${JSON.stringify(serverId)}`,
     );
-    throw new RpcError(-33001, `No MCP server ${JSON.stringify(serverId)} was declared through the bridge`, {
-      serverId,
-    });
+    throw new RpcError(
+      McpBindingErrors.ServerUnavailable,
+      `No MCP server ${JSON.stringify(serverId)} was declared through the bridge`,
+      {
+        serverId,
+      },
+    );
   }
 
   #holdOrphan(sessionId: SessionId, update: V1.SessionUpdate): void {
@@ -400,8 +407,28 @@ export class V1AgentBridge {
       session.follow(peer);
       attached.add(session);
     };
-    /** MCP servers of type acp this client declares are reached through this connection. */
-    const declare = (servers: readonly { type?: string }[] | null | undefined): void => {
+    /**
+     * MCP servers of type acp this client declares are reached through this connection. Refused
+     * -32602 at their pointer, as by an agent, when the v1 agent does not take them, when a serverId
+     * is given twice, or when another client's server already has it: the one v1 connection
+     * addresses them all by serverId.
+     */
+    const declare = (servers: readonly McpServer[] | null | undefined): void => {
+      checkAcpServers(servers, gate.advertisement().capabilities?.session?.mcp?.acp != null);
+      for (const [index, server] of (servers ?? []).entries()) {
+        const serverId = acpServerIds([server])[0];
+        const owner = serverId === undefined ? undefined : this.#mcpRoutes.get(serverId);
+        if (owner !== undefined && owner !== connection) {
+          throw new RpcError(
+            ErrorCodes.InvalidParams,
+            `/params/mcpServers/${index}/serverId: ${serverId} is already declared by another client of this bridge`,
+            {
+              pointer: `/params/mcpServers/${index}/serverId`,
+              expected: 'a serverId no other client of the bridge uses',
+            },
+          );
+        }
+      }
       for (const serverId of acpServerIds(servers)) this.#mcpRoutes.set(serverId, connection);
     };
     /**
