@@ -133,14 +133,23 @@ describe('the v1 codec and v1’s unstable surface', () => {
     expect(losses).toEqual([]);
   });
 
-  it('reports a notification that is neither v1 nor an extension, and does not pass it on', async () => {
+  it('reports a notification that is neither v1 nor an extension and does not pass it on, while v1 and extension notifications cross', async () => {
     const { raw, losses, reached, start } = setup((prompt) => void prompt.insert());
     const sessionId = await start();
     await raw.sendNotification('session/attach_later', { sessionId });
     await raw.sendNotification('_vendor/ping', { sessionId });
+    // v1's mcp/message notification (an MCP server's progress, client to agent) is v1: it crosses.
+    const progress = {
+      serverId: 'tools-1',
+      requestId: 'mcp-1',
+      method: 'notifications/progress',
+      params: { progressToken: 'mcp-1', progress: 1 },
+    };
+    await raw.sendNotification('mcp/message', progress);
     // Ordered after both notifications on the same connection.
     await raw.sendRequest('session/list', {});
     expect(reached).toContain('_vendor/ping');
+    expect(reached).toContain('mcp/message');
     expect(reached).not.toContain('session/attach_later');
     expect(losses).toEqual([
       {

@@ -2,15 +2,19 @@
  * #29, the v1 bridge's unstable surface over a real process: the official SDK's v1 *unstable*
  * client (`@agentclientprotocol/sdk/unstable`) talks to `acp-kit agent` over stdio with
  * `protocolVersion: 1`, so every message crosses the in-process v1 codec. It sets a title, asks
- * for status, archives and unarchives, reads auth status and providers, starts a session with a
- * system prompt, runs `/plan`, `/unplan`, `/run` and `/subagent`, and hosts an MCP server over
- * ACP. Advertising v1's unstable `plan` and `subagents` client capabilities decides whether
+ * for status, archives and unarchives, follows auth status (and `auth/status_update`), lists, sets
+ * and disables providers, starts a session with a system prompt, runs `/plan`, `/unplan`, `/run`
+ * and `/subagent` (live, and replayed by `session/load` after a restart on SQLite), and hosts MCP
+ * servers over ACP (the official v1 `McpOverAcpProvider`, and an official MCP SDK server behind
+ * it). Advertising v1's unstable `plan` and `subagents` client capabilities decides whether
  * `plan_update`/`plan_removed`, `subagent_update`, `session_message(_chunk)` and the child's own
  * traffic are sent; what is held back is reported on the agent's stderr (the codec's onLoss).
  * Every line the agent writes is checked against our v1 schema and, for notifications and
  * answers, against the official v1 unstable zod schemas.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -21,6 +25,16 @@ import {
   client as officialV1Client,
 } from '@agentclientprotocol/sdk/unstable';
 import { v1Validation, v2ToV1InitializeResponse } from '@acp-kit/v1-compat';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  ResultSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { replyTo } from '../../src/agent/reply-model.js';
 import { requireBuild } from '../harness.js';
@@ -33,8 +47,10 @@ import {
 
 beforeAll(requireBuild);
 const running: AgentProcess[] = [];
+const dirs: string[] = [];
 afterEach(async () => {
   for (const agent of running.splice(0)) await agent.stop();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 function spawn(args: readonly string[]): AgentProcess {
@@ -260,7 +276,10 @@ describe('the official v1 unstable client driving acp-kit agent --unstable', () 
   it('sends the stable plan and none of the plan, subagent or session-message kinds to a v1 client that advertised neither, and reports what it held back', async () => {
     const zod = await officialV1Zod();
     const errors = vi.spyOn(console, 'error');
-    const agent = spawn(['--unstable']);
+    const dir = mkdtempSync(join(tmpdir(), 'acp-kit-v1-unstable-'));
+    dirs.push(dir);
+    const db = join(dir, 'history.db');
+    const agent = spawn(['--unstable', '--history', db]);
     const sessionId = await officialV1Client({ name: 'official-v1-stable-kinds' }).connectWith(
       agent.stream,
       async (ctx) => {
@@ -303,6 +322,33 @@ describe('the official v1 unstable client driving acp-kit agent --unstable', () 
       /left out agent_message_chunk \(whole update\) for session \S+: \S+ is a subagent of/,
     );
     expectAllV1(agent.wire, zod);
+    await agent.stop();
+
+    // After a restart on the same file, session/load replays the parent: the child's history
+    // follows only for a client that advertised subagents (the codec learns the child from the
+    // replayed subagent_update).
+    const load = async (clientCapabilities: Record<string, unknown>) => {
+      const again = spawn(['--unstable', '--history', db]);
+      await officialV1Client({ name: 'official-v1-load-subagent' }).connectWith(again.stream, async (ctx) => {
+        await ctx.request('initialize', { protocolVersion: 1, clientCapabilities });
+        await ctx.request('session/load', { sessionId, cwd: '/tmp', mcpServers: [] });
+      });
+      expectAllV1(again.wire, zod);
+      await again.stop();
+      return notifications(again.wire);
+    };
+    const plain = await load({});
+    expect(new Set(plain.map((n) => n.sessionId))).toEqual(new Set([sessionId]));
+    expect(plain.map((n) => n.update.sessionUpdate)).not.toContain('subagent_update');
+    const aware = await load({ subagents: {} });
+    const announced = aware.findIndex((n) => n.update.sessionUpdate === 'subagent_update');
+    expect(announced).toBeGreaterThanOrEqual(0);
+    const childId = aware[announced]!.update.sessionId as string;
+    const childAt = aware.findIndex((n) => n.sessionId === childId);
+    expect(childAt).toBeGreaterThan(announced);
+    expect(aware.filter((n) => n.sessionId === childId).map((n) => n.update.sessionUpdate)).toContain(
+      'agent_message_chunk',
+    );
     expect(errors.mock.calls).toEqual([]);
   });
 
@@ -449,6 +495,150 @@ describe('the official v1 unstable client driving acp-kit agent --unstable', () 
       ['completed', expect.stringContaining('QUIET WORDS')],
       ['failed', expect.stringContaining('Unknown tool: whisper')],
     ]);
+    expectAllV1(agent.wire, zod);
+    expect(errors.mock.calls).toEqual([]);
+  });
+
+  it("hosts an MCP server built with the official MCP SDK: its tool is listed and called end to end, and the server's progress is sent back for the call", async () => {
+    const zod = await officialV1Zod();
+    const errors = vi.spyOn(console, 'error');
+    const agent = spawn(['--unstable']);
+    // The MCP server (official MCP SDK), reached by an MCP SDK client in the v1 application.
+    const calls: string[] = [];
+    const server = new McpServer(
+      { name: 'project-tools', version: '1.0.0' },
+      { capabilities: { tools: {} } },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [
+        {
+          name: 'word_count',
+          description: 'Counts the words of a text',
+          inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+        },
+      ],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      calls.push(`${request.params.name} ${JSON.stringify(request.params.arguments ?? {})}`);
+      if (request.params.name !== 'word_count')
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+      const progressToken = request.params._meta?.progressToken;
+      if (progressToken !== undefined)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress: 1, total: 1 },
+        });
+      const words = String((request.params.arguments as { text?: unknown } | undefined)?.text ?? '');
+      return { content: [{ type: 'text', text: `${words.split(/\s+/).filter(Boolean).length} word(s)` }] };
+    });
+    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const mcp = new McpClient({ name: 'v1-editor', version: '1.0.0' });
+    await mcp.connect(clientSide);
+    const progress: unknown[] = [];
+
+    const provider = new McpOverAcpProvider();
+    const sessionId = await officialV1Client({ name: 'official-v1-mcp-sdk' })
+      .onRequest(methods.client.mcp.message, provider.handleRequest)
+      .connectWith(agent.stream, async (ctx) => {
+        await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+        const registered = provider.registerServer(ctx, {
+          name: 'project-tools',
+          serverId: 'project-tools-1',
+          // Each mcp/message the agent sends goes to the MCP SDK server; its progress goes back.
+          handler: async ({ method, params, notify }) => {
+            try {
+              const result = await mcp.request({ method, params } as never, ResultSchema, {
+                onprogress: (update) => {
+                  progress.push(update);
+                  void notify('notifications/progress', { ...update });
+                },
+              });
+              return { result };
+            } catch (error) {
+              if (error instanceof McpError) throw new McpProtocolError(error.code, error.message);
+              throw error;
+            }
+          },
+        });
+        const session = await ctx.buildSession({ cwd: '/tmp', mcpServers: [registered.declaration] }).start();
+        await session.prompt('/mcp');
+        await session.prompt('/mcp word_count {"text": "one two three"}');
+        session.dispose();
+        return session.sessionId;
+      });
+    await mcp.close();
+
+    expect(replies(agent.wire, sessionId)).toContain(
+      'MCP tools over ACP:\nproject-tools: word_count (Counts the words of a text)',
+    );
+    expect(calls).toEqual(['word_count {"text":"one two three"}']);
+    expect(progress).toEqual([{ progress: 1, total: 1 }]);
+    const settled = notifications(agent.wire)
+      .map((n) => n.update)
+      .filter((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed');
+    expect(JSON.stringify(settled)).toContain('3 word(s)');
+    const asked = agent.wire.filter((m) => m.method === 'mcp/message');
+    expect(asked.map((m) => (m.params as { method: string }).method)).toEqual([
+      'tools/list',
+      'tools/list',
+      'tools/call',
+    ]);
+    expectAllV1(agent.wire, zod);
+    expect(agent.stderr()).toBe('');
+    expect(errors.mock.calls).toEqual([]);
+  });
+
+  it('follows the login with auth/status and auth/status_update, and re-routes model requests with providers/set and providers/disable', async () => {
+    const zod = await officialV1Zod();
+    const errors = vi.spyOn(console, 'error');
+    const agent = spawn(['--unstable', '--require-login']);
+    const updates: unknown[] = [];
+    const outcome = await officialV1Client({ name: 'official-v1-auth-providers' })
+      .onNotification('auth/status_update', ({ params }) => {
+        updates.push(params);
+      })
+      .connectWith(agent.stream, async (ctx) => {
+        const init = await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+        const before = parsed(zod, 'zAuthStatusResponse', await ctx.request('auth/status', {}));
+        await ctx.request('authenticate', { methodId: 'reference' });
+        const after = await ctx.request('auth/status', {});
+        await ctx.request('providers/set', {
+          providerId: 'main',
+          apiType: 'openai',
+          baseUrl: 'https://llm-gateway.example.com/v1',
+        });
+        await ctx.request('providers/set', {
+          providerId: 'embeddings',
+          apiType: 'openai',
+          baseUrl: 'https://embeddings.example.com/v1',
+        });
+        const routed = parsed(zod, 'zListProvidersResponse', await ctx.request('providers/list', {}));
+        await ctx.request('providers/disable', { providerId: 'embeddings' });
+        const disabled = await ctx.request('providers/list', {});
+        const session = await ctx.buildSession('/tmp').start();
+        await session.prompt('/status');
+        session.dispose();
+        await ctx.request('logout', {});
+        const final = await ctx.request('auth/status', {});
+        return { init, before, after, routed, disabled, final, sessionId: session.sessionId };
+      });
+
+    expect(outcome.init.agentCapabilities?.auth).toEqual({ status: {}, logout: {} });
+    expect(outcome.before).toEqual({ state: 'unauthenticated' });
+    expect(outcome.after).toEqual({ state: 'authenticated' });
+    expect(outcome.final).toEqual({ state: 'unauthenticated' });
+    expect(updates).toEqual([{ state: 'authenticated' }, { state: 'unauthenticated' }]);
+    for (const update of updates)
+      expect(zod.zAuthStatusUpdateNotification!.safeParse(update).success).toBe(true);
+    expect(outcome.routed.providers.map((p) => [p.providerId, p.current?.baseUrl ?? null])).toEqual([
+      ['main', 'https://llm-gateway.example.com/v1'],
+      ['embeddings', 'https://embeddings.example.com/v1'],
+    ]);
+    expect(outcome.disabled.providers.find((p) => p.providerId === 'embeddings')?.current).toBeNull();
+    expect(replies(agent.wire, outcome.sessionId)).toContain(
+      'model requests to openai at https://llm-gateway.example.com/v1',
+    );
     expectAllV1(agent.wire, zod);
     expect(errors.mock.calls).toEqual([]);
   });
