@@ -221,3 +221,41 @@ describe('the v1 codec and v1’s unstable surface', () => {
     expect(losses.map((loss) => loss.in)).toEqual(['proxy/initialize']);
   });
 });
+
+describe('a subagent’s traffic and a v1 client without the subagents capability', () => {
+  it('is held back and reported while the client only knows the parent, and sent once the client loads the child itself', async () => {
+    const { raw, losses, start } = setup(
+      async (prompt, { session }) => {
+        await prompt.insert();
+        await session.running();
+        const child = await session.subagent({ title: 'Helper' });
+        await child.running();
+        const work = await child.agentMessage();
+        await work.chunk({ type: 'text', text: 'child at work' });
+        await child.idle('end_turn');
+        await session.idle('end_turn');
+      },
+      { unstable: true },
+    );
+    const seen: { sessionId: string; update: { sessionUpdate: string } }[] = [];
+    raw.onNotification(
+      'session/update' as never,
+      ((params: (typeof seen)[number]) => {
+        seen.push(params);
+      }) as never,
+    );
+    const sessionId = await start();
+    await raw.sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'delegate' }] });
+    expect(seen.filter((n) => n.sessionId !== sessionId)).toEqual([]);
+    const childLosses = losses.filter((loss) => loss.sessionId !== sessionId);
+    expect(childLosses.map((loss) => loss.in)).toContain('agent_message_chunk');
+    const childId = childLosses[0]!.sessionId;
+    expect(childLosses[0]!.reason).toBe(
+      `${childId} is a subagent of ${sessionId}: its updates go only to a v1 client that advertised subagents in its initialize`,
+    );
+    // Named by the client itself: its history replays to it.
+    await raw.sendRequest('session/load', { sessionId: childId, cwd: '/tmp', mcpServers: [] });
+    const replayed = seen.filter((n) => n.sessionId === childId).map((n) => n.update.sessionUpdate);
+    expect(replayed).toContain('agent_message_chunk');
+  });
+});

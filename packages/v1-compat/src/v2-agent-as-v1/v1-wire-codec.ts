@@ -189,6 +189,9 @@ export class V1AgentCodec implements CodecSession {
     if (params.sessionId !== undefined) request.sessionId = params.sessionId;
     if (method === 'session/load' && params.sessionId !== undefined)
       this.#view(params.sessionId).startLoading();
+    // A client that names a subagent's session itself wants its updates, subagents or not.
+    if ((method === 'session/load' || method === 'session/resume') && params.sessionId !== undefined)
+      this.#subagents.delete(params.sessionId);
     if (method === 'session/prompt' && params.sessionId !== undefined) {
       const s = this.#view(params.sessionId);
       request.open = { cancelledAt: undefined };
