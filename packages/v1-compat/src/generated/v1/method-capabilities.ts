@@ -376,7 +376,7 @@ export const METHOD_CAPABILITIES = {
       description: 'Served only when the agent\'s initialize response has agentCapabilities.sessionCapabilities.title; a client must not call it otherwise. Agents report titles (session/list, session_info_update) without it.',
     },
   },
-  /** Unstable (v1's unstable schema; may change): says whether the agent holds a session in memory (open) or only knows it and can resume it (saved), with the session's current activity when open. It has no side effects: the session is not loaded, resumed or changed, and the asking connection is not attached to it. */
+  /** Unstable (v1's unstable schema; may change): says whether the agent holds a session in memory (open) or only knows it and can resume it (saved); v1's answer carries no activity (v2's adds the open session's state). It has no side effects: the session is not loaded, resumed or changed, and the asking connection is not attached to it. */
   'session/status': {
     method: 'session/status',
     direction: 'client_to_agent',

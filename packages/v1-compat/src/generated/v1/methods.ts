@@ -57,7 +57,7 @@ export const Method = {
   CancelRequest: '$/cancel_request',
   /** Unstable (v1's unstable schema; may change): sets the title of any session the agent would list, live on this connection or not. The agent may normalize the title and answers with the one it stored, after storing it; attached clients see it as a session_info_update. */
   SessionSetTitle: 'session/set_title',
-  /** Unstable (v1's unstable schema; may change): says whether the agent holds a session in memory (open) or only knows it and can resume it (saved), with the session's current activity when open. It has no side effects: the session is not loaded, resumed or changed, and the asking connection is not attached to it. */
+  /** Unstable (v1's unstable schema; may change): says whether the agent holds a session in memory (open) or only knows it and can resume it (saved); v1's answer carries no activity (v2's adds the open session's state). It has no side effects: the session is not loaded, resumed or changed, and the asking connection is not attached to it. */
   SessionStatus: 'session/status',
   /** Unstable (v1's unstable schema; may change): hides a session from the default session/list results, keeping its ID and retained history. A session with work running is closed first, as session/close would (its turn ends cancelled). Archiving an archived session succeeds. */
   SessionArchive: 'session/archive',
@@ -322,7 +322,7 @@ export const METHODS: readonly MethodInfo[] = [
     kind: 'request',
     params: 'SessionStatusRequest',
     result: 'SessionStatusResponse',
-    description: 'Unstable (v1\'s unstable schema; may change): says whether the agent holds a session in memory (open) or only knows it and can resume it (saved), with the session\'s current activity when open. It has no side effects: the session is not loaded, resumed or changed, and the asking connection is not attached to it.',
+    description: 'Unstable (v1\'s unstable schema; may change): says whether the agent holds a session in memory (open) or only knows it and can resume it (saved); v1\'s answer carries no activity (v2\'s adds the open session\'s state). It has no side effects: the session is not loaded, resumed or changed, and the asking connection is not attached to it.',
   },
   {
     name: 'session/archive',
@@ -445,7 +445,7 @@ export interface AgentRequestMap {
   'session/set_config_option': { params: SetSessionConfigOptionRequest; result: SetSessionConfigOptionResponse };
   /** Unstable (v1's unstable schema; may change): sets the title of any session the agent would list, live on this connection or not. The agent may normalize the title and answers with the one it stored, after storing it; attached clients see it as a session_info_update. */
   'session/set_title': { params: SetSessionTitleRequest; result: SetSessionTitleResponse };
-  /** Unstable (v1's unstable schema; may change): says whether the agent holds a session in memory (open) or only knows it and can resume it (saved), with the session's current activity when open. It has no side effects: the session is not loaded, resumed or changed, and the asking connection is not attached to it. */
+  /** Unstable (v1's unstable schema; may change): says whether the agent holds a session in memory (open) or only knows it and can resume it (saved); v1's answer carries no activity (v2's adds the open session's state). It has no side effects: the session is not loaded, resumed or changed, and the asking connection is not attached to it. */
   'session/status': { params: SessionStatusRequest; result: SessionStatusResponse };
   /** Unstable (v1's unstable schema; may change): hides a session from the default session/list results, keeping its ID and retained history. A session with work running is closed first, as session/close would (its turn ends cancelled). Archiving an archived session succeeds. */
   'session/archive': { params: ArchiveSessionRequest; result: ArchiveSessionResponse };
