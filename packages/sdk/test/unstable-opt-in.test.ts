@@ -201,6 +201,30 @@ describe('a Client that did not opt in', () => {
     expect(sent).toEqual(['initialize']);
   });
 
+  it('answers an agent’s mcp/message -32601 (Method not found), as a client that predates MCP over ACP', async () => {
+    const [agentSide, clientSide] = createInProcessPair();
+    const agent = new Connection(agentSide).listen();
+    const params = { serverId: 'words', requestId: 'r1', method: 'tools/list' };
+    new Client(new Connection(clientSide) as ClientConnection, {
+      info: { name: 'stable-client', version: '0.0.0' },
+    });
+    await expect(agent.sendRequest('mcp/message', params)).rejects.toMatchObject({
+      code: -32601,
+      data: { method: 'mcp/message' },
+    });
+    // Opted in, the same request reaches the host: no server with that ID here (-33001).
+    const [agentSide2, clientSide2] = createInProcessPair();
+    const agent2 = new Connection(agentSide2).listen();
+    new Client(new Connection(clientSide2) as ClientConnection, {
+      info: { name: 'unstable-client', version: '0.0.0' },
+      unstable: true,
+    });
+    await expect(agent2.sendRequest('mcp/message', params)).rejects.toMatchObject({
+      code: -33001,
+      data: { serverId: 'words' },
+    });
+  });
+
   it('hosts an MCP server over ACP with unstable: true', () => {
     const [, clientSide] = createInProcessPair();
     const client = new Client(new Connection(clientSide) as ClientConnection, {

@@ -102,8 +102,9 @@ export interface ClientOptions {
    * (`hostMcpServer`, `mcp.register` and an `McpServer` of type `acp`), a `systemPrompt` on
    * `session/new`, `resume` and `fork`, and `onAuthStatus`; the default store then holds the
    * unstable update kinds too. Without it those methods reject with a `TypeError` and send
-   * nothing, `hostMcpServer`, `mcp.register` and `onAuthStatus` throw one, and the store tolerates
-   * the unstable update kinds as unknown ones (`otherUpdates`). Default `false`.
+   * nothing, `hostMcpServer`, `mcp.register` and `onAuthStatus` throw one, the agent's
+   * `mcp/message` is answered -32601, and the store tolerates the unstable update kinds as unknown
+   * ones (`otherUpdates`). Default `false`.
    */
   unstable?: boolean;
 }
@@ -166,7 +167,8 @@ export class Client {
    * an MCP SDK server) and give its declaration in a session's `mcpServers`; the agent's
    * `mcp/message` requests reach it. With none registered, every `mcp/message` is answered -33001.
    * Registering needs a client created with `unstable: true`; otherwise `register()` throws a
-   * `TypeError` naming the opt-in.
+   * `TypeError` naming the opt-in, and the agent's `mcp/message` is answered -32601 (Method not
+   * found), as by a client that predates MCP over ACP.
    */
   readonly mcp: McpServerHost;
   readonly #connection: ClientConnection;
@@ -200,7 +202,9 @@ export class Client {
     this.mcp = new McpServerHost((params) => typed.sendNotification('mcp/message', params), {
       unstable: options.unstable ?? false,
     });
-    typed.onRequest('mcp/message', (params, context) => this.mcp.handle(params, context.signal));
+    // Without the opt-in, mcp/message is answered -32601, as by a client that predates MCP over ACP.
+    if (options.unstable)
+      typed.onRequest('mcp/message', (params, context) => this.mcp.handle(params, context.signal));
     typed.onClose(() => {
       void this.mcp.closeAll();
       for (const sessionId of this.#sessions) this.store.setConnection(sessionId, 'disconnected');
