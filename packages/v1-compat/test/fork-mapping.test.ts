@@ -1,6 +1,6 @@
 /**
  * `session/fork` is in v1's unstable schema too (`sessionCapabilities.fork`), so the mapping carries
- * it both ways: the capability, the request (v1 has no systemPrompt: dropped) and the answer (its
+ * it both ways: the capability, the request (its systemPrompt, unstable in both, carried) and the answer (its
  * options become v1 modes and configOptions, as for session/new). The real end to end — acp-factory
  * forking a session of `acp-kit agent --unstable` through the in-process codec — is
  * packages/cli/test/interop/acp-factory-fork.test.ts.
