@@ -143,9 +143,24 @@ describe('the version-negotiation guide: a v2 client in front of a v1-only agent
   });
 });
 
+/** SIGKILLs a process group, if any of it is left. */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
+}
+
 /** Starts serve-both-versions-websocket.ts; resolves once it printed its URL and token file. */
 async function startWebSocketAgent() {
-  const child = spawn(process.execPath, [TSX_CLI, WS_AGENT], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group: the tsx CLI runs the example in a child process of its own, which a
+  // SIGKILL of the CLI alone would leave running.
+  const child = spawn(process.execPath, [TSX_CLI, WS_AGENT], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (text: string) => {
@@ -155,8 +170,9 @@ async function startWebSocketAgent() {
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   cleanup.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) killGroup(child.pid);
     await exited;
+    killGroup(child.pid); // whatever of the group outlived the CLI
   });
   const [, url, tokenFile] = await new Promise<RegExpExecArray>((resolve, reject) => {
     const check = (): void => {

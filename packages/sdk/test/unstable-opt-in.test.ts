@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { Agent, type AgentOptions } from '../src/agent/index.js';
 import { Client, type ClientConnection } from '../src/client/client.js';
 import { ConversationStore, type ConversationDiagnostic } from '../src/client/conversation/index.js';
+import { AcpMcpServerTransport } from '../src/mcp-over-acp/mcp-transport.js';
 import { Connection } from '../src/rpc/connection.js';
 import { createInProcessPair } from '../src/transports/in-process.js';
 import {
@@ -176,6 +177,64 @@ describe('a Client that did not opt in', () => {
     }
     expect(sent).toEqual(['initialize', 'session/new']);
     expect(() => stableClient({ onAuthStatus: () => undefined })).toThrow(/onAuthStatus/);
+  });
+
+  it('refuses every way of hosting an MCP server over ACP with a TypeError naming the opt-in, registering nothing', async () => {
+    const { client, sent } = stableClient();
+    await client.initialize();
+    const handler = () => ({ result: {} });
+    expect(() => client.mcp.register({ name: 'words', handler })).toThrow(
+      /^client\.mcp\.register\(\) \(MCP over ACP\) is part of ACP's unstable surface.*create the Client with `unstable: true`/,
+    );
+    expect(() => client.mcp.register({ name: 'words', handler })).toThrow(TypeError);
+    expect(() => client.hostMcpServer({ name: 'words' })).toThrow(
+      /^hostMcpServer\(\) \(MCP over ACP\) is part of ACP's unstable surface.*`unstable: true`/,
+    );
+    // The transport for an MCP SDK server, made on the client's host directly.
+    expect(() => new AcpMcpServerTransport(client.mcp, { name: 'words' })).toThrow(
+      /client\.mcp\.register\(\).*`unstable: true`/,
+    );
+    await expect(
+      client.createSession({ cwd: '/repo', mcpServers: [{ type: 'acp', name: 'words', serverId: 'w' }] }),
+    ).rejects.toThrow(/an MCP server of type acp on session\/new.*`unstable: true`/);
+    expect(client.mcp.serverIds).toEqual([]);
+    expect(sent).toEqual(['initialize']);
+  });
+
+  it('answers an agent’s mcp/message -32601 (Method not found), as a client that predates MCP over ACP', async () => {
+    const [agentSide, clientSide] = createInProcessPair();
+    const agent = new Connection(agentSide).listen();
+    const params = { serverId: 'words', requestId: 'r1', method: 'tools/list' };
+    new Client(new Connection(clientSide) as ClientConnection, {
+      info: { name: 'stable-client', version: '0.0.0' },
+    });
+    await expect(agent.sendRequest('mcp/message', params)).rejects.toMatchObject({
+      code: -32601,
+      data: { method: 'mcp/message' },
+    });
+    // Opted in, the same request reaches the host: no server with that ID here (-33001).
+    const [agentSide2, clientSide2] = createInProcessPair();
+    const agent2 = new Connection(agentSide2).listen();
+    new Client(new Connection(clientSide2) as ClientConnection, {
+      info: { name: 'unstable-client', version: '0.0.0' },
+      unstable: true,
+    });
+    await expect(agent2.sendRequest('mcp/message', params)).rejects.toMatchObject({
+      code: -33001,
+      data: { serverId: 'words' },
+    });
+  });
+
+  it('hosts an MCP server over ACP with unstable: true', () => {
+    const [, clientSide] = createInProcessPair();
+    const client = new Client(new Connection(clientSide) as ClientConnection, {
+      info: { name: 'unstable-client', version: '0.0.0' },
+      unstable: true,
+    });
+    const words = client.mcp.register({ name: 'words', handler: () => ({ result: {} }) });
+    const transport = client.hostMcpServer({ name: 'sdk-server' });
+    expect(client.mcp.serverIds).toEqual([words.serverId, transport.registration.serverId]);
+    expect(words.declaration).toEqual({ type: 'acp', name: 'words', serverId: words.serverId });
   });
 
   it('sends them with unstable: true', async () => {

@@ -4,7 +4,7 @@
  * happens instead of dropping it silently.
  */
 export interface BridgeLoss {
-  /** The session whose message lost it; `''` for what concerns no one session (a proxy-chain request, say). */
+  /** The session whose message lost it ('' for a method call that names no session). */
   sessionId: string;
   /** The update kind (`sessionUpdate`) or method it belonged to. */
   in: string;
@@ -22,8 +22,8 @@ export type BridgeLossListener = (loss: BridgeLoss) => void;
 
 /** One line describing a loss, as the bridge process logs it. */
 export function describeLoss(loss: BridgeLoss): string {
-  const session = loss.sessionId === '' ? '' : ` for session ${loss.sessionId}`;
-  // A method name has a slash; an update kind has none.
-  const whole = loss.in.includes('/') ? '(whole message)' : '(whole update)';
-  return `left out ${loss.in} ${loss.pointer || whole}${session}: ${loss.reason}`;
+  const where = loss.sessionId === '' ? 'on the connection' : `for session ${loss.sessionId}`;
+  // Update kinds have no slash; a method call (proxy/initialize, say) is left out as a whole.
+  const part = loss.pointer || (loss.in.includes('/') ? '(the call)' : '(whole update)');
+  return `left out ${loss.in} ${part} ${where}: ${loss.reason}`;
 }

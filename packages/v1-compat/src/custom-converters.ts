@@ -378,14 +378,17 @@ export function v1ToV2InitializeResponse(value: V1.InitializeResponse): V2.Initi
 /**
  * v2 info and capabilities are v1 agentInfo and agentCapabilities. A v2 agent serves auth/logout
  * exactly when it lists auth methods, so the v1 `auth.logout` capability is kept only then: a v1
- * client is offered what is served, no more.
+ * client is offered what is served, no more. `auth.status` (unstable) is the agent's own
+ * advertisement and stays either way.
  */
 export function v2ToV1InitializeResponse(value: V2.InitializeResponse): V1.InitializeResponse {
   const servesLogout = (value.authMethods?.length ?? 0) > 0;
   let agentCapabilities: V1.AgentCapabilities | undefined;
   if (value.capabilities !== undefined) {
     const { auth, ...rest } = v2ToV1AgentCapabilities(value.capabilities);
-    agentCapabilities = servesLogout && auth !== undefined ? { ...rest, auth } : rest;
+    const { logout, ...others } = auth ?? {};
+    const kept = servesLogout && logout !== undefined ? { ...others, logout } : others;
+    agentCapabilities = Object.keys(kept).length > 0 ? { ...rest, auth: kept } : rest;
   }
   return {
     protocolVersion: 1,

@@ -525,7 +525,7 @@ describe('v1 unstable surface through the bridge process (acp-kit bridge --serve
     await expect
       .poll(() => stderr)
       .toContain(
-        'acp-kit bridge: left out proxy/initialize (whole message): the v1 bridge does not carry proxy chains\n',
+        'acp-kit bridge: left out proxy/initialize (the call) on the connection: the v1 bridge does not carry proxy chains\n',
       );
   });
 });

@@ -39,12 +39,13 @@ describe('acp-kit bridge --serve v1', () => {
     for (let round = 0; round < 3; round++) {
       const turn = connection.sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
       await connection.sendNotification('session/cancel', { sessionId });
-      expect(await turn).toEqual({ stopReason: 'cancelled' });
+      // The idle's usage (tokens counted before the cancel) may come along: v1's unstable usage field.
+      expect(await turn).toMatchObject({ stopReason: 'cancelled' });
     }
     const after = await connection.sendRequest('session/prompt', {
       sessionId,
       prompt: [{ type: 'text', text: 'hi' }],
     });
-    expect(after).toEqual({ stopReason: 'end_turn' });
+    expect(after).toMatchObject({ stopReason: 'end_turn', usage: { outputTokens: expect.any(Number) } });
   });
 });

@@ -79,8 +79,17 @@ describe('the official v1 client talking directly to `acp-kit agent` (negotiated
       agentInfo: { name: 'acp-kit-agent' },
       agentCapabilities: { loadSession: true },
     });
-    expect(outcome.response).toEqual({ stopReason: 'end_turn' });
-    expect(outcome.text).toBe(replyTo('hello from a v1 editor').pieces.join(''));
+    // The idle that ended the turn carried usage: the v1 answer has it (v1's unstable usage field).
+    const reply = replyTo('hello from a v1 editor');
+    expect(outcome.response).toEqual({
+      stopReason: 'end_turn',
+      usage: {
+        totalTokens: reply.inputTokens + reply.pieces.length,
+        inputTokens: reply.inputTokens,
+        outputTokens: reply.pieces.length,
+      },
+    });
+    expect(outcome.text).toBe(reply.pieces.join(''));
     expect(outcome.write).toEqual({ stopReason: 'end_turn' });
     expect(permissions).toHaveLength(1);
     expect(permissions[0]).toMatchObject({ sessionId: outcome.sessionId, toolCall: {} });
@@ -122,7 +131,13 @@ describe('the official v1 client talking directly to `acp-kit agent` (negotiated
       kind: 'session_update',
       update: { sessionUpdate: 'agent_message_chunk' },
     });
-    expect(outcome.response).toEqual({ stopReason: 'cancelled' });
+    // Cancelled mid-stream: the usage counts only the chunks written before the cancel.
+    expect(outcome.response).toMatchObject({
+      stopReason: 'cancelled',
+      usage: { totalTokens: expect.any(Number) },
+    });
+    const usage = (outcome.response as { usage?: { outputTokens: number } }).usage;
+    expect(usage?.outputTokens).toBeLessThan(replyTo('a long prompt '.repeat(40)).pieces.length);
     expectAllV1(agent.wire);
   });
 

@@ -98,11 +98,12 @@ export interface ClientOptions {
   /**
    * Enables upstream's unstable surface (drafts that may change, see `UNSTABLE_METHODS`): the
    * methods `forkSession`, `setTitle`, `sessionStatus`, `archiveSession`, `unarchiveSession`,
-   * `authStatus`, `listProviders`, `setProvider`, `disableProvider`, `hostMcpServer` (MCP over
-   * ACP) and an `McpServer` of type `acp`, a `systemPrompt` on `session/new`, `resume` and `fork`,
-   * and `onAuthStatus`; the default store then holds the
+   * `authStatus`, `listProviders`, `setProvider`, `disableProvider`, MCP over ACP
+   * (`hostMcpServer`, `mcp.register` and an `McpServer` of type `acp`), a `systemPrompt` on
+   * `session/new`, `resume` and `fork`, and `onAuthStatus`; the default store then holds the
    * unstable update kinds too. Without it those methods reject with a `TypeError` and send
-   * nothing, `onAuthStatus` throws, and the store tolerates the unstable update kinds as unknown
+   * nothing, `hostMcpServer`, `mcp.register` and `onAuthStatus` throw one, the agent's
+   * `mcp/message` is answered -32601, and the store tolerates the unstable update kinds as unknown
    * ones (`otherUpdates`). Default `false`.
    */
   unstable?: boolean;
@@ -165,6 +166,9 @@ export class Client {
    * connection. Register one ({@link McpServerHost.register}, or {@link Client.hostMcpServer} for
    * an MCP SDK server) and give its declaration in a session's `mcpServers`; the agent's
    * `mcp/message` requests reach it. With none registered, every `mcp/message` is answered -33001.
+   * Registering needs a client created with `unstable: true`; otherwise `register()` throws a
+   * `TypeError` naming the opt-in, and the agent's `mcp/message` is answered -32601 (Method not
+   * found), as by a client that predates MCP over ACP.
    */
   readonly mcp: McpServerHost;
   readonly #connection: ClientConnection;
@@ -195,8 +199,12 @@ export class Client {
     );
     typed.onNotification('elicitation/complete', (params) => options.onElicitationComplete?.(params));
     typed.onNotification('auth/status_update', (params) => options.onAuthStatus?.(params));
-    this.mcp = new McpServerHost((params) => typed.sendNotification('mcp/message', params));
-    typed.onRequest('mcp/message', (params, context) => this.mcp.handle(params, context.signal));
+    this.mcp = new McpServerHost((params) => typed.sendNotification('mcp/message', params), {
+      unstable: options.unstable ?? false,
+    });
+    // Without the opt-in, mcp/message is answered -32601, as by a client that predates MCP over ACP.
+    if (options.unstable)
+      typed.onRequest('mcp/message', (params, context) => this.mcp.handle(params, context.signal));
     typed.onClose(() => {
       void this.mcp.closeAll();
       for (const sessionId of this.#sessions) this.store.setConnection(sessionId, 'disconnected');

@@ -1,5 +1,6 @@
 import type { McpServerAcp, MessageMcpNotification, MessageMcpRequest } from '@acp-kit/schema';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { unstableNotEnabled } from '../unstable-surface.js';
 import { isMcpError, McpBindingErrors, type McpOutcome, serverUnavailable } from './binding.js';
 
 /** One MCP request as a server registered on the {@link McpServerHost} is given it. */
@@ -48,6 +49,16 @@ interface Registered {
 /** How the host sends an `mcp/message` notification to the agent (the client's connection). */
 export type McpNotificationSender = (params: MessageMcpNotification) => Promise<void>;
 
+/** Options of an {@link McpServerHost}. */
+export interface McpServerHostOptions {
+  /**
+   * Whether the owner opted in to the unstable surface (default true: a host made on its own is
+   * the opt-in). A `Client` gives its `unstable` option: when false, `register()` throws a
+   * `TypeError` naming the opt-in, registering nothing.
+   */
+  unstable?: boolean;
+}
+
 /** One server registered on a {@link McpServerHost}. */
 export class McpServerRegistration {
   /** The server's name. */
@@ -91,13 +102,19 @@ export class McpServerHost {
   readonly #servers = new Map<string, Registered>();
   readonly #used = new Set<string>();
   readonly #send: McpNotificationSender;
+  readonly #unstable: boolean;
 
-  constructor(send: McpNotificationSender) {
+  constructor(send: McpNotificationSender, options: McpServerHostOptions = {}) {
     this.#send = send;
+    this.#unstable = options.unstable ?? true;
   }
 
-  /** Registers a server; it answers requests as soon as this returns. */
+  /**
+   * Registers a server; it answers requests as soon as this returns. Throws a `TypeError` when the
+   * host's `Client` was created without `unstable: true` ({@link McpServerHostOptions.unstable}).
+   */
   register(options: McpServerRegistrationOptions): McpServerRegistration {
+    if (!this.#unstable) throw unstableNotEnabled('client.mcp.register() (MCP over ACP)', 'Client');
     const serverId = options.serverId ?? `${options.name}-${++nextServer}-${globalThis.crypto.randomUUID()}`;
     if (serverId === '') throw new RangeError('serverId must not be empty');
     if (this.#used.has(serverId)) throw new Error(`MCP server ID ${serverId} was already registered here`);

@@ -15,6 +15,7 @@ export {
   type McpNotificationSender,
   type McpServerHandler,
   McpServerHost,
+  type McpServerHostOptions,
   McpServerRegistration,
   type McpServerRegistrationOptions,
   type McpServerRequest,

@@ -5,6 +5,7 @@ import type {
   SessionUpdate as V2SessionUpdate,
   UserMessageChunk as V2UserMessageChunk,
   UserMessageUpdate as V2UserMessageUpdate,
+  Usage,
 } from '@acp-kit/schema';
 import type { BridgeLossListener } from '../bridge-loss.js';
 import { CompatError } from '../compat-error.js';
@@ -113,11 +114,15 @@ export class SessionView {
     } else if (update.sessionUpdate === 'user_message' || update.sessionUpdate === 'user_message_chunk') {
       this.turns.userMessage((update as V2UserMessageUpdate | V2UserMessageChunk).messageId, seq);
     } else if (update.sessionUpdate === 'state_update' && update.state === 'idle') {
-      const idle = update as { stopReason?: V1.StopReason | null; error?: TurnError | null };
+      const idle = update as {
+        stopReason?: V1.StopReason | null;
+        error?: TurnError | null;
+        usage?: Usage | null;
+      };
       // A turn it ends is answered first: what follows waits until that answer went out
       // (see {@link answered}), so a v1 client sees background updates after its prompt's answer.
       if (this.#endsTurn(idle.stopReason))
-        this.answering += this.turns.idle(idle.stopReason, seq, idle.error);
+        this.answering += this.turns.idle(idle.stopReason, seq, idle.error, idle.usage);
       else this.turns.saw(seq);
     } else {
       this.turns.saw(seq);

@@ -1,4 +1,4 @@
-import type { MessageId, StopReason } from '@acp-kit/schema';
+import type { MessageId, StopReason, Usage } from '@acp-kit/schema';
 
 /** A JSON-RPC error object, as an idle update with stopReason `error` may carry it. */
 export interface TurnError {
@@ -11,6 +11,7 @@ interface Idle {
   readonly seq: number;
   readonly stopReason: StopReason | null | undefined;
   readonly error?: TurnError | null;
+  readonly usage?: Usage | null;
 }
 
 /** How a turn ended: the idle's stop reason and its position in the session's update stream. */
@@ -19,6 +20,8 @@ export interface TurnEnd {
   readonly seq: number;
   /** With stopReason `error`: what went wrong, when the agent said. */
   readonly error?: TurnError | null;
+  /** The token counts the idle carried, when the agent reported them. */
+  readonly usage?: Usage | null;
   /**
    * The idle ended this turn as it arrived, while the prompt waited (so the session holds the
    * updates behind it until the answer is out; see `SessionView.answered`). False when the turn
@@ -57,10 +60,18 @@ export class TurnWatcher {
     if (!this.#userSeenAt.has(messageId)) this.#userSeenAt.set(messageId, this.#seq);
   }
 
-  /** Records an idle state update at position `seq`; returns how many waited-for turns it ended. */
-  idle(stopReason: StopReason | null | undefined, seq: number, error?: TurnError | null): number {
+  /**
+   * Records an idle state update at position `seq` (with the error and token usage it carried);
+   * returns how many waited-for turns it ended.
+   */
+  idle(
+    stopReason: StopReason | null | undefined,
+    seq: number,
+    error?: TurnError | null,
+    usage?: Usage | null,
+  ): number {
     this.#seq = seq;
-    this.#idles.push({ seq: this.#seq, stopReason, error });
+    this.#idles.push({ seq: this.#seq, stopReason, error, usage });
     if (this.#idles.length > KEPT_IDLES) this.#idles.shift();
     const before = this.#waiters.length;
     this.#waiters = this.#waiters.filter((w) => !this.#settle(w, true));

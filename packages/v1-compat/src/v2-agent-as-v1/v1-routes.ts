@@ -33,7 +33,10 @@ function build() {
   const direction = new Map(METHODS.map((method) => [method.name as string, method.direction]));
   const fromClient = new Map<string, V1Route>();
   const fromAgent = new Map<string, V1Route>();
+  const uncarried = new Map<string, string>();
   for (const entry of METHOD_MAPPING) {
+    if (entry.v1 !== null && entry.v2 === null && direction.get(entry.v1) !== 'agent_to_client')
+      uncarried.set(entry.v1, entry.lossy ?? `${entry.v1} has no v2 counterpart`);
     if (entry.v1 === null || entry.v2 === null) continue;
     const sender = direction.get(entry.v1);
     if (sender !== 'agent_to_client') {
@@ -53,7 +56,7 @@ function build() {
       });
     }
   }
-  return { fromClient, fromAgent };
+  return { fromClient, fromAgent, uncarried };
 }
 
 const routes = build();
@@ -62,3 +65,12 @@ const routes = build();
 export const CLIENT_ROUTES: ReadonlyMap<string, V1Route> = routes.fromClient;
 /** Methods the agent sends, by their v2 name; a v2 method missing here has no v1 counterpart. */
 export const AGENT_ROUTES: ReadonlyMap<string, V1Route> = routes.fromAgent;
+/**
+ * v1 methods a v1 client may send that have no v2 counterpart (`proxy/initialize`,
+ * `proxy/successor`: the bridge does not carry proxy chains across versions), each with the
+ * mapping's reason. The codec answers them -32601 and reports the call as lost.
+ */
+export const UNCARRIED_CLIENT_METHODS: ReadonlyMap<string, string> = routes.uncarried;
+
+/** The v1 schema's method names (a method outside it that is not an extension is not v1). */
+export const V1_METHOD_NAMES: ReadonlySet<string> = new Set(METHODS.map((method) => method.name as string));

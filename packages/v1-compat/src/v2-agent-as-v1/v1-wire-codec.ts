@@ -25,7 +25,15 @@ import { v1BatchRefusal } from '../no-batches.js';
 import { openV1ClientCodec } from '../v1-agent-as-v2/v1-client-codec.js';
 import { type OpenPrompt, SessionView, type StreamNumbering } from './session-view.js';
 import type { TurnEnd } from './turn-watcher.js';
-import { AGENT_ROUTES, CLIENT_ROUTES, type Convert, type V1Route } from './v1-routes.js';
+import { advertises } from './client-advertises.js';
+import {
+  AGENT_ROUTES,
+  CLIENT_ROUTES,
+  type Convert,
+  UNCARRIED_CLIENT_METHODS,
+  V1_METHOD_NAMES,
+  type V1Route,
+} from './v1-routes.js';
 
 type Message = Record<string, unknown> & { id?: RpcId | null; method?: unknown; params?: unknown };
 
@@ -102,6 +110,8 @@ export class V1AgentCodec implements CodecSession {
     this.#write({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } });
 
   readonly #onLoss: BridgeLossListener | undefined;
+  /** Subagent sessions the agent announced (`subagent_update`), each with its parent. */
+  readonly #subagents = new Map<SessionId, SessionId>();
   /** What the v1 client advertised in its initialize (kinds it did not ask for are not sent). */
   #clientCapabilities: V1.ClientCapabilities | undefined;
 
@@ -160,7 +170,12 @@ export class V1AgentCodec implements CodecSession {
     }
     const route = CLIENT_ROUTES.get(method);
     if (route === undefined) {
-      // Extensions, and anything v1 does not define: the agent answers (-32601 for what it lacks).
+      const refused = this.#notCarried(method, message.params, false);
+      if (refused !== undefined) {
+        this.#write(errorResponse(id, ErrorCodes.MethodNotFound, refused.message, refused.data));
+        return;
+      }
+      // Extensions, and v1 methods the agent sends: the agent answers (-32601 for what it lacks).
       this.#channel.deliver(message);
       return;
     }
@@ -174,6 +189,9 @@ export class V1AgentCodec implements CodecSession {
     if (params.sessionId !== undefined) request.sessionId = params.sessionId;
     if (method === 'session/load' && params.sessionId !== undefined)
       this.#view(params.sessionId).startLoading();
+    // A client that names a subagent's session itself wants its updates, subagents or not.
+    if ((method === 'session/load' || method === 'session/resume') && params.sessionId !== undefined)
+      this.#subagents.delete(params.sessionId);
     if (method === 'session/prompt' && params.sessionId !== undefined) {
       const s = this.#view(params.sessionId);
       request.open = { cancelledAt: undefined };
@@ -190,6 +208,46 @@ export class V1AgentCodec implements CodecSession {
       method: route.v2,
       params: modeId === undefined ? converted : { ...converted, configId: modeId },
     });
+  }
+
+  /**
+   * Why a v1 method without a route does not reach the core, or undefined when it does: an
+   * extension (`_`-prefixed) crosses unchanged, and so does a v1 method only the agent sends (the
+   * core refuses it itself). A v1 method the bridge does not carry (`proxy/*`) is refused and
+   * reported to `onLoss`. A method that is neither v1 nor an extension cannot be translated and is
+   * not passed on as it is either (a v2 method would be reachable with v2 semantics on a v1
+   * connection): a request is refused -32601; a notification, which cannot be answered, is
+   * reported to `onLoss` and goes no further.
+   */
+  #notCarried(
+    method: string,
+    params: unknown,
+    notification: boolean,
+  ): { message: string; data: unknown } | undefined {
+    if (method.startsWith('_')) return undefined;
+    const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
+    const lost = (reason: string) =>
+      this.#onLoss?.({
+        sessionId: typeof sessionId === 'string' ? sessionId : '',
+        in: method,
+        pointer: '',
+        reason,
+      });
+    const uncarried = UNCARRIED_CLIENT_METHODS.get(method);
+    if (uncarried !== undefined) {
+      lost(uncarried);
+      const why = method.startsWith('proxy/')
+        ? 'the bridge does not carry proxy chains across versions'
+        : 'it has no v2 counterpart';
+      return {
+        message: `Method not found: ${method} does not cross the v1 bridge (${why})`,
+        data: { method, reason: uncarried },
+      };
+    }
+    if (V1_METHOD_NAMES.has(method)) return undefined;
+    const reason = `${method} is not a v1 method: a v1 connection carries v1 methods and extensions (_-prefixed)`;
+    if (notification) lost(reason);
+    return { message: `Method not found: ${method}`, data: { method, reason } };
   }
 
   /** Remembers which option is the session's mode, from options the agent reported. */
@@ -209,6 +267,8 @@ export class V1AgentCodec implements CodecSession {
       for (const open of s?.open ?? []) open.cancelledAt ??= s?.sent;
     }
     const route = CLIENT_ROUTES.get(method);
+    // Not carried, or not v1 at all: a notification cannot be refused, so it is reported instead.
+    if (route === undefined && this.#notCarried(method, message.params, true) !== undefined) return;
     this.#channel.deliver(
       route === undefined
         ? message
@@ -254,6 +314,22 @@ export class V1AgentCodec implements CodecSession {
     if (method === 'session/update') {
       const { sessionId, update } = message.params as V2SessionNotification;
       if (update.sessionUpdate === 'config_option_update') this.#noteOptions(sessionId, update.configOptions);
+      if (update.sessionUpdate === 'subagent_update') {
+        const child = (update as { sessionId?: unknown }).sessionId;
+        if (typeof child === 'string') this.#subagents.set(child, sessionId);
+      }
+      const parent = this.#subagents.get(sessionId);
+      if (parent !== undefined && !advertises(this.#clientCapabilities, '/subagents')) {
+        // A child session's own traffic is for clients that understand subagents (v1's unstable
+        // subagents capability): any other never learnt the child's ID.
+        this.#onLoss?.({
+          sessionId,
+          in: update.sessionUpdate,
+          pointer: '',
+          reason: `${sessionId} is a subagent of ${parent}: its updates go only to a v1 client that advertised subagents in its initialize`,
+        });
+        return Promise.resolve();
+      }
       return (
         this.#view(sessionId).receive(sessionId, update, this.#sendUpdate, note?.seq) ?? Promise.resolve()
       );
@@ -407,7 +483,9 @@ export class V1AgentCodec implements CodecSession {
     }
     const stopReason =
       open.cancelledAt !== undefined ? 'cancelled' : v2ToV1StopReason(end.stopReason ?? 'end_turn');
-    return result(id, { stopReason } satisfies V1.PromptResponse);
+    // The idle's token counts (v1's unstable PromptResponse.usage has the same shape).
+    const usage = end.usage === undefined || end.usage === null ? {} : { usage: end.usage };
+    return result(id, { stopReason, ...usage } satisfies V1.PromptResponse);
   }
 
   close(reason?: Error): void {

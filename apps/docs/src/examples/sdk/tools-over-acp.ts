@@ -3,8 +3,9 @@ import { Agent, type Client, McpCallError } from '@acp-kit/sdk';
 
 /**
  * MCP over ACP (an unstable feature: upstream's mcp-over-acp draft), the client's side: a
- * `word_count` tool served by the client application itself, with no process or port. Give the
- * returned declaration in `session/new`; `dispose()` on the registration withdraws it.
+ * `word_count` tool served by the client application itself, with no process or port. The client
+ * must be created with `unstable: true` (`client.mcp.register()` throws a `TypeError` otherwise).
+ * Give the returned declaration in `session/new`; `dispose()` on the registration withdraws it.
  */
 export function provideWordCount(client: Client): McpServerAcp {
   const server = client.mcp.register({

@@ -3532,7 +3532,7 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
   {
     v1: 'proxy/initialize',
     v2: null,
-    lossy: 'As the v2 row: the bridge does not carry proxy chains across versions (a v1 proxy or conductor talks to v1 components); answered -32601 and reported as lost.',
+    lossy: 'The bridge does not carry proxy chains across versions (a v1 proxy or conductor talks to v1 components; see the v2 row): a v1 client calling it is answered -32601 and the call is reported as lost.',
   },
   {
     v1: null,
@@ -3542,7 +3542,7 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
   {
     v1: 'proxy/successor',
     v2: null,
-    lossy: 'As the v2 row: the bridge does not carry proxy chains across versions (a v1 proxy or conductor talks to v1 components); answered -32601 and reported as lost.',
+    lossy: 'The bridge does not carry proxy chains across versions (a v1 proxy or conductor talks to v1 components; see the v2 row): a v1 client calling it is answered -32601 and the call is reported as lost.',
   },
   {
     v1: 'authenticate',
