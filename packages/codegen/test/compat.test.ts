@@ -153,22 +153,32 @@ describe('the compat emitter', () => {
     return problemsOf(mapping.conversions, { methods: mapping.methods, updates: mapping.updates });
   };
 
+  /** Where the repository mapping's update table has the first row matching `match`. */
+  const rowOf = (match: (row: Record<string, unknown>) => boolean): number => {
+    const mapping = JSON.parse(readFileSync(join(SCHEMA, 'compat/v1-v2.json'), 'utf8')) as {
+      updates: Record<string, unknown>[];
+    };
+    return mapping.updates.findIndex(match);
+  };
+
   it('asks for a converterToV1 when a v2 update kind becomes more than one v1 kind', () => {
     const problems = repositoryMappingWith((updates) => {
       for (const row of updates) if (row.v2 === 'config_option_update') delete row.converterToV1;
     });
+    const at = rowOf((row) => row.v2 === 'config_option_update');
     expect(problems).toEqual([
-      '/updates/14: v2 kind config_option_update: it becomes current_mode_update or config_option_update in v1: name a converterToV1 that decides',
+      `/updates/${at}: v2 kind config_option_update: it becomes current_mode_update or config_option_update in v1: name a converterToV1 that decides`,
     ]);
   });
 
   it('refuses an update conversion that does not convert the two update variants toV1', () => {
     const problems = repositoryMappingWith((updates) => {
-      const row = updates.find((r) => r.v2 === 'plan_update');
+      const row = updates.find((r) => r.v2 === 'session_info_update');
       if (row) row.conversion = 'UsageUpdate';
     });
+    const at = rowOf((row) => row.v2 === 'session_info_update');
     expect(problems).toEqual([
-      '/updates/12: v2 kind plan_update: conversion UsageUpdate must convert v2 PlanUpdate into v1 PlanUpdate (toV1), or name a converterToV1',
+      `/updates/${at}: v2 kind session_info_update: conversion UsageUpdate must convert v2 SessionInfoUpdate into v1 SessionInfoUpdate (toV1), or name a converterToV1`,
     ]);
   });
 
@@ -177,8 +187,9 @@ describe('the compat emitter', () => {
       const row = updates.find((r) => r.v2 === 'notice');
       if (row) row.v1Capability = '/session/notes';
     });
+    const at = rowOf((row) => row.v2 === 'notice');
     expect(problems).toEqual([
-      '/updates/18: v1Capability: pointer /session/notes does not resolve: ClientCapabilities at /session has no property "notes"',
+      `/updates/${at}: v1Capability: pointer /session/notes does not resolve: ClientCapabilities at /session has no property "notes"`,
     ]);
   });
 
@@ -207,6 +218,35 @@ describe('the compat emitter', () => {
     expect(file?.contents).toContain(
       "  terminal_update: {\n    v1: ['tool_call', 'tool_call_update'],\n    convert: updates.terminalToV1,\n  },",
     );
-    expect(file?.contents).toMatch(/ {2}plan_removed: \{\n {4}v1: \[\],\n {4}lossy: 'v1 has no plan removal/);
+    // A kind v1 takes only from a client that advertised a capability, and one whose v1 form a
+    // hand-written converter picks (plan_update: v1's stable plan, or its unstable plan_update).
+    expect(file?.contents).toContain(
+      "  plan_removed: {\n    v1: ['plan_removed'],\n    v1Capability: '/plan',\n    convert: (update) => [v2ToV1PlanRemoved(update)],\n  },",
+    );
+    expect(file?.contents).toContain(
+      "  plan_update: {\n    v1: ['plan', 'plan_update'],\n    convert: updates.planToV1,\n  },",
+    );
+  }, 180_000);
+
+  it('emits a v2 kind without a v1 counterpart as a loss with the mapping reason', () => {
+    const mapping = JSON.parse(readFileSync(join(SCHEMA, 'compat/v1-v2.json'), 'utf8')) as {
+      conversions: unknown[];
+      methods: unknown[];
+      updates: Record<string, unknown>[];
+    };
+    const row = mapping.updates.find((r) => r.v2 === 'plan_removed') as Record<string, unknown>;
+    for (const key of Object.keys(row)) if (key !== 'v2') delete row[key];
+    Object.assign(row, { v1: null, lossy: 'No plan removal in this version.' });
+    // v1's own plan_removed, left without a v2 counterpart the same way.
+    mapping.updates.push({ v1: 'plan_removed', v2: null, lossy: 'Not carried in this test.' });
+    const mappingPath = tempMapping(mapping.conversions, {
+      methods: mapping.methods,
+      updates: mapping.updates,
+    });
+    const model = loadCompat({ mappingPath, v1SchemaPath: V1, v2SchemaPath: V2 });
+    const [file] = emitCompatUpdates(model);
+    expect(file?.contents).toMatch(
+      / {2}plan_removed: \{\n {4}v1: \[\],\n {4}lossy: 'No plan removal in this version\.'/,
+    );
   }, 180_000);
 });
