@@ -783,7 +783,13 @@ export class Connection<
     const checked = this.#validator.params(method, request.params);
     if (checked && !checked.ok) {
       const error = validationError(ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues);
-      this.#diagnose({ kind: 'invalid-params', message: error.message, id, method });
+      this.#diagnose({
+        kind: 'invalid-params',
+        message: error.message,
+        id,
+        method,
+        pointer: error.data?.pointer,
+      });
       fail(id, error, idText);
       return;
     }
@@ -872,7 +878,12 @@ export class Connection<
     const checked = this.#validator.params(method, notification.params);
     if (checked && !checked.ok) {
       const error = validationError(ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues);
-      this.#diagnose({ kind: 'invalid-notification-params', message: `${method}: ${error.message}`, method });
+      this.#diagnose({
+        kind: 'invalid-notification-params',
+        message: `${method}: ${error.message}`,
+        method,
+        pointer: error.data?.pointer,
+      });
       return;
     }
     try {
@@ -947,7 +958,13 @@ export class Connection<
         '/result',
         checked.issues,
       );
-      this.#diagnose({ kind: 'invalid-result', message: error.message, id, method: pending.method });
+      this.#diagnose({
+        kind: 'invalid-result',
+        message: error.message,
+        id,
+        method: pending.method,
+        pointer: error.data?.pointer,
+      });
       this.#settle(id as number, undefined, error);
       return;
     }

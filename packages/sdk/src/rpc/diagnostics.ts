@@ -45,6 +45,11 @@ export interface Diagnostic {
   method?: string;
   /** The request id involved, when known. */
   id?: RpcId | null;
+  /**
+   * For params or a result that failed validation: the JSON pointer, within the whole message
+   * (`/params/…`), of the first value the schema refused.
+   */
+  pointer?: string;
   /** The start of the offending frame, truncated. */
   excerpt?: string;
   /** The underlying error (for handler failures: the real error the wire message hides). */

@@ -96,7 +96,13 @@ describe('incoming message checking', () => {
     peer.sendJson({ jsonrpc: '2.0', method: 'note', params: { prompt: [] } });
     expect(await peer.probe()).toHaveProperty('result');
     expect(seen).toEqual([{ prompt: [] }]);
-    expect(peer.diagnostics).toMatchObject([{ kind: 'invalid-notification-params', method: 'note' }]);
+    expect(peer.diagnostics).toMatchObject([
+      {
+        kind: 'invalid-notification-params',
+        method: 'note',
+        pointer: expect.stringMatching(/^\/params\/prompt\/0/),
+      },
+    ]);
   });
 
   it('answers a throwing handler with a generic -32603 that leaks neither message nor stack', async () => {

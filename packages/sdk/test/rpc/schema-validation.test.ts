@@ -48,7 +48,9 @@ describe('ACP schema validation (schemaValidator)', () => {
       code: ErrorCodes.InternalError,
       data: { pointer: '/result/messageId', expected: 'string' },
     });
-    expect(peer.diagnostics).toMatchObject([{ kind: 'invalid-result', method: 'session/prompt' }]);
+    expect(peer.diagnostics).toMatchObject([
+      { kind: 'invalid-result', method: 'session/prompt', pointer: expect.stringMatching(/^\/result/) },
+    ]);
     expect(await peer.probe()).toHaveProperty('result');
   });
 

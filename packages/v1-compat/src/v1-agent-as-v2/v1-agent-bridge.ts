@@ -234,7 +234,7 @@ export class V1AgentBridge {
       this.#onLoss?.({
         sessionId: this.#receivingSession,
         in: diagnostic.method,
-        pointer: /at (\/\S*):/.exec(diagnostic.message)?.[1] ?? '/params',
+        pointer: diagnostic.pointer ?? '/params',
         reason: `the notification breaks v1's schema and was dropped (${diagnostic.message})`,
       });
     });
