@@ -46,7 +46,15 @@ export { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionInfo } from './session-
 export { ProviderRegistry } from './providers.js';
 export type { ProviderDefinition, ProviderRoute } from './providers.js';
 export type { SessionSettings } from './session-settings.js';
-export type { SubagentOptions, SubagentPatch } from './subagents.js';
+export type { SubagentMember, SubagentOptions, SubagentPatch } from './subagents.js';
+// The subagent guard, for adapters that keep sessions of their own (the v1 agent bridge).
+export {
+  CHILD_MUTATIONS,
+  CHILD_UNGUARDED,
+  cancellableAfter,
+  childRefusal,
+  guardSubagents,
+} from './subagents.js';
 export type {
   TerminalFields,
   TerminalHandle,

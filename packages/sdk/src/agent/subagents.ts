@@ -61,14 +61,35 @@ export class SubagentFamily {
    */
   noted(update: { sessionId?: unknown; capabilities?: unknown }): void {
     if (typeof update.sessionId !== 'string') return;
-    const capabilities = update.capabilities as { cancel?: unknown } | null | undefined;
     const loaded = this.children.get(update.sessionId);
     const was = loaded?.family.cancellable ?? this.unloaded.get(update.sessionId) ?? false;
-    const cancellable =
-      capabilities === undefined ? was : capabilities !== null && capabilities.cancel != null;
+    const cancellable = cancellableAfter(was, update.capabilities);
     if (loaded !== undefined) loaded.family.cancellable = cancellable;
     else this.unloaded.set(update.sessionId, cancellable);
   }
+}
+
+/**
+ * Whether a child is cancellable after a `subagent_update` carrying `capabilities` (the upsert
+ * rules: omitted leaves it as it `was`, `null` or a value without `cancel` takes the permission away).
+ */
+export function cancellableAfter(was: boolean, capabilities: unknown): boolean {
+  if (capabilities === undefined) return was;
+  return capabilities !== null && (capabilities as { cancel?: unknown }).cancel != null;
+}
+
+/**
+ * What the subagent guard needs to know of a session: its ID, the parent that announced it (none
+ * for an ordinary session), and whether that parent's latest announcement lets the client cancel
+ * it. An {@link AgentSession} is one; an adapter that keeps sessions of its own (the v1 agent
+ * bridge) gives its sessions these fields to reuse the guard.
+ */
+export interface SubagentMember {
+  readonly id: SessionId;
+  readonly family: {
+    readonly parent: { readonly id: SessionId } | undefined;
+    readonly cancellable: boolean;
+  };
 }
 
 /** The `subagent_update` that announces a child with these options. */
@@ -123,7 +144,7 @@ export const CHILD_UNGUARDED: ReadonlySet<string> = new Set([
  * did not open to that method; undefined when it may run (not a child, or `session/cancel` on a
  * cancellable child).
  */
-export function childRefusal(session: AgentSession, method: string): RpcError | undefined {
+export function childRefusal(session: SubagentMember, method: string): RpcError | undefined {
   const { parent, cancellable } = session.family;
   if (parent === undefined || !CHILD_MUTATIONS.has(method)) return undefined;
   if (method === 'session/cancel' && cancellable) return undefined;
@@ -183,7 +204,7 @@ type AnyHandler = (
  */
 export function guardSubagents<H extends object>(
   handlers: H,
-  find: (sessionId: SessionId) => AgentSession | undefined,
+  find: (sessionId: SessionId) => SubagentMember | undefined,
   dropped: (method: string, error: RpcError, connection: unknown) => void,
 ): H {
   const guarded = { ...handlers } as Record<string, unknown>;
