@@ -7,7 +7,9 @@
  * store with their IDs, the prompt response's usage reaches the turn's end, and what the bridge
  * cannot carry (proxy chains) or cannot read (a v1 answer or update that breaks the schema) gets a
  * clear error and an `onLoss` report. An official v1 agent that advertises none of it is refused
- * -32601 by the bridge itself.
+ * -32601 by the bridge itself. The children the v1 agent announces are guarded as an acp-kit agent
+ * guards its own (nothing a client may not do to a child reaches the v1 agent), and let go with
+ * their parent.
  */
 import type { AuthStatusUpdateNotification } from '@acp-kit/schema';
 import { Client, Connection, ErrorCodes, RpcError, spawnTransport } from '@acp-kit/sdk';
@@ -32,8 +34,8 @@ interface Rig {
 }
 
 /** The official-SDK v1 unstable agent behind a bridge, and our unstable v2 client in front. */
-function unstableRig(): Rig {
-  const agent = spawnFixture('official-v1-unstable-agent.ts');
+function unstableRig(env: Record<string, string> = {}): Rig {
+  const agent = spawnFixture('official-v1-unstable-agent.ts', env);
   const losses: BridgeLoss[] = [];
   const bridge = new V1AgentBridge({ agent, onLoss: (loss) => losses.push(loss) });
   const authUpdates: AuthStatusUpdateNotification[] = [];
@@ -204,6 +206,24 @@ describe('v1 unstable methods through the v1 agent bridge', () => {
     expect(JSON.parse(lastAnswer(client, sessionId))).toMatchObject({ plan: {}, subagents: {} });
   });
 
+  it('gives the system prompt of a resume without replay to the v1 agent’s session/resume', async () => {
+    // This v1 agent resumes (sessionCapabilities.resume) and cannot load; it holds v1u-saved from
+    // before the bridge started, so the bridge resumes it on the v1 agent.
+    const { client } = unstableRig({ V1U_RESUME: '1' });
+    await client.initialize();
+    await client.resume('v1u-saved', {
+      cwd: '/repo',
+      systemPrompt: { mode: 'append', content: [{ type: 'text', text: 'Resumed rules.' }] },
+    });
+    await client.promptToEnd('v1u-saved', [{ type: 'text', text: '/system' }]);
+    expect(lastAnswer(client, 'v1u-saved')).toBe('append: Resumed rules.');
+    await client.promptToEnd('v1u-saved', [{ type: 'text', text: '/received' }]);
+    expect(JSON.parse(lastAnswer(client, 'v1u-saved'))).toEqual([
+      'session/prompt v1u-saved',
+      'session/prompt v1u-saved',
+    ]);
+  });
+
   it('refuses a system prompt the v1 agent cannot take -32602 at its pointer, sending nothing', async () => {
     const { client } = unstableRig();
     await client.initialize();
@@ -306,6 +326,119 @@ describe('v1 unstable updates through the v1 agent bridge', () => {
       'subagent_update',
     ]);
     expect(lastAnswer(client, sessionId)).toBe('delegated');
+  });
+});
+
+describe('subagents of a v1 agent through the bridge', () => {
+  /** What the v1 agent received naming `sessionId` (its `/received` record, asked on `via`). */
+  async function receivedFor(client: Client, via: string, sessionId: string): Promise<string[]> {
+    await client.promptToEnd(via, [{ type: 'text', text: '/received' }]);
+    const received = JSON.parse(lastAnswer(client, via)) as string[];
+    return received.filter((line) => line.endsWith(` ${sessionId}`));
+  }
+
+  it('refuses a client’s prompt, title, configuration and archive of a child -32602 naming the parent, sending none to the v1 agent', async () => {
+    const { client, losses } = unstableRig();
+    await client.initialize();
+    const parent = await client.newSession('/repo');
+    await client.promptToEnd(parent, [{ type: 'text', text: '/subagent' }]);
+    const child = `${parent}-child`;
+    expect(client.store.snapshot(parent).subagents.map((s) => s.sessionId)).toEqual([child]);
+
+    for (const [method, call] of [
+      ['session/prompt', client.prompt(child, [{ type: 'text', text: 'do more' }])],
+      ['session/set_title', client.setTitle(child, 'Mine now')],
+      ['session/set_config_option', client.setConfigOption(child, 'model', 'fast')],
+      ['session/archive', client.archiveSession(child)],
+    ] as const) {
+      const error = await rejection(call);
+      expect(error.code, method).toBe(ErrorCodes.InvalidParams);
+      expect(error.message).toBe(
+        `${method} is not permitted on session ${child}: it is a subagent of ${parent}, whose announcement grants the client no such change`,
+      );
+      expect(error.data).toEqual({ sessionId: child, parentSessionId: parent, method });
+    }
+    // Its announcement lists no capabilities: a cancel of it is dropped and reported.
+    await client.cancel(child);
+    // Read-only methods keep their rules.
+    expect(await client.sessionStatus(child)).toEqual({ status: 'open' });
+
+    expect(await receivedFor(client, parent, child)).toEqual([]);
+    expect(losses).toEqual([
+      {
+        sessionId: child,
+        in: 'session/cancel',
+        pointer: '/params/sessionId',
+        reason: `session/cancel is not permitted on session ${child}: it is a subagent of ${parent}, whose announcement does not make it cancellable`,
+      },
+    ]);
+    // The parent itself is an ordinary session.
+    expect(await client.setTitle(parent, 'Parent')).toBe('Parent');
+  });
+
+  it('forwards a cancel of a child to the v1 agent only while its latest announcement has capabilities.cancel', async () => {
+    const { client, losses } = unstableRig();
+    await client.initialize();
+    const parent = await client.newSession('/repo');
+    await client.promptToEnd(parent, [{ type: 'text', text: '/subagent-cancellable' }]);
+    const child = `${parent}-child`;
+    await client.cancel(child);
+    expect(await receivedFor(client, parent, child)).toEqual([`session/cancel ${child}`]);
+    // Cancelling is all it permits.
+    expect((await rejection(client.prompt(child, [{ type: 'text', text: 'x' }]))).code).toBe(
+      ErrorCodes.InvalidParams,
+    );
+
+    // capabilities: null takes the permission away.
+    await client.promptToEnd(parent, [{ type: 'text', text: '/subagent-revoke' }]);
+    await client.cancel(child);
+    expect(await receivedFor(client, parent, child)).toEqual([`session/cancel ${child}`]);
+    expect(losses.map((l) => [l.sessionId, l.in])).toEqual([[child, 'session/cancel']]);
+  });
+
+  it('stops following a parent’s children once the parent is archived', async () => {
+    const { client, log } = unstableRig();
+    await client.initialize();
+    const parent = await client.newSession('/repo');
+    await client.promptToEnd(parent, [{ type: 'text', text: '/subagent' }]);
+    const child = `${parent}-child`;
+
+    // The v1 agent sends an update of the child right after answering the archive; the status
+    // answer that follows it on the wire shows it has reached the bridge, and a followed child's
+    // update would reach the client within moments (it took a few milliseconds when the bridge
+    // still followed archived parents' children; 300 ms is plenty).
+    await client.archiveSession(parent);
+    await client.sessionStatus(parent);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    console.log('DBG1', JSON.stringify(log.notifications.filter((n) => n.sessionId === child)));
+    await new Promise((r) => setTimeout(r, 500));
+    console.log('DBG2', JSON.stringify(log.notifications.filter((n) => n.sessionId === child)));
+    expect(log.notifications.filter((n) => n.sessionId === child).map((n) => n.update.sessionUpdate)).toEqual(
+      ['agent_message_chunk'],
+    );
+    expect(log.notifications.some((n) => JSON.stringify(n.update).includes('c-late'))).toBe(false);
+    // The bridge no longer holds the child.
+    const gone = await rejection(client.prompt(child, [{ type: 'text', text: 'x' }]));
+    expect(gone.code).toBe(ErrorCodes.ResourceNotFound);
+  });
+});
+
+describe('the bridge’s own updates, in order', () => {
+  it('sends the session_info_update of set_title after the updates the v1 agent sent before its answer', async () => {
+    const { client, log } = unstableRig();
+    await client.initialize();
+    const sessionId = await client.newSession('/repo');
+    expect(await client.setTitle(sessionId, '!chatty Chatty title')).toBe('Chatty title');
+    await expect.poll(() => client.store.snapshot(sessionId).sessionInfo?.title).toBe('Chatty title');
+    const order = log.notifications
+      .filter((n) => n.sessionId === sessionId)
+      .map((n) =>
+        n.update.sessionUpdate === 'session_info_update'
+          ? 'title'
+          : textOf([(n.update as { content?: unknown }).content]),
+      )
+      .filter((entry) => entry !== '');
+    expect(order).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'title']);
   });
 });
 

@@ -107,6 +107,15 @@ export class BridgedSession {
    * with no load or resume.
    */
   readonly #children = new Set<BridgedSession>();
+  /**
+   * The session's place among subagents, as the SDK's subagent guard reads it: the parent that
+   * announced it (none for an ordinary session) and whether the parent's latest `subagent_update`
+   * lets clients cancel its work.
+   */
+  readonly family: { parent: BridgedSession | undefined; cancellable: boolean } = {
+    parent: undefined,
+    cancellable: false,
+  };
 
   /** The session takes its first task once the adapter is ready (its history record exists). */
   constructor(adapter: AdapterSession, tracker: MessageTracker, link: V1AgentLink) {
@@ -165,8 +174,23 @@ export class BridgedSession {
 
   /** Takes a newly opened session as a subagent of this one: its followers follow it from now on. */
   adopt(child: BridgedSession): void {
+    child.family.parent = this;
     this.#children.add(child);
     for (const peer of this.#followers) child.follow(peer);
+  }
+
+  /** The subagents announced here that the bridge opened. */
+  get children(): ReadonlySet<BridgedSession> {
+    return this.#children;
+  }
+
+  /**
+   * Reports an update of the bridge's own (not the v1 agent's) in order: after every v1 update
+   * that arrived before it, as the v1 agent sent them. Settles once reported; rejects with the
+   * session log's error.
+   */
+  report(update: V2SessionUpdate): Promise<void> {
+    return this.#enqueue(() => this.agentSession.update(update));
   }
 
   async #apply(update: V1.SessionUpdate): Promise<void> {

@@ -10,11 +10,13 @@ import {
   AdapterSession,
   type AgentConnection,
   AgentConnectionState,
+  cancellableAfter,
   checkAcpServers,
   checkSystemPrompt,
   type ClientPeer,
   Connection,
   ErrorCodes,
+  guardSubagents,
   McpBindingErrors,
   MemorySessionLog,
   MethodGate,
@@ -188,7 +190,7 @@ export class V1AgentBridge {
       }
       const child =
         params.update.sessionUpdate === 'subagent_update'
-          ? this.#openChild(session, params.update as V1.SubagentUpdate)
+          ? this.#child(session, params.update as V1.SubagentUpdate)
           : undefined;
       const applied = session.fromV1(params.update);
       // The child's updates wait for its announcement to reach the clients (v1 sends it first).
@@ -248,13 +250,20 @@ export class V1AgentBridge {
 
   /**
    * A `subagent_update` naming a session the bridge has not opened announces a child: it is opened
-   * now, before its own updates can arrive, and the parent's clients follow it.
+   * now, before its own updates can arrive, and the parent's clients follow it (returned, to wait
+   * for its announcement). Each one, first or later, sets what clients may do to the child: its
+   * `capabilities` by the upsert rules, read by the subagent guard.
    */
-  #openChild(parent: BridgedSession, update: V1.SubagentUpdate): BridgedSession | undefined {
-    if (this.#sessions.has(update.sessionId)) return undefined;
-    const child = this.#open(update.sessionId, update.cwd ?? parent.agentSession.cwd);
-    parent.adopt(child);
-    return child;
+  #child(parent: BridgedSession, update: V1.SubagentUpdate): BridgedSession | undefined {
+    let child = this.#sessions.get(update.sessionId);
+    const opened = child === undefined;
+    if (child === undefined) {
+      child = this.#open(update.sessionId, update.cwd ?? parent.agentSession.cwd);
+      parent.adopt(child);
+    }
+    if (child.family.parent === parent)
+      child.family.cancellable = cancellableAfter(child.family.cancellable, update.capabilities);
+    return opened ? child : undefined;
   }
 
   /** Reports something that is not about one session (sessionId ''). */
@@ -368,12 +377,17 @@ export class V1AgentBridge {
     await session.adapter.sendStateTo(peer);
   }
 
-  /** The session was closed or deleted on the v1 agent: its clients are let go and it is dropped. */
+  /**
+   * The session was closed, archived or deleted on the v1 agent: its clients are let go and it is
+   * dropped, and so are the subagents it announced (no client follows a child through a parent it
+   * no longer has; a resume of the parent with replay announces them again).
+   */
   #forget(sessionId: SessionId): void {
     const session = this.#sessions.get(sessionId);
     if (session === undefined) return;
     this.#sessions.delete(sessionId);
     session.adapter.close();
+    for (const child of session.children) if (child.family.parent === session) this.#forget(child.id);
   }
 
   #require(sessionId: SessionId): BridgedSession {
@@ -443,7 +457,17 @@ export class V1AgentBridge {
       throw proxyRefusal(method, 'v2 client');
     };
 
-    gate.serve({
+    // A client may change a subagent only as its parent's latest announcement permits (the
+    // SDK's guard, as an acp-kit agent applies it): a request is refused -32602 naming the parent,
+    // a session/cancel of a child that is not cancellable is dropped and reported. Nothing of
+    // either reaches the v1 agent.
+    const find = (sessionId: SessionId) => this.#sessions.get(sessionId);
+    const dropped = (method: string, error: RpcError) => {
+      const sessionId = (error.data as { sessionId?: string } | undefined)?.sessionId ?? '';
+      this.#onLoss?.({ sessionId, in: method, pointer: '/params/sessionId', reason: error.message });
+    };
+    type Handlers = Parameters<typeof gate.serve>[0];
+    const handlers: Handlers = {
       initialize: async (params) => {
         // The v1 agent is initialized once, by the bridge; each v2 client gets the translated answer.
         const response = v1ToV2InitializeResponse(await this.#v1Capabilities(params));
@@ -640,10 +664,11 @@ export class V1AgentBridge {
           this.#v1.sendRequest('session/set_title', v2ToV1SetSessionTitleRequest(params)),
         );
         const response = v1ToV2SetSessionTitleResponse(result);
-        // v2 promises attached clients the stored title as a session_info_update.
+        // v2 promises attached clients the stored title as a session_info_update, after the
+        // updates the v1 agent sent before its answer (on the session's queue, as they are).
         await this.#sessions
           .get(params.sessionId)
-          ?.agentSession.update({ sessionUpdate: 'session_info_update', title: response.title });
+          ?.report({ sessionUpdate: 'session_info_update', title: response.title });
         return response;
       },
 
@@ -723,7 +748,8 @@ export class V1AgentBridge {
       'session/cancel': async (params) => {
         await this.#sessions.get(params.sessionId)?.cancel();
       },
-    });
+    };
+    gate.serve(guardSubagents(handlers, find, dropped));
 
     // The notification form (a conductor forwarding session/cancel, say) is dropped, and reported.
     // (The handler type joins the request's and the notification's, as the method is both.)
