@@ -246,6 +246,17 @@ function given<T>(value: T | null | undefined): value is T {
 }
 
 /**
+ * Session capabilities that are an object, present or not, with no field to carry in either
+ * version: each given on one side becomes `{}` on the other.
+ */
+const SESSION_FLAGS = ['delete', 'additionalDirectories', 'fork', 'title', 'status', 'archive'] as const;
+
+/** The {@link SESSION_FLAGS} given in `from`, each as `{}`. */
+function sessionFlags(from: Partial<Record<(typeof SESSION_FLAGS)[number], unknown>> | null | undefined) {
+  return Object.fromEntries(SESSION_FLAGS.filter((flag) => given(from?.[flag])).map((flag) => [flag, {}]));
+}
+
+/**
  * v1 capabilities in the v2 layout: prompt and MCP (http, and acp from both unstable schemas) under
  * `session`, and the optional session methods v2 still marks (delete, additionalDirectories, and
  * from both unstable schemas fork, title, status, archive and systemPrompt); auth.status and
@@ -266,15 +277,7 @@ export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCa
             ...(value.mcpCapabilities.acp === true ? { acp: {} } : {}),
           },
         }),
-    ...(sessions?.delete === undefined || sessions.delete === null ? {} : { delete: {} }),
-    ...(sessions?.additionalDirectories === undefined || sessions.additionalDirectories === null
-      ? {}
-      : { additionalDirectories: {} }),
-    // Unstable in both versions: v1's unstable schema carries it under sessionCapabilities.
-    ...(sessions?.fork === undefined || sessions.fork === null ? {} : { fork: {} }),
-    ...(given(sessions?.title) ? { title: {} } : {}),
-    ...(given(sessions?.status) ? { status: {} } : {}),
-    ...(given(sessions?.archive) ? { archive: {} } : {}),
+    ...sessionFlags(sessions),
     ...(given(sessions?.systemPrompt) ? { systemPrompt: sessions.systemPrompt } : {}),
   };
   return {
@@ -293,43 +296,35 @@ export function v2ToV1AgentCapabilities(value: V2.AgentCapabilities): V1.AgentCa
   const session = value.session;
   const prompt = session?.prompt;
   const mcp = session?.mcp;
-  const present = (x: object | null | undefined): boolean => x !== undefined && x !== null;
   return {
     loadSession: true,
     ...(prompt === undefined || prompt === null
       ? {}
       : {
           promptCapabilities: {
-            image: present(prompt.image),
-            audio: present(prompt.audio),
-            embeddedContext: present(prompt.embeddedContext),
+            image: given(prompt.image),
+            audio: given(prompt.audio),
+            embeddedContext: given(prompt.embeddedContext),
           },
         }),
     ...(mcp === undefined || mcp === null
       ? {}
       : {
           mcpCapabilities: {
-            http: present(mcp.http),
+            http: given(mcp.http),
             sse: false,
-            ...(present(mcp.acp) ? { acp: true } : {}),
+            ...(given(mcp.acp) ? { acp: true } : {}),
           },
         }),
     sessionCapabilities: {
       list: {},
       resume: {},
       close: {},
-      ...(present(session?.delete) ? { delete: {} } : {}),
-      ...(present(session?.additionalDirectories) ? { additionalDirectories: {} } : {}),
-      ...(present(session?.fork) ? { fork: {} } : {}),
-      ...(present(session?.title) ? { title: {} } : {}),
-      ...(present(session?.status) ? { status: {} } : {}),
-      ...(present(session?.archive) ? { archive: {} } : {}),
-      ...(session?.systemPrompt === undefined || session.systemPrompt === null
-        ? {}
-        : { systemPrompt: session.systemPrompt }),
+      ...sessionFlags(session),
+      ...(given(session?.systemPrompt) ? { systemPrompt: session.systemPrompt } : {}),
     },
-    auth: { logout: {}, ...(present(value.auth?.status) ? { status: {} } : {}) },
-    ...(present(value.providers) ? { providers: {} } : {}),
+    auth: { logout: {}, ...(given(value.auth?.status) ? { status: {} } : {}) },
+    ...(given(value.providers) ? { providers: {} } : {}),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }

@@ -1,7 +1,10 @@
 import type { BridgeLossListener } from '../bridge-loss.js';
 import type {
+  ArchiveSessionResponse,
   McpServer,
+  McpServerAcp,
   SessionId,
+  SetSessionTitleResponse,
   AvailableCommand as V2Command,
   SessionConfigOption as V2ConfigOption,
   InitializeRequest as V2InitializeRequest,
@@ -26,31 +29,19 @@ import {
   type Transport,
 } from '@acp-kit/sdk';
 import {
-  v1ToV2ArchiveSessionResponse,
   v1ToV2AuthenticateResponse,
-  v1ToV2AuthStatusResponse,
   v1ToV2AuthStatusUpdateNotification,
   v1ToV2CloseSessionResponse,
   v1ToV2DeleteSessionResponse,
-  v1ToV2DisableProviderResponse,
   v1ToV2InitializeResponse,
-  v1ToV2ListProvidersResponse,
   v1ToV2ListSessionsResponse,
   v1ToV2LogoutResponse,
   v1ToV2MessageMcpRequest,
-  v1ToV2SessionStatusResponse,
-  v1ToV2SetProviderResponse,
-  v1ToV2SetSessionTitleResponse,
-  v1ToV2UnarchiveSessionResponse,
-  v2ToV1ArchiveSessionRequest,
   v2ToV1Authenticate,
-  v2ToV1AuthStatusRequest,
   v2ToV1CloseSessionRequest,
   v2ToV1DeleteSessionRequest,
-  v2ToV1DisableProviderRequest,
   v2ToV1ForkSessionRequest,
   v2ToV1InitializeRequest,
-  v2ToV1ListProvidersRequest,
   v2ToV1ListSessionsRequest,
   v2ToV1LoadSessionRequest,
   v2ToV1Logout,
@@ -58,12 +49,8 @@ import {
   v2ToV1MessageMcpResponse,
   v2ToV1NewSessionRequest,
   v2ToV1ResumeSessionRequest,
-  v2ToV1SessionStatusRequest,
-  v2ToV1SetProviderRequest,
   v2ToV1SetSessionConfigOptionRequest,
   v2ToV1SetSessionMode,
-  v2ToV1SetSessionTitleRequest,
-  v2ToV1UnarchiveSessionRequest,
 } from '../generated/compat/converters.js';
 import type {
   AgentNotificationMap,
@@ -73,6 +60,7 @@ import type {
 } from '../generated/v1/methods.js';
 import type * as V1 from '../generated/v1/types.js';
 import { convertParams } from '../compat-error.js';
+import { TO_V1_AGENT_ROUTES } from '../v2-agent-as-v1/v1-routes.js';
 import { v1SchemaValidator } from '../v1-validator.js';
 import { WrappedPeer } from '../wrapped-peer.js';
 import { BridgedSession } from './bridged-session.js';
@@ -308,6 +296,20 @@ export class V1AgentBridge {
     this.#peer.close();
   }
 
+  /**
+   * Sends a v2 client's request to the v1 agent under its v1 name, params and result converted by
+   * the generated mapping (`TO_V1_AGENT_ROUTES`), as the codec routes the other direction.
+   */
+  async #relay(method: string, params: unknown): Promise<unknown> {
+    const route = TO_V1_AGENT_ROUTES.get(method);
+    if (route === undefined) throw new Error(`the v1 ⇄ v2 mapping has no v1 counterpart of ${method}`);
+    const v1Params = route.params === undefined ? params : route.params(params as never);
+    const result: unknown = await this.#call(() =>
+      this.#v1.sendRequest(route.v1 as never, v1Params as never),
+    );
+    return route.result === undefined ? result : route.result(result as never);
+  }
+
   async #call<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
@@ -430,7 +432,7 @@ export class V1AgentBridge {
     const declare = (servers: readonly McpServer[] | null | undefined): void => {
       checkAcpServers(servers, gate.advertisement().capabilities?.session?.mcp?.acp != null);
       for (const [index, server] of (servers ?? []).entries()) {
-        const serverId = acpServerIds([server])[0];
+        const serverId = server.type === 'acp' ? (server as McpServerAcp).serverId : undefined;
         const owner = serverId === undefined ? undefined : this.#mcpRoutes.get(serverId);
         if (owner !== undefined && owner !== connection) {
           throw new RpcError(
@@ -467,6 +469,9 @@ export class V1AgentBridge {
       this.#onLoss?.({ sessionId, in: method, pointer: '/params/sessionId', reason: error.message });
     };
     type Handlers = Parameters<typeof gate.serve>[0];
+    /** A handler that only relays the request to the v1 agent (see {@link V1AgentBridge.#relay}). */
+    const relay = <K extends keyof Handlers>(method: K & string): NonNullable<Handlers[K]> =>
+      ((params: unknown) => this.#relay(method, params)) as NonNullable<Handlers[K]>;
     const handlers: Handlers = {
       initialize: async (params) => {
         // The v1 agent is initialized once, by the bridge; each v2 client gets the translated answer.
@@ -658,12 +663,9 @@ export class V1AgentBridge {
       },
 
       // Unstable in both versions, each served when the v1 agent advertises its capability (the
-      // gate refuses it otherwise, -32601).
+      // gate refuses it otherwise, -32601), relayed as the generated mapping converts it.
       'session/set_title': async (params) => {
-        const result = await this.#call(() =>
-          this.#v1.sendRequest('session/set_title', v2ToV1SetSessionTitleRequest(params)),
-        );
-        const response = v1ToV2SetSessionTitleResponse(result);
+        const response = (await this.#relay('session/set_title', params)) as SetSessionTitleResponse;
         // v2 promises attached clients the stored title as a session_info_update, after the
         // updates the v1 agent sent before its answer (on the session's queue, as they are).
         await this.#sessions
@@ -673,58 +675,21 @@ export class V1AgentBridge {
       },
 
       // v1's answer says open or saved only: the v2 answer carries no state.
-      'session/status': async (params) => {
-        const result = await this.#call(() =>
-          this.#v1.sendRequest('session/status', v2ToV1SessionStatusRequest(params)),
-        );
-        return v1ToV2SessionStatusResponse(result);
-      },
+      'session/status': relay('session/status'),
 
       // Archiving closes the session first in both versions: the bridge lets it go as after a
       // session/close (a client resumes it after unarchiving).
       'session/archive': async (params) => {
-        const result = await this.#call(() =>
-          this.#v1.sendRequest('session/archive', v2ToV1ArchiveSessionRequest(params)),
-        );
+        const response = (await this.#relay('session/archive', params)) as ArchiveSessionResponse;
         this.#forget(params.sessionId);
-        return v1ToV2ArchiveSessionResponse(result);
+        return response;
       },
 
-      'session/unarchive': async (params) => {
-        const result = await this.#call(() =>
-          this.#v1.sendRequest('session/unarchive', v2ToV1UnarchiveSessionRequest(params)),
-        );
-        return v1ToV2UnarchiveSessionResponse(result);
-      },
-
-      'auth/status': async (params) => {
-        await this.#v1Capabilities();
-        const result = await this.#call(() =>
-          this.#v1.sendRequest('auth/status', v2ToV1AuthStatusRequest(params)),
-        );
-        return v1ToV2AuthStatusResponse(result);
-      },
-
-      'providers/list': async (params) => {
-        const result = await this.#call(() =>
-          this.#v1.sendRequest('providers/list', v2ToV1ListProvidersRequest(params)),
-        );
-        return v1ToV2ListProvidersResponse(result);
-      },
-
-      'providers/set': async (params) => {
-        const result = await this.#call(() =>
-          this.#v1.sendRequest('providers/set', v2ToV1SetProviderRequest(params)),
-        );
-        return v1ToV2SetProviderResponse(result);
-      },
-
-      'providers/disable': async (params) => {
-        const result = await this.#call(() =>
-          this.#v1.sendRequest('providers/disable', v2ToV1DisableProviderRequest(params)),
-        );
-        return v1ToV2DisableProviderResponse(result);
-      },
+      'session/unarchive': relay('session/unarchive'),
+      'auth/status': relay('auth/status'),
+      'providers/list': relay('providers/list'),
+      'providers/set': relay('providers/set'),
+      'providers/disable': relay('providers/disable'),
 
       // An MCP notification from this client's server (type acp) on its way to the v1 agent.
       'mcp/message': async (params) => {

@@ -33,6 +33,7 @@ function build() {
   const direction = new Map(METHODS.map((method) => [method.name as string, method.direction]));
   const fromClient = new Map<string, V1Route>();
   const fromAgent = new Map<string, V1Route>();
+  const toV1Agent = new Map<string, V1Route>();
   const uncarried = new Map<string, string>();
   for (const entry of METHOD_MAPPING) {
     if (entry.v1 !== null && entry.v2 === null && direction.get(entry.v1) !== 'agent_to_client')
@@ -46,6 +47,12 @@ function build() {
         params: converter(entry.params, 'toV2'),
         result: converter(entry.result, 'toV1'),
       });
+      toV1Agent.set(entry.v2, {
+        v1: entry.v1,
+        v2: entry.v2,
+        params: converter(entry.params, 'toV1'),
+        result: converter(entry.result, 'toV2'),
+      });
     }
     if (sender !== 'client_to_agent') {
       fromAgent.set(entry.v2, {
@@ -56,7 +63,7 @@ function build() {
       });
     }
   }
-  return { fromClient, fromAgent, uncarried };
+  return { fromClient, fromAgent, toV1Agent, uncarried };
 }
 
 const routes = build();
@@ -65,6 +72,11 @@ const routes = build();
 export const CLIENT_ROUTES: ReadonlyMap<string, V1Route> = routes.fromClient;
 /** Methods the agent sends, by their v2 name; a v2 method missing here has no v1 counterpart. */
 export const AGENT_ROUTES: ReadonlyMap<string, V1Route> = routes.fromAgent;
+/**
+ * The client's methods the other way round, by their v2 name: how the v1 agent bridge sends a v2
+ * client's request to a v1 agent (params v2 → v1, the result back v1 → v2).
+ */
+export const TO_V1_AGENT_ROUTES: ReadonlyMap<string, V1Route> = routes.toV1Agent;
 /**
  * v1 methods a v1 client may send that have no v2 counterpart (`proxy/initialize`,
  * `proxy/successor`: the bridge does not carry proxy chains across versions), each with the
