@@ -253,9 +253,11 @@ describe('acp-kit inspect in Chromium', () => {
     await page.locator('#permissions .permission').waitFor();
     await page.click('#cancel-turn');
     // The agent withdraws its question ($/cancel_request): the card goes, the turn ends cancelled.
-    await page
-      .locator('#log', { hasText: 'the agent withdrew its session/request_permission request' })
-      .waitFor();
+    // The history, not the header line: "session/cancel sent" may replace the header line after
+    // the withdrawal already arrived.
+    await expect
+      .poll(() => page.locator('#log-history li').allTextContents())
+      .toContainEqual(expect.stringContaining('the agent withdrew its session/request_permission request'));
     await expect.poll(() => page.locator('#permissions .permission').count()).toBe(0);
     await waitForText(page, `${inSession} .state`, 'state: idle (cancelled)');
     await expect.poll(() => page.locator('#waiting li').count()).toBe(0);

@@ -132,7 +132,7 @@ describe('acp-kit inspect, used by a person', () => {
       await expect(
         page.evaluate<string>('getComputedStyle(document.documentElement).colorScheme'),
       ).resolves.toBe(theme);
-      for (const selector of ['html', '#connect', '#traffic-pane', '#log'])
+      for (const selector of ['html', '#connect', '#traffic-pane', '#log', '#log-box'])
         expect(await contrast(page, selector)).toBeGreaterThanOrEqual(4.5);
     }
     // The choice is kept for the next visit.
