@@ -162,6 +162,30 @@ describe('the v1 codec and v1’s unstable surface', () => {
     ]);
   });
 
+  it('reports the state a v2 session/status answer carries at /result/state, v1 having no place for it, and nothing for a saved session', async () => {
+    const { losses, start, call } = setup((prompt) => void prompt.insert(), {
+      unstable: true,
+      capabilities: { session: { status: {}, close: {} } },
+    });
+    const sessionId = await start();
+    expect(await call('session/status', { sessionId })).toEqual({ result: { status: 'open' } });
+    expect(losses).toEqual([
+      {
+        sessionId,
+        in: 'session/status',
+        pointer: '/result/state',
+        reason: expect.stringContaining('(state) is dropped'),
+      },
+    ]);
+    expect(describeLoss(losses[0]!)).toMatch(
+      new RegExp(`^left out session/status /result/state for session ${sessionId}: `),
+    );
+    // Closed, the session is only saved: a v2 answer without a state loses nothing.
+    await call('session/close', { sessionId });
+    expect(await call('session/status', { sessionId })).toEqual({ result: { status: 'saved' } });
+    expect(losses).toHaveLength(1);
+  });
+
   it('answers a v1 session/set_title without a title -32602 with the pointer, before the agent sees it', async () => {
     const { reached, start, call } = setup((prompt) => void prompt.insert(), {
       unstable: true,

@@ -211,8 +211,9 @@ describe('the official v1 unstable client driving acp-kit agent --unstable', () 
     expect(live.listed.sessions).toEqual([
       expect.objectContaining({ sessionId: live.sessionId, title: 'Release notes', archived: false }),
     ]);
-    // v1's session/status knows only open and saved: the v2 activity is left out.
+    // v1's session/status knows only open and saved: the v2 activity is left out, and reported.
     expect(live.status).toEqual({ status: 'open' });
+    expect(agent.stderr()).toContain(`left out session/status /result/state for session ${live.sessionId}`);
     expect(live.hidden.sessions).toEqual([]);
     expect(live.archived.sessions).toEqual([
       expect.objectContaining({ sessionId: live.sessionId, archived: true }),

@@ -421,6 +421,20 @@ export function emitCompatConverters(model: CompatModel, options: CompatEmitterO
         docs: ['What v2 → v1 may lose.'],
       },
       {
+        name: 'dropToV2',
+        isReadonly: true,
+        hasQuestionToken: true,
+        type: 'readonly string[]',
+        docs: ['Top-level fields of the v1 value that v1 → v2 leaves out: each one present is lost.'],
+      },
+      {
+        name: 'dropToV1',
+        isReadonly: true,
+        hasQuestionToken: true,
+        type: 'readonly string[]',
+        docs: ['Top-level fields of the v2 value that v2 → v1 leaves out: each one present is lost.'],
+      },
+      {
         name: 'contextToV2',
         isReadonly: true,
         hasQuestionToken: true,
@@ -456,6 +470,13 @@ export function emitCompatConverters(model: CompatModel, options: CompatEmitterO
                   writer.writeLine(`${direction}: ${converterName(c.name, direction)},`);
                 if (c.toV2.lossy !== undefined) writer.writeLine(`lossyToV2: ${literal(c.toV2.lossy)},`);
                 if (c.toV1.lossy !== undefined) writer.writeLine(`lossyToV1: ${literal(c.toV1.lossy)},`);
+                for (const direction of ['toV2', 'toV1'] as const) {
+                  const { drop } = c[direction];
+                  if (drop.length > 0 && c.directions.includes(direction))
+                    writer.writeLine(
+                      `drop${direction === 'toV2' ? 'ToV2' : 'ToV1'}: [${drop.map((field) => literal(field)).join(', ')}],`,
+                    );
+                }
                 for (const direction of ['toV2', 'toV1'] as const) {
                   const context = c[direction].context;
                   if (context !== undefined && c.directions.includes(direction))

@@ -14,12 +14,67 @@ export interface V1Route {
   readonly params: Convert | undefined;
   /** The result, back the other way. */
   readonly result: Convert | undefined;
+  /** Top-level params fields the params conversion leaves out, when it leaves any out. */
+  readonly paramsDropped: Dropped | undefined;
+  /** Top-level result fields the result conversion leaves out, when it leaves any out. */
+  readonly resultDropped: Dropped | undefined;
+}
+
+/** Fields a conversion deliberately does not carry over (the mapping's `drop`), and why. */
+export interface Dropped {
+  readonly fields: readonly string[];
+  /** The mapping's `lossy` text for that direction. */
+  readonly reason: string;
 }
 
 const conversions = new Map(CONVERSIONS.map((conversion) => [conversion.name, conversion]));
 
-function converter(name: string | undefined, direction: 'toV1' | 'toV2'): Convert | undefined {
+type Direction = 'toV1' | 'toV2';
+
+function converter(name: string | undefined, direction: Direction): Convert | undefined {
   return name === undefined ? undefined : (conversions.get(name)?.[direction] as Convert | undefined);
+}
+
+function dropped(name: string | undefined, direction: Direction): Dropped | undefined {
+  const conversion = name === undefined ? undefined : conversions.get(name);
+  const fields = direction === 'toV1' ? conversion?.dropToV1 : conversion?.dropToV2;
+  if (conversion === undefined || fields === undefined) return undefined;
+  const reason = (direction === 'toV1' ? conversion.lossyToV1 : conversion.lossyToV2) ?? 'no counterpart';
+  return { fields, reason };
+}
+
+/** The route of a method pair whose params travel `paramsWay` and whose result comes back `resultWay`. */
+function route(
+  v1: string,
+  v2: string,
+  conversion: { readonly params?: string | undefined; readonly result?: string | undefined },
+  paramsWay: Direction,
+  resultWay: Direction,
+): V1Route {
+  return {
+    v1,
+    v2,
+    params: converter(conversion.params, paramsWay),
+    result: converter(conversion.result, resultWay),
+    paramsDropped: dropped(conversion.params, paramsWay),
+    resultDropped: dropped(conversion.result, resultWay),
+  };
+}
+
+/**
+ * The parts of `value` (a request's params or a response's result, at `at`: `/params` or
+ * `/result`) that `drops` leaves out: one pointer per dropped field present and not null.
+ */
+export function lostParts(
+  drops: Dropped | undefined,
+  value: unknown,
+  at: '/params' | '/result',
+): { pointer: string; reason: string }[] {
+  if (drops === undefined || typeof value !== 'object' || value === null) return [];
+  const record = value as Record<string, unknown>;
+  return drops.fields
+    .filter((field) => record[field] !== undefined && record[field] !== null)
+    .map((field) => ({ pointer: `${at}/${field}`, reason: drops.reason }));
 }
 
 /**
@@ -41,27 +96,11 @@ function build() {
     if (entry.v1 === null || entry.v2 === null) continue;
     const sender = direction.get(entry.v1);
     if (sender !== 'agent_to_client') {
-      fromClient.set(entry.v1, {
-        v1: entry.v1,
-        v2: entry.v2,
-        params: converter(entry.params, 'toV2'),
-        result: converter(entry.result, 'toV1'),
-      });
-      toV1Agent.set(entry.v2, {
-        v1: entry.v1,
-        v2: entry.v2,
-        params: converter(entry.params, 'toV1'),
-        result: converter(entry.result, 'toV2'),
-      });
+      fromClient.set(entry.v1, route(entry.v1, entry.v2, entry, 'toV2', 'toV1'));
+      toV1Agent.set(entry.v2, route(entry.v1, entry.v2, entry, 'toV1', 'toV2'));
     }
-    if (sender !== 'client_to_agent') {
-      fromAgent.set(entry.v2, {
-        v1: entry.v1,
-        v2: entry.v2,
-        params: converter(entry.params, 'toV1'),
-        result: converter(entry.result, 'toV2'),
-      });
-    }
+    if (sender !== 'client_to_agent')
+      fromAgent.set(entry.v2, route(entry.v1, entry.v2, entry, 'toV1', 'toV2'));
   }
   return { fromClient, fromAgent, toV1Agent, uncarried };
 }

@@ -2441,6 +2441,10 @@ export interface ConversionInfo {
   readonly lossyToV2?: string;
   /** What v2 → v1 may lose. */
   readonly lossyToV1?: string;
+  /** Top-level fields of the v1 value that v1 → v2 leaves out: each one present is lost. */
+  readonly dropToV2?: readonly string[];
+  /** Top-level fields of the v2 value that v2 → v1 leaves out: each one present is lost. */
+  readonly dropToV1?: readonly string[];
   /** The second argument toV2 needs, if it needs one. */
   readonly contextToV2?: string;
   /** The second argument toV1 needs, if it needs one. */
@@ -2543,6 +2547,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2ResourceLink,
     toV1: v2ToV1ResourceLink,
     lossyToV1: 'v1 resource links have no icons; they are dropped.',
+    dropToV1: ['icons'],
   },
   {
     name: 'TextResourceContents',
@@ -2637,6 +2642,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2ToolCall,
     toV1: v2ToV1ToolCall,
     lossyToV1: 'v2 tool call capabilities (cancel) have no v1 field; they are dropped.',
+    dropToV1: ['capabilities'],
   },
   {
     name: 'ToolCallUpdate',
@@ -2645,6 +2651,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2ToolCallUpdate,
     toV1: v2ToV1ToolCallUpdate,
     lossyToV1: 'v2 tool call capabilities (cancel) have no v1 field; they are dropped.',
+    dropToV1: ['capabilities'],
   },
   {
     name: 'NewToolCall',
@@ -2653,6 +2660,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2NewToolCall,
     toV1: v2ToV1NewToolCall,
     lossyToV1: 'v2 reports every tool call as an upsert; the first one a v1 client sees becomes tool_call, whose title v1 requires (empty when v2 sent none). v2 tool call capabilities (cancel) have no v1 field; they are dropped.',
+    dropToV1: ['capabilities'],
   },
   {
     name: 'PlanEntry',
@@ -2690,6 +2698,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'TextCommandInput',
     toV2: v1ToV2TextCommandInput,
     toV1: v2ToV1TextCommandInput,
+    dropToV1: ['type'],
   },
   {
     name: 'AvailableCommandInput',
@@ -2705,6 +2714,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'Command',
     toV2: v1ToV2Command,
     toV1: v2ToV1Command,
+    dropToV1: ['type'],
   },
   {
     name: 'AvailableCommand',
@@ -2834,6 +2844,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     v2: 'McpServerStdio',
     toV2: v1ToV2McpServerStdio,
     toV1: v2ToV1McpServerStdio,
+    dropToV1: ['type'],
   },
   {
     name: 'McpServerHttp',
@@ -2865,6 +2876,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2ClientCapabilities,
     toV1: v2ToV1ClientCapabilities,
     lossyToV2: 'v2 has no client file-system or terminal capabilities (fs/* and terminal/* have no v2 counterpart), and v1 session capabilities (compaction, notices, boolean config options) have no v2 field; they are dropped. So are v1\'s unstable subagents and plan: a v2 client takes subagent, session-message and plan updates without advertising anything (a receiver that does not know them keeps them as unknown kinds). auth and elicitation carry over.',
+    dropToV2: ['fs', 'terminal', 'session', 'subagents', 'plan'],
   },
   {
     name: 'ClientAuthCapabilities',
@@ -2981,6 +2993,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2LoadSessionRequest,
     toV1: v2ToV1LoadSessionRequest,
     lossyToV1: 'v1 session/load always replays and requires mcpServers: replayFrom is dropped and a missing server list becomes []. systemPrompt (unstable in both) carries over.',
+    dropToV1: ['replayFrom'],
   },
   {
     name: 'ResumeSessionRequest',
@@ -2989,6 +3002,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2ResumeSessionRequest,
     toV1: v2ToV1ResumeSessionRequest,
     lossyToV1: 'v1 session/resume never replays; a v2 resume asking for replay must become session/load instead (the bridge does this). systemPrompt (unstable in both) carries over.',
+    dropToV1: ['replayFrom'],
   },
   {
     name: 'LoadSessionResponse',
@@ -3227,6 +3241,7 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2SessionStatusResponse,
     toV1: v2ToV1SessionStatusResponse,
     lossyToV1: 'v1\'s unstable session/status answers only open or saved: the open session\'s current activity (state) is dropped.',
+    dropToV1: ['state'],
   },
   {
     name: 'SubagentState',
