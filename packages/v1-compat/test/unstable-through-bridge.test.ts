@@ -410,9 +410,6 @@ describe('subagents of a v1 agent through the bridge', () => {
     await client.archiveSession(parent);
     await client.sessionStatus(parent);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    console.log('DBG1', JSON.stringify(log.notifications.filter((n) => n.sessionId === child)));
-    await new Promise((r) => setTimeout(r, 500));
-    console.log('DBG2', JSON.stringify(log.notifications.filter((n) => n.sessionId === child)));
     expect(log.notifications.filter((n) => n.sessionId === child).map((n) => n.update.sessionUpdate)).toEqual(
       ['agent_message_chunk'],
     );
