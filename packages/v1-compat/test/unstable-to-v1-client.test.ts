@@ -165,7 +165,7 @@ describe('the v1 codec and v1’s unstable surface', () => {
   it('reports the state a v2 session/status answer carries at /result/state, v1 having no place for it, and nothing for a saved session', async () => {
     const { losses, start, call } = setup((prompt) => void prompt.insert(), {
       unstable: true,
-      capabilities: { session: { status: {}, close: {} } },
+      capabilities: { session: { status: {} } },
     });
     const sessionId = await start();
     expect(await call('session/status', { sessionId })).toEqual({ result: { status: 'open' } });
