@@ -60,7 +60,7 @@ import type {
 } from '../generated/v1/methods.js';
 import type * as V1 from '../generated/v1/types.js';
 import { convertParams } from '../compat-error.js';
-import { type Dropped, lostParts, TO_V1_AGENT_ROUTES } from '../v2-agent-as-v1/v1-routes.js';
+import { reportDropped, TO_V1_AGENT_ROUTES } from '../v2-agent-as-v1/v1-routes.js';
 import { v1SchemaValidator } from '../v1-validator.js';
 import { WrappedPeer } from '../wrapped-peer.js';
 import { BridgedSession } from './bridged-session.js';
@@ -303,22 +303,13 @@ export class V1AgentBridge {
   async #relay(method: string, params: unknown): Promise<unknown> {
     const route = TO_V1_AGENT_ROUTES.get(method);
     if (route === undefined) throw new Error(`the v1 ⇄ v2 mapping has no v1 counterpart of ${method}`);
-    const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
-    const lost = (drops: Dropped | undefined, value: unknown, at: '/params' | '/result') => {
-      for (const { pointer, reason } of lostParts(drops, value, at))
-        this.#onLoss?.({
-          sessionId: typeof sessionId === 'string' ? sessionId : '',
-          in: method,
-          pointer,
-          reason,
-        });
-    };
-    lost(route.paramsDropped, params, '/params');
+    const call = { method, sessionId: (params as { sessionId?: unknown } | null | undefined)?.sessionId };
+    reportDropped(this.#onLoss, route.paramsDropped, params, '/params', call);
     const v1Params = route.params === undefined ? params : route.params(params as never);
     const result: unknown = await this.#call(() =>
       this.#v1.sendRequest(route.v1 as never, v1Params as never),
     );
-    lost(route.resultDropped, result, '/result');
+    reportDropped(this.#onLoss, route.resultDropped, result, '/result', call);
     return route.result === undefined ? result : route.result(result as never);
   }
 

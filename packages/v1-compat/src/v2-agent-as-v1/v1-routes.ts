@@ -1,3 +1,4 @@
+import type { BridgeLossListener } from '../bridge-loss.js';
 import { CONVERSIONS, METHOD_MAPPING } from '../generated/compat/converters.js';
 import { METHODS } from '../generated/v1/methods.js';
 
@@ -62,19 +63,24 @@ function route(
 }
 
 /**
- * The parts of `value` (a request's params or a response's result, at `at`: `/params` or
- * `/result`) that `drops` leaves out: one pointer per dropped field present and not null.
+ * Reports to `onLoss` each field `drops` leaves out of `value` (a request's params or a response's
+ * result, at `at`: `/params` or `/result`) that is present and not null, one loss per field at its
+ * pointer, with the mapping's reason. `sessionId` is the session the call names ('' for none).
  */
-export function lostParts(
+export function reportDropped(
+  onLoss: BridgeLossListener | undefined,
   drops: Dropped | undefined,
   value: unknown,
   at: '/params' | '/result',
-): { pointer: string; reason: string }[] {
-  if (drops === undefined || typeof value !== 'object' || value === null) return [];
+  call: { readonly method: string; readonly sessionId: unknown },
+): void {
+  if (onLoss === undefined || drops === undefined || typeof value !== 'object' || value === null) return;
   const record = value as Record<string, unknown>;
-  return drops.fields
-    .filter((field) => record[field] !== undefined && record[field] !== null)
-    .map((field) => ({ pointer: `${at}/${field}`, reason: drops.reason }));
+  const sessionId = typeof call.sessionId === 'string' ? call.sessionId : '';
+  for (const field of drops.fields) {
+    if (record[field] === undefined || record[field] === null) continue;
+    onLoss({ sessionId, in: call.method, pointer: `${at}/${field}`, reason: drops.reason });
+  }
 }
 
 /**

@@ -30,8 +30,7 @@ import {
   AGENT_ROUTES,
   CLIENT_ROUTES,
   type Convert,
-  type Dropped,
-  lostParts,
+  reportDropped,
   UNCARRIED_CLIENT_METHODS,
   V1_METHOD_NAMES,
   type V1Route,
@@ -202,7 +201,10 @@ export class V1AgentCodec implements CodecSession {
       s.sent += 1;
     }
     this.#peerRequests.set(id, request);
-    this.#lost(route.paramsDropped, message.params, '/params', method, params.sessionId);
+    reportDropped(this.#onLoss, route.paramsDropped, message.params, '/params', {
+      method,
+      sessionId: params.sessionId,
+    });
     const converted = convert(route.params, message.params) as Record<string, unknown>;
     // The agent's mode option may have another configId than the one v1 modes map to by default.
     const modeId = method === 'session/set_mode' ? this.#modeIds.get(params.sessionId ?? '') : undefined;
@@ -402,7 +404,10 @@ export class V1AgentCodec implements CodecSession {
     // Before the answer to a load or resume: the client sees the commands once the session is loaded.
     if (session !== undefined && (method === 'session/load' || method === 'session/resume'))
       this.#sendCommands(session, commands);
-    this.#lost(request.route.resultDropped, message.result, '/result', method, session);
+    reportDropped(this.#onLoss, request.route.resultDropped, message.result, '/result', {
+      method,
+      sessionId: session,
+    });
     const written = this.#write({ ...message, result: convert(request.route.result, message.result) });
     if (session !== undefined && (method === 'session/new' || method === 'session/fork')) {
       const created = this.#view(session);
@@ -411,18 +416,6 @@ export class V1AgentCodec implements CodecSession {
       void written.then(() => this.#sendCommands(session, commands));
     }
     return written;
-  }
-
-  /** Reports each field of `value` the route's conversion leaves out (the mapping's `drop`). */
-  #lost(
-    drops: Dropped | undefined,
-    value: unknown,
-    at: '/params' | '/result',
-    method: string,
-    sessionId: SessionId | undefined,
-  ): void {
-    for (const { pointer, reason } of lostParts(drops, value, at))
-      this.#onLoss?.({ sessionId: sessionId ?? '', in: method, pointer, reason });
   }
 
   /** A v1 answer has no place for the commands a v2 answer lists: they follow as an update. */
