@@ -5,16 +5,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 // The SDK's agent and client from its sources (the package alias maps @acp-kit/sdk to its history API).
-import {
-  Agent,
-  type AgentConnection,
-  Client,
-  type ClientConnection,
-  Connection,
-  createInProcessPair,
-} from '../../sdk/src/index.js';
+import { Agent } from '../../sdk/src/index.js';
 import { PostgresSessionLog, PostgresSessionOwnership } from '../src/index.js';
 import { freshSchema, postgresUrl } from './helpers.js';
+import { connectClient } from './in-process-client.js';
 
 type Update = {
   sessionUpdate: string;
@@ -54,20 +48,7 @@ describe('a forwarded prompt whose handler fails on the owner after inserting', 
     return agent;
   };
 
-  const connect = async (agent: Agent) => {
-    const [agentSide, clientSide] = createInProcessPair();
-    agent.serve(new Connection(agentSide) as AgentConnection);
-    const connection = new Connection(clientSide) as ClientConnection;
-    const received: Update[] = [];
-    connection.onMessage((direction, message) => {
-      const m = message as { method?: string; params?: { update: Update } };
-      if (direction === 'in' && m.method === 'session/update') received.push(m.params!.update);
-    });
-    const client = new Client(connection, { info: { name: 'c', version: '0' } });
-    await client.initialize();
-    open.push(async () => client.close());
-    return { client, received };
-  };
+  const connect = (agent: Agent) => connectClient<Update>(agent, open);
 
   const waitFor = async (predicate: () => boolean): Promise<void> => {
     while (!predicate()) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -5,17 +5,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 // The SDK's agent and client from its sources (the package alias maps @acp-kit/sdk to its history API).
-import {
-  Agent,
-  type AgentConnection,
-  type AgentSession,
-  Client,
-  type ClientConnection,
-  Connection,
-  createInProcessPair,
-} from '../../sdk/src/index.js';
+import { Agent, type AgentSession } from '../../sdk/src/index.js';
 import { PostgresSessionLog, PostgresSessionOwnership } from '../src/index.js';
 import { freshSchema, postgresUrl } from './helpers.js';
+import { connectClient } from './in-process-client.js';
 
 type Update = { sessionUpdate: string; state?: string; stopReason?: string; status?: string };
 
@@ -73,20 +66,7 @@ describe('requests about a turn sent to a replica that does not run it', () => {
     return { agent, ownership, work };
   };
 
-  const connect = async (agent: Agent) => {
-    const [agentSide, clientSide] = createInProcessPair();
-    agent.serve(new Connection(agentSide) as AgentConnection);
-    const connection = new Connection(clientSide) as ClientConnection;
-    const received: Update[] = [];
-    connection.onMessage((direction, message) => {
-      const m = message as { method?: string; params?: { update: Update } };
-      if (direction === 'in' && m.method === 'session/update') received.push(m.params!.update);
-    });
-    const client = new Client(connection, { info: { name: 'c', version: '0' } });
-    await client.initialize();
-    open.push(async () => client.close());
-    return { client, received };
-  };
+  const connect = (agent: Agent) => connectClient<Update>(agent, open);
 
   it('forwards tool_call/cancel, terminal/cancel and session/close to the owner: its work stops, and the answers are the owner’s', async () => {
     const schema = freshSchema('fwd');

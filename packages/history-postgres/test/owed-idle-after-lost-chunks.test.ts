@@ -8,16 +8,10 @@
 import { HistoryStoreError } from '@acp-kit/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 // The SDK's agent and client from its sources (the package alias maps @acp-kit/sdk to its history API).
-import {
-  Agent,
-  type AgentConnection,
-  Client,
-  type ClientConnection,
-  Connection,
-  createInProcessPair,
-} from '../../sdk/src/index.js';
+import { Agent } from '../../sdk/src/index.js';
 import { PostgresSessionLog, PostgresSessionOwnership } from '../src/index.js';
 import { freshSchema, postgresUrl } from './helpers.js';
+import { connectClient } from './in-process-client.js';
 
 type Update = {
   sessionUpdate: string;
@@ -89,20 +83,7 @@ describe('a turn ended once while the chunks written behind it are lost to a dat
     return { agent, log, attempts };
   };
 
-  const connect = async (agent: Agent) => {
-    const [agentSide, clientSide] = createInProcessPair();
-    agent.serve(new Connection(agentSide) as AgentConnection);
-    const connection = new Connection(clientSide) as ClientConnection;
-    const received: Update[] = [];
-    connection.onMessage((direction, message) => {
-      const m = message as { method?: string; params?: { update: Update } };
-      if (direction === 'in' && m.method === 'session/update') received.push(m.params!.update);
-    });
-    const client = new Client(connection, { info: { name: 'c', version: '0' } });
-    await client.initialize();
-    open.push(async () => client.close());
-    return { client, received };
-  };
+  const connect = (agent: Agent) => connectClient<Update>(agent, open);
 
   const turnEnds = (updates: readonly Update[]) =>
     updates.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason);

@@ -6,16 +6,10 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 // The SDK's agent and client from its sources (the package alias maps @acp-kit/sdk to its history API).
-import {
-  Agent,
-  type AgentConnection,
-  Client,
-  type ClientConnection,
-  Connection,
-  createInProcessPair,
-} from '../../sdk/src/index.js';
+import { Agent } from '../../sdk/src/index.js';
 import { PostgresSessionLog, PostgresSessionOwnership, SessionNotOwnedError } from '../src/index.js';
 import { freshSchema, postgresUrl } from './helpers.js';
+import { connectClient } from './in-process-client.js';
 
 type Update = {
   sessionUpdate: string;
@@ -106,20 +100,7 @@ describe('a replica that lost its lease while paused', () => {
     return r;
   };
 
-  const connect = async (agent: Agent) => {
-    const [agentSide, clientSide] = createInProcessPair();
-    agent.serve(new Connection(agentSide) as AgentConnection);
-    const connection = new Connection(clientSide) as ClientConnection;
-    const received: Update[] = [];
-    connection.onMessage((direction, message) => {
-      const m = message as { method?: string; params?: { update: Update } };
-      if (direction === 'in' && m.method === 'session/update') received.push(m.params!.update);
-    });
-    const client = new Client(connection, { info: { name: 'c', version: '0' } });
-    await client.initialize();
-    open.push(async () => client.close());
-    return { client, received };
-  };
+  const connect = (agent: Agent) => connectClient<Update>(agent, open);
 
   // Woken, the replica either renews first (and learns it lost the lease) or writes first (with the
   // lease it still believes it holds, which the database refuses).

@@ -7,16 +7,10 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 // The SDK's agent and client from its sources (the package alias maps @acp-kit/sdk to its history API).
-import {
-  Agent,
-  type AgentConnection,
-  Client,
-  type ClientConnection,
-  Connection,
-  createInProcessPair,
-} from '../../sdk/src/index.js';
+import { Agent } from '../../sdk/src/index.js';
 import { DEFAULT_WRITE_BEHIND, PostgresSessionLog, PostgresSessionOwnership } from '../src/index.js';
 import { freshSchema, postgresUrl } from './helpers.js';
+import { connectClient } from './in-process-client.js';
 
 const CHUNKS = 200;
 type Update = { sessionUpdate: string; state?: string; stopReason?: string; content?: { text?: string } };
@@ -82,20 +76,7 @@ describe('chunks an agent streams into PostgreSQL are written behind', () => {
     return { agent, log, appends: () => appends, outcome };
   };
 
-  const connect = async (agent: Agent) => {
-    const [agentSide, clientSide] = createInProcessPair();
-    agent.serve(new Connection(agentSide) as AgentConnection);
-    const connection = new Connection(clientSide) as ClientConnection;
-    const received: Update[] = [];
-    connection.onMessage((direction, message) => {
-      const m = message as { method?: string; params?: { update: Update } };
-      if (direction === 'in' && m.method === 'session/update') received.push(m.params!.update);
-    });
-    const client = new Client(connection, { info: { name: 'c', version: '0' } });
-    await client.initialize();
-    open.push(async () => client.close());
-    return { client, received };
-  };
+  const connect = (agent: Agent) => connectClient<Update>(agent, open);
 
   /** The idle that ends a turn; a resume's state report has no stop reason. */
   const endsTurn = (u: Update) => u.state === 'idle' && u.stopReason !== undefined;
