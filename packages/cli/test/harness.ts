@@ -190,8 +190,8 @@ export const backgroundDropped = (t: TestClient): boolean =>
   t.updates().some((u) => backgroundListOf(u)?.length === 0);
 
 /**
- * A throwaway PostgreSQL server for the replicas scenarios, on Debian's PostgreSQL (installed
- * when missing: CI runs as root on a fresh machine). Stop it with `stop()`.
+ * A throwaway PostgreSQL server for the tests that run agents on PostgreSQL, on Debian's
+ * PostgreSQL (installed when missing: CI runs as root on a fresh machine). Stop it with `stop()`.
  */
 export async function scenarioPostgres() {
   const { startThrowawayPostgres } = await import('@acp-kit/history-postgres/testing');

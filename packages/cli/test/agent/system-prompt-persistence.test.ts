@@ -7,10 +7,8 @@
  * second replica running at the same time finds the prompt of a session created on the first,
  * forks it with the prompt, and a replacement given on one replica applies on the other.
  */
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
+import type { ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
 import type { SystemPrompt } from '@acp-kit/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -22,19 +20,15 @@ import {
   requireBuild,
   type TestClient,
   tempDir,
+  scenarioPostgres,
 } from '../harness.js';
 
-const ENSURE = fileURLToPath(new URL('../../../../scripts/ensure-postgres.sh', import.meta.url));
 const temp = tempDir();
 let server: ThrowawayPostgres;
 const listening: ListeningAgent[] = [];
 beforeAll(async () => {
   requireBuild();
-  const bindir = execFileSync('sh', [ENSURE], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  }).trim();
-  server = await startThrowawayPostgres({ bindir });
+  server = await scenarioPostgres();
 }, 180_000);
 afterAll(async () => {
   for (const agent of listening.splice(0)) await agent.stop();

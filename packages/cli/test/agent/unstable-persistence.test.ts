@@ -4,23 +4,23 @@
  * the archive mark, a fork's copied history (under the source's message IDs) and a subagent under
  * its parent across a restart of the process.
  */
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
+import type { ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentProcess, clientOver, requireBuild, type TestClient, tempDir } from '../harness.js';
+import {
+  agentProcess,
+  clientOver,
+  requireBuild,
+  type TestClient,
+  tempDir,
+  scenarioPostgres,
+} from '../harness.js';
 
-const ENSURE = fileURLToPath(new URL('../../../../scripts/ensure-postgres.sh', import.meta.url));
 const temp = tempDir();
 let server: ThrowawayPostgres;
 beforeAll(async () => {
   requireBuild();
-  const bindir = execFileSync('sh', [ENSURE], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  }).trim();
-  server = await startThrowawayPostgres({ bindir });
+  server = await scenarioPostgres();
 }, 180_000);
 afterAll(async () => {
   await server?.stop();

@@ -6,11 +6,10 @@
  * our client's stream fails with a clear error, it reconnects through nginx, resumes with replay,
  * and its store holds every retained message exactly once.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
+import type { ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
 import {
   Client,
   type ClientConnection,
@@ -31,10 +30,16 @@ import {
   type UpdateSessionNotification,
 } from '@agentclientprotocol/sdk/experimental/v2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, type ListeningAgent, listeningAgent, requireBuild, tempDir } from '../harness.js';
+import {
+  BIN,
+  type ListeningAgent,
+  listeningAgent,
+  requireBuild,
+  tempDir,
+  scenarioPostgres,
+} from '../harness.js';
 import { type Nginx, startNginx } from '../load-balancer.js';
 
-const ENSURE = fileURLToPath(new URL('../../../../scripts/ensure-postgres.sh', import.meta.url));
 const LEASE_MS = 2000;
 
 /** Resolves once `predicate` holds for the store (checked now and after every change). */
@@ -69,11 +74,7 @@ describe('three replicas behind nginx', () => {
 
   beforeAll(async () => {
     requireBuild();
-    const bindir = execFileSync('sh', [ENSURE], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }).trim();
-    postgres = await startThrowawayPostgres({ bindir });
+    postgres = await scenarioPostgres();
   }, 180_000);
 
   afterAll(async () => {

@@ -1,7 +1,6 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
+import type { ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
 import type { ContentBlock, SessionNotification } from '@acp-kit/schema';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,9 +10,9 @@ import {
   listeningAgent,
   requireBuild,
   type TestClient,
+  scenarioPostgres,
 } from '../harness.js';
 
-const ENSURE = fileURLToPath(new URL('../../../../scripts/ensure-postgres.sh', import.meta.url));
 type Update = SessionNotification['update'];
 
 const text = (value: string): [ContentBlock] => [{ type: 'text', text: value }];
@@ -67,11 +66,7 @@ describe('acp-kit agent --history postgres://… when PostgreSQL restarts or can
   beforeAll(async () => {
     requireBuild();
     // Debian's PostgreSQL, installed when missing (CI runs as root on a fresh machine).
-    const bindir = execFileSync('sh', [ENSURE], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }).trim();
-    server = await startThrowawayPostgres({ bindir });
+    server = await scenarioPostgres();
   }, 180_000);
   afterEach(async () => {
     for (const agent of agents.splice(0)) await agent.stop();

@@ -1,7 +1,6 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import type { SessionNotification } from '@acp-kit/schema';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
+import type { ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BIN,
@@ -11,9 +10,9 @@ import {
   listeningAgent,
   requireBuild,
   type TestClient,
+  scenarioPostgres,
 } from '../harness.js';
 
-const ENSURE = fileURLToPath(new URL('../../../../scripts/ensure-postgres.sh', import.meta.url));
 const LEASE_MS = 2000;
 
 type Update = SessionNotification['update'];
@@ -54,11 +53,7 @@ describe('acp-kit agent --history postgres://…: three replicas, the owner kill
   beforeAll(async () => {
     requireBuild();
     // Debian's PostgreSQL, installed when missing (CI runs as root on a fresh machine).
-    const bindir = execFileSync('sh', [ENSURE], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }).trim();
-    server = await startThrowawayPostgres({ bindir });
+    server = await scenarioPostgres();
   }, 180_000);
   afterAll(async () => {
     for (const t of clients) t.client.close();

@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
+import type { ThrowawayPostgres } from '@acp-kit/history-postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   clientOverWebSocket,
@@ -9,9 +7,8 @@ import {
   listeningAgent,
   requireBuild,
   type TestClient,
+  scenarioPostgres,
 } from '../harness.js';
-
-const ENSURE = fileURLToPath(new URL('../../../../scripts/ensure-postgres.sh', import.meta.url));
 
 /** The updates a client got for its session, as (kind, messageId, state) — comparable across replicas. */
 function shape(t: TestClient, from: number) {
@@ -30,11 +27,7 @@ describe('acp-kit agent --history postgres://…: two replicas, one session', ()
   beforeAll(async () => {
     requireBuild();
     // Debian's PostgreSQL, installed when missing (CI runs as root on a fresh machine).
-    const bindir = execFileSync('sh', [ENSURE], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }).trim();
-    server = await startThrowawayPostgres({ bindir });
+    server = await scenarioPostgres();
   }, 180_000);
   afterAll(async () => {
     for (const agent of agents) await agent.stop();
