@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { type ChildProcessTransport, Client, Connection, ErrorCodes, spawnTransport } from '@acp-kit/sdk';
 import type { SessionId } from '@acp-kit/schema';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { MAX_TERMINALS_PER_SESSION, MAX_TEXT_FILE_BYTES } from '../src/v1-agent-as-v2/client-services.js';
 import { fixture, textOf, UpdateLog } from './helpers.js';
 
 const TIMEOUT = 60_000;
@@ -96,7 +97,7 @@ function resultOf<T>(outcome: Outcome | undefined): T {
   return outcome.result as T;
 }
 
-const write = (path: string, content: string): Step => ({
+const write = (path: string, content: string | { $repeat: [string, number] }): Step => ({
   request: 'fs/write_text_file',
   params: { path, content },
 });
@@ -299,5 +300,130 @@ describe('the bridge runs terminal/* for the v1 agent as real processes', () => 
     const terminal = client.store.snapshot(sessionId).terminals.find((t) => t.terminalId === terminalId);
     expect(terminal?.output).toContain('ready');
     expect(terminal?.fields.exitStatus).toEqual({ exitCode: null, signal: 'SIGKILL' });
+  });
+});
+
+describe('the ends of a bridge terminal', () => {
+  it('release kills the command and its process group and forgets the terminal', {
+    timeout: TIMEOUT,
+  }, async () => {
+    const { client } = await bridgeClient();
+    const sessionId = await client.newSession(freshDir('release'));
+    const outcomes = await steps(client, sessionId, [
+      create('sh', ['-c', 'echo "pid $$"; sleep 300 & echo "child $!"; wait']),
+      { until: 'child' },
+      onTerminal('terminal/output'),
+      onTerminal('terminal/release'),
+      onTerminal('terminal/wait_for_exit'),
+    ]);
+    const text = resultOf<{ output: string }>(outcomes[2]).output;
+    expect(outcomes[3]).toEqual({ result: {} });
+    expect(outcomes[4]?.error?.code).toBe(ErrorCodes.ResourceNotFound);
+    expect(await gone(Number(/pid (\d+)/.exec(text)?.[1]))).toBe(true);
+    expect(await gone(Number(/child (\d+)/.exec(text)?.[1]))).toBe(true);
+  });
+
+  it('the bridge process ending kills every terminal it runs', { timeout: TIMEOUT }, async () => {
+    const { client, transport } = await bridgeClient();
+    const sessionId = await client.newSession(freshDir('exit'));
+    const outcomes = await steps(client, sessionId, [
+      create('sh', ['-c', 'echo "pid $$"; sleep 300 & echo "child $!"; wait']),
+      { until: 'child' },
+      onTerminal('terminal/output'),
+    ]);
+    const text = resultOf<{ output: string }>(outcomes[2]).output;
+    // The client walks away: the bridge sees its stdin end and shuts down.
+    client.close();
+    await transport.shutdown({ graceMs: 5000 });
+    expect(await gone(Number(/pid (\d+)/.exec(text)?.[1]))).toBe(true);
+    expect(await gone(Number(/child (\d+)/.exec(text)?.[1]))).toBe(true);
+  });
+});
+
+describe('the bounds of the client services', () => {
+  it('keeps the last outputByteLimit bytes of output, cut at a character boundary', {
+    timeout: TIMEOUT,
+  }, async () => {
+    const { client } = await bridgeClient();
+    const sessionId = await client.newSession(freshDir('tail'));
+    // 10 ASCII bytes, then ten 2-byte characters: the last 5 bytes start inside one of them.
+    const script = "process.stdout.write('x'.repeat(10) + 'é'.repeat(10))";
+    const outcomes = await steps(client, sessionId, [
+      create(process.execPath, ['-e', script], { outputByteLimit: 5 }),
+      onTerminal('terminal/wait_for_exit'),
+      onTerminal('terminal/output'),
+    ]);
+    expect(outcomes[2]).toEqual({
+      result: { output: 'éé', truncated: true, exitStatus: { exitCode: 0, signal: null } },
+    });
+    // The v2 client's display terminal shows everything that streamed.
+    const terminalId = resultOf<{ terminalId: string }>(outcomes[0]).terminalId;
+    const terminal = client.store.snapshot(sessionId).terminals.find((t) => t.terminalId === terminalId);
+    expect(terminal?.output).toBe(`${'x'.repeat(10)}${'é'.repeat(10)}`);
+  });
+
+  it(`runs at most ${MAX_TERMINALS_PER_SESSION} terminals per session until one is released`, {
+    timeout: TIMEOUT,
+  }, async () => {
+    const { client } = await bridgeClient();
+    const sessionId = await client.newSession(freshDir('many'));
+    const many = Array.from({ length: MAX_TERMINALS_PER_SESSION }, () => create('sleep', ['300']));
+    const outcomes = await steps(client, sessionId, [
+      ...many,
+      create('sleep', ['300']),
+      onTerminal('terminal/release'),
+      create('true', []),
+    ]);
+    expect(outcomes.slice(0, MAX_TERMINALS_PER_SESSION).every((o) => o.result !== undefined)).toBe(true);
+    const refused = outcomes[MAX_TERMINALS_PER_SESSION];
+    expect(refused?.error?.code).toBe(ErrorCodes.InvalidRequest);
+    expect(refused?.error?.message).toContain(`${MAX_TERMINALS_PER_SESSION} terminals`);
+    expect(refused?.error?.data).toEqual({ limit: MAX_TERMINALS_PER_SESSION });
+    expect(outcomes.at(-1)?.result).toMatchObject({ terminalId: expect.any(String) });
+  });
+
+  it(`reads and writes text files of up to ${MAX_TEXT_FILE_BYTES} bytes`, { timeout: TIMEOUT }, async () => {
+    const { client } = await bridgeClient();
+    const cwd = freshDir('big');
+    writeFileSync(join(cwd, 'big.txt'), 'b'.repeat(MAX_TEXT_FILE_BYTES + 1));
+    const sessionId = await client.newSession(cwd);
+    const outcomes = await steps(client, sessionId, [
+      read(join(cwd, 'big.txt')),
+      write(join(cwd, 'huge.txt'), { $repeat: ['h', MAX_TEXT_FILE_BYTES + 1] }),
+      write(join(cwd, 'fits.txt'), { $repeat: ['f', MAX_TEXT_FILE_BYTES] }),
+    ]);
+    expect(outcomes[0]?.error).toMatchObject({
+      code: ErrorCodes.InvalidParams,
+      data: { pointer: '/params/path', size: MAX_TEXT_FILE_BYTES + 1, limit: MAX_TEXT_FILE_BYTES },
+    });
+    expect(outcomes[1]?.error).toMatchObject({
+      code: ErrorCodes.InvalidParams,
+      data: { pointer: '/params/content', size: MAX_TEXT_FILE_BYTES + 1, limit: MAX_TEXT_FILE_BYTES },
+    });
+    expect(outcomes[2]).toEqual({ result: {} });
+    expect(() => readFileSync(join(cwd, 'huge.txt'))).toThrow();
+    expect(readFileSync(join(cwd, 'fits.txt'), 'utf8')).toHaveLength(MAX_TEXT_FILE_BYTES);
+  });
+});
+
+describe('bridge --no-client-services', () => {
+  it('tells the agent fs: false and terminal: false, and serves none of them', {
+    timeout: TIMEOUT,
+  }, async () => {
+    const { client } = await bridgeClient({ noServices: true });
+    const cwd = freshDir('off');
+    const sessionId = await client.newSession(cwd);
+    const outcomes = await steps(client, sessionId, [
+      { capabilities: true },
+      write(join(cwd, 'no.txt'), 'no'),
+      create('true', []),
+    ]);
+    expect(outcomes[0]?.result).toMatchObject({
+      fs: { readTextFile: false, writeTextFile: false },
+      terminal: false,
+    });
+    expect(outcomes[1]?.error?.code).toBe(ErrorCodes.MethodNotFound);
+    expect(outcomes[2]?.error?.code).toBe(ErrorCodes.MethodNotFound);
+    expect(() => readFileSync(join(cwd, 'no.txt'))).toThrow();
   });
 });
