@@ -40,7 +40,7 @@ function freshDir(name: string): string {
 }
 
 /** The bridge process in front of the official v1 fixture agent, and our v2 client over its stdio. */
-async function bridgeClient(options: { noServices?: boolean } = {}): Promise<{
+async function bridgeClient(options: { noServices?: boolean; env?: Record<string, string> } = {}): Promise<{
   client: Client;
   transport: ChildProcessTransport;
   log: UpdateLog;
@@ -60,7 +60,7 @@ async function bridgeClient(options: { noServices?: boolean } = {}): Promise<{
     ],
     {
       name: 'bridge',
-      env: { ...process.env, V1_CLIENT_SERVICES: '1' },
+      env: { ...process.env, V1_CLIENT_SERVICES: '1', ...options.env },
       onStderr: (text) => process.stderr.write(text),
     },
   );
@@ -323,6 +323,21 @@ describe('the ends of a bridge terminal', () => {
     expect(await gone(Number(/child (\d+)/.exec(text)?.[1]))).toBe(true);
   });
 
+  it('closing the session on the v1 agent kills its terminals', { timeout: TIMEOUT }, async () => {
+    const { client } = await bridgeClient({ env: { V1_FEATURES: '1' } });
+    await client.login('token');
+    const sessionId = await client.newSession(freshDir('close'));
+    const outcomes = await steps(client, sessionId, [
+      create('sh', ['-c', 'echo "pid $$"; sleep 300 & echo "child $!"; wait']),
+      { until: 'child' },
+      onTerminal('terminal/output'),
+    ]);
+    const text = resultOf<{ output: string }>(outcomes[2]).output;
+    await client.closeSession(sessionId);
+    expect(await gone(Number(/pid (\d+)/.exec(text)?.[1]))).toBe(true);
+    expect(await gone(Number(/child (\d+)/.exec(text)?.[1]))).toBe(true);
+  });
+
   it('the bridge process ending kills every terminal it runs', { timeout: TIMEOUT }, async () => {
     const { client, transport } = await bridgeClient();
     const sessionId = await client.newSession(freshDir('exit'));
@@ -403,6 +418,23 @@ describe('the bounds of the client services', () => {
     expect(outcomes[2]).toEqual({ result: {} });
     expect(() => readFileSync(join(cwd, 'huge.txt'))).toThrow();
     expect(readFileSync(join(cwd, 'fits.txt'), 'utf8')).toHaveLength(MAX_TEXT_FILE_BYTES);
+  });
+
+  it('shows a write whose old and new text pass 4 MiB together as a diff without the texts', {
+    timeout: TIMEOUT,
+  }, async () => {
+    const { client } = await bridgeClient();
+    const cwd = freshDir('big-diff');
+    const half = 2 * 1024 * 1024 + 1;
+    writeFileSync(join(cwd, 'wide.txt'), 'o'.repeat(half));
+    const sessionId = await client.newSession(cwd);
+    const outcomes = await steps(client, sessionId, [write(join(cwd, 'wide.txt'), { $repeat: ['n', half] })]);
+    expect(outcomes).toEqual([{ result: {} }]);
+    expect(readFileSync(join(cwd, 'wide.txt'), 'utf8')).toBe('n'.repeat(half));
+    const edit = client.store.snapshot(sessionId).toolCalls.find((call) => call.fields.kind === 'edit');
+    expect(edit?.fields.content).toEqual([
+      { type: 'diff', changes: [{ operation: 'modify', path: join(cwd, 'wide.txt') }] },
+    ]);
   });
 });
 
