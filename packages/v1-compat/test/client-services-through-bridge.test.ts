@@ -145,7 +145,7 @@ describe('the bridge serves fs/* to the v1 agent', () => {
   it('writes the file on disk and shows the v2 client the write as a diff tool call', {
     timeout: TIMEOUT,
   }, async () => {
-    const { client } = await bridgeClient();
+    const { client, log } = await bridgeClient();
     const cwd = freshDir('write');
     writeFileSync(join(cwd, 'notes.txt'), 'one\ntwo\nthree\n');
     const sessionId = await client.newSession(cwd);
@@ -164,6 +164,13 @@ describe('the bridge serves fs/* to the v1 agent', () => {
     expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('one\nTWO\nthree\n');
     expect(readFileSync(join(cwd, 'src', 'new.ts'), 'utf8')).toBe('export {};\n');
 
+    // The write is the turn's first sign of life: the prompt is inserted (and running) before it.
+    const kinds = log.updates.map((u) =>
+      u.sessionUpdate === 'tool_call_update' ? `tool_call_update:${u.kind}` : u.sessionUpdate,
+    );
+    expect(kinds.indexOf('user_message')).toBeGreaterThanOrEqual(0);
+    expect(kinds.indexOf('user_message')).toBeLessThan(kinds.indexOf('tool_call_update:edit'));
+    expect(kinds.indexOf('state_update')).toBeLessThan(kinds.indexOf('tool_call_update:edit'));
     const edits = client.store
       .snapshot(sessionId)
       .toolCalls.filter((call) => call.fields.kind === 'edit')
