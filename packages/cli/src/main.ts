@@ -47,9 +47,12 @@ Commands:
   demo [--websocket]
         Show the v2 prompt lifecycle against the reference agent, with a replay after a restart
         (over stdio, or --websocket: over a loopback WebSocket with the agent's connection token).
-  bridge --serve v2|v1 [--history <ids.ndjson>] -- <agent command…>
+  bridge --serve v2|v1 [--history <ids.ndjson>] [--no-client-services] -- <agent command…>
         Serve a v1 agent to v2 clients (--serve v2) or a v2 agent to v1 clients (--serve v1) on stdio.
-        With --serve v2, --history keeps the message IDs the bridge issues across restarts.
+        With --serve v2, --history keeps the message IDs the bridge issues across restarts, and the
+        bridge serves the agent's fs/* and terminal/* requests itself (files inside each session's cwd
+        and additionalDirectories, writes shown as diffs, commands as terminals) unless
+        --no-client-services.
   serve --listen <host:port> [listen options] [--v1] -- <agent command…>
         Expose any stdio ACP agent on the same /acp endpoint as agent --listen (Streamable HTTP and
         WebSocket, the same listen options and token), one agent process per client connection,

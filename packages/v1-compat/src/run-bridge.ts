@@ -3,7 +3,7 @@ import { stdioTransport, type Transport } from '@acp-kit/sdk';
 import { spawnAgentProcess } from './agent-process.js';
 import { type BridgeLoss, describeLoss } from './bridge-loss.js';
 import { FileIdLedger } from './v1-agent-as-v2/file-id-ledger.js';
-import { serveV1AgentAsV2 } from './v1-agent-as-v2/v1-agent-bridge.js';
+import { serveV1AgentAsV2, type V1AgentBridgeOptions } from './v1-agent-as-v2/v1-agent-bridge.js';
 import { serveV2AgentAsV1 } from './v2-agent-as-v1/v2-agent-bridge.js';
 
 /** Options of {@link runBridge}. */
@@ -26,6 +26,12 @@ export interface RunBridgeOptions {
    * in memory and re-derived after a restart.
    */
   history?: string;
+  /**
+   * With `serve: 'v2'`: whether the bridge serves the v1 agent's `fs/*` and `terminal/*` requests
+   * itself (default `true`; see {@link V1AgentBridgeOptions.clientServices}). `acp-kit bridge
+   * --no-client-services` sets it `false`.
+   */
+  clientServices?: boolean;
   /** Where diagnostics go (default: this process's stderr). The wrapped agent's stderr is passed through here too. */
   log?: (text: string) => void;
 }
@@ -93,6 +99,7 @@ export async function runBridge(options: RunBridgeOptions): Promise<number> {
             name,
             onLoss,
             ...(ledger ? { ledger } : {}),
+            ...(options.clientServices === undefined ? {} : { clientServices: options.clientServices }),
           });
           return {
             closed: served.bridge.closed,

@@ -24,6 +24,7 @@ import type * as V1 from '../generated/v1/types.js';
 import { convertParams } from '../compat-error.js';
 import type { MessageTracker } from './message-tracker.js';
 import { SessionOptions } from './session-options.js';
+import { SessionPaths } from './session-paths.js';
 import { v1UpdateToV2 } from './update-to-v2.js';
 import { messageChunkToV2 } from './update-converters.js';
 import { UPDATES_TO_V2 } from '../generated/compat/update-to-v2.js';
@@ -95,6 +96,11 @@ export class BridgedSession {
   #replay: Replay | undefined;
   /** The session's modes and configuration options, as the v1 agent last reported them. */
   readonly options = new SessionOptions();
+  /**
+   * The directories the bridge's client services reach for this session (its cwd and the
+   * additionalDirectories its client gave), replaced by each session/new, fork or resume.
+   */
+  paths: SessionPaths;
   /** The commands the v1 agent last announced (v2 form), for session/resume answers. */
   commands: AvailableCommand[] | undefined;
   /** Open permission requests, answered `cancelled` by {@link BridgedSession.cancel}. */
@@ -123,6 +129,7 @@ export class BridgedSession {
     this.agentSession = adapter.session;
     this.#tracker = tracker;
     this.#link = link;
+    this.paths = new SessionPaths(adapter.session.cwd);
     this.#chain = adapter.ready
       .then(() => tracker.load())
       .then(
@@ -141,10 +148,18 @@ export class BridgedSession {
     return this.agentSession.id;
   }
 
+  /** The session's working directory. */
+  get cwd(): string {
+    return this.agentSession.cwd;
+  }
+
   /** Runs a task after everything queued before it; a failing task does not stop the queue. */
-  #enqueue(task: () => Promise<void>): Promise<void> {
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
     const next = this.#chain.then(task);
-    this.#chain = next.catch(() => undefined);
+    this.#chain = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 
@@ -191,6 +206,24 @@ export class BridgedSession {
    */
   report(update: V2SessionUpdate): Promise<void> {
     return this.#enqueue(() => this.agentSession.update(update));
+  }
+
+  /**
+   * Runs a report of the bridge's own (a file write or a terminal it serves the v1 agent) after
+   * every v1 update that arrived before it. A client request from the agent is evidence that the
+   * running turn's prompt was taken, as a permission request is: the prompt is inserted first.
+   * It does not end a run of message chunks (the v1 agent's replay will not hold the report, so
+   * the chunks around it stay one message). Resolves undefined without reporting when the turn's
+   * prompt was refused or the session cannot issue message IDs.
+   */
+  inTurn<T>(report: (session: AgentSession) => Promise<T>): Promise<T | undefined> {
+    return this.#enqueue(async () => {
+      if (this.#broken !== undefined) return undefined;
+      const turn = this.#turn;
+      if (turn !== undefined && !turn.inserted && !turn.refused) await this.#insert(turn);
+      if (turn?.refused) return undefined;
+      return report(this.agentSession);
+    });
   }
 
   async #apply(update: V1.SessionUpdate): Promise<void> {

@@ -64,8 +64,10 @@ import { reportDropped, TO_V1_AGENT_ROUTES } from '../v2-agent-as-v1/v1-routes.j
 import { v1SchemaValidator } from '../v1-validator.js';
 import { WrappedPeer } from '../wrapped-peer.js';
 import { BridgedSession } from './bridged-session.js';
+import { ClientServices } from './client-services.js';
 import { type IdLedger, MemoryIdLedger } from './id-ledger.js';
 import { MessageTracker } from './message-tracker.js';
+import { SessionPaths } from './session-paths.js';
 
 /** The bridge's connection to the v1 agent: it handles v1 client methods and calls v1 agent methods. */
 type V1ClientConnection = Connection<
@@ -132,6 +134,14 @@ export interface V1AgentBridgeOptions {
    * server nobody declared). `runBridge` logs them.
    */
   onLoss?: BridgeLossListener;
+  /**
+   * Whether the bridge serves the v1 client methods v2 clients no longer offer — `fs/read_text_file`,
+   * `fs/write_text_file` and `terminal/*` — itself, on this machine, and advertises them to the v1
+   * agent (default `true`). Files are confined to each session's cwd and additionalDirectories; each
+   * write reaches the session's v2 clients as an `edit` tool call with a diff, each terminal as a
+   * display terminal. `false`: the agent is told `fs: false, terminal: false` and asks for none.
+   */
+  clientServices?: boolean;
 }
 
 /**
@@ -147,6 +157,8 @@ export class V1AgentBridge {
   readonly #ledger: IdLedger;
   readonly #onLoss: BridgeLossListener | undefined;
   readonly #sessions = new Map<SessionId, BridgedSession>();
+  /** The v1 client services the bridge serves itself; undefined when turned off. */
+  readonly #services: ClientServices | undefined;
   #initialize: Promise<V1.InitializeResponse> | undefined;
   /**
    * Updates for sessions the bridge has not opened yet. A v1 agent may send one right behind its
@@ -170,6 +182,10 @@ export class V1AgentBridge {
     if (options.initialized !== undefined) this.#initialize = Promise.resolve(options.initialized);
     this.#v1 = new Connection(options.agent, { validator: v1SchemaValidator });
     this.#peer = new WrappedPeer(options.name ?? 'v1 agent', this.#v1);
+    if (options.clientServices !== false) {
+      this.#services = new ClientServices((sessionId) => this.#sessions.get(sessionId));
+      this.#services.register(this.#v1);
+    }
     this.#v1.onNotification('session/update', (params) => {
       const session = this.#sessions.get(params.sessionId);
       if (session === undefined) {
@@ -232,6 +248,8 @@ export class V1AgentBridge {
     this.closed.then((reason) => {
       const error = new RpcError(ErrorCodes.InternalError, `${this.#peer.name} unavailable: ${reason}`);
       for (const session of this.#sessions.values()) session.failHeld(error);
+      // The agent that asked for them is gone: its terminals go too.
+      this.#services?.closeAll();
     });
     this.#v1.listen();
   }
@@ -247,6 +265,8 @@ export class V1AgentBridge {
     const opened = child === undefined;
     if (child === undefined) {
       child = this.#open(update.sessionId, update.cwd ?? parent.agentSession.cwd);
+      // A subagent's files are its own cwd's and its parent's.
+      child.paths = new SessionPaths(child.cwd, parent.paths.roots);
       parent.adopt(child);
     }
     if (child.family.parent === parent)
@@ -291,8 +311,9 @@ export class V1AgentBridge {
     if (held.length > MAX_ORPHAN_UPDATES) held.shift();
   }
 
-  /** Closes the connection to the v1 agent. */
+  /** Closes the connection to the v1 agent and kills the terminals the bridge runs for it. */
   close(): void {
+    this.#services?.closeAll();
     this.#peer.close();
   }
 
@@ -322,8 +343,9 @@ export class V1AgentBridge {
   }
 
   /**
-   * Initializes the v1 agent once, with the first v2 client's info. The bridge serves no
-   * file-system or terminal requests, so it says so whatever the v2 client could do. It always
+   * Initializes the v1 agent once, with the first v2 client's info. The file-system and terminal
+   * capabilities are the bridge's own (v2 clients serve neither): present unless
+   * {@link V1AgentBridgeOptions.clientServices} turned them off. It always
    * advertises v1's unstable `plan` and `subagents`: the one v1 initialize serves every v2 client,
    * v2 has no such client capability (a v2 client takes plan, subagent and session-message updates
    * without advertising anything), and a v2 client that did not opt in to the unstable surface
@@ -335,8 +357,8 @@ export class V1AgentBridge {
       this.#v1.sendRequest('initialize', {
         protocolVersion: 1,
         clientCapabilities: {
-          fs: { readTextFile: false, writeTextFile: false },
-          terminal: false,
+          fs: { readTextFile: this.#services !== undefined, writeTextFile: this.#services !== undefined },
+          terminal: this.#services !== undefined,
           plan: {},
           subagents: {},
         },
@@ -391,6 +413,7 @@ export class V1AgentBridge {
     const session = this.#sessions.get(sessionId);
     if (session === undefined) return;
     this.#sessions.delete(sessionId);
+    this.#services?.closeSession(sessionId);
     session.adapter.close();
     for (const child of session.children) if (child.family.parent === session) this.#forget(child.id);
   }
@@ -501,6 +524,7 @@ export class V1AgentBridge {
           ),
         );
         const session = this.#open(created.sessionId, params.cwd);
+        session.paths = new SessionPaths(params.cwd, params.additionalDirectories ?? []);
         session.options.take(created);
         attach(session);
         return { sessionId: created.sessionId, ...this.#settings(session) };
@@ -520,6 +544,7 @@ export class V1AgentBridge {
           ),
         );
         const session = this.#open(forked.sessionId, params.cwd);
+        session.paths = new SessionPaths(params.cwd, params.additionalDirectories ?? []);
         session.options.take(forked);
         attach(session);
         return { sessionId: forked.sessionId, ...this.#settings(session) };
@@ -540,6 +565,7 @@ export class V1AgentBridge {
           // Also without replay: loading lets the bridge recount message positions, so the
           // derived IDs of later messages continue where the conversation left off.
           const session = this.#open(params.sessionId, params.cwd);
+          session.paths = new SessionPaths(params.cwd, params.additionalDirectories ?? []);
           const loaded = await session.load(cursor === undefined ? undefined : peer, () =>
             this.#call(() =>
               this.#v1.sendRequest(
@@ -576,6 +602,7 @@ export class V1AgentBridge {
         );
         // Positions are unknown without a replay: later derived IDs are salted to stay unique.
         const session = this.#open(params.sessionId, params.cwd, globalThis.crypto.randomUUID());
+        session.paths = new SessionPaths(params.cwd, params.additionalDirectories ?? []);
         session.options.take(resumed);
         attach(session);
         await this.#current(session, peer);

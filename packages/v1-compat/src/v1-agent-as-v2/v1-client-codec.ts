@@ -36,6 +36,8 @@ export function openV1ClientCodec(channel: CodecChannel, handshake: CodecHandsha
   const bridge = new V1AgentBridge({
     agent: toAgent.transport,
     initialized: handshake.result as V1.InitializeResponse,
+    // The client initialized the agent itself, offering no v1 file system or terminals.
+    clientServices: false,
   });
   bridge.serve(toClient.transport);
   if (checked === undefined || checked.ok) {

@@ -3663,37 +3663,37 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
   {
     v1: 'fs/read_text_file',
     v2: null,
-    lossy: 'v2 has no client file-system methods: a bridge advertises no fs capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them.',
+    lossy: 'v2 has no client file-system methods: the v1 agent bridge serves them itself, on the agent\'s machine, inside the session\'s cwd and additionalDirectories, and reports each write to the v2 clients as an edit tool call with a diff (unless its client services are turned off: then it advertises no fs capability, so the agent never asks); a v2 agent served to a v1 client never needs them.',
   },
   {
     v1: 'fs/write_text_file',
     v2: null,
-    lossy: 'v2 has no client file-system methods: a bridge advertises no fs capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them.',
+    lossy: 'v2 has no client file-system methods: the v1 agent bridge serves them itself, on the agent\'s machine, inside the session\'s cwd and additionalDirectories, and reports each write to the v2 clients as an edit tool call with a diff (unless its client services are turned off: then it advertises no fs capability, so the agent never asks); a v2 agent served to a v1 client never needs them.',
   },
   {
     v1: 'terminal/create',
     v2: null,
-    lossy: 'v2 has no client terminal methods: a bridge advertises no terminal capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them; v2 reports terminals as terminal_update.',
+    lossy: 'v2 has no client terminal methods: the v1 agent bridge serves them itself, running each command as a child process on the agent\'s machine and showing it to the v2 clients as a display terminal (terminal_update, terminal_output_chunk) under the same terminalId (unless its client services are turned off: then it advertises no terminal capability, so the agent never asks); a v2 agent served to a v1 client never needs them.',
   },
   {
     v1: 'terminal/output',
     v2: null,
-    lossy: 'v2 has no client terminal methods: a bridge advertises no terminal capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them; v2 reports terminals as terminal_update.',
+    lossy: 'v2 has no client terminal methods: the v1 agent bridge serves them itself, running each command as a child process on the agent\'s machine and showing it to the v2 clients as a display terminal (terminal_update, terminal_output_chunk) under the same terminalId (unless its client services are turned off: then it advertises no terminal capability, so the agent never asks); a v2 agent served to a v1 client never needs them.',
   },
   {
     v1: 'terminal/wait_for_exit',
     v2: null,
-    lossy: 'v2 has no client terminal methods: a bridge advertises no terminal capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them; v2 reports terminals as terminal_update.',
+    lossy: 'v2 has no client terminal methods: the v1 agent bridge serves them itself, running each command as a child process on the agent\'s machine and showing it to the v2 clients as a display terminal (terminal_update, terminal_output_chunk) under the same terminalId (unless its client services are turned off: then it advertises no terminal capability, so the agent never asks); a v2 agent served to a v1 client never needs them.',
   },
   {
     v1: 'terminal/kill',
     v2: null,
-    lossy: 'v2 has no client terminal methods: a bridge advertises no terminal capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them; v2 reports terminals as terminal_update.',
+    lossy: 'v2 has no client terminal methods: the v1 agent bridge serves them itself, running each command as a child process on the agent\'s machine and showing it to the v2 clients as a display terminal (terminal_update, terminal_output_chunk) under the same terminalId (unless its client services are turned off: then it advertises no terminal capability, so the agent never asks); a v2 agent served to a v1 client never needs them.',
   },
   {
     v1: 'terminal/release',
     v2: null,
-    lossy: 'v2 has no client terminal methods: a bridge advertises no terminal capability to a v1 agent (so it never asks), and a v2 agent served to a v1 client never needs them; v2 reports terminals as terminal_update.',
+    lossy: 'v2 has no client terminal methods: the v1 agent bridge serves them itself, running each command as a child process on the agent\'s machine and showing it to the v2 clients as a display terminal (terminal_update, terminal_output_chunk) under the same terminalId (unless its client services are turned off: then it advertises no terminal capability, so the agent never asks); a v2 agent served to a v1 client never needs them.',
   },
   {
     v1: null,
