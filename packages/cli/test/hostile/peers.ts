@@ -225,8 +225,9 @@ export async function halfOpenFlood(endpoint: Endpoint, count: number): Promise<
           }),
       ),
     );
-    // The server closes what it does not hold at once: let it.
-    await sleep(300);
+    // The server closes what it does not hold as it accepts them: wait (bounded) for those closes.
+    for (let waited = 0; waited < 10_000 && open > 16; waited += 50) await sleep(50);
+    await sleep(200);
     const heldByServer = open;
     const establishedServed = await (async () => {
       try {
