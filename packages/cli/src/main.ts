@@ -53,12 +53,14 @@ Commands:
         bridge serves the agent's fs/* and terminal/* requests itself (files inside each session's cwd
         and additionalDirectories, writes shown as diffs, commands as terminals) unless
         --no-client-services.
-  serve --listen <host:port> [listen options] [--v1] -- <agent command…>
+  serve --listen <host:port> [listen options] [--v1] [--pass-token] -- <agent command…>
         Expose any stdio ACP agent on the same /acp endpoint as agent --listen (Streamable HTTP and
         WebSocket, the same listen options and token), one agent process per client connection,
         messages relayed unchanged. --v1: the agent speaks ACP v1; each process runs behind
         bridge --serve v2 so v2 clients reach it. Logs each connection (address, Acp-Connection-Id)
         and each refused handshake; stops a connection's agent when it ends, and all of them on SIGTERM.
+        Agents never see the endpoint's token unless --pass-token puts it in their $ACP_KIT_TOKEN.
+        While 1 MiB waits for an agent that is not reading its stdin, its client is paused (POSTs 503).
   chain [--proxy "<command line>"]… -- <agent command…>
         Run a proxy chain (unstable: upstream's proxy-chains draft) on stdio: a conductor that looks
         like an ordinary agent to the client and routes every message through the proxies, in order,

@@ -18,6 +18,7 @@ import {
   restartLoop,
 } from './faults.js';
 import type { Figures } from './figures.js';
+import { hostileStress } from './hostile.js';
 import { heapPerIdleSession, manySessions, oversizedThroughStdio, slowClient } from './limits.js';
 
 import { seededRandom } from './random.js';
@@ -178,6 +179,8 @@ export async function cliStress(f: Figures, scale: number, seed: number): Promis
       `${v2Races.cancelled}/${v2Races.rounds}; uncancelled prompts after them ended end_turn: ${v2Races.clean}/${Math.floor(v2Races.rounds / 3)}`,
       v2Races.cancelled === v2Races.rounds && v2Races.clean === Math.floor(v2Races.rounds / 3),
     );
+
+    await hostileStress(f, scale);
   } finally {
     temp.cleanup();
   }

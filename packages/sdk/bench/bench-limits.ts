@@ -12,4 +12,5 @@ export const BENCH_LIMITS: ConnectionLimits = {
   handshakeBurst: 1_000_000,
   handshakesPerSecond: 1_000_000,
   maxPendingHandshakes: 1024,
+  maxPendingPerAddress: 1024,
 };

@@ -1,11 +1,5 @@
 import { parseArgs } from 'node:util';
-import {
-  type ChildProcessTransport,
-  listenAcp,
-  type MessageReader,
-  type MessageWriter,
-  spawnTransport,
-} from '@acp-kit/sdk';
+import { type ChildProcessTransport, listenAcp, spawnTransport } from '@acp-kit/sdk';
 import {
   announceListening,
   LISTEN_OPTIONS,
@@ -15,27 +9,25 @@ import {
   stopOnSignal,
 } from '../listen/listen-flags.js';
 import { agentCommand } from '../listen/agent-command.js';
+import { type RelayBounds, relay } from '../listen/bounded-relay.js';
+import { TOKEN_ENV } from '../listen/token-source.js';
 import { UsageError } from '../usage-error.js';
 
 const say = (line: string): void => void process.stderr.write(`acp-kit serve: ${line}\n`);
 
-/** Copies every frame `from` reads to `to`, unchanged (`look` sees each); calls `onClose` once `from` ends. */
-function pipe(
-  from: MessageReader,
-  to: MessageWriter,
-  onClose: () => void,
-  look: (text: string) => void = () => {},
-): void {
-  from.listen({
-    onMessage: (text) => {
-      look(text);
-      void to.write(text).catch(() => {});
-    },
-    // A frame that is not JSON still goes through: the agent (or client) answers it as it would on stdio.
-    onFrameError: () => {},
-    onClose,
-  });
-}
+const MiB = 1024 * 1024;
+/**
+ * Client → agent: what waits for an agent that is not reading its stdin. Past 1 MiB the client is
+ * paused (a WebSocket stops being read; POSTs are answered 503 with Retry-After) until 256 KiB are
+ * left; past 16 MiB (frames the client had in flight) the connection is cut off.
+ */
+const TO_AGENT: RelayBounds = { pauseAtBytes: MiB, resumeAtBytes: MiB / 4, maxBytes: 16 * MiB };
+/**
+ * Agent → client: the client's transport bounds what it has not read, as for `agent --listen` —
+ * 4 MiB on a WebSocket (then it is closed with code 1008) or on an SSE stream (then the connection
+ * is cut off) — and the connection then ends with its agent. The relay's own bound is a backstop.
+ */
+const TO_CLIENT: RelayBounds = { pauseAtBytes: 16 * MiB, resumeAtBytes: 0, maxBytes: 16 * MiB };
 
 /**
  * `acp-kit serve --listen <host:port> [listen options] [--v1] -- <agent command…>`: exposes a stdio
@@ -58,6 +50,11 @@ export async function runServe(args: string[]): Promise<number> {
   const listen = listenSettings(values)!;
   const token = listenToken(listen);
   const [file, argv] = agentCommand(command, commandArgs, values.v1 === true, process.argv[1]!);
+  // The endpoint's token reaches an agent only when asked for (listenToken took it out of this
+  // process's environment).
+  const agentEnv = values['pass-token'] && token ? { ...process.env, [TOKEN_ENV]: token.token } : process.env;
+  if (values['pass-token'] && !token)
+    throw new UsageError('--pass-token needs a token: it cannot go with --no-auth');
 
   const children = new Set<ChildProcessTransport>();
   let server: Awaited<ReturnType<typeof listenAcp>>;
@@ -68,6 +65,7 @@ export async function runServe(args: string[]): Promise<number> {
         const address = request.socket?.remoteAddress ?? 'unknown';
         const child = spawnTransport(file, argv, {
           name: 'agent',
+          env: agentEnv,
           onStderr: (text) => void process.stderr.write(text),
         });
         children.add(child);
@@ -75,26 +73,42 @@ export async function runServe(args: string[]): Promise<number> {
           `connection ${info.connectionId} (${info.profile}) from ${address}: agent pid ${child.child.pid ?? '(not started)'}`,
         );
         let ended = false;
-        const end = (why: string): void => {
+        const end = (why: string, abort?: string): void => {
           if (ended) return;
           ended = true;
           say(`connection ${info.connectionId} ${why}; stopping agent pid ${child.child.pid}`);
-          void transport.writer.close().catch(() => {});
+          if (abort !== undefined && transport.writer.abort) transport.writer.abort(abort);
+          else void transport.writer.close().catch(() => {});
+          // Nothing more is relayed: what the agent still writes has no one to go to.
+          child.reader.dispose();
           void child.shutdown().finally(() => children.delete(child));
         };
         const version = initializeWatch();
-        pipe(transport.reader, child.writer, () => end('closed'), version.fromClient);
-        pipe(
-          child.reader,
-          transport.writer,
-          () => end('lost its agent'),
-          (text) => {
+        relay(transport.reader, child.writer, TO_AGENT, {
+          look: version.fromClient,
+          onClose: () => end('closed'),
+          onWriteError: (error) => end(`lost its agent's input (${error.message})`),
+          onOverflow: (waiting) =>
+            end(
+              `cut off: the agent is not reading its input (${waiting} bytes waiting, limit ${TO_AGENT.maxBytes})`,
+              `agent not reading: ${waiting} bytes waiting (limit ${TO_AGENT.maxBytes})`,
+            ),
+        });
+        relay(child.reader, transport.writer, TO_CLIENT, {
+          look: (text) => {
             if (!values.v1 && version.fromAgent(text) === 'v1-agent')
               say(
                 `connection ${info.connectionId}: the agent answered a v2 client with protocolVersion 1: it is an ACP v1 agent; serve it with acp-kit serve --v1 -- ${[command, ...commandArgs].join(' ')}`,
               );
           },
-        );
+          onClose: () => end('lost its agent'),
+          onWriteError: (error) => end(`cut off: ${error.message}`),
+          onOverflow: (waiting) =>
+            end(
+              `cut off: the client is not reading (${waiting} bytes waiting, limit ${TO_CLIENT.maxBytes})`,
+              `client not reading: ${waiting} bytes waiting (limit ${TO_CLIENT.maxBytes})`,
+            ),
+        });
       },
     });
   } catch (error) {
@@ -150,7 +164,7 @@ function initializeWatch() {
 function parseServeArgs(args: string[]) {
   return parseArgs({
     args,
-    options: { ...LISTEN_OPTIONS, v1: { type: 'boolean' } },
+    options: { ...LISTEN_OPTIONS, v1: { type: 'boolean' }, 'pass-token': { type: 'boolean' } },
     allowPositionals: false,
   }).values;
 }

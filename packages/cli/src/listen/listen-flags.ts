@@ -110,9 +110,15 @@ export function listenSettings(values: ListenFlagValues) {
   };
 }
 
-/** The token a listening command requires (absent with --no-auth), resolved from its flags. */
+/**
+ * The token a listening command requires (absent with --no-auth), resolved from its flags.
+ * `ACP_KIT_TOKEN` is taken out of this process's environment, so no process it starts (an agent
+ * behind `serve`, a terminal of the reference agent) inherits the endpoint's secret.
+ */
 export function listenToken(listen: ListenSettings) {
-  return listen.noAuth ? undefined : resolveToken(listen.tokenFile);
+  const token = listen.noAuth ? undefined : resolveToken(listen.tokenFile);
+  delete process.env[TOKEN_ENV];
+  return token;
 }
 
 /** The security half of `listenAcp`'s options: bind address, token, origins, TLS, caps, refusal log. */

@@ -16,14 +16,25 @@ export interface TokenSource {
   cleanup(): void;
 }
 
-const otherCanRead = (path: string): boolean => (statSync(path).mode & 0o077) !== 0;
+/**
+ * Why the token file is not private to the user running acp-kit (its owner can always read or
+ * chmod it; others must have no access), or undefined when it is.
+ */
+function notPrivate(path: string): string | undefined {
+  const stat = statSync(path);
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) {
+    return `token file ${path} belongs to user ${stat.uid}, not to you (user ${uid}): whoever owns it can read or replace the token; use a token file you own (chown it, or let acp-kit create a new one)`;
+  }
+  if ((stat.mode & 0o077) !== 0) {
+    return `token file ${path} can be read by other users (mode ${(stat.mode & 0o777).toString(8)}); run chmod 600 on it`;
+  }
+  return undefined;
+}
 
 function readTokenFile(path: string): string {
-  if (otherCanRead(path)) {
-    throw new UsageError(
-      `token file ${path} can be read by other users (mode ${(statSync(path).mode & 0o777).toString(8)}); run chmod 600 on it`,
-    );
-  }
+  const why = notPrivate(path);
+  if (why !== undefined) throw new UsageError(why);
   try {
     return validateToken(readFileSync(path, 'utf8').trim());
   } catch (error) {

@@ -25,6 +25,14 @@ export interface MessageReader {
   listen(listener: MessageReaderListener): void;
   /** Stops delivering and releases the source. */
   dispose(): void;
+  /**
+   * Optional: stops taking input from the peer until {@link resume} (backpressure). A socket or
+   * pipe stops being read, so the peer's sends block; a transport that cannot stop its peer (HTTP
+   * POSTs) refuses its input meanwhile. A few frames already read may still be delivered.
+   */
+  pause?(): void;
+  /** Optional: takes input again after {@link pause}. */
+  resume?(): void;
 }
 
 /**
@@ -51,6 +59,12 @@ export interface MessageWriter {
   writeBatch?(jsons: readonly string[]): Promise<void>;
   /** Flushes what it can and closes the sink (end of stdin, WebSocket close). */
   close(): Promise<void>;
+  /**
+   * Optional: ends the transport at once because its peer broke a bound, telling the peer why
+   * where the wire can (a WebSocket closes with code 1008 and `reason`; a Streamable HTTP
+   * connection ends). Without it, callers fall back to {@link close}.
+   */
+  abort?(reason: string): void;
 }
 
 /** What the sender of an outgoing message knows about it beyond its text (see {@link MessageWriter.write}). */

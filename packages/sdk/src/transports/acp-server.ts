@@ -15,6 +15,7 @@ import {
   type HttpRequest,
   type HttpResponse,
 } from './http-endpoint.js';
+import { PendingSockets, peerKey } from './pending-sockets.js';
 import { limitSessions } from './session-limit.js';
 import { webSocketTransport } from './websocket.js';
 import type { HandshakeRefusal, WebSocketServerOptions } from './websocket-server.js';
@@ -112,6 +113,11 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
     }
   };
 
+  // Sockets that have not presented the token yet are capped per address and in total (below the
+  // budget of authenticated ones), so a flood of them cannot stop anyone else.
+  const pending = new PendingSockets(limits.maxPendingHandshakes, limits.maxPendingPerAddress);
+  /** The peer key of the socket under each HTTP/2 session (a cleartext one runs on a wrapper stream). */
+  const sessionPeer = new WeakMap<Http2Session, string>();
   const endpoint = new HttpEndpoint(
     {
       guard,
@@ -122,6 +128,11 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
       addressOf: (request) => {
         const session = (request as { stream?: { session?: Http2Session } }).stream?.session;
         return (session && sessionAddress.get(session)) ?? request.socket?.remoteAddress ?? 'unknown';
+      },
+      onAdmitted: (request) => {
+        const session = (request as { stream?: { session?: Http2Session } }).stream?.session;
+        const key = session ? sessionPeer.get(session) : request.socket ? peerKey(request.socket) : undefined;
+        if (key !== undefined) pending.settle(key);
       },
       onRefused: (request, refusal) =>
         report(
@@ -165,8 +176,10 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
   // A cleartext h2 session runs on a wrapper stream that has no address: remember its socket's.
   const sessionAddress = new WeakMap<Http2Session, string>();
   let dispatching: string | undefined;
+  let dispatchingPeer: string | undefined;
   h2.on('session', (session) => {
     if (dispatching !== undefined) sessionAddress.set(session, dispatching);
+    if (dispatchingPeer !== undefined) sessionPeer.set(session, dispatchingPeer);
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
@@ -174,7 +187,13 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
   const dispatch = (socket: Socket, toH2: boolean): void => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    (toH2 ? h2 : server).emit('connection', socket);
+    if (!toH2) return void server.emit('connection', socket);
+    dispatchingPeer = peerKey(socket);
+    try {
+      h2.emit('connection', socket);
+    } finally {
+      dispatchingPeer = undefined;
+    }
   };
   const HTTP2_PREFACE = 'PRI * HTTP/2.0';
   const front: Server = options.tls
@@ -189,6 +208,7 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
         (socket: TLSSocket) => dispatch(socket, socket.alpnProtocol === 'h2'),
       )
     : createNetServer({ noDelay: true }, (socket) => {
+        if (socket.destroyed) return;
         const timer = setTimeout(() => socket.destroy(), limits.handshakeTimeoutMs);
         socket.once('error', () => socket.destroy());
         socket.once('close', () => clearTimeout(timer));
@@ -206,14 +226,19 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
           sockets.add(socket);
           socket.once('close', () => sockets.delete(socket));
           dispatching = socket.remoteAddress ?? 'unknown';
+          dispatchingPeer = peerKey(socket);
           try {
             h2.emit('connection', prefixed(socket, chunk));
           } finally {
             dispatching = undefined;
+            dispatchingPeer = undefined;
           }
         });
       });
   front.on('tlsClientError', () => {});
+  front.prependListener('connection', (socket: Socket) => {
+    if (!pending.admit(socket)) socket.destroy();
+  });
   // Over HTTP/1.1 one ACP connection holds a socket per open stream plus its POSTs in flight.
   front.maxConnections = limits.maxConnections * 8 + limits.maxPendingHandshakes;
   // The HTTP/1.1 server starts enforcing headersTimeout/requestTimeout once it is "listening".
@@ -255,6 +280,7 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
       return refuse(400, 'only Upgrade: websocket is served');
     const refusal = guard.check(request, address, { rate: true, capacity: true });
     if (refusal) return refuse(refusal.status, refusal.reason, refusal.headers);
+    pending.settle(peerKey(socket));
     const release = limiter.acquire(address);
     socket.once('close', release);
     const connectionId = randomBytes(32).toString('base64url');
@@ -262,7 +288,7 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
     wss.handleUpgrade(request, socket, head, (ws) => {
       try {
         options.onConnection(
-          limitSessions(webSocketTransport(ws), limits.maxSessionsPerConnection),
+          limitSessions(webSocketTransport(ws, options), limits.maxSessionsPerConnection),
           request,
           {
             profile: 'websocket',

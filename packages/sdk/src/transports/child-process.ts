@@ -70,6 +70,14 @@ class ChildStdoutReader implements MessageReader {
   dispose(): void {
     this.#inner.dispose();
   }
+
+  pause(): void {
+    this.#inner.pause();
+  }
+
+  resume(): void {
+    this.#inner.resume();
+  }
 }
 
 /**

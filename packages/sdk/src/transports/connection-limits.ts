@@ -13,10 +13,26 @@ export interface ConnectionLimits {
   /** Refill rate of the per-address handshake allowance. Default 10 per second. */
   handshakesPerSecond?: number;
   /**
-   * TCP sockets still in their HTTP handshake at once. Default 32. Further sockets are dropped
-   * by the kernel-facing listener until some finish, so a flood cannot pile up half-open sockets.
+   * TCP sockets that have not yet sent a request that passed the token check (still in TLS or in
+   * their headers, or refused so far), from all addresses together. Default 64, below the
+   * budget of authenticated sockets (8 per open connection). Further sockets are closed at once
+   * until some finish, so a flood cannot pile up half-open sockets; an authenticated socket no
+   * longer counts, so connections already open are never stopped by it.
    */
   maxPendingHandshakes?: number;
+  /**
+   * The same count for one remote address. Default 16. Further sockets from that address are
+   * closed at once, so one address cannot use up {@link maxPendingHandshakes} for everyone.
+   */
+  maxPendingPerAddress?: number;
+  /**
+   * Wrong or missing tokens one remote address may present in a burst. Default 20. The allowance
+   * refills at {@link authFailuresPerSecond}; an address out of allowance gets HTTP 429 with
+   * `Retry-After` for every request, right token or not, until it refills.
+   */
+  authFailureBurst?: number;
+  /** Refill rate of the per-address allowance of failed token checks. Default 2 per second. */
+  authFailuresPerSecond?: number;
   /** How long a socket may take to send its handshake request. Default 10 000 ms. */
   handshakeTimeoutMs?: number;
   /**
@@ -51,7 +67,10 @@ export function resolveLimits(limits: ConnectionLimits = {}): ResolvedConnection
     maxConnectionsPerAddress: positive('maxConnectionsPerAddress', limits.maxConnectionsPerAddress, 16),
     handshakeBurst: positive('handshakeBurst', limits.handshakeBurst, 30),
     handshakesPerSecond: positive('handshakesPerSecond', limits.handshakesPerSecond, 10),
-    maxPendingHandshakes: positive('maxPendingHandshakes', limits.maxPendingHandshakes, 32),
+    maxPendingHandshakes: positive('maxPendingHandshakes', limits.maxPendingHandshakes, 64),
+    maxPendingPerAddress: positive('maxPendingPerAddress', limits.maxPendingPerAddress, 16),
+    authFailureBurst: positive('authFailureBurst', limits.authFailureBurst, 20),
+    authFailuresPerSecond: positive('authFailuresPerSecond', limits.authFailuresPerSecond, 2),
     handshakeTimeoutMs: positive('handshakeTimeoutMs', limits.handshakeTimeoutMs, 10_000),
     maxSessionsPerConnection: positive('maxSessionsPerConnection', limits.maxSessionsPerConnection, 32),
   };
@@ -77,6 +96,8 @@ interface Bucket {
  */
 export class ConnectionLimiter {
   readonly #buckets = new Map<string, Bucket>();
+  /** Per-address allowance of failed token checks (only addresses that failed one). */
+  readonly #failures = new Map<string, Bucket>();
   readonly #open = new Map<string, number>();
   #total = 0;
 
@@ -93,14 +114,45 @@ export class ConnectionLimiter {
     return this.#total;
   }
 
+  /** The address's bucket in `table`, refilled to now. */
+  #refill(table: Map<string, Bucket>, address: string, burst: number, rate: number, now: number): Bucket {
+    const bucket = table.get(address) ?? { tokens: burst, at: now };
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate);
+    bucket.at = now;
+    table.set(address, bucket);
+    return bucket;
+  }
+
+  /**
+   * A refusal while the address has used up its allowance of failed token checks (every request
+   * is refused then, so guessing cannot go faster than the refill rate).
+   */
+  checkAuthFailures(address: string): LimitRefusal | undefined {
+    if (!this.#failures.has(address)) return undefined;
+    const { authFailureBurst: burst, authFailuresPerSecond: rate } = this.#limits;
+    const bucket = this.#refill(this.#failures, address, burst, rate, this.#now());
+    if (bucket.tokens >= 1) return undefined;
+    return {
+      status: 429,
+      reason: `too many wrong tokens from this address (at most ${burst} at once, ${rate} per second after that)`,
+      retryAfter: Math.max(1, Math.ceil((1 - bucket.tokens) / rate)),
+    };
+  }
+
+  /** Counts one failed token check against the address's allowance. */
+  recordAuthFailure(address: string): void {
+    const { authFailureBurst: burst, authFailuresPerSecond: rate } = this.#limits;
+    const now = this.#now();
+    const bucket = this.#refill(this.#failures, address, burst, rate, now);
+    bucket.tokens = Math.max(0, bucket.tokens - 1);
+    this.#sweep(now);
+  }
+
   /** Spends one handshake from the address's allowance; a refusal when none is left. */
   takeHandshake(address: string): LimitRefusal | undefined {
     const { handshakeBurst: burst, handshakesPerSecond: rate } = this.#limits;
     const now = this.#now();
-    const bucket = this.#buckets.get(address) ?? { tokens: burst, at: now };
-    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate);
-    bucket.at = now;
-    this.#buckets.set(address, bucket);
+    const bucket = this.#refill(this.#buckets, address, burst, rate, now);
     this.#sweep(now);
     if (bucket.tokens < 1) {
       return {
@@ -148,10 +200,17 @@ export class ConnectionLimiter {
   }
 
   #sweep(now: number): void {
-    if (this.#buckets.size < 1024) return;
-    const full = this.#limits.handshakeBurst / this.#limits.handshakesPerSecond;
-    for (const [address, bucket] of this.#buckets) {
-      if ((now - bucket.at) / 1000 >= full && !this.#open.has(address)) this.#buckets.delete(address);
+    if (this.#buckets.size >= 1024) {
+      const full = this.#limits.handshakeBurst / this.#limits.handshakesPerSecond;
+      for (const [address, bucket] of this.#buckets) {
+        if ((now - bucket.at) / 1000 >= full && !this.#open.has(address)) this.#buckets.delete(address);
+      }
+    }
+    if (this.#failures.size >= 1024) {
+      const full = this.#limits.authFailureBurst / this.#limits.authFailuresPerSecond;
+      for (const [address, bucket] of this.#failures) {
+        if ((now - bucket.at) / 1000 >= full) this.#failures.delete(address);
+      }
     }
   }
 }

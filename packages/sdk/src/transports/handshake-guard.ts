@@ -53,8 +53,9 @@ function normalizeOrigin(origin: string): string {
 
 /**
  * The checks a request must pass before any ACP message of it is read, in this order: handshake
- * rate per address (429), `Origin` against the allow-list (403), the connection token compared in
- * constant time (401), then open-connection caps (429 per address, 503 in total). Constructing one
+ * rate per address (429), `Origin` against the allow-list (403), the address's allowance of failed
+ * token checks (429), the connection token compared in constant time (401, spending one of that
+ * allowance), then open-connection caps (429 per address, 503 in total). Constructing one
  * validates the settings (bad origin, bad token, `noAuth` off loopback) and throws on nonsense.
  */
 export class HandshakeGuard {
@@ -106,7 +107,17 @@ export class HandshakeGuard {
         reason: 'origin not allowed: this endpoint accepts web pages only from its configured origins',
       };
     }
+    if (this.token !== undefined) {
+      const throttled = this.limiter.checkAuthFailures(address);
+      if (throttled)
+        return {
+          status: throttled.status,
+          reason: throttled.reason,
+          headers: { 'Retry-After': String(throttled.retryAfter ?? 1) },
+        };
+    }
     if (this.token !== undefined && !tokensMatch(presentedToken(request), this.token)) {
+      this.limiter.recordAuthFailure(address);
       return {
         status: 401,
         reason: 'missing or wrong connection token',

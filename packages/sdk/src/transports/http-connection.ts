@@ -11,7 +11,10 @@ export interface RoutedMessage {
 }
 
 /** The answer a POST gets from the connection: 202, or a status with a reason phrase. */
-export type PostOutcome = { status: 202 } | { status: 400; reason: string };
+export type PostOutcome =
+  | { status: 202 }
+  | { status: 400 | 404; reason: string }
+  | { status: 503; reason: string; retryAfter: number };
 
 /** What {@link HttpConnection.openStream} did with a GET. */
 export type StreamOutcome = 'open' | 'busy' | 'too-many';
@@ -80,6 +83,18 @@ class HttpConnectionPort implements MessageReader, MessageWriter {
   async close(): Promise<void> {
     this.#connection.end();
   }
+
+  abort(reason: string): void {
+    this.#connection.end(new Error(reason));
+  }
+
+  pause(): void {
+    this.#connection.paused = true;
+  }
+
+  resume(): void {
+    this.#connection.paused = false;
+  }
 }
 
 /**
@@ -102,6 +117,11 @@ export class HttpConnection {
    * `Acp-Protocol-Version`), once that answer went out.
    */
   protocolVersion: string | undefined;
+  /**
+   * Set while whoever reads this connection's messages cannot take more (its reader was paused):
+   * POSTs are answered 503 with `Retry-After` instead of being buffered.
+   */
+  paused = false;
 
   readonly #settings: HttpConnectionSettings;
   readonly #connectionStream: SseOutbox;
@@ -184,9 +204,26 @@ export class HttpConnection {
     return this.#known.has(sessionId);
   }
 
+  /**
+   * Remembers a session this connection uses, unless it already knows as many as it may hold
+   * streams ({@link HttpConnectionSettings.maxStreams}): what a peer names cannot grow it further.
+   */
+  #learn(sessionId: string): boolean {
+    if (this.#known.has(sessionId)) return true;
+    if (this.#known.size >= this.#settings.maxStreams) return false;
+    this.#known.add(sessionId);
+    return true;
+  }
+
   /** Takes one POSTed message (already parsed as an object) with its `Acp-Session-Id` header. */
   post(message: RoutedMessage, text: string, sessionHeader: string | undefined): PostOutcome {
     this.#touch();
+    if (this.paused)
+      return {
+        status: 503,
+        reason: 'the agent is not taking input on this connection yet: retry later',
+        retryAfter: 1,
+      };
     const key = idKey(message.id);
     if (message.method === undefined) {
       // An answer to a request the agent sent: it must come with the session that request went to.
@@ -219,9 +256,16 @@ export class HttpConnection {
         reason: `Mismatched Acp-Session-Id: the header says ${sessionHeader}, params.sessionId says ${named}`,
       };
     const session = sessionHeader ?? named;
-    if (session !== undefined) this.#known.add(session);
-    if (key !== undefined) {
-      const answerOnSession = session !== undefined && !CONNECTION_SCOPED_ANSWERS.has(message.method);
+    const isRequest = key !== undefined;
+    // A notification may name only a session this connection uses (the RFD's 404 for a session
+    // unknown for this connection); a request may name a new one (session/load, session/resume).
+    if (session !== undefined && !isRequest && !this.#known.has(session))
+      return { status: 404, reason: `Unknown Acp-Session-Id for this connection: ${session}` };
+    // Past the cap a request's answer goes on the connection-scoped stream (the session limit
+    // refuses such a request anyway).
+    const learned = session !== undefined && this.#learn(session);
+    if (isRequest) {
+      const answerOnSession = learned && !CONNECTION_SCOPED_ANSWERS.has(message.method);
       this.#answerRoutes ??= new Map();
       this.#answerRoutes.set(key, answerOnSession ? session : null);
     }
@@ -243,10 +287,10 @@ export class HttpConnection {
     else {
       stream = this.#sessionStreams.get(sessionId);
       if (!stream) {
-        if (this.#sessionStreams.size + 1 >= this.#settings.maxStreams) return 'too-many';
+        if (this.#sessionStreams.size + 1 >= this.#settings.maxStreams || !this.#learn(sessionId))
+          return 'too-many';
         stream = new SseOutbox(this.#settings.streamLimitBytes);
         this.#sessionStreams.set(sessionId, stream);
-        this.#known.add(sessionId);
       }
     }
     if (stream.attached) return 'busy';
@@ -330,7 +374,7 @@ export class HttpConnection {
       route = this.#answerRoutes?.get(key) ?? null;
       this.#answerRoutes = without(this.#answerRoutes, key);
       const created = sessionIdIn(message?.result);
-      if (created !== undefined) this.#known.add(created);
+      if (created !== undefined) this.#learn(created);
     } else if (message !== undefined) {
       route = sessionIdIn(message.params) ?? null;
       if (key !== undefined && message.method !== undefined) {

@@ -26,6 +26,7 @@ export interface HttpResponse {
   write(chunk: string): boolean;
   end(chunk?: string): unknown;
   once(event: 'close', listener: () => void): unknown;
+  off?(event: 'close', listener: () => void): unknown;
 }
 
 /** Header names of the Streamable HTTP profile. */
@@ -68,7 +69,12 @@ export interface HttpEndpointContext {
   addressOf(request: HttpRequest): string;
   /** Called for each request refused by the guard. */
   onRefused(request: HttpRequest, refusal: GuardRefusal): void;
+  /** Called for each request that passed the guard (its socket has presented the token). */
+  onAdmitted?(request: HttpRequest): void;
 }
+
+/** Why a POST to a connection whose reader is paused is answered 503. */
+const PAUSED_REASON = 'the agent is not taking input on this connection yet: retry later';
 
 /** The longest `Acp-Connection-Id` / `Acp-Session-Id` header value looked at. */
 const MAX_ID_LENGTH = 1024;
@@ -196,13 +202,14 @@ export class HttpEndpoint {
       this.#context.onRefused(request, refusal);
       return reply(refusal.status, refusal.reason, refusal.headers);
     }
+    this.#context.onAdmitted?.(request);
     if ((connectionId?.length ?? 0) > MAX_ID_LENGTH || (sessionId?.length ?? 0) > MAX_ID_LENGTH) {
       return reply(
         400,
         `${CONNECTION_ID_HEADER} and ${SESSION_ID_HEADER} are at most ${MAX_ID_LENGTH} characters`,
       );
     }
-    if (method === 'POST') return this.#post(request, connectionId, sessionId, address, reply);
+    if (method === 'POST') return this.#post(request, response, connectionId, sessionId, address, reply);
     if (connectionId === undefined) return reply(400, `Missing ${CONNECTION_ID_HEADER}`);
     const connection = this.#connections.get(connectionId);
     if (!connection) return reply(404, `Unknown ${CONNECTION_ID_HEADER}`);
@@ -250,6 +257,7 @@ export class HttpEndpoint {
 
   async #post(
     request: HttpRequest,
+    response: HttpResponse,
     connectionId: string | undefined,
     sessionId: string | undefined,
     address: string,
@@ -263,6 +271,8 @@ export class HttpEndpoint {
     if (connectionId !== undefined && !connection) return reply(404, `Unknown ${CONNECTION_ID_HEADER}`);
     const mismatch = connection && versionMismatch(request.headers, connection);
     if (mismatch !== undefined) return reply(400, mismatch);
+    // Refused before its body is read: a connection whose reader cannot take more holds nothing more.
+    if (connection?.paused) return reply(503, PAUSED_REASON, { 'Retry-After': '1' });
     const body = await this.#readBody(request);
     if (body === 'too-large') {
       return reply(
@@ -314,8 +324,26 @@ export class HttpEndpoint {
     const message = value as RoutedMessage;
     if (connection) {
       if (connection.ended) return reply(404, `Unknown ${CONNECTION_ID_HEADER}`);
+      // A request naming a session this connection has not used yet (a resume) must name one the
+      // agent has: the RFD's 404 otherwise, before the connection remembers anything of it.
+      const isRequest = typeof message.id === 'string' || typeof message.id === 'number';
+      if (
+        sessionId !== undefined &&
+        isRequest &&
+        message.method !== undefined &&
+        !connection.knows(sessionId) &&
+        this.#sessionExists
+      ) {
+        if (!(await this.#exists(sessionId))) return reply(404, `Unknown ${SESSION_ID_HEADER}: ${sessionId}`);
+        if (connection.ended) return reply(404, `Unknown ${CONNECTION_ID_HEADER}`);
+      }
       const outcome = connection.post(message, decoded.text, sessionId);
-      return outcome.status === 202 ? reply(202) : reply(outcome.status, outcome.reason);
+      if (outcome.status === 202) return reply(202);
+      return reply(
+        outcome.status,
+        outcome.reason,
+        outcome.status === 503 ? { 'Retry-After': String(outcome.retryAfter) } : {},
+      );
     }
     if (message.method !== 'initialize') {
       return reply(400, `Missing ${CONNECTION_ID_HEADER}: only initialize opens a connection`);
@@ -329,11 +357,12 @@ export class HttpEndpoint {
         }),
       );
     }
-    return this.#open(request, message.id, decoded.text, address, reply);
+    return this.#open(request, response, message.id, decoded.text, address, reply);
   }
 
   async #open(
     request: HttpRequest,
+    response: HttpResponse,
     id: string | number,
     text: string,
     address: string,
@@ -362,8 +391,12 @@ export class HttpEndpoint {
       }, this.#keepAliveMs);
       this.#keepAliveTimer.unref?.();
     }
-    const gone = (): void => connection.end(new Error('client went away before initialize was answered'));
-    request.once('close', gone);
+    // The response's 'close' (not the request's: that fires once its body was read) says the
+    // client went away; before the answer is sent that means it abandoned the handshake.
+    const gone = (): void => {
+      if (!response.headersSent) connection.end(new Error('client went away before initialize was answered'));
+    };
+    response.once('close', gone);
     try {
       this.#context.onConnection(
         limitSessions(connection.transport, this.#context.guard.limits.maxSessionsPerConnection),
@@ -390,7 +423,7 @@ export class HttpEndpoint {
         }),
       );
     } finally {
-      request.off('close', gone);
+      response.off?.('close', gone);
     }
     connection.protocolVersion = negotiatedVersion(answer);
     reply(200, answer, {
@@ -413,13 +446,8 @@ export class HttpEndpoint {
       return reply(406, 'GET opens an SSE stream: send Accept: text/event-stream (or Upgrade: websocket)');
     }
     if (sessionId !== undefined && !connection.knows(sessionId) && this.#sessionExists) {
-      let exists: boolean;
-      try {
-        exists = await this.#sessionExists(sessionId);
-      } catch {
-        exists = false;
-      }
-      if (!exists) return reply(404, `Unknown ${SESSION_ID_HEADER} for this connection`);
+      if (!(await this.#exists(sessionId)))
+        return reply(404, `Unknown ${SESSION_ID_HEADER} for this connection`);
       if (connection.ended) return reply(404, `Unknown ${CONNECTION_ID_HEADER}`);
     }
     const sink = new ResponseSink(response);
@@ -436,6 +464,15 @@ export class HttpEndpoint {
     // A first comment sends the headers now, so the client knows the stream is open.
     response.write(':\n\n');
     response.once('close', () => connection.closeStream(sessionId, sink));
+  }
+
+  /** Whether the agent has `sessionId` (false when the lookup fails). */
+  async #exists(sessionId: string): Promise<boolean> {
+    try {
+      return (await this.#sessionExists?.(sessionId)) === true;
+    } catch {
+      return false;
+    }
   }
 
   /** The body's bytes, `too-large` past the limit (stops reading), `aborted` if the client left. */

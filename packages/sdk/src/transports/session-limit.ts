@@ -118,6 +118,12 @@ class SessionLimitedTransport implements MessageReader, MessageWriter, MessageRe
     return this.#transport.writer.close();
   }
 
+  abort(reason: string): void {
+    const { writer } = this.#transport;
+    if (writer.abort) writer.abort(reason);
+    else void writer.close().catch(() => {});
+  }
+
   #refusal(id: unknown, message: string) {
     return {
       jsonrpc: '2.0',
@@ -192,6 +198,14 @@ class SessionLimitedTransport implements MessageReader, MessageWriter, MessageRe
 
   dispose(): void {
     this.#transport.reader.dispose();
+  }
+
+  pause(): void {
+    this.#transport.reader.pause?.();
+  }
+
+  resume(): void {
+    this.#transport.reader.resume?.();
   }
 
   onMessage(text: string): void {

@@ -56,6 +56,16 @@ export class StreamMessageReader implements MessageReader {
     else this.#readable.pause();
   }
 
+  /** Stops reading the stream (its writer blocks once the pipe is full). */
+  pause(): void {
+    this.#readable.pause();
+  }
+
+  /** Reads the stream again. */
+  resume(): void {
+    if (this.#listener && !this.#closed) this.#readable.resume();
+  }
+
   readonly #onData = (chunk: Buffer | string): void => {
     this.#deliver(this.#decoder.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
   };

@@ -152,7 +152,10 @@ export async function listenWebSocket(options: WebSocketServerOptions): Promise<
     socket.once('close', release);
     wss.handleUpgrade(request, socket, head, (ws) => {
       try {
-        options.onConnection(limitSessions(webSocketTransport(ws), limits.maxSessionsPerConnection), request);
+        options.onConnection(
+          limitSessions(webSocketTransport(ws, options), limits.maxSessionsPerConnection),
+          request,
+        );
       } catch {
         // A failing accept hook must not take the server (or the process) down with it.
         ws.close(1011, 'server error');

@@ -16,7 +16,24 @@ export interface WebSocketTransportOptions {
    * Default 8 MiB.
    */
   maxMessageBytes?: number;
+  /**
+   * Bytes the socket may hold that its peer has not read yet, before a write. Default 4 MiB (the
+   * bound of a Streamable HTTP stream). A write made while more than this waits closes the socket
+   * with code 1008 and a reason naming the bound: a peer that stopped reading costs its own
+   * connection, never unbounded memory. One message may pass the bound when the socket is below it.
+   */
+  maxBufferedBytes?: number;
 }
+
+/** The default of {@link WebSocketTransportOptions.maxBufferedBytes}. */
+export const DEFAULT_MAX_WEBSOCKET_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+/** The close code of a socket ended because its peer broke a bound (RFC 6455 "policy violation"). */
+export const WEBSOCKET_BOUND_CLOSE_CODE = 1008;
+
+/** A close reason is at most 123 bytes (RFC 6455 §5.5); longer ones are cut. */
+const closeReason = (reason: string): string =>
+  Buffer.byteLength(reason) <= 123 ? reason : `${Buffer.from(reason).subarray(0, 110).toString('utf8')}...`;
 
 type ReaderEvent =
   | { type: 'message'; text: string }
@@ -55,6 +72,16 @@ export class WebSocketMessageReader implements MessageReader {
     if (this.#listener) throw new Error('WebSocketMessageReader.listen() was already called');
     this.#listener = listener;
     for (const event of this.#early.splice(0)) this.#deliver(event);
+  }
+
+  /** Stops reading the socket (the peer's sends block once TCP's window fills). */
+  pause(): void {
+    if (!this.#closed) this.#socket.pause();
+  }
+
+  /** Reads the socket again. */
+  resume(): void {
+    if (!this.#closed) this.#socket.resume();
   }
 
   /** Stops delivering; the socket itself is closed by the writer. */
@@ -109,17 +136,35 @@ export class WebSocketMessageReader implements MessageReader {
  */
 export class WebSocketMessageWriter implements MessageWriter {
   readonly #socket: WebSocket;
+  readonly #maxBuffered: number;
 
-  constructor(socket: WebSocket) {
+  constructor(socket: WebSocket, maxBufferedBytes = DEFAULT_MAX_WEBSOCKET_BUFFERED_BYTES) {
     this.#socket = socket;
+    this.#maxBuffered = maxBufferedBytes;
   }
 
-  /** Sends one text frame. */
+  /** Sends one text frame, or closes the socket (1008) when its peer left more than the bound unread. */
   write(json: string): Promise<void> {
     if (this.#socket.readyState !== WebSocket.OPEN) return Promise.reject(new Error('websocket is not open'));
+    const buffered = this.#socket.bufferedAmount;
+    if (buffered > this.#maxBuffered) {
+      const reason = `peer not reading: ${buffered} bytes unsent (limit ${this.#maxBuffered})`;
+      this.abort(reason);
+      return Promise.reject(new Error(`websocket closed: ${reason}`));
+    }
     return new Promise((resolve, reject) => {
       this.#socket.send(json, (error) => (error ? reject(error) : resolve()));
     });
+  }
+
+  /**
+   * Closes the socket with code 1008 and `reason` (cut to the 123 bytes a close frame holds). The
+   * peer sees the frame after what it has not read yet; one that never reads is cut off by `ws`'s
+   * closing timeout.
+   */
+  abort(reason: string): void {
+    if (this.#socket.readyState === WebSocket.OPEN)
+      this.#socket.close(WEBSOCKET_BOUND_CLOSE_CODE, closeReason(reason));
   }
 
   /** Closes the socket normally (code 1000) and resolves once it is closed. */
@@ -133,6 +178,12 @@ export class WebSocketMessageWriter implements MessageWriter {
 }
 
 /** Wraps an open `ws` socket as a transport. */
-export function webSocketTransport(socket: WebSocket): Transport {
-  return { reader: new WebSocketMessageReader(socket), writer: new WebSocketMessageWriter(socket) };
+export function webSocketTransport(
+  socket: WebSocket,
+  options: Pick<WebSocketTransportOptions, 'maxBufferedBytes'> = {},
+): Transport {
+  return {
+    reader: new WebSocketMessageReader(socket),
+    writer: new WebSocketMessageWriter(socket, options.maxBufferedBytes),
+  };
 }

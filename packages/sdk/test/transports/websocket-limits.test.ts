@@ -164,6 +164,8 @@ describe('WebSocket server limits', () => {
       maxConnectionsPerAddress: 8,
       handshakeBurst: 1000,
       maxPendingHandshakes: 8,
+      // Wrong tokens here are part of the connection flood, not guessing: not throttled.
+      authFailureBurst: 1000,
     };
     const { server, stats } = await start({ limits });
     const attempts = 300;
