@@ -33,7 +33,8 @@ function label(kind: string, { command, args }: ChainCommand): string {
 
 /**
  * Runs a proxy chain on this process's stdio: spawns every proxy and the agent (each in a process
- * group of its own), serves the conductor ({@link serveConductor}) between the client and them, and
+ * group of its own), serves the conductor ({@link serveConductor}) between the client and them —
+ * logging each chain method it refused to forward (a `proxy/successor` from the client…) — and
  * stops them all when it ends — nothing is left running, also a component that ignores EOF and
  * SIGTERM. Resolves with 0 when the client closed the connection, 1 when a component failed (it
  * exited or wrote something that is not JSON-RPC) — after every request waiting on the chain was
@@ -64,6 +65,10 @@ export async function runChain(options: RunChainOptions): Promise<number> {
     client: options.client ?? stdioTransport(),
     proxies: proxies.map((spawned) => spawned.component),
     agent: agent.component,
+    onRefused: ({ from, method, kind, reason }) =>
+      log(
+        `acp-kit chain: ${kind === 'request' ? 'refused' : 'dropped'} the ${method} ${kind} from ${from}: ${method} ${reason}\n`,
+      ),
   });
   const ended = await Promise.race([conductor.ended, signalled]).finally(() => {
     for (const [signal, handler] of handlers) process.off(signal, handler);

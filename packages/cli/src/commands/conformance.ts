@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
   type ConformanceProgress,
@@ -7,6 +6,7 @@ import {
   formatSummary,
   runConformance,
 } from '@acp-kit/conformance';
+import { writeConversationFile } from '../conversation-file.js';
 
 const USAGE = `Usage: acp-kit conformance [--json <report.json>] [--timeout <s>] [--record <file.ndjson>]
                           [--background-prompt <text>] [--subagent-prompt <text>] -- <agent command…>
@@ -31,6 +31,9 @@ and checks every rule of the prompt-lifecycle catalog. Prints PASS / FAIL / SKIP
                      messages cannot show (the scenario, why it stopped, the agent's own exit
                      with the end of its stderr, requests it never answered), so that
                      \`acp-kit lint\` of a recording reports the same MUST failures as the run
+
+The report and the recordings hold the agent's conversation: they are written readable by you
+only (mode 0600), also over files that existed with a wider mode.
 
 An agent that answers initialize with protocolVersion 1 is reported as a v1 agent, with the
 command that checks it through the v1 → v2 bridge (acp-kit bridge --serve v2 -- …).
@@ -155,7 +158,7 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
       ? {
           record: async (scenario: string, transcript: string) => {
             const path = scenarioTranscriptPath(invocation.record!, scenario);
-            await writeFile(path, transcript);
+            writeConversationFile(path, transcript);
             written.push(path);
           },
         }
@@ -163,7 +166,7 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
   });
   printReport(report);
   if (invocation.json) {
-    await writeFile(invocation.json, `${JSON.stringify(report, null, 2)}\n`);
+    writeConversationFile(invocation.json, `${JSON.stringify(report, null, 2)}\n`);
     process.stderr.write(`report written to ${invocation.json}\n`);
   }
   if (written.length > 0) process.stderr.write(`transcripts written to ${written.join(', ')}\n`);

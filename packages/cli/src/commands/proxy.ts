@@ -20,12 +20,18 @@ export async function runProxyCommand(args: string[]): Promise<number> {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   if (values.log === '') throw new UsageError('--log expects a file path');
-  await runProxy(
-    referenceProxy({
+  let proxy: ReturnType<typeof referenceProxy>;
+  try {
+    proxy = referenceProxy({
       name: values.name ?? 'acp-kit proxy',
       ...(values.context === undefined ? {} : { context: values.context }),
       ...(values.log === undefined ? {} : { log: values.log }),
-    }),
-  );
+    });
+  } catch (error) {
+    // The --log file could not be opened owner-only: nothing is logged anywhere else instead.
+    process.stderr.write(`acp-kit proxy: --log ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  await runProxy(proxy);
   return 0;
 }

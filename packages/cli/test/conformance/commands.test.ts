@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -73,6 +73,32 @@ describe('acp-kit conformance', () => {
 
     expect(await runLintCommand([join(dir, 'run.lifecycle.ndjson')])).toBe(1);
     expect(out).toMatch(/run\.lifecycle\.ndjson:\d+: MUST prompt\.response\.message-id: /);
+  });
+
+  it('writes the report and every recording readable by you only (0600), also over files that existed readable by others (#40 item 15)', async () => {
+    const folder = await mkdtemp(join(dir, 'private-'));
+    const json = join(folder, 'report.json');
+    const record = join(folder, 'run.ndjson');
+    for (const existing of [json, join(folder, 'run.lifecycle.ndjson')]) {
+      await writeFile(existing, 'old\n');
+      await chmod(existing, 0o644);
+    }
+    const args = [
+      '--json',
+      json,
+      '--record',
+      record,
+      '--',
+      process.execPath,
+      ...fixtureArgs('no-message-id'),
+    ];
+    expect(await runConformanceCommand(args)).toBe(1);
+    const files = (await readdir(folder)).sort();
+    expect(files).toContain('run.lifecycle.ndjson');
+    const modes = await Promise.all(
+      files.map(async (file) => [file, ((await stat(join(folder, file))).mode & 0o777).toString(8)]),
+    );
+    expect(modes).toEqual(files.map((file) => [file, '600']));
   });
 
   it.each([

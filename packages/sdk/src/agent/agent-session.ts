@@ -633,8 +633,8 @@ export class AgentSession {
 
   /**
    * Asks the user for structured input (`elicitation/create`): a form, or a URL to open. Only
-   * clients that advertised the mode in `initialize` are asked — `options.client` first, another
-   * attached one if it goes away. While the question is pending the session reports
+   * clients that advertised the mode in `initialize` are asked — `options.client` first, every
+   * other attached one at once if it goes away (the first answer wins). While the question is pending the session reports
    * `requires_action`. Resolves with the client's answer, or `{ action: 'cancel' }` when no
    * client can answer or `options.signal` (default: the turn's signal) aborts — the request is
    * then withdrawn with `$/cancel_request`.
@@ -664,9 +664,10 @@ export class AgentSession {
    * `requires_action`; once answered it reports `running` again. `preferred` is the client to
    * ask (normally the one whose prompt started the work). A client that leaves never freezes the
    * session: when the one asked has gone — also while the request is pending — the request is
-   * asked of the next attached client not asked yet, and with none left (or once the turn's signal
-   * aborts) it resolves `{ outcome: { outcome: 'cancelled' } }`, so the work goes on to its stop
-   * reason. An answer that is not a permission outcome fails with -32603.
+   * asked of every other attached client at once, the first answer winning and the request
+   * withdrawn from the rest (so one silent client cannot keep the others from answering); with none
+   * left (or once the turn's signal aborts) it resolves `{ outcome: { outcome: 'cancelled' } }`, so
+   * the work goes on to its stop reason. An answer that is not a permission outcome fails with -32603.
    */
   async requestPermission(
     params: Omit<RequestPermissionRequest, 'sessionId'>,

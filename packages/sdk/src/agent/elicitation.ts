@@ -6,7 +6,7 @@ import type {
   SessionId,
   ToolCallId,
 } from '@acp-kit/schema';
-import { askOneClientAtATime } from './ask-one-client.js';
+import { askAttachedClients } from './ask-attached-clients.js';
 import type { ClientPeer } from './client-peer.js';
 
 /** A form elicitation as the agent writes it: the session scope is filled in by the session. */
@@ -43,9 +43,9 @@ export function canElicit(peer: ClientPeer, mode: string): boolean {
 const CANCELLED: CreateElicitationResponse = { action: 'cancel' };
 
 /**
- * Asks one client at a time, preferring `options.client`, among `peers` that advertised the mode:
- * a client that goes away while asked is replaced by the next one. With none left, or once
- * `signal` aborts, the outcome is `{ action: 'cancel' }`.
+ * Asks `peers` that advertised the mode, `options.client` alone first: once the one asked has gone,
+ * every other one at once, the first answer winning (see {@link askAttachedClients}). With none
+ * left, or once `signal` aborts, the outcome is `{ action: 'cancel' }`.
  */
 export async function askClients(
   sessionId: SessionId,
@@ -61,13 +61,15 @@ export async function askClients(
   } as CreateElicitationRequest;
   const eligible = (peer: ClientPeer, asked: ReadonlySet<ClientPeer>): boolean =>
     peer.open && !asked.has(peer) && canElicit(peer, request.mode);
-  return askOneClientAtATime<CreateElicitationResponse>(
+  return askAttachedClients<CreateElicitationResponse>(
     {
-      next: (asked) => {
+      candidates: (asked) => {
+        const attached = [...peers()];
+        const left = attached.filter((peer) => eligible(peer, asked));
         const preferred = options.client;
-        if (preferred !== undefined && eligible(preferred, asked) && [...peers()].includes(preferred))
-          return preferred;
-        return [...peers()].find((peer) => eligible(peer, asked));
+        return preferred !== undefined && left.includes(preferred)
+          ? [preferred, ...left.filter((peer) => peer !== preferred)]
+          : left;
       },
       ask: (peer, withdraw) => peer.request('elicitation/create', params, withdraw),
       isAnswer: (value): value is CreateElicitationResponse =>

@@ -1,5 +1,5 @@
 import type { RequestPermissionRequest, RequestPermissionResponse, SessionId } from '@acp-kit/schema';
-import { askOneClientAtATime } from './ask-one-client.js';
+import { askAttachedClients } from './ask-attached-clients.js';
 import type { ClientPeer } from './client-peer.js';
 
 /** The session's clients as a permission request sees them (see {@link askPermission}). */
@@ -25,24 +25,27 @@ export interface PermissionAsk {
 const CANCELLED: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
 
 /**
- * Asks one attached client at a time for permission (`session/request_permission`), `preferred`
- * first. A client that leaves never freezes the session: when the one asked has gone — also while
- * the request is pending — the next attached client not asked yet is asked, and with none left
- * (or once `signal` aborts, which withdraws the request with `$/cancel_request`) the outcome is
- * `cancelled`, so the work goes on to its stop reason. An answer that is not a permission outcome
- * fails with -32603.
+ * Asks the session's attached clients for permission (`session/request_permission`), `preferred`
+ * alone first. A client that leaves never freezes the session: when the one asked has gone — also
+ * while the request is pending — every other attached client is asked at once and the first answer
+ * wins (the request is withdrawn from the rest), so a client that stays silent cannot keep the
+ * others from answering; with none left (or once `signal` aborts, which withdraws the request with
+ * `$/cancel_request`) the outcome is `cancelled`, so the work goes on to its stop reason. An answer
+ * that is not a permission outcome fails with -32603.
  */
 export async function askPermission(
   params: Omit<RequestPermissionRequest, 'sessionId'>,
   ask: PermissionAsk,
 ): Promise<RequestPermissionResponse> {
   const { preferred, audience } = ask;
-  return askOneClientAtATime<RequestPermissionResponse>(
+  return askAttachedClients<RequestPermissionResponse>(
     {
-      next: (asked) =>
-        preferred?.open && audience.isAttached(preferred) && !asked.has(preferred)
-          ? preferred
-          : [...audience.peers()].find((candidate) => candidate.open && !asked.has(candidate)),
+      candidates: (asked) => {
+        const left = [...audience.peers()].filter((peer) => peer.open && !asked.has(peer));
+        return preferred?.open && audience.isAttached(preferred) && !asked.has(preferred)
+          ? [preferred, ...left.filter((peer) => peer !== preferred)]
+          : left;
+      },
       ask: (peer, withdraw) =>
         peer.request('session/request_permission', { ...params, sessionId: ask.sessionId }, withdraw),
       isAnswer: isPermissionResponse,

@@ -22,7 +22,11 @@ export interface McpNotice {
 
 /** Per-request options of {@link McpOverAcpCaller.request}. */
 export interface McpCallOptions {
-  /** Aborting sends `$/cancel_request` for the `mcp/message` request; it rejects with -32800. */
+  /**
+   * Aborting sends `$/cancel_request` for the `mcp/message` request and rejects with -32800 at
+   * once: the caller never waits on the client to acknowledge it (a hung client cannot hold a
+   * cancelled turn). A late answer is dropped.
+   */
   signal?: AbortSignal;
   /** Receives the MCP notifications of this request while it is active; later ones are dropped. */
   onNotification?(notice: McpNotice): void;
@@ -36,6 +40,27 @@ interface PeerState {
   readonly sessions: Map<SessionId, readonly McpServerAcp[]>;
   /** Listeners of the active requests, by serverId and requestId. */
   readonly active: Map<string, (notice: McpNotice) => void>;
+}
+
+/**
+ * Settles like `request`, except that once `signal` aborts it rejects with `cancelled()` at once,
+ * without waiting for the peer's answer to the withdrawn request.
+ */
+function withdrawnOnAbort<T>(
+  request: Promise<T>,
+  signal: AbortSignal | undefined,
+  cancelled: () => Error,
+): Promise<T> {
+  if (signal === undefined) return request;
+  if (signal.aborted) {
+    request.catch(() => undefined);
+    return Promise.reject(cancelled());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    request.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 const routeKey = (serverId: string, requestId: string) => JSON.stringify([serverId, requestId]);
@@ -117,10 +142,18 @@ export class McpOverAcpCaller {
     }
     state.active.set(key, options.onNotification ?? (() => undefined));
     try {
-      const answer = await client.request(
-        'mcp/message',
-        { serverId, requestId, method, params: withMcpRequestMeta(params, this.#identity) },
+      const answer = await withdrawnOnAbort(
+        client.request(
+          'mcp/message',
+          { serverId, requestId, method, params: withMcpRequestMeta(params, this.#identity) },
+          options.signal,
+        ),
         options.signal,
+        () =>
+          new RpcError(ErrorCodes.RequestCancelled, `MCP request ${requestId} was cancelled`, {
+            serverId,
+            requestId,
+          }),
       );
       const outcome = parseMcpOutcome(answer);
       if (outcome === undefined) {

@@ -24,6 +24,23 @@ export const SUCCESSOR_METHODS: Readonly<
   sacp: { request: '_proxy/successor/request', notification: '_proxy/successor/notification' },
 };
 
+/**
+ * The methods of the chain itself, in either dialect: the conductor and its proxies speak them to
+ * each other, and no other party may (a client sending `proxy/successor` would speak as the agent
+ * to the proxies).
+ */
+const CHAIN_METHODS: ReadonlySet<string> = new Set([
+  PROXY_INITIALIZE_METHOD,
+  PROXY_SUCCESSOR_METHOD,
+  SUCCESSOR_METHODS.sacp.request,
+  SUCCESSOR_METHODS.sacp.notification,
+]);
+
+/** Whether `method` is one of the chain's own methods (`proxy/initialize`, `proxy/successor`, the sacp envelopes). */
+export function isChainMethod(method: string): boolean {
+  return CHAIN_METHODS.has(method);
+}
+
 /** True for an `initialize` whose `_meta.proxy` is `true`: the sacp dialect's proxy initialization. */
 export function isSacpProxyInitialize(method: string, params: unknown): boolean {
   if (method !== 'initialize' || typeof params !== 'object' || params === null) return false;

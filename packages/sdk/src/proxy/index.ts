@@ -15,6 +15,7 @@ export { envelopeValidator } from './envelope-validator.js';
 export { runProxy } from './run-proxy.js';
 export {
   type ChainComponent,
+  type ChainRefusal,
   type ConductorEnd,
   type ConductorOptions,
   serveConductor,

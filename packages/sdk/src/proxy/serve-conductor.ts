@@ -5,6 +5,7 @@ import type { ExtensionMethod } from '../rpc/method-maps.js';
 import { noValidation } from '../rpc/validation.js';
 import type { Transport } from '../rpc/transport.js';
 import {
+  isChainMethod,
   PROXY_INITIALIZE_METHOD,
   PROXY_SUCCESSOR_METHOD,
   type SuccessorEnvelope,
@@ -21,6 +22,18 @@ export interface ChainComponent {
   readonly name: string;
 }
 
+/** A chain method the conductor would not forward, as reported to {@link ConductorOptions.onRefused}. */
+export interface ChainRefusal {
+  /** Who sent it: `client`, or the component's name. */
+  readonly from: string;
+  /** The method refused: a chain method sent by the client or the agent, or carried in an envelope. */
+  readonly method: string;
+  /** A request (answered with the error) or a notification (dropped). */
+  readonly kind: 'request' | 'notification';
+  /** Why, in words. */
+  readonly reason: string;
+}
+
 /** Options of {@link serveConductor}. */
 export interface ConductorOptions {
   /** The client's side: the conductor is an ordinary agent to it. */
@@ -31,6 +44,11 @@ export interface ConductorOptions {
   readonly agent: ChainComponent;
   /** Limits of every connection (message size, outgoing buffer); nothing is validated but the envelopes. */
   readonly connection?: Omit<ConnectionOptions, 'validator'>;
+  /**
+   * Called for every chain method the conductor refused to forward (see {@link serveConductor}),
+   * e.g. to log it. Default: nothing.
+   */
+  readonly onRefused?: (refusal: ChainRefusal) => void;
 }
 
 /** How a conductor's run ended. */
@@ -78,6 +96,13 @@ function untyped(method: string): ExtensionMethod {
  * previous proxy wrapped in `proxy/successor`, or to the client unwrapped from the first one.
  * Results and errors travel back unchanged; a cancelled request cancels the one the conductor
  * sent for it (hop-local). Only the envelopes are validated (-32602 at their pointer).
+ *
+ * Only the conductor and its proxies speak the chain's own methods (`proxy/initialize`,
+ * `proxy/successor`, the sacp envelopes), to each other: sent by the client, carried inside a
+ * `proxy/successor` envelope or sent plainly towards the client by a component, one is never forwarded — a request is answered -32601 and a
+ * notification dropped, each reported to `onRefused`. So a client cannot speak as the agent to the
+ * proxies (a `proxy/successor` notification from it would reach the first proxy as if from its
+ * successor).
  *
  * A component that exits or writes something that is not JSON-RPC breaks the chain: every request
  * waiting on the chain is answered -32603 with a message naming the component and what happened
@@ -159,16 +184,30 @@ export function serveConductor(options: ConductorOptions): ServedConductor {
       : connections[index - 1]!.sendNotification(untyped(PROXY_SUCCESSOR_METHOD), wrap(method, params))
     ).catch(() => {});
 
+  /** Reports a chain method that is not forwarded; for a request, the error it is answered with. */
+  const refuse = (
+    from: string,
+    method: string,
+    kind: 'request' | 'notification',
+    reason: string,
+  ): RpcError => {
+    try {
+      options.onRefused?.({ from, method, kind, reason });
+    } catch {
+      // A failing log hook must not break the chain.
+    }
+    return new RpcError(ErrorCodes.MethodNotFound, `${method} ${reason}`);
+  };
+  const FROM_CLIENT =
+    "is not served to a client: this conductor is the client's agent, not a proxy in another chain";
+  const FORWARDED =
+    'is not forwarded between components: only the conductor speaks the chain methods to its proxies';
+
   /** The client's requests still being answered: a client that ends its stream still gets them. */
   const inflight = new Set<Promise<unknown>>();
   client.onUnhandledRequest((method, params, context) => {
-    if (method === PROXY_INITIALIZE_METHOD || method === PROXY_SUCCESSOR_METHOD) {
-      // This conductor runs in terminal mode: to its client it is an agent, not a proxy.
-      throw new RpcError(
-        ErrorCodes.MethodNotFound,
-        `${method} is not served to a client: this conductor is the client's agent, not a proxy in another chain`,
-      );
-    }
+    // This conductor runs in terminal mode: to its client it is an agent, not a proxy.
+    if (isChainMethod(method)) throw refuse('client', method, 'request', FROM_CLIENT);
     const answer = down(0, method, params, context.signal);
     const settled = answer.then(
       () => {},
@@ -178,23 +217,36 @@ export function serveConductor(options: ConductorOptions): ServedConductor {
     settled.then(() => inflight.delete(settled));
     return answer;
   });
-  client.onUnhandledNotification((method, params) => downNotify(0, method, params));
+  client.onUnhandledNotification((method, params) => {
+    if (isChainMethod(method)) {
+      refuse('client', method, 'notification', FROM_CLIENT);
+      return;
+    }
+    return downNotify(0, method, params);
+  });
 
   connections.forEach((connection, index) => {
     const isProxy = index < last;
+    const name = components[index]!.name;
     connection.onUnhandledRequest((method, params, context) => {
       if (isProxy && method === PROXY_SUCCESSOR_METHOD) {
         const envelope = params as SuccessorEnvelope;
+        if (isChainMethod(envelope.method)) throw refuse(name, envelope.method, 'request', FORWARDED);
         return down(index + 1, envelope.method, unwrappedParams(envelope), context.signal);
       }
+      if (isChainMethod(method)) throw refuse(name, method, 'request', FORWARDED);
       return up(index, method, params, context.signal);
     });
     connection.onUnhandledNotification((method, params) => {
-      if (isProxy && method === PROXY_SUCCESSOR_METHOD) {
-        const envelope = params as SuccessorEnvelope;
-        return downNotify(index + 1, envelope.method, unwrappedParams(envelope));
+      const inner = isProxy && method === PROXY_SUCCESSOR_METHOD ? (params as SuccessorEnvelope) : undefined;
+      const carried = inner === undefined ? method : inner.method;
+      if (isChainMethod(carried)) {
+        refuse(name, carried, 'notification', FORWARDED);
+        return;
       }
-      return upNotify(index, method, params);
+      return inner === undefined
+        ? upNotify(index, method, params)
+        : downNotify(index + 1, inner.method, unwrappedParams(inner));
     });
     const fail = (message: string): void => {
       if (failure !== undefined) return;
@@ -203,7 +255,6 @@ export function serveConductor(options: ConductorOptions): ServedConductor {
       for (const other of connections) other.close(new RpcError(ErrorCodes.ConnectionClosed, message));
       settle(failure);
     };
-    const name = components[index]!.name;
     connection.onDiagnostic((diagnostic) => {
       if (!GARBAGE.has(diagnostic.kind)) return;
       const excerpt = diagnostic.excerpt === undefined ? '' : `: ${JSON.stringify(diagnostic.excerpt)}`;

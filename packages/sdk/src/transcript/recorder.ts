@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { closeSync, createWriteStream, fchmodSync, fstatSync, openSync } from 'node:fs';
 import type { Disposable, MessageDirection } from '../rpc/index.js';
 import { formatTranscriptLine, type TranscriptLine, type TranscriptSide, wireDirection } from './format.js';
 
@@ -80,13 +80,25 @@ export interface FileTranscriptRecorder extends TranscriptRecorder {
   close(): Promise<void>;
 }
 
-/** Records a connection into an ndjson file (created or truncated). Lines are not kept in memory. */
+/**
+ * Records a connection into an ndjson file (created or truncated). Lines are not kept in memory.
+ * The file holds the conversation, so it is readable by its owner only: created with mode 0600,
+ * and an existing file others may read is given mode 0600 before anything is written (it throws
+ * when that cannot be done).
+ */
 export function recordTranscriptToFile(
   connection: TappableConnection,
   path: string,
   side: TranscriptSide,
 ): FileTranscriptRecorder {
-  const stream = createWriteStream(path, { encoding: 'utf8' });
+  const fd = openSync(path, 'w', 0o600);
+  try {
+    if ((fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  const stream = createWriteStream('', { fd, encoding: 'utf8' });
   const recorder = recordTranscript(connection, { side, sink: stream, keep: false });
   return {
     ...recorder,

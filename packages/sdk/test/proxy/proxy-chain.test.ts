@@ -12,13 +12,15 @@ import { Agent } from '../../src/agent/index.js';
 import { Client } from '../../src/client/index.js';
 import { schemaValidator } from '../../src/codec/index.js';
 import {
+  type ChainRefusal,
   type ProxyOptions,
   serveConductor,
   serveProxy,
   type ToAgentInterceptors,
   type ToClientInterceptors,
 } from '../../src/proxy/index.js';
-import { Connection, RpcError } from '../../src/rpc/index.js';
+import { Connection, type ExtensionMethod, noValidation, RpcError } from '../../src/rpc/index.js';
+import type { Transport } from '../../src/rpc/transport.js';
 import { createInProcessPair } from '../../src/transports/index.js';
 
 /** An Agent that inserts each prompt and ends the turn, serving one in-process transport. */
@@ -195,5 +197,73 @@ describe('serveProxy behind serveConductor', () => {
       "the proxy changed protocolVersion from 2 to 3; a proxy must keep its successor's",
     );
     changed.client.close();
+  });
+});
+
+describe('serveConductor and the chain’s own methods (#40 item 16)', () => {
+  it('forwards none from the client, inside an envelope or from the agent: requests get -32601, notifications are dropped, each is reported', async () => {
+    const raw = (transport: Transport) => new Connection(transport, { validator: noValidation });
+    const [clientSide, conductorClientSide] = createInProcessPair();
+    const [proxySide, conductorProxySide] = createInProcessPair();
+    const [agentSide, conductorAgentSide] = createInProcessPair();
+    const refusals: ChainRefusal[] = [];
+    const conductor = serveConductor({
+      client: conductorClientSide,
+      proxies: [{ transport: conductorProxySide, name: 'proxy 1' }],
+      agent: { transport: conductorAgentSide, name: 'agent' },
+      onRefused: (refusal) => refusals.push(refusal),
+    });
+    const client = raw(clientSide);
+    const proxy = raw(proxySide);
+    const agent = raw(agentSide);
+    const reached: string[] = [];
+    for (const [who, connection] of [
+      ['client', client],
+      ['proxy', proxy],
+      ['agent', agent],
+    ] as const) {
+      connection.onUnhandledNotification((method, params) => {
+        reached.push(`${who} ${method} ${JSON.stringify(params)}`);
+      });
+      connection.onUnhandledRequest((method) => {
+        reached.push(`${who} ${method}`);
+        return {};
+      });
+      connection.listen();
+    }
+    const ext = (method: string) => method as ExtensionMethod;
+    const code = (promise: Promise<unknown>) =>
+      promise.then(
+        () => 'answered',
+        (e: RpcError) => e.code,
+      );
+    const update = { method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'x' } } };
+
+    await client.sendNotification(ext('proxy/successor'), update);
+    const fromClient = await code(client.sendRequest(ext('_proxy/successor/request'), update));
+    await proxy.sendNotification(ext('proxy/successor'), { method: 'proxy/successor', params: update });
+    const inEnvelope = await code(proxy.sendRequest(ext('proxy/successor'), { method: 'proxy/initialize' }));
+    await agent.sendNotification(ext('proxy/successor'), update);
+    const fromAgent = await code(agent.sendRequest(ext('proxy/initialize'), {}));
+    // What is not a chain method still crosses: a marker the client and the agent both see.
+    await client.sendNotification(ext('_marker'), { n: 1 });
+    await agent.sendNotification(ext('_marker'), { n: 2 });
+    await expect.poll(() => reached.filter((line) => line.includes('_marker')).length).toBe(2);
+
+    expect({ fromClient, inEnvelope, fromAgent }).toEqual({
+      fromClient: -32601,
+      inEnvelope: -32601,
+      fromAgent: -32601,
+    });
+    expect(reached.filter((line) => !line.includes('_marker'))).toEqual([]);
+    expect(refusals.map(({ from, method, kind }) => `${kind} ${method} from ${from}`)).toEqual([
+      'notification proxy/successor from client',
+      'request _proxy/successor/request from client',
+      'notification proxy/successor from proxy 1',
+      'request proxy/initialize from proxy 1',
+      'notification proxy/successor from agent',
+      'request proxy/initialize from agent',
+    ]);
+    conductor.close();
   });
 });

@@ -20,7 +20,12 @@ const SETUP_INITIALIZE_ID = 'setup-initialize';
 
 function rawClient(
   agent: Agent,
-  options: { reading?: boolean; maxQueuedBytes?: number; maxMessageBytes?: number } = {},
+  options: {
+    reading?: boolean;
+    maxQueuedBytes?: number;
+    maxMessageBytes?: number;
+    capabilities?: Record<string, unknown>;
+  } = {},
 ) {
   const toAgent = new PassThrough();
   const fromAgent = new PassThrough({ highWaterMark: 16 * 1024 });
@@ -69,7 +74,11 @@ function rawClient(
       jsonrpc: '2.0',
       id: SETUP_INITIALIZE_ID,
       method: 'initialize',
-      params: { protocolVersion: 2, info: { name: 'raw-client', version: '0.0.0' } },
+      params: {
+        protocolVersion: 2,
+        info: { name: 'raw-client', version: '0.0.0' },
+        ...(options.capabilities === undefined ? {} : { capabilities: options.capabilities }),
+      },
     })}\n`,
   );
   return {
@@ -349,6 +358,46 @@ describe('delivery from the session log', () => {
     other.send({ id: asked.id, result: { outcome: { outcome: 'selected', optionId: 'ok' } } });
     await other.until((lines) => idleOf(lines) !== undefined);
     expect(idleOf(other.lines)).toMatchObject({ stopReason: 'end_turn' });
+  });
+
+  it('asks every other attached client that can answer at once when the one asked leaves, so a silent one cannot keep the question from the others; the first answer withdraws it from the rest (#40 item 17)', async () => {
+    const agent = new Agent({
+      info: { name: 'asker', version: '0' },
+      async onPrompt(prompt, { session, client }) {
+        await prompt.insert();
+        await session.running();
+        const answer = await session.elicit(
+          { mode: 'form', message: 'which file?', requestedSchema: { type: 'object', properties: {} } },
+          { client },
+        );
+        await session.idle(answer.action === 'accept' ? 'end_turn' : 'cancelled');
+      },
+    });
+    const session = await agent.createSession('/repo');
+    const form = { elicitation: { form: {} } };
+    const submitter = rawClient(agent, { capabilities: form });
+    const silent = rawClient(agent, { capabilities: form });
+    const noForm = rawClient(agent, { capabilities: {} });
+    const answering = rawClient(agent, { capabilities: form });
+    for (const client of [silent, noForm, answering]) {
+      client.request('session/resume', { sessionId: session.id, cwd: '/repo' });
+      await client.until(() => client.response(1) !== undefined);
+    }
+    submitter.request('session/prompt', { sessionId: session.id, prompt: [{ type: 'text', text: 'ask' }] });
+    const isAsk = (l: Line) => l.method === 'elicitation/create';
+    await submitter.until((lines) => lines.some(isAsk));
+    submitter.connection.close();
+    await silent.until((lines) => lines.some(isAsk));
+    await answering.until((lines) => lines.some(isAsk));
+    const asked = answering.lines.find(isAsk)!;
+    answering.send({ id: asked.id, result: { action: 'accept', content: {} } });
+    await answering.until((lines) => idleOf(lines) !== undefined);
+    await silent.until((lines) => lines.some((l) => l.method === '$/cancel_request'));
+    expect({
+      stopReason: idleOf(answering.lines)?.stopReason,
+      silentWithdrawn: silent.lines.find((l) => l.method === '$/cancel_request')?.params.requestId,
+      noFormAsked: noForm.lines.some(isAsk),
+    }).toEqual({ stopReason: 'end_turn', silentWithdrawn: silent.lines.find(isAsk)!.id, noFormAsked: false });
   });
 
   it('replays a retained prompt just under the message limit in every replay style (#13 item 1)', async () => {

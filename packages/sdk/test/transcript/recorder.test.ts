@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -92,6 +92,23 @@ describe('transcript recorder', () => {
     expect(lines.map((line) => line.dir)).toEqual(['client->agent', 'agent->client']);
     expect(lines[1].msg.result).toEqual([1, 2]);
     expect(typeof lines[0].t).toBe('number');
+    client.close();
+  });
+
+  it('writes its file readable by its owner only (0600), also one that existed readable by others (#40 item 15)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'acp-transcript-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const { client } = pair();
+    const fresh = join(dir, 'fresh.ndjson');
+    const existing = join(dir, 'existing.ndjson');
+    await writeFile(existing, 'old\n');
+    await chmod(existing, 0o644);
+    const recorders = [fresh, existing].map((path) => recordTranscriptToFile(client, path, 'client'));
+    await client.sendRequest('_echo', ['a secret prompt']);
+    for (const recorder of recorders) await recorder.close();
+    const modes = await Promise.all([fresh, existing].map(async (path) => (await stat(path)).mode & 0o777));
+    expect(modes).toEqual([0o600, 0o600]);
+    expect(await readFile(existing, 'utf8')).toContain('a secret prompt');
     client.close();
   });
 
