@@ -10,6 +10,9 @@ import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 
+/** One step of an offline recipe. */
+export type RecipeStep = { text: string } | { code: string; lang: string; file?: string };
+
 /** What a test needs to start one agent against a model server. */
 export interface AgentSetup {
   /** The agent's command line (node and its entry script). */
@@ -32,8 +35,8 @@ export interface AgentSpec {
   api: 'openai-responses' | 'anthropic-messages';
   /** The `auth/login` method the agent requires before `session/new`, if any. */
   login?: string;
-  /** How a host repeats this offline, for the docs page (markdown). */
-  recipe: string;
+  /** How a host repeats this offline, for the docs page: prose (with `code` spans) and code blocks. */
+  recipe: RecipeStep[];
   /** Scratch home, config and environment for one run against `origin` (`http://127.0.0.1:PORT`). */
   setup(origin: string, options?: { model?: string }): AgentSetup;
 }
@@ -68,29 +71,33 @@ export const codexAcp: AgentSpec = {
   version: packageVersion('@zed-industries/codex-acp'),
   api: 'openai-responses',
   recipe: [
-    'A custom model provider in a scratch `CODEX_HOME/config.toml` (codex refuses `wire_api = "chat"`):',
-    '',
-    '```toml',
-    `model = "${CODEX_MODEL}"`,
-    'model_provider = "canned"',
-    'approval_policy = "on-request"',
-    'sandbox_mode = "read-only"',
-    '',
-    '[model_providers.canned]',
-    'name = "canned"',
-    'base_url = "http://127.0.0.1:PORT/v1"',
-    'wire_api = "responses"',
-    'env_key = "CANNED_API_KEY"',
-    '```',
-    '',
-    '```sh',
-    'CODEX_HOME=/tmp/codex-home CANNED_API_KEY=x acp-kit bridge --serve v2 -- npx @zed-industries/codex-acp',
-    '```',
-    '',
-    'The server answers `POST /v1/responses` with an SSE stream of Responses events. A function call',
-    '`exec_command` with `sandbox_permissions: "require_escalated"` makes codex ask the client;',
-    '`apply_patch` edits a file.',
-  ].join('\n'),
+    {
+      text: 'A custom model provider in a scratch `CODEX_HOME` points codex at the canned server (codex refuses `wire_api = "chat"`). Use a model slug codex knows: an unknown one makes it stream a warning message that its `session/load` does not replay.',
+    },
+    {
+      file: '$CODEX_HOME/config.toml',
+      lang: 'toml',
+      code: [
+        `model = "${CODEX_MODEL}"`,
+        'model_provider = "canned"',
+        'approval_policy = "on-request"',
+        'sandbox_mode = "read-only"',
+        '',
+        '[model_providers.canned]',
+        'name = "canned"',
+        'base_url = "http://127.0.0.1:PORT/v1"',
+        'wire_api = "responses"',
+        'env_key = "CANNED_API_KEY"',
+      ].join('\n'),
+    },
+    {
+      lang: 'sh',
+      code: 'CODEX_HOME=/tmp/codex-home CANNED_API_KEY=x \\\n  npx acp-kit bridge --serve v2 --history ids.ndjson -- npx @zed-industries/codex-acp',
+    },
+    {
+      text: 'The server answers `POST /v1/responses` with an SSE stream of Responses events (`response.created`, `response.output_item.done`, `response.output_text.delta`, `response.completed`). A `function_call` item `exec_command` with `sandbox_permissions: "require_escalated"` makes codex ask the client (`session/request_permission`); `apply_patch` edits a file (codex asks for that too).',
+    },
+  ],
   setup(origin, options = {}) {
     const home = mkdtempSync(join(tmpdir(), 'acp-kit-codex-home-'));
     writeFileSync(
@@ -127,19 +134,21 @@ function claudeSpec(id: string, npm: string): AgentSpec {
     version: packageVersion(npm),
     api: 'anthropic-messages',
     recipe: [
-      'Claude Code (inside the adapter) reads its endpoint and key from the environment; a scratch',
-      '`HOME` keeps it away from your own settings and sessions:',
-      '',
-      '```sh',
-      'HOME=/tmp/claude-home ANTHROPIC_BASE_URL=http://127.0.0.1:PORT ANTHROPIC_API_KEY=x \\',
-      '  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 \\',
-      `  acp-kit bridge --serve v2 -- npx ${npm}`,
-      '```',
-      '',
-      'As root (a CI container), also set `IS_SANDBOX=1`: Claude Code refuses to start as root otherwise.',
-      'The server answers `POST /v1/messages` with an SSE stream of Messages events. A `Bash`',
-      'tool_use makes the adapter ask the client; `Write` edits a file.',
-    ].join('\n'),
+      {
+        text: 'Claude Code (inside the adapter) reads its endpoint and key from the environment; a scratch `HOME` keeps it away from your own settings and sessions. As root (a CI container), also set `IS_SANDBOX=1`: Claude Code refuses to start as root otherwise.',
+      },
+      {
+        lang: 'sh',
+        code: [
+          'HOME=/tmp/claude-home ANTHROPIC_BASE_URL=http://127.0.0.1:PORT ANTHROPIC_API_KEY=x \\',
+          '  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 \\',
+          `  npx acp-kit bridge --serve v2 --history ids.ndjson -- npx ${npm}`,
+        ].join('\n'),
+      },
+      {
+        text: 'The server answers `POST /v1/messages` with an SSE stream of Messages events (`message_start`, `content_block_start`, `content_block_delta`, `message_delta`, `message_stop`); Claude Code also sends `HEAD /` and side requests without tools (title, command summaries), which any short text answers. A `Bash` tool_use makes the adapter ask the client; `Write` edits a file without asking.',
+      },
+    ],
     setup() {
       const home = mkdtempSync(join(tmpdir(), `acp-kit-${id}-home-`));
       mkdirSync(join(home, '.claude'), { recursive: true });

@@ -41,6 +41,8 @@ export interface Asked {
   toolCallId: string | undefined;
   title: string | undefined;
   answered: 'allow' | 'reject';
+  /** How many session updates had arrived when the question came. */
+  atUpdate: number;
 }
 
 /** One v2 client connection to the agent. */
@@ -87,9 +89,15 @@ type PermissionParams = {
   toolCall?: { toolCallId?: string; title?: string };
 };
 
-function record(asked: Asked[], params: PermissionParams, answer: 'allow' | 'reject'): string {
+function record(peer: Peer, params: PermissionParams): string {
+  const answer = peer.answer;
   const toolCall = params.subject?.toolCall ?? params.toolCall;
-  asked.push({ toolCallId: toolCall?.toolCallId, title: toolCall?.title, answered: answer });
+  peer.asked.push({
+    toolCallId: toolCall?.toolCallId,
+    title: toolCall?.title,
+    answered: answer,
+    atUpdate: peer.updates.length,
+  });
   return pickOption(params.options, answer).optionId;
 }
 
@@ -117,7 +125,7 @@ async function acpKitPeer(transport: Transport): Promise<Peer> {
   const client = new Client(connection, {
     info: { name: 'acp-kit-real-agents', version: '0.0.0' },
     onPermission: async (params) => ({
-      outcome: { outcome: 'selected', optionId: record(asked, params as PermissionParams, peer.answer) },
+      outcome: { outcome: 'selected', optionId: record(peer, params as PermissionParams) },
     }),
   });
   await client.initialize();
@@ -153,7 +161,7 @@ async function officialPeer(stream: OfficialStream, onClose: () => void = () => 
       updates.push(params.update as Update);
     })
     .onRequest('session/request_permission', async ({ params }) => ({
-      outcome: { outcome: 'selected', optionId: record(asked, params as PermissionParams, peer.answer) },
+      outcome: { outcome: 'selected', optionId: record(peer, params as PermissionParams) },
     }));
   let resolveReady!: () => void;
   let rejectReady!: (error: unknown) => void;

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { AgentSpec } from './agents.js';
+import type { AgentSpec, RecipeStep } from './agents.js';
 import type { ClientId, PathId } from './peers.js';
 
 export const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
@@ -46,6 +46,10 @@ export interface ResultsFile {
   date: string;
   node: string;
   platform: string;
+  /** What each check ID in the rows means. */
+  checks: Record<string, string>;
+  /** The agents that ran, with their offline recipes. */
+  agents: { id: string; npm: string; version: string; api: string; recipe: RecipeStep[] }[];
   rows: ResultRow[];
 }
 
