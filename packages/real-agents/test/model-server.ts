@@ -186,28 +186,31 @@ async function answerResponses(body: Json, response: ServerResponse): Promise<vo
     });
   } else if (answer.type === 'write') {
     const patch = `*** Begin Patch\n*** Add File: ${answer.file}\n+${answer.text}\n*** End Patch\n`;
-    const freeform = (Array.isArray(body.tools) ? (body.tools as Json[]) : []).some(
-      (tool) => tool.type === 'custom' && tool.name === 'apply_patch',
-    );
-    sse(response, 'response.output_item.done', {
-      type: 'response.output_item.done',
-      output_index: 0,
-      item: freeform
-        ? {
-            type: 'custom_tool_call',
-            id: nextId('ctc'),
-            call_id: nextId('call'),
-            name: 'apply_patch',
-            input: patch,
-          }
-        : {
-            type: 'function_call',
-            id: nextId('fc'),
-            call_id: nextId('call'),
-            name: 'apply_patch',
-            arguments: JSON.stringify({ input: patch }),
-          },
-    });
+    const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
+    const freeform = tools.some((tool) => tool.type === 'custom' && tool.name === 'apply_patch');
+    // With a model it has no metadata for, codex offers no apply_patch tool: say so instead.
+    if (!tools.some((tool) => tool.name === 'apply_patch'))
+      message('cannot edit: no apply_patch tool offered');
+    else
+      sse(response, 'response.output_item.done', {
+        type: 'response.output_item.done',
+        output_index: 0,
+        item: freeform
+          ? {
+              type: 'custom_tool_call',
+              id: nextId('ctc'),
+              call_id: nextId('call'),
+              name: 'apply_patch',
+              input: patch,
+            }
+          : {
+              type: 'function_call',
+              id: nextId('fc'),
+              call_id: nextId('call'),
+              name: 'apply_patch',
+              arguments: JSON.stringify({ input: patch }),
+            },
+      });
   } else {
     const itemId = nextId('msg');
     sse(response, 'response.output_item.added', {

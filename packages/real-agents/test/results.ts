@@ -69,6 +69,10 @@ export const CHECKS: Record<string, string> = {
     '`acp-kit conformance` over `acp-kit bridge --serve v2 -- <agent>`: every rule passes or is skipped',
   'conformance.tolerating':
     'the same, with the failures named in the row tolerated (each explained: an agent defect, or a fix not merged yet)',
+  'turn.tool-call-before-permission':
+    'a tool call the agent first names in its permission request is a tool call of the conversation (title, kind) before the question reaches the client',
+  'turn.client-fs-terminal':
+    'behind the bridge, the agent is offered the client’s file system and terminal: it edits through `fs/write_text_file` and runs through `terminal/*`, and the v2 client sees a diff and a display terminal',
   'processes.none-left':
     'the client goes away and the bridge or gateway is stopped (end of input, SIGTERM): no bridge, gateway or agent process remains',
 };

@@ -52,6 +52,8 @@ export interface ScenarioOptions {
   resume: boolean;
   /** A prefix for the describe title (the divergent-replay cases name theirs). */
   title?: string;
+  /** Run the file-edit step (default true; codex offers no edit tool with a model it does not know). */
+  fileEdit?: boolean;
 }
 
 /** The live messages of the completed turns, and the IDs of every live message. */
@@ -185,25 +187,26 @@ export function describeScenario(spec: AgentSpec, combo: Combo, options: Scenari
       );
     });
 
-    step('turn.file-edit', async () => {
-      peer.answer = 'allow';
-      const file = join(cwd, 'edit.txt');
-      const t = await turn(peer, live.sessionId, `write: ${file} edited`);
-      live.completed.push(
-        t.messageId,
-        ...[...fold(t.updates)].filter(([, m]) => m.kind === 'agent_message').map(([id]) => id),
-      );
-      expect(readFileSync(file, 'utf8')).toBe('edited\n');
-      const diffs = t.updates.flatMap((u) =>
-        u.sessionUpdate === 'tool_call_update'
-          ? (((u as { content?: unknown[] }).content ?? []) as { type: string }[]).filter(
-              (c) => c.type === 'diff',
-            )
-          : [],
-      );
-      expect(JSON.stringify(diffs), 'a tool call shows the edit as a diff').toContain(file);
-      expect(stopReasonOf(t.updates.at(-1)!)).toBe('end_turn');
-    });
+    if (options.fileEdit ?? true)
+      step('turn.file-edit', async () => {
+        peer.answer = 'allow';
+        const file = join(cwd, 'edit.txt');
+        const t = await turn(peer, live.sessionId, `write: ${file} edited`);
+        live.completed.push(
+          t.messageId,
+          ...[...fold(t.updates)].filter(([, m]) => m.kind === 'agent_message').map(([id]) => id),
+        );
+        expect(readFileSync(file, 'utf8')).toBe('edited\n');
+        const diffs = t.updates.flatMap((u) =>
+          u.sessionUpdate === 'tool_call_update'
+            ? (((u as { content?: unknown[] }).content ?? []) as { type: string }[]).filter(
+                (c) => c.type === 'diff',
+              )
+            : [],
+        );
+        expect(JSON.stringify(diffs), 'a tool call shows the edit as a diff').toContain(file);
+        expect(stopReasonOf(t.updates.at(-1)!)).toBe('end_turn');
+      });
 
     step('turn.cancel', async () => {
       const from = peer.updates.length;
