@@ -56,6 +56,10 @@ export function itConforms(
               'conformance',
               '--json',
               reportFile,
+              // Longest wait for one answer (default 10 s): a Claude adapter on a loaded machine
+              // has taken longer to end a cancelled turn.
+              '--timeout',
+              '60',
               '--',
               process.execPath,
               BIN,

@@ -35,6 +35,8 @@ export interface ResultRow {
   result: 'pass' | 'fail';
   /** The failure's first line for a failed check; what was tolerated for a passed one. */
   detail?: string;
+  /** A setup other than the agent's default (an unknown model slug, a replay held by the divergent rules). */
+  variant?: string;
   /** When it ran (ISO 8601). */
   date: string;
 }

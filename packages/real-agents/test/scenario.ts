@@ -54,6 +54,8 @@ export interface ScenarioOptions {
   replay?: 'exact' | 'divergent';
   /** A prefix for the describe title (the divergent-replay cases name theirs). */
   title?: string;
+  /** Names a setup other than the agent's default in the results file (a column of its own). */
+  variant?: string;
   /** Run the file-edit step (default true; codex offers no edit tool with a model it does not know). */
   fileEdit?: boolean;
 }
@@ -133,6 +135,7 @@ export function describeScenario(spec: AgentSpec, combo: Combo, options: Scenari
       transport: TRANSPORT[path],
       client,
       check,
+      ...(options.variant === undefined ? {} : { variant: options.variant }),
     });
     const step = (check: string, body: () => Promise<void>) =>
       it(check, () => options.log.record(row(check), body));

@@ -31,6 +31,8 @@ export interface ResultRow {
   check: string;
   result: 'pass' | 'fail';
   detail?: string;
+  /** A setup other than the agent's default (an unknown model slug, a replay held by the divergent rules). */
+  variant?: string;
   date: string;
 }
 
@@ -90,6 +92,8 @@ export function parseTestedAgents(text: string): TestedAgentsFile {
       fail(`/rows/${i}/path`, 'bridge, serve or conformance');
     for (const key of ['transport', 'client', 'date'] as const)
       if (!isString(row[key])) fail(`/rows/${i}/${key}`, 'a string');
+    if (row.variant !== undefined && !isString(row.variant))
+      fail(`/rows/${i}/variant`, 'a string or nothing');
     if (!isString(file.checks![row.check])) fail(`/rows/${i}/check`, 'a check described in /checks');
     if (row.result !== 'pass' && row.result !== 'fail') fail(`/rows/${i}/result`, '"pass" or "fail"');
   });
@@ -111,14 +115,14 @@ export interface Column {
 export function agentTable(file: TestedAgentsFile, agentId: string) {
   const rows = file.rows.filter((row) => row.agent === agentId);
   const columns: Column[] = [];
-  const keyOf = (row: ResultRow) => `${row.path} ${row.transport} ${row.client}`;
+  const keyOf = (row: ResultRow) => `${row.path} ${row.transport} ${row.client} ${row.variant ?? ''}`;
   for (const row of rows) {
     const key = keyOf(row);
     if (columns.some((c) => c.key === key)) continue;
     const label =
       row.path === 'conformance'
         ? 'acp-kit conformance (bridge, stdio)'
-        : `${row.path === 'bridge' ? 'bridge --serve v2' : 'serve --v1'} · ${row.transport} · ${row.client} client`;
+        : `${row.path === 'bridge' ? 'bridge --serve v2' : 'serve --v1'} · ${row.transport} · ${row.client} client${row.variant === undefined ? '' : ` · ${row.variant}`}`;
     columns.push({ key, label });
   }
   const checks = [...new Set(rows.map((row) => row.check))];
