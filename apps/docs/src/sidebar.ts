@@ -74,6 +74,7 @@ export function buildSidebar() {
     apiGroup(),
     { label: 'CLI reference', link: '/reference/cli/' },
     { label: 'Conformance rules', link: '/reference/conformance-rules/' },
+    { label: 'Agents tested with acp-kit', link: '/reference/tested-agents/' },
     referenceGroup(),
     { label: 'Transcript playground', link: '/playground/' },
     ...folderGroup('project'),
