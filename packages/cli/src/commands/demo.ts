@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ContentBlock, SessionNotification } from '@acp-kit/schema';
-import { parseArgs } from 'node:util';
 import {
   Client,
   type ClientConnection,
@@ -14,7 +13,7 @@ import {
   type Transport,
 } from '@acp-kit/sdk';
 import { spawnListeningAgent } from '../listen/spawn-listening-agent.js';
-import { UsageError } from '../usage-error.js';
+import { parseOptions } from '../command-line.js';
 
 const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
 
@@ -168,16 +167,12 @@ function idleAfter(client: Client, sessionId: string, turns: number): Promise<vo
 }
 
 function parse(args: string[]): { websocket: boolean } {
-  try {
-    const { values } = parseArgs({
-      args,
-      options: { websocket: { type: 'boolean' } },
-      allowPositionals: false,
-    });
-    return { websocket: values.websocket === true };
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const { values } = parseOptions({
+    args,
+    options: { websocket: { type: 'boolean' } },
+    allowPositionals: false,
+  });
+  return { websocket: values.websocket === true };
 }
 
 /**

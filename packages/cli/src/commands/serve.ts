@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import {
   type ChildProcessTransport,
   listenAcp,
@@ -15,6 +14,7 @@ import {
   stopOnSignal,
 } from '../listen/listen-flags.js';
 import { agentCommand } from '../listen/agent-command.js';
+import { parseOptions, splitAtSeparator } from '../command-line.js';
 import { UsageError } from '../usage-error.js';
 
 const say = (line: string): void => void process.stderr.write(`acp-kit serve: ${line}\n`);
@@ -44,16 +44,11 @@ function pipe(
  * `acp-kit bridge --serve v2`, so v2 clients reach a v1 agent.
  */
 export async function runServe(args: string[]): Promise<number> {
-  const separator = args.indexOf('--');
-  if (separator === -1) throw new UsageError('give the agent command after --');
-  const [command, ...commandArgs] = args.slice(separator + 1);
+  const split = splitAtSeparator(args);
+  const values = parseServeArgs(split.options);
+  const command = split.command?.file;
+  const commandArgs = split.command?.args ?? [];
   if (command === undefined) throw new UsageError('give the agent command after --');
-  let values: ReturnType<typeof parseServeArgs>;
-  try {
-    values = parseServeArgs(args.slice(0, separator));
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
   if (values.listen === undefined) throw new UsageError('acp-kit serve needs --listen <host:port>');
   const listen = listenSettings(values)!;
   const token = listenToken(listen);
@@ -148,7 +143,7 @@ function initializeWatch() {
 }
 
 function parseServeArgs(args: string[]) {
-  return parseArgs({
+  return parseOptions({
     args,
     options: { ...LISTEN_OPTIONS, v1: { type: 'boolean' } },
     allowPositionals: false,
