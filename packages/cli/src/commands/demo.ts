@@ -13,6 +13,7 @@ import {
   type Transport,
 } from '@acp-kit/sdk';
 import { spawnListeningAgent } from '../listen/spawn-listening-agent.js';
+import { loadSqlitePackage } from './sqlite-history.js';
 import { parseOptions } from '../command-line.js';
 
 const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
@@ -181,6 +182,14 @@ function parse(args: string[]): { websocket: boolean } {
  */
 export async function runDemo(args: string[] = []): Promise<number> {
   const { websocket } = parse(args);
+  // The agent the demo starts keeps its history in SQLite; without the optional package it would
+  // only exit, so say here which package is missing and how to get it.
+  try {
+    await loadSqlitePackage('the demo (a restart with retained history)');
+  } catch (error) {
+    process.stderr.write(`acp-kit demo: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
   const dir = mkdtempSync(join(tmpdir(), 'acp-kit-demo-'));
   const db = join(dir, 'history.db');
   try {
