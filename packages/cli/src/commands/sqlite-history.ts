@@ -12,7 +12,7 @@ export function sqliteMissingMessage(needer: string): string {
   return (
     `${needer} needs the optional package ${PACKAGE} (SQLite through the native better-sqlite3 module), ` +
     'and it is not installed. Install it next to @acp-kit/cli: from a checkout of acp-kit, ' +
-    '`npm run pack -- cli history-sqlite` prints one `npm install` line of tarballs to run in your project ' +
+    '`npm run pack -- cli history-sqlite` prints the `npm install` lines of tarballs to run in your project ' +
     '(https://acp-kit.dev/getting-started/#install); once the packages are on the npm registry, ' +
     `\`npm install -D ${PACKAGE}\` will do.`
   );
