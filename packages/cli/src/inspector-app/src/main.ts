@@ -307,6 +307,12 @@ function onEvent(event: ServerEvent): void {
       ? 'A second client needs its own connection, and a stdio agent has one: run the agent on a listening transport (for the reference agent: acp-kit agent --listen) and inspect it with --url.'
       : '';
     byId('agent-status').className = 'running';
+    // The working directory defaults to where `acp-kit inspect` was started, unless already edited.
+    const cwdInput = byId<HTMLInputElement>('cwd');
+    if (event.cwd !== undefined && cwdInput.value === cwdInput.defaultValue) {
+      cwdInput.value = event.cwd;
+      cwdInput.defaultValue = event.cwd;
+    }
     agentRunning = true;
     stderrLive = '';
     byId('agent-stderr').textContent = '';
