@@ -302,6 +302,8 @@ function onEvent(event: ServerEvent): void {
   } else if (event.type === 'started') {
     byId('agent-status').textContent = `agent run ${event.run} started: ${event.description}`;
     const single = event.target === 'stdio';
+    // A remote agent is not the inspector's to restart: the button opens a new connection to it.
+    byId('restart').textContent = event.target === 'remote' ? 'Reconnect' : 'Restart agent';
     byId<HTMLButtonElement>('open-second-client').disabled = single;
     byId('second-client-hint').textContent = single
       ? 'A second client needs its own connection, and a stdio agent has one: run the agent on a listening transport (for the reference agent: acp-kit agent --listen) and inspect it with --url.'
