@@ -3,10 +3,13 @@
 // for installing from a checkout before (or instead of) the registry.
 //
 // Writes one `npm pack` tarball per package into one folder (default `packs/` at the root), then
-// prints the single `npm install` line that installs the packages asked for (all by default;
-// `sdk` or `@acp-kit/sdk` each) together with the acp-kit packages they depend on. Installing them
-// in one command matters: npm then takes `@acp-kit/schema@^0.0.0`, say, from the tarball beside
-// the SDK's instead of looking it up on the registry, where it is not. Run `npm run build` first.
+// prints the `npm install` lines that install the packages asked for (all by default; `sdk` or
+// `@acp-kit/sdk` each) together with the acp-kit packages they depend on: one line for the
+// libraries, as dependencies, and one `npm install -D` line for the tools (the CLI, the code
+// generator) with what they need beyond the first line. Each line's tarballs go in one command:
+// npm then takes `@acp-kit/schema@^0.0.0`, say, from the tarball beside the SDK's instead of looking
+// it up on the registry, where it is not (the second line finds the first line's packages installed).
+// Run `npm run build` first.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -92,7 +95,18 @@ for (const [name, { dir }] of packages) {
   tarballs.set(name, join(out, filename));
 }
 process.stdout.write(`${tarballs.size} tarballs in ${out}\n`);
-const install = closure(wanted, packages).map((name) => tarballs.get(name));
-process.stdout.write(
-  `\nInstall ${wanted.join(', ')} into a project with:\n\nnpm install ${install.join(' ')}\n`,
+/** Packages used from a shell or a build rather than imported by an app: devDependencies. */
+const TOOLS = new Set(['@acp-kit/cli', '@acp-kit/codegen']);
+const libraries = closure(
+  wanted.filter((name) => !TOOLS.has(name)),
+  packages,
 );
+const tools = closure(
+  wanted.filter((name) => TOOLS.has(name)),
+  packages,
+).filter((name) => !libraries.includes(name));
+const lines = [
+  ...(libraries.length > 0 ? [`npm install ${libraries.map((name) => tarballs.get(name)).join(' ')}`] : []),
+  ...(tools.length > 0 ? [`npm install -D ${tools.map((name) => tarballs.get(name)).join(' ')}`] : []),
+];
+process.stdout.write(`\nInstall ${wanted.join(', ')} into a project with:\n\n${lines.join('\n')}\n`);

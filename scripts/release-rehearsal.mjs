@@ -12,8 +12,9 @@
 //     moduleResolution nodenext (plus a .cts file) and bundler, then run them against each other;
 //   - run `npx acp-kit agent` under `npx acp-kit conformance`;
 //   - run `npx acp-kit agent --history` without the optional SQLite package and expect the message;
-//   - separately, install the SDK from a checkout as the getting-started page says (`npm run pack`'s
-//     one printed `npm install` line, in another empty project) and run an import there.
+//   - run `npx acp-kit demo` there too, and expect the message naming the missing package;
+//   - separately, follow the getting-started page as written in another empty folder (tarballs
+//     packed from this checkout, both examples, every command it shows: release-rehearsal/getting-started.mjs).
 // Everything is bounded in time and removed afterwards. Run by `npm run check` (Turbo task
 // `//#release:rehearsal`) after the packages are built; `node scripts/release-rehearsal.mjs` alone
 // works too. Set ACP_KIT_REHEARSAL_KEEP=1 to keep the scratch folder for inspection.
@@ -23,6 +24,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { followGettingStarted } from './release-rehearsal/getting-started.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONSUMER_FILES = fileURLToPath(new URL('./release-rehearsal/consumer/', import.meta.url));
@@ -353,49 +355,10 @@ function entryPoints(dir, installed) {
   });
 }
 
-/**
- * 7. The install from a checkout the getting-started page shows: `scripts/pack.mjs sdk` prints one
- * `npm install` line of tarballs; run as printed in an empty project (no local registry), the SDK
- * and its schema package resolve from the tarballs and the rest from the ordinary registry.
- */
-async function installFromCheckout() {
-  const dir = join(work, 'from-checkout');
-  mkdirSync(dir);
-  writeFileSync(
-    join(dir, 'package.json'),
-    `${JSON.stringify({ name: 'from-checkout', private: true, type: 'module' })}\n`,
-  );
-  const printed = await run(
-    process.execPath,
-    [join(ROOT, 'scripts', 'pack.mjs'), 'sdk', '--out', join(work, 'packs')],
-    {
-      cwd: ROOT,
-    },
-  );
-  const line = printed.split('\n').find((text) => text.startsWith('npm install '));
-  if (line === undefined) throw new Error(`scripts/pack.mjs printed no npm install line:\n${printed}`);
-  const tarballs = line.slice('npm install '.length).split(' ');
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs], { cwd: dir });
-  const loaded = await run(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      "const { Client } = await import('@acp-kit/sdk/client'); console.log(typeof Client);",
-    ],
-    { cwd: dir },
-  );
-  if (loaded.trim() !== 'function')
-    throw new Error(`the SDK installed from tarballs did not load: ${loaded}`);
-  log(
-    `from a checkout: ${line.replace(/\/[^ ]*\//g, '')} in an empty project, then import('@acp-kit/sdk/client')`,
-  );
-}
-
 async function main() {
   log(`scratch folder ${work}`);
   // Runs beside the registry steps; its failure is kept (not left unhandled) and thrown at the end.
-  const fromCheckout = installFromCheckout().then(
+  const fromCheckout = followGettingStarted({ root: ROOT, work, run, log }).then(
     () => undefined,
     (error) => error,
   );
@@ -451,10 +414,21 @@ async function main() {
       expectFailure: true,
     },
   );
-  if (!missing.includes('npm install @acp-kit/history-sqlite')) {
+  // How to get it today: the tarball a checkout packs (the packages are not on the registry yet).
+  const saysHow = (text) =>
+    text.includes('@acp-kit/history-sqlite') && text.includes('npm run pack -- cli history-sqlite');
+  if (!saysHow(missing)) {
     throw new Error(`agent --history without SQLite did not say how to install it:\n${missing}`);
   }
   log(`acp-kit agent --history without the optional package: ${missing.trim().split('\n')[0]}`);
+  const demo = await run(join(dir, 'node_modules', '.bin', 'acp-kit'), ['demo'], {
+    ...npx,
+    expectFailure: true,
+  });
+  if (!demo.startsWith('acp-kit demo: ') || !saysHow(demo)) {
+    throw new Error(`acp-kit demo without SQLite did not name the missing package:\n${demo}`);
+  }
+  log(`acp-kit demo without the optional package: ${demo.trim().split('\n')[0].slice(0, 120)}…`);
   const checkoutFailure = await fromCheckout;
   if (checkoutFailure !== undefined) throw checkoutFailure;
   log(`passed in ${((Date.now() - started) / 1000).toFixed(1)}s`);

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageToMarkdown } from '../src/machine-readable/html-to-markdown.ts';
-import { llmsIndex, sitemap } from '../src/machine-readable/llms-text.ts';
+import { isIndexed, llmsFull, llmsIndex, sitemap } from '../src/machine-readable/llms-text.ts';
 import { twinPath } from '../src/machine-readable/twin-path.ts';
 import { SITE_URL } from '../src/site.ts';
 import { type LaunchedBrowser, launchChromium } from './support/browser.ts';
@@ -50,6 +50,18 @@ describe('a page converted to Markdown', () => {
     expect(markdown).toMatch(/\| `messageId` \| string +\|/);
   });
 
+  it('keeps a code block byte-for-byte: an empty line stays one empty line', () => {
+    const lines = ['const a = 1;', '', '', 'const b = 2;'];
+    const code = lines
+      .map((line) => `<div class="ec-line"><div class="code">${line === '' ? '\n' : line}</div></div>`)
+      .join('');
+    const page = html.replace(
+      /<pre data-language="json"><code>.*?<\/code><\/pre>/,
+      `<pre data-language="ts"><code>${code}</code></pre>`,
+    );
+    expect(pageToMarkdown(page).markdown).toContain(`\`\`\`ts\n${lines.join('\n')}\n\`\`\``);
+  });
+
   it('refuses a page without a main element rather than writing an empty twin', () => {
     expect(() => pageToMarkdown('<html><body><p>no main</p></body></html>')).toThrow(/<main>/);
   });
@@ -71,13 +83,27 @@ describe('llms.txt and sitemap.xml, as text', () => {
     { path: '/', title: 'Overview', markdown: '# Overview\n' },
   ];
 
-  it('lists one line per page under its section, guides before reference, each linking its twin', () => {
-    const text = llmsIndex(site, pages);
+  it('lists one line per guide under its section and the reference by its index pages, each linking its twin', () => {
+    const text = llmsIndex(site, [
+      ...pages,
+      { path: '/reference/v2/', title: 'v2 schema', markdown: '# v2\n' },
+    ]);
     expect(text.startsWith('# acp-kit\n\n> The kit.\n')).toBe(true);
     expect(text).toContain('- [G](https://docs.example/guides/g.md): A guide over two lines.\n');
     expect(text).toContain('- [Overview](https://docs.example/index.md)\n');
+    expect(text).toContain('- [v2 schema](https://docs.example/reference/v2.md)\n');
+    expect(text).not.toContain('/reference/v2/A');
     expect(text.indexOf('## Guides')).toBeLessThan(text.indexOf('## Reference'));
-    expect(text.match(/^- \[/gm)).toHaveLength(pages.length);
+    expect(text).toContain('## Optional\n\n- [Sitemap](https://docs.example/sitemap.xml)');
+    expect(llmsFull(site, pages)).not.toContain('/reference/v2/A/');
+    expect(llmsFull(site, pages)).toContain('<!-- https://docs.example/guides/g/ -->');
+  });
+
+  it('indexes guides and the reference index pages, not one page per definition or export', () => {
+    expect(
+      ['/', '/guides/x/', '/sdk/y/', '/reference/cli/', '/api/sdk/', '/reference/v2/'].map(isIndexed),
+    ).toEqual([true, true, true, true, true, true]);
+    expect(['/reference/v2/PromptResponse/', '/api/sdk/Client/'].map(isIndexed)).toEqual([false, false]);
   });
 
   it('escapes what XML requires in the sitemap', () => {
@@ -102,15 +128,16 @@ describe('the built site, for machines', () => {
     expect(missing).toEqual([]);
   });
 
-  it('lists every page in llms.txt, and every link there resolves to a file of the build', async () => {
+  it('lists every guide and reference index page in llms.txt, in tens of KB, and every link there resolves to a file of the build', async () => {
     const text = await readFile(join(DIST, 'llms.txt'), 'utf8');
+    expect(Buffer.byteLength(text)).toBeLessThan(50_000);
     const links = [...text.matchAll(/^- \[[^\]]*\]\(([^)]+)\)/gm)].map((match) => match[1] ?? '');
     const unresolved = links.filter(
       (link) => !link.startsWith(SITE_URL) || !existsSync(fileOf(link.slice(SITE_URL.length))),
     );
     expect(unresolved).toEqual([]);
     const listed = new Set(links.map((link) => link.slice(SITE_URL.length)));
-    const unlisted = (await sitePages()).filter((path) => !listed.has(twinPath(path)));
+    const unlisted = (await sitePages()).filter(isIndexed).filter((path) => !listed.has(twinPath(path)));
     expect(unlisted).toEqual([]);
   });
 
@@ -118,11 +145,24 @@ describe('the built site, for machines', () => {
     const full = await readFile(join(DIST, 'llms-full.txt'), 'utf8');
     const map = await readFile(join(DIST, 'sitemap.xml'), 'utf8');
     const pages = await sitePages();
-    expect(pages.filter((path) => !full.includes(`<!-- ${SITE_URL}${path} -->`))).toEqual([]);
+    expect(pages.filter(isIndexed).filter((path) => !full.includes(`<!-- ${SITE_URL}${path} -->`))).toEqual(
+      [],
+    );
     expect(pages.filter((path) => !map.includes(`<loc>${SITE_URL}${path}</loc>`))).toEqual([]);
     const guide = await readFile(fileOf('/guides/prompt-lifecycle.md'), 'utf8');
     expect(full).toContain(guide);
     expect(guide).toContain('## Insertion is acceptance');
+  });
+
+  it('keeps the code blocks of a twin byte-for-byte: the getting-started examples as the files are', async () => {
+    const twin = await readFile(fileOf('/getting-started.md'), 'utf8');
+    for (const example of ['first-agent.ts', 'first-client.ts']) {
+      const source = await readFile(
+        new URL(`../src/examples/getting-started/${example}`, import.meta.url),
+        'utf8',
+      );
+      expect(twin, example).toContain(`\`\`\`ts\n${source.trimEnd()}\n\`\`\``);
+    }
   });
 });
 

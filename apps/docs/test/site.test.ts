@@ -567,6 +567,69 @@ describe('the built docs site', () => {
     expect(problems).toEqual([]);
   }, 180_000);
 
+  it('renders the TSDoc of the API package pages (links, code) in export tables that fit at 1280 and 390 px', async () => {
+    const problems: string[] = [];
+    const page = await chromium.context.newPage();
+    watch(page, (problem) => problems.push(problem));
+    const overflowing: string[] = [];
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const slug of ['sdk', 'schema']) {
+        await page.goto(`${server.origin}/api/${slug}/`, { waitUntil: 'load' });
+        const summaries = page.locator('table.api-exports td:nth-child(3)');
+        const texts = await summaries.allInnerTexts();
+        expect(texts.length, slug).toBeGreaterThan(20);
+        expect(
+          texts.filter((text) => text.includes('{@link') || text.includes('`')),
+          slug,
+        ).toEqual([]);
+        expect(await summaries.locator('code').count(), slug).toBeGreaterThan(10);
+        expect(await summaries.locator('a[href^="/api/"]').count(), slug).toBeGreaterThan(5);
+        const tables = await page.locator('table.api-exports').evaluateAll((all) =>
+          all.map((table) => {
+            const column = (table.closest('.sl-markdown-content') ?? document.body).getBoundingClientRect();
+            const box = table.getBoundingClientRect();
+            return {
+              scroll: table.scrollWidth,
+              client: table.clientWidth,
+              right: box.right,
+              limit: column.right,
+            };
+          }),
+        );
+        tables.forEach((t, i) => {
+          if (t.scroll > t.client + 1 || t.right > t.limit + 1)
+            overflowing.push(`/api/${slug}/ table ${i} at ${width} px: ${JSON.stringify(t)}`);
+        });
+        // Not on the registry yet (version 0.0.0): the install box must not offer an npm install that 404s.
+        const install = (await page.locator('#install ~ pre').first().textContent()) ?? '';
+        expect(install, slug).not.toMatch(/npm install @acp-kit/);
+        expect(install, slug).toContain(`npm run pack -- ${slug}`);
+      }
+    }
+    await page.close();
+    expect(overflowing).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 180_000);
+
+  it('says on the first screen of the landing page what acp-kit adds over the official SDK', async () => {
+    const problems: string[] = [];
+    const page = await chromium.context.newPage();
+    watch(page, (problem) => problems.push(problem));
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${server.origin}/`, { waitUntil: 'load' });
+    // The first table of the page, led by the paragraph the getting-started page links to.
+    expect(await page.locator('#over-the-official-sdk').count()).toBe(1);
+    const table = page.locator('main table').first();
+    const box = await table.boundingBox();
+    expect(box !== null && box.y + box.height <= 800, JSON.stringify(box)).toBe(true);
+    expect(await table.locator('th').allInnerTexts()).toEqual(['', 'Official SDK', 'acp-kit']);
+    const link = page.locator('main a[href="/sdk/coming-from-the-official-sdk/"]').first();
+    expect(((await link.boundingBox())?.y ?? Number.POSITIVE_INFINITY) < 800).toBe(true);
+    await page.close();
+    expect(problems).toEqual([]);
+  }, 60_000);
+
   it('prints on the CLI reference exactly what `acp-kit --help` and each command `--help` print', async () => {
     const problems: string[] = [];
     const page = await openPage('/reference/cli/', problems);

@@ -31,6 +31,14 @@ function inline(text: string, resolve: LinkResolver): string {
   return out.replace(/\uE000(\d+)\uE000/g, (_m, i: string) => `<code>${codes[Number(i)] ?? ''}</code>`);
 }
 
+/**
+ * One line of TSDoc (a summary in a table cell) as inline HTML: code spans, bold, links and
+ * `{@link}` targets, with no paragraph around it.
+ */
+export function inlineDocToHtml(text: string, resolve: LinkResolver): string {
+  return inline(text.replace(/\s+/g, ' ').trim(), resolve);
+}
+
 /** The comment as block HTML. */
 export function docToHtml(doc: string, resolve: LinkResolver): string {
   const blocks = doc.split(/\n\s*\n/).filter((b) => b.trim() !== '');

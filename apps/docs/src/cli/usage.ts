@@ -7,13 +7,13 @@ export function cliBin(): string {
   return join(repoRoot(), 'packages', 'cli', 'bin', 'acp-kit.js');
 }
 
-/** One command of the CLI: its line in the top-level usage, and its own `--help` when it has one. */
+/** One command of the CLI: its line in the top-level usage, and its own `--help`. */
 export interface CliCommand {
   readonly name: string;
-  /** The command's lines in `acp-kit --help`. */
+  /** The command's line in `acp-kit --help`. */
   readonly summary: string;
-  /** `acp-kit <name> --help`, when the command answers it (exit status 0). */
-  readonly help?: string;
+  /** `acp-kit <name> --help` (exit status 0). */
+  readonly help: string;
 }
 
 export interface CliUsage {
@@ -32,9 +32,8 @@ function runCli(args: readonly string[]): { status: number | null; stdout: strin
 }
 
 /**
- * The CLI reference, read from the CLI itself: `acp-kit --help` and, for every command it lists
- * with options, `acp-kit <command> --help`. The page is this text, so it cannot drift from the
- * program. Commands listed without options (`demo`) are not run: they would start working.
+ * The CLI reference, read from the CLI itself: `acp-kit --help` and, for every command it lists,
+ * `acp-kit <command> --help`. The page is this text, so it cannot drift from the program.
  */
 export function readCliUsage(): CliUsage {
   const top = runCli(['--help']);
@@ -43,22 +42,19 @@ export function readCliUsage(): CliUsage {
   }
   const lines = top.stdout.split('\n');
   const start = lines.findIndex((l) => /^Commands:/.test(l));
-  const commands: { name: string; lines: string[] }[] = [];
-  for (const line of lines.slice(start + 1)) {
-    const head = /^ {2}([a-z][\w-]*)\b/.exec(line);
-    if (head) commands.push({ name: head[1] as string, lines: [line.trim()] });
-    else if (line.trim() !== '') commands.at(-1)?.lines.push(line.trim());
-  }
+  const end = lines.indexOf('', start);
+  const commands = lines.slice(start + 1, end).map((line) => {
+    const head = /^ {2}([a-z][\w-]*) +(.*)$/.exec(line);
+    if (!head) throw new Error(`acp-kit --help: "${line}" is not a "  <command>  <summary>" line`);
+    return { name: head[1] as string, summary: head[2] as string };
+  });
   return {
     usage: top.stdout,
-    commands: commands.map(({ name, lines: own }) => {
-      const takesOptions = /^[[<-]/.test((own[0] ?? '').slice(name.length).trim());
-      const help = takesOptions ? runCli([name, '--help']) : undefined;
-      return {
-        name,
-        summary: own.join('\n'),
-        ...(help?.status === 0 && help.stdout.startsWith('Usage:') ? { help: help.stdout } : {}),
-      };
+    commands: commands.map(({ name, summary }) => {
+      const help = runCli([name, '--help']);
+      if (help.status !== 0 || !help.stdout.startsWith(`Usage: acp-kit ${name}`))
+        throw new Error(`acp-kit ${name} --help failed (status ${help.status})`);
+      return { name, summary, help: help.stdout };
     }),
   };
 }

@@ -42,7 +42,8 @@ function plainCodeBlocks(main: Element): void {
     const lines = selectAll('.ec-line', pre);
     const text =
       lines.length > 0
-        ? lines.map((line) => toText(line, { whitespace: 'pre' })).join('\n')
+        ? // An empty line is rendered as a line holding "\n": without it, joining doubled it.
+          lines.map((line) => toText(line, { whitespace: 'pre' }).replace(/\n$/, '')).join('\n')
         : toText(pre, { whitespace: 'pre' });
     pre.children = [
       {
@@ -85,7 +86,9 @@ export function pageToMarkdown(html: string): PageText {
   const root: Root = { type: 'root', children: [content] };
   const processor = unified()
     .use(rehypeRemark)
-    .use(remarkGfm)
+    // Cells unpadded: aligning the pipes padded every row of a long table to its widest cell, which
+    // made the API index twins hundreds of KB of spaces.
+    .use(remarkGfm, { tablePipeAlign: false })
     .use(remarkStringify, { bullet: '-', fences: true, rule: '-' });
   const markdown = processor.stringify(processor.runSync(root) as Parameters<typeof processor.stringify>[0]);
   return { title, ...(description === undefined ? {} : { description }), markdown: `${markdown.trim()}\n` };

@@ -44,12 +44,26 @@ const sectionRank = (heading: string): number => {
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 /**
- * `llms.txt`: the site's title and summary, then one line per page — a link to its Markdown twin
- * (absolute, under `origin`) with its description — grouped in sections (guides, SDK, reference…).
+ * Whether `llms.txt` lists the page: every guide, SDK and project page, but of the generated
+ * reference (one page per schema definition and per API export, well over a thousand) only the
+ * index pages (`/reference/v2/`, `/api/sdk/`, `/reference/cli/`). The rest are reached from those
+ * and each has its Markdown twin.
+ */
+export function isIndexed(path: string): boolean {
+  const segments = path.split('/').filter((segment) => segment !== '');
+  const section = segments[0] ?? '';
+  return !(section === 'reference' || section === 'api') || segments.length <= 2;
+}
+
+/**
+ * `llms.txt`, as the convention means it: the site's title and summary, then a concise index — one
+ * line per guide (a link to its Markdown twin, absolute under `origin`, with its description) in
+ * sections, and the reference by its index pages only ({@link isIndexed}). `llms-full.txt` holds
+ * the full text of the same pages.
  */
 export function llmsIndex(site: SiteSummary, pages: readonly IndexedPage[]): string {
   const groups = new Map<string, IndexedPage[]>();
-  for (const page of pages) {
+  for (const page of pages.filter((p) => isIndexed(p.path))) {
     const heading = sectionOf(page.path);
     groups.set(heading, [...(groups.get(heading) ?? []), page]);
   }
@@ -62,12 +76,20 @@ export function llmsIndex(site: SiteSummary, pages: readonly IndexedPage[]): str
     }
     lines.push('');
   }
+  lines.push(
+    '## Optional',
+    '',
+    `- [Sitemap](${site.origin}/sitemap.xml): every page, including one per schema definition and per API export; each page's Markdown twin is its path with the trailing slash replaced by \`.md\``,
+    '',
+  );
   return lines.join('\n');
 }
 
-/** `llms-full.txt`: every page's Markdown, in the order of `llms.txt`, each headed by its URL. */
+/** `llms-full.txt`: the Markdown of every page `llms.txt` lists, in its order, each headed by its URL. */
 export function llmsFull(site: SiteSummary, pages: readonly IndexedPage[]): string {
-  const ordered = [...pages].sort((a, b) => sectionRank(sectionOf(a.path)) - sectionRank(sectionOf(b.path)));
+  const ordered = pages
+    .filter((p) => isIndexed(p.path))
+    .sort((a, b) => sectionRank(sectionOf(a.path)) - sectionRank(sectionOf(b.path)));
   const parts = [`# ${site.title}\n\n> ${oneLine(site.description)}\n`];
   for (const page of ordered) parts.push(`<!-- ${site.origin}${page.path} -->\n\n${page.markdown}`);
   return parts.join('\n---\n\n');

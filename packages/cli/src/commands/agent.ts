@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import {
   type AgentConnection,
   Connection,
@@ -23,28 +22,25 @@ import {
   securityOptions,
   stopOnSignal,
 } from '../listen/listen-flags.js';
+import { parseOptions } from '../command-line.js';
 import { UsageError } from '../usage-error.js';
 import { isPostgresUrl, openPostgresHistory } from './postgres-history.js';
 import { openSqliteHistory } from './sqlite-history.js';
 
 function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      options: {
-        history: { type: 'string' },
-        'chunk-delay': { type: 'string' },
-        'require-login': { type: 'boolean' },
-        greet: { type: 'boolean' },
-        unstable: { type: 'boolean' },
-        'lease-ms': { type: 'string' },
-        ...LISTEN_OPTIONS,
-      },
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  return parseOptions({
+    args,
+    options: {
+      history: { type: 'string' },
+      'chunk-delay': { type: 'string' },
+      'require-login': { type: 'boolean' },
+      greet: { type: 'boolean' },
+      unstable: { type: 'boolean' },
+      'lease-ms': { type: 'string' },
+      ...LISTEN_OPTIONS,
+    },
+    allowPositionals: false,
+  }).values;
 }
 
 async function openHistory(

@@ -1,4 +1,5 @@
 import { runBridge } from '@acp-kit/v1-compat';
+import { parseOptions, splitAtSeparator } from '../command-line.js';
 import { UsageError } from '../usage-error.js';
 
 /**
@@ -11,21 +12,20 @@ import { UsageError } from '../usage-error.js';
  * pending request with a JSON-RPC error that says why).
  */
 export async function runBridgeCommand(args: string[]): Promise<number> {
-  const separator = args.indexOf('--');
-  const options = separator < 0 ? args : args.slice(0, separator);
-  const [command, ...commandArgs] = separator < 0 ? [] : args.slice(separator + 1);
-  let serve: string | undefined;
-  let history: string | undefined;
-  let clientServices = true;
-  for (let i = 0; i < options.length; i++) {
-    const option = options[i];
-    if (option === '--serve') serve = options[++i];
-    else if (option?.startsWith('--serve=')) serve = option.slice('--serve='.length);
-    else if (option === '--history') history = options[++i] ?? '';
-    else if (option?.startsWith('--history=')) history = option.slice('--history='.length);
-    else if (option === '--no-client-services') clientServices = false;
-    else throw new UsageError(`unknown option "${option}"`);
-  }
+  const split = splitAtSeparator(args);
+  const command = split.command?.file;
+  const commandArgs = split.command?.args ?? [];
+  const values = parseOptions({
+    args: split.options,
+    options: {
+      serve: { type: 'string' },
+      history: { type: 'string' },
+      'no-client-services': { type: 'boolean' },
+    },
+    allowPositionals: false,
+  }).values;
+  const { serve, history } = values;
+  const clientServices = values['no-client-services'] !== true;
   if (serve !== 'v1' && serve !== 'v2') {
     throw new UsageError(`--serve must be v1 or v2${serve === undefined ? '' : `, got "${serve}"`}`);
   }

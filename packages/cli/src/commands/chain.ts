@@ -1,5 +1,6 @@
 import { type ChainCommand, runChain } from '../chain/run-chain.js';
 import { splitCommandLine } from '../chain/command-line.js';
+import { parseOptions, splitAtSeparator } from '../command-line.js';
 import { UsageError } from '../usage-error.js';
 
 /**
@@ -8,19 +9,19 @@ import { UsageError } from '../usage-error.js';
  * quotes and backslashes as a shell would, nothing else), in order from the client's side.
  */
 export async function runChainCommand(args: string[]): Promise<number> {
-  const separator = args.indexOf('--');
-  const options = separator < 0 ? args : args.slice(0, separator);
-  const [command, ...commandArgs] = separator < 0 ? [] : args.slice(separator + 1);
+  const split = splitAtSeparator(args);
+  const command = split.command?.file;
+  const commandArgs = split.command?.args ?? [];
+  const { proxy: lines = [] } = parseOptions({
+    args: split.options,
+    options: { proxy: { type: 'string', multiple: true } },
+    allowPositionals: false,
+  }).values;
   const proxies: ChainCommand[] = [];
-  for (let i = 0; i < options.length; i++) {
-    const option = options[i]!;
-    let line: string | undefined;
-    if (option === '--proxy') line = options[++i];
-    else if (option.startsWith('--proxy=')) line = option.slice('--proxy='.length);
-    else throw new UsageError(`unknown option "${option}"`);
+  for (const line of lines) {
     let words: string[];
     try {
-      words = splitCommandLine(line ?? '');
+      words = splitCommandLine(line);
     } catch (error) {
       throw new UsageError(`--proxy: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import {
   type ConformanceProgress,
   type ConformanceReport,
@@ -6,42 +5,9 @@ import {
   formatSummary,
   runConformance,
 } from '@acp-kit/conformance';
+import { parseOptions, reportUsageError } from '../command-line.js';
 import { writeConversationFile } from '../conversation-file.js';
-
-const USAGE = `Usage: acp-kit conformance [--json <report.json>] [--timeout <s>] [--record <file.ndjson>]
-                          [--background-prompt <text>] [--subagent-prompt <text>] -- <agent command…>
-
-Launches the agent once per scenario (a fresh process each time, ACP v2 over stdio), drives it,
-and checks every rule of the prompt-lifecycle catalog. Prints PASS / FAIL / SKIP per rule.
-
-  --json <file>      write the full report, with the transcript of every failing scenario
-  --timeout <s>      longest wait for any one answer (default 10)
-  --background-prompt <text>
-                     a prompt that makes the agent start background work (work listed in
-                     state_update.background that outlives its turn), e.g. "/background 2"
-                     for acp-kit agent; runs the background scenario, whose rules are
-                     skipped without it
-  --subagent-prompt <text>
-                     a prompt that makes the agent start a subagent (upstream's unstable
-                     surface), e.g. "/subagent count the files" for acp-kit agent --unstable;
-                     runs the subagent scenario, whose rules are skipped without it
-  --record <file>    write each scenario's transcript, as <file> with the scenario name before
-                     the extension (run.ndjson → run.lifecycle.ndjson, …): every message both
-                     ways, one {"dir","t","msg"} line each, then {"note":…} lines with what the
-                     messages cannot show (the scenario, why it stopped, the agent's own exit
-                     with the end of its stderr, requests it never answered), so that
-                     \`acp-kit lint\` of a recording reports the same MUST failures as the run
-
-The report and the recordings hold the agent's conversation: they are written readable by you
-only (mode 0600), also over files that existed with a wider mode.
-
-An agent that answers initialize with protocolVersion 1 is reported as a v1 agent, with the
-command that checks it through the v1 → v2 bridge (acp-kit bridge --serve v2 -- …).
-
-Exit status: 0 when no mandatory rule fails, 1 otherwise, 2 for a usage error.
-`;
-
-class Usage extends Error {}
+import { UsageError } from '../usage-error.js';
 
 interface Invocation {
   command: string;
@@ -55,35 +21,23 @@ interface Invocation {
 
 function parse(argv: readonly string[]): Invocation {
   const split = argv.indexOf('--');
-  if (split < 0) throw new Usage('the agent command goes after "--"');
+  if (split < 0) throw new UsageError('the agent command goes after "--"');
   const [command, ...args] = argv.slice(split + 1);
-  if (command === undefined || command === '') throw new Usage('no agent command after "--"');
-  let values: {
-    json?: string;
-    record?: string;
-    timeout?: string;
-    'background-prompt'?: string;
-    'subagent-prompt'?: string;
-  };
-  try {
-    ({ values } = parseArgs({
-      args: argv.slice(0, split),
-      options: {
-        json: { type: 'string' },
-        record: { type: 'string' },
-        timeout: { type: 'string' },
-        'background-prompt': { type: 'string' },
-        'subagent-prompt': { type: 'string' },
-      },
-      allowPositionals: false,
-      strict: true,
-    }));
-  } catch (error) {
-    throw new Usage(error instanceof Error ? error.message : String(error));
-  }
+  if (command === undefined || command === '') throw new UsageError('no agent command after "--"');
+  const { values } = parseOptions({
+    args: argv.slice(0, split),
+    options: {
+      json: { type: 'string' },
+      record: { type: 'string' },
+      timeout: { type: 'string' },
+      'background-prompt': { type: 'string' },
+      'subagent-prompt': { type: 'string' },
+    },
+    allowPositionals: false,
+  });
   const seconds = values.timeout === undefined ? 10 : Number(values.timeout);
   if (!(Number.isFinite(seconds) && seconds > 0)) {
-    throw new Usage(`--timeout expects a positive number of seconds, got "${values.timeout}"`);
+    throw new UsageError(`--timeout expects a positive number of seconds, got "${values.timeout}"`);
   }
   return {
     command,
@@ -134,17 +88,12 @@ function printReport(report: ConformanceReport): void {
 
 /** `acp-kit conformance`: runs the conformance kit against an agent command. */
 export async function runConformanceCommand(argv: string[]): Promise<number> {
-  if (argv[0] === '--help' || argv[0] === '-h') {
-    process.stdout.write(USAGE);
-    return 0;
-  }
   let invocation: Invocation;
   try {
     invocation = parse(argv);
   } catch (error) {
-    if (!(error instanceof Usage)) throw error;
-    process.stderr.write(`acp-kit conformance: ${error.message}\n\n${USAGE}`);
-    return 2;
+    if (!(error instanceof UsageError)) throw error;
+    return reportUsageError('conformance', error.message);
   }
   const written: string[] = [];
   const report = await runConformance({

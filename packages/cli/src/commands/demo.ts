@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ContentBlock, SessionNotification } from '@acp-kit/schema';
-import { parseArgs } from 'node:util';
 import {
   Client,
   type ClientConnection,
@@ -14,7 +13,8 @@ import {
   type Transport,
 } from '@acp-kit/sdk';
 import { spawnListeningAgent } from '../listen/spawn-listening-agent.js';
-import { UsageError } from '../usage-error.js';
+import { loadSqlitePackage } from './sqlite-history.js';
+import { parseOptions } from '../command-line.js';
 
 const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
 
@@ -168,16 +168,12 @@ function idleAfter(client: Client, sessionId: string, turns: number): Promise<vo
 }
 
 function parse(args: string[]): { websocket: boolean } {
-  try {
-    const { values } = parseArgs({
-      args,
-      options: { websocket: { type: 'boolean' } },
-      allowPositionals: false,
-    });
-    return { websocket: values.websocket === true };
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const { values } = parseOptions({
+    args,
+    options: { websocket: { type: 'boolean' } },
+    allowPositionals: false,
+  });
+  return { websocket: values.websocket === true };
 }
 
 /**
@@ -186,6 +182,14 @@ function parse(args: string[]): { websocket: boolean } {
  */
 export async function runDemo(args: string[] = []): Promise<number> {
   const { websocket } = parse(args);
+  // The agent the demo starts keeps its history in SQLite; without the optional package it would
+  // only exit, so say here which package is missing and how to get it.
+  try {
+    await loadSqlitePackage('the demo (a restart with retained history)');
+  } catch (error) {
+    process.stderr.write(`acp-kit demo: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
   const dir = mkdtempSync(join(tmpdir(), 'acp-kit-demo-'));
   const db = join(dir, 'history.db');
   try {

@@ -1,18 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import { parseOptions, reportUsageError } from '../command-line.js';
+import { UsageError } from '../usage-error.js';
 import { type Finding, formatSummary, lintTranscript, ruleInfo, type RuleId } from '@acp-kit/conformance';
-
-const USAGE = `Usage: acp-kit lint <transcript.ndjson>
-
-Checks a recorded transcript (one {"dir","t"?,"msg"} line per JSON-RPC message) against the
-prompt-lifecycle rules and the v2 schema, printing each finding with its line number.
-
-Transcripts come from the SDK's recorder (recordTranscript on a Connection), from
-\`acp-kit conformance --record <file>\` (one file per scenario; their {"note":…} lines say how
-the scenario ended, so the lint reaches the live run's verdicts), or from any tool that writes
-the format.
-
-Exit status: 1 when a mandatory rule fails, 0 otherwise, 2 for a usage error or unreadable file.
-`;
 
 function describe(file: string, finding: Finding): string {
   const tier = ruleInfo(finding.ruleId as RuleId).tier === 'mandatory' ? 'MUST' : 'SHOULD';
@@ -28,16 +17,16 @@ function describe(file: string, finding: Finding): string {
 
 /** `acp-kit lint`: lints one transcript file. */
 export async function runLintCommand(argv: string[]): Promise<number> {
-  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const [file, ...extra] = argv;
-  if (file === undefined || extra.length > 0 || file.startsWith('-')) {
-    const problem =
-      file === undefined ? 'no transcript file given' : `unexpected argument "${extra[0] ?? file}"`;
-    process.stderr.write(`acp-kit lint: ${problem}\n\n${USAGE}`);
-    return 2;
+  let file: string;
+  try {
+    const { positionals } = parseOptions({ args: argv, options: {}, allowPositionals: true });
+    const [first, extra] = positionals;
+    if (first === undefined) throw new UsageError('no transcript file given');
+    if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
+    file = first;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return reportUsageError('lint', error.message);
   }
   let text: string;
   try {

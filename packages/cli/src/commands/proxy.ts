@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { runProxy } from '@acp-kit/sdk/proxy';
 import { referenceProxy } from '../chain/proxy-command.js';
+import { parseOptions } from '../command-line.js';
 import { UsageError } from '../usage-error.js';
 
 /**
@@ -9,16 +9,11 @@ import { UsageError } from '../usage-error.js';
  * to start. Exits 0 when the conductor closes the connection.
  */
 export async function runProxyCommand(args: string[]): Promise<number> {
-  let values: { name?: string; context?: string; log?: string };
-  try {
-    values = parseArgs({
-      args,
-      options: { name: { type: 'string' }, context: { type: 'string' }, log: { type: 'string' } },
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const { values } = parseOptions({
+    args,
+    options: { name: { type: 'string' }, context: { type: 'string' }, log: { type: 'string' } },
+    allowPositionals: false,
+  });
   if (values.log === '') throw new UsageError('--log expects a file path');
   let proxy: ReturnType<typeof referenceProxy>;
   try {

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { type ChildProcessTransport, listenAcp, spawnTransport } from '@acp-kit/sdk';
 import {
   announceListening,
@@ -11,6 +10,7 @@ import {
 import { agentCommand } from '../listen/agent-command.js';
 import { type RelayBounds, relay } from '../listen/bounded-relay.js';
 import { TOKEN_ENV } from '../listen/token-source.js';
+import { parseOptions, splitAtSeparator } from '../command-line.js';
 import { UsageError } from '../usage-error.js';
 
 const say = (line: string): void => void process.stderr.write(`acp-kit serve: ${line}\n`);
@@ -36,16 +36,11 @@ const TO_CLIENT: RelayBounds = { pauseAtBytes: 16 * MiB, resumeAtBytes: 0, maxBy
  * `acp-kit bridge --serve v2`, so v2 clients reach a v1 agent.
  */
 export async function runServe(args: string[]): Promise<number> {
-  const separator = args.indexOf('--');
-  if (separator === -1) throw new UsageError('give the agent command after --');
-  const [command, ...commandArgs] = args.slice(separator + 1);
+  const split = splitAtSeparator(args);
+  const values = parseServeArgs(split.options);
+  const command = split.command?.file;
+  const commandArgs = split.command?.args ?? [];
   if (command === undefined) throw new UsageError('give the agent command after --');
-  let values: ReturnType<typeof parseServeArgs>;
-  try {
-    values = parseServeArgs(args.slice(0, separator));
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
   if (values.listen === undefined) throw new UsageError('acp-kit serve needs --listen <host:port>');
   const listen = listenSettings(values)!;
   const token = listenToken(listen);
@@ -162,7 +157,7 @@ function initializeWatch() {
 }
 
 function parseServeArgs(args: string[]) {
-  return parseArgs({
+  return parseOptions({
     args,
     options: { ...LISTEN_OPTIONS, v1: { type: 'boolean' }, 'pass-token': { type: 'boolean' } },
     allowPositionals: false,

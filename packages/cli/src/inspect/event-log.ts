@@ -12,6 +12,8 @@ export type InspectorEvent =
       description: string;
       /** What the inspector drives: a stdio process (one connection) or a remote agent (several). */
       target?: 'stdio' | 'remote';
+      /** Where `acp-kit inspect` was started: the page's default working directory for sessions. */
+      cwd?: string;
     }
   | { seq: number; type: 'frame'; run: number; conn?: number; t: number; text: string }
   | { seq: number; type: 'sent'; run: number; conn?: number; t: number; text: string }

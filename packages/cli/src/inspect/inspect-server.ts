@@ -41,6 +41,8 @@ export interface InspectorOptions {
   port?: number;
   /** The session token of the UI's API; a fresh random one by default. */
   token?: string;
+  /** The page's default working directory for new sessions; the directory the inspector runs in by default. */
+  cwd?: string;
 }
 
 /** A running inspector. */
@@ -123,7 +125,13 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         events.push({ type: 'ended', run, ...end });
       },
     });
-    events.push({ type: 'started', run, description: current.description, target: options.target.kind });
+    events.push({
+      type: 'started',
+      run,
+      description: current.description,
+      target: options.target.kind,
+      cwd: options.cwd ?? process.cwd(),
+    });
   };
 
   let guard: HandshakeGuard | undefined;

@@ -302,11 +302,19 @@ function onEvent(event: ServerEvent): void {
   } else if (event.type === 'started') {
     byId('agent-status').textContent = `agent run ${event.run} started: ${event.description}`;
     const single = event.target === 'stdio';
+    // A remote agent is not the inspector's to restart: the button opens a new connection to it.
+    byId('restart').textContent = event.target === 'remote' ? 'Reconnect' : 'Restart agent';
     byId<HTMLButtonElement>('open-second-client').disabled = single;
     byId('second-client-hint').textContent = single
       ? 'A second client needs its own connection, and a stdio agent has one: run the agent on a listening transport (for the reference agent: acp-kit agent --listen) and inspect it with --url.'
       : '';
     byId('agent-status').className = 'running';
+    // The working directory defaults to where `acp-kit inspect` was started, unless already edited.
+    const cwdInput = byId<HTMLInputElement>('cwd');
+    if (event.cwd !== undefined && cwdInput.value === cwdInput.defaultValue) {
+      cwdInput.value = event.cwd;
+      cwdInput.defaultValue = event.cwd;
+    }
     agentRunning = true;
     stderrLive = '';
     byId('agent-stderr').textContent = '';

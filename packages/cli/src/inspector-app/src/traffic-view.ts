@@ -1,5 +1,6 @@
 import { ruleInfo, type RuleId } from '@acp-kit/conformance/lint';
 import { el } from './dom.js';
+import { formatElapsed } from './elapsed.js';
 import { jsonWithPointers } from './json-view.js';
 import type { Traffic, TrafficRow } from './traffic.js';
 import { VirtualList } from './virtual-list.js';
@@ -44,7 +45,7 @@ function rowView(traffic: Traffic, row: TrafficRow, lintOn: boolean): HTMLElemen
     },
     el('td', { class: 'n' }, String(row.index + 1)),
     el('td', { class: 'dir' }, ARROW[row.dir]),
-    el('td', { class: 't' }, `${row.t} ms`),
+    el('td', { class: 't', title: `${row.t} ms after the inspector started` }, formatElapsed(row.t)),
     el('td', { class: 'kind' }, row.kind),
     el('td', { class: 'method' }, row.method),
     el('td', { class: 'session' }, row.sessionId),
