@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { methodConstName } from '../src/model/build-model.js';
+import type { JsonObject } from '../src/json.js';
+import { methodConstName, requiresNoProperty } from '../src/model/build-model.js';
 import { miniSchema, modelOf } from './helpers.js';
 
 describe('model', () => {
@@ -46,10 +47,37 @@ describe('model', () => {
       direction: 'client_to_agent',
       kind: 'request',
       params: 'PromptRequest',
+      paramsOptional: false,
       result: 'PromptResponse',
       description: 'Sends a user prompt.',
     });
     expect(model.methods.find((m) => m.name === '$/cancel_request')?.result).toBeUndefined();
+  });
+
+  it('knows which methods params require no property, following $ref and allOf but not unions', () => {
+    const defs: JsonObject = {
+      List: { type: 'object', properties: { cursor: { type: 'string' } } },
+      Empty: { type: 'object', required: [] },
+      Named: { type: 'object', required: ['sessionId'], properties: { sessionId: { type: 'string' } } },
+      Alias: { $ref: '#/$defs/List' },
+      Both: { allOf: [{ $ref: '#/$defs/List' }, { type: 'object', properties: { x: {} } }] },
+      WithNamed: { allOf: [{ $ref: '#/$defs/List' }, { $ref: '#/$defs/Named' }] },
+      Union: { oneOf: [{ $ref: '#/$defs/List' }] },
+      Loop: { $ref: '#/$defs/Loop' },
+      Text: { type: 'string' },
+    };
+    const verdicts = Object.keys(defs).map((name) => [name, requiresNoProperty(defs, name)]);
+    expect(Object.fromEntries(verdicts)).toEqual({
+      List: true,
+      Empty: true,
+      Named: false,
+      Alias: true,
+      Both: true,
+      WithNamed: false,
+      Union: false,
+      Loop: false,
+      Text: false,
+    });
   });
 
   it('derives PascalCase method constants from wire names', () => {

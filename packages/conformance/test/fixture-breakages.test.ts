@@ -35,6 +35,9 @@ const BREAKAGES: [breakage: string, rule: string][] = [
   ['background-missing-list', 'background.every-state-update'],
   ['background-stopped-by-cancel', 'background.cancel-leaves-running'],
   ['background-repeat-usage', 'background.repeat-not-completion'],
+  ['params-required', 'jsonrpc.params.omitted'],
+  ['close-answers-first', 'session.close.cancels-turn'],
+  ['delete-unknown-fails', 'session.delete.unknown-succeeds'],
 ];
 
 /** Breakages of the fixture agent's unstable surface (run with --unstable) and the one rule each must fail. */

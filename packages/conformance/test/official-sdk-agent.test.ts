@@ -14,6 +14,7 @@ describe('the kit against an agent built with @agentclientprotocol/sdk/experimen
       'lifecycle',
       'rejection',
       'cancel',
+      'teardown',
       'resume',
       'fork',
     ]);

@@ -68,6 +68,53 @@ describe('requests about a turn sent to a replica that does not run it', () => {
 
   const connect = (agent: Agent) => connectClient<Update>(agent, open);
 
+  /** A replica whose turn runs until it is cancelled, then ends `cancelled`. */
+  const waitingReplica = async (schema: string, name: string) => {
+    const log = await PostgresSessionLog.open(postgresUrl(), { schema, maxConnections: 4 });
+    const ownership = await PostgresSessionOwnership.open(log, postgresUrl(), {
+      replica: name,
+      leaseMs: 60_000,
+      checkEveryMs: 100,
+    });
+    let running = (): void => undefined;
+    const started = new Promise<void>((resolve) => (running = resolve));
+    const agent = new Agent({
+      info: { name, version: '0' },
+      history: ownership.log,
+      ownership,
+      async onPrompt(prompt, { session }) {
+        await prompt.insert();
+        await session.running();
+        running();
+        const { signal } = session;
+        if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        await session.idle('cancelled');
+      },
+    });
+    open.push(async () => {
+      await ownership.close();
+      await log.close();
+    });
+    return { agent, started };
+  };
+
+  it('session/close sent to a non-owner ends the owner’s turn as a cancel does: idle cancelled reaches the clients of both replicas before the close is answered', async () => {
+    const schema = freshSchema('fwdclose');
+    const a = await waitingReplica(schema, 'a');
+    const b = await waitingReplica(schema, 'b');
+    const onA = await connect(a.agent);
+    const onB = await connect(b.agent);
+    const sessionId = await onA.client.newSession('/w');
+    await onB.client.resume(sessionId, { cwd: '/w' });
+    await onA.client.prompt(sessionId, [{ type: 'text', text: 'work' }]);
+    await a.started;
+    const cancelledIdle = (u: Update) =>
+      u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason === 'cancelled';
+    await expect(onB.client.closeSession(sessionId)).resolves.toEqual({});
+    expect(onB.received.filter(cancelledIdle)).toHaveLength(1);
+    expect(onA.received.filter(cancelledIdle)).toHaveLength(1);
+  });
+
   it('forwards tool_call/cancel, terminal/cancel and session/close to the owner: its work stops, and the answers are the owner’s', async () => {
     const schema = freshSchema('fwd');
     const a = await replica(schema, 'a');

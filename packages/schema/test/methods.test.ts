@@ -16,12 +16,27 @@ import {
   type ProxySuccessorRequest,
   type ProxySuccessorResponse,
   type SessionNotification,
+  validate,
+  validateParams,
 } from '../src/index.js';
 import { canonicalSchema } from './cases.js';
 
 describe('methods', () => {
   it('lists exactly the methods of x-methods, in schema order', () => {
     expect(METHODS.map((m) => m.name)).toEqual(Object.keys(canonicalSchema()['x-methods'] as object));
+  });
+
+  it('marks params optional exactly where {} is valid params, and reads an omitted params as {} there only', () => {
+    for (const m of METHODS) {
+      const empty = validate(m.params, {});
+      expect(m.paramsOptional, m.name).toBe(empty.ok);
+      const omitted = validateParams(m.name, undefined);
+      expect(omitted, m.name).toEqual(
+        m.paramsOptional ? { ok: true, value: {} } : expect.objectContaining({ ok: false }),
+      );
+    }
+    expect(METHODS.filter((m) => m.paramsOptional).map((m) => m.name)).toContain('session/list');
+    expect(validateParams('session/list', null)).toMatchObject({ ok: false });
   });
 
   it('exposes wire names as constants', () => {

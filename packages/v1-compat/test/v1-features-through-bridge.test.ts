@@ -318,6 +318,32 @@ describe('a v1 agent with login, modes, options and commands behind `--serve v2`
     second.client.close();
   });
 
+  it('cancels a running v1 turn on session/close: idle cancelled reaches every attached client and the held prompt gets -32800 before the close is answered', async () => {
+    rig = v1Rig(FEATURES);
+    await rig.client.initialize();
+    await rig.client.login('token');
+    const sessionId = await rig.client.newSession(CWD);
+    const second = clientOf(rig.bridge);
+    closers.push(async () => second.client.close());
+    await second.client.initialize();
+    await second.client.login('token');
+    await second.client.resume(sessionId, { cwd: CWD });
+    // `slow` streams until the v1 agent is cancelled.
+    await rig.client.prompt(sessionId, [{ type: 'text', text: 'slow' }]);
+    await rig.log.waitFor((u) => u.sessionUpdate === 'agent_message_chunk');
+    const held = second.client.prompt(sessionId, [{ type: 'text', text: 'after' }]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const cancelledIdle = (u: SessionUpdate) =>
+      isIdle(u) && (u as { stopReason?: unknown }).stopReason === 'cancelled';
+    expect(rig.log.updates.some(cancelledIdle)).toBe(false);
+    expect(await rig.client.closeSession(sessionId)).toEqual({});
+    expect(rig.log.updates.filter(cancelledIdle)).toHaveLength(1);
+    expect(second.log.updates.filter(cancelledIdle)).toHaveLength(1);
+    expect(await held).toMatchObject({ code: -32800 });
+  });
+
   it('passes session/delete through to the v1 agent and forgets the session', async () => {
     rig = v1Rig(FEATURES);
     await rig.client.initialize();
@@ -326,6 +352,10 @@ describe('a v1 agent with login, modes, options and commands behind `--serve v2`
     const gone = await rig.client.newSession(CWD);
     expect(await rig.client.deleteSession(gone)).toEqual({});
     expect((await rig.client.listSessions()).sessions.map((s) => s.sessionId)).toEqual([kept]);
+    // Deleted already, or never created: {} (upstream's v2 draft: SHOULD succeed silently), though
+    // the v1 agent answers -32002.
+    expect(await rig.client.deleteSession(gone)).toEqual({});
+    expect(await rig.client.deleteSession('v1-sess-never-created')).toEqual({});
     await expect(rig.client.prompt(gone, [{ type: 'text', text: 'still there?' }])).rejects.toMatchObject({
       code: -32002,
     });

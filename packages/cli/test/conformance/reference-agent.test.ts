@@ -32,6 +32,9 @@ const CORE_RULES = [
   'update.session-id',
   'agent-message.schema',
   'baseline.unknown-values',
+  'jsonrpc.params.omitted',
+  'session.close.cancels-turn',
+  'session.delete.unknown-succeeds',
 ];
 
 const UNSTABLE_RULES = ['fork.replay.retained', 'fork.replay.no-duplicate', 'session-message.replay'];
@@ -61,7 +64,14 @@ describe.concurrent('the kit against the reference agent (acp-kit agent)', () =>
     expect(report.passed).toBe(true);
     const status = Object.fromEntries(report.results.map((result) => [result.id, result.status]));
     for (const id of CORE_RULES) expect(status[id], id).toBe('pass');
-    expect([...transcripts.keys()]).toEqual(['lifecycle', 'rejection', 'cancel', 'resume', 'fork']);
+    expect([...transcripts.keys()]).toEqual([
+      'lifecycle',
+      'rejection',
+      'cancel',
+      'teardown',
+      'resume',
+      'fork',
+    ]);
     for (const [scenario, text] of transcripts) {
       const lint = lintTranscript(text);
       expect(lint.failed, scenario).toBe(false);

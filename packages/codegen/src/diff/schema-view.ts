@@ -1,5 +1,5 @@
 import { type JsonObject, type JsonValue, defNameOfRef, isJsonObject } from '../json.js';
-import { buildModel } from '../model/build-model.js';
+import { buildModel, requiresNoProperty } from '../model/build-model.js';
 import type { MethodDirection, MethodKind, SchemaModel } from '../model/model.js';
 import type { Party, SchemaConventions } from './change.js';
 
@@ -73,6 +73,10 @@ function rawMethods(schema: JsonObject): SchemaModel['methods'] {
           : 'both') as MethodDirection,
         kind: (info.kind === 'notification' ? 'notification' : 'request') as MethodKind,
         params: String(info.params),
+        paramsOptional: requiresNoProperty(
+          isJsonObject(schema.$defs) ? schema.$defs : {},
+          String(info.params),
+        ),
         ...(typeof info.result === 'string' ? { result: info.result } : {}),
         description: '',
         ...(cap === undefined

@@ -28,6 +28,7 @@ function methodInfoLiteral(method: MethodModel): WriterFunction {
       writer.writeLine(`direction: ${quote(method.direction)},`);
       writer.writeLine(`kind: ${quote(method.kind)},`);
       writer.writeLine(`params: ${quote(method.params)},`);
+      writer.writeLine(`paramsOptional: ${method.paramsOptional},`);
       if (method.result !== undefined) writer.writeLine(`result: ${quote(method.result)},`);
       writer.writeLine(`description: ${quote(method.description)},`);
       const form = method.notification;
@@ -106,6 +107,14 @@ export function emitMethods(model: SchemaModel): EmittedFile[] {
         docs: ['Whether it expects a response.'],
       },
       { name: 'params', isReadonly: true, type: 'DefinitionName', docs: ['Definition of its params.'] },
+      {
+        name: 'paramsOptional',
+        isReadonly: true,
+        type: 'boolean',
+        docs: [
+          'True when its params require no property: a request may then omit `params` (JSON-RPC 2.0 allows it), and `validateParams` reads the omission as `{}`.',
+        ],
+      },
       {
         name: 'result',
         isReadonly: true,

@@ -104,6 +104,28 @@ export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapper
     'PARAMS',
     model.methods.map((m) => [m.name, m.params]),
   );
+  file.addVariableStatement({
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [
+      {
+        description:
+          'Methods whose params require no property: an omitted `params` is validated, and handed on, as `{}`.',
+      },
+    ],
+    declarations: [
+      {
+        name: 'OPTIONAL_PARAMS',
+        type: 'ReadonlySet<string>',
+        initializer: (writer) => {
+          writer.write('new Set<string>([');
+          writer.indent(() => {
+            for (const m of model.methods) if (m.paramsOptional) writer.writeLine(`${quote(m.name)},`);
+          });
+          writer.write('])');
+        },
+      },
+    ],
+  });
   table(
     'RESULTS',
     model.methods.flatMap((m): [string, string][] => (m.result === undefined ? [] : [[m.name, m.result]])),
@@ -135,7 +157,10 @@ export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapper
       isExported: true,
       docs: [
         {
-          description: `Validates the ${what} of a method by its wire name; \`undefined\` when the schema defines no ${what} for that method.`,
+          description:
+            what === 'params'
+              ? "Validates the params of a method by its wire name; `undefined` when the schema defines no params for that method. Omitted params (`undefined`) of a method whose params require no property are valid and read as `{}` (JSON-RPC 2.0 lets a request omit `params`): the result's `value` is then `{}`."
+              : `Validates the ${what} of a method by its wire name; \`undefined\` when the schema defines no ${what} for that method.`,
         },
       ],
       parameters: [
@@ -143,10 +168,17 @@ export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapper
         { name: what, type: 'unknown' },
       ],
       returnType: 'ValidationResult<unknown> | undefined',
-      statements: [
-        `const name = ${tableName}.get(method);`,
-        `return name === undefined ? undefined : run<unknown>(name, ${what});`,
-      ],
+      statements:
+        what === 'params'
+          ? [
+              `const name = ${tableName}.get(method);`,
+              'if (name === undefined) return undefined;',
+              `return run<unknown>(name, ${what} === undefined && OPTIONAL_PARAMS.has(method) ? {} : ${what});`,
+            ]
+          : [
+              `const name = ${tableName}.get(method);`,
+              `return name === undefined ? undefined : run<unknown>(name, ${what});`,
+            ],
     });
   }
   file.addFunctions(

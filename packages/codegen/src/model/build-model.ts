@@ -78,8 +78,34 @@ function buildOpenEnum(name: string, schema: JsonObject): OpenEnumModel {
   return { name, description: describe(schema), known, acceptsUnknown };
 }
 
+/**
+ * Whether a definition requires no property, so that `{}` stands for an omitted `params`: an
+ * object schema without `required`, a `$ref` to one, or an `allOf` whose parts all are. Anything
+ * else (a union, a schema of another type) counts as requiring something.
+ */
+export function requiresNoProperty(
+  defs: JsonObject,
+  name: string,
+  seen: ReadonlySet<string> = new Set(),
+): boolean {
+  const schema = defs[name];
+  if (!isJsonObject(schema) || seen.has(name)) return false;
+  const inner = new Set(seen).add(name);
+  const noneRequired = (part: JsonValue): boolean => {
+    if (!isJsonObject(part)) return false;
+    const ref = defNameOfRef(part.$ref);
+    if (ref !== undefined) return requiresNoProperty(defs, ref, inner);
+    if (part.oneOf !== undefined || part.anyOf !== undefined) return false;
+    if (Array.isArray(part.required) && part.required.length > 0) return false;
+    if (Array.isArray(part.allOf) && !part.allOf.every(noneRequired)) return false;
+    return part.type === 'object' || (part.type === undefined && Array.isArray(part.allOf));
+  };
+  return noneRequired(schema);
+}
+
 function buildMethods(schema: JsonObject): MethodModel[] {
   const methods = isJsonObject(schema['x-methods']) ? schema['x-methods'] : {};
+  const defs = isJsonObject(schema.$defs) ? schema.$defs : {};
   const seen = new Map<string, string>();
   return Object.entries(methods).flatMap(([name, info]) => {
     if (!isJsonObject(info)) return [];
@@ -94,6 +120,7 @@ function buildMethods(schema: JsonObject): MethodModel[] {
       direction: info.direction as MethodDirection,
       kind: info.kind as MethodKind,
       params: String(info.params),
+      paramsOptional: requiresNoProperty(defs, String(info.params)),
       description: describe(info),
     };
     const withResult = typeof info.result === 'string' ? { ...base, result: info.result } : base;

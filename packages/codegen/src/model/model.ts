@@ -96,6 +96,12 @@ export interface MethodModel {
   readonly kind: MethodKind;
   /** Definition name of the params. */
   readonly params: string;
+  /**
+   * Whether the params require no property (an object definition without `required`, or an
+   * `allOf` of such): JSON-RPC lets a request omit `params`, and a receiver reads the omission as
+   * `{}`. False for a union, whose branches each require their tag.
+   */
+  readonly paramsOptional: boolean;
   /** Definition name of the result (requests only). */
   readonly result?: string;
   readonly description: string;

@@ -32,7 +32,8 @@ export function checkInitializeInfo(context: CheckContext): CheckOutcome {
 
 /** baseline.session-list */
 export function checkSessionList(context: CheckContext): CheckOutcome {
-  const requests = answered(context, 'session/list');
+  // One without params is judged by jsonrpc.params.omitted.
+  const requests = answered(context, 'session/list').filter((request) => request.params !== undefined);
   if (requests.length === 0) return notApplicable('no session/list was answered');
   const findings: RawFinding[] = [];
   for (const request of requests) {

@@ -89,9 +89,10 @@ export function checkWorkEnds(context: CheckContext): CheckOutcome {
 /**
  * Index of the agent's first answer to a client request sent after `index`. Agents read their
  * input in order, so by the time that answer is written the agent has read everything sent before
- * the request — a cancel included. The live kit sends such a request right after each cancel.
+ * the request — a cancel included. The live kit sends such a request right after each cancel and
+ * each session/close.
  */
-function readMarker(context: CheckContext, index: number): number | undefined {
+export function readMarker(context: CheckContext, index: number): number | undefined {
   const answers = context.analysis.requests
     .filter((request) => request.from === 'client' && request.index > index && request.response)
     .map((request) => request.response!.index);

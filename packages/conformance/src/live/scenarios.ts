@@ -1,6 +1,7 @@
 import type { RuleId } from '../rules/catalog.js';
 import { asRecord } from '../analysis/envelope.js';
 import { FUTURE_VALUE_PREFIX } from '../checks/baseline.js';
+import { NEVER_CREATED_PREFIX } from '../checks/session-teardown.js';
 import { liveUpdates, stateOf } from '../analysis/model.js';
 import { type AgentProcess, ScenarioAbort } from './agent-process.js';
 import {
@@ -148,6 +149,55 @@ const cancel: Scenario = {
     if (!(await waitSettled(agent, sessionId))) {
       return { incomplete: 'timed out waiting for the cancelled turn to end' };
     }
+    return {};
+  },
+};
+
+/** Whether the agent advertised `session/delete` in its initialize result. */
+const offersDelete = (init: Record<string, unknown>): boolean => {
+  const delete_ = asRecord(asRecord(asRecord(init.capabilities)?.session)?.delete);
+  return delete_ !== undefined;
+};
+
+const teardown: Scenario = {
+  name: 'teardown',
+  description:
+    'session/list without params; a long prompt, and session/close as soon as its turn runs; session/delete of a session that never existed and of one twice (when advertised)',
+  covers: ['jsonrpc.params.omitted', 'session.close.cancels-turn', 'session.delete.unknown-succeeds'],
+  async run(agent, cwd) {
+    const init = await initialize(agent);
+    // JSON-RPC 2.0 lets a request leave params out; session/list requires none of its params.
+    await agent.request('session/list', undefined);
+    const sessionId = await newSession(agent, cwd);
+    const answer = prompt(agent, sessionId, text(`Please repeat all of this back slowly: ${longText(400)}`));
+    const started = await agent.waitFor(
+      (analysis) =>
+        analysis.updates.some((update) => {
+          const state = update.sessionId === sessionId ? stateOf(update) : undefined;
+          return state === 'running' || state === 'requires_action';
+        }) || settled(analysis, sessionId),
+    );
+    if (!started) return timedOut('the long prompt to start running');
+    const closed = agent.request('session/close', { sessionId });
+    // Its answer (-32601 is expected) shows the agent has read the close by then: what the agent
+    // writes later is work it did after reading it (see session.close.cancels-turn).
+    await agent.request(READ_MARKER_METHOD, {});
+    await Promise.all([closed, answer]);
+    // The turn ends in any case (an agent that refused the close still ends it by itself).
+    if (!(await waitSettled(agent, sessionId))) return timedOut('the closed session’s turn to end');
+    if (!offersDelete(init)) {
+      return {
+        skipped: {
+          'session.delete.unknown-succeeds': 'the agent does not advertise capabilities.session.delete',
+        },
+      };
+    }
+    await agent.request('session/delete', {
+      sessionId: `${NEVER_CREATED_PREFIX}-${Date.now().toString(36)}`,
+    });
+    const doomed = await newSession(agent, cwd);
+    await agent.request('session/delete', { sessionId: doomed });
+    await agent.request('session/delete', { sessionId: doomed });
     return {};
   },
 };
@@ -333,6 +383,7 @@ export const SCENARIOS: readonly Scenario[] = [
   lifecycle,
   rejection,
   cancel,
+  teardown,
   resume,
   background,
   fork,

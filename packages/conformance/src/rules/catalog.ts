@@ -250,6 +250,29 @@ export const RULES = [
     tier: 'mandatory',
   },
   {
+    id: 'jsonrpc.params.omitted',
+    statement:
+      'A request that omits params, for a method whose params require no property (session/list…), is answered as if it carried {} — not refused -32602 or -32600.',
+    source:
+      'JSON-RPC 2.0 §4 Request object (params MAY be omitted); schema JsonRpcRequest (only id and method required) and x-methods',
+    tier: 'mandatory',
+  },
+  {
+    id: 'session.close.cancels-turn',
+    statement:
+      'session/close of a session whose turn is running or waiting on the user ends that turn as session/cancel does — state_update idle with stopReason "cancelled" — before the close is answered.',
+    source:
+      'upstream v2 draft session-setup §Closing Active Sessions: the Agent MUST cancel any ongoing work as if session/cancel had been called, then free its resources',
+    tier: 'mandatory',
+  },
+  {
+    id: 'session.delete.unknown-succeeds',
+    statement:
+      'session/delete of a session already deleted, or one that never existed, succeeds silently (an empty result, not -32002).',
+    source: 'upstream v2 draft session-delete §Semantics: SHOULD succeed silently',
+    tier: 'advisory',
+  },
+  {
     id: 'transcript.format',
     statement:
       'Each transcript line is {"dir":"client->agent"|"agent->client","t"?:ms,"msg":<JSON-RPC message>} (lint only).',

@@ -41,6 +41,8 @@ import { checkCancel, checkRunningBeforeIdle, checkStopReasons, checkWorkEnds } 
 import { checkSubagentsAnnounced } from '../checks/subagents.js';
 import { checkForkNoDuplicate, checkForkRetained } from '../checks/fork.js';
 import { checkSessionMessageReplay } from '../checks/session-messages.js';
+import { checkOmittedParams } from '../checks/omitted-params.js';
+import { checkCloseCancelsTurn, checkDeleteUnknown } from '../checks/session-teardown.js';
 import type { CheckContext } from '../checks/context.js';
 import type { TranscriptEntry } from '../transcript/parse.js';
 import { RULES, type RuleId } from './catalog.js';
@@ -78,6 +80,9 @@ const CHECKS: Partial<Record<RuleId, (context: CheckContext) => CheckOutcome>> =
   'agent-message.schema': checkAgentMessages,
   'client-message.schema': checkClientMessages,
   'baseline.initialize.info': checkInitializeInfo,
+  'jsonrpc.params.omitted': checkOmittedParams,
+  'session.close.cancels-turn': checkCloseCancelsTurn,
+  'session.delete.unknown-succeeds': checkDeleteUnknown,
   'baseline.session-list': checkSessionList,
   'baseline.session-close': checkSessionClose,
   'baseline.unknown-values': checkUnknownValuesTolerated,

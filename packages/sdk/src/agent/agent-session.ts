@@ -248,6 +248,33 @@ export class AgentSession {
     return new Promise((resolve) => this.#idleWaiters.add(resolve));
   }
 
+  /**
+   * @internal For `session/close` after a cancel: resolves once no turn is open here (see
+   * {@link whenIdle}) and every attached client was handed the log up to its end then — the
+   * turn's `idle` with its stop reason among it, whichever replica wrote it — or at once when
+   * `signal` aborts (the close request was withdrawn, or its client left).
+   */
+  async settledForClose(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    let stop = (): void => undefined;
+    const withdrawn = new Promise<void>((resolve) => {
+      stop = resolve;
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    const settled = async (): Promise<void> => {
+      await this.whenIdle();
+      await this.following();
+      const record = await this.#log.getSession(this.id);
+      if (record !== undefined) await this.#follower.reached(record.lastSeq);
+      await Promise.all([...this.#delivery.peers()].map((peer) => this.#delivery.released(peer)));
+    };
+    try {
+      await Promise.race([settled().catch(() => undefined), withdrawn]);
+    } finally {
+      stop();
+    }
+  }
+
   #settledIdle(): boolean {
     return !this.#turns.turnHere || this.#closed.signal.aborted || this.#follower.lost;
   }

@@ -113,12 +113,15 @@ export interface AgentMethodOptions {
   ): SessionSetup | undefined | Promise<SessionSetup | undefined>;
   /**
    * Called when a live session is closed (`session/close`, or before `session/delete`), after its
-   * work was cancelled and before it is released: free what the application holds for it.
+   * work was cancelled as `session/cancel` cancels it (`onCancel` first) and the turn it was
+   * running ended, and before it is released: free what the application holds for it.
    */
   onCloseSession?(session: AgentSession, context: MethodContext): void | Promise<void>;
   /**
-   * Called on `session/delete` before anything is removed (the agent must advertise
-   * `capabilities.session.delete`; otherwise the method answers -32601). Throw an `RpcError` to refuse.
+   * Called on `session/delete` of a session the history knows, before anything is removed (the
+   * agent must advertise `capabilities.session.delete`; otherwise the method answers -32601). Throw
+   * an `RpcError` to refuse. Deleting an unknown or already-deleted session answers `{}` without
+   * calling it.
    */
   onDeleteSession?(sessionId: SessionId, context: MethodContext): void | Promise<void>;
   /**

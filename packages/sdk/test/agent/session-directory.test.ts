@@ -213,6 +213,36 @@ describe('session/close', () => {
     await a.until((u) => turnsEnded(u, sessionId, 2));
   });
 
+  it('ends an asked turn as session/cancel does before answering: the elicitation withdrawn, idle cancelled sent first, the held prompt -32800', async () => {
+    const asked: AbortSignal[] = [];
+    const a = await spawnV2Agent([], { elicitation: { form: {} } }, (connection) => {
+      connection.onRequest(
+        'elicitation/create',
+        (_params, { signal }) =>
+          new Promise((resolve) => {
+            asked.push(signal);
+            signal.addEventListener('abort', () => resolve({ action: 'cancel' }), { once: true });
+          }),
+      );
+    });
+    children.push(a);
+    const { sessionId } = await a.connection.sendRequest('session/new', { cwd: '/repo' });
+    await a.connection.sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'ask' }] });
+    await a.until((u) =>
+      u.some((n) => n.update.sessionUpdate === 'state_update' && n.update.state === 'requires_action'),
+    );
+    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    const held = errorOf(
+      a.connection.sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hold' }] }),
+    );
+    expect(await a.connection.sendRequest('session/close', { sessionId })).toEqual({});
+    // By the time the close was answered, the turn had ended for this client, cancelled.
+    const states = a.of(sessionId).filter((u) => u.sessionUpdate === 'state_update');
+    expect(states.at(-1)).toMatchObject({ state: 'idle', stopReason: 'cancelled' });
+    expect(asked[0]!.aborted).toBe(true);
+    expect(await held).toMatchObject({ code: -32800 });
+  });
+
   it('answers an unknown session -32002 with its ID, and bad params -32602, and keeps serving', async () => {
     const a = await agent();
     expect(
@@ -240,7 +270,7 @@ describe('session/delete', () => {
     expect((await a.connection.sendRequest('session/list', {})).sessions).toHaveLength(1);
   });
 
-  it('removes the session and its history when advertised; unknown is -32002, bad params -32602', async () => {
+  it('removes the session and its history when advertised; unknown or deleted is {}, bad params -32602', async () => {
     const a = await agent(['--delete']);
     const { sessionId } = await a.connection.sendRequest('session/new', { cwd: '/repo' });
     await a.connection.sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
@@ -256,10 +286,9 @@ describe('session/delete', () => {
         }),
       ),
     ).toMatchObject({ code: -32002 });
-    expect(await errorOf(a.connection.sendRequest('session/delete', { sessionId }))).toMatchObject({
-      code: -32002,
-      data: { sessionId },
-    });
+    // Deleting it again, or a session that never existed, succeeds silently (upstream's draft: SHOULD).
+    expect(await a.connection.sendRequest('session/delete', { sessionId })).toEqual({});
+    expect(await a.connection.sendRequest('session/delete', { sessionId: 'sess_never_created' })).toEqual({});
     expect(await errorOf(a.connection.sendRequest('session/delete', { sessionId: '' }))).toMatchObject({
       code: -32602,
       data: { pointer: '/params/sessionId' },

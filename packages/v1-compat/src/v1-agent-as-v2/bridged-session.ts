@@ -105,6 +105,8 @@ export class BridgedSession {
   commands: AvailableCommand[] | undefined;
   /** Open permission requests, answered `cancelled` by {@link BridgedSession.cancel}. */
   readonly #withdraw = new Set<() => void>();
+  /** Waiting for the current turn to end (see {@link BridgedSession.cancelForClose}). */
+  readonly #turnEnded = new Set<() => void>();
   /** The v2 clients following this session through the bridge. */
   readonly #followers = new Set<ClientPeer>();
   /**
@@ -351,6 +353,7 @@ export class BridgedSession {
     this.#turn = undefined;
     if (!turn.inserted) {
       // The prompt was refused (its ID could not be recorded): there is no turn to end.
+      this.#wakeTurnEnded();
       this.#startNext();
       return;
     }
@@ -363,6 +366,7 @@ export class BridgedSession {
       turn.cancelled && stopReason === 'end_turn' ? 'cancelled' : stopReason,
       usage as V2Usage | undefined,
     );
+    this.#wakeTurnEnded();
     this.#startNext();
   }
 
@@ -382,7 +386,38 @@ export class BridgedSession {
         ...(data === undefined ? {} : { data }),
       });
     }
+    this.#wakeTurnEnded();
     this.#startNext();
+  }
+
+  #wakeTurnEnded(): void {
+    for (const wake of this.#turnEnded) wake();
+    this.#turnEnded.clear();
+  }
+
+  /**
+   * v2 `session/close` of this session: cancels it as {@link cancel} does, then resolves once the
+   * turn running then has ended — its `idle`, `cancelled` unless the v1 agent had already finished,
+   * written to the session's clients — or at once when `signal` aborts (the close was withdrawn,
+   * or its client left). The v1 agent ends a cancelled turn by answering its prompt.
+   */
+  async cancelForClose(signal: AbortSignal): Promise<void> {
+    const running = this.#turn !== undefined;
+    await this.cancel();
+    if (!running || this.#turn === undefined || signal.aborted) return;
+    let wake = (): void => undefined;
+    const ended = new Promise<void>((resolve) => {
+      wake = resolve;
+      this.#turnEnded.add(resolve);
+    });
+    const onAbort = (): void => wake();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await ended;
+    } finally {
+      this.#turnEnded.delete(wake);
+      signal.removeEventListener('abort', onAbort);
+    }
   }
 
   /** v2 `session/cancel`: held prompts are dropped (nothing inserted), the v1 turn is cancelled. */

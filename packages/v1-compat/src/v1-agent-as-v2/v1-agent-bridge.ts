@@ -663,9 +663,12 @@ export class V1AgentBridge {
         return { sessions };
       },
 
-      'session/close': async (params) => {
+      'session/close': async (params, request) => {
         const caps = (await this.#v1Capabilities()).agentCapabilities;
         const session = this.#sessions.get(params.sessionId);
+        // As if session/cancel had been called (upstream's v2 draft, session-setup: MUST): the v1
+        // turn is cancelled and its end reaches the session's clients before anything is closed.
+        await session?.cancelForClose(request.signal);
         if (caps?.sessionCapabilities?.close !== undefined && caps.sessionCapabilities.close !== null) {
           const result = await this.#call(() =>
             this.#v1.sendRequest('session/close', v2ToV1CloseSessionRequest(params)),
@@ -684,10 +687,18 @@ export class V1AgentBridge {
       },
 
       // Served when the v1 agent advertises it (the gate refuses it otherwise, -32601).
+      // Deleting a session the v1 agent does not know succeeds silently (upstream's v2 draft,
+      // session-delete: SHOULD), whatever the v1 agent answers (-32002).
       'session/delete': async (params) => {
-        const result = await this.#call(() =>
-          this.#v1.sendRequest('session/delete', v2ToV1DeleteSessionRequest(params)),
-        );
+        let result: V1.DeleteSessionResponse;
+        try {
+          result = await this.#call(() =>
+            this.#v1.sendRequest('session/delete', v2ToV1DeleteSessionRequest(params)),
+          );
+        } catch (error) {
+          if (!(error instanceof RpcError) || error.code !== ErrorCodes.ResourceNotFound) throw error;
+          result = {};
+        }
         this.#forget(params.sessionId);
         return v1ToV2DeleteSessionResponse(result);
       },

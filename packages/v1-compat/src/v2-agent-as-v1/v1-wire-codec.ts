@@ -163,12 +163,14 @@ export class V1AgentCodec implements CodecSession {
     this.#channel.deliver(message);
   }
 
-  #requestFromPeer(message: Message, method: string, id: RpcId): void {
-    const checked = validateParams(method, message.params);
+  #requestFromPeer(received: Message, method: string, id: RpcId): void {
+    const checked = validateParams(method, received.params);
     if (checked !== undefined && !checked.ok) {
       this.#write(invalid(id, ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues));
       return;
     }
+    // An omitted `params` of a method that requires none was read as `{}`: go on with that.
+    const message = checked === undefined ? received : { ...received, params: checked.value };
     const route = CLIENT_ROUTES.get(method);
     if (route === undefined) {
       const refused = this.#notCarried(method, message.params, false);
@@ -262,10 +264,11 @@ export class V1AgentCodec implements CodecSession {
     if (mode !== undefined) this.#modeIds.set(sessionId, mode.configId);
   }
 
-  #notificationFromPeer(message: Message, method: string): void {
-    const checked = validateParams(method, message.params);
+  #notificationFromPeer(received: Message, method: string): void {
+    const checked = validateParams(method, received.params);
     // A notification cannot be answered: one that is not valid v1 goes no further.
     if (checked !== undefined && !checked.ok) return;
+    const message = checked === undefined ? received : { ...received, params: checked.value };
     if (method === 'session/cancel') {
       const params = message.params as V1.CancelNotification;
       const s = this.#sessions.get(params.sessionId);

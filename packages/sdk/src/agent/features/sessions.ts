@@ -16,7 +16,7 @@ import { replayCursorOf } from '../replay-cursor.js';
 import { sendReplay } from '../send-replay.js';
 import { discoverChildren } from '../subagents.js';
 import { checkSystemPrompt } from '../system-prompt.js';
-import { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionNotFound } from '../session-directory.js';
+import { DEFAULT_LIST_PAGE_SIZE, listSessionPage } from '../session-directory.js';
 import { type SessionSettings, settingsOf, updateSettings } from '../session-settings.js';
 import {
   type AgentHost,
@@ -208,7 +208,9 @@ export const sessions: MethodFeature = (agent) => {
     ...(agent.capabilities.session?.delete && {
       'session/delete': async (params, request, connection) => {
         const context = methodContext(connection, request);
-        if (!(await agent.log.getSession(params.sessionId))) throw sessionNotFound(params.sessionId);
+        // Deleting a session that never existed, or is already deleted, succeeds silently
+        // (upstream's v2 draft, session-delete: SHOULD); the application's hook is not called.
+        if (!(await agent.log.getSession(params.sessionId))) return {};
         const onDelete = options.onDeleteSession;
         if (onDelete) {
           await runHandler(agent, 'onDeleteSession', params.sessionId, () =>
@@ -216,7 +218,8 @@ export const sessions: MethodFeature = (agent) => {
           );
         }
         await closeHere(agent, params.sessionId, context);
-        if (!(await agent.deleteSession(params.sessionId))) throw sessionNotFound(params.sessionId);
+        // Deleted meanwhile (by another connection or replica): the session is gone all the same.
+        await agent.deleteSession(params.sessionId);
         return {};
       },
     }),

@@ -4,6 +4,7 @@ import type { MethodContext } from '../method-options.js';
 import { sessionNotFound } from '../session-directory.js';
 import type { ForwardedRequest, SessionOwnership } from '../session-ownership.js';
 import { type AgentHost, methodContext, type MethodFeature, runHandler } from '../serving.js';
+import { cancelHere } from './prompts.js';
 
 /**
  * Has the session's owner carry out a request about its work, when another replica owns it (see
@@ -26,9 +27,13 @@ export async function atOwner(
 }
 
 /**
- * Closes a session here: a live one has its work cancelled and `onCloseSession` called first (the
- * application frees what it holds); then its clients are detached and the agent lets it go. The
- * history stays. What `session/close` and `session/delete` both do to the live session.
+ * Closes a session here. A live one is first cancelled as `session/cancel` cancels it (upstream's
+ * v2 draft, session-setup, "Closing Active Sessions": MUST): a running or asked turn ends with
+ * `idle`, stop reason `cancelled`, and every attached client is handed that `idle` before the
+ * close goes on (`AgentSession.settledForClose`). Then `onCloseSession` is called (the
+ * application frees what it holds), its clients are detached, and the agent lets it go; prompts
+ * not inserted by then are answered -32800. The history stays. What `session/close` and
+ * `session/delete` both do to the live session.
  */
 export async function closeHere(
   agent: AgentHost,
@@ -36,9 +41,13 @@ export async function closeHere(
   context: MethodContext,
 ): Promise<void> {
   const live = agent.sessions.get(sessionId);
+  if (live) {
+    // A failing onCancel was reported by cancelHere; the close goes on.
+    await cancelHere(agent, sessionId).catch(() => undefined);
+    await live.settledForClose(context.signal);
+  }
   const onClose = agent.options.onCloseSession;
   if (live && onClose) {
-    live.cancel();
     await runHandler(agent, 'onCloseSession', live.id, () => onClose(live, context));
   }
   await agent.closeSession(sessionId);

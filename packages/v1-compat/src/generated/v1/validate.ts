@@ -572,6 +572,13 @@ const PARAMS: ReadonlyMap<string, DefinitionName> = new Map<string, DefinitionNa
   ['proxy/initialize', 'InitializeProxyRequest'],
   ['proxy/successor', 'ProxySuccessorRequest'],
 ]);
+/** Methods whose params require no property: an omitted `params` is validated, and handed on, as `{}`. */
+const OPTIONAL_PARAMS: ReadonlySet<string> = new Set<string>([
+  'logout',
+  'session/list',
+  'auth/status',
+  'providers/list',
+]);
 const RESULTS: ReadonlyMap<string, DefinitionName> = new Map<string, DefinitionName>([
   ['initialize', 'InitializeResponse'],
   ['session/new', 'NewSessionResponse'],
@@ -613,10 +620,11 @@ export function validate<N extends DefinitionName>(name: N, value: unknown): Val
   return run<Definitions[N]>(name, value);
 }
 
-/** Validates the params of a method by its wire name; `undefined` when the schema defines no params for that method. */
+/** Validates the params of a method by its wire name; `undefined` when the schema defines no params for that method. Omitted params (`undefined`) of a method whose params require no property are valid and read as `{}` (JSON-RPC 2.0 lets a request omit `params`): the result's `value` is then `{}`. */
 export function validateParams(method: string, params: unknown): ValidationResult<unknown> | undefined {
   const name = PARAMS.get(method);
-  return name === undefined ? undefined : run<unknown>(name, params);
+  if (name === undefined) return undefined;
+  return run<unknown>(name, params === undefined && OPTIONAL_PARAMS.has(method) ? {} : params);
 }
 
 /** Validates the result of a method by its wire name; `undefined` when the schema defines no result for that method. */
