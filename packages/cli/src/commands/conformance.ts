@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
   type ConformanceProgress,
@@ -7,6 +8,7 @@ import {
   formatSummary,
   runConformance,
 } from '@acp-kit/conformance';
+import { onTerminationSignal, shutdownSpawned } from '@acp-kit/sdk';
 
 const USAGE = `Usage: acp-kit conformance [--json <report.json>] [--timeout <s>] [--record <file.ndjson>]
                           [--background-prompt <text>] [--subagent-prompt <text>] -- <agent command…>
@@ -144,6 +146,16 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
     return 2;
   }
   const written: string[] = [];
+  // A signal stops the run: every agent it started is shut down (process group and all) before
+  // the command exits with 128 + the signal's number; a second signal kills them at once.
+  const watch = onTerminationSignal();
+  void watch.signalled.then(async (signal) => {
+    process.stderr.write(`acp-kit conformance: ${signal}: stopping the agents, then exiting\n`);
+    await shutdownSpawned({ graceMs: 1000 });
+    // The run would go on to its next scenario and start another agent: end here (the exit hook
+    // kills any agent started meanwhile).
+    process.exit(128 + constants.signals[signal]);
+  });
   const report = await runConformance({
     command: invocation.command,
     args: invocation.args,
@@ -167,5 +179,6 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
     process.stderr.write(`report written to ${invocation.json}\n`);
   }
   if (written.length > 0) process.stderr.write(`transcripts written to ${written.join(', ')}\n`);
+  watch.dispose();
   return report.passed ? 0 : 1;
 }
