@@ -39,7 +39,7 @@ function running(pid: number): boolean {
   }
 }
 
-describe.skipIf(process.platform !== 'linux')('inspect owns what its page shows', () => {
+describe.skipIf(process.platform !== 'linux')('inspect owns what its page shows', { timeout: 30_000 }, () => {
   it('six concurrent restarts leave exactly one agent, and SIGTERM then ends it and the inspector', async () => {
     const { command, api } = await startInspect(['--', ...BEHIND_SH]);
     await command.agentsStarted(1);

@@ -40,7 +40,7 @@ async function connect(url: string): Promise<WebSocket> {
   return socket;
 }
 
-describe.skipIf(process.platform !== 'linux')('serve leaves no process behind', () => {
+describe.skipIf(process.platform !== 'linux')('serve leaves no process behind', { timeout: 30_000 }, () => {
   it('ends the agent behind sh -c when its client leaves, and nothing of it survives SIGTERM', async () => {
     const { command, url } = await startServe();
     const socket = await connect(url);
