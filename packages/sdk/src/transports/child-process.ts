@@ -105,9 +105,11 @@ export async function shutdownSpawned(options: ShutdownOptions = {}): Promise<vo
  * On POSIX the process runs in a process group of its own, so that
  * {@link ChildProcessTransport.shutdown} reaches all of it: agents are often started through a
  * wrapper (`sh -c`, `npx`), and a child that ignores the end of its stdin and SIGTERM must not
- * outlive us. Until the group is seen gone it is also ended (SIGKILL) when this process exits,
- * and on a repeated termination signal (see {@link onTerminationSignal}). Only a SIGKILL of this
- * process itself bypasses that; the agent then sees the end of its stdin.
+ * outlive us. Until the group is seen gone it is also ended (SIGKILL to the tree) when this
+ * process exits; when SIGINT, SIGTERM or SIGHUP would end this process (nothing else handles it),
+ * just before it dies of it; and on a repeated termination signal (see
+ * {@link onTerminationSignal}). Only a SIGKILL of this process itself bypasses all that: the
+ * process then sees the end of its stdin, nothing more.
  */
 export function spawnTransport(
   command: string,

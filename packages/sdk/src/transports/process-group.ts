@@ -167,6 +167,24 @@ export class ProcessTree {
 const tracked = new Set<ProcessTree>();
 let exitHookInstalled = false;
 
+/** The signals that end a Node process by default and that a terminal or supervisor sends. */
+const FATAL_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * A spawned group no longer gets the terminal's Ctrl-C with us, and a signal that ends this process
+ * runs no `exit` handler. So, when nothing else in this process handles such a signal (then the
+ * default would end it), the tracked trees are killed first and the signal is raised again with
+ * its default action: this process still dies of it, and takes what it started along. A program
+ * that handles the signal itself (as the acp-kit commands do through {@link onTerminationSignal})
+ * decides on its own.
+ */
+function onFatalSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  killTrackedGroups();
+  for (const name of FATAL_SIGNALS) process.off(name, onFatalSignal);
+  process.kill(process.pid, signal);
+}
+
 /**
  * Remembers a tree this process started, so it is ended when this process exits, however it
  * exits short of SIGKILL: normally, by `process.exit`, or after a signal handled by
@@ -177,6 +195,7 @@ export function trackTree(tree: ProcessTree): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('exit', killTrackedGroups);
+  for (const signal of FATAL_SIGNALS) process.on(signal, onFatalSignal);
 }
 
 /** Forgets a tree that is gone (its group ID may be reused from now on). */

@@ -115,6 +115,28 @@ describe.skipIf(process.platform !== 'linux')('spawned process groups', () => {
     expect(survivors(ids)).toEqual([]);
   }, 15_000);
 
+  it('a program that handles no signal still dies of SIGTERM, and takes its processes along', async () => {
+    const file = pidFile();
+    const program = spawn(process.execPath, ['--import', 'tsx', spawner, 'idle', stubborn], {
+      env: { ...process.env, PID_FILE: file },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    started.push(program);
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      program.once('exit', (_code, signal) => resolve(signal)),
+    );
+    let out = '';
+    program.stdout.setEncoding('utf8').on('data', (text: string) => {
+      out += text;
+    });
+    await until(() => out.includes('ready'), 'the spawner');
+    const ids = recorded(file);
+    leftovers.push(ids[0]!);
+    program.kill('SIGTERM');
+    expect(await exited).toBe('SIGTERM');
+    expect(survivors(ids)).toEqual([]);
+  }, 15_000);
+
   it('a second SIGTERM during a long graceful stop kills every spawned group at once and exits 143', async () => {
     const file = pidFile();
     const program = spawn(process.execPath, ['--import', 'tsx', spawner, 'signals', stubborn], {
