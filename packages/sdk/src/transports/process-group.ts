@@ -29,9 +29,24 @@ function parseStat(pid: number, stat: string): ProcStat {
   };
 }
 
-/** Every process of this machine (Linux), or undefined where /proc cannot be read. */
-function processTable(): ProcStat[] | undefined {
+/** How long one read of /proc serves every tree that asks (many agents stopping at once share it). */
+const TABLE_TTL_MS = 20;
+let lastTable: { at: number; table: ProcStat[] } | undefined;
+
+/**
+ * Every process of this machine (Linux), or undefined where /proc cannot be read. A read at most
+ * {@link TABLE_TTL_MS} old is reused unless `fresh`.
+ */
+function processTable(fresh = false): ProcStat[] | undefined {
   if (process.platform !== 'linux') return undefined;
+  const now = Date.now();
+  if (!fresh && lastTable !== undefined && now - lastTable.at < TABLE_TTL_MS) return lastTable.table;
+  const table = readProcessTable();
+  if (table !== undefined) lastTable = { at: now, table };
+  return table;
+}
+
+function readProcessTable(): ProcStat[] | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
@@ -92,9 +107,12 @@ export class ProcessTree {
     return this.#pgid;
   }
 
-  /** Looks again: whether anything of the tree runs. Remembers every descendant it sees. */
-  running(): boolean {
-    const table = processTable();
+  /**
+   * Looks again (`fresh`: at /proc now, not at a read a few milliseconds old): whether anything of
+   * the tree runs. Remembers every descendant it sees.
+   */
+  running(fresh = false): boolean {
+    const table = processTable(fresh);
     if (table === undefined) {
       try {
         process.kill(-this.#pgid, 0);
@@ -137,7 +155,7 @@ export class ProcessTree {
    * for being re-parented by it) and to each descendant's own group. Synchronous.
    */
   kill(): void {
-    this.running();
+    this.running(true);
     const groups = new Set<number>([this.#pgid]);
     for (const [pid, start] of this.#seen) {
       try {
