@@ -142,7 +142,10 @@ export class ProcessTree {
       const p = byPid.get(pid);
       if (p === undefined || p.zombie || p.start !== start) this.#seen.delete(pid);
     }
-    return table.some((p) => p.pgrp === this.#pgid && !p.zombie) || this.#seen.size > 0;
+    const running = table.some((p) => p.pgrp === this.#pgid && !p.zombie) || this.#seen.size > 0;
+    // A read a few milliseconds old may predate the process itself: "gone" is only ever decided
+    // on a fresh one.
+    return running || fresh ? running : this.running(true);
   }
 
   /** Sends `signal` to the group (a nested acp-kit in it handles SIGTERM by ending its own tree). */

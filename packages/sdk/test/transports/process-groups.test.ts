@@ -52,7 +52,12 @@ async function until(test: () => boolean, what: string): Promise<void> {
 /** Pids (never groups) to kill after a test, should it fail. */
 const leftovers: number[] = [];
 const started: ChildProcess[] = [];
+/** PID files whose processes to kill after a test, should it fail. */
+const pidFiles: string[] = [];
 afterEach(() => {
+  for (const file of pidFiles.splice(0)) {
+    if (existsSync(file)) leftovers.push(...recorded(file).filter((_, i) => i % 2 === 0));
+  }
   for (const pid of leftovers.splice(0)) {
     // Only a process of this test (the pid may have been reused since).
     if (!survivors([pid]).includes(pid)) continue;
@@ -67,7 +72,9 @@ afterEach(() => {
 });
 
 function pidFile(): string {
-  return join(mkdtempSync(join(tmpdir(), 'sdk-process-groups-')), 'pids');
+  const file = join(mkdtempSync(join(tmpdir(), 'sdk-process-groups-')), 'pids');
+  pidFiles.push(file);
+  return file;
 }
 
 async function startStubborn(script: string, file: string) {
@@ -99,6 +106,19 @@ describe.skipIf(process.platform !== 'linux')('spawned process groups', () => {
     expect(group).not.toBe(transport.child.pid);
     await transport.shutdown({ graceMs: 200 });
     expect(survivors([agent, transport.child.pid!])).toEqual([]);
+  }, 15_000);
+
+  it('shutdown right after spawning stops a process, also one started just after another was looked at', async () => {
+    const file = pidFile();
+    const script = `"${process.execPath}" "${stubborn}"; true`;
+    const env = { ...process.env, PID_FILE: file };
+    const first = spawnTransport('sh', ['-c', script], { env });
+    const firstStopped = first.shutdown({ graceMs: 200 });
+    const second = spawnTransport('sh', ['-c', script], { env });
+    const secondStopped = second.shutdown({ graceMs: 200 });
+    leftovers.push(first.child.pid!, second.child.pid!);
+    await Promise.all([firstStopped, secondStopped]);
+    expect(survivors([first.child.pid!, second.child.pid!])).toEqual([]);
   }, 15_000);
 
   it('a program that exits without shutting its processes down takes them along', async () => {
