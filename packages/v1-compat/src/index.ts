@@ -33,4 +33,3 @@ export {
 } from './v2-agent-as-v1/v2-agent-bridge.js';
 export { createV1WireCodec, type V1WireCodecOptions, v1WireCodec } from './v2-agent-as-v1/v1-wire-codec.js';
 export { runBridge, type RunBridgeOptions } from './run-bridge.js';
-export { type AgentProcessOptions, spawnAgentProcess } from './agent-process.js';

@@ -1,6 +1,5 @@
 import { constants } from 'node:os';
-import { stdioTransport, type Transport } from '@acp-kit/sdk';
-import { spawnAgentProcess } from './agent-process.js';
+import { onTerminationSignal, spawnTransport, stdioTransport, type Transport } from '@acp-kit/sdk';
 import { type BridgeLoss, describeLoss } from './bridge-loss.js';
 import { FileIdLedger } from './v1-agent-as-v2/file-id-ledger.js';
 import { serveV1AgentAsV2, type V1AgentBridgeOptions } from './v1-agent-as-v2/v1-agent-bridge.js';
@@ -41,8 +40,6 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-
 /**
  * Runs a bridge between this process's stdio and a spawned agent until either side ends.
  * A `history` file that cannot be read or written ends the run at once with 1 and a message
@@ -52,7 +49,9 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * the connection fails) or the bridge is told to stop (SIGINT, SIGTERM, SIGHUP on stdio), the
  * agent is shut down and nothing of it is left running: its stdin is closed, then its whole
  * process group gets SIGTERM after `graceMs`, then SIGKILL after another `graceMs` — a wrapper
- * script's children included, also ones that ignore EOF and SIGTERM.
+ * script's children included, also ones that ignore EOF and SIGTERM. On stdio a second signal
+ * during that shutdown ends the agent's tree with SIGKILL at once and exits the process with
+ * 128 + its number (see the SDK's `onTerminationSignal`).
  *
  * Resolves with the exit code: 0 when the client closed the connection, 1 when the wrapped agent
  * failed first (it exited or wrote something that is not JSON-RPC) — after every pending request
@@ -63,17 +62,12 @@ export async function runBridge(options: RunBridgeOptions): Promise<number> {
   const name = options.serve === 'v2' ? 'v1 agent' : 'v2 agent';
   // Signal handlers first: a SIGTERM while the bridge starts (its agent already spawned, the rest
   // not set up yet) must still stop the agent's process group, not kill the bridge and orphan it.
-  const handlers: [NodeJS.Signals, () => void][] = [];
-  const removeHandlers = (): void => {
-    for (const [signal, handler] of handlers) process.off(signal, handler);
-  };
+  // They stay for good: a second signal during the shutdown below kills the agent's tree at once
+  // and exits, instead of killing the bridge alone and orphaning the agent.
+  const watch = options.client === undefined ? onTerminationSignal() : undefined;
+  const removeHandlers = (): void => watch?.dispose();
   const signalled = new Promise<{ signal: NodeJS.Signals }>((resolve) => {
-    if (options.client !== undefined) return;
-    for (const signal of SIGNALS) {
-      const handler = (): void => resolve({ signal });
-      handlers.push([signal, handler]);
-      process.once(signal, handler);
-    }
+    void watch?.signalled.then((signal) => resolve({ signal }));
   });
   let ledger: FileIdLedger | undefined;
   if (options.history !== undefined) {
@@ -86,7 +80,7 @@ export async function runBridge(options: RunBridgeOptions): Promise<number> {
     }
   }
   const graceMs = options.graceMs ?? 1000;
-  const child = spawnAgentProcess(options.command, options.args, { name: `${name} process`, onStderr: log });
+  const child = spawnTransport(options.command, options.args, { name: `${name} process`, onStderr: log });
   const client = options.client ?? stdioTransport();
   // What a message lost crossing over (see the lossy table) is logged, never dropped silently.
   const onLoss = (loss: BridgeLoss): void => log(`acp-kit bridge: ${describeLoss(loss)}\n`);

@@ -87,4 +87,14 @@ describe('the bridge process leaves no orphans', () => {
     expect(await exited).toEqual({ code: 143, signal: null });
     expect({ agent: running(agent), wrapper: running(wrapper) }).toEqual({ agent: false, wrapper: false });
   });
+
+  it('still stops the wrapper script and its stubborn agent when a second SIGTERM comes during the shutdown, and exits 143', async () => {
+    const { bridge, exited, agent, wrapper, stderr } = await start('v2');
+    bridge.kill('SIGTERM');
+    // The graceful shutdown has begun: the agent got (and ignores) the end of its stdin.
+    await until(() => stderr().includes('stubborn agent: ignoring the end of stdin'), 'the shutdown');
+    bridge.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 143, signal: null });
+    expect({ agent: running(agent), wrapper: running(wrapper) }).toEqual({ agent: false, wrapper: false });
+  });
 });

@@ -1,7 +1,6 @@
 import { constants } from 'node:os';
-import { stdioTransport, type Transport } from '@acp-kit/sdk';
+import { onTerminationSignal, spawnTransport, stdioTransport, type Transport } from '@acp-kit/sdk';
 import { type ChainComponent, serveConductor } from '@acp-kit/sdk/proxy';
-import { spawnAgentProcess } from '@acp-kit/v1-compat';
 
 /** One program of a chain: its command and arguments. */
 export interface ChainCommand {
@@ -23,8 +22,6 @@ export interface RunChainOptions {
   readonly log?: (text: string) => void;
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-
 /** How messages name a component: its place in the chain and its command line. */
 function label(kind: string, { command, args }: ChainCommand): string {
   const line = [command, ...args].join(' ');
@@ -36,24 +33,21 @@ function label(kind: string, { command, args }: ChainCommand): string {
  * group of its own), serves the conductor ({@link serveConductor}) between the client and them —
  * logging each chain method it refused to forward (a `proxy/successor` from the client…) — and
  * stops them all when it ends — nothing is left running, also a component that ignores EOF and
- * SIGTERM. Resolves with 0 when the client closed the connection, 1 when a component failed (it
+ * SIGTERM; a second signal during that shutdown kills them at once (SIGKILL) and exits the process
+ * with 128 + its number. Resolves with 0 when the client closed the connection, 1 when a component failed (it
  * exited or wrote something that is not JSON-RPC) — after every request waiting on the chain was
  * answered with a -32603 naming it — and 128 + the signal's number after a signal.
  */
 export async function runChain(options: RunChainOptions): Promise<number> {
   const log = options.log ?? ((text: string) => process.stderr.write(text));
-  const handlers: [NodeJS.Signals, () => void][] = [];
+  // On stdio, a second signal while the components shut down kills their trees at once and exits.
+  const watch = options.client === undefined ? onTerminationSignal() : undefined;
   const signalled = new Promise<{ signal: NodeJS.Signals }>((resolve) => {
-    if (options.client !== undefined) return;
-    for (const signal of SIGNALS) {
-      const handler = (): void => resolve({ signal });
-      handlers.push([signal, handler]);
-      process.once(signal, handler);
-    }
+    void watch?.signalled.then((signal) => resolve({ signal }));
   });
   const graceMs = options.graceMs ?? 1000;
   const spawnOne = (name: string, program: ChainCommand) => {
-    const child = spawnAgentProcess(program.command, program.args, { name, onStderr: log });
+    const child = spawnTransport(program.command, program.args, { name, onStderr: log });
     return { child, component: { transport: child, name } satisfies ChainComponent };
   };
   const proxies = options.proxies.map((program, i) =>
@@ -71,7 +65,7 @@ export async function runChain(options: RunChainOptions): Promise<number> {
       ),
   });
   const ended = await Promise.race([conductor.ended, signalled]).finally(() => {
-    for (const [signal, handler] of handlers) process.off(signal, handler);
+    watch?.dispose();
   });
   if ('reason' in ended && ended.reason === 'component-failed') {
     log(`acp-kit chain: ${ended.message}\n`);

@@ -1,3 +1,4 @@
+import { constants } from 'node:os';
 import {
   type ConformanceProgress,
   type ConformanceReport,
@@ -8,6 +9,7 @@ import {
 import { parseOptions, reportUsageError } from '../command-line.js';
 import { writeConversationFile } from '../conversation-file.js';
 import { UsageError } from '../usage-error.js';
+import { onTerminationSignal, shutdownSpawned } from '@acp-kit/sdk';
 
 interface Invocation {
   command: string;
@@ -96,6 +98,16 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
     return reportUsageError('conformance', error.message);
   }
   const written: string[] = [];
+  // A signal stops the run: every agent it started is shut down (process group and all) before
+  // the command exits with 128 + the signal's number; a second signal kills them at once.
+  const watch = onTerminationSignal();
+  void watch.signalled.then(async (signal) => {
+    process.stderr.write(`acp-kit conformance: ${signal}: stopping the agents, then exiting\n`);
+    await shutdownSpawned({ graceMs: 1000 });
+    // The run would go on to its next scenario and start another agent: end here (the exit hook
+    // kills any agent started meanwhile).
+    process.exit(128 + constants.signals[signal]);
+  });
   const report = await runConformance({
     command: invocation.command,
     args: invocation.args,
@@ -119,5 +131,6 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
     process.stderr.write(`report written to ${invocation.json}\n`);
   }
   if (written.length > 0) process.stderr.write(`transcripts written to ${written.join(', ')}\n`);
+  watch.dispose();
   return report.passed ? 0 : 1;
 }

@@ -29,6 +29,13 @@ const CSP =
  */
 const EVENT_LIMIT = 250_000;
 
+/**
+ * The most extra clients (`POST /api/connect`) connected at once: each panel on the page is one
+ * open connection to the remote agent, and no more are held than the page shows. Well below the
+ * reference agent's 16 connections per address.
+ */
+export const MAX_EXTRA_CLIENTS = 4;
+
 /** The largest frame the page may send to the agent. */
 const MAX_SEND_BYTES = 8 * 1024 * 1024;
 
@@ -100,7 +107,10 @@ function readBody(request: IncomingMessage): Promise<string | undefined> {
  * API: `GET /api/events?after=<seq>` (Server-Sent Events, each `data:` one {@link InspectorEvent}),
  * `POST /api/send[?conn=<n>]` (one JSON-RPC frame for the agent, on the main connection or an extra
  * client's), `POST /api/connect` (a remote agent only: opens one more connection, for a second
- * client; answers `{"conn": n}`), `POST /api/restart`.
+ * client; answers `{"conn": n}`; at most {@link MAX_EXTRA_CLIENTS} at once, 429 beyond, and 502 with
+ * the reason when the agent refuses the connection), `POST /api/restart` (one at a time: it stops
+ * the running agent, process group and all, before it starts the next). `close()` stops every agent
+ * and connection this inspector started.
  */
 export async function startInspector(options: InspectorOptions): Promise<Inspector> {
   const token = options.token ?? generateToken();
@@ -109,12 +119,19 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   let runNumber = 0;
   let current: AgentRun | undefined;
   let live = false;
+  /** Every run not yet stopped: normally one; the one being replaced too during a restart. */
+  const runs = new Set<AgentRun>();
+  /** The restart in progress (restarts run one at a time), and one queued behind it that later requests join. */
+  let restarting: Promise<void> = Promise.resolve();
+  let queuedRestart: Promise<void> | undefined;
+  let closing = false;
   const streams = new Set<ServerResponse>();
   /** The extra clients' connections to a remote agent, by connection number (2 and up). */
   const extras = new Map<number, { live: boolean; run: number; agent: AgentRun }>();
   let nextConn = 2;
 
   const begin = async (): Promise<void> => {
+    if (closing) return;
     const run = ++runNumber;
     live = true;
     current = await startRun(options.target, options.cliEntry, {
@@ -125,6 +142,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         events.push({ type: 'ended', run, ...end });
       },
     });
+    runs.add(current);
     events.push({
       type: 'started',
       run,
@@ -132,6 +150,32 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       target: options.target.kind,
       cwd: options.cwd ?? process.cwd(),
     });
+  };
+
+  const stopRun = async (run: AgentRun | undefined): Promise<void> => {
+    if (run === undefined) return;
+    await run.stop();
+    runs.delete(run);
+  };
+
+  /**
+   * Stops the agent and starts a fresh one. Restarts run one at a time, each stopping the run
+   * before it, so the inspector never holds more than the one agent it shows; requests that come
+   * while one restart waits behind another join the waiting one.
+   */
+  const restart = (): Promise<void> => {
+    if (queuedRestart !== undefined) return queuedRestart;
+    const next = restarting.then(async () => {
+      queuedRestart = undefined;
+      const previous = current;
+      current = undefined;
+      live = false;
+      await stopRun(previous);
+      await begin();
+    });
+    queuedRestart = next;
+    restarting = next.catch(() => {});
+    return next;
   };
 
   let guard: HandshakeGuard | undefined;
@@ -208,29 +252,42 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
           409,
           'a stdio agent has one connection; to watch two clients, run the agent on a listening transport (for the reference agent: acp-kit agent --listen) and inspect it with --url',
         );
+      if (closing) return send(response, 503, 'the inspector is stopping');
+      if (extras.size >= MAX_EXTRA_CLIENTS)
+        return send(
+          response,
+          429,
+          `at most ${MAX_EXTRA_CLIENTS} extra clients are connected at once; this page has ${extras.size} (a client's connection is released when it ends)`,
+        );
       const conn = nextConn++;
       const run = runNumber;
-      const extra = { live: true, run, agent: undefined as unknown as AgentRun };
+      const extra = { live: true, run, agent: undefined as unknown as AgentRun, reason: '' };
       extras.set(conn, extra);
       extra.agent = await startRun(options.target, options.cliEntry, {
         onFrame: (text) => events.push({ type: 'frame', run, conn, t: Date.now() - started, text }),
         onStderr: () => {},
         onEnd: (end) => {
           extra.live = false;
+          extra.reason = end.reason;
+          // An ended connection is not held: it no longer counts against the cap.
+          extras.delete(conn);
           events.push({ type: 'ended', run, conn, ...end });
         },
       });
+      if (closing) {
+        await extra.agent.stop();
+        return send(response, 503, 'the inspector is stopping');
+      }
+      // Refused (the remote agent's own limits, a wrong token, nothing listening): say so, not 200.
+      if (!extra.live) return send(response, 502, extra.reason);
       events.push({ type: 'started', run, conn, description: extra.agent.description });
       response.writeHead(200, { 'Content-Type': 'application/json' });
       response.end(JSON.stringify({ conn }));
       return;
     }
     if (url.pathname === '/api/restart' && request.method === 'POST') {
-      const previous = current;
-      current = undefined;
-      live = false;
-      await previous?.stop();
-      await begin();
+      if (closing) return send(response, 503, 'the inspector is stopping');
+      await restart();
       return send(response, 204, '');
     }
     return send(response, 404, 'no such API');
@@ -250,11 +307,17 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     token,
     events,
     close: async () => {
+      closing = true;
       for (const stream of streams) stream.destroy();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // A browser keeps its connections open; they must not hold the shutdown.
       server.closeAllConnections();
-      await Promise.all([current?.stop(), ...[...extras.values()].map((extra) => extra.agent.stop())]);
+      // A restart under way finishes first (it starts nothing once closing), so no run is missed.
+      await restarting;
+      await Promise.all([
+        ...[...runs].map((run) => stopRun(run)),
+        ...[...extras.values()].map((extra) => extra.agent?.stop()),
+      ]);
       await closed;
     },
   };

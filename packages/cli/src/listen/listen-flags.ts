@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { type AcpServerOptions, type AcpTransportServer, isLoopbackHost } from '@acp-kit/sdk';
+import {
+  type AcpServerOptions,
+  type AcpTransportServer,
+  isLoopbackHost,
+  onTerminationSignal,
+} from '@acp-kit/sdk';
 import { UsageError } from '../usage-error.js';
 import { refusalLogger } from './refusal-log.js';
 import { resolveToken, TOKEN_ENV } from './token-source.js';
@@ -179,15 +184,12 @@ export function announceListening(
   if (listen.allowedOrigins.length > 0) say(`web pages allowed from: ${listen.allowedOrigins.join(', ')}`);
 }
 
-/** Resolves on the first SIGINT or SIGTERM after `stop` has run (handlers are installed at once). */
+/**
+ * Resolves once `stop` has run after the first SIGINT, SIGTERM or SIGHUP (handlers are installed
+ * at once). A second signal while `stop` runs does not wait for it: every agent process group this
+ * process started gets SIGKILL and the process exits with 128 + the signal's number (the SDK's
+ * `onTerminationSignal`), so repeated signals leave nothing behind either.
+ */
 export function stopOnSignal(stop: () => Promise<void>): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const onSignal = (): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      void stop().then(resolve);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  return onTerminationSignal().signalled.then(() => stop());
 }

@@ -4,8 +4,14 @@ export {
   type ProcessExit,
   type ShutdownOptions,
   type SpawnTransportOptions,
+  shutdownSpawned,
   spawnTransport,
 } from './child-process.js';
+export {
+  onTerminationSignal,
+  TERMINATION_SIGNALS,
+  type TerminationWatch,
+} from './termination-signals.js';
 export {
   type ConnectionLimits,
   type ResolvedConnectionLimits,
