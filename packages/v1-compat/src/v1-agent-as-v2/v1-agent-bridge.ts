@@ -65,6 +65,7 @@ import { v1SchemaValidator } from '../v1-validator.js';
 import { WrappedPeer } from '../wrapped-peer.js';
 import { BridgedSession } from './bridged-session.js';
 import { type IdLedger, MemoryIdLedger } from './id-ledger.js';
+import { lenientResults } from './lenient-results.js';
 import { MessageTracker } from './message-tracker.js';
 
 /** The bridge's connection to the v1 agent: it handles v1 client methods and calls v1 agent methods. */
@@ -163,12 +164,27 @@ export class V1AgentBridge {
   #receivingSession = '';
   /** Resolves with the reason once the v1 agent is gone (exited, closed, or wrote garbage). */
   readonly closed: Promise<string>;
+  /** The v1 agent's `agentInfo`, once its initialize answer is in. */
+  #agentInfo: V1.Implementation | undefined;
 
   constructor(options: V1AgentBridgeOptions) {
     this.#ledger = options.ledger ?? new MemoryIdLedger();
     this.#onLoss = options.onLoss;
-    if (options.initialized !== undefined) this.#initialize = Promise.resolve(options.initialized);
-    this.#v1 = new Connection(options.agent, { validator: v1SchemaValidator });
+    if (options.initialized !== undefined) {
+      this.#initialize = Promise.resolve(options.initialized);
+      this.#agentInfo = options.initialized.agentInfo ?? undefined;
+    }
+    // Liberal where the official SDK is (a null result for session/load, say): taken, and warned about.
+    const validator = lenientResults(v1SchemaValidator, ({ method, pointer, reason }) =>
+      this.#onLoss?.({
+        sessionId: this.#receivingSession,
+        in: method,
+        pointer,
+        reason: `${this.#agentName()} ${reason}`,
+        warning: true,
+      }),
+    );
+    this.#v1 = new Connection(options.agent, { validator });
     this.#peer = new WrappedPeer(options.name ?? 'v1 agent', this.#v1);
     this.#v1.onNotification('session/update', (params) => {
       const session = this.#sessions.get(params.sessionId);
@@ -252,6 +268,12 @@ export class V1AgentBridge {
     if (child.family.parent === parent)
       child.family.cancellable = cancellableAfter(child.family.cancellable, update.capabilities);
     return opened ? child : undefined;
+  }
+
+  /** How warnings name the v1 agent: its agentInfo name and version when it gave them. */
+  #agentName(): string {
+    const info = this.#agentInfo;
+    return info === undefined ? `the ${this.#peer.name}` : `the v1 agent ${info.name} ${info.version}`;
   }
 
   /** Reports something that is not about one session (sessionId ''). */
@@ -342,7 +364,10 @@ export class V1AgentBridge {
         },
         clientInfo: clientInfo ?? BRIDGE_INFO,
       }),
-    );
+    ).then((answer) => {
+      this.#agentInfo = answer.agentInfo ?? undefined;
+      return answer;
+    });
     return this.#initialize;
   }
 
@@ -361,7 +386,19 @@ export class V1AgentBridge {
       toBridgeError: (error: unknown) => this.#peer.toBridgeError(error),
       ...(this.#onLoss === undefined ? {} : { onLoss: this.#onLoss }),
     };
-    const session = new BridgedSession(adapter, new MessageTracker(sessionId, this.#ledger, epoch), link);
+    const tracker = new MessageTracker(sessionId, this.#ledger, {
+      epoch,
+      // A replay that differs from what was seen live is reported, with what differed.
+      onDivergence: ({ reason }) =>
+        this.#onLoss?.({
+          sessionId,
+          in: 'session/load',
+          pointer: '',
+          reason: `${this.#agentName()}: ${reason}`,
+          warning: true,
+        }),
+    });
+    const session = new BridgedSession(adapter, tracker, link);
     this.#sessions.set(sessionId, session);
     for (const update of this.#orphans.get(sessionId) ?? []) session.fromV1(update);
     this.#orphans.delete(sessionId);
