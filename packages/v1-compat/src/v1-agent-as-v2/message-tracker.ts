@@ -82,8 +82,14 @@ interface Held {
 }
 
 interface Replay {
-  /** The user message the replay is in the turn of ('' before any): agent messages are looked for there. */
+  /** The user message replayed last ('' before any): a new agent message is recorded as following it. */
   segment: MessageId | '';
+  /**
+   * The user messages since the last anchor replayed (the anchor included; '' before any): an
+   * agent message is looked for among those that followed one of them, so a user entry replayed
+   * between a prompt and its replies does not hide the replies.
+   */
+  turn: Set<MessageId | ''>;
   /** Entries already replayed in this replay: each is given to one replayed message at most. */
   readonly used: Set<Entry>;
   held: Held | undefined;
@@ -368,7 +374,13 @@ export class MessageTracker {
   /** A v1 `session/load` starts: the chunks that follow go to {@link replayChunk}. */
   beginReplay(): void {
     this.breakRun();
-    this.#replay = { segment: '', used: new Set(), held: undefined, known: this.#entries.length > 0 };
+    this.#replay = {
+      segment: '',
+      turn: new Set(['']),
+      used: new Set(),
+      held: undefined,
+      known: this.#entries.length > 0,
+    };
   }
 
   /**
@@ -436,12 +448,13 @@ export class MessageTracker {
   /** After a chunk was held: ends the message where a known one of that length and content ends, or streams it when too long. */
   #check(held: Held, replay: Replay, out: ReplayedMessage[]): void {
     if (held.v1Id === undefined) {
-      const blocks = held.content.blocks;
-      const inScope = this.#entries.some(
-        (e) => e.kind === held.kind && e.chunks === blocks && !replay.used.has(e) && this.#inTurn(e, replay),
+      // Only where the next message of its kind not replayed yet ends (a reply a permission request
+      // split live, prompts replayed back to back): a prefix of a longer message is not cut off.
+      const next = this.#entries.find(
+        (e) => e.kind === held.kind && !replay.used.has(e) && e.hash !== undefined && this.#inTurn(e, replay),
       );
-      if (inScope) {
-        const match = this.#find(held.kind, held.content.digest(), replay, blocks);
+      if (next !== undefined && next.chunks === held.content.blocks) {
+        const match = next.hash === held.content.digest() ? next : undefined;
         if (match !== undefined) {
           this.#emit(match, held, replay, out);
           replay.held = undefined;
@@ -462,17 +475,21 @@ export class MessageTracker {
 
   /** Whether the entry may be a replayed message of its kind now: any user message; an agent message of the current turn. */
   #inTurn(entry: Entry, replay: Replay): boolean {
-    return entry.kind === 'user_message' || entry.after === replay.segment;
+    return entry.kind === 'user_message' || replay.turn.has(entry.after);
   }
 
-  /** The first entry not replayed yet with this content (and chunk count, when given) where the replay is. */
-  #find(kind: MessageKind, hash: string, replay: Replay, chunks?: number): Entry | undefined {
-    for (const e of this.#entries) {
-      if (e.kind !== kind || e.hash !== hash || replay.used.has(e) || !this.#inTurn(e, replay)) continue;
-      if (chunks !== undefined && e.chunks !== chunks) continue;
-      return e;
-    }
-    return undefined;
+  /** A user message was replayed: an anchor starts a turn, any other joins the current one. */
+  #enterUser(entry: Entry, replay: Replay): void {
+    replay.segment = entry.messageId;
+    if (entry.anchor) replay.turn = new Set([entry.messageId]);
+    else replay.turn.add(entry.messageId);
+  }
+
+  /** The first entry not replayed yet with this content where the replay is. */
+  #find(kind: MessageKind, hash: string, replay: Replay): Entry | undefined {
+    return this.#entries.find(
+      (e) => e.kind === kind && e.hash === hash && !replay.used.has(e) && this.#inTurn(e, replay),
+    );
   }
 
   /** Decides the held message's ID now (it ended). */
@@ -532,7 +549,7 @@ export class MessageTracker {
 
   #emit(entry: Entry, held: Held, replay: Replay, out: ReplayedMessage[]): void {
     replay.used.add(entry);
-    if (entry.kind === 'user_message') replay.segment = entry.messageId;
+    if (entry.kind === 'user_message') this.#enterUser(entry, replay);
     out.push({ kind: entry.kind, messageId: entry.messageId, reset: true, chunks: held.chunks });
   }
 
@@ -549,7 +566,7 @@ export class MessageTracker {
       ...(streaming ? {} : { hash: held.content.digest() }),
       after: replay.segment,
     });
-    if (held.kind === 'user_message') replay.segment = entry.messageId;
+    if (held.kind === 'user_message') this.#enterUser(entry, replay);
     replay.used.add(entry);
     if (replay.known) {
       const other =
