@@ -37,14 +37,25 @@ afterEach(async () => {
 interface Bridge {
   readonly client: Client;
   readonly log: UpdateLog;
-  /** What the bridge process wrote to stderr (its warnings, the agent's stderr). */
-  stderr(): string;
+  /** Resolves once the bridge process's stderr (its warnings) contains `text` (the pipe may lag the answers). */
+  stderrShows(text: string): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Starts the bridge process in front of the fixture agent with `env`, and a v2 client over its stdio. */
 async function startBridge(env: Record<string, string>): Promise<Bridge> {
   let stderr = '';
+  const waiters = new Set<() => void>();
+  const stderrShows = (expected: string): Promise<void> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        if (!stderr.includes(expected)) return;
+        waiters.delete(check);
+        resolve();
+      };
+      waiters.add(check);
+      check();
+    });
   const transport: ChildProcessTransport = spawnTransport(
     process.execPath,
     bridgeArgs('v2', 'official-v1-agent.ts'),
@@ -68,7 +79,7 @@ async function startBridge(env: Record<string, string>): Promise<Bridge> {
   };
   cleanups.push(close);
   await client.initialize();
-  return { client, log, stderr: () => stderr, close };
+  return { client, log, stderrShows, close };
 }
 
 /** Prompts and waits for the turn's end. */
@@ -189,8 +200,10 @@ describe('replays that differ from the live stream, through the bridge process',
       expectOneContentPerId(same);
       const extras = same.filter(([, id]) => !live.some(([, liveId]) => liveId === id));
       expect(extras.map(([kind, , t]) => [kind, t])).toEqual(EXTRA.map((t) => ['user_message', t]));
-      expect(first.stderr()).toContain('warning: session/load');
-      expect(first.stderr()).toContain(EXTRA[0]);
+      await first.stderrShows(
+        `warning: session/load for session ${sessionId}: the v1 agent official-v1-fixture`,
+      );
+      await first.stderrShows(JSON.stringify(EXTRA[0]));
       await first.close();
 
       // A fresh bridge process: each entry a message of its own (not merged into the prompt).

@@ -177,7 +177,7 @@ export class V1AgentBridge {
     // Liberal where the official SDK is (a null result for session/load, say): taken, and warned about.
     const validator = lenientResults(v1SchemaValidator, ({ method, pointer, reason }) =>
       this.#onLoss?.({
-        sessionId: this.#receivingSession,
+        sessionId: '',
         in: method,
         pointer,
         reason: `${this.#agentName()} ${reason}`,
