@@ -10,8 +10,14 @@ export interface BridgeLoss {
   in: string;
   /** RFC 6901 pointer into that update to the part left out, e.g. `/availableCommands/2`. */
   pointer: string;
-  /** Why it has no form on the other side. */
+  /** Why it has no form on the other side (or, for a warning, what the bridge did about it). */
   reason: string;
+  /**
+   * Not a loss but a warning: something the bridge took although it deviates from what it
+   * expected (a v1 result the official SDK tolerates, a replay that differs from what was seen
+   * live), and what it did instead. Nothing was left out.
+   */
+  warning?: boolean;
 }
 
 /** Told what part of an update (pointer into it) was left out, and why. */
@@ -23,6 +29,7 @@ export type BridgeLossListener = (loss: BridgeLoss) => void;
 /** One line describing a loss, as the bridge process logs it. */
 export function describeLoss(loss: BridgeLoss): string {
   const where = loss.sessionId === '' ? 'on the connection' : `for session ${loss.sessionId}`;
+  if (loss.warning) return `warning: ${loss.in}${loss.pointer} ${where}: ${loss.reason}`;
   // Update kinds have no slash; a method call (proxy/initialize, say) is left out as a whole.
   const part = loss.pointer || (loss.in.includes('/') ? '(the call)' : '(whole update)');
   return `left out ${loss.in} ${part} ${where}: ${loss.reason}`;

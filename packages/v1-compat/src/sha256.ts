@@ -17,51 +17,93 @@ const K = new Uint32Array([
 
 const rotr = (x: number, n: number): number => (x >>> n) | (x << (32 - n));
 
+const INITIAL = [
+  0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+];
+
+/** Runs the compression function over the 64-byte block at `offset` of `view`, into `h`. */
+function compress(h: Uint32Array, w: Uint32Array, view: DataView, offset: number): void {
+  for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
+  for (let i = 16; i < 64; i++) {
+    const a = w[i - 15]!;
+    const b = w[i - 2]!;
+    const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
+    const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
+    w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) >>> 0;
+  }
+  let [a, b, c, d, e, f, g, hh] = [h[0]!, h[1]!, h[2]!, h[3]!, h[4]!, h[5]!, h[6]!, h[7]!];
+  for (let i = 0; i < 64; i++) {
+    const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i]! + w[i]!) >>> 0;
+    const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+    hh = g;
+    g = f;
+    f = e;
+    e = (d + t1) >>> 0;
+    d = c;
+    c = b;
+    b = a;
+    a = (t1 + t2) >>> 0;
+  }
+  const round = [a, b, c, d, e, f, g, hh];
+  // Uint32Array stores each sum modulo 2^32.
+  for (let i = 0; i < 8; i++) h[i] = h[i]! + round[i]!;
+}
+
+/**
+ * SHA-256 over text given piece by piece (each piece UTF-8 encoded), so a long message can be
+ * hashed as it streams without keeping it. {@link Sha256Stream.digest} does not end the stream:
+ * more text may follow and be digested again.
+ */
+export class Sha256Stream {
+  readonly #h = new Uint32Array(INITIAL);
+  readonly #w = new Uint32Array(64);
+  /** Bytes not yet compressed (fewer than 64). */
+  readonly #block = new Uint8Array(64);
+  readonly #view = new DataView(this.#block.buffer);
+  #used = 0;
+  /** Total bytes taken. */
+  #length = 0;
+
+  /** Takes `text`, UTF-8 encoded. */
+  update(text: string): this {
+    const data = new TextEncoder().encode(text);
+    this.#length += data.length;
+    let i = 0;
+    while (i < data.length) {
+      const n = Math.min(64 - this.#used, data.length - i);
+      this.#block.set(data.subarray(i, i + n), this.#used);
+      this.#used += n;
+      i += n;
+      if (this.#used === 64) {
+        compress(this.#h, this.#w, this.#view, 0);
+        this.#used = 0;
+      }
+    }
+    return this;
+  }
+
+  /** The 32-byte digest of everything taken so far. */
+  digest(): Uint8Array {
+    const h = new Uint32Array(this.#h);
+    // The rest, a 1 bit, zeros, then the bit length as a 64-bit big-endian number: one or two blocks.
+    const tail = new Uint8Array(this.#used + 9 > 64 ? 128 : 64);
+    tail.set(this.#block.subarray(0, this.#used));
+    tail[this.#used] = 0x80;
+    const view = new DataView(tail.buffer);
+    const bits = this.#length * 8;
+    view.setUint32(tail.length - 8, Math.floor(bits / 0x1_0000_0000));
+    view.setUint32(tail.length - 4, bits >>> 0);
+    for (let offset = 0; offset < tail.length; offset += 64) compress(h, this.#w, view, offset);
+    const out = new Uint8Array(32);
+    const outView = new DataView(out.buffer);
+    for (let i = 0; i < 8; i++) outView.setUint32(i * 4, h[i]!);
+    return out;
+  }
+}
+
 /** The 32-byte SHA-256 digest of `text` encoded as UTF-8. */
 export function sha256(text: string): Uint8Array {
-  const data = new TextEncoder().encode(text);
-  // Message, a 1 bit, zeros, then the bit length as a 64-bit big-endian number: a multiple of 64 bytes.
-  const padded = new Uint8Array((((data.length + 8) >> 6) + 1) << 6);
-  padded.set(data);
-  padded[data.length] = 0x80;
-  const view = new DataView(padded.buffer);
-  const bits = data.length * 8;
-  view.setUint32(padded.length - 8, Math.floor(bits / 0x1_0000_0000));
-  view.setUint32(padded.length - 4, bits >>> 0);
-  const h = new Uint32Array([
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-  ]);
-  const w = new Uint32Array(64);
-  for (let block = 0; block < padded.length; block += 64) {
-    for (let i = 0; i < 16; i++) w[i] = view.getUint32(block + i * 4);
-    for (let i = 16; i < 64; i++) {
-      const a = w[i - 15]!;
-      const b = w[i - 2]!;
-      const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
-      const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
-      w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) >>> 0;
-    }
-    let [a, b, c, d, e, f, g, hh] = [h[0]!, h[1]!, h[2]!, h[3]!, h[4]!, h[5]!, h[6]!, h[7]!];
-    for (let i = 0; i < 64; i++) {
-      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i]! + w[i]!) >>> 0;
-      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
-      hh = g;
-      g = f;
-      f = e;
-      e = (d + t1) >>> 0;
-      d = c;
-      c = b;
-      b = a;
-      a = (t1 + t2) >>> 0;
-    }
-    const round = [a, b, c, d, e, f, g, hh];
-    // Uint32Array stores each sum modulo 2^32.
-    for (let i = 0; i < 8; i++) h[i] = h[i]! + round[i]!;
-  }
-  const out = new Uint8Array(32);
-  const outView = new DataView(out.buffer);
-  for (let i = 0; i < 8; i++) outView.setUint32(i * 4, h[i]!);
-  return out;
+  return new Sha256Stream().update(text).digest();
 }
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';

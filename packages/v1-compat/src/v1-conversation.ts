@@ -3,9 +3,9 @@ import { v1ToV2ContentBlock, v1ToV2StopReason } from './generated/compat/convert
 import type * as V1 from './generated/v1/types.js';
 import { UPDATES_TO_V2 } from './generated/compat/update-to-v2.js';
 import type { IdLedger } from './v1-agent-as-v2/id-ledger.js';
-import { MessageTracker } from './v1-agent-as-v2/message-tracker.js';
+import { MessageTracker, type V1Chunk } from './v1-agent-as-v2/message-tracker.js';
 import { SessionOptions, type V1SessionSettings } from './v1-agent-as-v2/session-options.js';
-import { messageChunkToV2 } from './v1-agent-as-v2/update-converters.js';
+import { messageChunkToV2, replayedToV2 } from './v1-agent-as-v2/update-converters.js';
 import { v1UpdateToV2 } from './v1-agent-as-v2/update-to-v2.js';
 
 /** The v1 chunk kinds: the updates that continue a run of chunks rather than end it. */
@@ -85,7 +85,7 @@ export class V1ConversationTranslator {
       const session = this.#session(sessionId);
       if (method === 'session/prompt') {
         const prompt = Array.isArray(params?.prompt) ? (params.prompt as V1.ContentBlock[]) : [];
-        session.tracker.breakRun();
+        session.tracker.beginTurn(prompt);
         session.turn = { prompt, inserted: false };
       } else if (method === 'session/load') {
         session.tracker.beginReplay();
@@ -122,8 +122,11 @@ export class V1ConversationTranslator {
     const session = this.#session(sessionId);
     if (result !== undefined) session.options.take(result as V1SessionSettings);
     if (asked.method === 'session/load') {
-      session.tracker.endReplay();
-      return this.#flush(session, []);
+      const last = session.tracker.endReplay().flatMap(replayedToV2);
+      return this.#flush(
+        session,
+        last.map((u) => this.#notify(sessionId, u)),
+      );
     }
     if (asked.method !== 'session/prompt') return [];
     const turn = session.turn;
@@ -159,7 +162,7 @@ export class V1ConversationTranslator {
     if (turn !== undefined && !turn.inserted && update.sessionUpdate === 'user_message_chunk') {
       // The agent's echo names the prompt's message and is its content.
       const echo = update as V1.UserMessageChunk;
-      const { messageId } = session.tracker.chunk('user_message', echo.messageId);
+      const { messageId } = session.tracker.chunk('user_message', echo.messageId, echo.content);
       turn.inserted = true;
       return this.#flush(session, [
         this.#notify(sessionId, {
@@ -171,8 +174,15 @@ export class V1ConversationTranslator {
       ]);
     }
     const out = this.#insert(sessionId, session);
-    if (!CHUNK_KINDS.has(update.sessionUpdate)) session.tracker.breakRun();
-    const replaying = turn === undefined && this.#loading(sessionId);
+    const replaying = session.tracker.replaying;
+    if (replaying) {
+      // A replayed message is held until its ID is decided (by content: see MessageTracker).
+      const decided = CHUNK_KINDS.has(update.sessionUpdate)
+        ? session.tracker.replayChunk(update as V1Chunk)
+        : session.tracker.replayBreak();
+      for (const converted of decided.flatMap(replayedToV2)) out.push(this.#notify(sessionId, converted));
+      if (CHUNK_KINDS.has(update.sessionUpdate)) return this.#flush(session, out);
+    } else if (!CHUNK_KINDS.has(update.sessionUpdate)) session.tracker.breakRun();
     for (const converted of v1UpdateToV2(update, {
       tracker: session.tracker,
       options: session.options,
@@ -183,19 +193,12 @@ export class V1ConversationTranslator {
     return this.#flush(session, out);
   }
 
-  /** Whether a `session/load` of the session is still unanswered. */
-  #loading(sessionId: string): boolean {
-    for (const asked of this.#asked.values())
-      if (asked.method === 'session/load' && asked.sessionId === sessionId) return true;
-    return false;
-  }
-
   /** The running turn's prompt becomes a user message (once), and the turn `running`. */
   #insert(sessionId: string, session: Session): SessionNotification[] {
     const turn = session.turn;
     if (turn === undefined || turn.inserted) return [];
     turn.inserted = true;
-    const messageId = session.tracker.startMessage('user_message', turn.prompt.length);
+    const messageId = session.tracker.startPrompt();
     const content: ContentBlock[] = [];
     for (const block of turn.prompt) {
       try {

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ConversationStore } from '@acp-kit/sdk/client';
 import { describe, expect, it } from 'vitest';
-import { derivedMessageId } from '../src/message-ids.js';
-import { base64url, sha256 } from '../src/sha256.js';
+import { derivedMessageId, userMessageId } from '../src/message-ids.js';
+import { ContentHash } from '../src/v1-agent-as-v2/content-hash.js';
+import { base64url, Sha256Stream, sha256 } from '../src/sha256.js';
 import { V1ConversationTranslator } from '../src/v1-conversation.js';
 
 type Dir = 'client->agent' | 'agent->client';
@@ -50,6 +51,19 @@ describe('the browser-safe SHA-256 behind derived message IDs', () => {
       expect(base64url(sha256(input))).toBe(createHash('sha256').update(input).digest('base64url'));
   });
 
+  it('hashes text given in pieces as node:crypto hashes it whole, and digests without ending the stream', () => {
+    const whole = `${'x'.repeat(63)}é漢字🙂${'y'.repeat(130)}`;
+    const stream = new Sha256Stream();
+    let start = 0;
+    for (const end of [10, 63, 70, whole.length]) {
+      stream.update(whole.slice(start, end));
+      start = end;
+      expect(base64url(stream.digest())).toBe(
+        createHash('sha256').update(whole.slice(0, end)).digest('base64url'),
+      );
+    }
+  });
+
   it('derives the IDs the bridge issued before (m1_ + 22 base64url characters of SHA-256)', () => {
     const expected = `m1_${createHash('sha256').update('sess_1\nuser_message\n3\nepoch').digest('base64url').slice(0, 22)}`;
     expect(derivedMessageId('sess_1', 'user_message', 3, 'epoch')).toBe(expected);
@@ -65,7 +79,10 @@ describe('V1ConversationTranslator', () => {
       ['user_message', 'Hello'],
       ['agent_message', 'Hi there.'],
     ]);
-    expect(snapshot.messages[0]!.messageId).toBe(derivedMessageId('s1', 'user_message', 0));
+    // A forwarded prompt's ID is derived from what it says (the first with that content).
+    expect(snapshot.messages[0]!.messageId).toBe(
+      userMessageId('s1', ContentHash.of([{ type: 'text', text: 'Hello' }]), 0),
+    );
     expect(snapshot.state.state).toBe('idle');
     expect(snapshot.state.stopReason).toBe('end_turn');
   });

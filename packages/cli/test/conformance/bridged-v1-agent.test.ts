@@ -83,3 +83,28 @@ describe('conformance of a bridged v1 agent', () => {
     });
   }
 });
+
+describe('conformance of a bridged v1 agent whose replay differs from its live stream', () => {
+  for (const [label, diverge] of [
+    ["that streams a warning live and does not replay it (codex-acp's unknown model)", 'live-notice'],
+    ["that replays user entries never sent live (claude-agent-acp's /model)", 'replay-extra'],
+  ] as const) {
+    it(`keeps every live message under its ID and content through a replay, for a v1 agent ${label}`, {
+      timeout: 120_000,
+    }, async () => {
+      const report = await runConformance({
+        command: process.execPath,
+        args: [BIN, 'bridge', '--serve', 'v2', '--', process.execPath, '--import', 'tsx', V1_AGENT],
+        env: { ...process.env, V1_DIVERGE: diverge },
+        timeoutMs: 15_000,
+        startupTimeoutMs: 30_000,
+      });
+      const status = (id: string) => report.results.find((result) => result.id === id)?.status;
+      expect(status('resume.replay.no-duplicate')).toBe('pass');
+      const failed = report.results.filter((result) => result.status === 'fail').map((result) => result.id);
+      // User entries replayed that the session never had live are new messages, with new IDs: the
+      // message-id rule reports exactly that divergence of the agent's, and nothing else fails.
+      expect(failed).toEqual(diverge === 'replay-extra' ? ['resume.replay.message-id'] : []);
+    });
+  }
+});

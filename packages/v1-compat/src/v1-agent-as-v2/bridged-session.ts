@@ -16,6 +16,7 @@ import {
 import {
   v1ToV2ContentBlock,
   v1ToV2RequestPermissionRequest,
+  v1ToV2ToolCall,
   v1ToV2StopReason,
   v2ToV1ContentBlock,
   v2ToV1RequestPermissionResponse,
@@ -23,10 +24,12 @@ import {
 import type * as V1 from '../generated/v1/types.js';
 import { convertParams } from '../compat-error.js';
 import type { MessageTracker } from './message-tracker.js';
+import { RecentIds } from './recent-ids.js';
 import { SessionOptions } from './session-options.js';
 import { SessionPaths } from './session-paths.js';
 import { v1UpdateToV2 } from './update-to-v2.js';
-import { messageChunkToV2 } from './update-converters.js';
+import type { V1Chunk } from './message-tracker.js';
+import { messageChunkToV2, replayedToV2 } from './update-converters.js';
 import { UPDATES_TO_V2 } from '../generated/compat/update-to-v2.js';
 
 /** The error a prompt gets when the bridge cannot record message IDs. */
@@ -64,6 +67,9 @@ interface Replay {
   /** The client the replay goes to; undefined when the bridge only counts (resume without replay). */
   readonly peer: ClientPeer | undefined;
 }
+
+/** How many tool call IDs a session remembers as announced (older ones may be announced again). */
+export const KNOWN_TOOL_CALLS = 4096;
 
 /** The v1 message chunk kinds (those the mapping hands to `messageChunkToV2`): the updates that do not end a run of chunks. */
 const CHUNK_KINDS: ReadonlySet<string> = new Set(
@@ -103,6 +109,8 @@ export class BridgedSession {
   paths: SessionPaths;
   /** The commands the v1 agent last announced (v2 form), for session/resume answers. */
   commands: AvailableCommand[] | undefined;
+  /** The tool calls v2 clients were shown (by a v1 tool_call or tool_call_update), the latest ones. */
+  readonly #toolCalls = new RecentIds(KNOWN_TOOL_CALLS);
   /** Open permission requests, answered `cancelled` by {@link BridgedSession.cancel}. */
   readonly #withdraw = new Set<() => void>();
   /** Waiting for the current turn to end (see {@link BridgedSession.cancelForClose}). */
@@ -236,7 +244,7 @@ export class BridgedSession {
     if (turn !== undefined && !turn.inserted) {
       if (update.sessionUpdate === 'user_message_chunk') {
         const echo = update as V1.UserMessageChunk;
-        const { messageId } = this.#tracker.chunk('user_message', echo.messageId);
+        const { messageId } = this.#tracker.chunk('user_message', echo.messageId, echo.content);
         await this.#insert(turn, messageId);
         if (!turn.inserted) return;
         // The agent's echo is authoritative: it replaces the submitted content just reported.
@@ -256,7 +264,10 @@ export class BridgedSession {
   }
 
   async #applyReplay(update: V1.SessionUpdate, replay: Replay): Promise<void> {
-    const converted = this.#convert(update, true);
+    // A replayed message is held until its ID is decided (by content: see MessageTracker).
+    const converted = CHUNK_KINDS.has(update.sessionUpdate)
+      ? this.#tracker.replayChunk(update as V1Chunk).flatMap(replayedToV2)
+      : [...this.#tracker.replayBreak().flatMap(replayedToV2), ...this.#convert(update, true)];
     await this.#tracker.persist();
     if (replay.peer === undefined) return;
     for (const u of converted) await this.adapter.replayTo(replay.peer, u);
@@ -266,6 +277,8 @@ export class BridgedSession {
   #convert(update: V1.SessionUpdate, replaying: boolean): V2SessionUpdate[] {
     const kind = update.sessionUpdate;
     if (!CHUNK_KINDS.has(kind)) this.#tracker.breakRun();
+    if (kind === 'tool_call' || kind === 'tool_call_update')
+      this.#toolCalls.add((update as V1.ToolCallUpdate).toolCallId);
     const converted = v1UpdateToV2(update, {
       tracker: this.#tracker,
       options: this.options,
@@ -284,7 +297,7 @@ export class BridgedSession {
    * turn's updates go nowhere, as nothing was inserted).
    */
   async #insert(turn: Turn, messageId?: string): Promise<void> {
-    const id = messageId ?? this.#tracker.startMessage('user_message', turn.prompt.content.length);
+    const id = messageId ?? this.#tracker.startPrompt();
     try {
       await this.#tracker.persist();
     } catch (error) {
@@ -339,7 +352,8 @@ export class BridgedSession {
     }
     const turn: Turn = { prompt: next.prompt, peer: next.peer, inserted: false };
     this.#turn = turn;
-    this.#tracker.breakRun();
+    // The bridge knows what it forwards: the prompt anchors the conversation for replays.
+    this.#tracker.beginTurn(v1Prompt);
     this.#link.prompt({ sessionId: this.id, prompt: v1Prompt }).then(
       (result) => this.#enqueue(() => this.#finish(turn, result)),
       (error: unknown) => this.#enqueue(() => this.#fail(turn, error)),
@@ -461,6 +475,16 @@ export class BridgedSession {
       refused = turn?.refused === true;
       this.#tracker.breakRun();
       peer = turn?.peer;
+      // A tool call first named here (no tool_call before it, as several agents do) is announced
+      // first, so the conversation shows it like any other, not only inside the request.
+      const toolCallId = params.toolCall.toolCallId;
+      if (!refused && !this.#toolCalls.has(toolCallId)) {
+        this.#toolCalls.add(toolCallId);
+        const { status, ...fields } = v1ToV2ToolCall(params.toolCall);
+        await this.agentSession
+          .update({ sessionUpdate: 'tool_call_update', ...fields, status: status ?? 'pending' })
+          .catch(() => undefined);
+      }
     });
     // Nothing was inserted for this turn: no client may be asked on its behalf.
     if (refused) return { outcome: { outcome: 'cancelled' } };
@@ -496,9 +520,11 @@ export class BridgedSession {
     } finally {
       // Queued behind every update the load replayed, which arrived before its response.
       await this.#enqueue(async () => {
-        this.#replay = undefined;
-        this.#tracker.endReplay();
+        const last = this.#tracker.endReplay().flatMap(replayedToV2);
         await this.#tracker.persist();
+        const to = this.#replay?.peer;
+        this.#replay = undefined;
+        if (to !== undefined) for (const u of last) await this.adapter.replayTo(to, u);
       });
       if (peer !== undefined) await this.adapter.endReplay(peer);
     }

@@ -22,13 +22,23 @@ function problem(value: unknown): string | undefined {
     case 'issue':
       if (record.v1Id !== undefined && typeof record.v1Id !== 'string')
         return '/record/v1Id: expected a string';
+      if (record.anchor !== undefined && typeof record.anchor !== 'boolean')
+        return '/record/anchor: expected a boolean';
+      if (record.after !== undefined && typeof record.after !== 'string')
+        return '/record/after: expected a string';
       return count('chunks', true);
+    case 'content':
+      if (record.hash !== null && typeof record.hash !== 'string')
+        return '/record/hash: expected a string or null';
+      if (record.head !== undefined && typeof record.head !== 'string')
+        return '/record/head: expected a string';
+      return undefined;
     case 'end':
       return count('chunks', false);
     case 'v1':
       return typeof record.v1Id === 'string' ? undefined : '/record/v1Id: expected a string';
     default:
-      return '/record/type: expected "issue", "end" or "v1"';
+      return '/record/type: expected "issue", "end", "v1" or "content"';
   }
 }
 

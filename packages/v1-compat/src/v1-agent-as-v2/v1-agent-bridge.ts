@@ -66,6 +66,7 @@ import { WrappedPeer } from '../wrapped-peer.js';
 import { BridgedSession } from './bridged-session.js';
 import { ClientServices } from './client-services.js';
 import { type IdLedger, MemoryIdLedger } from './id-ledger.js';
+import { lenientResults } from './lenient-results.js';
 import { MessageTracker } from './message-tracker.js';
 import { SessionPaths } from './session-paths.js';
 
@@ -175,12 +176,27 @@ export class V1AgentBridge {
   #receivingSession = '';
   /** Resolves with the reason once the v1 agent is gone (exited, closed, or wrote garbage). */
   readonly closed: Promise<string>;
+  /** The v1 agent's `agentInfo`, once its initialize answer is in. */
+  #agentInfo: V1.Implementation | undefined;
 
   constructor(options: V1AgentBridgeOptions) {
     this.#ledger = options.ledger ?? new MemoryIdLedger();
     this.#onLoss = options.onLoss;
-    if (options.initialized !== undefined) this.#initialize = Promise.resolve(options.initialized);
-    this.#v1 = new Connection(options.agent, { validator: v1SchemaValidator });
+    if (options.initialized !== undefined) {
+      this.#initialize = Promise.resolve(options.initialized);
+      this.#agentInfo = options.initialized.agentInfo ?? undefined;
+    }
+    // Liberal where the official SDK is (a null result for session/load, say): taken, and warned about.
+    const validator = lenientResults(v1SchemaValidator, ({ method, pointer, reason }) =>
+      this.#onLoss?.({
+        sessionId: '',
+        in: method,
+        pointer,
+        reason: `${this.#agentName()} ${reason}`,
+        warning: true,
+      }),
+    );
+    this.#v1 = new Connection(options.agent, { validator });
     this.#peer = new WrappedPeer(options.name ?? 'v1 agent', this.#v1);
     if (options.clientServices !== false) {
       this.#services = new ClientServices((sessionId) => this.#sessions.get(sessionId));
@@ -274,6 +290,12 @@ export class V1AgentBridge {
     return opened ? child : undefined;
   }
 
+  /** How warnings name the v1 agent: its agentInfo name and version when it gave them. */
+  #agentName(): string {
+    const info = this.#agentInfo;
+    return info === undefined ? `the ${this.#peer.name}` : `the v1 agent ${info.name} ${info.version}`;
+  }
+
   /** Reports something that is not about one session (sessionId ''). */
   #lost(method: string, pointer: string, reason: string): void {
     this.#onLoss?.({ sessionId: '', in: method, pointer, reason });
@@ -364,7 +386,10 @@ export class V1AgentBridge {
         },
         clientInfo: clientInfo ?? BRIDGE_INFO,
       }),
-    );
+    ).then((answer) => {
+      this.#agentInfo = answer.agentInfo ?? undefined;
+      return answer;
+    });
     return this.#initialize;
   }
 
@@ -383,7 +408,19 @@ export class V1AgentBridge {
       toBridgeError: (error: unknown) => this.#peer.toBridgeError(error),
       ...(this.#onLoss === undefined ? {} : { onLoss: this.#onLoss }),
     };
-    const session = new BridgedSession(adapter, new MessageTracker(sessionId, this.#ledger, epoch), link);
+    const tracker = new MessageTracker(sessionId, this.#ledger, {
+      epoch,
+      // A replay that differs from what was seen live is reported, with what differed.
+      onDivergence: ({ reason }) =>
+        this.#onLoss?.({
+          sessionId,
+          in: 'session/load',
+          pointer: '',
+          reason: `${this.#agentName()}: ${reason}`,
+          warning: true,
+        }),
+    });
+    const session = new BridgedSession(adapter, tracker, link);
     this.#sessions.set(sessionId, session);
     for (const update of this.#orphans.get(sessionId) ?? []) session.fromV1(update);
     this.#orphans.delete(sessionId);
