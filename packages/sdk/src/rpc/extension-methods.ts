@@ -1,4 +1,3 @@
-import { type CompiledValidator, toIssues } from '@acp-kit/schema/runtime';
 import type { NotificationHandler, RequestContext, RequestOptions } from './connection.js';
 import { ErrorCodes, RpcError, type ValidationErrorData } from './errors.js';
 import type { ExtensionMethod } from './method-maps.js';
@@ -10,16 +9,6 @@ import type { ValidationIssue } from './validation.js';
  * relative to the value, or `undefined` (or an empty list) when the value is valid.
  */
 export type ValueCheck = (value: unknown) => readonly ValidationIssue[] | undefined;
-
-/**
- * A {@link ValueCheck} from a JSON Schema compiled by Ajv (`new Ajv2020().compile(schema)`, or an
- * Ajv standalone module), its errors turned into issues by the same mapping as `@acp-kit/schema`'s
- * generated validators (one issue per failing place, alternatives collapsed into what each accepts).
- * The SDK does not bundle Ajv: compile with your own.
- */
-export function ajvCheck(validate: CompiledValidator): ValueCheck {
-  return (value) => (validate(value) ? undefined : toIssues(validate.errors ?? []));
-}
 
 /**
  * The side of a {@link Connection} extension methods use: every `Connection` (an agent's or a

@@ -14,7 +14,6 @@ export {
 } from './connection.js';
 export type { Diagnostic, DiagnosticKind } from './diagnostics.js';
 export {
-  ajvCheck,
   ExtensionNotification,
   type ExtensionNotificationOptions,
   type ExtensionPeer,

@@ -9,13 +9,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/index.js';
 import { Client } from '../../src/client/index.js';
-import {
-  ajvCheck,
-  Connection,
-  extensionNotification,
-  extensionRequest,
-  RpcError,
-} from '../../src/rpc/index.js';
+import { Connection, extensionNotification, extensionRequest, RpcError } from '../../src/rpc/index.js';
+import { ajvCheck } from '../../src/rpc/ajv-check.js';
 import { streamTransport } from '../../src/transports/index.js';
 
 const ajv = new Ajv2020({ allErrors: false });
