@@ -15,12 +15,16 @@ export type ValueCheck = (value: unknown) => readonly ValidationIssue[] | undefi
  * client's) is one.
  */
 export interface ExtensionPeer {
+  /** Registers the handler of an extension request (see `Connection.onRequest`). */
   onRequest(
     method: ExtensionMethod,
     handler: (params: unknown, context: RequestContext) => unknown,
   ): Disposable;
+  /** Registers the handler of an extension notification (see `Connection.onNotification`). */
   onNotification(method: ExtensionMethod, handler: NotificationHandler<unknown>): Disposable;
+  /** Sends an extension request (see `Connection.sendRequest`). */
   sendRequest(method: ExtensionMethod, params?: unknown, options?: RequestOptions): Promise<unknown>;
+  /** Sends an extension notification (see `Connection.sendNotification`). */
   sendNotification(method: ExtensionMethod, params?: unknown): Promise<void>;
 }
 
