@@ -7,7 +7,8 @@
 // local Verdaccio on 127.0.0.1 (temporary config and storage, a user created for the run), install
 // them into an empty consumer project, and there:
 //   - check every tarball carries README.md, CHANGELOG.md and the root LICENSE;
-//   - load every entry point with ESM `import` and with CommonJS `require()`;
+//   - load every entry point with ESM `import` and with CommonJS `require()`, and import one
+//     exported schema file (`@acp-kit/schema/schema/v2/schema.json`) as JSON;
 //   - type-check a small agent and client with strict settings and skipLibCheck: false, under
 //     moduleResolution nodenext (plus a .cts file) and bundler, then run them against each other;
 //   - run `npx acp-kit agent` under `npx acp-kit conformance`;
@@ -377,6 +378,19 @@ async function main() {
     run(process.execPath, [TSC, '-p', 'tsconfig.nodenext.json'], { cwd: dir }),
   ]);
   process.stdout.write(imports + requires);
+  const schemaId = await run(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "const { default: s } = await import('@acp-kit/schema/schema/v2/schema.json', { with: { type: 'json' } }); console.log(s.$id);",
+    ],
+    { cwd: dir },
+  );
+  // Node 20 warns on stderr that JSON modules are experimental; the printed $id is what counts.
+  if (!schemaId.split('\n').includes('https://acp-kit.dev/schema/v2/schema.json'))
+    throw new Error(`@acp-kit/schema/schema/v2/schema.json did not import: ${schemaId}`);
+  log('import @acp-kit/schema/schema/v2/schema.json (with type json): its $id is the v2 schema');
   log('tsc (strict, skipLibCheck: false, moduleResolution bundler): agent.ts client.ts compile');
   log('tsc (strict, skipLibCheck: false, moduleResolution nodenext): agent.ts client.ts require.cts compile');
 

@@ -1,5 +1,6 @@
 // JSON-RPC core and transports (rpc/, transports/)
 export * from './rpc/index.js';
+export { ajvCheck } from './rpc/ajv-check.js';
 export * from './transports/index.js';
 export * from './transcript/index.js';
 // Client-side conversation state (client/conversation/) and agent-side retained history (history/)

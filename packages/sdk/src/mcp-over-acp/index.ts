@@ -10,7 +10,13 @@ export {
   withMcpRequestMeta,
 } from './binding.js';
 export { type McpCallOptions, type McpNotice, McpOverAcpCaller } from './caller.js';
-export { checkAcpServers, isMcpServerAcp } from './declarations.js';
+export {
+  checkAcpServers,
+  checkMcpServers,
+  isMcpServerAcp,
+  type McpTransports,
+  mcpTransportsOf,
+} from './declarations.js';
 export {
   type McpNotificationSender,
   type McpServerHandler,

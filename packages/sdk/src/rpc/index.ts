@@ -14,6 +14,16 @@ export {
 } from './connection.js';
 export type { Diagnostic, DiagnosticKind } from './diagnostics.js';
 export {
+  ExtensionNotification,
+  type ExtensionNotificationOptions,
+  type ExtensionPeer,
+  ExtensionRequest,
+  type ExtensionRequestSpec,
+  extensionNotification,
+  extensionRequest,
+  type ValueCheck,
+} from './extension-methods.js';
+export {
   ErrorCodes,
   type ErrorCode,
   RpcError,

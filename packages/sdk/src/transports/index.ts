@@ -29,6 +29,12 @@ export {
   streamTransport,
 } from './stream.js';
 export {
+  WebStreamMessageReader,
+  WebStreamMessageWriter,
+  type WebStreamTransportOptions,
+  webStreamTransport,
+} from './web-stream.js';
+export {
   WebSocketMessageReader,
   WebSocketMessageWriter,
   type WebSocketTransportOptions,

@@ -14,7 +14,8 @@ import {
   type AgentConnection,
   AgentConnectionState,
   cancellableAfter,
-  checkAcpServers,
+  checkMcpServers,
+  mcpTransportsOf,
   checkSystemPrompt,
   type ClientPeer,
   Connection,
@@ -488,12 +489,16 @@ export class V1AgentBridge {
     };
     /**
      * MCP servers of type acp this client declares are reached through this connection. Refused
-     * -32602 at their pointer, as by an agent, when the v1 agent does not take them, when a serverId
-     * is given twice, or when another client's server already has it: the one v1 connection
-     * addresses them all by serverId.
+     * -32602 at their pointer, as by an agent, when a name repeats, when the v1 agent does not
+     * advertise the transport (`http`, `acp`, and v1's `sse`, carried in v2 as `_sse`), when a
+     * serverId is given twice, or when another client's server already has it: the one v1
+     * connection addresses them all by serverId.
      */
-    const declare = (servers: readonly McpServer[] | null | undefined): void => {
-      checkAcpServers(servers, gate.advertisement().capabilities?.session?.mcp?.acp != null);
+    const declare = (servers: readonly McpServer[] | null | undefined, v1: V1.InitializeResponse): void => {
+      checkMcpServers(servers, {
+        ...mcpTransportsOf(gate.advertisement().capabilities?.session?.mcp),
+        _sse: v1.agentCapabilities?.mcpCapabilities?.sse === true,
+      });
       for (const [index, server] of (servers ?? []).entries()) {
         const serverId = server.type === 'acp' ? (server as McpServerAcp).serverId : undefined;
         const owner = serverId === undefined ? undefined : this.#mcpRoutes.get(serverId);
@@ -551,9 +556,9 @@ export class V1AgentBridge {
       },
 
       'session/new': async (params) => {
-        await this.#v1Capabilities();
+        const v1 = await this.#v1Capabilities();
         checkPrompt(params.systemPrompt);
-        declare(params.mcpServers);
+        declare(params.mcpServers, v1);
         const created = await this.#call(() =>
           this.#v1.sendRequest(
             'session/new',
@@ -571,9 +576,9 @@ export class V1AgentBridge {
       // (the gate refuses it otherwise, -32601). The fork is a new session to the bridge; its
       // history reaches v2 clients by a resume with replay (a v1 session/load of the fork).
       'session/fork': async (params) => {
-        await this.#v1Capabilities();
+        const v1 = await this.#v1Capabilities();
         checkPrompt(params.systemPrompt);
-        declare(params.mcpServers);
+        declare(params.mcpServers, v1);
         const forked = await this.#call(() =>
           this.#v1.sendRequest(
             'session/fork',
@@ -588,9 +593,10 @@ export class V1AgentBridge {
       },
 
       'session/resume': async (params) => {
-        const caps = (await this.#v1Capabilities()).agentCapabilities;
+        const v1 = await this.#v1Capabilities();
+        const caps = v1.agentCapabilities;
         checkPrompt(params.systemPrompt);
-        declare(params.mcpServers);
+        declare(params.mcpServers, v1);
         const cursor = replayCursorOf(params);
         const live = this.#sessions.get(params.sessionId);
         if (live !== undefined && cursor === undefined) {

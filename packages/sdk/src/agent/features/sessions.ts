@@ -7,7 +7,7 @@ import type {
   SystemPrompt,
 } from '@acp-kit/schema';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
-import { checkAcpServers } from '../../mcp-over-acp/declarations.js';
+import { checkMcpServers, mcpTransportsOf } from '../../mcp-over-acp/declarations.js';
 import { requireAbsolute, requireAbsoluteDirectories } from '../absolute-paths.js';
 import type { AgentSession } from '../agent-session.js';
 import { replayFromLog } from '../log-replay.js';
@@ -53,6 +53,11 @@ function responseSettings(
   };
 }
 
+/** The gated MCP transports the agent takes: those it advertises, `acp` when it connects them. */
+function agentTransports(agent: AgentHost) {
+  return { ...mcpTransportsOf(agent.capabilities.session?.mcp), acp: agent.mcp !== undefined };
+}
+
 /** `session/new`: asks the application (which may refuse), then creates the session with its settings. */
 export async function newSession(
   agent: AgentHost,
@@ -62,7 +67,7 @@ export async function newSession(
   requireAbsolute(request.cwd);
   requireAbsoluteDirectories(request.additionalDirectories);
   const systemPrompt = checkSystemPrompt(agent.capabilities, request.systemPrompt);
-  checkAcpServers(request.mcpServers, agent.mcp !== undefined);
+  checkMcpServers(request.mcpServers, agentTransports(agent));
   const sessionId = agent.newSessionId();
   const onNew = agent.options.onNewSession;
   const setup = onNew
@@ -91,7 +96,7 @@ async function prepareResume(
   requireAbsoluteDirectories(request.additionalDirectories);
   // Given: replaces the stored one; omitted or null: the stored one stays.
   const systemPrompt = checkSystemPrompt(agent.capabilities, request.systemPrompt);
-  checkAcpServers(request.mcpServers, agent.mcp !== undefined);
+  checkMcpServers(request.mcpServers, agentTransports(agent));
   const onResume = agent.options.onResumeSession;
   const setup = onResume
     ? await runHandler(agent, 'onResumeSession', session.id, () => onResume(request, { ...context, session }))
