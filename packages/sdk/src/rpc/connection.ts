@@ -38,6 +38,14 @@ export const DEFAULT_MAX_BATCH_ENTRIES = 10_000;
 export const CANCEL_REQUEST_METHOD = '$/cancel_request';
 
 /**
+ * How many requests this side withdrew (`$/cancel_request` sent) may wait at once for the peer's
+ * late answer: 256. A peer that never answers withdrawn requests cannot make a connection hold
+ * more; past the bound the oldest one is forgotten (its promise rejects -32800) and an answer to it
+ * that comes later is reported as an unknown response.
+ */
+export const MAX_WITHDRAWN_REQUESTS = 256;
+
+/**
  * After the peer ended its stream, how long the answers to requests already received may take to
  * be written before the writer is closed anyway.
  */
@@ -195,6 +203,8 @@ export class Connection<
   #table: { readonly handlers: HandlerTable<unknown>; readonly owner: unknown } | undefined;
 
   #pending: Map<number, PendingRequest> | undefined;
+  /** Pending requests already withdrawn, oldest first (at most {@link MAX_WITHDRAWN_REQUESTS}). */
+  #withdrawn: Set<number> | undefined;
   #incoming: Map<RpcId, AbortController> | undefined;
   /** Answers to received requests not yet handed to the writer (waited for when the peer ends its stream). */
   #answering: Set<Promise<void>> | undefined;
@@ -381,6 +391,7 @@ export class Connection<
       const onAbort = (): void => {
         if (this.#pending?.has(id)) {
           this.#sendNotificationUnchecked(CANCEL_REQUEST_METHOD, { requestId: id }).catch(() => {});
+          this.#noteWithdrawn(id);
         }
       };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -971,12 +982,33 @@ export class Connection<
     this.#settle(id as number, checked ? checked.value : response.result);
   }
 
+  /**
+   * Keeps a withdrawn request waiting for the peer's late answer, as long as no more than
+   * {@link MAX_WITHDRAWN_REQUESTS} wait: past that the oldest is given up (rejected -32800).
+   */
+  #noteWithdrawn(id: number): void {
+    this.#withdrawn ??= new Set();
+    this.#withdrawn.add(id);
+    if (this.#withdrawn.size <= MAX_WITHDRAWN_REQUESTS) return;
+    const oldest = this.#withdrawn.values().next().value as number;
+    const method = this.#pending?.get(oldest)?.method ?? 'request';
+    this.#settle(
+      oldest,
+      undefined,
+      new RpcError(
+        ErrorCodes.RequestCancelled,
+        `${method} was withdrawn and the peer never answered; given up after ${MAX_WITHDRAWN_REQUESTS} later withdrawals`,
+      ),
+    );
+  }
+
   #settle(id: number, value: unknown, error?: RpcError): void {
     const all = this.#pending;
     const pending = all?.get(id);
     if (!all || !pending) return;
     all.delete(id);
     if (all.size === 0) this.#pending = undefined;
+    if (this.#withdrawn?.delete(id) && this.#withdrawn.size === 0) this.#withdrawn = undefined;
     pending.cleanup();
     if (error) pending.reject(error);
     else pending.resolve(value);

@@ -5,6 +5,7 @@ export {
   DEFAULT_MAX_BATCH_ENTRIES,
   DEFAULT_MAX_QUEUED_BYTES,
   type HandlerTable,
+  MAX_WITHDRAWN_REQUESTS,
   type MessageDirection,
   type NotificationContext,
   type NotificationHandler,

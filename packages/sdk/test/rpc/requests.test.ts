@@ -1,5 +1,11 @@
-import { describe, expect, expectTypeOf, it } from 'vitest';
-import { Connection, type ConnectionOptions, ErrorCodes, RpcError } from '../../src/rpc/index.js';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
+import {
+  Connection,
+  type ConnectionOptions,
+  ErrorCodes,
+  MAX_WITHDRAWN_REQUESTS,
+  RpcError,
+} from '../../src/rpc/index.js';
 import { createInProcessPair } from '../../src/transports/index.js';
 import { rawPeer, testValidator } from './helpers.js';
 
@@ -171,6 +177,42 @@ describe('cancellation', () => {
     await handlerStarted;
     controller.abort();
     expect(await pending).toBe('done anyway');
+  });
+
+  it('holds at most MAX_WITHDRAWN_REQUESTS withdrawn requests for a peer that never answers them, giving up the oldest', async () => {
+    const { server, client } = pair();
+    const diagnostics: string[] = [];
+    client.onDiagnostic((diagnostic) => diagnostics.push(diagnostic.kind));
+    const answers: Array<(value: string) => void> = [];
+    // A peer that ignores $/cancel_request: every request stays unanswered until the test says so.
+    server.onRequest('remote/wait', () => new Promise<string>((resolve) => answers.push(resolve)));
+    server.listen();
+    client.listen();
+    const extra = 10;
+    const outcomes = Array.from({ length: MAX_WITHDRAWN_REQUESTS + extra }, () => {
+      const controller = new AbortController();
+      const promise = client.sendRequest('remote/wait', {}, { signal: controller.signal });
+      return {
+        controller,
+        settled: promise.then(
+          (value) => ({ value }),
+          (error: unknown) => ({ error }),
+        ),
+      };
+    });
+    await vi.waitFor(() => expect(answers).toHaveLength(outcomes.length));
+    for (const { controller } of outcomes) controller.abort();
+    // The oldest `extra` are given up at once; the rest still wait for the peer's late answer.
+    const givenUp = await Promise.all(outcomes.slice(0, extra).map((o) => o.settled));
+    for (const outcome of givenUp)
+      expect(outcome).toMatchObject({ error: { code: ErrorCodes.RequestCancelled } });
+    for (const answer of answers) answer('late');
+    const kept = await Promise.all(outcomes.slice(extra).map((o) => o.settled));
+    expect(kept.every((outcome) => 'value' in outcome && outcome.value === 'late')).toBe(true);
+    // The late answers to the given-up ones are unknown responses now, and nothing is left pending.
+    await vi.waitFor(() =>
+      expect(diagnostics.filter((kind) => kind === 'unknown-response')).toHaveLength(extra),
+    );
   });
 
   it('rejects at once and sends nothing when the signal is already aborted', async () => {
