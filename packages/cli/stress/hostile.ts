@@ -57,8 +57,12 @@ export async function hostileStress(f: Figures, scale: number): Promise<void> {
   const guesses = await on(startAgent, (agent) => wrongTokens(agent, 60));
   f.figure(
     'agent --listen: 60 wrong tokens from one address — answers; right token then; other address served',
-    `${JSON.stringify(guesses.statuses)} (Retry-After ${guesses.retryAfter}); ${guesses.rightTokenSameAddress}; ${guesses.otherAddressServed}`,
-    guesses.statuses[401] === 20 && guesses.rightTokenSameAddress === 429 && guesses.otherAddressServed,
+    `${JSON.stringify(guesses.statuses)} (at most ${guesses.most401} 401s in the time taken; Retry-After ${guesses.retryAfter}); ${guesses.rightTokenSameAddress}; ${guesses.otherAddressServed}`,
+    (guesses.statuses[401] ?? 0) >= 20 &&
+      (guesses.statuses[401] ?? 0) <= guesses.most401 &&
+      (guesses.statuses[401] ?? 0) + (guesses.statuses[429] ?? 0) === 60 &&
+      guesses.rightTokenSameAddress === 429 &&
+      guesses.otherAddressServed,
   );
 
   const flood = await on(startGateway, (gateway) =>

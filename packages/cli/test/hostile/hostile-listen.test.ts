@@ -34,7 +34,11 @@ describe('acp-kit agent --listen against hostile peers', () => {
   it('wrong tokens from one address are throttled with 429 and Retry-After after 20, even for the right token, while another address is served', async () => {
     const agent = await startAgent();
     const report = await wrongTokens(agent, 60);
-    expect(report.statuses).toEqual({ 401: 20, 429: 40 });
+    // 20 at once, then 2 a second: a guess that came after a refill is answered 401 too.
+    const unauthorized = report.statuses[401] ?? 0;
+    expect(unauthorized).toBeGreaterThanOrEqual(20);
+    expect(unauthorized).toBeLessThanOrEqual(report.most401);
+    expect(report.statuses).toEqual({ 401: unauthorized, 429: 60 - unauthorized });
     expect(Number(report.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(report.rightTokenSameAddress).toBe(429);
     expect(report.otherAddressServed).toBe(true);

@@ -297,12 +297,19 @@ export interface WrongTokensReport {
   rightTokenSameAddress: number;
   /** A client on another address ran a turn meanwhile. */
   otherAddressServed: boolean;
+  /**
+   * The most 401s the allowance can give in the time the guesses took: its burst (20) plus what
+   * it refilled meanwhile (2 a second). On a loaded machine the guesses take long enough for a
+   * refill or two.
+   */
+  most401: number;
 }
 
 /** `count` requests with wrong tokens (and a made-up `Acp-Connection-Id`) from {@link FLOODER_ADDRESS}. */
 export async function wrongTokens(endpoint: Endpoint, count: number): Promise<WrongTokensReport> {
   const statuses: Record<number, number> = {};
   let retryAfter: string | undefined;
+  const started = performance.now();
   for (let i = 0; i < count; i += 1) {
     const answer = await post(
       endpoint,
@@ -314,10 +321,12 @@ export async function wrongTokens(endpoint: Endpoint, count: number): Promise<Wr
     statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
     if (answer.status === 429 && retryAfter === undefined) retryAfter = String(answer.headers['retry-after']);
   }
+  const most401 = 20 + Math.ceil(((performance.now() - started) / 1000) * 2);
   const right = await post(endpoint, endpoint.token, initialize(), {}, { localAddress: FLOODER_ADDRESS });
   return {
     statuses,
     retryAfter,
+    most401,
     rightTokenSameAddress: right.status,
     otherAddressServed: await goodTurn(endpoint),
   };
