@@ -26,19 +26,15 @@ afterAll(async () => {
 describe(`${spec.npm} ${spec.version}, offline against a canned model server`, () => {
   for (const combo of combos([{ path: 'serve-websocket', client: 'official' }]))
     describeScenario(spec, combo, { model: () => model, log, resume: false });
-  // The strict conformance run is in divergent-replay.test.ts.
-  const why =
-    'awaits replay39: its session/load replays two user entries never shown live (the /model command and its output)';
-  itConforms(
-    spec,
-    () => model,
-    log,
-    [
-      ['resume.replay.message-id', 'resume'],
-      ['resume.replay.message-id', 'fork'],
-      ['resume.replay.no-duplicate', 'resume'],
-      ['resume.replay.no-duplicate', 'fork'],
-      ['fork.replay.retained', 'fork'],
-    ].map(([rule, scenario]) => ({ rule: rule!, scenario: scenario!, why })),
-  );
+  // Two rules fail over this agent, each for a reason the row names; every other rule, including
+  // resume.replay.no-duplicate, must pass.
+  const replayOnly =
+    'its session/load replays two user entries it never sent live (the /model command and its output): the bridge gives them fresh IDs and reports them, and the kit rightly flags user messages the session never had';
+  const forkReplay =
+    "the fork's replay lacks messages the source replayed; not yet diagnosed (agent or bridge)";
+  itConforms(spec, () => model, log, [
+    { rule: 'resume.replay.message-id', scenario: 'resume', why: replayOnly },
+    { rule: 'resume.replay.message-id', scenario: 'fork', why: replayOnly },
+    { rule: 'fork.replay.retained', scenario: 'fork', why: forkReplay },
+  ]);
 });

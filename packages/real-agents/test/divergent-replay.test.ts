@@ -13,7 +13,7 @@
  * Each runs the whole scenario with the three resume steps held by the issue's rules: every live
  * prompt and scripted answer once, under its live ID, with its live content; an entry seen only live
  * may be missing; one seen only in the replay never takes a live ID; no live ID changes content.
- * Also: `acp-kit conformance` over claude-agent-acp with no failure tolerated, and a tool call first
+ * Also: a tool call first
  * named by a permission request is a tool call of the conversation before the question (item 4;
  * codex-acp sends no `tool_call` before asking). `npm run check` runs each case through the bridge;
  * the full matrix also runs the Claude cases through the gateway (`serve --v1`), where a fresh
@@ -21,7 +21,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeAgentAcp, claudeCodeAcp, codexAcp } from './agents.js';
-import { itConforms } from './conformance.js';
 import { turn } from './conversation.js';
 import { type ModelServer, startModelServer } from './model-server.js';
 import { bridgeHost, killAll } from './peers.js';
@@ -110,7 +109,8 @@ describe('divergent replays (needs replay39 merged)', () => {
         variant: 'replay by the divergent rules',
       },
     );
-  itConforms(claudeAgentAcp, () => model, log);
+  // Conformance over claude-agent-acp runs in claude-agent-acp.test.ts, with the two rules its
+  // divergent replay breaks named there.
 });
 
 describe('a tool call first named by a permission request (needs replay39 merged)', () => {
