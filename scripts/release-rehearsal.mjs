@@ -34,7 +34,7 @@ const CHANGESET = join(NODE_MODULES, '@changesets', 'cli', 'bin.js');
 const VERDACCIO = join(NODE_MODULES, 'verdaccio', 'bin', 'verdaccio');
 const TSC = join(NODE_MODULES, 'typescript', 'bin', 'tsc');
 /** The whole rehearsal; past this it stops, cleans up and fails. */
-const OVERALL_LIMIT_MS = 10 * 60_000;
+const OVERALL_LIMIT_MS = 25 * 60_000;
 /** Any one step. */
 const STEP_LIMIT_MS = 5 * 60_000;
 
@@ -63,7 +63,11 @@ const overall = setTimeout(() => {
 overall.unref();
 
 /** Runs a command to completion; rejects with its output when it fails or overruns. */
-function run(command, args, { cwd, env = {}, expectFailure = false, echo = false } = {}) {
+function run(
+  command,
+  args,
+  { cwd, env = {}, expectFailure = false, echo = false, limitMs = STEP_LIMIT_MS } = {},
+) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd,
@@ -78,7 +82,7 @@ function run(command, args, { cwd, env = {}, expectFailure = false, echo = false
     };
     child.stdout.setEncoding('utf8').on('data', collect);
     child.stderr.setEncoding('utf8').on('data', collect);
-    const timer = setTimeout(() => child.kill('SIGKILL'), STEP_LIMIT_MS);
+    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
     child.once('error', reject);
     child.once('close', (code, signal) => {
       clearTimeout(timer);

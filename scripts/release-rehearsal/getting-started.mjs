@@ -96,7 +96,9 @@ export async function followGettingStarted({ root, work, run, log }) {
   log('getting started: this checkout packed into acp-kit/packs (for the clone-and-build line)');
 
   const rest = lines.slice(CHECKOUT_LINES.length);
-  await run('sh', ['-e', '-x', '-c', rest.join('\n')], { cwd: folder, env });
+  // The page's installs compile better-sqlite3 from source (about two minutes on an idle machine,
+  // seven seen beside the rest of \`npm run check\`): this step gets longer than the others.
+  await run('sh', ['-e', '-x', '-c', rest.join('\n')], { cwd: folder, env, limitMs: 15 * 60_000 });
   const project = /^mkdir (\S+) && cd \1$/.exec(rest[0] ?? '')?.[1];
   if (project === undefined)
     throw new Error(`getting started: expected "mkdir <project> && cd <project>", got "${rest[0]}"`);
