@@ -126,7 +126,10 @@ describe('the session-setup guide', () => {
     });
     await expect(http).rejects.toMatchObject({
       code: -32602,
-      data: { pointer: '/params/mcpServers/0/type', expected: '"stdio"' },
+      data: {
+        pointer: '/params/mcpServers/0/type',
+        expected: 'a transport the agent advertises in capabilities.session.mcp',
+      },
     });
     const relative = client.createSession({ cwd: '/work/app', additionalDirectories: ['lib'] });
     await expect(relative).rejects.toMatchObject({
