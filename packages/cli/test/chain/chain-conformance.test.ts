@@ -73,7 +73,14 @@ describe('the conformance kit against two acp-kit proxies in front of acp-kit ag
     expect(report.passed).toBe(true);
     const status = Object.fromEntries(report.results.map((result) => [result.id, result.status]));
     for (const id of CORE_RULES) expect(status[id], id).toBe('pass');
-    expect([...transcripts.keys()]).toEqual(['lifecycle', 'rejection', 'cancel', 'teardown', 'resume', 'fork']);
+    expect([...transcripts.keys()]).toEqual([
+      'lifecycle',
+      'rejection',
+      'cancel',
+      'teardown',
+      'resume',
+      'fork',
+    ]);
     for (const [scenario, text] of transcripts) expect(lintTranscript(text).failed, scenario).toBe(false);
     // It did go through both proxies: the second one saw the prompts, with the first one's context.
     const tapped = readFileSync(join(dir, 'library-tap.ndjson'), 'utf8');
