@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { connectHttp } from '@acp-kit/sdk';
 import { WebSocket } from 'ws';
 import { BIN, clientOver, idleCount, requireBuild } from '../harness.js';
+import { childrenOf } from '../no-orphans/processes.js';
 
 export const MiB = 1024 * 1024;
 /** The fixture agent `serve` runs: its mode is the client's `initialize` `info.name`. */
@@ -25,11 +26,34 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** Every process a scenario started and has not stopped yet (for afterEach after a failure). */
 const running = new Set<ChildProcess>();
 
-/** SIGKILLs every server process still running, and the agents a gateway logged. */
-export function killAll(): void {
-  for (const child of running) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+/**
+ * SIGKILLs `child` and every process under it: a gateway runs each agent in a process group of its
+ * own, so a SIGKILL to the gateway alone would leave its agents running (the deaf and flooding
+ * ones ignore the end of their input).
+ */
+function killTree(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const tree: number[] = [];
+  const walk = (pid: number): void => {
+    for (const below of childrenOf(pid)) {
+      tree.push(below);
+      walk(below);
+    }
+  };
+  walk(child.pid);
+  child.kill('SIGKILL');
+  for (const pid of tree) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
   }
+}
+
+/** SIGKILLs every server process still running, with the agents under it. */
+export function killAll(): void {
+  for (const child of running) killTree(child);
   running.clear();
 }
 
@@ -84,7 +108,7 @@ export async function startEndpoint(args: string[], env: NodeJS.ProcessEnv = pro
     rss: () => rssOf(child.pid!),
     stop: () => {
       running.delete(child);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      killTree(child);
     },
   };
 }
