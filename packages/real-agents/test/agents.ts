@@ -120,7 +120,9 @@ export const codexAcp: AgentSpec = {
     );
     return {
       command: [process.execPath, binOf('@zed-industries/codex-acp')],
-      env: { ...cleanEnv(), CODEX_HOME: home, CANNED_API_KEY: 'x', RUST_LOG: 'error' },
+      // HOME is scratch too: codex runs commands in a login shell, and the machine's own profile
+      // (here a pyenv hook that waits a minute on a stale lock) must not decide whether they finish.
+      env: { ...cleanEnv(), HOME: home, CODEX_HOME: home, CANNED_API_KEY: 'x', RUST_LOG: 'error' },
       marker: `CODEX_HOME=${home}`,
       cleanup: () => rmSync(home, { recursive: true, force: true }),
     };

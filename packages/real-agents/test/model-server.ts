@@ -180,6 +180,9 @@ async function answerResponses(body: Json, response: ServerResponse): Promise<vo
         arguments: JSON.stringify({
           cmd: answer.command,
           sandbox_permissions: 'require_escalated',
+          // codex waits this long for the command to exit before reporting it "still running"
+          // (its default, 10 s, is too short on a loaded CI machine).
+          yield_time_ms: 30_000,
           justification: 'The test asks for this command to run.',
         }),
       },
