@@ -78,6 +78,8 @@ export interface CellReport {
   rssPerSession: number;
   /** CPU time of the load generators and of this process over the window, ms. */
   clientsCpuMs: number;
+  /** The busiest load generator's CPU ÷ wall: near 1, the clients and not the agent may set the pace and the latency. */
+  busiestClientShare: number;
   benchCpuMs: number;
   cores: number;
   /** (agent + clients + this process) CPU ÷ (cores × wall). */
@@ -261,6 +263,7 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
       receipts.merge(mark.receipts);
     }
     const clientsCpuMs = after.reduce((sum, m, i) => sum + m.cpuMs - before[i]!.cpuMs, 0);
+    const busiestClientShare = Math.max(...after.map((m, i) => (m.cpuMs - before[i]!.cpuMs) / wallMs));
     const agentCpuMs = agentCpu1 - agentCpu0;
     const benchCpuMs = benchCpu1 - benchCpu0;
     const cores = os.availableParallelism();
@@ -295,6 +298,7 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
       rssAfter,
       rssPerSession: (rssAfter - rssBefore) / options.sessions,
       clientsCpuMs,
+      busiestClientShare,
       benchCpuMs,
       cores,
       ownShareOfCores,

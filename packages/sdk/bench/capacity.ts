@@ -39,7 +39,8 @@
  * the load average and whether the run was CPU-bound: the machine's busy share of all cores over
  * the window (/proc/stat) or the benchmark's own processes' CPU ÷ (cores × wall) at 90 % or more —
  * then chunks/s and latency say what the machine could give, and CPU per chunk is the figure to
- * compare.
+ * compare. A load-generator process at 90 % of a core or more is flagged: its own delays are then in
+ * the latency.
  *
  * Sizes: N = 100, 1 000, 5 000 (`CAPACITY_SESSIONS=100,1000` to choose; a cell is skipped when
  * the last cell's memory per session says it would not fit in the free memory), a 5 s warm-up
@@ -104,7 +105,9 @@ function printCell(r: CellReport): void {
   console.log(
     `      window ${fmt(r.windowMs / 1000, 1)} s: ${fmt(r.delivered)} chunks, agent CPU ${fmt(r.agentCpuMs)} ms, clients ${fmt(
       r.clientsCpuMs,
-    )} ms (${r.clientProcesses} processes); own share of ${r.cores} cores ${pct(r.ownShareOfCores)}, machine busy ${pct(
+    )} ms (${r.clientProcesses} processes, the busiest at ${pct(r.busiestClientShare)} of a core${
+      r.busiestClientShare >= 0.9 ? ': SATURATED, the load generator may set chunks/s and latency' : ''
+    }); own share of ${r.cores} cores ${pct(r.ownShareOfCores)}, machine busy ${pct(
       r.machineBusy,
     )}${r.cpuBound ? ' → CPU-bound' : ''}  [load ${r.load}]`,
   );
