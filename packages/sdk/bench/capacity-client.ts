@@ -11,7 +11,9 @@
  * for the turn to end, waits 0–1 s and prompts again, from a seeded random draw per session.
  * `mark`: reports what it counted since the last mark (chunks, latency and receipt histograms,
  * its CPU time). `drain`: stops prompting, waits for every turn to end and every second client
- * to have taken in what its first one did (bounded), and reports the whole run's counts. `close`:
+ * to have taken in what its first one did (bounded), and reports the whole run's counts. A session
+ * whose connection fails while streaming stops there and is reported lost (with the error), left
+ * out of the counts; the others go on. `close`:
  * closes every connection and exits. A client that fails reports `failed` and exits 1.
  *
  * Ours counts a chunk once our `ConversationStore` has applied it; the official client, which has
@@ -75,6 +77,10 @@ interface Session {
   first: Follower;
   second?: Follower;
   receipts: number;
+  /** Why its driving stopped early (a connection failed), if it did. */
+  lost?: string;
+  /** Its loop has ended. */
+  settled?: boolean;
   /** Sends a prompt: its answer, and the end of the turn it asked for. */
   prompt(text: string): { answered: Promise<unknown>; ended: Promise<unknown> };
 }
@@ -287,11 +293,15 @@ function mark(): Mark {
 
 async function drain(): Promise<Drained> {
   draining = true;
-  await Promise.all(loops);
+  const bound = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, DRAIN_BOUND_MS).unref());
+  await Promise.race([Promise.all(loops), bound()]);
+  for (const session of sessions)
+    if (!session.settled)
+      session.lost ??= `its turn did not end within ${DRAIN_BOUND_MS / 1000} s of the drain`;
   let behind = 0;
   await Promise.all(
     sessions.map(async (session) => {
-      if (!session.second) return;
+      if (!session.second || session.lost !== undefined) return;
       const caughtUp = session.second.until(session.first.delivered).then(() => true);
       const bound = new Promise<boolean>((resolve) =>
         setTimeout(() => resolve(false), DRAIN_BOUND_MS).unref(),
@@ -307,9 +317,18 @@ async function drain(): Promise<Drained> {
     irregular: 0,
     withoutReceipt: 0,
     behind,
+    lost: 0,
+    lostReasons: [],
     sessions: sessions.length,
   };
   for (const session of sessions) {
+    if (session.lost !== undefined) {
+      // What the agent sent it cannot be known (its last chunks may be what was lost): left out of the counts.
+      out.lost += 1;
+      if (out.lostReasons.length < 3 && !out.lostReasons.includes(session.lost))
+        out.lostReasons.push(session.lost);
+      continue;
+    }
     out.agentSent += session.first.lastSent;
     out.expected += session.first.lastSent * (session.second ? 2 : 1);
     out.delivered += session.first.delivered + (session.second?.delivered ?? 0);
@@ -322,10 +341,8 @@ async function drain(): Promise<Drained> {
 let seed = 0;
 process.on('message', (message: ToClient) => {
   const fail = (error: unknown): void => {
-    send({
-      type: 'failed',
-      message: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    });
+    const what = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    send({ type: 'failed', message: `during ${message.type} (${sessions.length} sessions open): ${what}` });
     process.exitCode = 1;
     setTimeout(() => process.exit(1), 100);
   };
@@ -336,8 +353,16 @@ process.on('message', (message: ToClient) => {
       break;
     case 'run':
       for (const [index, session] of sessions.entries()) {
-        const loop = drive(session, seed * 100_003 + index);
-        loop.catch(fail);
+        // A session whose connection fails is reported lost at the drain; the others go on.
+        const loop = drive(session, seed * 100_003 + index).then(
+          () => {
+            session.settled = true;
+          },
+          (error: unknown) => {
+            session.settled = true;
+            session.lost = (error instanceof Error ? error.message : String(error)).slice(0, 300);
+          },
+        );
         loops.push(loop);
       }
       break;

@@ -57,6 +57,10 @@ export interface Drained {
   withoutReceipt: number;
   /** Second clients that did not catch up with their session's first one before the drain's bound. */
   behind: number;
+  /** Sessions whose driving failed (a connection error) or whose turn never ended, left out of the counts above. */
+  lost: number;
+  /** Up to three distinct reasons. */
+  lostReasons: string[];
   sessions: number;
 }
 

@@ -102,6 +102,9 @@ export interface CellReport {
     irregular: number;
     withoutReceipt: number;
     behind: number;
+    /** Sessions lost to a connection error or a turn that never ended, left out of the counts; why. */
+    lost: number;
+    lostReasons: string[];
   };
   /** The agent's .cpuprofile, when asked for. */
   cpuProfileDir?: string;
@@ -273,7 +276,8 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
     const drained = await Promise.all(
       clients.map((client) => client.ask<Drained>({ type: 'drain' }, 'drained', 120_000)),
     );
-    const sum = (key: keyof Omit<Drained, 'type'>): number => drained.reduce((total, d) => total + d[key], 0);
+    const sum = (key: keyof Omit<Drained, 'type' | 'lostReasons'>): number =>
+      drained.reduce((total, d) => total + d[key], 0);
     let agentTotal = Number.NaN;
     if (options.profile !== 'serve') agentTotal = (await agent.memory()).chunksSent ?? Number.NaN;
     const expected = sum('expected');
@@ -314,6 +318,8 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
         irregular: sum('irregular'),
         withoutReceipt: sum('withoutReceipt'),
         behind: sum('behind'),
+        lost: sum('lost'),
+        lostReasons: [...new Set(drained.flatMap((d) => d.lostReasons))],
       },
       ...(options.cpuProfileDir ? { cpuProfileDir: options.cpuProfileDir } : {}),
     };

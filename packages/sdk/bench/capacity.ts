@@ -88,6 +88,7 @@ function checkHolds(r: CellReport): boolean {
     c.irregular === 0 &&
     c.withoutReceipt === 0 &&
     c.behind === 0 &&
+    c.lost === 0 &&
     c.agentSent > 0 &&
     (Number.isNaN(c.agentTotal) || c.agentTotal === c.agentSent)
   );
@@ -114,9 +115,9 @@ function printCell(r: CellReport): void {
   console.log(
     `      check: ${fmt(c.delivered)} chunks taken in of ${fmt(c.expected)} expected (${fmt(c.agentSent)} sent, the agent's own count ${fmt(
       c.agentTotal,
-    )}), in flight ${c.inFlight}, out of order ${c.irregular}, sessions without receipt ${c.withoutReceipt}, second clients behind ${c.behind}: ${
-      checkHolds(r) ? 'ok' : 'FAILED'
-    }`,
+    )}), in flight ${c.inFlight}, out of order ${c.irregular}, sessions without receipt ${c.withoutReceipt}, second clients behind ${c.behind}, sessions lost ${c.lost}${
+      c.lost > 0 ? ` (${c.lostReasons.join('; ')})` : ''
+    }: ${checkHolds(r) ? 'ok' : 'FAILED'}`,
   );
 }
 
@@ -228,7 +229,7 @@ for (const sessions of SESSIONS) {
 }
 if (failed) {
   console.error(
-    'capacity: a cell failed its check (chunks lost, duplicated or unanswered prompts): see "FAILED" above',
+    'capacity: a cell failed its check (chunks lost or duplicated, prompts unanswered, sessions lost to connection errors): see "FAILED" above',
   );
   process.exit(1);
 }

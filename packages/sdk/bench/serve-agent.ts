@@ -1,7 +1,8 @@
 /**
  * Our agent on stdio behind `acp-kit serve`, for the capacity benchmark: the CLI's built `serve`
  * command (packages/cli/dist/bin.js; `npm run bench:capacity` builds it first) listening on
- * 127.0.0.1 with a fresh token, running bench/remote-agent.ts in `stdio` mode for each client
+ * 127.0.0.1 with a fresh token and no cap on sessions per connection (each load generator puts all
+ * its sessions on one connection), running bench/remote-agent.ts in `stdio` mode for each client
  * connection. It reads the endpoint from the line serve prints; stopping it sends SIGTERM to its
  * process group (serve stops its agents on SIGTERM) and SIGKILL to the group if anything is left
  * a few seconds later, so no process outlives the benchmark. Only the benchmark reaches the CLI:
@@ -25,7 +26,20 @@ export async function startServedAgent(): Promise<ListeningAgent> {
   const token = randomBytes(24).toString('base64url');
   const child = spawn(
     process.execPath,
-    [CLI, 'serve', '--listen', '127.0.0.1:0', '--', process.execPath, '--import', 'tsx', AGENT, 'stdio'],
+    [
+      CLI,
+      'serve',
+      '--listen',
+      '127.0.0.1:0',
+      '--max-sessions',
+      '100000',
+      '--',
+      process.execPath,
+      '--import',
+      'tsx',
+      AGENT,
+      'stdio',
+    ],
     {
       cwd: CWD,
       detached: true,

@@ -54,6 +54,7 @@ function expectConsistent(report: CellReport): void {
   expect(check.irregular).toBe(0);
   expect(check.withoutReceipt).toBe(0);
   expect(check.behind).toBe(0);
+  expect(check.lost).toBe(0);
   expect(report.delivered).toBeLessThanOrEqual(check.delivered);
 }
 
