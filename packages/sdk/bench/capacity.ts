@@ -213,6 +213,10 @@ for (const sessions of SESSIONS) {
           );
       }
     }
+    if (profile === 'serve')
+      console.log(
+        '    serve: no official counterpart (the official SDK has no server that puts a stdio agent behind an endpoint); the agent figures are serve and its agent processes together',
+      );
     const ours = reports.get('ours');
     const official = reports.get('official');
     if (ours && official) printRatios(ours, official);
