@@ -1,7 +1,8 @@
 /**
  * The memory of an agent process, asked for over its IPC channel (`child_process.fork`-style
  * `stdio: [..., 'ipc']`): the parent sends `'memory'`, the agent runs a full garbage collection
- * (it is started with `--expose-gc`) and answers with `process.memoryUsage()`. Both halves live
+ * (it is started with `--expose-gc`) and answers with `process.memoryUsage()` (and, for the
+ * capacity benchmark, the chunks its paced turns sent). Both halves live
  * here so the message shapes cannot drift apart.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -12,6 +13,8 @@ export interface AgentMemory {
   heapUsed: number;
   external: number;
   arrayBuffers: number;
+  /** Chunks the agent's paced turns sent in all (bench/paced-turn.ts), when it counts them. */
+  chunksSent?: number;
 }
 
 const ASK = 'memory';
@@ -20,7 +23,7 @@ const ASK = 'memory';
  * In an agent process: answers `'memory'` on the IPC channel, and exits when the parent
  * disconnects it (so an agent never outlives its benchmark).
  */
-export function answerMemoryRequests(): void {
+export function answerMemoryRequests(chunksSent?: () => number): void {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!process.send) return;
   process.on('message', (message) => {
@@ -30,7 +33,13 @@ export function answerMemoryRequests(): void {
       gc();
     }
     const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
-    const answer: AgentMemory = { rss, heapUsed, external, arrayBuffers };
+    const answer: AgentMemory = {
+      rss,
+      heapUsed,
+      external,
+      arrayBuffers,
+      ...(chunksSent ? { chunksSent: chunksSent() } : {}),
+    };
     process.send?.(answer);
   });
   process.on('disconnect', () => process.exit(0));

@@ -7,6 +7,9 @@
  * compile it with esbuild's `keepNames`, which gives every named closure property storage of its
  * own: about 18 KB more heap per idle remote connection, and slower closures. A dist older than
  * src/ is refused, so a stale build is never measured.
+ * bench/capacity.ts (issue #42's load generator) also runs the CLI's built `acp-kit serve`: run it
+ * as `npm run bench:capacity` at the root, which builds both first; its header says what it
+ * measures and how.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +24,7 @@ const BENCHES = [
   'remote-transports.ts',
   'background-flood.ts',
   'nes-document.ts',
+  'capacity.ts',
 ];
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const only = process.argv.slice(2);

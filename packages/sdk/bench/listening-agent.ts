@@ -30,11 +30,17 @@ const CWD = fileURLToPath(new URL('..', import.meta.url));
 /** Extra Node flags for the listening agents (for example `--cpu-prof`), space-separated. */
 const AGENT_FLAGS = (process.env.BENCH_AGENT_FLAGS ?? '').split(' ').filter(Boolean);
 
-/** Spawns `script listen` and resolves once it printed its endpoint. */
-export async function startListeningAgent(script: string): Promise<ListeningAgent> {
+/**
+ * Spawns `script listen` and resolves once it printed its endpoint; `flags` are further Node
+ * flags for this one agent (the capacity benchmark's `--cpu-prof`).
+ */
+export async function startListeningAgent(
+  script: string,
+  flags: readonly string[] = [],
+): Promise<ListeningAgent> {
   const child = spawn(
     process.execPath,
-    [...AGENT_FLAGS, '--expose-gc', '--import', 'tsx', script, 'listen'],
+    [...AGENT_FLAGS, ...flags, '--expose-gc', '--import', 'tsx', script, 'listen'],
     {
       cwd: CWD,
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],

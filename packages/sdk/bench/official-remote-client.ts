@@ -20,12 +20,13 @@ import type { Endpoint } from './listening-agent.js';
 import type { Profile } from './ours-remote-client.js';
 import { streamPrompt } from './remote-behaviour.js';
 
-type OfficialStream = Parameters<ReturnType<typeof officialClient>['connectWith']>[0];
+export type OfficialStream = Parameters<ReturnType<typeof officialClient>['connectWith']>[0];
 
 const AGENT = fileURLToPath(new URL('./official-remote-agent.ts', import.meta.url));
 const CWD = fileURLToPath(new URL('..', import.meta.url));
 
-function officialStream(
+/** The official client's stream of `profile`: to `endpoint`, or over a fresh agent process's stdio. */
+export function officialStream(
   profile: Profile,
   endpoint: Endpoint | undefined,
   fetchImpl?: typeof fetch,

@@ -37,7 +37,7 @@ class CountingStore extends ConversationStore {
 }
 
 /** Our transport of `profile`: to `endpoint` for http/websocket; a fresh agent process for stdio. */
-async function ourTransport(
+export async function ourTransport(
   profile: Profile,
   endpoint: Endpoint | undefined,
   fetchImpl?: typeof fetch,
