@@ -28,9 +28,11 @@ const state = (fields: Record<string, unknown>) =>
 
 describe('the inspector page, without a browser', () => {
   it('imports its entry module without a token or a document, and starts nothing', async () => {
-    const main = await import('../../src/inspector-app/src/main.js');
+    // By URL: the page's modules are typed for the DOM, which this (Node) project's types leave out.
+    const app = (file: string) => new URL(`../../src/inspector-app/src/${file}`, import.meta.url).href;
+    const main = await import(app('main.ts'));
     expect(typeof main.startInspector).toBe('function');
-    const { createState } = await import('../../src/inspector-app/src/state.js');
+    const { createState } = await import(app('state.ts'));
     const fresh = createState(() => {});
     expect(fresh.agent).toEqual({ phase: 'waiting' });
     expect(fresh.traffic.rows).toEqual([]);
