@@ -1,4 +1,4 @@
-import { ConversationStore } from '@acp-kit/sdk/client';
+import type { ConversationStore } from '@acp-kit/sdk/client';
 import { V1ConversationTranslator } from '@acp-kit/v1-compat/browser';
 import { InspectorApi, type ServerEvent, takeToken } from './api.js';
 import { type Ask, askCard } from './asks-view.js';
@@ -6,19 +6,16 @@ import { ConversationView } from './conversation-view.js';
 import { renderDiagram, trafficDiagram } from './diagram-view.js';
 import { byId, el, pretty } from './dom.js';
 import { Peer, RpcError } from './peer.js';
-import { compareReplay } from './replay-check.js';
 import { SecondClient } from './second-client.js';
 import { type ConfigChoice, commandsOf, configControls, Palette } from './session-controls.js';
-import {
-  agentRunning,
-  canonicalCapabilities,
-  createState,
-  freshStore,
-  type InspectorState,
-} from './state.js';
-import { Traffic, type TrafficRow } from './traffic.js';
+import { agentRunning, canonicalCapabilities, createState, type InspectorState } from './state.js';
+import type { Traffic, TrafficRow } from './traffic.js';
 import { type TrafficFilter, TrafficView, visibleRows } from './traffic-view.js';
 import { agentStatus, lintView, localHelp, promptBlocked, startPlan } from './views.js';
+import type { App } from './app.js';
+import { wireImport } from './import-transcript.js';
+import { wireSessionActions } from './session-actions.js';
+import { wireTheme } from './theme.js';
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -404,6 +401,8 @@ export function startInspector(): InspectorState | undefined {
   // ---- Connect -------------------------------------------------------------------------------------
 
   const cwd = (): string => byId<HTMLInputElement>('cwd').value;
+  /** What the wiring modules (session-actions.ts, import-transcript.ts) use of this page. */
+  const app: App = { state, api, peer, say, act, schedule, cwd, secondClient, noteResponse, foldIntoStore };
 
   function showAgent(result: unknown): void {
     const r = record(result) ?? {};
@@ -549,141 +548,7 @@ export function startInspector(): InspectorState | undefined {
 
   byId('new-session').addEventListener('click', () => void act('session/new', newSession));
 
-  byId('list-sessions').addEventListener(
-    'click',
-    () =>
-      void act('session/list', async () => {
-        const result = record(await peer.request('session/list', {}));
-        const list = Array.isArray(result?.sessions) ? (result.sessions as Record<string, unknown>[]) : [];
-        byId('session-list').replaceChildren(
-          ...(list.length === 0
-            ? [el('li', {}, 'no sessions')]
-            : list.map((session) =>
-                el(
-                  'li',
-                  {},
-                  `${String(session.sessionId)}${session.title ? ` — ${String(session.title)}` : ''} `,
-                  el(
-                    'button',
-                    {
-                      type: 'button',
-                      onclick: () => {
-                        byId<HTMLInputElement>('resume-id').value = String(session.sessionId);
-                      },
-                    },
-                    'Pick',
-                  ),
-                ),
-              )),
-        );
-      }),
-  );
-
-  byId('resume').addEventListener(
-    'click',
-    () =>
-      void act('session/resume', async () => {
-        const sessionId = byId<HTMLInputElement>('resume-id').value.trim();
-        const replay = byId<HTMLInputElement>('replay').checked;
-        // A replay rebuilds the session from what the agent sends, into a fresh view of it.
-        if (replay) state.store.forget(sessionId);
-        await peer.request('session/resume', {
-          sessionId,
-          cwd: cwd(),
-          ...(replay ? { replayFrom: { type: 'start' } } : {}),
-        });
-        say(`session ${sessionId} resumed${replay ? ' with replay' : ''}`);
-      }),
-  );
-
-  byId('delete-session').addEventListener(
-    'click',
-    () =>
-      void act('session/delete', async () => {
-        const sessionId = byId<HTMLSelectElement>('session-select').value;
-        if (sessionId === '') throw new Error('no session chosen');
-        await peer.request('session/delete', { sessionId });
-        say(`session ${sessionId} deleted`);
-        schedule();
-      }),
-  );
-
-  byId('replay-check').addEventListener(
-    'click',
-    () =>
-      void act('replay check', async () => {
-        const sessionId = byId<HTMLSelectElement>('session-select').value;
-        if (sessionId === '') throw new Error('no session chosen');
-        if (state.replayCheck !== undefined) throw new Error('a replay check is already running');
-        const check = { sessionId, store: new ConversationStore({ unstable: true }) };
-        state.replayCheck = check;
-        try {
-          await peer.request('session/resume', { sessionId, cwd: cwd(), replayFrom: { type: 'start' } });
-        } finally {
-          state.replayCheck = undefined;
-        }
-        const result = compareReplay(state.store.snapshot(sessionId), check.store.snapshot(sessionId));
-        const same = result.differences.length === 0;
-        byId('replay-result').replaceChildren(
-          el(
-            'p',
-            { class: same ? 'replay-same' : 'replay-differs' },
-            same
-              ? `The replay of ${sessionId} matches the live store: ${result.messages} message(s), ${result.toolCalls} tool call(s), the same IDs, no duplicated content.`
-              : `The replay of ${sessionId} differs from the live store in ${result.differences.length} place(s):`,
-          ),
-          ...(same
-            ? []
-            : [el('ul', {}, ...result.differences.map((difference) => el('li', {}, difference)))]),
-        );
-      }),
-  );
-
-  byId('open-second-client').addEventListener(
-    'click',
-    () =>
-      void act('second client', async () => {
-        const sessionId = byId<HTMLSelectElement>('session-select').value;
-        if (sessionId === '') throw new Error('create or resume a session first');
-        const client = secondClient(await api.connect());
-        await client.ready;
-        await client.attach(sessionId, cwd());
-        say(`client ${client.conn} attached to ${sessionId}`);
-      }),
-  );
-
-  byId('cancel-turn').addEventListener(
-    'click',
-    () =>
-      void act('session/cancel', async () => {
-        const sessionId = byId<HTMLSelectElement>('session-select').value;
-        if (sessionId === '') throw new Error('no session chosen');
-        await peer.notify('session/cancel', { sessionId });
-        say(`session/cancel sent for ${sessionId}`);
-      }),
-  );
-
-  byId('close-session').addEventListener(
-    'click',
-    () =>
-      void act('session/close', async () => {
-        const sessionId = byId<HTMLSelectElement>('session-select').value;
-        await peer.request('session/close', { sessionId });
-        say(`session ${sessionId} closed`);
-      }),
-  );
-
-  byId('restart').addEventListener(
-    'click',
-    () =>
-      void act('restart', async () => {
-        await api.restart();
-        state.store = freshStore(schedule);
-        state.sessions.length = 0;
-        byId<HTMLSelectElement>('session-select').replaceChildren();
-        schedule();
-      }),
-  );
+  wireSessionActions(app);
 
   // ---- Prompt --------------------------------------------------------------------------------------
 
@@ -731,20 +596,7 @@ export function startInspector(): InspectorState | undefined {
     });
   });
 
-  // ---- Theme ---------------------------------------------------------------------------------------
-
-  const THEME_KEY = 'acp-kit-inspect-theme';
-  const themeSelect = byId<HTMLSelectElement>('theme');
-  function applyTheme(theme: string): void {
-    if (theme === '') document.documentElement.removeAttribute('data-theme');
-    else document.documentElement.setAttribute('data-theme', theme);
-    themeSelect.value = theme;
-  }
-  applyTheme(localStorage.getItem(THEME_KEY) ?? '');
-  themeSelect.addEventListener('change', () => {
-    localStorage.setItem(THEME_KEY, themeSelect.value);
-    applyTheme(themeSelect.value);
-  });
+  wireTheme();
 
   // ---- Traffic and export --------------------------------------------------------------------------
 
@@ -775,60 +627,7 @@ export function startInspector(): InspectorState | undefined {
   );
   schedule();
 
-  // ---- Import --------------------------------------------------------------------------------------
-
-  /**
-   * Shows a transcript (the export's ndjson) offline: its messages in the traffic, validated and
-   * linted, and its session updates in a fresh store. A line that is not a transcript entry is listed
-   * as garbage where it stood. Back to live reloads the page, which replays the inspector's log.
-   */
-  function importTranscript(name: string, text: string): void {
-    state.offline = true;
-    state.traffic.dispose();
-    state.traffic = new Traffic(() => schedule());
-    state.store = freshStore(schedule);
-    state.v1Conversation = new V1ConversationTranslator();
-    state.sessions.length = 0;
-    byId<HTMLSelectElement>('session-select').replaceChildren();
-    state.expanded.clear();
-    let entries = 0;
-    // Numbered as acp-kit lint numbers them, so the lint of the file pins each finding to its row.
-    const lines = text.split(/\r?\n/);
-    for (const [i, line] of lines.entries()) {
-      if (line.trim() === '') continue;
-      let entry: Record<string, unknown> | undefined;
-      try {
-        entry = record(JSON.parse(line));
-      } catch {
-        entry = undefined;
-      }
-      const dir = entry?.dir === 'client->agent' || entry?.dir === 'agent->client' ? entry.dir : undefined;
-      // A recording note of the conformance kit is not a message (the lint reads it apart).
-      if (entry !== undefined && typeof entry.note === 'string' && !('dir' in entry)) continue;
-      if (entry === undefined || dir === undefined || !('msg' in entry)) {
-        state.traffic.add('agent->client', 0, line, { line: i + 1, notEntry: true });
-        continue;
-      }
-      entries += 1;
-      const t = typeof entry.t === 'number' ? entry.t : 0;
-      const row = state.traffic.add(dir, t, JSON.stringify(entry.msg), { line: i + 1 });
-      const msg = record(row.msg);
-      noteResponse(row);
-      foldIntoStore(dir, msg);
-    }
-    // The file is linted as acp-kit lint reads it: a file that is not a transcript fails transcript.format.
-    state.traffic.useSource(text);
-    byId('status').textContent = `offline: ${name} (${entries} message(s)); the live traffic is not shown`;
-    byId('back-to-live').hidden = false;
-    schedule();
-  }
-
-  byId<HTMLInputElement>('import').addEventListener('change', (event) => {
-    const file = (event.target as HTMLInputElement).files?.[0];
-    if (file === undefined) return;
-    void act('import', async () => importTranscript(file.name, await file.text()));
-  });
-  byId('back-to-live').addEventListener('click', () => location.reload());
+  wireImport(app);
 
   return state;
 }
