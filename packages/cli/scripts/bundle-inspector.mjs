@@ -18,7 +18,7 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
 };
-await build({ ...common, entryPoints: [here('../src/inspector-app/src/main.ts')], outfile: `${out}app.js` });
+await build({ ...common, entryPoints: [here('../src/inspector-app/src/boot.ts')], outfile: `${out}app.js` });
 // The transcript lint runs in a worker of its own, off the page's main thread.
 await build({
   ...common,

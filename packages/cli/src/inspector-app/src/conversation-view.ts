@@ -1,5 +1,6 @@
 import type { ConversationSnapshot, ConversationStore, TerminalView } from '@acp-kit/sdk/client';
 import { el, pretty } from './dom.js';
+import { stateLine, stateTone } from './views.js';
 import { type ListItem, VirtualList } from './virtual-list.js';
 
 type Fields = Readonly<Record<string, unknown>>;
@@ -306,11 +307,7 @@ function sessionHeader(snapshot: ConversationSnapshot): HTMLElement[] {
       {},
       info?.title ? `${str(info.title)} — session ${snapshot.sessionId}` : `session ${snapshot.sessionId}`,
     ),
-    el(
-      'p',
-      { class: 'state' },
-      `state: ${state.state}${state.stopReason ? ` (${state.stopReason})` : ''}, turns: ${state.completedTurns}, ${state.connection}`,
-    ),
+    el('p', { class: 'state', 'data-tone': stateTone(state) }, stateLine(state)),
     el('p', { class: 'count' }, `${snapshot.messages.length} message(s)`),
     ...(info === null
       ? []

@@ -4,6 +4,7 @@ import { ConversationView } from './conversation-view.js';
 import { el } from './dom.js';
 import { Peer, RpcError } from './peer.js';
 import { Traffic } from './traffic.js';
+import { attachedSession } from './views.js';
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -65,7 +66,14 @@ export class SecondClient {
         onsubmit: (event: Event) => {
           event.preventDefault();
           const text = promptInput.value;
-          if (text === '' || this.#session === '') return;
+          if (text === '') return;
+          if (this.#session === '' || !this.#connected) {
+            this.#status.textContent = `client ${conn}: cannot send: ${
+              this.#connected ? 'not attached to a session yet' : 'its connection is closed'
+            }`;
+            this.#status.dataset.tone = 'bad';
+            return;
+          }
           promptInput.value = '';
           this.#prompt(text);
         },
@@ -95,9 +103,7 @@ export class SecondClient {
       capabilities: { elicitation: { form: {} } },
     });
     await this.#peer.request('session/resume', { sessionId, cwd, replayFrom: { type: 'start' } });
-    this.#session = sessionId;
-    this.#store.setConnection(sessionId, 'connected');
-    this.#status.textContent = `client ${this.conn}: attached to ${sessionId}`;
+    // The answer's frame already marked the session attached (see onEvent).
     this.#onChange();
   }
 
@@ -163,6 +169,7 @@ export class SecondClient {
     if (event.type === 'ended') {
       this.#connected = false;
       this.#status.textContent = `client ${this.conn}: ${event.reason}`;
+      this.#status.dataset.tone = 'bad';
       this.#peer.abandon(event.reason);
       return;
     }
@@ -173,6 +180,14 @@ export class SecondClient {
       event.text,
     );
     const msg = record(row.msg);
+    // The session this connection resumed, also when a reloaded page replays its traffic.
+    const session = attachedSession(row, this.#session);
+    if (session !== this.#session) {
+      this.#session = session;
+      this.#store.setConnection(session, 'connected');
+      this.#status.textContent = `client ${this.conn}: attached to ${session}`;
+      this.#status.dataset.tone = 'good';
+    }
     if (event.type === 'sent') {
       this.#peer.noteUsedId(msg?.id);
       return;

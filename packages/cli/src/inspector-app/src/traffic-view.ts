@@ -3,6 +3,7 @@ import { el } from './dom.js';
 import { formatElapsed } from './elapsed.js';
 import { jsonWithPointers } from './json-view.js';
 import type { Traffic, TrafficRow } from './traffic.js';
+import { clipped, type LintView, lintView } from './views.js';
 import { VirtualList } from './virtual-list.js';
 
 /** The Traffic tab's filters. */
@@ -26,8 +27,18 @@ export function visibleRows(traffic: Traffic, filter: TrafficFilter): TrafficRow
   return traffic.rows.filter((row) => matches(row, filter));
 }
 
-function rowView(traffic: Traffic, row: TrafficRow, lintOn: boolean): HTMLElement {
-  const findings = lintOn ? traffic.findingsOf(row) : [];
+/** How the table shows its rows: the lint's verdict (live or not), the expanded rows, the expand control. */
+export interface TrafficDisplay {
+  readonly verdict: LintView | undefined;
+  readonly expanded: ReadonlySet<number>;
+  toggle(index: number): void;
+}
+
+function rowView(traffic: Traffic, row: TrafficRow, display: TrafficDisplay): HTMLElement {
+  const { verdict } = display;
+  const findings = verdict === undefined ? [] : traffic.findingsOf(row).filter(verdict.shows);
+  const clip = clipped(row.text);
+  const open = display.expanded.has(row.index);
   const validity =
     row.validity === 'valid'
       ? `valid (v${row.version})`
@@ -39,7 +50,7 @@ function rowView(traffic: Traffic, row: TrafficRow, lintOn: boolean): HTMLElemen
   return el(
     'tr',
     {
-      class: `row ${row.kind} ${row.validity}${findings.length > 0 ? ' has-findings' : ''}`,
+      class: `row ${row.kind} ${row.validity}${findings.length > 0 ? ' has-findings' : ''}${clip && !open ? ' clipped' : ''}`,
       'data-index': row.index,
       'data-line': row.line,
     },
@@ -75,13 +86,29 @@ function rowView(traffic: Traffic, row: TrafficRow, lintOn: boolean): HTMLElemen
     el(
       'td',
       { class: 'raw' },
-      row.validity === 'invalid'
-        ? jsonWithPointers(
-            row.text,
-            row.msg,
-            row.issues.map((issue) => issue.pointer),
+      el(
+        'div',
+        { class: 'clip' },
+        row.validity === 'invalid'
+          ? jsonWithPointers(
+              row.text,
+              row.msg,
+              row.issues.map((issue) => issue.pointer),
+            )
+          : el('code', {}, row.text.length > 2000 ? `${row.text.slice(0, 2000)}…` : row.text),
+      ),
+      clip
+        ? el(
+            'button',
+            {
+              type: 'button',
+              class: 'expand',
+              'aria-expanded': open ? 'true' : 'false',
+              onclick: () => display.toggle(row.index),
+            },
+            open ? 'Show less' : `Show all (${row.text.length} characters)`,
           )
-        : el('code', {}, row.text.length > 2000 ? `${row.text.slice(0, 2000)}…` : row.text),
+        : undefined,
     ),
   );
 }
@@ -103,6 +130,7 @@ export class TrafficView {
   readonly #summary: HTMLElement;
   #summaryKey: unknown;
   #summaryStale = false;
+  #summaryLive = false;
 
   constructor(viewport: HTMLElement, body: HTMLElement, summary: HTMLElement) {
     this.#list = new VirtualList(
@@ -134,24 +162,37 @@ export class TrafficView {
     return this.#list.renderedCount;
   }
 
-  /** Renders `rows` (the ones the filters let through) and the summary. */
-  render(traffic: Traffic, rows: readonly TrafficRow[]): void {
+  /**
+   * Renders `rows` (the ones the filters let through) and the summary. `live`: the connection is
+   * open, so findings about a turn not ended yet are not shown as broken (see {@link lintView}).
+   */
+  render(
+    traffic: Traffic,
+    rows: readonly TrafficRow[],
+    live: boolean,
+    expanded: ReadonlySet<number>,
+    toggle: (index: number) => void,
+  ): void {
     const lintOn = traffic.version === 2;
     const lint = lintOn ? traffic.lint() : undefined;
+    const verdict = lint === undefined ? undefined : lintView(lint, live);
+    const display: TrafficDisplay = { verdict, expanded, toggle };
     this.#list.update(
       rows.map((row, position) => ({
         key: String(row.index),
-        deps: [row, lint, position],
+        deps: [row, lint, position, live, expanded.has(row.index)],
         render: () => {
-          const node = rowView(traffic, row, lintOn);
+          const node = rowView(traffic, row, display);
           node.dataset.position = String(position);
           return node;
         },
       })),
     );
     const stale = traffic.lintStale();
-    if (this.#summaryKey === (lint ?? traffic) && this.#summaryStale === stale) return;
+    if (this.#summaryKey === (lint ?? traffic) && this.#summaryStale === stale && this.#summaryLive === live)
+      return;
     this.#summaryKey = lint ?? traffic;
+    this.#summaryLive = live;
     this.#summaryStale = stale;
     if (lint === undefined) {
       this.#summary.replaceChildren(
@@ -159,15 +200,13 @@ export class TrafficView {
       );
       return;
     }
-    const failed = lint.results.filter((result) => result.status === 'fail');
-    const unlocated = lint.findings.filter((finding) => finding.line === undefined);
+    const shown = verdict ?? lintView(lint, live);
+    const unlocated = lint.findings.filter((finding) => finding.line === undefined && shown.shows(finding));
     this.#summary.replaceChildren(
       el(
         'p',
-        { class: failed.length === 0 ? 'lint-clean' : 'lint-failed' },
-        failed.length === 0
-          ? `lint: ${lint.messages} message(s), no rule broken so far`
-          : `lint: ${lint.messages} message(s), broken: ${failed.map((result) => result.id).join(', ')}`,
+        { class: shown.broken.length === 0 ? 'lint-clean' : 'lint-failed', 'data-tone': shown.tone },
+        shown.text,
       ),
       ...(stale ? [el('p', { class: 'lint-stale' }, 'Newer messages are still being checked…')] : []),
       ...unlocated.map((finding) => el('p', { class: 'finding' }, `${finding.ruleId}: ${finding.message}`)),

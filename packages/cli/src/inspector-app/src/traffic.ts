@@ -90,6 +90,8 @@ export class Traffic {
   /** Rows the lint in flight covers, or undefined when none is. */
   #inFlight: number | undefined;
   readonly #onLinted: () => void;
+  /** An imported file's text: linted as it is (see {@link useSource}). */
+  #source: string | undefined;
 
   /** `onLinted` is called when a lint run in the worker finished (the page renders again). */
   constructor(onLinted: () => void = () => {}) {
@@ -130,8 +132,12 @@ export class Traffic {
     this.#version = version;
   }
 
-  /** Adds one frame; returns its row. */
-  add(dir: Direction, t: number, text: string): TrafficRow {
+  /**
+   * Adds one frame; returns its row. An imported file's rows give their `line` in the file (the
+   * lint's findings of that file point there), and `notEntry` for a line that is not a transcript
+   * entry (shown as garbage where it stood).
+   */
+  add(dir: Direction, t: number, text: string, from?: { line: number; notEntry?: boolean }): TrafficRow {
     let msg: unknown;
     let parsed = true;
     try {
@@ -139,7 +145,7 @@ export class Traffic {
     } catch {
       parsed = false;
     }
-    const m = record(msg);
+    const m = from?.notEntry ? undefined : record(msg);
     const index = this.rows.length;
     if (!parsed || m === undefined) {
       const row: TrafficRow = {
@@ -152,8 +158,18 @@ export class Traffic {
         method: '',
         sessionId: '',
         validity: 'garbage',
-        issues: [{ pointer: '', message: parsed ? 'not a JSON-RPC object' : 'not JSON' }],
+        issues: [
+          {
+            pointer: '',
+            message: !parsed
+              ? 'not JSON'
+              : from?.notEntry
+                ? 'not a transcript line {"dir", "t"?, "msg"}'
+                : 'not a JSON-RPC object',
+          },
+        ],
         version: this.#version,
+        ...(from === undefined ? {} : { line: from.line }),
       };
       this.rows.push(row);
       return row;
@@ -207,7 +223,7 @@ export class Traffic {
       validity: issues === undefined ? 'unchecked' : issues.length === 0 ? 'valid' : 'invalid',
       issues: issues ?? [],
       version: this.#version,
-      line: ++this.#lines,
+      line: from?.line ?? ++this.#lines,
     };
     this.rows.push(row);
     return row;
@@ -216,7 +232,7 @@ export class Traffic {
   /** The transcript in the project's ndjson format: one `{"dir","t","msg"}` line per JSON-RPC message. */
   transcript(): string {
     return this.rows
-      .filter((row) => row.line !== undefined)
+      .filter((row) => row.line !== undefined && row.kind !== 'garbage')
       .map((row) => lineOf(row))
       .join('');
   }
@@ -227,6 +243,7 @@ export class Traffic {
    * most of the page's time): until then the last result is returned and {@link lintStale} is true.
    */
   lint(): LintResult {
+    if (this.#source !== undefined) return this.#lintSource(this.#source);
     if (this.#worker !== undefined) return this.#lintInWorker(this.#worker);
     const now = performance.now();
     if (
@@ -234,6 +251,29 @@ export class Traffic {
       (this.#lint.rows !== this.rows.length && now - this.#lint.at >= Math.max(200, 4 * this.#lint.took))
     )
       this.#setLint(lintTranscript(this.transcript()), this.rows.length, performance.now() - now);
+    return this.#lint!.result;
+  }
+
+  /**
+   * Lints an imported file as it is, not the rows read from it: a file that is not a transcript gets
+   * the verdict `acp-kit lint` gives it (`transcript.format`), with its findings on the file's lines.
+   */
+  useSource(text: string): void {
+    this.#source = text;
+    this.#lint = undefined;
+  }
+
+  #lintSource(source: string): LintResult {
+    if (this.#lint !== undefined || this.#inFlight !== undefined)
+      return this.#lint?.result ?? lintTranscript('');
+    if (this.#worker === undefined) {
+      this.#setLint(lintTranscript(source), this.rows.length, 0);
+      return this.#lint!.result;
+    }
+    // Linted once, in the worker (a large file must not stall the page); stale until it answers.
+    this.#setLint(lintTranscript(''), -1, 0);
+    this.#inFlight = this.rows.length;
+    this.#worker.postMessage({ lines: [source], lint: 1 });
     return this.#lint!.result;
   }
 
