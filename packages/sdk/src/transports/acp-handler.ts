@@ -64,11 +64,12 @@ export interface AcpFetchInfo {
  */
 export interface AcpHandler {
   /**
-   * A Node request handler, `(req, res)` of `node:http` (or `node:http2`'s compatibility API),
-   * Express or Fastify's raw objects, for the endpoint's path. It reads the body itself: mount it
-   * before any body parser. It serves whatever path it is given; route to it by path.
+   * A Node request handler, `(req, res)` of `node:http` (or `node:http2`'s compatibility API) or
+   * Express, for the endpoint's path. It reads the body itself: mount it before any body parser
+   * (a framework that parses bodies before its handlers run must leave this route's unread). It
+   * serves whatever path it is given; route to it by path.
    */
-  readonly node: (request: IncomingMessage, response: HttpResponse) => void;
+  readonly node: (request: HttpRequest, response: HttpResponse) => void;
   /**
    * A Node `upgrade` listener (`server.on('upgrade', acp.upgrade)`) for WebSocket clients. It
    * serves every upgrade it is given: call it only for the endpoint's path if the server has
@@ -172,8 +173,8 @@ export function buildAcpHandler(options: AcpHandlerOptions, hooks: AcpHandlerHoo
     if (endpoint.affinityCookie !== undefined) headers.push(`Set-Cookie: ${endpoint.affinityCookie}`);
   });
 
-  const node = (request: IncomingMessage, response: HttpResponse): void => {
-    endpoint.handle(request as HttpRequest, response).catch(() => {
+  const node = (request: HttpRequest, response: HttpResponse): void => {
+    endpoint.handle(request, response).catch(() => {
       if (!response.headersSent) response.writeHead(500);
       response.end();
     });

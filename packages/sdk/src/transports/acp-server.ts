@@ -200,7 +200,7 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
       response.end(`no ACP endpoint at this path: ACP is served at ${path}\n`);
       return;
     }
-    handler.node(request as IncomingMessage, response);
+    handler.node(request, response);
   };
   h2.on('request', onRequest);
   server.on('request', onRequest);
