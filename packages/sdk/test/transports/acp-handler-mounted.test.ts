@@ -288,4 +288,96 @@ describe('createAcpHandler settings', () => {
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ error: { code: -32600, data: { pointer: '' } } });
   });
+
+  it('cuts off a connection whose fetch-handler stream is not read past maxStreamBufferBytes, and keeps serving others', async () => {
+    const agent = new Agent({
+      info: { name: 'flooding-agent', version: '0.0.0' },
+      async onPrompt(prompt, { session }) {
+        await prompt.insert();
+        await session.running();
+        const reply = await session.agentMessage();
+        for (let i = 0; i < 64; i++) await reply.chunk({ type: 'text', text: 'x'.repeat(1024) });
+        await session.idle('end_turn');
+      },
+    });
+    const acp = createAcpHandler({
+      http: { maxStreamBufferBytes: 16 * 1024 },
+      onConnection: (transport) => agent.serve(new Connection(transport) as AgentConnection),
+    });
+    cleanups.push(() => acp.close());
+    const url = 'http://127.0.0.1/acp';
+    const auth = { Authorization: `Bearer ${acp.token}` };
+    const send = (body: string, headers: Record<string, string> = {}) =>
+      acp.fetch(
+        new Request(url, {
+          method: 'POST',
+          headers: { ...auth, 'Content-Type': 'application/json', ...headers },
+          body,
+        }),
+      );
+    const connectionId = (await send(initialize)).headers.get('acp-connection-id')!;
+    const own = { 'Acp-Connection-Id': connectionId };
+    const main = await acp.fetch(
+      new Request(url, { headers: { ...auth, ...own, Accept: 'text/event-stream' } }),
+    );
+    const mainEvents = readSseData(main.body!, 1 << 20)[Symbol.asyncIterator]();
+    await send(
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/repo' } }),
+      own,
+    );
+    const { sessionId } = JSON.parse((await mainEvents.next()).value as string).result as {
+      sessionId: string;
+    };
+    // The session's stream is opened and never read: what the agent sends for it stays queued in the body.
+    const stalled = await acp.fetch(
+      new Request(url, {
+        headers: { ...auth, ...own, 'Acp-Session-Id': sessionId, Accept: 'text/event-stream' },
+      }),
+    );
+    expect(stalled.status).toBe(200);
+    const prompt = (id: number) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'session/prompt',
+        params: { sessionId, prompt: [{ type: 'text', text: 'flood' }] },
+      });
+    expect((await send(prompt(3), { ...own, 'Acp-Session-Id': sessionId })).status).toBe(202);
+    await vi.waitFor(
+      async () => expect((await send(prompt(4), { ...own, 'Acp-Session-Id': sessionId })).status).toBe(404),
+      { timeout: 5000, interval: 20 },
+    );
+    expect(acp.openConnections).toBe(0);
+    // The handler serves a new connection meanwhile.
+    expect((await send(initialize)).status).toBe(200);
+  });
+
+  it('takes a stream back when the reader cancels the fetch handler’s response body', async () => {
+    const agent = permissionAgent();
+    const acp = createAcpHandler({
+      onConnection: (transport) => agent.serve(new Connection(transport) as AgentConnection),
+    });
+    cleanups.push(() => acp.close());
+    const url = 'http://127.0.0.1/acp';
+    const auth = { Authorization: `Bearer ${acp.token}` };
+    const opened = await acp.fetch(
+      new Request(url, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: initialize,
+      }),
+    );
+    const headers = {
+      ...auth,
+      'Acp-Connection-Id': opened.headers.get('acp-connection-id')!,
+      Accept: 'text/event-stream',
+    };
+    const first = await acp.fetch(new Request(url, { headers }));
+    expect(first.status).toBe(200);
+    expect((await acp.fetch(new Request(url, { headers }))).status).toBe(409);
+    await first.body!.cancel();
+    const again = await acp.fetch(new Request(url, { headers }));
+    expect(again.status).toBe(200);
+    await again.body!.cancel();
+  });
 });
