@@ -1,25 +1,18 @@
 import { listenOn } from './listen-on.js';
-import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createServer as createH2Server, type Http2Session } from 'node:http2';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
-import { WebSocketServer } from 'ws';
-import { DEFAULT_MAX_MESSAGE_BYTES, type Transport } from '../rpc/index.js';
-import { HandshakeGuard, refuseSocket } from './handshake-guard.js';
-import {
-  CONNECTION_ID_HEADER,
-  HttpEndpoint,
-  type HttpEndpointOptions,
-  type HttpRequest,
-  type HttpResponse,
-} from './http-endpoint.js';
-import { PendingSockets, peerKey } from './pending-sockets.js';
-import { limitSessions } from './session-limit.js';
-import { webSocketTransport } from './websocket.js';
-import type { HandshakeRefusal, WebSocketServerOptions } from './websocket-server.js';
-import { ACP_KIT_PROTOCOL } from './websocket-token.js';
+import type { Transport } from '../rpc/index.js';
+import { type AcpConnectionInfo, buildAcpHandler } from './acp-handler.js';
+import { resolveLimits } from './connection-limits.js';
+import { refuseSocket } from './handshake-guard.js';
+import type { HttpEndpointOptions, HttpRequest, HttpResponse } from './http-endpoint.js';
+import { PendingSockets, type PeerSocket, peerKey } from './pending-sockets.js';
+import type { WebSocketServerOptions } from './websocket-server.js';
+
+export type { AcpConnectionInfo } from './acp-handler.js';
 
 /** A duplex over `socket` whose readable side starts with `first` (bytes already read from it). */
 function prefixed(socket: Socket, first: Buffer): Duplex {
@@ -44,13 +37,6 @@ function prefixed(socket: Socket, first: Buffer): Duplex {
   socket.once('error', (error) => duplex.destroy(error));
   socket.resume();
   return duplex;
-}
-
-/** Which profile of the `/acp` endpoint a connection arrived on. */
-export interface AcpConnectionInfo {
-  profile: 'http' | 'websocket';
-  /** Its `Acp-Connection-Id` (sent on the `initialize` answer, or on the WebSocket's 101). */
-  connectionId: string;
 }
 
 /** Options for {@link listenAcp}: those of {@link listenWebSocket}, plus the Streamable HTTP profile's. */
@@ -95,69 +81,34 @@ export interface AcpTransportServer {
  */
 export async function listenAcp(options: AcpServerOptions): Promise<AcpTransportServer> {
   const host = options.host ?? '127.0.0.1';
-  const guard = new HandshakeGuard({ ...options, host });
-  const { limits, limiter } = guard;
   const path = options.path ?? '/acp';
-  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const report = (address: string, status: number, reason: string, origin: string | undefined): void => {
-    try {
-      const refusal: HandshakeRefusal = {
-        address,
-        status,
-        reason,
-        ...(origin !== undefined ? { origin } : {}),
-      };
-      options.onRefused?.(refusal);
-    } catch {
-      // A failing log hook must not take the server down.
-    }
-  };
+  const secure = options.tls !== undefined;
 
+  /** The peer key of the socket under each HTTP/2 session (a cleartext one runs on a wrapper stream). */
+  const sessionPeer = new WeakMap<Http2Session, string>();
+  // A cleartext h2 session runs on a wrapper stream that has no address: remember its socket's.
+  const sessionAddress = new WeakMap<Http2Session, string>();
+  const sessionOf = (request: HttpRequest): Http2Session | undefined =>
+    (request as { stream?: { session?: Http2Session } }).stream?.session;
+  const handler = buildAcpHandler(
+    { ...options, host, secure },
+    {
+      addressOf: (request) => {
+        const session = sessionOf(request);
+        return (session && sessionAddress.get(session)) ?? request.socket?.remoteAddress ?? 'unknown';
+      },
+      onAdmitted: (request, socket) => {
+        const session = sessionOf(request);
+        const peer = (socket ?? request.socket) as PeerSocket | null;
+        const key = session ? sessionPeer.get(session) : peer ? peerKey(peer) : undefined;
+        if (key !== undefined) pending.settle(key);
+      },
+    },
+  );
+  const limits = resolveLimits(options.limits);
   // Sockets that have not presented the token yet are capped per address and in total (below the
   // budget of authenticated ones), so a flood of them cannot stop anyone else.
   const pending = new PendingSockets(limits.maxPendingHandshakes, limits.maxPendingPerAddress);
-  /** The peer key of the socket under each HTTP/2 session (a cleartext one runs on a wrapper stream). */
-  const sessionPeer = new WeakMap<Http2Session, string>();
-  const endpoint = new HttpEndpoint(
-    {
-      guard,
-      maxMessageBytes,
-      secure: options.tls !== undefined,
-      onConnection: (transport, request, connectionId) =>
-        options.onConnection(transport, request, { profile: 'http', connectionId }),
-      addressOf: (request) => {
-        const session = (request as { stream?: { session?: Http2Session } }).stream?.session;
-        return (session && sessionAddress.get(session)) ?? request.socket?.remoteAddress ?? 'unknown';
-      },
-      onAdmitted: (request) => {
-        const session = (request as { stream?: { session?: Http2Session } }).stream?.session;
-        const key = session ? sessionPeer.get(session) : request.socket ? peerKey(request.socket) : undefined;
-        if (key !== undefined) pending.settle(key);
-      },
-      onRefused: (request, refusal) =>
-        report(
-          (request.socket?.remoteAddress as string | undefined) ?? 'unknown',
-          refusal.status,
-          refusal.reason,
-          request.headers.origin,
-        ),
-    },
-    options.http,
-  );
-
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: maxMessageBytes,
-    perMessageDeflate: false,
-    skipUTF8Validation: true,
-    handleProtocols: (offered) => (offered.has(ACP_KIT_PROTOCOL) ? ACP_KIT_PROTOCOL : false),
-  });
-  const upgradeIds = new WeakMap<IncomingMessage, string>();
-  wss.on('headers', (headers, request) => {
-    const id = upgradeIds.get(request);
-    if (id !== undefined) headers.push(`${CONNECTION_ID_HEADER}: ${id}`);
-    if (endpoint.affinityCookie !== undefined) headers.push(`Set-Cookie: ${endpoint.affinityCookie}`);
-  });
 
   const serverOptions = {
     headersTimeout: limits.handshakeTimeoutMs,
@@ -173,8 +124,6 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
   const server = createHttpServer(serverOptions);
   const h2 = createH2Server({ maxSessionMemory: 16 });
   const sessions = new Set<Http2Session>();
-  // A cleartext h2 session runs on a wrapper stream that has no address: remember its socket's.
-  const sessionAddress = new WeakMap<Http2Session, string>();
   let dispatching: string | undefined;
   let dispatchingPeer: string | undefined;
   h2.on('session', (session) => {
@@ -251,10 +200,7 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
       response.end(`no ACP endpoint at this path: ACP is served at ${path}\n`);
       return;
     }
-    endpoint.handle(request, response).catch(() => {
-      if (!response.headersSent) response.writeHead(500);
-      response.end();
-    });
+    handler.node(request, response);
   };
   h2.on('request', onRequest);
   server.on('request', onRequest);
@@ -267,58 +213,41 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
   });
 
   server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => {
-    const address = socket.remoteAddress ?? 'unknown';
-    const origin = request.headers.origin;
-    const refuse = (status: number, reason: string, headers?: Record<string, string>): void => {
-      refuseSocket(socket, status, reason, headers);
-      report(address, status, reason, origin);
-    };
-    socket.on('error', () => socket.destroy());
     const pathname = (request.url ?? '/').split('?')[0];
-    if (options.webSocketAtPathOnly && pathname !== path) return refuse(404, 'no ACP endpoint at this path');
-    if (request.headers.upgrade?.toLowerCase() !== 'websocket')
-      return refuse(400, 'only Upgrade: websocket is served');
-    const refusal = guard.check(request, address, { rate: true, capacity: true });
-    if (refusal) return refuse(refusal.status, refusal.reason, refusal.headers);
-    pending.settle(peerKey(socket));
-    const release = limiter.acquire(address);
-    socket.once('close', release);
-    const connectionId = randomBytes(32).toString('base64url');
-    upgradeIds.set(request, connectionId);
-    wss.handleUpgrade(request, socket, head, (ws) => {
+    if (options.webSocketAtPathOnly && pathname !== path) {
+      socket.on('error', () => socket.destroy());
+      refuseSocket(socket, 404, 'no ACP endpoint at this path');
       try {
-        options.onConnection(
-          limitSessions(webSocketTransport(ws, options), limits.maxSessionsPerConnection),
-          request,
-          {
-            profile: 'websocket',
-            connectionId,
-          },
-        );
+        options.onRefused?.({
+          address: socket.remoteAddress ?? 'unknown',
+          status: 404,
+          reason: 'no ACP endpoint at this path',
+          ...(request.headers.origin !== undefined ? { origin: request.headers.origin } : {}),
+        });
       } catch {
-        ws.close(1011, 'server error');
+        // A failing log hook must not take the server down.
       }
-    });
+      return;
+    }
+    handler.upgrade(request, socket, head);
   });
 
   const { port, urlHost } = await listenOn(front, options.port ?? 0, host);
-  const secure = options.tls !== undefined;
   return {
     port,
     url: `${secure ? 'https' : 'http'}://${urlHost}:${port}${path}`,
     webSocketUrl: `${secure ? 'wss' : 'ws'}://${urlHost}:${port}${path}`,
-    token: guard.token,
+    token: handler.token,
     get openConnections() {
-      return limiter.openConnections;
+      return handler.openConnections;
     },
-    close: () =>
-      new Promise<void>((done) => {
-        endpoint.closeAll();
-        for (const client of wss.clients) client.terminate();
-        for (const session of sessions) session.destroy();
-        for (const socket of sockets) socket.destroy();
-        server.closeAllConnections();
-        front.close(() => wss.close(() => done()));
-      }),
+    close: async () => {
+      const closed = handler.close();
+      for (const session of sessions) session.destroy();
+      for (const socket of sockets) socket.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((done) => front.close(() => done()));
+      await closed;
+    },
   };
 }

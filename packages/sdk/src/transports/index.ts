@@ -60,6 +60,12 @@ export {
   validateToken,
 } from './websocket-token.js';
 export {
+  type AcpFetchInfo,
+  type AcpHandler,
+  type AcpHandlerOptions,
+  createAcpHandler,
+} from './acp-handler.js';
+export {
   type AcpConnectionInfo,
   type AcpServerOptions,
   type AcpTransportServer,
