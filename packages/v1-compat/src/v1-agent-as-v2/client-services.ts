@@ -286,7 +286,7 @@ export class ClientServices {
     if ((this.#terminals.get(params.sessionId)?.size ?? 0) + starting >= this.#maxTerminals) {
       throw new RpcError(
         ErrorCodes.InvalidRequest,
-        `The session already holds ${this.#maxTerminals} terminals, the most the client runs for one session: release one first`,
+        `The session already holds ${this.#maxTerminals} terminals, the most one session may hold: release one first`,
         { limit: this.#maxTerminals },
       );
     }
