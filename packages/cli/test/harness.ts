@@ -34,8 +34,8 @@ export function tempDir(): { dir: string; cleanup(): void } {
 export type Incoming = { method?: string; id?: unknown; params?: unknown; result?: unknown; error?: unknown };
 
 /** A client over some transport, with its incoming log. */
-export interface TestClient {
-  client: Client;
+export interface TestClient<U extends boolean = boolean> {
+  client: Client<U>;
   connection: ClientConnection;
   incoming: Incoming[];
   /** Session updates received, in order. */
@@ -45,10 +45,10 @@ export interface TestClient {
 }
 
 /** Wraps a transport in a {@link Client} that logs every incoming message. */
-export async function clientOver(
+export async function clientOver<U extends boolean = boolean>(
   transport: Transport,
-  options: Partial<ClientOptions> & { store?: ConversationStore } = {},
-): Promise<TestClient> {
+  options: Partial<ClientOptions<U>> & { store?: ConversationStore } = {},
+): Promise<TestClient<U>> {
   const connection: ClientConnection = new Connection(transport, { validator: schemaValidator });
   const incoming: Incoming[] = [];
   const waiters = new Set<() => void>();
@@ -57,7 +57,10 @@ export async function clientOver(
     incoming.push(message as Incoming);
     for (const waiter of [...waiters]) waiter();
   });
-  const client = new Client(connection, { info: { name: 'scenario-client', version: '0.0.0' }, ...options });
+  const client = new Client<U>(connection, {
+    info: { name: 'scenario-client', version: '0.0.0' },
+    ...options,
+  });
   await client.initialize();
   return {
     client,
@@ -148,10 +151,10 @@ export async function listeningAgent(args: string[] = []): Promise<ListeningAgen
 }
 
 /** Connects a test client to a listening agent, with the token that agent printed. */
-export async function clientOverWebSocket(
+export async function clientOverWebSocket<U extends boolean = boolean>(
   url: string,
-  options: Partial<ClientOptions> = {},
-): Promise<TestClient> {
+  options: Partial<ClientOptions<U>> = {},
+): Promise<TestClient<U>> {
   const token = tokens.get(url);
   return clientOver(await connectWebSocket(url, token ? { token } : {}), options);
 }

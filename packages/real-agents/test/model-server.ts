@@ -10,6 +10,9 @@
  *   back, the text `ran: <command>`.
  * - `write: <file> <text>` — a file edit (codex: `apply_patch` adding the file; Claude: `Write`),
  *   then the text `wrote: <file>`.
+ * - `read: <file>` — a file read (Claude: `Read`, or `mcp__acp__Read` when offered, which reads
+ *   through the client's `fs/read_text_file`), then the text `read: <file>`; codex is told it
+ *   cannot.
  * - `long` (or `acp-kit conformance`'s "Please repeat all of this back slowly…") — text deltas every
  *   50 ms until the client goes away (a turn to cancel).
  * - anything else — the text `said: <prompt>`.
@@ -42,6 +45,7 @@ type Answer =
   | { type: 'text'; text: string }
   | { type: 'shell'; command: string }
   | { type: 'write'; file: string; text: string }
+  | { type: 'read'; file: string }
   | { type: 'long' };
 
 /** The answer to a turn whose user prompt is `prompt`, once `toolDone` says whether its tool ran. */
@@ -53,6 +57,8 @@ export function scriptFor(prompt: string, toolDone: boolean): Answer {
     return toolDone
       ? { type: 'text', text: `wrote: ${write[1]}` }
       : { type: 'write', file: write[1]!, text: write[2]! };
+  const read = /^read: (\S+)$/.exec(prompt.trim());
+  if (read) return toolDone ? { type: 'text', text: `read: ${read[1]}` } : { type: 'read', file: read[1]! };
   // `long`, and the long prompt `acp-kit conformance` cancels.
   if (/^(long$|Please repeat all of this back slowly)/.test(prompt.trim())) return { type: 'long' };
   return { type: 'text', text: `said: ${prompt.trim()}` };
@@ -70,7 +76,9 @@ const textOfContent = (content: unknown): string => {
 /** The scripted prompt: the last line that starts a directive, else the whole text. */
 function promptOf(text: string): string {
   const lines = text.split('\n').map((line) => line.trim());
-  const directive = lines.findLast((line) => /^(run: |write: |long$|Please repeat all of this)/.test(line));
+  const directive = lines.findLast((line) =>
+    /^(run: |write: |read: |long$|Please repeat all of this)/.test(line),
+  );
   return directive ?? lines.filter((line) => line !== '' && !line.startsWith('<')).at(-1) ?? text;
 }
 
@@ -168,6 +176,7 @@ async function answerResponses(body: Json, response: ServerResponse): Promise<vo
     });
   };
   if (answer.type === 'text') message(answer.text);
+  else if (answer.type === 'read') message(`cannot read: ${answer.file}`);
   else if (answer.type === 'shell') {
     sse(response, 'response.output_item.done', {
       type: 'response.output_item.done',
@@ -297,6 +306,7 @@ async function answerMessages(body: Json, response: ServerResponse): Promise<voi
     return tool(named('Bash'), { command: answer.command, description: 'Run the command', timeout: 60_000 });
   if (answer.type === 'write')
     return tool(named('Write'), { file_path: answer.file, content: `${answer.text}\n` });
+  if (answer.type === 'read') return tool(named('Read'), { file_path: answer.file });
   sse(response, 'content_block_start', {
     type: 'content_block_start',
     index: 0,

@@ -150,17 +150,26 @@ describe('a Client that did not opt in', () => {
     await client.initialize();
     const sessionId = await client.newSession('/repo');
     const calls: [string, () => Promise<unknown>][] = [
+      // @ts-expect-error a stable client has no unstable methods: the call fails to compile too
       ['session/fork', () => client.forkSession({ sessionId, cwd: '/repo' })],
+      // @ts-expect-error a stable client has no unstable methods: the call fails to compile too
       ['session/set_title', () => client.setTitle(sessionId, 'T')],
+      // @ts-expect-error a stable client has no unstable methods: the call fails to compile too
       ['session/status', () => client.sessionStatus(sessionId)],
+      // @ts-expect-error a stable client has no unstable methods: the call fails to compile too
       ['session/archive', () => client.archiveSession(sessionId)],
+      // @ts-expect-error a stable client has no unstable methods: the call fails to compile too
       ['session/unarchive', () => client.unarchiveSession(sessionId)],
+      // @ts-expect-error a stable client has no unstable methods: the call fails to compile too
       ['auth/status', () => client.authStatus()],
+      // @ts-expect-error a stable client has no unstable methods: the call fails to compile too
       ['providers/list', () => client.listProviders()],
       [
         'providers/set',
+        // @ts-expect-error a stable client has no unstable methods: the call fails to compile too
         () => client.setProvider({ providerId: 'm', apiType: 'openai', baseUrl: 'https://x', headers: {} }),
       ],
+      // @ts-expect-error a stable client has no unstable methods: the call fails to compile too
       ['providers/disable', () => client.disableProvider('m')],
       [
         'systemPrompt on session/new',
@@ -187,6 +196,7 @@ describe('a Client that did not opt in', () => {
       /^client\.mcp\.register\(\) \(MCP over ACP\) is part of ACP's unstable surface.*create the Client with `unstable: true`/,
     );
     expect(() => client.mcp.register({ name: 'words', handler })).toThrow(TypeError);
+    // @ts-expect-error a stable client has no unstable methods: the call fails to compile too
     expect(() => client.hostMcpServer({ name: 'words' })).toThrow(
       /^hostMcpServer\(\) \(MCP over ACP\) is part of ACP's unstable surface.*`unstable: true`/,
     );

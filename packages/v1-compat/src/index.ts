@@ -33,3 +33,11 @@ export {
 } from './v2-agent-as-v1/v2-agent-bridge.js';
 export { createV1WireCodec, type V1WireCodecOptions, v1WireCodec } from './v2-agent-as-v1/v1-wire-codec.js';
 export { runBridge, type RunBridgeOptions } from './run-bridge.js';
+export {
+  MAX_TERMINAL_OUTPUT_BYTES,
+  MAX_TERMINALS_PER_SESSION,
+  MAX_TEXT_FILE_BYTES,
+  type OpenFileQuery,
+  type OutsidePathQuery,
+  type V1ClientServicesOptions,
+} from './v1-agent-as-v2/client-services.js';

@@ -99,8 +99,8 @@ export class UpdateLog {
 }
 
 /** A v2 `Client` talking to a v1 fixture agent through an in-process {@link V1AgentBridge}. */
-export interface V1Rig {
-  readonly client: Client;
+export interface V1Rig<U extends boolean = boolean> {
+  readonly client: Client<U>;
   readonly log: UpdateLog;
   readonly bridge: V1AgentBridge;
   readonly agent: ChildProcessTransport;
@@ -108,27 +108,27 @@ export interface V1Rig {
 }
 
 /** Another v2 client of `bridge`, over an in-process pair, with its update log. */
-export function clientOf(
+export function clientOf<U extends boolean = boolean>(
   bridge: V1AgentBridge,
-  options: Partial<ClientOptions> = {},
-): { client: Client; log: UpdateLog } {
+  options: Partial<ClientOptions<U>> = {},
+): { client: Client<U>; log: UpdateLog } {
   const [clientSide, bridgeSide] = createInProcessPair();
   bridge.serve(bridgeSide);
   const connection: ClientConnection = new Connection(clientSide);
   const log = new UpdateLog().tap(connection);
-  const client = new Client(connection, { info: { name: 'test-client', version: '1' }, ...options });
+  const client = new Client<U>(connection, { info: { name: 'test-client', version: '1' }, ...options });
   return { client, log };
 }
 
 /** Starts the official v1 fixture agent with `env` behind a bridge, and a v2 client in front. */
-export function v1Rig(
+export function v1Rig<U extends boolean = boolean>(
   env: Record<string, string> = {},
-  options: Partial<ClientOptions> = {},
+  options: Partial<ClientOptions<U>> = {},
   bridgeOptions: Omit<V1AgentBridgeOptions, 'agent'> = {},
-): V1Rig {
+): V1Rig<U> {
   const agent = spawnFixture('official-v1-agent.ts', env);
   const bridge = new V1AgentBridge({ agent, ...bridgeOptions });
-  const { client, log } = clientOf(bridge, options);
+  const { client, log } = clientOf<U>(bridge, options);
   return {
     client,
     log,

@@ -12,7 +12,7 @@
  * their parent.
  */
 import type { AuthStatusUpdateNotification } from '@acp-kit/schema';
-import { Client, Connection, ErrorCodes, RpcError, spawnTransport } from '@acp-kit/sdk';
+import { Client, Connection, ErrorCodes, RpcError, spawnTransport, type UnstableClient } from '@acp-kit/sdk';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport as McpTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 interface Rig {
-  client: Client;
+  client: UnstableClient;
   log: UpdateLog;
   bridge: V1AgentBridge;
   losses: BridgeLoss[];

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ContentBlock, SessionUpdate } from '@acp-kit/schema';
-import { RpcError } from '@acp-kit/sdk';
+import { RpcError, type UnstableClient } from '@acp-kit/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type V1Rig, textOf, v1Rig } from './helpers.js';
 
@@ -208,7 +208,7 @@ describe('session/set_title through the v1 agent bridge (v1 has no such method)'
     expect(init.capabilities?.session).toBeDefined();
     expect(init.capabilities?.session?.title).toBeUndefined();
     const sessionId = await rig.client.newSession(CWD);
-    const refused = await rig.client.setTitle(sessionId, 'A title').then(
+    const refused = await (rig.client as UnstableClient).setTitle(sessionId, 'A title').then(
       () => undefined,
       (error: unknown) => error,
     );
@@ -226,9 +226,9 @@ describe('session/status, session/archive and session/unarchive through the v1 a
     expect(init.capabilities?.session?.archive).toBeUndefined();
     const sessionId = await rig.client.newSession(CWD);
     const calls: [string, Promise<unknown>][] = [
-      ['session/status', rig.client.sessionStatus(sessionId)],
-      ['session/archive', rig.client.archiveSession(sessionId)],
-      ['session/unarchive', rig.client.unarchiveSession(sessionId)],
+      ['session/status', (rig.client as UnstableClient).sessionStatus(sessionId)],
+      ['session/archive', (rig.client as UnstableClient).archiveSession(sessionId)],
+      ['session/unarchive', (rig.client as UnstableClient).unarchiveSession(sessionId)],
     ];
     for (const [method, call] of calls) {
       const refused = await call.then(

@@ -53,7 +53,7 @@ function projectTools(calls: string[]): Server {
   return server;
 }
 
-async function start(): Promise<TestClient> {
+async function start(): Promise<TestClient<true>> {
   const transport = agentProcess(['--unstable', '--chunk-delay', '0']);
   cleanups.push(async () => void (await transport.shutdown({ graceMs: 500 })));
   return clientOver(transport, { unstable: true });

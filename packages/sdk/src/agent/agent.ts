@@ -25,16 +25,18 @@ import { guardSubagents } from './subagents.js';
 import { unstableCapabilitiesIn, unstableNotEnabled } from '../unstable-surface.js';
 import type { SessionSettings } from './session-settings.js';
 import { withSettings } from './session-settings.js';
+import type { StableIf } from './stable-options.js';
 
 export type { AgentOptions, HandlerErrorContext, PromptContext } from './agent-options.js';
 export type { AgentConnection } from './connection-peer.js';
+export type { StableAgentCapabilities, StableIf, StableOnly } from './stable-options.js';
 export { PROTOCOL_VERSION } from './features/connection-lifecycle.js';
 
 /**
  * An ACP v2 agent: sessions, their retained history and the prompt lifecycle, served to any
  * number of client connections at once (each {@link Agent.serve} call adds one).
  */
-export class Agent {
+export class Agent<U extends boolean = false> {
   readonly #options: AgentOptions;
   readonly #log: SessionLog;
   readonly #sessions = new Map<SessionId, AgentSession>();
@@ -56,7 +58,13 @@ export class Agent {
    */
   readonly mcp: McpOverAcpCaller | undefined;
 
-  constructor(options: AgentOptions) {
+  /**
+   * `U` is the type of `options.unstable`: absent or `false`, the options are typed stable-only
+   * ({@link StableOnly}: no unstable capability, no `providers`, no `mcpOverAcp`), so an unstable
+   * method cannot be registered without opting in with `unstable: true` (or options typed
+   * `AgentOptions`, whose `unstable` is a `boolean` decided at run time).
+   */
+  constructor(options: Omit<AgentOptions, 'unstable'> & { unstable?: U } & StableIf<U>) {
     if (options.writeBehind !== undefined && options.writeBehind !== false)
       checkWriteBehind(options.writeBehind);
     if (!options.unstable) {

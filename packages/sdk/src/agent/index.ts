@@ -5,6 +5,9 @@ export {
   type HandlerErrorContext,
   PROTOCOL_VERSION,
   type PromptContext,
+  type StableAgentCapabilities,
+  type StableIf,
+  type StableOnly,
 } from './agent.js';
 export { AdapterSession, type AdapterSessionOptions, type ReceivedPrompt } from './adapter-session.js';
 export {

@@ -64,8 +64,24 @@ export type ClientConnection = Connection<
   AgentNotificationMap
 >;
 
-/** Options for {@link Client}. */
-export interface ClientOptions {
+/**
+ * Type-level only: the surface a {@link Client} is typed with, its type parameter. `true` (an
+ * {@link UnstableClient}) is assignable to `boolean` (the default, a stable client), so an
+ * opted-in client fits wherever a client is expected, and not the other way round. No such
+ * property exists at run time.
+ */
+declare const UNSTABLE_SURFACE: unique symbol;
+
+/**
+ * A {@link Client} typed with the unstable surface: created with the literal `unstable: true`
+ * (or cast to this type). Only such a client has the unstable methods (`forkSession`, `setTitle`,
+ * `sessionStatus`, `archiveSession`, `unarchiveSession`, `authStatus`, `listProviders`,
+ * `setProvider`, `disableProvider`, `hostMcpServer`) in its type.
+ */
+export type UnstableClient = Client<true>;
+
+/** Options for {@link Client}. `U` is the literal type of {@link ClientOptions.unstable}. */
+export interface ClientOptions<U extends boolean = boolean> {
   /** The client's name and version, sent in `initialize`. */
   info: Implementation;
   /** Capabilities sent in `initialize`. Default `{}`. */
@@ -105,8 +121,14 @@ export interface ClientOptions {
    * nothing, `hostMcpServer`, `mcp.register` and `onAuthStatus` throw one, the agent's
    * `mcp/message` is answered -32601, and the store tolerates the unstable update kinds as unknown
    * ones (`otherUpdates`). Default `false`.
+   *
+   * It decides the client's type too: `new Client(connection, { …, unstable: true })` is a
+   * {@link UnstableClient}; without the literal `true` the unstable methods are not callable at
+   * all — a call fails to compile, as with the official SDK's stable entry point. An app that
+   * decides at run time casts the client it opted in (`as UnstableClient`); the run-time check
+   * above still applies.
    */
-  unstable?: boolean;
+  unstable?: U;
 }
 
 /** Per-call options of the {@link Client} methods that send a request. */
@@ -158,7 +180,9 @@ export interface ResumeOptions extends CallOptions {
  * {@link ConversationStore}; prompts are shown optimistically and reconciled by the `messageId`
  * the agent returns, never by content or arrival order.
  */
-export class Client {
+export class Client<U extends boolean = boolean> {
+  /** Type-level only (see {@link UnstableClient}): absent at run time. */
+  declare readonly [UNSTABLE_SURFACE]: U;
   /** The conversation(s) this client has seen. */
   readonly store: ConversationStore;
   /**
@@ -172,13 +196,13 @@ export class Client {
    */
   readonly mcp: McpServerHost;
   readonly #connection: ClientConnection;
-  readonly #options: ClientOptions;
+  readonly #options: ClientOptions<boolean>;
   readonly #sessions = new Set<SessionId>();
 
-  constructor(connection: ClientConnection, options: ClientOptions);
+  constructor(connection: ClientConnection, options: ClientOptions<U>);
   /** Drives an untyped connection (`const c = new Connection(t); new Client(c, …)`): the client types it. */
-  constructor(connection: Connection, options: ClientOptions);
-  constructor(connection: ClientConnection | Connection, options: ClientOptions) {
+  constructor(connection: Connection, options: ClientOptions<U>);
+  constructor(connection: ClientConnection | Connection, options: ClientOptions<U>) {
     this.#connection = connection as unknown as ClientConnection;
     this.#connection.useDefaultValidator(schemaValidator);
     this.#options = options;
@@ -248,11 +272,14 @@ export class Client {
    * `transport.registration.declaration` in a session's `mcpServers` to an agent advertising
    * `capabilities.session.mcp.acp`; `transport.close()` withdraws it.
    */
-  hostMcpServer(options: {
-    name: string;
-    serverId?: string;
-    maxActiveRequests?: number;
-  }): AcpMcpServerTransport {
+  hostMcpServer(
+    this: UnstableClient,
+    options: {
+      name: string;
+      serverId?: string;
+      maxActiveRequests?: number;
+    },
+  ): AcpMcpServerTransport {
     if (!this.#options.unstable) throw unstableNotEnabled('hostMcpServer() (MCP over ACP)', 'Client');
     return new AcpMcpServerTransport(this.mcp, options);
   }
@@ -368,7 +395,7 @@ export class Client {
    * before session methods), `not_required` or `unknown`, with the accounts it has configured for
    * display. Never refused for want of a login.
    */
-  authStatus(options: CallOptions = {}): Promise<AuthStatusResponse> {
+  authStatus(this: UnstableClient, options: CallOptions = {}): Promise<AuthStatusResponse> {
     return this.#request('auth/status', withMeta({}, options), signalOf(options));
   }
 
@@ -376,7 +403,7 @@ export class Client {
    * Unstable: the LLM providers the agent can route to, with where each sends requests now
    * (`providers/list`; only to an agent advertising `capabilities.providers`). Never carries headers.
    */
-  async listProviders(options: CallOptions = {}): Promise<ProviderInfo[]> {
+  async listProviders(this: UnstableClient, options: CallOptions = {}): Promise<ProviderInfo[]> {
     const response = await this.#request('providers/list', withMeta({}, options), signalOf(options));
     return response.providers;
   }
@@ -385,12 +412,16 @@ export class Client {
    * Unstable: replaces one provider's whole configuration (`providers/set`): its API, base URL and
    * headers (secrets the agent never reports back).
    */
-  async setProvider(request: SetProviderRequest, options: CallOptions = {}): Promise<void> {
+  async setProvider(
+    this: UnstableClient,
+    request: SetProviderRequest,
+    options: CallOptions = {},
+  ): Promise<void> {
     await this.#request('providers/set', withMeta(request, options), signalOf(options));
   }
 
   /** Unstable: disables one provider that is not required (`providers/disable`). */
-  async disableProvider(providerId: string, options: CallOptions = {}): Promise<void> {
+  async disableProvider(this: UnstableClient, providerId: string, options: CallOptions = {}): Promise<void> {
     await this.#request('providers/disable', withMeta({ providerId }, options), signalOf(options));
   }
 
@@ -452,6 +483,7 @@ export class Client {
    * then shows the fork as the agent holds it).
    */
   async forkSession(
+    this: UnstableClient,
     request: ForkSessionRequest,
     options: CallOptions & { replay?: boolean } = {},
   ): Promise<ForkSessionResponse> {
@@ -469,7 +501,12 @@ export class Client {
    * normalized (trimmed, shortened): show that one. Attached clients also get it as a
    * `session_info_update`.
    */
-  async setTitle(sessionId: SessionId, title: string, options: CallOptions = {}): Promise<string> {
+  async setTitle(
+    this: UnstableClient,
+    sessionId: SessionId,
+    title: string,
+    options: CallOptions = {},
+  ): Promise<string> {
     const response = await this.#request(
       'session/set_title',
       withMeta({ sessionId, title }, options),
@@ -485,7 +522,11 @@ export class Client {
    * `open` session still needs `resume` before prompting it. A snapshot, which may be stale by the
    * next request; an unknown session rejects with -32002.
    */
-  sessionStatus(sessionId: SessionId, options: CallOptions = {}): Promise<SessionStatusResponse> {
+  sessionStatus(
+    this: UnstableClient,
+    sessionId: SessionId,
+    options: CallOptions = {},
+  ): Promise<SessionStatusResponse> {
     return this.#request('session/status', withMeta({ sessionId }, options), signalOf(options));
   }
 
@@ -495,7 +536,7 @@ export class Client {
    * and history, and is closed first if work runs (its turn ends `cancelled`). List archived
    * sessions with `listSessions({ archived: 'only' })` (or `'include'`).
    */
-  async archiveSession(sessionId: SessionId, options: CallOptions = {}): Promise<void> {
+  async archiveSession(this: UnstableClient, sessionId: SessionId, options: CallOptions = {}): Promise<void> {
     await this.#request('session/archive', withMeta({ sessionId }, options), signalOf(options));
   }
 
@@ -503,7 +544,11 @@ export class Client {
    * Unarchives a session (`session/unarchive`, unstable): it is listed by default again. Nothing is
    * resumed; call `resume` to go on with it.
    */
-  async unarchiveSession(sessionId: SessionId, options: CallOptions = {}): Promise<void> {
+  async unarchiveSession(
+    this: UnstableClient,
+    sessionId: SessionId,
+    options: CallOptions = {},
+  ): Promise<void> {
     await this.#request('session/unarchive', withMeta({ sessionId }, options), signalOf(options));
   }
 

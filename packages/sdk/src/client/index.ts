@@ -5,6 +5,7 @@ export {
   Client,
   type ClientConnection,
   type ClientOptions,
+  type UnstableClient,
   type ResumeOptions,
   type Submission,
 } from './client.js';

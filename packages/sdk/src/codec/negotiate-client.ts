@@ -14,7 +14,8 @@ export interface ClientNegotiationOptions {
  * Wraps a client-side transport so that a client built on the SDK (which speaks v2) keeps its v2
  * API when the agent answers `initialize` with an older version a codec speaks.
  *
- * The client's `initialize` goes out as it is (asking for 2). The agent's answer decides:
+ * The client's `initialize` goes out asking for 2, with what each codec offers in its own version
+ * added ({@link WireCodec.amendInitialize}). The agent's answer decides:
  * `protocolVersion` 2 (or none) — the identity, frames pass through as text from then on; an
  * older version with a codec that can serve clients — that codec's client session answers the
  * `initialize` to the client from the agent's result (translated to v2) and translates every
@@ -88,6 +89,14 @@ export function negotiateClientVersion(
           const message = JSON.parse(json) as { id?: unknown; method?: unknown; params?: unknown };
           if (message.method === 'initialize' && message.id !== undefined) {
             initializing.set(message.id, { id: message.id, params: message.params });
+            const amend = codecs.filter((codec) => codec.client && codec.amendInitialize);
+            if (amend.length > 0) {
+              const params = amend.reduce<unknown>(
+                (p, codec) => codec.amendInitialize?.(p) ?? p,
+                message.params,
+              );
+              return transport.writer.write(JSON.stringify({ ...message, params }));
+            }
           }
         }
         return transport.writer.write(json);

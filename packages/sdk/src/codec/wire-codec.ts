@@ -62,6 +62,13 @@ export interface WireCodec {
    * serves agents.
    */
   client?(channel: CodecChannel, handshake: CodecHandshake): CodecSession;
+  /**
+   * Amends the `params` of a client's `initialize` before it goes out, while the agent's version is
+   * not known yet: adds what the client offers in this codec's version only (v1's `fs` and
+   * `terminal` client capabilities, say). Return the params to send. The additions must be fields
+   * a v2 agent ignores; the core's own request is unchanged ({@link CodecHandshake.request}).
+   */
+  amendInitialize?(params: unknown): unknown;
 }
 
 /** What the client side learned at `initialize` when the agent answered with an older version. */

@@ -6,7 +6,7 @@
 import type { AuthStatusUpdateNotification } from '@acp-kit/schema';
 import { describe, expect, it } from 'vitest';
 import { Agent, type AgentConnection, type AgentOptions } from '../../src/agent/index.js';
-import { Client, type ClientConnection } from '../../src/client/index.js';
+import { Client, type ClientConnection, type UnstableClient } from '../../src/client/index.js';
 import { Connection } from '../../src/rpc/index.js';
 import { createInProcessPair } from '../../src/transports/index.js';
 import { refusal } from './harness.js';
@@ -24,7 +24,7 @@ const options = (extra: Partial<AgentOptions> = {}): AgentOptions => ({
   ...extra,
 });
 
-function connect(agent: Agent): { client: Client; updates: AuthStatusUpdateNotification[] } {
+function connect(agent: Agent): { client: UnstableClient; updates: AuthStatusUpdateNotification[] } {
   const [agentSide, clientSide] = createInProcessPair();
   agent.serve(new Connection(agentSide) as AgentConnection);
   const updates: AuthStatusUpdateNotification[] = [];

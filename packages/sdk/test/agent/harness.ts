@@ -1,6 +1,11 @@
 import type { SessionNotification } from '@acp-kit/schema';
 import { Agent, type AgentConnection, type AgentOptions } from '../../src/agent/index.js';
-import { Client, type ClientConnection, type ClientOptions } from '../../src/client/index.js';
+import {
+  Client,
+  type ClientConnection,
+  type ClientOptions,
+  type UnstableClient,
+} from '../../src/client/index.js';
 import { Connection, RpcError } from '../../src/rpc/index.js';
 import { createInProcessPair } from '../../src/transports/index.js';
 
@@ -13,7 +18,7 @@ export type Received =
 /** A client wired to an agent over an in-process ndjson pair, with a log of what it received. */
 export interface Wired {
   agent: Agent;
-  client: Client;
+  client: UnstableClient;
   connection: ClientConnection;
   received: Received[];
   /** Resolves once `predicate` holds for the received log. */

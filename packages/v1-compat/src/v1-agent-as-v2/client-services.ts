@@ -11,7 +11,7 @@ import type {
 } from '../generated/v1/methods.js';
 import type * as V1 from '../generated/v1/types.js';
 import { BridgeTerminal } from './bridge-terminal.js';
-import type { SessionPaths } from './session-paths.js';
+import type { ConfinedPath, SessionPaths } from './session-paths.js';
 
 /** Largest text file the bridge reads or writes for a v1 agent, in bytes (4 MiB). */
 export const MAX_TEXT_FILE_BYTES = 4 * 1024 * 1024;
@@ -27,6 +27,62 @@ export const MAX_TERMINALS_PER_SESSION = 16;
  * its texts (a v2 message must stay under the 8 MiB frame limit).
  */
 const MAX_DIFF_TEXT_BYTES = 4 * 1024 * 1024;
+
+/** A file the agent asked to read, as {@link V1ClientServicesOptions.openBuffer} sees it. */
+export interface OpenFileQuery {
+  readonly sessionId: string;
+  /** The path as the agent gave it. */
+  readonly path: string;
+  /** The real path it names (symlinks resolved), already checked against the session's directories. */
+  readonly realPath: string;
+}
+
+/** A path outside the session's directories, as {@link V1ClientServicesOptions.allowPath} sees it. */
+export interface OutsidePathQuery {
+  readonly sessionId: string;
+  /** The path as the agent gave it. */
+  readonly path: string;
+  /** The real path it names (symlinks resolved). */
+  readonly realPath: string;
+  /** Which method asked: `fs/read_text_file`, `fs/write_text_file` or `terminal/create` (its cwd). */
+  readonly method: 'fs/read_text_file' | 'fs/write_text_file' | 'terminal/create';
+  /** The session's directories (cwd first) the path is not inside. */
+  readonly roots: readonly string[];
+}
+
+/**
+ * Which v1 client services are offered to a v1 agent and how: the file system
+ * (`fs/read_text_file`, `fs/write_text_file`) and terminals (`terminal/create`, `output`,
+ * `wait_for_exit`, `kill`, `release`). Each one offered is advertised in the v1 `initialize`'s
+ * `clientCapabilities`; one not offered is not advertised and is answered -32601.
+ */
+export interface V1ClientServicesOptions {
+  /** Serve `fs/read_text_file`. Default `true`. */
+  readTextFile?: boolean;
+  /** Serve `fs/write_text_file`. Default `true`. */
+  writeTextFile?: boolean;
+  /** Serve `terminal/*`, each terminal a child process on this machine. Default `true`. */
+  terminal?: boolean;
+  /**
+   * The app's own text for a file the agent reads, such as an editor's unsaved buffer: return it,
+   * or `undefined` to read the file from disk. Asked after the path was checked; `line` and
+   * `limit` apply to the text returned. A file that is not on disk yet can be served this way.
+   */
+  openBuffer?(file: OpenFileQuery): string | undefined | Promise<string | undefined>;
+  /**
+   * Decides about an absolute path outside the session's cwd and additionalDirectories: `true`
+   * serves it. Default: every such path is refused -32602, naming the path and the allowed roots.
+   * Relative paths and paths with a `..` segment are refused whatever this says.
+   */
+  allowPath?(query: OutsidePathQuery): boolean | Promise<boolean>;
+  /** Terminals one session may hold at once. Default {@link MAX_TERMINALS_PER_SESSION}. */
+  maxTerminalsPerSession?: number;
+  /**
+   * The most output bytes a terminal keeps for `terminal/output`: the default and the ceiling of
+   * an agent's `outputByteLimit`. Default {@link MAX_TERMINAL_OUTPUT_BYTES}.
+   */
+  maxTerminalOutputBytes?: number;
+}
 
 /** What the services need of one bridged session. */
 export interface ServicedSession {
@@ -66,15 +122,45 @@ export class ClientServices {
   /** Terminals being started, by session (they count against the bound already). */
   readonly #starting = new Map<string, number>();
   readonly #onExit = (): void => this.closeAll();
+  readonly #options: V1ClientServicesOptions;
+  readonly #maxTerminals: number;
+  readonly #maxOutputBytes: number;
 
-  constructor(find: (sessionId: string) => ServicedSession | undefined) {
+  constructor(
+    find: (sessionId: string) => ServicedSession | undefined,
+    options: V1ClientServicesOptions = {},
+  ) {
     this.#find = find;
+    this.#options = options;
+    this.#maxTerminals = positive(
+      options.maxTerminalsPerSession,
+      MAX_TERMINALS_PER_SESSION,
+      'maxTerminalsPerSession',
+    );
+    this.#maxOutputBytes = positive(
+      options.maxTerminalOutputBytes,
+      MAX_TERMINAL_OUTPUT_BYTES,
+      'maxTerminalOutputBytes',
+    );
   }
 
-  /** Serves the v1 client methods on the bridge's connection to the agent. */
+  /** The v1 `clientCapabilities` that advertise what these services serve. */
+  get capabilities(): { fs: { readTextFile: boolean; writeTextFile: boolean }; terminal: boolean } {
+    return {
+      fs: {
+        readTextFile: this.#options.readTextFile !== false,
+        writeTextFile: this.#options.writeTextFile !== false,
+      },
+      terminal: this.#options.terminal !== false,
+    };
+  }
+
+  /** Serves the offered v1 client methods on the connection to the agent (the rest stay -32601). */
   register(v1: V1ClientConnection): void {
-    v1.onRequest('fs/read_text_file', (params) => this.#read(params));
-    v1.onRequest('fs/write_text_file', (params) => this.#write(params));
+    const offered = this.capabilities;
+    if (offered.fs.readTextFile) v1.onRequest('fs/read_text_file', (params) => this.#read(params));
+    if (offered.fs.writeTextFile) v1.onRequest('fs/write_text_file', (params) => this.#write(params));
+    if (!offered.terminal) return;
     v1.onRequest('terminal/create', (params) => this.#create(params));
     v1.onRequest('terminal/output', (params) => this.#terminal(params).output());
     v1.onRequest('terminal/wait_for_exit', async (params) => {
@@ -111,14 +197,37 @@ export class ClientServices {
     return session;
   }
 
+  /** Resolves a path the agent gave, inside the session's directories or allowed by the app. */
+  #resolve(
+    session: ServicedSession,
+    sessionId: string,
+    path: string,
+    method: OutsidePathQuery['method'],
+    pointer?: string,
+  ): Promise<ConfinedPath> {
+    const allow = this.#options.allowPath;
+    return session.paths.resolve(
+      path,
+      pointer,
+      allow === undefined
+        ? undefined
+        : (realPath) => allow({ sessionId, path, realPath, method, roots: session.paths.roots }),
+    );
+  }
+
   async #read(params: V1.ReadTextFileRequest): Promise<V1.ReadTextFileResponse> {
     const session = this.#session(params.sessionId);
-    const path = await session.paths.resolve(params.path);
-    if (!path.exists)
+    const path = await this.#resolve(session, params.sessionId, params.path, 'fs/read_text_file');
+    const buffer = await this.#options.openBuffer?.({
+      sessionId: params.sessionId,
+      path: params.path,
+      realPath: path.real,
+    });
+    if (buffer === undefined && !path.exists)
       throw new RpcError(ErrorCodes.ResourceNotFound, `File not found: ${params.path}`, {
         path: params.path,
       });
-    const text = await this.#readText(path.real, params.path);
+    const text = buffer ?? (await this.#readText(path.real, params.path));
     // v1: `line` is 1-based (0 and 1 both mean the start), `limit` the most lines returned.
     const line = params.line ?? 1;
     const limit = params.limit ?? undefined;
@@ -142,7 +251,7 @@ export class ClientServices {
 
   async #write(params: V1.WriteTextFileRequest): Promise<V1.WriteTextFileResponse> {
     const session = this.#session(params.sessionId);
-    const path = await session.paths.resolve(params.path);
+    const path = await this.#resolve(session, params.sessionId, params.path, 'fs/write_text_file');
     const size = Buffer.byteLength(params.content, 'utf8');
     if (size > MAX_TEXT_FILE_BYTES) throw tooLarge(params.path, size, '/params/content');
     const oldText = path.exists ? await this.#readText(path.real, params.path) : undefined;
@@ -174,11 +283,11 @@ export class ClientServices {
   async #create(params: V1.CreateTerminalRequest): Promise<V1.CreateTerminalResponse> {
     const session = this.#session(params.sessionId);
     const starting = this.#starting.get(params.sessionId) ?? 0;
-    if ((this.#terminals.get(params.sessionId)?.size ?? 0) + starting >= MAX_TERMINALS_PER_SESSION) {
+    if ((this.#terminals.get(params.sessionId)?.size ?? 0) + starting >= this.#maxTerminals) {
       throw new RpcError(
         ErrorCodes.InvalidRequest,
-        `The session already holds ${MAX_TERMINALS_PER_SESSION} terminals, the most the bridge runs for one session: release one first`,
-        { limit: MAX_TERMINALS_PER_SESSION },
+        `The session already holds ${this.#maxTerminals} terminals, the most one session may hold: release one first`,
+        { limit: this.#maxTerminals },
       );
     }
     this.#starting.set(params.sessionId, starting + 1);
@@ -210,7 +319,13 @@ export class ClientServices {
 
   /** Starts a terminal's command in its checked working directory; -32602 when it cannot run. */
   async #start(session: ServicedSession, params: V1.CreateTerminalRequest): Promise<BridgeTerminal> {
-    const cwd = await session.paths.resolve(params.cwd ?? session.cwd, '/params/cwd');
+    const cwd = await this.#resolve(
+      session,
+      params.sessionId,
+      params.cwd ?? session.cwd,
+      'terminal/create',
+      '/params/cwd',
+    );
     if (!cwd.exists)
       throw new RpcError(ErrorCodes.ResourceNotFound, `Directory not found: ${cwd.given}`, {
         path: cwd.given,
@@ -221,10 +336,7 @@ export class ClientServices {
         args: params.args ?? [],
         cwd: cwd.real,
         env: Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])),
-        outputByteLimit: Math.min(
-          params.outputByteLimit ?? MAX_TERMINAL_OUTPUT_BYTES,
-          MAX_TERMINAL_OUTPUT_BYTES,
-        ),
+        outputByteLimit: Math.min(params.outputByteLimit ?? this.#maxOutputBytes, this.#maxOutputBytes),
       });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -257,6 +369,14 @@ export class ClientServices {
     if (live?.size === 0) this.#terminals.delete(sessionId);
     if (this.#terminals.size === 0) process.off('exit', this.#onExit);
   }
+}
+
+/** A bound from the options: a positive integer, or the default when absent. */
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
 }
 
 /** The -32602 for a file past {@link MAX_TEXT_FILE_BYTES}. */

@@ -35,7 +35,7 @@ export class SessionPaths {
   refuse(path: string, reason: string, pointer = '/params/path'): RpcError {
     return new RpcError(
       ErrorCodes.InvalidParams,
-      `${pointer}: ${JSON.stringify(path)} ${reason} (the bridge serves paths inside the allowed roots only: ${this.roots.join(', ')})`,
+      `${pointer}: ${JSON.stringify(path)} ${reason} (only paths inside the allowed roots are served: ${this.roots.join(', ')})`,
       {
         pointer,
         path,
@@ -45,8 +45,16 @@ export class SessionPaths {
     );
   }
 
-  /** Resolves `path` and checks that it is inside; throws {@link SessionPaths.refuse}'s error. */
-  async resolve(path: string, pointer = '/params/path'): Promise<ConfinedPath> {
+  /**
+   * Resolves `path` and checks that it is inside; throws {@link SessionPaths.refuse}'s error.
+   * `allowOutside`, when given, is asked about an absolute path outside the roots (with its real
+   * path) and serves it when it answers `true`.
+   */
+  async resolve(
+    path: string,
+    pointer = '/params/path',
+    allowOutside?: (realPath: string) => boolean | Promise<boolean>,
+  ): Promise<ConfinedPath> {
     if (!isAbsolute(path)) throw this.refuse(path, 'is not an absolute path', pointer);
     if (path.split(/[\\/]/).includes('..')) throw this.refuse(path, 'has a ".." segment', pointer);
     // The deepest part that exists is resolved by the OS; the rest is appended as given.
@@ -68,7 +76,10 @@ export class SessionPaths {
     if (real === undefined) throw this.refuse(path, 'is on no existing file system root', pointer);
     const full = missing.length === 0 ? real : join(real, ...missing);
     const roots = await this.#realRoots();
-    if (!roots.some((root) => full === root || full.startsWith(root.endsWith(sep) ? root : root + sep))) {
+    const inside = roots.some(
+      (root) => full === root || full.startsWith(root.endsWith(sep) ? root : root + sep),
+    );
+    if (!inside && !(await allowOutside?.(full))) {
       const how =
         full === path
           ? "is outside the session's directories"

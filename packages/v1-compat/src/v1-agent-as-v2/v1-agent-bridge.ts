@@ -65,7 +65,7 @@ import { reportDropped, TO_V1_AGENT_ROUTES } from '../v2-agent-as-v1/v1-routes.j
 import { v1SchemaValidator } from '../v1-validator.js';
 import { WrappedPeer } from '../wrapped-peer.js';
 import { BridgedSession } from './bridged-session.js';
-import { ClientServices } from './client-services.js';
+import { ClientServices, type V1ClientServicesOptions } from './client-services.js';
 import { type IdLedger, MemoryIdLedger } from './id-ledger.js';
 import { lenientResults } from './lenient-results.js';
 import { MessageTracker } from './message-tracker.js';
@@ -142,8 +142,10 @@ export interface V1AgentBridgeOptions {
    * agent (default `true`). Files are confined to each session's cwd and additionalDirectories; each
    * write reaches the session's v2 clients as an `edit` tool call with a diff, each terminal as a
    * display terminal. `false`: the agent is told `fs: false, terminal: false` and asks for none.
+   * An object chooses which of them are served and how ({@link V1ClientServicesOptions}: an app's
+   * unsaved buffers, paths outside the session's directories, the bounds).
    */
-  clientServices?: boolean;
+  clientServices?: boolean | V1ClientServicesOptions;
 }
 
 /**
@@ -200,7 +202,10 @@ export class V1AgentBridge {
     this.#v1 = new Connection(options.agent, { validator });
     this.#peer = new WrappedPeer(options.name ?? 'v1 agent', this.#v1);
     if (options.clientServices !== false) {
-      this.#services = new ClientServices((sessionId) => this.#sessions.get(sessionId));
+      this.#services = new ClientServices(
+        (sessionId) => this.#sessions.get(sessionId),
+        options.clientServices === true || options.clientServices === undefined ? {} : options.clientServices,
+      );
       this.#services.register(this.#v1);
     }
     this.#v1.onNotification('session/update', (params) => {
@@ -380,8 +385,10 @@ export class V1AgentBridge {
       this.#v1.sendRequest('initialize', {
         protocolVersion: 1,
         clientCapabilities: {
-          fs: { readTextFile: this.#services !== undefined, writeTextFile: this.#services !== undefined },
-          terminal: this.#services !== undefined,
+          ...(this.#services?.capabilities ?? {
+            fs: { readTextFile: false, writeTextFile: false },
+            terminal: false,
+          }),
           plan: {},
           subagents: {},
         },

@@ -3,6 +3,7 @@ import type * as V1 from '../generated/v1/types.js';
 import { validateResult } from '../generated/v1/validate.js';
 import { messageTransport } from '../message-transport.js';
 import { v1BatchRefusal } from '../no-batches.js';
+import { ClientServices, type V1ClientServicesOptions } from './client-services.js';
 import { V1AgentBridge } from './v1-agent-bridge.js';
 
 /**
@@ -11,8 +12,14 @@ import { V1AgentBridge } from './v1-agent-bridge.js';
  * ({@link V1AgentBridge}: prompts answered on evidence of insertion, derived message IDs,
  * `idle` at the end of the v1 turn), run in process between the client's connection and the wire —
  * no bridge process. The agent is not initialized twice: the bridge starts from its answer.
+ * With `clientServices` (offered in the client's `initialize` by {@link offerClientServices}) the
+ * bridge serves the agent's `fs/*` and `terminal/*` requests on this machine.
  */
-export function openV1ClientCodec(channel: CodecChannel, handshake: CodecHandshake): CodecSession {
+export function openV1ClientCodec(
+  channel: CodecChannel,
+  handshake: CodecHandshake,
+  clientServices?: V1ClientServicesOptions,
+): CodecSession {
   const toAgent = messageTransport((text) => channel.write(JSON.parse(text)));
   const toClient = messageTransport((text) => {
     channel.deliver(JSON.parse(text));
@@ -36,8 +43,8 @@ export function openV1ClientCodec(channel: CodecChannel, handshake: CodecHandsha
   const bridge = new V1AgentBridge({
     agent: toAgent.transport,
     initialized: handshake.result as V1.InitializeResponse,
-    // The client initialized the agent itself, offering no v1 file system or terminals.
-    clientServices: false,
+    // The client initialized the agent itself, offering these (or no) v1 file system and terminals.
+    clientServices: clientServices ?? false,
   });
   bridge.serve(toClient.transport);
   if (checked === undefined || checked.ok) {
@@ -59,4 +66,19 @@ export function openV1ClientCodec(channel: CodecChannel, handshake: CodecHandsha
       bridge.close();
     },
   };
+}
+
+/**
+ * A client's `initialize` params with the v1 client capabilities `services` serve added
+ * (`clientCapabilities.fs` and `terminal`), for an agent that may answer with version 1.
+ */
+export function offerClientServices(params: unknown, services: V1ClientServicesOptions): unknown {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return params;
+  const given = params as { clientCapabilities?: unknown };
+  const capabilities =
+    typeof given.clientCapabilities === 'object' && given.clientCapabilities !== null
+      ? given.clientCapabilities
+      : {};
+  const offered = new ClientServices(() => undefined, services).capabilities;
+  return { ...given, clientCapabilities: { ...capabilities, ...offered } };
 }

@@ -22,7 +22,8 @@ import type * as V1 from '../generated/v1/types.js';
 import { validateParams, validateResult } from '../generated/v1/validate.js';
 import { setModeErrorDataToV1, v2ModeOption } from '../mode-options.js';
 import { v1BatchRefusal } from '../no-batches.js';
-import { openV1ClientCodec } from '../v1-agent-as-v2/v1-client-codec.js';
+import type { V1ClientServicesOptions } from '../v1-agent-as-v2/client-services.js';
+import { offerClientServices, openV1ClientCodec } from '../v1-agent-as-v2/v1-client-codec.js';
 import { type OpenPrompt, SessionView, type StreamNumbering } from './session-view.js';
 import type { TurnEnd } from './turn-watcher.js';
 import { advertises } from './client-advertises.js';
@@ -81,14 +82,39 @@ export interface V1WireCodecOptions {
    * whose input type v1 does not know, say), so nothing is dropped silently.
    */
   onLoss?: BridgeLossListener;
+  /**
+   * Client side: the v1 client methods v2 removed — `fs/read_text_file`, `fs/write_text_file`,
+   * `terminal/*` — offered to a v1 agent and served on this machine (files confined to each
+   * session's cwd and additionalDirectories unless `allowPath` decides otherwise; terminals as
+   * child processes, bounded). `true` offers them all with the defaults. They are advertised in the
+   * client's `initialize` (v1 `clientCapabilities.fs` and `terminal`, fields a v2 agent ignores) and
+   * served only when the agent answers with version 1. Each write reaches the client's store as a
+   * completed `edit` tool call with a diff, each terminal as a display terminal whose output
+   * streams. Default: none offered.
+   */
+  clientServices?: boolean | V1ClientServicesOptions;
 }
 
-/** A {@link v1WireCodec} that reports what the v2→v1 translation leaves out to `onLoss`. */
+/**
+ * A {@link v1WireCodec} with options: what the v2→v1 translation leaves out goes to `onLoss`; on
+ * the client side, `clientServices` offers a v1 agent the file system and terminals.
+ */
 export function createV1WireCodec(options: V1WireCodecOptions = {}): WireCodec {
+  const services =
+    options.clientServices === undefined || options.clientServices === false
+      ? undefined
+      : options.clientServices === true
+        ? {}
+        : options.clientServices;
+  // Checks the bounds now, so a bad option fails where the codec is made.
+  if (services !== undefined) offerClientServices({}, services);
   return {
     protocolVersion: 1,
     agent: (channel) => new V1AgentCodec(channel, options.onLoss),
-    client: openV1ClientCodec,
+    client: (channel, handshake) => openV1ClientCodec(channel, handshake, services),
+    ...(services === undefined
+      ? {}
+      : { amendInitialize: (params: unknown) => offerClientServices(params, services) }),
   };
 }
 
