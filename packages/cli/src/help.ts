@@ -106,7 +106,7 @@ connection, messages relayed unchanged. Logs each connection (address, Acp-Conne
 refused handshake; stops a connection's agent when it ends, and all of them on SIGTERM.
 
   --v1                  the agent speaks ACP v1: each process runs behind bridge --serve v2, so v2
-                        clients reach it
+                        clients reach it; each bridge knows the message IDs the others issued
   --pass-token          put the endpoint's token in each agent's $ACP_KIT_TOKEN (agents never see
                         it otherwise)
 

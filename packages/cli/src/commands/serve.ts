@@ -8,6 +8,7 @@ import {
   stopOnSignal,
 } from '../listen/listen-flags.js';
 import { agentCommand } from '../listen/agent-command.js';
+import { ConnectionIdLedgers } from '../listen/connection-id-ledgers.js';
 import { type RelayBounds, relay } from '../listen/bounded-relay.js';
 import { TOKEN_ENV } from '../listen/token-source.js';
 import { parseOptions, splitAtSeparator } from '../command-line.js';
@@ -52,13 +53,17 @@ export async function runServe(args: string[]): Promise<number> {
     throw new UsageError('--pass-token needs a token: it cannot go with --no-auth');
 
   const children = new Set<ChildProcessTransport>();
+  // With --v1, every connection's bridge knows the message IDs the others issued (see ConnectionIdLedgers).
+  const ledgers = values.v1 === true ? new ConnectionIdLedgers() : undefined;
   let server: Awaited<ReturnType<typeof listenAcp>>;
   try {
     server = await listenAcp({
       ...securityOptions(listen, token, 'serve'),
       onConnection: (transport, request, info) => {
         const address = request.socket?.remoteAddress ?? 'unknown';
-        const child = spawnTransport(file, argv, {
+        const ledger = ledgers?.open(info.connectionId);
+        const childArgv = ledger === undefined ? argv : withHistory(argv, ledger);
+        const child = spawnTransport(file, childArgv, {
           name: 'agent',
           env: agentEnv,
           onStderr: (text) => void process.stderr.write(text),
@@ -76,7 +81,10 @@ export async function runServe(args: string[]): Promise<number> {
           else void transport.writer.close().catch(() => {});
           // Nothing more is relayed: what the agent still writes has no one to go to.
           child.reader.dispose();
-          void child.shutdown().finally(() => children.delete(child));
+          void child.shutdown().finally(() => {
+            children.delete(child);
+            if (ledger !== undefined) ledgers?.release(ledger);
+          });
         };
         const version = initializeWatch();
         relay(transport.reader, child.writer, TO_AGENT, {
@@ -108,6 +116,7 @@ export async function runServe(args: string[]): Promise<number> {
     });
   } catch (error) {
     token?.cleanup();
+    ledgers?.close();
     throw error;
   }
   const stopped = stopOnSignal(async () => {
@@ -118,7 +127,14 @@ export async function runServe(args: string[]): Promise<number> {
   say(`each connection runs: ${[file, ...argv].join(' ')}`);
   await stopped;
   token?.cleanup();
+  ledgers?.close();
   return 0;
+}
+
+/** `acp-kit bridge --serve v2 …` with `--history <file>` before the agent command. */
+function withHistory(argv: readonly string[], file: string): string[] {
+  const at = argv.indexOf('--');
+  return [...argv.slice(0, at), '--history', file, ...argv.slice(at)];
 }
 
 /**
