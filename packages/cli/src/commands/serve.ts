@@ -55,6 +55,8 @@ export async function runServe(args: string[]): Promise<number> {
   const children = new Set<ChildProcessTransport>();
   // With --v1, every connection's bridge knows the message IDs the others issued (see ConnectionIdLedgers).
   const ledgers = values.v1 === true ? new ConnectionIdLedgers() : undefined;
+  // Also when a second signal ends the process at once (the directory is owner-only either way).
+  if (ledgers !== undefined) process.once('exit', () => ledgers.close());
   let server: Awaited<ReturnType<typeof listenAcp>>;
   try {
     server = await listenAcp({
@@ -124,6 +126,7 @@ export async function runServe(args: string[]): Promise<number> {
     await Promise.all([...children].map((child) => child.shutdown()));
   });
   announceListening('serve', server, listen, token);
+  if (ledgers !== undefined) say(`message-ID ledgers of the connections' bridges: ${ledgers.dir}`);
   say(`each connection runs: ${[file, ...argv].join(' ')}`);
   await stopped;
   token?.cleanup();

@@ -68,13 +68,13 @@ export class ConnectionIdLedgers {
     rmSync(file, { force: true });
   }
 
-  /** Removes the directory and everything in it (call once the bridges have exited). */
+  /** Removes the directory and everything in it (call once the bridges have exited; again is harmless). */
   close(): void {
     this.#live.clear();
     rmSync(this.#dir, { recursive: true, force: true });
   }
 
-  /** The directory (for tests). */
+  /** The directory holding the ledgers. */
   get dir(): string {
     return this.#dir;
   }

@@ -7,7 +7,7 @@
  * its content (issue 39: one ID never names two contents; a client holding the live conversation
  * never has content overwritten).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,5 +92,14 @@ describe('acp-kit serve --v1: a replay on a fresh connection', () => {
     for (const reply of before.filter((m) => m.text.startsWith('echo: ')))
       expect(replayedIds).toContain(reply.messageId);
     fresh.client.close();
+
+    // The gateway's ledgers go with it.
+    const ledgers = /message-ID ledgers of the connections' bridges: (\S+)/.exec(gateway.stderr())?.[1];
+    expect(ledgers).toBeDefined();
+    expect(existsSync(ledgers!)).toBe(true);
+    const exited = new Promise((resolve) => gateway!.child.once('exit', resolve));
+    gateway.child.kill('SIGTERM');
+    await exited;
+    expect(existsSync(ledgers!)).toBe(false);
   });
 });
