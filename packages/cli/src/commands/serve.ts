@@ -8,7 +8,8 @@ import {
   stopOnSignal,
 } from '../listen/listen-flags.js';
 import { agentCommand } from '../listen/agent-command.js';
-import { ConnectionIdLedgers } from '../listen/connection-id-ledgers.js';
+import { checkLedgerFile, ConnectionIdLedgers } from '../listen/connection-id-ledgers.js';
+import { historyExposureWarnings } from '../listen/private-history.js';
 import { type RelayBounds, relay } from '../listen/bounded-relay.js';
 import { TOKEN_ENV } from '../listen/token-source.js';
 import { parseOptions, splitAtSeparator } from '../command-line.js';
@@ -34,7 +35,8 @@ const TO_CLIENT: RelayBounds = { pauseAtBytes: 16 * MiB, resumeAtBytes: 0, maxBy
  * `acp-kit serve --listen <host:port> [listen options] [--v1] -- <agent command…>`: exposes a stdio
  * ACP agent on an `/acp` endpoint (Streamable HTTP and WebSocket), one agent process per client
  * connection, messages relayed unchanged both ways. With `--v1` each child is the agent behind
- * `acp-kit bridge --serve v2`, so v2 clients reach a v1 agent.
+ * `acp-kit bridge --serve v2`, so v2 clients reach a v1 agent; `--history <file>` then keeps the
+ * message IDs the bridges issue across gateway restarts.
  */
 export async function runServe(args: string[]): Promise<number> {
   const split = splitAtSeparator(args);
@@ -51,10 +53,27 @@ export async function runServe(args: string[]): Promise<number> {
   const agentEnv = values['pass-token'] && token ? { ...process.env, [TOKEN_ENV]: token.token } : process.env;
   if (values['pass-token'] && !token)
     throw new UsageError('--pass-token needs a token: it cannot go with --no-auth');
+  const history = values.history;
+  if (history === '') throw new UsageError('--history expects a file path');
+  if (history !== undefined && values.v1 !== true)
+    throw new UsageError('--history applies to --v1 (a v2 agent keeps its own history)');
+  if (history !== undefined) {
+    try {
+      await checkLedgerFile(history);
+    } catch (error) {
+      token?.cleanup();
+      throw new UsageError((error as Error).message);
+    }
+    for (const warning of historyExposureWarnings(history)) say(warning);
+  }
 
   const children = new Set<ChildProcessTransport>();
-  // With --v1, every connection's bridge knows the message IDs the others issued (see ConnectionIdLedgers).
-  const ledgers = values.v1 === true ? new ConnectionIdLedgers() : undefined;
+  // With --v1, every connection's bridge knows the message IDs the others issued (see
+  // ConnectionIdLedgers); with --history also those issued before the gateway was restarted.
+  const ledgers =
+    values.v1 === true
+      ? new ConnectionIdLedgers({ ...(history === undefined ? {} : { history }), warn: say })
+      : undefined;
   // Also when a second signal ends the process at once (the directory is owner-only either way).
   if (ledgers !== undefined) process.once('exit', () => ledgers.close());
   let server: Awaited<ReturnType<typeof listenAcp>>;
@@ -126,7 +145,14 @@ export async function runServe(args: string[]): Promise<number> {
     await Promise.all([...children].map((child) => child.shutdown()));
   });
   announceListening('serve', server, listen, token);
-  if (ledgers !== undefined) say(`message-ID ledgers of the connections' bridges: ${ledgers.dir}`);
+  if (ledgers !== undefined) {
+    say(`message-ID ledgers of the connections' bridges: ${ledgers.dir}`);
+    say(
+      history === undefined
+        ? 'message IDs survive reconnects, not a restart of this gateway (keep them with --history <file>)'
+        : `message IDs kept across restarts in ${ledgers.shared}`,
+    );
+  }
   say(`each connection runs: ${[file, ...argv].join(' ')}`);
   await stopped;
   token?.cleanup();
@@ -178,7 +204,12 @@ function initializeWatch() {
 function parseServeArgs(args: string[]) {
   return parseOptions({
     args,
-    options: { ...LISTEN_OPTIONS, v1: { type: 'boolean' }, 'pass-token': { type: 'boolean' } },
+    options: {
+      ...LISTEN_OPTIONS,
+      v1: { type: 'boolean' },
+      'pass-token': { type: 'boolean' },
+      history: { type: 'string' },
+    },
     allowPositionals: false,
   }).values;
 }
