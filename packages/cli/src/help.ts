@@ -98,15 +98,19 @@ pending request with a JSON-RPC error that says why).
   },
   serve: {
     summary: 'Expose a stdio agent on an /acp endpoint (HTTP and WebSocket)',
-    usage: `Usage: acp-kit serve --listen <host:port> [listen options] [--v1] [--pass-token]
-                     -- <agent command…>
+    usage: `Usage: acp-kit serve --listen <host:port> [listen options] [--v1 [--history <ids.ndjson>]]
+                     [--pass-token] -- <agent command…>
 
 Exposes a stdio ACP agent on the same /acp endpoint as agent --listen, one agent process per client
 connection, messages relayed unchanged. Logs each connection (address, Acp-Connection-Id) and each
 refused handshake; stops a connection's agent when it ends, and all of them on SIGTERM.
 
   --v1                  the agent speaks ACP v1: each process runs behind bridge --serve v2, so v2
-                        clients reach it
+                        clients reach it; each bridge knows the message IDs the others issued,
+                        so they survive reconnects, but not a restart of the gateway unless:
+  --history <file>      with --v1: keep the message IDs of all connections in this file (the
+                        format of bridge --history, created owner-only) across gateway restarts;
+                        at most 64 MiB of records are kept
   --pass-token          put the endpoint's token in each agent's $ACP_KIT_TOKEN (agents never see
                         it otherwise)
 

@@ -121,6 +121,28 @@ describe.concurrent('the kit against the fixture agent', () => {
     expect(await failedRules(breakage)).toEqual([rule]);
   });
 
+  it('fails replay-other-content (a user message replayed under its ID with other content) → resume.replay.message-id, and resume.replay.no-duplicate for the overwritten copy', async () => {
+    expect((await failedRules('replay-other-content')).sort()).toEqual([
+      'resume.replay.message-id',
+      'resume.replay.no-duplicate',
+    ]);
+  });
+
+  it('passes a replay that adds a user entry never shown live under a fresh ID, and notes it under resume.replay.message-id', async () => {
+    const report = await runConformance({
+      command: process.execPath,
+      args: fixtureArgs('replay-only-entry'),
+      backgroundPrompt: BACKGROUND_PROMPT,
+      timeoutMs: 8000,
+    });
+    expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
+    const rule = report.results.find((result) => result.id === 'resume.replay.message-id');
+    expect(rule?.status).toBe('pass');
+    expect(rule?.notes?.length).toBeGreaterThan(0);
+    expect(rule?.notes?.[0]?.message).toContain('never showed live');
+    expect(rule?.notes?.[0]?.actual).toContain('<local-command-stdout>');
+  });
+
   it.each(BREAKAGES)('fails only %s → %s', async (breakage, rule) => {
     expect(await failedRules(breakage)).toEqual([rule]);
   });

@@ -8,6 +8,8 @@ import {
   stopOnSignal,
 } from '../listen/listen-flags.js';
 import { agentCommand } from '../listen/agent-command.js';
+import { checkLedgerFile, ConnectionIdLedgers } from '../listen/connection-id-ledgers.js';
+import { historyExposureWarnings } from '../listen/private-history.js';
 import { type RelayBounds, relay } from '../listen/bounded-relay.js';
 import { TOKEN_ENV } from '../listen/token-source.js';
 import { parseOptions, splitAtSeparator } from '../command-line.js';
@@ -33,7 +35,8 @@ const TO_CLIENT: RelayBounds = { pauseAtBytes: 16 * MiB, resumeAtBytes: 0, maxBy
  * `acp-kit serve --listen <host:port> [listen options] [--v1] -- <agent command…>`: exposes a stdio
  * ACP agent on an `/acp` endpoint (Streamable HTTP and WebSocket), one agent process per client
  * connection, messages relayed unchanged both ways. With `--v1` each child is the agent behind
- * `acp-kit bridge --serve v2`, so v2 clients reach a v1 agent.
+ * `acp-kit bridge --serve v2`, so v2 clients reach a v1 agent; `--history <file>` then keeps the
+ * message IDs the bridges issue across gateway restarts.
  */
 export async function runServe(args: string[]): Promise<number> {
   const split = splitAtSeparator(args);
@@ -50,15 +53,38 @@ export async function runServe(args: string[]): Promise<number> {
   const agentEnv = values['pass-token'] && token ? { ...process.env, [TOKEN_ENV]: token.token } : process.env;
   if (values['pass-token'] && !token)
     throw new UsageError('--pass-token needs a token: it cannot go with --no-auth');
+  const history = values.history;
+  if (history === '') throw new UsageError('--history expects a file path');
+  if (history !== undefined && values.v1 !== true)
+    throw new UsageError('--history applies to --v1 (a v2 agent keeps its own history)');
+  if (history !== undefined) {
+    try {
+      await checkLedgerFile(history);
+    } catch (error) {
+      token?.cleanup();
+      throw new UsageError((error as Error).message);
+    }
+    for (const warning of historyExposureWarnings(history)) say(warning);
+  }
 
   const children = new Set<ChildProcessTransport>();
+  // With --v1, every connection's bridge knows the message IDs the others issued (see
+  // ConnectionIdLedgers); with --history also those issued before the gateway was restarted.
+  const ledgers =
+    values.v1 === true
+      ? new ConnectionIdLedgers({ ...(history === undefined ? {} : { history }), warn: say })
+      : undefined;
+  // Also when a second signal ends the process at once (the directory is owner-only either way).
+  if (ledgers !== undefined) process.once('exit', () => ledgers.close());
   let server: Awaited<ReturnType<typeof listenAcp>>;
   try {
     server = await listenAcp({
       ...securityOptions(listen, token, 'serve'),
       onConnection: (transport, request, info) => {
         const address = request.socket?.remoteAddress ?? 'unknown';
-        const child = spawnTransport(file, argv, {
+        const ledger = ledgers?.open(info.connectionId);
+        const childArgv = ledger === undefined ? argv : withHistory(argv, ledger);
+        const child = spawnTransport(file, childArgv, {
           name: 'agent',
           env: agentEnv,
           onStderr: (text) => void process.stderr.write(text),
@@ -76,7 +102,10 @@ export async function runServe(args: string[]): Promise<number> {
           else void transport.writer.close().catch(() => {});
           // Nothing more is relayed: what the agent still writes has no one to go to.
           child.reader.dispose();
-          void child.shutdown().finally(() => children.delete(child));
+          void child.shutdown().finally(() => {
+            children.delete(child);
+            if (ledger !== undefined) ledgers?.release(ledger);
+          });
         };
         const version = initializeWatch();
         relay(transport.reader, child.writer, TO_AGENT, {
@@ -108,6 +137,7 @@ export async function runServe(args: string[]): Promise<number> {
     });
   } catch (error) {
     token?.cleanup();
+    ledgers?.close();
     throw error;
   }
   const stopped = stopOnSignal(async () => {
@@ -115,10 +145,25 @@ export async function runServe(args: string[]): Promise<number> {
     await Promise.all([...children].map((child) => child.shutdown()));
   });
   announceListening('serve', server, listen, token);
+  if (ledgers !== undefined) {
+    say(`message-ID ledgers of the connections' bridges: ${ledgers.dir}`);
+    say(
+      history === undefined
+        ? 'message IDs survive reconnects, not a restart of this gateway (keep them with --history <file>)'
+        : `message IDs kept across restarts in ${ledgers.shared}`,
+    );
+  }
   say(`each connection runs: ${[file, ...argv].join(' ')}`);
   await stopped;
   token?.cleanup();
+  ledgers?.close();
   return 0;
+}
+
+/** `acp-kit bridge --serve v2 …` with `--history <file>` before the agent command. */
+function withHistory(argv: readonly string[], file: string): string[] {
+  const at = argv.indexOf('--');
+  return [...argv.slice(0, at), '--history', file, ...argv.slice(at)];
 }
 
 /**
@@ -159,7 +204,12 @@ function initializeWatch() {
 function parseServeArgs(args: string[]) {
   return parseOptions({
     args,
-    options: { ...LISTEN_OPTIONS, v1: { type: 'boolean' }, 'pass-token': { type: 'boolean' } },
+    options: {
+      ...LISTEN_OPTIONS,
+      v1: { type: 'boolean' },
+      'pass-token': { type: 'boolean' },
+      history: { type: 'string' },
+    },
     allowPositionals: false,
   }).values;
 }

@@ -1,4 +1,4 @@
-import { sessionKey } from '../analysis/attribution.js';
+import { asRecord } from '../analysis/envelope.js';
 import { ContentStore, renderContent } from '../analysis/messages.js';
 import type { Analysis, ResumeRecord, UpdateRecord } from '../analysis/model.js';
 import type { CheckOutcome } from '../rules/types.js';
@@ -39,43 +39,99 @@ function heldCopy(analysis: Analysis, sessionId: unknown, index: number): Conten
 
 const replays = (analysis: Analysis): ResumeRecord[] => analysis.resumes.filter((resume) => resume.replay);
 
-/** resume.replay.message-id */
+/** A user message's content blocks as the prompt that submitted it gave them, when the request carries them. */
+function promptContent(params: unknown): unknown[] | undefined {
+  const prompt = asRecord(params)?.prompt;
+  return Array.isArray(prompt) ? prompt : undefined;
+}
+
+/**
+ * resume.replay.message-id — what the RFD promises of a replay (§Correlation and replay): a user
+ * message the session had live that comes back in the replay comes back under its live ID with its
+ * live content, and no ID names two contents. Per replay:
+ * - a replayed ID the session had live, with other content than it had live: one ID, two contents;
+ * - a replayed ID the session never had, whose content is that of a live user message the replay
+ *   does not hold under its own ID: a live message replayed under a new ID;
+ * - any other replayed ID the session never had is a message the agent retained but never showed
+ *   live (a locally handled command, an imported entry): allowed, and reported as a note.
+ * Messages seen only live may be absent from the replay: retention is the agent's choice.
+ */
 export function checkReplayIds(context: CheckContext): CheckOutcome {
   const { analysis } = context;
   const findings: RawFinding[] = [];
+  const notes: RawFinding[] = [];
   let examined = 0;
   for (const resume of replays(analysis)) {
-    const known = new Set<string>();
+    // The session's live user messages before this replay: ID → content blocks (undefined while unknown).
+    const live = new Map<string, unknown[] | undefined>();
     for (const prompt of analysis.prompts) {
-      if (prompt.messageId && prompt.request.index < resume.request.index) {
-        known.add(sessionKey(prompt.sessionId, prompt.messageId));
-      }
+      if (prompt.sessionId !== resume.sessionId || !prompt.messageId) continue;
+      if (prompt.request.index >= resume.request.index) continue;
+      live.set(prompt.messageId, promptContent(prompt.request.params));
     }
+    const held = heldCopy(analysis, resume.sessionId, resume.request.index);
     for (const update of analysis.updates) {
       if (update.index >= resume.request.index) break;
-      if (!update.resume && update.message?.family === 'user_message' && update.messageId) {
-        known.add(sessionKey(update.sessionId, update.messageId));
+      if (update.sessionId !== resume.sessionId || update.resume) continue;
+      if (update.message?.family === 'user_message' && update.messageId)
+        live.set(update.messageId, undefined);
+    }
+    for (const id of live.keys()) {
+      if (held.has('user_message', id)) live.set(id, held.get('user_message', id));
+      else if (live.get(id) === undefined) {
+        const prompt = analysis.prompts.find((p) => p.sessionId === resume.sessionId && p.messageId === id);
+        if (prompt) live.set(id, promptContent(prompt.request.params));
       }
     }
-    const sessionKnown = [...known].some((key) =>
-      key.startsWith(`${JSON.stringify(resume.sessionId)}\u0000`),
-    );
-    if (!sessionKnown) continue;
+    if (live.size === 0) continue;
+    // The replay's user messages, with the content the replay alone gives each.
+    const store = new ContentStore();
+    const order = new Map<string, number>();
     for (const update of windowOf(analysis, resume)) {
       if (update.message?.family !== 'user_message' || !update.messageId) continue;
+      store.apply(update.message, update.messageId, update.update);
+      order.set(update.messageId, update.index);
+    }
+    const unclaimed = new Map<string, string>();
+    for (const [id, blocks] of live) if (!order.has(id) && blocks) unclaimed.set(id, renderContent(blocks));
+    for (const [id, index] of order) {
       examined += 1;
-      if (known.has(sessionKey(update.sessionId, update.messageId))) continue;
-      findings.push({
-        index: update.index,
-        message: 'replay reported a user message under an ID this session never returned or reported',
-        expected: 'the messageId the user message had live',
-        actual: `messageId ${show(update.messageId)}`,
+      const content = renderContent(store.get('user_message', id));
+      if (live.has(id)) {
+        const blocks = live.get(id);
+        if (blocks === undefined) continue;
+        const had = renderContent(blocks);
+        // Content appended to itself is the no-duplicate rule's finding.
+        if (had === content || renderContent([...blocks, ...blocks]) === content) continue;
+        findings.push({
+          index,
+          message: `replay gave user message ${show(id)} other content than it had live: one ID names two contents`,
+          expected: had,
+          actual: content,
+        });
+        continue;
+      }
+      const original = [...unclaimed].find(([, had]) => had === content)?.[0];
+      if (original !== undefined) {
+        unclaimed.delete(original);
+        findings.push({
+          index,
+          message: `replay reported the live user message ${show(original)} under a new ID`,
+          expected: `messageId ${show(original)}, the ID it had live`,
+          actual: `messageId ${show(id)}`,
+        });
+        continue;
+      }
+      notes.push({
+        index,
+        message: `replay reported a user message the session never showed live, under a fresh ID ${show(id)}`,
+        actual: content,
       });
     }
   }
   if (examined === 0)
     return notApplicable('no user message was replayed in a session with live history here');
-  return checked(findings);
+  return { applicable: true, findings, notes };
 }
 
 /** resume.replay.reset-before-chunks */

@@ -22,7 +22,8 @@ export function formatFinding(finding: Finding): string {
 
 /**
  * The verdicts as a plain-text table — status, tier, rule, and the reason for a SKIP — followed by
- * the findings of every failed rule, indented under it.
+ * the findings of every failed rule, indented under it, and any rule's notes (observations the rule
+ * allows), marked `note:`.
  */
 export function formatResultsTable(
   results: readonly RuleResult[],
@@ -40,6 +41,9 @@ export function formatResultsTable(
     if (result.findings.length > maxFindings) {
       lines.push(`        … and ${result.findings.length - maxFindings} more`);
     }
+    const notes = result.notes ?? [];
+    for (const note of notes.slice(0, maxFindings)) lines.push(`        note: ${formatFinding(note)}`);
+    if (notes.length > maxFindings) lines.push(`        … and ${notes.length - maxFindings} more notes`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -132,7 +132,7 @@ export const RULES = [
   {
     id: 'resume.replay.message-id',
     statement:
-      "Replay (replayFrom start) keeps each retained user message's ID: no replayed user message has an ID the session never used.",
+      'Replay (replayFrom start) brings back each retained live user message under its live ID with its live content, and no ID names two contents; a user message the session never had live (a locally handled command the agent retained) may come under a fresh ID and is reported as a note.',
     source: `${RFD} §Correlation and replay`,
     tier: 'mandatory',
   },

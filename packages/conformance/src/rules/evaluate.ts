@@ -91,7 +91,7 @@ const CHECKS: Partial<Record<RuleId, (context: CheckContext) => CheckOutcome>> =
 /** The outcome of every rule on one transcript, with findings located by line. */
 export type TranscriptOutcomes = Map<
   RuleId,
-  { applicable: true; findings: Finding[] } | { applicable: false; reason: string }
+  { applicable: true; findings: Finding[]; notes?: Finding[] } | { applicable: false; reason: string }
 >;
 
 /** Runs every transcript rule over one connection's transcript. */
@@ -109,13 +109,17 @@ export function evaluateTranscript(
       outcomes.set(rule.id, outcome);
       continue;
     }
-    const findings = outcome.findings.map((finding): Finding => {
+    const locate = (finding: (typeof outcome.findings)[number]): Finding => {
       const located: Finding = { ruleId: rule.id, ...finding };
       if (finding.index !== undefined) located.line = entries[finding.index]?.line ?? finding.index + 1;
       if (options.scenario) located.scenario = options.scenario;
       return located;
+    };
+    outcomes.set(rule.id, {
+      applicable: true,
+      findings: outcome.findings.map(locate),
+      notes: (outcome.notes ?? []).map(locate),
     });
-    outcomes.set(rule.id, { applicable: true, findings });
   }
   return outcomes;
 }
@@ -127,6 +131,7 @@ export function evaluateTranscript(
 export function combineOutcomes(all: readonly TranscriptOutcomes[]): RuleResult[] {
   return RULES.map((rule): RuleResult => {
     const findings: Finding[] = [];
+    const notes: Finding[] = [];
     const reasons: string[] = [];
     let checkedSomewhere = false;
     for (const outcomes of all) {
@@ -137,11 +142,18 @@ export function combineOutcomes(all: readonly TranscriptOutcomes[]): RuleResult[
         // One by one: spreading a rule's findings as arguments overflows the call stack once there
         // are tens of thousands of them (a long transcript that breaks a rule on every update).
         for (const finding of outcome.findings) findings.push(finding);
+        for (const note of outcome.notes ?? []) notes.push(note);
       } else if (!reasons.includes(outcome.reason)) {
         reasons.push(outcome.reason);
       }
     }
-    const base = { id: rule.id, statement: rule.statement, source: rule.source, tier: rule.tier };
+    const base = {
+      id: rule.id,
+      statement: rule.statement,
+      source: rule.source,
+      tier: rule.tier,
+      ...(notes.length > 0 ? { notes } : {}),
+    };
     if (findings.length > 0) return { ...base, status: 'fail', findings };
     if (checkedSomewhere) return { ...base, status: 'pass', findings };
     return { ...base, status: 'skip', reason: reasons.join('; ') || 'not checked', findings };

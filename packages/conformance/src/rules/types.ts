@@ -40,7 +40,15 @@ export interface Finding {
 
 /** What one check concluded about one transcript. */
 export type CheckOutcome =
-  | { applicable: true; findings: Omit<Finding, 'ruleId' | 'line' | 'scenario'>[] }
+  | {
+      applicable: true;
+      findings: Omit<Finding, 'ruleId' | 'line' | 'scenario'>[];
+      /**
+       * What the check saw that the rule allows but a host may want to know about (a replay-only
+       * message under a fresh ID, say): reported with the verdict, never a failure.
+       */
+      notes?: Omit<Finding, 'ruleId' | 'line' | 'scenario'>[];
+    }
   | { applicable: false; reason: string };
 
 /** Verdict on a rule. */
@@ -54,4 +62,6 @@ export interface RuleResult extends RuleInfo {
   reason?: string;
   /** The violations found (empty unless `status` is `fail`). */
   findings: Finding[];
+  /** Observations the rule allows but reports (never a failure); absent when there are none. */
+  notes?: Finding[];
 }
