@@ -209,4 +209,28 @@ describe('acp-kit inspect, the first session', () => {
       await agent.stop();
     }
   });
+  it("answers /help with the session's commands in the page and sends nothing to an agent that offers no help command", async () => {
+    const { page } = await browser.inspect(['--', process.execPath, BIN, 'agent']);
+    const sessionId = await initializeAndCreateSession(page);
+    // The reference agent announces its slash commands at the session's first turn.
+    await prompt(page, 'hello');
+    await waitForText(
+      page,
+      `section.session[data-session-id="${sessionId}"] .state`,
+      'state: idle (end_turn)',
+    );
+    const prompts = () =>
+      page
+        .locator('#traffic-body tr.row td.method')
+        .allTextContents()
+        .then((methods) => methods.filter((method) => method === 'session/prompt').length);
+    const before = await prompts();
+    await prompt(page, '/help');
+    await page.locator('#log', { hasText: "This session's commands" }).waitFor();
+    await expect(page.locator('#log').textContent()).resolves.toContain('nothing was sent');
+    await expect(page.locator('#log').textContent()).resolves.toContain('/run');
+    expect(await prompts()).toBe(before);
+    await expect(page.locator('#prompt').inputValue()).resolves.toBe('');
+    expect(browser.problems).toEqual([]);
+  });
 });
