@@ -350,14 +350,70 @@ async function consumer(packages) {
   return { dir, installed };
 }
 
-/** Every `exports` entry of the installed packages, as import specifiers. */
+/** The file an `exports` entry points at for `import`. */
+function importTarget(target) {
+  if (typeof target === 'string') return target;
+  return target.import ?? target.default;
+}
+
+/**
+ * Every `exports` entry of the installed packages, as import specifiers, split in two: `plain`
+ * entries load with the packages alone; `withPeer` entries import one of their package's optional
+ * peer dependencies (found by reading the entry's file), which the install above left out.
+ */
 function entryPoints(dir, installed) {
-  return installed.flatMap((p) => {
-    const manifest = readJson(join(dir, 'node_modules', p.manifest.name, 'package.json'));
-    return Object.keys(manifest.exports)
-      .filter((key) => !key.endsWith('.json') && !key.includes('testing'))
-      .map((key) => (key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`));
+  const plain = [];
+  const withPeer = [];
+  for (const p of installed) {
+    const root = join(dir, 'node_modules', p.manifest.name);
+    const manifest = readJson(join(root, 'package.json'));
+    const peers = Object.entries(manifest.peerDependenciesMeta ?? {})
+      .filter(([, meta]) => meta.optional)
+      .map(([name]) => name);
+    for (const key of Object.keys(manifest.exports)) {
+      if (key.endsWith('.json') || key.includes('testing')) continue;
+      const entry = key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`;
+      const text = readFileSync(join(root, importTarget(manifest.exports[key])), 'utf8');
+      const peer = peers.find((name) => text.includes(`'${name}'`) || text.includes(`"${name}"`));
+      if (peer === undefined) plain.push(entry);
+      else withPeer.push({ entry, peer, range: manifest.peerDependencies[peer] });
+    }
+  }
+  return { plain, withPeer };
+}
+
+/**
+ * An entry that needs an optional peer: without it, loading fails naming the missing package (what
+ * a user reads); with the peer installed as the entry's docs say, it loads.
+ */
+async function checkPeerEntries(dir, withPeer) {
+  for (const { entry, peer } of withPeer) {
+    const missing = await run(process.execPath, ['--input-type=module', '-e', `await import('${entry}')`], {
+      cwd: dir,
+      expectFailure: true,
+    });
+    if (!missing.includes(`Cannot find package '${peer}'`))
+      throw new Error(`${entry} without ${peer} did not name it: ${missing}`);
+    log(`import ${entry} without its optional peer ${peer}: fails naming ${peer}`);
+  }
+  const peers = [...new Set(withPeer.map(({ peer, range }) => `${peer}@${range}`))];
+  if (peers.length === 0) return;
+  // --omit=optional as above: the CLI's optional SQLite package stays out.
+  const args = [
+    'install',
+    '--omit=optional',
+    '--prefer-offline',
+    '--no-audit',
+    '--no-fund',
+    '--no-package-lock',
+  ];
+  await run('npm', [...args, ...peers], {
+    cwd: dir,
+    env: registry.env,
   });
+  log(`npm install ${peers.join(' ')} (the optional peers those entries name)`);
+  const entries = JSON.stringify(withPeer.map(({ entry }) => entry));
+  process.stdout.write(await run(process.execPath, ['imports.mjs', entries], { cwd: dir }));
 }
 
 async function main() {
@@ -373,7 +429,8 @@ async function main() {
   await schemaNotes(packages);
   await publish(repo, packages);
   const [, { dir, installed }] = await Promise.all([checkTarballs(packages), consumer(packages)]);
-  const entries = JSON.stringify(entryPoints(dir, installed));
+  const points = entryPoints(dir, installed);
+  const entries = JSON.stringify(points.plain);
 
   const [imports, requires] = await Promise.all([
     run(process.execPath, ['imports.mjs', entries], { cwd: dir }),
@@ -382,6 +439,7 @@ async function main() {
     run(process.execPath, [TSC, '-p', 'tsconfig.nodenext.json'], { cwd: dir }),
   ]);
   process.stdout.write(imports + requires);
+  await checkPeerEntries(dir, points.withPeer);
   const schemaId = await run(
     process.execPath,
     [
