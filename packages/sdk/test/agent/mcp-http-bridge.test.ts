@@ -65,6 +65,19 @@ function wordServer(): { handler: McpServerHandler; served: Served } {
       await Promise.race([releases, new Promise((resolve) => signal.addEventListener('abort', resolve))]);
       return { result: { content: [{ type: 'text', text: 'slow done' }] } };
     }
+    if (params?.name === 'flood') {
+      // Progress notifications of 1 KiB each until cancelled (at most 4 096: 4 MiB).
+      signal.addEventListener('abort', () => served.cancelled.push(requestId), { once: true });
+      const token =
+        (params._meta as { progressToken?: string | number } | undefined)?.progressToken ?? 'flood';
+      for (let i = 0; i < 4096 && !signal.aborted; i++)
+        await notify('notifications/progress', {
+          progressToken: token,
+          progress: i,
+          message: 'x'.repeat(1024),
+        });
+      return { result: { content: [{ type: 'text', text: 'flood done' }] } };
+    }
     if (params?.name !== 'word_count')
       return { error: { code: -32602, message: `Unknown tool: ${String(params?.name)}` } };
     const token = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
@@ -134,8 +147,13 @@ const post = (url: string, headers: Record<string, string>, body: string, signal
     ...(signal ? { signal } : {}),
   });
 
-const call = (id: number, name: string) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+const call = (id: number, name: string, meta?: Record<string, unknown>) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: {}, ...(meta ? { _meta: meta } : {}) },
+  });
 
 describe('McpHttpBridge', { timeout: 15_000 }, () => {
   it('lets the official MCP SDK client over Streamable HTTP list and call a tool the ACP client serves, with its progress', async () => {
@@ -246,5 +264,83 @@ describe('McpHttpBridge', { timeout: 15_000 }, () => {
     reader.abort();
     await pending;
     await expect.poll(() => served.cancelled.length, { timeout: 5000 }).toBe(1);
+  });
+  it('cancels the request a notifications/cancelled names, on the ACP side, and answers the notification 202', async () => {
+    const { declaration, authorization, served } = await bridged();
+    const auth = { Authorization: authorization };
+    const pending = post(declaration.url, auth, call(7, 'slow')).catch((error: unknown) => error);
+    await served.held;
+    const cancel = JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 7, reason: 'the user gave up' },
+    });
+    const notified = await post(declaration.url, auth, cancel);
+    expect(notified.status).toBe(202);
+    await expect.poll(() => served.cancelled.length, { timeout: 5000 }).toBe(1);
+    await pending;
+  });
+
+  it('cancels a streamed answer its reader leaves unread past maxBufferedResponseBytes, and serves the next request', async () => {
+    const { declaration, authorization, served } = await bridged({ maxBufferedResponseBytes: 64 * 1024 });
+    const url = new URL(declaration.url);
+    // A reader that asks for a stream (progress) and then never reads a byte of the response.
+    const request = httpRequest({
+      host: '127.0.0.1',
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: {
+        Authorization: authorization,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+    });
+    request.on('response', (response) => response.pause());
+    request.on('error', () => undefined);
+    request.end(call(1, 'flood', { progressToken: 'p' }));
+    cleanups.push(() => {
+      request.destroy();
+    });
+    await expect.poll(() => served.cancelled.length, { timeout: 10_000 }).toBe(1);
+    const again = await post(declaration.url, { Authorization: authorization }, call(2, 'word_count'));
+    expect(again.status).toBe(200);
+    expect(served.calls).toEqual(['flood', 'word_count']);
+  });
+
+  it('refuses a server past maxServers with an error that names the bound, keeping the ones it serves', async () => {
+    const agent = new Agent({
+      info: { name: 'url-only-agent', version: '0.0.0' },
+      unstable: true,
+      mcpOverAcp: { info: { name: 'url-only-agent', version: '0.0.0' } },
+      async onPrompt(prompt, { session, client }) {
+        await prompt.insert();
+        const bridge = new McpHttpBridge(agent.mcp!, { maxServers: 1 });
+        cleanups.push(() => bridge.close());
+        const servers = agent.mcp!.servers(session.id, client);
+        const [first] = await bridge.adaptServers(client, servers.slice(0, 1));
+        outcome.first = first as McpServerHttp;
+        outcome.second = await bridge.adaptServers(client, servers.slice(1)).then(
+          () => 'served',
+          (error: unknown) => String(error),
+        );
+        await session.idle('end_turn');
+      },
+    });
+    const outcome: { first?: McpServerHttp; second?: string } = {};
+    const { client } = wire(agent);
+    await client.initialize();
+    const one = wordServer();
+    const two = wordServer();
+    const sessionId = await client.newSession('/tmp/bridge', [
+      client.mcp.register({ name: 'one', handler: one.handler }).declaration,
+      client.mcp.register({ name: 'two', handler: two.handler }).declaration,
+    ]);
+    await client.submit(sessionId, [{ type: 'text', text: 'go' }]).turnEnd;
+    expect(outcome.second).toMatch(/serves 1 servers already \(maxServers\)/);
+    const authorization = (outcome.first!.headers ?? []).find((h) => h.name === 'Authorization')!.value;
+    const answered = await post(outcome.first!.url, { Authorization: authorization }, call(1, 'word_count'));
+    expect(answered.status).toBe(200);
+    expect(one.served.calls).toEqual(['word_count']);
   });
 });
