@@ -406,3 +406,18 @@ export function v2ToV1SubagentState(value: V2.SubagentState): V1.SubagentState {
   const { background: _background, ...rest } = value;
   return rest as V1.SubagentState;
 }
+
+/**
+ * A suggestion of a kind neither version knows travels with every field it has (both keep unknown
+ * kinds); only its ID changes name, v1's `id` being v2's `suggestionId`.
+ */
+export function v1ToV2UnknownNesSuggestion(value: V1.UnknownNesSuggestion): V2.UnknownNesSuggestion {
+  const { id, ...rest } = value;
+  return { ...rest, suggestionId: id } as V2.UnknownNesSuggestion;
+}
+
+/** The v2 → v1 form of {@link v1ToV2UnknownNesSuggestion}: `suggestionId` becomes `id`. */
+export function v2ToV1UnknownNesSuggestion(value: V2.UnknownNesSuggestion): V1.UnknownNesSuggestion {
+  const { suggestionId, ...rest } = value;
+  return { ...rest, id: suggestionId } as V1.UnknownNesSuggestion;
+}
