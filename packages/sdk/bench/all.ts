@@ -20,6 +20,7 @@ const BENCHES = [
   'resume-sqlite.ts',
   'remote-transports.ts',
   'background-flood.ts',
+  'nes-document.ts',
 ];
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const only = process.argv.slice(2);
