@@ -63,6 +63,7 @@ export class Agent {
       const unstable = unstableCapabilitiesIn(options.capabilities).map((name) => `capabilities.${name}`);
       if (options.providers !== undefined) unstable.push('the providers option');
       if (options.mcpOverAcp !== undefined) unstable.push('the mcpOverAcp option');
+      if (options.nes !== undefined) unstable.push('the nes option');
       if (unstable.length > 0) throw unstableNotEnabled(unstable.join(', '), 'Agent');
     }
     this.#options = options;
@@ -126,6 +127,7 @@ export class Agent {
       const session = given.session ?? {};
       given = { ...given, session: { ...session, mcp: { ...session.mcp, acp: {} } } };
     }
+    if (this.#options.nes !== undefined) given = { ...given, nes: this.#options.nes.capabilities ?? {} };
     if (this.#options.auth && given.auth === undefined) return { ...given, auth: {} };
     return given;
   }
