@@ -236,7 +236,9 @@ export const nes: MethodFeature = (agent) => {
         return;
       }
       try {
+        const before = options.changed === undefined ? '' : document.text;
         document.applyChange(params);
+        options.changed?.(document, before, session);
       } catch (error) {
         // The document stays as it was; a later nes/suggest at the client's version is refused as stale.
         options.dropped?.('document/didChange', error instanceof Error ? error.message : String(error));

@@ -77,6 +77,11 @@ export interface NesAgentOptions {
   accept?(params: AcceptNesNotification, session: NesSessionView): void;
   /** Called for `nes/reject`. */
   reject?(params: RejectNesNotification, session: NesSessionView): void;
+  /**
+   * Called after a `document/didChange` was applied, with the document's text before it (read
+   * only when this hook is given).
+   */
+  changed?(document: TextDocument, previousText: string, session: NesSessionView): void;
   /** Called after `document/didSave`. */
   saved?(params: DidSaveDocumentNotification, session: NesSessionView): void;
   /** Called after `document/didFocus`. */
