@@ -6,10 +6,8 @@
  * the kinds the client advertised, with positions in the negotiated encoding.
  */
 import type { ClientCapabilities } from '@acp-kit/schema';
-import { Client, type ClientConnection } from '@acp-kit/sdk';
-import { schemaValidator } from '@acp-kit/sdk/agent';
+import { Client, type ClientConnection, Connection, schemaValidator } from '@acp-kit/sdk';
 import { NesClient } from '@acp-kit/sdk/nes';
-import { Connection } from '@acp-kit/sdk/rpc';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { agentProcess, requireBuild } from '../harness.js';
 
