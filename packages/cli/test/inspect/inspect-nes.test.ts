@@ -111,6 +111,8 @@ describe('acp-kit inspect, the next edit suggestions panel', () => {
     const { page, inspector } = await browser.inspect(['--', process.execPath, BIN, 'agent']);
     await initialize(page, '{"nes": {"jump": {}}}');
     await expect(page.locator('#agent-capabilities').textContent()).resolves.not.toContain('"nes"');
+    // The panel is in the page, hidden: not an error, nothing sent.
+    await expect(page.locator('#nes-pane').count()).resolves.toBe(1);
     await expect(page.locator('#nes-pane').isHidden()).resolves.toBe(true);
     expect(await rowsOf(page, 'nes/')).toEqual([]);
     expect(browser.problems).toEqual([]);
