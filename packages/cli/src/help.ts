@@ -53,9 +53,10 @@ HTTP (http://host:port/acp) and WebSocket. A v1 client is answered in v1.
   --greet               send an agent message on session/new, before any prompt
   --unstable            also serve upstream's unstable surface (drafts that may change):
                         session/fork, set_title, status, archive/unarchive, auth/status,
-                        providers/*, system prompts, and the prompts /plan <markdown>, /unplan and
-                        /subagent <task>; without it the agent is stable-only (none advertised,
-                        those methods -32601)
+                        providers/*, system prompts, next edit suggestions (nes/*, document/*:
+                        renames, completions and jumps), and the prompts /plan <markdown>, /unplan
+                        and /subagent <task>; without it the agent is stable-only (none
+                        advertised, those methods -32601)
 
 ${LISTEN_HELP}
 

@@ -62,8 +62,19 @@ describe('methods', () => {
     // mcp/message (unstable): a request the client handles, and its notification form the agent receives.
     // proxy/successor (unstable) goes both ways as a request and as a notification: a conductor (a
     // proxy's client) receives both forms from its proxies, a proxy both from its conductor.
+    // nes/accept, nes/reject and document/* (unstable): next edit suggestion notifications.
     expectTypeOf<keyof AgentNotificationMap>().toEqualTypeOf<
-      'session/cancel' | 'mcp/message' | 'proxy/successor' | '$/cancel_request'
+      | 'session/cancel'
+      | 'mcp/message'
+      | 'proxy/successor'
+      | '$/cancel_request'
+      | 'nes/accept'
+      | 'nes/reject'
+      | 'document/didOpen'
+      | 'document/didChange'
+      | 'document/didClose'
+      | 'document/didSave'
+      | 'document/didFocus'
     >();
     expectTypeOf<keyof ClientRequestMap>().toEqualTypeOf<
       'session/request_permission' | 'elicitation/create' | 'mcp/message' | 'proxy/successor'

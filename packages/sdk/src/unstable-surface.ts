@@ -20,6 +20,16 @@ export const UNSTABLE_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   'mcp/message',
   'proxy/initialize',
   'proxy/successor',
+  'nes/start',
+  'nes/suggest',
+  'nes/accept',
+  'nes/reject',
+  'nes/close',
+  'document/didOpen',
+  'document/didChange',
+  'document/didClose',
+  'document/didSave',
+  'document/didFocus',
 ]);
 
 /**
@@ -40,8 +50,8 @@ export const UNSTABLE_PLAN_TYPES: ReadonlySet<string> = new Set(['file', 'markdo
 
 /**
  * The agent capabilities of upstream's unstable surface, as paths into `AgentCapabilities`: those
- * that gate the unstable methods, and `session.systemPrompt` (fields on `session/new`, `resume`
- * and `fork`).
+ * that gate the unstable methods, `session.systemPrompt` (fields on `session/new`, `resume`
+ * and `fork`) and `positionEncoding` (how next edit suggestions count characters).
  */
 export const UNSTABLE_AGENT_CAPABILITIES: readonly (readonly string[])[] = [
   ['session', 'fork'],
@@ -52,6 +62,8 @@ export const UNSTABLE_AGENT_CAPABILITIES: readonly (readonly string[])[] = [
   ['auth', 'status'],
   ['providers'],
   ['session', 'mcp', 'acp'],
+  ['nes'],
+  ['positionEncoding'],
 ];
 
 /** The unstable capabilities `capabilities` sets (not undefined or null), dotted: `session.fork`. */

@@ -260,7 +260,7 @@ function sessionFlags(from: Partial<Record<(typeof SESSION_FLAGS)[number], unkno
  * v1 capabilities in the v2 layout: prompt and MCP (http, and acp from both unstable schemas) under
  * `session`, and the optional session methods v2 still marks (delete, additionalDirectories, and
  * from both unstable schemas fork, title, status, archive and systemPrompt); auth.status and
- * providers (unstable in both) carry over. v2 requires list, close and resume of every agent, so
+ * providers, nes and positionEncoding (unstable in both) carry over. v2 requires list, close and resume of every agent, so
  * those v1 flags have no v2 field; neither do loadSession and logout.
  */
 export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCapabilities {
@@ -284,6 +284,9 @@ export function v1ToV2AgentCapabilities(value: V1.AgentCapabilities): V2.AgentCa
     session,
     ...(value.auth === undefined ? {} : { auth: given(value.auth.status) ? { status: {} } : {} }),
     ...(given(value.providers) ? { providers: {} } : {}),
+    // Next edit suggestions (unstable in both): the same shapes, so they carry over as they are.
+    ...(given(value.nes) ? { nes: value.nes as V2.NesCapabilities } : {}),
+    ...(given(value.positionEncoding) ? { positionEncoding: value.positionEncoding } : {}),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -325,6 +328,8 @@ export function v2ToV1AgentCapabilities(value: V2.AgentCapabilities): V1.AgentCa
     },
     auth: { logout: {}, ...(given(value.auth?.status) ? { status: {} } : {}) },
     ...(given(value.providers) ? { providers: {} } : {}),
+    ...(given(value.nes) ? { nes: value.nes as V1.NesCapabilities } : {}),
+    ...(given(value.positionEncoding) ? { positionEncoding: value.positionEncoding } : {}),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -405,4 +410,19 @@ export function v1ToV2SubagentState(value: V1.SubagentState): V2.SubagentState {
 export function v2ToV1SubagentState(value: V2.SubagentState): V1.SubagentState {
   const { background: _background, ...rest } = value;
   return rest as V1.SubagentState;
+}
+
+/**
+ * A suggestion of a kind neither version knows travels with every field it has (both keep unknown
+ * kinds); only its ID changes name, v1's `id` being v2's `suggestionId`.
+ */
+export function v1ToV2UnknownNesSuggestion(value: V1.UnknownNesSuggestion): V2.UnknownNesSuggestion {
+  const { id, ...rest } = value;
+  return { ...rest, suggestionId: id } as V2.UnknownNesSuggestion;
+}
+
+/** The v2 → v1 form of {@link v1ToV2UnknownNesSuggestion}: `suggestionId` becomes `id`. */
+export function v2ToV1UnknownNesSuggestion(value: V2.UnknownNesSuggestion): V1.UnknownNesSuggestion {
+  const { suggestionId, ...rest } = value;
+  return { ...rest, id: suggestionId } as V1.UnknownNesSuggestion;
 }

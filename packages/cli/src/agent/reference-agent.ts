@@ -1,3 +1,4 @@
+import { referenceNes } from './nes-suggestions.js';
 import {
   Agent,
   type AgentOptions,
@@ -115,7 +116,8 @@ interface Queued {
  *   `providers/*`, system prompts, and the commands `/unplan` (`plan_removed`), `/plan <markdown>`
  *   (a Markdown plan), `/subagent <task>` (a cancellable child session reporting its own turn,
  *   announced with `subagent_update`) and `/mcp [tool [json]]` (lists or calls the tools of MCP
- *   servers the client provides over ACP, `mcp/message`).
+ *   servers the client provides over ACP, `mcp/message`), and next edit suggestions (`nes/*`,
+ *   `document/*`: see {@link referenceNes}).
  */
 export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent {
   const queues = new Map<string, Queued[]>();
@@ -303,6 +305,8 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     ...(unstable ? { providers: REFERENCE_PROVIDERS } : {}),
     // MCP over ACP (unstable): MCP servers the client provides over this connection, used by /mcp.
     ...(unstable ? { mcpOverAcp: true } : {}),
+    // Next edit suggestions (unstable): deterministic rename, completion and jump suggestions.
+    ...(unstable ? { nes: referenceNes() } : {}),
     onNewSession: () => ({
       configOptions: initialConfigOptions(),
       availableCommands: commandsFor('code', unstable),

@@ -56,6 +56,19 @@ const PROXY_REQUESTS: Record<string, unknown> = {
   'proxy/successor': { method: 'session/list', params: {} },
 };
 
+/** Next edit suggestion requests, for an NES session that does not exist (the opt-in is what is checked). */
+const NES_REQUESTS: Record<string, unknown> = {
+  'nes/start': {},
+  'nes/suggest': {
+    sessionId: 'nes_none',
+    uri: 'file:///a.ts',
+    version: 1,
+    position: { line: 0, character: 0 },
+    triggerKind: 'manual',
+  },
+  'nes/close': { sessionId: 'nes_none' },
+};
+
 describe('acp-kit agent --unstable', () => {
   it('without it: advertises no unstable capability and answers every unstable method -32601', async () => {
     const t = await started([]);
@@ -67,7 +80,7 @@ describe('acp-kit agent --unstable', () => {
     const clientRequests = METHODS.filter(
       (m) => m.direction !== 'agent_to_client' && m.kind === 'request' && UNSTABLE_METHODS.has(m.name),
     ).map((m) => m.name);
-    const all = { ...requests, ...PROXY_REQUESTS };
+    const all = { ...requests, ...PROXY_REQUESTS, ...NES_REQUESTS };
     expect(Object.keys(all).sort()).toEqual(clientRequests.sort());
     for (const [method, params] of Object.entries(all)) {
       await expect(raw(t, method, params), method).rejects.toMatchObject({ code: -32601 });
@@ -121,5 +134,9 @@ describe('acp-kit agent --unstable', () => {
     for (const [method, params] of Object.entries(requestsFor(created.sessionId))) {
       await expect(raw(t, method, params), method).resolves.toBeDefined();
     }
+    expect(init.capabilities?.nes).toBeDefined();
+    expect(init.capabilities?.positionEncoding).toBe('utf-16');
+    const nesSession = (await raw(t, 'nes/start', {})) as { sessionId: string };
+    await expect(raw(t, 'nes/close', { sessionId: nesSession.sessionId })).resolves.toEqual({});
   });
 });

@@ -85,9 +85,11 @@ function converted(
         : `${converter}(${expr})`;
   // A non-empty target list from a source list that may be empty: the type is asserted here and
   // the receiver's validator rejects an empty list with a pointer, instead of the converter guessing.
+  // A non-empty source mapped item by item stays non-empty, but `.map` loses the tuple type.
   const item = `${targetSide}.${target.ref}`;
+  const mappedList = converter !== undefined && target.container === 'array';
   const apply =
-    target.nonEmpty && !source.nonEmpty && target.ref !== undefined
+    target.nonEmpty && (!source.nonEmpty || mappedList) && target.ref !== undefined
       ? `(${mapped} as [${item}, ...${item}[]])`
       : mapped;
   if (converter !== undefined && source.nullable && target.nullable)

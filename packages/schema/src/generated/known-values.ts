@@ -20,6 +20,11 @@ export const KNOWN_ENUM_VALUES = {
   SessionStatus: ['open', 'saved'],
   SessionArchiveFilter: ['exclude', 'include', 'only'],
   SystemPromptMode: ['append', 'override'],
+  TextDocumentSyncKind: ['full', 'incremental'],
+  PositionEncodingKind: ['utf-16', 'utf-32', 'utf-8'],
+  NesTriggerKind: ['automatic', 'diagnostic', 'manual'],
+  NesDiagnosticSeverity: ['error', 'warning', 'information', 'hint'],
+  NesRejectReason: ['rejected', 'ignored', 'replaced', 'cancelled'],
 } as const;
 /** The tag property and the tag values this schema version defines for each discriminated union, by definition name (a nested union counts once, under its outer tag value). */
 export const KNOWN_UNION_TAGS = {
@@ -42,4 +47,5 @@ export const KNOWN_UNION_TAGS = {
   ElicitationPropertySchema: { tag: 'type', values: ['string', 'number', 'integer', 'boolean', 'array'] },
   CreateElicitationRequest: { tag: 'mode', values: ['form', 'url'] },
   CreateElicitationResponse: { tag: 'action', values: ['accept', 'decline', 'cancel'] },
+  NesSuggestion: { tag: 'kind', values: ['edit', 'jump', 'rename', 'searchAndReplace'] },
 } as const;

@@ -19,6 +19,8 @@ export interface ParitySubject {
   ): { ok: true } | { ok: false; issues: readonly { pointer: string; message: string }[] };
   /** The least number of our examples that must have an official counterpart to check against. */
   readonly minExamplesChecked: number;
+  /** The official schema document, when it is not a file of the official SDK (`v1-nes`). */
+  readonly official?: { readonly file: string; readonly schema: Json };
 }
 
 /**
@@ -37,7 +39,7 @@ function sameDirection(official: OfficialMethod['direction'], mine: unknown): bo
  * deltas listed (with reasons) in the version's deltas file.
  */
 export function describeParity(subject: ParitySubject): void {
-  const parity = loadOfficialParity(subject.version);
+  const parity = loadOfficialParity(subject.version, subject.official);
   const { counterpartOf, deltas: DELTAS, names: NAMES } = parity;
   const OFFICIAL_DEFS = parity.defs;
   const ours = subject.ours as { $defs: Record<string, Json>; 'x-methods': Record<string, Json> };

@@ -24,12 +24,14 @@ function packageRoot(name: string): string {
 const PARITY_DIR = fileURLToPath(new URL('../../../../schema/parity/', import.meta.url));
 
 /**
- * A protocol version whose official schema the official SDK ships: `v2-unstable` is v2 with
+ * A protocol version whose official schema the official SDK ships: `v1-nes` is the v1 schema of
+ * its `experimental/nes` entry (next edit suggestions, shipped as validators only:
+ * official-nes.ts turns them into a schema document); `v2-unstable` is v2 with
  * upstream's unstable surface (`schema/v2/schema.unstable.json`), checked against the same
  * canonical schema of ours, whose unstable definitions carry `x-unstable`; `v1-unstable` is the
  * same for v1 (`schema/v1/schema.unstable.json` against our schema/v1).
  */
-export type ProtocolVersion = 'v1' | 'v2' | 'v1-unstable' | 'v2-unstable';
+export type ProtocolVersion = 'v1' | 'v2' | 'v1-unstable' | 'v2-unstable' | 'v1-nes';
 
 /** The folder of a version's schema: `v1` or `v2`, with or without its unstable surface. */
 export function schemaDir(version: ProtocolVersion): 'v1' | 'v2' {
@@ -116,24 +118,28 @@ type NamesFile = OfficialParity['names'];
  * for `v2-unstable` the v2 files and, on top of them, `unstable-names.json` and
  * `unstable-deltas.json`, for `v1-unstable` the v1 files and `v1-unstable-names.json` and
  * `v1-unstable-deltas.json` (the official unstable definitions and methods acp-kit does not have yet
- * are listed there with `ours: null`).
+ * are listed there with `ours: null`); for `v1-nes`, `given` (official-nes.ts) with `nes-names.json`
+ * and `nes-deltas.json` alone.
  */
-export function loadOfficialParity(version: ProtocolVersion): OfficialParity {
-  const unstable = version.endsWith('-unstable');
+export function loadOfficialParity(
+  version: ProtocolVersion,
+  given?: { readonly file: string; readonly schema: Schema },
+): OfficialParity {
+  const nes = version.endsWith('-nes');
+  const unstable = version.endsWith('-unstable') || nes;
   const dir = schemaDir(version);
-  const file = join(
-    packageRoot('@agentclientprotocol/sdk'),
-    `schema/${dir}/schema${unstable ? '.unstable' : ''}.json`,
-  );
-  const schema = JSON.parse(readFileSync(file, 'utf8')) as Schema;
+  const file =
+    given?.file ??
+    join(packageRoot('@agentclientprotocol/sdk'), `schema/${dir}/schema${unstable ? '.unstable' : ''}.json`);
+  const schema = given?.schema ?? (JSON.parse(readFileSync(file, 'utf8')) as Schema);
   const defs = schema.$defs as Record<string, Schema>;
   const stablePrefix = dir === 'v1' ? 'v1-' : '';
-  const prefix = `${stablePrefix}${unstable ? 'unstable-' : ''}`;
+  const prefix = nes ? 'nes-' : `${stablePrefix}${unstable ? 'unstable-' : ''}`;
   const namesFile = `schema/parity/${prefix}names.json`;
   const deltasFile = `schema/parity/${prefix}deltas.json`;
   let names = parityFile<NamesFile>(`${prefix}names.json`);
   let deltas = parityFile<{ deltas: Delta[] }>(`${prefix}deltas.json`).deltas;
-  if (unstable) {
+  if (unstable && !nes) {
     const stable = parityFile<NamesFile>(`${stablePrefix}names.json`);
     names = {
       counterparts: { ...stable.counterparts, ...names.counterparts },

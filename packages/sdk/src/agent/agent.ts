@@ -71,6 +71,7 @@ export class Agent<U extends boolean = false> {
       const unstable = unstableCapabilitiesIn(options.capabilities).map((name) => `capabilities.${name}`);
       if (options.providers !== undefined) unstable.push('the providers option');
       if (options.mcpOverAcp !== undefined) unstable.push('the mcpOverAcp option');
+      if (options.nes !== undefined) unstable.push('the nes option');
       if (unstable.length > 0) throw unstableNotEnabled(unstable.join(', '), 'Agent');
     }
     this.#options = options;
@@ -134,6 +135,7 @@ export class Agent<U extends boolean = false> {
       const session = given.session ?? {};
       given = { ...given, session: { ...session, mcp: { ...session.mcp, acp: {} } } };
     }
+    if (this.#options.nes !== undefined) given = { ...given, nes: this.#options.nes.capabilities ?? {} };
     if (this.#options.auth && given.auth === undefined) return { ...given, auth: {} };
     return given;
   }

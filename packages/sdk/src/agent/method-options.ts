@@ -1,3 +1,4 @@
+import type { NesAgentOptions } from '../nes/agent/nes-agent-options.js';
 import type { McpClientIdentity } from '../mcp-over-acp/binding.js';
 import type { ProviderDefinition } from './providers.js';
 import type {
@@ -158,4 +159,10 @@ export interface AgentMethodOptions {
    * carries. Omitted: an `acp` server in `mcpServers` is refused -32602.
    */
   mcpOverAcp?: true | McpClientIdentity;
+  /**
+   * Unstable (next edit suggestions; needs `unstable: true`): serves `nes/*` and `document/*`,
+   * advertises `capabilities.nes` and negotiates `positionEncoding` per connection. See
+   * {@link NesAgentOptions}.
+   */
+  nes?: NesAgentOptions;
 }

@@ -7,6 +7,7 @@ import { elicitationFlow } from './elicitation-flow.ts';
 import { heldPrompt } from './held-prompt.ts';
 import { lostResponse } from './lost-response.ts';
 import { mcpOverAcp } from './mcp-over-acp.ts';
+import { nesSession } from './nes-session.ts';
 import { promptLifecycle } from './prompt-lifecycle.ts';
 import { proxyChain } from './proxy-chain.ts';
 import { rejectedPrompt } from './rejected-prompt.ts';
@@ -27,6 +28,7 @@ export {
   heldPrompt,
   lostResponse,
   mcpOverAcp,
+  nesSession,
   promptLifecycle,
   proxyChain,
   rejectedPrompt,
@@ -58,4 +60,5 @@ export const allDiagrams = [
   subagentDelegation,
   mcpOverAcp,
   proxyChain,
+  nesSession,
 ] as const;

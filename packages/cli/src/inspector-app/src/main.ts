@@ -14,6 +14,7 @@ import { type TrafficFilter, TrafficView, visibleRows } from './traffic-view.js'
 import { agentStatus, lintView, localHelp, promptBlocked, startPlan } from './views.js';
 import type { App } from './app.js';
 import { wireImport } from './import-transcript.js';
+import { NesPanel } from './nes-panel.js';
 import { wireSessionActions } from './session-actions.js';
 import { wireTheme } from './theme.js';
 
@@ -361,6 +362,7 @@ export function startInspector(): InspectorState | undefined {
       byId<HTMLDetailsElement>('agent-stderr').closest('details')!.open = event.stderr !== '';
       byId('agent-stderr').textContent = event.stderr;
       peer.abandon(event.reason);
+      nesPanel.ended();
       for (const id of state.store.sessionIds()) state.store.setConnection(id, 'disconnected');
       for (const [key, { reject }] of state.asks) {
         state.asks.delete(key);
@@ -403,6 +405,7 @@ export function startInspector(): InspectorState | undefined {
   const cwd = (): string => byId<HTMLInputElement>('cwd').value;
   /** What the wiring modules (session-actions.ts, import-transcript.ts) use of this page. */
   const app: App = { state, api, peer, say, act, schedule, cwd, secondClient, noteResponse, foldIntoStore };
+  const nesPanel = new NesPanel(app);
 
   function showAgent(result: unknown): void {
     const r = record(result) ?? {};
@@ -532,6 +535,11 @@ export function startInspector(): InspectorState | undefined {
         version: result.protocolVersion === 1 ? 1 : 2,
         capabilities: asked?.capabilities ?? canonicalCapabilities({}),
       };
+      nesPanel.initialized(
+        result,
+        state.initialized.version,
+        JSON.parse(state.initialized.capabilities) as unknown,
+      );
     } else if (['session/new', 'session/resume', 'session/load', 'session/fork'].includes(row.method)) {
       const sessionId = row.sessionId || String(result.sessionId);
       trackSessionResponse(sessionId, result);

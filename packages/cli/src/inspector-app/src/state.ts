@@ -1,6 +1,7 @@
 import { ConversationStore } from '@acp-kit/sdk/client';
 import { V1ConversationTranslator } from '@acp-kit/v1-compat/browser';
 import type { Ask } from './asks-view.js';
+import { freshNes, type NesState } from './nes-view.js';
 import type { SecondClient } from './second-client.js';
 import { Traffic } from './traffic.js';
 
@@ -45,6 +46,8 @@ export interface InspectorState {
   expanded: Set<number>;
   /** The extra clients (a remote agent's extra connections), by connection number. */
   seconds: Map<number, SecondClient>;
+  /** The NES panel: whether the agent offers next edit suggestions, and the editor's NES session. */
+  nes: NesState;
 }
 
 /** A fresh ConversationStore that asks for a render on every change. */
@@ -72,6 +75,7 @@ export function createState(onChange: () => void): InspectorState {
     initializing: new Map(),
     expanded: new Set(),
     seconds: new Map(),
+    nes: freshNes(),
   };
 }
 

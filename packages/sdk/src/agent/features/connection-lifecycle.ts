@@ -2,6 +2,7 @@ import type { InitializeResponse } from '@acp-kit/schema';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
 import { methodContext, type MethodFeature, runHandler } from '../serving.js';
 import { authStatusOf, reportAuthStatus } from './auth-status.js';
+import { nesInitialize } from './nes.js';
 
 /** The protocol version this agent speaks. */
 export const PROTOCOL_VERSION = 2;
@@ -19,7 +20,10 @@ export const connectionLifecycle: MethodFeature = (agent) => {
     initialize: (params, _request, { state, gate }): InitializeResponse => {
       state.initialized = true;
       state.clientInfo = params.info;
-      return { protocolVersion: PROTOCOL_VERSION, info: agent.options.info, ...gate.advertisement() };
+      const advertised = gate.advertisement();
+      const encoding = nesInitialize(agent.options.nes, params.capabilities, state);
+      if (encoding !== undefined) advertised.capabilities = { ...advertised.capabilities, ...encoding };
+      return { protocolVersion: PROTOCOL_VERSION, info: agent.options.info, ...advertised };
     },
     ...(auth && {
       'auth/login': async (params, request, connection) => {

@@ -1,6 +1,7 @@
 import type { MethodFeature } from '../serving.js';
 import { connectionLifecycle } from './connection-lifecycle.js';
 import { mcpOverAcp } from './mcp-over-acp.js';
+import { nes } from './nes.js';
 import { prompts } from './prompts.js';
 import { providers } from './providers.js';
 import { sessionArchive } from './session-archive.js';
@@ -27,4 +28,5 @@ export const AGENT_FEATURES: readonly MethodFeature[] = [
   workRequests,
   providers,
   mcpOverAcp,
+  nes,
 ];

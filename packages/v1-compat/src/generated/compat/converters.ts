@@ -1019,6 +1019,8 @@ export function v1ToV2ClientCapabilities(value: V1.ClientCapabilities): V2.Clien
   return {
     ...(value.auth === undefined ? {} : { auth: v1ToV2ClientAuthCapabilities(value.auth) }),
     ...(value.elicitation === undefined ? {} : { elicitation: value.elicitation === null ? null : v1ToV2ElicitationCapabilities(value.elicitation) }),
+    ...(value.nes === undefined ? {} : { nes: value.nes === null ? null : v1ToV2ClientNesCapabilities(value.nes) }),
+    ...(value.positionEncodings === undefined ? {} : { positionEncodings: value.positionEncodings.map((item) => v1ToV2PositionEncodingKind(item)) }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -1028,6 +1030,8 @@ export function v2ToV1ClientCapabilities(value: V2.ClientCapabilities): V1.Clien
   return {
     ...(value.auth === undefined || value.auth === null ? {} : { auth: v2ToV1ClientAuthCapabilities(value.auth) }),
     ...(value.elicitation === undefined ? {} : { elicitation: value.elicitation === null ? null : v2ToV1ElicitationCapabilities(value.elicitation) }),
+    ...(value.nes === undefined ? {} : { nes: value.nes === null ? null : v2ToV1ClientNesCapabilities(value.nes) }),
+    ...(value.positionEncodings === undefined ? {} : { positionEncodings: value.positionEncodings.map((item) => v2ToV1PositionEncodingKind(item)) }),
     ...(value._meta === undefined ? {} : { _meta: value._meta }),
   };
 }
@@ -2425,6 +2429,1034 @@ export function v2ToV1CompleteElicitationNotification(value: V2.CompleteElicitat
   };
 }
 
+/** Converts a v1 `NesCapabilities` into a v2 `NesCapabilities`. */
+export function v1ToV2NesCapabilities(value: V1.NesCapabilities): V2.NesCapabilities {
+  return {
+    ...(value.events === undefined ? {} : { events: value.events === null ? null : v1ToV2NesEventCapabilities(value.events) }),
+    ...(value.context === undefined ? {} : { context: value.context === null ? null : v1ToV2NesContextCapabilities(value.context) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesCapabilities` into a v1 `NesCapabilities`. */
+export function v2ToV1NesCapabilities(value: V2.NesCapabilities): V1.NesCapabilities {
+  return {
+    ...(value.events === undefined ? {} : { events: value.events === null ? null : v2ToV1NesEventCapabilities(value.events) }),
+    ...(value.context === undefined ? {} : { context: value.context === null ? null : v2ToV1NesContextCapabilities(value.context) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesEventCapabilities` into a v2 `NesEventCapabilities`. */
+export function v1ToV2NesEventCapabilities(value: V1.NesEventCapabilities): V2.NesEventCapabilities {
+  return {
+    ...(value.document === undefined ? {} : { document: value.document === null ? null : v1ToV2NesDocumentEventCapabilities(value.document) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesEventCapabilities` into a v1 `NesEventCapabilities`. */
+export function v2ToV1NesEventCapabilities(value: V2.NesEventCapabilities): V1.NesEventCapabilities {
+  return {
+    ...(value.document === undefined ? {} : { document: value.document === null ? null : v2ToV1NesDocumentEventCapabilities(value.document) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesDocumentEventCapabilities` into a v2 `NesDocumentEventCapabilities`. */
+export function v1ToV2NesDocumentEventCapabilities(value: V1.NesDocumentEventCapabilities): V2.NesDocumentEventCapabilities {
+  return {
+    ...(value.didOpen === undefined ? {} : { didOpen: value.didOpen === null ? null : v1ToV2NesDocumentDidOpenCapabilities(value.didOpen) }),
+    ...(value.didChange === undefined ? {} : { didChange: value.didChange === null ? null : v1ToV2NesDocumentDidChangeCapabilities(value.didChange) }),
+    ...(value.didClose === undefined ? {} : { didClose: value.didClose === null ? null : v1ToV2NesDocumentDidCloseCapabilities(value.didClose) }),
+    ...(value.didSave === undefined ? {} : { didSave: value.didSave === null ? null : v1ToV2NesDocumentDidSaveCapabilities(value.didSave) }),
+    ...(value.didFocus === undefined ? {} : { didFocus: value.didFocus === null ? null : v1ToV2NesDocumentDidFocusCapabilities(value.didFocus) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesDocumentEventCapabilities` into a v1 `NesDocumentEventCapabilities`. */
+export function v2ToV1NesDocumentEventCapabilities(value: V2.NesDocumentEventCapabilities): V1.NesDocumentEventCapabilities {
+  return {
+    ...(value.didOpen === undefined ? {} : { didOpen: value.didOpen === null ? null : v2ToV1NesDocumentDidOpenCapabilities(value.didOpen) }),
+    ...(value.didChange === undefined ? {} : { didChange: value.didChange === null ? null : v2ToV1NesDocumentDidChangeCapabilities(value.didChange) }),
+    ...(value.didClose === undefined ? {} : { didClose: value.didClose === null ? null : v2ToV1NesDocumentDidCloseCapabilities(value.didClose) }),
+    ...(value.didSave === undefined ? {} : { didSave: value.didSave === null ? null : v2ToV1NesDocumentDidSaveCapabilities(value.didSave) }),
+    ...(value.didFocus === undefined ? {} : { didFocus: value.didFocus === null ? null : v2ToV1NesDocumentDidFocusCapabilities(value.didFocus) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesDocumentDidOpenCapabilities` into a v2 `NesDocumentDidOpenCapabilities`. */
+export function v1ToV2NesDocumentDidOpenCapabilities(value: V1.NesDocumentDidOpenCapabilities): V2.NesDocumentDidOpenCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesDocumentDidOpenCapabilities` into a v1 `NesDocumentDidOpenCapabilities`. */
+export function v2ToV1NesDocumentDidOpenCapabilities(value: V2.NesDocumentDidOpenCapabilities): V1.NesDocumentDidOpenCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesDocumentDidChangeCapabilities` into a v2 `NesDocumentDidChangeCapabilities`. */
+export function v1ToV2NesDocumentDidChangeCapabilities(value: V1.NesDocumentDidChangeCapabilities): V2.NesDocumentDidChangeCapabilities {
+  return {
+    syncKind: v1ToV2TextDocumentSyncKind(value.syncKind),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesDocumentDidChangeCapabilities` into a v1 `NesDocumentDidChangeCapabilities`. */
+export function v2ToV1NesDocumentDidChangeCapabilities(value: V2.NesDocumentDidChangeCapabilities): V1.NesDocumentDidChangeCapabilities {
+  return {
+    syncKind: v2ToV1TextDocumentSyncKind(value.syncKind),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `TextDocumentSyncKind` into a v2 `TextDocumentSyncKind`. */
+export function v1ToV2TextDocumentSyncKind(value: V1.TextDocumentSyncKind): V2.TextDocumentSyncKind {
+  return value as V2.TextDocumentSyncKind;
+}
+
+/** Converts a v2 `TextDocumentSyncKind` into a v1 `TextDocumentSyncKind`. */
+export function v2ToV1TextDocumentSyncKind(value: V2.TextDocumentSyncKind): V1.TextDocumentSyncKind {
+  return value as V1.TextDocumentSyncKind;
+}
+
+/** Converts a v1 `NesDocumentDidCloseCapabilities` into a v2 `NesDocumentDidCloseCapabilities`. */
+export function v1ToV2NesDocumentDidCloseCapabilities(value: V1.NesDocumentDidCloseCapabilities): V2.NesDocumentDidCloseCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesDocumentDidCloseCapabilities` into a v1 `NesDocumentDidCloseCapabilities`. */
+export function v2ToV1NesDocumentDidCloseCapabilities(value: V2.NesDocumentDidCloseCapabilities): V1.NesDocumentDidCloseCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesDocumentDidSaveCapabilities` into a v2 `NesDocumentDidSaveCapabilities`. */
+export function v1ToV2NesDocumentDidSaveCapabilities(value: V1.NesDocumentDidSaveCapabilities): V2.NesDocumentDidSaveCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesDocumentDidSaveCapabilities` into a v1 `NesDocumentDidSaveCapabilities`. */
+export function v2ToV1NesDocumentDidSaveCapabilities(value: V2.NesDocumentDidSaveCapabilities): V1.NesDocumentDidSaveCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesDocumentDidFocusCapabilities` into a v2 `NesDocumentDidFocusCapabilities`. */
+export function v1ToV2NesDocumentDidFocusCapabilities(value: V1.NesDocumentDidFocusCapabilities): V2.NesDocumentDidFocusCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesDocumentDidFocusCapabilities` into a v1 `NesDocumentDidFocusCapabilities`. */
+export function v2ToV1NesDocumentDidFocusCapabilities(value: V2.NesDocumentDidFocusCapabilities): V1.NesDocumentDidFocusCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesContextCapabilities` into a v2 `NesContextCapabilities`. */
+export function v1ToV2NesContextCapabilities(value: V1.NesContextCapabilities): V2.NesContextCapabilities {
+  return {
+    ...(value.recentFiles === undefined ? {} : { recentFiles: value.recentFiles === null ? null : v1ToV2NesRecentFilesCapabilities(value.recentFiles) }),
+    ...(value.relatedSnippets === undefined ? {} : { relatedSnippets: value.relatedSnippets === null ? null : v1ToV2NesRelatedSnippetsCapabilities(value.relatedSnippets) }),
+    ...(value.editHistory === undefined ? {} : { editHistory: value.editHistory === null ? null : v1ToV2NesEditHistoryCapabilities(value.editHistory) }),
+    ...(value.userActions === undefined ? {} : { userActions: value.userActions === null ? null : v1ToV2NesUserActionsCapabilities(value.userActions) }),
+    ...(value.openFiles === undefined ? {} : { openFiles: value.openFiles === null ? null : v1ToV2NesOpenFilesCapabilities(value.openFiles) }),
+    ...(value.diagnostics === undefined ? {} : { diagnostics: value.diagnostics === null ? null : v1ToV2NesDiagnosticsCapabilities(value.diagnostics) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesContextCapabilities` into a v1 `NesContextCapabilities`. */
+export function v2ToV1NesContextCapabilities(value: V2.NesContextCapabilities): V1.NesContextCapabilities {
+  return {
+    ...(value.recentFiles === undefined ? {} : { recentFiles: value.recentFiles === null ? null : v2ToV1NesRecentFilesCapabilities(value.recentFiles) }),
+    ...(value.relatedSnippets === undefined ? {} : { relatedSnippets: value.relatedSnippets === null ? null : v2ToV1NesRelatedSnippetsCapabilities(value.relatedSnippets) }),
+    ...(value.editHistory === undefined ? {} : { editHistory: value.editHistory === null ? null : v2ToV1NesEditHistoryCapabilities(value.editHistory) }),
+    ...(value.userActions === undefined ? {} : { userActions: value.userActions === null ? null : v2ToV1NesUserActionsCapabilities(value.userActions) }),
+    ...(value.openFiles === undefined ? {} : { openFiles: value.openFiles === null ? null : v2ToV1NesOpenFilesCapabilities(value.openFiles) }),
+    ...(value.diagnostics === undefined ? {} : { diagnostics: value.diagnostics === null ? null : v2ToV1NesDiagnosticsCapabilities(value.diagnostics) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesRecentFilesCapabilities` into a v2 `NesRecentFilesCapabilities`. */
+export function v1ToV2NesRecentFilesCapabilities(value: V1.NesRecentFilesCapabilities): V2.NesRecentFilesCapabilities {
+  return {
+    ...(value.maxCount === undefined ? {} : { maxCount: value.maxCount }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesRecentFilesCapabilities` into a v1 `NesRecentFilesCapabilities`. */
+export function v2ToV1NesRecentFilesCapabilities(value: V2.NesRecentFilesCapabilities): V1.NesRecentFilesCapabilities {
+  return {
+    ...(value.maxCount === undefined ? {} : { maxCount: value.maxCount }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesRelatedSnippetsCapabilities` into a v2 `NesRelatedSnippetsCapabilities`. */
+export function v1ToV2NesRelatedSnippetsCapabilities(value: V1.NesRelatedSnippetsCapabilities): V2.NesRelatedSnippetsCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesRelatedSnippetsCapabilities` into a v1 `NesRelatedSnippetsCapabilities`. */
+export function v2ToV1NesRelatedSnippetsCapabilities(value: V2.NesRelatedSnippetsCapabilities): V1.NesRelatedSnippetsCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesEditHistoryCapabilities` into a v2 `NesEditHistoryCapabilities`. */
+export function v1ToV2NesEditHistoryCapabilities(value: V1.NesEditHistoryCapabilities): V2.NesEditHistoryCapabilities {
+  return {
+    ...(value.maxCount === undefined ? {} : { maxCount: value.maxCount }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesEditHistoryCapabilities` into a v1 `NesEditHistoryCapabilities`. */
+export function v2ToV1NesEditHistoryCapabilities(value: V2.NesEditHistoryCapabilities): V1.NesEditHistoryCapabilities {
+  return {
+    ...(value.maxCount === undefined ? {} : { maxCount: value.maxCount }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesUserActionsCapabilities` into a v2 `NesUserActionsCapabilities`. */
+export function v1ToV2NesUserActionsCapabilities(value: V1.NesUserActionsCapabilities): V2.NesUserActionsCapabilities {
+  return {
+    ...(value.maxCount === undefined ? {} : { maxCount: value.maxCount }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesUserActionsCapabilities` into a v1 `NesUserActionsCapabilities`. */
+export function v2ToV1NesUserActionsCapabilities(value: V2.NesUserActionsCapabilities): V1.NesUserActionsCapabilities {
+  return {
+    ...(value.maxCount === undefined ? {} : { maxCount: value.maxCount }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesOpenFilesCapabilities` into a v2 `NesOpenFilesCapabilities`. */
+export function v1ToV2NesOpenFilesCapabilities(value: V1.NesOpenFilesCapabilities): V2.NesOpenFilesCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesOpenFilesCapabilities` into a v1 `NesOpenFilesCapabilities`. */
+export function v2ToV1NesOpenFilesCapabilities(value: V2.NesOpenFilesCapabilities): V1.NesOpenFilesCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesDiagnosticsCapabilities` into a v2 `NesDiagnosticsCapabilities`. */
+export function v1ToV2NesDiagnosticsCapabilities(value: V1.NesDiagnosticsCapabilities): V2.NesDiagnosticsCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesDiagnosticsCapabilities` into a v1 `NesDiagnosticsCapabilities`. */
+export function v2ToV1NesDiagnosticsCapabilities(value: V2.NesDiagnosticsCapabilities): V1.NesDiagnosticsCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `PositionEncodingKind` into a v2 `PositionEncodingKind`. */
+export function v1ToV2PositionEncodingKind(value: V1.PositionEncodingKind): V2.PositionEncodingKind {
+  return value as V2.PositionEncodingKind;
+}
+
+/** Converts a v2 `PositionEncodingKind` into a v1 `PositionEncodingKind`. */
+export function v2ToV1PositionEncodingKind(value: V2.PositionEncodingKind): V1.PositionEncodingKind {
+  return value as V1.PositionEncodingKind;
+}
+
+/** Converts a v1 `StartNesResponse` into a v2 `StartNesResponse`. */
+export function v1ToV2StartNesResponse(value: V1.StartNesResponse): V2.StartNesResponse {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `StartNesResponse` into a v1 `StartNesResponse`. */
+export function v2ToV1StartNesResponse(value: V2.StartNesResponse): V1.StartNesResponse {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SuggestNesResponse` into a v2 `SuggestNesResponse`. */
+export function v1ToV2SuggestNesResponse(value: V1.SuggestNesResponse): V2.SuggestNesResponse {
+  return {
+    suggestions: value.suggestions.map((item) => v1ToV2NesSuggestion(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SuggestNesResponse` into a v1 `SuggestNesResponse`. */
+export function v2ToV1SuggestNesResponse(value: V2.SuggestNesResponse): V1.SuggestNesResponse {
+  return {
+    suggestions: value.suggestions.map((item) => v2ToV1NesSuggestion(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesSuggestion` into a v2 `NesSuggestion`. */
+export function v1ToV2NesSuggestion(value: V1.NesSuggestion): V2.NesSuggestion {
+  switch (value.kind) {
+    case 'edit':
+      return v1ToV2NesEditSuggestion(value as V1.NesEditSuggestion);
+    case 'jump':
+      return v1ToV2NesJumpSuggestion(value as V1.NesJumpSuggestion);
+    case 'rename':
+      return v1ToV2NesRenameSuggestion(value as V1.NesRenameSuggestion);
+    case 'searchAndReplace':
+      return v1ToV2NesSearchAndReplaceSuggestion(value as V1.NesSearchAndReplaceSuggestion);
+    default:
+      return v1ToV2UnknownNesSuggestion(value as V1.UnknownNesSuggestion);
+  }
+}
+
+/** Converts a v2 `NesSuggestion` into a v1 `NesSuggestion`. */
+export function v2ToV1NesSuggestion(value: V2.NesSuggestion): V1.NesSuggestion {
+  switch (value.kind) {
+    case 'edit':
+      return v2ToV1NesEditSuggestion(value as V2.NesEditSuggestion);
+    case 'jump':
+      return v2ToV1NesJumpSuggestion(value as V2.NesJumpSuggestion);
+    case 'rename':
+      return v2ToV1NesRenameSuggestion(value as V2.NesRenameSuggestion);
+    case 'searchAndReplace':
+      return v2ToV1NesSearchAndReplaceSuggestion(value as V2.NesSearchAndReplaceSuggestion);
+    default:
+      return v2ToV1UnknownNesSuggestion(value as V2.UnknownNesSuggestion);
+  }
+}
+
+/** Converts a v1 `NesTextEdit` into a v2 `NesTextEdit`. */
+export function v1ToV2NesTextEdit(value: V1.NesTextEdit): V2.NesTextEdit {
+  return {
+    range: v1ToV2Range(value.range),
+    newText: value.newText,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesTextEdit` into a v1 `NesTextEdit`. */
+export function v2ToV1NesTextEdit(value: V2.NesTextEdit): V1.NesTextEdit {
+  return {
+    range: v2ToV1Range(value.range),
+    newText: value.newText,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `Range` into a v2 `Range`. */
+export function v1ToV2Range(value: V1.Range): V2.Range {
+  return {
+    start: v1ToV2Position(value.start),
+    end: v1ToV2Position(value.end),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `Range` into a v1 `Range`. */
+export function v2ToV1Range(value: V2.Range): V1.Range {
+  return {
+    start: v2ToV1Position(value.start),
+    end: v2ToV1Position(value.end),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `Position` into a v2 `Position`. */
+export function v1ToV2Position(value: V1.Position): V2.Position {
+  return {
+    line: value.line,
+    character: value.character,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `Position` into a v1 `Position`. */
+export function v2ToV1Position(value: V2.Position): V1.Position {
+  return {
+    line: value.line,
+    character: value.character,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesEditSuggestion` into a v2 `NesEditSuggestion`. */
+export function v1ToV2NesEditSuggestion(value: V1.NesEditSuggestion): V2.NesEditSuggestion {
+  return {
+    kind: 'edit',
+    suggestionId: value.id,
+    uri: value.uri,
+    edits: (value.edits.map((item) => v1ToV2NesTextEdit(item)) as [V2.NesTextEdit, ...V2.NesTextEdit[]]),
+    ...(value.cursorPosition === undefined ? {} : { cursorPosition: value.cursorPosition === null ? null : v1ToV2Position(value.cursorPosition) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesEditSuggestion` into a v1 `NesEditSuggestion`. */
+export function v2ToV1NesEditSuggestion(value: V2.NesEditSuggestion): V1.NesEditSuggestion {
+  return {
+    kind: 'edit',
+    id: value.suggestionId,
+    uri: value.uri,
+    edits: (value.edits.map((item) => v2ToV1NesTextEdit(item)) as [V1.NesTextEdit, ...V1.NesTextEdit[]]),
+    ...(value.cursorPosition === undefined ? {} : { cursorPosition: value.cursorPosition === null ? null : v2ToV1Position(value.cursorPosition) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesJumpSuggestion` into a v2 `NesJumpSuggestion`. */
+export function v1ToV2NesJumpSuggestion(value: V1.NesJumpSuggestion): V2.NesJumpSuggestion {
+  return {
+    kind: 'jump',
+    suggestionId: value.id,
+    uri: value.uri,
+    position: v1ToV2Position(value.position),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesJumpSuggestion` into a v1 `NesJumpSuggestion`. */
+export function v2ToV1NesJumpSuggestion(value: V2.NesJumpSuggestion): V1.NesJumpSuggestion {
+  return {
+    kind: 'jump',
+    id: value.suggestionId,
+    uri: value.uri,
+    position: v2ToV1Position(value.position),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesRenameSuggestion` into a v2 `NesRenameSuggestion`. */
+export function v1ToV2NesRenameSuggestion(value: V1.NesRenameSuggestion): V2.NesRenameSuggestion {
+  return {
+    kind: 'rename',
+    suggestionId: value.id,
+    uri: value.uri,
+    position: v1ToV2Position(value.position),
+    newName: value.newName,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesRenameSuggestion` into a v1 `NesRenameSuggestion`. */
+export function v2ToV1NesRenameSuggestion(value: V2.NesRenameSuggestion): V1.NesRenameSuggestion {
+  return {
+    kind: 'rename',
+    id: value.suggestionId,
+    uri: value.uri,
+    position: v2ToV1Position(value.position),
+    newName: value.newName,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesSearchAndReplaceSuggestion` into a v2 `NesSearchAndReplaceSuggestion`. */
+export function v1ToV2NesSearchAndReplaceSuggestion(value: V1.NesSearchAndReplaceSuggestion): V2.NesSearchAndReplaceSuggestion {
+  return {
+    kind: 'searchAndReplace',
+    suggestionId: value.id,
+    uri: value.uri,
+    search: value.search,
+    replace: value.replace,
+    ...(value.isRegex === undefined ? {} : { isRegex: value.isRegex }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesSearchAndReplaceSuggestion` into a v1 `NesSearchAndReplaceSuggestion`. */
+export function v2ToV1NesSearchAndReplaceSuggestion(value: V2.NesSearchAndReplaceSuggestion): V1.NesSearchAndReplaceSuggestion {
+  return {
+    kind: 'searchAndReplace',
+    id: value.suggestionId,
+    uri: value.uri,
+    search: value.search,
+    replace: value.replace,
+    ...(value.isRegex === undefined ? {} : { isRegex: value.isRegex }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `UnknownNesSuggestion` into a v2 `UnknownNesSuggestion` (hand-written). */
+export function v1ToV2UnknownNesSuggestion(value: V1.UnknownNesSuggestion): V2.UnknownNesSuggestion {
+  return custom.v1ToV2UnknownNesSuggestion(value);
+}
+
+/** Converts a v2 `UnknownNesSuggestion` into a v1 `UnknownNesSuggestion` (hand-written). */
+export function v2ToV1UnknownNesSuggestion(value: V2.UnknownNesSuggestion): V1.UnknownNesSuggestion {
+  return custom.v2ToV1UnknownNesSuggestion(value);
+}
+
+/** Converts a v1 `CloseNesResponse` into a v2 `CloseNesResponse`. */
+export function v1ToV2CloseNesResponse(value: V1.CloseNesResponse): V2.CloseNesResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `CloseNesResponse` into a v1 `CloseNesResponse`. */
+export function v2ToV1CloseNesResponse(value: V2.CloseNesResponse): V1.CloseNesResponse {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `ClientNesCapabilities` into a v2 `ClientNesCapabilities`. */
+export function v1ToV2ClientNesCapabilities(value: V1.ClientNesCapabilities): V2.ClientNesCapabilities {
+  return {
+    ...(value.jump === undefined ? {} : { jump: value.jump === null ? null : v1ToV2NesJumpCapabilities(value.jump) }),
+    ...(value.rename === undefined ? {} : { rename: value.rename === null ? null : v1ToV2NesRenameCapabilities(value.rename) }),
+    ...(value.searchAndReplace === undefined ? {} : { searchAndReplace: value.searchAndReplace === null ? null : v1ToV2NesSearchAndReplaceCapabilities(value.searchAndReplace) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `ClientNesCapabilities` into a v1 `ClientNesCapabilities`. */
+export function v2ToV1ClientNesCapabilities(value: V2.ClientNesCapabilities): V1.ClientNesCapabilities {
+  return {
+    ...(value.jump === undefined ? {} : { jump: value.jump === null ? null : v2ToV1NesJumpCapabilities(value.jump) }),
+    ...(value.rename === undefined ? {} : { rename: value.rename === null ? null : v2ToV1NesRenameCapabilities(value.rename) }),
+    ...(value.searchAndReplace === undefined ? {} : { searchAndReplace: value.searchAndReplace === null ? null : v2ToV1NesSearchAndReplaceCapabilities(value.searchAndReplace) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesJumpCapabilities` into a v2 `NesJumpCapabilities`. */
+export function v1ToV2NesJumpCapabilities(value: V1.NesJumpCapabilities): V2.NesJumpCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesJumpCapabilities` into a v1 `NesJumpCapabilities`. */
+export function v2ToV1NesJumpCapabilities(value: V2.NesJumpCapabilities): V1.NesJumpCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesRenameCapabilities` into a v2 `NesRenameCapabilities`. */
+export function v1ToV2NesRenameCapabilities(value: V1.NesRenameCapabilities): V2.NesRenameCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesRenameCapabilities` into a v1 `NesRenameCapabilities`. */
+export function v2ToV1NesRenameCapabilities(value: V2.NesRenameCapabilities): V1.NesRenameCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesSearchAndReplaceCapabilities` into a v2 `NesSearchAndReplaceCapabilities`. */
+export function v1ToV2NesSearchAndReplaceCapabilities(value: V1.NesSearchAndReplaceCapabilities): V2.NesSearchAndReplaceCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesSearchAndReplaceCapabilities` into a v1 `NesSearchAndReplaceCapabilities`. */
+export function v2ToV1NesSearchAndReplaceCapabilities(value: V2.NesSearchAndReplaceCapabilities): V1.NesSearchAndReplaceCapabilities {
+  return {
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `StartNesRequest` into a v2 `StartNesRequest`. */
+export function v1ToV2StartNesRequest(value: V1.StartNesRequest): V2.StartNesRequest {
+  return {
+    ...(value.workspaceUri === undefined ? {} : { workspaceUri: value.workspaceUri }),
+    ...(value.workspaceFolders === undefined ? {} : { workspaceFolders: value.workspaceFolders === null ? null : value.workspaceFolders.map((item) => v1ToV2WorkspaceFolder(item)) }),
+    ...(value.repository === undefined ? {} : { repository: value.repository === null ? null : v1ToV2NesRepository(value.repository) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `StartNesRequest` into a v1 `StartNesRequest`. */
+export function v2ToV1StartNesRequest(value: V2.StartNesRequest): V1.StartNesRequest {
+  return {
+    ...(value.workspaceUri === undefined ? {} : { workspaceUri: value.workspaceUri }),
+    ...(value.workspaceFolders === undefined ? {} : { workspaceFolders: value.workspaceFolders === null ? null : value.workspaceFolders.map((item) => v2ToV1WorkspaceFolder(item)) }),
+    ...(value.repository === undefined ? {} : { repository: value.repository === null ? null : v2ToV1NesRepository(value.repository) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `WorkspaceFolder` into a v2 `WorkspaceFolder`. */
+export function v1ToV2WorkspaceFolder(value: V1.WorkspaceFolder): V2.WorkspaceFolder {
+  return {
+    uri: value.uri,
+    name: value.name,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `WorkspaceFolder` into a v1 `WorkspaceFolder`. */
+export function v2ToV1WorkspaceFolder(value: V2.WorkspaceFolder): V1.WorkspaceFolder {
+  return {
+    uri: value.uri,
+    name: value.name,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesRepository` into a v2 `NesRepository`. */
+export function v1ToV2NesRepository(value: V1.NesRepository): V2.NesRepository {
+  return {
+    name: value.name,
+    owner: value.owner,
+    remoteUrl: value.remoteUrl,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesRepository` into a v1 `NesRepository`. */
+export function v2ToV1NesRepository(value: V2.NesRepository): V1.NesRepository {
+  return {
+    name: value.name,
+    owner: value.owner,
+    remoteUrl: value.remoteUrl,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `SuggestNesRequest` into a v2 `SuggestNesRequest`. */
+export function v1ToV2SuggestNesRequest(value: V1.SuggestNesRequest): V2.SuggestNesRequest {
+  return {
+    sessionId: value.sessionId,
+    uri: value.uri,
+    version: value.version,
+    position: v1ToV2Position(value.position),
+    ...(value.selection === undefined ? {} : { selection: value.selection === null ? null : v1ToV2Range(value.selection) }),
+    triggerKind: v1ToV2NesTriggerKind(value.triggerKind),
+    ...(value.context === undefined ? {} : { context: value.context === null ? null : v1ToV2NesSuggestContext(value.context) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `SuggestNesRequest` into a v1 `SuggestNesRequest`. */
+export function v2ToV1SuggestNesRequest(value: V2.SuggestNesRequest): V1.SuggestNesRequest {
+  return {
+    sessionId: value.sessionId,
+    uri: value.uri,
+    version: value.version,
+    position: v2ToV1Position(value.position),
+    ...(value.selection === undefined ? {} : { selection: value.selection === null ? null : v2ToV1Range(value.selection) }),
+    triggerKind: v2ToV1NesTriggerKind(value.triggerKind),
+    ...(value.context === undefined ? {} : { context: value.context === null ? null : v2ToV1NesSuggestContext(value.context) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesTriggerKind` into a v2 `NesTriggerKind`. */
+export function v1ToV2NesTriggerKind(value: V1.NesTriggerKind): V2.NesTriggerKind {
+  return value as V2.NesTriggerKind;
+}
+
+/** Converts a v2 `NesTriggerKind` into a v1 `NesTriggerKind`. */
+export function v2ToV1NesTriggerKind(value: V2.NesTriggerKind): V1.NesTriggerKind {
+  return value as V1.NesTriggerKind;
+}
+
+/** Converts a v1 `NesSuggestContext` into a v2 `NesSuggestContext`. */
+export function v1ToV2NesSuggestContext(value: V1.NesSuggestContext): V2.NesSuggestContext {
+  return {
+    ...(value.recentFiles === undefined ? {} : { recentFiles: value.recentFiles === null ? null : value.recentFiles.map((item) => v1ToV2NesRecentFile(item)) }),
+    ...(value.relatedSnippets === undefined ? {} : { relatedSnippets: value.relatedSnippets === null ? null : value.relatedSnippets.map((item) => v1ToV2NesRelatedSnippet(item)) }),
+    ...(value.editHistory === undefined ? {} : { editHistory: value.editHistory === null ? null : value.editHistory.map((item) => v1ToV2NesEditHistoryEntry(item)) }),
+    ...(value.userActions === undefined ? {} : { userActions: value.userActions === null ? null : value.userActions.map((item) => v1ToV2NesUserAction(item)) }),
+    ...(value.openFiles === undefined ? {} : { openFiles: value.openFiles === null ? null : value.openFiles.map((item) => v1ToV2NesOpenFile(item)) }),
+    ...(value.diagnostics === undefined ? {} : { diagnostics: value.diagnostics === null ? null : value.diagnostics.map((item) => v1ToV2NesDiagnostic(item)) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesSuggestContext` into a v1 `NesSuggestContext`. */
+export function v2ToV1NesSuggestContext(value: V2.NesSuggestContext): V1.NesSuggestContext {
+  return {
+    ...(value.recentFiles === undefined ? {} : { recentFiles: value.recentFiles === null ? null : value.recentFiles.map((item) => v2ToV1NesRecentFile(item)) }),
+    ...(value.relatedSnippets === undefined ? {} : { relatedSnippets: value.relatedSnippets === null ? null : value.relatedSnippets.map((item) => v2ToV1NesRelatedSnippet(item)) }),
+    ...(value.editHistory === undefined ? {} : { editHistory: value.editHistory === null ? null : value.editHistory.map((item) => v2ToV1NesEditHistoryEntry(item)) }),
+    ...(value.userActions === undefined ? {} : { userActions: value.userActions === null ? null : value.userActions.map((item) => v2ToV1NesUserAction(item)) }),
+    ...(value.openFiles === undefined ? {} : { openFiles: value.openFiles === null ? null : value.openFiles.map((item) => v2ToV1NesOpenFile(item)) }),
+    ...(value.diagnostics === undefined ? {} : { diagnostics: value.diagnostics === null ? null : value.diagnostics.map((item) => v2ToV1NesDiagnostic(item)) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesRecentFile` into a v2 `NesRecentFile`. */
+export function v1ToV2NesRecentFile(value: V1.NesRecentFile): V2.NesRecentFile {
+  return {
+    uri: value.uri,
+    languageId: value.languageId,
+    text: value.text,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesRecentFile` into a v1 `NesRecentFile`. */
+export function v2ToV1NesRecentFile(value: V2.NesRecentFile): V1.NesRecentFile {
+  return {
+    uri: value.uri,
+    languageId: value.languageId,
+    text: value.text,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesRelatedSnippet` into a v2 `NesRelatedSnippet`. */
+export function v1ToV2NesRelatedSnippet(value: V1.NesRelatedSnippet): V2.NesRelatedSnippet {
+  return {
+    uri: value.uri,
+    excerpts: value.excerpts.map((item) => v1ToV2NesExcerpt(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesRelatedSnippet` into a v1 `NesRelatedSnippet`. */
+export function v2ToV1NesRelatedSnippet(value: V2.NesRelatedSnippet): V1.NesRelatedSnippet {
+  return {
+    uri: value.uri,
+    excerpts: value.excerpts.map((item) => v2ToV1NesExcerpt(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesExcerpt` into a v2 `NesExcerpt`. */
+export function v1ToV2NesExcerpt(value: V1.NesExcerpt): V2.NesExcerpt {
+  return {
+    startLine: value.startLine,
+    endLine: value.endLine,
+    text: value.text,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesExcerpt` into a v1 `NesExcerpt`. */
+export function v2ToV1NesExcerpt(value: V2.NesExcerpt): V1.NesExcerpt {
+  return {
+    startLine: value.startLine,
+    endLine: value.endLine,
+    text: value.text,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesEditHistoryEntry` into a v2 `NesEditHistoryEntry`. */
+export function v1ToV2NesEditHistoryEntry(value: V1.NesEditHistoryEntry): V2.NesEditHistoryEntry {
+  return {
+    uri: value.uri,
+    diff: value.diff,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesEditHistoryEntry` into a v1 `NesEditHistoryEntry`. */
+export function v2ToV1NesEditHistoryEntry(value: V2.NesEditHistoryEntry): V1.NesEditHistoryEntry {
+  return {
+    uri: value.uri,
+    diff: value.diff,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesUserAction` into a v2 `NesUserAction`. */
+export function v1ToV2NesUserAction(value: V1.NesUserAction): V2.NesUserAction {
+  return {
+    action: value.action,
+    uri: value.uri,
+    position: v1ToV2Position(value.position),
+    timestampMs: value.timestampMs,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesUserAction` into a v1 `NesUserAction`. */
+export function v2ToV1NesUserAction(value: V2.NesUserAction): V1.NesUserAction {
+  return {
+    action: value.action,
+    uri: value.uri,
+    position: v2ToV1Position(value.position),
+    timestampMs: value.timestampMs,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesOpenFile` into a v2 `NesOpenFile`. */
+export function v1ToV2NesOpenFile(value: V1.NesOpenFile): V2.NesOpenFile {
+  return {
+    uri: value.uri,
+    languageId: value.languageId,
+    ...(value.visibleRange === undefined ? {} : { visibleRange: value.visibleRange === null ? null : v1ToV2Range(value.visibleRange) }),
+    ...(value.lastFocusedMs === undefined ? {} : { lastFocusedMs: value.lastFocusedMs }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesOpenFile` into a v1 `NesOpenFile`. */
+export function v2ToV1NesOpenFile(value: V2.NesOpenFile): V1.NesOpenFile {
+  return {
+    uri: value.uri,
+    languageId: value.languageId,
+    ...(value.visibleRange === undefined ? {} : { visibleRange: value.visibleRange === null ? null : v2ToV1Range(value.visibleRange) }),
+    ...(value.lastFocusedMs === undefined ? {} : { lastFocusedMs: value.lastFocusedMs }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesDiagnostic` into a v2 `NesDiagnostic`. */
+export function v1ToV2NesDiagnostic(value: V1.NesDiagnostic): V2.NesDiagnostic {
+  return {
+    uri: value.uri,
+    range: v1ToV2Range(value.range),
+    severity: v1ToV2NesDiagnosticSeverity(value.severity),
+    message: value.message,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `NesDiagnostic` into a v1 `NesDiagnostic`. */
+export function v2ToV1NesDiagnostic(value: V2.NesDiagnostic): V1.NesDiagnostic {
+  return {
+    uri: value.uri,
+    range: v2ToV1Range(value.range),
+    severity: v2ToV1NesDiagnosticSeverity(value.severity),
+    message: value.message,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesDiagnosticSeverity` into a v2 `NesDiagnosticSeverity`. */
+export function v1ToV2NesDiagnosticSeverity(value: V1.NesDiagnosticSeverity): V2.NesDiagnosticSeverity {
+  return value as V2.NesDiagnosticSeverity;
+}
+
+/** Converts a v2 `NesDiagnosticSeverity` into a v1 `NesDiagnosticSeverity`. */
+export function v2ToV1NesDiagnosticSeverity(value: V2.NesDiagnosticSeverity): V1.NesDiagnosticSeverity {
+  return value as V1.NesDiagnosticSeverity;
+}
+
+/** Converts a v1 `CloseNesRequest` into a v2 `CloseNesRequest`. */
+export function v1ToV2CloseNesRequest(value: V1.CloseNesRequest): V2.CloseNesRequest {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `CloseNesRequest` into a v1 `CloseNesRequest`. */
+export function v2ToV1CloseNesRequest(value: V2.CloseNesRequest): V1.CloseNesRequest {
+  return {
+    sessionId: value.sessionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `DidOpenDocumentNotification` into a v2 `DidOpenDocumentNotification`. */
+export function v1ToV2DidOpenDocumentNotification(value: V1.DidOpenDocumentNotification): V2.DidOpenDocumentNotification {
+  return {
+    sessionId: value.sessionId,
+    uri: value.uri,
+    languageId: value.languageId,
+    version: value.version,
+    text: value.text,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `DidOpenDocumentNotification` into a v1 `DidOpenDocumentNotification`. */
+export function v2ToV1DidOpenDocumentNotification(value: V2.DidOpenDocumentNotification): V1.DidOpenDocumentNotification {
+  return {
+    sessionId: value.sessionId,
+    uri: value.uri,
+    languageId: value.languageId,
+    version: value.version,
+    text: value.text,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `DidChangeDocumentNotification` into a v2 `DidChangeDocumentNotification`. */
+export function v1ToV2DidChangeDocumentNotification(value: V1.DidChangeDocumentNotification): V2.DidChangeDocumentNotification {
+  return {
+    sessionId: value.sessionId,
+    uri: value.uri,
+    version: value.version,
+    contentChanges: value.contentChanges.map((item) => v1ToV2TextDocumentContentChangeEvent(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `DidChangeDocumentNotification` into a v1 `DidChangeDocumentNotification`. */
+export function v2ToV1DidChangeDocumentNotification(value: V2.DidChangeDocumentNotification): V1.DidChangeDocumentNotification {
+  return {
+    sessionId: value.sessionId,
+    uri: value.uri,
+    version: value.version,
+    contentChanges: value.contentChanges.map((item) => v2ToV1TextDocumentContentChangeEvent(item)),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `TextDocumentContentChangeEvent` into a v2 `TextDocumentContentChangeEvent`. */
+export function v1ToV2TextDocumentContentChangeEvent(value: V1.TextDocumentContentChangeEvent): V2.TextDocumentContentChangeEvent {
+  return {
+    ...(value.range === undefined ? {} : { range: value.range === null ? null : v1ToV2Range(value.range) }),
+    text: value.text,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `TextDocumentContentChangeEvent` into a v1 `TextDocumentContentChangeEvent`. */
+export function v2ToV1TextDocumentContentChangeEvent(value: V2.TextDocumentContentChangeEvent): V1.TextDocumentContentChangeEvent {
+  return {
+    ...(value.range === undefined ? {} : { range: value.range === null ? null : v2ToV1Range(value.range) }),
+    text: value.text,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `DidCloseDocumentNotification` into a v2 `DidCloseDocumentNotification`. */
+export function v1ToV2DidCloseDocumentNotification(value: V1.DidCloseDocumentNotification): V2.DidCloseDocumentNotification {
+  return {
+    sessionId: value.sessionId,
+    uri: value.uri,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `DidCloseDocumentNotification` into a v1 `DidCloseDocumentNotification`. */
+export function v2ToV1DidCloseDocumentNotification(value: V2.DidCloseDocumentNotification): V1.DidCloseDocumentNotification {
+  return {
+    sessionId: value.sessionId,
+    uri: value.uri,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `DidSaveDocumentNotification` into a v2 `DidSaveDocumentNotification`. */
+export function v1ToV2DidSaveDocumentNotification(value: V1.DidSaveDocumentNotification): V2.DidSaveDocumentNotification {
+  return {
+    sessionId: value.sessionId,
+    uri: value.uri,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `DidSaveDocumentNotification` into a v1 `DidSaveDocumentNotification`. */
+export function v2ToV1DidSaveDocumentNotification(value: V2.DidSaveDocumentNotification): V1.DidSaveDocumentNotification {
+  return {
+    sessionId: value.sessionId,
+    uri: value.uri,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `DidFocusDocumentNotification` into a v2 `DidFocusDocumentNotification`. */
+export function v1ToV2DidFocusDocumentNotification(value: V1.DidFocusDocumentNotification): V2.DidFocusDocumentNotification {
+  return {
+    sessionId: value.sessionId,
+    uri: value.uri,
+    version: value.version,
+    position: v1ToV2Position(value.position),
+    visibleRange: v1ToV2Range(value.visibleRange),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `DidFocusDocumentNotification` into a v1 `DidFocusDocumentNotification`. */
+export function v2ToV1DidFocusDocumentNotification(value: V2.DidFocusDocumentNotification): V1.DidFocusDocumentNotification {
+  return {
+    sessionId: value.sessionId,
+    uri: value.uri,
+    version: value.version,
+    position: v2ToV1Position(value.position),
+    visibleRange: v2ToV1Range(value.visibleRange),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `AcceptNesNotification` into a v2 `AcceptNesNotification`. */
+export function v1ToV2AcceptNesNotification(value: V1.AcceptNesNotification): V2.AcceptNesNotification {
+  return {
+    sessionId: value.sessionId,
+    suggestionId: value.id,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `AcceptNesNotification` into a v1 `AcceptNesNotification`. */
+export function v2ToV1AcceptNesNotification(value: V2.AcceptNesNotification): V1.AcceptNesNotification {
+  return {
+    sessionId: value.sessionId,
+    id: value.suggestionId,
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `RejectNesNotification` into a v2 `RejectNesNotification`. */
+export function v1ToV2RejectNesNotification(value: V1.RejectNesNotification): V2.RejectNesNotification {
+  return {
+    sessionId: value.sessionId,
+    suggestionId: value.id,
+    ...(value.reason === undefined ? {} : { reason: value.reason === null ? null : v1ToV2NesRejectReason(value.reason) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v2 `RejectNesNotification` into a v1 `RejectNesNotification`. */
+export function v2ToV1RejectNesNotification(value: V2.RejectNesNotification): V1.RejectNesNotification {
+  return {
+    sessionId: value.sessionId,
+    id: value.suggestionId,
+    ...(value.reason === undefined ? {} : { reason: value.reason === null ? null : v2ToV1NesRejectReason(value.reason) }),
+    ...(value._meta === undefined ? {} : { _meta: value._meta }),
+  };
+}
+
+/** Converts a v1 `NesRejectReason` into a v2 `NesRejectReason`. */
+export function v1ToV2NesRejectReason(value: V1.NesRejectReason): V2.NesRejectReason {
+  return value as V2.NesRejectReason;
+}
+
+/** Converts a v2 `NesRejectReason` into a v1 `NesRejectReason`. */
+export function v2ToV1NesRejectReason(value: V2.NesRejectReason): V1.NesRejectReason {
+  return value as V1.NesRejectReason;
+}
+
 /** One conversion of the mapping: the definitions it pairs, its converters and what it may lose. */
 export interface ConversionInfo {
   /** Suffix of the converter names. */
@@ -3499,6 +4531,405 @@ export const CONVERSIONS: readonly ConversionInfo[] = [
     toV2: v1ToV2CompleteElicitationNotification,
     toV1: v2ToV1CompleteElicitationNotification,
   },
+  {
+    name: 'NesCapabilities',
+    v1: 'NesCapabilities',
+    v2: 'NesCapabilities',
+    toV2: v1ToV2NesCapabilities,
+    toV1: v2ToV1NesCapabilities,
+  },
+  {
+    name: 'NesEventCapabilities',
+    v1: 'NesEventCapabilities',
+    v2: 'NesEventCapabilities',
+    toV2: v1ToV2NesEventCapabilities,
+    toV1: v2ToV1NesEventCapabilities,
+  },
+  {
+    name: 'NesDocumentEventCapabilities',
+    v1: 'NesDocumentEventCapabilities',
+    v2: 'NesDocumentEventCapabilities',
+    toV2: v1ToV2NesDocumentEventCapabilities,
+    toV1: v2ToV1NesDocumentEventCapabilities,
+  },
+  {
+    name: 'NesDocumentDidOpenCapabilities',
+    v1: 'NesDocumentDidOpenCapabilities',
+    v2: 'NesDocumentDidOpenCapabilities',
+    toV2: v1ToV2NesDocumentDidOpenCapabilities,
+    toV1: v2ToV1NesDocumentDidOpenCapabilities,
+  },
+  {
+    name: 'NesDocumentDidChangeCapabilities',
+    v1: 'NesDocumentDidChangeCapabilities',
+    v2: 'NesDocumentDidChangeCapabilities',
+    toV2: v1ToV2NesDocumentDidChangeCapabilities,
+    toV1: v2ToV1NesDocumentDidChangeCapabilities,
+  },
+  {
+    name: 'TextDocumentSyncKind',
+    v1: 'TextDocumentSyncKind',
+    v2: 'TextDocumentSyncKind',
+    toV2: v1ToV2TextDocumentSyncKind,
+    toV1: v2ToV1TextDocumentSyncKind,
+  },
+  {
+    name: 'NesDocumentDidCloseCapabilities',
+    v1: 'NesDocumentDidCloseCapabilities',
+    v2: 'NesDocumentDidCloseCapabilities',
+    toV2: v1ToV2NesDocumentDidCloseCapabilities,
+    toV1: v2ToV1NesDocumentDidCloseCapabilities,
+  },
+  {
+    name: 'NesDocumentDidSaveCapabilities',
+    v1: 'NesDocumentDidSaveCapabilities',
+    v2: 'NesDocumentDidSaveCapabilities',
+    toV2: v1ToV2NesDocumentDidSaveCapabilities,
+    toV1: v2ToV1NesDocumentDidSaveCapabilities,
+  },
+  {
+    name: 'NesDocumentDidFocusCapabilities',
+    v1: 'NesDocumentDidFocusCapabilities',
+    v2: 'NesDocumentDidFocusCapabilities',
+    toV2: v1ToV2NesDocumentDidFocusCapabilities,
+    toV1: v2ToV1NesDocumentDidFocusCapabilities,
+  },
+  {
+    name: 'NesContextCapabilities',
+    v1: 'NesContextCapabilities',
+    v2: 'NesContextCapabilities',
+    toV2: v1ToV2NesContextCapabilities,
+    toV1: v2ToV1NesContextCapabilities,
+  },
+  {
+    name: 'NesRecentFilesCapabilities',
+    v1: 'NesRecentFilesCapabilities',
+    v2: 'NesRecentFilesCapabilities',
+    toV2: v1ToV2NesRecentFilesCapabilities,
+    toV1: v2ToV1NesRecentFilesCapabilities,
+  },
+  {
+    name: 'NesRelatedSnippetsCapabilities',
+    v1: 'NesRelatedSnippetsCapabilities',
+    v2: 'NesRelatedSnippetsCapabilities',
+    toV2: v1ToV2NesRelatedSnippetsCapabilities,
+    toV1: v2ToV1NesRelatedSnippetsCapabilities,
+  },
+  {
+    name: 'NesEditHistoryCapabilities',
+    v1: 'NesEditHistoryCapabilities',
+    v2: 'NesEditHistoryCapabilities',
+    toV2: v1ToV2NesEditHistoryCapabilities,
+    toV1: v2ToV1NesEditHistoryCapabilities,
+  },
+  {
+    name: 'NesUserActionsCapabilities',
+    v1: 'NesUserActionsCapabilities',
+    v2: 'NesUserActionsCapabilities',
+    toV2: v1ToV2NesUserActionsCapabilities,
+    toV1: v2ToV1NesUserActionsCapabilities,
+  },
+  {
+    name: 'NesOpenFilesCapabilities',
+    v1: 'NesOpenFilesCapabilities',
+    v2: 'NesOpenFilesCapabilities',
+    toV2: v1ToV2NesOpenFilesCapabilities,
+    toV1: v2ToV1NesOpenFilesCapabilities,
+  },
+  {
+    name: 'NesDiagnosticsCapabilities',
+    v1: 'NesDiagnosticsCapabilities',
+    v2: 'NesDiagnosticsCapabilities',
+    toV2: v1ToV2NesDiagnosticsCapabilities,
+    toV1: v2ToV1NesDiagnosticsCapabilities,
+  },
+  {
+    name: 'PositionEncodingKind',
+    v1: 'PositionEncodingKind',
+    v2: 'PositionEncodingKind',
+    toV2: v1ToV2PositionEncodingKind,
+    toV1: v2ToV1PositionEncodingKind,
+  },
+  {
+    name: 'StartNesResponse',
+    v1: 'StartNesResponse',
+    v2: 'StartNesResponse',
+    toV2: v1ToV2StartNesResponse,
+    toV1: v2ToV1StartNesResponse,
+  },
+  {
+    name: 'SuggestNesResponse',
+    v1: 'SuggestNesResponse',
+    v2: 'SuggestNesResponse',
+    toV2: v1ToV2SuggestNesResponse,
+    toV1: v2ToV1SuggestNesResponse,
+  },
+  {
+    name: 'NesSuggestion',
+    v1: 'NesSuggestion',
+    v2: 'NesSuggestion',
+    toV2: v1ToV2NesSuggestion,
+    toV1: v2ToV1NesSuggestion,
+  },
+  {
+    name: 'NesTextEdit',
+    v1: 'NesTextEdit',
+    v2: 'NesTextEdit',
+    toV2: v1ToV2NesTextEdit,
+    toV1: v2ToV1NesTextEdit,
+  },
+  {
+    name: 'Range',
+    v1: 'Range',
+    v2: 'Range',
+    toV2: v1ToV2Range,
+    toV1: v2ToV1Range,
+  },
+  {
+    name: 'Position',
+    v1: 'Position',
+    v2: 'Position',
+    toV2: v1ToV2Position,
+    toV1: v2ToV1Position,
+  },
+  {
+    name: 'NesEditSuggestion',
+    v1: 'NesEditSuggestion',
+    v2: 'NesEditSuggestion',
+    toV2: v1ToV2NesEditSuggestion,
+    toV1: v2ToV1NesEditSuggestion,
+  },
+  {
+    name: 'NesJumpSuggestion',
+    v1: 'NesJumpSuggestion',
+    v2: 'NesJumpSuggestion',
+    toV2: v1ToV2NesJumpSuggestion,
+    toV1: v2ToV1NesJumpSuggestion,
+  },
+  {
+    name: 'NesRenameSuggestion',
+    v1: 'NesRenameSuggestion',
+    v2: 'NesRenameSuggestion',
+    toV2: v1ToV2NesRenameSuggestion,
+    toV1: v2ToV1NesRenameSuggestion,
+  },
+  {
+    name: 'NesSearchAndReplaceSuggestion',
+    v1: 'NesSearchAndReplaceSuggestion',
+    v2: 'NesSearchAndReplaceSuggestion',
+    toV2: v1ToV2NesSearchAndReplaceSuggestion,
+    toV1: v2ToV1NesSearchAndReplaceSuggestion,
+  },
+  {
+    name: 'UnknownNesSuggestion',
+    v1: 'UnknownNesSuggestion',
+    v2: 'UnknownNesSuggestion',
+    toV2: v1ToV2UnknownNesSuggestion,
+    toV1: v2ToV1UnknownNesSuggestion,
+  },
+  {
+    name: 'CloseNesResponse',
+    v1: 'CloseNesResponse',
+    v2: 'CloseNesResponse',
+    toV2: v1ToV2CloseNesResponse,
+    toV1: v2ToV1CloseNesResponse,
+  },
+  {
+    name: 'ClientNesCapabilities',
+    v1: 'ClientNesCapabilities',
+    v2: 'ClientNesCapabilities',
+    toV2: v1ToV2ClientNesCapabilities,
+    toV1: v2ToV1ClientNesCapabilities,
+  },
+  {
+    name: 'NesJumpCapabilities',
+    v1: 'NesJumpCapabilities',
+    v2: 'NesJumpCapabilities',
+    toV2: v1ToV2NesJumpCapabilities,
+    toV1: v2ToV1NesJumpCapabilities,
+  },
+  {
+    name: 'NesRenameCapabilities',
+    v1: 'NesRenameCapabilities',
+    v2: 'NesRenameCapabilities',
+    toV2: v1ToV2NesRenameCapabilities,
+    toV1: v2ToV1NesRenameCapabilities,
+  },
+  {
+    name: 'NesSearchAndReplaceCapabilities',
+    v1: 'NesSearchAndReplaceCapabilities',
+    v2: 'NesSearchAndReplaceCapabilities',
+    toV2: v1ToV2NesSearchAndReplaceCapabilities,
+    toV1: v2ToV1NesSearchAndReplaceCapabilities,
+  },
+  {
+    name: 'StartNesRequest',
+    v1: 'StartNesRequest',
+    v2: 'StartNesRequest',
+    toV2: v1ToV2StartNesRequest,
+    toV1: v2ToV1StartNesRequest,
+  },
+  {
+    name: 'WorkspaceFolder',
+    v1: 'WorkspaceFolder',
+    v2: 'WorkspaceFolder',
+    toV2: v1ToV2WorkspaceFolder,
+    toV1: v2ToV1WorkspaceFolder,
+  },
+  {
+    name: 'NesRepository',
+    v1: 'NesRepository',
+    v2: 'NesRepository',
+    toV2: v1ToV2NesRepository,
+    toV1: v2ToV1NesRepository,
+  },
+  {
+    name: 'SuggestNesRequest',
+    v1: 'SuggestNesRequest',
+    v2: 'SuggestNesRequest',
+    toV2: v1ToV2SuggestNesRequest,
+    toV1: v2ToV1SuggestNesRequest,
+  },
+  {
+    name: 'NesTriggerKind',
+    v1: 'NesTriggerKind',
+    v2: 'NesTriggerKind',
+    toV2: v1ToV2NesTriggerKind,
+    toV1: v2ToV1NesTriggerKind,
+  },
+  {
+    name: 'NesSuggestContext',
+    v1: 'NesSuggestContext',
+    v2: 'NesSuggestContext',
+    toV2: v1ToV2NesSuggestContext,
+    toV1: v2ToV1NesSuggestContext,
+  },
+  {
+    name: 'NesRecentFile',
+    v1: 'NesRecentFile',
+    v2: 'NesRecentFile',
+    toV2: v1ToV2NesRecentFile,
+    toV1: v2ToV1NesRecentFile,
+  },
+  {
+    name: 'NesRelatedSnippet',
+    v1: 'NesRelatedSnippet',
+    v2: 'NesRelatedSnippet',
+    toV2: v1ToV2NesRelatedSnippet,
+    toV1: v2ToV1NesRelatedSnippet,
+  },
+  {
+    name: 'NesExcerpt',
+    v1: 'NesExcerpt',
+    v2: 'NesExcerpt',
+    toV2: v1ToV2NesExcerpt,
+    toV1: v2ToV1NesExcerpt,
+  },
+  {
+    name: 'NesEditHistoryEntry',
+    v1: 'NesEditHistoryEntry',
+    v2: 'NesEditHistoryEntry',
+    toV2: v1ToV2NesEditHistoryEntry,
+    toV1: v2ToV1NesEditHistoryEntry,
+  },
+  {
+    name: 'NesUserAction',
+    v1: 'NesUserAction',
+    v2: 'NesUserAction',
+    toV2: v1ToV2NesUserAction,
+    toV1: v2ToV1NesUserAction,
+  },
+  {
+    name: 'NesOpenFile',
+    v1: 'NesOpenFile',
+    v2: 'NesOpenFile',
+    toV2: v1ToV2NesOpenFile,
+    toV1: v2ToV1NesOpenFile,
+  },
+  {
+    name: 'NesDiagnostic',
+    v1: 'NesDiagnostic',
+    v2: 'NesDiagnostic',
+    toV2: v1ToV2NesDiagnostic,
+    toV1: v2ToV1NesDiagnostic,
+  },
+  {
+    name: 'NesDiagnosticSeverity',
+    v1: 'NesDiagnosticSeverity',
+    v2: 'NesDiagnosticSeverity',
+    toV2: v1ToV2NesDiagnosticSeverity,
+    toV1: v2ToV1NesDiagnosticSeverity,
+  },
+  {
+    name: 'CloseNesRequest',
+    v1: 'CloseNesRequest',
+    v2: 'CloseNesRequest',
+    toV2: v1ToV2CloseNesRequest,
+    toV1: v2ToV1CloseNesRequest,
+  },
+  {
+    name: 'DidOpenDocumentNotification',
+    v1: 'DidOpenDocumentNotification',
+    v2: 'DidOpenDocumentNotification',
+    toV2: v1ToV2DidOpenDocumentNotification,
+    toV1: v2ToV1DidOpenDocumentNotification,
+  },
+  {
+    name: 'DidChangeDocumentNotification',
+    v1: 'DidChangeDocumentNotification',
+    v2: 'DidChangeDocumentNotification',
+    toV2: v1ToV2DidChangeDocumentNotification,
+    toV1: v2ToV1DidChangeDocumentNotification,
+  },
+  {
+    name: 'TextDocumentContentChangeEvent',
+    v1: 'TextDocumentContentChangeEvent',
+    v2: 'TextDocumentContentChangeEvent',
+    toV2: v1ToV2TextDocumentContentChangeEvent,
+    toV1: v2ToV1TextDocumentContentChangeEvent,
+  },
+  {
+    name: 'DidCloseDocumentNotification',
+    v1: 'DidCloseDocumentNotification',
+    v2: 'DidCloseDocumentNotification',
+    toV2: v1ToV2DidCloseDocumentNotification,
+    toV1: v2ToV1DidCloseDocumentNotification,
+  },
+  {
+    name: 'DidSaveDocumentNotification',
+    v1: 'DidSaveDocumentNotification',
+    v2: 'DidSaveDocumentNotification',
+    toV2: v1ToV2DidSaveDocumentNotification,
+    toV1: v2ToV1DidSaveDocumentNotification,
+  },
+  {
+    name: 'DidFocusDocumentNotification',
+    v1: 'DidFocusDocumentNotification',
+    v2: 'DidFocusDocumentNotification',
+    toV2: v1ToV2DidFocusDocumentNotification,
+    toV1: v2ToV1DidFocusDocumentNotification,
+  },
+  {
+    name: 'AcceptNesNotification',
+    v1: 'AcceptNesNotification',
+    v2: 'AcceptNesNotification',
+    toV2: v1ToV2AcceptNesNotification,
+    toV1: v2ToV1AcceptNesNotification,
+  },
+  {
+    name: 'RejectNesNotification',
+    v1: 'RejectNesNotification',
+    v2: 'RejectNesNotification',
+    toV2: v1ToV2RejectNesNotification,
+    toV1: v2ToV1RejectNesNotification,
+  },
+  {
+    name: 'NesRejectReason',
+    v1: 'NesRejectReason',
+    v2: 'NesRejectReason',
+    toV2: v1ToV2NesRejectReason,
+    toV1: v2ToV1NesRejectReason,
+  },
 ];
 
 /** One method of either version, its counterpart and the conversions of its params and result. */
@@ -3780,6 +5211,69 @@ export const METHOD_MAPPING: readonly MethodMappingInfo[] = [
     params: 'MessageMcpRequest',
     result: 'MessageMcpResponse',
     note: 'Both versions\' unstable surface: the same method and shapes in v1\'s schema.unstable.json.',
+  },
+  {
+    v1: 'nes/start',
+    v2: 'nes/start',
+    params: 'StartNesRequest',
+    result: 'StartNesResponse',
+    note: 'Both versions\' unstable surface (next edit suggestions): the same method and shapes in v1\'s schema.unstable.json.',
+  },
+  {
+    v1: 'nes/suggest',
+    v2: 'nes/suggest',
+    params: 'SuggestNesRequest',
+    result: 'SuggestNesResponse',
+    note: 'Both versions\' unstable surface (next edit suggestions): the same method and shapes in v1\'s schema.unstable.json.',
+  },
+  {
+    v1: 'nes/accept',
+    v2: 'nes/accept',
+    params: 'AcceptNesNotification',
+    note: 'Both versions\' unstable surface (next edit suggestions): the same method and shapes in v1\'s schema.unstable.json.',
+  },
+  {
+    v1: 'nes/reject',
+    v2: 'nes/reject',
+    params: 'RejectNesNotification',
+    note: 'Both versions\' unstable surface (next edit suggestions): the same method and shapes in v1\'s schema.unstable.json.',
+  },
+  {
+    v1: 'nes/close',
+    v2: 'nes/close',
+    params: 'CloseNesRequest',
+    result: 'CloseNesResponse',
+    note: 'Both versions\' unstable surface (next edit suggestions): the same method and shapes in v1\'s schema.unstable.json.',
+  },
+  {
+    v1: 'document/didOpen',
+    v2: 'document/didOpen',
+    params: 'DidOpenDocumentNotification',
+    note: 'Both versions\' unstable surface (next edit suggestions): the same method and shapes in v1\'s schema.unstable.json.',
+  },
+  {
+    v1: 'document/didChange',
+    v2: 'document/didChange',
+    params: 'DidChangeDocumentNotification',
+    note: 'Both versions\' unstable surface (next edit suggestions): the same method and shapes in v1\'s schema.unstable.json.',
+  },
+  {
+    v1: 'document/didClose',
+    v2: 'document/didClose',
+    params: 'DidCloseDocumentNotification',
+    note: 'Both versions\' unstable surface (next edit suggestions): the same method and shapes in v1\'s schema.unstable.json.',
+  },
+  {
+    v1: 'document/didSave',
+    v2: 'document/didSave',
+    params: 'DidSaveDocumentNotification',
+    note: 'Both versions\' unstable surface (next edit suggestions): the same method and shapes in v1\'s schema.unstable.json.',
+  },
+  {
+    v1: 'document/didFocus',
+    v2: 'document/didFocus',
+    params: 'DidFocusDocumentNotification',
+    note: 'Both versions\' unstable surface (next edit suggestions): the same method and shapes in v1\'s schema.unstable.json.',
   },
 ];
 /** Every session/update kind of both versions with its counterpart, in mapping order. */

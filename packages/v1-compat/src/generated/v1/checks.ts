@@ -102,6 +102,11 @@ function sub15(v) {
   return true;
 }
 
+function sub16(v) {
+  if (!(v === "edit" || v === "jump" || v === "rename" || v === "searchAndReplace")) return false;
+  return true;
+}
+
 function checkMeta(v) {
   if (!((v !== null && typeof v === 'object' && !Array.isArray(v)) || v === null)) return false;
   return true;
@@ -216,9 +221,24 @@ function checkClientCapabilities(v) {
     if (!(checkElicitationCapabilities(p7) || p7 === null)) return false;
   }
 
-  const p8 = v._meta;
+  const p8 = v.nes;
   if (p8 !== undefined) {
-    if (!checkMeta(p8)) return false;
+    if (!(checkClientNesCapabilities(p8) || p8 === null)) return false;
+  }
+
+  const p9 = v.positionEncodings;
+  if (p9 !== undefined) {
+    if (!(Array.isArray(p9))) return false;
+    for (let i10 = 0; i10 < p9.length; i10 += 1) {
+      const x11 = p9[i10];
+      if (!checkPositionEncodingKind(x11)) return false;
+    }
+
+  }
+
+  const p12 = v._meta;
+  if (p12 !== undefined) {
+    if (!checkMeta(p12)) return false;
   }
 
   return true;
@@ -366,9 +386,19 @@ function checkAgentCapabilities(v) {
     if (!(checkProvidersCapabilities(p6) || p6 === null)) return false;
   }
 
-  const p7 = v._meta;
+  const p7 = v.nes;
   if (p7 !== undefined) {
-    if (!checkMeta(p7)) return false;
+    if (!(checkNesCapabilities(p7) || p7 === null)) return false;
+  }
+
+  const p8 = v.positionEncoding;
+  if (p8 !== undefined) {
+    if (!(checkPositionEncodingKind(p8) || p8 === null)) return false;
+  }
+
+  const p9 = v._meta;
+  if (p9 !== undefined) {
+    if (!checkMeta(p9)) return false;
   }
 
   return true;
@@ -5623,6 +5653,1133 @@ function checkPlanCapabilities(v) {
   return true;
 }
 
+function checkNesCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v.events;
+  if (p1 !== undefined) {
+    if (!(checkNesEventCapabilities(p1) || p1 === null)) return false;
+  }
+
+  const p2 = v.context;
+  if (p2 !== undefined) {
+    if (!(checkNesContextCapabilities(p2) || p2 === null)) return false;
+  }
+
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+function checkNesEventCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v.document;
+  if (p1 !== undefined) {
+    if (!(checkNesDocumentEventCapabilities(p1) || p1 === null)) return false;
+  }
+
+  const p2 = v._meta;
+  if (p2 !== undefined) {
+    if (!checkMeta(p2)) return false;
+  }
+
+  return true;
+}
+
+function checkNesDocumentEventCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v.didOpen;
+  if (p1 !== undefined) {
+    if (!(checkNesDocumentDidOpenCapabilities(p1) || p1 === null)) return false;
+  }
+
+  const p2 = v.didChange;
+  if (p2 !== undefined) {
+    if (!(checkNesDocumentDidChangeCapabilities(p2) || p2 === null)) return false;
+  }
+
+  const p3 = v.didClose;
+  if (p3 !== undefined) {
+    if (!(checkNesDocumentDidCloseCapabilities(p3) || p3 === null)) return false;
+  }
+
+  const p4 = v.didSave;
+  if (p4 !== undefined) {
+    if (!(checkNesDocumentDidSaveCapabilities(p4) || p4 === null)) return false;
+  }
+
+  const p5 = v.didFocus;
+  if (p5 !== undefined) {
+    if (!(checkNesDocumentDidFocusCapabilities(p5) || p5 === null)) return false;
+  }
+
+  const p6 = v._meta;
+  if (p6 !== undefined) {
+    if (!checkMeta(p6)) return false;
+  }
+
+  return true;
+}
+
+function checkNesDocumentDidOpenCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkNesDocumentDidChangeCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.syncKind === undefined) return false;
+  const p1 = v.syncKind;
+  if (!checkTextDocumentSyncKind(p1)) return false;
+  const p2 = v._meta;
+  if (p2 !== undefined) {
+    if (!checkMeta(p2)) return false;
+  }
+
+  return true;
+}
+
+function checkTextDocumentSyncKind(v) {
+  if (!(typeof v === 'string')) return false;
+  return true;
+}
+
+function checkNesDocumentDidCloseCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkNesDocumentDidSaveCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkNesDocumentDidFocusCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkNesContextCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v.recentFiles;
+  if (p1 !== undefined) {
+    if (!(checkNesRecentFilesCapabilities(p1) || p1 === null)) return false;
+  }
+
+  const p2 = v.relatedSnippets;
+  if (p2 !== undefined) {
+    if (!(checkNesRelatedSnippetsCapabilities(p2) || p2 === null)) return false;
+  }
+
+  const p3 = v.editHistory;
+  if (p3 !== undefined) {
+    if (!(checkNesEditHistoryCapabilities(p3) || p3 === null)) return false;
+  }
+
+  const p4 = v.userActions;
+  if (p4 !== undefined) {
+    if (!(checkNesUserActionsCapabilities(p4) || p4 === null)) return false;
+  }
+
+  const p5 = v.openFiles;
+  if (p5 !== undefined) {
+    if (!(checkNesOpenFilesCapabilities(p5) || p5 === null)) return false;
+  }
+
+  const p6 = v.diagnostics;
+  if (p6 !== undefined) {
+    if (!(checkNesDiagnosticsCapabilities(p6) || p6 === null)) return false;
+  }
+
+  const p7 = v._meta;
+  if (p7 !== undefined) {
+    if (!checkMeta(p7)) return false;
+  }
+
+  return true;
+}
+
+function checkNesRecentFilesCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v.maxCount;
+  if (p1 !== undefined) {
+    if (!(Number.isInteger(p1) || p1 === null)) return false;
+    if ((typeof p1 === 'number' && Number.isFinite(p1))) {
+      if (!(p1 >= 0)) return false;
+      if (!(p1 <= 4294967295)) return false;
+    }
+
+  }
+
+  const p2 = v._meta;
+  if (p2 !== undefined) {
+    if (!checkMeta(p2)) return false;
+  }
+
+  return true;
+}
+
+function checkNesRelatedSnippetsCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkNesEditHistoryCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v.maxCount;
+  if (p1 !== undefined) {
+    if (!(Number.isInteger(p1) || p1 === null)) return false;
+    if ((typeof p1 === 'number' && Number.isFinite(p1))) {
+      if (!(p1 >= 0)) return false;
+      if (!(p1 <= 4294967295)) return false;
+    }
+
+  }
+
+  const p2 = v._meta;
+  if (p2 !== undefined) {
+    if (!checkMeta(p2)) return false;
+  }
+
+  return true;
+}
+
+function checkNesUserActionsCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v.maxCount;
+  if (p1 !== undefined) {
+    if (!(Number.isInteger(p1) || p1 === null)) return false;
+    if ((typeof p1 === 'number' && Number.isFinite(p1))) {
+      if (!(p1 >= 0)) return false;
+      if (!(p1 <= 4294967295)) return false;
+    }
+
+  }
+
+  const p2 = v._meta;
+  if (p2 !== undefined) {
+    if (!checkMeta(p2)) return false;
+  }
+
+  return true;
+}
+
+function checkNesOpenFilesCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkNesDiagnosticsCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkPositionEncodingKind(v) {
+  if (!(typeof v === 'string')) return false;
+  return true;
+}
+
+function checkStartNesResponse(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionId === undefined) return false;
+  const p1 = v.sessionId;
+  if (!checkSessionId(p1)) return false;
+  const p2 = v._meta;
+  if (p2 !== undefined) {
+    if (!checkMeta(p2)) return false;
+  }
+
+  return true;
+}
+
+function checkSuggestNesResponse(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.suggestions === undefined) return false;
+  const p1 = v.suggestions;
+  if (!(Array.isArray(p1))) return false;
+  for (let i2 = 0; i2 < p1.length; i2 += 1) {
+    const x3 = p1[i2];
+    if (!checkNesSuggestion(x3)) return false;
+  }
+
+  const p4 = v._meta;
+  if (p4 !== undefined) {
+    if (!checkMeta(p4)) return false;
+  }
+
+  return true;
+}
+
+function checkNesSuggestion(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.kind === undefined) return false;
+  const p1 = v.kind;
+  if (!(typeof p1 === 'string')) return false;
+  const t2 = v.kind;
+  switch (t2) {
+    case "edit": {
+      if (v.id === undefined || v.uri === undefined || v.edits === undefined) return false;
+      const p3 = v.id;
+      if (!checkNesSuggestionId(p3)) return false;
+      const p4 = v.uri;
+      if (!(typeof p4 === 'string')) return false;
+      const p5 = v.edits;
+      if (!(Array.isArray(p5))) return false;
+      if (p5.length < 1) return false;
+      for (let i6 = 0; i6 < p5.length; i6 += 1) {
+        const x7 = p5[i6];
+        if (!checkNesTextEdit(x7)) return false;
+      }
+
+      const p8 = v.cursorPosition;
+      if (p8 !== undefined) {
+        if (!(checkPosition(p8) || p8 === null)) return false;
+      }
+
+      const p9 = v._meta;
+      if (p9 !== undefined) {
+        if (!checkMeta(p9)) return false;
+      }
+
+      break;
+    }
+
+    case "jump": {
+      if (v.id === undefined || v.uri === undefined || v.position === undefined) return false;
+      const p10 = v.id;
+      if (!checkNesSuggestionId(p10)) return false;
+      const p11 = v.uri;
+      if (!(typeof p11 === 'string')) return false;
+      const p12 = v.position;
+      if (!checkPosition(p12)) return false;
+      const p13 = v._meta;
+      if (p13 !== undefined) {
+        if (!checkMeta(p13)) return false;
+      }
+
+      break;
+    }
+
+    case "rename": {
+      if (v.id === undefined || v.uri === undefined || v.position === undefined || v.newName === undefined) return false;
+      const p14 = v.id;
+      if (!checkNesSuggestionId(p14)) return false;
+      const p15 = v.uri;
+      if (!(typeof p15 === 'string')) return false;
+      const p16 = v.position;
+      if (!checkPosition(p16)) return false;
+      const p17 = v.newName;
+      if (!(typeof p17 === 'string')) return false;
+      const p18 = v._meta;
+      if (p18 !== undefined) {
+        if (!checkMeta(p18)) return false;
+      }
+
+      break;
+    }
+
+    case "searchAndReplace": {
+      if (v.id === undefined || v.uri === undefined || v.search === undefined || v.replace === undefined) return false;
+      const p19 = v.id;
+      if (!checkNesSuggestionId(p19)) return false;
+      const p20 = v.uri;
+      if (!(typeof p20 === 'string')) return false;
+      const p21 = v.search;
+      if (!(typeof p21 === 'string')) return false;
+      const p22 = v.replace;
+      if (!(typeof p22 === 'string')) return false;
+      const p23 = v.isRegex;
+      if (p23 !== undefined) {
+        if (!(typeof p23 === 'boolean' || p23 === null)) return false;
+      }
+
+      const p24 = v._meta;
+      if (p24 !== undefined) {
+        if (!checkMeta(p24)) return false;
+      }
+
+      break;
+    }
+
+    default: {
+      if (!checkUnknownNesSuggestionWithUncheckedTag(v)) return false;
+    }
+
+  }
+
+  return true;
+}
+
+function checkNesSuggestionId(v) {
+  if (!(typeof v === 'string')) return false;
+  return true;
+}
+
+function checkNesTextEdit(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.range === undefined || v.newText === undefined) return false;
+  const p1 = v.range;
+  if (!checkRange(p1)) return false;
+  const p2 = v.newText;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+function checkRange(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.start === undefined || v.end === undefined) return false;
+  const p1 = v.start;
+  if (!checkPosition(p1)) return false;
+  const p2 = v.end;
+  if (!checkPosition(p2)) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+function checkPosition(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.line === undefined || v.character === undefined) return false;
+  const p1 = v.line;
+  if (!(Number.isInteger(p1))) return false;
+  if (!(p1 >= 0)) return false;
+  if (!(p1 <= 4294967295)) return false;
+  const p2 = v.character;
+  if (!(Number.isInteger(p2))) return false;
+  if (!(p2 >= 0)) return false;
+  if (!(p2 <= 4294967295)) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+function checkNesEditSuggestion(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.kind === undefined || v.id === undefined || v.uri === undefined || v.edits === undefined) return false;
+  const p1 = v.kind;
+  if (p1 !== "edit") return false;
+  const p2 = v.id;
+  if (!checkNesSuggestionId(p2)) return false;
+  const p3 = v.uri;
+  if (!(typeof p3 === 'string')) return false;
+  const p4 = v.edits;
+  if (!(Array.isArray(p4))) return false;
+  if (p4.length < 1) return false;
+  for (let i5 = 0; i5 < p4.length; i5 += 1) {
+    const x6 = p4[i5];
+    if (!checkNesTextEdit(x6)) return false;
+  }
+
+  const p7 = v.cursorPosition;
+  if (p7 !== undefined) {
+    if (!(checkPosition(p7) || p7 === null)) return false;
+  }
+
+  const p8 = v._meta;
+  if (p8 !== undefined) {
+    if (!checkMeta(p8)) return false;
+  }
+
+  return true;
+}
+
+function checkNesJumpSuggestion(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.kind === undefined || v.id === undefined || v.uri === undefined || v.position === undefined) return false;
+  const p1 = v.kind;
+  if (p1 !== "jump") return false;
+  const p2 = v.id;
+  if (!checkNesSuggestionId(p2)) return false;
+  const p3 = v.uri;
+  if (!(typeof p3 === 'string')) return false;
+  const p4 = v.position;
+  if (!checkPosition(p4)) return false;
+  const p5 = v._meta;
+  if (p5 !== undefined) {
+    if (!checkMeta(p5)) return false;
+  }
+
+  return true;
+}
+
+function checkNesRenameSuggestion(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.kind === undefined || v.id === undefined || v.uri === undefined || v.position === undefined || v.newName === undefined) return false;
+  const p1 = v.kind;
+  if (p1 !== "rename") return false;
+  const p2 = v.id;
+  if (!checkNesSuggestionId(p2)) return false;
+  const p3 = v.uri;
+  if (!(typeof p3 === 'string')) return false;
+  const p4 = v.position;
+  if (!checkPosition(p4)) return false;
+  const p5 = v.newName;
+  if (!(typeof p5 === 'string')) return false;
+  const p6 = v._meta;
+  if (p6 !== undefined) {
+    if (!checkMeta(p6)) return false;
+  }
+
+  return true;
+}
+
+function checkNesSearchAndReplaceSuggestion(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.kind === undefined || v.id === undefined || v.uri === undefined || v.search === undefined || v.replace === undefined) return false;
+  const p1 = v.kind;
+  if (p1 !== "searchAndReplace") return false;
+  const p2 = v.id;
+  if (!checkNesSuggestionId(p2)) return false;
+  const p3 = v.uri;
+  if (!(typeof p3 === 'string')) return false;
+  const p4 = v.search;
+  if (!(typeof p4 === 'string')) return false;
+  const p5 = v.replace;
+  if (!(typeof p5 === 'string')) return false;
+  const p6 = v.isRegex;
+  if (p6 !== undefined) {
+    if (!(typeof p6 === 'boolean' || p6 === null)) return false;
+  }
+
+  const p7 = v._meta;
+  if (p7 !== undefined) {
+    if (!checkMeta(p7)) return false;
+  }
+
+  return true;
+}
+
+function checkUnknownNesSuggestion(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.kind === undefined || v.id === undefined) return false;
+  const p1 = v.kind;
+  if (!(typeof p1 === 'string')) return false;
+  if (sub16(p1)) return false;
+  const p2 = v.id;
+  if (!checkNesSuggestionId(p2)) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+function checkCloseNesResponse(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkClientNesCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v.jump;
+  if (p1 !== undefined) {
+    if (!(checkNesJumpCapabilities(p1) || p1 === null)) return false;
+  }
+
+  const p2 = v.rename;
+  if (p2 !== undefined) {
+    if (!(checkNesRenameCapabilities(p2) || p2 === null)) return false;
+  }
+
+  const p3 = v.searchAndReplace;
+  if (p3 !== undefined) {
+    if (!(checkNesSearchAndReplaceCapabilities(p3) || p3 === null)) return false;
+  }
+
+  const p4 = v._meta;
+  if (p4 !== undefined) {
+    if (!checkMeta(p4)) return false;
+  }
+
+  return true;
+}
+
+function checkNesJumpCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkNesRenameCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkNesSearchAndReplaceCapabilities(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v._meta;
+  if (p1 !== undefined) {
+    if (!checkMeta(p1)) return false;
+  }
+
+  return true;
+}
+
+function checkStartNesRequest(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v.workspaceUri;
+  if (p1 !== undefined) {
+    if (!(typeof p1 === 'string' || p1 === null)) return false;
+  }
+
+  const p2 = v.workspaceFolders;
+  if (p2 !== undefined) {
+    if (!(Array.isArray(p2) || p2 === null)) return false;
+    if (Array.isArray(p2)) {
+      for (let i3 = 0; i3 < p2.length; i3 += 1) {
+        const x4 = p2[i3];
+        if (!checkWorkspaceFolder(x4)) return false;
+      }
+
+    }
+
+  }
+
+  const p5 = v.repository;
+  if (p5 !== undefined) {
+    if (!(checkNesRepository(p5) || p5 === null)) return false;
+  }
+
+  const p6 = v._meta;
+  if (p6 !== undefined) {
+    if (!checkMeta(p6)) return false;
+  }
+
+  return true;
+}
+
+function checkWorkspaceFolder(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.uri === undefined || v.name === undefined) return false;
+  const p1 = v.uri;
+  if (!(typeof p1 === 'string')) return false;
+  const p2 = v.name;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+function checkNesRepository(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.name === undefined || v.owner === undefined || v.remoteUrl === undefined) return false;
+  const p1 = v.name;
+  if (!(typeof p1 === 'string')) return false;
+  const p2 = v.owner;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v.remoteUrl;
+  if (!(typeof p3 === 'string')) return false;
+  const p4 = v._meta;
+  if (p4 !== undefined) {
+    if (!checkMeta(p4)) return false;
+  }
+
+  return true;
+}
+
+function checkSuggestNesRequest(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionId === undefined || v.uri === undefined || v.version === undefined || v.position === undefined || v.triggerKind === undefined) return false;
+  const p1 = v.sessionId;
+  if (!checkSessionId(p1)) return false;
+  const p2 = v.uri;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v.version;
+  if (!(Number.isInteger(p3))) return false;
+  const p4 = v.position;
+  if (!checkPosition(p4)) return false;
+  const p5 = v.selection;
+  if (p5 !== undefined) {
+    if (!(checkRange(p5) || p5 === null)) return false;
+  }
+
+  const p6 = v.triggerKind;
+  if (!checkNesTriggerKind(p6)) return false;
+  const p7 = v.context;
+  if (p7 !== undefined) {
+    if (!(checkNesSuggestContext(p7) || p7 === null)) return false;
+  }
+
+  const p8 = v._meta;
+  if (p8 !== undefined) {
+    if (!checkMeta(p8)) return false;
+  }
+
+  return true;
+}
+
+function checkNesTriggerKind(v) {
+  if (!(typeof v === 'string')) return false;
+  return true;
+}
+
+function checkNesSuggestContext(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  const p1 = v.recentFiles;
+  if (p1 !== undefined) {
+    if (!(Array.isArray(p1) || p1 === null)) return false;
+    if (Array.isArray(p1)) {
+      for (let i2 = 0; i2 < p1.length; i2 += 1) {
+        const x3 = p1[i2];
+        if (!checkNesRecentFile(x3)) return false;
+      }
+
+    }
+
+  }
+
+  const p4 = v.relatedSnippets;
+  if (p4 !== undefined) {
+    if (!(Array.isArray(p4) || p4 === null)) return false;
+    if (Array.isArray(p4)) {
+      for (let i5 = 0; i5 < p4.length; i5 += 1) {
+        const x6 = p4[i5];
+        if (!checkNesRelatedSnippet(x6)) return false;
+      }
+
+    }
+
+  }
+
+  const p7 = v.editHistory;
+  if (p7 !== undefined) {
+    if (!(Array.isArray(p7) || p7 === null)) return false;
+    if (Array.isArray(p7)) {
+      for (let i8 = 0; i8 < p7.length; i8 += 1) {
+        const x9 = p7[i8];
+        if (!checkNesEditHistoryEntry(x9)) return false;
+      }
+
+    }
+
+  }
+
+  const p10 = v.userActions;
+  if (p10 !== undefined) {
+    if (!(Array.isArray(p10) || p10 === null)) return false;
+    if (Array.isArray(p10)) {
+      for (let i11 = 0; i11 < p10.length; i11 += 1) {
+        const x12 = p10[i11];
+        if (!checkNesUserAction(x12)) return false;
+      }
+
+    }
+
+  }
+
+  const p13 = v.openFiles;
+  if (p13 !== undefined) {
+    if (!(Array.isArray(p13) || p13 === null)) return false;
+    if (Array.isArray(p13)) {
+      for (let i14 = 0; i14 < p13.length; i14 += 1) {
+        const x15 = p13[i14];
+        if (!checkNesOpenFile(x15)) return false;
+      }
+
+    }
+
+  }
+
+  const p16 = v.diagnostics;
+  if (p16 !== undefined) {
+    if (!(Array.isArray(p16) || p16 === null)) return false;
+    if (Array.isArray(p16)) {
+      for (let i17 = 0; i17 < p16.length; i17 += 1) {
+        const x18 = p16[i17];
+        if (!checkNesDiagnostic(x18)) return false;
+      }
+
+    }
+
+  }
+
+  const p19 = v._meta;
+  if (p19 !== undefined) {
+    if (!checkMeta(p19)) return false;
+  }
+
+  return true;
+}
+
+function checkNesRecentFile(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.uri === undefined || v.languageId === undefined || v.text === undefined) return false;
+  const p1 = v.uri;
+  if (!(typeof p1 === 'string')) return false;
+  const p2 = v.languageId;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v.text;
+  if (!(typeof p3 === 'string')) return false;
+  const p4 = v._meta;
+  if (p4 !== undefined) {
+    if (!checkMeta(p4)) return false;
+  }
+
+  return true;
+}
+
+function checkNesRelatedSnippet(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.uri === undefined || v.excerpts === undefined) return false;
+  const p1 = v.uri;
+  if (!(typeof p1 === 'string')) return false;
+  const p2 = v.excerpts;
+  if (!(Array.isArray(p2))) return false;
+  for (let i3 = 0; i3 < p2.length; i3 += 1) {
+    const x4 = p2[i3];
+    if (!checkNesExcerpt(x4)) return false;
+  }
+
+  const p5 = v._meta;
+  if (p5 !== undefined) {
+    if (!checkMeta(p5)) return false;
+  }
+
+  return true;
+}
+
+function checkNesExcerpt(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.startLine === undefined || v.endLine === undefined || v.text === undefined) return false;
+  const p1 = v.startLine;
+  if (!(Number.isInteger(p1))) return false;
+  if (!(p1 >= 0)) return false;
+  if (!(p1 <= 4294967295)) return false;
+  const p2 = v.endLine;
+  if (!(Number.isInteger(p2))) return false;
+  if (!(p2 >= 0)) return false;
+  if (!(p2 <= 4294967295)) return false;
+  const p3 = v.text;
+  if (!(typeof p3 === 'string')) return false;
+  const p4 = v._meta;
+  if (p4 !== undefined) {
+    if (!checkMeta(p4)) return false;
+  }
+
+  return true;
+}
+
+function checkNesEditHistoryEntry(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.uri === undefined || v.diff === undefined) return false;
+  const p1 = v.uri;
+  if (!(typeof p1 === 'string')) return false;
+  const p2 = v.diff;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+function checkNesUserAction(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.action === undefined || v.uri === undefined || v.position === undefined || v.timestampMs === undefined) return false;
+  const p1 = v.action;
+  if (!(typeof p1 === 'string')) return false;
+  const p2 = v.uri;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v.position;
+  if (!checkPosition(p3)) return false;
+  const p4 = v.timestampMs;
+  if (!(Number.isInteger(p4))) return false;
+  if (!(p4 >= 0)) return false;
+  const p5 = v._meta;
+  if (p5 !== undefined) {
+    if (!checkMeta(p5)) return false;
+  }
+
+  return true;
+}
+
+function checkNesOpenFile(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.uri === undefined || v.languageId === undefined) return false;
+  const p1 = v.uri;
+  if (!(typeof p1 === 'string')) return false;
+  const p2 = v.languageId;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v.visibleRange;
+  if (p3 !== undefined) {
+    if (!(checkRange(p3) || p3 === null)) return false;
+  }
+
+  const p4 = v.lastFocusedMs;
+  if (p4 !== undefined) {
+    if (!(Number.isInteger(p4) || p4 === null)) return false;
+    if ((typeof p4 === 'number' && Number.isFinite(p4))) {
+      if (!(p4 >= 0)) return false;
+    }
+
+  }
+
+  const p5 = v._meta;
+  if (p5 !== undefined) {
+    if (!checkMeta(p5)) return false;
+  }
+
+  return true;
+}
+
+function checkNesDiagnostic(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.uri === undefined || v.range === undefined || v.severity === undefined || v.message === undefined) return false;
+  const p1 = v.uri;
+  if (!(typeof p1 === 'string')) return false;
+  const p2 = v.range;
+  if (!checkRange(p2)) return false;
+  const p3 = v.severity;
+  if (!checkNesDiagnosticSeverity(p3)) return false;
+  const p4 = v.message;
+  if (!(typeof p4 === 'string')) return false;
+  const p5 = v._meta;
+  if (p5 !== undefined) {
+    if (!checkMeta(p5)) return false;
+  }
+
+  return true;
+}
+
+function checkNesDiagnosticSeverity(v) {
+  if (!(typeof v === 'string')) return false;
+  return true;
+}
+
+function checkCloseNesRequest(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionId === undefined) return false;
+  const p1 = v.sessionId;
+  if (!checkSessionId(p1)) return false;
+  const p2 = v._meta;
+  if (p2 !== undefined) {
+    if (!checkMeta(p2)) return false;
+  }
+
+  return true;
+}
+
+function checkDidOpenDocumentNotification(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionId === undefined || v.uri === undefined || v.languageId === undefined || v.version === undefined || v.text === undefined) return false;
+  const p1 = v.sessionId;
+  if (!checkSessionId(p1)) return false;
+  const p2 = v.uri;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v.languageId;
+  if (!(typeof p3 === 'string')) return false;
+  const p4 = v.version;
+  if (!(Number.isInteger(p4))) return false;
+  const p5 = v.text;
+  if (!(typeof p5 === 'string')) return false;
+  const p6 = v._meta;
+  if (p6 !== undefined) {
+    if (!checkMeta(p6)) return false;
+  }
+
+  return true;
+}
+
+function checkDidChangeDocumentNotification(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionId === undefined || v.uri === undefined || v.version === undefined || v.contentChanges === undefined) return false;
+  const p1 = v.sessionId;
+  if (!checkSessionId(p1)) return false;
+  const p2 = v.uri;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v.version;
+  if (!(Number.isInteger(p3))) return false;
+  const p4 = v.contentChanges;
+  if (!(Array.isArray(p4))) return false;
+  for (let i5 = 0; i5 < p4.length; i5 += 1) {
+    const x6 = p4[i5];
+    if (!checkTextDocumentContentChangeEvent(x6)) return false;
+  }
+
+  const p7 = v._meta;
+  if (p7 !== undefined) {
+    if (!checkMeta(p7)) return false;
+  }
+
+  return true;
+}
+
+function checkTextDocumentContentChangeEvent(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.text === undefined) return false;
+  const p1 = v.range;
+  if (p1 !== undefined) {
+    if (!(checkRange(p1) || p1 === null)) return false;
+  }
+
+  const p2 = v.text;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+function checkDidCloseDocumentNotification(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionId === undefined || v.uri === undefined) return false;
+  const p1 = v.sessionId;
+  if (!checkSessionId(p1)) return false;
+  const p2 = v.uri;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+function checkDidSaveDocumentNotification(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionId === undefined || v.uri === undefined) return false;
+  const p1 = v.sessionId;
+  if (!checkSessionId(p1)) return false;
+  const p2 = v.uri;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+function checkDidFocusDocumentNotification(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionId === undefined || v.uri === undefined || v.version === undefined || v.position === undefined || v.visibleRange === undefined) return false;
+  const p1 = v.sessionId;
+  if (!checkSessionId(p1)) return false;
+  const p2 = v.uri;
+  if (!(typeof p2 === 'string')) return false;
+  const p3 = v.version;
+  if (!(Number.isInteger(p3))) return false;
+  const p4 = v.position;
+  if (!checkPosition(p4)) return false;
+  const p5 = v.visibleRange;
+  if (!checkRange(p5)) return false;
+  const p6 = v._meta;
+  if (p6 !== undefined) {
+    if (!checkMeta(p6)) return false;
+  }
+
+  return true;
+}
+
+function checkAcceptNesNotification(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionId === undefined || v.id === undefined) return false;
+  const p1 = v.sessionId;
+  if (!checkSessionId(p1)) return false;
+  const p2 = v.id;
+  if (!checkNesSuggestionId(p2)) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+function checkRejectNesNotification(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.sessionId === undefined || v.id === undefined) return false;
+  const p1 = v.sessionId;
+  if (!checkSessionId(p1)) return false;
+  const p2 = v.id;
+  if (!checkNesSuggestionId(p2)) return false;
+  const p3 = v.reason;
+  if (p3 !== undefined) {
+    if (!(checkNesRejectReason(p3) || p3 === null)) return false;
+  }
+
+  const p4 = v._meta;
+  if (p4 !== undefined) {
+    if (!checkMeta(p4)) return false;
+  }
+
+  return true;
+}
+
+function checkNesRejectReason(v) {
+  if (!(typeof v === 'string')) return false;
+  return true;
+}
+
 function checkExtensionContentWithUncheckedTag(v) {
   if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
   if (v.type === undefined) return false;
@@ -5703,4 +6860,19 @@ function checkExtensionPlanContentWithUncheckedTag(v) {
   return true;
 }
 
-export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkToolCallId as ToolCallId, checkSessionModeId as SessionModeId, checkImplementation as Implementation, checkFileSystemCapabilities as FileSystemCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentCapabilities as AgentCapabilities, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkMcpServerSse as McpServerSse, checkMcpServer as McpServer, checkExtensionMcpServer as ExtensionMcpServer, checkSessionMode as SessionMode, checkSessionModeState as SessionModeState, checkNewSessionRequest as NewSessionRequest, checkNewSessionResponse as NewSessionResponse, checkLoadSessionRequest as LoadSessionRequest, checkLoadSessionResponse as LoadSessionResponse, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkRole as Role, checkAnnotations as Annotations, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkStopReason as StopReason, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkUserMessageChunk as UserMessageChunk, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtChunk as AgentThoughtChunk, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCallDetails as ToolCallDetails, checkNewToolCall as NewToolCall, checkToolCallUpdate as ToolCallUpdate, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanUpdate as PlanUpdate, checkAvailableCommandInput as AvailableCommandInput, checkAvailableCommand as AvailableCommand, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkCurrentModeUpdate as CurrentModeUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkAuthMethodId as AuthMethodId, checkPermissionOptionId as PermissionOptionId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkTerminalId as TerminalId, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkErrorCode as ErrorCode, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkCancelRequestNotification as CancelRequestNotification, checkSessionListCapabilities as SessionListCapabilities, checkSessionResumeCapabilities as SessionResumeCapabilities, checkSessionCloseCapabilities as SessionCloseCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionForkCapabilities as SessionForkCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkLogoutCapabilities as LogoutCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAuthCapabilities as AuthCapabilities, checkCompactionCapabilities as CompactionCapabilities, checkNoticeCapabilities as NoticeCapabilities, checkBooleanConfigOptionCapabilities as BooleanConfigOptionCapabilities, checkSessionConfigOptionsCapabilities as SessionConfigOptionsCapabilities, checkClientSessionCapabilities as ClientSessionCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkAuthenticateRequest as AuthenticateRequest, checkAuthenticateResponse as AuthenticateResponse, checkLogoutRequest as LogoutRequest, checkLogoutResponse as LogoutResponse, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkSetSessionModeRequest as SetSessionModeRequest, checkSetSessionModeResponse as SetSessionModeResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkForkSessionRequest as ForkSessionRequest, checkForkSessionResponse as ForkSessionResponse, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkReadTextFileRequest as ReadTextFileRequest, checkReadTextFileResponse as ReadTextFileResponse, checkWriteTextFileRequest as WriteTextFileRequest, checkWriteTextFileResponse as WriteTextFileResponse, checkCreateTerminalRequest as CreateTerminalRequest, checkCreateTerminalResponse as CreateTerminalResponse, checkTerminalExitStatus as TerminalExitStatus, checkTerminalOutputRequest as TerminalOutputRequest, checkTerminalOutputResponse as TerminalOutputResponse, checkReleaseTerminalRequest as ReleaseTerminalRequest, checkReleaseTerminalResponse as ReleaseTerminalResponse, checkWaitForTerminalExitRequest as WaitForTerminalExitRequest, checkWaitForTerminalExitResponse as WaitForTerminalExitResponse, checkKillTerminalRequest as KillTerminalRequest, checkKillTerminalResponse as KillTerminalResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkElicitationSchemaType as ElicitationSchemaType, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification, checkSetSessionTitleRequest as SetSessionTitleRequest, checkSetSessionTitleResponse as SetSessionTitleResponse, checkSessionStatusRequest as SessionStatusRequest, checkSessionStatus as SessionStatus, checkArchiveSessionRequest as ArchiveSessionRequest, checkArchiveSessionResponse as ArchiveSessionResponse, checkUnarchiveSessionRequest as UnarchiveSessionRequest, checkUnarchiveSessionResponse as UnarchiveSessionResponse, checkSessionArchiveFilter as SessionArchiveFilter, checkAuthStatusRequest as AuthStatusRequest, checkAuthStatusResponse as AuthStatusResponse, checkAuthState as AuthState, checkAuthAccount as AuthAccount, checkAuthStatusUpdateNotification as AuthStatusUpdateNotification, checkListProvidersRequest as ListProvidersRequest, checkListProvidersResponse as ListProvidersResponse, checkProviderInfo as ProviderInfo, checkProviderId as ProviderId, checkLlmProtocol as LlmProtocol, checkProviderCurrentConfig as ProviderCurrentConfig, checkSetProviderRequest as SetProviderRequest, checkSetProviderResponse as SetProviderResponse, checkDisableProviderRequest as DisableProviderRequest, checkDisableProviderResponse as DisableProviderResponse, checkMessageMcpRequest as MessageMcpRequest, checkMessageMcpResponse as MessageMcpResponse, checkMessageMcpNotification as MessageMcpNotification, checkMessageMcpResult as MessageMcpResult, checkMessageMcpError as MessageMcpError, checkMcpServerAcpId as McpServerAcpId, checkMcpRequestId as McpRequestId, checkMcpError as McpError, checkMcpServerAcp as McpServerAcp, checkInitializeProxyRequest as InitializeProxyRequest, checkInitializeProxyResponse as InitializeProxyResponse, checkProxySuccessorRequest as ProxySuccessorRequest, checkProxySuccessorResponse as ProxySuccessorResponse, checkProxySuccessorNotification as ProxySuccessorNotification, checkSessionSystemPromptCapabilities as SessionSystemPromptCapabilities, checkSessionSystemPromptModeCapabilities as SessionSystemPromptModeCapabilities, checkSessionSystemPromptOverrideCapabilities as SessionSystemPromptOverrideCapabilities, checkSessionArchiveCapabilities as SessionArchiveCapabilities, checkSessionStatusCapabilities as SessionStatusCapabilities, checkSessionTitleCapabilities as SessionTitleCapabilities, checkAuthStatusCapabilities as AuthStatusCapabilities, checkProvidersCapabilities as ProvidersCapabilities, checkSubagentSessionCapabilities as SubagentSessionCapabilities, checkSessionCancelCapabilities as SessionCancelCapabilities, checkSystemPrompt as SystemPrompt, checkSystemPromptMode as SystemPromptMode, checkUsage as Usage, checkPlanContent as PlanContent, checkPlanId as PlanId, checkPlanItems as PlanItems, checkPlanFile as PlanFile, checkPlanMarkdown as PlanMarkdown, checkExtensionPlanContent as ExtensionPlanContent, checkPlanRemoved as PlanRemoved, checkSessionMessage as SessionMessage, checkSessionMessageChunk as SessionMessageChunk, checkSubagentUpdate as SubagentUpdate, checkSubagentState as SubagentState, checkSessionStatusResponse as SessionStatusResponse, checkPlanContentUpdate as PlanContentUpdate, checkSubagentCapabilities as SubagentCapabilities, checkPlanCapabilities as PlanCapabilities };
+function checkUnknownNesSuggestionWithUncheckedTag(v) {
+  if (!((v !== null && typeof v === 'object' && !Array.isArray(v)))) return false;
+  if (v.kind === undefined || v.id === undefined) return false;
+  const p1 = v.kind;
+  if (!(typeof p1 === 'string')) return false;
+  const p2 = v.id;
+  if (!checkNesSuggestionId(p2)) return false;
+  const p3 = v._meta;
+  if (p3 !== undefined) {
+    if (!checkMeta(p3)) return false;
+  }
+
+  return true;
+}
+
+export { checkMeta as Meta, checkRequestId as RequestId, checkSessionId as SessionId, checkMessageId as MessageId, checkProtocolVersion as ProtocolVersion, checkToolCallId as ToolCallId, checkSessionModeId as SessionModeId, checkImplementation as Implementation, checkFileSystemCapabilities as FileSystemCapabilities, checkClientCapabilities as ClientCapabilities, checkPromptCapabilities as PromptCapabilities, checkMcpCapabilities as McpCapabilities, checkSessionCapabilities as SessionCapabilities, checkAgentCapabilities as AgentCapabilities, checkAuthMethod as AuthMethod, checkInitializeRequest as InitializeRequest, checkInitializeResponse as InitializeResponse, checkEnvVariable as EnvVariable, checkHttpHeader as HttpHeader, checkMcpServerStdio as McpServerStdio, checkMcpServerHttp as McpServerHttp, checkMcpServerSse as McpServerSse, checkMcpServer as McpServer, checkExtensionMcpServer as ExtensionMcpServer, checkSessionMode as SessionMode, checkSessionModeState as SessionModeState, checkNewSessionRequest as NewSessionRequest, checkNewSessionResponse as NewSessionResponse, checkLoadSessionRequest as LoadSessionRequest, checkLoadSessionResponse as LoadSessionResponse, checkResumeSessionRequest as ResumeSessionRequest, checkResumeSessionResponse as ResumeSessionResponse, checkRole as Role, checkAnnotations as Annotations, checkTextContent as TextContent, checkImageContent as ImageContent, checkAudioContent as AudioContent, checkResourceLink as ResourceLink, checkTextResourceContents as TextResourceContents, checkBlobResourceContents as BlobResourceContents, checkEmbeddedResourceContents as EmbeddedResourceContents, checkEmbeddedResource as EmbeddedResource, checkExtensionContent as ExtensionContent, checkContentBlock as ContentBlock, checkPromptRequest as PromptRequest, checkStopReason as StopReason, checkPromptResponse as PromptResponse, checkCancelNotification as CancelNotification, checkUserMessageChunk as UserMessageChunk, checkAgentMessageChunk as AgentMessageChunk, checkAgentThoughtChunk as AgentThoughtChunk, checkToolKind as ToolKind, checkToolCallStatus as ToolCallStatus, checkToolCallLocation as ToolCallLocation, checkToolCallContentBlock as ToolCallContentBlock, checkToolCallDiff as ToolCallDiff, checkToolCallTerminal as ToolCallTerminal, checkExtensionToolCallContent as ExtensionToolCallContent, checkToolCallContent as ToolCallContent, checkToolCallDetails as ToolCallDetails, checkNewToolCall as NewToolCall, checkToolCallUpdate as ToolCallUpdate, checkPlanEntryPriority as PlanEntryPriority, checkPlanEntryStatus as PlanEntryStatus, checkPlanEntry as PlanEntry, checkPlanUpdate as PlanUpdate, checkAvailableCommandInput as AvailableCommandInput, checkAvailableCommand as AvailableCommand, checkAvailableCommandsUpdate as AvailableCommandsUpdate, checkCurrentModeUpdate as CurrentModeUpdate, checkConfigOptionUpdate as ConfigOptionUpdate, checkSessionInfoUpdate as SessionInfoUpdate, checkCost as Cost, checkUsageUpdate as UsageUpdate, checkExtensionSessionUpdate as ExtensionSessionUpdate, checkSessionUpdate as SessionUpdate, checkSessionNotification as SessionNotification, checkPermissionOptionKind as PermissionOptionKind, checkPermissionOption as PermissionOption, checkRequestPermissionRequest as RequestPermissionRequest, checkSelectedPermissionOutcome as SelectedPermissionOutcome, checkCancelledPermissionOutcome as CancelledPermissionOutcome, checkExtensionPermissionOutcome as ExtensionPermissionOutcome, checkPermissionOutcome as PermissionOutcome, checkRequestPermissionResponse as RequestPermissionResponse, checkAuthMethodId as AuthMethodId, checkPermissionOptionId as PermissionOptionId, checkSessionConfigId as SessionConfigId, checkSessionConfigValueId as SessionConfigValueId, checkSessionConfigGroupId as SessionConfigGroupId, checkTerminalId as TerminalId, checkElicitationId as ElicitationId, checkCompactionId as CompactionId, checkErrorCode as ErrorCode, checkJsonRpcError as JsonRpcError, checkJsonRpcRequest as JsonRpcRequest, checkJsonRpcNotification as JsonRpcNotification, checkJsonRpcSuccessResponse as JsonRpcSuccessResponse, checkJsonRpcErrorResponse as JsonRpcErrorResponse, checkJsonRpcMessage as JsonRpcMessage, checkCancelRequestNotification as CancelRequestNotification, checkSessionListCapabilities as SessionListCapabilities, checkSessionResumeCapabilities as SessionResumeCapabilities, checkSessionCloseCapabilities as SessionCloseCapabilities, checkSessionDeleteCapabilities as SessionDeleteCapabilities, checkSessionForkCapabilities as SessionForkCapabilities, checkSessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities, checkLogoutCapabilities as LogoutCapabilities, checkAgentAuthCapabilities as AgentAuthCapabilities, checkAuthCapabilities as AuthCapabilities, checkCompactionCapabilities as CompactionCapabilities, checkNoticeCapabilities as NoticeCapabilities, checkBooleanConfigOptionCapabilities as BooleanConfigOptionCapabilities, checkSessionConfigOptionsCapabilities as SessionConfigOptionsCapabilities, checkClientSessionCapabilities as ClientSessionCapabilities, checkElicitationFormCapabilities as ElicitationFormCapabilities, checkElicitationUrlCapabilities as ElicitationUrlCapabilities, checkElicitationCapabilities as ElicitationCapabilities, checkAuthMethodAgent as AuthMethodAgent, checkAuthMethodTerminal as AuthMethodTerminal, checkAuthenticateRequest as AuthenticateRequest, checkAuthenticateResponse as AuthenticateResponse, checkLogoutRequest as LogoutRequest, checkLogoutResponse as LogoutResponse, checkSessionConfigOptionCategory as SessionConfigOptionCategory, checkSessionConfigSelectOption as SessionConfigSelectOption, checkSessionConfigSelectGroup as SessionConfigSelectGroup, checkSessionConfigSelectOptions as SessionConfigSelectOptions, checkSessionConfigSelect as SessionConfigSelect, checkSessionConfigBoolean as SessionConfigBoolean, checkExtensionSessionConfigOption as ExtensionSessionConfigOption, checkSessionConfigOption as SessionConfigOption, checkSetSessionConfigOptionRequest as SetSessionConfigOptionRequest, checkSetSessionConfigOptionResponse as SetSessionConfigOptionResponse, checkSetSessionModeRequest as SetSessionModeRequest, checkSetSessionModeResponse as SetSessionModeResponse, checkListSessionsRequest as ListSessionsRequest, checkSessionInfo as SessionInfo, checkListSessionsResponse as ListSessionsResponse, checkDeleteSessionRequest as DeleteSessionRequest, checkDeleteSessionResponse as DeleteSessionResponse, checkCloseSessionRequest as CloseSessionRequest, checkCloseSessionResponse as CloseSessionResponse, checkForkSessionRequest as ForkSessionRequest, checkForkSessionResponse as ForkSessionResponse, checkNoticeSeverity as NoticeSeverity, checkNotice as Notice, checkCompactionStatus as CompactionStatus, checkCompactionUpdate as CompactionUpdate, checkCompactionSummaryChunk as CompactionSummaryChunk, checkReadTextFileRequest as ReadTextFileRequest, checkReadTextFileResponse as ReadTextFileResponse, checkWriteTextFileRequest as WriteTextFileRequest, checkWriteTextFileResponse as WriteTextFileResponse, checkCreateTerminalRequest as CreateTerminalRequest, checkCreateTerminalResponse as CreateTerminalResponse, checkTerminalExitStatus as TerminalExitStatus, checkTerminalOutputRequest as TerminalOutputRequest, checkTerminalOutputResponse as TerminalOutputResponse, checkReleaseTerminalRequest as ReleaseTerminalRequest, checkReleaseTerminalResponse as ReleaseTerminalResponse, checkWaitForTerminalExitRequest as WaitForTerminalExitRequest, checkWaitForTerminalExitResponse as WaitForTerminalExitResponse, checkKillTerminalRequest as KillTerminalRequest, checkKillTerminalResponse as KillTerminalResponse, checkElicitationSessionScope as ElicitationSessionScope, checkElicitationRequestScope as ElicitationRequestScope, checkElicitationSchemaType as ElicitationSchemaType, checkStringFormat as StringFormat, checkEnumOption as EnumOption, checkStringPropertySchema as StringPropertySchema, checkNumberPropertySchema as NumberPropertySchema, checkIntegerPropertySchema as IntegerPropertySchema, checkBooleanPropertySchema as BooleanPropertySchema, checkStringMultiSelectItems as StringMultiSelectItems, checkTitledMultiSelectItems as TitledMultiSelectItems, checkExtensionMultiSelectItems as ExtensionMultiSelectItems, checkMultiSelectItems as MultiSelectItems, checkMultiSelectPropertySchema as MultiSelectPropertySchema, checkExtensionPropertySchema as ExtensionPropertySchema, checkElicitationPropertySchema as ElicitationPropertySchema, checkElicitationSchema as ElicitationSchema, checkElicitationFormRequest as ElicitationFormRequest, checkElicitationUrlRequest as ElicitationUrlRequest, checkExtensionElicitationRequest as ExtensionElicitationRequest, checkCreateElicitationRequest as CreateElicitationRequest, checkElicitationContentValue as ElicitationContentValue, checkElicitationAcceptAction as ElicitationAcceptAction, checkElicitationDeclineAction as ElicitationDeclineAction, checkElicitationCancelAction as ElicitationCancelAction, checkExtensionElicitationAction as ExtensionElicitationAction, checkCreateElicitationResponse as CreateElicitationResponse, checkCompleteElicitationNotification as CompleteElicitationNotification, checkSetSessionTitleRequest as SetSessionTitleRequest, checkSetSessionTitleResponse as SetSessionTitleResponse, checkSessionStatusRequest as SessionStatusRequest, checkSessionStatus as SessionStatus, checkArchiveSessionRequest as ArchiveSessionRequest, checkArchiveSessionResponse as ArchiveSessionResponse, checkUnarchiveSessionRequest as UnarchiveSessionRequest, checkUnarchiveSessionResponse as UnarchiveSessionResponse, checkSessionArchiveFilter as SessionArchiveFilter, checkAuthStatusRequest as AuthStatusRequest, checkAuthStatusResponse as AuthStatusResponse, checkAuthState as AuthState, checkAuthAccount as AuthAccount, checkAuthStatusUpdateNotification as AuthStatusUpdateNotification, checkListProvidersRequest as ListProvidersRequest, checkListProvidersResponse as ListProvidersResponse, checkProviderInfo as ProviderInfo, checkProviderId as ProviderId, checkLlmProtocol as LlmProtocol, checkProviderCurrentConfig as ProviderCurrentConfig, checkSetProviderRequest as SetProviderRequest, checkSetProviderResponse as SetProviderResponse, checkDisableProviderRequest as DisableProviderRequest, checkDisableProviderResponse as DisableProviderResponse, checkMessageMcpRequest as MessageMcpRequest, checkMessageMcpResponse as MessageMcpResponse, checkMessageMcpNotification as MessageMcpNotification, checkMessageMcpResult as MessageMcpResult, checkMessageMcpError as MessageMcpError, checkMcpServerAcpId as McpServerAcpId, checkMcpRequestId as McpRequestId, checkMcpError as McpError, checkMcpServerAcp as McpServerAcp, checkInitializeProxyRequest as InitializeProxyRequest, checkInitializeProxyResponse as InitializeProxyResponse, checkProxySuccessorRequest as ProxySuccessorRequest, checkProxySuccessorResponse as ProxySuccessorResponse, checkProxySuccessorNotification as ProxySuccessorNotification, checkSessionSystemPromptCapabilities as SessionSystemPromptCapabilities, checkSessionSystemPromptModeCapabilities as SessionSystemPromptModeCapabilities, checkSessionSystemPromptOverrideCapabilities as SessionSystemPromptOverrideCapabilities, checkSessionArchiveCapabilities as SessionArchiveCapabilities, checkSessionStatusCapabilities as SessionStatusCapabilities, checkSessionTitleCapabilities as SessionTitleCapabilities, checkAuthStatusCapabilities as AuthStatusCapabilities, checkProvidersCapabilities as ProvidersCapabilities, checkSubagentSessionCapabilities as SubagentSessionCapabilities, checkSessionCancelCapabilities as SessionCancelCapabilities, checkSystemPrompt as SystemPrompt, checkSystemPromptMode as SystemPromptMode, checkUsage as Usage, checkPlanContent as PlanContent, checkPlanId as PlanId, checkPlanItems as PlanItems, checkPlanFile as PlanFile, checkPlanMarkdown as PlanMarkdown, checkExtensionPlanContent as ExtensionPlanContent, checkPlanRemoved as PlanRemoved, checkSessionMessage as SessionMessage, checkSessionMessageChunk as SessionMessageChunk, checkSubagentUpdate as SubagentUpdate, checkSubagentState as SubagentState, checkSessionStatusResponse as SessionStatusResponse, checkPlanContentUpdate as PlanContentUpdate, checkSubagentCapabilities as SubagentCapabilities, checkPlanCapabilities as PlanCapabilities, checkNesCapabilities as NesCapabilities, checkNesEventCapabilities as NesEventCapabilities, checkNesDocumentEventCapabilities as NesDocumentEventCapabilities, checkNesDocumentDidOpenCapabilities as NesDocumentDidOpenCapabilities, checkNesDocumentDidChangeCapabilities as NesDocumentDidChangeCapabilities, checkTextDocumentSyncKind as TextDocumentSyncKind, checkNesDocumentDidCloseCapabilities as NesDocumentDidCloseCapabilities, checkNesDocumentDidSaveCapabilities as NesDocumentDidSaveCapabilities, checkNesDocumentDidFocusCapabilities as NesDocumentDidFocusCapabilities, checkNesContextCapabilities as NesContextCapabilities, checkNesRecentFilesCapabilities as NesRecentFilesCapabilities, checkNesRelatedSnippetsCapabilities as NesRelatedSnippetsCapabilities, checkNesEditHistoryCapabilities as NesEditHistoryCapabilities, checkNesUserActionsCapabilities as NesUserActionsCapabilities, checkNesOpenFilesCapabilities as NesOpenFilesCapabilities, checkNesDiagnosticsCapabilities as NesDiagnosticsCapabilities, checkPositionEncodingKind as PositionEncodingKind, checkStartNesResponse as StartNesResponse, checkSuggestNesResponse as SuggestNesResponse, checkNesSuggestion as NesSuggestion, checkNesSuggestionId as NesSuggestionId, checkNesTextEdit as NesTextEdit, checkRange as Range, checkPosition as Position, checkNesEditSuggestion as NesEditSuggestion, checkNesJumpSuggestion as NesJumpSuggestion, checkNesRenameSuggestion as NesRenameSuggestion, checkNesSearchAndReplaceSuggestion as NesSearchAndReplaceSuggestion, checkUnknownNesSuggestion as UnknownNesSuggestion, checkCloseNesResponse as CloseNesResponse, checkClientNesCapabilities as ClientNesCapabilities, checkNesJumpCapabilities as NesJumpCapabilities, checkNesRenameCapabilities as NesRenameCapabilities, checkNesSearchAndReplaceCapabilities as NesSearchAndReplaceCapabilities, checkStartNesRequest as StartNesRequest, checkWorkspaceFolder as WorkspaceFolder, checkNesRepository as NesRepository, checkSuggestNesRequest as SuggestNesRequest, checkNesTriggerKind as NesTriggerKind, checkNesSuggestContext as NesSuggestContext, checkNesRecentFile as NesRecentFile, checkNesRelatedSnippet as NesRelatedSnippet, checkNesExcerpt as NesExcerpt, checkNesEditHistoryEntry as NesEditHistoryEntry, checkNesUserAction as NesUserAction, checkNesOpenFile as NesOpenFile, checkNesDiagnostic as NesDiagnostic, checkNesDiagnosticSeverity as NesDiagnosticSeverity, checkCloseNesRequest as CloseNesRequest, checkDidOpenDocumentNotification as DidOpenDocumentNotification, checkDidChangeDocumentNotification as DidChangeDocumentNotification, checkTextDocumentContentChangeEvent as TextDocumentContentChangeEvent, checkDidCloseDocumentNotification as DidCloseDocumentNotification, checkDidSaveDocumentNotification as DidSaveDocumentNotification, checkDidFocusDocumentNotification as DidFocusDocumentNotification, checkAcceptNesNotification as AcceptNesNotification, checkRejectNesNotification as RejectNesNotification, checkNesRejectReason as NesRejectReason };

@@ -17,6 +17,11 @@ export const KNOWN_ENUM_VALUES = {
   AuthState: ['authenticated', 'unauthenticated', 'not_required', 'unknown'],
   LlmProtocol: ['anthropic', 'openai', 'azure', 'vertex', 'bedrock'],
   SystemPromptMode: ['append', 'override'],
+  TextDocumentSyncKind: ['full', 'incremental'],
+  PositionEncodingKind: ['utf-16', 'utf-32', 'utf-8'],
+  NesTriggerKind: ['automatic', 'diagnostic', 'manual'],
+  NesDiagnosticSeverity: ['error', 'warning', 'information', 'hint'],
+  NesRejectReason: ['rejected', 'ignored', 'replaced', 'cancelled'],
 } as const;
 /** The tag property and the tag values this schema version defines for each discriminated union, by definition name (a nested union counts once, under its outer tag value). */
 export const KNOWN_UNION_TAGS = {
@@ -29,4 +34,5 @@ export const KNOWN_UNION_TAGS = {
   CreateElicitationRequest: { tag: 'mode', values: ['form', 'url'] },
   CreateElicitationResponse: { tag: 'action', values: ['accept', 'decline', 'cancel'] },
   PlanContent: { tag: 'type', values: ['items', 'file', 'markdown'] },
+  NesSuggestion: { tag: 'kind', values: ['edit', 'jump', 'rename', 'searchAndReplace'] },
 } as const;

@@ -513,6 +513,156 @@ export const METHOD_CAPABILITIES = {
     servedBy: 'both',
     capability: null,
   },
+  /** Unstable (upstream's unstable surface; may change): opens an NES session (its own sessionId, separate from chat sessions) for a workspace. */
+  'nes/start': {
+    method: 'nes/start',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/nes',
+      path: ['agentCapabilities', 'nes'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response advertises nes (an object, possibly empty); a client must not send it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): asks for next edit suggestions at a position of an open document at a given version. The agent answers every request, with an empty list when it has nothing; it refuses -32602 a stale version, a position outside the document or an unknown NES session. */
+  'nes/suggest': {
+    method: 'nes/suggest',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/nes',
+      path: ['agentCapabilities', 'nes'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response advertises nes (an object, possibly empty); a client must not send it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): the user accepted a suggestion. */
+  'nes/accept': {
+    method: 'nes/accept',
+    direction: 'client_to_agent',
+    kind: 'notification',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/nes',
+      path: ['agentCapabilities', 'nes'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response advertises nes (an object, possibly empty); a client must not send it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): the user rejected a suggestion or let it go unused. */
+  'nes/reject': {
+    method: 'nes/reject',
+    direction: 'client_to_agent',
+    kind: 'notification',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/nes',
+      path: ['agentCapabilities', 'nes'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response advertises nes (an object, possibly empty); a client must not send it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): ends an NES session; the agent forgets its documents. */
+  'nes/close': {
+    method: 'nes/close',
+    direction: 'client_to_agent',
+    kind: 'request',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/nes',
+      path: ['agentCapabilities', 'nes'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response advertises nes (an object, possibly empty); a client must not send it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): a document was opened in an NES session. Sent only when the agent asked for it (nes.events.document.didOpen). */
+  'document/didOpen': {
+    method: 'document/didOpen',
+    direction: 'client_to_agent',
+    kind: 'notification',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/nes',
+      path: ['agentCapabilities', 'nes'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response advertises nes (an object, possibly empty); a client must not send it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): an open document changed, in the sync kind the agent asked for (nes.events.document.didChange.syncKind). */
+  'document/didChange': {
+    method: 'document/didChange',
+    direction: 'client_to_agent',
+    kind: 'notification',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/nes',
+      path: ['agentCapabilities', 'nes'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response advertises nes (an object, possibly empty); a client must not send it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): an open document was closed. Sent only when the agent asked for it. */
+  'document/didClose': {
+    method: 'document/didClose',
+    direction: 'client_to_agent',
+    kind: 'notification',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/nes',
+      path: ['agentCapabilities', 'nes'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response advertises nes (an object, possibly empty); a client must not send it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): an open document was saved. Sent only when the agent asked for it. */
+  'document/didSave': {
+    method: 'document/didSave',
+    direction: 'client_to_agent',
+    kind: 'notification',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/nes',
+      path: ['agentCapabilities', 'nes'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response advertises nes (an object, possibly empty); a client must not send it otherwise.',
+    },
+  },
+  /** Unstable (upstream's unstable surface; may change): a document got the editor's focus. Sent only when the agent asked for it. */
+  'document/didFocus': {
+    method: 'document/didFocus',
+    direction: 'client_to_agent',
+    kind: 'notification',
+    servedBy: 'agent',
+    capability: {
+      in: 'InitializeResponse',
+      pointer: '/agentCapabilities/nes',
+      path: ['agentCapabilities', 'nes'],
+      valueType: 'object',
+      atInitialize: true,
+      description: 'Served only when the agent\'s initialize response advertises nes (an object, possibly empty); a client must not send it otherwise.',
+    },
+  },
 } as const satisfies { readonly [M in MethodName]: MethodGate & { readonly method: M } };
 
 /** The methods a capability gates. */

@@ -61,6 +61,10 @@ export interface ClientCapabilities {
   auth?: AuthCapabilities;
   /** Elicitation modes the client supports; omitted or null when none. */
   elicitation?: (ElicitationCapabilities | null);
+  /** Unstable (next edit suggestions): the client takes part in next edit suggestions, and takes the suggestion kinds beyond edit that it names. */
+  nes?: (ClientNesCapabilities | null);
+  /** Unstable (next edit suggestions): the position encodings the client can use, preferred first; the agent picks one as positionEncoding. Omitted: utf-16 only (every peer supports utf-16). */
+  positionEncodings?: PositionEncodingKind[];
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -129,6 +133,10 @@ export interface AgentCapabilities {
   auth?: AgentAuthCapabilities;
   /** Present when the agent answers providers/list, providers/set and providers/disable (unstable). */
   providers?: (ProvidersCapabilities | null);
+  /** Unstable (next edit suggestions): the agent serves nes/* and takes the document/* notifications it names; present (even {}) to offer them. */
+  nes?: (NesCapabilities | null);
+  /** Unstable (next edit suggestions): the position encoding every Position of this connection uses, one of those the client offered in positionEncodings. Omitted or null: utf-16. */
+  positionEncoding?: (PositionEncodingKind | null);
   /** Extension metadata. */
   _meta?: Meta;
 }
@@ -2342,6 +2350,574 @@ export interface PlanCapabilities {
   _meta?: Meta;
 }
 
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): the agent offers next edit suggestions: present (even {}) when it serves nes/start, nes/suggest, nes/accept, nes/reject and nes/close. Its members say which document events and which suggestion context the agent wants; a client sends nothing else. */
+export interface NesCapabilities {
+  /** The notifications the agent wants the client to send. Omitted or null: none. */
+  events?: (NesEventCapabilities | null);
+  /** The context the agent wants in each nes/suggest. Omitted or null: none. */
+  context?: (NesContextCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): the event families the agent wants. */
+export interface NesEventCapabilities {
+  /** The document/* notifications it wants. Omitted or null: none. */
+  document?: (NesDocumentEventCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): the document/* notifications the agent wants; a client sends only the ones present here. */
+export interface NesDocumentEventCapabilities {
+  /** Present: send document/didOpen. */
+  didOpen?: (NesDocumentDidOpenCapabilities | null);
+  /** Present: send document/didChange, in the sync kind it names. */
+  didChange?: (NesDocumentDidChangeCapabilities | null);
+  /** Present: send document/didClose. */
+  didClose?: (NesDocumentDidCloseCapabilities | null);
+  /** Present: send document/didSave. */
+  didSave?: (NesDocumentDidSaveCapabilities | null);
+  /** Present: send document/didFocus. */
+  didFocus?: (NesDocumentDidFocusCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): present (even {}) when the agent wants document/didOpen. */
+export interface NesDocumentDidOpenCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): the agent wants document/didChange, in the given sync kind. */
+export interface NesDocumentDidChangeCapabilities {
+  /** Whether each change carries the whole text or only the edited ranges. */
+  syncKind: TextDocumentSyncKind;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): how document/didChange carries a change: full (each change event is the whole new text, without a range) or incremental (each event replaces a range). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them. A client that knows neither sends full text. */
+export type TextDocumentSyncKind = 'full' | 'incremental' | UnknownValue;
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): present (even {}) when the agent wants document/didClose. */
+export interface NesDocumentDidCloseCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): present (even {}) when the agent wants document/didSave. */
+export interface NesDocumentDidSaveCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): present (even {}) when the agent wants document/didFocus. */
+export interface NesDocumentDidFocusCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): the kinds of context the agent wants in nes/suggest; a client includes only the ones present here. */
+export interface NesContextCapabilities {
+  /** Present: include recently used files. */
+  recentFiles?: (NesRecentFilesCapabilities | null);
+  /** Present: include snippets related to the position. */
+  relatedSnippets?: (NesRelatedSnippetsCapabilities | null);
+  /** Present: include recent edits. */
+  editHistory?: (NesEditHistoryCapabilities | null);
+  /** Present: include recent user actions. */
+  userActions?: (NesUserActionsCapabilities | null);
+  /** Present: include the files open in the editor. */
+  openFiles?: (NesOpenFilesCapabilities | null);
+  /** Present: include diagnostics. */
+  diagnostics?: (NesDiagnosticsCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): the agent wants recent files in nes/suggest. */
+export interface NesRecentFilesCapabilities {
+  /** At most this many files. Omitted or null: the client chooses. */
+  maxCount?: (number | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): present (even {}) when the agent wants related snippets in nes/suggest. */
+export interface NesRelatedSnippetsCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): the agent wants recent edits in nes/suggest. */
+export interface NesEditHistoryCapabilities {
+  /** At most this many entries. Omitted or null: the client chooses. */
+  maxCount?: (number | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): the agent wants recent user actions in nes/suggest. */
+export interface NesUserActionsCapabilities {
+  /** At most this many actions. Omitted or null: the client chooses. */
+  maxCount?: (number | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): present (even {}) when the agent wants the open files in nes/suggest. */
+export interface NesOpenFilesCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): present (even {}) when the agent wants diagnostics in nes/suggest. */
+export interface NesDiagnosticsCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): how a Position's character offset counts: utf-16 (UTF-16 code units, the default every peer supports), utf-32 (Unicode code points) or utf-8 (bytes). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them. A peer that does not know the negotiated one uses utf-16. */
+export type PositionEncodingKind = 'utf-16' | 'utf-32' | 'utf-8' | UnknownValue;
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): result of nes/start. */
+export interface StartNesResponse {
+  /** The new NES session's ID, chosen by the agent; separate from chat sessions. */
+  sessionId: SessionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): result of nes/suggest: the suggestions for the requested position, possibly none. */
+export interface SuggestNesResponse {
+  /** The suggestions, best first. Empty when the agent has none. */
+  suggestions: NesSuggestion[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): one suggestion, discriminated on kind: edit (text edits), jump (move the cursor), rename (rename a symbol) or searchAndReplace. An agent sends jump, rename and searchAndReplace only to a client that advertised them in clientCapabilities.nes; edit is always allowed. */
+export type NesSuggestion = (NesEditSuggestion | NesJumpSuggestion | NesRenameSuggestion | NesSearchAndReplaceSuggestion | UnknownNesSuggestion);
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): identifies a suggestion within its NES session, chosen by the agent; nes/accept and nes/reject name it. */
+export type NesSuggestionId = string;
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): replaces a range of a document with new text. */
+export interface NesTextEdit {
+  /** The range to replace, in the negotiated position encoding; empty to insert. */
+  range: Range;
+  /** The replacement text; empty to delete. */
+  newText: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a span of a document from start (inclusive) to end (exclusive), as zero-based positions. */
+export interface Range {
+  /** Where the span begins. */
+  start: Position;
+  /** Where the span ends (exclusive); not before start. */
+  end: Position;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a place in a document: a zero-based line and a zero-based character offset within it, counted in the negotiated position encoding (agentCapabilities.positionEncoding, utf-16 when not negotiated). A line ends at \n, \r\n or \r; a character past the line's end means its end. */
+export interface Position {
+  /** Zero-based line number. */
+  line: number;
+  /** Zero-based offset in the line, in units of the negotiated encoding. */
+  character: number;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a suggestion of text edits to one document. */
+export interface NesEditSuggestion {
+  /** Discriminator: text edits. */
+  kind: "edit";
+  /** Names this suggestion in nes/accept and nes/reject. (v1 spells it id; v2 suggestionId.) */
+  id: NesSuggestionId;
+  /** The document the edits apply to. */
+  uri: string;
+  /** The edits, with ranges in the document as of the request's version; they do not overlap. */
+  edits: [NesTextEdit, ...(NesTextEdit)[]];
+  /** Where to put the cursor after applying the edits. Omitted or null: the client decides. */
+  cursorPosition?: (Position | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a suggestion to move the cursor (only to a client that advertised clientCapabilities.nes.jump). */
+export interface NesJumpSuggestion {
+  /** Discriminator: a cursor move. */
+  kind: "jump";
+  /** Names this suggestion in nes/accept and nes/reject. (v1 spells it id; v2 suggestionId.) */
+  id: NesSuggestionId;
+  /** The document to move to. */
+  uri: string;
+  /** Where to put the cursor. */
+  position: Position;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a suggestion to rename the symbol at a position (only to a client that advertised clientCapabilities.nes.rename). */
+export interface NesRenameSuggestion {
+  /** Discriminator: a symbol rename. */
+  kind: "rename";
+  /** Names this suggestion in nes/accept and nes/reject. (v1 spells it id; v2 suggestionId.) */
+  id: NesSuggestionId;
+  /** The document holding the symbol. */
+  uri: string;
+  /** A position within the symbol. */
+  position: Position;
+  /** The symbol's new name. */
+  newName: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a suggestion to replace every match in a document (only to a client that advertised clientCapabilities.nes.searchAndReplace). */
+export interface NesSearchAndReplaceSuggestion {
+  /** Discriminator: replace all matches. */
+  kind: "searchAndReplace";
+  /** Names this suggestion in nes/accept and nes/reject. (v1 spells it id; v2 suggestionId.) */
+  id: NesSuggestionId;
+  /** The document to search. */
+  uri: string;
+  /** The text (or pattern) to find. */
+  search: string;
+  /** What replaces each match. */
+  replace: string;
+  /** Whether search is a regular expression. Omitted or null: plain text. */
+  isRegex?: (boolean | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a suggestion of a kind this schema does not know, `_`-prefixed (implementation-defined) or from a later protocol version. A client keeps it and may ignore it; it still names a suggestion it can reject. */
+export type UnknownNesSuggestion = {
+  [k: string]: unknown;
+  kind: `_${string}`;
+  id: NesSuggestionId;
+  _meta?: Meta;
+} | UnknownVariant<{
+  [k: string]: unknown;
+  kind: string;
+  id: NesSuggestionId;
+  _meta?: Meta;
+}>;
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): result of nes/close. */
+export interface CloseNesResponse {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): the suggestion kinds beyond edit the client can show: present (even {}) when the client takes part in next edit suggestions. */
+export interface ClientNesCapabilities {
+  /** Present: the client takes jump suggestions. */
+  jump?: (NesJumpCapabilities | null);
+  /** Present: the client takes rename suggestions. */
+  rename?: (NesRenameCapabilities | null);
+  /** Present: the client takes searchAndReplace suggestions. */
+  searchAndReplace?: (NesSearchAndReplaceCapabilities | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): present (even {}) when the client takes jump suggestions. */
+export interface NesJumpCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): present (even {}) when the client takes rename suggestions. */
+export interface NesRenameCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): present (even {}) when the client takes searchAndReplace suggestions. */
+export interface NesSearchAndReplaceCapabilities {
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): parameters of nes/start, which opens an NES session for a workspace. */
+export interface StartNesRequest {
+  /** The workspace's root. Omitted or null: none. */
+  workspaceUri?: (string | null);
+  /** The workspace's folders. Omitted or null: none. */
+  workspaceFolders?: (WorkspaceFolder[] | null);
+  /** The repository the workspace belongs to. Omitted or null: unknown. */
+  repository?: (NesRepository | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a folder of the workspace an NES session covers. */
+export interface WorkspaceFolder {
+  /** The folder. */
+  uri: string;
+  /** A name to show for it. */
+  name: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): the source repository of the workspace. */
+export interface NesRepository {
+  /** The repository's name. */
+  name: string;
+  /** Its owner (user or organisation). */
+  owner: string;
+  /** The URL of its remote. */
+  remoteUrl: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): parameters of nes/suggest: asks for suggestions at a position of an open document, at a given version. */
+export interface SuggestNesRequest {
+  /** The NES session, as nes/start returned it (not a chat session). */
+  sessionId: SessionId;
+  /** The document, as opened with document/didOpen. */
+  uri: string;
+  /** The document's version the position refers to (the last one the client sent). */
+  version: number;
+  /** The cursor, in the negotiated position encoding; inside the document at that version. */
+  position: Position;
+  /** The selection, if any. */
+  selection?: (Range | null);
+  /** What prompted the request. */
+  triggerKind: NesTriggerKind;
+  /** Only the context the agent asked for in agentCapabilities.nes.context. Omitted or null: none. */
+  context?: (NesSuggestContext | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): what prompted nes/suggest: automatic (the user typed or moved), diagnostic (a diagnostic appeared) or manual (the user asked). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them. */
+export type NesTriggerKind = 'automatic' | 'diagnostic' | 'manual' | UnknownValue;
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): context sent with nes/suggest; each member only when the agent asked for it. */
+export interface NesSuggestContext {
+  /** Recently used files. */
+  recentFiles?: (NesRecentFile[] | null);
+  /** Snippets related to the position. */
+  relatedSnippets?: (NesRelatedSnippet[] | null);
+  /** Recent edits, oldest first. */
+  editHistory?: (NesEditHistoryEntry[] | null);
+  /** Recent user actions, oldest first. */
+  userActions?: (NesUserAction[] | null);
+  /** Files open in the editor. */
+  openFiles?: (NesOpenFile[] | null);
+  /** Diagnostics. */
+  diagnostics?: (NesDiagnostic[] | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a recently used file and its text. */
+export interface NesRecentFile {
+  /** The file. */
+  uri: string;
+  /** Its language identifier. */
+  languageId: string;
+  /** Its text. */
+  text: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): excerpts of one file related to the position. */
+export interface NesRelatedSnippet {
+  /** The file. */
+  uri: string;
+  /** The excerpts. */
+  excerpts: NesExcerpt[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a run of lines of a file. */
+export interface NesExcerpt {
+  /** First line, zero-based. */
+  startLine: number;
+  /** Last line, zero-based. */
+  endLine: number;
+  /** The lines' text. */
+  text: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): one recent edit of a file, as a diff. */
+export interface NesEditHistoryEntry {
+  /** The file. */
+  uri: string;
+  /** The edit as a diff. */
+  diff: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): one recent user action. */
+export interface NesUserAction {
+  /** What the user did (free text, such as a command name). */
+  action: string;
+  /** The file it happened in. */
+  uri: string;
+  /** Where. */
+  position: Position;
+  /** When, in milliseconds since the Unix epoch. */
+  timestampMs: number;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a file open in the editor. */
+export interface NesOpenFile {
+  /** The file. */
+  uri: string;
+  /** Its language identifier. */
+  languageId: string;
+  /** The part on screen. Omitted or null: unknown. */
+  visibleRange?: (Range | null);
+  /** When it last had focus, in milliseconds since the Unix epoch. Omitted or null: unknown. */
+  lastFocusedMs?: (number | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a diagnostic in a file. */
+export interface NesDiagnostic {
+  /** The file. */
+  uri: string;
+  /** Where. */
+  range: Range;
+  /** How severe. */
+  severity: NesDiagnosticSeverity;
+  /** What it says. */
+  message: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): a diagnostic's severity: error, warning, information or hint. Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them. */
+export type NesDiagnosticSeverity = 'error' | 'warning' | 'information' | 'hint' | UnknownValue;
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): parameters of nes/close, which ends an NES session and frees its documents. */
+export interface CloseNesRequest {
+  /** The NES session, as nes/start returned it (not a chat session). */
+  sessionId: SessionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): parameters of document/didOpen: the client opened a document; the agent holds its text from now on. */
+export interface DidOpenDocumentNotification {
+  /** The NES session, as nes/start returned it (not a chat session). */
+  sessionId: SessionId;
+  /** The document. */
+  uri: string;
+  /** Its language identifier. */
+  languageId: string;
+  /** Its version; later changes carry higher ones. */
+  version: number;
+  /** Its whole text. */
+  text: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): parameters of document/didChange: the client changed an open document. */
+export interface DidChangeDocumentNotification {
+  /** The NES session, as nes/start returned it (not a chat session). */
+  sessionId: SessionId;
+  /** The document. */
+  uri: string;
+  /** Its version after these changes; higher than the previous one. */
+  version: number;
+  /** The changes, applied in order, each to the text the previous one left. */
+  contentChanges: TextDocumentContentChangeEvent[];
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): one change of a document: with a range, replaces that range (incremental sync); without one, replaces the whole text (full sync). */
+export interface TextDocumentContentChangeEvent {
+  /** The range replaced, in the negotiated encoding. Omitted or null: the whole document. */
+  range?: (Range | null);
+  /** The new text of the range (or of the document). */
+  text: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): parameters of document/didClose: the client closed a document; the agent forgets it. */
+export interface DidCloseDocumentNotification {
+  /** The NES session, as nes/start returned it (not a chat session). */
+  sessionId: SessionId;
+  /** The document. */
+  uri: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): parameters of document/didSave: the client saved a document. */
+export interface DidSaveDocumentNotification {
+  /** The NES session, as nes/start returned it (not a chat session). */
+  sessionId: SessionId;
+  /** The document. */
+  uri: string;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): parameters of document/didFocus: a document got the editor's focus. */
+export interface DidFocusDocumentNotification {
+  /** The NES session, as nes/start returned it (not a chat session). */
+  sessionId: SessionId;
+  /** The document. */
+  uri: string;
+  /** Its current version. */
+  version: number;
+  /** The cursor. */
+  position: Position;
+  /** The part on screen. */
+  visibleRange: Range;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): parameters of nes/accept: the user accepted a suggestion. */
+export interface AcceptNesNotification {
+  /** The NES session, as nes/start returned it (not a chat session). */
+  sessionId: SessionId;
+  /** The suggestion. (v1 spells it id; v2 suggestionId.) */
+  id: NesSuggestionId;
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): parameters of nes/reject: the user rejected a suggestion, or it went unused. */
+export interface RejectNesNotification {
+  /** The NES session, as nes/start returned it (not a chat session). */
+  sessionId: SessionId;
+  /** The suggestion. (v1 spells it id; v2 suggestionId.) */
+  id: NesSuggestionId;
+  /** Why. Omitted or null: not said. */
+  reason?: (NesRejectReason | null);
+  /** Extension metadata. */
+  _meta?: Meta;
+}
+
+/** Unstable (upstream's unstable surface, the next-edit-suggestions draft; may change or go away): why a suggestion was not taken: rejected (the user dismissed it), ignored (the user kept typing past it), replaced (a newer suggestion took its place) or cancelled (the request was abandoned). Other values are implementation-defined (starting with `_`) or from a later protocol version; receivers keep them. */
+export type NesRejectReason = 'rejected' | 'ignored' | 'replaced' | 'cancelled' | UnknownValue;
 export type ElicitationFormRequest1 = (ElicitationSessionScope | ElicitationRequestScope);
 export type ElicitationUrlRequest1 = (ElicitationSessionScope | ElicitationRequestScope);
 /** A {@link ContentBlock} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
@@ -2362,6 +2938,8 @@ export type KnownCreateElicitationRequest = Exclude<CreateElicitationRequest, { 
 export type KnownCreateElicitationResponse = Exclude<CreateElicitationResponse, { readonly [unknownVariant]: true }>;
 /** A {@link PlanContent} whose type this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on type narrows and an object literal is checked against its variant. */
 export type KnownPlanContent = Exclude<PlanContent, { readonly [unknownVariant]: true }>;
+/** A {@link NesSuggestion} whose kind this schema knows (or that starts with `_`): the union without its {@link UnknownVariant} branch. Values built by an implementation use this type, so a switch on kind narrows and an object literal is checked against its variant. */
+export type KnownNesSuggestion = Exclude<NesSuggestion, { readonly [unknownVariant]: true }>;
 
 /** Maps every definition name of the schema to its TypeScript type. */
 export interface Definitions {
@@ -2624,6 +3202,64 @@ export interface Definitions {
   PlanContentUpdate: PlanContentUpdate;
   SubagentCapabilities: SubagentCapabilities;
   PlanCapabilities: PlanCapabilities;
+  NesCapabilities: NesCapabilities;
+  NesEventCapabilities: NesEventCapabilities;
+  NesDocumentEventCapabilities: NesDocumentEventCapabilities;
+  NesDocumentDidOpenCapabilities: NesDocumentDidOpenCapabilities;
+  NesDocumentDidChangeCapabilities: NesDocumentDidChangeCapabilities;
+  TextDocumentSyncKind: TextDocumentSyncKind;
+  NesDocumentDidCloseCapabilities: NesDocumentDidCloseCapabilities;
+  NesDocumentDidSaveCapabilities: NesDocumentDidSaveCapabilities;
+  NesDocumentDidFocusCapabilities: NesDocumentDidFocusCapabilities;
+  NesContextCapabilities: NesContextCapabilities;
+  NesRecentFilesCapabilities: NesRecentFilesCapabilities;
+  NesRelatedSnippetsCapabilities: NesRelatedSnippetsCapabilities;
+  NesEditHistoryCapabilities: NesEditHistoryCapabilities;
+  NesUserActionsCapabilities: NesUserActionsCapabilities;
+  NesOpenFilesCapabilities: NesOpenFilesCapabilities;
+  NesDiagnosticsCapabilities: NesDiagnosticsCapabilities;
+  PositionEncodingKind: PositionEncodingKind;
+  StartNesResponse: StartNesResponse;
+  SuggestNesResponse: SuggestNesResponse;
+  NesSuggestion: NesSuggestion;
+  NesSuggestionId: NesSuggestionId;
+  NesTextEdit: NesTextEdit;
+  Range: Range;
+  Position: Position;
+  NesEditSuggestion: NesEditSuggestion;
+  NesJumpSuggestion: NesJumpSuggestion;
+  NesRenameSuggestion: NesRenameSuggestion;
+  NesSearchAndReplaceSuggestion: NesSearchAndReplaceSuggestion;
+  UnknownNesSuggestion: UnknownNesSuggestion;
+  CloseNesResponse: CloseNesResponse;
+  ClientNesCapabilities: ClientNesCapabilities;
+  NesJumpCapabilities: NesJumpCapabilities;
+  NesRenameCapabilities: NesRenameCapabilities;
+  NesSearchAndReplaceCapabilities: NesSearchAndReplaceCapabilities;
+  StartNesRequest: StartNesRequest;
+  WorkspaceFolder: WorkspaceFolder;
+  NesRepository: NesRepository;
+  SuggestNesRequest: SuggestNesRequest;
+  NesTriggerKind: NesTriggerKind;
+  NesSuggestContext: NesSuggestContext;
+  NesRecentFile: NesRecentFile;
+  NesRelatedSnippet: NesRelatedSnippet;
+  NesExcerpt: NesExcerpt;
+  NesEditHistoryEntry: NesEditHistoryEntry;
+  NesUserAction: NesUserAction;
+  NesOpenFile: NesOpenFile;
+  NesDiagnostic: NesDiagnostic;
+  NesDiagnosticSeverity: NesDiagnosticSeverity;
+  CloseNesRequest: CloseNesRequest;
+  DidOpenDocumentNotification: DidOpenDocumentNotification;
+  DidChangeDocumentNotification: DidChangeDocumentNotification;
+  TextDocumentContentChangeEvent: TextDocumentContentChangeEvent;
+  DidCloseDocumentNotification: DidCloseDocumentNotification;
+  DidSaveDocumentNotification: DidSaveDocumentNotification;
+  DidFocusDocumentNotification: DidFocusDocumentNotification;
+  AcceptNesNotification: AcceptNesNotification;
+  RejectNesNotification: RejectNesNotification;
+  NesRejectReason: NesRejectReason;
 }
 
 /** The name of a schema definition (a key of `$defs`). */
