@@ -9,7 +9,7 @@ import {
   type ReadLogOptions,
   type SessionRecord,
 } from '@acp-kit/sdk';
-import pg from 'pg';
+import type pg from 'pg';
 import type { LogDatabase } from './log-database.js';
 import { translatePgError } from './pg-errors.js';
 
@@ -151,7 +151,7 @@ export class NotificationFollower {
   }
 
   async #connectListener(): Promise<void> {
-    const client = new pg.Client(this.#db.clientConfig);
+    const client = new this.#db.Client(this.#db.clientConfig);
     client.on('notification', (message) => {
       if (message.channel === this.#db.channel && message.payload !== undefined)
         this.#notified(message.payload);

@@ -11,7 +11,7 @@ import type {
   SessionOwnership,
 } from '@acp-kit/sdk';
 import { HistoryStoreError, randomMessageId } from '@acp-kit/sdk';
-import pg from 'pg';
+import type pg from 'pg';
 import { type OpenedDatabase, openDatabase, type PostgresConnectionOptions } from './connection.js';
 import { FencedSessionLog } from './fenced-session-log.js';
 import { translatePgError } from './pg-errors.js';
@@ -689,7 +689,7 @@ export class PostgresSessionOwnership implements SessionOwnership {
   }
 
   async #listen(): Promise<void> {
-    const client = new pg.Client(this.#db.clientConfig);
+    const client = new this.#db.Client(this.#db.clientConfig);
     client.on('notification', (message) => {
       if (message.channel === this.#channel && message.payload !== undefined) this.#notified(message.payload);
     });
