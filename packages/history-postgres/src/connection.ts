@@ -1,6 +1,7 @@
 import { HistoryStoreError } from '@acp-kit/sdk';
 import pg from 'pg';
 import { parseConnectionTargets } from './connection-targets.js';
+import { refuseTransactionPooling } from './pooling-check.js';
 import { describeConnection, translatePgError } from './pg-errors.js';
 import { migrate, quoteSchema } from './schema.js';
 import { WritableHost, writableClientClass } from './writable-host.js';
@@ -86,6 +87,7 @@ export async function openDatabase(
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   try {
+    await refuseTransactionPooling(Client, clientConfig, location);
     const client = await pool.connect();
     try {
       await migrate(client, schema, location);

@@ -47,10 +47,16 @@ export class WritableHost {
   readonly #connectTimeoutMs: number;
   #current: HostAnswer | undefined;
   #probing: Promise<HostAnswer> | undefined;
+  #lastAnswer: HostAnswer | undefined;
   #failedRounds = 0;
   #hostChanges = 0;
   #lastHost: string | undefined;
   #lastError: string | undefined;
+
+  /** How long a connection attempt (and a probe's question) may take. */
+  get connectTimeoutMs(): number {
+    return this.#connectTimeoutMs;
+  }
 
   constructor(targets: ConnectionTargets, connectTimeoutMs: number) {
     this.#targets = targets;
@@ -74,7 +80,9 @@ export class WritableHost {
 
   /** A connection to `target` was made and accepts writes. */
   confirmed(target: HostTarget): void {
-    if (this.#current === undefined) this.#current = { target, writable: true, timeline: 0 };
+    if (this.#current !== undefined) return;
+    const known = this.#lastAnswer?.target === target ? this.#lastAnswer.timeline : 0;
+    this.#current = { target, writable: true, timeline: known };
   }
 
   status(): DatabaseConnectionStatus {
@@ -112,6 +120,7 @@ export class WritableHost {
     if (this.#lastHost !== undefined && this.#lastHost !== name) this.#hostChanges++;
     this.#lastHost = name;
     this.#current = best;
+    this.#lastAnswer = best;
     return best;
   }
 
@@ -119,6 +128,9 @@ export class WritableHost {
     const client = new pg.Client({
       ...this.#targets.base,
       connectionTimeoutMillis: this.#connectTimeoutMs,
+      // A pooler (PgBouncer) accepts the connection and then holds the query while its server is
+      // down: the probe gives up as a connection attempt would.
+      query_timeout: this.#connectTimeoutMs,
       application_name: 'acp-kit history probe',
     });
     client.host = target.host;
@@ -177,10 +189,21 @@ export function writableClientClass(hosts: WritableHost): typeof pg.Client {
         throw error;
       }
       this.on('error', (error: Error) => hosts.lost(target, error.message));
-      this.on('end', () => hosts.lost(target, 'connection ended'));
-      const { rows } = await super.query<{ standby: boolean; read_only: string }>(
-        `SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') AS read_only`,
-      );
+      this.on('end', () => {
+        // Ended by us (a pool closing it) is no sign of trouble; ended by the server or the network is.
+        if (!(this as unknown as { _ending?: boolean })._ending) hosts.lost(target, 'connection ended');
+      });
+      let rows: { standby: boolean; read_only: string }[];
+      try {
+        ({ rows } = await super.query<{ standby: boolean; read_only: string }>({
+          text: `SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') AS read_only`,
+          query_timeout: hosts.connectTimeoutMs,
+        } as pg.QueryConfig));
+      } catch (error) {
+        hosts.lost(target, error instanceof Error ? error.message : String(error));
+        void this.end().catch(() => undefined);
+        throw error;
+      }
       if (rows[0]?.standby !== false || rows[0]?.read_only === 'on') {
         hosts.lost(target, 'read-only');
         await this.end().catch(() => undefined);
