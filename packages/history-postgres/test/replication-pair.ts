@@ -180,7 +180,8 @@ export async function startReplicationPair(options: { synchronous: boolean }): P
       max_connections: '200',
       hot_standby: 'on',
       wal_keep_size: '256MB',
-      synchronous_commit: options.synchronous ? 'remote_apply' : 'off',
+      // Asynchronous: each commit waits for its own WAL flush only (the default), not for the standby.
+      synchronous_commit: options.synchronous ? 'remote_apply' : 'on',
     };
     // Only the primary waits for a standby: once promoted, the standby has none to wait for.
     const primarySettings = options.synchronous ? { ...settings, synchronous_standby_names: '*' } : settings;
