@@ -21,3 +21,4 @@ export {
 export { endInterruptedTurn, type InterruptedStopReason } from './takeover.js';
 export { SCHEMA_VERSION } from './schema-version.js';
 export type { DatabaseConnectionStatus } from './writable-host.js';
+export type { ReplicaHealth } from './replica-health.js';

@@ -51,6 +51,8 @@ export class NotificationFollower {
   /** A read of notified ranges is in flight; ranges notified meanwhile wait for the next one. */
   #reading = false;
   #listener: pg.Client | undefined;
+  /** How many times the LISTEN connection was lost (each is set up again). */
+  listenReconnects = 0;
   #listening: Promise<void> | undefined;
   /** The next attempt to set up the LISTEN connection, while one is scheduled. */
   #relistenTimer: NodeJS.Timeout | undefined;
@@ -178,6 +180,7 @@ export class NotificationFollower {
     if (this.#listener !== client || this.#db.closed) return;
     this.#listener = undefined;
     this.#listening = undefined;
+    this.listenReconnects++;
     this.#relisten();
   }
 

@@ -233,8 +233,8 @@ export class PostgresSessionLog implements SessionLog {
    * multi-host connection string, the host picked (the writable one on the highest WAL timeline),
    * its timeline and how often connections moved to another host; see {@link DatabaseConnectionStatus}.
    */
-  connectionStatus(): DatabaseConnectionStatus {
-    return this.#db.connectionStatus();
+  connectionStatus(): DatabaseConnectionStatus & { readonly listenReconnects: number } {
+    return { ...this.#db.connectionStatus(), listenReconnects: this.#follower.listenReconnects };
   }
 
   async close(): Promise<void> {

@@ -85,8 +85,14 @@ export class WritableHost {
     this.#current = { target, writable: true, timeline: known };
   }
 
+  /**
+   * The host in use and whether it accepts writes. While none is known (a connection was lost and
+   * nothing has connected since), this starts a probe, so a replica polled for its health finds
+   * the new primary even when it had nothing to write.
+   */
   status(): DatabaseConnectionStatus {
     const current = this.#current;
+    if (current === undefined) void this.current().catch(() => undefined);
     return {
       host: current === undefined ? undefined : `${current.target.host}:${current.target.port}`,
       writable: current?.writable ?? false,

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresSessionLog } from '../src/index.js';
 import { freshSchema, postgresUrl } from './helpers.js';
 import { hasPgBouncer, type PgBouncer, startPgBouncer } from './pgbouncer.js';
-import { type ReplicationPair, startReplicationPair } from './replication-pair.js';
+import { type ReplicationPair, startReplicationPair } from '../src/testing/replication-pair.js';
 
 type Update = LogEntry['update'];
 const chunk = (text: string) =>

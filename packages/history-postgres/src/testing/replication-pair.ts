@@ -3,7 +3,7 @@ import { chownSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync } fro
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
-import { findPostgresBindir } from '../src/testing/index.js';
+import { findPostgresBindir } from './throwaway-server.js';
 
 /** One server of a {@link ReplicationPair}: a postgres process group on 127.0.0.1. */
 export interface PairServer {
