@@ -113,6 +113,7 @@ function makeServer(
       const current = child;
       if (current?.pid === undefined || current.exitCode !== null || current.signalCode !== null) return;
       const exited = new Promise((resolve) => current.once('exit', resolve));
+      current.ref(); // keep this process alive until the server is gone
       try {
         process.kill(-current.pid, 'SIGKILL');
       } catch {
