@@ -154,4 +154,46 @@ describe('acp-kit agent --history with a primary and a standby when the primary 
     for (const agent of [a, b, c])
       expect((await health(agent)).report.host).toBe(`127.0.0.1:${standby.port}`);
   });
+
+  it('a replica whose database cannot be written answers session/prompt with an error (no hang), reports it on /health, and runs prompts again once a standby is promoted', async () => {
+    const { startReplicationPair } = await import('@acp-kit/history-postgres/testing');
+    pair = await startReplicationPair({ synchronous: true });
+    const a = await listeningAgent(['--history', pair.multiHostUrl, '--lease-ms', '3000']);
+    agents.push(a);
+    const alice = await clientOverWebSocket(a.url);
+    const sessionId = await alice.client.newSession('/work');
+    await alice.client.prompt(sessionId, text('/note first'));
+    await until(() => turnEnds(alice).length === 1, 'the first turn');
+
+    await pair.primary.kill();
+    await until(
+      async () => (await health(a)).status === 503,
+      'health to say it cannot write',
+      () => a.stderr(),
+    );
+    expect((await health(a)).report).toMatchObject({ ok: false, writable: false });
+    let answer: unknown;
+    try {
+      answer = await alice.client.prompt(sessionId, text('/note while no primary'));
+    } catch (error) {
+      answer = error;
+    }
+    // Answered, not left hanging: a retryable error saying the history cannot be written.
+    expect(answer).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/session history cannot be written right now.*send it again/),
+      data: { retryable: true },
+    });
+
+    pair.promote();
+    await until(
+      async () => (await health(a)).status === 200,
+      'health after the promotion',
+      () => a.stderr(),
+    );
+    const before = turnEnds(alice).length;
+    await alice.client.prompt(sessionId, text('/note after the promotion'));
+    await until(() => turnEnds(alice).length === before + 1, 'a turn after the promotion');
+    expect(turnEnds(alice).at(-1)?.stopReason).toBe('end_turn');
+  });
 });
