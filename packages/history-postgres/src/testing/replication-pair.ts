@@ -152,13 +152,35 @@ export async function startReplicationPair(options: { synchronous: boolean }): P
     dirs.push(dir);
     return dir;
   };
+  const primaryDir = makeDir();
+  const standbyDir = makeDir();
   const servers: PairServer[] = [];
+  // If this process dies without stop(), a detached shell kills both servers' process groups (each
+  // postmaster leads its group; its PID is the first line of postmaster.pid) and removes the dirs.
+  const watchdog = spawn(
+    'sh',
+    [
+      '-c',
+      'while kill -0 "$1" 2>/dev/null; do sleep 1; done; shift; for d in "$@"; do ' +
+        'pid=$(head -n 1 "$d/data/postmaster.pid" 2>/dev/null); ' +
+        'if [ -n "$pid" ]; then kill -KILL "-$pid" 2>/dev/null; fi; rm -rf "$d"; done',
+      'acp-pg-pair-watchdog',
+      String(process.pid),
+      ...dirs,
+    ],
+    { detached: true, stdio: 'ignore' },
+  );
+  watchdog.unref();
   const stop = async () => {
     for (const server of servers) await server.kill();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    try {
+      if (watchdog.pid !== undefined) process.kill(watchdog.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
   };
   try {
-    const primaryDir = makeDir();
     execFileSync(
       join(bindir, 'initdb'),
       [
@@ -190,7 +212,6 @@ export async function startReplicationPair(options: { synchronous: boolean }): P
     const primary = makeServer(bindir, primaryDir, primaryPort, primarySettings, owner);
     servers.push(primary);
     await primary.start();
-    const standbyDir = makeDir();
     execFileSync(
       join(bindir, 'pg_basebackup'),
       [
