@@ -2,7 +2,7 @@
 # Usage: ensure-debian-package.sh <binary path> <Debian package> <version flag>
 # Makes sure a binary the tests run is present, installing its Debian package with apt-get when
 # it is missing (as root, or through sudo). Never downloads anything else. Used by
-# ensure-chromium.sh and ensure-nginx.sh.
+# ensure-chromium.sh, ensure-nginx.sh and ensure-pgbouncer.sh.
 set -eu
 
 BINARY=$1

@@ -18,6 +18,7 @@ import {
   restartLoop,
 } from './faults.js';
 import type { Figures } from './figures.js';
+import { repeatedFailovers } from './database-failover.js';
 import { hostileStress } from './hostile.js';
 import { heapPerIdleSession, manySessions, oversizedThroughStdio, slowClient } from './limits.js';
 
@@ -181,6 +182,13 @@ export async function cliStress(f: Figures, scale: number, seed: number): Promis
     );
 
     await hostileStress(f, scale);
+
+    const failovers = await repeatedFailovers(Math.max(2, Math.round(20 * scale)));
+    f.figure(
+      'PostgreSQL failovers with synchronous replication (primary SIGKILLed mid-append, standby promoted): acknowledged appends lost / stored twice',
+      `${failovers.lost}/${failovers.acknowledged} lost, ${failovers.duplicated} twice, over ${failovers.rounds} failovers`,
+      failovers.lost === 0 && failovers.duplicated === 0,
+    );
   } finally {
     temp.cleanup();
   }

@@ -1,7 +1,10 @@
 import { HistoryStoreError } from '@acp-kit/sdk';
 import pg from 'pg';
+import { parseConnectionTargets } from './connection-targets.js';
+import { refuseTransactionPooling } from './pooling-check.js';
 import { describeConnection, translatePgError } from './pg-errors.js';
 import { migrate, quoteSchema } from './schema.js';
+import { WritableHost, writableClientClass } from './writable-host.js';
 
 /** Connection options shared by the PostgreSQL history store and session log. */
 export interface PostgresConnectionOptions {
@@ -34,6 +37,13 @@ export interface OpenedDatabase {
   readonly location: string;
   /** Options for a dedicated client (a LISTEN connection) to the same database. */
   readonly clientConfig: pg.ClientConfig;
+  /**
+   * The client class to open a dedicated connection with: `pg.Client`, or for a multi-host
+   * connection string one that goes to the host accepting writes (see {@link WritableHost}).
+   */
+  readonly Client: typeof pg.Client;
+  /** The host picker of a multi-host (or `target_session_attrs=read-write`) connection string. */
+  readonly hosts: WritableHost | undefined;
 }
 
 /** Connects, checks the schema and runs pending migrations; errors are HistoryStoreErrors. */
@@ -55,28 +65,36 @@ export async function openDatabase(
       );
     }
   }
-  const location = describeConnection(connectionString, schema);
+  const targets = parseConnectionTargets(connectionString);
+  const location = targets.checkWritable
+    ? `${targets.description} (schema ${schema})`
+    : describeConnection(connectionString, schema);
   const s = quoteSchema(schema);
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const hosts = targets.checkWritable ? new WritableHost(targets, connectTimeoutMs) : undefined;
+  const Client = hosts === undefined ? pg.Client : writableClientClass(hosts);
   const clientConfig: pg.ClientConfig = {
-    connectionString,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    ...(hosts === undefined ? { connectionString } : targets.base),
+    connectionTimeoutMillis: connectTimeoutMs,
     application_name: 'acp-kit history',
   };
   const pool = new pg.Pool({
     ...clientConfig,
+    Client,
     max: options.maxConnections ?? 10,
     idleTimeoutMillis: options.idleTimeoutMs ?? 0,
   });
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   try {
+    await refuseTransactionPooling(Client, clientConfig, location);
     const client = await pool.connect();
     try {
       await migrate(client, schema, location);
     } finally {
       client.release();
     }
-    return { pool, schema, s, location, clientConfig };
+    return { pool, schema, s, location, clientConfig, Client, hosts };
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw translatePgError(error, location, 'cannot open history database');

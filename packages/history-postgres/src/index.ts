@@ -20,3 +20,5 @@ export {
 } from './session-ownership.js';
 export { endInterruptedTurn, type InterruptedStopReason } from './takeover.js';
 export { SCHEMA_VERSION } from './schema-version.js';
+export type { DatabaseConnectionStatus } from './writable-host.js';
+export type { ReplicaHealth } from './replica-health.js';

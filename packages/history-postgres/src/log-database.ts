@@ -1,6 +1,7 @@
 import { HistoryStoreError } from '@acp-kit/sdk';
 import type pg from 'pg';
 import type { OpenedDatabase } from './connection.js';
+import type { DatabaseConnectionStatus } from './writable-host.js';
 import { translatePgError } from './pg-errors.js';
 import { RAISED } from './schema.js';
 import { SessionNotOwnedError } from './session-not-owned.js';
@@ -21,6 +22,9 @@ export class LogDatabase {
   /** Names this log in notifications, so it skips its own appends (it published them already). */
   readonly origin: string;
   #closed = false;
+  /** Whether the last statement reached the database and could write (for a single-host string). */
+  #lastWriteOk = true;
+  #lastError: string | undefined;
 
   constructor(db: OpenedDatabase, origin: string) {
     this.#db = db;
@@ -44,8 +48,29 @@ export class LogDatabase {
     return this.#db.clientConfig;
   }
 
+  /** The client class for a connection of its own (it follows a multi-host string's writable host). */
+  get Client(): typeof pg.Client {
+    return this.#db.Client;
+  }
+
   get pool(): pg.Pool {
     return this.#db.pool;
+  }
+
+  /**
+   * Which database connections go to and whether it accepts writes: from the host picker of a
+   * multi-host connection string, else from the outcome of the last statement.
+   */
+  connectionStatus(): DatabaseConnectionStatus {
+    const hosts = this.#db.hosts;
+    if (hosts !== undefined) return hosts.status();
+    return {
+      host: this.location,
+      writable: this.#lastWriteOk && !this.#closed,
+      timeline: 0,
+      hostChanges: 0,
+      lastError: this.#lastError,
+    };
   }
 
   get closed(): boolean {
@@ -80,9 +105,15 @@ export class LogDatabase {
       this.#statements.set(text, name);
     }
     try {
-      return await this.pool.query<R>({ name, text, values });
+      const result = await this.pool.query<R>({ name, text, values });
+      this.#lastWriteOk = true;
+      return result;
     } catch (error) {
       const code = (error as { code?: unknown }).code;
+      if (typeof code !== 'string' || code === '25006' || code.startsWith('08') || code.startsWith('57P')) {
+        this.#lastWriteOk = false;
+        this.#lastError = error instanceof Error ? error.message : String(error);
+      }
       if (sessionId !== undefined) {
         if (code === RAISED.sessionNotFound) throw notFound(sessionId);
         if (code === RAISED.leaseLost) {

@@ -9,7 +9,7 @@ import {
   type ReadLogOptions,
   type SessionRecord,
 } from '@acp-kit/sdk';
-import pg from 'pg';
+import type pg from 'pg';
 import type { LogDatabase } from './log-database.js';
 import { translatePgError } from './pg-errors.js';
 
@@ -51,6 +51,8 @@ export class NotificationFollower {
   /** A read of notified ranges is in flight; ranges notified meanwhile wait for the next one. */
   #reading = false;
   #listener: pg.Client | undefined;
+  /** How many times the LISTEN connection was lost (each is set up again). */
+  listenReconnects = 0;
   #listening: Promise<void> | undefined;
   /** The next attempt to set up the LISTEN connection, while one is scheduled. */
   #relistenTimer: NodeJS.Timeout | undefined;
@@ -151,7 +153,7 @@ export class NotificationFollower {
   }
 
   async #connectListener(): Promise<void> {
-    const client = new pg.Client(this.#db.clientConfig);
+    const client = new this.#db.Client(this.#db.clientConfig);
     client.on('notification', (message) => {
       if (message.channel === this.#db.channel && message.payload !== undefined)
         this.#notified(message.payload);
@@ -178,6 +180,7 @@ export class NotificationFollower {
     if (this.#listener !== client || this.#db.closed) return;
     this.#listener = undefined;
     this.#listening = undefined;
+    this.listenReconnects++;
     this.#relisten();
   }
 

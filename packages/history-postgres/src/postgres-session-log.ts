@@ -20,6 +20,7 @@ import {
 } from '@acp-kit/sdk';
 import { type OpenedDatabase, openDatabase, type PostgresConnectionOptions } from './connection.js';
 import { type Fence, LogAppender } from './log-appender.js';
+import type { DatabaseConnectionStatus } from './writable-host.js';
 import { LogDatabase, notFound } from './log-database.js';
 import { NotificationFollower } from './notification-follower.js';
 import { SessionDirectory } from './session-directory.js';
@@ -225,6 +226,15 @@ export class PostgresSessionLog implements SessionLog {
 
   subscribe(sessionId: SessionId, afterSeq: number, listener: LogListener): LogSubscription {
     return this.#follower.subscribe(sessionId, afterSeq, listener);
+  }
+
+  /**
+   * Which database this log's connections go to and whether it can write there: for a
+   * multi-host connection string, the host picked (the writable one on the highest WAL timeline),
+   * its timeline and how often connections moved to another host; see {@link DatabaseConnectionStatus}.
+   */
+  connectionStatus(): DatabaseConnectionStatus & { readonly listenReconnects: number } {
+    return { ...this.#db.connectionStatus(), listenReconnects: this.#follower.listenReconnects };
   }
 
   async close(): Promise<void> {

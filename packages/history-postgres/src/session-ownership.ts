@@ -11,7 +11,9 @@ import type {
   SessionOwnership,
 } from '@acp-kit/sdk';
 import { HistoryStoreError, randomMessageId } from '@acp-kit/sdk';
-import pg from 'pg';
+import type pg from 'pg';
+import { ReplicaCounters, type ReplicaHealth } from './replica-health.js';
+import type { DatabaseConnectionStatus } from './writable-host.js';
 import { type OpenedDatabase, openDatabase, type PostgresConnectionOptions } from './connection.js';
 import { FencedSessionLog } from './fenced-session-log.js';
 import { translatePgError } from './pg-errors.js';
@@ -126,6 +128,7 @@ export class PostgresSessionOwnership implements SessionOwnership {
   #host: OwnershipHost | undefined;
   #listener: pg.Client | undefined;
   #renewTimer: NodeJS.Timeout | undefined;
+  readonly #counters = new ReplicaCounters();
   #checkTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -531,10 +534,27 @@ export class PostgresSessionOwnership implements SessionOwnership {
    * writes nothing to that session, and its turn there is cancelled. A failure to reach the
    * database is thrown (the leases are kept: they may still be valid once it is back).
    */
+  /**
+   * What this replica reports to an operator: the log's database (host, whether it can write),
+   * the sessions it owns, lease renewal lag and LISTEN reconnects (the log's and this one's).
+   */
+  health(log: {
+    connectionStatus(): DatabaseConnectionStatus & { listenReconnects: number };
+  }): ReplicaHealth {
+    const status = log.connectionStatus();
+    return {
+      ...status,
+      ownedSessions: this.#owned.size,
+      leaseRenewLagMs: this.#counters.renewLag(Math.max(10, Math.floor(this.#leaseMs / 3)), this.#owned.size),
+      listenReconnects: status.listenReconnects + this.#counters.listenReconnects,
+    };
+  }
+
   async renewNow(): Promise<void> {
     this.#checkOpen();
     const held = [...this.#owned.values()];
     const renewed = await this.#leases.renewAll(this.replica, held, this.#leaseMs);
+    this.#counters.renewed();
     const kept = new Set(renewed.map((lease) => `${lease.sessionId}\u0000${lease.epoch}`));
     for (const lease of held) {
       // Lost (taken over after a missed renewal): writes to it are refused from now on.
@@ -689,13 +709,14 @@ export class PostgresSessionOwnership implements SessionOwnership {
   }
 
   async #listen(): Promise<void> {
-    const client = new pg.Client(this.#db.clientConfig);
+    const client = new this.#db.Client(this.#db.clientConfig);
     client.on('notification', (message) => {
       if (message.channel === this.#channel && message.payload !== undefined) this.#notified(message.payload);
     });
     const lost = (): void => {
       if (this.#listener !== client || this.#closed) return;
       this.#listener = undefined;
+      this.#counters.listenReconnected();
       const retry = (): void => {
         if (this.#closed) return;
         this.#listen().then(

@@ -46,7 +46,15 @@ function parse(args: string[]) {
 async function openHistory(
   path: string | undefined,
   leaseMs: number | undefined,
-): Promise<{ history: SessionLog; ownership?: SessionOwnership; close(): Promise<void> } | undefined> {
+): Promise<
+  | {
+      history: SessionLog;
+      ownership?: SessionOwnership;
+      health?: () => { readonly ok: boolean } & Record<string, unknown>;
+      close(): Promise<void>;
+    }
+  | undefined
+> {
   if (leaseMs !== undefined && !(path !== undefined && isPostgresUrl(path))) {
     throw new UsageError('--lease-ms only applies with --history postgres://…');
   }
@@ -68,6 +76,7 @@ export async function runAgent(args: string[]): Promise<number> {
   const tokenSource = listen ? listenToken(listen) : undefined;
   const leaseMs = positiveInteger('--lease-ms', values['lease-ms']);
   const opened = await openHistory(values.history, leaseMs);
+  const stopReporting = opened?.health === undefined ? undefined : reportDatabase(opened.health);
   const agent = createReferenceAgent({
     ...(values.greet ? { greet: true } : {}),
     ...(opened ? { history: opened.history } : {}),
@@ -84,6 +93,7 @@ export async function runAgent(args: string[]): Promise<number> {
       onConnection: (transport) => {
         agent.serve(versionedConnection(transport));
       },
+      ...(opened?.health === undefined ? {} : { health: opened.health }),
       // A GET may open the stream of a session this connection has not named yet (a client about
       // to resume it) only if the agent has that session: the RFD's 404 otherwise.
       http: {
@@ -104,6 +114,7 @@ export async function runAgent(args: string[]): Promise<number> {
     const stopped = stopOnSignal(() => server.close());
     announceListening('agent', server, listen, tokenSource);
     await stopped;
+    stopReporting?.();
     tokenSource?.cleanup();
     await opened?.close();
     return 0;
@@ -116,8 +127,31 @@ export async function runAgent(args: string[]): Promise<number> {
   // The client has gone: a turn still ending (a permission request or elicitation it was asked
   // ends `cancelled`) writes its stop reason before the history closes.
   await agent.whenIdle();
+  stopReporting?.();
   await opened?.close();
   return 0;
+}
+
+/**
+ * Logs the database a replica writes to on stderr: once it is known, then on every change of host
+ * or writability (a failover), so an operator's log shows when and where each replica moved.
+ */
+function reportDatabase(health: () => Record<string, unknown>): () => void {
+  let last = '';
+  const report = (): void => {
+    const { host, writable, timeline } = health();
+    const line = `history database ${String(host ?? 'unknown')}: ${writable ? 'writable' : 'cannot write'}${timeline ? ` (timeline ${String(timeline)})` : ''}`;
+    if (line === last) return;
+    last = line;
+    const { ownedSessions, leaseRenewLagMs, listenReconnects } = health();
+    process.stderr.write(
+      `acp-kit agent: ${line}; ${String(ownedSessions)} sessions owned, lease renew lag ${String(leaseRenewLagMs)} ms, ${String(listenReconnects)} LISTEN reconnects\n`,
+    );
+  };
+  report();
+  const timer = setInterval(report, 1000);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** The in-process v1 codec; what it cannot carry to a v1 client is logged, not dropped silently. */

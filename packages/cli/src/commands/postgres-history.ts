@@ -14,6 +14,8 @@ export interface PostgresReplica {
   readonly history: SessionLog;
   /** Which replica runs each session's turns; prompts to other sessions are forwarded. */
   readonly ownership: SessionOwnership;
+  /** What an operator polls (`GET /health` with `--listen`): database host, writability, owned sessions … */
+  health(): { readonly ok: boolean } & Record<string, unknown>;
   /** Releases the leases held, then closes the log. */
   close(): Promise<void>;
 }
@@ -35,6 +37,10 @@ export async function openPostgresHistory(url: string, leaseMs?: number): Promis
     return {
       history: ownership.log,
       ownership,
+      health: () => {
+        const report = ownership.health(log);
+        return { ok: report.writable, ...report };
+      },
       close: async () => {
         await ownership.close();
         await log.close();

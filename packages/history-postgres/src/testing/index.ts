@@ -4,3 +4,4 @@ export {
   type ThrowawayPostgres,
   type ThrowawayPostgresOptions,
 } from './throwaway-server.js';
+export { type PairServer, type ReplicationPair, startReplicationPair } from './replication-pair.js';

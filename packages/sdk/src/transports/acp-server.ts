@@ -53,6 +53,11 @@ export interface AcpServerOptions extends Omit<WebSocketServerOptions, 'onConnec
   http?: HttpEndpointOptions;
   /** Called with one transport per accepted connection, of either profile. */
   onConnection(transport: Transport, request: HttpRequest, info: AcpConnectionInfo): void;
+  /**
+   * Serves `GET /health` (outside the ACP endpoint, without its token) for an operator or a load
+   * balancer to poll: the report as JSON, with status 200 when `ok` is true, else 503.
+   */
+  health?: () => Promise<{ readonly ok: boolean }> | { readonly ok: boolean };
 }
 
 /** A listening `/acp` endpoint. */
@@ -195,6 +200,22 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
 
   const onRequest = (request: HttpRequest, response: HttpResponse): void => {
     const pathname = (request.url ?? '/').split('?')[0];
+    const health = options.health;
+    if (health !== undefined && pathname === '/health' && pathname !== path && request.method === 'GET') {
+      Promise.resolve()
+        .then(health)
+        .then(
+          (report) => {
+            response.writeHead(report.ok ? 200 : 503, { 'Content-Type': 'application/json' });
+            response.end(`${JSON.stringify(report)}\n`);
+          },
+          (error: unknown) => {
+            response.writeHead(503, { 'Content-Type': 'application/json' });
+            response.end(`${JSON.stringify({ ok: false, error: String(error) })}\n`);
+          },
+        );
+      return;
+    }
     if (pathname !== path) {
       response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
       response.end(`no ACP endpoint at this path: ACP is served at ${path}\n`);

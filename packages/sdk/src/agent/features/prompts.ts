@@ -4,6 +4,7 @@ import { ErrorCodes, RpcError } from '../../rpc/errors.js';
 import type { AgentSession } from '../agent-session.js';
 import type { ClientPeer } from '../client-peer.js';
 import { forwardedPromptPeer } from '../forwarded-prompt-peer.js';
+import { historyUnavailable, promptFailure } from '../history-unavailable.js';
 import { PendingPrompt } from '../pending-prompt.js';
 import type { ForwardedPrompt, ForwardedReceipt } from '../session-ownership.js';
 import type { AgentHost, MethodFeature } from '../serving.js';
@@ -83,7 +84,7 @@ function runPrompt(
   );
   const failed = (error: unknown): void => {
     const before = prompt.state;
-    rejectIfPending(new RpcError(ErrorCodes.InternalError, 'Internal error'));
+    rejectIfPending(promptFailure(error));
     agent.handlerFailed(error, { handler: 'onPrompt', sessionId: session.id });
     // Failed after inserting: the client has its receipt, so the turn is ended here instead.
     if (before === 'inserted') endTurnAfterFailure(session);
@@ -149,7 +150,12 @@ export const prompts: MethodFeature = (agent) => ({
     try {
       const session = await agent.require(params.sessionId);
       connection.attach(session);
-      const route = await agent.options.ownership?.route(session.id, params.prompt, context.signal);
+      const route = await agent.options.ownership
+        ?.route(session.id, params.prompt, context.signal)
+        .catch((error: unknown) => {
+          // The database is unreachable or read-only (a failover): a retryable answer, not a hang.
+          throw historyUnavailable(error) ? promptFailure(error) : error;
+        });
       if (route !== undefined && 'error' in route) throw RpcError.fromObject(route.error);
       if (route?.to === 'owner') {
         // Inserted by the owner: answered once this client was handed the message's report.
