@@ -17,6 +17,7 @@ describe('the kit against an agent built with @agentclientprotocol/sdk/experimen
       'teardown',
       'resume',
       'fork',
+      'nes',
     ]);
     // The verdict itself is informational: this pins only that the kit drives a foreign agent to the end.
     const failed = report.results.filter((result) => result.status === 'fail').map((result) => result.id);

@@ -37,7 +37,14 @@ const CORE_RULES = [
   'session.delete.unknown-succeeds',
 ];
 
-const UNSTABLE_RULES = ['fork.replay.retained', 'fork.replay.no-duplicate', 'session-message.replay'];
+const UNSTABLE_RULES = [
+  'fork.replay.retained',
+  'fork.replay.no-duplicate',
+  'session-message.replay',
+  'nes.suggestion.kind-advertised',
+  'nes.suggestion.position-inside',
+  'nes.suggest.answered',
+];
 
 const BACKGROUND_RULES = [
   'background.announced-first',
@@ -71,6 +78,7 @@ describe.concurrent('the kit against the reference agent (acp-kit agent)', () =>
       'teardown',
       'resume',
       'fork',
+      'nes',
     ]);
     for (const [scenario, text] of transcripts) {
       const lint = lintTranscript(text);
@@ -102,6 +110,35 @@ describe.concurrent('the kit against the reference agent (acp-kit agent)', () =>
     const lint = lintTranscript(transcripts.get('subagent')!);
     expect(lint.failed).toBe(false);
     expect(lint.results.find((result) => result.id === 'session-message.replay')?.status).toBe('pass');
+  });
+
+  it('passes the next edit suggestion rules with --unstable (rename and edit suggestions, no searchAndReplace the kit did not advertise), and the nes transcript lints clean', async () => {
+    const transcripts = new Map<string, string>();
+    const report = await runConformance({
+      command: process.execPath,
+      args: [BIN, 'agent', '--unstable', '--chunk-delay', '1'],
+      timeoutMs: 15_000,
+      cwd: dir,
+      scenarios: ['nes'],
+      record: (scenario, text) => {
+        transcripts.set(scenario, text);
+      },
+    });
+    expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
+    const status = Object.fromEntries(report.results.map((result) => [result.id, result.status]));
+    expect(
+      ['nes.suggestion.kind-advertised', 'nes.suggestion.position-inside', 'nes.suggest.answered'].map(
+        (id) => status[id],
+      ),
+    ).toEqual(['pass', 'pass', 'pass']);
+    const transcript = transcripts.get('nes')!;
+    const kinds = transcript.match(/"kind":"\w+"/g) ?? [];
+    expect(new Set(kinds)).toEqual(new Set(['"kind":"edit"', '"kind":"rename"']));
+    const lint = lintTranscript(transcript);
+    expect(lint.failed).toBe(false);
+    expect(lint.results.find((result) => result.id === 'nes.suggestion.position-inside')?.status).toBe(
+      'pass',
+    );
   });
 
   it('passes the fork rules with --unstable, and the fork transcript lints clean', async () => {

@@ -14,6 +14,7 @@ import {
   text,
   waitSettled,
 } from './steps.js';
+import { nesScenario } from './nes-scenario.js';
 
 /** What a scenario can say about rules it could not exercise. */
 export interface ScenarioNotes {
@@ -388,4 +389,5 @@ export const SCENARIOS: readonly Scenario[] = [
   background,
   fork,
   subagent,
+  nesScenario,
 ];

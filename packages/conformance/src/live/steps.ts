@@ -9,10 +9,14 @@ export const KIT_INFO = { name: 'acp-kit-conformance', version: '0.0.0' } as con
 
 /**
  * Sends initialize; aborts the scenario (blaming the agent) unless it succeeds, and stops the run
- * ({@link NotV2Agent}) when the agent answers with an integer protocol version other than 2.
+ * ({@link NotV2Agent}) when the agent answers with an integer protocol version other than 2. The
+ * client capabilities are `{}` unless given.
  */
-export async function initialize(agent: AgentProcess): Promise<Record<string, unknown>> {
-  const reply = await agent.request('initialize', { protocolVersion: 2, info: KIT_INFO, capabilities: {} });
+export async function initialize(
+  agent: AgentProcess,
+  capabilities: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const reply = await agent.request('initialize', { protocolVersion: 2, info: KIT_INFO, capabilities });
   if (!reply.ok) throw new ScenarioAbort(`initialize failed: ${describeReply(reply)}`, true);
   const result = asRecord(reply.result) ?? {};
   const version = result.protocolVersion;

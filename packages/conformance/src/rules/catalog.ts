@@ -203,6 +203,40 @@ export const RULES = [
     surface: 'unstable',
   },
   {
+    id: 'nes.suggestion.kind-advertised',
+    statement:
+      'Unstable surface: every suggestion a nes/suggest result carries is an edit, or of a kind (jump, rename, searchAndReplace) the client advertised in capabilities.nes (not applicable without suggestions).',
+    source: 'next-edit-suggestions RFD (upstream unstable schema ClientNesCapabilities, NesSuggestion)',
+    tier: 'mandatory',
+    surface: 'unstable',
+  },
+  {
+    id: 'nes.suggest.context-requested',
+    statement:
+      'Unstable surface: a nes/suggest carries only the kinds of context the agent asked for in capabilities.nes.context (lint only: it judges the client).',
+    source: 'next-edit-suggestions RFD (upstream unstable schema NesContextCapabilities, NesSuggestContext)',
+    tier: 'mandatory',
+    surface: 'unstable',
+  },
+  {
+    id: 'nes.suggestion.position-inside',
+    statement:
+      'Unstable surface: every position of a suggestion for the requested document (edit ranges, a jump’s or rename’s position) lies inside that document at the version nes/suggest named, in the negotiated position encoding (not applicable when the transcript does not show the document).',
+    source:
+      'next-edit-suggestions RFD (upstream unstable schema Position, SuggestNesRequest.version, positionEncoding)',
+    tier: 'mandatory',
+    surface: 'unstable',
+  },
+  {
+    id: 'nes.suggest.answered',
+    statement:
+      'Unstable surface: every nes/suggest is answered, with suggestions (possibly none) or an error (not applicable without nes/suggest).',
+    source:
+      'next-edit-suggestions RFD (upstream unstable schema SuggestNesRequest, SuggestNesResponse); JSON-RPC 2.0 §4',
+    tier: 'mandatory',
+    surface: 'unstable',
+  },
+  {
     id: 'agent-message.schema',
     statement:
       'Every other agent message is JSON-RPC 2.0 and its results and requests validate against the v2 schema.',

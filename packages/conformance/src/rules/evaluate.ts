@@ -41,6 +41,7 @@ import { checkCancel, checkRunningBeforeIdle, checkStopReasons, checkWorkEnds } 
 import { checkSubagentsAnnounced } from '../checks/subagents.js';
 import { checkForkNoDuplicate, checkForkRetained } from '../checks/fork.js';
 import { checkSessionMessageReplay } from '../checks/session-messages.js';
+import { checkNesAnswered, checkNesContext, checkNesKinds, checkNesPositions } from '../checks/nes.js';
 import { checkOmittedParams } from '../checks/omitted-params.js';
 import { checkCloseCancelsTurn, checkDeleteUnknown } from '../checks/session-teardown.js';
 import type { CheckContext } from '../checks/context.js';
@@ -77,6 +78,10 @@ const CHECKS: Partial<Record<RuleId, (context: CheckContext) => CheckOutcome>> =
   'fork.replay.retained': checkForkRetained,
   'fork.replay.no-duplicate': checkForkNoDuplicate,
   'session-message.replay': checkSessionMessageReplay,
+  'nes.suggestion.kind-advertised': checkNesKinds,
+  'nes.suggest.context-requested': checkNesContext,
+  'nes.suggestion.position-inside': checkNesPositions,
+  'nes.suggest.answered': checkNesAnswered,
   'agent-message.schema': checkAgentMessages,
   'client-message.schema': checkClientMessages,
   'baseline.initialize.info': checkInitializeInfo,

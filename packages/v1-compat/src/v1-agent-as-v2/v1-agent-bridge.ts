@@ -362,6 +362,16 @@ export class V1AgentBridge {
     return route.result === undefined ? result : route.result(result as never);
   }
 
+  /** Relays a v2 client's notification to the v1 agent through the generated mapping. */
+  async #relayNotification(method: string, params: unknown): Promise<void> {
+    const route = TO_V1_AGENT_ROUTES.get(method);
+    if (route === undefined) throw new Error(`the v1 ⇄ v2 mapping has no v1 counterpart of ${method}`);
+    const call = { method, sessionId: (params as { sessionId?: unknown } | null | undefined)?.sessionId };
+    reportDropped(this.#onLoss, route.paramsDropped, params, '/params', call);
+    const v1Params = route.params === undefined ? params : route.params(params as never);
+    await this.#v1.sendNotification(route.v1 as never, v1Params as never);
+  }
+
   async #call<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
@@ -380,7 +390,12 @@ export class V1AgentBridge {
    * keeps those kinds as unknown updates, as v2 requires of every receiver.
    */
   #v1Capabilities(first?: V2InitializeRequest): Promise<V1.InitializeResponse> {
-    const clientInfo = first === undefined ? BRIDGE_INFO : v2ToV1InitializeRequest(first).clientInfo;
+    const asV1 = first === undefined ? undefined : v2ToV1InitializeRequest(first);
+    const clientInfo = asV1 === undefined ? BRIDGE_INFO : asV1.clientInfo;
+    // Next edit suggestions: the first client's suggestion kinds and position encodings, as the
+    // agent may send a kind beyond edit, and pick an encoding, only from what the client offered.
+    const nes = asV1?.clientCapabilities?.nes;
+    const encodings = asV1?.clientCapabilities?.positionEncodings;
     this.#initialize ??= this.#call(() =>
       this.#v1.sendRequest('initialize', {
         protocolVersion: 1,
@@ -391,6 +406,8 @@ export class V1AgentBridge {
           }),
           plan: {},
           subagents: {},
+          ...(nes === undefined || nes === null ? {} : { nes }),
+          ...(encodings === undefined ? {} : { positionEncodings: encodings }),
         },
         clientInfo: clientInfo ?? BRIDGE_INFO,
       }),
@@ -547,6 +564,8 @@ export class V1AgentBridge {
     /** A handler that only relays the request to the v1 agent (see {@link V1AgentBridge.#relay}). */
     const relay = <K extends keyof Handlers>(method: K & string): NonNullable<Handlers[K]> =>
       ((params: unknown) => this.#relay(method, params)) as NonNullable<Handlers[K]>;
+    const notify = <K extends keyof Handlers>(method: K & string): NonNullable<Handlers[K]> =>
+      ((params: unknown) => this.#relayNotification(method, params)) as unknown as NonNullable<Handlers[K]>;
     const handlers: Handlers = {
       initialize: async (params) => {
         // The v1 agent is initialized once, by the bridge; each v2 client gets the translated answer.
@@ -781,6 +800,18 @@ export class V1AgentBridge {
       'providers/list': relay('providers/list'),
       'providers/set': relay('providers/set'),
       'providers/disable': relay('providers/disable'),
+
+      // Next edit suggestions (unstable in both): the same methods and shapes, relayed as they are.
+      'nes/start': relay('nes/start'),
+      'nes/suggest': relay('nes/suggest'),
+      'nes/close': relay('nes/close'),
+      'nes/accept': notify('nes/accept'),
+      'nes/reject': notify('nes/reject'),
+      'document/didOpen': notify('document/didOpen'),
+      'document/didChange': notify('document/didChange'),
+      'document/didClose': notify('document/didClose'),
+      'document/didSave': notify('document/didSave'),
+      'document/didFocus': notify('document/didFocus'),
 
       // An MCP notification from this client's server (type acp) on its way to the v1 agent.
       'mcp/message': async (params) => {
