@@ -117,8 +117,11 @@ export class WritableHost {
       const reasons = answers.map((answer) => `${answer.target.host}:${answer.target.port}: ${answer.error}`);
       this.#lastError = reasons.join('; ');
       const error = new Error(`no host accepts writes (${reasons.join('; ')})`) as Error & { code: string };
-      // read_only_sql_transaction when every host answered but none can write; else a connection failure.
-      error.code = answers.some((answer) => answer.error === 'read-only') ? '25006' : '08001';
+      // A connection failure (SQLSTATE 08001), also when every host answered read-only: in a set of
+      // hosts that is a failover under way (a standby not promoted yet), which passes — a turn-ending
+      // idle that could not be written is then owed and written once a host accepts writes, where a
+      // read_only error would be final and leave the interrupted turn open for good.
+      error.code = '08001';
       throw error;
     }
     this.#failedRounds = 0;
@@ -216,7 +219,9 @@ export function writableClientClass(hosts: WritableHost): typeof pg.Client {
         const error = new Error(
           `${target.host}:${target.port} does not accept writes (a standby, or read-only)`,
         );
-        throw Object.assign(error, { code: '25006' });
+        // Transient like the above (08006, connection failure): the host was demoted or is a
+        // standby; the next connection asks every host again.
+        throw Object.assign(error, { code: '08006' });
       }
       hosts.confirmed(target);
     }

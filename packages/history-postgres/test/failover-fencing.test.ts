@@ -117,4 +117,30 @@ describe('leases and fencing across a PostgreSQL failover', () => {
       lease: { owner: 'A', epoch: keptAgain.epoch },
     });
   });
+  it('fails a write while no host accepts writes (the primary gone, the standby not promoted yet) as transient, so an owner retries it after the promotion instead of dropping it', async () => {
+    pair = await startReplicationPair({ synchronous: true });
+    const open = { maxConnections: 2, writeBehind: false, connectTimeoutMs: 3000 } as const;
+    const log = await PostgresSessionLog.open(pair.multiHostUrl, open);
+    const leases = await PostgresSessionLeases.open(pair.multiHostUrl, open);
+    closers.push(log, leases);
+    await log.createSession({ sessionId: 'turn', cwd: '/w' });
+    const lease = await take(leases, 'turn', 'A');
+    await log.appendAsOwner('turn', [{ update: chunk('before') }], lease);
+
+    await pair.primary.kill();
+    // Only the standby answers, read-only: the write fails, and the failure says "try again later"
+    // (a final read_only here left a turn's closing idle unwritten for good).
+    const failed = await log.appendAsOwner('turn', [{ update: chunk('during') }], lease).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(HistoryStoreError);
+    expect(failed).toMatchObject({ code: 'io', transient: true });
+    expect(String((failed as Error).message)).toContain('no host accepts writes');
+
+    pair.promote();
+    const written = await outcome(() => log.appendAsOwner('turn', [{ update: chunk('after') }], lease));
+    expect(written).not.toBeInstanceOf(HistoryStoreError);
+    expect((await tables(pair.standby.url, 'turn')).texts).toEqual(['before', 'after']);
+  });
 });

@@ -2,7 +2,7 @@ import { HistoryStoreError, type LogEntry } from '@acp-kit/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresSessionLog } from '../src/index.js';
 import { freshSchema, postgresUrl } from './helpers.js';
-import { hasPgBouncer, type PgBouncer, startPgBouncer } from './pgbouncer.js';
+import { hasPgBouncer, type PgBouncer, startPgBouncer } from '../src/testing/pgbouncer.js';
 import { type ReplicationPair, startReplicationPair } from '../src/testing/replication-pair.js';
 
 type Update = LogEntry['update'];

@@ -1,4 +1,4 @@
-import type { ReplicationPair } from '@acp-kit/history-postgres/testing';
+import type { PgBouncer, ReplicationPair } from '@acp-kit/history-postgres/testing';
 import type { ContentBlock, SessionNotification } from '@acp-kit/schema';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -59,6 +59,7 @@ async function health(agent: ListeningAgent): Promise<{ status: number; report: 
 describe('acp-kit agent --history with a primary and a standby when the primary dies and the standby is promoted', () => {
   let pair: ReplicationPair | undefined;
   const agents: ListeningAgent[] = [];
+  const bouncers: PgBouncer[] = [];
   beforeAll(async () => {
     requireBuild();
     // Installs Debian's PostgreSQL when missing; the pair below uses its binaries.
@@ -66,15 +67,31 @@ describe('acp-kit agent --history with a primary and a standby when the primary 
   }, 180_000);
   afterEach(async () => {
     for (const agent of agents.splice(0)) await agent.stop();
+    for (const bouncer of bouncers.splice(0)) await bouncer.stop();
     await pair?.stop();
     pair = undefined;
   });
 
-  it('three replicas move to the new primary by themselves: the turn cut by the SIGKILL ends with a stop reason, the next one runs, a fresh client replays every acknowledged message once, and /health reports the move', async () => {
-    const { startReplicationPair } = await import('@acp-kit/history-postgres/testing');
+  /**
+   * The three-replica failover, the replicas given both servers directly or through one
+   * session-pooling pgbouncer per server; `/health` names the address the replicas connect to.
+   */
+  async function threeReplicasFailOver(through: 'direct' | 'pgbouncer'): Promise<void> {
+    const { startReplicationPair, startPgBouncer } = await import('@acp-kit/history-postgres/testing');
     pair = await startReplicationPair({ synchronous: true });
     const { primary, standby } = pair;
-    const args = ['--history', pair.multiHostUrl, '--chunk-delay', '20', '--lease-ms', '3000'];
+    let url = pair.multiHostUrl;
+    const address = { primary: `127.0.0.1:${primary.port}`, standby: `127.0.0.1:${standby.port}` };
+    if (through === 'pgbouncer') {
+      const toPrimary = await startPgBouncer({ host: '127.0.0.1', port: primary.port }, 'session');
+      bouncers.push(toPrimary);
+      const toStandby = await startPgBouncer({ host: '127.0.0.1', port: standby.port }, 'session');
+      bouncers.push(toStandby);
+      address.primary = `127.0.0.1:${toPrimary.port}`;
+      address.standby = `127.0.0.1:${toStandby.port}`;
+      url = `postgres://acp@${address.primary},${address.standby}/postgres?target_session_attrs=read-write`;
+    }
+    const args = ['--history', url, '--chunk-delay', '20', '--lease-ms', '3000'];
     const [a, b, c] = [await listeningAgent(args), await listeningAgent(args), await listeningAgent(args)];
     agents.push(a, b, c);
     for (const agent of [a, b, c]) {
@@ -83,10 +100,10 @@ describe('acp-kit agent --history with a primary and a standby when the primary 
       expect(report).toMatchObject({
         ok: true,
         writable: true,
-        host: `127.0.0.1:${primary.port}`,
+        host: address.primary,
         ownedSessions: 0,
       });
-      expect(agent.stderr()).toContain(`history database 127.0.0.1:${primary.port}: writable`);
+      expect(agent.stderr()).toContain(`history database ${address.primary}: writable`);
     }
     const alice = await clientOverWebSocket(a.url);
     const bob = await clientOverWebSocket(b.url);
@@ -109,7 +126,7 @@ describe('acp-kit agent --history with a primary and a standby when the primary 
     expect(['error', 'cancelled', 'end_turn']).toContain(turnEnds(alice)[1]!.stopReason);
     for (const agent of [a, b, c]) {
       await until(
-        async () => (await health(agent)).report.host === `127.0.0.1:${standby.port}`,
+        async () => (await health(agent)).report.host === address.standby,
         'each replica on the new primary',
         () => agent.stderr(),
       );
@@ -118,7 +135,7 @@ describe('acp-kit agent --history with a primary and a standby when the primary 
       expect(report).toMatchObject({ ok: true, writable: true, timeline: 2, hostChanges: 1 });
       // The log line follows within a second (it is written on a change of host or writability).
       await until(
-        () => agent.stderr().includes(`history database 127.0.0.1:${standby.port}: writable (timeline 2)`),
+        () => agent.stderr().includes(`history database ${address.standby}: writable (timeline 2)`),
         'the move in the replica’s log',
         () => agent.stderr(),
       );
@@ -151,8 +168,18 @@ describe('acp-kit agent --history with a primary and a standby when the primary 
     await primary.start();
     await bob.client.prompt(sessionId, text('/note with the old primary back'));
     await until(() => turnEnds(alice).length === 4, 'the turn with the old primary back', seen);
-    for (const agent of [a, b, c])
-      expect((await health(agent)).report.host).toBe(`127.0.0.1:${standby.port}`);
+    for (const agent of [a, b, c]) expect((await health(agent)).report.host).toBe(address.standby);
+  }
+
+  it('three replicas move to the new primary by themselves: the turn cut by the SIGKILL ends with a stop reason, the next one runs, a fresh client replays every acknowledged message once, and /health reports the move', async () => {
+    await threeReplicasFailOver('direct');
+  });
+
+  it('the same through one session-pooling pgbouncer per server, the replicas given both pgbouncers', async (context) => {
+    const { hasPgBouncer } = await import('@acp-kit/history-postgres/testing');
+    // scripts/ensure-pgbouncer.sh installs it (CI runs it).
+    if (!hasPgBouncer()) context.skip();
+    await threeReplicasFailOver('pgbouncer');
   });
 
   it('a replica whose database cannot be written answers session/prompt with an error (no hang), reports it on /health, and runs prompts again once a standby is promoted', async () => {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createConnection } from 'node:net';
-import { freePort } from '../src/testing/replication-pair.js';
+import { freePort } from './replication-pair.js';
 
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 
