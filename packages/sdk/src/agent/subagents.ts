@@ -137,6 +137,17 @@ export const CHILD_UNGUARDED: ReadonlySet<string> = new Set([
   'session/fork',
   'tool_call/cancel',
   'terminal/cancel',
+  // Next edit suggestions (unstable): their sessionId names an NES session from nes/start, never a
+  // chat session, so never a subagent's.
+  'nes/suggest',
+  'nes/accept',
+  'nes/reject',
+  'nes/close',
+  'document/didOpen',
+  'document/didChange',
+  'document/didClose',
+  'document/didSave',
+  'document/didFocus',
 ]);
 
 /**
