@@ -80,6 +80,7 @@ describe('the conformance kit against two acp-kit proxies in front of acp-kit ag
       'teardown',
       'resume',
       'fork',
+      'nes',
     ]);
     for (const [scenario, text] of transcripts) expect(lintTranscript(text).failed, scenario).toBe(false);
     // It did go through both proxies: the second one saw the prompts, with the first one's context.

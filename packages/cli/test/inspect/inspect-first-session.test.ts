@@ -65,14 +65,19 @@ describe('acp-kit inspect, the first session', () => {
     await page.locator('#capabilities').fill('{}');
     await page.locator('#initialize').click();
     await page.locator('#log', { hasText: 'initialized (protocol version 2)' }).waitFor();
-    const sent = await page
-      .locator('#traffic-body tr.row')
-      .evaluateAll((rows) =>
-        rows
-          .filter((row) => row.querySelector('td.method')?.textContent === 'initialize')
-          .map((row) => row.querySelector('td.raw')?.textContent ?? ''),
-      );
-    expect(sent.some((text) => text.includes('"capabilities":{}'))).toBe(true);
+    // The table renders on the next frame: wait (bounded) for the second initialize's row.
+    await expect
+      .poll(
+        () =>
+          page.locator('#traffic-body tr.row').evaluateAll((rows) =>
+            rows
+              .filter((row) => row.querySelector('td.method')?.textContent === 'initialize')
+              .map((row) => row.querySelector('td.raw')?.textContent ?? '')
+              .some((text) => text.includes('"capabilities":{}')),
+          ),
+        { timeout: 10_000 },
+      )
+      .toBe(true);
     // A reload keeps the session: the prompt box is ready at once, no click needed.
     await page.reload();
     await page.locator('#status', { hasText: 'connected to the inspector' }).waitFor();
