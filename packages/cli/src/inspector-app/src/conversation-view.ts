@@ -132,6 +132,46 @@ const ORIGIN_LABEL: Record<string, string> = {
   'local-failed': 'refused by the agent',
 };
 
+/** One message of the feed: who sent it (and, for the page's own, how its submission stands), its text and ID. */
+function messageView(message: ConversationSnapshot['messages'][number]): HTMLElement {
+  const kind = message.kind.replace('_', ' ');
+  return el(
+    'div',
+    {
+      class: `message ${message.kind} ${message.origin}`,
+      'data-kind': message.kind,
+      'data-origin': message.origin,
+      'data-message-id': message.messageId ?? undefined,
+    },
+    el(
+      'span',
+      { class: 'who' },
+      message.origin === 'agent' ? kind : `${kind} (${ORIGIN_LABEL[message.origin]})`,
+    ),
+    el('span', { class: 'text' }, bounded(blocksText(message.content))),
+    message.messageId === null ? undefined : el('span', { class: 'id' }, message.messageId),
+    message.origin === 'local-failed' && message.error instanceof Error
+      ? el('span', { class: 'error' }, message.error.message)
+      : undefined,
+  );
+}
+
+/** One tool call of the feed, with its content (a terminal it names shown inside it). */
+function toolCallView(
+  call: ConversationSnapshot['toolCalls'][number],
+  terminals: Map<string, ConversationSnapshot['terminals'][number]>,
+): HTMLElement {
+  const f = call.fields;
+  return el(
+    'div',
+    { class: 'tool-call', 'data-status': str(f.status), 'data-tool-call-id': call.toolCallId },
+    el('span', { class: 'who' }, `tool call${f.kind ? ` (${str(f.kind)})` : ''}`),
+    el('span', { class: 'title' }, str(f.title ?? call.toolCallId)),
+    el('span', { class: 'status' }, str(f.status ?? 'pending')),
+    ...toolContentView(f.content, terminals, new Set()),
+  );
+}
+
 /** The entries of a session's feed in feed order, each rendered on demand (see {@link VirtualList}). */
 function feedItems(snapshot: ConversationSnapshot): ListItem[] {
   type Positioned = ListItem & { position: number };
@@ -149,28 +189,7 @@ function feedItems(snapshot: ConversationSnapshot): ListItem[] {
     const item: ListItem = {
       key: message.key,
       deps: [message],
-      render: () => {
-        const kind = message.kind.replace('_', ' ');
-        return el(
-          'div',
-          {
-            class: `message ${message.kind} ${message.origin}`,
-            'data-kind': message.kind,
-            'data-origin': message.origin,
-            'data-message-id': message.messageId ?? undefined,
-          },
-          el(
-            'span',
-            { class: 'who' },
-            message.origin === 'agent' ? kind : `${kind} (${ORIGIN_LABEL[message.origin]})`,
-          ),
-          el('span', { class: 'text' }, bounded(blocksText(message.content))),
-          message.messageId === null ? undefined : el('span', { class: 'id' }, message.messageId),
-          message.origin === 'local-failed' && message.error instanceof Error
-            ? el('span', { class: 'error' }, message.error.message)
-            : undefined,
-        );
-      },
+      render: () => messageView(message),
     };
     if (message.position === null) pending.push(item);
     else items.push({ ...item, position: message.position });
@@ -184,17 +203,7 @@ function feedItems(snapshot: ConversationSnapshot): ListItem[] {
       key: `tool:${call.toolCallId}`,
       deps: [call, ...named],
       position: call.position,
-      render: () => {
-        const f = call.fields;
-        return el(
-          'div',
-          { class: 'tool-call', 'data-status': str(f.status), 'data-tool-call-id': call.toolCallId },
-          el('span', { class: 'who' }, `tool call${f.kind ? ` (${str(f.kind)})` : ''}`),
-          el('span', { class: 'title' }, str(f.title ?? call.toolCallId)),
-          el('span', { class: 'status' }, str(f.status ?? 'pending')),
-          ...toolContentView(f.content, terminals, new Set()),
-        );
-      },
+      render: () => toolCallView(call, terminals),
     });
   }
   for (const terminal of snapshot.terminals) {
