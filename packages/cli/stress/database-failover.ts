@@ -2,14 +2,23 @@
  * Database failovers under load: a primary and a synchronous standby, four writers appending to
  * sessions of their own through a multi-host connection string, the primary SIGKILLed mid-append
  * and the standby promoted; then every acknowledged append must be on the new primary, once.
+ * Every other round goes through one session-pooling pgbouncer per server (when pgbouncer is
+ * installed), as the CLI's failover scenario does.
  */
 import { PostgresSessionLog } from '@acp-kit/history-postgres';
+import {
+  hasPgBouncer,
+  type PgBouncer,
+  startPgBouncer,
+  startReplicationPair,
+} from '@acp-kit/history-postgres/testing';
 import type { LogEntry } from '@acp-kit/sdk';
-import { startReplicationPair } from '@acp-kit/history-postgres/testing';
 
 /** What {@link repeatedFailovers} counted over every round. */
 export interface FailoverReport {
   readonly rounds: number;
+  /** Of {@link rounds}, those run through pgbouncer. */
+  readonly throughPgBouncer: number;
   readonly acknowledged: number;
   readonly lost: number;
   readonly duplicated: number;
@@ -22,12 +31,23 @@ const chunk = (text: string) =>
     content: { type: 'text', text },
   }) as LogEntry['update'];
 
-async function oneFailover(): Promise<{ acknowledged: number; lost: number; duplicated: number }> {
+async function oneFailover(
+  throughPgBouncer: boolean,
+): Promise<{ acknowledged: number; lost: number; duplicated: number }> {
   const pair = await startReplicationPair({ synchronous: true });
   const logs: PostgresSessionLog[] = [];
+  const bouncers: PgBouncer[] = [];
   try {
+    let url = pair.multiHostUrl;
+    if (throughPgBouncer) {
+      for (const server of [pair.primary, pair.standby]) {
+        bouncers.push(await startPgBouncer({ host: '127.0.0.1', port: server.port }, 'session'));
+      }
+      const hosts = bouncers.map((bouncer) => `127.0.0.1:${bouncer.port}`).join(',');
+      url = `postgres://acp@${hosts}/postgres?target_session_attrs=read-write`;
+    }
     const options = { maxConnections: 4, writeBehind: false, connectTimeoutMs: 3000 } as const;
-    const log = await PostgresSessionLog.open(pair.multiHostUrl, options);
+    const log = await PostgresSessionLog.open(url, options);
     logs.push(log);
     const sessions = ['w0', 'w1', 'w2', 'w3'];
     for (const sessionId of sessions) await log.createSession({ sessionId, cwd: '/w' });
@@ -37,7 +57,8 @@ async function oneFailover(): Promise<{ acknowledged: number; lost: number; dupl
       for (let i = 0; !killed; i++) {
         try {
           await log.append(sessionId, [{ update: chunk(`${sessionId}-${i}`) }]);
-          if (!killed) acked.get(sessionId)?.push(`${sessionId}-${i}`);
+          // Acknowledged, also when it returns while the kill is under way: it must survive.
+          acked.get(sessionId)?.push(`${sessionId}-${i}`);
         } catch {
           return; // outcome unknown: not acknowledged, not counted
         }
@@ -51,7 +72,7 @@ async function oneFailover(): Promise<{ acknowledged: number; lost: number; dupl
     await pair.primary.kill();
     await Promise.all(writers);
     pair.promote();
-    const reader = await PostgresSessionLog.open(pair.multiHostUrl, options);
+    const reader = await PostgresSessionLog.open(url, options);
     logs.push(reader);
     let acknowledged = 0;
     let lost = 0;
@@ -69,20 +90,27 @@ async function oneFailover(): Promise<{ acknowledged: number; lost: number; dupl
     return { acknowledged, lost, duplicated };
   } finally {
     for (const log of logs) await log.close().catch(() => undefined);
+    for (const bouncer of bouncers) await bouncer.stop().catch(() => undefined);
     await pair.stop();
   }
 }
 
-/** Runs `rounds` failovers with synchronous replication and adds up what was acknowledged and lost. */
+/**
+ * Runs `rounds` failovers with synchronous replication, every other one through pgbouncer when it
+ * is installed, and adds up what was acknowledged and lost.
+ */
 export async function repeatedFailovers(rounds: number): Promise<FailoverReport> {
   let acknowledged = 0;
   let lost = 0;
   let duplicated = 0;
+  let throughPgBouncer = 0;
   for (let round = 0; round < rounds; round++) {
-    const result = await oneFailover();
+    const pooled = round % 2 === 1 && hasPgBouncer();
+    if (pooled) throughPgBouncer++;
+    const result = await oneFailover(pooled);
     acknowledged += result.acknowledged;
     lost += result.lost;
     duplicated += result.duplicated;
   }
-  return { rounds, acknowledged, lost, duplicated };
+  return { rounds, throughPgBouncer, acknowledged, lost, duplicated };
 }

@@ -185,8 +185,8 @@ export async function cliStress(f: Figures, scale: number, seed: number): Promis
 
     const failovers = await repeatedFailovers(Math.max(2, Math.round(20 * scale)));
     f.figure(
-      'PostgreSQL failovers with synchronous replication (primary SIGKILLed mid-append, standby promoted): acknowledged appends lost / stored twice',
-      `${failovers.lost}/${failovers.acknowledged} lost, ${failovers.duplicated} twice, over ${failovers.rounds} failovers`,
+      'PostgreSQL failovers with synchronous replication (primary SIGKILLed mid-append, standby promoted; every other one through session-pooling pgbouncers): acknowledged appends lost / stored twice',
+      `${failovers.lost}/${failovers.acknowledged} lost, ${failovers.duplicated} twice, over ${failovers.rounds} failovers (${failovers.throughPgBouncer} through pgbouncer)`,
       failovers.lost === 0 && failovers.duplicated === 0,
     );
   } finally {

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { OpenedDatabase } from './connection.js';
 import type { DatabaseConnectionStatus } from './writable-host.js';
 import { translatePgError } from './pg-errors.js';
-import { RAISED } from './schema.js';
+import { RAISED } from './raised-sqlstates.js';
 import { SessionNotOwnedError } from './session-not-owned.js';
 
 /**

@@ -190,7 +190,8 @@ async function acknowledgedLostInFailover(
         const text = `${sessionId}-${i}`;
         try {
           await log.append(sessionId, [{ update: chunk(text) }]);
-          if (!killed) acked.get(sessionId)!.push(text);
+          // Acknowledged, also when it returns while the kill is under way: it must survive too.
+          acked.get(sessionId)!.push(text);
         } catch {
           return; // the primary is gone: this append's outcome is unknown, so it is not counted
         }
