@@ -56,7 +56,9 @@ export class OwnershipListener {
       const retry = (): void => {
         if (this.#db.closed) return;
         this.listen().then(
-          () => this.#notices.resumed(),
+          () => {
+            if (!this.#db.closed) this.#notices.resumed();
+          },
           () => setTimeout(retry, RELISTEN_DELAY_MS).unref(),
         );
       };
@@ -70,6 +72,12 @@ export class OwnershipListener {
     } catch (error) {
       await client.end().catch(() => undefined);
       throw translatePgError(error, this.#db.location, 'cannot listen for forwarded prompts in');
+    }
+    if (this.#db.closed) {
+      // Closed while this connection was being set up (a reconnect racing `close()`): nothing
+      // would ever end it, so end it here rather than keep it.
+      await client.end().catch(() => undefined);
+      return;
     }
     this.#client = client;
   }
