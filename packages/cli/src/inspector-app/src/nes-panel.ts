@@ -1,4 +1,4 @@
-import type { Client } from '@acp-kit/sdk/client';
+import type { UnstableClient } from '@acp-kit/sdk/client';
 import { NesClient } from '@acp-kit/sdk/nes';
 import type { App } from './app.js';
 import { byId, el } from './dom.js';
@@ -81,7 +81,7 @@ export class NesPanel {
         sendNotification: (method: string, params: unknown) => this.#app.peer.notify(method, params),
       };
       this.#client = new NesClient(
-        { unstable: true, connection } as unknown as Client,
+        { unstable: true, connection } as unknown as UnstableClient,
         { protocolVersion: 2, capabilities: (agentCapabilities ?? {}) as never } as never,
         (capabilities ?? {}) as never,
       );
