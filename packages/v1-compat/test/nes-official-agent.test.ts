@@ -87,7 +87,7 @@ const URI = 'file:///repo/main.ts';
 /** The kit's client advertises jump and rename, not searchAndReplace. */
 const CAPABILITIES: ClientCapabilities = { nes: { jump: {}, rename: {} }, positionEncodings: ['utf-16'] };
 
-async function connect(wire: Wire, sync: 'full' | 'incremental') {
+async function connect(wire: Wire, sync: 'full' | 'incremental', capabilities = CAPABILITIES) {
   const { transport, stderr } = await officialAgent(wire, sync);
   const versions: number[] = [];
   const connection: ClientConnection = new Connection(
@@ -96,7 +96,7 @@ async function connect(wire: Wire, sync: 'full' | 'incremental') {
   const client = new Client(connection, {
     info: { name: 'acp-kit-nes-client', version: '0.0.0' },
     unstable: true,
-    capabilities: CAPABILITIES,
+    capabilities,
   });
   clients.push(client);
   const init = await client.initialize();
@@ -105,7 +105,7 @@ async function connect(wire: Wire, sync: 'full' | 'incremental') {
       .split('\n')
       .filter((line) => line.startsWith('nes-log '))
       .map((line) => JSON.parse(line.slice('nes-log '.length)) as Record<string, unknown>);
-  return { nes: new NesClient(client, init, CAPABILITIES), init, versions, log };
+  return { nes: new NesClient(client, init, capabilities), init, versions, log };
 }
 
 describe.each([
@@ -185,5 +185,30 @@ describe.each([
       { method: 'document/didClose' },
       { method: 'nes/close' },
     ]);
+  });
+
+  it('advertising searchAndReplace too, takes all four kinds and accepts the searchAndReplace', async () => {
+    const all: ClientCapabilities = { nes: { jump: {}, rename: {}, searchAndReplace: {} } };
+    const { nes, log } = await connect(wire, sync, all);
+    const sessionId = await nes.start();
+    await nes.open(sessionId, URI, 'typescript', 1, 'let count = 0;\ncount += 1;\n');
+    const suggestions = await nes.suggest(
+      sessionId,
+      URI,
+      { line: 1, character: 0 },
+      { triggerKind: 'manual' },
+    );
+    expect(suggestions.map((s) => s.kind)).toEqual(['edit', 'jump', 'rename', 'searchAndReplace']);
+    expect(suggestions[3]).toEqual({
+      kind: 'searchAndReplace',
+      suggestionId: 'official-4',
+      uri: URI,
+      search: 'count',
+      replace: 'total',
+    });
+    await nes.accept(sessionId, 'official-4');
+    await nes.close(sessionId);
+    await expect.poll(() => log().at(-1)?.method).toBe('nes/close');
+    expect(log()).toContainEqual({ method: 'nes/accept', id: 'official-4' });
   });
 });
