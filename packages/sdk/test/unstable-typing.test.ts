@@ -1,7 +1,8 @@
 /**
  * The unstable surface is opt-in at the type level, as the official SDK's separate entry points
- * make it: a stable-only client cannot call an unstable method, and a stable-only agent cannot be
- * given an unstable capability, `providers` or `mcpOverAcp`, without the literal `unstable: true`.
+ * make it: a stable-only client cannot call an unstable method nor be given to a `NesClient`, and a
+ * stable-only agent cannot be given an unstable capability, `providers`, `mcpOverAcp` or `nes`,
+ * without the literal `unstable: true`.
  * The proof is the `// @ts-expect-error` lines: `tsc` (the package's typecheck, which covers the
  * tests) fails on any of them that compiles, so this file stops compiling the day an unstable
  * method becomes callable without opting in. The run-time checks behind them are pinned in
@@ -12,6 +13,7 @@ import { Agent, type AgentOptions } from '../src/agent/index.js';
 import { Client, type ClientConnection, type UnstableClient } from '../src/client/client.js';
 import { Connection } from '../src/rpc/connection.js';
 import { createInProcessPair } from '../src/transports/in-process.js';
+import { type NesAgentOptions, NesClient } from '../src/nes/index.js';
 import { UNSTABLE_METHODS } from '../src/unstable-surface.js';
 
 const info = { name: 'typing', version: '0.0.0' };
@@ -19,6 +21,7 @@ const onPrompt: AgentOptions['onPrompt'] = async (prompt, { session }) => {
   await prompt.insert();
   await session.idle('end_turn');
 };
+const nes: NesAgentOptions = { suggest: () => [] };
 
 function clientConnection(): ClientConnection {
   const [, clientSide] = createInProcessPair();
@@ -102,6 +105,27 @@ describe('a stable-only client cannot call an unstable method (a compile error)'
   });
 });
 
+describe('a stable-only client cannot reach next edit suggestions (a compile error)', () => {
+  it('takes only an UnstableClient in NesClient, and throws for a stable one cast past the types', () => {
+    const stable = new Client(clientConnection(), { info });
+    const stableFalse = new Client(clientConnection(), { info, unstable: false });
+    const unstable = new Client(clientConnection(), { info, unstable: true });
+    const init = { protocolVersion: 2, info, capabilities: { nes: {} } };
+    // Type-checked, never run (each would only throw at run time).
+    const typeOnly = () => [
+      // @ts-expect-error a stable client cannot drive next edit suggestions
+      new NesClient(stable, init),
+      // @ts-expect-error `unstable: false` is stable too
+      new NesClient(stableFalse, init),
+    ];
+    expectTypeOf(typeOnly).toBeFunction();
+    expect(new NesClient(unstable, init).offered).toBe(true);
+    // The run-time check behind the type, for a client cast past it.
+    expect(() => new NesClient(stable as unknown as UnstableClient, init)).toThrow(/unstable: true/);
+    for (const client of [stable, stableFalse, unstable]) client.close();
+  });
+});
+
 describe('a stable-only agent cannot register an unstable method (a compile error)', () => {
   it('refuses unstable capabilities, providers and mcpOverAcp without unstable: true, and takes them with it', () => {
     const make = {
@@ -123,6 +147,12 @@ describe('a stable-only agent cannot register an unstable method (a compile erro
       providers: () => new Agent({ info, onPrompt, unstable: false, providers: [] }),
       // @ts-expect-error MCP over ACP is unstable
       mcpOverAcp: () => new Agent({ info, onPrompt, mcpOverAcp: true }),
+      // @ts-expect-error next edit suggestions are unstable
+      nes: () => new Agent({ info, onPrompt, nes }),
+      // @ts-expect-error the nes capability is unstable
+      nesCapability: () => new Agent({ info, onPrompt, capabilities: { nes: {} } }),
+      // @ts-expect-error a position encoding is negotiated for NES only
+      positionEncoding: () => new Agent({ info, onPrompt, capabilities: { positionEncoding: 'utf-16' } }),
     };
     for (const [what, build] of Object.entries(make)) expect(build, what).toThrow(/unstable: true/);
     // Opted in, the same options compile and construct.
@@ -132,8 +162,10 @@ describe('a stable-only agent cannot register an unstable method (a compile erro
       unstable: true,
       capabilities: { session: { fork: {}, title: {}, mcp: { acp: {} } }, auth: { status: {} } },
       mcpOverAcp: true,
+      nes,
     });
     expect(opted.capabilities.session?.fork).toEqual({});
+    expect(opted.capabilities.nes).toEqual({});
     // Stable capabilities compile without the opt-in.
     const stable = new Agent({ info, onPrompt, capabilities: { session: { mcp: { http: {} } } } });
     expect(stable.capabilities.session?.fork ?? undefined).toBeUndefined();

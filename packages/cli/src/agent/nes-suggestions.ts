@@ -54,8 +54,8 @@ function takes(session: NesSessionView, kind: 'jump' | 'rename' | 'searchAndRepl
  * The reference agent's next edit suggestions, deterministic so a test can predict them
  * (positions in the connection's encoding, suggestion IDs `s1`, `s2`… per NES session):
  * - after a change that renamed one whole word, the other occurrences of the old name: a
- *   `rename` at the renamed one and a `searchAndReplace` of the old name (each when the client
- *   takes it), else one `edit` replacing every other occurrence;
+ *   `rename` to the new name at the first of them and a `searchAndReplace` of the old name (each
+ *   when the client takes it), else one `edit` replacing every other occurrence;
  * - after a typed prefix (a word of two or more characters ending at the cursor that begins a
  *   longer word elsewhere in the document), an `edit` completing it with the first such word;
  * - a `jump` to the next occurrence of the word at the cursor (wrapping), when the client takes
@@ -104,7 +104,9 @@ export function referenceNes(): NesAgentOptions {
               kind: 'rename',
               suggestionId: nextId(session),
               uri,
-              position: at(rename.offset),
+              // The symbol still to rename: the first occurrence that keeps the old name (the one
+              // renamed by hand already has the new one, so a rename there would change nothing).
+              position: at(others[0]!.offset),
               newName: rename.to,
             });
           if (takes(session, 'searchAndReplace'))

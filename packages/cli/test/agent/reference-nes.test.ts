@@ -41,7 +41,7 @@ describe('the reference agent suggests next edits', () => {
       { range: { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } }, text: 'total' },
     ]);
     expect(await nes.suggest(s, URI, { line: 0, character: 9 })).toEqual([
-      { kind: 'rename', suggestionId: 's1', uri: URI, position: { line: 0, character: 4 }, newName: 'total' },
+      { kind: 'rename', suggestionId: 's1', uri: URI, position: { line: 1, character: 0 }, newName: 'total' },
       {
         kind: 'searchAndReplace',
         suggestionId: 's2',

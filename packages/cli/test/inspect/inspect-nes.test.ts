@@ -2,8 +2,10 @@
  * The inspector's next edit suggestions panel (issue 43), in Debian's Chromium against
  * `acp-kit agent --unstable` over stdio: typing in the editor sends the document events and asks
  * for suggestions, a completion is accepted into the text (`nes/accept`), a jump is rejected
- * (`nes/reject`), every frame is in the traffic table, and the panel fits a 390 px phone. A stable
- * agent offers no NES: the panel is not shown.
+ * (`nes/reject`), every frame is in the traffic table, and the panel fits a 390 px phone. After a
+ * hand rename, a `rename` and a `searchAndReplace` are shown, accepted into the text or rejected,
+ * with positions in UTF-32 on the wire; Save sends `document/didSave` and Suggest a manual
+ * `nes/suggest`. A stable agent offers no NES: the panel is not shown.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +39,8 @@ async function filtered(page: Page, method: string): Promise<{ raw: string[]; in
       ),
     )
     .toBe(true);
-  const raw = await page.locator('#traffic-body tr.row td.raw').allTextContents();
+  // The message's text, without the Show all button a long row has.
+  const raw = await page.locator('#traffic-body tr.row td.raw .clip').allTextContents();
   const invalid = await page.locator('#traffic-body tr.row.invalid').count();
   await page.locator('#filter-method').fill('');
   return { raw, invalid };
@@ -103,6 +106,103 @@ describe('acp-kit inspect, the next edit suggestions panel', () => {
     }))()`);
     expect(widths.page).toBeLessThanOrEqual(390);
     expect(widths.panel).toBeLessThanOrEqual(390);
+    expect(browser.problems).toEqual([]);
+    await browser.finish(page, inspector);
+  });
+
+  it('after a hand rename, accepts a rename into the text, rejects one and accepts a searchAndReplace, positions in UTF-32 on the wire; Save and Suggest send didSave and a manual suggest', async () => {
+    const { page, inspector } = await browser.inspect(['--', process.execPath, BIN, 'agent', '--unstable']);
+    await initialize(
+      page,
+      '{"nes": {"jump": {}, "rename": {}, "searchAndReplace": {}}, "positionEncodings": ["utf-32"]}',
+    );
+    await page.locator('#nes-pane').waitFor({ state: 'visible' });
+    await page.click('#nes-start');
+    await waitForText(page, '#nes-status', 'positions in utf-32');
+    const editor = page.locator('#nes-editor');
+    // An emoji (two UTF-16 code units, one UTF-32 one) before the name on each line it is on.
+    await editor.fill('/* 😀 */ let count = 0;\n/* 😀 */ count += 1;\nlog(count);\n');
+    await waitForText(page, '#nes-status', 'document version 2');
+    // Rename the first occurrence by hand, in one input (as a paste over the selection does).
+    const renameByHand = async (from: number, to: number, name: string): Promise<void> => {
+      await page.evaluate(`document.getElementById('nes-editor').setSelectionRange(${from}, ${to})`);
+      await page.keyboard.insertText(name);
+    };
+    await renameByHand(13, 18, 'total');
+    // The symbol still to rename is the first `count` left, at UTF-16 2:10 (shown one-based).
+    await waitForText(
+      page,
+      '#nes-suggestions li[data-kind="rename"]',
+      'rename the symbol at 2:10 to "total"',
+    );
+    await waitForText(
+      page,
+      '#nes-suggestions li[data-kind="searchAndReplace"]',
+      'replace every "count" with "total"',
+    );
+    await page.locator('#nes-suggestions li[data-kind="rename"] .nes-accept').click();
+    await expect
+      .poll(() => editor.inputValue())
+      .toBe('/* 😀 */ let total = 0;\n/* 😀 */ total += 1;\nlog(total);\n');
+
+    // A second hand rename: its rename rejected, its searchAndReplace accepted.
+    await renameByHand(13, 18, 'sum');
+    await waitForText(page, '#nes-suggestions li[data-kind="rename"]', 'rename the symbol at 2:10 to "sum"');
+    await page.locator('#nes-suggestions li[data-kind="rename"] .nes-reject').click();
+    await expect.poll(() => page.locator('#nes-suggestions li[data-kind="rename"]').count()).toBe(0);
+    await waitForText(
+      page,
+      '#nes-suggestions li[data-kind="searchAndReplace"]',
+      'replace every "total" with "sum"',
+    );
+    await page.locator('#nes-suggestions li[data-kind="searchAndReplace"] .nes-accept').click();
+    await expect
+      .poll(() => editor.inputValue())
+      .toBe('/* 😀 */ let sum = 0;\n/* 😀 */ sum += 1;\nlog(sum);\n');
+
+    await page.click('#nes-save');
+    await page.click('#nes-suggest');
+    await expect.poll(async () => (await rowsOf(page, 'document/didSave')).length).toBe(1);
+    await expect
+      .poll(async () =>
+        (await rowsOf(page, 'nes/suggest')).some((text) => text.includes('"triggerKind":"manual"')),
+      )
+      .toBe(true);
+    await page.click('#nes-close');
+    await waitForText(page, '#log', 'closed');
+
+    // On the wire: each rename's position in UTF-32 (the emoji counts one), the accepted and
+    // rejected IDs those of the suggestions of that kind.
+    const answers = (await rowsOf(page, 'nes/suggest'))
+      .map((text) => JSON.parse(text) as { result?: { suggestions?: Record<string, unknown>[] } })
+      .flatMap((message) => message.result?.suggestions ?? []);
+    const renames = answers.filter((s) => s.kind === 'rename');
+    expect(renames.map((s) => [s.position, s.newName])).toEqual([
+      [{ line: 1, character: 8 }, 'total'],
+      [{ line: 1, character: 8 }, 'sum'],
+    ]);
+    const replaces = answers.filter((s) => s.kind === 'searchAndReplace');
+    expect(replaces.map((s) => [s.search, s.replace])).toEqual([
+      ['count', 'total'],
+      ['total', 'sum'],
+    ]);
+    const accepted = await rowsOf(page, 'nes/accept');
+    expect(accepted).toHaveLength(2);
+    expect(accepted[0]).toContain(`"suggestionId":"${renames[0]!.suggestionId}"`);
+    expect(accepted[1]).toContain(`"suggestionId":"${replaces[1]!.suggestionId}"`);
+    const rejected = await rowsOf(page, 'nes/reject');
+    expect(
+      rejected.some(
+        (text) =>
+          text.includes(`"suggestionId":"${renames[1]!.suggestionId}"`) &&
+          text.includes('"reason":"rejected"'),
+      ),
+    ).toBe(true);
+    // Each accepted suggestion's text change went to the agent as an incremental didChange.
+    const changes = await rowsOf(page, 'document/didChange');
+    expect(changes.some((text) => text.includes('"text":"total += 1;\\nlog(total"'))).toBe(true);
+    expect((await filtered(page, 'nes/')).invalid).toBe(0);
+    expect((await filtered(page, 'document/')).invalid).toBe(0);
     expect(browser.problems).toEqual([]);
     await browser.finish(page, inspector);
   });

@@ -3,21 +3,22 @@
  * change one textarea edit makes, what each suggestion kind says, and what accepting it does to
  * the text. The Chromium test beside this file (inspect-nes.test.ts) drives the panel itself.
  */
+import { TextDocument } from '@acp-kit/sdk/nes';
 import { describe, expect, it } from 'vitest';
 import {
   applySuggestion,
   describeSuggestion,
+  editorDocument,
   nesOffered,
-  offsetAt,
-  positionAt,
   textChange,
 } from '../../src/inspector-app/src/nes-view.js';
 
-/** Applies an incremental change as the agent's document model does (ranges in the text before). */
-const applied = (before: string, change: NonNullable<ReturnType<typeof textChange>>) =>
-  before.slice(0, offsetAt(before, change.range.start)) +
-  change.text +
-  before.slice(offsetAt(before, change.range.end));
+/** Applies an incremental change with the agent's document model (ranges in the text before). */
+const applied = (before: string, change: NonNullable<ReturnType<typeof textChange>>) => {
+  const document = TextDocument.open({ uri: 'file:///t', languageId: 'plaintext', version: 1, text: before });
+  document.applyChange({ version: 2, contentChanges: [change] });
+  return document.text;
+};
 
 describe("the inspector's NES panel, without a browser", () => {
   it('shows only for an agent whose capabilities carry nes (null or absent hide it)', () => {
@@ -28,16 +29,17 @@ describe("the inspector's NES panel, without a browser", () => {
     expect(nesOffered('nes')).toBe(false);
   });
 
-  it('turns line and UTF-16 character into offsets and back, clamping past a line end', () => {
-    const text = 'ab\n😀x\n';
-    expect(positionAt(text, 0)).toEqual({ line: 0, character: 0 });
-    expect(positionAt(text, 3)).toEqual({ line: 1, character: 0 });
-    expect(positionAt(text, 6)).toEqual({ line: 1, character: 3 });
-    expect(positionAt(text, 7)).toEqual({ line: 2, character: 0 });
-    expect(positionAt(text, 99)).toEqual({ line: 2, character: 0 });
-    expect(offsetAt(text, { line: 1, character: 2 })).toBe(5);
-    expect(offsetAt(text, { line: 0, character: 50 })).toBe(2);
-    expect(offsetAt(text, { line: 9, character: 0 })).toBe(text.length);
+  it("turns line and UTF-16 character into offsets and back with the SDK's TextDocument, clamping past a line end", () => {
+    const text = editorDocument('ab\n😀x\n');
+    expect(text).toBeInstanceOf(TextDocument);
+    expect(text.positionAt(0)).toEqual({ line: 0, character: 0 });
+    expect(text.positionAt(3)).toEqual({ line: 1, character: 0 });
+    expect(text.positionAt(6)).toEqual({ line: 1, character: 3 });
+    expect(text.positionAt(7)).toEqual({ line: 2, character: 0 });
+    expect(text.positionAt(99)).toEqual({ line: 2, character: 0 });
+    expect(text.offsetAt({ line: 1, character: 2 })).toBe(5);
+    expect(text.offsetAt({ line: 0, character: 50 })).toBe(2);
+    expect(text.offsetAt({ line: 9, character: 0 })).toBe(7);
   });
 
   it('reads one textarea edit as the incremental change an agent applies to reach the same text', () => {

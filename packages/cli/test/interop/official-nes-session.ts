@@ -94,7 +94,7 @@ export function expectOfficialNesOutcome(outcome: Awaited<ReturnType<typeof runO
   expect(outcome.init.agentCapabilities?.nes?.events?.document?.didChange?.syncKind).toBe('incremental');
   expect(outcome.init.agentCapabilities?.positionEncoding).toBe('utf-32');
   expect(outcome.renamed.suggestions).toEqual([
-    { kind: 'rename', id: 's1', uri: URI, position: { line: 0, character: 4 }, newName: 'total' },
+    { kind: 'rename', id: 's1', uri: URI, position: { line: 1, character: 0 }, newName: 'total' },
     { kind: 'searchAndReplace', id: 's2', uri: URI, search: 'count', replace: 'total', isRegex: false },
   ]);
   expect(outcome.typed.suggestions).toEqual([

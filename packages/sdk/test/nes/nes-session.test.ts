@@ -329,6 +329,7 @@ describe('next edit suggestions through the SDK', () => {
         new Agent({
           info: { name: 'a', version: '0' },
           async onPrompt() {},
+          // @ts-expect-error without unstable: true the nes option does not compile either
           nes: { suggest: () => [] },
         }),
     ).toThrow(/unstable/);

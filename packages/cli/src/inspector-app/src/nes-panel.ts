@@ -1,4 +1,4 @@
-import type { Client } from '@acp-kit/sdk/client';
+import type { UnstableClient } from '@acp-kit/sdk/client';
 import { NesClient } from '@acp-kit/sdk/nes';
 import type { App } from './app.js';
 import { byId, el } from './dom.js';
@@ -8,8 +8,8 @@ import {
   freshNes,
   nesOffered,
   type NesState,
+  editorDocument,
   type PanelSuggestion,
-  positionAt,
   textChange,
 } from './nes-view.js';
 
@@ -81,7 +81,7 @@ export class NesPanel {
         sendNotification: (method: string, params: unknown) => this.#app.peer.notify(method, params),
       };
       this.#client = new NesClient(
-        { unstable: true, connection } as unknown as Client,
+        { unstable: true, connection } as unknown as UnstableClient,
         { protocolVersion: 2, capabilities: (agentCapabilities ?? {}) as never } as never,
         (capabilities ?? {}) as never,
       );
@@ -103,10 +103,10 @@ export class NesPanel {
     const editor = byId<HTMLTextAreaElement>('nes-editor');
     Object.assign(this.#state, { sessionId, version: 1, text: editor.value, suggestions: [] });
     await client.open(sessionId, this.#uri(), 'plaintext', 1, editor.value);
-    const cursor = positionAt(editor.value, editor.selectionStart);
-    await client.focus(sessionId, this.#uri(), cursor, {
+    const opened = editorDocument(editor.value);
+    await client.focus(sessionId, this.#uri(), opened.positionAt(editor.selectionStart), {
       start: { line: 0, character: 0 },
-      end: positionAt(editor.value, editor.value.length),
+      end: opened.positionAt(editor.value.length),
     });
     this.#app.say(`NES session ${sessionId} started (positions in ${client.encoding})`);
   }
@@ -151,7 +151,7 @@ export class NesPanel {
     const sessionId = this.#state.sessionId;
     const editor = byId<HTMLTextAreaElement>('nes-editor');
     const asked = this.#state.version;
-    const cursor = positionAt(this.#state.text, editor.selectionStart);
+    const cursor = editorDocument(this.#state.text).positionAt(editor.selectionStart);
     const got = (await client.suggest(sessionId, this.#uri(), cursor, { triggerKind })) as PanelSuggestion[];
     // The text moved on while the agent answered: these are for a version the editor no longer has.
     if (sessionId !== this.#state.sessionId) return;

@@ -1,9 +1,11 @@
 /**
- * The NES panel's decisions, without a document: whether the agent offers next edit suggestions,
+ * The NES panel's decisions, without the page's DOM: whether the agent offers next edit suggestions,
  * the change one edit of the textarea made, what a suggestion says and what accepting it does to
  * the text. Positions here are the editor's (zero-based line and UTF-16 character, lines split at
- * `\n` as a textarea keeps them); NesClient converts them to the negotiated encoding.
+ * `\n` as a textarea keeps them), counted by the SDK's `TextDocument`; NesClient converts them to
+ * the negotiated encoding.
  */
+import { TextDocument } from '@acp-kit/sdk/nes';
 
 /** A zero-based line and UTF-16 character. */
 export interface EditorPosition {
@@ -42,29 +44,13 @@ export function nesOffered(capabilities: unknown): boolean {
   return nes !== undefined && nes !== null;
 }
 
-/** The position of UTF-16 offset `offset` in `text` (clamped to the text). */
-export function positionAt(text: string, offset: number): EditorPosition {
-  const at = Math.max(0, Math.min(offset, text.length));
-  let line = 0;
-  let start = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) {
-    line += 1;
-    start = i + 1;
-  }
-  return { line, character: at - start };
-}
-
-/** The UTF-16 offset of `position` in `text` (a character past its line's end clamps to the end). */
-export function offsetAt(text: string, position: EditorPosition): number {
-  let start = 0;
-  for (let line = 0; line < position.line; line++) {
-    const next = text.indexOf('\n', start);
-    if (next === -1) return text.length;
-    start = next + 1;
-  }
-  const end = text.indexOf('\n', start);
-  const lineEnd = end === -1 ? text.length : end;
-  return Math.min(start + Math.max(0, position.character), lineEnd);
+/**
+ * The editor's text as the SDK's document model (`TextDocument` of `@acp-kit/sdk/nes`), for
+ * offsets and positions in UTF-16, clamped as LSP clamps them (a character past its line's end
+ * means the line's end, a line past the last one the end of the text).
+ */
+export function editorDocument(text: string): TextDocument {
+  return TextDocument.open({ uri: 'inspector:editor', languageId: 'plaintext', version: 0, text });
 }
 
 /**
@@ -82,8 +68,9 @@ export function textChange(before: string, after: string): EditorTextChange | un
   while (suffix < max - prefix && before[before.length - 1 - suffix] === after[after.length - 1 - suffix])
     suffix++;
   if (suffix > 0 && /[\uDC00-\uDFFF]/.test(before[before.length - suffix]!)) suffix--;
+  const doc = editorDocument(before);
   return {
-    range: { start: positionAt(before, prefix), end: positionAt(before, before.length - suffix) },
+    range: { start: doc.positionAt(prefix), end: doc.positionAt(before.length - suffix) },
     text: after.slice(prefix, after.length - suffix),
   };
 }
@@ -125,11 +112,12 @@ export function applySuggestion(
   text: string,
   s: PanelSuggestion,
 ): { text: string; cursor: number } | undefined {
+  const doc = editorDocument(text);
   if (s.kind === 'edit' && s.edits !== undefined) {
     const spans = s.edits
       .map((e) => ({
-        start: offsetAt(text, e.range.start),
-        end: offsetAt(text, e.range.end),
+        start: doc.offsetAt(e.range.start),
+        end: doc.offsetAt(e.range.end),
         text: e.newText,
       }))
       .sort((a, b) => b.start - a.start);
@@ -137,15 +125,15 @@ export function applySuggestion(
     for (const span of spans) out = out.slice(0, span.start) + span.text + out.slice(span.end);
     const last = spans[0];
     const cursor = s.cursorPosition
-      ? offsetAt(out, s.cursorPosition)
+      ? editorDocument(out).offsetAt(s.cursorPosition)
       : last === undefined
         ? 0
         : last.start + last.text.length;
     return { text: out, cursor };
   }
-  if (s.kind === 'jump' && s.position !== undefined) return { text, cursor: offsetAt(text, s.position) };
+  if (s.kind === 'jump' && s.position !== undefined) return { text, cursor: doc.offsetAt(s.position) };
   if (s.kind === 'rename' && s.position !== undefined && s.newName !== undefined) {
-    const at = offsetAt(text, s.position);
+    const at = doc.offsetAt(s.position);
     let start = at;
     let end = at;
     while (start > 0 && WORD_CHAR.test(text[start - 1]!)) start--;

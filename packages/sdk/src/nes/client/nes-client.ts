@@ -11,7 +11,7 @@ import type {
   RejectNesNotification,
   StartNesRequest,
 } from '@acp-kit/schema';
-import type { Client } from '../../client/client.js';
+import type { UnstableClient } from '../../client/client.js';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
 import { unstableNotEnabled } from '../../unstable-surface.js';
 import { isPositionEncoding, type PositionEncoding } from '../document/position-encoding.js';
@@ -25,7 +25,8 @@ export type EditorSuggestion = NesSuggestion;
 export type EditorChange = TextContentChange;
 
 /**
- * The client side of next edit suggestions over a {@link Client} created with `unstable: true`,
+ * The client side of next edit suggestions over a `Client` created with `unstable: true` (an
+ * {@link UnstableClient}: a stable client does not compile here, and throws at run time if cast),
  * for an agent whose `initialize` response advertised `capabilities.nes`. Positions in and out are
  * the editor's (UTF-16 code units, as JavaScript strings count); the client converts each to and
  * from the negotiated `positionEncoding`. It keeps a copy of every open document to convert
@@ -35,14 +36,18 @@ export type EditorChange = TextContentChange;
  * document.
  */
 export class NesClient {
-  readonly #client: Client;
+  readonly #client: UnstableClient;
   readonly #agent: AgentCapabilities;
   readonly #ours: ClientCapabilities['nes'];
   /** The encoding positions travel in on this connection. */
   readonly encoding: PositionEncoding;
   readonly #documents = new Map<string, TextDocument>();
 
-  constructor(client: Client, initialized: InitializeResponse, capabilities: ClientCapabilities = {}) {
+  constructor(
+    client: UnstableClient,
+    initialized: InitializeResponse,
+    capabilities: ClientCapabilities = {},
+  ) {
     if (!client.unstable) throw unstableNotEnabled('NesClient (next edit suggestions)', 'Client');
     this.#client = client;
     this.#agent = initialized.capabilities ?? {};
