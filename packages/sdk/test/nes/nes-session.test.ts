@@ -323,6 +323,51 @@ describe('next edit suggestions through the SDK', () => {
     });
   });
 
+  it('keeps a suggestion of a kind it does not know, beside the known ones, as it came', async () => {
+    const [agentSide, clientSide] = createInProcessPair();
+    const raw = new Connection(agentSide);
+    open.push(raw);
+    raw.onRequest(
+      'initialize' as never,
+      (() => ({
+        protocolVersion: 2,
+        info: { name: 'later', version: '0' },
+        capabilities: { nes: {}, positionEncoding: 'utf-16' },
+      })) as never,
+    );
+    raw.onRequest('nes/start' as never, (() => ({ sessionId: 'n1' })) as never);
+    const later = { kind: 'ghostText', suggestionId: 'g', uri: URI, text: 'x', extra: { deep: [1] } };
+    const vendor = { kind: '_vendor', suggestionId: 'v' };
+    raw.onRequest(
+      'nes/suggest' as never,
+      (() => ({
+        suggestions: [
+          later,
+          {
+            kind: 'edit',
+            suggestionId: 'e',
+            uri: URI,
+            edits: [
+              { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, newText: 'A' },
+            ],
+          },
+          vendor,
+        ],
+      })) as never,
+    );
+    raw.listen();
+    const connection = new Connection(clientSide) as ClientConnection;
+    open.push(connection);
+    const client = new Client(connection, { info: { name: 'editor', version: '0' }, unstable: true });
+    const nes = new NesClient(client, await client.initialize());
+    const sessionId = await nes.start();
+    await nes.open(sessionId, URI, 'plaintext', 1, 'ab\n');
+    const suggestions = await nes.suggest(sessionId, URI, { line: 0, character: 0 });
+    expect(suggestions.map((s) => s.kind)).toEqual(['ghostText', 'edit', '_vendor']);
+    expect(suggestions[0]).toEqual(later);
+    expect(suggestions[2]).toEqual(vendor);
+  });
+
   it('needs unstable: true', () => {
     expect(
       () =>

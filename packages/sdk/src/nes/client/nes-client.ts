@@ -21,6 +21,9 @@ import type { TextContentChange, TextPosition, TextRange } from '../document/typ
 /** A suggestion with every position in the editor's UTF-16 (JavaScript string) offsets. */
 export type EditorSuggestion = NesSuggestion;
 
+/** The suggestion kinds an agent may send only to a client that advertised them (`edit` is always allowed). */
+const GATED_KINDS: ReadonlySet<string> = new Set(['jump', 'rename', 'searchAndReplace']);
+
 /** One editor change: `range` in UTF-16 offsets of the text before it, or absent for the whole text. */
 export type EditorChange = TextContentChange;
 
@@ -242,6 +245,10 @@ export class NesClient {
 
   #checked(sessionId: string, suggestion: NesSuggestion, pointer: string): EditorSuggestion {
     const kind = suggestion.kind;
+    // A kind this client does not know (`_`-prefixed or from a later version) is kept as it came,
+    // for the editor to ignore or reject: the schema's UnknownNesSuggestion. Only the known kinds
+    // a client opts into are checked against what it advertised.
+    if (kind !== 'edit' && !GATED_KINDS.has(kind)) return suggestion;
     if (kind !== 'edit') {
       const advertised = (this.#ours as Record<string, unknown> | null | undefined)?.[kind];
       if (advertised === undefined || advertised === null)
