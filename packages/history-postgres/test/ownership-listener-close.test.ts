@@ -35,19 +35,24 @@ describe('the ownership LISTEN connection', () => {
     class GatedClient extends db.Client {
       connected = false;
       ended = false;
-      override async connect(): Promise<void> {
+      // Only the no-argument form is used by the listener.
+      override async connect(): Promise<pg.Client> {
         connects += 1;
         clients.push(this);
         await gate;
-        await super.connect();
+        const connected = await super.connect();
         this.connected = true;
+        return connected;
       }
       override async end(): Promise<void> {
         this.ended = true;
         return super.end();
       }
     }
-    const ownership = new OwnershipDatabase({ ...db, Client: GatedClient as typeof pg.Client }, 'r1');
+    const ownership = new OwnershipDatabase(
+      { ...db, Client: GatedClient as unknown as typeof pg.Client },
+      'r1',
+    );
     const counters = new ReplicaCounters();
     let resumed = 0;
     const listener = new OwnershipListener(ownership, counters, {
