@@ -6,6 +6,7 @@ import { runDiff, runReleaseCheck, runReleaseNotes } from './diff/run-diff.js';
 import type { OfficialNames } from './emit/official-aliases.js';
 import { describeDrift, generate, generateCompat, loadCompat } from './generate.js';
 import { SchemaError, formatProblem } from './problems.js';
+import { runSizeCheck } from './size/run-size-check.js';
 
 const USAGE = `usage:
   acp-kit-codegen generate --schema <schema.json> --out <dir> [--check] [--runtime-module <path>]
@@ -17,7 +18,8 @@ const USAGE = `usage:
   acp-kit-codegen diff [<old> <new>] [--format text|json|markdown] [--editorial] [--fail-on-breaking]
                        <old>/<new>: a path, git:<ref>:<path>, or @acp-kit/schema@<version> (@acp-kit/v1-compat@<version>)
   acp-kit-codegen release-check [--root <repo>]
-  acp-kit-codegen release-notes [--root <repo>]   (after changeset version)`;
+  acp-kit-codegen release-notes [--root <repo>]   (after changeset version)
+  acp-kit-codegen size-check [--root <repo>] [--exceptions <file.json>]   (files over 600 lines, functions over 150)`;
 
 async function runGenerate(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -151,6 +153,7 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'diff') return runDiff(rest, USAGE);
     if (command === 'release-check') return runReleaseCheck(rest);
     if (command === 'release-notes') return runReleaseNotes(rest);
+    if (command === 'size-check') return runSizeCheck(rest);
   } catch (error) {
     if (error instanceof SchemaError) {
       for (const problem of error.problems) console.error(formatProblem(problem));

@@ -197,6 +197,19 @@ describe('lintTranscript on session messages (unstable surface)', () => {
     expect(result.findings.map((f) => f.pointer)).toContain('/params/update/recipientSessionId');
   });
 
+  it('holds a session message to the replay rules of every message kind (reset before chunks)', () => {
+    const { t, line } = sessionMessage((b) =>
+      b.update({
+        sessionUpdate: 'session_message_chunk',
+        messageId: 'sm1',
+        content: text('Count the files.'),
+      }),
+    );
+    expect(about(lintTranscript(t.text()), ['resume.replay.reset-before-chunks'])).toEqual([
+      ['resume.replay.reset-before-chunks', line],
+    ]);
+  });
+
   it('skips the rule without session messages', () => {
     const t = new TranscriptBuilder().open();
     t.prompt(2, 'hi');

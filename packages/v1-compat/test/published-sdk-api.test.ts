@@ -46,6 +46,8 @@ function castsOfSdkObjects(program: ts.Program): string[] {
 }
 
 describe("the v1 bridges build on the SDK's published API only", () => {
+  // Long: a TypeScript program over the bridges' sources and the SDK's declarations (63 s seen on a
+  // loaded 2-core machine), hence its own timeout.
   it("compile against the SDK's built declarations, which leave out its internals, and cast no SDK object around them", () => {
     const program = sourceProgram();
     const options = program.getCompilerOptions();

@@ -1,5 +1,16 @@
-/** The three message families of ACP v2; each has its own ID space. */
-export type MessageFamily = 'user_message' | 'agent_message' | 'agent_thought';
+import {
+  type ChunkedUpdateKind,
+  UPDATE_KIND_TABLE,
+  UPDATE_KINDS,
+  type UpdateKindKeyedBy,
+} from '@acp-kit/schema';
+
+/**
+ * The message families of ACP v2 (user, agent, thought and, unstable, inter-session messages);
+ * each has its own ID space. Derived from the generated update-kind table: the kinds keyed by
+ * `messageId` that chunks append to, so a message kind the schema gains is one here too.
+ */
+export type MessageFamily = Extract<ChunkedUpdateKind, UpdateKindKeyedBy<'messageId'>>;
 
 /** How a `sessionUpdate` kind touches a message: a whole-message upsert or an appended chunk. */
 export interface MessageUpdateKind {
@@ -7,18 +18,19 @@ export interface MessageUpdateKind {
   chunk: boolean;
 }
 
-const KINDS: Record<string, MessageUpdateKind> = {
-  user_message: { family: 'user_message', chunk: false },
-  user_message_chunk: { family: 'user_message', chunk: true },
-  agent_message: { family: 'agent_message', chunk: false },
-  agent_message_chunk: { family: 'agent_message', chunk: true },
-  agent_thought: { family: 'agent_thought', chunk: false },
-  agent_thought_chunk: { family: 'agent_thought', chunk: true },
-};
+/** Each message kind of the generated table: a family's whole kind and its chunk kind. */
+const KINDS: ReadonlyMap<string, MessageUpdateKind> = new Map(
+  UPDATE_KINDS.flatMap((kind): [string, MessageUpdateKind][] => {
+    const row = UPDATE_KIND_TABLE[kind];
+    if (row.idField !== 'messageId') return [];
+    const family = (row.chunkOf ?? (row.chunk !== null ? kind : null)) as MessageFamily | null;
+    return family === null ? [] : [[kind, Object.freeze({ family, chunk: row.chunkOf !== null })]];
+  }),
+);
 
 /** The message family and form of a `sessionUpdate` kind, or undefined for non-message updates. */
 export function messageUpdateKind(sessionUpdate: unknown): MessageUpdateKind | undefined {
-  return typeof sessionUpdate === 'string' ? KINDS[sessionUpdate] : undefined;
+  return typeof sessionUpdate === 'string' ? KINDS.get(sessionUpdate) : undefined;
 }
 
 /**

@@ -38,22 +38,31 @@ function list(keys: Keys | null): readonly string[] {
   return keys === null ? NONE : keys.list();
 }
 
-/** The ID lists of a {@link ConversationChange}. */
-type IdList = 'messageKeys' | 'toolCallIds' | 'planIds' | 'terminalIds' | 'compactionIds' | 'subagentIds';
-/** The flags of a {@link ConversationChange} an update kind sets. */
-type Flag =
-  | 'stateChanged'
-  | 'contextUsageChanged'
-  | 'configOptionsChanged'
-  | 'availableCommandsChanged'
-  | 'sessionInfoChanged'
-  | 'noticesChanged';
+/** The ID lists of a {@link ConversationChange}: its fields that hold IDs (`otherKinds` holds kinds). */
+type ChangeList = {
+  [K in keyof ConversationChange]-?: NonNullable<ConversationChange[K]> extends readonly string[]
+    ? K extends 'otherKinds'
+      ? never
+      : K
+    : never;
+}[keyof ConversationChange];
+/** The flags of a {@link ConversationChange} (`orderChanged` is the store's, not a kind's). */
+type ChangeFlag = {
+  [K in keyof ConversationChange]-?: NonNullable<ConversationChange[K]> extends boolean
+    ? K extends 'orderChanged'
+      ? never
+      : K
+    : never;
+}[keyof ConversationChange];
 
 /**
  * Where each update kind of the schema reports its change in a {@link ConversationChange}: the ID
  * list its entity's ID goes into (the kind's `idField` in the generated update-kind table; message
  * kinds report the entry's key), or the flag it sets. Typed by the generated table: a kind the
- * schema gains without a row here fails to compile.
+ * schema gains without a row here fails to compile. It is the only table: the collector's lists
+ * and flags are the values named here, so a kind that needs a new list or flag is a row here and
+ * the field of that name in {@link ConversationChange} (a value that is not a list or flag field
+ * there fails to compile).
  */
 export const CHANGE_OF = {
   user_message: 'messageKeys',
@@ -79,52 +88,68 @@ export const CHANGE_OF = {
   session_message: 'messageKeys',
   session_message_chunk: 'messageKeys',
   subagent_update: 'subagentIds',
-} as const satisfies { readonly [K in UpdateKind]: IdList | Flag };
+} as const satisfies { readonly [K in UpdateKind]: ChangeList | ChangeFlag };
 
 type ChangeOf = typeof CHANGE_OF;
+/** The ID lists an update kind reports into: the list values of {@link CHANGE_OF}. */
+type IdList = Extract<ChangeOf[UpdateKind], ChangeList>;
+/** The flags an update kind sets, and `backgroundChanged` (a part of `state_update` with a flag of its own). */
+type Flag = Extract<ChangeOf[UpdateKind], ChangeFlag> | 'backgroundChanged';
 /** The kinds whose change is an entity ID (messages aside: they report entry keys, see {@link SessionChanges.message}). */
 export type EntityKind = {
   [K in UpdateKind]: ChangeOf[K] extends Exclude<IdList, 'messageKeys'> ? K : never;
 }[UpdateKind];
 /** The kinds whose change is a flag. */
-export type FlagKind = { [K in UpdateKind]: ChangeOf[K] extends Flag ? K : never }[UpdateKind];
+export type FlagKind = { [K in UpdateKind]: ChangeOf[K] extends ChangeFlag ? K : never }[UpdateKind];
 
-/** The lists that are always present in a change (empty when untouched); the others only when set. */
-const ALWAYS_LISTED: readonly IdList[] = ['messageKeys', 'toolCallIds', 'planIds'];
-const SOMETIMES_LISTED: readonly IdList[] = ['terminalIds', 'compactionIds', 'subagentIds'];
-/** The flags that are always present (false when unset); the others only when set. */
-const ALWAYS_FLAGGED = ['stateChanged', 'contextUsageChanged'] as const;
-const SOMETIMES_FLAGGED = [
-  'configOptionsChanged',
-  'availableCommandsChanged',
-  'sessionInfoChanged',
-  'noticesChanged',
-  'backgroundChanged',
-] as const;
+/**
+ * The parts every change carries (empty or false when untouched), as {@link ConversationChange}
+ * requires them; every other list or flag appears only when set. A new list or flag is optional,
+ * so this never grows (the compiler holds it to the interface's required fields).
+ */
+const ALWAYS = ['messageKeys', 'toolCallIds', 'planIds', 'stateChanged', 'contextUsageChanged'] as const;
+type Always = (typeof ALWAYS)[number];
+type RequiredPart = {
+  [K in ChangeList | ChangeFlag]-?: undefined extends ConversationChange[K] ? never : K;
+}[ChangeList | ChangeFlag];
+// Compile-time: ALWAYS is exactly the required list and flag fields of ConversationChange.
+const _alwaysIsRequired: [Always, RequiredPart] extends [RequiredPart, Always] ? true : never = true;
+void _alwaysIsRequired;
+
+// Compile-time: a flag's name ends in `Changed` and a list's does not, so the run-time split below holds.
+const _flagsAreNamed: [ChangeFlag, ChangeList] extends [
+  `${string}Changed`,
+  Exclude<ChangeList, `${string}Changed`>,
+]
+  ? true
+  : never = true;
+void _flagsAreNamed;
+
+// Compile-time: every list and flag field of ConversationChange is one some kind reports.
+const _everyPartReported: [Exclude<ChangeList | ChangeFlag, IdList | Flag>] extends [never] ? true : never =
+  true;
+void _everyPartReported;
+
+const PARTS = [...new Set<IdList | Flag>([...Object.values(CHANGE_OF), 'backgroundChanged'])];
+/** Whether a part of a change is a flag (see `_flagsAreNamed`). */
+const IS_FLAG = (part: IdList | Flag): part is Flag => part.endsWith('Changed');
+/** The lists and flags that appear in a change only when set, in {@link CHANGE_OF}'s order. */
+const SOMETIMES_LISTED = PARTS.filter(
+  (part): part is IdList => !IS_FLAG(part) && !ALWAYS.includes(part as Always),
+);
+const SOMETIMES_FLAGGED = PARTS.filter(
+  (part): part is Flag => IS_FLAG(part) && !ALWAYS.includes(part as Always),
+);
 
 /**
  * Mutable per-session change record filled while one batch is applied. Its key collections are
- * created on first use: a batch usually touches one message, so most stay null and cost nothing.
+ * created on first use: a batch usually touches one message, so most stay absent and cost nothing.
+ * A list or flag is a property only once set, so {@link SessionChanges.empty} is "no property".
  */
 export class SessionChanges {
-  readonly #lists: Record<IdList, Keys | null> = {
-    messageKeys: null,
-    toolCallIds: null,
-    planIds: null,
-    terminalIds: null,
-    compactionIds: null,
-    subagentIds: null,
-  };
+  readonly #lists: { [L in IdList]?: Keys } = {};
   #otherKinds: Keys | null = null;
-  readonly #flags: Record<Flag | 'backgroundChanged', boolean> = {
-    stateChanged: false,
-    contextUsageChanged: false,
-    configOptionsChanged: false,
-    availableCommandsChanged: false,
-    sessionInfoChanged: false,
-    noticesChanged: false,
-    backgroundChanged: false,
-  };
+  readonly #flags: { [F in Flag]?: true } = {};
   /** An entry was added, removed or moved. */
   orderChanged = false;
 
@@ -132,13 +157,12 @@ export class SessionChanges {
 
   /** Records that the message entry with this key changed. */
   message(key: string): void {
-    this.#lists.messageKeys = add(this.#lists.messageKeys, key);
+    this.#add('messageKeys', key);
   }
 
   /** Records that the entity an update of `kind` is about changed (its list is {@link CHANGE_OF}'s). */
   entity(kind: EntityKind, id: string): void {
-    const list = CHANGE_OF[kind];
-    this.#lists[list] = add(this.#lists[list], id);
+    this.#add(CHANGE_OF[kind], id);
   }
 
   /** Records the change an update of `kind` makes (its flag is {@link CHANGE_OF}'s). */
@@ -156,32 +180,38 @@ export class SessionChanges {
     this.#otherKinds = add(this.#otherKinds, kind);
   }
 
+  #add(name: IdList, key: string): void {
+    const keys = this.#lists[name];
+    if (keys === undefined) this.#lists[name] = new Keys(key);
+    else keys.add(key);
+  }
+
   get empty(): boolean {
     if (this.orderChanged || this.#otherKinds !== null) return false;
-    for (const list of ALWAYS_LISTED) if (this.#lists[list] !== null) return false;
-    for (const list of SOMETIMES_LISTED) if (this.#lists[list] !== null) return false;
-    for (const flag of ALWAYS_FLAGGED) if (this.#flags[flag]) return false;
-    for (const flag of SOMETIMES_FLAGGED) if (this.#flags[flag]) return false;
+    for (const _ in this.#lists) return false;
+    for (const _ in this.#flags) return false;
     return true;
   }
 
   freeze(): ConversationChange {
+    const lists = this.#lists;
+    const flags = this.#flags;
     const change: { -readonly [K in keyof ConversationChange]: ConversationChange[K] } = {
       sessionId: this.sessionId,
-      messageKeys: list(this.#lists.messageKeys),
+      messageKeys: list(lists.messageKeys ?? null),
       orderChanged: this.orderChanged,
-      stateChanged: this.#flags.stateChanged,
-      toolCallIds: list(this.#lists.toolCallIds),
-      planIds: list(this.#lists.planIds),
-      contextUsageChanged: this.#flags.contextUsageChanged,
+      stateChanged: flags.stateChanged ?? false,
+      toolCallIds: list(lists.toolCallIds ?? null),
+      planIds: list(lists.planIds ?? null),
+      contextUsageChanged: flags.contextUsageChanged ?? false,
     };
-    // The rarer kinds appear only when they changed (no spreads: this runs once per applied batch).
+    // The rarer parts appear only when they changed (no spreads: this runs once per applied batch).
     if (this.#otherKinds !== null) change.otherKinds = list(this.#otherKinds);
     for (const name of SOMETIMES_LISTED) {
-      const keys = this.#lists[name];
-      if (keys !== null) change[name] = list(keys);
+      const keys = lists[name];
+      if (keys !== undefined) change[name] = list(keys);
     }
-    for (const name of SOMETIMES_FLAGGED) if (this.#flags[name]) change[name] = true;
+    for (const name of SOMETIMES_FLAGGED) if (flags[name] === true) change[name] = true;
     return Object.freeze(change);
   }
 }
