@@ -91,7 +91,7 @@ describe('a v1 agent with login, modes, options and commands behind `--serve v2`
         ['model', 'model', 'fast'],
         ['mode', 'mode', 'ask'],
       ]);
-      await vi.waitFor(() => expect(kinds()).toContain('session_info_update'));
+      await vi.waitFor(() => expect(kinds()).toContain('session_info_update'), { timeout: 10_000 });
       expect(updates.find((n) => n.update.sessionUpdate === 'available_commands_update')?.update).toEqual({
         sessionUpdate: 'available_commands_update',
         availableCommands: [
@@ -112,7 +112,7 @@ describe('a v1 agent with login, modes, options and commands behind `--serve v2`
         value: 'code',
       });
       expect(currentOf(afterMode.configOptions, 'mode')).toBe('code');
-      await vi.waitFor(() => expect(kinds()).toContain('config_option_update'));
+      await vi.waitFor(() => expect(kinds()).toContain('config_option_update'), { timeout: 10_000 });
       const afterModel = await ctx.request('session/set_config_option', {
         type: 'id',
         sessionId,

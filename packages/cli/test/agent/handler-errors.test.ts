@@ -29,7 +29,7 @@ describe('reference agent handler errors', () => {
     await expect(t.client.prompt(sessionId, [{ type: 'text', text: 'hello' }])).rejects.toMatchObject({
       code: -32603,
     });
-    await vi.waitFor(() => expect(stderr).toContain('the ID counter is gone'));
+    await vi.waitFor(() => expect(stderr).toContain('the ID counter is gone'), { timeout: 10_000 });
     expect(stderr).toContain(`acp-kit agent: onPrompt failed in ${sessionId}`);
     t.client.close();
   });

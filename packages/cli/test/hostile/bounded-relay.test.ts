@@ -33,14 +33,14 @@ describe('the bounded relay of acp-kit serve', () => {
       maxBytes: 1024 * 1024,
     });
     for (let i = 0; i < 20; i += 1) source.write(`${line(i)}\n`);
-    await vi.waitFor(() => expect(source.isPaused()).toBe(true));
+    await vi.waitFor(() => expect(source.isPaused()).toBe(true), { timeout: 10_000 });
     expect(overflows).toEqual([]);
     let taken = '';
     destination.setEncoding('utf8');
     destination.on('data', (chunk: string) => {
       taken += chunk;
     });
-    await vi.waitFor(() => expect(taken.split('\n').filter(Boolean)).toHaveLength(20));
+    await vi.waitFor(() => expect(taken.split('\n').filter(Boolean)).toHaveLength(20), { timeout: 10_000 });
     expect(source.isPaused()).toBe(false);
   });
 
@@ -48,7 +48,7 @@ describe('the bounded relay of acp-kit serve', () => {
     const { source, overflows } = setup({ pauseAtBytes: 2 * 1024, resumeAtBytes: 1024, maxBytes: 6 * 1024 });
     // One chunk of 10 frames: the decoder delivers all of them, pause or not.
     source.write(`${Array.from({ length: 10 }, (_, i) => line(i)).join('\n')}\n`);
-    await vi.waitFor(() => expect(overflows).toHaveLength(1));
+    await vi.waitFor(() => expect(overflows).toHaveLength(1), { timeout: 10_000 });
     expect(overflows[0]).toBeGreaterThan(6 * 1024);
     expect(overflows[0]).toBeLessThan(8 * 1024);
   });
@@ -61,6 +61,6 @@ describe('the bounded relay of acp-kit serve', () => {
     });
     destination.destroy();
     source.write(`${line(0)}\n`);
-    await vi.waitFor(() => expect(errors).toHaveLength(1));
+    await vi.waitFor(() => expect(errors).toHaveLength(1), { timeout: 10_000 });
   });
 });

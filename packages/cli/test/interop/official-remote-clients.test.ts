@@ -74,7 +74,7 @@ describe.each<Profile>(['http', 'websocket'])(
           sessionId,
           prompt: [{ type: 'text', text: '/write notes.txt' }],
         });
-        await vi.waitFor(() => expect(updates.some(isIdle)).toBe(true));
+        await vi.waitFor(() => expect(updates.some(isIdle)).toBe(true), { timeout: 10_000 });
         expect(asked).toHaveLength(1);
         expect(asked[0]).toMatchObject({ sessionId });
         const receipt = updates.find((u) => u.update.sessionUpdate === 'user_message');

@@ -61,7 +61,7 @@ describe('acp-kit serve -- acp-kit agent', () => {
         sessionId,
         prompt: [{ type: 'text', text: 'hello' }],
       });
-      await vi.waitFor(() => expect(updates.some(isIdle)).toBe(true));
+      await vi.waitFor(() => expect(updates.some(isIdle)).toBe(true), { timeout: 10_000 });
       return messageId as string;
     });
     expect(updates.find((u) => u.update.sessionUpdate === 'user_message')?.update).toMatchObject({
@@ -97,7 +97,9 @@ describe('acp-kit serve -- acp-kit agent', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 2 } }),
     });
     expect(response.status).toBe(401);
-    await vi.waitFor(() => expect(g.stderr()).toMatch(/acp-kit serve: refused 127\.0\.0\.1 with HTTP 401/));
+    await vi.waitFor(() => expect(g.stderr()).toMatch(/acp-kit serve: refused 127\.0\.0\.1 with HTTP 401/), {
+      timeout: 10_000,
+    });
     expect(agentPids(g)).toEqual([]);
   });
 });

@@ -231,7 +231,7 @@ describe('session/close', () => {
     await a.until((u) =>
       u.some((n) => n.update.sessionUpdate === 'state_update' && n.update.state === 'requires_action'),
     );
-    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    await vi.waitFor(() => expect(asked).toHaveLength(1), { timeout: 10_000 });
     const held = errorOf(
       a.connection.sendRequest('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hold' }] }),
     );

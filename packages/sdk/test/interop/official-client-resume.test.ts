@@ -66,7 +66,9 @@ async function promptOnce(agent: Agent): Promise<{ sessionId: string; messageId:
       sessionId,
       prompt: [{ type: 'text', text: 'hi' }],
     });
-    await vi.waitFor(() => expect(updates.at(-1)?.update).toMatchObject({ state: 'idle' }));
+    await vi.waitFor(() => expect(updates.at(-1)?.update).toMatchObject({ state: 'idle' }), {
+      timeout: 10_000,
+    });
     return { sessionId, messageId };
   });
 }

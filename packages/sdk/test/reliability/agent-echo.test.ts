@@ -114,7 +114,7 @@ describe('receipts and reports stay together', () => {
   it('never answers a prompt with a messageId whose user_message could not be reported', async () => {
     const { session, toAgent, lines, deepPrompt, reportedReceipt } = await rawAgent();
     toAgent.write(deepPrompt(1));
-    await vi.waitFor(() => expect(lines.some((l) => l.id === 1)).toBe(true));
+    await vi.waitFor(() => expect(lines.some((l) => l.id === 1)).toBe(true), { timeout: 10_000 });
     expect(reportedReceipt(1)).not.toBe(false);
     expect(session.attachedCount).toBe(1);
   });
@@ -127,7 +127,7 @@ describe('receipts and reports stay together', () => {
     toAgent.write(
       `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { sessionId: session.id, prompt: [{ type: 'text', text: 'ordinary' }] } })}\n`,
     );
-    await vi.waitFor(() => expect(lines.some((l) => l.id === 2)).toBe(true));
+    await vi.waitFor(() => expect(lines.some((l) => l.id === 2)).toBe(true), { timeout: 10_000 });
     expect(reportedReceipt(2)).toBe(true);
   });
 

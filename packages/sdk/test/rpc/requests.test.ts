@@ -200,7 +200,7 @@ describe('cancellation', () => {
         ),
       };
     });
-    await vi.waitFor(() => expect(answers).toHaveLength(outcomes.length));
+    await vi.waitFor(() => expect(answers).toHaveLength(outcomes.length), { timeout: 10_000 });
     for (const { controller } of outcomes) controller.abort();
     // The oldest `extra` are given up at once; the rest still wait for the peer's late answer.
     const givenUp = await Promise.all(outcomes.slice(0, extra).map((o) => o.settled));

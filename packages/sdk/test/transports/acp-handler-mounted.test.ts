@@ -132,7 +132,9 @@ function officialTurn(mounted: Mounted, profile: Profile): Promise<string> {
     await ctx.request('initialize', { protocolVersion: 2, info: { name: 'official', version: '2.4.0' } });
     const { sessionId } = await ctx.request('session/new', { cwd: '/repo' });
     await ctx.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
-    await vi.waitFor(() => expect(updates.at(-1)?.update).toMatchObject({ state: 'idle' }));
+    await vi.waitFor(() => expect(updates.at(-1)?.update).toMatchObject({ state: 'idle' }), {
+      timeout: 10_000,
+    });
     return updates
       .flatMap((u) => (u.update.sessionUpdate === 'agent_message_chunk' ? [JSON.stringify(u.update)] : []))
       .join('');

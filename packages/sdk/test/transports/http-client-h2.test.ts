@@ -106,14 +106,16 @@ describe('connectHttp over HTTP/2', () => {
     expect(await client.initialize()).toMatchObject({ protocolVersion: 2 });
     const sessionId = await client.newSession('/repo');
     const messageId = await client.prompt(sessionId, [{ type: 'text', text: 'hello' }]);
-    await vi.waitFor(() => expect(store.snapshot(sessionId).state.completedTurns).toBe(1));
+    await vi.waitFor(() => expect(store.snapshot(sessionId).state.completedTurns).toBe(1), {
+      timeout: 10_000,
+    });
     const texts = store.snapshot(sessionId).messages.map((m) => [m.messageId, m.content]);
     expect(texts).toEqual([
       [messageId, [{ type: 'text', text: 'hello' }]],
       [expect.any(String), [{ type: 'text', text: 'over h2' }]],
     ]);
     client.close();
-    await vi.waitFor(() => expect(methods().at(-1)).toBe('DELETE'));
+    await vi.waitFor(() => expect(methods().at(-1)).toBe('DELETE'), { timeout: 10_000 });
     // Everything went through the h2 session: initialize, both streams, session/new, the prompt.
     expect(methods().filter((m) => m === 'GET')).toHaveLength(2);
     expect(methods().filter((m) => m === 'POST').length).toBeGreaterThanOrEqual(3);

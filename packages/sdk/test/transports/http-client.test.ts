@@ -241,7 +241,7 @@ describe('connectHttp errors', () => {
     expect(cookie).toMatch(/^acp_affinity=[A-Za-z0-9_-]+$/);
     await client.newSession('/repo');
     client.close();
-    await vi.waitFor(() => expect(sent.at(-1)?.method).toBe('DELETE'));
+    await vi.waitFor(() => expect(sent.at(-1)?.method).toBe('DELETE'), { timeout: 10_000 });
     expect(sent[0]).toEqual({ method: 'POST', cookie: null });
     // The connection stream, session/new, the session stream, and the DELETE.
     expect(sent.length).toBeGreaterThanOrEqual(5);

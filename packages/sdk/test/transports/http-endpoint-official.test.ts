@@ -82,7 +82,9 @@ describe.each<Profile>(['http', 'websocket'])('the official %s client against li
         sessionId,
         prompt: [{ type: 'text', text: 'hi' }],
       });
-      await vi.waitFor(() => expect(updates.at(-1)?.update).toMatchObject({ state: 'idle' }));
+      await vi.waitFor(() => expect(updates.at(-1)?.update).toMatchObject({ state: 'idle' }), {
+        timeout: 10_000,
+      });
       const texts = updates.flatMap((u) =>
         u.update.sessionUpdate === 'agent_message_chunk' ? [u.update] : [],
       );

@@ -605,7 +605,7 @@ describe('routing', () => {
     // A turn while no GET holds the session's stream: its messages wait for the next one.
     const sessionHeaders = { ...headers, 'Acp-Session-Id': sessionId };
     expect((await post(promptMessage(3, sessionId, 'while away'), sessionHeaders)).status).toBe(202);
-    const reopened = await vi.waitFor(() => open(connectionId, sessionId));
+    const reopened = await vi.waitFor(() => open(connectionId, sessionId), { timeout: 10_000 });
     const seen = await reopened.until(isIdle);
     expect(seen.some((m) => m.id === 3)).toBe(true);
     expect(textsIn(seen)).toEqual(['while', 'away']);
@@ -815,7 +815,9 @@ describe('DELETE in the middle of things', () => {
     await expect(a.session.until(() => false)).rejects.toThrow('stream ended');
     await expect(a.main.until(() => false)).rejects.toThrow('stream ended');
     expect((await post(promptMessage(3, a.sessionId, 'x'), headersA)).status).toBe(404);
-    await vi.waitFor(() => expect(agent.sessions.get(a.sessionId)?.attachedCount).toBe(1));
+    await vi.waitFor(() => expect(agent.sessions.get(a.sessionId)?.attachedCount).toBe(1), {
+      timeout: 10_000,
+    });
 
     releaseHeld!();
     const rest = await b.session.until(isIdle);
@@ -853,8 +855,10 @@ describe('DELETE in the middle of things', () => {
     const afterDelete = await replaying.until(() => false).catch((error: Error) => error);
     expect(afterDelete).toBeInstanceOf(Error);
     expect((afterDelete as Error).message).toBe('stream ended');
-    await vi.waitFor(() => expect(server!.openConnections).toBe(0));
-    await vi.waitFor(() => expect(agent.sessions.get(first.sessionId)?.attachedCount ?? 0).toBe(0));
+    await vi.waitFor(() => expect(server!.openConnections).toBe(0), { timeout: 10_000 });
+    await vi.waitFor(() => expect(agent.sessions.get(first.sessionId)?.attachedCount ?? 0).toBe(0), {
+      timeout: 10_000,
+    });
 
     // The agent serves a new turn on that session, and a full replay, read up to its answer, holds
     // all 3 000 chunks (the answer follows the whole replay).
@@ -997,13 +1001,13 @@ describe('WebSocket on the same endpoint', () => {
       socket.once('error', reject);
     });
     socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } }));
-    await vi.waitFor(() => expect(answers).toHaveLength(1));
+    await vi.waitFor(() => expect(answers).toHaveLength(1), { timeout: 10_000 });
     expect(answers[0]).toMatchObject({
       id: 1,
       error: { code: -32600, data: { pointer: '/method', expected: 'initialize' } },
     });
     socket.send(JSON.stringify(INITIALIZE));
-    await vi.waitFor(() => expect(answers).toHaveLength(2));
+    await vi.waitFor(() => expect(answers).toHaveLength(2), { timeout: 10_000 });
     expect(answers[1]).toMatchObject({ id: 0, result: { protocolVersion: 2 } });
     socket.close();
   });
@@ -1019,13 +1023,15 @@ describe('WebSocket on the same endpoint', () => {
     });
     socket.send(JSON.stringify(INITIALIZE));
     socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/r' } }));
-    await vi.waitFor(() => expect(answers.find((m) => m.id === 1)).toBeDefined());
+    await vi.waitFor(() => expect(answers.find((m) => m.id === 1)).toBeDefined(), { timeout: 10_000 });
     const sessionId = (answers.find((m) => m.id === 1)!.result as { sessionId: string }).sessionId;
     expect(server!.openConnections).toBe(1);
-    await vi.waitFor(() => expect(agent.sessions.get(sessionId)?.attachedCount).toBe(1));
+    await vi.waitFor(() => expect(agent.sessions.get(sessionId)?.attachedCount).toBe(1), { timeout: 10_000 });
     socket.close();
-    await vi.waitFor(() => expect(server!.openConnections).toBe(0));
-    await vi.waitFor(() => expect(agent.sessions.get(sessionId)?.attachedCount ?? 0).toBe(0));
+    await vi.waitFor(() => expect(server!.openConnections).toBe(0), { timeout: 10_000 });
+    await vi.waitFor(() => expect(agent.sessions.get(sessionId)?.attachedCount ?? 0).toBe(0), {
+      timeout: 10_000,
+    });
     const { replay } = await resumer(sessionId);
     expect(replay.at(-1)).toMatchObject({ result: {} });
   });

@@ -103,7 +103,9 @@ describe('connectHttp in Node', () => {
     const sessionId = await client.newSession('/repo');
     for (let turn = 0; turn < 3; turn += 1) {
       await client.prompt(sessionId, [{ type: 'text', text: `turn ${turn}` }]);
-      await vi.waitFor(() => expect(store.snapshot(sessionId).state.completedTurns).toBe(turn + 1));
+      await vi.waitFor(() => expect(store.snapshot(sessionId).state.completedTurns).toBe(turn + 1), {
+        timeout: 10_000,
+      });
     }
     // initialize, the connection stream and the session stream went through fetch.
     expect(fetched).toEqual(['POST', 'GET', 'GET']);
@@ -122,11 +124,11 @@ describe('connectHttp in Node', () => {
     expect(posts.slice(1).map((p) => p.headers['acp-session-id'])).toEqual([sessionId, sessionId, sessionId]);
 
     client.close();
-    await vi.waitFor(() => expect(seen.at(-1)?.method).toBe('DELETE'));
+    await vi.waitFor(() => expect(seen.at(-1)?.method).toBe('DELETE'), { timeout: 10_000 });
     expect(seen.at(-1)!.headers.cookie).toBe(cookie);
     // The DELETE names the connection, which the server then ends (202, not 400 or 404).
     expect(seen.at(-1)!.headers['acp-connection-id']).toBe(posts[0]!.headers['acp-connection-id']);
-    await vi.waitFor(() => expect(seen.at(-1)?.status).toBe(202));
+    await vi.waitFor(() => expect(seen.at(-1)?.status).toBe(202), { timeout: 10_000 });
     expect(fetched).toEqual(['POST', 'GET', 'GET']);
   });
 
@@ -147,7 +149,9 @@ describe('connectHttp in Node', () => {
       .catch((error: unknown) => error);
     expect((failure as Error).message).toMatch(/POST session\/prompt answered HTTP 413: .*4096 bytes/);
     await client.prompt(sessionId, [{ type: 'text', text: 'small' }]);
-    await vi.waitFor(() => expect(store.snapshot(sessionId).state.completedTurns).toBe(1));
+    await vi.waitFor(() => expect(store.snapshot(sessionId).state.completedTurns).toBe(1), {
+      timeout: 10_000,
+    });
     const posts = seen.filter((s) => s.method === 'POST');
     expect(posts.map((p) => p.status)).toEqual([200, 202, 413, 202]);
     expect(posts[3]!.socket).not.toBe(posts[2]!.socket);
