@@ -2,6 +2,7 @@ import type { SessionId, SessionNotification, SessionUpdate } from '@acp-kit/sch
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../rpc/ndjson.js';
 import type { ClientPeer } from './client-peer.js';
+import { checkedUpdateJson } from './reportable.js';
 
 /** One attached client: entries held while it receives a replay, and its backlog for pacing. */
 interface Cursor {
@@ -56,9 +57,15 @@ export class SessionDelivery {
 
   /** Hands one log entry's update to every attached client (held for one receiving a replay). */
   deliver(params: SessionNotification, seq: number): void {
+    // Serialized once, however many clients receive it (as it was checked to fit, when it was).
+    let paramsJson: string | undefined;
     for (const [peer, cursor] of this.#cursors) {
-      if (cursor.held === undefined) this.#send(peer, params, seq);
-      else if (cursor.held.length < this.#maxHeld) cursor.held.push({ params, seq });
+      if (cursor.held === undefined) {
+        paramsJson ??= `{"sessionId":${JSON.stringify(params.sessionId)},"update":${
+          checkedUpdateJson(params.update) ?? JSON.stringify(params.update)
+        }}`;
+        this.#send(peer, params, seq, paramsJson);
+      } else if (cursor.held.length < this.#maxHeld) cursor.held.push({ params, seq });
       else this.#tooSlow(peer);
     }
   }
@@ -75,12 +82,12 @@ export class SessionDelivery {
   }
 
   /** Hands one log entry's update to a client's connection; never waits for it to be written. */
-  #send(peer: ClientPeer, params: SessionNotification, seq: number): void {
+  #send(peer: ClientPeer, params: SessionNotification, seq: number, paramsJson?: string): void {
     if (!peer.open) {
       this.detach(peer);
       return;
     }
-    const sent = peer.notify(params, undefined, seq);
+    const sent = peer.notify(params, paramsJson, seq);
     const cursor = this.#cursors.get(peer);
     if (cursor) cursor.last = sent;
     sent.catch(() => {
