@@ -204,6 +204,7 @@ export class SessionDelivery {
    * are not flooded faster than they read.
    */
   async pace(): Promise<void> {
+    if (!this.mustPace()) return;
     for (;;) {
       const now = performance.now();
       const pending: Promise<unknown>[] = [];
@@ -224,6 +225,26 @@ export class SessionDelivery {
       await Promise.race([...pending, timeout]);
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Whether {@link pace} would wait now: every live client is over {@link PACING_BYTES}. False
+   * (that client's lag forgotten, and when the ones before it went behind noted, as `pace` does) as
+   * soon as one is within it, so a producer
+   * ahead of no one calls `pace` not at all (a streamed chunk is the hot path).
+   */
+  mustPace(): boolean {
+    let live = false;
+    for (const [peer, cursor] of this.#cursors) {
+      if (cursor.held !== undefined || !peer.open) continue;
+      if ((peer.pendingBytes ?? 0) <= PACING_BYTES || cursor.last === undefined) {
+        cursor.behindSince = undefined;
+        return false;
+      }
+      cursor.behindSince ??= performance.now();
+      live = true;
+    }
+    return live;
   }
 
   /** The largest update any attached client's connection sends (the default limit when none is attached). */
