@@ -13,12 +13,12 @@ const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00
 /** What a stored string must be, for error messages. */
 export const STORABLE_TEXT = 'text without U+0000 or unpaired surrogates';
 
-/** Anything that could be refused: U+0000 or any surrogate (most text has neither). */
-const SUSPECT = /[\u0000\ud800-\udfff]/;
+/** Any surrogate: most text has none, and then none can be unpaired. */
+const SURROGATE = /[\ud800-\udfff]/;
 
 /** Whether `text` can be stored unchanged by every session log. */
 export function isStorableText(text: string): boolean {
-  return !SUSPECT.test(text) || (!text.includes('\u0000') && !UNPAIRED.test(text));
+  return !text.includes('\u0000') && (!SURROGATE.test(text) || !UNPAIRED.test(text));
 }
 
 /**
