@@ -338,10 +338,22 @@ async function drain(): Promise<Drained> {
   return out;
 }
 
+/** The chain of `cause`s under `error` (a failed `fetch` says only "fetch failed"; its cause says why). */
+function causes(error: unknown): string {
+  let text = '';
+  let at: unknown = error instanceof Error ? error.cause : undefined;
+  for (let depth = 0; at !== undefined && depth < 5; depth += 1) {
+    const code = (at as { code?: unknown }).code;
+    text += ` ← ${at instanceof Error ? `${at.name}: ${at.message}` : String(at)}${typeof code === 'string' ? ` [${code}]` : ''}`;
+    at = at instanceof Error ? at.cause : undefined;
+  }
+  return text;
+}
+
 let seed = 0;
 process.on('message', (message: ToClient) => {
   const fail = (error: unknown): void => {
-    const what = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    const what = `${error instanceof Error ? (error.stack ?? error.message) : String(error)}${causes(error)}`;
     send({ type: 'failed', message: `during ${message.type} (${sessions.length} sessions open): ${what}` });
     process.exitCode = 1;
     setTimeout(() => process.exit(1), 100);
@@ -360,7 +372,10 @@ process.on('message', (message: ToClient) => {
           },
           (error: unknown) => {
             session.settled = true;
-            session.lost = (error instanceof Error ? error.message : String(error)).slice(0, 300);
+            session.lost = `${error instanceof Error ? error.message : String(error)}${causes(error)}`.slice(
+              0,
+              300,
+            );
           },
         );
         loops.push(loop);

@@ -14,10 +14,16 @@ export function reportableBytes(
   limit: number,
 ): number {
   let total = 0;
+  // The bytes of a report around its update's JSON.
+  const envelope = Buffer.byteLength(
+    `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},"update":}}`,
+    'utf8',
+  );
   for (const update of updates) {
     let json: string;
     try {
-      json = JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } });
+      json = JSON.stringify(update);
+      if (typeof json !== 'string') throw new TypeError('not JSON');
     } catch {
       throw new RpcError(
         ErrorCodes.InvalidParams,
@@ -28,7 +34,7 @@ export function reportableBytes(
         },
       );
     }
-    const bytes = Buffer.byteLength(json, 'utf8');
+    const bytes = envelope + Buffer.byteLength(json, 'utf8');
     if (bytes > limit) {
       throw new RpcError(
         ErrorCodes.InvalidParams,
@@ -37,6 +43,20 @@ export function reportableBytes(
       );
     }
     total += bytes;
+    checkedJson.set(update, json);
   }
   return total;
+}
+
+/**
+ * The JSON of each update {@link reportableBytes} checked, by update object: delivery sends it as
+ * it was checked instead of serializing the update again, once per attached client (a streamed
+ * chunk is checked and delivered within a turn of the event loop, and the entry is dropped with
+ * its update).
+ */
+const checkedJson = new WeakMap<SessionUpdate, string>();
+
+/** The JSON of `update` as {@link reportableBytes} checked it, if it did. */
+export function checkedUpdateJson(update: SessionUpdate): string | undefined {
+  return checkedJson.get(update);
 }

@@ -82,7 +82,7 @@ export class SessionAppender {
    */
   async write(entries: readonly NewLogEntry[], behind: boolean): Promise<SeqRange | undefined> {
     await this.#following();
-    await this.#delivery.pace();
+    if (this.#delivery.mustPace()) await this.#delivery.pace();
     const bytes = this.assertReportable(entries.map((entry) => entry.update));
     try {
       return await this.#writer.write(entries, behind, bytes);

@@ -2,6 +2,7 @@ import type { SessionId, SessionNotification, SessionUpdate } from '@acp-kit/sch
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../rpc/ndjson.js';
 import type { ClientPeer } from './client-peer.js';
+import { checkedUpdateJson } from './reportable.js';
 
 /** One attached client: entries held while it receives a replay, and its backlog for pacing. */
 interface Cursor {
@@ -56,9 +57,15 @@ export class SessionDelivery {
 
   /** Hands one log entry's update to every attached client (held for one receiving a replay). */
   deliver(params: SessionNotification, seq: number): void {
+    // Serialized once, however many clients receive it (as it was checked to fit, when it was).
+    let paramsJson: string | undefined;
     for (const [peer, cursor] of this.#cursors) {
-      if (cursor.held === undefined) this.#send(peer, params, seq);
-      else if (cursor.held.length < this.#maxHeld) cursor.held.push({ params, seq });
+      if (cursor.held === undefined) {
+        paramsJson ??= `{"sessionId":${JSON.stringify(params.sessionId)},"update":${
+          checkedUpdateJson(params.update) ?? JSON.stringify(params.update)
+        }}`;
+        this.#send(peer, params, seq, paramsJson);
+      } else if (cursor.held.length < this.#maxHeld) cursor.held.push({ params, seq });
       else this.#tooSlow(peer);
     }
   }
@@ -75,12 +82,12 @@ export class SessionDelivery {
   }
 
   /** Hands one log entry's update to a client's connection; never waits for it to be written. */
-  #send(peer: ClientPeer, params: SessionNotification, seq: number): void {
+  #send(peer: ClientPeer, params: SessionNotification, seq: number, paramsJson?: string): void {
     if (!peer.open) {
       this.detach(peer);
       return;
     }
-    const sent = peer.notify(params, undefined, seq);
+    const sent = peer.notify(params, paramsJson, seq);
     const cursor = this.#cursors.get(peer);
     if (cursor) cursor.last = sent;
     sent.catch(() => {
@@ -197,6 +204,7 @@ export class SessionDelivery {
    * are not flooded faster than they read.
    */
   async pace(): Promise<void> {
+    if (!this.mustPace()) return;
     for (;;) {
       const now = performance.now();
       const pending: Promise<unknown>[] = [];
@@ -217,6 +225,26 @@ export class SessionDelivery {
       await Promise.race([...pending, timeout]);
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Whether {@link pace} would wait now: every live client is over {@link PACING_BYTES}. False
+   * (that client's lag forgotten, and when the ones before it went behind noted, as `pace` does) as
+   * soon as one is within it, so a producer
+   * ahead of no one calls `pace` not at all (a streamed chunk is the hot path).
+   */
+  mustPace(): boolean {
+    let live = false;
+    for (const [peer, cursor] of this.#cursors) {
+      if (cursor.held !== undefined || !peer.open) continue;
+      if ((peer.pendingBytes ?? 0) <= PACING_BYTES || cursor.last === undefined) {
+        cursor.behindSince = undefined;
+        return false;
+      }
+      cursor.behindSince ??= performance.now();
+      live = true;
+    }
+    return live;
   }
 
   /** The largest update any attached client's connection sends (the default limit when none is attached). */

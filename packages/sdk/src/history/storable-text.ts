@@ -13,9 +13,38 @@ const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00
 /** What a stored string must be, for error messages. */
 export const STORABLE_TEXT = 'text without U+0000 or unpaired surrogates';
 
+/** Any surrogate: most text has none, and then none can be unpaired. */
+const SURROGATE = /[\ud800-\udfff]/;
+
 /** Whether `text` can be stored unchanged by every session log. */
 export function isStorableText(text: string): boolean {
-  return !text.includes('\u0000') && !UNPAIRED.test(text);
+  return !text.includes('\u0000') && (!SURROGATE.test(text) || !UNPAIRED.test(text));
+}
+
+/**
+ * Whether every string in `value`, at any depth (object keys too), is storable: the walk of
+ * {@link findUnstorableText} without building a pointer per node, which only a refusal needs.
+ */
+function allStorable(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === 'string') {
+      if (!isStorableText(node)) return false;
+      continue;
+    }
+    if (typeof node !== 'object' || node === null) continue;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) stack.push(node[i]);
+      continue;
+    }
+    for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue;
+      if (!isStorableText(key)) return false;
+      stack.push((node as Record<string, unknown>)[key]);
+    }
+  }
+  return true;
 }
 
 const escapeToken = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
@@ -27,6 +56,7 @@ const escapeToken = (key: string): string => key.replaceAll('~', '~0').replaceAl
  * may be nested deeply.
  */
 export function findUnstorableText(value: unknown, pointer = ''): string | undefined {
+  if (allStorable(value)) return undefined;
   const stack: [unknown, string][] = [[value, pointer]];
   while (stack.length > 0) {
     const [node, at] = stack.pop()!;

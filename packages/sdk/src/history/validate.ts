@@ -182,6 +182,13 @@ export function duplicateClaim(sessionId: string, ref: MessageRef): never {
 
 /** Now as ISO 8601, never earlier than `previous` (a clock step back must not reorder `updatedAt`). */
 export function monotonicNow(previous: string): string {
-  const current = new Date().toISOString();
-  return current > previous ? current : previous;
+  // Formatted once per millisecond: a log appends a streamed chunk at a time, thousands a second.
+  const ms = Date.now();
+  if (ms !== nowMs) {
+    nowMs = ms;
+    nowIso = new Date(ms).toISOString();
+  }
+  return nowIso > previous ? nowIso : previous;
 }
+let nowMs = Number.NaN;
+let nowIso = '';

@@ -6,8 +6,8 @@ import { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Transport } from '../rpc/index.js';
 import { type AcpConnectionInfo, buildAcpHandler } from './acp-handler.js';
-import { resolveLimits } from './connection-limits.js';
-import { refuseSocket } from './handshake-guard.js';
+import { type ResolvedConnectionLimits, resolveLimits } from './connection-limits.js';
+import { refuseSocket, refuseUnread } from './handshake-guard.js';
 import type { HttpEndpointOptions, HttpRequest, HttpResponse } from './http-endpoint.js';
 import { PendingSockets, type PeerSocket, peerKey } from './pending-sockets.js';
 import type { WebSocketServerOptions } from './websocket-server.js';
@@ -74,6 +74,16 @@ export interface AcpTransportServer {
   readonly openConnections: number;
   /** Ends every connection and stops listening. */
   close(): Promise<void>;
+}
+
+/**
+ * The sockets an endpoint keeps open at most: over HTTP/1.1 each connection may hold its own stream,
+ * one stream per session it may open, and the POSTs a client keeps in flight (8), plus the sockets
+ * still waiting to authenticate. A socket over the budget is answered 503 with `Retry-After` and
+ * closed (a TLS one is closed).
+ */
+export function socketBudget(limits: ResolvedConnectionLimits): number {
+  return limits.maxConnections * (1 + limits.maxSessionsPerConnection + 8) + limits.maxPendingHandshakes;
 }
 
 /**
@@ -149,6 +159,8 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
       dispatchingPeer = undefined;
     }
   };
+  /** Sockets refused on arrival (being answered 503): no server reads them. */
+  const refused = new WeakSet<Socket>();
   const HTTP2_PREFACE = 'PRI * HTTP/2.0';
   const front: Server = options.tls
     ? createTlsServer(
@@ -162,7 +174,7 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
         (socket: TLSSocket) => dispatch(socket, socket.alpnProtocol === 'h2'),
       )
     : createNetServer({ noDelay: true }, (socket) => {
-        if (socket.destroyed) return;
+        if (socket.destroyed || refused.has(socket)) return;
         const timer = setTimeout(() => socket.destroy(), limits.handshakeTimeoutMs);
         socket.once('error', () => socket.destroy());
         socket.once('close', () => clearTimeout(timer));
@@ -190,11 +202,29 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
         });
       });
   front.on('tlsClientError', () => {});
+  // Over HTTP/1.1 one ACP connection holds a socket per open stream — its own and one per session,
+  // up to maxSessionsPerConnection — plus its POSTs in flight (connectHttp keeps up to 8).
+  const maxSockets = socketBudget(limits);
+  let openSockets = 0;
   front.prependListener('connection', (socket: Socket) => {
-    if (!pending.admit(socket)) socket.destroy();
+    const refusal =
+      openSockets >= maxSockets
+        ? `too many open sockets on this endpoint (at most ${maxSockets}): retry later`
+        : pending.admit(socket)
+          ? undefined
+          : 'too many sockets waiting to authenticate, from this address or in total: retry later';
+    if (refusal === undefined) {
+      openSockets += 1;
+      socket.once('close', () => {
+        openSockets -= 1;
+      });
+      return;
+    }
+    // In cleartext the client reads why (a TLS socket cannot be answered before its handshake).
+    refused.add(socket);
+    if (secure) socket.destroy();
+    else refuseUnread(socket, 503, refusal, { 'Retry-After': '1' });
   });
-  // Over HTTP/1.1 one ACP connection holds a socket per open stream plus its POSTs in flight.
-  front.maxConnections = limits.maxConnections * 8 + limits.maxPendingHandshakes;
   // The HTTP/1.1 server starts enforcing headersTimeout/requestTimeout once it is "listening".
   server.emit('listening');
 

@@ -14,15 +14,14 @@ export interface ConnectionLimits {
   handshakesPerSecond?: number;
   /**
    * TCP sockets that have not yet sent a request that passed the token check (still in TLS or in
-   * their headers, or refused so far), from all addresses together. Default 64, below the
-   * budget of authenticated sockets (8 per open connection). Further sockets are closed at once
-   * until some finish, so a flood cannot pile up half-open sockets; an authenticated socket no
+   * their headers, or refused so far), from all addresses together. Default 64. Further sockets
+   * are answered `503` with `Retry-After: 1` and closed (over TLS, closed) until some finish, so a flood cannot pile up half-open sockets; an authenticated socket no
    * longer counts, so connections already open are never stopped by it.
    */
   maxPendingHandshakes?: number;
   /**
    * The same count for one remote address. Default 16. Further sockets from that address are
-   * closed at once, so one address cannot use up {@link maxPendingHandshakes} for everyone.
+   * answered `503` with `Retry-After: 1` and closed (over TLS, closed), so one address cannot use up {@link maxPendingHandshakes} for everyone.
    */
   maxPendingPerAddress?: number;
   /**

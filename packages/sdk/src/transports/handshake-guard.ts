@@ -160,3 +160,33 @@ export function refuseSocket(
   socket.once('finish', () => socket.destroy());
   socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
 }
+
+/**
+ * Answers a socket refused before anything of it was read (an HTTP/1.1 status line, `Connection:
+ * close` and `reason`), reading and discarding what the client sends meanwhile so that its request
+ * arriving after our close does not reset the connection before it read the answer; the socket is
+ * destroyed once the client closes, or two seconds later at most.
+ */
+export function refuseUnread(
+  socket: Socket,
+  status: number,
+  reason: string,
+  headers: Record<string, string> = {},
+): void {
+  socket.on('error', () => socket.destroy());
+  socket.on('data', () => {});
+  const timer = setTimeout(() => socket.destroy(), 2000);
+  timer.unref?.();
+  socket.once('close', () => clearTimeout(timer));
+  socket.once('end', () => socket.destroy());
+  if (!socket.writable) return void socket.destroy();
+  const body = `${reason}\n`;
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Refused'}`,
+    'Connection: close',
+    'Content-Type: text/plain; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}

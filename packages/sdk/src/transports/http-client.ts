@@ -2,6 +2,7 @@ import type { MessageReader, MessageReaderListener, MessageWriter, Transport } f
 import { type CookieStore, MemoryCookieStore } from './cookie-jar.js';
 import { negotiatedVersion, PROTOCOL_VERSION_HEADER } from './protocol-version-header.js';
 import { readSseData } from './sse-parser.js';
+import { retryLaterMs, waitUnlessAborted } from './retry-later.js';
 import { fetchExchange, type OwnedExchange, responseText, type ShortAnswer } from './short-exchange.js';
 
 /** Options for {@link connectHttp}. */
@@ -68,6 +69,8 @@ const parse = (json: string): Message | undefined => {
  * ID appears in an answer, and before the first POST naming it), and every other message is POSTed
  * (`202`) with `Acp-Connection-Id` and, when it concerns a session, `Acp-Session-Id`.
  *
+ * A stream's GET or a POST the server answers 503 or 429 with `Retry-After` (its limits refused it
+ * unread) is sent again after that wait, up to six tries in all (retry-later.ts).
  * A request the server refuses with an HTTP status is answered locally with a JSON-RPC error whose
  * message names the status; 401, 403, 404 and 410, a network error, or the end of a stream close the
  * transport with an {@link HttpStatusError} (or the network error). Streams are read over `fetch`;
@@ -179,6 +182,17 @@ class HttpClientTransport implements Transport {
     return response;
   }
 
+  /** `request()` again while the server answers "retry later" (see retry-later.ts), a bounded number of times. */
+  async #retryingLater(request: () => Promise<Response>): Promise<Response> {
+    for (let attempt = 1; ; attempt += 1) {
+      const response = await request();
+      const wait = retryLaterMs(response.status, response.headers.get('retry-after'), attempt);
+      if (wait === undefined || this.#closed) return response;
+      await response.body?.cancel().catch(() => undefined);
+      await waitUnlessAborted(wait, this.#abort.signal);
+    }
+  }
+
   /** A POST after initialize or the DELETE, through the exchange. */
   async #short(
     method: 'POST' | 'DELETE',
@@ -244,12 +258,14 @@ class HttpClientTransport implements Transport {
       ...(sessionId === undefined ? {} : { 'Acp-Session-Id': sessionId }),
     };
     const what = sessionId === undefined ? 'GET (connection stream)' : `GET (stream of session ${sessionId})`;
-    const opened = this.#request('GET', headers, undefined).then(async (response) => {
-      if (response.status !== 200 || !response.body) {
-        throw new HttpStatusError(what, response.status, (await responseText(response, 1024)).trim());
-      }
-      void this.#follow(response.body, sessionId, what);
-    });
+    const opened = this.#retryingLater(() => this.#request('GET', headers, undefined)).then(
+      async (response) => {
+        if (response.status !== 200 || !response.body) {
+          throw new HttpStatusError(what, response.status, (await responseText(response, 1024)).trim());
+        }
+        void this.#follow(response.body, sessionId, what);
+      },
+    );
     if (sessionId !== undefined) this.#streams.set(sessionId, opened);
     opened.catch((error: unknown) => {
       if (!this.#closed) void this.#close(error instanceof Error ? error : new Error(String(error)));
@@ -299,7 +315,14 @@ class HttpClientTransport implements Transport {
       ...(sessionId === undefined ? {} : { 'Acp-Session-Id': sessionId }),
     };
     const what = `POST ${typeof message?.method === 'string' ? message.method : 'answer'}`;
-    const answer = await this.#short('POST', headers, json);
+    let answer = await this.#short('POST', headers, json);
+    for (let attempt = 1; ; attempt += 1) {
+      const wait = retryLaterMs(answer.status, answer.retryAfter(), attempt);
+      if (wait === undefined || this.#closed) break;
+      answer.discard();
+      await waitUnlessAborted(wait, this.#abort.signal);
+      answer = await this.#short('POST', headers, json);
+    }
     if (answer.status === 202 || answer.status === 200) {
       answer.discard();
       return;

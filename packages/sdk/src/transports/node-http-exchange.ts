@@ -8,6 +8,9 @@ import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { OwnedExchange, ShortAnswer, ShortRequest } from './short-exchange.js';
 
+/** How long a kept-alive socket may stay idle when the server does not say (its hint, less a second, when it does). */
+const IDLE_SOCKET_MS = 30_000;
+
 function answerOf(response: IncomingMessage): ShortAnswer {
   // A reset after the head (a server answering 413 and closing while the body is still going out)
   // must not become an uncaught stream error; `text()` reports it, `discard()` ignores it.
@@ -18,6 +21,10 @@ function answerOf(response: IncomingMessage): ShortAnswer {
   return {
     status: response.statusCode ?? 0,
     setCookies: () => response.headers['set-cookie'] ?? [],
+    retryAfter: () => {
+      const value = response.headers['retry-after'];
+      return Array.isArray(value) ? value[0] : value;
+    },
     text: (limit) =>
       new Promise((resolve, reject) => {
         if (failure !== undefined) return reject(failure);
@@ -44,9 +51,11 @@ function answerOf(response: IncomingMessage): ShortAnswer {
  */
 export function nodeHttpExchange(url: string): OwnedExchange {
   const secure = new URL(url).protocol === 'https:';
-  const agent = secure
-    ? new HttpsAgent({ keepAlive: true, maxSockets: 8 })
-    : new HttpAgent({ keepAlive: true, maxSockets: 8 });
+  // With a `timeout`, Node's agent also honours the server's `Keep-Alive: timeout=N` and drops an
+  // idle socket a second before the server would; without one it ignores the hint and may send a
+  // request on a socket the server is closing (ECONNRESET, "socket hang up").
+  const options = { keepAlive: true, maxSockets: 8, timeout: IDLE_SOCKET_MS };
+  const agent = secure ? new HttpsAgent(options) : new HttpAgent(options);
   const request = secure ? httpsRequest : httpRequest;
   return {
     // An aborted signal fails the request with an AbortError, already aborted or not.

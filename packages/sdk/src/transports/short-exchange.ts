@@ -21,6 +21,8 @@ export interface ShortAnswer {
   status: number;
   /** Every `Set-Cookie` header, in order. */
   setCookies(): string[];
+  /** The `Retry-After` header, if any. */
+  retryAfter(): string | undefined;
   /** The body as text, cut at `limit` characters; reading it ends the response. */
   text(limit: number): Promise<string>;
   /** Drops the body unread. */
@@ -68,6 +70,7 @@ export function fetchExchange(fetchImpl: typeof fetch): OwnedExchange {
       return {
         status: response.status,
         setCookies: () => response.headers.getSetCookie?.() ?? [],
+        retryAfter: () => response.headers.get('retry-after') ?? undefined,
         text: (limit) => responseText(response, limit),
         discard: () => void response.body?.cancel().catch(() => undefined),
       };

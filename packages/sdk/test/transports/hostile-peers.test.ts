@@ -108,6 +108,7 @@ describe('the /acp endpoint against hostile peers', () => {
     });
     const before = await webSocket();
     let open = 0;
+    let refused = 0;
     await Promise.all(
       Array.from(
         { length: 100 },
@@ -116,8 +117,15 @@ describe('the /acp endpoint against hostile peers', () => {
             const socket = connect({ port: server!.port, host: '127.0.0.1', localAddress: '127.0.0.2' });
             sockets.push(socket);
             socket.on('error', () => {});
+            // A socket over the cap is told why (503, Retry-After) and closed.
+            let answer = '';
+            socket.setEncoding('latin1');
+            socket.on('data', (piece: string) => {
+              answer += piece;
+            });
             socket.once('close', () => {
               open -= 1;
+              if (/^HTTP\/1\.1 503 [\s\S]*Retry-After: 1\r\n/.test(answer)) refused += 1;
               resolve();
             });
             socket.once('connect', () => {
@@ -129,6 +137,7 @@ describe('the /acp endpoint against hostile peers', () => {
       ),
     );
     await vi.waitFor(() => expect(open).toBe(4), { timeout: 10_000 });
+    expect(refused).toBe(96);
     expect(await echoOver(before, 1)).toMatchObject({ result: { echo: { id: 1 } } });
     const after = await webSocket();
     expect(await echoOver(after, 2)).toMatchObject({ result: { echo: { id: 2 } } });

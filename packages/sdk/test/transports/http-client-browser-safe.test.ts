@@ -29,6 +29,7 @@ describe('the Streamable HTTP client', () => {
       'cookie-jar.ts',
       'http-client.ts',
       'protocol-version-header.ts',
+      'retry-later.ts',
       'short-exchange.ts',
       'sse-parser.ts',
     ]);

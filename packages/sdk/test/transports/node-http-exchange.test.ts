@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { nodeHttpExchange } from '../../src/transports/node-http-exchange.js';
 
 const servers: Server[] = [];
@@ -61,4 +61,39 @@ describe('the node:http short exchange', () => {
       exchange.close();
     }
   }, 30_000); // before the fix, the ninth request waited forever for one of the agent's 8 sockets
+});
+
+describe('the node:http short exchange and keep-alive', () => {
+  it('closes an idle kept-alive socket itself before the server’s announced keep-alive timeout, so no request races the server closing it', async () => {
+    // Node's server announces `Keep-Alive: timeout=2` and closes an idle socket after 2 s; a
+    // client that reuses the socket at that moment gets ECONNRESET ("socket hang up").
+    let clientEnded = false;
+    let closed = false;
+    const server = createServer((incoming, outgoing) => {
+      incoming.resume();
+      incoming.once('end', () => outgoing.end('ok'));
+    });
+    server.keepAliveTimeout = 2000;
+    server.on('connection', (socket) => {
+      socket.once('end', () => {
+        clientEnded = true;
+      });
+      socket.once('close', () => {
+        closed = true;
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/acp`;
+    const exchange = nodeHttpExchange(url);
+    try {
+      const answer = await exchange.send({ method: 'POST', url, headers: {}, body: 'small' });
+      expect(await answer.text(100)).toBe('ok');
+      await vi.waitFor(() => expect(closed).toBe(true), { timeout: 10_000, interval: 50 });
+      // The client sent its FIN first (the server's own timeout destroys the socket without one).
+      expect(clientEnded).toBe(true);
+    } finally {
+      exchange.close();
+    }
+  });
 });
