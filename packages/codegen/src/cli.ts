@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { API_UPDATE_COMMAND, runApiReport } from './api-report/run.js';
 import { checkSchema } from './check-schema.js';
 import { runDiff, runReleaseCheck, runReleaseNotes } from './diff/run-diff.js';
 import type { OfficialNames } from './emit/official-aliases.js';
@@ -17,7 +18,8 @@ const USAGE = `usage:
   acp-kit-codegen diff [<old> <new>] [--format text|json|markdown] [--editorial] [--fail-on-breaking]
                        <old>/<new>: a path, git:<ref>:<path>, or @acp-kit/schema@<version> (@acp-kit/v1-compat@<version>)
   acp-kit-codegen release-check [--root <repo>]
-  acp-kit-codegen release-notes [--root <repo>]   (after changeset version)`;
+  acp-kit-codegen release-notes [--root <repo>]   (after changeset version)
+  acp-kit-codegen api-report [--package <dir>] [--check]   (api/<entry>.api.md from the built .d.ts)`;
 
 async function runGenerate(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -141,6 +143,35 @@ async function runCompat(args: string[], checkOnly: boolean): Promise<number> {
   return 0;
 }
 
+function runApiReportCommand(args: string[]): number {
+  const { values } = parseArgs({
+    args,
+    options: { package: { type: 'string', default: '.' }, check: { type: 'boolean', default: false } },
+  });
+  const result = runApiReport({ packageDir: values.package, check: values.check });
+  const summary = result.counts
+    .map(
+      (count) =>
+        `${count.subpath} ${count.names}${count.undocumented > 0 ? ` (${count.undocumented} undocumented)` : ''}`,
+    )
+    .join(', ');
+  if (values.check && result.changed.length > 0) {
+    for (const line of result.lines) console.error(line);
+    console.error(
+      `\n${result.packageName}: the public surface differs from its API report (${result.changed.join(', ')}).`,
+    );
+    console.error(
+      `If the change is intended, run \`${API_UPDATE_COMMAND}\`, commit the reports, and let the diff drive the changeset's bump.`,
+    );
+    return 1;
+  }
+  for (const line of result.lines) console.log(line);
+  console.log(
+    `${result.packageName}: ${values.check ? 'surface matches api/' : 'api/ up to date'}: ${summary}`,
+  );
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -151,6 +182,7 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'diff') return runDiff(rest, USAGE);
     if (command === 'release-check') return runReleaseCheck(rest);
     if (command === 'release-notes') return runReleaseNotes(rest);
+    if (command === 'api-report') return runApiReportCommand(rest);
   } catch (error) {
     if (error instanceof SchemaError) {
       for (const problem of error.problems) console.error(formatProblem(problem));
