@@ -4,7 +4,7 @@
  * and the standby promoted; then every acknowledged append must be on the new primary, once.
  */
 import { PostgresSessionLog } from '@acp-kit/history-postgres';
-import type { LogEntry } from '@acp-kit/sdk';
+import type { LogEntry } from '@acp-kit/sdk/adapter';
 import { startReplicationPair } from '@acp-kit/history-postgres/testing';
 
 /** What {@link repeatedFailovers} counted over every round. */

@@ -10,7 +10,7 @@ import { SchemaError, formatProblem } from './problems.js';
 
 const USAGE = `usage:
   acp-kit-codegen generate --schema <schema.json> --out <dir> [--check] [--runtime-module <path>]
-                           [--official-names <names.json>]
+                           [--official-names <names.json>] [--entry-index <package doc>]
   acp-kit-codegen check-schema --schema <schema.json> [--examples <dir>] [--invalid <dir>]
   acp-kit-codegen compat --mapping <v1-v2.json> --v1 <schema.json> --v2 <schema.json> --out <dir> [--check]
                          [--v1-module <path>] [--v2-module <module>] [--custom-module <path>]
@@ -30,6 +30,7 @@ async function runGenerate(args: string[]): Promise<number> {
       check: { type: 'boolean', default: false },
       'runtime-module': { type: 'string' },
       'official-names': { type: 'string' },
+      'entry-index': { type: 'string' },
     },
   });
   if (values.schema === undefined || values.out === undefined) {
@@ -40,8 +41,10 @@ async function runGenerate(args: string[]): Promise<number> {
   const namesPath = values['official-names'];
   const officialNames =
     namesPath === undefined ? undefined : (JSON.parse(readFileSync(namesPath, 'utf8')) as OfficialNames);
+  const entryIndexDoc = values['entry-index'];
   const result = await generate({
     ...(officialNames === undefined ? {} : { officialNames }),
+    ...(entryIndexDoc === undefined ? {} : { entryIndexDoc }),
     schemaPath: values.schema,
     outDir: values.out,
     check: values.check,
@@ -155,6 +158,7 @@ function runApiReportCommand(args: string[]): number {
         `${count.subpath} ${count.names}${count.undocumented > 0 ? ` (${count.undocumented} undocumented)` : ''}`,
     )
     .join(', ');
+  for (const problem of result.problems) console.error(`${result.packageName}: ${problem}`);
   if (values.check && result.changed.length > 0) {
     for (const line of result.lines) console.error(line);
     console.error(
@@ -166,6 +170,7 @@ function runApiReportCommand(args: string[]): number {
     return 1;
   }
   for (const line of result.lines) console.log(line);
+  if (result.problems.length > 0) return 1;
   console.log(
     `${result.packageName}: ${values.check ? 'surface matches api/' : 'api/ up to date'}: ${summary}`,
   );

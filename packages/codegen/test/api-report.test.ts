@@ -27,8 +27,9 @@ export declare class Greeter {
     greet(name: string): string;
 }
 export declare const VERSION = "1";
+import * as helpers from './helpers.js';
 /** Internal helpers, for adapter authors. */
-export * as helpers from './helpers.js';
+export { helpers };
 `;
 
 const HELPERS_DTS = `/** Trims. */
@@ -120,6 +121,17 @@ describe('api-report', () => {
     expect(stale.stderr).toContain('api/helpers.api.md reports an entry point the package no longer has');
     rmSync(join(dir, 'api', 'index.api.md'));
     expect(cli(dir, '--check').stderr).toContain('api/index.api.md is missing');
+  });
+
+  it('fails, in both modes, on an entry point that re-exports with export *', () => {
+    const dir = fixturePackage();
+    writeFileSync(join(dir, 'dist', 'index.d.ts'), `${INDEX_DTS}export * from './helpers.js';\n`);
+    const update = cli(dir);
+    expect(update.status).toBe(1);
+    expect(update.stderr).toContain(
+      "`export * from './helpers.js';` — name each export instead of `export *`",
+    );
+    expect(runApiReport({ packageDir: dir, check: true }).problems).toHaveLength(1);
   });
 
   it('a line diff aligns unchanged lines between separate changes', () => {

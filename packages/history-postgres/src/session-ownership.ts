@@ -1,3 +1,4 @@
+import type { SessionLog } from '@acp-kit/sdk';
 import type {
   ForwardedAnswer,
   ForwardedError,
@@ -7,10 +8,10 @@ import type {
   ForwardedReceipt,
   OwnershipHost,
   PromptRoute,
-  SessionLog,
   SessionOwnership,
-} from '@acp-kit/sdk';
-import { HistoryStoreError, randomMessageId } from '@acp-kit/sdk';
+} from '@acp-kit/sdk/adapter';
+import { HistoryStoreError } from '@acp-kit/sdk';
+import { randomMessageId } from '@acp-kit/sdk/adapter';
 import type pg from 'pg';
 import { ReplicaCounters, type ReplicaHealth } from './replica-health.js';
 import type { DatabaseConnectionStatus } from './writable-host.js';

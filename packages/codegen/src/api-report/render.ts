@@ -14,6 +14,8 @@ export interface ApiExport {
 export interface ApiSurface {
   readonly entry: ApiEntry;
   readonly exports: readonly ApiExport[];
+  /** `export *` statements in the entry file: each hides which names the entry point publishes. */
+  readonly wildcards: readonly string[];
 }
 
 const PRINTER = ts.createPrinter({ removeComments: true, newLine: ts.NewLineKind.LineFeed });
@@ -40,8 +42,18 @@ export function collectSurfaces(entries: readonly ApiEntry[]): ApiSurface[] {
     if (file === undefined) throw new Error(`${entry.typesFile} is missing: build the package first`);
     const moduleSymbol = checker.getSymbolAtLocation(file);
     const symbols = moduleSymbol === undefined ? [] : checker.getExportsOfModule(moduleSymbol);
-    return { entry, exports: describeAll(checker, symbols, 0) };
+    return { entry, exports: describeAll(checker, symbols, 0), wildcards: wildcardExports(file) };
   });
+}
+
+function wildcardExports(file: ts.SourceFile): string[] {
+  return file.statements
+    .filter(
+      (statement): statement is ts.ExportDeclaration =>
+        ts.isExportDeclaration(statement) &&
+        (statement.exportClause === undefined || ts.isNamespaceExport(statement.exportClause)),
+    )
+    .map((statement) => PRINTER.printNode(ts.EmitHint.Unspecified, statement, file));
 }
 
 function describeAll(checker: ts.TypeChecker, symbols: readonly ts.Symbol[], depth: number): ApiExport[] {
@@ -53,7 +65,7 @@ function describeAll(checker: ts.TypeChecker, symbols: readonly ts.Symbol[], dep
 function describe(checker: ts.TypeChecker, exported: ts.Symbol, depth: number): ApiExport {
   const name = exported.getName();
   const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
-  const documented = hasDoc(exported) || hasDoc(symbol);
+  const documented = aliasChain(checker, exported).some(hasDoc) || hasDoc(symbol);
   const declarations = symbol.getDeclarations() ?? [];
   const namespaceModule = declarations.find(ts.isSourceFile);
   if (namespaceModule !== undefined) {
@@ -68,12 +80,30 @@ function describe(checker: ts.TypeChecker, exported: ts.Symbol, depth: number): 
   return { name, text: prefix + texts.join('\n'), documented };
 }
 
+/** The symbol and every alias it re-exports through, nearest first: a doc on any of them counts. */
+function aliasChain(checker: ts.TypeChecker, symbol: ts.Symbol): ts.Symbol[] {
+  const chain = [symbol];
+  let current = symbol;
+  while (current.flags & ts.SymbolFlags.Alias && chain.length < 32) {
+    const next = checker.getImmediateAliasedSymbol(current);
+    if (next === undefined || chain.includes(next)) break;
+    chain.push(next);
+    current = next;
+  }
+  return chain;
+}
+
 function hasDoc(symbol: ts.Symbol): boolean {
   for (const declaration of symbol.getDeclarations() ?? []) {
     if (ts.isSourceFile(declaration)) continue;
     const node = ts.isVariableDeclaration(declaration) ? declaration.parent.parent : declaration;
     if (ts.getJSDocCommentsAndTags(node).length > 0) return true;
-    if (ts.isExportSpecifier(declaration) && leadingDoc(declaration)) return true;
+    if (
+      ts.isExportSpecifier(declaration) &&
+      (leadingDoc(declaration) || leadingDoc(declaration.parent.parent))
+    ) {
+      return true;
+    }
     // `/** … */ export * as name from '…'`: the comment sits on the export declaration.
     if (ts.isNamespaceExport(declaration) && leadingDoc(declaration.parent)) return true;
   }

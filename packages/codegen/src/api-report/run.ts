@@ -14,6 +14,8 @@ export interface ApiReportResult {
   readonly changed: readonly string[];
   /** Human-readable lines: per report, a diff in check mode, or what was written. */
   readonly lines: readonly string[];
+  /** Entry files that re-export with `export *` (the rule is named exports only): a failure in both modes. */
+  readonly problems: readonly string[];
   /** Per entry: its subpath, exported names and how many lack TSDoc. */
   readonly counts: readonly { subpath: string; names: number; undocumented: number }[];
 }
@@ -75,5 +77,11 @@ export function runApiReport(options: ApiReportOptions): ApiReportResult {
     undocumented: surface.exports.filter((item) => !item.documented).length,
   }));
   changed.sort();
-  return { packageName: pkg.name, changed, lines, counts };
+  const problems = surfaces.flatMap((surface) =>
+    surface.wildcards.map(
+      (statement) =>
+        `${surface.entry.subpath} (${surface.entry.typesFile}): \`${statement}\` — name each export instead of \`export *\``,
+    ),
+  );
+  return { packageName: pkg.name, changed, lines, counts, problems };
 }

@@ -10,25 +10,27 @@ import type {
   InitializeRequest as V2InitializeRequest,
 } from '@acp-kit/schema';
 import {
-  AdapterSession,
   type AgentConnection,
+  type ClientPeer,
+  Connection,
+  ErrorCodes,
+  MemorySessionLog,
+  RpcError,
+  schemaValidator,
+  type Transport,
+} from '@acp-kit/sdk';
+import {
+  AdapterSession,
   AgentConnectionState,
   cancellableAfter,
   checkMcpServers,
   mcpTransportsOf,
   checkSystemPrompt,
-  type ClientPeer,
-  Connection,
-  ErrorCodes,
   guardSubagents,
   McpBindingErrors,
-  MemorySessionLog,
   MethodGate,
-  RpcError,
   replayCursorOf,
-  schemaValidator,
-  type Transport,
-} from '@acp-kit/sdk';
+} from '@acp-kit/sdk/adapter';
 import {
   v1ToV2AuthenticateResponse,
   v1ToV2AuthStatusUpdateNotification,
