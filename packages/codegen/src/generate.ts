@@ -80,7 +80,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   for (const emitter of standardEmitters(options)) {
     files.push(...(await timed(emitter.step, timings, onStep, () => emitter.emit(model))));
   }
-  files.push(...(await timed('emit entry index', timings, onStep, () => entryIndex(model, files, options))));
+  if (options.entryIndexDoc !== undefined) {
+    files.push(
+      ...(await timed('emit entry index', timings, onStep, () => entryIndex(model, files, options))),
+    );
+  }
   const sorted = [...files].sort((a, b) => a.path.localeCompare(b.path));
   const plan = await timed(options.check ? 'check' : 'write', timings, onStep, () =>
     options.check ? planWrite(options.outDir, sorted) : applyWrite(options.outDir, sorted),
