@@ -9,6 +9,7 @@ export default defineConfig({
     // HistoryStoreError class with the contract suites.
     alias: [
       { find: /^@acp-kit\/sdk\/testing$/, replacement: sdk('testing/index.ts') },
+      { find: /^@acp-kit\/sdk\/adapter$/, replacement: sdk('adapter.ts') },
       { find: /^@acp-kit\/sdk$/, replacement: sdk('history/index.ts') },
     ],
   },

@@ -11,6 +11,10 @@ export default defineConfig({
         replacement: fileURLToPath(new URL('../sdk/src/testing/index.ts', import.meta.url)),
       },
       {
+        find: /^@acp-kit\/sdk\/adapter$/,
+        replacement: fileURLToPath(new URL('../sdk/src/adapter.ts', import.meta.url)),
+      },
+      {
         find: /^@acp-kit\/sdk$/,
         replacement: fileURLToPath(new URL('../sdk/src/history/index.ts', import.meta.url)),
       },

@@ -12,7 +12,7 @@ import {
   startPgBouncer,
   startReplicationPair,
 } from '@acp-kit/history-postgres/testing';
-import type { LogEntry } from '@acp-kit/sdk';
+import type { LogEntry } from '@acp-kit/sdk/adapter';
 
 /** What {@link repeatedFailovers} counted over every round. */
 export interface FailoverReport {

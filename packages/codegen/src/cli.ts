@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { API_UPDATE_COMMAND, runApiReport } from './api-report/run.js';
 import { checkSchema } from './check-schema.js';
 import { runDiff, runReleaseCheck, runReleaseNotes } from './diff/run-diff.js';
 import type { OfficialNames } from './emit/official-aliases.js';
@@ -10,7 +11,7 @@ import { runSizeCheck } from './size/run-size-check.js';
 
 const USAGE = `usage:
   acp-kit-codegen generate --schema <schema.json> --out <dir> [--check] [--runtime-module <path>]
-                           [--official-names <names.json>]
+                           [--official-names <names.json>] [--entry-index <package doc>]
   acp-kit-codegen check-schema --schema <schema.json> [--examples <dir>] [--invalid <dir>]
   acp-kit-codegen compat --mapping <v1-v2.json> --v1 <schema.json> --v2 <schema.json> --out <dir> [--check]
                          [--v1-module <path>] [--v2-module <module>] [--custom-module <path>]
@@ -19,7 +20,8 @@ const USAGE = `usage:
                        <old>/<new>: a path, git:<ref>:<path>, or @acp-kit/schema@<version> (@acp-kit/v1-compat@<version>)
   acp-kit-codegen release-check [--root <repo>]
   acp-kit-codegen release-notes [--root <repo>]   (after changeset version)
-  acp-kit-codegen size-check [--root <repo>] [--exceptions <file.json>]   (files over 600 lines, functions over 150)`;
+  acp-kit-codegen size-check [--root <repo>] [--exceptions <file.json>]   (files over 600 lines, functions over 150)
+  acp-kit-codegen api-report [--package <dir>] [--check]   (api/<entry>.api.md from the built .d.ts)`;
 
 async function runGenerate(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -30,6 +32,7 @@ async function runGenerate(args: string[]): Promise<number> {
       check: { type: 'boolean', default: false },
       'runtime-module': { type: 'string' },
       'official-names': { type: 'string' },
+      'entry-index': { type: 'string' },
     },
   });
   if (values.schema === undefined || values.out === undefined) {
@@ -40,8 +43,10 @@ async function runGenerate(args: string[]): Promise<number> {
   const namesPath = values['official-names'];
   const officialNames =
     namesPath === undefined ? undefined : (JSON.parse(readFileSync(namesPath, 'utf8')) as OfficialNames);
+  const entryIndexDoc = values['entry-index'];
   const result = await generate({
     ...(officialNames === undefined ? {} : { officialNames }),
+    ...(entryIndexDoc === undefined ? {} : { entryIndexDoc }),
     schemaPath: values.schema,
     outDir: values.out,
     check: values.check,
@@ -143,6 +148,37 @@ async function runCompat(args: string[], checkOnly: boolean): Promise<number> {
   return 0;
 }
 
+function runApiReportCommand(args: string[]): number {
+  const { values } = parseArgs({
+    args,
+    options: { package: { type: 'string', default: '.' }, check: { type: 'boolean', default: false } },
+  });
+  const result = runApiReport({ packageDir: values.package, check: values.check });
+  const summary = result.counts
+    .map(
+      (count) =>
+        `${count.subpath} ${count.names}${count.undocumented > 0 ? ` (${count.undocumented} undocumented)` : ''}`,
+    )
+    .join(', ');
+  for (const problem of result.problems) console.error(`${result.packageName}: ${problem}`);
+  if (values.check && result.changed.length > 0) {
+    for (const line of result.lines) console.error(line);
+    console.error(
+      `\n${result.packageName}: the public surface differs from its API report (${result.changed.join(', ')}).`,
+    );
+    console.error(
+      `If the change is intended, run \`${API_UPDATE_COMMAND}\`, commit the reports, and let the diff drive the changeset's bump.`,
+    );
+    return 1;
+  }
+  for (const line of result.lines) console.log(line);
+  if (result.problems.length > 0) return 1;
+  console.log(
+    `${result.packageName}: ${values.check ? 'surface matches api/' : 'api/ up to date'}: ${summary}`,
+  );
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -154,6 +190,7 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'release-check') return runReleaseCheck(rest);
     if (command === 'release-notes') return runReleaseNotes(rest);
     if (command === 'size-check') return runSizeCheck(rest);
+    if (command === 'api-report') return runApiReportCommand(rest);
   } catch (error) {
     if (error instanceof SchemaError) {
       for (const problem of error.problems) console.error(formatProblem(problem));

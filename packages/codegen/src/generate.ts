@@ -3,6 +3,7 @@ import { type CompatEmitterOptions, emitCompatConverters } from './emit/compat-c
 import { type CompatModel, buildCompatModel, readMapping } from './emit/compat-mapping.js';
 import { type CompatUpdatesEmitterOptions, emitCompatUpdates } from './emit/compat-updates.js';
 import type { EmittedFile } from './emit/emitted-file.js';
+import { emitEntryIndex } from './emit/entry-index.js';
 import { type StandardEmitterOptions, standardEmitters } from './emit/index.js';
 import { displayPath } from './load/display-path.js';
 import { loadSchema } from './load/load-schema.js';
@@ -58,7 +59,15 @@ export async function emitAll(
 ): Promise<EmittedFile[]> {
   const files: EmittedFile[] = [];
   for (const emitter of standardEmitters(options)) files.push(...(await emitter.emit(model)));
-  return files;
+  return [...files, ...entryIndex(model, files, options)];
+}
+
+function entryIndex(model: SchemaModel, files: readonly EmittedFile[], options: StandardEmitterOptions) {
+  if (options.entryIndexDoc === undefined) return [];
+  return emitEntryIndex(model, files, {
+    runtimeModule: options.runtimeModule ?? '../validation-runtime.js',
+    packageDoc: options.entryIndexDoc,
+  });
 }
 
 /** Runs load → model → emitters → writer (or drift check). */
@@ -70,6 +79,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const files: EmittedFile[] = [];
   for (const emitter of standardEmitters(options)) {
     files.push(...(await timed(emitter.step, timings, onStep, () => emitter.emit(model))));
+  }
+  if (options.entryIndexDoc !== undefined) {
+    files.push(
+      ...(await timed('emit entry index', timings, onStep, () => entryIndex(model, files, options))),
+    );
   }
   const sorted = [...files].sort((a, b) => a.path.localeCompare(b.path));
   const plan = await timed(options.check ? 'check' : 'write', timings, onStep, () =>

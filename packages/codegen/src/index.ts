@@ -32,6 +32,8 @@ export { emitMethodCapabilities } from './emit/method-capabilities.js';
 export { emitMethods } from './emit/methods.js';
 export { emitOfficialAliases, officialAliases } from './emit/official-aliases.js';
 export type { OfficialCounterpart, OfficialNames } from './emit/official-aliases.js';
+export { emitEntryIndex } from './emit/entry-index.js';
+export type { EntryIndexOptions } from './emit/entry-index.js';
 export { emitKnownValues } from './emit/known-values.js';
 export {
   emitUpdateKinds,
@@ -52,7 +54,21 @@ export { inspectSchema, loadSchema } from './load/load-schema.js';
 export type { LoadedSchema } from './load/load-schema.js';
 export { metaValidate } from './load/meta-validate.js';
 export { buildModel, methodConstName } from './model/build-model.js';
-export type * from './model/model.js';
+export type {
+  DefinitionModel,
+  DiscriminatedUnionModel,
+  KnownVariant,
+  MethodCapabilityModel,
+  MethodDirection,
+  MethodKind,
+  MethodModel,
+  MethodNotificationModel,
+  NestedUnionVariant,
+  OpenEnumModel,
+  PropertyModel,
+  SchemaModel,
+  UnionVariant,
+} from './model/model.js';
 export { SchemaError, formatProblem } from './problems.js';
 export type { SchemaProblem } from './problems.js';
 export { applyWrite, isUpToDate, planWrite } from './write/writer.js';

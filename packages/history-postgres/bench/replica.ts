@@ -7,7 +7,7 @@
  * and elsewhere (cross-replica fan-out), as one JSON line on stdout.
  */
 import { createInterface } from 'node:readline';
-import type { LogEntry } from '@acp-kit/sdk';
+import type { LogEntry } from '@acp-kit/sdk/adapter';
 import { PostgresSessionLog } from '../src/index.js';
 
 const url = process.env.BENCH_URL!;

@@ -15,7 +15,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NewLogEntry, SeqRange, SessionLog } from '@acp-kit/sdk';
+import type { SessionLog } from '@acp-kit/sdk';
+import type { NewLogEntry, SeqRange } from '@acp-kit/sdk/adapter';
 import { SqliteSessionLog } from '@acp-kit/history-sqlite';
 import { PostgresSessionLog } from '../src/index.js';
 import { cpuSpent, fixed, load, ownCpuMs, serverCpuMs } from './stats.js';

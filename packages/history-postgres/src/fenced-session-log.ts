@@ -1,3 +1,4 @@
+import type { SessionLog } from '@acp-kit/sdk';
 import type {
   ListSessionRecordsOptions,
   LogListener,
@@ -8,12 +9,11 @@ import type {
   NewSessionRecord,
   ReadLogOptions,
   SeqRange,
-  SessionLog,
   SessionPatch,
   SessionRecord,
   SessionRecordPage,
   WriteBehindLimits,
-} from '@acp-kit/sdk';
+} from '@acp-kit/sdk/adapter';
 import type { PostgresSessionLog } from './postgres-session-log.js';
 import type { SessionLease } from './session-leases.js';
 import type { SessionNotOwnedError } from './session-not-owned.js';

@@ -6,7 +6,7 @@ import {
   type NewLogEntry,
   type SeqRange,
   type SessionRecord,
-} from '@acp-kit/sdk';
+} from '@acp-kit/sdk/adapter';
 import { AppendQueue, type QueuedWrite, type SessionBatch } from './append-queue.js';
 import type { LogDatabase } from './log-database.js';
 import type { NotificationFollower } from './notification-follower.js';

@@ -1,5 +1,5 @@
+import { HistoryStoreError } from '@acp-kit/sdk';
 import {
-  HistoryStoreError,
   historyValidation as check,
   type LogEntry,
   LogFollowers,
@@ -8,7 +8,7 @@ import {
   type LogSubscription,
   type ReadLogOptions,
   type SessionRecord,
-} from '@acp-kit/sdk';
+} from '@acp-kit/sdk/adapter';
 import type pg from 'pg';
 import type { LogDatabase } from './log-database.js';
 import { translatePgError } from './pg-errors.js';

@@ -1,5 +1,5 @@
+import { HistoryStoreError, type SessionLog } from '@acp-kit/sdk';
 import {
-  HistoryStoreError,
   historyValidation as check,
   type ListSessionRecordsOptions,
   type LogEntry,
@@ -12,12 +12,11 @@ import {
   type ReadLogOptions,
   randomMessageId,
   type SeqRange,
-  type SessionLog,
   type SessionPatch,
   type SessionRecord,
   type SessionRecordPage,
   type WriteBehindLimits,
-} from '@acp-kit/sdk';
+} from '@acp-kit/sdk/adapter';
 import { type OpenedDatabase, openDatabase, type PostgresConnectionOptions } from './connection.js';
 import { type Fence, LogAppender } from './log-appender.js';
 import type { DatabaseConnectionStatus } from './writable-host.js';

@@ -1,7 +1,7 @@
+import { HistoryStoreError } from '@acp-kit/sdk';
 import {
   decodeListCursor,
   encodeListCursor,
-  HistoryStoreError,
   historyValidation as check,
   type ListSessionRecordsOptions,
   type MessageRef,
@@ -9,7 +9,7 @@ import {
   type SessionPatch,
   type SessionRecord,
   type SessionRecordPage,
-} from '@acp-kit/sdk';
+} from '@acp-kit/sdk/adapter';
 import { type LogDatabase, notFound } from './log-database.js';
 import type { NotificationFollower } from './notification-follower.js';
 

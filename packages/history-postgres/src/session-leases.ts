@@ -1,4 +1,5 @@
-import { HistoryStoreError, historyValidation as check } from '@acp-kit/sdk';
+import { HistoryStoreError } from '@acp-kit/sdk';
+import { historyValidation as check } from '@acp-kit/sdk/adapter';
 import type pg from 'pg';
 import { type OpenedDatabase, openDatabase, type PostgresConnectionOptions } from './connection.js';
 import { translatePgError } from './pg-errors.js';

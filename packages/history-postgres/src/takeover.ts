@@ -1,4 +1,4 @@
-import type { LogEntry, NewLogEntry, SeqRange } from '@acp-kit/sdk';
+import type { LogEntry, NewLogEntry, SeqRange } from '@acp-kit/sdk/adapter';
 import type { PostgresSessionLog } from './postgres-session-log.js';
 import type { SessionLease } from './session-leases.js';
 

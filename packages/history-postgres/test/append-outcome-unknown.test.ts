@@ -4,7 +4,7 @@
  * took any failure of a group for a refusal and wrote each append again on its own, so entries
  * that were already in the log were appended twice.
  */
-import type { NewLogEntry } from '@acp-kit/sdk';
+import type { NewLogEntry } from '@acp-kit/sdk/adapter';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PostgresSessionLog } from '../src/index.js';

@@ -1,4 +1,4 @@
-import type { NewLogEntry } from '@acp-kit/sdk';
+import type { NewLogEntry } from '@acp-kit/sdk/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresSessionLog } from '../src/index.js';
 import { freshSchema, postgresUrl } from './helpers.js';

@@ -1,4 +1,4 @@
-import type { LogEntry } from '@acp-kit/sdk';
+import type { LogEntry } from '@acp-kit/sdk/adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresSessionLog } from '../src/index.js';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../src/testing/index.js';

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { LogEntry } from '@acp-kit/sdk';
+import type { LogEntry } from '@acp-kit/sdk/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresSessionLog } from '../src/index.js';
 import { freshSchema, postgresUrl } from './helpers.js';

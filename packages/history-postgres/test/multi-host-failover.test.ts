@@ -1,4 +1,5 @@
-import { HistoryStoreError, type LogEntry } from '@acp-kit/sdk';
+import { HistoryStoreError } from '@acp-kit/sdk';
+import type { LogEntry } from '@acp-kit/sdk/adapter';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresSessionLog } from '../src/index.js';

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LogEntry } from '@acp-kit/sdk';
+import type { LogEntry } from '@acp-kit/sdk/adapter';
 import { PostgresSessionLeases, PostgresSessionLog } from '../src/index.js';
 import { freshSchema, postgresUrl } from './helpers.js';
 

@@ -1,7 +1,7 @@
+import { HistoryStoreError, type SessionLog } from '@acp-kit/sdk';
 import {
   decodeListCursor,
   encodeListCursor,
-  HistoryStoreError,
   historyValidation as check,
   issueMessageId,
   type ListSessionRecordsOptions,
@@ -17,11 +17,10 @@ import {
   type ReadLogOptions,
   type SeqRange,
   type SessionConfig,
-  type SessionLog,
   type SessionPatch,
   type SessionRecord,
   type SessionRecordPage,
-} from '@acp-kit/sdk';
+} from '@acp-kit/sdk/adapter';
 import Database from 'better-sqlite3';
 import { createOwnerOnly } from './private-file.js';
 import { inspect, migrate } from './schema.js';

@@ -1,4 +1,4 @@
-import type { NewRetainedMessage } from '@acp-kit/sdk';
+import type { NewRetainedMessage } from '@acp-kit/sdk/adapter';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteHistoryStore } from '../src/index.js';
 import { tempDir, text } from './helpers.js';

@@ -1,4 +1,5 @@
-import { type HistoryStore, MemoryHistoryStore, type MessageTarget } from '@acp-kit/sdk';
+import { type HistoryStore, MemoryHistoryStore } from '@acp-kit/sdk';
+import type { MessageTarget } from '@acp-kit/sdk/adapter';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteHistoryStore } from '../src/index.js';
 import { tempDir, text } from './helpers.js';

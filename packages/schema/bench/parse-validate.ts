@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { validateParams, validateResult } from '../src/index.js';
+import { validateParams, validateResult } from '../src/generated/index.js';
 import { buildStream } from './stream.js';
 
 interface ZodLike {

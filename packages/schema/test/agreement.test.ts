@@ -1,6 +1,6 @@
 import { canonicalValidators } from '@acp-kit/codegen';
 import { describe, expect, it } from 'vitest';
-import { type DefinitionName, validate } from '../src/index.js';
+import { type DefinitionName, validate } from '../src/generated/index.js';
 import { EXAMPLES, INVALID, canonicalSchema } from './cases.js';
 
 const canonical = canonicalValidators(canonicalSchema() as Parameters<typeof canonicalValidators>[0]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSessionNotification, validate, validateParams, validateResult } from '../src/index.js';
+import { isSessionNotification, validate, validateParams, validateResult } from '../src/generated/index.js';
 import { INVALID } from './cases.js';
 
 const promptResponseCases = INVALID.filter((c) => c.definition === 'PromptResponse');

@@ -18,7 +18,7 @@ import {
   type SessionNotification,
   validate,
   validateParams,
-} from '../src/index.js';
+} from '../src/generated/index.js';
 import { canonicalSchema } from './cases.js';
 
 describe('methods', () => {

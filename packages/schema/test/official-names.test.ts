@@ -8,7 +8,7 @@ import type {
   SessionNotification,
   UpdateSessionNotification,
   UserMessageChunk,
-} from '../src/index.js';
+} from '../src/generated/index.js';
 
 const names = JSON.parse(
   readFileSync(new URL('../../../schema/parity/names.json', import.meta.url), 'utf8'),

@@ -1,4 +1,4 @@
-import { type DefinitionName, validate } from '../src/index.js';
+import { type DefinitionName, validate } from '../src/generated/index.js';
 import { canonicalSchema, EXAMPLES } from './cases.js';
 import { describeParity } from './parity/describe-parity.js';
 

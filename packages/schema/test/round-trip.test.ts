@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type DefinitionName, validate } from '../src/index.js';
+import { type DefinitionName, validate } from '../src/generated/index.js';
 import { EXAMPLES } from './cases.js';
 
 describe('serialization round-trips', () => {

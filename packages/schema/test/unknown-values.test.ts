@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validate, validateParams } from '../src/index.js';
+import { validate, validateParams } from '../src/generated/index.js';
 
 /**
  * ACP v2: every enum and tagged union accepts values it does not know (`_`-prefixed ones are

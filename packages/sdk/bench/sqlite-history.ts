@@ -6,7 +6,8 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HistoryStore, NewRetainedMessage, SessionLog } from '@acp-kit/sdk';
+import type { HistoryStore, SessionLog } from '@acp-kit/sdk';
+import type { NewRetainedMessage } from '@acp-kit/sdk/adapter';
 
 /** The session every benchmark file holds. */
 export const RESUME_SESSION = 'sess_resume_bench';

@@ -1,17 +1,176 @@
-// JSON-RPC core and transports (rpc/, transports/)
-export * from './rpc/index.js';
+/**
+ * `@acp-kit/sdk`: what an agent or client author uses, named one by one. Each module's full
+ * surface is on its subpath (`@acp-kit/sdk/agent`, `/client`, `/rpc`, `/transports`, `/history`);
+ * the internals that bridges and history stores build on are on `@acp-kit/sdk/adapter`.
+ *
+ * @packageDocumentation
+ */
+// Agent side: an agent, its sessions and the prompts it settles (agent/)
+export {
+  Agent,
+  type AgentAuthOptions,
+  type AgentConnection,
+  type AgentMethodOptions,
+  type AgentOptions,
+  AgentSession,
+  canElicit,
+  type ClientPeer,
+  type CompactionHandle,
+  type CompactionOptions,
+  type ElicitOptions,
+  type FormElicitation,
+  type HandlerErrorContext,
+  type InsertOptions,
+  type MethodContext,
+  type OutgoingMessage,
+  type OutgoingMessageOptions,
+  PendingPrompt,
+  type PromptContext,
+  PROTOCOL_VERSION,
+  type ProviderDefinition,
+  ProviderRegistry,
+  type SessionSetup,
+  type SubagentMember,
+  type SubagentOptions,
+  type SubagentPatch,
+  type TerminalHandle,
+  type TerminalOptions,
+  type ToolCallHandle,
+  type ToolCallOptions,
+  type UrlElicitation,
+} from './agent/index.js';
+// Client side: a client, reconnection, and the conversation state it folds updates into (client/)
+export {
+  type AnswerContext,
+  type CallOptions,
+  Client,
+  type ClientConnection,
+  type ClientOptions,
+  connectClient,
+  type ConversationChange,
+  type ConversationDiagnostic,
+  type ConversationListener,
+  type ConversationMessage,
+  type ConversationSnapshot,
+  ConversationStore,
+  ConversationStoreError,
+  type ConversationStoreOptions,
+  type DisconnectedEvent,
+  type ElicitationCallback,
+  type PermissionCallback,
+  type ReconnectedEvent,
+  ReconnectFailedError,
+  ReconnectingClient,
+  type ReconnectingClientOptions,
+  type ReconnectOptions,
+  type ResumeOptions,
+  type Submission,
+  type TurnEnd,
+  type UnstableClient,
+} from './client/index.js';
+// JSON-RPC core: the connection, errors, validation and extension methods (rpc/)
+export {
+  Connection,
+  type ConnectionOptions,
+  type ErrorCode,
+  ErrorCodes,
+  type ExtensionMethod,
+  ExtensionNotification,
+  extensionNotification,
+  ExtensionRequest,
+  extensionRequest,
+  type MessageReader,
+  type MessageWriter,
+  noValidation,
+  RpcError,
+  type RpcId,
+  type Transport,
+  type ValidationIssue,
+  type Validator,
+} from './rpc/index.js';
 export { ajvCheck } from './rpc/ajv-check.js';
-export * from './transports/index.js';
-export * from './transcript/index.js';
-// Client-side conversation state (client/conversation/) and agent-side retained history (history/)
-export * from './client/index.js';
-// Agent side: sessions, pending prompts settled only by insert()/reject() (agent/)
-export * from './agent/index.js';
-export * from './history/index.js';
-// Wire codecs: the version a connection speaks, chosen at initialize (codec/)
-export * from './codec/index.js';
-// MCP over ACP (unstable): MCP servers the client provides over the ACP connection (mcp-over-acp/)
-export * from './mcp-over-acp/index.js';
+// Transports: stdio, child processes, in-process pairs, WebSocket and Streamable HTTP (transports/)
+export {
+  type AcpHandler,
+  type AcpHandlerOptions,
+  type AcpServerOptions,
+  type AcpTransportServer,
+  type ChildProcessTransport,
+  connectHttp,
+  type ConnectionLimits,
+  connectWebSocket,
+  type CookieStore,
+  createAcpHandler,
+  createInProcessPair,
+  generateToken,
+  type HandshakeRefusal,
+  type HttpClientOptions,
+  HttpStatusError,
+  isLoopbackHost,
+  listenAcp,
+  listenWebSocket,
+  MemoryCookieStore,
+  onTerminationSignal,
+  type ProcessExit,
+  shutdownSpawned,
+  spawnTransport,
+  type SpawnTransportOptions,
+  stdioTransport,
+  streamTransport,
+  validateToken,
+  type WebSocketClientOptions,
+  WebSocketHandshakeError,
+  type WebSocketServerOptions,
+  webStreamTransport,
+} from './transports/index.js';
+// Retained history an agent replays on session/load and session/resume (history/)
+export {
+  type HistoryStore,
+  HistoryStoreError,
+  type HistoryStoreErrorCode,
+  LogHistoryStore,
+  MemoryHistoryStore,
+  type MemoryHistoryStoreOptions,
+  MemorySessionLog,
+  type MemorySessionLogOptions,
+  type RetainedMessage,
+  type RetainedMessageKind,
+  type SessionLog,
+} from './history/index.js';
+// Version negotiation and the v2 validator (codec/)
+export {
+  type AgentNegotiationOptions,
+  type ClientNegotiationOptions,
+  negotiateAgentVersion,
+  negotiateClientVersion,
+  schemaValidator,
+} from './codec/index.js';
+// MCP over ACP (unstable): calling the MCP servers a client provides over the connection (mcp-over-acp/)
+export {
+  AcpMcpServerTransport,
+  McpCallError,
+  type McpCallOptions,
+  type McpNotice,
+  McpOverAcpCaller,
+  McpServerHandle,
+  type McpServerHandler,
+  McpServerHost,
+  McpServerRegistration,
+  type McpServerRegistrationOptions,
+  type McpServerRequest,
+  type McpTool,
+} from './mcp-over-acp/index.js';
+// Wire transcripts: record what crosses a connection (transcript/)
+export {
+  type FileTranscriptRecorder,
+  recordTranscript,
+  recordTranscriptToFile,
+  type TranscriptDirection,
+  type TranscriptLine,
+  type TranscriptRecorder,
+  type TranscriptRecorderOptions,
+  type TranscriptSink,
+} from './transcript/index.js';
 // Upstream's unstable surface: what `unstable: true` enables on an Agent, a Client and a store
 export {
   UNSTABLE_AGENT_CAPABILITIES,

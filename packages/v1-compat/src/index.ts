@@ -1,16 +1,29 @@
 /**
  * @acp-kit/v1-compat — ACP v1 ⇄ v2: the v1 bindings and the converters generated from
  * schema/v1/schema.json and schema/compat/v1-v2.json, and the bridges built on them.
+ *
+ * @packageDocumentation
  */
+import * as converters from './generated/compat/converters.js';
+import * as v1MethodCapabilities from './generated/v1/method-capabilities.js';
+import * as v1Methods from './generated/v1/methods.js';
+import type * as V1 from './generated/v1/types.js';
+import * as v1Validation from './generated/v1/validate.js';
+
 /** The ACP v1 types, generated from schema/v1/schema.json: `V1.PromptResponse`, `V1.SessionUpdate`, … */
-export type * as V1 from './generated/v1/types.js';
+export type { V1 };
 /** The ACP v1 method names and their params and result types, generated from schema/v1/schema.json. */
-export * as v1Methods from './generated/v1/methods.js';
+export { v1Methods };
 /** The v1 method → capability table (which capability gates each v1 method), generated from schema/v1. */
-export * as v1MethodCapabilities from './generated/v1/method-capabilities.js';
+export { v1MethodCapabilities };
 /** Validators for every ACP v1 definition and method, generated from schema/v1/schema.json. */
-export * as v1Validation from './generated/v1/validate.js';
-export * from './generated/compat/converters.js';
+export { v1Validation };
+/**
+ * The value converters generated from schema/compat/v1-v2.json, one pair per mapped definition:
+ * `converters.v1ToV2PromptRequest(…)`, `converters.v2ToV1InitializeResponse(…)`, … The bridges use
+ * them; reach for them only to translate single messages yourself.
+ */
+export { converters };
 export { V1_MODE_CONFIG_ID, V1_PLAN_ID, v2ModeOption } from './custom-converters.js';
 export { CompatError } from './compat-error.js';
 export { type BridgeLoss, type BridgeLossListener, describeLoss } from './bridge-loss.js';

@@ -1,4 +1,5 @@
-import type { MessageReaderListener, Transport } from '@acp-kit/sdk';
+import type { Transport } from '@acp-kit/sdk';
+import type { MessageReaderListener } from '@acp-kit/sdk/adapter';
 
 /** A transport whose frames are handed over in memory (see {@link messageTransport}). */
 export interface MessageTransport {

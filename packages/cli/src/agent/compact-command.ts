@@ -1,5 +1,6 @@
 import type { ContentBlock, MessageId } from '@acp-kit/schema';
-import { type AgentSession, messageChange, type RetainedMessageKind, type SessionLog } from '@acp-kit/sdk';
+import type { AgentSession, RetainedMessageKind, SessionLog } from '@acp-kit/sdk';
+import { messageChange } from '@acp-kit/sdk/adapter';
 import { promptText } from './reply-model.js';
 import { pause } from './session-features.js';
 

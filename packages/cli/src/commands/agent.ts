@@ -6,10 +6,10 @@ import {
   negotiateAgentVersion,
   schemaValidator,
   type SessionLog,
-  type SessionOwnership,
   stdioTransport,
   type Transport,
 } from '@acp-kit/sdk';
+import type { SessionOwnership } from '@acp-kit/sdk/adapter';
 import { createV1WireCodec, describeLoss } from '@acp-kit/v1-compat';
 import { createReferenceAgent } from '../agent/reference-agent.js';
 import { historyExposureWarnings } from '../listen/private-history.js';

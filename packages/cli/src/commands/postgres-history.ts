@@ -1,4 +1,5 @@
-import type { SessionLog, SessionOwnership } from '@acp-kit/sdk';
+import type { SessionLog } from '@acp-kit/sdk';
+import type { SessionOwnership } from '@acp-kit/sdk/adapter';
 
 /** The package behind `--history postgres://…`. */
 const PACKAGE = '@acp-kit/history-postgres';

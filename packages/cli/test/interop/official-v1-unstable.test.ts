@@ -24,7 +24,7 @@ import {
   methods,
   client as officialV1Client,
 } from '@agentclientprotocol/sdk/unstable';
-import { v1Validation, v2ToV1InitializeResponse } from '@acp-kit/v1-compat';
+import { converters, v1Validation } from '@acp-kit/v1-compat';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
@@ -358,7 +358,10 @@ describe('the official v1 unstable client driving acp-kit agent --unstable', () 
     for (const args of [[], ['--unstable']]) {
       const v2Agent = spawn(args);
       const v2 = await officialV1Client({ name: 'official-v2-init' }).connectWith(v2Agent.stream, (ctx) =>
-        ctx.request<Parameters<typeof v2ToV1InitializeResponse>[0]>('initialize', OFFICIAL_INITIALIZE),
+        ctx.request<Parameters<typeof converters.v2ToV1InitializeResponse>[0]>(
+          'initialize',
+          OFFICIAL_INITIALIZE,
+        ),
       );
       const v1Agent = spawn(args);
       const v1 = await officialV1Client({ name: 'official-v1-init' }).connectWith(v1Agent.stream, (ctx) =>
@@ -366,7 +369,7 @@ describe('the official v1 unstable client driving acp-kit agent --unstable', () 
       );
       parsed(zod, 'zInitializeResponse', v1);
       // The v1 answer is the v2 one converted: nothing added, nothing the agent serves left out.
-      expect(v1.agentCapabilities).toEqual(v2ToV1InitializeResponse(v2).agentCapabilities);
+      expect(v1.agentCapabilities).toEqual(converters.v2ToV1InitializeResponse(v2).agentCapabilities);
     }
 
     const agent = spawn([]);

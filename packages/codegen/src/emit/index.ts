@@ -22,6 +22,11 @@ export interface StandardEmitterOptions {
   readonly runtimeModule?: string;
   /** The official SDK's names for our definitions (`schema/parity/names.json`): emits `official-names.ts`. */
   readonly officialNames?: OfficialNames;
+  /**
+   * When set, also emit `index.ts`: the package entry point naming every generated export, opened
+   * with this package documentation (see `emitEntryIndex`).
+   */
+  readonly entryIndexDoc?: string;
 }
 
 /** The emitters `acp-kit-codegen generate` runs, in order. */

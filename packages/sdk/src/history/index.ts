@@ -25,7 +25,7 @@ export {
  * The argument checks every {@link HistoryStore} implementation shares, so that each one rejects the
  * same inputs with the same error code and JSON pointer. For authors of a new history store.
  */
-export * as historyValidation from './validate.js';
+export { historyValidation } from './history-validation.js';
 export { decodeListCursor, encodeListCursor } from './list-cursor.js';
 export { LogFollowers } from './log-followers.js';
 export { findUnstorableText, isStorableText, STORABLE_TEXT } from './storable-text.js';

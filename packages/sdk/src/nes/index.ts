@@ -3,7 +3,23 @@
  * an agent keeps from `document/didOpen` and `document/didChange`, the agent's `nes` option types
  * and the client's {@link NesClient}.
  */
-export * from './document/index.js';
+export {
+  characterOf,
+  DEFAULT_MAX_DOCUMENT_LENGTH,
+  isPositionEncoding,
+  POSITION_ENCODINGS,
+  type PositionEncoding,
+  type TextContentChange,
+  TextDocument,
+  type TextDocumentChangeParams,
+  TextDocumentError,
+  type TextDocumentErrorCode,
+  type TextDocumentOpenParams,
+  type TextDocumentOptions,
+  type TextPosition,
+  type TextRange,
+  utf16IndexOf,
+} from './document/index.js';
 export type {
   NesAgentOptions,
   NesLimits,

@@ -5,14 +5,8 @@ import type {
   SessionUpdate as V2SessionUpdate,
   Usage as V2Usage,
 } from '@acp-kit/schema';
-import {
-  type AdapterSession,
-  type AgentSession,
-  type ClientPeer,
-  ErrorCodes,
-  type PendingPrompt,
-  RpcError,
-} from '@acp-kit/sdk';
+import { type AgentSession, type ClientPeer, ErrorCodes, type PendingPrompt, RpcError } from '@acp-kit/sdk';
+import type { AdapterSession } from '@acp-kit/sdk/adapter';
 import {
   v1ToV2ContentBlock,
   v1ToV2RequestPermissionRequest,

@@ -1,4 +1,5 @@
-import { type CodecChannel, type CodecHandshake, type CodecSession, ErrorCodes } from '@acp-kit/sdk';
+import { ErrorCodes } from '@acp-kit/sdk';
+import type { CodecChannel, CodecHandshake, CodecSession } from '@acp-kit/sdk/adapter';
 import type * as V1 from '../generated/v1/types.js';
 import { validateResult } from '../generated/v1/validate.js';
 import { messageTransport } from '../message-transport.js';

@@ -7,16 +7,8 @@ import type {
   SessionId,
   SessionNotification as V2SessionNotification,
 } from '@acp-kit/schema';
-import {
-  type CodecChannel,
-  type CodecSession,
-  ErrorCodes,
-  type RpcErrorObject,
-  type RpcId,
-  type ValidationIssue,
-  type WireCodec,
-  type WriteNote,
-} from '@acp-kit/sdk';
+import { ErrorCodes, type RpcId, type ValidationIssue } from '@acp-kit/sdk';
+import type { CodecChannel, CodecSession, RpcErrorObject, WireCodec, WriteNote } from '@acp-kit/sdk/adapter';
 import { v2ToV1StopReason } from '../generated/compat/converters.js';
 import type * as V1 from '../generated/v1/types.js';
 import { validateParams, validateResult } from '../generated/v1/validate.js';
