@@ -1,4 +1,4 @@
-import type { ForwardedError } from '@acp-kit/sdk';
+import type { ForwardedError } from '@acp-kit/sdk/adapter';
 
 /** The error a forwarded prompt or request gets when nothing more precise can be said. */
 export const INTERNAL: ForwardedError = { code: -32603, message: 'Internal error' };

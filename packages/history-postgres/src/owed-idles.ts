@@ -1,9 +1,9 @@
-import type { LogEntry, NewLogEntry } from '@acp-kit/sdk';
 import { HistoryStoreError } from '@acp-kit/sdk';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { OwnershipDatabase } from './ownership-database.js';
 import type { PostgresSessionLog } from './postgres-session-log.js';
 import { SessionNotOwnedError } from './session-not-owned.js';
+import type { LogEntry, NewLogEntry } from '@acp-kit/sdk/adapter';
 
 type SessionId = string;
 

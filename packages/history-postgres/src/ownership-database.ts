@@ -1,7 +1,7 @@
-import type { OwnershipHost } from '@acp-kit/sdk';
 import type pg from 'pg';
 import type { OpenedDatabase } from './connection.js';
 import { translatePgError } from './pg-errors.js';
+import type { OwnershipHost } from '@acp-kit/sdk/adapter';
 
 /**
  * What the parts of a {@link PostgresSessionOwnership} share: its own pool on the database, the

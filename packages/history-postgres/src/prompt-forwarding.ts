@@ -1,9 +1,9 @@
-import type { ForwardedError, ForwardedReceipt, PromptRoute, SessionOwnership } from '@acp-kit/sdk';
 import { asForwardedError, INTERNAL } from './forwarded-error.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { OwnershipDatabase } from './ownership-database.js';
 import type { PostgresSessionLog } from './postgres-session-log.js';
 import type { SessionLease } from './session-leases.js';
+import type { ForwardedError, ForwardedReceipt, PromptRoute, SessionOwnership } from '@acp-kit/sdk/adapter';
 
 type SessionId = string;
 type ContentBlock = Parameters<SessionOwnership['route']>[1][number];

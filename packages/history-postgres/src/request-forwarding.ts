@@ -1,8 +1,7 @@
-import type { ForwardedAnswer, ForwardedRequest } from '@acp-kit/sdk';
-import { randomMessageId } from '@acp-kit/sdk';
 import { asForwardedError, INTERNAL } from './forwarded-error.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { OwnershipDatabase } from './ownership-database.js';
+import { type ForwardedAnswer, type ForwardedRequest, randomMessageId } from '@acp-kit/sdk/adapter';
 
 type SessionId = string;
 

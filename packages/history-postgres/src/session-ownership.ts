@@ -1,13 +1,4 @@
-import type {
-  ForwardedAnswer,
-  ForwardedRequest,
-  NewLogEntry,
-  OwnershipHost,
-  PromptRoute,
-  SessionLog,
-  SessionOwnership,
-} from '@acp-kit/sdk';
-import { randomMessageId } from '@acp-kit/sdk';
+import type { SessionLog } from '@acp-kit/sdk';
 import { type OpenedDatabase, openDatabase, type PostgresConnectionOptions } from './connection.js';
 import { FencedSessionLog } from './fenced-session-log.js';
 import { LeaseKeeper } from './lease-keeper.js';
@@ -21,6 +12,15 @@ import { RequestForwarding } from './request-forwarding.js';
 import { PostgresSessionLeases, type SessionLease } from './session-leases.js';
 import { SessionNotOwnedError } from './session-not-owned.js';
 import type { DatabaseConnectionStatus } from './writable-host.js';
+import {
+  type ForwardedAnswer,
+  type ForwardedRequest,
+  type NewLogEntry,
+  type OwnershipHost,
+  type PromptRoute,
+  type SessionOwnership,
+  randomMessageId,
+} from '@acp-kit/sdk/adapter';
 
 /** Options of {@link PostgresSessionOwnership.open}. */
 export interface PostgresSessionOwnershipOptions extends Omit<PostgresConnectionOptions, 'schema'> {

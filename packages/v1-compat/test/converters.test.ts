@@ -3,15 +3,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type DefinitionName, validate as validateV2 } from '@acp-kit/schema';
 import { describe, expect, it } from 'vitest';
+import { CompatError } from '../src/index.js';
+import { validate as validateV1 } from '../src/generated/v1/validate.js';
+import type * as V1 from '../src/generated/v1/types.js';
 import {
   CONVERSIONS,
-  CompatError,
   v1ToV2McpServer,
   v2ToV1McpServer,
   v2ToV1ToolCallDiff,
-} from '../src/index.js';
-import { validate as validateV1 } from '../src/generated/v1/validate.js';
-import type * as V1 from '../src/generated/v1/types.js';
+} from '../src/generated/compat/converters.js';
 
 const SCHEMA = fileURLToPath(new URL('../../../schema/', import.meta.url));
 

@@ -14,7 +14,7 @@ import {
   v2ToV1AgentCapabilities,
   v2ToV1ForkSessionRequest,
   v2ToV1ForkSessionResponse,
-} from '../src/index.js';
+} from '../src/generated/compat/converters.js';
 
 describe('session/fork across v1 and v2 (unstable in both)', () => {
   it('maps the capability both ways, and only when it is there', () => {

@@ -1,11 +1,14 @@
 import { type DefinitionName, validate as validateV2 } from '@acp-kit/schema';
 import type * as V2 from '@acp-kit/schema';
 import { describe, expect, it } from 'vitest';
+import { CompatError, V1_MODE_CONFIG_ID } from '../src/index.js';
+import { METHODS } from '../src/generated/v1/methods.js';
+import type * as V1 from '../src/generated/v1/types.js';
+import { UPDATE_KINDS } from '../src/generated/v1/update-kinds.js';
+import { validate as validateV1 } from '../src/generated/v1/validate.js';
 import {
-  CompatError,
   METHOD_MAPPING,
   UPDATE_MAPPING,
-  V1_MODE_CONFIG_ID,
   v1ToV2AgentCapabilities,
   v1ToV2AvailableCommandsUpdate,
   v1ToV2ClientCapabilities,
@@ -27,11 +30,7 @@ import {
   v2ToV1PlanUpdate,
   v2ToV1SetSessionConfigOptionRequest,
   v2ToV1SetSessionMode,
-} from '../src/index.js';
-import { METHODS } from '../src/generated/v1/methods.js';
-import type * as V1 from '../src/generated/v1/types.js';
-import { UPDATE_KINDS } from '../src/generated/v1/update-kinds.js';
-import { validate as validateV1 } from '../src/generated/v1/validate.js';
+} from '../src/generated/compat/converters.js';
 
 function validV2(definition: string, value: unknown): readonly unknown[] {
   const result = validateV2(definition as DefinitionName, value);

@@ -14,7 +14,7 @@ import {
   v2ToV1ClientCapabilities,
   v2ToV1RejectNesNotification,
   v2ToV1SuggestNesResponse,
-} from '../src/index.js';
+} from '../src/generated/compat/converters.js';
 
 const NES = {
   events: { document: { didOpen: {}, didChange: { syncKind: 'incremental' as const } } },

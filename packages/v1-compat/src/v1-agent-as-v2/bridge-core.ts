@@ -6,13 +6,10 @@ import type {
   InitializeRequest as V2InitializeRequest,
 } from '@acp-kit/schema';
 import {
-  AdapterSession,
   type AgentConnection,
-  cancellableAfter,
   type ClientPeer,
   Connection,
   ErrorCodes,
-  McpBindingErrors,
   MemorySessionLog,
   RpcError,
 } from '@acp-kit/sdk';
@@ -34,6 +31,7 @@ import { lenientResults } from './lenient-results.js';
 import { MessageTracker } from './message-tracker.js';
 import { SessionPaths } from './session-paths.js';
 import type { V1AgentBridgeOptions } from './v1-agent-bridge.js';
+import { AdapterSession, cancellableAfter, McpBindingErrors } from '@acp-kit/sdk/adapter';
 
 /** The bridge's connection to the v1 agent: it handles v1 client methods and calls v1 agent methods. */
 export type V1ClientConnection = Connection<

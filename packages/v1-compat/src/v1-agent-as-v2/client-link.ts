@@ -1,14 +1,9 @@
 import type { McpServer, McpServerAcp } from '@acp-kit/schema';
 import {
   type AgentConnection,
-  AgentConnectionState,
-  checkMcpServers,
-  checkSystemPrompt,
   type ClientPeer,
   Connection,
   ErrorCodes,
-  MethodGate,
-  mcpTransportsOf,
   RpcError,
   schemaValidator,
   type Transport,
@@ -17,6 +12,13 @@ import type * as V1 from '../generated/v1/types.js';
 import type { BridgeCore } from './bridge-core.js';
 import type { BridgedSession } from './bridged-session.js';
 import { PROXY_METHODS } from './features/proxy-chains.js';
+import {
+  AgentConnectionState,
+  checkMcpServers,
+  checkSystemPrompt,
+  MethodGate,
+  mcpTransportsOf,
+} from '@acp-kit/sdk/adapter';
 
 /** The serverIds of the MCP servers of type acp a session request declares. */
 function acpServerIds(servers: readonly { type?: string }[] | null | undefined): string[] {

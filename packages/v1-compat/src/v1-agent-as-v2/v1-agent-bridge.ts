@@ -1,6 +1,6 @@
 import type { BridgeLossListener } from '../bridge-loss.js';
 import type { SessionId } from '@acp-kit/schema';
-import { type AgentConnection, guardSubagents, type RpcError, type Transport } from '@acp-kit/sdk';
+import type { AgentConnection, RpcError, Transport } from '@acp-kit/sdk';
 import type * as V1 from '../generated/v1/types.js';
 import { BridgeCore } from './bridge-core.js';
 import { ClientLink } from './client-link.js';
@@ -9,6 +9,7 @@ import { bridgeHandlers } from './features/index.js';
 import { dropProxyNotification } from './features/proxy-chains.js';
 import type { IdLedger } from './id-ledger.js';
 import { listenToV1Agent } from './v1-agent-handlers.js';
+import { guardSubagents } from '@acp-kit/sdk/adapter';
 
 /** Options of {@link V1AgentBridge}. */
 export interface V1AgentBridgeOptions {

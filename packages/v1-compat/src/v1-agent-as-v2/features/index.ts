@@ -1,4 +1,3 @@
-import type { AgentMethodHandlers } from '@acp-kit/sdk';
 import type { BridgeCore } from '../bridge-core.js';
 import type { ClientLink } from '../client-link.js';
 import { auth } from './auth.js';
@@ -11,6 +10,7 @@ import { proxyChains } from './proxy-chains.js';
 import { sessionConfig } from './session-config.js';
 import { sessionLifecycle } from './session-lifecycle.js';
 import { sessionSetup } from './session-setup.js';
+import type { AgentMethodHandlers } from '@acp-kit/sdk/adapter';
 
 /**
  * A feature module of the v1 agent bridge: the v2 handlers of one family of methods, keyed by

@@ -1,6 +1,6 @@
-import type { AgentMethodHandlers } from '@acp-kit/sdk';
 import type { BridgeCore } from '../bridge-core.js';
 import type { ClientLink } from '../client-link.js';
+import type { AgentMethodHandlers } from '@acp-kit/sdk/adapter';
 
 type Handlers = AgentMethodHandlers<ClientLink>;
 

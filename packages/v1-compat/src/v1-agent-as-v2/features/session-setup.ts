@@ -1,5 +1,5 @@
 import type { ResumeSessionRequest, ResumeSessionResponse } from '@acp-kit/schema';
-import { ErrorCodes, replayCursorOf, RpcError } from '@acp-kit/sdk';
+import { ErrorCodes, RpcError } from '@acp-kit/sdk';
 import { convertParams } from '../../compat-error.js';
 import {
   v2ToV1ForkSessionRequest,
@@ -11,6 +11,7 @@ import type { BridgeCore } from '../bridge-core.js';
 import type { ClientLink } from '../client-link.js';
 import { SessionPaths } from '../session-paths.js';
 import type { BridgeFeature } from './index.js';
+import { replayCursorOf } from '@acp-kit/sdk/adapter';
 
 /** MCP server types with a v1 form (see the McpServer conversion); `acp` is unstable in both. */
 const V1_SERVER_TYPES = new Set(['stdio', 'http', '_sse', 'acp']);
