@@ -237,6 +237,9 @@ export async function halfOpenFlood(endpoint: Endpoint, count: number): Promise<
             });
             sockets.push(socket);
             socket.on('error', () => {});
+            // Read (and drop) what the server sends: a socket it refuses is answered 503 and closed,
+            // and only a reading socket sees that close (an unread one stays open on this side).
+            socket.resume();
             socket.once('close', () => {
               open -= 1;
               resolve();
