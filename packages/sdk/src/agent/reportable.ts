@@ -43,20 +43,22 @@ export function reportableBytes(
       );
     }
     total += bytes;
-    checkedJson.set(update, json);
+    lastChecked = update;
+    lastCheckedJson = json;
   }
   return total;
 }
 
 /**
- * The JSON of each update {@link reportableBytes} checked, by update object: delivery sends it as
- * it was checked instead of serializing the update again, once per attached client (a streamed
- * chunk is checked and delivered within a turn of the event loop, and the entry is dropped with
- * its update).
+ * The JSON of the last update {@link reportableBytes} checked: delivery sends it as it was checked
+ * instead of serializing the update again, once per attached client (a streamed chunk is usually
+ * checked and then delivered before the next is checked). One slot, not a map by update: logs keep
+ * their updates, and a JSON copy kept beside each would double what they hold.
  */
-const checkedJson = new WeakMap<SessionUpdate, string>();
+let lastChecked: SessionUpdate | undefined;
+let lastCheckedJson = '';
 
-/** The JSON of `update` as {@link reportableBytes} checked it, if it did. */
+/** The JSON of `update` as {@link reportableBytes} checked it, if it was the last one checked. */
 export function checkedUpdateJson(update: SessionUpdate): string | undefined {
-  return checkedJson.get(update);
+  return update === lastChecked ? lastCheckedJson : undefined;
 }
