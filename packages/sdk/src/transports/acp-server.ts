@@ -77,6 +77,15 @@ export interface AcpTransportServer {
 }
 
 /**
+ * How long an HTTP/1.1 socket may sit idle between requests before the server closes it (Node's
+ * default is 5 s). A Streamable HTTP client POSTs a prompt every few seconds; with 5 s most POSTs
+ * needed a new TCP connection, and a busy Node process accepts one connection per event-loop turn
+ * (seen with strace at 1 000 streaming sessions: one accept4 per epoll_wait, the accept queue at
+ * 500–700 sockets, POSTs waiting 0.4–9 s in it). Idle sockets still count against the socket budget.
+ */
+const IDLE_KEEP_ALIVE_MS = 60_000;
+
+/**
  * The sockets an endpoint keeps open at most: over HTTP/1.1 each connection may hold its own stream,
  * one stream per session it may open, and the POSTs a client keeps in flight (8), plus the sockets
  * still waiting to authenticate. A socket over the budget is answered 503 with `Retry-After` and
@@ -129,7 +138,7 @@ export async function listenAcp(options: AcpServerOptions): Promise<AcpTransport
     headersTimeout: limits.handshakeTimeoutMs,
     requestTimeout: Math.max(limits.handshakeTimeoutMs, 60_000),
     connectionsCheckingInterval: Math.min(1000, limits.handshakeTimeoutMs),
-    keepAliveTimeout: 5000,
+    keepAliveTimeout: IDLE_KEEP_ALIVE_MS,
   };
   // Two protocol servers that never listen themselves: the front server below hands each socket to
   // one of them — by ALPN over TLS (h2 or http/1.1), by the HTTP/2 preface in cleartext (h2c with
