@@ -22,31 +22,40 @@ import type {
 import type { MessageKind, ReplayVia } from '../history/history-store.js';
 import type { LogEntry, SessionLog, WriteBehindLimits } from '../history/session-log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { AwaitingUser } from './awaiting-user.js';
-import { BackgroundReport } from './background-report.js';
-import type { ClientPeer } from './client-peer.js';
+import { AwaitingUser } from './asks/awaiting-user.js';
+import { BackgroundReport } from './work/background-report.js';
+import type { ClientPeer } from './connection/client-peer.js';
 import {
   type CompactionFields,
   type CompactionHandle,
   type CompactionOptions,
   startCompaction,
-} from './compaction.js';
+} from './work/compaction.js';
 import {
   announceCompletion,
   askClients,
   type ElicitOptions,
   type FormElicitation,
   type UrlElicitation,
-} from './elicitation.js';
-import { isActivity } from './last-state.js';
-import { LogFollower } from './log-follower.js';
-import type { InsertOptions } from './pending-prompt.js';
-import { askPermission } from './permission-request.js';
-import { settingsOf, updateSettings } from './session-settings.js';
-import { type OutgoingMessage, type OutgoingMessageOptions, SessionAppender } from './session-appender.js';
-import { SessionDelivery } from './session-delivery.js';
-import { announcement, SubagentFamily, type SubagentOptions, type SubagentPatch } from './subagents.js';
-import { type SessionActivity, TurnTracker } from './turn-tracker.js';
+} from './asks/elicitation.js';
+import { isActivity } from './delivery/last-state.js';
+import { LogFollower } from './delivery/log-follower.js';
+import type { InsertOptions } from './turns/pending-prompt.js';
+import { askPermission } from './asks/permission-request.js';
+import { settingsOf, updateSettings } from './sessions/session-settings.js';
+import {
+  type OutgoingMessage,
+  type OutgoingMessageOptions,
+  SessionAppender,
+} from './writing/session-appender.js';
+import { SessionDelivery } from './delivery/session-delivery.js';
+import {
+  announcement,
+  SubagentFamily,
+  type SubagentOptions,
+  type SubagentPatch,
+} from './sessions/subagents.js';
+import { type SessionActivity, TurnTracker } from './turns/turn-tracker.js';
 import { refuseUnstableUpdate, unstableNotEnabled } from '../unstable-surface.js';
 import {
   type TerminalFields,
@@ -56,11 +65,11 @@ import {
   type ToolCallHandle,
   type ToolCallOptions,
   WorkRegistry,
-} from './tool-calls.js';
+} from './work/tool-calls.js';
 
-export type { SessionActivity } from './turn-tracker.js';
+export type { SessionActivity } from './turns/turn-tracker.js';
 
-export type { OutgoingMessage, OutgoingMessageOptions } from './session-appender.js';
+export type { OutgoingMessage, OutgoingMessageOptions } from './writing/session-appender.js';
 
 /** Options of an {@link AgentSession} (set by the agent). */
 export interface AgentSessionOptions {

@@ -16,25 +16,30 @@ export {
   type OutgoingMessageOptions,
   type SessionActivity,
 } from './agent-session.js';
-export type { ClientPeer } from './client-peer.js';
-export { connectionPeer, type ConnectionPeerOptions } from './connection-peer.js';
-export { ConnectionState as AgentConnectionState } from './connection-state.js';
-export { isAdvertised } from './capability-paths.js';
-export { type Admission, MethodGate, WAY_IN_AND_OUT } from './method-gate.js';
+export type { ClientPeer } from './connection/client-peer.js';
+export { connectionPeer, type ConnectionPeerOptions } from './connection/connection-peer.js';
+export { ConnectionState as AgentConnectionState } from './connection/connection-state.js';
+export { isAdvertised } from './connection/capability-paths.js';
+export { type Admission, MethodGate, WAY_IN_AND_OUT } from './connection/method-gate.js';
 export {
   type Advertisement,
   type AgentMethodHandlers,
   type GateOf,
   type MethodRefusalData,
   MethodTable,
-} from './method-table.js';
-export { replayCursorOf } from './replay-cursor.js';
-export { checkSystemPrompt } from './system-prompt.js';
-export type { CompactionFields, CompactionHandle, CompactionOptions } from './compaction.js';
-export { applyConfigOption } from './config-options.js';
-export { canElicit, type ElicitOptions, type FormElicitation, type UrlElicitation } from './elicitation.js';
+} from './connection/method-table.js';
+export { replayCursorOf } from './replay/replay-cursor.js';
+export { checkSystemPrompt } from './sessions/system-prompt.js';
+export type { CompactionFields, CompactionHandle, CompactionOptions } from './work/compaction.js';
+export { applyConfigOption } from './sessions/config-options.js';
+export {
+  canElicit,
+  type ElicitOptions,
+  type FormElicitation,
+  type UrlElicitation,
+} from './asks/elicitation.js';
 export type { AgentAuthOptions, AgentMethodOptions, MethodContext, SessionSetup } from './method-options.js';
-export { type InsertOptions, PendingPrompt } from './pending-prompt.js';
+export { type InsertOptions, PendingPrompt } from './turns/pending-prompt.js';
 export type {
   ForwardedAnswer,
   ForwardedError,
@@ -44,12 +49,12 @@ export type {
   OwnershipHost,
   PromptRoute,
   SessionOwnership,
-} from './session-ownership.js';
-export { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionInfo } from './session-directory.js';
+} from './sessions/session-ownership.js';
+export { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionInfo } from './sessions/session-directory.js';
 export { ProviderRegistry } from './providers.js';
 export type { ProviderDefinition, ProviderRoute } from './providers.js';
-export type { SessionSettings } from './session-settings.js';
-export type { SubagentMember, SubagentOptions, SubagentPatch } from './subagents.js';
+export type { SessionSettings } from './sessions/session-settings.js';
+export type { SubagentMember, SubagentOptions, SubagentPatch } from './sessions/subagents.js';
 // The subagent guard, for adapters that keep sessions of their own (the v1 agent bridge).
 export {
   CHILD_MUTATIONS,
@@ -57,7 +62,7 @@ export {
   cancellableAfter,
   childRefusal,
   guardSubagents,
-} from './subagents.js';
+} from './sessions/subagents.js';
 export type {
   TerminalFields,
   TerminalHandle,
@@ -66,4 +71,4 @@ export type {
   ToolCallHandle,
   ToolCallOptions,
   WorkRegistry,
-} from './tool-calls.js';
+} from './work/tool-calls.js';

@@ -12,8 +12,8 @@ import { TextDocument } from '../../nes/document/text-document.js';
 import { TextDocumentError } from '../../nes/document/text-document-error.js';
 import { negotiatePositionEncoding } from '../../nes/encoding.js';
 import type { NesAgentOptions, NesSessionView } from '../../nes/agent/nes-agent-options.js';
-import type { ConnectionState } from '../connection-state.js';
-import type { ConnectionHost, MethodFeature } from '../serving.js';
+import type { ConnectionState } from '../connection/connection-state.js';
+import type { ConnectionHost, MethodFeature } from '../connection/serving.js';
 
 const DEFAULTS = { sessionsPerConnection: 8, documentsPerSession: 64, maxDocumentLength: 8 * 1024 * 1024 };
 
