@@ -8,34 +8,31 @@
  * @packageDocumentation
  */
 // Agent internals an adapter that keeps sessions of its own reuses (the v1 agent bridge)
+export { AdapterSession, type AdapterSessionOptions, type ReceivedPrompt } from './agent/adapter-session.js';
+export { isAdvertised } from './agent/connection/capability-paths.js';
+export { connectionPeer, type ConnectionPeerOptions } from './agent/connection/connection-peer.js';
+export { ConnectionState as AgentConnectionState } from './agent/connection/connection-state.js';
+export { type Admission, MethodGate, WAY_IN_AND_OUT } from './agent/connection/method-gate.js';
 export {
-  AdapterSession,
-  type AdapterSessionOptions,
-  type Admission,
   type Advertisement,
-  AgentConnectionState,
   type AgentMethodHandlers,
-  applyConfigOption,
-  cancellableAfter,
-  checkSystemPrompt,
-  CHILD_MUTATIONS,
-  CHILD_UNGUARDED,
-  childRefusal,
-  connectionPeer,
-  type ConnectionPeerOptions,
-  DEFAULT_LIST_PAGE_SIZE,
   type GateOf,
-  guardSubagents,
-  isAdvertised,
-  listSessionPage,
-  MethodGate,
   type MethodRefusalData,
   MethodTable,
-  type ReceivedPrompt,
-  replayCursorOf,
-  sessionInfo,
-  WAY_IN_AND_OUT,
-} from './agent/index.js';
+} from './agent/connection/method-table.js';
+export { replayCursorOf } from './agent/replay/replay-cursor.js';
+export { applyConfigOption } from './agent/sessions/config-options.js';
+export { DEFAULT_LIST_PAGE_SIZE, listSessionPage, sessionInfo } from './agent/sessions/session-directory.js';
+export { checkSystemPrompt } from './agent/sessions/system-prompt.js';
+// The subagent guard, for adapters that keep sessions of their own (the v1 agent bridge)
+export {
+  CHILD_MUTATIONS,
+  CHILD_UNGUARDED,
+  cancellableAfter,
+  childRefusal,
+  guardSubagents,
+  type SubagentMember,
+} from './agent/sessions/subagents.js';
 // Session ownership across replicas: the contract a shared store implements (history-postgres)
 export type {
   ForwardedAnswer,
@@ -46,7 +43,7 @@ export type {
   OwnershipHost,
   PromptRoute,
   SessionOwnership,
-} from './agent/index.js';
+} from './agent/sessions/session-ownership.js';
 // Transport plumbing for adapters that write their own readers and writers
 export type { Disposable, MessageReaderListener, RpcErrorObject, WriteNote } from './rpc/index.js';
 // Wire codecs: how a connection speaks another protocol version (the v1 wire codec)

@@ -3,8 +3,8 @@ import { HistoryStoreError } from '../history/errors.js';
 import type { SessionLog } from '../history/session-log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { AgentSession } from './agent-session.js';
-import type { ClientPeer } from './client-peer.js';
-import { PendingPrompt } from './pending-prompt.js';
+import type { ClientPeer } from './connection/client-peer.js';
+import { PendingPrompt } from './turns/pending-prompt.js';
 
 /** Options of an {@link AdapterSession}. */
 export interface AdapterSessionOptions {

@@ -3,10 +3,10 @@ import type { ReplayVia } from '../history/history-store.js';
 import type { SessionLog, WriteBehindLimits } from '../history/session-log.js';
 import type { RpcError } from '../rpc/errors.js';
 import type { AgentSession } from './agent-session.js';
-import type { ClientPeer } from './client-peer.js';
+import type { ClientPeer } from './connection/client-peer.js';
 import type { AgentMethodOptions } from './method-options.js';
-import type { PendingPrompt } from './pending-prompt.js';
-import type { SessionOwnership } from './session-ownership.js';
+import type { PendingPrompt } from './turns/pending-prompt.js';
+import type { SessionOwnership } from './sessions/session-ownership.js';
 
 /** Everything a prompt handler is given. */
 export interface PromptContext {

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type {
   AvailableCommand,
   BackgroundWork,
@@ -13,40 +12,41 @@ import type {
   RequestPermissionRequest,
   RequestPermissionResponse,
   SessionId,
-  KnownSessionUpdate,
   SessionUpdate,
   StopReason,
   SystemPrompt,
   Usage,
 } from '@acp-kit/schema';
 import type { MessageKind, ReplayVia } from '../history/history-store.js';
-import type { LogEntry, SessionLog, WriteBehindLimits } from '../history/session-log.js';
+import type { LogEntry, SessionLog } from '../history/session-log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { AwaitingUser } from './awaiting-user.js';
-import { BackgroundReport } from './background-report.js';
-import type { ClientPeer } from './client-peer.js';
+import { type AgentSessionOptions, DEFAULT_MAX_HELD, type InsertContext } from './agent-session-options.js';
+import { SessionAsks } from './asks/session-asks.js';
+import { BackgroundReport } from './work/background-report.js';
+import type { ClientPeer } from './connection/client-peer.js';
 import {
   type CompactionFields,
   type CompactionHandle,
   type CompactionOptions,
   startCompaction,
-} from './compaction.js';
+} from './work/compaction.js';
+import type { ElicitOptions, FormElicitation, UrlElicitation } from './asks/elicitation.js';
+import { isActivity } from './delivery/last-state.js';
+import { LogFollower } from './delivery/log-follower.js';
+import type { InsertOptions } from './turns/pending-prompt.js';
+import { settingsOf, updateSettings } from './sessions/session-settings.js';
 import {
-  announceCompletion,
-  askClients,
-  type ElicitOptions,
-  type FormElicitation,
-  type UrlElicitation,
-} from './elicitation.js';
-import { isActivity } from './last-state.js';
-import { LogFollower } from './log-follower.js';
-import type { InsertOptions } from './pending-prompt.js';
-import { askPermission } from './permission-request.js';
-import { settingsOf, updateSettings } from './session-settings.js';
-import { type OutgoingMessage, type OutgoingMessageOptions, SessionAppender } from './session-appender.js';
-import { SessionDelivery } from './session-delivery.js';
-import { announcement, SubagentFamily, type SubagentOptions, type SubagentPatch } from './subagents.js';
-import { type SessionActivity, TurnTracker } from './turn-tracker.js';
+  type OutgoingMessage,
+  type OutgoingMessageOptions,
+  SessionAppender,
+} from './writing/session-appender.js';
+import { SessionDelivery } from './delivery/session-delivery.js';
+import { SubagentFamily, type SubagentOptions, type SubagentPatch } from './sessions/subagents.js';
+import { mirroredState, SubagentAnnouncements, subagentPatch } from './sessions/subagent-announcements.js';
+import { closeController } from './sessions/close-controller.js';
+import { IdleWaiters, unlessWithdrawn } from './turns/idle-waiters.js';
+import { idleUpdate, stateSnapshot } from './turns/state-updates.js';
+import { type SessionActivity, TurnTracker } from './turns/turn-tracker.js';
 import { refuseUnstableUpdate, unstableNotEnabled } from '../unstable-surface.js';
 import {
   type TerminalFields,
@@ -56,44 +56,13 @@ import {
   type ToolCallHandle,
   type ToolCallOptions,
   WorkRegistry,
-} from './tool-calls.js';
+} from './work/tool-calls.js';
 
-export type { SessionActivity } from './turn-tracker.js';
+export type { SessionActivity } from './turns/turn-tracker.js';
 
-export type { OutgoingMessage, OutgoingMessageOptions } from './session-appender.js';
+export type { OutgoingMessage, OutgoingMessageOptions } from './writing/session-appender.js';
 
-/** Options of an {@link AgentSession} (set by the agent). */
-export interface AgentSessionOptions {
-  /**
-   * Live updates a client may have waiting while it receives a replay; past this the client is
-   * too slow to follow the session and is disconnected. Default 65 536.
-   */
-  readonly maxHeldUpdates?: number;
-  /**
-   * How far streamed chunks may run ahead of the log (see {@link AgentOptions.writeBehind});
-   * `false` waits for the log on every update. Default: what the log suggests
-   * ({@link SessionLog.writeBehind}), none for the in-process logs.
-   */
-  readonly writeBehind?: WriteBehindLimits | false;
-  /** Creates a session in the same agent (a subagent's session, see {@link AgentSession.subagent}). */
-  readonly spawn?: (cwd: string) => Promise<AgentSession>;
-  /**
-   * Whether the session may send the update kinds of upstream's unstable surface (the agent's
-   * `unstable` option); without it they throw a `TypeError`. Default `false`.
-   */
-  readonly unstable?: boolean;
-}
-
-/** What the agent passes along with an insertion (see {@link AgentSession.insertUserMessage}). */
-export interface InsertContext {
-  /** The submitting client: the insertion resolves once its report was handed to that client. */
-  readonly peer?: ClientPeer;
-  /** The session's cancel generation when the prompt arrived (from {@link AgentSession.promptArrived}). */
-  readonly arrival?: number;
-}
-
-/** Live updates a client may have waiting while it receives a replay, by default. */
-const DEFAULT_MAX_HELD = 65_536;
+export type { AgentSessionOptions, InsertContext } from './agent-session-options.js';
 
 /**
  * One session inside an agent: a view of its log in the {@link SessionLog}, the clients attached to
@@ -120,35 +89,37 @@ export class AgentSession {
   readonly #delivery: SessionDelivery;
   /** The turn and cancel state. */
   readonly #turns = new TurnTracker();
-  readonly #closed = unboundedListeners(new AbortController());
+  readonly #closed = closeController();
   /** The subscription to the log, and the position it reached. */
   readonly #follower: LogFollower;
   /** Callers of {@link whenIdle} waiting for this process's turn to end. */
-  readonly #idleWaiters = new Set<() => void>();
+  readonly #idleWaiters = new IdleWaiters(
+    () => !this.#turns.turnHere || this.#closed.signal.aborted || this.#follower.lost,
+  );
   readonly #work = new WorkRegistry();
   /** The background list each state update carries, once the session reports background work. */
   readonly #background = new BackgroundReport(this.#work);
-  /** The permission requests and elicitations pending, and the `requires_action` they report. */
-  readonly #awaiting = new AwaitingUser(this.#turns, {
-    requiresAction: () => this.requiresAction(),
-    running: () => this.running(),
-  });
+  /** The permission requests and elicitations asked, and the `requires_action` they report. */
+  readonly #asks: SessionAsks;
 
   /** @internal The session's parent and children (subagents, unstable). */
   readonly family = new SubagentFamily();
-  readonly #spawn: ((cwd: string) => Promise<AgentSession>) | undefined;
   readonly #unstable: boolean;
-  /** Children started here whose announcement has not reached the attached clients yet. */
-  readonly #announcing = new Map<SessionId, () => void>();
+  /** The subagents started here, until their announcement reached the attached clients. */
+  readonly #subagents: SubagentAnnouncements;
 
   /** @internal Sessions are created by the agent. */
   constructor(id: SessionId, cwd: string, log: SessionLog, options: AgentSessionOptions = {}) {
     this.id = id;
     this.cwd = cwd;
     this.#log = log;
-    this.#spawn = options.spawn;
+    this.#subagents = new SubagentAnnouncements(options.spawn);
     this.#unstable = options.unstable ?? false;
     this.#delivery = new SessionDelivery(id, options.maxHeldUpdates ?? DEFAULT_MAX_HELD);
+    this.#asks = new SessionAsks(id, this.#delivery, this.#turns, {
+      requiresAction: () => this.requiresAction(),
+      running: () => this.running(),
+    });
     this.#appender = new SessionAppender(
       id,
       log,
@@ -162,7 +133,7 @@ export class AgentSession {
         if (last.background !== undefined) this.#background.fromLog(last.background);
       },
       entry: (entry) => this.#handOn(entry),
-      moved: () => this.#wakeIdleWaiters(),
+      moved: () => this.#idleWaiters.wake(),
     });
   }
 
@@ -230,7 +201,7 @@ export class AgentSession {
     this.#work.abortAll(this.#closed.signal.reason);
     this.#follower.close();
     this.#delivery.detachAll();
-    this.#wakeIdleWaiters();
+    this.#idleWaiters.wake();
   }
 
   /**
@@ -244,8 +215,7 @@ export class AgentSession {
    * report.
    */
   whenIdle(): Promise<void> {
-    if (this.#settledIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.add(resolve));
+    return this.#idleWaiters.wait();
   }
 
   /**
@@ -255,34 +225,13 @@ export class AgentSession {
    * `signal` aborts (the close request was withdrawn, or its client left).
    */
   async settledForClose(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return;
-    let stop = (): void => undefined;
-    const withdrawn = new Promise<void>((resolve) => {
-      stop = resolve;
-      signal.addEventListener('abort', () => resolve(), { once: true });
-    });
-    const settled = async (): Promise<void> => {
+    await unlessWithdrawn(signal, async () => {
       await this.whenIdle();
       await this.following();
       const record = await this.#log.getSession(this.id);
       if (record !== undefined) await this.#follower.reached(record.lastSeq);
       await Promise.all([...this.#delivery.peers()].map((peer) => this.#delivery.released(peer)));
-    };
-    try {
-      await Promise.race([settled().catch(() => undefined), withdrawn]);
-    } finally {
-      stop();
-    }
-  }
-
-  #settledIdle(): boolean {
-    return !this.#turns.turnHere || this.#closed.signal.aborted || this.#follower.lost;
-  }
-
-  #wakeIdleWaiters(): void {
-    if (this.#idleWaiters.size === 0 || !this.#settledIdle()) return;
-    for (const resolve of this.#idleWaiters) resolve();
-    this.#idleWaiters.clear();
+    });
   }
 
   /** How many clients are attached. */
@@ -306,24 +255,11 @@ export class AgentSession {
       if (Array.isArray(update.background)) this.#background.fromLog(update.background as BackgroundWork[]);
     }
     this.#delivery.deliver({ sessionId: this.id, update: entry.update }, entry.seq);
-    if (update.sessionUpdate === 'subagent_update') this.#announced(entry.update as { sessionId?: unknown });
-  }
-
-  /**
-   * A child's announcement was handed to the attached clients: they now follow the child too (its
-   * updates reach them with no session/resume), and {@link subagent} may return it.
-   */
-  #announced(update: { sessionId?: unknown; capabilities?: unknown }): void {
-    if (typeof update.sessionId !== 'string') return;
-    const done = this.#announcing.get(update.sessionId);
-    if (done === undefined) {
-      this.family.noted(update);
-      return;
-    }
-    this.#announcing.delete(update.sessionId);
-    const child = this.family.children.get(update.sessionId);
-    if (child) for (const peer of this.#delivery.peers()) child.clients.attach(peer);
-    done();
+    // A child's announcement reached the attached clients: they follow the child too, and subagent() returns it.
+    if (update.sessionUpdate === 'subagent_update')
+      this.#subagents.announced(entry.update as { sessionId?: unknown }, this.family, () =>
+        this.#delivery.peers(),
+      );
   }
 
   /**
@@ -349,10 +285,8 @@ export class AgentSession {
     await this.#appender.write([{ update, retain }], update.sessionUpdate.endsWith('_chunk'));
     // A subagent's state is mirrored on its parent (the parent's clients see the child's activity).
     const parent = this.family.parent;
-    if (parent !== undefined && update.sessionUpdate === 'state_update') {
-      const { sessionUpdate: _, ...state } = update as { sessionUpdate: string; state: string };
-      await parent.update({ sessionUpdate: 'subagent_update', sessionId: this.id, state } as SessionUpdate);
-    }
+    if (parent !== undefined && update.sessionUpdate === 'state_update')
+      await parent.update(mirroredState(this.id, update));
   }
 
   /**
@@ -366,31 +300,7 @@ export class AgentSession {
    */
   async subagent(options: SubagentOptions = {}): Promise<AgentSession> {
     if (!this.#unstable) throw unstableNotEnabled('AgentSession.subagent() (subagent_update)', 'Agent');
-    if (this.#spawn === undefined)
-      throw new Error('This session cannot start subagents (it was not created by an Agent).');
-    await this.following();
-    const child = await this.#spawn(options.cwd ?? this.cwd);
-    SubagentFamily.link(this, child, options.cancellable ?? false);
-    const announced = new Promise<void>((resolve) => this.#announcing.set(child.id, resolve));
-    try {
-      await this.update(announcement(child.id, options));
-    } catch (error) {
-      this.#announcing.delete(child.id);
-      throw error;
-    }
-    // Returns early if this session closes first (its clients are gone); the listener goes either way.
-    const closed = this.#closed.signal;
-    let onClose: (() => void) | undefined;
-    await Promise.race([
-      announced,
-      new Promise<void>((resolve) => {
-        onClose = () => resolve();
-        if (closed.aborted) resolve();
-        else closed.addEventListener('abort', onClose, { once: true });
-      }),
-    ]);
-    if (onClose !== undefined) closed.removeEventListener('abort', onClose);
-    return child;
+    return this.#subagents.start(this, options, this.#closed.signal);
   }
 
   /**
@@ -399,17 +309,7 @@ export class AgentSession {
    * cancel the child's work.
    */
   async patchSubagent(sessionId: SessionId, patch: SubagentPatch & { cancellable?: boolean }): Promise<void> {
-    if (!this.family.children.has(sessionId) && !this.family.unloaded.has(sessionId)) {
-      throw new RangeError(`${sessionId} is not a subagent of ${this.id}`);
-    }
-    // The child's permission follows the update through the log (SubagentFamily.noted), as on every replica.
-    const { cancellable, ...fields } = patch;
-    await this.update({
-      sessionUpdate: 'subagent_update',
-      sessionId,
-      ...fields,
-      ...(cancellable === undefined ? {} : { capabilities: cancellable ? { cancel: {} } : null }),
-    } as SessionUpdate);
+    await this.update(subagentPatch(this.family, this.id, sessionId, patch));
   }
 
   /**
@@ -510,18 +410,12 @@ export class AgentSession {
   async idle(stopReason?: StopReason, usage?: Usage, error?: JsonRpcError): Promise<void> {
     this.#turns.activity = 'idle';
     try {
-      await this.update({
-        sessionUpdate: 'state_update',
-        state: 'idle',
-        ...(stopReason === undefined ? {} : { stopReason }),
-        ...(usage === undefined ? {} : { usage }),
-        ...(error === undefined ? {} : { error }),
-      });
+      await this.update(idleUpdate(stopReason, usage, error));
     } finally {
       // A turn started again (running() while this idle was written) stays open.
       if (this.#turns.activity === 'idle') {
         this.#turns.turnHere = false;
-        this.#wakeIdleWaiters();
+        this.#idleWaiters.wake();
       }
     }
   }
@@ -535,12 +429,7 @@ export class AgentSession {
     state: SessionActivity = this.#turns.reported,
     background: readonly BackgroundWork[] | undefined = this.reportedBackground,
   ): Promise<void> {
-    const update: KnownSessionUpdate = {
-      sessionUpdate: 'state_update',
-      state,
-      ...(background === undefined ? {} : { background: [...background] }),
-    };
-    await this.#delivery.sendTo(peer, update);
+    await this.#delivery.sendTo(peer, stateSnapshot(state, background));
   }
 
   /** Reports that the work is blocked on the user. */
@@ -670,20 +559,12 @@ export class AgentSession {
     request: FormElicitation | UrlElicitation,
     options: ElicitOptions = {},
   ): Promise<CreateElicitationResponse> {
-    const signal = options.signal ?? this.signal;
-    const ask = (): Promise<CreateElicitationResponse> =>
-      askClients(this.id, request, () => this.#delivery.peers(), signal, options);
-    // Asked while idle, nothing is reported; asked during a turn, the turn waits on the user.
-    if (this.#turns.activity === 'idle') return ask();
-    return this.#awaiting.during(async () => {
-      await this.#awaiting.blocked();
-      return ask();
-    });
+    return this.#asks.elicit(request, options, options.signal ?? this.signal);
   }
 
   /** Tells attached clients that a URL elicitation finished (`elicitation/complete`). */
   async completeElicitation(elicitationId: string): Promise<void> {
-    await announceCompletion(this.#delivery.peers(), elicitationId);
+    await this.#asks.completeElicitation(elicitationId);
   }
 
   /**
@@ -700,25 +581,6 @@ export class AgentSession {
     params: Omit<RequestPermissionRequest, 'sessionId'>,
     preferred?: ClientPeer,
   ): Promise<RequestPermissionResponse> {
-    const signal = this.signal;
-    return this.#awaiting.during(() =>
-      askPermission(params, {
-        sessionId: this.id,
-        preferred,
-        audience: this.#delivery,
-        signal,
-        beforeAsking: () => this.#awaiting.blocked(),
-      }),
-    );
+    return this.#asks.requestPermission(params, preferred, this.signal);
   }
-}
-
-/**
- * Lifts Node's listener-count warning on `controller`'s signal: every prompt waiting for insertion
- * listens for the session's close (and stops listening once it settles), so a session with more
- * than ten prompts pending at once is normal, not a leak.
- */
-function unboundedListeners(controller: AbortController): AbortController {
-  setMaxListeners(0, controller.signal);
-  return controller;
 }

@@ -16,7 +16,7 @@ import type {
   SetSessionConfigOptionRequest,
 } from '@acp-kit/schema';
 import type { AgentSession } from './agent-session.js';
-import type { ClientPeer } from './client-peer.js';
+import type { ClientPeer } from './connection/client-peer.js';
 
 /** What every method handler is given: the client asking, and the request's cancellation. */
 export interface MethodContext {

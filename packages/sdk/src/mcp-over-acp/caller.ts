@@ -1,7 +1,7 @@
 import type { McpServer, McpServerAcp, MessageMcpNotification, SessionId } from '@acp-kit/schema';
 import { isMcpServerAcp } from './declarations.js';
 import { McpServerHandle } from './server-handle.js';
-import type { ClientPeer } from '../agent/client-peer.js';
+import type { ClientPeer } from '../agent/connection/client-peer.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import {
   type McpClientIdentity,

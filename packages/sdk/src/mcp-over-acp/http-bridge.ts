@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { McpServerAcp, McpServerHttp } from '@acp-kit/schema';
-import type { ClientPeer } from '../agent/client-peer.js';
+import type { ClientPeer } from '../agent/connection/client-peer.js';
 import { RpcError } from '../rpc/errors.js';
 import { tokensMatch } from '../transports/websocket-token.js';
 import { McpBindingErrors } from './binding.js';

@@ -1,4 +1,4 @@
-import type { ClientPeer } from '../agent/client-peer.js';
+import type { ClientPeer } from '../agent/connection/client-peer.js';
 import type { McpCallOptions, McpOverAcpCaller } from './caller.js';
 
 /** An MCP server's own error answer, thrown by {@link McpServerHandle}. */

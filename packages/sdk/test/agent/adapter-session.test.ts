@@ -1,6 +1,7 @@
 import type { SessionNotification } from '@acp-kit/schema';
 import { describe, expect, it } from 'vitest';
-import { AdapterSession, type ClientPeer } from '../../src/agent/index.js';
+import { AdapterSession } from '../../src/adapter.js';
+import type { ClientPeer } from '../../src/agent/index.js';
 import { MemoryHistoryStore, MemorySessionLog } from '../../src/history/index.js';
 import { ErrorCodes } from '../../src/rpc/index.js';
 import { tick, waitFor } from './harness.js';

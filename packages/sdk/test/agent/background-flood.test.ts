@@ -3,7 +3,7 @@
 // its own bounded queue, so the session's writer holds at most one of its entries at a time.
 import type { SessionNotification } from '@acp-kit/schema';
 import { describe, expect, it } from 'vitest';
-import { TASK_HELD_BYTES, TaskQueue, droppedNotice } from '../../src/agent/task-queue.js';
+import { TASK_HELD_BYTES, TaskQueue, droppedNotice } from '../../src/agent/work/task-queue.js';
 import { floodingAgent } from './fixtures/flooding-agent.js';
 import { type Received, updates, wire } from './harness.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LogFollower } from '../../src/agent/log-follower.js';
+import { LogFollower } from '../../src/agent/delivery/log-follower.js';
 import { HistoryStoreError } from '../../src/history/errors.js';
 import { MemorySessionLog } from '../../src/history/memory-session-log.js';
 import type { LogEntry, LogListener, LogSubscription, SessionLog } from '../../src/history/session-log.js';

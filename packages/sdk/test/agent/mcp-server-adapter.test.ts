@@ -9,7 +9,7 @@ import { McpServer } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Agent } from '../../src/agent/index.js';
-import type { ClientPeer } from '../../src/agent/client-peer.js';
+import type { ClientPeer } from '../../src/agent/connection/client-peer.js';
 import { type McpNotice, McpCallError } from '../../src/mcp-over-acp/index.js';
 import { type AdaptedMcpServer, adaptMcpServer } from '../../src/mcp-over-acp/mcp-server-adapter.js';
 import { wire } from './harness.js';

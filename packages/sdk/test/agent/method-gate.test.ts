@@ -10,7 +10,7 @@ import {
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/index.js';
-import { isAdvertised, MethodGate } from '../../src/agent/method-gate.js';
+import { isAdvertised, MethodGate } from '../../src/agent/connection/method-gate.js';
 import { Connection, RpcError } from '../../src/rpc/index.js';
 import { streamTransport } from '../../src/transports/index.js';
 

@@ -4,7 +4,7 @@
  * within their limits, and what a failed write does to the calls after it.
  */
 import { describe, expect, it } from 'vitest';
-import { SessionWriter } from '../../src/agent/session-writer.js';
+import { SessionWriter } from '../../src/agent/writing/session-writer.js';
 import type { NewLogEntry, SeqRange } from '../../src/history/index.js';
 
 /** A log append the test answers by hand; records every call's entries. */

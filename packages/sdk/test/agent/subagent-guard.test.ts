@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHILD_MUTATIONS, CHILD_UNGUARDED } from '../../src/agent/subagents.js';
+import { CHILD_MUTATIONS, CHILD_UNGUARDED } from '../../src/agent/sessions/subagents.js';
 
 interface Schema {
   'x-methods': Record<string, { direction: string; params?: string }>;

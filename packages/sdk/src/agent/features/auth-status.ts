@@ -1,7 +1,7 @@
 import type { AuthStatusResponse } from '@acp-kit/schema';
 import type { MethodContext } from '../method-options.js';
-import type { AgentHost, ConnectionHost } from '../serving.js';
-import { runHandler } from '../serving.js';
+import type { AgentHost, ConnectionHost } from '../connection/serving.js';
+import { runHandler } from '../connection/serving.js';
 
 /**
  * What `auth/status` reports on a connection: the application's `auth.status` when it gave one;

@@ -1,6 +1,6 @@
 import type { InitializeResponse } from '@acp-kit/schema';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
-import { methodContext, type MethodFeature, runHandler } from '../serving.js';
+import { methodContext, type MethodFeature, runHandler } from '../connection/serving.js';
 import { authStatusOf, reportAuthStatus } from './auth-status.js';
 import { nesInitialize } from './nes.js';
 

@@ -1,4 +1,4 @@
-import type { MethodFeature } from '../serving.js';
+import type { MethodFeature } from '../connection/serving.js';
 import { connectionLifecycle } from './connection-lifecycle.js';
 import { mcpOverAcp } from './mcp-over-acp.js';
 import { nes } from './nes.js';

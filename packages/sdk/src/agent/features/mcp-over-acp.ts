@@ -1,4 +1,4 @@
-import type { MethodFeature } from '../serving.js';
+import type { MethodFeature } from '../connection/serving.js';
 
 /**
  * MCP over ACP (upstream's unstable surface, the mcp-over-acp draft), served when the agent is

@@ -4,6 +4,7 @@ import type {
   NesSuggestContext,
   NesSuggestion,
   StartNesRequest,
+  SuggestNesRequest,
 } from '@acp-kit/schema';
 import { randomUUID } from 'node:crypto';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
@@ -12,8 +13,9 @@ import { TextDocument } from '../../nes/document/text-document.js';
 import { TextDocumentError } from '../../nes/document/text-document-error.js';
 import { negotiatePositionEncoding } from '../../nes/encoding.js';
 import type { NesAgentOptions, NesSessionView } from '../../nes/agent/nes-agent-options.js';
-import type { ConnectionState } from '../connection-state.js';
-import type { ConnectionHost, MethodFeature } from '../serving.js';
+import type { ConnectionState } from '../connection/connection-state.js';
+import type { AgentMethodHandlers } from '../connection/method-table.js';
+import type { ConnectionHost, MethodFeature } from '../connection/serving.js';
 
 const DEFAULTS = { sessionsPerConnection: 8, documentsPerSession: 64, maxDocumentLength: 8 * 1024 * 1024 };
 
@@ -89,6 +91,19 @@ export function clientTakes(client: ClientCapabilities['nes'], suggestion: NesSu
   return false;
 }
 
+/** What every NES handler of one agent reads: its options, their limits and the events it asked for. */
+interface NesFeature {
+  readonly options: NesAgentOptions;
+  readonly limits: typeof DEFAULTS;
+  readonly wanted: NesCapabilities;
+  /** `wanted.events.document`: the document events the agent asked for. */
+  readonly documentEvents: NonNullable<NesCapabilities['events']>['document'];
+}
+
+type NesHandlers = AgentMethodHandlers<ConnectionHost>;
+
+type DocumentEvent = 'didOpen' | 'didChange' | 'didClose' | 'didSave' | 'didFocus';
+
 /**
  * Next edit suggestions (upstream's unstable surface), served when the agent has the `nes`
  * option: NES sessions per connection, each with its documents, and the checks the SDK makes
@@ -97,43 +112,60 @@ export function clientTakes(client: ClientCapabilities['nes'], suggestion: NesSu
 export const nes: MethodFeature = (agent) => {
   const options = agent.options.nes;
   if (options === undefined) return {};
-  const limits = { ...DEFAULTS, ...options.limits };
   const wanted = options.capabilities ?? {};
-  const documentEvents = wanted.events?.document;
+  const limits = { ...DEFAULTS, ...options.limits };
+  const feature: NesFeature = { options, limits, wanted, documentEvents: wanted.events?.document };
+  return { ...nesSessionHandlers(feature), ...nesDocumentHandlers(feature) };
+};
 
-  const nesOf = (connection: ConnectionHost): NesConnection => {
-    let found = connections.get(connection.state);
-    if (found === undefined) {
-      found = { encoding: 'utf-16', sessions: new Map() };
-      connections.set(connection.state, found);
-    }
-    return found;
-  };
-  const sessionOf = (connection: ConnectionHost, sessionId: unknown): NesSession => {
-    const found = nesOf(connection).sessions.get(String(sessionId));
-    if (found === undefined)
-      throw invalid(
-        '/params/sessionId',
-        `Unknown NES session ${JSON.stringify(sessionId)}`,
-        'the sessionId of an NES session nes/start opened on this connection and nes/close did not close',
-      );
-    return found;
-  };
-  /** A notification's session, or undefined (reported as dropped). */
-  const notifiedSession = (connection: ConnectionHost, method: string, sessionId: string) => {
-    const found = nesOf(connection).sessions.get(sessionId);
-    if (found === undefined) options.dropped?.(method, `unknown NES session ${JSON.stringify(sessionId)}`);
-    return found;
-  };
-  const wants = (event: 'didOpen' | 'didChange' | 'didClose' | 'didSave' | 'didFocus', method: string) => {
-    const asked = documentEvents?.[event];
-    if (asked === undefined || asked === null) {
-      options.dropped?.(method, 'the agent did not ask for it in capabilities.nes.events.document');
-      return false;
-    }
-    return true;
-  };
+/** The NES state of `connection`, created (UTF-16, no sessions) if `initialize` set none. */
+function nesOf(connection: ConnectionHost): NesConnection {
+  let found = connections.get(connection.state);
+  if (found === undefined) {
+    found = { encoding: 'utf-16', sessions: new Map() };
+    connections.set(connection.state, found);
+  }
+  return found;
+}
 
+/** A request's NES session; an unknown one is -32602 at `/params/sessionId`. */
+function sessionOf(connection: ConnectionHost, sessionId: unknown): NesSession {
+  const found = nesOf(connection).sessions.get(String(sessionId));
+  if (found === undefined)
+    throw invalid(
+      '/params/sessionId',
+      `Unknown NES session ${JSON.stringify(sessionId)}`,
+      'the sessionId of an NES session nes/start opened on this connection and nes/close did not close',
+    );
+  return found;
+}
+
+/** A notification's session, or undefined (reported as dropped). */
+function notifiedSession(
+  feature: NesFeature,
+  connection: ConnectionHost,
+  method: string,
+  sessionId: string,
+): NesSession | undefined {
+  const found = nesOf(connection).sessions.get(sessionId);
+  if (found === undefined)
+    feature.options.dropped?.(method, `unknown NES session ${JSON.stringify(sessionId)}`);
+  return found;
+}
+
+/** Whether the agent asked for the document event in `capabilities.nes.events.document` (if not, reported as dropped). */
+function wants(feature: NesFeature, event: DocumentEvent, method: string): boolean {
+  const asked = feature.documentEvents?.[event];
+  if (asked === undefined || asked === null) {
+    feature.options.dropped?.(method, 'the agent did not ask for it in capabilities.nes.events.document');
+    return false;
+  }
+  return true;
+}
+
+/** `nes/start`, `nes/close`, `nes/suggest` and the `nes/accept` / `nes/reject` notifications. */
+function nesSessionHandlers(feature: NesFeature): NesHandlers {
+  const { options, limits, wanted } = feature;
   return {
     'nes/start': (params: StartNesRequest, _request, connection) => {
       const state = nesOf(connection);
@@ -161,32 +193,7 @@ export const nes: MethodFeature = (agent) => {
     },
     'nes/suggest': async (params, request, connection) => {
       const session = sessionOf(connection, params.sessionId);
-      const document = session.documents.get(params.uri);
-      if (document === undefined)
-        throw invalid(
-          '/params/uri',
-          `No open document ${JSON.stringify(params.uri)} in NES session ${params.sessionId}`,
-          'the URI of a document opened with document/didOpen in this NES session',
-        );
-      if (params.version !== document.version)
-        throw new RpcError(
-          ErrorCodes.InvalidParams,
-          `Stale version ${params.version}: the document is at version ${document.version}`,
-          {
-            pointer: '/params/version',
-            expected: `the document's current version ${document.version}`,
-            reason: 'stale_version',
-          },
-        );
-      try {
-        document.assertInside(params.position, '/position');
-        if (params.selection) {
-          document.assertInside(params.selection.start, '/selection/start');
-          document.assertInside(params.selection.end, '/selection/end');
-        }
-      } catch (error) {
-        fromDocumentError(error);
-      }
+      const document = suggestedDocument(session, params);
       const suggestions = await options.suggest({
         session,
         document,
@@ -199,16 +206,58 @@ export const nes: MethodFeature = (agent) => {
       return { suggestions: suggestions.filter((s) => clientTakes(session.clientKinds, s)) };
     },
     'nes/accept': (params, _context, connection) => {
-      const session = notifiedSession(connection, 'nes/accept', params.sessionId);
+      const session = notifiedSession(feature, connection, 'nes/accept', params.sessionId);
       if (session) options.accept?.(params, session);
     },
     'nes/reject': (params, _context, connection) => {
-      const session = notifiedSession(connection, 'nes/reject', params.sessionId);
+      const session = notifiedSession(feature, connection, 'nes/reject', params.sessionId);
       if (session) options.reject?.(params, session);
     },
+  };
+}
+
+/**
+ * The open document a `nes/suggest` names, at the version it names, with its position and
+ * selection inside it; otherwise -32602 at the offending field (`reason: 'stale_version'` for an
+ * older version).
+ */
+function suggestedDocument(session: NesSession, params: SuggestNesRequest): TextDocument {
+  const document = session.documents.get(params.uri);
+  if (document === undefined)
+    throw invalid(
+      '/params/uri',
+      `No open document ${JSON.stringify(params.uri)} in NES session ${params.sessionId}`,
+      'the URI of a document opened with document/didOpen in this NES session',
+    );
+  if (params.version !== document.version)
+    throw new RpcError(
+      ErrorCodes.InvalidParams,
+      `Stale version ${params.version}: the document is at version ${document.version}`,
+      {
+        pointer: '/params/version',
+        expected: `the document's current version ${document.version}`,
+        reason: 'stale_version',
+      },
+    );
+  try {
+    document.assertInside(params.position, '/position');
+    if (params.selection) {
+      document.assertInside(params.selection.start, '/selection/start');
+      document.assertInside(params.selection.end, '/selection/end');
+    }
+  } catch (error) {
+    fromDocumentError(error);
+  }
+  return document;
+}
+
+/** The `document/*` notifications: each dropped (and reported) unless the agent asked for its event. */
+function nesDocumentHandlers(feature: NesFeature): NesHandlers {
+  const { options, limits } = feature;
+  return {
     'document/didOpen': (params, _context, connection) => {
-      if (!wants('didOpen', 'document/didOpen')) return;
-      const session = notifiedSession(connection, 'document/didOpen', params.sessionId);
+      if (!wants(feature, 'didOpen', 'document/didOpen')) return;
+      const session = notifiedSession(feature, connection, 'document/didOpen', params.sessionId);
       if (session === undefined) return;
       if (!session.documents.has(params.uri) && session.documents.size >= limits.documentsPerSession) {
         options.dropped?.(
@@ -227,8 +276,8 @@ export const nes: MethodFeature = (agent) => {
       }
     },
     'document/didChange': (params, _context, connection) => {
-      if (!wants('didChange', 'document/didChange')) return;
-      const session = notifiedSession(connection, 'document/didChange', params.sessionId);
+      if (!wants(feature, 'didChange', 'document/didChange')) return;
+      const session = notifiedSession(feature, connection, 'document/didChange', params.sessionId);
       const document = session?.documents.get(params.uri);
       if (session === undefined) return;
       if (document === undefined) {
@@ -245,20 +294,22 @@ export const nes: MethodFeature = (agent) => {
       }
     },
     'document/didClose': (params, _context, connection) => {
-      if (!wants('didClose', 'document/didClose')) return;
-      notifiedSession(connection, 'document/didClose', params.sessionId)?.documents.delete(params.uri);
+      if (!wants(feature, 'didClose', 'document/didClose')) return;
+      notifiedSession(feature, connection, 'document/didClose', params.sessionId)?.documents.delete(
+        params.uri,
+      );
     },
     'document/didSave': (params, _context, connection) => {
-      if (!wants('didSave', 'document/didSave')) return;
-      const session = notifiedSession(connection, 'document/didSave', params.sessionId);
+      if (!wants(feature, 'didSave', 'document/didSave')) return;
+      const session = notifiedSession(feature, connection, 'document/didSave', params.sessionId);
       if (session) options.saved?.(params, session);
     },
     'document/didFocus': (params, _context, connection) => {
-      if (!wants('didFocus', 'document/didFocus')) return;
-      const session = notifiedSession(connection, 'document/didFocus', params.sessionId);
+      if (!wants(feature, 'didFocus', 'document/didFocus')) return;
+      const session = notifiedSession(feature, connection, 'document/didFocus', params.sessionId);
       if (session === undefined) return;
       session.focused = params.uri;
       options.focused?.(params, session);
     },
   };
-};
+}

@@ -2,12 +2,12 @@ import type { MessageId, PromptResponse, SessionId } from '@acp-kit/schema';
 import type { RequestContext } from '../../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
 import type { AgentSession } from '../agent-session.js';
-import type { ClientPeer } from '../client-peer.js';
-import { forwardedPromptPeer } from '../forwarded-prompt-peer.js';
-import { historyUnavailable, promptFailure } from '../history-unavailable.js';
-import { PendingPrompt } from '../pending-prompt.js';
-import type { ForwardedPrompt, ForwardedReceipt } from '../session-ownership.js';
-import type { AgentHost, MethodFeature } from '../serving.js';
+import type { ClientPeer } from '../connection/client-peer.js';
+import { forwardedPromptPeer } from '../connection/forwarded-prompt-peer.js';
+import { historyUnavailable, promptFailure } from '../turns/history-unavailable.js';
+import { PendingPrompt } from '../turns/pending-prompt.js';
+import type { ForwardedPrompt, ForwardedReceipt } from '../sessions/session-ownership.js';
+import type { AgentHost, MethodFeature } from '../connection/serving.js';
 
 /** When a prompt arrived at its session, and how it tells the session it was settled. */
 type Arrival = { arrival: number; settled: () => void };

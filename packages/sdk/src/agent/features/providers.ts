@@ -1,4 +1,4 @@
-import type { MethodFeature } from '../serving.js';
+import type { MethodFeature } from '../connection/serving.js';
 
 /**
  * `providers/list`, `providers/set` and `providers/disable` (upstream's unstable surface), served

@@ -1,6 +1,6 @@
-import { sessionNotFound } from '../session-directory.js';
-import { updateSettings } from '../session-settings.js';
-import { methodContext, type MethodFeature } from '../serving.js';
+import { sessionNotFound } from '../sessions/session-directory.js';
+import { updateSettings } from '../sessions/session-settings.js';
+import { methodContext, type MethodFeature } from '../connection/serving.js';
 import { closeEverywhere } from './work-requests.js';
 
 /**

@@ -1,7 +1,7 @@
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
-import { applyConfigOption } from '../config-options.js';
-import { sessionNotFound } from '../session-directory.js';
-import { methodContext, type MethodFeature, runHandler } from '../serving.js';
+import { applyConfigOption } from '../sessions/config-options.js';
+import { sessionNotFound } from '../sessions/session-directory.js';
+import { methodContext, type MethodFeature, runHandler } from '../connection/serving.js';
 
 /**
  * A session's settings as the client changes them: `session/set_config_option` (the built-in, or

@@ -1,9 +1,9 @@
 import type { ForkSessionRequest, SessionId } from '@acp-kit/schema';
 import { isMessageKind } from '../../history/message-updates.js';
 import type { NewLogEntry, SessionLog } from '../../history/session-log.js';
-import { sessionNotFound } from '../session-directory.js';
-import { settingsOf } from '../session-settings.js';
-import { methodContext, type MethodFeature } from '../serving.js';
+import { sessionNotFound } from '../sessions/session-directory.js';
+import { settingsOf } from '../sessions/session-settings.js';
+import { methodContext, type MethodFeature } from '../connection/serving.js';
 import { newSession } from './sessions.js';
 
 /** Entries read and appended per step while a fork copies its source's history. */

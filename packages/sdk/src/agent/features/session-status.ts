@@ -1,6 +1,6 @@
 import type { SessionStatusRequest, SessionStatusResponse } from '@acp-kit/schema';
-import { sessionNotFound } from '../session-directory.js';
-import type { MethodFeature } from '../serving.js';
+import { sessionNotFound } from '../sessions/session-directory.js';
+import type { MethodFeature } from '../connection/serving.js';
 
 /**
  * `session/status` (upstream's unstable surface), served when the agent advertises

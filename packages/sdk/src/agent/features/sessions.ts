@@ -8,23 +8,23 @@ import type {
 } from '@acp-kit/schema';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
 import { checkMcpServers, mcpTransportsOf } from '../../mcp-over-acp/declarations.js';
-import { requireAbsolute, requireAbsoluteDirectories } from '../absolute-paths.js';
+import { requireAbsolute, requireAbsoluteDirectories } from '../sessions/absolute-paths.js';
 import type { AgentSession } from '../agent-session.js';
-import { replayFromLog } from '../log-replay.js';
+import { replayFromLog } from '../replay/log-replay.js';
 import type { MethodContext, SessionSetup } from '../method-options.js';
-import { replayCursorOf } from '../replay-cursor.js';
-import { sendReplay } from '../send-replay.js';
-import { discoverChildren } from '../subagents.js';
-import { checkSystemPrompt } from '../system-prompt.js';
-import { DEFAULT_LIST_PAGE_SIZE, listSessionPage } from '../session-directory.js';
-import { type SessionSettings, settingsOf, updateSettings } from '../session-settings.js';
+import { replayCursorOf } from '../replay/replay-cursor.js';
+import { sendReplay } from '../replay/send-replay.js';
+import { discoverChildren } from '../sessions/subagents.js';
+import { checkSystemPrompt } from '../sessions/system-prompt.js';
+import { DEFAULT_LIST_PAGE_SIZE, listSessionPage } from '../sessions/session-directory.js';
+import { type SessionSettings, settingsOf, updateSettings } from '../sessions/session-settings.js';
 import {
   type AgentHost,
   type ConnectionHost,
   methodContext,
   type MethodFeature,
   runHandler,
-} from '../serving.js';
+} from '../connection/serving.js';
 import { closeEverywhere, closeHere } from './work-requests.js';
 
 /** The settings a setup and the request's directories give a session. */

@@ -1,9 +1,9 @@
 import type { SessionId } from '@acp-kit/schema';
 import { RpcError } from '../../rpc/errors.js';
 import type { MethodContext } from '../method-options.js';
-import { sessionNotFound } from '../session-directory.js';
-import type { ForwardedRequest, SessionOwnership } from '../session-ownership.js';
-import { type AgentHost, methodContext, type MethodFeature, runHandler } from '../serving.js';
+import { sessionNotFound } from '../sessions/session-directory.js';
+import type { ForwardedRequest, SessionOwnership } from '../sessions/session-ownership.js';
+import { type AgentHost, methodContext, type MethodFeature, runHandler } from '../connection/serving.js';
 import { cancelHere } from './prompts.js';
 
 /**
