@@ -1,6 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { type CompatEmitterOptions, emitCompatConverters } from './emit/compat-converters.js';
-import { type CompatModel, buildCompatModel, readMapping } from './emit/compat-mapping.js';
+import type { CompatModel } from './emit/compat-mapping-model.js';
+import { buildCompatModel, readMapping } from './emit/compat-mapping.js';
 import { type CompatUpdatesEmitterOptions, emitCompatUpdates } from './emit/compat-updates.js';
 import type { EmittedFile } from './emit/emitted-file.js';
 import { emitEntryIndex } from './emit/entry-index.js';

@@ -4,7 +4,8 @@ export type { ChecksComparison, Decide } from './compare-checks.js';
 export type { CaseFile, CheckSchemaOptions, CheckSchemaResult } from './check-schema.js';
 export { diagnose } from './diagnose.js';
 export type { Diagnostic } from './diagnose.js';
-export { converterName, emitCompatConverters } from './emit/compat-converters.js';
+export { converterName } from './emit/compat-converter-names.js';
+export { emitCompatConverters } from './emit/compat-converters.js';
 export type { CompatEmitterOptions } from './emit/compat-converters.js';
 export { emitCompatUpdates } from './emit/compat-updates.js';
 export type { CompatUpdatesEmitterOptions } from './emit/compat-updates.js';
@@ -22,7 +23,7 @@ export type {
   UpdateMappingModel,
   UpdateToV1Model,
   UpdateToV2Model,
-} from './emit/compat-mapping.js';
+} from './emit/compat-mapping-model.js';
 export { generatedHeader } from './emit/emitted-file.js';
 export type { EmittedFile } from './emit/emitted-file.js';
 export { standardEmitters } from './emit/index.js';

@@ -1,28 +1,8 @@
+import { Agent, type AgentOptions, type AgentSession, type SessionLog } from '@acp-kit/sdk';
 import { referenceNes } from './nes-suggestions.js';
-import {
-  Agent,
-  type AgentOptions,
-  type AgentSession,
-  type ClientPeer,
-  type PendingPrompt,
-  type SessionLog,
-} from '@acp-kit/sdk';
-import { backgroundCommand, subtaskCommand } from './background-command.js';
-import { compactCommand } from './compact-command.js';
-import { mcpCommand } from './mcp-command.js';
-import { subagentCommand } from './subagent-command.js';
-import { promptText, replyTo } from './reply-model.js';
-import {
-  askCommand,
-  commandsFor,
-  initialConfigOptions,
-  optionValue,
-  pause as sleep,
-  runCommand,
-  titleCommand,
-  planCommand,
-  unplanCommand,
-} from './session-features.js';
+import { type TurnContext, runTurn } from './reference-turn.js';
+import { commandsFor, initialConfigOptions, optionValue } from './session-features.js';
+import { createTurnQueue } from './turn-queue.js';
 
 /** Options for {@link createReferenceAgent}. */
 export interface ReferenceAgentOptions {
@@ -64,10 +44,6 @@ const printHandlerError: NonNullable<AgentOptions['onHandlerError']> = (error, {
   process.stderr.write(`acp-kit agent: ${handler} failed in ${sessionId}: ${detail}\n`);
 };
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Where a real agent would send its model requests (the offline model sends none), with
  * `--unstable`: clients may re-route them with providers/set, and /status reports the main
@@ -82,13 +58,6 @@ const REFERENCE_PROVIDERS: NonNullable<AgentOptions['providers']> = [
   },
   { providerId: 'embeddings', supported: ['openai'] },
 ];
-
-interface Queued {
-  prompt: PendingPrompt;
-  client: ClientPeer;
-  /** The ID reserved when the prompt was queued; holding it is not insertion. */
-  messageId: string;
-}
 
 /**
  * The reference agent behind `acp-kit agent`: ACP v2 with a deterministic offline model.
@@ -120,158 +89,14 @@ interface Queued {
  *   `document/*`: see {@link referenceNes}).
  */
 export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent {
-  const queues = new Map<string, Queued[]>();
-  const busy = new Set<string>();
   const notes = new Map<string, string[]>();
   /** Sessions whose commands were announced in this process. */
   const announced = new Set<string>();
   const delay = options.chunkDelayMs ?? 2;
   const unstable = options.unstable ?? false;
   const reportError = options.onHandlerError ?? printHandlerError;
-
-  const drain = async (session: AgentSession): Promise<void> => {
-    if (busy.has(session.id)) return;
-    busy.add(session.id);
-    try {
-      const queue = queues.get(session.id) ?? [];
-      for (let next = queue.shift(); next; next = queue.shift()) {
-        if (next.prompt.state !== 'pending') continue;
-        try {
-          await runTurn(session, next);
-        } catch (error) {
-          // The turn failed (a client answered a permission request with an error, a report could
-          // not be sent…): answer what is still unanswered, and end an inserted prompt's turn with
-          // stop reason `error` and what failed — never idle without a stop reason.
-          if (next.prompt.state === 'pending') {
-            next.prompt.reject({ code: -32603, message: 'Internal error' });
-            continue;
-          }
-          // Both failures go to stderr: the turn's, and the idle's if it could not be written either
-          // (the history is unreachable: with PostgreSQL the replica writes the idle once it is back).
-          reportError(error, { handler: 'onPrompt', sessionId: session.id });
-          const failure = error as { code?: unknown; message?: unknown };
-          await session
-            .idle('error', undefined, {
-              code: typeof failure?.code === 'number' ? failure.code : -32603,
-              message: typeof failure?.message === 'string' ? failure.message : 'Internal error',
-            })
-            .catch((idleError: unknown) =>
-              reportError(
-                new Error(`the turn's idle/error could not be written: ${messageOf(idleError)}`, {
-                  cause: idleError,
-                }),
-                { handler: 'onPrompt', sessionId: session.id },
-              ),
-            );
-        }
-      }
-    } finally {
-      busy.delete(session.id);
-    }
-  };
-
-  const runTurn = async (session: AgentSession, { prompt, client, messageId }: Queued): Promise<void> => {
-    const text = promptText(prompt.content);
-    if (text === '/status') {
-      await prompt.insert({ retain: false, messageId });
-      await session.running();
-      const reply = await session.agentMessage({ retain: false });
-      const noteCount = notes.get(session.id)?.length ?? 0;
-      // System prompts and providers are unstable: a stable-only agent reports neither.
-      let unstableParts = '';
-      if (unstable) {
-        const systemPrompt = await session.systemPrompt();
-        const main = agent.providers?.route('main');
-        const routed = main ? `, model requests to ${main.apiType} at ${main.baseUrl}` : '';
-        const instructions =
-          systemPrompt === null
-            ? 'no system prompt'
-            : `system prompt: ${systemPrompt.mode}, ${promptText(systemPrompt.content).length} character(s)`;
-        unstableParts = `, ${instructions}${routed}`;
-      }
-      await reply.chunk({
-        type: 'text',
-        text: `Session ${session.id}: ${noteCount} note(s), ${session.attachedCount} client(s) attached${unstableParts}.`,
-      });
-      await session.idle('end_turn');
-      return;
-    }
-    if (text.startsWith('/note ')) {
-      await prompt.insert({ messageId });
-      await session.running();
-      const list = notes.get(session.id) ?? [];
-      list.push(text.slice('/note '.length));
-      notes.set(session.id, list);
-      const reply = await session.agentMessage();
-      await reply.chunk({ type: 'text', text: `Noted (${list.length}).` });
-      await session.idle('end_turn');
-      return;
-    }
-    await prompt.insert({ messageId });
-    await session.running();
-    if (!announced.has(session.id)) {
-      announced.add(session.id);
-      await session.setAvailableCommands(
-        commandsFor(optionValue(await session.configOptions(), 'mode', 'code'), unstable),
-      );
-    }
-    const signal = session.signal;
-    if (text === '/run' || text.startsWith('/run ')) return runCommand(session, text.slice(5).trim(), delay);
-    if (text === '/ask' || text.startsWith('/ask ')) return askCommand(session, text.slice(5).trim(), client);
-    if (text === '/title' || text.startsWith('/title ')) return titleCommand(session, text.slice(7).trim());
-    if (text === '/compact') return compactCommand(session, messageId, delay);
-    if (unstable && text === '/unplan') return unplanCommand(session);
-    if (unstable && (text === '/plan' || text.startsWith('/plan ')))
-      return planCommand(session, text.slice(6).trim());
-    if (text === '/background' || text.startsWith('/background '))
-      return backgroundCommand(session, text.slice(12).trim());
-    if (unstable && (text === '/subagent' || text.startsWith('/subagent ')))
-      return subagentCommand(session, text.slice(10).trim(), signal);
-    if ((text === '/mcp' || text.startsWith('/mcp ')) && agent.mcp)
-      return mcpCommand(session, text.slice(5).trim(), client, agent.mcp);
-    if (text === '/subtask' || text.startsWith('/subtask '))
-      return subtaskCommand(session, text.slice(9).trim());
-    if (text.startsWith('/write')) {
-      const answer = await session.requestPermission(
-        {
-          title: `Allow: ${text}`,
-          options: [
-            { optionId: 'allow', name: 'Allow once', kind: 'allow_once' },
-            { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
-          ],
-        },
-        client,
-      );
-      const allowed =
-        answer.outcome.outcome === 'selected' &&
-        'optionId' in answer.outcome &&
-        answer.outcome.optionId === 'allow';
-      // Withdrawn by session/cancel, or answered `cancelled` by the client: the turn is cancelled.
-      if (signal.aborted || answer.outcome.outcome === 'cancelled') {
-        await session.idle('cancelled');
-        return;
-      }
-      const reply = await session.agentMessage();
-      await reply.chunk({
-        type: 'text',
-        text: allowed ? 'Permission granted: done.' : 'Permission refused: nothing written.',
-      });
-      await session.idle('end_turn');
-      return;
-    }
-    const model = optionValue(await session.configOptions(), 'model', 'echo');
-    const { pieces, inputTokens, outputTokens } = replyTo(text, model === 'echo-twice' ? 2 : 1);
-    const reply = await session.agentMessage();
-    let sent = 0;
-    for (const piece of pieces) {
-      if (signal.aborted) break;
-      await reply.chunk({ type: 'text', text: piece });
-      sent += 1;
-      await sleep(delay, signal);
-    }
-    const usage = { totalTokens: inputTokens + sent, inputTokens, outputTokens: sent };
-    await session.idle(signal.aborted || sent < outputTokens ? 'cancelled' : 'end_turn', usage);
-  };
+  // `context` names the agent below; turns run only once prompts arrive, after it exists.
+  const turns = createTurnQueue((session, queued) => runTurn(context, session, queued), reportError);
 
   const agent = new Agent({
     info: { name: 'acp-kit-agent', title: 'acp-kit reference agent', version: '0.1.0' },
@@ -328,7 +153,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
         }
       : {}),
     onCloseSession(session) {
-      queues.delete(session.id);
+      turns.forget(session.id);
       announced.delete(session.id);
     },
     async onPrompt(prompt, { session, client }) {
@@ -336,11 +161,9 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
       // client learns it only when the prompt is inserted (RFD: an ID assigned in advance is not
       // by itself evidence of insertion).
       const messageId = await session.reserveMessageId();
-      const queue = queues.get(session.id) ?? [];
-      queue.push({ prompt, client, messageId });
-      queues.set(session.id, queue);
-      void drain(session);
+      turns.push(session, { prompt, client, messageId });
     },
   });
+  const context: TurnContext = { agent, notes, announced, unstable, delay };
   return agent;
 }

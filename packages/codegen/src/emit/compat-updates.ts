@@ -1,5 +1,6 @@
-import { converterName } from './compat-converters.js';
-import type { CompatDirection, CompatModel, UpdateRoute } from './compat-mapping.js';
+import { converterName } from './compat-converter-names.js';
+import type { CompatDirection, CompatModel } from './compat-mapping-model.js';
+import type { UpdateRoute } from './compat-update-routes.js';
 import type { EmittedFile } from './emitted-file.js';
 import { docText, quote } from './ts-project.js';
 

@@ -1,4 +1,4 @@
-import { VariableDeclarationKind } from 'ts-morph';
+import { type SourceFile, VariableDeclarationKind } from 'ts-morph';
 import { defNameOfRef, isJsonObject, type JsonObject } from '../json.js';
 import type { DefinitionModel, DiscriminatedUnionModel, SchemaModel } from '../model/model.js';
 import { SchemaError } from '../problems.js';
@@ -195,24 +195,8 @@ export function updateKindTable(model: SchemaModel): UpdateKindTable | undefined
   return { union: union.name, tag: union.tag, rows };
 }
 
-/**
- * Emits `update-kinds.ts`: the known kinds of the `session/update` union, a table of their ID
- * field and chunk-of relation, the body type of each kind, and a guard for known kinds. Code
- * that keeps a `Record<UpdateKind, …>` or switches exhaustively over `UpdateKind` stops compiling
- * when the schema gains a kind it does not handle.
- */
-export function emitUpdateKinds(model: SchemaModel): EmittedFile[] {
-  const table = updateKindTable(model);
-  if (table === undefined) return [];
-  const project = createProject();
-  const file = project.createSourceFile('update-kinds.ts');
-  const bodies = [...new Set(table.rows.map((r) => r.definition))];
-  file.addImportDeclaration({
-    isTypeOnly: true,
-    moduleSpecifier: './types.js',
-    namedImports: ['DefinitionName', ...bodies].sort(),
-  });
-
+/** `UPDATE_KIND_TAG`, `UPDATE_KINDS` and the `UpdateKind` type. */
+function addKindList(file: SourceFile, table: UpdateKindTable): void {
   file.addVariableStatement({
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
@@ -246,6 +230,10 @@ export function emitUpdateKinds(model: SchemaModel): EmittedFile[] {
     docs: [{ description: `A known ${UPDATE_METHOD} kind.` }],
     type: '(typeof UPDATE_KINDS)[number]',
   });
+}
+
+/** The `UpdateKindInfo` interface: one row of the table, documented field by field. */
+function addKindInfo(file: SourceFile): void {
   file.addInterface({
     name: 'UpdateKindInfo',
     isExported: true,
@@ -296,6 +284,10 @@ export function emitUpdateKinds(model: SchemaModel): EmittedFile[] {
       },
     ],
   });
+}
+
+/** `UPDATE_KIND_TABLE`: every kind's row, checked against `UpdateKindInfo` by `satisfies`. */
+function addKindTable(file: SourceFile, table: UpdateKindTable): void {
   file.addVariableStatement({
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
@@ -326,6 +318,13 @@ export function emitUpdateKinds(model: SchemaModel): EmittedFile[] {
       },
     ],
   });
+}
+
+/**
+ * The types derived from the table (`UpdateOfKind`, the chunk kinds, `UpdateKindKeyedBy`) and the
+ * `isKnownUpdateKind` guard.
+ */
+function addKindTypes(file: SourceFile, table: UpdateKindTable): void {
   file.addInterface({
     name: 'UpdateOfKind',
     isExported: true,
@@ -374,5 +373,28 @@ export function emitUpdateKinds(model: SchemaModel): EmittedFile[] {
     returnType: 'kind is UpdateKind',
     statements: 'return Object.hasOwn(UPDATE_KIND_TABLE, kind);',
   });
+}
+
+/**
+ * Emits `update-kinds.ts`: the known kinds of the `session/update` union, a table of their ID
+ * field and chunk-of relation, the body type of each kind, and a guard for known kinds. Code
+ * that keeps a `Record<UpdateKind, …>` or switches exhaustively over `UpdateKind` stops compiling
+ * when the schema gains a kind it does not handle.
+ */
+export function emitUpdateKinds(model: SchemaModel): EmittedFile[] {
+  const table = updateKindTable(model);
+  if (table === undefined) return [];
+  const project = createProject();
+  const file = project.createSourceFile('update-kinds.ts');
+  const bodies = [...new Set(table.rows.map((r) => r.definition))];
+  file.addImportDeclaration({
+    isTypeOnly: true,
+    moduleSpecifier: './types.js',
+    namedImports: ['DefinitionName', ...bodies].sort(),
+  });
+  addKindList(file, table);
+  addKindInfo(file);
+  addKindTable(file, table);
+  addKindTypes(file, table);
   return [{ path: 'update-kinds.ts', contents: printSourceFile(generatedHeader(model), file) }];
 }

@@ -1,4 +1,4 @@
-import { VariableDeclarationKind } from 'ts-morph';
+import { type SourceFile, VariableDeclarationKind } from 'ts-morph';
 import type { SchemaModel } from '../model/model.js';
 import { type EmittedFile, generatedHeader } from './emitted-file.js';
 import { createProject, docText, printSourceFile, quote } from './ts-project.js';
@@ -12,16 +12,8 @@ export interface ValidateWrapperOptions {
   readonly runtimeModule: string;
 }
 
-/**
- * Emits `validate.ts`: typed entry points over the fast checks and the standalone validators —
- * `validate`, `validateParams`, `validateResult` and one `is<Definition>` guard per definition.
- * Each entry point decides with the definition's check and asks Ajv only about a value the check
- * rejects, so an accepted value costs one allocation-free check and a rejected one gets Ajv's issues.
- */
-export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapperOptions): EmittedFile[] {
-  const project = createProject();
-  const file = project.createSourceFile('validate.ts');
-  const names = model.definitions.map((d) => d.name);
+/** The imports: the types, the fast checks, the compiled validators and the runtime. */
+function addImports(file: SourceFile, names: readonly string[], options: ValidateWrapperOptions): void {
   file.addImportDeclaration({
     isTypeOnly: true,
     moduleSpecifier: './types.js',
@@ -37,7 +29,10 @@ export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapper
       { name: 'runValidator' },
     ],
   });
+}
 
+/** `VALIDATORS` and `CHECKS` by definition, and `run`, which decides with the check and asks Ajv why. */
+function addRunner(file: SourceFile, names: readonly string[]): void {
   file.addVariableStatement({
     declarationKind: VariableDeclarationKind.Const,
     declarations: [
@@ -83,6 +78,10 @@ export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapper
     statements:
       'return CHECKS[name](value) ? { ok: true, value: value as T } : runValidator<T>(VALIDATORS[name], value);',
   });
+}
+
+/** The method tables: `PARAMS`, `OPTIONAL_PARAMS` and `RESULTS`. */
+function addMethodTables(file: SourceFile, model: SchemaModel): void {
   const table = (name: string, entries: [string, string][]) =>
     file.addVariableStatement({
       declarationKind: VariableDeclarationKind.Const,
@@ -130,7 +129,13 @@ export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapper
     'RESULTS',
     model.methods.flatMap((m): [string, string][] => (m.result === undefined ? [] : [[m.name, m.result]])),
   );
+}
 
+/**
+ * The exported entry points: `validate`, `validateParams`, `validateResult` and the
+ * `is<Definition>` guards.
+ */
+function addEntryPoints(file: SourceFile, model: SchemaModel): void {
   file.addFunction({
     name: 'validate',
     isExported: true,
@@ -191,5 +196,21 @@ export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapper
       statements: `return checks.${def.name}(value) || VALIDATORS.${def.name}(value);`,
     })),
   );
+}
+
+/**
+ * Emits `validate.ts`: typed entry points over the fast checks and the standalone validators —
+ * `validate`, `validateParams`, `validateResult` and one `is<Definition>` guard per definition.
+ * Each entry point decides with the definition's check and asks Ajv only about a value the check
+ * rejects, so an accepted value costs one allocation-free check and a rejected one gets Ajv's issues.
+ */
+export function emitValidateWrapper(model: SchemaModel, options: ValidateWrapperOptions): EmittedFile[] {
+  const project = createProject();
+  const file = project.createSourceFile('validate.ts');
+  const names = model.definitions.map((d) => d.name);
+  addImports(file, names, options);
+  addRunner(file, names);
+  addMethodTables(file, model);
+  addEntryPoints(file, model);
   return [{ path: 'validate.ts', contents: printSourceFile(generatedHeader(model), file) }];
 }

@@ -110,6 +110,68 @@ function postgresAccount(): { uid: number; gid: number } {
 }
 
 /**
+ * If this process dies without stop() — even during initdb — a detached shell stops the server
+ * (its PID is the first line of postmaster.pid) and removes the directory.
+ */
+function startWatchdog(dir: string): ChildProcess {
+  const watchdog = spawn(
+    'sh',
+    [
+      '-c',
+      'while kill -0 "$1" 2>/dev/null; do sleep 1; done; ' +
+        'pid=$(head -n 1 "$2/data/postmaster.pid" 2>/dev/null); ' +
+        'if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null; i=0; ' +
+        'while kill -0 "$pid" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.5; i=$((i+1)); done; ' +
+        'kill -KILL "$pid" 2>/dev/null; fi; rm -rf "$2"',
+      'acp-pg-watchdog',
+      String(process.pid),
+      dir,
+    ],
+    { detached: true, stdio: 'ignore' },
+  );
+  watchdog.unref();
+  return watchdog;
+}
+
+/** Stops the watchdog: the server it guards was stopped and its directory removed here. */
+function killWatchdog(watchdog: ChildProcess | undefined): void {
+  try {
+    if (watchdog?.pid !== undefined) process.kill(watchdog.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Runs `initdb` for the data directory: trust for the superuser, UTF-8, locale C, no sync. */
+function initCluster(
+  bindir: string,
+  dir: string,
+  data: string,
+  asServer: { uid?: number; gid?: number },
+): void {
+  try {
+    execFileSync(
+      join(bindir, 'initdb'),
+      [
+        '-D',
+        data,
+        '-U',
+        SUPERUSER,
+        '--auth=trust',
+        '--encoding=UTF8',
+        '--locale=C',
+        '--no-sync',
+        '--no-instructions',
+      ],
+      { ...asServer, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } },
+    );
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
+    throw new Error(`initdb failed in ${data}: ${stderr || String(error)}`);
+  }
+}
+
+/**
  * Starts a PostgreSQL server in a fresh temporary directory, reachable only over a Unix socket in
  * that directory, for tests and benchmarks. Nothing is shared with a system cluster: its own
  * `initdb`, its own data directory, trust authentication for the `acp` superuser. As root (CI), the
@@ -149,44 +211,8 @@ export async function startThrowawayPostgres(
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
 
   try {
-    // If this process dies without stop() — even during initdb — a detached shell stops the server
-    // (its PID is the first line of postmaster.pid) and removes the directory.
-    watchdog = spawn(
-      'sh',
-      [
-        '-c',
-        'while kill -0 "$1" 2>/dev/null; do sleep 1; done; ' +
-          'pid=$(head -n 1 "$2/data/postmaster.pid" 2>/dev/null); ' +
-          'if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null; i=0; ' +
-          'while kill -0 "$pid" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.5; i=$((i+1)); done; ' +
-          'kill -KILL "$pid" 2>/dev/null; fi; rm -rf "$2"',
-        'acp-pg-watchdog',
-        String(process.pid),
-        dir,
-      ],
-      { detached: true, stdio: 'ignore' },
-    );
-    watchdog.unref();
-    try {
-      execFileSync(
-        join(bindir, 'initdb'),
-        [
-          '-D',
-          data,
-          '-U',
-          SUPERUSER,
-          '--auth=trust',
-          '--encoding=UTF8',
-          '--locale=C',
-          '--no-sync',
-          '--no-instructions',
-        ],
-        { ...asServer, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } },
-      );
-    } catch (error) {
-      const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
-      throw new Error(`initdb failed in ${data}: ${stderr || String(error)}`);
-    }
+    watchdog = startWatchdog(dir);
+    initCluster(bindir, dir, data, asServer);
 
     const settings = { ...DEFAULT_SETTINGS, unix_socket_directories: dir, ...options.settings };
     const args = ['-D', data];
@@ -255,21 +281,13 @@ export async function startThrowawayPostgres(
         stopped = true;
         process.off('exit', onExit);
         await stopProcess(server, pid);
-        try {
-          if (watchdog?.pid !== undefined) process.kill(watchdog.pid, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
+        killWatchdog(watchdog);
         removeDir();
       },
     };
   } catch (error) {
     if (child?.pid !== undefined) await stopProcess(child, child.pid);
-    try {
-      if (watchdog?.pid !== undefined) process.kill(watchdog.pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
+    killWatchdog(watchdog);
     const log = readLog();
     removeDir();
     if (log && error instanceof Error) error.message += `\n--- server log ---\n${log}`;
