@@ -1,5 +1,6 @@
 import type { InitializeResponse, McpServer, SessionId } from '@acp-kit/schema';
-import { Connection, type ConnectionOptions } from '../rpc/connection.js';
+import { Connection } from '../rpc/connection.js';
+import type { ConnectionOptions } from '../rpc/connection-options.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import type { Transport } from '../rpc/transport.js';
 import { Client, type ClientConnection, type ClientOptions } from './client.js';

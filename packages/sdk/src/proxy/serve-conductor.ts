@@ -1,4 +1,5 @@
-import { Connection, type ConnectionOptions } from '../rpc/connection.js';
+import { Connection } from '../rpc/connection.js';
+import type { ConnectionOptions } from '../rpc/connection-options.js';
 import type { Diagnostic } from '../rpc/diagnostics.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import type { ExtensionMethod } from '../rpc/method-maps.js';

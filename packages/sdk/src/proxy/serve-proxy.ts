@@ -7,7 +7,8 @@ import {
   type InitializeResponse,
   validate,
 } from '@acp-kit/schema';
-import { Connection, type ConnectionOptions } from '../rpc/connection.js';
+import { Connection } from '../rpc/connection.js';
+import type { ConnectionOptions } from '../rpc/connection-options.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import type { ExtensionMethod } from '../rpc/method-maps.js';
 import type { Transport } from '../rpc/transport.js';

@@ -1,15 +1,52 @@
+/**
+ * The JSON-RPC connection core: {@link Connection}, its API and the message loop. Each message in
+ * is parsed, classified and dispatched here; each message out is serialized here and handed to the
+ * {@link Outbox} (`outbox.ts`). The peer's calls are served by {@link IncomingCalls}
+ * (`incoming-calls.ts`), our requests tracked by {@link OutgoingRequests} (`outgoing-requests.ts`).
+ */
+
+import { type Answer, BatchAnswer, type RpcResponse } from './batch-answer.js';
+import { CANCEL_REQUEST_METHOD, cancelledBeforeSentError } from './cancellation.js';
+import {
+  closedLocallyError,
+  invalidRequestError,
+  invalidResponseError,
+  isOversizedError,
+  parseError,
+  peerEndedError,
+  readFrameError,
+  resultTooLargeError,
+  toRpcError,
+  unserializableError,
+} from './connection-errors.js';
+import {
+  type ConnectionOptions,
+  DEFAULT_MAX_BATCH_ENTRIES,
+  DEFAULT_MAX_QUEUED_BYTES,
+  type MessageDirection,
+  type RequestOptions,
+  type SerializedNotification,
+} from './connection-options.js';
 import type { Diagnostic } from './diagnostics.js';
 import { Emitter } from './emitter.js';
-import { ErrorCodes, RpcError, type ValidationErrorData } from './errors.js';
+import { splitArray } from './envelope-scan.js';
+import type { RpcError } from './errors.js';
+import type {
+  AnyNotificationHandler,
+  AnyRequestHandler,
+  HandlerTable,
+  NotificationContext,
+  NotificationHandler,
+  RequestContext,
+  RequestHandler,
+} from './handlers.js';
+import { IncomingCalls } from './incoming-calls.js';
 import {
   classifyMessage,
-  isRpcId,
-  type RpcErrorResponse,
   type RpcId,
   type RpcMessage,
   type RpcNotification,
   type RpcRequest,
-  type RpcSuccessResponse,
 } from './messages.js';
 import type {
   AnyNotificationMap,
@@ -18,141 +55,12 @@ import type {
   NotificationMapOf,
   RequestMapOf,
 } from './method-maps.js';
-import { type Answer, BatchAnswer, type RpcResponse } from './batch-answer.js';
-import { scanEnvelope, splitArray } from './envelope-scan.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, excerpt, type FrameError } from './ndjson.js';
+import { OutgoingRequests } from './outgoing-requests.js';
+import { Outbox } from './outbox.js';
+import { exactIdText, serialize, type WireId } from './serialize.js';
 import type { Disposable, Transport, WriteNote } from './transport.js';
-import { noValidation, type ValidationIssue, type Validator } from './validation.js';
-import { utf8ByteLength } from './utf8-length.js';
-
-/** Default cap on bytes handed to the writer but not yet accepted by the transport: 64 MiB. */
-export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
-
-/**
- * Default cap on the entries of one incoming batch: 10 000, so that an error answer to every entry
- * (about 150 bytes each) still fits in one message under the default size limit.
- */
-export const DEFAULT_MAX_BATCH_ENTRIES = 10_000;
-
-/** The method ACP uses to cancel an in-flight request (LSP's `$/cancelRequest`, ACP spelling). */
-export const CANCEL_REQUEST_METHOD = '$/cancel_request';
-
-/**
- * How many requests this side withdrew (`$/cancel_request` sent) may wait at once for the peer's
- * late answer: 256. A peer that never answers withdrawn requests cannot make a connection hold
- * more; past the bound the oldest one is forgotten (its promise rejects -32800) and an answer to it
- * that comes later is reported as an unknown response.
- */
-export const MAX_WITHDRAWN_REQUESTS = 256;
-
-/**
- * After the peer ended its stream, how long the answers to requests already received may take to
- * be written before the writer is closed anyway.
- */
-const DRAIN_MS = 5000;
-
-/** One notification for {@link Connection.sendSerializedNotifications}: its params and their JSON text. */
-export interface SerializedNotification {
-  /** The params, as outgoing-message listeners see them. */
-  readonly params: unknown;
-  /** JSON text of `params` without line breaks. */
-  readonly paramsJson: string;
-}
-
-/** Options for {@link Connection}. */
-export interface ConnectionOptions {
-  /**
-   * Validates incoming params and the results of our requests. The JSON-RPC core knows no
-   * protocol: without this option nothing is checked until a protocol layer brings its validator
-   * ({@link Connection.useDefaultValidator} — `Agent.serve` and `Client` install ACP v2's
-   * `schemaValidator`; a wire codec validates its own version). Pass `noValidation` to keep it off.
-   */
-  validator?: Validator;
-  /**
-   * Outgoing backpressure limit, in bytes of serialized JSON. See {@link Connection} for the policy.
-   * Default: {@link DEFAULT_MAX_QUEUED_BYTES}.
-   */
-  maxQueuedBytes?: number;
-  /**
-   * Largest message this side will send, in bytes of serialized JSON. A bigger one is refused
-   * locally (the send rejects; a too-large handler result becomes a -32603 answer) because the
-   * peer would drop it and leave its request hanging. Default: {@link DEFAULT_MAX_MESSAGE_BYTES}.
-   */
-  maxMessageBytes?: number;
-  /**
-   * Most entries one incoming batch may hold; a longer batch is answered with a single -32600
-   * (`id: null`), like an oversized line. Default: {@link DEFAULT_MAX_BATCH_ENTRIES}.
-   */
-  maxBatchEntries?: number;
-}
-
-/** Per-call options of {@link Connection.sendRequest}. */
-export interface RequestOptions {
-  /**
-   * Aborting sends `$/cancel_request` for this request. The promise still settles with the peer's
-   * answer (usually a -32800 error, or the result if the work had already finished), because for
-   * some methods — `session/prompt` above all — whether the request took effect matters. If the
-   * signal is already aborted, nothing is sent and the promise rejects with -32800 at once.
-   */
-  signal?: AbortSignal;
-}
-
-/** What a request handler learns besides the params. */
-export interface RequestContext {
-  /** The peer's request id. */
-  id: RpcId;
-  /** The method being handled (useful in fallback handlers). */
-  method: string;
-  /**
-   * Aborted when the peer sends `$/cancel_request` for this id or the connection closes. A handler
-   * that then throws (anything) is answered with -32800; one that still returns a result has that
-   * result sent, since the work did happen.
-   */
-  signal: AbortSignal;
-}
-
-/** What a notification handler learns besides the params. */
-export interface NotificationContext {
-  /** The method being handled. */
-  method: string;
-}
-
-/** Handles one incoming request; its return value (or thrown RpcError) is the response. */
-export type RequestHandler<P, R> = (params: P, context: RequestContext) => R | Promise<R>;
-
-/**
- * Handles one incoming notification. Handlers are called synchronously in arrival order; a
- * returned promise is not awaited (only a rejection is reported as a diagnostic).
- */
-export type NotificationHandler<P> = (params: P, context: NotificationContext) => void | Promise<void>;
-
-/** Direction of a message seen by {@link Connection.onMessage}. */
-export type MessageDirection = 'in' | 'out';
-
-interface PendingRequest {
-  method: string;
-  resolve(value: unknown): void;
-  reject(error: RpcError): void;
-  cleanup(): void;
-}
-
-type AnyRequestHandler = (params: unknown, context: RequestContext) => unknown;
-type AnyNotificationHandler = (params: unknown, context: NotificationContext) => unknown;
-
-/**
- * Handlers built once and shared by any number of connections ({@link Connection.serveTable}): a
- * server holding thousands of connections then keeps one closure per method, not one per method
- * per connection. Each handler is also passed the `owner` its connection registered the table with
- * (the per-connection state the handlers need).
- */
-export interface HandlerTable<O> {
-  /** The handler of a request method, if the table has one. */
-  request(method: string): ((params: unknown, context: RequestContext, owner: O) => unknown) | undefined;
-  /** The handler of a notification method, if the table has one. */
-  notification(
-    method: string,
-  ): ((params: unknown, context: NotificationContext, owner: O) => unknown) | undefined;
-}
+import { noValidation, type Validator } from './validation.js';
 
 /**
  * A JSON-RPC 2.0 connection over any {@link Transport}, typed by four method maps: requests and
@@ -188,36 +96,20 @@ export class Connection<
   OutNotif extends NotificationMapOf<OutNotif> = AnyNotificationMap,
 > {
   readonly #transport: Transport;
+  /** The messages this side sends: limits, the outgoing queue, the writer. */
+  readonly #outbox: Outbox;
   #validator: Validator;
   readonly #validatorGiven: boolean;
-  readonly #maxQueuedBytes: number;
-  readonly #messageLimit: number;
   readonly #batchLimit: number;
 
-  // Collections below are created when first needed and dropped when they empty: an idle
-  // connection of a server holding thousands pays for none of them.
-  #requestHandlers: Map<string, AnyRequestHandler> | undefined;
-  #notificationHandlers: Map<string, AnyNotificationHandler> | undefined;
-  #requestFallback: AnyRequestHandler | undefined;
-  #notificationFallback: AnyNotificationHandler | undefined;
-  #table: { readonly handlers: HandlerTable<unknown>; readonly owner: unknown } | undefined;
-
-  #pending: Map<number, PendingRequest> | undefined;
-  /** Pending requests already withdrawn, oldest first (at most {@link MAX_WITHDRAWN_REQUESTS}). */
-  #withdrawn: Set<number> | undefined;
-  #incoming: Map<RpcId, AbortController> | undefined;
-  /** Answers to received requests not yet handed to the writer (waited for when the peer ends its stream). */
-  #answering: Set<Promise<void>> | undefined;
-  /** IDs whose answers may still be sent although the connection closed (see `closeWith`). */
-  #draining: Set<RpcId> | undefined;
-  /** The last write handed to the writer; writes complete in order. */
-  #lastWrite: Promise<unknown> = Promise.resolve();
-  #nextId = 1;
-  #queuedBytes = 0;
   #listening = false;
   #closedWith: RpcError | undefined;
 
   readonly #diagnostics = new Emitter<[Diagnostic]>();
+  /** The peer's requests and notifications: their handlers, the requests being answered. */
+  readonly #incoming = new IncomingCalls(this.#diagnostics);
+  /** The requests this side sent, awaiting their answers. */
+  readonly #outgoing = new OutgoingRequests(this.#diagnostics);
   readonly #messages = new Emitter<[MessageDirection, unknown]>((error) =>
     this.#diagnose({ kind: 'listener-error', message: 'a message tap threw', error }),
   );
@@ -229,8 +121,13 @@ export class Connection<
     this.#transport = transport;
     this.#validator = options.validator ?? noValidation;
     this.#validatorGiven = options.validator !== undefined;
-    this.#maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
-    this.#messageLimit = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#outbox = new Outbox(
+      transport,
+      options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+      options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      this.#messages,
+      (reason) => this.#closeWith(reason),
+    );
     this.#batchLimit = options.maxBatchEntries ?? DEFAULT_MAX_BATCH_ENTRIES;
   }
 
@@ -241,16 +138,7 @@ export class Connection<
     this.#transport.reader.listen({
       onMessage: (text) => this.#receive(text),
       onFrameError: (error) => this.#receiveFrameError(error),
-      onClose: (reason) =>
-        this.#closeWith(
-          new RpcError(
-            ErrorCodes.ConnectionClosed,
-            reason ? `connection closed: ${reason.message}` : 'connection closed: the peer ended the stream',
-            undefined,
-            { cause: reason },
-          ),
-          true,
-        ),
+      onClose: (reason) => this.#closeWith(peerEndedError(reason), true),
     });
     return this;
   }
@@ -271,7 +159,7 @@ export class Connection<
 
   /** Bytes serialized but not yet accepted by the transport (see the backpressure policy). */
   get pendingOutgoingBytes(): number {
-    return this.#queuedBytes;
+    return this.#outbox.queuedBytes;
   }
 
   /** Registers the handler for one request method; a method has at most one handler. */
@@ -282,8 +170,7 @@ export class Connection<
   /** Registers a handler for an extension request method (`_`-prefixed, untyped). */
   onRequest(method: ExtensionMethod, handler: RequestHandler<unknown, unknown>): Disposable;
   onRequest(method: string, handler: (params: never, context: RequestContext) => unknown): Disposable {
-    this.#requestHandlers ??= new Map();
-    return register(this.#requestHandlers, method, handler as AnyRequestHandler);
+    return this.#incoming.onRequest(method, handler as AnyRequestHandler);
   }
 
   /** Registers the handler for one notification method; a method has at most one handler. */
@@ -297,8 +184,7 @@ export class Connection<
     method: string,
     handler: (params: never, context: NotificationContext) => unknown,
   ): Disposable {
-    this.#notificationHandlers ??= new Map();
-    return register(this.#notificationHandlers, method, handler as AnyNotificationHandler);
+    return this.#incoming.onNotification(method, handler as AnyNotificationHandler);
   }
 
   /**
@@ -308,14 +194,7 @@ export class Connection<
    * connection.
    */
   serveTable<O>(handlers: HandlerTable<O>, owner: O): Disposable {
-    if (this.#table) throw new Error('a handler table is already served on this connection');
-    const installed = { handlers: handlers as HandlerTable<unknown>, owner };
-    this.#table = installed;
-    return {
-      dispose: () => {
-        if (this.#table === installed) this.#table = undefined;
-      },
-    };
+    return this.#incoming.serveTable(handlers, owner);
   }
 
   /**
@@ -325,24 +204,12 @@ export class Connection<
   onUnhandledRequest(
     handler: (method: string, params: unknown, context: RequestContext) => unknown,
   ): Disposable {
-    this.#requestFallback = (params, context) => handler(context.method, params, context);
-    const installed = this.#requestFallback;
-    return {
-      dispose: () => {
-        if (this.#requestFallback === installed) this.#requestFallback = undefined;
-      },
-    };
+    return this.#incoming.onUnhandledRequest(handler);
   }
 
   /** Receives notifications no specific handler claims (instead of the unknown-notification diagnostic). */
   onUnhandledNotification(handler: (method: string, params: unknown) => void | Promise<void>): Disposable {
-    this.#notificationFallback = (params, context) => handler(context.method, params);
-    const installed = this.#notificationFallback;
-    return {
-      dispose: () => {
-        if (this.#notificationFallback === installed) this.#notificationFallback = undefined;
-      },
-    };
+    return this.#incoming.onUnhandledNotification(handler);
   }
 
   /** Observes irregular input and handler failures; the connection keeps working regardless. */
@@ -367,7 +234,7 @@ export class Connection<
 
   /** The largest message this connection sends or accepts, in bytes of serialized JSON. */
   get maxMessageBytes(): number {
-    return this.#messageLimit;
+    return this.#outbox.messageLimit;
   }
 
   /** Sends a request and resolves with its (validated) result; rejects with an {@link RpcError}. */
@@ -382,21 +249,18 @@ export class Connection<
     if (this.#closedWith) return Promise.reject(this.#closedWith);
     const { signal } = options;
     if (signal?.aborted) {
-      return Promise.reject(
-        new RpcError(ErrorCodes.RequestCancelled, `${method} was cancelled before it was sent`),
-      );
+      return Promise.reject(cancelledBeforeSentError(method));
     }
-    const id = this.#nextId++;
+    const id = this.#outgoing.nextId();
     return new Promise<unknown>((resolve, reject) => {
       const onAbort = (): void => {
-        if (this.#pending?.has(id)) {
+        if (this.#outgoing.has(id)) {
           this.#sendNotificationUnchecked(CANCEL_REQUEST_METHOD, { requestId: id }).catch(() => {});
-          this.#noteWithdrawn(id);
+          this.#outgoing.withdraw(id);
         }
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#pending ??= new Map();
-      this.#pending.set(id, {
+      this.#outgoing.add(id, {
         method,
         resolve,
         reject,
@@ -404,7 +268,7 @@ export class Connection<
       });
       const message: RpcRequest =
         params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
-      this.#send(message).catch((error: unknown) => this.#settle(id, undefined, toRpcError(error)));
+      this.#send(message).catch((error: unknown) => this.#outgoing.settle(id, undefined, toRpcError(error)));
     });
   }
 
@@ -430,7 +294,7 @@ export class Connection<
    * stopped reading. Default: -32099 "connection closed locally". Closing twice keeps the first reason.
    */
   close(reason?: RpcError): void {
-    this.#closeWith(reason ?? new RpcError(ErrorCodes.ConnectionClosed, 'connection closed locally'));
+    this.#closeWith(reason ?? closedLocallyError());
   }
 
   /**
@@ -447,7 +311,7 @@ export class Connection<
   ): Promise<void> {
     if (this.#closedWith) return Promise.reject(this.#closedWith);
     const message: RpcNotification = { jsonrpc: '2.0', method, params };
-    return this.#write(
+    return this.#outbox.write(
       `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`,
       [message],
       note,
@@ -468,7 +332,7 @@ export class Connection<
     const tapped: RpcMessage[] = this.#messages.empty
       ? []
       : items.map(({ params }): RpcNotification => ({ jsonrpc: '2.0', method, params }));
-    return this.#writeBatch(jsons, tapped);
+    return this.#outbox.writeBatch(jsons, tapped);
   }
 
   #sendNotificationUnchecked(method: string, params: unknown, note?: WriteNote): Promise<void> {
@@ -481,7 +345,7 @@ export class Connection<
   #send(message: RpcMessage, wire: WireId | undefined = undefined, note?: WriteNote): Promise<void> {
     if (
       this.#closedWith &&
-      !(wire?.draining && 'id' in message && this.#draining?.has(message.id as RpcId))
+      !(wire?.draining && 'id' in message && this.#incoming.isDraining(message.id as RpcId))
     ) {
       return Promise.reject(this.#closedWith);
     }
@@ -489,104 +353,9 @@ export class Connection<
     try {
       json = serialize(message, wire?.text);
     } catch (error) {
-      return Promise.reject(
-        new RpcError(ErrorCodes.InternalError, 'message could not be serialized to JSON', undefined, {
-          cause: error,
-        }),
-      );
+      return Promise.reject(unserializableError(error));
     }
-    return this.#write(json, [message], note);
-  }
-
-  /**
-   * Hands one serialized message (a single message, or a batch's answer array holding `tapped`) to
-   * the writer, under the size and outgoing-queue limits.
-   */
-  #write(json: string, tapped: readonly RpcMessage[], note?: WriteNote): Promise<void> {
-    const bytes = utf8ByteLength(json);
-    if (bytes > this.#messageLimit) return Promise.reject(this.#oversized(bytes));
-    if (this.#queuedBytes + bytes > this.#maxQueuedBytes) return Promise.reject(this.#queueFull(bytes));
-    if (!this.#messages.empty) for (const message of tapped) this.#messages.fire('out', message);
-    const writer = this.#transport.writer;
-    return this.#handOver(bytes, note === undefined ? writer.write(json) : writer.write(json, note));
-  }
-
-  /**
-   * Hands several serialized messages (`tapped[i]` is the message of `jsons[i]`, when listened to)
-   * to the writer at once, under the same limits as {@link #write}. An oversized message is refused
-   * after the ones before it were handed over; the ones after it are not sent.
-   */
-  #writeBatch(jsons: readonly string[], tapped: readonly RpcMessage[]): Promise<void> {
-    let bytes = 0;
-    let refused: RpcError | undefined;
-    let count = jsons.length;
-    for (let i = 0; i < jsons.length; i += 1) {
-      const size = utf8ByteLength(jsons[i]!);
-      if (size > this.#messageLimit) {
-        refused = this.#oversized(size);
-        count = i;
-        break;
-      }
-      bytes += size;
-    }
-    const sent = count === jsons.length ? jsons : jsons.slice(0, count);
-    let written: Promise<void> = Promise.resolve();
-    if (count > 0) {
-      if (this.#queuedBytes + bytes > this.#maxQueuedBytes) return Promise.reject(this.#queueFull(bytes));
-      if (!this.#messages.empty)
-        for (const message of tapped.slice(0, count)) this.#messages.fire('out', message);
-      const writer = this.#transport.writer;
-      written = this.#handOver(
-        bytes,
-        writer.writeBatch !== undefined
-          ? writer.writeBatch(sent)
-          : Promise.all(sent.map((json) => writer.write(json))).then(() => undefined),
-      );
-    }
-    return refused === undefined ? written : written.then(() => Promise.reject(refused));
-  }
-
-  /** Counts `bytes` as queued until the transport took them (`write`); a failed write closes the connection. */
-  #handOver(bytes: number, write: Promise<void>): Promise<void> {
-    this.#queuedBytes += bytes;
-    const written = write.then(
-      () => {
-        this.#queuedBytes -= bytes;
-      },
-      (cause: unknown) => {
-        this.#queuedBytes -= bytes;
-        const error = new RpcError(
-          ErrorCodes.ConnectionClosed,
-          `connection closed: write failed (${cause instanceof Error ? cause.message : String(cause)})`,
-          undefined,
-          { cause },
-        );
-        this.#closeWith(error);
-        throw error;
-      },
-    );
-    this.#lastWrite = written;
-    return written;
-  }
-
-  #oversized(bytes: number): RpcError {
-    return new RpcError(
-      ErrorCodes.InternalError,
-      `outgoing message of ${bytes} bytes exceeds the limit of ${this.#messageLimit} bytes`,
-      { reason: 'oversized', bytes, limit: this.#messageLimit },
-    );
-  }
-
-  /** The error of a send that would pass the outgoing-queue limit; the connection is closed with it. */
-  #queueFull(bytes: number): RpcError {
-    const error = new RpcError(
-      ErrorCodes.OutgoingBufferFull,
-      `outgoing buffer limit of ${this.#maxQueuedBytes} bytes exceeded (${this.#queuedBytes} bytes queued, ` +
-        `${bytes} more requested): the peer is not reading, so the connection was closed`,
-      { limit: this.#maxQueuedBytes, queued: this.#queuedBytes },
-    );
-    this.#closeWith(error);
-    return error;
+    return this.#outbox.write(json, [message], note);
   }
 
   /**
@@ -595,18 +364,12 @@ export class Connection<
    */
   #reply(message: RpcResponse, idText?: string): Promise<void> {
     const wire: WireId = { text: idText, draining: true };
-    if (this.#closedWith && !(message.id !== null && this.#draining?.has(message.id)))
+    if (this.#closedWith && !(message.id !== null && this.#incoming.isDraining(message.id)))
       return Promise.resolve();
     return this.#send(message, wire).catch((error: unknown) => {
-      const oversized =
-        error instanceof RpcError && (error.data as { reason?: unknown })?.reason === 'oversized';
-      if (!oversized || !('result' in message)) return;
+      if (!isOversizedError(error) || !('result' in message)) return;
       this.#diagnose({ kind: 'request-handler-error', message: error.message, id: message.id, error });
-      return this.#replyError(
-        message.id,
-        new RpcError(ErrorCodes.InternalError, 'Internal error: result too large'),
-        idText,
-      );
+      return this.#replyError(message.id, resultTooLargeError(), idText);
     });
   }
 
@@ -623,23 +386,14 @@ export class Connection<
 
   #receiveFrameError(error: FrameError): void {
     if (this.#closedWith) return;
-    // The kept start of the frame often names the request: answer by ID so the peer is not left waiting.
-    const scan = error.reason === 'oversized' ? scanEnvelope(error.head ?? error.excerpt) : undefined;
-    const id = scan?.id ?? null;
+    const { id, idText, failure, isResponse } = readFrameError(error);
     this.#diagnose({ kind: 'frame-error', message: error.message, excerpt: error.excerpt, id });
-    const code = error.reason === 'oversized' ? ErrorCodes.InvalidRequest : ErrorCodes.ParseError;
-    const failure = new RpcError(code, error.message, { reason: error.reason, bytes: error.bytes });
-    const members = scan?.members ?? [];
-    const isResponse =
-      !members.includes('method') &&
-      !members.includes('params') &&
-      (members.includes('result') || members.includes('error'));
     if (isResponse) {
       // An answer to one of ours that we cannot read fails that request; a response is never answered.
-      if (typeof id === 'number') this.#settle(id, undefined, failure);
+      if (typeof id === 'number') this.#outgoing.settle(id, undefined, failure);
       return;
     }
-    this.#replyError(id, failure, scan?.idText ?? undefined);
+    this.#replyError(id, failure, idText);
   }
 
   #receive(text: string): void {
@@ -654,10 +408,7 @@ export class Connection<
         excerpt: excerpt(text),
         id: null,
       });
-      this.#replyError(
-        null,
-        new RpcError(ErrorCodes.ParseError, 'Parse error: the message is not valid JSON'),
-      );
+      this.#replyError(null, parseError());
       return;
     }
     if (Array.isArray(value)) {
@@ -677,7 +428,7 @@ export class Connection<
   #receiveBatch(entries: unknown[], text: string): void {
     const refuse = (reason: string, data: Record<string, unknown>): void => {
       this.#diagnose({ kind: 'invalid-message', message: reason, excerpt: excerpt(text), id: null });
-      this.#replyError(null, new RpcError(ErrorCodes.InvalidRequest, `Invalid request: ${reason}`, data));
+      this.#replyError(null, invalidRequestError(reason, data));
     };
     if (entries.length === 0) {
       refuse('an empty batch', { pointer: '', reason: 'empty batch' });
@@ -695,12 +446,12 @@ export class Connection<
     // The text of each entry, so an entry's big integer ID is echoed exactly, as for a single message.
     const texts = splitArray(text);
     const batch = new BatchAnswer({
-      limit: this.#messageLimit,
+      limit: this.#outbox.messageLimit,
       serialize,
       write: (json, answers, ids) =>
-        this.#closedWith && !ids.some((id) => this.#draining?.has(id))
+        this.#closedWith && !ids.some((id) => this.#incoming.isDraining(id))
           ? Promise.resolve()
-          : this.#write(json, answers),
+          : this.#outbox.write(json, answers),
       replaced: (id, reason) =>
         this.#diagnose({ kind: 'request-handler-error', message: `batch answer: ${reason}`, id }),
     });
@@ -720,14 +471,19 @@ export class Connection<
     const classified = classifyMessage(value);
     switch (classified.kind) {
       case 'request':
-        this.#receiveRequest(classified.message, exactIdText(classified.message.id, text), answer);
+        this.#incoming.request(
+          classified.message,
+          exactIdText(classified.message.id, text),
+          answer,
+          this.#validator,
+        );
         return true;
       case 'notification':
-        this.#receiveNotification(classified.message);
+        this.#incoming.notification(classified.message, this.#validator);
         return false;
       case 'success':
       case 'error':
-        this.#receiveResponse(classified.message);
+        this.#outgoing.receive(classified.message, this.#validator);
         return false;
       case 'invalid': {
         const { reason, pointer, id } = classified;
@@ -739,369 +495,38 @@ export class Connection<
         });
         // A broken answer to one of our own requests fails that request; replying to a response
         // would only confuse the peer.
-        if (classified.looksLikeResponse && typeof id === 'number' && this.#pending?.has(id)) {
-          this.#settle(
-            id,
-            undefined,
-            new RpcError(ErrorCodes.InvalidRequest, `invalid response: ${reason}`, { pointer }),
-          );
+        if (classified.looksLikeResponse && typeof id === 'number' && this.#outgoing.has(id)) {
+          this.#outgoing.settle(id, undefined, invalidResponseError(reason, pointer));
           return false;
         }
         // JSON-RPC answers requests only: a broken response gets the diagnostic above, no reply.
         if (classified.isResponse) return false;
-        const error = new RpcError(ErrorCodes.InvalidRequest, `Invalid request: ${reason}`, {
-          pointer,
-          reason,
-        });
+        const error = invalidRequestError(reason, { pointer, reason });
         answer({ jsonrpc: '2.0', id, error: error.toObject() }, exactIdText(id, text));
         return true;
       }
     }
   }
 
-  #receiveRequest(request: RpcRequest, idText: string | undefined, answer: Answer): void {
-    const fail = (id: RpcId | null, error: RpcError, text?: string): Promise<void> =>
-      answer({ jsonrpc: '2.0', id, error: error.toObject() }, text);
-    const { id, method } = request;
-    if (this.#incoming?.has(id)) {
-      this.#diagnose({
-        kind: 'invalid-message',
-        message: `duplicate request id ${JSON.stringify(id)}`,
-        id,
-        method,
-      });
-      fail(
-        null,
-        new RpcError(
-          ErrorCodes.InvalidRequest,
-          'Invalid request: id is already in use by a pending request',
-          {
-            pointer: '/id',
-            reason: 'duplicate id',
-          },
-        ),
-      );
-      return;
-    }
-    const table = this.#table;
-    const handler =
-      this.#requestHandlers?.get(method) ?? table?.handlers.request(method) ?? this.#requestFallback;
-    if (!handler) {
-      this.#diagnose({ kind: 'unknown-method', message: `no handler for request ${method}`, id, method });
-      fail(id, new RpcError(ErrorCodes.MethodNotFound, `Method not found: ${method}`, { method }), idText);
-      return;
-    }
-    const checked = this.#validator.params(method, request.params);
-    if (checked && !checked.ok) {
-      const error = validationError(ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues);
-      this.#diagnose({
-        kind: 'invalid-params',
-        message: error.message,
-        id,
-        method,
-        pointer: error.data?.pointer,
-      });
-      fail(id, error, idText);
-      return;
-    }
-    const controller = new AbortController();
-    this.#incoming ??= new Map();
-    this.#incoming.set(id, controller);
-    const context: RequestContext = { id, method, signal: controller.signal };
-    let outcome: Promise<unknown>;
-    try {
-      // A table's handler takes the owner as a third argument; any other ignores it.
-      outcome = Promise.resolve(
-        (handler as (p: unknown, c: RequestContext, o: unknown) => unknown)(
-          checked ? checked.value : request.params,
-          context,
-          table?.owner,
-        ),
-      );
-    } catch (error) {
-      outcome = Promise.reject(error);
-    }
-    // The id is free again once its answer is handed to the writer: a peer in the same process may
-    // get the answer and reuse the id before the write has finished.
-    const release = (): void => {
-      const incoming = this.#incoming;
-      if (incoming?.get(id) !== controller) return;
-      incoming.delete(id);
-      if (incoming.size === 0) this.#incoming = undefined;
-    };
-    const answered: Promise<void> = outcome
-      .then(
-        (result) => {
-          release();
-          return answer({ jsonrpc: '2.0', id, result: result === undefined ? null : result }, idText);
-        },
-        (error: unknown) => {
-          const failure = this.#handlerFailure(error, controller.signal, id, method);
-          release();
-          return fail(id, failure, idText);
-        },
-      )
-      .finally(() => {
-        release();
-        if (this.#draining?.delete(id) && this.#draining.size === 0) this.#draining = undefined;
-        const answering = this.#answering!;
-        answering.delete(answered);
-        if (answering.size === 0) this.#answering = undefined;
-      });
-    this.#answering ??= new Set();
-    this.#answering.add(answered);
-  }
-
-  #handlerFailure(error: unknown, signal: AbortSignal, id: RpcId, method: string): RpcError {
-    if (error instanceof RpcError) return error;
-    if (signal.aborted) return new RpcError(ErrorCodes.RequestCancelled, 'Request cancelled');
-    this.#diagnose({
-      kind: 'request-handler-error',
-      message: `handler for ${method} threw`,
-      id,
-      method,
-      error,
-    });
-    return new RpcError(ErrorCodes.InternalError, 'Internal error');
-  }
-
-  #receiveNotification(notification: RpcNotification): void {
-    const { method } = notification;
-    if (method === CANCEL_REQUEST_METHOD) {
-      this.#receiveCancel(notification.params);
-      return;
-    }
-    const table = this.#table;
-    const handler =
-      this.#notificationHandlers?.get(method) ??
-      table?.handlers.notification(method) ??
-      this.#notificationFallback;
-    if (!handler) {
-      if (!method.startsWith('_')) {
-        this.#diagnose({
-          kind: 'unknown-notification',
-          message: `no handler for notification ${method}`,
-          method,
-        });
-      }
-      return;
-    }
-    const checked = this.#validator.params(method, notification.params);
-    if (checked && !checked.ok) {
-      const error = validationError(ErrorCodes.InvalidParams, 'Invalid params', '/params', checked.issues);
-      this.#diagnose({
-        kind: 'invalid-notification-params',
-        message: `${method}: ${error.message}`,
-        method,
-        pointer: error.data?.pointer,
-      });
-      return;
-    }
-    try {
-      const result = (handler as (p: unknown, c: NotificationContext, o: unknown) => unknown)(
-        checked ? checked.value : notification.params,
-        { method },
-        table?.owner,
-      );
-      // No closure unless a handler is async: this path runs once per streamed update.
-      if (result instanceof Promise)
-        result.catch((error: unknown) => this.#reportHandlerError(method, error));
-    } catch (error) {
-      this.#reportHandlerError(method, error);
-    }
-  }
-
-  #reportHandlerError(method: string, error: unknown): void {
-    this.#diagnose({
-      kind: 'notification-handler-error',
-      message: `handler for ${method} threw`,
-      method,
-      error,
-    });
-  }
-
-  #receiveCancel(params: unknown): void {
-    const requestId =
-      typeof params === 'object' && params !== null
-        ? (params as { requestId?: unknown }).requestId
-        : undefined;
-    if (!isRpcId(requestId)) {
-      this.#diagnose({
-        kind: 'invalid-notification-params',
-        message: `${CANCEL_REQUEST_METHOD}: params.requestId must be a string or a number`,
-        method: CANCEL_REQUEST_METHOD,
-      });
-      return;
-    }
-    // Cancelling something already answered is a normal race, not an irregularity.
-    this.#incoming?.get(requestId)?.abort(new RpcError(ErrorCodes.RequestCancelled, 'Request cancelled'));
-  }
-
-  #receiveResponse(response: RpcSuccessResponse | RpcErrorResponse): void {
-    const { id } = response;
-    if (id === null) {
-      const { error } = response as RpcErrorResponse;
-      this.#diagnose({
-        kind: 'peer-error',
-        message: `peer reported ${error.code}: ${excerpt(error.message)}`,
-        id,
-      });
-      return;
-    }
-    const pending = typeof id === 'number' ? this.#pending?.get(id) : undefined;
-    if (!pending) {
-      this.#diagnose({
-        kind: 'unknown-response',
-        message: `response for unknown request id ${JSON.stringify(id)}`,
-        id,
-      });
-      return;
-    }
-    if ('error' in response) {
-      this.#settle(id as number, undefined, RpcError.fromObject(response.error));
-      return;
-    }
-    const checked = this.#validator.result(pending.method, response.result);
-    if (checked && !checked.ok) {
-      const error = validationError(
-        ErrorCodes.InternalError,
-        `Invalid result for ${pending.method}`,
-        '/result',
-        checked.issues,
-      );
-      this.#diagnose({
-        kind: 'invalid-result',
-        message: error.message,
-        id,
-        method: pending.method,
-        pointer: error.data?.pointer,
-      });
-      this.#settle(id as number, undefined, error);
-      return;
-    }
-    this.#settle(id as number, checked ? checked.value : response.result);
-  }
-
-  /**
-   * Keeps a withdrawn request waiting for the peer's late answer, as long as no more than
-   * {@link MAX_WITHDRAWN_REQUESTS} wait: past that the oldest is given up (rejected -32800).
-   */
-  #noteWithdrawn(id: number): void {
-    this.#withdrawn ??= new Set();
-    this.#withdrawn.add(id);
-    if (this.#withdrawn.size <= MAX_WITHDRAWN_REQUESTS) return;
-    const oldest = this.#withdrawn.values().next().value as number;
-    const method = this.#pending?.get(oldest)?.method ?? 'request';
-    this.#settle(
-      oldest,
-      undefined,
-      new RpcError(
-        ErrorCodes.RequestCancelled,
-        `${method} was withdrawn and the peer never answered; given up after ${MAX_WITHDRAWN_REQUESTS} later withdrawals`,
-      ),
-    );
-  }
-
-  #settle(id: number, value: unknown, error?: RpcError): void {
-    const all = this.#pending;
-    const pending = all?.get(id);
-    if (!all || !pending) return;
-    all.delete(id);
-    if (all.size === 0) this.#pending = undefined;
-    if (this.#withdrawn?.delete(id) && this.#withdrawn.size === 0) this.#withdrawn = undefined;
-    pending.cleanup();
-    if (error) pending.reject(error);
-    else pending.resolve(value);
-  }
-
   /**
    * Closes the connection. With `drain` (the peer ended its stream, which may still be read) the
    * requests already received still get their answers — running handlers are aborted as always,
    * and a handler that finishes anyway, like one for a last line that had no newline, is answered —
-   * and the writer closes once those answers are written (at most {@link DRAIN_MS} later).
+   * and the writer closes once those answers are written (see {@link Outbox.closeAfter}).
    */
   #closeWith(reason: RpcError, drain = false): void {
     if (this.#closedWith) return;
     this.#closedWith = reason;
-    for (const id of [...(this.#pending?.keys() ?? [])]) this.#settle(id, undefined, reason);
-    const incoming = this.#incoming;
-    this.#incoming = undefined;
-    if (drain && incoming) this.#draining = new Set(incoming.keys());
-    for (const controller of incoming?.values() ?? []) controller.abort(reason);
+    this.#outgoing.rejectAll(reason);
+    this.#incoming.abortAll(reason, drain);
     this.#transport.reader.dispose();
-    if (drain && this.#answering !== undefined) {
-      const closeWriter = (): void => {
-        this.#draining = undefined;
-        this.#transport.writer.close().catch(() => {});
-      };
-      const timer = setTimeout(closeWriter, DRAIN_MS);
-      timer.unref?.();
-      Promise.allSettled([...this.#answering])
-        .then(() => this.#lastWrite.catch(() => {}))
-        .then(() => {
-          clearTimeout(timer);
-          closeWriter();
-        });
+    const answering = this.#incoming.answering;
+    if (drain && answering !== undefined) {
+      this.#outbox.closeAfter(answering, () => this.#incoming.stopDraining());
     } else {
-      this.#transport.writer.close().catch(() => {});
+      this.#outbox.close();
     }
     this.#closeListeners.fire(reason);
     this.#closeListeners.clear();
   }
-}
-
-/** How an answer names its request on the wire. */
-interface WireId {
-  /** The request's `id` exactly as the peer wrote it, when JavaScript numbers cannot hold it. */
-  text: string | undefined;
-  /** Whether the answer may still go out while the connection drains after the peer's end of stream. */
-  draining: boolean;
-}
-
-/**
- * The exact text of a numeric `id` a JavaScript number cannot hold (an integer beyond 2^53), read
- * from the message text, so the answer echoes what the peer sent instead of a rounded value.
- */
-function exactIdText(id: RpcId | null, text: string): string | undefined {
-  if (typeof id !== 'number' || Number.isSafeInteger(id)) return undefined;
-  const scan = scanEnvelope(text);
-  return scan.id === id && scan.idText !== null ? scan.idText : undefined;
-}
-
-/** Serializes a message; an answer whose ID needs its exact text gets that text spliced in. */
-function serialize(message: RpcMessage, idText: string | undefined): string {
-  if (idText === undefined || !('id' in message)) return JSON.stringify(message);
-  const { jsonrpc: _jsonrpc, id: _id, ...rest } = message;
-  const body = JSON.stringify(rest);
-  return `{"jsonrpc":"2.0","id":${idText}${body === '{}' ? '}' : `,${body.slice(1)}`}`;
-}
-
-function register<H>(handlers: Map<string, H>, method: string, handler: H): Disposable {
-  if (handlers.has(method)) throw new Error(`a handler for ${method} is already registered`);
-  handlers.set(method, handler);
-  return { dispose: () => handlers.get(method) === handler && handlers.delete(method) };
-}
-
-function toRpcError(error: unknown): RpcError {
-  return error instanceof RpcError
-    ? error
-    : new RpcError(ErrorCodes.InternalError, error instanceof Error ? error.message : String(error));
-}
-
-/** Builds a validation error whose pointers are relative to the whole message (`/params/…`). */
-function validationError(
-  code: number,
-  label: string,
-  prefix: string,
-  issues: ValidationIssue[],
-): RpcError<ValidationErrorData> {
-  const rebased = issues.map((issue) => ({ ...issue, pointer: `${prefix}${issue.pointer}` }));
-  const first = rebased[0];
-  const pointer = first?.pointer ?? prefix;
-  const expected = first ? (first.expected ?? first.message) : 'a valid value';
-  return new RpcError(code, `${label} at ${pointer}: expected ${expected}`, {
-    pointer,
-    expected,
-    issues: rebased,
-  });
 }

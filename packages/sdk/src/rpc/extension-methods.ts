@@ -1,4 +1,5 @@
-import type { NotificationHandler, RequestContext, RequestOptions } from './connection.js';
+import type { RequestOptions } from './connection-options.js';
+import type { NotificationHandler, RequestContext } from './handlers.js';
 import { ErrorCodes, RpcError, type ValidationErrorData } from './errors.js';
 import type { ExtensionMethod } from './method-maps.js';
 import type { Disposable } from './transport.js';

@@ -1,18 +1,19 @@
+export { CANCEL_REQUEST_METHOD, MAX_WITHDRAWN_REQUESTS } from './cancellation.js';
+export { Connection } from './connection.js';
 export {
-  CANCEL_REQUEST_METHOD,
-  Connection,
   type ConnectionOptions,
   DEFAULT_MAX_BATCH_ENTRIES,
   DEFAULT_MAX_QUEUED_BYTES,
-  type HandlerTable,
-  MAX_WITHDRAWN_REQUESTS,
   type MessageDirection,
-  type NotificationContext,
-  type NotificationHandler,
-  type RequestContext,
-  type RequestHandler,
   type RequestOptions,
-} from './connection.js';
+} from './connection-options.js';
+export type {
+  HandlerTable,
+  NotificationContext,
+  NotificationHandler,
+  RequestContext,
+  RequestHandler,
+} from './handlers.js';
 export type { Diagnostic, DiagnosticKind } from './diagnostics.js';
 export {
   ExtensionNotification,

@@ -11,7 +11,7 @@ import {
 } from '@acp-kit/schema';
 import { HistoryStoreError } from '../../history/errors.js';
 import { findUnstorableText, STORABLE_TEXT } from '../../history/storable-text.js';
-import type { HandlerTable, NotificationContext, RequestContext } from '../../rpc/connection.js';
+import type { HandlerTable, NotificationContext, RequestContext } from '../../rpc/handlers.js';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
 import { AGENT_ADVERTISES_IN, deleteAt, isAdvertised, type Json, rowOf, setAt } from './capability-paths.js';
 import { toWireError } from './wire-errors.js';

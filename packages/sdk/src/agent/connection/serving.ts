@@ -2,7 +2,7 @@ import type { McpOverAcpCaller } from '../../mcp-over-acp/caller.js';
 import type { ProviderRegistry } from '../providers.js';
 import type { AgentCapabilities, ClientNotificationMap, SessionId } from '@acp-kit/schema';
 import type { SessionLog } from '../../history/session-log.js';
-import type { RequestContext } from '../../rpc/connection.js';
+import type { RequestContext } from '../../rpc/handlers.js';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
 import type { AgentOptions, HandlerErrorContext } from '../agent-options.js';
 import type { AgentSession } from '../agent-session.js';

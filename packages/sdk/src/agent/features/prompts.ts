@@ -1,5 +1,5 @@
 import type { MessageId, PromptResponse, SessionId } from '@acp-kit/schema';
-import type { RequestContext } from '../../rpc/connection.js';
+import type { RequestContext } from '../../rpc/handlers.js';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
 import type { AgentSession } from '../agent-session.js';
 import type { ClientPeer } from '../connection/client-peer.js';
