@@ -132,7 +132,9 @@ describe.skipIf(process.platform !== 'linux')('spawned process groups', () => {
     expect(await exited).toBe(0);
     const ids = recorded(file);
     leftovers.push(ids[0]!);
-    expect(survivors(ids)).toEqual([]);
+    // As below: the groups were sent SIGKILL before the program exited, and a killed process
+    // stays in /proc until the system reaps it (in a full sdk run under load it was still listed).
+    await expect.poll(() => survivors(ids), { timeout: 5000 }).toEqual([]);
   }, 15_000);
 
   it('a program that handles no signal still dies of SIGTERM, and takes its processes along', async () => {
