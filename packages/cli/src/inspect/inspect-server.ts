@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateToken } from '@acp-kit/sdk';
-import { HandshakeGuard } from '@acp-kit/sdk/transports';
+import { HandshakeGuard } from '@acp-kit/sdk/adapter';
 import { type AgentRun, type AgentTarget, startRun } from './agent-target.js';
 import { EventLog } from './event-log.js';
 
