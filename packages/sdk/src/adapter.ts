@@ -1,7 +1,8 @@
 /**
  * `@acp-kit/sdk/adapter`: the SDK internals that adapters and stores build on, for the authors of
  * a protocol bridge (`@acp-kit/v1-compat`), a history store or a session-ownership store
- * (`@acp-kit/history-sqlite`, `@acp-kit/history-postgres`). Not for application code: an agent or
+ * (`@acp-kit/history-sqlite`, `@acp-kit/history-postgres`), and for acp-kit's own servers and
+ * relays (`@acp-kit/cli`: the handshake guard, the ndjson stream reader and writer). Not for application code: an agent or
  * client needs only `@acp-kit/sdk`. These names follow the SDK's internals and change more often;
  * each change still shows in `api/adapter.api.md` and takes a changeset.
  *
@@ -46,6 +47,13 @@ export type {
 } from './agent/sessions/session-ownership.js';
 // Transport plumbing for adapters that write their own readers and writers
 export type { Disposable, MessageReaderListener, RpcErrorObject, WriteNote } from './rpc/index.js';
+export { StreamMessageReader, StreamMessageWriter } from './transports/stream.js';
+// The security checks of acp-kit's listeners, for a server of its own (the CLI's inspector)
+export {
+  type GuardRefusal,
+  HandshakeGuard,
+  type HandshakeGuardOptions,
+} from './transports/handshake-guard.js';
 // Wire codecs: how a connection speaks another protocol version (the v1 wire codec)
 export {
   type CodecChannel,

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateToken } from '@acp-kit/sdk';
-import { HandshakeGuard } from '@acp-kit/sdk/transports';
+import { HandshakeGuard } from '@acp-kit/sdk/adapter';
 import { AgentRuns, type RunOptions } from './agent-runs.js';
 import { EventLog } from './event-log.js';
 import { ExtraClients } from './extra-clients.js';

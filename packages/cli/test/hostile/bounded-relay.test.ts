@@ -4,7 +4,7 @@
  * hard bound — on real ndjson streams.
  */
 import { PassThrough } from 'node:stream';
-import { StreamMessageReader, StreamMessageWriter } from '@acp-kit/sdk/transports';
+import { StreamMessageReader, StreamMessageWriter } from '@acp-kit/sdk/adapter';
 import { describe, expect, it, vi } from 'vitest';
 import { relay } from '../../src/listen/bounded-relay.js';
 

@@ -1,28 +1,23 @@
+/**
+ * The {@link Client} class: one method per agent method, each sending its request and keeping
+ * the {@link ConversationStore} up to date with what the answer says.
+ */
 import type {
-  AgentNotificationMap,
   AgentRequestMap,
   AuthStatusResponse,
-  AuthStatusUpdateNotification,
   CancelTerminalResponse,
   CancelToolCallResponse,
-  ClientCapabilities,
-  ClientNotificationMap,
-  ClientRequestMap,
   CloseSessionResponse,
-  CompleteElicitationNotification,
   DeleteSessionResponse,
   ForkSessionRequest,
   ForkSessionResponse,
-  Implementation,
   InitializeResponse,
   ListSessionsRequest,
   ListSessionsResponse,
   LoginAuthResponse,
   LogoutAuthResponse,
   McpServer,
-  MethodName,
   MessageId,
-  Meta,
   NewSessionRequest,
   NewSessionResponse,
   PromptRequest,
@@ -36,33 +31,26 @@ import type {
   SetProviderRequest,
   SetSessionConfigOptionRequest,
   SetSessionConfigOptionResponse,
-  SystemPrompt,
 } from '@acp-kit/schema';
 import type { Connection } from '../rpc/connection.js';
 import { schemaValidator } from '../codec/v2-validator.js';
-import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import {
-  answerUnlessWithdrawn,
-  ELICITATION_CANCELLED,
-  type ElicitationCallback,
-  PERMISSION_CANCELLED,
-  type PermissionCallback,
-} from './answers.js';
 import { McpServerHost } from '../mcp-over-acp/host.js';
 import { AcpMcpServerTransport } from '../mcp-over-acp/mcp-transport.js';
+import { unstableNotEnabled } from '../unstable-surface.js';
+import { signalOf, withMeta } from './call-params.js';
+import { installClientHandlers } from './client-handlers.js';
+import type { CallOptions, ClientConnection, ClientOptions, ResumeOptions } from './client-options.js';
+import { configOptionCall } from './config-option-request.js';
 import { ConversationStore, type TurnEnd } from './conversation/index.js';
-import { UNSTABLE_METHODS, unstableNotEnabled } from '../unstable-surface.js';
+import { allSessionPages } from './session-pages.js';
+import { reconcileSubmission, type Submission } from './submission.js';
+import { unstableRequestRefusal } from './unstable-requests.js';
+
+export type { CallOptions, ClientConnection, ClientOptions, ResumeOptions } from './client-options.js';
+export type { Submission } from './submission.js';
 
 /** The protocol version this client speaks. */
 export const CLIENT_PROTOCOL_VERSION = 2;
-
-/** A connection as a client holds it: it handles client methods and calls agent methods. */
-export type ClientConnection = Connection<
-  ClientRequestMap,
-  ClientNotificationMap,
-  AgentRequestMap,
-  AgentNotificationMap
->;
 
 /**
  * Type-level only: the surface a {@link Client} is typed with, its type parameter. `true` (an
@@ -79,101 +67,6 @@ declare const UNSTABLE_SURFACE: unique symbol;
  * `setProvider`, `disableProvider`, `hostMcpServer`) in its type.
  */
 export type UnstableClient = Client<true>;
-
-/** Options for {@link Client}. `U` is the literal type of {@link ClientOptions.unstable}. */
-export interface ClientOptions<U extends boolean = boolean> {
-  /** The client's name and version, sent in `initialize`. */
-  info: Implementation;
-  /** Capabilities sent in `initialize`. Default `{}`. */
-  capabilities?: ClientCapabilities;
-  /** Where the conversation is kept. Default: a new {@link ConversationStore}. */
-  store?: ConversationStore;
-  /**
-   * Answers `session/request_permission`. Default: every request is answered `cancelled`, so an
-   * agent never waits on a client that cannot ask its user. `signal` aborts when the agent
-   * withdraws the request (`$/cancel_request`) or the connection closes: close the prompt then.
-   * If it throws, the agent gets -32603 and the error reaches the connection's `onDiagnostic`
-   * listeners as a `request-handler-error` diagnostic.
-   */
-  onPermission?: PermissionCallback;
-  /**
-   * Answers `elicitation/create` (a form to fill in, or a URL to open). Default: every request is
-   * answered `{ action: 'cancel' }`. Like {@link ClientOptions.onPermission}, a withdrawn request
-   * is answered `cancel` at once and `signal` aborts; a throw answers -32603. Advertise the modes
-   * you handle in `capabilities.elicitation`: agents send only those.
-   */
-  onElicitation?: ElicitationCallback;
-  /** Called when the agent reports a URL elicitation finished (`elicitation/complete`). */
-  onElicitationComplete?(notification: CompleteElicitationNotification): void;
-  /**
-   * Called when the agent reports its authentication state changed (`auth/status_update`,
-   * unstable; agents that advertise `capabilities.auth.status`): a login, a logout, an expired
-   * credential. The same fields as {@link Client.authStatus}'s answer.
-   */
-  onAuthStatus?(update: AuthStatusUpdateNotification): void;
-  /**
-   * Enables upstream's unstable surface (drafts that may change, see `UNSTABLE_METHODS`): the
-   * methods `forkSession`, `setTitle`, `sessionStatus`, `archiveSession`, `unarchiveSession`,
-   * `authStatus`, `listProviders`, `setProvider`, `disableProvider`, MCP over ACP
-   * (`hostMcpServer`, `mcp.register` and an `McpServer` of type `acp`), a `systemPrompt` on
-   * `session/new`, `resume` and `fork`, and `onAuthStatus`; the default store then holds the
-   * unstable update kinds too. Without it those methods reject with a `TypeError` and send
-   * nothing, `hostMcpServer`, `mcp.register` and `onAuthStatus` throw one, the agent's
-   * `mcp/message` is answered -32601, and the store tolerates the unstable update kinds as unknown
-   * ones (`otherUpdates`). Default `false`.
-   *
-   * It decides the client's type too: `new Client(connection, { …, unstable: true })` is a
-   * {@link UnstableClient}; without the literal `true` the unstable methods are not callable at
-   * all — a call fails to compile, as with the official SDK's stable entry point. An app that
-   * decides at run time casts the client it opted in (`as UnstableClient`); the run-time check
-   * above still applies.
-   */
-  unstable?: U;
-}
-
-/** Per-call options of the {@link Client} methods that send a request. */
-export interface CallOptions {
-  /** Aborting sends `$/cancel_request` for the request and rejects it with -32800 (request cancelled). */
-  signal?: AbortSignal;
-  /** Extension metadata sent as the request's `_meta`. */
-  meta?: Meta;
-}
-
-/** A prompt on its way: its optimistic entry and the insertion receipt to come. */
-export interface Submission {
-  /** The optimistic entry's ID in the {@link ConversationStore}. */
-  readonly localId: string;
-  /**
-   * Resolves with the inserted message's ID; rejects with the agent's JSON-RPC error. The store
-   * records either outcome, so this promise may be ignored: an unobserved rejection is never
-   * reported as unhandled.
-   */
-  readonly messageId: Promise<MessageId>;
-  /**
-   * Resolves when the work that took this prompt in ends: the first `idle` with a stop reason
-   * after its insertion, never the previous turn's (see `ConversationStore.turnEnd`). Rejects like
-   * `messageId` when the prompt was rejected, and when the end cannot be observed (outcome unknown,
-   * connection lost). An unobserved rejection is never reported as unhandled.
-   */
-  readonly turnEnd: Promise<TurnEnd>;
-}
-
-/** Options of {@link Client.resume}. */
-export interface ResumeOptions extends CallOptions {
-  /** The working directory (absolute). */
-  cwd: string;
-  /** Replay the retained history from the start before the response. */
-  replay?: boolean;
-  /** Further directories the session may use. */
-  additionalDirectories?: string[];
-  /** MCP servers for the session. */
-  mcpServers?: McpServer[];
-  /**
-   * Unstable: the session's system prompt (send the one it was created with), only to an agent
-   * advertising `capabilities.session.systemPrompt`.
-   */
-  systemPrompt?: SystemPrompt;
-}
 
 /**
  * An ACP v2 client over one connection. Every `session/update` goes into its
@@ -210,29 +103,10 @@ export class Client<U extends boolean = boolean> {
       throw unstableNotEnabled('onAuthStatus (auth/status_update)', 'Client');
     this.store = options.store ?? new ConversationStore({ unstable: options.unstable ?? false });
     const typed = this.#connection;
-    typed.onNotification('session/update', (params) => this.store.apply(params));
-    typed.onRequest('session/request_permission', (params, context) =>
-      options.onPermission
-        ? answerUnlessWithdrawn(options.onPermission, params, context.signal, PERMISSION_CANCELLED)
-        : PERMISSION_CANCELLED,
-    );
-    typed.onRequest('elicitation/create', (params, context) =>
-      options.onElicitation
-        ? answerUnlessWithdrawn(options.onElicitation, params, context.signal, ELICITATION_CANCELLED)
-        : ELICITATION_CANCELLED,
-    );
-    typed.onNotification('elicitation/complete', (params) => options.onElicitationComplete?.(params));
-    typed.onNotification('auth/status_update', (params) => options.onAuthStatus?.(params));
     this.mcp = new McpServerHost((params) => typed.sendNotification('mcp/message', params), {
       unstable: options.unstable ?? false,
     });
-    // Without the opt-in, mcp/message is answered -32601, as by a client that predates MCP over ACP.
-    if (options.unstable)
-      typed.onRequest('mcp/message', (params, context) => this.mcp.handle(params, context.signal));
-    typed.onClose(() => {
-      void this.mcp.closeAll();
-      for (const sessionId of this.#sessions) this.store.setConnection(sessionId, 'disconnected');
-    });
+    installClientHandlers(typed, options, { store: this.store, mcp: this.mcp, sessions: this.#sessions });
     typed.listen();
   }
 
@@ -245,13 +119,10 @@ export class Client<U extends boolean = boolean> {
     params: AgentRequestMap[M]['params'],
     options?: { signal?: AbortSignal },
   ): Promise<AgentRequestMap[M]['result']> {
-    if (!this.#options.unstable && UNSTABLE_METHODS.has(method as MethodName))
-      return Promise.reject(unstableNotEnabled(`${method}`, 'Client'));
-    if (!this.#options.unstable && (params as { systemPrompt?: unknown }).systemPrompt !== undefined)
-      return Promise.reject(unstableNotEnabled(`systemPrompt on ${method}`, 'Client'));
-    const servers = (params as { mcpServers?: { type?: unknown }[] }).mcpServers;
-    if (!this.#options.unstable && servers?.some((server) => server.type === 'acp'))
-      return Promise.reject(unstableNotEnabled(`an MCP server of type acp on ${method}`, 'Client'));
+    if (!this.#options.unstable) {
+      const refusal = unstableRequestRefusal(method, params);
+      if (refusal !== undefined) return Promise.reject(refusal);
+    }
     return this.#connection.sendRequest(method, params, options);
   }
 
@@ -344,21 +215,11 @@ export class Client<U extends boolean = boolean> {
    * Every session the agent lists, page after page (following `nextCursor` until the agent gives
    * none). Stops with an error if the agent hands back a cursor it already gave, rather than loop.
    */
-  async *sessions(
+  sessions(
     request: Omit<ListSessionsRequest, 'cursor'> = {},
     options: CallOptions = {},
   ): AsyncGenerator<SessionInfo, void, undefined> {
-    const seen = new Set<string>();
-    let cursor: string | null | undefined;
-    do {
-      const page = await this.listSessions({ ...request, ...(cursor ? { cursor } : {}) }, options);
-      yield* page.sessions;
-      cursor = page.nextCursor;
-      if (cursor) {
-        if (seen.has(cursor)) throw new Error(`session/list returned the cursor "${cursor}" twice`);
-        seen.add(cursor);
-      }
-    } while (cursor);
+    return allSessionPages((page) => this.listSessions(page, options), request);
   }
 
   /**
@@ -452,19 +313,7 @@ export class Client<U extends boolean = boolean> {
     value?: string | boolean,
     last?: CallOptions,
   ): Promise<readonly SessionConfigOption[]> {
-    let request: SetSessionConfigOptionRequest;
-    let options: CallOptions;
-    if (typeof first === 'string') {
-      const configId = second as string;
-      request =
-        typeof value === 'boolean'
-          ? { type: 'boolean', sessionId: first, configId, value }
-          : { type: 'id', sessionId: first, configId, value: value as string };
-      options = last ?? {};
-    } else {
-      request = first;
-      options = (second as CallOptions | undefined) ?? {};
-    }
+    const { request, options } = configOptionCall(first, second, value, last);
     const response: SetSessionConfigOptionResponse = await this.#request(
       'session/set_config_option',
       withMeta(request, options),
@@ -588,22 +437,11 @@ export class Client<U extends boolean = boolean> {
       options.localId ? { localId: options.localId } : {},
     );
     const request = withMeta({ sessionId, prompt }, options);
-    const messageId = this.#request('session/prompt', request, signalOf(options)).then(
-      ({ messageId: id }) => {
-        this.store.resolvePending(localId, id);
-        return id;
-      },
-      (error: unknown) => {
-        if (error instanceof RpcError && isOutcomeUnknown(error)) this.store.markOutcomeUnknown(localId);
-        else this.store.rejectPending(localId, error);
-        throw error;
-      },
+    return reconcileSubmission(
+      this.store,
+      localId,
+      this.#request('session/prompt', request, signalOf(options)),
     );
-    // The store has recorded the outcome; a caller that ignores the promise must not crash the process.
-    messageId.catch(() => undefined);
-    const turnEnd = this.store.turnEnd(localId);
-    turnEnd.catch(() => undefined);
-    return { localId, messageId, turnEnd };
   }
 
   /** Submits a prompt and resolves with the inserted message's ID (see {@link Client.submit}). */
@@ -649,19 +487,4 @@ export class Client<U extends boolean = boolean> {
     this.#sessions.add(sessionId);
     this.store.setConnection(sessionId, this.#connection.isClosed ? 'disconnected' : 'connected');
   }
-}
-
-/** Errors after which the prompt may or may not have been inserted: no answer ever came. */
-function isOutcomeUnknown(error: RpcError): boolean {
-  return error.code === ErrorCodes.ConnectionClosed || error.code === ErrorCodes.OutgoingBufferFull;
-}
-
-/** `params` with the caller's `_meta`, when given. */
-function withMeta<P extends object>(params: P, options: CallOptions): P {
-  return options.meta === undefined ? params : { ...params, _meta: options.meta };
-}
-
-/** The connection's per-request options from the caller's. */
-function signalOf(options: CallOptions): { signal?: AbortSignal } {
-  return options.signal ? { signal: options.signal } : {};
 }

@@ -1,18 +1,14 @@
+/**
+ * The conductor of a proxy chain: its options and result, and the handler tables it installs on
+ * the client's connection and on each component's; the hops themselves are `chain-hops.ts`'s.
+ */
 import { Connection } from '../rpc/connection.js';
 import type { ConnectionOptions } from '../rpc/connection-options.js';
 import type { Diagnostic } from '../rpc/diagnostics.js';
-import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import type { ExtensionMethod } from '../rpc/method-maps.js';
 import { noValidation } from '../rpc/validation.js';
 import type { Transport } from '../rpc/transport.js';
-import {
-  isChainMethod,
-  PROXY_INITIALIZE_METHOD,
-  PROXY_SUCCESSOR_METHOD,
-  type SuccessorEnvelope,
-  unwrappedParams,
-  wrap,
-} from './dialect.js';
+import { ChainHops } from './chain-hops.js';
+import { isChainMethod, PROXY_SUCCESSOR_METHOD, type SuccessorEnvelope, unwrappedParams } from './dialect.js';
 import { envelopeValidator } from './envelope-validator.js';
 
 /** One component of a chain: its connection and how messages name it. */
@@ -84,9 +80,10 @@ const GARBAGE: ReadonlySet<Diagnostic['kind']> = new Set([
   'invalid-response',
 ]);
 
-function untyped(method: string): ExtensionMethod {
-  return method as ExtensionMethod;
-}
+const FROM_CLIENT =
+  "is not served to a client: this conductor is the client's agent, not a proxy in another chain";
+const FORWARDED =
+  'is not forwarded between components: only the conductor speaks the chain methods to its proxies';
 
 /**
  * Serves a proxy chain: client ⇄ conductor ⇄ proxies… ⇄ agent. To the client the conductor is
@@ -122,94 +119,34 @@ export function serveConductor(options: ConductorOptions): ServedConductor {
         validator: index === last ? noValidation : envelopeValidator,
       }),
   );
-  let failure: Extract<ConductorEnd, { reason: 'component-failed' }> | undefined;
-  let settle: (end: ConductorEnd) => void = () => {};
-  const ended = new Promise<ConductorEnd>((resolve) => {
-    settle = resolve;
-  });
-
-  /** Why a request to component `index` failed, in words the client can act on. */
-  const chainError = (index: number, method: string, error: unknown): RpcError => {
-    if (error instanceof RpcError && error.code !== ErrorCodes.ConnectionClosed) return error;
-    const what = failure?.message ?? (error instanceof Error ? error.message : String(error));
-    const component = failure?.component ?? components[index]!.name;
-    return new RpcError(
-      ErrorCodes.InternalError,
-      `the proxy chain is broken: ${what} (before it answered ${method})`,
-      { component },
-    );
+  const hops = new ChainHops(client, components, connections, options.onRefused);
+  serveClientSide(hops);
+  for (let index = 0; index < connections.length; index += 1) serveComponent(hops, index);
+  for (const connection of connections) connection.listen();
+  client.listen();
+  return {
+    client,
+    ended: hops.ended,
+    close: () => {
+      client.close();
+      for (const connection of connections) connection.close();
+    },
   };
+}
 
-  /** Sends a request to component `index`, unwrapped (towards the agent). */
-  const down = async (
-    index: number,
-    method: string,
-    params: unknown,
-    signal: AbortSignal,
-  ): Promise<unknown> => {
-    const wire = method === 'initialize' && index < last ? PROXY_INITIALIZE_METHOD : method;
-    try {
-      return await connections[index]!.sendRequest(untyped(wire), params, { signal });
-    } catch (error) {
-      throw chainError(index, method, error);
-    }
-  };
-  const downNotify = (index: number, method: string, params: unknown): Promise<void> =>
-    connections[index]!.sendNotification(untyped(method), params).catch(() => {});
-
-  /** Sends a request from component `index` towards the client: to the previous proxy, wrapped. */
-  const up = async (index: number, method: string, params: unknown, signal: AbortSignal) => {
-    if (index === 0) {
-      try {
-        return await client.sendRequest(untyped(method), params, { signal });
-      } catch (error) {
-        if (error instanceof RpcError && error.code !== ErrorCodes.ConnectionClosed) throw error;
-        throw new RpcError(ErrorCodes.InternalError, `the client is gone (before it answered ${method})`);
-      }
-    }
-    try {
-      return await connections[index - 1]!.sendRequest(
-        untyped(PROXY_SUCCESSOR_METHOD),
-        wrap(method, params),
-        {
-          signal,
-        },
-      );
-    } catch (error) {
-      throw chainError(index - 1, method, error);
-    }
-  };
-  const upNotify = (index: number, method: string, params: unknown): Promise<void> =>
-    (index === 0
-      ? client.sendNotification(untyped(method), params)
-      : connections[index - 1]!.sendNotification(untyped(PROXY_SUCCESSOR_METHOD), wrap(method, params))
-    ).catch(() => {});
-
-  /** Reports a chain method that is not forwarded; for a request, the error it is answered with. */
-  const refuse = (
-    from: string,
-    method: string,
-    kind: 'request' | 'notification',
-    reason: string,
-  ): RpcError => {
-    try {
-      options.onRefused?.({ from, method, kind, reason });
-    } catch {
-      // A failing log hook must not break the chain.
-    }
-    return new RpcError(ErrorCodes.MethodNotFound, `${method} ${reason}`);
-  };
-  const FROM_CLIENT =
-    "is not served to a client: this conductor is the client's agent, not a proxy in another chain";
-  const FORWARDED =
-    'is not forwarded between components: only the conductor speaks the chain methods to its proxies';
-
+/**
+ * The client's side: its requests and notifications go down to the first component (chain
+ * methods refused), and when it ends its stream the chain closes once the answers it still waits
+ * for were written (at most {@link CLIENT_DRAIN_MS}).
+ */
+function serveClientSide(hops: ChainHops): void {
+  const { client, connections } = hops;
   /** The client's requests still being answered: a client that ends its stream still gets them. */
   const inflight = new Set<Promise<unknown>>();
   client.onUnhandledRequest((method, params, context) => {
     // This conductor runs in terminal mode: to its client it is an agent, not a proxy.
-    if (isChainMethod(method)) throw refuse('client', method, 'request', FROM_CLIENT);
-    const answer = down(0, method, params, context.signal);
+    if (isChainMethod(method)) throw hops.refuse('client', method, 'request', FROM_CLIENT);
+    const answer = hops.down(0, method, params, context.signal);
     const settled = answer.then(
       () => {},
       () => {},
@@ -220,52 +157,10 @@ export function serveConductor(options: ConductorOptions): ServedConductor {
   });
   client.onUnhandledNotification((method, params) => {
     if (isChainMethod(method)) {
-      refuse('client', method, 'notification', FROM_CLIENT);
+      hops.refuse('client', method, 'notification', FROM_CLIENT);
       return;
     }
-    return downNotify(0, method, params);
-  });
-
-  connections.forEach((connection, index) => {
-    const isProxy = index < last;
-    const name = components[index]!.name;
-    connection.onUnhandledRequest((method, params, context) => {
-      if (isProxy && method === PROXY_SUCCESSOR_METHOD) {
-        const envelope = params as SuccessorEnvelope;
-        if (isChainMethod(envelope.method)) throw refuse(name, envelope.method, 'request', FORWARDED);
-        return down(index + 1, envelope.method, unwrappedParams(envelope), context.signal);
-      }
-      if (isChainMethod(method)) throw refuse(name, method, 'request', FORWARDED);
-      return up(index, method, params, context.signal);
-    });
-    connection.onUnhandledNotification((method, params) => {
-      const inner = isProxy && method === PROXY_SUCCESSOR_METHOD ? (params as SuccessorEnvelope) : undefined;
-      const carried = inner === undefined ? method : inner.method;
-      if (isChainMethod(carried)) {
-        refuse(name, carried, 'notification', FORWARDED);
-        return;
-      }
-      return inner === undefined
-        ? upNotify(index, method, params)
-        : downNotify(index + 1, inner.method, unwrappedParams(inner));
-    });
-    const fail = (message: string): void => {
-      if (failure !== undefined) return;
-      failure = { reason: 'component-failed', component: components[index]!.name, message };
-      // Every request still waiting on the chain fails now, with the reason, instead of hanging.
-      for (const other of connections) other.close(new RpcError(ErrorCodes.ConnectionClosed, message));
-      settle(failure);
-    };
-    connection.onDiagnostic((diagnostic) => {
-      if (!GARBAGE.has(diagnostic.kind)) return;
-      const excerpt = diagnostic.excerpt === undefined ? '' : `: ${JSON.stringify(diagnostic.excerpt)}`;
-      fail(`${name} wrote something that is not JSON-RPC (${diagnostic.message})${excerpt}`);
-    });
-    connection.onClose((reason) => {
-      if (client.isClosed) return;
-      const why = reason.message.replace(/^connection closed: /, '');
-      fail(why.includes(name) ? why : `${name}: ${why}`);
-    });
+    return hops.downNotify(0, method, params);
   });
   client.onClose(async () => {
     // The answers to requests the client sent before it ended its stream are still written (the
@@ -278,18 +173,48 @@ export function serveConductor(options: ConductorOptions): ServedConductor {
       }),
     ]);
     clearTimeout(timer);
-    if (failure === undefined) settle({ reason: 'client-closed' });
+    if (hops.failure === undefined) hops.settle({ reason: 'client-closed' });
     for (const connection of connections) connection.close();
   });
+}
 
-  for (const connection of connections) connection.listen();
-  client.listen();
-  return {
-    client,
-    ended,
-    close: () => {
-      client.close();
-      for (const connection of connections) connection.close();
-    },
-  };
+/**
+ * Component `index`'s side: what a proxy wraps in `proxy/successor` goes down to the next
+ * component, anything else up towards the client (chain methods refused either way); garbage on
+ * its stream or its exit breaks the chain.
+ */
+function serveComponent(hops: ChainHops, index: number): void {
+  const connection = hops.connections[index]!;
+  const isProxy = index < hops.last;
+  const name = hops.components[index]!.name;
+  connection.onUnhandledRequest((method, params, context) => {
+    if (isProxy && method === PROXY_SUCCESSOR_METHOD) {
+      const envelope = params as SuccessorEnvelope;
+      if (isChainMethod(envelope.method)) throw hops.refuse(name, envelope.method, 'request', FORWARDED);
+      return hops.down(index + 1, envelope.method, unwrappedParams(envelope), context.signal);
+    }
+    if (isChainMethod(method)) throw hops.refuse(name, method, 'request', FORWARDED);
+    return hops.up(index, method, params, context.signal);
+  });
+  connection.onUnhandledNotification((method, params) => {
+    const inner = isProxy && method === PROXY_SUCCESSOR_METHOD ? (params as SuccessorEnvelope) : undefined;
+    const carried = inner === undefined ? method : inner.method;
+    if (isChainMethod(carried)) {
+      hops.refuse(name, carried, 'notification', FORWARDED);
+      return;
+    }
+    return inner === undefined
+      ? hops.upNotify(index, method, params)
+      : hops.downNotify(index + 1, inner.method, unwrappedParams(inner));
+  });
+  connection.onDiagnostic((diagnostic) => {
+    if (!GARBAGE.has(diagnostic.kind)) return;
+    const excerpt = diagnostic.excerpt === undefined ? '' : `: ${JSON.stringify(diagnostic.excerpt)}`;
+    hops.fail(index, `${name} wrote something that is not JSON-RPC (${diagnostic.message})${excerpt}`);
+  });
+  connection.onClose((reason) => {
+    if (hops.client.isClosed) return;
+    const why = reason.message.replace(/^connection closed: /, '');
+    hops.fail(index, why.includes(name) ? why : `${name}: ${why}`);
+  });
 }

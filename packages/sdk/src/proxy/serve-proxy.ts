@@ -1,27 +1,23 @@
-import {
-  type AgentNotificationMap,
-  type AgentRequestMap,
-  type ClientNotificationMap,
-  type ClientRequestMap,
-  type InitializeRequest,
-  type InitializeResponse,
-  validate,
+/**
+ * An ACP proxy on its connection to a conductor: its options (interceptors by method and
+ * direction, the initialization's shaping, an observer) and what serving it returns; the relay
+ * itself is `proxy-relay.ts`'s.
+ */
+import type {
+  AgentNotificationMap,
+  AgentRequestMap,
+  ClientNotificationMap,
+  ClientRequestMap,
+  InitializeRequest,
+  InitializeResponse,
 } from '@acp-kit/schema';
 import { Connection } from '../rpc/connection.js';
 import type { ConnectionOptions } from '../rpc/connection-options.js';
-import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import type { ExtensionMethod } from '../rpc/method-maps.js';
+import type { RpcError } from '../rpc/errors.js';
 import type { Transport } from '../rpc/transport.js';
-import {
-  isSacpProxyInitialize,
-  PROXY_INITIALIZE_METHOD,
-  type ProxyDialect,
-  SUCCESSOR_METHODS,
-  type SuccessorEnvelope,
-  unwrappedParams,
-  wrap,
-} from './dialect.js';
+import type { ProxyDialect } from './dialect.js';
 import { envelopeValidator } from './envelope-validator.js';
+import { ProxyRelay } from './proxy-relay.js';
 
 /**
  * Which way a message travels through a proxy: `toAgent` from the client's side (the proxy's
@@ -116,13 +112,6 @@ export interface ServedProxy {
   close(): void;
 }
 
-const NEVER_ABORTED = new AbortController().signal;
-
-/** A method sent untyped: the proxy forwards whatever it is given. */
-function untyped(method: string): ExtensionMethod {
-  return method as ExtensionMethod;
-}
-
 /**
  * Serves an ACP proxy on `transport`, its connection to a conductor (stdio when the conductor
  * spawned it). The conductor initializes it with `proxy/initialize` (or, in the sacp dialect of
@@ -142,170 +131,15 @@ function untyped(method: string): ExtensionMethod {
  */
 export function serveProxy(transport: Transport, options: ProxyOptions = {}): ServedProxy {
   const connection = new Connection(transport, { ...options.connection, validator: envelopeValidator });
-  const problem = options.onProblem ?? (() => {});
-  const toAgent = (options.toAgent ?? {}) as Record<string, Interceptor<unknown, unknown> | undefined>;
-  const toClient = (options.toClient ?? {}) as Record<string, Interceptor<unknown, unknown> | undefined>;
-  let dialect: ProxyDialect | undefined;
-  let state: 'waiting' | 'initializing' | 'ready' = 'waiting';
-
-  const observe = (event: ProxyEvent): void => {
-    try {
-      options.observe?.(event);
-    } catch (error) {
-      problem(`an observer threw: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  };
-
-  /** Runs the interceptor of a message (or forwards it as is). */
-  const pass = (
-    direction: ProxyDirection,
-    kind: 'request' | 'notification',
-    method: string,
-    params: unknown,
-    forward: (params: unknown) => Promise<unknown>,
-    signal: AbortSignal,
-  ): Promise<unknown> => {
-    observe({ direction, kind, method, params });
-    const interceptor = (direction === 'toAgent' ? toAgent : toClient)[method];
-    if (interceptor === undefined) return forward(params);
-    return Promise.resolve(interceptor(params, forward, { method, direction, kind, signal }));
-  };
-
-  const successor = (): { request: string; notification: string } => SUCCESSOR_METHODS[dialect ?? 'acp'];
-  /** Sends a request to the successor, wrapped; the wrapped result or error comes back unchanged. */
-  const requestSuccessor = (method: string, params: unknown, signal: AbortSignal): Promise<unknown> =>
-    connection.sendRequest(untyped(successor().request), wrap(method, params), { signal });
-  const notifySuccessor = (method: string, params: unknown): Promise<void> =>
-    connection.sendNotification(untyped(successor().notification), wrap(method, params));
-
-  const initialize = async (method: string, params: InitializeRequest, signal: AbortSignal) => {
-    if (state !== 'waiting') {
-      throw new RpcError(
-        ErrorCodes.InvalidRequest,
-        `${method}: this proxy was already initialized (a proxy is initialized once per connection)`,
-      );
-    }
-    state = 'initializing';
-    dialect = method === PROXY_INITIALIZE_METHOD ? 'acp' : 'sacp';
-    try {
-      // The sacp dialect keeps `_meta.proxy` on the forwarded initialize: its conductor forwards
-      // it to the next component as is, and that marker is what makes a next proxy a proxy.
-      const request = params;
-      const result = await pass(
-        'toAgent',
-        'request',
-        'initialize',
-        request,
-        (p) => requestSuccessor('initialize', p, signal),
-        signal,
-      );
-      const checked = validate('InitializeResponse', result);
-      if (!checked.ok) {
-        const first = checked.issues[0];
-        const pointer = `/result${first?.pointer ?? ''}`;
-        const expected = first?.expected ?? first?.message ?? 'an InitializeResponse';
-        throw new RpcError(
-          ErrorCodes.InternalError,
-          `the successor's initialize result is not an InitializeResponse at ${pointer}: expected ${expected}`,
-          {
-            pointer,
-            expected,
-            issues: checked.issues.map((i) => ({ ...i, pointer: `/result${i.pointer}` })),
-          },
-        );
-      }
-      const received = result as InitializeResponse;
-      let answer = options.initialize ? await options.initialize(received, request) : received;
-      if (answer.protocolVersion !== received.protocolVersion) {
-        throw new RpcError(
-          ErrorCodes.InternalError,
-          `the proxy changed protocolVersion from ${received.protocolVersion} to ${answer.protocolVersion}; a proxy must keep its successor's`,
-        );
-      }
-      if (dialect === 'sacp') answer = { ...answer, _meta: { ...(answer._meta ?? {}), proxy: true } };
-      state = 'ready';
-      return answer;
-    } catch (error) {
-      state = 'waiting';
-      dialect = undefined;
-      throw error;
-    }
-  };
-
-  const notInitialized = (method: string): RpcError =>
-    new RpcError(
-      ErrorCodes.InvalidRequest,
-      `${method} before proxy/initialize: the conductor must initialize this proxy first`,
-    );
-
-  connection.onUnhandledRequest((method, params, context) => {
-    if (method === PROXY_INITIALIZE_METHOD || isSacpProxyInitialize(method, params)) {
-      return initialize(method, params as InitializeRequest, context.signal);
-    }
-    if (method === 'initialize') {
-      throw new RpcError(
-        ErrorCodes.InvalidRequest,
-        'initialize: this component is an ACP proxy and has no agent of its own; a conductor must initialize it with proxy/initialize',
-      );
-    }
-    if (state === 'waiting') throw notInitialized(method);
-    if (method === successor().request) {
-      const envelope = params as SuccessorEnvelope;
-      const inner = envelope.method;
-      return pass(
-        'toClient',
-        'request',
-        inner,
-        unwrappedParams(envelope),
-        (p) => connection.sendRequest(untyped(inner), p, { signal: context.signal }),
-        context.signal,
-      );
-    }
-    if (state !== 'ready') throw notInitialized(method);
-    return pass(
-      'toAgent',
-      'request',
-      method,
-      params,
-      (p) => requestSuccessor(method, p, context.signal),
-      context.signal,
-    );
-  });
-
-  connection.onUnhandledNotification(async (method, params) => {
-    if (state === 'waiting') {
-      problem(`${method} notification before proxy/initialize dropped`);
-      return;
-    }
-    if (method === successor().notification && dialect !== undefined) {
-      const envelope = params as SuccessorEnvelope;
-      const inner = envelope.method;
-      await pass(
-        'toClient',
-        'notification',
-        inner,
-        unwrappedParams(envelope),
-        async (p) => connection.sendNotification(untyped(inner), p),
-        NEVER_ABORTED,
-      );
-      return;
-    }
-    await pass(
-      'toAgent',
-      'notification',
-      method,
-      params,
-      async (p) => notifySuccessor(method, p),
-      NEVER_ABORTED,
-    );
-  });
-
+  const relay = new ProxyRelay(connection, options);
+  connection.onUnhandledRequest((method, params, context) => relay.request(method, params, context.signal));
+  connection.onUnhandledNotification((method, params) => relay.notification(method, params));
   const closed = new Promise<RpcError>((resolve) => connection.onClose(resolve));
   connection.listen();
   return {
     connection,
     get dialect() {
-      return dialect;
+      return relay.dialect;
     },
     closed,
     close: () => connection.close(),

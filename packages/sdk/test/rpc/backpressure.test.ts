@@ -1,7 +1,8 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Connection, ErrorCodes } from '../../src/rpc/index.js';
-import { StreamMessageWriter, streamTransport } from '../../src/transports/index.js';
+import { streamTransport } from '../../src/transports/index.js';
+import { StreamMessageWriter } from '../../src/transports/stream.js';
 
 /** A writable whose consumer only makes progress when the test says so. */
 function stalledSink(highWaterMark: number): { sink: Writable; written: string[]; release(): void } {

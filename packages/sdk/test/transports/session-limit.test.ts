@@ -20,11 +20,11 @@ import {
 } from '../../src/rpc/index.js';
 import {
   createInProcessPair,
-  limitSessions,
   listenWebSocket,
   SESSION_LIMIT_ERROR_CODE,
   type WebSocketTransportServer,
 } from '../../src/transports/index.js';
+import { limitSessions } from '../../src/transports/session-limit.js';
 
 /** What reached a writer: each `write` as one frame, each `writeBatch` as the frames of one call. */
 interface Recorded {

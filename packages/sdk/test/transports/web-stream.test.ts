@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/index.js';
 import { Client } from '../../src/client/index.js';
 import { Connection, ErrorCodes, NdjsonDecoder } from '../../src/rpc/index.js';
-import { WebStreamMessageWriter, webStreamTransport } from '../../src/transports/index.js';
+import { webStreamTransport } from '../../src/transports/index.js';
+import { WebStreamMessageWriter } from '../../src/transports/web-stream.js';
 
 const cleanup: (() => void)[] = [];
 afterEach(() => {

@@ -2,17 +2,16 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { Connection, type Transport } from '../../src/rpc/index.js';
 import {
-  ACP_KIT_PROTOCOL,
   connectWebSocket,
   generateToken,
   isLoopbackHost,
   listenWebSocket,
-  TOKEN_PROTOCOL_PREFIX,
-  tokensMatch,
   type WebSocketServerOptions,
   type WebSocketTransportServer,
   WebSocketHandshakeError,
 } from '../../src/transports/index.js';
+import { ACP_KIT_PROTOCOL, TOKEN_PROTOCOL_PREFIX } from '../../src/transports/websocket-protocol.js';
+import { tokensMatch } from '../../src/transports/websocket-token.js';
 import { selfSignedCertificate } from './self-signed.js';
 
 let server: WebSocketTransportServer | undefined;
