@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HandshakeGuard } from '@acp-kit/sdk/transports';
+import type { HandshakeGuard } from '@acp-kit/sdk/adapter';
 import type { AgentRuns } from './agent-runs.js';
 import type { AgentTarget } from './agent-target.js';
 import { appAsset, serveAsset } from './app-assets.js';
