@@ -295,7 +295,9 @@ describe('a store that did not opt in (forward compatibility)', () => {
     expect(snapshot.otherUpdates.map((o) => o.sessionUpdate).sort()).toEqual(
       [...UNSTABLE_UPDATE_KINDS].sort(),
     );
-    expect(diagnostics.map((d) => d.code)).toEqual(Array(4).fill('unknown_update_kind'));
+    expect(diagnostics.map((d) => d.code)).toEqual(
+      Array(UNSTABLE_UPDATE_KINDS.size).fill('unknown_update_kind'),
+    );
     // Nothing applied by the unstable rules: the plan is still there, no child, no session message.
     expect(snapshot.plans).toHaveLength(1);
     expect(snapshot.subagents).toEqual([]);
