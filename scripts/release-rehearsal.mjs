@@ -37,6 +37,11 @@ const TSC = join(NODE_MODULES, 'typescript', 'bin', 'tsc');
 const OVERALL_LIMIT_MS = 25 * 60_000;
 /** Any one step. */
 const STEP_LIMIT_MS = 5 * 60_000;
+/**
+ * An `npm install` from the local registry, which fetches every third-party dependency through its
+ * uplink: inside `npm run check`, beside every package's tests on two cores, one took over 5 min.
+ */
+const INSTALL_LIMIT_MS = 12 * 60_000;
 
 const started = Date.now();
 const children = new Set();
@@ -344,6 +349,7 @@ async function consumer(packages) {
     {
       cwd: dir,
       env: registry.env,
+      limitMs: INSTALL_LIMIT_MS,
     },
   );
   log(`npm install ${names.join(' ')} (--omit=optional) in an empty project`);
@@ -410,6 +416,7 @@ async function checkPeerEntries(dir, withPeer) {
   await run('npm', [...args, ...peers], {
     cwd: dir,
     env: registry.env,
+    limitMs: INSTALL_LIMIT_MS,
   });
   log(`npm install ${peers.join(' ')} (the optional peers those entries name)`);
   const entries = JSON.stringify(withPeer.map(({ entry }) => entry));
