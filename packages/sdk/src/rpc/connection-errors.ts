@@ -125,12 +125,15 @@ export function toRpcError(error: unknown): RpcError {
     : new RpcError(ErrorCodes.InternalError, error instanceof Error ? error.message : String(error));
 }
 
-/** Builds a validation error whose pointers are relative to the whole message (`/params/…`). */
-function validationError(
+/**
+ * Builds a validation error whose pointers are relative to the whole message (`/params/…`): the
+ * first issue names the pointer and what was expected, every issue is kept in `data.issues`.
+ */
+export function validationError(
   code: number,
   label: string,
   prefix: string,
-  issues: ValidationIssue[],
+  issues: readonly ValidationIssue[],
 ): RpcError<ValidationErrorData> {
   const rebased = issues.map((issue) => ({ ...issue, pointer: `${prefix}${issue.pointer}` }));
   const first = rebased[0];

@@ -1,6 +1,7 @@
+import { validationError } from './connection-errors.js';
 import type { RequestOptions } from './connection-options.js';
 import type { NotificationHandler, RequestContext } from './handlers.js';
-import { ErrorCodes, RpcError, type ValidationErrorData } from './errors.js';
+import { ErrorCodes, type RpcError, type ValidationErrorData } from './errors.js';
 import type { ExtensionMethod } from './method-maps.js';
 import type { Disposable } from './transport.js';
 import type { ValidationIssue } from './validation.js';
@@ -29,24 +30,6 @@ export interface ExtensionPeer {
   sendNotification(method: ExtensionMethod, params?: unknown): Promise<void>;
 }
 
-/** The error for a value a check refused, its pointers rebased onto the message (`/params/…`). */
-function refusal(
-  code: number,
-  label: string,
-  prefix: string,
-  issues: readonly ValidationIssue[],
-): RpcError<ValidationErrorData> {
-  const rebased = issues.map((issue) => ({ ...issue, pointer: `${prefix}${issue.pointer}` }));
-  const first = rebased[0];
-  const pointer = first?.pointer ?? prefix;
-  const expected = first ? (first.expected ?? first.message) : 'a valid value';
-  return new RpcError(code, `${label} at ${pointer}: expected ${expected}`, {
-    pointer,
-    expected,
-    issues: rebased,
-  });
-}
-
 /** Throws the refusal when `check` finds a problem in `value`. */
 function enforce(
   check: ValueCheck | undefined,
@@ -56,7 +39,7 @@ function enforce(
   prefix: string,
 ): void {
   const issues = check?.(value);
-  if (issues !== undefined && issues.length > 0) throw refusal(code, label, prefix, issues);
+  if (issues !== undefined && issues.length > 0) throw validationError(code, label, prefix, issues);
 }
 
 /** How an extension request's params and result are checked. */
