@@ -155,7 +155,8 @@ Launches the agent once per scenario (a fresh process each time, ACP v2 over std
 and checks every rule of the prompt-lifecycle catalog. Prints PASS / FAIL / SKIP per rule.
 
   --json <file>      write the full report, with the transcript of every failing scenario
-  --timeout <s>      longest wait for any one answer (default 10)
+  --timeout <s>      longest wait for any one answer (default 10; the first answer of each
+                     agent process, which includes its start, may take 30 or this, the longer)
   --background-prompt <text>
                      a prompt that makes the agent start background work (work listed in
                      state_update.background that outlives its turn), e.g. "/background 2"
