@@ -151,25 +151,30 @@ export class MemorySessionLog implements SessionLog {
   async append(sessionId: SessionId, entries: readonly NewLogEntry[]): Promise<SeqRange> {
     const session = this.#session(sessionId);
     checkEntries(entries);
-    const fresh = new Set<string>();
+    // Most appends are one streamed chunk with no claim: no set, no second pass for them.
+    let fresh: Set<string> | undefined;
     for (const entry of entries) {
       if (entry.claim === undefined) continue;
       const key = claimKey(entry.claim);
+      fresh ??= new Set<string>();
       if (session.claims.has(key) || fresh.has(key)) duplicateClaim(sessionId, entry.claim);
       fresh.add(key);
     }
-    for (const entry of entries) {
-      if (entry.claim === undefined) continue;
-      session.claims.add(claimKey(entry.claim));
-      session.issued.add(entry.claim.messageId);
+    if (fresh !== undefined) {
+      for (const entry of entries) {
+        if (entry.claim === undefined) continue;
+        session.claims.add(claimKey(entry.claim));
+        session.issued.add(entry.claim.messageId);
+      }
     }
     const first = session.log.length + 1;
-    const stored: LogEntry[] = entries.map((entry, i) => ({
-      seq: first + i,
-      update: entry.update,
-      retain: entry.retain ?? true,
-    }));
-    session.log.push(...stored);
+    const stored: LogEntry[] = [];
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      const logged: LogEntry = { seq: first + i, update: entry.update, retain: entry.retain ?? true };
+      stored.push(logged);
+      session.log.push(logged);
+    }
     const last = session.log.length;
     session.record = Object.freeze({
       ...session.record,

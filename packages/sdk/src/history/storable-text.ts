@@ -25,7 +25,7 @@ export function isStorableText(text: string): boolean {
  * Whether every string in `value`, at any depth (object keys too), is storable: the walk of
  * {@link findUnstorableText} without building a pointer per node, which only a refusal needs.
  */
-function allStorable(value: unknown): boolean {
+export function allStorable(value: unknown): boolean {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const node = stack.pop();

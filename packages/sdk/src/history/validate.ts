@@ -10,7 +10,7 @@ import {
   type ReplayVia,
 } from './history-store.js';
 import { randomId } from './message-ids.js';
-import { findUnstorableText, STORABLE_TEXT } from './storable-text.js';
+import { allStorable, findUnstorableText, STORABLE_TEXT } from './storable-text.js';
 import type { NewLogEntry, NewSessionRecord, SessionConfig, SessionPatch } from './session-log.js';
 
 // Argument checks shared by every HistoryStore implementation, so that each one rejects the same
@@ -125,17 +125,18 @@ export function afterSeq(value: number | undefined): number {
 /** Validates `append` input: a non-empty array of entries, each with an update and optional claim. */
 export function checkEntries(entries: unknown): asserts entries is readonly NewLogEntry[] {
   if (!Array.isArray(entries) || entries.length === 0) invalid('/entries', 'a non-empty array of entries');
-  for (const [i, entry] of entries.entries()) {
-    const pointer = `/entries/${i}`;
-    if (!isRecord(entry)) invalid(pointer, 'an entry object');
+  // Pointers are built only for a refusal: a log appends a streamed chunk at a time.
+  for (let i = 0; i < entries.length; i++) {
+    const entry: unknown = entries[i];
+    if (!isRecord(entry)) invalid(`/entries/${i}`, 'an entry object');
     const update = entry.update;
     if (!isRecord(update) || typeof update.sessionUpdate !== 'string' || update.sessionUpdate.length === 0) {
-      invalid(`${pointer}/update`, 'a session update with a string "sessionUpdate"');
+      invalid(`/entries/${i}/update`, 'a session update with a string "sessionUpdate"');
     }
     if (entry.retain !== undefined && typeof entry.retain !== 'boolean')
-      invalid(`${pointer}/retain`, 'a boolean');
-    if (entry.claim !== undefined) checkRef(entry.claim as MessageRef, `${pointer}/claim`);
-    checkStorable(update, `${pointer}/update`);
+      invalid(`/entries/${i}/retain`, 'a boolean');
+    if (entry.claim !== undefined) checkRef(entry.claim as MessageRef, `/entries/${i}/claim`);
+    if (!allStorable(update)) checkStorable(update, `/entries/${i}/update`);
   }
 }
 

@@ -6,7 +6,7 @@ import type { GuardRefusal, HandshakeGuard } from './handshake-guard.js';
 import { HttpConnection, type RoutedMessage } from './http-connection.js';
 import { negotiatedVersion, PROTOCOL_VERSION_HEADER } from './protocol-version-header.js';
 import { limitSessions } from './session-limit.js';
-import type { SseSink } from './sse-outbox.js';
+import { ResponseSink } from './response-sink.js';
 
 /** A request of either HTTP version (`http.IncomingMessage`, `http2.Http2ServerRequest`), as the endpoint reads it. */
 export interface HttpRequest extends Readable {
@@ -102,31 +102,6 @@ const rpcError = (code: number, message: string, data?: unknown): string =>
     id: null,
     error: { code, message, ...(data === undefined ? {} : { data }) },
   });
-
-/** A GET's response as the {@link SseSink} of its stream (a class: no closures per stream). */
-class ResponseSink implements SseSink {
-  readonly #response: HttpResponse;
-
-  constructor(response: HttpResponse) {
-    this.#response = response;
-  }
-
-  write(chunk: string): boolean {
-    return this.#response.write(chunk);
-  }
-
-  end(): void {
-    this.#response.end();
-  }
-
-  get writableLength(): number {
-    return this.#response.writableLength;
-  }
-
-  get destroyed(): boolean {
-    return this.#response.destroyed;
-  }
-}
 
 /**
  * The Streamable HTTP half of an `/acp` endpoint (the WebSocket half is the server's upgrade
@@ -458,11 +433,13 @@ export class HttpEndpoint {
         'Cache-Control': 'no-cache, no-transform',
         'X-Accel-Buffering': 'no',
       });
+      // A first comment sends the headers now, so the client knows the stream is open; what
+      // waited for the stream follows it.
+      response.write(':\n\n');
+      sink.headSent();
     });
     if (outcome === 'busy') return reply(409, 'this stream is already open on another GET');
     if (outcome === 'too-many') return reply(429, 'too many streams open on this connection');
-    // A first comment sends the headers now, so the client knows the stream is open.
-    response.write(':\n\n');
     response.once('close', () => connection.closeStream(sessionId, sink));
   }
 

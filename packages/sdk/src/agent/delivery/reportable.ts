@@ -6,19 +6,16 @@ import { ErrorCodes, RpcError } from '../../rpc/errors.js';
  * `sessionId`, within `limit` bytes (the smallest message limit of the attached clients), so that
  * a message is either retained, reported and acknowledged, or none of these. Replay never sends an
  * update larger than one that was appended, so this also keeps retained content replayable.
- * Returns the bytes of their reports.
+ * Returns the bytes of their reports. `envelope` is {@link reportEnvelopeBytes} of the session, for a
+ * caller that keeps it (a session's writer checks every chunk it streams).
  */
 export function reportableBytes(
   sessionId: SessionId,
   updates: readonly SessionUpdate[],
   limit: number,
+  envelope = reportEnvelopeBytes(sessionId),
 ): number {
   let total = 0;
-  // The bytes of a report around its update's JSON.
-  const envelope = Buffer.byteLength(
-    `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},"update":}}`,
-    'utf8',
-  );
   for (const update of updates) {
     let json: string;
     try {
@@ -47,6 +44,14 @@ export function reportableBytes(
     lastCheckedJson = json;
   }
   return total;
+}
+
+/** The bytes of a `session/update` report of `sessionId` around its update's JSON. */
+export function reportEnvelopeBytes(sessionId: SessionId): number {
+  return Buffer.byteLength(
+    `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},"update":}}`,
+    'utf8',
+  );
 }
 
 /**

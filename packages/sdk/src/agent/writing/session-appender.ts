@@ -5,7 +5,7 @@ import { chunkUpdate, messageUpdate } from '../../history/message-updates.js';
 import type { NewLogEntry, SeqRange, SessionLog, WriteBehindLimits } from '../../history/session-log.js';
 import { ErrorCodes, RpcError } from '../../rpc/errors.js';
 import { claimFirst, reportUpdates } from './message-entries.js';
-import { reportableBytes } from '../delivery/reportable.js';
+import { reportableBytes, reportEnvelopeBytes } from '../delivery/reportable.js';
 import type { SessionDelivery } from '../delivery/session-delivery.js';
 import { SessionWriter } from './session-writer.js';
 
@@ -60,6 +60,8 @@ export class SessionAppender {
   readonly #delivery: SessionDelivery;
   readonly #following: () => Promise<void>;
   readonly #writer: SessionWriter;
+  /** The bytes of this session's reports around their updates (see {@link reportEnvelopeBytes}). */
+  readonly #envelope: number;
 
   constructor(
     sessionId: SessionId,
@@ -72,6 +74,7 @@ export class SessionAppender {
     this.#log = log;
     this.#delivery = delivery;
     this.#following = following;
+    this.#envelope = reportEnvelopeBytes(sessionId);
     const behind = writeBehind === false ? undefined : (writeBehind ?? log.writeBehind);
     this.#writer = new SessionWriter((entries) => log.append(sessionId, entries), behind);
   }
@@ -96,7 +99,7 @@ export class SessionAppender {
 
   /** The bytes of the updates' reports; throws -32602 unless each fits every attached client. */
   assertReportable(updates: readonly SessionUpdate[]): number {
-    return reportableBytes(this.#sessionId, updates, this.#delivery.messageLimit());
+    return reportableBytes(this.#sessionId, updates, this.#delivery.messageLimit(), this.#envelope);
   }
 
   /**
