@@ -52,8 +52,7 @@ export class ResponseSink implements SseSink {
     if (
       parts.chunkedEncoding === true &&
       parts.writableEnded === false &&
-      socket != null &&
-      socket.writable &&
+      socket?.writable === true &&
       typeof socket.write === 'function' &&
       this.#response.writableLength === socket.writableLength
     ) {

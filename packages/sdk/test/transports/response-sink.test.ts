@@ -12,7 +12,9 @@ afterEach(async () => {
 });
 
 /** A server whose every request is handed to `onRequest`; resolves with its port. */
-async function serve(onRequest: (request: IncomingMessage, response: ServerResponse) => void): Promise<number> {
+async function serve(
+  onRequest: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<number> {
   const server = createServer(onRequest);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -139,7 +141,11 @@ describe('ResponseSink', () => {
         {
           chunkedEncoding: true,
           writableEnded: false,
-          socket: { writable: true, writableLength: 0, write: (chunk: string) => socketWrites.push(chunk) > 0 },
+          socket: {
+            writable: true,
+            writableLength: 0,
+            write: (chunk: string) => socketWrites.push(chunk) > 0,
+          },
         },
       ),
     );
