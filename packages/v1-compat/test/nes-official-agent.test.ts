@@ -5,6 +5,9 @@
  * `AcpServer` and reached over Streamable HTTP (`connectHttp`) and WebSocket (`connectWebSocket`) —
  * through a start, document events in each sync kind the agent asks for, suggestions of each kind
  * it sends, accept, reject and close; a kind the client did not advertise is refused at its pointer.
+ * The same again through the bridge process (`bridge-main.ts v2`, as `acp-kit bridge --serve v2`
+ * runs it) in front of the official agent over stdio: the client then speaks v2 and the bridge
+ * relays `nes/*` and `document/*` to the v1 agent and back.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -37,7 +40,7 @@ afterEach(async () => {
   }
 });
 
-type Wire = 'stdio' | 'http' | 'websocket';
+type Wire = 'stdio' | 'http' | 'websocket' | 'bridge';
 
 /**
  * The official agent in its own process group, over stdio or listening (`listen`: its endpoint
@@ -50,6 +53,21 @@ async function officialAgent(
   let stderr = '';
   const env = { ...process.env, NES_SYNC: sync };
   const script = fixture('official-nes-agent.ts');
+  if (wire === 'bridge') {
+    const bridged = [process.execPath, '--import', 'tsx', script, 'stdio'];
+    const transport = spawnTransport(
+      process.execPath,
+      ['--import', 'tsx', fixture('bridge-main.ts'), 'v2', ...bridged],
+      {
+        env,
+        name: 'bridge to the official NES agent',
+        onStderr: (text) => {
+          stderr += text;
+        },
+      },
+    );
+    return { transport, stderr: () => stderr };
+  }
   if (wire === 'stdio') {
     const transport = spawnTransport(process.execPath, ['--import', 'tsx', script, 'stdio'], {
       env,
@@ -115,10 +133,13 @@ describe.each([
   ['http', 'full'],
   ['websocket', 'incremental'],
   ['websocket', 'full'],
+  ['bridge', 'incremental'],
+  ['bridge', 'full'],
 ] as const)('NesClient driving an official-SDK NES agent over %s (didChange %s)', (wire, sync) => {
   it('starts, syncs the document, gets edit, jump and rename, accepts, rejects, refuses an unadvertised searchAndReplace at its pointer, and closes', async () => {
     const { nes, init, versions, log } = await connect(wire, sync);
-    expect(versions).toEqual([1]);
+    // Direct, the client negotiates down to v1; through the bridge it speaks v2.
+    expect(versions).toEqual([wire === 'bridge' ? 2 : 1]);
     expect(init.capabilities?.nes?.events?.document?.didChange?.syncKind).toBe(sync);
     expect(nes.offered).toBe(true);
 

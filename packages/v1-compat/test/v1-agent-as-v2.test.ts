@@ -125,6 +125,16 @@ describe('a v1 agent served as v2', () => {
     ]);
   });
 
+  it('ends a cancelled turn idle/cancelled, with no error, when the v1 agent then fails the prompt instead of answering cancelled', async () => {
+    const { rig, sessionId } = await start();
+    await rig.client.prompt(sessionId, text('slow-throws'));
+    await rig.client.cancel(sessionId);
+    await rig.log.idle(0);
+    expect(rig.log.updates.filter(isIdle)).toEqual([
+      { sessionUpdate: 'state_update', state: 'idle', stopReason: 'cancelled' },
+    ]);
+  });
+
   it('passes permission requests through with requires_action while the client decides', async () => {
     const { rig, sessionId } = await start(
       {},

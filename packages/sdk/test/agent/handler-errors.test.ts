@@ -185,6 +185,29 @@ describe('a prompt handler that fails after its prompt was inserted', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('ends the turn as cancelled, with no error, when the handler throws after session/cancel aborted its signal', async () => {
+    const aborted = new DOMException('The operation was aborted.', 'AbortError');
+    const { agent, seen } = firstFailsThenServes(async (prompt, { session }) => {
+      await prompt.insert();
+      await session.running();
+      // A library call that rejects with an AbortError when the turn's signal aborts (at once if
+      // it already has).
+      await new Promise((_resolve, reject) => {
+        if (session.signal.aborted) reject(aborted);
+        session.signal.addEventListener('abort', () => reject(aborted), { once: true });
+      });
+    });
+    const w = wire(agent);
+    const sessionId = await w.client.newSession('/work');
+    await w.client.prompt(sessionId, hello);
+    await w.until((r) => states(r).some((s) => s.state === 'running'));
+    await w.client.cancel(sessionId);
+    await w.until((r) => states(r).some((s) => s.state === 'idle'));
+    await tick(30);
+    expect(states(w.received)).toEqual([{ state: 'running' }, { state: 'idle', stopReason: 'cancelled' }]);
+    expect(seen).toEqual([{ error: aborted, context: { handler: 'onPrompt', sessionId } }]);
+  });
+
   it('sends no second idle when the handler ended its turn and then threw', async () => {
     const { agent, seen } = firstFailsThenServes(async (prompt, { session }) => {
       await prompt.insert();

@@ -383,6 +383,11 @@ export class BridgedSession {
     this.#turn = undefined;
     if (!turn.inserted) {
       if (turn.prompt.state === 'pending') turn.prompt.reject(this.#link.toBridgeError(error));
+    } else if (turn.cancelled) {
+      // The v2 client cancelled this turn and the v1 agent then failed it (its cancelled work
+      // surfacing as an error): the turn ends cancelled, as upstream's draft asks of an agent whose
+      // cancelled work throws, not as a failure.
+      await this.agentSession.idle('cancelled');
     } else {
       // The v1 agent failed after taking the prompt: its receipt is out, so the failure is the
       // turn's outcome (v2 stop reason error) rather than an answer to the prompt.

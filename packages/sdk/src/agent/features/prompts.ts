@@ -20,10 +20,17 @@ const noop = (): void => undefined;
  * that already reported `idle()` (even one still being written: the activity is set before the
  * write) gets nothing more. The turn may be shared with other prompts inserted into it; it ends all
  * the same, since the agent's code running it failed. Clients get -32603 with a fixed message,
- * never the error's own text (which goes to `onHandlerError` only).
+ * never the error's own text (which goes to `onHandlerError` only). A turn whose signal was
+ * aborted by `session/cancel` ends `cancelled` instead, without an error.
  */
 function endTurnAfterFailure(session: AgentSession): void {
   if (session.activity === 'idle' || session.closed.aborted) return;
+  // A handler that throws once its turn was cancelled (a library's AbortError, typically) ends the
+  // turn as cancelled, not failed: upstream's v2 draft makes the agent report `cancelled` then.
+  if (session.signal.aborted) {
+    session.idle('cancelled').catch(noop);
+    return;
+  }
   session
     .idle('error', undefined, {
       code: ErrorCodes.InternalError,
