@@ -39,11 +39,6 @@ export class ProxyRelay {
   readonly #problem: (message: string) => void;
   readonly #toAgent: Interceptors;
   readonly #toClient: Interceptors;
-  /**
-   * Messages read right behind a response, waiting until that response's answer has been sent on
-   * (see {@link ProxyRelay.#holdBehindAnswers}); undefined while nothing waits.
-   */
-  #held: (() => void)[] | undefined;
 
   constructor(connection: Connection, options: ProxyOptions) {
     this.#connection = connection;
@@ -51,42 +46,6 @@ export class ProxyRelay {
     this.#problem = options.onProblem ?? (() => {});
     this.#toAgent = (options.toAgent ?? {}) as Interceptors;
     this.#toClient = (options.toClient ?? {}) as Interceptors;
-    connection.onMessage((direction, message) => {
-      if (direction === 'in' && isResponse(message)) this.#holdBehindAnswers();
-    });
-  }
-
-  /**
-   * A response read from the conductor answers a request this proxy forwarded, and the answer it
-   * owes in turn is sent a few promise steps later; a notification or request read right behind
-   * it (one read, e.g. a turn's answer and its idle) would be forwarded at once and overtake it.
-   * So what is read after a response waits, in order, until the end of this turn of the event loop,
-   * when the answer has gone out.
-   */
-  #holdBehindAnswers(): void {
-    if (this.#held !== undefined) return;
-    this.#held = [];
-    setImmediate(() => {
-      const held = this.#held ?? [];
-      this.#held = undefined;
-      for (const release of held) release();
-    });
-  }
-
-  /** Runs `forward` now, or after the messages held behind an answer (in the order they were read). */
-  #inOrder<T>(forward: () => Promise<T>): Promise<T> {
-    const held = this.#held;
-    if (held === undefined) return forward();
-    return new Promise<T>((resolve, reject) => {
-      held.push(() => {
-        try {
-          forward().then(resolve, reject);
-        } catch (error) {
-          // An interceptor that throws at once refuses the message, as it would unheld.
-          reject(error);
-        }
-      });
-    });
   }
 
   /** Answers a request from the conductor (its `onUnhandledRequest` handler). */
@@ -104,27 +63,23 @@ export class ProxyRelay {
     if (method === this.#successor().request) {
       const envelope = params as SuccessorEnvelope;
       const inner = envelope.method;
-      return this.#inOrder(() =>
-        this.#pass(
-          'toClient',
-          'request',
-          inner,
-          unwrappedParams(envelope),
-          (p) => this.#connection.sendRequest(untyped(inner), p, { signal }),
-          signal,
-        ),
+      return this.#pass(
+        'toClient',
+        'request',
+        inner,
+        unwrappedParams(envelope),
+        (p) => this.#connection.sendRequest(untyped(inner), p, { signal }),
+        signal,
       );
     }
     if (this.#state !== 'ready') throw notInitialized(method);
-    return this.#inOrder(() =>
-      this.#pass(
-        'toAgent',
-        'request',
-        method,
-        params,
-        (p) => this.#requestSuccessor(method, p, signal),
-        signal,
-      ),
+    return this.#pass(
+      'toAgent',
+      'request',
+      method,
+      params,
+      (p) => this.#requestSuccessor(method, p, signal),
+      signal,
     );
   }
 
@@ -137,27 +92,23 @@ export class ProxyRelay {
     if (method === this.#successor().notification && this.dialect !== undefined) {
       const envelope = params as SuccessorEnvelope;
       const inner = envelope.method;
-      await this.#inOrder(() =>
-        this.#pass(
-          'toClient',
-          'notification',
-          inner,
-          unwrappedParams(envelope),
-          async (p) => this.#connection.sendNotification(untyped(inner), p),
-          NEVER_ABORTED,
-        ),
+      await this.#pass(
+        'toClient',
+        'notification',
+        inner,
+        unwrappedParams(envelope),
+        async (p) => this.#connection.sendNotification(untyped(inner), p),
+        NEVER_ABORTED,
       );
       return;
     }
-    await this.#inOrder(() =>
-      this.#pass(
-        'toAgent',
-        'notification',
-        method,
-        params,
-        async (p) => this.#notifySuccessor(method, p),
-        NEVER_ABORTED,
-      ),
+    await this.#pass(
+      'toAgent',
+      'notification',
+      method,
+      params,
+      async (p) => this.#notifySuccessor(method, p),
+      NEVER_ABORTED,
     );
   }
 
@@ -236,13 +187,6 @@ export class ProxyRelay {
   #notifySuccessor(method: string, params: unknown): Promise<void> {
     return this.#connection.sendNotification(untyped(this.#successor().notification), wrap(method, params));
   }
-}
-
-/** Whether a parsed message is a response (an `id` and a `result` or `error`, no `method`). */
-function isResponse(message: unknown): boolean {
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
-  const m = message as Record<string, unknown>;
-  return m.method === undefined && ('result' in m || 'error' in m);
 }
 
 function notInitialized(method: string): RpcError {
