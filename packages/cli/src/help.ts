@@ -60,6 +60,9 @@ HTTP (http://host:port/acp) and WebSocket. A v1 client is answered in v1.
 
 ${LISTEN_HELP}
 
+With --listen it stops on SIGINT or SIGTERM, releasing its sessions' leases; a database that does
+not answer gets 10 s, then the agent exits 1 and the leases expire by themselves.
+
 Prompts it understands: /run <cmd> (a simulated tool call and terminal, nothing executes),
 /ask <question> (elicitation), /title <text>, /note <text>, /status, /write <file>, /compact,
 /background <seconds> (a terminal that keeps writing after the turn ended), /subtask <text> (a

@@ -137,7 +137,19 @@ export async function listeningAgent(args: string[] = []): Promise<ListeningAgen
       new Promise<void>((resolve) => {
         tokens.delete(url);
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        // The agent bounds its own shutdown (about 25 s at worst); past 40 s it is stuck: say what it
+        // held and what it last logged, then SIGKILL it so one stuck agent cannot stall a whole suite.
+        const stuck = setTimeout(() => {
+          const sockets = execFileSync('sh', ['-c', `ss -tnp | grep 'pid=${child.pid},' || true`]).toString();
+          console.error(
+            `agent ${child.pid} still running 40 s after SIGTERM; its sockets:\n${sockets}its stderr ends:\n${text.slice(-3000)}`,
+          );
+          child.kill('SIGKILL');
+        }, 40_000);
+        child.once('exit', () => {
+          clearTimeout(stuck);
+          resolve();
+        });
         child.kill('SIGTERM');
       }),
     kill: () =>

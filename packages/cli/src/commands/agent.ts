@@ -24,6 +24,7 @@ import {
 } from '../listen/listen-flags.js';
 import { parseOptions } from '../command-line.js';
 import { UsageError } from '../usage-error.js';
+import { exitIfHeldOpen, shutdownStep } from './bounded-shutdown.js';
 import { isPostgresUrl, openPostgresHistory } from './postgres-history.js';
 import { openSqliteHistory } from './sqlite-history.js';
 
@@ -111,13 +112,30 @@ export async function runAgent(args: string[]): Promise<number> {
     }
     // Handlers first: a SIGTERM sent as soon as the lines below are read must still clean up (the
     // token file); before a handler exists the signal's default action kills the process.
-    const stopped = stopOnSignal(() => server.close());
+    const stopped = stopOnSignal(async () => {
+      await shutdownStep(
+        'agent',
+        'closing the endpoint',
+        () => server.close(),
+        'connections are cut at exit',
+      );
+    });
     announceListening('agent', server, listen, tokenSource);
     await stopped;
     stopReporting?.();
     tokenSource?.cleanup();
-    await opened?.close();
-    return 0;
+    // A database that stopped answering must not keep a stopped replica alive: each step is bounded,
+    // and whatever still holds the process open afterwards is named and cut.
+    const closed =
+      opened === undefined ||
+      (await shutdownStep(
+        'agent',
+        'closing the session history',
+        () => opened.close(),
+        'leases not released expire after their lease time',
+      ));
+    exitIfHeldOpen('agent');
+    return closed ? 0 : 1;
   }
 
   const connection = versionedConnection(stdioTransport());

@@ -66,7 +66,7 @@ describe('acp-kit agent --history with a primary and a standby when the primary 
     await (await scenarioPostgres()).stop();
   }, 180_000);
   afterEach(async () => {
-    for (const agent of agents.splice(0)) await agent.stop();
+    await Promise.all(agents.splice(0).map((agent) => agent.stop()));
     for (const bouncer of bouncers.splice(0)) await bouncer.stop();
     await pair?.stop();
     pair = undefined;
