@@ -6,7 +6,9 @@
  */
 import type { Connection } from '../rpc/connection.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import type { RpcId } from '../rpc/messages.js';
 import type { ExtensionMethod } from '../rpc/method-maps.js';
+import { type ArrivalTicket, ArrivalOrder } from './arrival-order.js';
 import { PROXY_INITIALIZE_METHOD, PROXY_SUCCESSOR_METHOD, wrap } from './dialect.js';
 import type { ChainComponent, ChainRefusal, ConductorEnd } from './serve-conductor.js';
 
@@ -27,6 +29,13 @@ export class ChainHops {
   /** Settles when the client closed its connection or a component failed. */
   readonly ended: Promise<ConductorEnd>;
   #settle: (end: ConductorEnd) => void = () => {};
+  /**
+   * Per component, the order of what it sends towards the client (read on its connection, written
+   * to the previous proxy's or the client's), and of what reaches it from the client's side (read
+   * on the client's or the previous proxy's connection): see {@link ArrivalOrder}.
+   */
+  readonly clientward: readonly ArrivalOrder[];
+  readonly agentward: readonly ArrivalOrder[];
 
   constructor(
     readonly client: Connection,
@@ -35,6 +44,19 @@ export class ChainHops {
     readonly onRefused: ((refusal: ChainRefusal) => void) | undefined,
   ) {
     this.last = components.length - 1;
+    const before = (index: number): Connection => (index === 0 ? client : connections[index - 1]!);
+    this.clientward = connections.map(
+      (connection, index) =>
+        new ArrivalOrder(connection, before(index), (method) =>
+          index === this.last ? true : method !== PROXY_SUCCESSOR_METHOD,
+        ),
+    );
+    this.agentward = connections.map(
+      (connection, index) =>
+        new ArrivalOrder(before(index), connection, (method) =>
+          index === 0 ? true : method === PROXY_SUCCESSOR_METHOD,
+        ),
+    );
     this.ended = new Promise<ConductorEnd>((resolve) => {
       this.#settle = resolve;
     });
@@ -57,49 +79,85 @@ export class ChainHops {
     );
   }
 
-  /** Sends a request to component `index`, unwrapped (towards the agent). */
-  async down(index: number, method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+  /**
+   * Sends a request to component `index`, unwrapped (towards the agent), when its turn comes
+   * (`ticket`); `onBehalfOf` is the id of the request it forwards, whose answer its result becomes.
+   */
+  async down(
+    index: number,
+    method: string,
+    params: unknown,
+    signal: AbortSignal,
+    ticket: ArrivalTicket,
+    onBehalfOf: RpcId,
+  ): Promise<unknown> {
     const wire = method === 'initialize' && index < this.last ? PROXY_INITIALIZE_METHOD : method;
+    const connection = this.connections[index]!;
     try {
-      return await this.connections[index]!.sendRequest(untyped(wire), params, { signal });
+      return await ticket.send(() =>
+        this.clientward[index]!.request(onBehalfOf, () =>
+          connection.sendRequest(untyped(wire), params, { signal }),
+        ),
+      );
     } catch (error) {
       throw this.chainError(index, method, error);
     }
   }
 
-  /** Sends a notification to component `index`, unwrapped. */
-  downNotify(index: number, method: string, params: unknown): Promise<void> {
-    return this.connections[index]!.sendNotification(untyped(method), params).catch(() => {});
+  /** Sends a notification to component `index`, unwrapped, when its turn comes. */
+  downNotify(index: number, method: string, params: unknown, ticket: ArrivalTicket): Promise<void> {
+    return ticket
+      .send(() => this.connections[index]!.sendNotification(untyped(method), params))
+      .catch(() => {});
   }
 
-  /** Sends a request from component `index` towards the client: to the previous proxy, wrapped. */
-  async up(index: number, method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+  /**
+   * Sends a request from component `index` towards the client, when its turn comes: to the
+   * previous proxy, wrapped, or to the client; `onBehalfOf` is the id of the component's request.
+   */
+  async up(
+    index: number,
+    method: string,
+    params: unknown,
+    signal: AbortSignal,
+    ticket: ArrivalTicket,
+    onBehalfOf: RpcId,
+  ): Promise<unknown> {
+    const order = this.agentward[index]!;
     if (index === 0) {
       try {
-        return await this.client.sendRequest(untyped(method), params, { signal });
+        return await ticket.send(() =>
+          order.request(onBehalfOf, () => this.client.sendRequest(untyped(method), params, { signal })),
+        );
       } catch (error) {
         if (error instanceof RpcError && error.code !== ErrorCodes.ConnectionClosed) throw error;
         throw new RpcError(ErrorCodes.InternalError, `the client is gone (before it answered ${method})`);
       }
     }
+    const previous = this.connections[index - 1]!;
     try {
-      return await this.connections[index - 1]!.sendRequest(
-        untyped(PROXY_SUCCESSOR_METHOD),
-        wrap(method, params),
-        { signal },
+      return await ticket.send(() =>
+        order.request(onBehalfOf, () =>
+          previous.sendRequest(untyped(PROXY_SUCCESSOR_METHOD), wrap(method, params), { signal }),
+        ),
       );
     } catch (error) {
       throw this.chainError(index - 1, method, error);
     }
   }
 
-  /** Sends a notification from component `index` towards the client. */
-  upNotify(index: number, method: string, params: unknown): Promise<void> {
-    return (
-      index === 0
-        ? this.client.sendNotification(untyped(method), params)
-        : this.connections[index - 1]!.sendNotification(untyped(PROXY_SUCCESSOR_METHOD), wrap(method, params))
-    ).catch(() => {});
+  /** Sends a notification from component `index` towards the client, when its turn comes. */
+  upNotify(index: number, method: string, params: unknown, ticket: ArrivalTicket): Promise<void> {
+    return ticket
+      .send(() =>
+        index === 0
+          ? this.client.sendNotification(untyped(method), params)
+          : this.connections[index - 1]!.sendNotification(
+              untyped(PROXY_SUCCESSOR_METHOD),
+              wrap(method, params),
+            ),
+      )
+      .catch(() => {});
   }
 
   /** Reports a chain method that is not forwarded; for a request, the error it is answered with. */

@@ -6,6 +6,8 @@
  */
 import type { InitializeRequest, InitializeResponse } from '@acp-kit/schema';
 import type { Connection } from '../rpc/connection.js';
+import type { RpcId } from '../rpc/messages.js';
+import { type ArrivalTicket, ArrivalOrder } from './arrival-order.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import type { ExtensionMethod } from '../rpc/method-maps.js';
 import {
@@ -39,18 +41,54 @@ export class ProxyRelay {
   readonly #problem: (message: string) => void;
   readonly #toAgent: Interceptors;
   readonly #toClient: Interceptors;
+  /** What the successor sends, kept in order on its way to the client's side (see {@link ArrivalOrder}). */
+  readonly #clientward: ArrivalOrder;
+  /** What the client's side sends, kept in order on its way to the successor. */
+  readonly #agentward: ArrivalOrder;
 
   constructor(connection: Connection, options: ProxyOptions) {
     this.#connection = connection;
+    const fromSuccessor = (method: string): boolean =>
+      method === this.#successor().request || method === this.#successor().notification;
+    this.#clientward = new ArrivalOrder(connection, connection, fromSuccessor);
+    this.#agentward = new ArrivalOrder(connection, connection, (method) => !fromSuccessor(method));
     this.#options = options;
     this.#problem = options.onProblem ?? (() => {});
     this.#toAgent = (options.toAgent ?? {}) as Interceptors;
     this.#toClient = (options.toClient ?? {}) as Interceptors;
   }
 
-  /** Answers a request from the conductor (its `onUnhandledRequest` handler). */
-  request(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+  /**
+   * Answers a request from the conductor (its `onUnhandledRequest` handler, which the connection
+   * calls synchronously: the request's place in the relay's order is claimed here).
+   */
+  request(method: string, params: unknown, id: RpcId, signal: AbortSignal): Promise<unknown> {
+    const fromSuccessor = method === this.#successor().request;
+    const ticket = (fromSuccessor ? this.#clientward : this.#agentward).claim();
+    try {
+      const answer = this.#request(method, params, id, signal, ticket);
+      const done = (): void => {
+        ticket.skip();
+        this.#clientward.settled(id);
+        this.#agentward.settled(id);
+      };
+      answer.then(done, done);
+      return answer;
+    } catch (error) {
+      ticket.skip();
+      throw error;
+    }
+  }
+
+  #request(
+    method: string,
+    params: unknown,
+    id: RpcId,
+    signal: AbortSignal,
+    ticket: ArrivalTicket,
+  ): Promise<unknown> {
     if (method === PROXY_INITIALIZE_METHOD || isSacpProxyInitialize(method, params)) {
+      ticket.skip(); // the first message: nothing was read before it
       return this.#initialize(method, params as InitializeRequest, signal);
     }
     if (method === 'initialize') {
@@ -68,7 +106,10 @@ export class ProxyRelay {
         'request',
         inner,
         unwrappedParams(envelope),
-        (p) => this.#connection.sendRequest(untyped(inner), p, { signal }),
+        (p) =>
+          ticket.send(() =>
+            this.#agentward.request(id, () => this.#connection.sendRequest(untyped(inner), p, { signal })),
+          ),
         signal,
       );
     }
@@ -78,13 +119,23 @@ export class ProxyRelay {
       'request',
       method,
       params,
-      (p) => this.#requestSuccessor(method, p, signal),
+      (p) => ticket.send(() => this.#clientward.request(id, () => this.#requestSuccessor(method, p, signal))),
       signal,
     );
   }
 
   /** Forwards a notification from the conductor (its `onUnhandledNotification` handler). */
   async notification(method: string, params: unknown): Promise<void> {
+    const fromSuccessor = method === this.#successor().notification;
+    const ticket = (fromSuccessor ? this.#clientward : this.#agentward).claim();
+    try {
+      await this.#notification(method, params, ticket);
+    } finally {
+      ticket.skip();
+    }
+  }
+
+  async #notification(method: string, params: unknown, ticket: ArrivalTicket): Promise<void> {
     if (this.#state === 'waiting') {
       this.#problem(`${method} notification before proxy/initialize dropped`);
       return;
@@ -97,7 +148,7 @@ export class ProxyRelay {
         'notification',
         inner,
         unwrappedParams(envelope),
-        async (p) => this.#connection.sendNotification(untyped(inner), p),
+        (p) => ticket.send(() => this.#connection.sendNotification(untyped(inner), p)),
         NEVER_ABORTED,
       );
       return;
@@ -107,7 +158,7 @@ export class ProxyRelay {
       'notification',
       method,
       params,
-      async (p) => this.#notifySuccessor(method, p),
+      (p) => ticket.send(() => this.#notifySuccessor(method, p)),
       NEVER_ABORTED,
     );
   }

@@ -144,23 +144,29 @@ function serveClientSide(hops: ChainHops): void {
   /** The client's requests still being answered: a client that ends its stream still gets them. */
   const inflight = new Set<Promise<unknown>>();
   client.onUnhandledRequest((method, params, context) => {
+    const ticket = hops.agentward[0]!.claim();
     // This conductor runs in terminal mode: to its client it is an agent, not a proxy.
-    if (isChainMethod(method)) throw hops.refuse('client', method, 'request', FROM_CLIENT);
-    const answer = hops.down(0, method, params, context.signal);
+    if (isChainMethod(method)) {
+      ticket.skip();
+      throw hops.refuse('client', method, 'request', FROM_CLIENT);
+    }
+    const answer = hops.down(0, method, params, context.signal, ticket, context.id);
     const settled = answer.then(
-      () => {},
-      () => {},
+      () => hops.clientward[0]!.settled(context.id),
+      () => hops.clientward[0]!.settled(context.id),
     );
     inflight.add(settled);
     settled.then(() => inflight.delete(settled));
     return answer;
   });
   client.onUnhandledNotification((method, params) => {
+    const ticket = hops.agentward[0]!.claim();
     if (isChainMethod(method)) {
+      ticket.skip();
       hops.refuse('client', method, 'notification', FROM_CLIENT);
       return;
     }
-    return hops.downNotify(0, method, params);
+    return hops.downNotify(0, method, params, ticket);
   });
   client.onClose(async () => {
     // The answers to requests the client sent before it ended its stream are still written (the
@@ -188,24 +194,42 @@ function serveComponent(hops: ChainHops, index: number): void {
   const isProxy = index < hops.last;
   const name = hops.components[index]!.name;
   connection.onUnhandledRequest((method, params, context) => {
-    if (isProxy && method === PROXY_SUCCESSOR_METHOD) {
-      const envelope = params as SuccessorEnvelope;
-      if (isChainMethod(envelope.method)) throw hops.refuse(name, envelope.method, 'request', FORWARDED);
-      return hops.down(index + 1, envelope.method, unwrappedParams(envelope), context.signal);
+    const down = isProxy && method === PROXY_SUCCESSOR_METHOD;
+    const ticket = (down ? hops.agentward[index + 1]! : hops.clientward[index]!).claim();
+    const carried = down ? (params as SuccessorEnvelope).method : method;
+    if (isChainMethod(carried)) {
+      ticket.skip();
+      throw hops.refuse(name, carried, 'request', FORWARDED);
     }
-    if (isChainMethod(method)) throw hops.refuse(name, method, 'request', FORWARDED);
-    return hops.up(index, method, params, context.signal);
+    const answer = down
+      ? hops.down(
+          index + 1,
+          carried,
+          unwrappedParams(params as SuccessorEnvelope),
+          context.signal,
+          ticket,
+          context.id,
+        )
+      : hops.up(index, method, params, context.signal, ticket, context.id);
+    const done = (): void => {
+      ticket.skip();
+      (down ? hops.clientward[index + 1]! : hops.agentward[index]!).settled(context.id);
+    };
+    answer.then(done, done);
+    return answer;
   });
   connection.onUnhandledNotification((method, params) => {
     const inner = isProxy && method === PROXY_SUCCESSOR_METHOD ? (params as SuccessorEnvelope) : undefined;
+    const ticket = (inner === undefined ? hops.clientward[index]! : hops.agentward[index + 1]!).claim();
     const carried = inner === undefined ? method : inner.method;
     if (isChainMethod(carried)) {
+      ticket.skip();
       hops.refuse(name, carried, 'notification', FORWARDED);
       return;
     }
     return inner === undefined
-      ? hops.upNotify(index, method, params)
-      : hops.downNotify(index + 1, inner.method, unwrappedParams(inner));
+      ? hops.upNotify(index, method, params, ticket)
+      : hops.downNotify(index + 1, inner.method, unwrappedParams(inner), ticket);
   });
   connection.onDiagnostic((diagnostic) => {
     if (!GARBAGE.has(diagnostic.kind)) return;

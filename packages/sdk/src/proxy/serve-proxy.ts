@@ -132,7 +132,9 @@ export interface ServedProxy {
 export function serveProxy(transport: Transport, options: ProxyOptions = {}): ServedProxy {
   const connection = new Connection(transport, { ...options.connection, validator: envelopeValidator });
   const relay = new ProxyRelay(connection, options);
-  connection.onUnhandledRequest((method, params, context) => relay.request(method, params, context.signal));
+  connection.onUnhandledRequest((method, params, context) =>
+    relay.request(method, params, context.id, context.signal),
+  );
   connection.onUnhandledNotification((method, params) => relay.notification(method, params));
   const closed = new Promise<RpcError>((resolve) => connection.onClose(resolve));
   connection.listen();
