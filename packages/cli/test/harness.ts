@@ -100,6 +100,8 @@ export interface ListeningAgent {
   stop(): Promise<void>;
   /** Kills the process with SIGKILL (no cleanup of any kind); resolves once it exited. */
   kill(): Promise<void>;
+  /** Sends SIGTERM and nothing else (no escalation); resolves with how the process ended. */
+  terminate(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /**
@@ -158,6 +160,14 @@ export async function listeningAgent(args: string[] = []): Promise<ListeningAgen
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGKILL');
+      }),
+    terminate: () =>
+      new Promise((resolve) => {
+        tokens.delete(url);
+        if (child.exitCode !== null || child.signalCode !== null)
+          return resolve({ code: child.exitCode, signal: child.signalCode });
+        child.once('exit', (code, signal) => resolve({ code, signal }));
+        child.kill('SIGTERM');
       }),
   };
 }

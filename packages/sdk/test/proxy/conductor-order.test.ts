@@ -7,34 +7,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { serveConductor } from '../../src/proxy/index.js';
 import { streamTransport } from '../../src/transports/index.js';
-
-type Line = Record<string, unknown>;
-
-/** One end of a raw ndjson pipe: the lines read, a wait, and a writer of several lines at once. */
-function rawEnd(input: PassThrough, output: PassThrough) {
-  const lines: Line[] = [];
-  let buffer = '';
-  const waiters: (() => void)[] = [];
-  input.setEncoding('utf8').on('data', (text: string) => {
-    buffer += text;
-    let end = buffer.indexOf('\n');
-    while (end >= 0) {
-      const parsed = JSON.parse(buffer.slice(0, end)) as Line | Line[];
-      // A batch's answer array: its entries, each marked as having come in one.
-      if (Array.isArray(parsed)) for (const entry of parsed) lines.push({ ...entry, inBatch: true });
-      else lines.push(parsed);
-      buffer = buffer.slice(end + 1);
-      end = buffer.indexOf('\n');
-    }
-    for (const wake of waiters.splice(0)) wake();
-  });
-  const until = async (predicate: () => boolean): Promise<void> => {
-    while (!predicate()) await new Promise<void>((resolve) => waiters.push(resolve));
-  };
-  const send = (...messages: unknown[]) =>
-    output.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
-  return { lines, until, send };
-}
+import { rawNdjsonPeer } from './raw-ndjson-peer.js';
 
 /** A conductor with no proxy between a raw client and a raw agent, initialized. */
 async function rawChain() {
@@ -44,8 +17,8 @@ async function rawChain() {
     proxies: [],
     agent: { name: 'agent', transport: streamTransport(agentOut!, agentIn!) },
   });
-  const client = rawEnd(clientIn!, clientOut!);
-  const agent = rawEnd(agentIn!, agentOut!);
+  const client = rawNdjsonPeer(clientIn!, clientOut!);
+  const agent = rawNdjsonPeer(agentIn!, agentOut!);
   client.send({
     jsonrpc: '2.0',
     id: 1,

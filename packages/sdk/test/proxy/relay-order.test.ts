@@ -7,30 +7,13 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { type ProxyOptions, serveProxy } from '../../src/proxy/index.js';
 import { streamTransport } from '../../src/transports/index.js';
+import { rawNdjsonPeer } from './raw-ndjson-peer.js';
 
 function rawConductor(options: ProxyOptions = {}) {
   const toProxy = new PassThrough();
   const fromProxy = new PassThrough();
   serveProxy(streamTransport(toProxy, fromProxy), options);
-  const lines: Record<string, unknown>[] = [];
-  let buffer = '';
-  const waiters: (() => void)[] = [];
-  fromProxy.setEncoding('utf8').on('data', (text: string) => {
-    buffer += text;
-    let end = buffer.indexOf('\n');
-    while (end >= 0) {
-      lines.push(JSON.parse(buffer.slice(0, end)) as Record<string, unknown>);
-      buffer = buffer.slice(end + 1);
-      end = buffer.indexOf('\n');
-    }
-    for (const wake of waiters.splice(0)) wake();
-  });
-  const until = async (predicate: () => boolean): Promise<void> => {
-    while (!predicate()) await new Promise<void>((resolve) => waiters.push(resolve));
-  };
-  const send = (...messages: unknown[]) =>
-    toProxy.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
-  return { lines, until, send };
+  return rawNdjsonPeer(fromProxy, toProxy);
 }
 
 /** Initializes the proxy, sends a prompt through it, and has the successor answer it with its idle in one chunk. */
