@@ -3,6 +3,7 @@ import { HistoryStoreError } from './errors.js';
 import { decodeListCursor, encodeListCursor } from './list-cursor.js';
 import type { MessageRef } from './history-store.js';
 import { LogFollowers } from './log-followers.js';
+import { PackedEntries } from './packed-entries.js';
 import { issueMessageId, randomMessageId } from './message-ids.js';
 import type {
   ListSessionRecordsOptions,
@@ -32,10 +33,14 @@ import {
 } from './validate.js';
 
 interface StoredSession {
+  /** The record as last built; {@link current} brings `lastSeq` and `updatedAt` up to date. */
   record: SessionRecord;
+  /** Kept here per append, so a streamed chunk builds no record: read through {@link current}. */
+  lastSeq: number;
+  updatedAt: string;
   readonly ordinal: number;
-  /** Dense: `log[i].seq === i + 1`. */
-  readonly log: LogEntry[];
+  /** Dense: the entry at index `i` has seq `i + 1`. */
+  readonly log: PackedEntries;
   readonly claims: Set<string>;
   readonly issued: Set<MessageId>;
 }
@@ -48,10 +53,20 @@ export interface MemorySessionLogOptions {
 
 const claimKey = (ref: MessageRef): string => `${ref.kind}\u0000${ref.messageId}`;
 
+/** A session's record with its current `lastSeq` and `updatedAt` (built again only after they moved). */
+function current(session: StoredSession): SessionRecord {
+  const { record } = session;
+  if (record.lastSeq !== session.lastSeq || record.updatedAt !== session.updatedAt) {
+    session.record = Object.freeze({ ...record, lastSeq: session.lastSeq, updatedAt: session.updatedAt });
+  }
+  return session.record;
+}
+
 /**
  * An in-memory {@link SessionLog}: for tests, demos and agents whose sessions need not survive a
  * restart. Several agents given the same instance share its sessions (subscriptions see every
- * append made through it). Entries are kept by reference.
+ * append made through it). Entries are kept by reference, except that runs of plain text chunks
+ * of one message are packed (their texts joined, each chunk rebuilt when read: the same JSON).
  */
 export class MemorySessionLog implements SessionLog {
   readonly #sessions = new Map<SessionId, StoredSession>();
@@ -75,8 +90,10 @@ export class MemorySessionLog implements SessionLog {
     const record: SessionRecord = Object.freeze({ ...input, updatedAt: input.createdAt, lastSeq: 0 });
     this.#sessions.set(input.sessionId, {
       record,
+      lastSeq: 0,
+      updatedAt: record.updatedAt,
       ordinal: this.#nextOrdinal++,
-      log: [],
+      log: new PackedEntries(),
       claims: new Set(),
       issued: new Set(),
     });
@@ -85,7 +102,8 @@ export class MemorySessionLog implements SessionLog {
 
   async getSession(sessionId: SessionId): Promise<SessionRecord | undefined> {
     this.#open();
-    return this.#sessions.get(sessionId)?.record;
+    const session = this.#sessions.get(sessionId);
+    return session === undefined ? undefined : current(session);
   }
 
   async listSessions(options: ListSessionRecordsOptions = {}): Promise<SessionRecordPage> {
@@ -103,7 +121,7 @@ export class MemorySessionLog implements SessionLog {
       page.push(session);
     }
     return {
-      sessions: page.map((s) => s.record),
+      sessions: page.map(current),
       nextCursor: more ? encodeListCursor(page.at(-1)!.ordinal) : null,
     };
   }
@@ -111,12 +129,14 @@ export class MemorySessionLog implements SessionLog {
   async updateSession(sessionId: SessionId, patch: SessionPatch): Promise<SessionRecord> {
     const session = this.#session(sessionId);
     checkPatch(patch);
+    const record = current(session);
+    session.updatedAt = now(session.updatedAt);
     session.record = Object.freeze({
-      ...session.record,
+      ...record,
       ...(patch.cwd === undefined ? {} : { cwd: patch.cwd }),
       ...(patch.title === undefined ? {} : { title: patch.title }),
       ...(patch.config === undefined ? {} : { config: patch.config }),
-      updatedAt: now(session.record.updatedAt),
+      updatedAt: session.updatedAt,
     });
     return session.record;
   }
@@ -176,11 +196,8 @@ export class MemorySessionLog implements SessionLog {
       session.log.push(logged);
     }
     const last = session.log.length;
-    session.record = Object.freeze({
-      ...session.record,
-      lastSeq: last,
-      updatedAt: now(session.record.updatedAt),
-    });
+    session.lastSeq = last;
+    session.updatedAt = now(session.updatedAt);
     this.#followers.published(sessionId, stored);
     return { first, last };
   }
@@ -189,14 +206,7 @@ export class MemorySessionLog implements SessionLog {
     const session = this.#session(sessionId);
     const start = afterSeq(options.afterSeq);
     const limit = pageLimit(options.limit);
-    if (!options.retainedOnly) {
-      return { entries: session.log.slice(start, start + limit), lastSeq: session.log.length };
-    }
-    const entries: LogEntry[] = [];
-    for (let i = start; i < session.log.length && entries.length < limit; i++) {
-      const entry = session.log[i]!;
-      if (entry.retain) entries.push(entry);
-    }
+    const entries = session.log.read(start, limit, options.retainedOnly === true);
     return { entries, lastSeq: session.log.length };
   }
 
