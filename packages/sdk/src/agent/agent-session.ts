@@ -124,7 +124,7 @@ export class AgentSession {
       id,
       log,
       this.#delivery,
-      () => this.following(),
+      { following: () => this.following(), ready: () => this.#follower.ready },
       options.writeBehind,
     );
     this.#follower = new LogFollower(log, id, this.#closed.signal, {

@@ -30,7 +30,11 @@ export class SseOutbox {
   // Both created when needed: a server may hold thousands of idle streams.
   #waiting: string[] | undefined;
   #waitingBytes = 0;
-  /** Events for the attached response, written together at the end of this turn of the event loop. */
+  /**
+   * Events for the attached response, written together at the end of this turn of the event loop:
+   * the first alone (most turns push one), the rest in an array made when a second comes.
+   */
+  #unflushedFirst: string | undefined;
   #unflushed: string[] | undefined;
   #unflushedBytes = 0;
   #sink: SseSink | undefined;
@@ -56,11 +60,10 @@ export class SseOutbox {
     const bytes = Buffer.byteLength(event);
     if (this.pendingBytes + bytes > this.#limit) return false;
     if (this.#sink) {
-      if (this.#unflushed === undefined) {
-        this.#unflushed = [];
+      if (this.#unflushedFirst === undefined) {
+        this.#unflushedFirst = event;
         queueMicrotask(() => this.#flush());
-      }
-      this.#unflushed.push(event);
+      } else (this.#unflushed ??= []).push(event);
       this.#unflushedBytes += bytes;
     } else {
       this.#waiting ??= [];
@@ -86,18 +89,19 @@ export class SseOutbox {
   detach(sink: SseSink): void {
     if (this.#sink !== sink) return;
     this.#sink = undefined;
-    if (this.#unflushed !== undefined) {
+    if (this.#unflushedFirst !== undefined) {
       this.#waiting ??= [];
-      this.#waiting.push(...this.#unflushed);
+      this.#waiting.push(this.#unflushedFirst, ...(this.#unflushed ?? []));
     }
     this.#waitingBytes += this.#unflushedBytes;
+    this.#unflushedFirst = undefined;
     this.#unflushed = undefined;
     this.#unflushedBytes = 0;
   }
 
   /** Writes a keepalive comment when a reader holds the stream and has taken everything. */
   keepAlive(): void {
-    if (this.#sink && this.#unflushed === undefined && this.#sink.writableLength === 0)
+    if (this.#sink && this.#unflushedFirst === undefined && this.#sink.writableLength === 0)
       this.#sink.write(SSE_KEEPALIVE);
   }
 
@@ -113,11 +117,13 @@ export class SseOutbox {
 
   /** Writes the events pushed for the attached response since the last flush, as one write. */
   #flush(): void {
-    const events = this.#unflushed;
-    if (events === undefined) return;
+    const first = this.#unflushedFirst;
+    if (first === undefined) return;
+    const rest = this.#unflushed;
+    this.#unflushedFirst = undefined;
     this.#unflushed = undefined;
     this.#unflushedBytes = 0;
     const sink = this.#sink;
-    if (sink !== undefined && !sink.destroyed) sink.write(events.length === 1 ? events[0]! : events.join(''));
+    if (sink !== undefined && !sink.destroyed) sink.write(rest === undefined ? first : first + rest.join(''));
   }
 }

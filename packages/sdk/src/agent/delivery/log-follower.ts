@@ -29,6 +29,8 @@ export class LogFollower {
   readonly #sink: FollowerSink;
   #position = 0;
   #following: Promise<void> | undefined;
+  /** Whether {@link following} has resolved and the subscription was not lost since. */
+  #ready = false;
   #subscription: LogSubscription | undefined;
   #lost: unknown;
   readonly #waiters = new Set<{ seq: number; resolve: () => void }>();
@@ -56,11 +58,27 @@ export class LogFollower {
    * with -32002 while the session is not in the log.
    */
   following(): Promise<void> {
-    this.#following ??= this.#follow().catch((error: unknown) => {
-      this.#following = undefined;
-      throw error;
-    });
+    if (this.#following === undefined) {
+      const following: Promise<void> = this.#follow().then(
+        () => {
+          if (this.#following === following) this.#ready = true;
+        },
+        (error: unknown) => {
+          if (this.#following === following) this.#following = undefined;
+          throw error;
+        },
+      );
+      this.#following = following;
+    }
     return this.#following;
+  }
+
+  /**
+   * Whether {@link following} resolved and the subscription holds: a caller that would only wait
+   * for it need not (a streamed chunk's write checks this instead of awaiting a settled promise).
+   */
+  get ready(): boolean {
+    return this.#ready;
   }
 
   async #follow(): Promise<void> {
@@ -83,6 +101,7 @@ export class LogFollower {
       error: (error) => {
         this.#lost = error ?? new Error('the log subscription was lost');
         this.#following = undefined;
+        this.#ready = false;
         this.#wakeAll();
         this.#sink.moved();
       },

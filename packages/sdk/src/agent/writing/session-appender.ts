@@ -39,6 +39,14 @@ export interface MessageAppend {
   readonly messageId: MessageId | undefined;
 }
 
+/** The session's following of its log, as its appender needs it. */
+export interface SessionFollowing {
+  /** Starts following (once); resolves when the session knows its position. */
+  following(): Promise<void>;
+  /** Whether {@link following} resolved and still holds (no need to wait for it). */
+  ready(): boolean;
+}
+
 /** The error for a message ID the session already used. */
 function usedId(messageId: MessageId): RpcError {
   return new RpcError(
@@ -58,8 +66,10 @@ export class SessionAppender {
   readonly #sessionId: SessionId;
   readonly #log: SessionLog;
   readonly #delivery: SessionDelivery;
-  readonly #following: () => Promise<void>;
+  readonly #follower: SessionFollowing;
   readonly #writer: SessionWriter;
+  /** Writes waiting to be handed to the writer (for the log to be followed, or for pace). */
+  #waiting = 0;
   /** The bytes of this session's reports around their updates (see {@link reportEnvelopeBytes}). */
   readonly #envelope: number;
 
@@ -67,34 +77,65 @@ export class SessionAppender {
     sessionId: SessionId,
     log: SessionLog,
     delivery: SessionDelivery,
-    following: () => Promise<void>,
+    follower: SessionFollowing,
     writeBehind: WriteBehindLimits | false | undefined,
   ) {
     this.#sessionId = sessionId;
     this.#log = log;
     this.#delivery = delivery;
-    this.#following = following;
+    this.#follower = follower;
     this.#envelope = reportEnvelopeBytes(sessionId);
     const behind = writeBehind === false ? undefined : (writeBehind ?? log.writeBehind);
     this.#writer = new SessionWriter((entries) => log.append(sessionId, entries), behind);
   }
 
   /**
-   * Appends entries behind the session's earlier appends. With `behind`, resolves (undefined) as
-   * soon as the writer takes them within its write-behind limits; otherwise once the log has them.
+   * Appends entries behind the session's earlier appends. With `behind`, resolves undefined as
+   * soon as the writer takes them within its write-behind limits (without limits, once the log has
+   * them); otherwise with their seqs once the log has them.
    */
-  async write(entries: readonly NewLogEntry[], behind: boolean): Promise<SeqRange | undefined> {
-    await this.#following();
-    if (this.#delivery.mustPace()) await this.#delivery.pace();
-    const bytes = this.assertReportable(entries.map((entry) => entry.update));
+  write(entries: readonly NewLogEntry[], behind: boolean): Promise<SeqRange | undefined> {
+    // The hot path (a streamed chunk): the session follows its log, no client is behind and no
+    // earlier write waits, so the entries are checked and handed to the writer now, in call order.
+    if (this.#waiting === 0 && this.#follower.ready() && !this.#delivery.mustPace()) {
+      let bytes: number;
+      try {
+        bytes = this.assertReportable(
+          entries.length === 1 ? [entries[0]!.update] : entries.map((e) => e.update),
+        );
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return this.#hand(entries, behind, bytes);
+    }
+    return this.#writeLater(entries, behind);
+  }
+
+  /** {@link write} once the session follows its log and its fastest client is within pace. */
+  async #writeLater(entries: readonly NewLogEntry[], behind: boolean): Promise<SeqRange | undefined> {
+    let bytes: number;
+    this.#waiting += 1;
     try {
-      return await this.#writer.write(entries, behind, bytes);
-    } catch (error) {
+      await this.#follower.following();
+      if (this.#delivery.mustPace()) await this.#delivery.pace();
+      bytes = this.assertReportable(entries.map((entry) => entry.update));
+    } finally {
+      // Handed on in this same step, so no later write can pass it.
+      this.#waiting -= 1;
+    }
+    return this.#hand(entries, behind, bytes);
+  }
+
+  /** Hands checked entries to the writer; a claim of a used message ID becomes the ID error. */
+  #hand(entries: readonly NewLogEntry[], behind: boolean, bytes: number): Promise<SeqRange | undefined> {
+    const written = this.#writer.write(entries, behind, bytes);
+    if (!entries.some((entry) => entry.claim !== undefined)) return written;
+    return written.catch((error: unknown) => {
       if (error instanceof HistoryStoreError && error.code === 'duplicate_message') {
         throw usedId(error.messageId as MessageId);
       }
       throw error;
-    }
+    });
   }
 
   /** The bytes of the updates' reports; throws -32602 unless each fits every attached client. */
@@ -129,7 +170,7 @@ export class SessionAppender {
     options: OutgoingMessageOptions,
   ): Promise<OutgoingMessage> {
     const retain = options.retain ?? true;
-    await this.#following();
+    await this.#follower.following();
     const messageId = await this.#unusedId(kind, options.messageId);
     let claimed = false;
     const write = async (update: SessionUpdate, chunk: boolean): Promise<void> => {
@@ -144,7 +185,14 @@ export class SessionAppender {
     };
     return {
       messageId,
-      chunk: (block) => write(chunkUpdate(kind, messageId, block), true),
+      // A chunk after the claim is written behind and resolves undefined: its promise is the writer's.
+      chunk: (block) =>
+        claimed
+          ? (this.write(
+              [{ update: chunkUpdate(kind, messageId, block), retain }],
+              true,
+            ) as Promise<undefined>)
+          : write(chunkUpdate(kind, messageId, block), true),
       replace: (content) => write(messageUpdate(kind, messageId, content), false),
     };
   }

@@ -20,6 +20,8 @@ interface Pending {
   readonly bytes: number;
   /** Written behind: its caller was (or will be) answered before the log has it. */
   readonly behind: boolean;
+  /** Its caller wants the seq range (it did not ask to be written behind). */
+  readonly range: boolean;
   /** Has a claim: written alone, so its own failure fails nobody else. */
   readonly alone: boolean;
   /** Its caller got its answer (a call written behind, answered within the limits). */
@@ -67,8 +69,8 @@ export class SessionWriter {
 
   /**
    * Queues `entries` as one atomic append, after everything queued before. Resolves with their
-   * seq range once the log has them — or, for a `behind` call with limits, undefined as soon as
-   * it is queued within them. Throws a failure of earlier updates written behind (once), unless
+   * seq range once the log has them — or, for a `behind` call, undefined: with limits as soon as
+   * it is queued within them, without once the log has them. Throws a failure of earlier updates written behind (once), unless
    * `entries` end the turn: then they are written as a turn that failed.
    */
   write(entries: readonly NewLogEntry[], behind: boolean, bytes: number): Promise<SeqRange | undefined> {
@@ -87,6 +89,7 @@ export class SessionWriter {
         entries,
         bytes,
         behind: writeBehind,
+        range: !behind,
         alone,
         answered: false,
         ahead: false,
@@ -158,7 +161,7 @@ export class SessionWriter {
       // Written behind and answered already, or answered now that the log has it.
       if (!call.answered) {
         call.answered = true;
-        call.resolve(call.behind ? undefined : { first, last });
+        call.resolve(call.range ? { first, last } : undefined);
       }
       first = last + 1;
     }
@@ -202,6 +205,7 @@ export class SessionWriter {
         entries,
         bytes: call.bytes,
         behind: false,
+        range: call.range,
         alone: false,
         answered: false,
         ahead: false,
