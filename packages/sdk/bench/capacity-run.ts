@@ -76,6 +76,11 @@ export interface CellReport {
   rssBefore: number;
   rssAfter: number;
   rssPerSession: number;
+  /**
+   * The agent's heap growth per session after a full GC (what it holds live; RSS also counts the
+   * garbage a heap sized for its load has not returned); NaN behind serve (several processes).
+   */
+  heapPerSession: number;
   /** CPU time of the load generators and of this process over the window, ms. */
   clientsCpuMs: number;
   /** The busiest load generator's CPU ÷ wall: near 1, the clients and not the agent may set the pace and the latency. */
@@ -213,6 +218,12 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
     // Let the fresh process settle (tsx, JIT of startup code) before its baseline.
     await sleep(200);
     const rssBefore = treeRssBytes(processTree(agent.pid));
+    const liveHeap = (): Promise<number> =>
+      agent.memory().then(
+        (m) => m.heapUsed,
+        () => Number.NaN,
+      );
+    const heapBefore = await liveHeap();
     const seconds = options.profile === 'serve' ? 0 : Math.round(options.sessions * options.secondShare);
     const processes = Math.max(1, Math.min(options.clients, options.sessions));
     for (let i = 0; i < processes; i += 1) clients.push(new LoadClient());
@@ -256,6 +267,8 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
     const machine1 = machineTimes();
     const rssAfter = treeRssBytes(tree);
     const load = loadAverage();
+    // After the window's figures: the full GC this asks for pauses the agent.
+    const heapAfter = await liveHeap();
 
     const latency = new LatencyHistogram();
     const receipts = new LatencyHistogram();
@@ -301,6 +314,7 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
       rssBefore,
       rssAfter,
       rssPerSession: (rssAfter - rssBefore) / options.sessions,
+      heapPerSession: (heapAfter - heapBefore) / options.sessions,
       clientsCpuMs,
       busiestClientShare,
       benchCpuMs,

@@ -29,7 +29,9 @@
  *   and chunks per agent core-second; chunk latency p50/p99 from the agent handing the chunk to
  *   its SDK to the client having it (the stamp in the chunk's text, `performance.timeOrigin +
  *   performance.now()` on both sides); `session/prompt` → answer p99; the agent's RSS growth since
- *   before the sessions, per session;
+ *   before the sessions, per session, and its live heap growth per session (after a full GC,
+ *   asked over IPC once the window's other figures are taken: RSS also counts garbage that a heap
+ *   sized for its load has not returned);
  * - then a drain and a check of the whole run: no new prompts, every turn ends, and the chunks
  *   taken in must equal what the agent says it sent (the count each session's last chunk carries,
  *   once per client of the session; the agent process's own total where it can be asked), none
@@ -101,7 +103,7 @@ function printCell(r: CellReport): void {
       `${fmt(r.chunksPerSecond).padStart(7)} chunks/s  agent ${fmt(r.agentCpuUsPerChunk, 1).padStart(6)} µs/chunk  ` +
       `${fmt(r.chunksPerAgentCoreSecond).padStart(7)} chunks/core-s  latency p50 ${ms(r.latencyP50Ms)} p99 ${ms(
         r.latencyP99Ms,
-      )}  receipt p99 ${ms(r.receiptP99Ms)} (${r.receipts})  RSS ${kb(r.rssPerSession)}/session`,
+      )}  receipt p99 ${ms(r.receiptP99Ms)} (${r.receipts})  RSS ${kb(r.rssPerSession)}/session (live heap ${kb(r.heapPerSession)})`,
   );
   console.log(
     `      window ${fmt(r.windowMs / 1000, 1)} s: ${fmt(r.delivered)} chunks, agent CPU ${fmt(r.agentCpuMs)} ms, clients ${fmt(
