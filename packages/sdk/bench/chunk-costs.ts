@@ -5,6 +5,10 @@
  * - `JSON.stringify` of the message plus one `socket.write` of its line to a loopback TCP socket
  *   (read and discarded by a child process, so the reading is not in this process's CPU): the
  *   least any agent must spend per chunk and per client. The issue's target is ≤ 2× this.
+ * - the same, spread as an agent's chunks are: one message per turn of the event loop
+ *   (`setImmediate`), each to the next of `spreadSockets` sockets to the same reader. A write then
+ *   finds cold caches and a reader that went to sleep, as each chunk of a capacity cell does; the
+ *   tight loop above writes to one socket whose reader is awake, which the kernel serves cheaper.
  * - `JSON.parse` alone, and `JSON.parse` plus our generated validator for `session/update`
  *   (`validateParams` of `@acp-kit/schema`, what our Connection runs on what a peer sends).
  * Each is this process's CPU time (user + system) per message, the median of alternating rounds
@@ -20,6 +24,8 @@ import { stampedText } from './paced-turn.js';
 /** CPU time per chunk message, µs. */
 export interface ChunkCosts {
   stringifyWriteUs: number;
+  /** The same, one write per event-loop turn over many sockets (see the header). */
+  spreadWriteUs: number;
   parseUs: number;
   parseValidateUs: number;
 }
@@ -51,6 +57,39 @@ async function stringifyWrite(socket: Socket, batch: object[]): Promise<number> 
   return ((ownCpuMs() - cpu) * 1000) / batch.length;
 }
 
+/** One write per event-loop turn, round-robin over `sockets`; CPU per write (µs). */
+function spreadWrite(sockets: readonly Socket[], batch: readonly object[]): Promise<number> {
+  return new Promise((resolve) => {
+    const cpu = ownCpuMs();
+    let i = 0;
+    const step = (): void => {
+      if (i === batch.length) {
+        resolve(((ownCpuMs() - cpu) * 1000) / batch.length);
+        return;
+      }
+      sockets[i % sockets.length]!.write(`${JSON.stringify(batch[i])}\n`);
+      i += 1;
+      setImmediate(step);
+    };
+    setImmediate(step);
+  });
+}
+
+/** `count` sockets connected to the sink on `port`. */
+async function connectAll(port: number, count: number): Promise<Socket[]> {
+  const sockets: Socket[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const socket = connect(port, '127.0.0.1');
+    socket.setNoDelay(true);
+    sockets.push(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', reject);
+    });
+  }
+  return sockets;
+}
+
 function parse(lines: string[], validate: boolean): number {
   const cpu = ownCpuMs();
   let ok = 0;
@@ -63,32 +102,35 @@ function parse(lines: string[], validate: boolean): number {
   return ((ownCpuMs() - cpu) * 1000) / lines.length;
 }
 
-/** Measures the three costs over `count` messages per round, `rounds` rounds. */
-export async function chunkCosts(count: number, rounds: number): Promise<ChunkCosts> {
+/**
+ * Measures the costs over `count` messages per round, `rounds` rounds; the spread writes go over
+ * `spreadSockets` sockets.
+ */
+export async function chunkCosts(count: number, rounds: number, spreadSockets: number): Promise<ChunkCosts> {
   const sink = spawn(process.execPath, ['-e', SINK], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const port = await new Promise<number>((resolve, reject) => {
       sink.stdout.once('data', (data: Buffer) => resolve(Number(data.toString().trim())));
       sink.once('exit', (code) => reject(new Error(`the chunk-costs sink exited (${code})`)));
     });
-    const socket = connect(port, '127.0.0.1');
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve);
-      socket.once('error', reject);
-    });
+    const [socket] = (await connectAll(port, 1)) as [Socket];
+    const spread = await connectAll(port, spreadSockets);
     const batch = messages(count);
     const lines = batch.map((message) => JSON.stringify(message));
     // Warm-up: let the JIT settle on each path.
     for (let i = 0; i < 3; i += 1) {
       await stringifyWrite(socket, batch);
+      await spreadWrite(spread, batch);
       parse(lines, false);
       parse(lines, true);
     }
     const write: number[] = [];
+    const spreadWrites: number[] = [];
     const parsed: number[] = [];
     const validated: number[] = [];
     for (let round = 0; round < rounds; round += 1) {
       write.push(await stringifyWrite(socket, messages(count)));
+      spreadWrites.push(await spreadWrite(spread, messages(count)));
       if (round % 2 === 0) {
         parsed.push(parse(lines, false));
         validated.push(parse(lines, true));
@@ -98,7 +140,13 @@ export async function chunkCosts(count: number, rounds: number): Promise<ChunkCo
       }
     }
     socket.destroy();
-    return { stringifyWriteUs: median(write), parseUs: median(parsed), parseValidateUs: median(validated) };
+    for (const each of spread) each.destroy();
+    return {
+      stringifyWriteUs: median(write),
+      spreadWriteUs: median(spreadWrites),
+      parseUs: median(parsed),
+      parseValidateUs: median(validated),
+    };
   } finally {
     sink.kill('SIGKILL');
   }

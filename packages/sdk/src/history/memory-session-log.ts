@@ -38,6 +38,8 @@ interface StoredSession {
   /** Kept here per append, so a streamed chunk builds no record: read through {@link current}. */
   lastSeq: number;
   updatedAt: string;
+  /** When the last append since `updatedAt` was brought up to date happened (ms), if any. */
+  appendedMs: number | undefined;
   readonly ordinal: number;
   /** Dense: the entry at index `i` has seq `i + 1`. */
   readonly log: PackedEntries;
@@ -55,6 +57,12 @@ const claimKey = (ref: MessageRef): string => `${ref.kind}\u0000${ref.messageId}
 
 /** A session's record with its current `lastSeq` and `updatedAt` (built again only after they moved). */
 function current(session: StoredSession): SessionRecord {
+  if (session.appendedMs !== undefined) {
+    // Formatted when read, not per append: a log appends a streamed chunk at a time.
+    const iso = new Date(session.appendedMs).toISOString();
+    if (iso > session.updatedAt) session.updatedAt = iso;
+    session.appendedMs = undefined;
+  }
   const { record } = session;
   if (record.lastSeq !== session.lastSeq || record.updatedAt !== session.updatedAt) {
     session.record = Object.freeze({ ...record, lastSeq: session.lastSeq, updatedAt: session.updatedAt });
@@ -92,6 +100,7 @@ export class MemorySessionLog implements SessionLog {
       record,
       lastSeq: 0,
       updatedAt: record.updatedAt,
+      appendedMs: undefined,
       ordinal: this.#nextOrdinal++,
       log: new PackedEntries(),
       claims: new Set(),
@@ -197,7 +206,7 @@ export class MemorySessionLog implements SessionLog {
     }
     const last = session.log.length;
     session.lastSeq = last;
-    session.updatedAt = now(session.updatedAt);
+    session.appendedMs = Date.now();
     this.#followers.published(sessionId, stored);
     return { first, last };
   }

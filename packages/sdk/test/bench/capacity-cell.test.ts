@@ -28,6 +28,7 @@ function expectConsistent(report: CellReport): void {
     report.rssBefore,
     report.rssAfter,
     report.rssPerSession,
+    report.heapPerSession,
     report.clientsCpuMs,
     report.ownShareOfCores,
     report.machineBusy,
