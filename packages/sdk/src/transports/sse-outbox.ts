@@ -63,7 +63,10 @@ export class SseOutbox {
       if (this.#unflushedFirst === undefined) {
         this.#unflushedFirst = event;
         queueMicrotask(() => this.#flush());
-      } else (this.#unflushed ??= []).push(event);
+      } else {
+        this.#unflushed ??= [];
+        this.#unflushed.push(event);
+      }
       this.#unflushedBytes += bytes;
     } else {
       this.#waiting ??= [];
